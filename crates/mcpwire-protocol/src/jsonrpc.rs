@@ -1,0 +1,541 @@
+//! JSON-RPC 2.0 envelopes and frame decoding.
+//!
+//! `params` and `result` stay raw JSON ([`RawValue`]) at this level, so a dispatcher can
+//! route a message by method and id without parsing its body; the typed form is parsed on
+//! demand ([`Request::parse_params`], [`Response::parse_result`]). The envelope types are
+//! generic, so `Request<CallToolRequestParams>` is the typed form of a `tools/call`.
+
+use serde::de::{self, DeserializeOwned};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::value::RawValue;
+
+use crate::error::{codes, ErrorObject};
+use crate::id::RequestId;
+
+/// The `"jsonrpc": "2.0"` member. Deserializing anything else fails.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct JsonRpcVersion;
+
+impl Serialize for JsonRpcVersion {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str("2.0")
+    }
+}
+
+impl<'de> Deserialize<'de> for JsonRpcVersion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let s = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        if s == "2.0" {
+            Ok(JsonRpcVersion)
+        } else {
+            Err(de::Error::custom(format!("unsupported jsonrpc version {s:?}")))
+        }
+    }
+}
+
+/// Raw JSON, owned.
+pub type RawJson = Box<RawValue>;
+
+/// A request: expects exactly one response with the same id.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Request<P = RawJson> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id the response will carry.
+    pub id: RequestId,
+    /// The method name.
+    pub method: String,
+    /// The parameters, if any (never `null` on the wire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+/// A notification: never answered.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Notification<P = RawJson> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The method name.
+    pub method: String,
+    /// The parameters, if any (never `null` on the wire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+/// A successful response.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Response<R = RawJson> {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers.
+    pub id: RequestId,
+    /// The result.
+    pub result: R,
+}
+
+/// An error response. `id` is absent only when the request's id could not be read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ErrorResponse {
+    /// Always `"2.0"`.
+    pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers, when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<RequestId>,
+    /// The error.
+    pub error: ErrorObject,
+}
+
+/// A method and its parameters without an id or `jsonrpc` member: the shape of a 2026
+/// input request, and of `ElicitRequest`/`CreateMessageRequest`/`ListRootsRequest` as
+/// the 2026 schema defines them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MethodCall<P = serde_json::Value> {
+    /// The method name.
+    pub method: String,
+    /// The parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub params: Option<P>,
+}
+
+impl<P> Request<P> {
+    /// A request.
+    pub fn new(id: impl Into<RequestId>, method: impl Into<String>, params: Option<P>) -> Self {
+        Request { jsonrpc: JsonRpcVersion, id: id.into(), method: method.into(), params }
+    }
+}
+
+impl Request {
+    /// Parses the raw params into `T`; absent params parse as if they were `{}`.
+    pub fn parse_params<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        parse_params(self.params.as_deref())
+    }
+}
+
+impl<P> Notification<P> {
+    /// A notification.
+    pub fn new(method: impl Into<String>, params: Option<P>) -> Self {
+        Notification { jsonrpc: JsonRpcVersion, method: method.into(), params }
+    }
+}
+
+impl Notification {
+    /// Parses the raw params into `T`; absent params parse as if they were `{}`.
+    pub fn parse_params<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        parse_params(self.params.as_deref())
+    }
+}
+
+impl<R> Response<R> {
+    /// A successful response.
+    pub fn new(id: RequestId, result: R) -> Self {
+        Response { jsonrpc: JsonRpcVersion, id, result }
+    }
+}
+
+impl Response {
+    /// Parses the raw result into `T`.
+    pub fn parse_result<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.result.get())
+    }
+}
+
+impl ErrorResponse {
+    /// An error response.
+    pub fn new(id: Option<RequestId>, error: ErrorObject) -> Self {
+        ErrorResponse { jsonrpc: JsonRpcVersion, id, error }
+    }
+}
+
+/// Parses optional raw params; `None` parses as `{}` so that parameter structs whose
+/// fields are all optional accept a request without `params`.
+pub fn parse_params<T: DeserializeOwned>(raw: Option<&RawValue>) -> Result<T, serde_json::Error> {
+    serde_json::from_str(raw.map_or("{}", RawValue::get))
+}
+
+/// Any single JSON-RPC message.
+#[derive(Clone, Debug)]
+pub enum Message {
+    /// A request.
+    Request(Request),
+    /// A notification.
+    Notification(Notification),
+    /// A successful response.
+    Response(Response),
+    /// An error response.
+    Error(ErrorResponse),
+}
+
+impl Message {
+    /// The method of a request or notification.
+    pub fn method(&self) -> Option<&str> {
+        match self {
+            Message::Request(r) => Some(&r.method),
+            Message::Notification(n) => Some(&n.method),
+            _ => None,
+        }
+    }
+
+    /// Serializes the message as compact JSON.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128);
+        self.write_to(&mut out);
+        out
+    }
+
+    /// Appends the message as compact JSON to `out`. Serializing these types cannot fail:
+    /// every member is a string, an integer or already-valid raw JSON.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        let result = match self {
+            Message::Request(r) => serde_json::to_writer(&mut *out, r),
+            Message::Notification(n) => serde_json::to_writer(&mut *out, n),
+            Message::Response(r) => serde_json::to_writer(&mut *out, r),
+            Message::Error(e) => serde_json::to_writer(&mut *out, e),
+        };
+        debug_assert!(result.is_ok(), "envelope serialization failed: {result:?}");
+    }
+}
+
+impl Serialize for Message {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Message::Request(r) => r.serialize(serializer),
+            Message::Notification(n) => n.serialize(serializer),
+            Message::Response(r) => r.serialize(serializer),
+            Message::Error(e) => e.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let envelope = Envelope::deserialize(deserializer)?;
+        envelope.classify().map_err(|e| de::Error::custom(e.message))
+    }
+}
+
+impl From<Request> for Message {
+    fn from(r: Request) -> Self {
+        Message::Request(r)
+    }
+}
+impl From<Notification> for Message {
+    fn from(n: Notification) -> Self {
+        Message::Notification(n)
+    }
+}
+impl From<Response> for Message {
+    fn from(r: Response) -> Self {
+        Message::Response(r)
+    }
+}
+impl From<ErrorResponse> for Message {
+    fn from(e: ErrorResponse) -> Self {
+        Message::Error(e)
+    }
+}
+
+/// Why a frame could not be decoded into a message.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecodeError {
+    /// [`codes::PARSE_ERROR`] for text that is not JSON, [`codes::INVALID_REQUEST`] for
+    /// JSON that is not a valid JSON-RPC message.
+    pub code: i64,
+    /// What was wrong, for logs and for the error response.
+    pub message: String,
+    /// The request id, when the frame was an object whose `id` could be read; an answer
+    /// to an invalid request carries it.
+    pub id: Option<RequestId>,
+    /// Whether the frame looked like a request (it had an `id` and a `method`), so the
+    /// decision to answer it can follow JSON-RPC.
+    pub had_method: bool,
+}
+
+impl DecodeError {
+    fn parse(err: serde_json::Error) -> Self {
+        DecodeError {
+            code: codes::PARSE_ERROR,
+            message: format!("Parse error: {err}"),
+            id: None,
+            had_method: false,
+        }
+    }
+
+    fn invalid(message: impl Into<String>, id: Option<RequestId>, had_method: bool) -> Self {
+        DecodeError { code: codes::INVALID_REQUEST, message: message.into(), id, had_method }
+    }
+
+    /// The error response JSON-RPC prescribes for this frame.
+    pub fn to_response(&self) -> ErrorResponse {
+        ErrorResponse::new(self.id.clone(), ErrorObject::new(self.code, self.message.clone()))
+    }
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+/// One decoded frame: a single message or, where a revision allows them, a batch.
+#[derive(Debug)]
+pub enum Frame {
+    /// A single message.
+    Single(Message),
+    /// A JSON array of messages (2025-03-26 sessions only); each element decodes or fails
+    /// on its own.
+    Batch(Vec<Result<Message, DecodeError>>),
+}
+
+/// Decodes one frame (a line on stdio, a body on HTTP).
+///
+/// Never panics: text that is not JSON (including invalid UTF-8, nesting deeper than 128
+/// levels, and truncated input) gives a [`codes::PARSE_ERROR`]; JSON that is not a
+/// JSON-RPC message gives [`codes::INVALID_REQUEST`], with the id when it could be read.
+pub fn decode_frame(bytes: &[u8]) -> Result<Frame, DecodeError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        let items: Vec<Box<RawValue>> = serde_json::from_slice(bytes).map_err(DecodeError::parse)?;
+        if items.is_empty() {
+            return Err(DecodeError::invalid("Invalid request: empty batch", None, false));
+        }
+        let messages = items.iter().map(|raw| decode_value(raw.get().as_bytes())).collect();
+        return Ok(Frame::Batch(messages));
+    }
+    decode_value(bytes).map(Frame::Single)
+}
+
+/// Decodes exactly one message; a batch is an [`codes::INVALID_REQUEST`].
+pub fn decode_message(bytes: &[u8]) -> Result<Message, DecodeError> {
+    match decode_frame(bytes)? {
+        Frame::Single(m) => Ok(m),
+        Frame::Batch(_) => {
+            Err(DecodeError::invalid("Invalid request: batches are not supported", None, false))
+        }
+    }
+}
+
+fn decode_value(bytes: &[u8]) -> Result<Message, DecodeError> {
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if first != Some(&b'{') {
+        // Valid JSON that is not an object is an invalid request; anything else a parse error.
+        return match serde_json::from_slice::<de::IgnoredAny>(bytes) {
+            Ok(_) => {
+                Err(DecodeError::invalid("Invalid request: a message must be a JSON object", None, false))
+            }
+            Err(e) => Err(DecodeError::parse(e)),
+        };
+    }
+    let envelope: Envelope = serde_json::from_slice(bytes).map_err(|e| {
+        if e.is_data() {
+            DecodeError::invalid(format!("Invalid request: {e}"), None, false)
+        } else {
+            DecodeError::parse(e)
+        }
+    })?;
+    envelope.classify()
+}
+
+/// Every member any message may have, captured before deciding which message it is.
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(default)]
+    jsonrpc: Option<Box<RawValue>>,
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Box<RawValue>>,
+    #[serde(default)]
+    method: Option<Box<RawValue>>,
+    #[serde(default, deserialize_with = "present")]
+    params: Option<Box<RawValue>>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Box<RawValue>>,
+    #[serde(default, deserialize_with = "present")]
+    error: Option<Box<RawValue>>,
+}
+
+/// Captures a member's raw JSON even when it is `null`, so that "absent" and "null" differ.
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
+}
+
+impl Envelope {
+    fn classify(self) -> Result<Message, DecodeError> {
+        let had_method = self.method.is_some();
+        let id = match &self.id {
+            None => None,
+            Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+                Ok(id) => Some(id),
+                Err(_) => {
+                    let what = if raw.get() == "null" {
+                        "id must not be null"
+                    } else {
+                        "id must be a string or an integer"
+                    };
+                    return Err(DecodeError::invalid(format!("Invalid request: {what}"), None, had_method));
+                }
+            },
+        };
+        let invalid =
+            |msg: &str| Err(DecodeError::invalid(format!("Invalid request: {msg}"), id.clone(), had_method));
+        match self.jsonrpc.as_deref().map(RawValue::get) {
+            Some("\"2.0\"") => {}
+            Some(_) => return invalid("jsonrpc must be \"2.0\""),
+            None => return invalid("missing jsonrpc member"),
+        }
+        if let Some(method) = self.method {
+            let method: String = match serde_json::from_str(method.get()) {
+                Ok(m) => m,
+                Err(_) => return invalid("method must be a string"),
+            };
+            if self.result.is_some() || self.error.is_some() {
+                return invalid("a message cannot have both a method and a result or error");
+            }
+            let params = match self.params {
+                Some(p) if p.get().starts_with('{') => Some(p),
+                Some(p) if p.get() == "null" => return invalid("params must not be null"),
+                // JSON-RPC allows positional (array) params; MCP never uses them.
+                Some(_) => return invalid("params must be an object"),
+                None => None,
+            };
+            return Ok(match id {
+                Some(id) => Message::Request(Request { jsonrpc: JsonRpcVersion, id, method, params }),
+                None => Message::Notification(Notification { jsonrpc: JsonRpcVersion, method, params }),
+            });
+        }
+        match (self.result, self.error) {
+            (Some(_), Some(_)) => invalid("a response cannot have both result and error"),
+            (Some(result), None) => match id {
+                Some(id) => Ok(Message::Response(Response { jsonrpc: JsonRpcVersion, id, result })),
+                None => invalid("a result response needs an id"),
+            },
+            (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
+                Ok(error) => Ok(Message::Error(ErrorResponse { jsonrpc: JsonRpcVersion, id, error })),
+                Err(e) => invalid(&format!("malformed error object: {e}")),
+            },
+            (None, None) => invalid("neither a method nor a result nor an error"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(s: &str) -> Result<Message, DecodeError> {
+        decode_message(s.as_bytes())
+    }
+
+    #[test]
+    fn classifies_the_four_kinds() {
+        assert!(matches!(decode(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Ok(Message::Request(_))));
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","method":"x","params":{}}"#),
+            Ok(Message::Notification(_))
+        ));
+        assert!(matches!(decode(r#"{"jsonrpc":"2.0","id":"a","result":{}}"#), Ok(Message::Response(_))));
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"m"}}"#),
+            Ok(Message::Error(_))
+        ));
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"m"}}"#),
+            Ok(Message::Error(ErrorResponse { id: None, .. }))
+        ));
+    }
+
+    #[test]
+    fn keeps_params_raw_and_verbatim() {
+        let Ok(Message::Request(r)) =
+            decode(r#"{"jsonrpc":"2.0","id":1,"method":"m","params":{"b":1,  "a":[2]}}"#)
+        else {
+            panic!("not a request")
+        };
+        assert_eq!(r.params.as_deref().map(RawValue::get), Some(r#"{"b":1,  "a":[2]}"#));
+    }
+
+    #[test]
+    fn parse_errors_and_invalid_requests() {
+        for (input, code) in [
+            ("{", codes::PARSE_ERROR),
+            ("not json", codes::PARSE_ERROR),
+            ("", codes::PARSE_ERROR),
+            ("\u{0}", codes::PARSE_ERROR),
+            ("42", codes::INVALID_REQUEST),
+            ("\"x\"", codes::INVALID_REQUEST),
+            ("[]", codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","id":null,"method":"m"}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","id":{},"method":"m"}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"1.0","id":1,"method":"m"}"#, codes::INVALID_REQUEST),
+            (r#"{"id":1,"method":"m"}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","id":1,"method":7}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":null}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","id":1}"#, codes::INVALID_REQUEST),
+            (r#"{"jsonrpc":"2.0","result":{}}"#, codes::INVALID_REQUEST),
+            (
+                r#"{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":""}}"#,
+                codes::INVALID_REQUEST,
+            ),
+        ] {
+            let err = decode(input).expect_err(input);
+            assert_eq!(err.code, code, "{input}: {}", err.message);
+        }
+    }
+
+    #[test]
+    fn invalid_request_keeps_a_readable_id() {
+        let err = decode(r#"{"jsonrpc":"1.0","id":"abc","method":"m"}"#).unwrap_err();
+        assert_eq!(err.id, Some(RequestId::from("abc")));
+        assert_eq!(err.to_response().id, Some(RequestId::from("abc")));
+    }
+
+    #[test]
+    fn invalid_utf8_is_a_parse_error() {
+        let err = decode_message(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}").unwrap_err();
+        assert_eq!(err.code, codes::PARSE_ERROR);
+    }
+
+    /// Raw capture skips nested values without recursion, so a 100k-deep body routes
+    /// without a stack overflow; parsing it into a typed value then fails cleanly at
+    /// serde_json's depth limit.
+    #[test]
+    fn deep_nesting_never_overflows() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":{}{}}}}}"#,
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let Ok(Message::Request(r)) = decode(&deep) else { panic!("the envelope should decode") };
+        assert!(r.parse_params::<serde_json::Value>().is_err());
+        let unclosed = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{}"#, "[".repeat(100_000));
+        assert_eq!(decode(&unclosed).map(|_| ()).unwrap_err().code, codes::PARSE_ERROR);
+    }
+
+    #[test]
+    fn batches_decode_element_by_element() {
+        let Ok(Frame::Batch(items)) =
+            decode_frame(br#"[{"jsonrpc":"2.0","id":1,"method":"a"}, 3, {"jsonrpc":"2.0","method":"b"}]"#)
+        else {
+            panic!("not a batch")
+        };
+        assert!(matches!(items[0], Ok(Message::Request(_))));
+        assert_eq!(items[1].as_ref().unwrap_err().code, codes::INVALID_REQUEST);
+        assert!(matches!(items[2], Ok(Message::Notification(_))));
+    }
+
+    #[test]
+    fn serializes_compactly_in_member_order() {
+        let m = Message::Request(Request::new(7, "tools/list", None));
+        assert_eq!(
+            String::from_utf8(m.to_vec()).unwrap(),
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#
+        );
+        let e = Message::Error(ErrorResponse::new(None, ErrorObject::new(codes::PARSE_ERROR, "Parse error")));
+        assert_eq!(
+            String::from_utf8(e.to_vec()).unwrap(),
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#
+        );
+    }
+}
