@@ -1,1 +1,17 @@
-pub fn y() {}
+//! mcpwire: a Rust SDK for the Model Context Protocol.
+//!
+//! - [`jsonrpc`]: the transport-agnostic JSON-RPC dispatcher both sides run on.
+//! - [`transport`]: stdio (server side and child process), in-memory pairs, any byte stream.
+//! - [`protocol`]: every message type of every revision (the `mcpwire-protocol` crate).
+
+#![forbid(unsafe_code)]
+
+pub mod error;
+pub mod extensions;
+pub mod jsonrpc;
+pub mod transport;
+
+pub use mcpwire_protocol as protocol;
+
+pub use error::{McpError, RequestError};
+pub use extensions::Extensions;

@@ -1,0 +1,190 @@
+//! The two error types: [`McpError`], what a handler fails with (and what becomes a
+//! JSON-RPC error on the wire), and [`RequestError`], what an outbound request fails with.
+
+use std::fmt;
+use std::time::Duration;
+
+use mcpwire_protocol::{codes, ErrorObject};
+use serde_json::Value;
+
+/// The error a request handler returns. The dispatcher is the one place that turns it into
+/// a JSON-RPC error response:
+/// - a protocol error ([`McpError::new`] and the named constructors) keeps its code,
+///   message and data;
+/// - [`McpError::invalid_params`] (argument decoding and validation) becomes `-32602`;
+/// - an internal error ([`McpError::internal`]) becomes `-32603` "Internal error", and its
+///   detail is logged, never sent, so a failing handler does not leak its internals.
+#[derive(Debug)]
+pub struct McpError {
+    repr: Repr,
+}
+
+#[derive(Debug)]
+enum Repr {
+    Protocol(ErrorObject),
+    Internal(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl McpError {
+    /// A protocol error with any code.
+    pub fn new(code: i64, message: impl Into<String>) -> Self {
+        McpError { repr: Repr::Protocol(ErrorObject::new(code, message)) }
+    }
+
+    /// A protocol error from a complete error object (for example one received from
+    /// another peer, to pass through).
+    pub fn from_error_object(error: ErrorObject) -> Self {
+        McpError { repr: Repr::Protocol(error) }
+    }
+
+    /// Adds `data` to a protocol error (no effect on an internal error).
+    pub fn with_data(mut self, data: Value) -> Self {
+        if let Repr::Protocol(e) = &mut self.repr {
+            e.data = Some(data);
+        }
+        self
+    }
+
+    /// `-32602` Invalid params.
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        McpError::new(codes::INVALID_PARAMS, message)
+    }
+
+    /// `-32600` Invalid request.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        McpError::new(codes::INVALID_REQUEST, message)
+    }
+
+    /// `-32601` Method not found, naming the method in the message and in `data`.
+    pub fn method_not_found(method: &str) -> Self {
+        McpError::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+            .with_data(serde_json::json!({ "method": method }))
+    }
+
+    /// An internal failure: logged in full, answered as `-32603` "Internal error".
+    pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        McpError { repr: Repr::Internal(error.into()) }
+    }
+
+    /// The JSON-RPC error code this error is answered with.
+    pub fn code(&self) -> i64 {
+        match &self.repr {
+            Repr::Protocol(e) => e.code,
+            Repr::Internal(_) => codes::INTERNAL_ERROR,
+        }
+    }
+
+    /// The error object written to the wire. Internal details stay out of it.
+    pub fn to_error_object(&self) -> ErrorObject {
+        match &self.repr {
+            Repr::Protocol(e) => e.clone(),
+            Repr::Internal(_) => ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"),
+        }
+    }
+
+    /// Whether this is an internal failure (which the dispatcher logs).
+    pub fn is_internal(&self) -> bool {
+        matches!(self.repr, Repr::Internal(_))
+    }
+}
+
+impl fmt::Display for McpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.repr {
+            Repr::Protocol(e) => write!(f, "{e}"),
+            Repr::Internal(e) => write!(f, "internal error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for McpError {}
+
+impl From<ErrorObject> for McpError {
+    fn from(error: ErrorObject) -> Self {
+        McpError::from_error_object(error)
+    }
+}
+
+/// A failed outbound call passes through with the peer's code (useful for proxies);
+/// local failures become internal errors.
+impl From<RequestError> for McpError {
+    fn from(error: RequestError) -> Self {
+        match error {
+            RequestError::Peer(e) => McpError::from_error_object(e),
+            other => McpError::internal(other),
+        }
+    }
+}
+
+impl From<serde_json::Error> for McpError {
+    fn from(error: serde_json::Error) -> Self {
+        McpError::internal(error)
+    }
+}
+
+impl From<std::io::Error> for McpError {
+    fn from(error: std::io::Error) -> Self {
+        McpError::internal(error)
+    }
+}
+
+/// Why an outbound request produced no result. Local failures (timeouts, a closed
+/// connection) are their own variants, so they can never be mistaken for an error the
+/// peer sent.
+#[derive(Debug, thiserror::Error)]
+pub enum RequestError {
+    /// The peer answered with a JSON-RPC error.
+    #[error("the peer answered with an error: {0}")]
+    Peer(ErrorObject),
+    /// No response within the request's timeout; `notifications/cancelled` was sent.
+    #[error("request {method:?} timed out after {timeout:?}")]
+    Timeout {
+        /// The method that timed out.
+        method: String,
+        /// The timeout that elapsed.
+        timeout: Duration,
+    },
+    /// The connection closed before the response arrived (or was already closed).
+    #[error("connection closed{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
+    ConnectionClosed {
+        /// What the transport knows about why (for example a child's exit status).
+        reason: Option<String>,
+    },
+    /// The connection has not started running yet.
+    #[error("the connection is not running yet")]
+    NotRunning,
+    /// The id the caller supplied is already in flight.
+    #[error("request id {0} is already in flight")]
+    DuplicateId(mcpwire_protocol::RequestId),
+    /// The params could not be serialized.
+    #[error("could not encode the request params: {0}")]
+    Encode(#[source] serde_json::Error),
+    /// The result could not be decoded into the expected type.
+    #[error("the peer's result is invalid: {0}")]
+    InvalidResult(#[source] serde_json::Error),
+    /// A protocol rule was broken by the peer's answer (for example an unknown `resultType`).
+    #[error("protocol violation: {0}")]
+    Protocol(String),
+}
+
+impl RequestError {
+    /// The JSON-RPC code that describes this failure: the peer's code, or the SDK-local
+    /// `-32001` (timeout) and `-32000` (connection closed).
+    pub fn code(&self) -> i64 {
+        match self {
+            RequestError::Peer(e) => e.code,
+            RequestError::Timeout { .. } => codes::REQUEST_TIMEOUT,
+            RequestError::ConnectionClosed { .. } | RequestError::NotRunning => codes::CONNECTION_CLOSED,
+            RequestError::DuplicateId(_) | RequestError::Encode(_) => codes::INVALID_REQUEST,
+            RequestError::InvalidResult(_) | RequestError::Protocol(_) => codes::INTERNAL_ERROR,
+        }
+    }
+
+    /// The peer's error object, when the peer answered with one.
+    pub fn peer_error(&self) -> Option<&ErrorObject> {
+        match self {
+            RequestError::Peer(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,43 @@
+//! What the dispatcher calls for inbound requests and notifications.
+
+use std::future::Future;
+
+use mcpwire_protocol::{Notification, RawJson, Request};
+
+use super::context::{NotificationContext, RequestContext};
+use crate::error::McpError;
+
+/// Handles what the peer sends. Each request and each notification runs as its own task,
+/// started in arrival order; a request's result (or error) is written by the dispatcher,
+/// unless the peer cancelled it.
+pub trait Handler: Send + Sync + 'static {
+    /// Handles a request and returns its raw result.
+    fn on_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> impl Future<Output = Result<RawJson, McpError>> + Send;
+
+    /// Handles a notification. `notifications/cancelled` never reaches here (the
+    /// dispatcher applies it), nor does progress for a request this side sent with a
+    /// progress callback.
+    fn on_notification(
+        &self,
+        notification: Notification,
+        ctx: NotificationContext,
+    ) -> impl Future<Output = ()> + Send {
+        let _ = (notification, ctx);
+        async {}
+    }
+}
+
+/// A handler that answers every request with `-32601` and ignores notifications: the
+/// inbound side of a peer that only sends requests.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoHandler;
+
+impl Handler for NoHandler {
+    async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
+        Err(McpError::method_not_found(&request.method))
+    }
+}

@@ -1,0 +1,177 @@
+//! Inbound requests: the in-flight table, one task per request, peer cancellation, and the
+//! single place where a handler's outcome becomes (or does not become) a response.
+
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response};
+use serde::Deserialize;
+use tokio::sync::OwnedSemaphorePermit;
+
+use super::context::{InFlight, RequestContext, Settle};
+use super::{lock, Handler, Peer, PeerCancelMode, Shared};
+use crate::transport::{InboundMeta, Outgoing, UnansweredHook};
+
+/// Registers an inbound request and returns the task that serves it, or `None` when its id
+/// is already in flight (that duplicate is answered `-32600` here and the original request
+/// is left alone).
+pub(super) async fn start_request<H: Handler>(
+    peer: &Peer,
+    handler: &Arc<H>,
+    request: Request,
+    meta: InboundMeta,
+    permit: OwnedSemaphorePermit,
+) -> Option<impl Future<Output = ()> + Send + 'static> {
+    let shared = &peer.shared;
+    let entry = Arc::new(InFlight {
+        id: request.id.clone(),
+        cancel: shared.shutdown.child_token(),
+        peer_cancelled: AtomicBool::new(false),
+        settled: AtomicU8::new(Settle::Running as u8),
+    });
+    let duplicate = match lock(&shared.in_flight).entry(request.id.key()) {
+        std::collections::hash_map::Entry::Occupied(_) => true,
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            slot.insert(entry.clone());
+            false
+        }
+    };
+    if duplicate {
+        let error = ErrorObject::new(
+            codes::INVALID_REQUEST,
+            format!("Invalid request: request id {} is already in flight", request.id),
+        );
+        peer.send(Outgoing::unrelated(ErrorResponse::new(Some(request.id), error))).await;
+        return None;
+    }
+    let ctx = RequestContext {
+        entry: entry.clone(),
+        peer: peer.clone(),
+        extensions: meta.extensions,
+        progress_token: progress_token(request.params.as_deref()),
+    };
+    let peer = peer.clone();
+    let handler = handler.clone();
+    let hook = meta.on_unanswered;
+    Some(async move {
+        serve(peer, handler, request, ctx, entry, hook).await;
+        drop(permit);
+    })
+}
+
+/// Runs the handler and settles the request: answered, or (when the peer cancelled it)
+/// unanswered with the transport's hook called.
+async fn serve<H: Handler>(
+    peer: Peer,
+    handler: Arc<H>,
+    request: Request,
+    ctx: RequestContext,
+    entry: Arc<InFlight>,
+    hook: Option<UnansweredHook>,
+) {
+    let shared = &peer.shared;
+    let id = request.id.clone();
+    let method = request.method.clone();
+    let outcome = {
+        let run = AssertUnwindSafe(handler.on_request(request, ctx)).catch_unwind();
+        match shared.config.cancel_mode {
+            PeerCancelMode::Interrupt => tokio::select! {
+                biased;
+                _ = entry.cancel.cancelled() => None,
+                result = run => Some(result),
+            },
+            PeerCancelMode::Signal => tokio::select! {
+                biased;
+                _ = shared.shutdown.cancelled() => None,
+                result = run => Some(result),
+            },
+        }
+    };
+
+    // Settle once, under the table lock, so a racing cancellation either lands before
+    // this point (and silences the answer) or finds nothing in flight (and is ignored).
+    let peer_cancelled = {
+        let mut table = lock(&shared.in_flight);
+        let key = id.key();
+        if table.get(&key).is_some_and(|e| Arc::ptr_eq(e, &entry)) {
+            table.remove(&key);
+        }
+        entry.peer_cancelled.load(Ordering::Acquire)
+    };
+    if peer_cancelled {
+        entry.settled.store(Settle::Unanswered as u8, Ordering::Release);
+        tracing::debug!(%id, method, "request cancelled by the peer: not answered");
+        if let Some(hook) = hook {
+            if std::panic::catch_unwind(AssertUnwindSafe(hook)).is_err() {
+                tracing::error!(%id, "the transport's unanswered-request hook panicked");
+            }
+        }
+        return;
+    }
+
+    let message = match outcome {
+        None => error_message(id.clone(), ErrorObject::new(codes::CONNECTION_CLOSED, "Connection closed")),
+        Some(Ok(Ok(result))) => Message::Response(Response::new(id.clone(), result)),
+        Some(Ok(Err(error))) => {
+            if error.is_internal() {
+                tracing::error!(%id, method, "handler failed: {error}");
+            }
+            error_message(id.clone(), error.to_error_object())
+        }
+        Some(Err(panic)) => {
+            tracing::error!(%id, method, "handler panicked: {}", panic_message(&panic));
+            error_message(id.clone(), ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))
+        }
+    };
+    entry.settled.store(Settle::Answered as u8, Ordering::Release);
+    if !peer.send(Outgoing { message, related: Some(id.clone()) }).await {
+        tracing::debug!(%id, "could not answer: the connection is closed");
+    }
+}
+
+/// Applies the peer's `notifications/cancelled` to a request in flight (an unknown or
+/// finished id is ignored, as the spec allows).
+pub(super) fn cancel(shared: &Shared, id: &RequestId) {
+    let table = lock(&shared.in_flight);
+    match table.get(&id.key()) {
+        Some(entry) => {
+            entry.peer_cancelled.store(true, Ordering::Release);
+            entry.cancel.cancel();
+        }
+        None => tracing::debug!(%id, "ignored a cancellation for a request not in flight"),
+    }
+}
+
+fn error_message(id: RequestId, error: ErrorObject) -> Message {
+    Message::Error(ErrorResponse::new(Some(id), error))
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(non-string panic payload)")
+}
+
+/// Reads `_meta.progressToken` from raw params, without parsing anything else.
+fn progress_token(params: Option<&serde_json::value::RawValue>) -> Option<RawJson> {
+    let raw = params?.get();
+    if !raw.contains("progressToken") {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<MetaProbe>,
+    }
+    #[derive(Deserialize)]
+    struct MetaProbe {
+        #[serde(rename = "progressToken")]
+        progress_token: Option<RawJson>,
+    }
+    serde_json::from_str::<Params>(raw).ok()?.meta?.progress_token
+}

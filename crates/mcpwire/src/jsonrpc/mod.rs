@@ -1,0 +1,333 @@
+//! The JSON-RPC dispatcher: the engine both the server and the client run on.
+//!
+//! It reads a transport's messages and routes them: responses to the outbound requests
+//! waiting for them, requests and notifications to a [`Handler`], each as its own task
+//! started in arrival order. Its rules, in one place:
+//! - **A cancelled request is never answered.** When the peer sends
+//!   `notifications/cancelled`, interrupt mode (the default) drops the handler's future and
+//!   signal mode only cancels its token; either way no result and no error is written, even
+//!   if the handler finishes or fails afterwards. The transport's "settled unanswered" hook
+//!   is called instead (see [`InboundMeta`](crate::transport::InboundMeta)).
+//! - **One place turns handler errors into wire errors** ([`McpError`]): protocol errors
+//!   keep their code, anything else is logged and answered `-32603`, and a panicking
+//!   handler is answered like an internal error while the connection lives on.
+//! - **Shutdown answers what is still in flight** with `-32000` "Connection closed",
+//!   unless an answer was already written or the peer cancelled the request; outbound
+//!   waiters fail with a connection-closed error.
+
+mod context;
+mod handler;
+mod inbound;
+mod outbound;
+mod progress;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use mcpwire_protocol::{codes, methods, ErrorResponse, IdKey, Message, Notification, RequestId};
+use tokio::sync::{mpsc, Semaphore};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+pub use context::{NotificationContext, RequestContext};
+pub use handler::{Handler, NoHandler};
+pub use outbound::CallOptions;
+pub use progress::{ProgressCallback, ProgressUpdate};
+
+use crate::error::RequestError;
+use crate::transport::{Connection, Outgoing, Transport, TransportEvent};
+use context::InFlight;
+use outbound::PendingTable;
+
+/// How `notifications/cancelled` from the peer is applied to a running handler.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PeerCancelMode {
+    /// Drop the handler's future at once (the default).
+    #[default]
+    Interrupt,
+    /// Only cancel the handler's token and let it run to completion.
+    Signal,
+}
+
+/// Dispatcher settings. Every bound has a default and a setter.
+#[derive(Clone, Debug)]
+pub struct DispatcherConfig {
+    /// How peer cancellation is applied.
+    pub cancel_mode: PeerCancelMode,
+    /// At most this many inbound requests run at once; beyond it the dispatcher stops
+    /// reading (back-pressure, nothing is dropped). Default 4096.
+    pub max_in_flight: usize,
+    /// Default timeout of outbound requests (`None`: wait forever). Default 60 s.
+    pub request_timeout: Option<Duration>,
+    /// Methods whose handler runs to completion before the next message is read (for
+    /// `initialize`, which must be settled before anything that follows it). A handler
+    /// that waits for the peer here would deadlock.
+    pub inline_methods: Vec<String>,
+    /// How long shutdown waits for handlers to write their "Connection closed" answers.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for DispatcherConfig {
+    fn default() -> Self {
+        DispatcherConfig {
+            cancel_mode: PeerCancelMode::Interrupt,
+            max_in_flight: 4096,
+            request_timeout: Some(Duration::from_secs(60)),
+            inline_methods: Vec::new(),
+            shutdown_grace: Duration::from_secs(1),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum State {
+    NotStarted = 0,
+    Running = 1,
+    Closed = 2,
+}
+
+/// What the dispatcher and every [`Peer`] handle share.
+pub(crate) struct Shared {
+    state: AtomicU8,
+    pub(crate) config: DispatcherConfig,
+    outgoing: RwLock<Option<mpsc::Sender<Outgoing>>>,
+    pending: Mutex<PendingTable>,
+    next_id: AtomicI64,
+    in_flight: Mutex<HashMap<IdKey, Arc<InFlight>>>,
+    close_reason: Mutex<Option<String>>,
+    /// Cancelled when the connection shuts down (the parent of every request's token).
+    shutdown: CancellationToken,
+}
+
+impl Shared {
+    pub(crate) fn state(&self) -> State {
+        match self.state.load(Ordering::Acquire) {
+            0 => State::NotStarted,
+            1 => State::Running,
+            _ => State::Closed,
+        }
+    }
+
+    fn closed_error(&self) -> RequestError {
+        let reason = self.close_reason.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        RequestError::ConnectionClosed { reason }
+    }
+}
+
+/// A handle for sending requests and notifications to the peer. Cheap to clone.
+#[derive(Clone)]
+pub struct Peer {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl Peer {
+    /// Whether the connection is running (started and not closed).
+    pub fn is_running(&self) -> bool {
+        self.shared.state() == State::Running
+    }
+
+    /// Whether the connection has closed.
+    pub fn is_closed(&self) -> bool {
+        self.shared.state() == State::Closed
+    }
+
+    /// Asks the connection to shut down; [`Dispatcher::run`] then returns.
+    pub fn close(&self) {
+        self.shared.shutdown.cancel();
+    }
+
+    /// Resolves when the connection has shut down.
+    pub async fn closed(&self) {
+        self.shared.shutdown.cancelled().await;
+    }
+}
+
+impl std::fmt::Debug for Peer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Peer").field("state", &self.shared.state()).finish()
+    }
+}
+
+/// A JSON-RPC connection over a transport. Create it, take [`Dispatcher::peer`] handles,
+/// then [`Dispatcher::run`] it with a [`Handler`].
+pub struct Dispatcher {
+    shared: Arc<Shared>,
+    incoming: mpsc::Receiver<TransportEvent>,
+}
+
+impl Dispatcher {
+    /// Connects `transport` (starting its tasks) with the default configuration.
+    pub fn new(transport: impl Transport) -> Self {
+        Self::with_config(transport, DispatcherConfig::default())
+    }
+
+    /// Connects `transport` with `config`. Must be called inside a tokio runtime.
+    pub fn with_config(transport: impl Transport, config: DispatcherConfig) -> Self {
+        let Connection { incoming, outgoing } = transport.connect();
+        let shared = Arc::new(Shared {
+            state: AtomicU8::new(State::NotStarted as u8),
+            config,
+            outgoing: RwLock::new(Some(outgoing)),
+            pending: Mutex::new(PendingTable::default()),
+            next_id: AtomicI64::new(1),
+            in_flight: Mutex::new(HashMap::new()),
+            close_reason: Mutex::new(None),
+            shutdown: CancellationToken::new(),
+        });
+        Dispatcher { shared, incoming }
+    }
+
+    /// A handle for outbound messages. Requests fail until [`Dispatcher::run`] starts.
+    pub fn peer(&self) -> Peer {
+        Peer { shared: self.shared.clone() }
+    }
+
+    /// Starts [`Dispatcher::run`] on a new task. The connection counts as running from
+    /// this call on, so requests sent right after it do not race the task's start.
+    pub fn spawn<H: Handler>(self, handler: H) -> tokio::task::JoinHandle<()> {
+        self.shared.state.store(State::Running as u8, Ordering::Release);
+        tokio::spawn(self.run(handler))
+    }
+
+    /// Runs the connection until the peer goes away or [`Peer::close`] is called, then
+    /// shuts down: in-flight requests are answered "Connection closed" (or cancelled),
+    /// outbound waiters fail, and the transport's writer is closed.
+    pub async fn run<H: Handler>(self, handler: H) {
+        let Dispatcher { shared, mut incoming } = self;
+        let handler = Arc::new(handler);
+        let peer = Peer { shared: shared.clone() };
+        let permits = Arc::new(Semaphore::new(shared.config.max_in_flight.max(1)));
+        let tasks = TaskTracker::new();
+        shared.state.store(State::Running as u8, Ordering::Release);
+
+        loop {
+            let event = tokio::select! {
+                biased;
+                _ = shared.shutdown.cancelled() => break,
+                event = incoming.recv() => event,
+            };
+            match event {
+                None => break,
+                Some(TransportEvent::Closed { reason }) => {
+                    *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason;
+                }
+                Some(TransportEvent::Invalid(error)) => answer_invalid(&peer, error).await,
+                Some(TransportEvent::Message(message, meta)) => match message {
+                    Message::Request(request) => {
+                        let inline = shared.config.inline_methods.contains(&request.method);
+                        let permit = tokio::select! {
+                            biased;
+                            _ = shared.shutdown.cancelled() => break,
+                            permit = permits.clone().acquire_owned() => permit,
+                        };
+                        let Ok(permit) = permit else { break };
+                        let Some(task) = inbound::start_request(&peer, &handler, request, meta, permit).await
+                        else {
+                            continue;
+                        };
+                        if inline {
+                            task.await;
+                        } else {
+                            tasks.spawn(task);
+                        }
+                    }
+                    Message::Notification(notification) => {
+                        if let Some(notification) = intercept(&shared, notification) {
+                            let ctx = NotificationContext { peer: peer.clone(), extensions: meta.extensions };
+                            let handler = handler.clone();
+                            tasks.spawn(async move { handler.on_notification(notification, ctx).await });
+                        }
+                    }
+                    Message::Response(response) => {
+                        let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
+                        if !delivered {
+                            tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
+                        }
+                    }
+                    Message::Error(error) => match &error.id {
+                        Some(id) => {
+                            if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
+                                tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
+                            }
+                        }
+                        None => {
+                            tracing::warn!(error = %error.error, "the peer reported an error without an id")
+                        }
+                    },
+                },
+            }
+        }
+
+        // Shutdown: no new requests, fail the waiters, let handlers answer, close the writer.
+        shared.state.store(State::Closed as u8, Ordering::Release);
+        lock(&shared.pending).fail_all();
+        shared.shutdown.cancel();
+        tasks.close();
+        if tokio::time::timeout(shared.config.shutdown_grace, tasks.wait()).await.is_err() {
+            tracing::debug!("handlers did not finish within the shutdown grace period");
+        }
+        shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
+    }
+}
+
+/// Applies `notifications/cancelled` and routes progress to its callback; returns the
+/// notification if the handler should see it.
+fn intercept(shared: &Shared, notification: Notification) -> Option<Notification> {
+    match notification.method.as_str() {
+        methods::NOTIFICATION_CANCELLED => {
+            #[derive(serde::Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Cancelled {
+                request_id: RequestId,
+            }
+            match notification.parse_params::<Cancelled>() {
+                Ok(c) => inbound::cancel(shared, &c.request_id),
+                Err(e) => tracing::debug!("ignored a malformed cancellation: {e}"),
+            }
+            None
+        }
+        methods::NOTIFICATION_PROGRESS => {
+            #[derive(serde::Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Progress {
+                progress_token: RequestId,
+                #[serde(flatten)]
+                update: serde_json::Value,
+            }
+            let Ok(p) = notification.parse_params::<Progress>() else { return Some(notification) };
+            let callback = lock(&shared.pending).progress_callback(&p.progress_token.key());
+            match (callback, serde_json::from_value::<ProgressUpdate>(p.update)) {
+                (Some(callback), Ok(update)) => {
+                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(update))).is_err() {
+                        tracing::error!("a progress callback panicked");
+                    }
+                    None
+                }
+                _ => Some(notification),
+            }
+        }
+        _ => Some(notification),
+    }
+}
+
+/// Answers a frame that did not decode, where JSON-RPC says to: parse errors and invalid
+/// requests get an error response (with the id when it could be read); a malformed frame
+/// that looks like a response is only logged, since answering it could start a loop.
+async fn answer_invalid(peer: &Peer, error: mcpwire_protocol::DecodeError) {
+    tracing::debug!(code = error.code, "invalid frame from the peer: {}", error.message);
+    let answer = error.code == codes::PARSE_ERROR || error.had_method || error.id.is_none();
+    if answer {
+        let response = ErrorResponse::new(
+            error.id.clone(),
+            mcpwire_protocol::ErrorObject::new(error.code, error.message),
+        );
+        peer.send(Outgoing::unrelated(response)).await;
+    }
+}
+
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

@@ -1,0 +1,288 @@
+//! Outbound requests and notifications: id allocation, the pending table, timeouts, and
+//! the `notifications/cancelled` a request sends when its caller stops waiting.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use mcpwire_protocol::{
+    methods, ErrorObject, IdKey, Message, Notification, RawJson, Request, RequestId, RequestParams,
+};
+use tokio::sync::oneshot;
+
+use super::progress::ProgressCallback;
+use super::{Peer, State};
+use crate::error::RequestError;
+use crate::transport::Outgoing;
+
+/// How many finished requests keep their progress callback, so that a progress
+/// notification processed after the response still reaches it.
+const RECENT_PROGRESS: usize = 64;
+
+/// Per-call options.
+#[derive(Clone, Default)]
+pub struct CallOptions {
+    /// Use this id instead of allocating one (strings allowed). It must not be in flight.
+    pub id: Option<RequestId>,
+    /// Give up (and send `notifications/cancelled`) after this long. `None` uses the
+    /// dispatcher's default.
+    pub timeout: Option<Duration>,
+    /// Receive `notifications/progress` for this request; sets `_meta.progressToken`.
+    pub on_progress: Option<ProgressCallback>,
+    /// The inbound request this one is sent on behalf of (set by
+    /// [`RequestContext::request`](super::RequestContext::request)).
+    pub related: Option<RequestId>,
+}
+
+impl CallOptions {
+    /// Sets the timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets a progress callback.
+    pub fn on_progress(mut self, callback: impl Fn(super::ProgressUpdate) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(std::sync::Arc::new(callback));
+        self
+    }
+
+    /// Uses a caller-chosen id.
+    pub fn id(mut self, id: impl Into<RequestId>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+}
+
+type Waiter = oneshot::Sender<Result<RawJson, ErrorObject>>;
+
+struct PendingEntry {
+    waiter: Waiter,
+    progress: Option<ProgressCallback>,
+}
+
+/// Outbound requests awaiting a response.
+#[derive(Default)]
+pub(crate) struct PendingTable {
+    entries: HashMap<IdKey, PendingEntry>,
+    recent_progress: VecDeque<(IdKey, ProgressCallback)>,
+}
+
+impl PendingTable {
+    /// Delivers a response; `false` if no request waits for this id.
+    pub(crate) fn resolve(&mut self, id: &RequestId, outcome: Result<RawJson, ErrorObject>) -> bool {
+        let key = id.key();
+        let Some(entry) = self.entries.remove(&key) else { return false };
+        if let Some(progress) = entry.progress {
+            if self.recent_progress.len() == RECENT_PROGRESS {
+                self.recent_progress.pop_front();
+            }
+            self.recent_progress.push_back((key, progress));
+        }
+        let _ = entry.waiter.send(outcome);
+        true
+    }
+
+    /// The progress callback registered for `token`, if any.
+    pub(crate) fn progress_callback(&self, token: &IdKey) -> Option<ProgressCallback> {
+        if let Some(entry) = self.entries.get(token) {
+            return entry.progress.clone();
+        }
+        self.recent_progress.iter().rev().find(|(k, _)| k == token).map(|(_, cb)| cb.clone())
+    }
+
+    /// Drops every waiter: their requests fail with a connection-closed error.
+    pub(crate) fn fail_all(&mut self) {
+        self.entries.clear();
+        self.recent_progress.clear();
+    }
+}
+
+impl Peer {
+    /// Sends a request and waits for its raw result.
+    ///
+    /// Fails at once if the connection is not running yet or has closed. If the returned
+    /// future is dropped before the response arrives, or the timeout fires, the request
+    /// is forgotten and `notifications/cancelled` is sent for it (never for `initialize`
+    /// or `server/discover`, which must not be cancelled); a late response is dropped.
+    pub async fn request_raw(
+        &self,
+        method: &str,
+        params: Option<RawJson>,
+        options: CallOptions,
+    ) -> Result<RawJson, RequestError> {
+        match self.shared.state() {
+            State::NotStarted => return Err(RequestError::NotRunning),
+            State::Closed => return Err(self.shared.closed_error()),
+            State::Running => {}
+        }
+        let id = match options.id {
+            Some(id) => id,
+            None => self.allocate_id(),
+        };
+        let params = match &options.on_progress {
+            Some(_) => Some(with_progress_token(params, &id).map_err(RequestError::Encode)?),
+            None => params,
+        };
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut pending = self.shared.pending.lock().unwrap_or_else(|e| e.into_inner());
+            let key = id.key();
+            if pending.entries.contains_key(&key) {
+                return Err(RequestError::DuplicateId(id));
+            }
+            pending.entries.insert(key, PendingEntry { waiter: tx, progress: options.on_progress });
+        }
+        let mut guard = PendingGuard {
+            peer: self,
+            id: id.clone(),
+            cancellable: method != methods::INITIALIZE && method != methods::SERVER_DISCOVER,
+            related: options.related.clone(),
+            done: false,
+            cancel_reason: None,
+        };
+        let request = Request::new(id, method, params);
+        if !self.send(Outgoing { message: Message::Request(request), related: options.related }).await {
+            guard.done = true;
+            guard.forget();
+            return Err(self.shared.closed_error());
+        }
+        let timeout = options.timeout.or(self.shared.config.request_timeout);
+        let outcome = match timeout {
+            Some(t) => match tokio::time::timeout(t, rx).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    guard.cancel_reason = Some(format!("timed out after {t:?}"));
+                    drop(guard);
+                    return Err(RequestError::Timeout { method: method.to_owned(), timeout: t });
+                }
+            },
+            None => rx.await,
+        };
+        guard.done = true;
+        match outcome {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(error)) => Err(RequestError::Peer(error)),
+            Err(_) => Err(self.shared.closed_error()),
+        }
+    }
+
+    /// Sends a typed request and decodes its typed result.
+    pub async fn request<P: RequestParams>(
+        &self,
+        params: &P,
+        options: CallOptions,
+    ) -> Result<P::Result, RequestError> {
+        let raw = serde_json::value::to_raw_value(params).map_err(RequestError::Encode)?;
+        let result = self.request_raw(P::METHOD, Some(raw), options).await?;
+        serde_json::from_str(result.get()).map_err(RequestError::InvalidResult)
+    }
+
+    /// Sends a notification. After the connection closed it is dropped with a debug log
+    /// (it never fails); before the connection runs it is queued.
+    pub async fn notify(&self, method: &str, params: Option<RawJson>) {
+        self.notify_related(method, params, None).await;
+    }
+
+    pub(crate) async fn notify_related(
+        &self,
+        method: &str,
+        params: Option<RawJson>,
+        related: Option<RequestId>,
+    ) {
+        let message = Message::Notification(Notification::new(method, params));
+        if !self.send(Outgoing { message, related }).await {
+            tracing::debug!(method, "dropped a notification: the connection is closed");
+        }
+    }
+
+    /// Allocates the next free integer id (1, 2, 3, ...), skipping ids in flight.
+    fn allocate_id(&self) -> RequestId {
+        let pending = self.shared.pending.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+            let id = RequestId::Number(n);
+            if !pending.entries.contains_key(&id.key()) {
+                return id;
+            }
+        }
+    }
+
+    /// Queues a message for the transport; `false` if the connection is closed.
+    pub(crate) async fn send(&self, out: Outgoing) -> bool {
+        let sender = self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner()).clone();
+        match sender {
+            Some(sender) => sender.send(out).await.is_ok(),
+            None => false,
+        }
+    }
+
+    /// Queues a message without waiting; `false` if closed or full.
+    pub(crate) fn try_send(&self, out: Outgoing) -> Result<(), Outgoing> {
+        let sender = self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner()).clone();
+        match sender {
+            Some(sender) => sender.try_send(out).map_err(|e| match e {
+                tokio::sync::mpsc::error::TrySendError::Full(o)
+                | tokio::sync::mpsc::error::TrySendError::Closed(o) => o,
+            }),
+            None => Err(out),
+        }
+    }
+}
+
+/// Adds `_meta.progressToken` (= the request id) to raw params.
+fn with_progress_token(params: Option<RawJson>, id: &RequestId) -> Result<RawJson, serde_json::Error> {
+    let mut object: serde_json::Map<String, serde_json::Value> = match params {
+        Some(raw) => serde_json::from_str(raw.get())?,
+        None => serde_json::Map::new(),
+    };
+    let meta = object.entry("_meta").or_insert_with(|| serde_json::Value::Object(Default::default()));
+    if let serde_json::Value::Object(meta) = meta {
+        meta.insert("progressToken".into(), serde_json::to_value(id)?);
+    }
+    serde_json::value::to_raw_value(&object)
+}
+
+/// Removes a request from the pending table when its caller stops waiting, and tells the
+/// peer with `notifications/cancelled` unless the response already arrived.
+struct PendingGuard<'a> {
+    peer: &'a Peer,
+    id: RequestId,
+    cancellable: bool,
+    related: Option<RequestId>,
+    done: bool,
+    cancel_reason: Option<String>,
+}
+
+impl PendingGuard<'_> {
+    fn forget(&self) -> bool {
+        let mut pending = self.peer.shared.pending.lock().unwrap_or_else(|e| e.into_inner());
+        pending.entries.remove(&self.id.key()).is_some()
+    }
+}
+
+impl Drop for PendingGuard<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        // Still pending means no response arrived: the caller gave up.
+        if !self.forget() || !self.cancellable || self.peer.shared.state() != State::Running {
+            return;
+        }
+        let reason = self.cancel_reason.take().unwrap_or_else(|| "the caller stopped waiting".to_owned());
+        let params = serde_json::json!({ "requestId": self.id, "reason": reason });
+        let params = serde_json::value::to_raw_value(&params).ok();
+        let message = Message::Notification(Notification::new(methods::NOTIFICATION_CANCELLED, params));
+        let out = Outgoing { message, related: self.related.clone() };
+        if let Err(out) = self.peer.try_send(out) {
+            // The queue is full: send it from a task rather than block in a destructor.
+            let peer = self.peer.clone();
+            if let Ok(handle) = tokio::runtime::Handle::try_current() {
+                handle.spawn(async move {
+                    peer.send(out).await;
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The client side of stdio: spawn a server as a child process and talk to it over its
+//! stdin and stdout.
+//!
+//! Shutdown follows the spec: close the child's stdin, wait, send `SIGTERM`, wait, send
+//! `SIGKILL` (both waits configurable). The child runs in its own process group, so the
+//! signals reach whatever it spawned, and a terminal's Ctrl-C reaches only us. The child is
+//! always reaped (no zombies). When it exits or crashes, the connection closes with a
+//! reason naming its exit status and the tail of its stderr, so waiting requests fail with
+//! a clear error instead of hanging.
+
+use std::collections::VecDeque;
+use std::ffi::OsStr;
+use std::io;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use tokio::sync::{mpsc, watch};
+use tokio_util::sync::CancellationToken;
+
+use super::lines::{read_loop, write_loop, DEFAULT_MAX_LINE_BYTES};
+use super::{Connection, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
+
+/// How much of the child's stderr is kept for error messages.
+const STDERR_TAIL_BYTES: usize = 4096;
+
+/// What happens to the child's stderr.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StderrMode {
+    /// The child writes to our stderr (the default).
+    Inherit,
+    /// Kept in memory (the last few KiB) for error messages, and logged at debug level.
+    Capture,
+    /// Discarded.
+    Null,
+}
+
+/// A server to spawn, and how.
+pub struct ChildProcess {
+    command: Command,
+    stderr: StderrMode,
+    close_grace: Duration,
+    term_grace: Duration,
+    max_line_bytes: usize,
+}
+
+impl ChildProcess {
+    /// A child running `program` (looked up on `PATH`).
+    pub fn new(program: impl AsRef<OsStr>) -> Self {
+        ChildProcess {
+            command: Command::new(program),
+            stderr: StderrMode::Inherit,
+            close_grace: Duration::from_secs(2),
+            term_grace: Duration::from_secs(2),
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+
+    /// Adds an argument.
+    pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
+        self.command.arg(arg);
+        self
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<OsStr>,
+    {
+        self.command.args(args);
+        self
+    }
+
+    /// Sets an environment variable.
+    pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
+        self.command.env(key, value);
+        self
+    }
+
+    /// Clears the environment the child inherits.
+    pub fn env_clear(mut self) -> Self {
+        self.command.env_clear();
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.command.current_dir(dir);
+        self
+    }
+
+    /// What to do with the child's stderr (default: inherit).
+    pub fn stderr(mut self, mode: StderrMode) -> Self {
+        self.stderr = mode;
+        self
+    }
+
+    /// How long shutdown waits after closing stdin before `SIGTERM`, and after `SIGTERM`
+    /// before `SIGKILL` (defaults: 2 s each).
+    pub fn shutdown_timeouts(mut self, after_close: Duration, after_term: Duration) -> Self {
+        self.close_grace = after_close;
+        self.term_grace = after_term;
+        self
+    }
+
+    /// The longest line accepted from the child (default 16 MiB).
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = bytes.max(1);
+        self
+    }
+
+    /// Spawns the child and starts its transport tasks. Must be called in a tokio runtime.
+    pub fn spawn(mut self) -> io::Result<(Connection, ChildHandle)> {
+        self.command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(match self.stderr {
+                StderrMode::Inherit => Stdio::inherit(),
+                StderrMode::Capture => Stdio::piped(),
+                StderrMode::Null => Stdio::null(),
+            })
+            .kill_on_drop(true)
+            .process_group(0);
+        let mut child = self.command.spawn()?;
+        let pid = child.id();
+        let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+            (Some(i), Some(o)) => (i, o),
+            _ => return Err(io::Error::other("child stdio was not captured")),
+        };
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(stderr) = child.stderr.take() {
+            tokio::spawn(capture_stderr(stderr, stderr_tail.clone()));
+        }
+
+        // The monitor owns the child: it reaps it whatever else happens.
+        let (status_tx, status_rx) = watch::channel(None);
+        tokio::spawn(async move {
+            let status = child.wait().await.ok();
+            let _ = status_tx.send(status);
+        });
+
+        let (in_tx, in_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
+        let (out_tx, mut out_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
+        let max = self.max_line_bytes;
+        let reader_status = status_rx.clone();
+        let reader_tail = stderr_tail.clone();
+        tokio::spawn(async move {
+            let read = read_loop(BufReader::with_capacity(64 * 1024, stdout), max, &in_tx).await;
+            let reason = exit_reason(read.err(), reader_status, &reader_tail).await;
+            let _ = in_tx.send(TransportEvent::Closed { reason: Some(reason) }).await;
+        });
+        let close_stdin = CancellationToken::new();
+        let writer_close = close_stdin.clone();
+        tokio::spawn(async move {
+            let mut stdin = stdin;
+            tokio::select! {
+                result = write_loop(&mut stdin, &mut out_rx) => {
+                    if let Err(e) = result {
+                        tracing::debug!("writing to the child failed: {e}");
+                    }
+                }
+                _ = writer_close.cancelled() => {}
+            }
+            let _ = stdin.shutdown().await;
+        });
+
+        let handle = ChildHandle {
+            pid,
+            status: status_rx,
+            close_stdin,
+            close_grace: self.close_grace,
+            term_grace: self.term_grace,
+            stderr_tail,
+        };
+        Ok((Connection { incoming: in_rx, outgoing: out_tx }, handle))
+    }
+}
+
+/// Waits briefly for the exit status after the child's stdout ended, and describes it.
+async fn exit_reason(
+    read_error: Option<io::Error>,
+    mut status: watch::Receiver<Option<ExitStatus>>,
+    tail: &Mutex<VecDeque<u8>>,
+) -> String {
+    let exited = tokio::time::timeout(Duration::from_millis(500), status.wait_for(Option::is_some)).await;
+    let mut reason = match (exited.ok().and_then(|s| s.ok().and_then(|s| *s)), read_error) {
+        (Some(status), _) => format!("the server process exited ({status})"),
+        (None, Some(e)) => format!("reading from the server process failed: {e}"),
+        (None, None) => "the server process closed its stdout".to_owned(),
+    };
+    let tail = stderr_tail_string(tail);
+    if !tail.is_empty() {
+        reason.push_str("; its stderr ended with: ");
+        reason.push_str(&tail);
+    }
+    reason
+}
+
+async fn capture_stderr(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<VecDeque<u8>>>) {
+    let mut lines = BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match lines.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                tracing::debug!(target: "mcpwire::child_stderr", "{}", String::from_utf8_lossy(&line).trim_end());
+                if let Ok(mut t) = tail.lock() {
+                    t.extend(&line);
+                    let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
+                    t.drain(..excess);
+                }
+            }
+        }
+    }
+}
+
+fn stderr_tail_string(tail: &Mutex<VecDeque<u8>>) -> String {
+    let bytes: Vec<u8> = tail.lock().map(|t| t.iter().copied().collect()).unwrap_or_default();
+    String::from_utf8_lossy(&bytes).trim().to_owned()
+}
+
+/// Controls a spawned child: shut it down, or learn how it ended.
+pub struct ChildHandle {
+    pid: Option<u32>,
+    status: watch::Receiver<Option<ExitStatus>>,
+    close_stdin: CancellationToken,
+    close_grace: Duration,
+    term_grace: Duration,
+    stderr_tail: Arc<Mutex<VecDeque<u8>>>,
+}
+
+impl ChildHandle {
+    /// The child's process id, while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// The exit status, if the child has exited.
+    pub fn try_status(&self) -> Option<ExitStatus> {
+        *self.status.borrow()
+    }
+
+    /// The last few KiB of the child's stderr (with [`StderrMode::Capture`]).
+    pub fn stderr_tail(&self) -> String {
+        stderr_tail_string(&self.stderr_tail)
+    }
+
+    /// Waits for the child to exit by itself.
+    pub async fn wait(&mut self) -> Option<ExitStatus> {
+        self.status.wait_for(Option::is_some).await.ok().and_then(|s| *s)
+    }
+
+    /// Shuts the child down the way the spec describes: close its stdin and wait; then
+    /// `SIGTERM` its process group and wait; then `SIGKILL`. Returns the exit status.
+    pub async fn shutdown(mut self) -> Option<ExitStatus> {
+        self.close_stdin.cancel();
+        if let Ok(status) = tokio::time::timeout(self.close_grace, self.wait()).await {
+            return status;
+        }
+        self.signal(nix::sys::signal::Signal::SIGTERM);
+        if let Ok(status) = tokio::time::timeout(self.term_grace, self.wait()).await {
+            return status;
+        }
+        self.signal(nix::sys::signal::Signal::SIGKILL);
+        self.wait().await
+    }
+
+    /// Sends `signal` to the child's process group (the child leads it), unless the child
+    /// is already reaped (its pid may then belong to someone else).
+    fn signal(&self, signal: nix::sys::signal::Signal) {
+        let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) else { return };
+        if self.try_status().is_some() {
+            return;
+        }
+        if let Err(e) = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), signal) {
+            tracing::debug!("signalling the server process group failed: {e}");
+        }
+    }
+}

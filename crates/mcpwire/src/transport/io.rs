@@ -1,0 +1,73 @@
+//! A transport over any byte stream pair, framed as newline-delimited JSON: the basis of
+//! stdio on both sides, and handy over `tokio::io::duplex` in tests.
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+use super::lines::{read_loop, write_loop, DEFAULT_MAX_LINE_BYTES};
+use super::{Connection, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
+
+/// Newline-delimited JSON over a reader and a writer.
+pub struct IoTransport<R, W> {
+    reader: R,
+    writer: W,
+    max_line_bytes: usize,
+    channel_capacity: usize,
+}
+
+impl<R, W> IoTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    /// A transport reading messages from `reader` and writing them to `writer`.
+    pub fn new(reader: R, writer: W) -> Self {
+        IoTransport {
+            reader,
+            writer,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            channel_capacity: DEFAULT_CHANNEL_CAPACITY,
+        }
+    }
+
+    /// The longest line accepted (default 16 MiB). A longer line is discarded and answered
+    /// with an `Invalid request` error; the connection goes on.
+    pub fn max_line_bytes(mut self, bytes: usize) -> Self {
+        self.max_line_bytes = bytes.max(1);
+        self
+    }
+
+    /// How many messages each direction queues before applying back-pressure.
+    pub fn channel_capacity(mut self, capacity: usize) -> Self {
+        self.channel_capacity = capacity.max(1);
+        self
+    }
+}
+
+impl<R, W> Transport for IoTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    fn connect(self) -> Connection {
+        let (in_tx, in_rx) = mpsc::channel(self.channel_capacity);
+        let (out_tx, mut out_rx) = mpsc::channel(self.channel_capacity);
+        let max = self.max_line_bytes;
+        let reader = self.reader;
+        tokio::spawn(async move {
+            let reason = match read_loop(BufReader::with_capacity(64 * 1024, reader), max, &in_tx).await {
+                Ok(()) => None,
+                Err(e) => Some(format!("read failed: {e}")),
+            };
+            let _ = in_tx.send(TransportEvent::Closed { reason }).await;
+        });
+        let mut writer = self.writer;
+        tokio::spawn(async move {
+            if let Err(e) = write_loop(&mut writer, &mut out_rx).await {
+                tracing::debug!("transport write failed: {e}");
+            }
+            let _ = writer.shutdown().await;
+        });
+        Connection { incoming: in_rx, outgoing: out_tx }
+    }
+}

@@ -1,0 +1,191 @@
+//! Newline-delimited JSON framing: a bounded line reader and a coalescing writer.
+
+use std::io;
+
+use mcpwire_protocol::{codes, decode_frame, DecodeError, Frame};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::mpsc;
+
+use super::{InboundMeta, Outgoing, TransportEvent};
+
+/// The default maximum line length: 16 MiB.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Writes are coalesced up to about this many bytes per system call.
+const COALESCE_BYTES: usize = 64 * 1024;
+
+/// What one call to [`LineReader::next_line`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A complete line is in the buffer (without its `\n` or a trailing `\r`).
+    Complete,
+    /// A line longer than the limit was read and discarded; its length so far.
+    TooLong(usize),
+}
+
+/// Reads lines of at most `max_bytes` without ever buffering more than that: a longer
+/// line is skipped to its end and reported, and reading goes on with the next line.
+pub struct LineReader<R> {
+    inner: R,
+    max_bytes: usize,
+}
+
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
+    /// A reader with a line limit.
+    pub fn new(inner: R, max_bytes: usize) -> Self {
+        LineReader { inner, max_bytes }
+    }
+
+    /// Reads the next line into `buf` (cleared first). `Ok(None)` at the end of input.
+    /// A final line without a newline is still returned as a line.
+    pub async fn next_line(&mut self, buf: &mut Vec<u8>) -> io::Result<Option<Line>> {
+        buf.clear();
+        let mut discarded: Option<usize> = None;
+        loop {
+            let available = self.inner.fill_buf().await?;
+            if available.is_empty() {
+                return Ok(match discarded {
+                    Some(n) => Some(Line::TooLong(n)),
+                    None if buf.is_empty() => None,
+                    None => Some(Line::Complete),
+                });
+            }
+            let (chunk, found_newline) = match memchr(available) {
+                Some(i) => (&available[..i], Some(i)),
+                None => (available, None),
+            };
+            match &mut discarded {
+                Some(n) => *n += chunk.len(),
+                None if buf.len() + chunk.len() > self.max_bytes => {
+                    discarded = Some(buf.len() + chunk.len());
+                    buf.clear();
+                }
+                None => buf.extend_from_slice(chunk),
+            }
+            let consumed = chunk.len() + usize::from(found_newline.is_some());
+            self.inner.consume(consumed);
+            if found_newline.is_some() {
+                if let Some(n) = discarded {
+                    return Ok(Some(Line::TooLong(n)));
+                }
+                if buf.last() == Some(&b'\r') {
+                    buf.pop();
+                }
+                return Ok(Some(Line::Complete));
+            }
+        }
+    }
+}
+
+fn memchr(haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|b| *b == b'\n')
+}
+
+/// Reads lines, decodes each into messages and sends them on `events` until the input
+/// ends or the receiver is gone. Blank lines are skipped. A batch (a JSON array) is
+/// delivered element by element.
+pub async fn read_loop<R: AsyncBufRead + Unpin>(
+    reader: R,
+    max_line_bytes: usize,
+    events: &mpsc::Sender<TransportEvent>,
+) -> io::Result<()> {
+    let mut lines = LineReader::new(reader, max_line_bytes);
+    let mut buf = Vec::with_capacity(8 * 1024);
+    while let Some(line) = lines.next_line(&mut buf).await? {
+        let decoded = match line {
+            Line::TooLong(n) => vec![Err(DecodeError {
+                code: codes::INVALID_REQUEST,
+                message: format!(
+                    "Invalid request: message of {n} bytes exceeds the {max_line_bytes}-byte limit"
+                ),
+                id: None,
+                had_method: false,
+            })],
+            Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
+            Line::Complete => match decode_frame(&buf) {
+                Ok(Frame::Single(m)) => vec![Ok(m)],
+                Ok(Frame::Batch(items)) => items,
+                Err(e) => vec![Err(e)],
+            },
+        };
+        for item in decoded {
+            let event = match item {
+                Ok(message) => TransportEvent::Message(message, InboundMeta::default()),
+                Err(e) => TransportEvent::Invalid(e),
+            };
+            if events.send(event).await.is_err() {
+                return Ok(());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes every [`Outgoing`] message as one line, coalescing whatever is already queued
+/// into a single write, until the channel closes.
+pub async fn write_loop<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    outgoing: &mut mpsc::Receiver<Outgoing>,
+) -> io::Result<()> {
+    let mut buf = Vec::with_capacity(16 * 1024);
+    while let Some(first) = outgoing.recv().await {
+        buf.clear();
+        encode_line(&first, &mut buf);
+        while buf.len() < COALESCE_BYTES {
+            match outgoing.try_recv() {
+                Ok(next) => encode_line(&next, &mut buf),
+                Err(_) => break,
+            }
+        }
+        writer.write_all(&buf).await?;
+        writer.flush().await?;
+    }
+    Ok(())
+}
+
+/// Appends one message and its newline. A newline byte in valid JSON can only be
+/// insignificant whitespace (inside strings it is escaped), such as raw params forwarded
+/// from an HTTP body, so it is replaced by a space to keep the message on one line.
+fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
+    let start = buf.len();
+    out.message.write_to(buf);
+    for b in &mut buf[start..] {
+        if *b == b'\n' {
+            *b = b' ';
+        }
+    }
+    buf.push(b'\n');
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    async fn lines(input: &[u8], max: usize) -> Vec<Result<String, usize>> {
+        let mut reader = LineReader::new(tokio::io::BufReader::with_capacity(4, input), max);
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        while let Some(line) = reader.next_line(&mut buf).await.unwrap() {
+            out.push(match line {
+                Line::Complete => Ok(String::from_utf8(buf.clone()).unwrap()),
+                Line::TooLong(n) => Err(n),
+            });
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn splits_lines_and_keeps_an_unterminated_last_line() {
+        assert_eq!(
+            lines(b"ab\r\ncd\n\nef", 100).await,
+            vec![Ok("ab".into()), Ok("cd".into()), Ok("".into()), Ok("ef".into())]
+        );
+    }
+
+    #[tokio::test]
+    async fn skips_an_overlong_line_and_goes_on() {
+        assert_eq!(lines(b"0123456789\nok\n0123456789", 5).await, vec![Err(10), Ok("ok".into()), Err(10)]);
+        assert_eq!(lines(b"12345\n", 5).await, vec![Ok("12345".into())]);
+    }
+}

@@ -1,0 +1,100 @@
+//! Transports: how messages reach a dispatcher and leave it.
+//!
+//! A transport is two bounded channels: [`Connection::incoming`] yields what the peer sent
+//! (decoded messages with their [`InboundMeta`], or frames that failed to decode), and
+//! [`Connection::outgoing`] takes what we send. Each transport runs its own reader and
+//! writer tasks; the dispatcher never sees bytes. Bounded channels give back-pressure end
+//! to end: a slow writer slows the handlers, a full inbound queue stops the reader.
+
+pub mod child;
+pub mod io;
+pub mod lines;
+pub mod memory;
+pub mod stdio;
+
+use std::fmt;
+
+use mcpwire_protocol::{DecodeError, Message, RequestId};
+use tokio::sync::mpsc;
+
+use crate::extensions::Extensions;
+
+/// How many messages a transport channel holds before the sender waits.
+pub const DEFAULT_CHANNEL_CAPACITY: usize = 1024;
+
+/// Something that can be turned into a running [`Connection`].
+pub trait Transport: Send + 'static {
+    /// Starts the transport's tasks and returns its channel ends. Must be called inside a
+    /// tokio runtime.
+    fn connect(self) -> Connection;
+}
+
+/// The two channel ends of a running transport.
+#[derive(Debug)]
+pub struct Connection {
+    /// What the peer sent, in arrival order. The channel closes when the peer is gone.
+    pub incoming: mpsc::Receiver<TransportEvent>,
+    /// What to send to the peer.
+    pub outgoing: mpsc::Sender<Outgoing>,
+}
+
+impl Transport for Connection {
+    fn connect(self) -> Connection {
+        self
+    }
+}
+
+/// One event from a transport's reader.
+#[derive(Debug)]
+pub enum TransportEvent {
+    /// A message and what the transport knows about it.
+    Message(Message, InboundMeta),
+    /// A frame that did not decode. The dispatcher answers it where JSON-RPC says to.
+    Invalid(DecodeError),
+    /// The peer is gone; `reason` says what the transport knows (an exit status, the tail
+    /// of a child's stderr). The channel closes right after.
+    Closed {
+        /// Why, if known.
+        reason: Option<String>,
+    },
+}
+
+/// A message to send, with the id of the inbound request it belongs to, if any: HTTP
+/// transports route such messages onto that request's response stream.
+#[derive(Debug)]
+pub struct Outgoing {
+    /// The message.
+    pub message: Message,
+    /// The inbound request this message relates to.
+    pub related: Option<RequestId>,
+}
+
+impl Outgoing {
+    /// A message that belongs to no inbound request.
+    pub fn unrelated(message: impl Into<Message>) -> Self {
+        Outgoing { message: message.into(), related: None }
+    }
+}
+
+/// Called at most once, when a request settles without any response being written (it was
+/// cancelled by the peer). The 2025-era Streamable HTTP transport uses it to end the
+/// request's stream with a `-32800` error; other transports leave it unset.
+pub type UnansweredHook = Box<dyn FnOnce() + Send>;
+
+/// What a transport attaches to an inbound message.
+#[derive(Default)]
+pub struct InboundMeta {
+    /// The "settled unanswered" hook for a request.
+    pub on_unanswered: Option<UnansweredHook>,
+    /// Transport facts for the handler (headers, principal, ...).
+    pub extensions: Extensions,
+}
+
+impl fmt::Debug for InboundMeta {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("InboundMeta")
+            .field("on_unanswered", &self.on_unanswered.is_some())
+            .field("extensions", &self.extensions)
+            .finish()
+    }
+}

@@ -1,0 +1,102 @@
+//! Shared test helpers: a raw connection that shows exactly which frames a dispatcher
+//! writes, and the path of the test peer example binary.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use mcpwire::protocol::{ErrorObject, Message, Notification, RawJson, Request, RequestId};
+use mcpwire::transport::{Connection, InboundMeta, Outgoing, TransportEvent};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// The far end of a [`Connection`] handed to a dispatcher: we inject events and read the
+/// exact messages it writes.
+pub struct RawPeer {
+    pub events: mpsc::Sender<TransportEvent>,
+    pub written: mpsc::Receiver<Outgoing>,
+}
+
+/// A connection for a dispatcher, and the raw end to drive it with.
+pub fn raw_connection() -> (Connection, RawPeer) {
+    let (ev_tx, ev_rx) = mpsc::channel(4096);
+    let (out_tx, out_rx) = mpsc::channel(4096);
+    (Connection { incoming: ev_rx, outgoing: out_tx }, RawPeer { events: ev_tx, written: out_rx })
+}
+
+pub fn to_raw(value: Value) -> Option<RawJson> {
+    Some(serde_json::value::to_raw_value(&value).unwrap())
+}
+
+impl RawPeer {
+    pub async fn send(&self, message: impl Into<Message>) {
+        self.send_with(message, InboundMeta::default()).await;
+    }
+
+    pub async fn send_with(&self, message: impl Into<Message>, meta: InboundMeta) {
+        self.events.send(TransportEvent::Message(message.into(), meta)).await.unwrap();
+    }
+
+    pub async fn request(&self, id: impl Into<RequestId>, method: &str, params: Value) {
+        self.send(Request::new(id, method, to_raw(params))).await;
+    }
+
+    pub async fn cancel(&self, id: impl Into<RequestId>) {
+        let id: RequestId = id.into();
+        self.send(Notification::new(
+            "notifications/cancelled",
+            to_raw(serde_json::json!({ "requestId": id })),
+        ))
+        .await;
+    }
+
+    /// Ends the input, as a peer that hangs up does.
+    pub fn hang_up(&mut self) {
+        let (closed, _) = mpsc::channel(1);
+        drop(std::mem::replace(&mut self.events, closed));
+    }
+
+    /// The next written message, failing the test after 5 s.
+    pub async fn next(&mut self) -> Message {
+        tokio::time::timeout(Duration::from_secs(5), self.written.recv())
+            .await
+            .expect("timed out waiting for a frame")
+            .expect("the dispatcher closed its writer")
+            .message
+    }
+
+    /// Asserts nothing is written for `wait`.
+    pub async fn expect_silence(&mut self, wait: Duration) {
+        if let Ok(Some(out)) = tokio::time::timeout(wait, self.written.recv()).await {
+            panic!("expected no frame, got {}", String::from_utf8_lossy(&out.message.to_vec()));
+        }
+    }
+}
+
+/// A message as JSON, for assertions.
+pub fn json_of(message: &Message) -> Value {
+    serde_json::from_slice(&message.to_vec()).unwrap()
+}
+
+pub fn expect_result(message: &Message, id: impl Into<RequestId>) -> Value {
+    match message {
+        Message::Response(r) if r.id == id.into() => serde_json::from_str(r.result.get()).unwrap(),
+        other => panic!("expected a result, got {}", json_of(other)),
+    }
+}
+
+pub fn expect_error(message: &Message, id: impl Into<RequestId>) -> ErrorObject {
+    match message {
+        Message::Error(e) if e.id == Some(id.into()) => e.error.clone(),
+        other => panic!("expected an error, got {}", json_of(other)),
+    }
+}
+
+/// The example binary `jsonrpc_test_peer`, built by `cargo test` next to the test binaries.
+pub fn test_peer_path() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let path = dir.join("examples").join(format!("jsonrpc_test_peer{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is missing: build the examples (cargo test builds them)", path.display());
+    path
+}

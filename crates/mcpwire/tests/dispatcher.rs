@@ -1,0 +1,509 @@
+//! The dispatcher's rules, over in-memory connections, checked frame by frame.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use mcpwire::jsonrpc::{
+    CallOptions, Dispatcher, DispatcherConfig, Handler, NoHandler, PeerCancelMode, RequestContext,
+};
+use mcpwire::protocol::{codes, DecodeError, Message, Notification, RawJson, Request, RequestId, Response};
+use mcpwire::transport::{memory, InboundMeta, TransportEvent};
+use mcpwire::{McpError, RequestError};
+use serde_json::{json, Value};
+
+/// Counts handler futures dropped before finishing (interrupted) and finished.
+#[derive(Default)]
+struct Counters {
+    interrupted: AtomicUsize,
+    finished: AtomicUsize,
+}
+
+#[derive(Clone, Default)]
+struct TestHandler {
+    counters: Arc<Counters>,
+}
+
+struct DropFlag(Arc<Counters>, bool);
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.interrupted.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Handler for TestHandler {
+    async fn on_request(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
+        let params: Value = request.parse_params().map_err(|e| McpError::invalid_params(e.to_string()))?;
+        let out = match request.method.as_str() {
+            "echo" => params,
+            "sleep" => {
+                let mut flag = DropFlag(self.counters.clone(), false);
+                tokio::time::sleep(Duration::from_millis(params["ms"].as_u64().unwrap_or(100))).await;
+                flag.1 = true;
+                self.counters.finished.fetch_add(1, Ordering::SeqCst);
+                json!({ "slept": true, "cancelled": ctx.is_cancelled() })
+            }
+            "sleep_then_fail" => {
+                tokio::time::sleep(Duration::from_millis(params["ms"].as_u64().unwrap_or(50))).await;
+                self.counters.finished.fetch_add(1, Ordering::SeqCst);
+                return Err(McpError::new(-32050, "failed after the cancel"));
+            }
+            "fail" => return Err(McpError::new(-32050, "custom failure").with_data(json!({ "x": 1 }))),
+            "bad_args" => return Err(McpError::invalid_params("field `a`: expected a number")),
+            "internal" => return Err(McpError::internal(std::io::Error::other("secret database detail"))),
+            "panic" => panic!("handler panic on purpose"),
+            "progress" => {
+                ctx.progress(1.0, Some(2.0), Some("half")).await;
+                ctx.progress(2.0, Some(2.0), None).await;
+                json!({})
+            }
+            "ask" => {
+                let r =
+                    ctx.request("client/thing", to_raw(json!({ "q": 1 })), CallOptions::default()).await?;
+                serde_json::from_str(r.get()).unwrap()
+            }
+            other => return Err(McpError::method_not_found(other)),
+        };
+        Ok(serde_json::value::to_raw_value(&out).unwrap())
+    }
+}
+
+fn serve(config: DispatcherConfig) -> (RawPeer, Arc<Counters>, tokio::task::JoinHandle<()>) {
+    let (conn, raw) = raw_connection();
+    let handler = TestHandler::default();
+    let counters = handler.counters.clone();
+    let task = Dispatcher::with_config(conn, config).spawn(handler);
+    (raw, counters, task)
+}
+
+fn signal_mode() -> DispatcherConfig {
+    DispatcherConfig { cancel_mode: PeerCancelMode::Signal, ..Default::default() }
+}
+
+#[tokio::test]
+async fn answers_a_request_with_its_result() {
+    let (mut raw, _, _) = serve(Default::default());
+    raw.request(1, "echo", json!({ "a": [1, 2] })).await;
+    assert_eq!(expect_result(&raw.next().await, 1), json!({ "a": [1, 2] }));
+    raw.request("str-id", "echo", json!({})).await;
+    assert_eq!(expect_result(&raw.next().await, "str-id"), json!({}));
+}
+
+#[tokio::test]
+async fn interrupt_mode_cancel_drops_the_handler_and_writes_nothing() {
+    let (mut raw, counters, _) = serve(Default::default());
+    raw.request(1, "sleep", json!({ "ms": 5000 })).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    raw.cancel(1).await;
+    raw.request(2, "echo", json!({ "after": true })).await;
+    assert_eq!(expect_result(&raw.next().await, 2), json!({ "after": true }));
+    raw.expect_silence(Duration::from_millis(100)).await;
+    assert_eq!(counters.interrupted.load(Ordering::SeqCst), 1);
+    assert_eq!(counters.finished.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test]
+async fn signal_mode_cancel_lets_the_handler_finish_but_writes_nothing() {
+    let (mut raw, counters, _) = serve(signal_mode());
+    raw.request(1, "sleep", json!({ "ms": 100 })).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    raw.cancel(1).await;
+    raw.expect_silence(Duration::from_millis(250)).await;
+    assert_eq!(counters.finished.load(Ordering::SeqCst), 1, "the handler ran to completion");
+    raw.request(2, "echo", json!({})).await;
+    expect_result(&raw.next().await, 2);
+}
+
+#[tokio::test]
+async fn a_cancelled_failing_handler_is_not_answered_either() {
+    let (mut raw, counters, _) = serve(signal_mode());
+    raw.request(1, "sleep_then_fail", json!({ "ms": 50 })).await;
+    raw.cancel(1).await;
+    raw.expect_silence(Duration::from_millis(150)).await;
+    assert_eq!(counters.finished.load(Ordering::SeqCst), 1, "the handler ran and failed after the cancel");
+}
+
+#[tokio::test]
+async fn the_unanswered_hook_runs_once_for_a_cancelled_request_and_only_then() {
+    let (mut raw, _, _) = serve(Default::default());
+    let calls = Arc::new(AtomicUsize::new(0));
+    let hook_meta = |calls: &Arc<AtomicUsize>| {
+        let calls = calls.clone();
+        InboundMeta {
+            on_unanswered: Some(Box::new(move || {
+                calls.fetch_add(1, Ordering::SeqCst);
+            })),
+            ..Default::default()
+        }
+    };
+    raw.send_with(Request::new(1, "sleep", to_raw(json!({ "ms": 5000 }))), hook_meta(&calls)).await;
+    raw.send_with(Request::new(2, "echo", to_raw(json!({}))), hook_meta(&calls)).await;
+    expect_result(&raw.next().await, 2);
+    raw.cancel(1).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 1, "only the cancelled request settles unanswered");
+    raw.expect_silence(Duration::from_millis(50)).await;
+}
+
+#[tokio::test]
+async fn a_panicking_hook_is_contained() {
+    let (mut raw, _, _) = serve(Default::default());
+    let meta = InboundMeta { on_unanswered: Some(Box::new(|| panic!("hook panics"))), ..Default::default() };
+    raw.send_with(Request::new(1, "sleep", to_raw(json!({ "ms": 5000 }))), meta).await;
+    raw.cancel(1).await;
+    raw.request(2, "echo", json!({})).await;
+    expect_result(&raw.next().await, 2);
+}
+
+#[tokio::test]
+async fn handler_errors_become_wire_errors_in_one_place() {
+    let (mut raw, _, _) = serve(Default::default());
+    raw.request(1, "fail", json!({})).await;
+    let e = expect_error(&raw.next().await, 1);
+    assert_eq!((e.code, e.message.as_str(), e.data), (-32050, "custom failure", Some(json!({ "x": 1 }))));
+    raw.request(2, "bad_args", json!({})).await;
+    assert_eq!(expect_error(&raw.next().await, 2).code, codes::INVALID_PARAMS);
+    raw.request(3, "internal", json!({})).await;
+    let e = expect_error(&raw.next().await, 3);
+    assert_eq!(e.code, codes::INTERNAL_ERROR);
+    assert!(!e.message.contains("secret"), "internal details must not leak: {}", e.message);
+    raw.request(4, "nope", json!({})).await;
+    assert_eq!(expect_error(&raw.next().await, 4).code, codes::METHOD_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_answered_as_internal_and_the_connection_lives() {
+    let (mut raw, _, _) = serve(Default::default());
+    raw.request(1, "panic", json!({})).await;
+    assert_eq!(expect_error(&raw.next().await, 1).code, codes::INTERNAL_ERROR);
+    raw.request(2, "echo", json!({ "still": "alive" })).await;
+    assert_eq!(expect_result(&raw.next().await, 2), json!({ "still": "alive" }));
+}
+
+#[tokio::test]
+async fn shutdown_answers_in_flight_requests_with_connection_closed() {
+    let (mut raw, _, task) = serve(Default::default());
+    raw.request(7, "sleep", json!({ "ms": 5000 })).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    raw.hang_up();
+    let e = expect_error(&raw.next().await, 7);
+    assert_eq!((e.code, e.message.as_str()), (codes::CONNECTION_CLOSED, "Connection closed"));
+    task.await.unwrap();
+    assert!(raw.written.recv().await.is_none(), "the writer closes after shutdown");
+}
+
+#[tokio::test]
+async fn shutdown_does_not_answer_a_request_the_peer_cancelled() {
+    let (mut raw, _, task) = serve(signal_mode());
+    raw.request(7, "sleep", json!({ "ms": 5000 })).await;
+    raw.cancel(7).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    raw.hang_up();
+    task.await.unwrap();
+    assert!(raw.written.recv().await.is_none(), "no frame at all for the cancelled request");
+}
+
+#[tokio::test]
+async fn invalid_frames_are_answered_and_the_connection_goes_on() {
+    let (mut raw, _, _) = serve(Default::default());
+    let parse =
+        DecodeError { code: codes::PARSE_ERROR, message: "Parse error".into(), id: None, had_method: false };
+    raw.events.send(TransportEvent::Invalid(parse)).await.unwrap();
+    let m = raw.next().await;
+    assert_eq!(
+        json_of(&m),
+        json!({ "jsonrpc": "2.0", "error": { "code": -32700, "message": "Parse error" } })
+    );
+    let invalid = DecodeError {
+        code: codes::INVALID_REQUEST,
+        message: "bad".into(),
+        id: Some(RequestId::from(9)),
+        had_method: true,
+    };
+    raw.events.send(TransportEvent::Invalid(invalid)).await.unwrap();
+    assert_eq!(expect_error(&raw.next().await, 9).code, codes::INVALID_REQUEST);
+    // A malformed response-like frame with an id is only logged.
+    let response_like = DecodeError {
+        code: codes::INVALID_REQUEST,
+        message: "bad".into(),
+        id: Some(RequestId::from(3)),
+        had_method: false,
+    };
+    raw.events.send(TransportEvent::Invalid(response_like)).await.unwrap();
+    raw.request(10, "echo", json!({})).await;
+    expect_result(&raw.next().await, 10);
+}
+
+#[tokio::test]
+async fn a_duplicate_in_flight_id_is_rejected_and_the_original_still_answered() {
+    let (mut raw, _, _) = serve(Default::default());
+    raw.request(1, "sleep", json!({ "ms": 50 })).await;
+    raw.request(1, "echo", json!({})).await;
+    assert_eq!(expect_error(&raw.next().await, 1).code, codes::INVALID_REQUEST);
+    assert_eq!(expect_result(&raw.next().await, 1)["slept"], json!(true));
+}
+
+#[tokio::test]
+async fn a_cancel_for_an_unknown_id_is_ignored() {
+    let (mut raw, _, _) = serve(Default::default());
+    raw.cancel(12345).await;
+    raw.send(Notification::new("notifications/cancelled", to_raw(json!({ "nonsense": true })))).await;
+    raw.request(1, "echo", json!({})).await;
+    expect_result(&raw.next().await, 1);
+}
+
+#[tokio::test]
+async fn progress_is_sent_on_behalf_of_the_request_only_when_asked() {
+    let (mut raw, _, _) = serve(Default::default());
+    raw.request(1, "progress", json!({ "_meta": { "progressToken": "tok" } })).await;
+    let first = json_of(&raw.next().await);
+    assert_eq!(first["method"], "notifications/progress");
+    assert_eq!(
+        first["params"],
+        json!({ "progressToken": "tok", "progress": 1.0, "total": 2.0, "message": "half" })
+    );
+    assert_eq!(json_of(&raw.next().await)["params"]["progress"], json!(2.0));
+    expect_result(&raw.next().await, 1);
+    raw.request(2, "progress", json!({})).await;
+    expect_result(&raw.next().await, 2);
+}
+
+// ---- outbound side ----
+
+fn client() -> (mcpwire::jsonrpc::Peer, RawPeer) {
+    let (conn, raw) = raw_connection();
+    let dispatcher = Dispatcher::new(conn);
+    let peer = dispatcher.peer();
+    dispatcher.spawn(NoHandler);
+    (peer, raw)
+}
+
+#[tokio::test]
+async fn outbound_ids_start_at_one_and_custom_ids_are_used_verbatim() {
+    let (peer, mut raw) = client();
+    let p = peer.clone();
+    let call = tokio::spawn(async move {
+        let a = p.request_raw("a", None, CallOptions::default()).await.unwrap();
+        let b = p.request_raw("b", None, CallOptions::default().id("custom")).await.unwrap();
+        (a.get().to_owned(), b.get().to_owned())
+    });
+    let Message::Request(r) = raw.next().await else { panic!() };
+    assert_eq!(r.id, RequestId::from(1));
+    // The peer answers with the id as a string: still matched.
+    raw.send(Response::new(RequestId::from("1"), serde_json::value::to_raw_value(&json!(1)).unwrap())).await;
+    let Message::Request(r) = raw.next().await else { panic!() };
+    assert_eq!(r.id, RequestId::from("custom"));
+    raw.send(Response::new(r.id, serde_json::value::to_raw_value(&json!(2)).unwrap())).await;
+    assert_eq!(call.await.unwrap(), ("1".to_owned(), "2".to_owned()));
+}
+
+#[tokio::test]
+async fn a_timeout_sends_cancelled_and_a_late_response_is_dropped() {
+    let (peer, mut raw) = client();
+    let err = {
+        let p = peer.clone();
+        let call = tokio::spawn(async move {
+            p.request_raw("slow", None, CallOptions::default().timeout(Duration::from_millis(50))).await
+        });
+        let Message::Request(r) = raw.next().await else { panic!() };
+        let cancel = json_of(&raw.next().await);
+        assert_eq!(cancel["method"], "notifications/cancelled");
+        assert_eq!(cancel["params"]["requestId"], json!(1));
+        raw.send(Response::new(r.id, serde_json::value::to_raw_value(&json!({})).unwrap())).await;
+        call.await.unwrap().unwrap_err()
+    };
+    assert!(matches!(err, RequestError::Timeout { .. }), "{err}");
+    assert_eq!(err.code(), codes::REQUEST_TIMEOUT);
+    // The connection still works.
+    let p = peer.clone();
+    let call = tokio::spawn(async move { p.request_raw("x", None, CallOptions::default()).await });
+    let Message::Request(r) = raw.next().await else { panic!() };
+    raw.send(Response::new(r.id, serde_json::value::to_raw_value(&json!(5)).unwrap())).await;
+    assert_eq!(call.await.unwrap().unwrap().get(), "5");
+}
+
+#[tokio::test]
+async fn dropping_the_call_sends_cancelled() {
+    let (peer, mut raw) = client();
+    let p = peer.clone();
+    let call = tokio::spawn(async move { p.request_raw("slow", None, CallOptions::default()).await });
+    let Message::Request(_) = raw.next().await else { panic!() };
+    call.abort();
+    let cancel = json_of(&raw.next().await);
+    assert_eq!(cancel["method"], "notifications/cancelled");
+    assert_eq!(cancel["params"]["requestId"], json!(1));
+}
+
+#[tokio::test]
+async fn initialize_and_discover_are_never_cancelled() {
+    let (peer, mut raw) = client();
+    for method in ["initialize", "server/discover"] {
+        let r =
+            peer.request_raw(method, None, CallOptions::default().timeout(Duration::from_millis(30))).await;
+        assert!(matches!(r, Err(RequestError::Timeout { .. })));
+        let Message::Request(_) = raw.next().await else { panic!() };
+        raw.expect_silence(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_callback_even_after_the_response() {
+    let (peer, mut raw) = client();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let p = peer.clone();
+    let call = tokio::spawn(async move {
+        p.request_raw(
+            "work",
+            None,
+            CallOptions::default().on_progress(move |u| s.lock().unwrap().push((u.progress, u.message))),
+        )
+        .await
+    });
+    let Message::Request(r) = raw.next().await else { panic!() };
+    let params: Value = serde_json::from_str(r.params.as_ref().unwrap().get()).unwrap();
+    assert_eq!(params["_meta"]["progressToken"], json!(1));
+    let progress = |n: f64| {
+        Notification::new(
+            "notifications/progress",
+            to_raw(json!({ "progressToken": 1, "progress": n, "message": "m" })),
+        )
+    };
+    raw.send(progress(1.0)).await;
+    raw.send(Response::new(r.id, serde_json::value::to_raw_value(&json!({})).unwrap())).await;
+    raw.send(progress(2.0)).await;
+    call.await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(*seen.lock().unwrap(), vec![(1.0, Some("m".into())), (2.0, Some("m".into()))]);
+}
+
+#[tokio::test]
+async fn requests_fail_at_once_before_running_and_after_close() {
+    let (conn, mut raw) = raw_connection();
+    let dispatcher = Dispatcher::new(conn);
+    let peer = dispatcher.peer();
+    assert!(matches!(
+        peer.request_raw("x", None, CallOptions::default()).await,
+        Err(RequestError::NotRunning)
+    ));
+    // A notification before running is queued, not lost.
+    peer.notify("early", None).await;
+    assert_eq!(json_of(&raw.next().await)["method"], "early");
+    let task = dispatcher.spawn(NoHandler);
+    let p = peer.clone();
+    let waiting = tokio::spawn(async move { p.request_raw("pending", None, CallOptions::default()).await });
+    let Message::Request(_) = raw.next().await else { panic!() };
+    raw.hang_up();
+    task.await.unwrap();
+    assert!(matches!(waiting.await.unwrap(), Err(RequestError::ConnectionClosed { .. })));
+    assert!(matches!(
+        peer.request_raw("x", None, CallOptions::default()).await,
+        Err(RequestError::ConnectionClosed { .. })
+    ));
+    peer.notify("late", None).await; // dropped with a debug log, no panic
+}
+
+#[tokio::test]
+async fn a_peer_error_reaches_the_caller_with_its_code() {
+    let (peer, mut raw) = client();
+    let p = peer.clone();
+    let call = tokio::spawn(async move { p.request_raw("x", None, CallOptions::default()).await });
+    let Message::Request(r) = raw.next().await else { panic!() };
+    raw.send(mcpwire::protocol::ErrorResponse::new(
+        Some(r.id),
+        mcpwire::protocol::ErrorObject::new(-32601, "nope"),
+    ))
+    .await;
+    let err = call.await.unwrap().unwrap_err();
+    assert_eq!(err.code(), -32601);
+    assert_eq!(err.peer_error().unwrap().message, "nope");
+}
+
+// ---- both sides over the in-memory pair ----
+
+#[tokio::test]
+async fn a_thousand_concurrent_requests_are_all_answered() {
+    let (a, b) = memory::pair();
+    Dispatcher::new(b).spawn(TestHandler::default());
+    let client = Dispatcher::new(a);
+    let peer = client.peer();
+    client.spawn(NoHandler);
+    let calls = (0..1000).map(|i| {
+        let peer = peer.clone();
+        async move {
+            let r =
+                peer.request_raw("echo", to_raw(json!({ "i": i })), CallOptions::default()).await.unwrap();
+            serde_json::from_str::<Value>(r.get()).unwrap()["i"].as_i64().unwrap()
+        }
+    });
+    let results = futures_util::future::join_all(calls).await;
+    assert_eq!(results, (0..1000).collect::<Vec<i64>>());
+}
+
+#[tokio::test]
+async fn back_pressure_beyond_max_in_flight_loses_nothing() {
+    let (a, b) = memory::pair();
+    let config = DispatcherConfig { max_in_flight: 2, ..Default::default() };
+    Dispatcher::with_config(b, config).spawn(TestHandler::default());
+    let client = Dispatcher::new(a);
+    let peer = client.peer();
+    client.spawn(NoHandler);
+    let calls =
+        (0..20).map(|_| {
+            let peer = peer.clone();
+            async move {
+                peer.request_raw("sleep", to_raw(json!({ "ms": 5 })), CallOptions::default()).await.is_ok()
+            }
+        });
+    assert!(futures_util::future::join_all(calls).await.into_iter().all(|ok| ok));
+}
+
+/// A client-side handler: answers the server's request made on behalf of a call.
+struct Answering;
+impl Handler for Answering {
+    async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
+        let params: Value = request.parse_params().unwrap();
+        Ok(serde_json::value::to_raw_value(&json!({ "answered": request.method, "q": params["q"] })).unwrap())
+    }
+}
+
+#[tokio::test]
+async fn a_handler_can_ask_the_peer_mid_request() {
+    let (a, b) = memory::pair();
+    Dispatcher::new(b).spawn(TestHandler::default());
+    let client = Dispatcher::new(a);
+    let peer = client.peer();
+    client.spawn(Answering);
+    let r = peer.request_raw("ask", None, CallOptions::default()).await.unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(r.get()).unwrap(),
+        json!({ "answered": "client/thing", "q": 1 })
+    );
+}
+
+#[tokio::test]
+async fn the_client_cancelling_a_call_reaches_the_server_handler() {
+    let (a, b) = memory::pair();
+    let handler = TestHandler::default();
+    let counters = handler.counters.clone();
+    Dispatcher::new(b).spawn(handler);
+    let client = Dispatcher::new(a);
+    let peer = client.peer();
+    client.spawn(NoHandler);
+    let r = peer
+        .request_raw(
+            "sleep",
+            to_raw(json!({ "ms": 5000 })),
+            CallOptions::default().timeout(Duration::from_millis(50)),
+        )
+        .await;
+    assert!(matches!(r, Err(RequestError::Timeout { .. })));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(counters.interrupted.load(Ordering::SeqCst), 1, "the server's handler was interrupted");
+}
