@@ -1,0 +1,291 @@
+//! The dispatcher's rules over a real child process speaking newline-delimited JSON on
+//! real pipes: the `jsonrpc_test_peer` example.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::*;
+use mcpwire::jsonrpc::{
+    CallOptions, Dispatcher, Handler, NoHandler, NotificationContext, Peer, RequestContext,
+};
+use mcpwire::protocol::{codes, Notification, RawJson, Request};
+use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
+use mcpwire::{McpError, RequestError};
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+
+/// The child on raw pipes: we write bytes and read lines ourselves.
+struct RawChild {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl RawChild {
+    fn spawn(args: &[&str]) -> RawChild {
+        let mut child = tokio::process::Command::new(test_peer_path())
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        RawChild { child, stdin, lines }
+    }
+
+    async fn write(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(bytes).await.unwrap();
+        stdin.flush().await.unwrap();
+    }
+
+    async fn line(&mut self) -> Option<Value> {
+        let line = tokio::time::timeout(Duration::from_secs(5), self.lines.next_line())
+            .await
+            .expect("timed out")
+            .unwrap()?;
+        Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+    }
+
+    async fn no_line_for(&mut self, wait: Duration) {
+        if let Ok(Ok(Some(line))) = tokio::time::timeout(wait, self.lines.next_line()).await {
+            panic!("expected no frame, got {line}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_request_produces_no_bytes_at_all_in_either_mode() {
+    for args in [&[][..], &["--signal"][..]] {
+        let mut child = RawChild::spawn(args);
+        child.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"sleep\",\"params\":{\"ms\":150}}\n").await;
+        child.write(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1}}\n").await;
+        child.write(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"echo\",\"params\":{\"n\":2}}\n").await;
+        let mut frames = vec![child.line().await.unwrap()];
+        if args.contains(&"--signal") {
+            // The handler noticed the cancel and said so (unrelated to the request).
+            frames.push(child.line().await.unwrap());
+        }
+        // Well past the sleep: still nothing for id 1.
+        child.no_line_for(Duration::from_millis(300)).await;
+        child.write(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"echo\",\"params\":{}}\n").await;
+        frames.push(child.line().await.unwrap());
+        assert!(frames.iter().all(|f| f["id"] != json!(1)), "{args:?}: {frames:?}");
+        assert!(frames.iter().any(|f| f["id"] == json!(2) && f["result"] == json!({ "n": 2 })));
+        assert!(frames.iter().any(|f| f["id"] == json!(3)));
+        if args.contains(&"--signal") {
+            assert!(frames
+                .iter()
+                .any(|f| f["method"] == "test/noticed_cancel" && f["params"]["id"] == json!(1)));
+        }
+    }
+}
+
+#[tokio::test]
+async fn garbage_is_answered_and_the_connection_goes_on() {
+    let mut child = RawChild::spawn(&[]);
+    child.write(b"this is not json\n").await;
+    assert_eq!(child.line().await.unwrap()["error"]["code"], json!(codes::PARSE_ERROR));
+    child.write(b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"echo\"}\n").await;
+    let e = child.line().await.unwrap();
+    assert_eq!(e["error"]["code"], json!(codes::INVALID_REQUEST));
+    assert!(e.get("id").is_none());
+    child.write(b"[1,2]\n\xff\xfe\n\n   \n{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"method\":\"echo\",\"params\":[1]}\n").await;
+    for _ in 0..3 {
+        assert!(child.line().await.unwrap()["error"].is_object());
+    }
+    let e = child.line().await.unwrap();
+    assert_eq!((e["id"].clone(), e["error"]["code"].clone()), (json!("x"), json!(codes::INVALID_REQUEST)));
+    child.write(b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"echo\",\"params\":{\"ok\":true}}\n").await;
+    assert_eq!(child.line().await.unwrap()["result"], json!({ "ok": true }));
+}
+
+#[tokio::test]
+async fn an_unterminated_last_line_is_still_served_before_eof() {
+    let mut child = RawChild::spawn(&[]);
+    child.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{\"last\":1}}").await;
+    drop(child.stdin.take());
+    let frame = child.line().await.unwrap();
+    // Either answered, or (if shutdown won the race) closed: never silence, never a crash.
+    assert_eq!(frame["id"], json!(1));
+    assert!(
+        frame["result"] == json!({ "last": 1 }) || frame["error"]["code"] == json!(codes::CONNECTION_CLOSED)
+    );
+    assert!(child.line().await.is_none());
+    assert!(child.child.wait().await.unwrap().success());
+}
+
+#[tokio::test]
+async fn closing_stdin_answers_in_flight_requests_with_connection_closed_then_exits() {
+    let mut child = RawChild::spawn(&[]);
+    child.write(b"{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"sleep\",\"params\":{\"ms\":10000}}\n").await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    drop(child.stdin.take());
+    let e = child.line().await.unwrap();
+    assert_eq!((e["id"].clone(), e["error"]["code"].clone()), (json!(5), json!(codes::CONNECTION_CLOSED)));
+    assert!(child.line().await.is_none(), "then stdout closes");
+    assert!(child.child.wait().await.unwrap().success());
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_answered_and_the_child_lives() {
+    let mut child = RawChild::spawn(&[]);
+    child.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"panic\"}\n{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"echo\",\"params\":{}}\n").await;
+    let mut frames = [child.line().await.unwrap(), child.line().await.unwrap()];
+    frames.sort_by_key(|f| f["id"].as_i64());
+    assert_eq!(frames[0]["error"]["code"], json!(codes::INTERNAL_ERROR));
+    assert_eq!(frames[1]["result"], json!({}));
+}
+
+#[tokio::test]
+async fn an_overlong_line_is_rejected_and_the_next_one_served() {
+    let mut child = RawChild::spawn(&[]);
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"echo\",\"params\":{{\"s\":\"{}\"}}}}\n",
+        "x".repeat(17 * 1024 * 1024)
+    );
+    child.write(big.as_bytes()).await;
+    child.write(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"echo\",\"params\":{}}\n").await;
+    let e = child.line().await.unwrap();
+    assert_eq!(e["error"]["code"], json!(codes::INVALID_REQUEST));
+    assert!(e["error"]["message"].as_str().unwrap().contains("exceeds"));
+    assert_eq!(child.line().await.unwrap()["id"], json!(2));
+}
+
+// ---- through the dispatcher and the child-process transport ----
+
+struct Collector(Arc<Mutex<Vec<Value>>>);
+impl Handler for Collector {
+    async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
+        Ok(serde_json::value::to_raw_value(&json!({ "parent_answered": request.method })).unwrap())
+    }
+    async fn on_notification(&self, n: Notification, _ctx: NotificationContext) {
+        self.0.lock().unwrap().push(json!({ "method": n.method, "params": n.params.map(|p| serde_json::from_str::<Value>(p.get()).unwrap()) }));
+    }
+}
+
+fn connect(args: &[&str]) -> (Peer, ChildHandle, Arc<Mutex<Vec<Value>>>) {
+    let (conn, handle) =
+        ChildProcess::new(test_peer_path()).args(args).stderr(StderrMode::Capture).spawn().unwrap();
+    let dispatcher = Dispatcher::new(conn);
+    let peer = dispatcher.peer();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    dispatcher.spawn(Collector(seen.clone()));
+    (peer, handle, seen)
+}
+
+#[tokio::test]
+async fn a_thousand_concurrent_requests_over_real_pipes() {
+    let (peer, handle, _) = connect(&[]);
+    let calls = (0..1000).map(|i| {
+        let peer = peer.clone();
+        async move {
+            let r =
+                peer.request_raw("echo", to_raw(json!({ "i": i })), CallOptions::default()).await.unwrap();
+            serde_json::from_str::<Value>(r.get()).unwrap()["i"].as_i64().unwrap()
+        }
+    });
+    assert_eq!(futures_util::future::join_all(calls).await, (0..1000).collect::<Vec<i64>>());
+    assert!(handle.shutdown().await.unwrap().success());
+}
+
+#[tokio::test]
+async fn a_child_that_dies_mid_request_fails_the_waiters_with_a_clear_error() {
+    let (peer, mut handle, _) = connect(&[]);
+    let p = peer.clone();
+    let slow = tokio::spawn(async move {
+        p.request_raw("sleep", to_raw(json!({ "ms": 10000 })), CallOptions::default()).await
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let exit = peer.request_raw("exit", to_raw(json!({ "code": 7 })), CallOptions::default()).await;
+    for result in [exit, slow.await.unwrap()] {
+        match result {
+            Err(RequestError::ConnectionClosed { reason: Some(reason) }) => {
+                assert!(reason.contains("exit status: 7"), "{reason}")
+            }
+            other => panic!("expected connection closed with a reason, got {other:?}"),
+        }
+    }
+    assert_eq!(handle.wait().await.unwrap().code(), Some(7));
+}
+
+#[tokio::test]
+async fn a_timeout_cancels_the_handler_in_the_child() {
+    let (peer, handle, seen) = connect(&["--signal"]);
+    let r = peer
+        .request_raw(
+            "sleep",
+            to_raw(json!({ "ms": 5000 })),
+            CallOptions::default().timeout(Duration::from_millis(100)),
+        )
+        .await;
+    assert!(matches!(r, Err(RequestError::Timeout { .. })));
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(seen, vec![json!({ "method": "test/noticed_cancel", "params": { "id": 1 } })]);
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn progress_and_server_to_client_requests_cross_real_pipes() {
+    let (peer, handle, _) = connect(&[]);
+    let updates = Arc::new(Mutex::new(Vec::new()));
+    let u = updates.clone();
+    let r = peer
+        .request_raw(
+            "progress",
+            to_raw(json!({ "steps": 3 })),
+            CallOptions::default().on_progress(move |p| u.lock().unwrap().push(p.progress)),
+        )
+        .await
+        .unwrap();
+    assert_eq!(r.get(), r#"{"steps":3}"#);
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    assert_eq!(*updates.lock().unwrap(), vec![1.0, 2.0, 3.0]);
+    let asked = peer
+        .request_raw("ask", to_raw(json!({ "method": "roots/list" })), CallOptions::default())
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::from_str::<Value>(asked.get()).unwrap(),
+        json!({ "parent_answered": "roots/list" })
+    );
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
+    use std::os::unix::process::ExitStatusExt;
+    // Ignores stdin closing: needs SIGTERM.
+    let (_conn, handle) = ChildProcess::new("sleep")
+        .arg("30")
+        .shutdown_timeouts(Duration::from_millis(100), Duration::from_secs(2))
+        .spawn()
+        .unwrap();
+    let status = handle.shutdown().await.unwrap();
+    assert_eq!(status.signal(), Some(15));
+    // Ignores SIGTERM too: needs SIGKILL.
+    let (_conn, handle) = ChildProcess::new("sh")
+        .args(["-c", "trap '' TERM; sleep 30 & wait"])
+        .shutdown_timeouts(Duration::from_millis(100), Duration::from_millis(200))
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let status = handle.shutdown().await.unwrap();
+    assert_eq!(status.signal(), Some(9));
+}
+
+#[tokio::test]
+async fn a_missing_program_is_a_spawn_error() {
+    let err = ChildProcess::new("/definitely/not/a/program").spawn().err().unwrap();
+    assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
+    let _ = NoHandler;
+}
