@@ -114,6 +114,7 @@ impl<'de> Deserialize<'de> for RequestId {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -420,6 +420,7 @@ impl Envelope {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn decode(s: &str) -> Result<Message, DecodeError> {

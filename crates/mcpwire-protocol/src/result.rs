@@ -73,3 +73,13 @@ pub struct CacheHint {
     /// Who may reuse it.
     pub scope: CacheScope,
 }
+
+/// A result that carries the 2026 cache hints (`ttlMs`, `cacheScope`): the results of
+/// `server/discover`, `tools/list`, `prompts/list`, `resources/list`,
+/// `resources/templates/list` and `resources/read`.
+pub trait Cacheable {
+    /// The hint, when the result has a `ttlMs`; an absent `cacheScope` reads as private.
+    fn cache_hint(&self) -> Option<CacheHint>;
+    /// Sets `ttlMs` and `cacheScope`.
+    fn set_cache_hint(&mut self, hint: CacheHint);
+}

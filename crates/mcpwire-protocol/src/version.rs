@@ -161,6 +161,7 @@ impl<'de> Deserialize<'de> for ProtocolVersion {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -1,0 +1,281 @@
+//! Lifecycle: the 2025-era `initialize` handshake and `ping`, the 2026 `server/discover`,
+//! identities, and the 2026 per-request `_meta` envelope.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::capabilities::{ClientCapabilities, ServerCapabilities};
+use crate::common::{cacheable, meta_only_params, notification, request, EmptyResult};
+use crate::content::Icon;
+use crate::jsonrpc::{Notification, Request, Response};
+use crate::logging::LoggingLevel;
+use crate::meta::{self, Meta};
+use crate::methods;
+use crate::result::{CacheScope, ResultType};
+use crate::version::ProtocolVersion;
+
+/// The name and version of an MCP implementation: `clientInfo`, `serverInfo`, and the
+/// 2026 `_meta` keys `io.modelcontextprotocol/clientInfo` and `…/serverInfo`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Implementation {
+    /// A programmatic name.
+    pub name: String,
+    /// The version.
+    pub version: String,
+    /// A display name (2025-06-18 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// A description (2025-11-25 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Icons (2025-11-25 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// The implementation's website (2025-11-25 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub website_url: Option<String>,
+}
+
+impl Implementation {
+    /// An implementation with a name and version.
+    pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        Implementation { name: name.into(), version: version.into(), ..Default::default() }
+    }
+}
+
+/// `initialize` params (2025 era): the first request of a session.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeRequestParams {
+    /// The newest revision the client supports.
+    pub protocol_version: ProtocolVersion,
+    /// The client's capabilities for the session.
+    pub capabilities: ClientCapabilities,
+    /// The client's identity.
+    pub client_info: Implementation,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// The result of `initialize` (2025 era).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InitializeResult {
+    /// The revision the server chose: the client's, or another it supports.
+    pub protocol_version: ProtocolVersion,
+    /// The server's capabilities for the session.
+    pub capabilities: ServerCapabilities,
+    /// The server's identity.
+    pub server_info: Implementation,
+    /// How to use the server, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+meta_only_params!(
+    /// `notifications/initialized` params (2025 era): the client finished initializing.
+    InitializedNotificationParams
+);
+
+meta_only_params!(
+    /// `ping` params (2025 era; removed in 2026). The result is an [`EmptyResult`].
+    PingRequestParams
+);
+
+meta_only_params!(
+    /// `server/discover` params (2026): only the `_meta` envelope.
+    DiscoverRequestParams
+);
+
+/// The result of `server/discover` (2026): the versions, capabilities and instructions of
+/// the server. Cacheable.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiscoverResult {
+    /// `resultType` (`complete`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// Every revision the server supports.
+    pub supported_versions: Vec<ProtocolVersion>,
+    /// The server's capabilities.
+    pub capabilities: ServerCapabilities,
+    /// How to use the server, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// How long the result stays fresh, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Who may reuse the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`, with `io.modelcontextprotocol/serverInfo`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+cacheable!(DiscoverResult);
+request!(InitializeRequestParams => methods::INITIALIZE, InitializeResult);
+request!(PingRequestParams => methods::PING, EmptyResult);
+request!(DiscoverRequestParams => methods::SERVER_DISCOVER, DiscoverResult);
+notification!(InitializedNotificationParams => methods::INITIALIZED);
+
+/// `initialize`, as a whole message.
+pub type InitializeRequest = Request<InitializeRequestParams>;
+/// The response to `initialize`.
+pub type InitializeResultResponse = Response<InitializeResult>;
+/// `notifications/initialized`, as a whole message.
+pub type InitializedNotification = Notification<InitializedNotificationParams>;
+/// `ping`, as a whole message.
+pub type PingRequest = Request<PingRequestParams>;
+/// `server/discover`, as a whole message.
+pub type DiscoverRequest = Request<DiscoverRequestParams>;
+/// The response to `server/discover`.
+pub type DiscoverResultResponse = Response<DiscoverResult>;
+
+/// Builds the `_meta` envelope every 2026 request carries: the protocol version and the
+/// client capabilities (both required), the client identity (recommended) and, to opt in
+/// to log notifications for this request, a log level.
+pub fn request_envelope(
+    version: &ProtocolVersion,
+    capabilities: &ClientCapabilities,
+    client_info: Option<&Implementation>,
+    log_level: Option<LoggingLevel>,
+) -> Meta {
+    let mut m = Meta::new();
+    m.insert(meta::PROTOCOL_VERSION.to_owned(), Value::String(version.as_str().to_owned()));
+    m.insert(meta::CLIENT_CAPABILITIES.to_owned(), to_value(capabilities));
+    if let Some(info) = client_info {
+        m.insert(meta::CLIENT_INFO.to_owned(), to_value(info));
+    }
+    if let Some(level) = log_level {
+        m.insert(meta::LOG_LEVEL.to_owned(), Value::String(level.as_str().to_owned()));
+    }
+    m
+}
+
+/// The parts of a 2026 request envelope, read from a request's `_meta`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestEnvelope {
+    /// `io.modelcontextprotocol/protocolVersion`.
+    pub protocol_version: ProtocolVersion,
+    /// `io.modelcontextprotocol/clientCapabilities`.
+    pub client_capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/clientInfo`, when present and well-formed.
+    pub client_info: Option<Implementation>,
+    /// `io.modelcontextprotocol/logLevel`, when present.
+    pub log_level: Option<LoggingLevel>,
+}
+
+/// Why a 2026 request's `_meta` envelope could not be read. Every case answers with
+/// `-32602` (invalid params).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EnvelopeError {
+    /// A required key is absent.
+    Missing(&'static str),
+    /// A key holds a value of the wrong shape.
+    Invalid(&'static str),
+}
+
+impl std::fmt::Display for EnvelopeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EnvelopeError::Missing(k) => write!(f, "missing _meta member {k:?}"),
+            EnvelopeError::Invalid(k) => write!(f, "invalid _meta member {k:?}"),
+        }
+    }
+}
+
+impl std::error::Error for EnvelopeError {}
+
+impl RequestEnvelope {
+    /// Reads the envelope from a request's `_meta` (`None` when the params had none).
+    /// An ill-formed `clientInfo` is ignored (it is display-only); an ill-formed log
+    /// level is an error.
+    pub fn from_meta(meta: Option<&Meta>) -> Result<Self, EnvelopeError> {
+        let meta = meta.ok_or(EnvelopeError::Missing(meta::PROTOCOL_VERSION))?;
+        let protocol_version = match meta.get(meta::PROTOCOL_VERSION) {
+            Some(Value::String(s)) => ProtocolVersion::parse(s),
+            Some(_) => return Err(EnvelopeError::Invalid(meta::PROTOCOL_VERSION)),
+            None => return Err(EnvelopeError::Missing(meta::PROTOCOL_VERSION)),
+        };
+        let client_capabilities = match meta.get(meta::CLIENT_CAPABILITIES) {
+            Some(v) => ClientCapabilities::deserialize(v)
+                .map_err(|_| EnvelopeError::Invalid(meta::CLIENT_CAPABILITIES))?,
+            None => return Err(EnvelopeError::Missing(meta::CLIENT_CAPABILITIES)),
+        };
+        let client_info = meta.get(meta::CLIENT_INFO).and_then(|v| Implementation::deserialize(v).ok());
+        let log_level = match meta.get(meta::LOG_LEVEL) {
+            Some(v) => {
+                Some(LoggingLevel::deserialize(v).map_err(|_| EnvelopeError::Invalid(meta::LOG_LEVEL))?)
+            }
+            None => None,
+        };
+        Ok(RequestEnvelope { protocol_version, client_capabilities, client_info, log_level })
+    }
+
+    /// Writes the envelope as a `_meta` object.
+    pub fn to_meta(&self) -> Meta {
+        request_envelope(
+            &self.protocol_version,
+            &self.client_capabilities,
+            self.client_info.as_ref(),
+            self.log_level,
+        )
+    }
+}
+
+/// Serializes a value of this crate into a `Value`. These types serialize only strings,
+/// numbers, booleans and string-keyed maps, which cannot fail.
+fn to_value<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn envelope_round_trip() {
+        let caps = ClientCapabilities { roots: Some(Default::default()), ..Default::default() };
+        let info = Implementation::new("c", "1");
+        let m = request_envelope(&ProtocolVersion::V2026_07_28, &caps, Some(&info), Some(LoggingLevel::Info));
+        assert_eq!(
+            Value::Object(m.clone()),
+            json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"roots": {}},
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+                "io.modelcontextprotocol/logLevel": "info"
+            })
+        );
+        let env = RequestEnvelope::from_meta(Some(&m)).unwrap();
+        assert_eq!(env.client_capabilities, caps);
+        assert_eq!(env.to_meta(), m);
+    }
+
+    #[test]
+    fn envelope_errors() {
+        assert_eq!(RequestEnvelope::from_meta(None), Err(EnvelopeError::Missing(meta::PROTOCOL_VERSION)));
+        let mut m = Meta::new();
+        m.insert(meta::PROTOCOL_VERSION.into(), json!("2026-07-28"));
+        assert_eq!(
+            RequestEnvelope::from_meta(Some(&m)),
+            Err(EnvelopeError::Missing(meta::CLIENT_CAPABILITIES))
+        );
+        m.insert(meta::CLIENT_CAPABILITIES.into(), json!([]));
+        assert_eq!(
+            RequestEnvelope::from_meta(Some(&m)),
+            Err(EnvelopeError::Invalid(meta::CLIENT_CAPABILITIES))
+        );
+        m.insert(meta::CLIENT_CAPABILITIES.into(), json!({}));
+        m.insert(meta::LOG_LEVEL.into(), json!("loud"));
+        assert_eq!(RequestEnvelope::from_meta(Some(&m)), Err(EnvelopeError::Invalid(meta::LOG_LEVEL)));
+    }
+}

@@ -1,0 +1,368 @@
+//! Tools: `tools/list` and `tools/call`.
+//!
+//! Revision differences modelled here:
+//! - `inputSchema` is an object schema in every revision, but 2025 types only
+//!   `properties`/`required` while 2026 allows any JSON Schema 2020-12 keyword; it is kept
+//!   verbatim as a JSON object, so `$defs`, `$anchor`, `allOf`, `if`/`then`/`else` and
+//!   `additionalProperties` survive unchanged.
+//! - `outputSchema` (2025-06-18 and later) must describe an object in 2025, any value in
+//!   2026; `structuredContent` likewise is an object in 2025, any JSON value in 2026. Both
+//!   are typed loosely (a JSON object and a [`Value`]) and the revision rule is left to the
+//!   caller.
+//! - `execution.taskSupport` and the `task` param are 2025-11-25 core tasks only; 2026
+//!   moved tasks to an extension where the server decides.
+//! - `inputResponses` and `requestState` are 2026 multi round-trip retries.
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::common::{cacheable, open_enum, paginated_params, request, JsonObject};
+use crate::content::{ContentBlock, Icon};
+use crate::jsonrpc::{Request, Response};
+use crate::meta::Meta;
+use crate::methods;
+use crate::mrtr::InputResponses;
+use crate::result::{CacheScope, ResultType};
+use crate::tasks::TaskMetadata;
+
+/// A tool the server offers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Tool {
+    /// A programmatic name, unique on the server.
+    pub name: String,
+    /// A display name (2025-06-18 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does, for the model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The JSON Schema of the arguments: an object schema (root `"type": "object"`), kept
+    /// verbatim.
+    pub input_schema: JsonObject,
+    /// The JSON Schema of `structuredContent` (2025-06-18 and later), kept verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<JsonObject>,
+    /// Hints about the tool's behaviour (2025-03-26 and later); untrusted unless the
+    /// server is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub annotations: Option<ToolAnnotations>,
+    /// Execution properties (2025-11-25 core tasks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<ToolExecution>,
+    /// Icons (2025-11-25 and later).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icons: Option<Vec<Icon>>,
+    /// `_meta` (2025-06-18 and later).
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl Tool {
+    /// A tool with a name and an input schema.
+    pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Self {
+        Tool { name: name.into(), input_schema, ..Default::default() }
+    }
+
+    /// The recommended input schema of a tool without parameters:
+    /// `{"type": "object", "additionalProperties": false}`.
+    pub fn no_parameters_schema() -> JsonObject {
+        let mut m = Map::new();
+        m.insert("type".into(), Value::String("object".into()));
+        m.insert("additionalProperties".into(), Value::Bool(false));
+        m
+    }
+}
+
+/// Hints about a tool's behaviour (2025-03-26 and later). Clients must not rely on them
+/// for safety unless they trust the server.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolAnnotations {
+    /// A display name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates (default true; meaningful only when not
+    /// read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating a call with the same arguments has no further effect (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool interacts with an open world of external entities (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+/// Execution properties of a tool (2025-11-25).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolExecution {
+    /// Whether `tools/call` may be task-augmented; absent means `forbidden`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_support: Option<TaskSupport>,
+}
+
+open_enum!(
+    /// `execution.taskSupport` (2025-11-25 core tasks).
+    TaskSupport {
+        /// The tool must not be called as a task (the default).
+        Forbidden = "forbidden",
+        /// The tool may be called as a task.
+        Optional = "optional",
+        /// The tool must be called as a task.
+        Required = "required",
+    }
+);
+
+paginated_params!(
+    /// `tools/list` params.
+    ListToolsRequestParams
+);
+
+/// The result of `tools/list`. Cacheable in 2026.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListToolsResult {
+    /// 2026: `resultType` (`complete`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// The tools on this page.
+    pub tools: Vec<Tool>,
+    /// The cursor of the next page; absent on the last page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// 2026: how long the result stays fresh, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// 2026: who may reuse the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_scope: Option<CacheScope>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+/// `tools/call` params.
+///
+/// `arguments` stays raw JSON, so a server can parse it straight into the tool's own
+/// argument type ([`CallToolRequestParams::arguments`]) without an intermediate tree.
+/// Equality compares the raw argument text.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolRequestParams {
+    /// The tool's name.
+    pub name: String,
+    /// The arguments: a JSON object, raw.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Box<RawValue>>,
+    /// `_meta`: `progressToken`, and on 2026 requests the required envelope.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// Run the call as a task (2025-11-25 core tasks only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<TaskMetadata>,
+    /// Answers to the input requests of an `input_required` result (2026 retry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_responses: Option<InputResponses>,
+    /// The `requestState` of an `input_required` result, echoed unchanged (2026 retry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_state: Option<String>,
+}
+
+impl PartialEq for CallToolRequestParams {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.arguments.as_deref().map(RawValue::get) == other.arguments.as_deref().map(RawValue::get)
+            && self.meta == other.meta
+            && self.task == other.task
+            && self.input_responses == other.input_responses
+            && self.request_state == other.request_state
+    }
+}
+
+impl CallToolRequestParams {
+    /// A call of `name` with `arguments`.
+    pub fn new(name: impl Into<String>, arguments: Map<String, Value>) -> Self {
+        CallToolRequestParams { name: name.into(), arguments: raw_object(&arguments), ..Default::default() }
+    }
+
+    /// A call of `name` without arguments.
+    pub fn without_arguments(name: impl Into<String>) -> Self {
+        CallToolRequestParams { name: name.into(), ..Default::default() }
+    }
+
+    /// A call of `name` with arguments given as any JSON value: an object, or `null` for
+    /// none. Anything else is an error, since `arguments` must be an object.
+    pub fn from_value(name: impl Into<String>, arguments: Value) -> Result<Self, serde_json::Error> {
+        match arguments {
+            Value::Object(map) => Ok(Self::new(name, map)),
+            Value::Null => Ok(Self::without_arguments(name)),
+            other => Err(serde::de::Error::invalid_type(unexpected(&other), &"a JSON object")),
+        }
+    }
+
+    /// A call of `name` with arguments serialized from `args` (which must serialize to
+    /// an object).
+    pub fn from_args<T: Serialize>(name: impl Into<String>, args: &T) -> Result<Self, serde_json::Error> {
+        Self::from_value(name, serde_json::to_value(args)?)
+    }
+
+    /// Parses the arguments into `T`; absent arguments parse as `{}`.
+    pub fn arguments<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self.arguments.as_deref().map_or("{}", RawValue::get))
+    }
+
+    /// The arguments as a JSON object (empty when absent).
+    pub fn arguments_map(&self) -> Result<Map<String, Value>, serde_json::Error> {
+        self.arguments()
+    }
+}
+
+fn raw_object(map: &Map<String, Value>) -> Option<Box<RawValue>> {
+    // Serializing a map of JSON values cannot fail.
+    serde_json::value::to_raw_value(map).ok()
+}
+
+fn unexpected(v: &Value) -> serde::de::Unexpected<'_> {
+    use serde::de::Unexpected;
+    match v {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(_) => Unexpected::Other("a number"),
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+/// The result of `tools/call`.
+///
+/// Errors of the tool itself (bad input, a failing API) are results with `isError: true`,
+/// so the model can see them; unknown tools and malformed requests are JSON-RPC errors.
+/// At 2026 a `tools/call` may instead be answered with an `input_required` result or (tasks
+/// extension) a task; see [`crate::CallToolOutcome`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CallToolResult {
+    /// 2026: `resultType` (`complete`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result_type: Option<ResultType>,
+    /// The unstructured result.
+    pub content: Vec<ContentBlock>,
+    /// The structured result (2025-06-18 and later): an object in 2025, any JSON value in
+    /// 2026. Should conform to the tool's `outputSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the call failed (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    /// `_meta`.
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+}
+
+impl CallToolResult {
+    /// A successful result with `content`.
+    pub fn success(content: Vec<ContentBlock>) -> Self {
+        CallToolResult { content, ..Default::default() }
+    }
+
+    /// A successful result with one text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::success(vec![ContentBlock::text(text)])
+    }
+
+    /// A failed result (`isError: true`) with one text block describing the error.
+    pub fn error(message: impl Into<String>) -> Self {
+        CallToolResult {
+            content: vec![ContentBlock::text(message)],
+            is_error: Some(true),
+            ..Default::default()
+        }
+    }
+
+    /// A successful result with structured content and, as recommended, its JSON text as
+    /// a text block.
+    pub fn structured(value: Value) -> Self {
+        CallToolResult {
+            content: vec![ContentBlock::text(value.to_string())],
+            structured_content: Some(value),
+            ..Default::default()
+        }
+    }
+
+    /// Whether the result reports a failure.
+    pub fn is_error(&self) -> bool {
+        self.is_error.unwrap_or(false)
+    }
+}
+
+cacheable!(ListToolsResult);
+request!(ListToolsRequestParams => methods::TOOLS_LIST, ListToolsResult);
+request!(CallToolRequestParams => methods::TOOLS_CALL, CallToolResult);
+
+/// `tools/list`, as a whole message.
+pub type ListToolsRequest = Request<ListToolsRequestParams>;
+/// The response to `tools/list`.
+pub type ListToolsResultResponse = Response<ListToolsResult>;
+/// `tools/call`, as a whole message.
+pub type CallToolRequest = Request<CallToolRequestParams>;
+/// The response to `tools/call` with a complete result.
+pub type CallToolResultResponse = Response<CallToolResult>;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn arguments_stay_raw_and_parse_on_demand() {
+        #[derive(Deserialize, PartialEq, Debug)]
+        struct Args {
+            city: String,
+        }
+        let p: CallToolRequestParams =
+            serde_json::from_str(r#"{"name":"w","arguments":{"city": "Paris"}}"#).unwrap();
+        assert_eq!(p.arguments.as_deref().map(RawValue::get), Some(r#"{"city": "Paris"}"#));
+        assert_eq!(p.arguments::<Args>().unwrap(), Args { city: "Paris".into() });
+        let none = CallToolRequestParams::without_arguments("w");
+        assert_eq!(none.arguments_map().unwrap(), Map::new());
+    }
+
+    #[test]
+    fn constructors_write_objects() {
+        let p = CallToolRequestParams::from_value("t", json!({"a": 1})).unwrap();
+        assert_eq!(serde_json::to_value(&p).unwrap(), json!({"name": "t", "arguments": {"a": 1}}));
+        assert!(CallToolRequestParams::from_value("t", json!([1])).is_err());
+        assert!(CallToolRequestParams::from_value("t", Value::Null).unwrap().arguments.is_none());
+    }
+
+    #[test]
+    fn schemas_are_kept_verbatim() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"pos": {"$anchor": "p", "type": "integer", "minimum": 0}},
+            "properties": {"n": {"$ref": "#p"}},
+            "allOf": [{"if": {"required": ["n"]}, "then": {"required": ["n"]}, "else": {}}],
+            "additionalProperties": false
+        });
+        let tool = json!({"name": "t", "inputSchema": schema, "outputSchema": {"type": "array"}});
+        let t: Tool = serde_json::from_value(tool.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&t).unwrap(), tool);
+    }
+
+    #[test]
+    fn unknown_result_type_round_trips() {
+        let v = json!({"resultType": "x-future", "content": []});
+        let r: CallToolResult = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(r.result_type, Some(ResultType::Other("x-future".into())));
+        assert_eq!(serde_json::to_value(&r).unwrap(), v);
+    }
+}
