@@ -23,6 +23,9 @@ pub struct McpError {
 enum Repr {
     Protocol(ErrorObject),
     Internal(Box<dyn std::error::Error + Send + Sync>),
+    /// A 2026 handler needs client input first: the era adapter turns this into an
+    /// `input_required` result. It never reaches the wire as an error.
+    InputRequired(Option<Box<mcpwire_protocol::mrtr::InputRequiredResult>>),
 }
 
 impl McpError {
@@ -66,11 +69,40 @@ impl McpError {
         McpError { repr: Repr::Internal(error.into()) }
     }
 
+    /// The marker a 2026 handler ends with when it needs client input first
+    /// (`ctx.elicit(..)` and friends return it; propagate it with `?`).
+    pub(crate) fn input_required() -> Self {
+        McpError { repr: Repr::InputRequired(None) }
+    }
+
+    /// Ends a 2026 `tools/call`, `prompts/get` or `resources/read` handler with a
+    /// hand-made `input_required` result (return it as `Err(..)`). Its `requestState`, if
+    /// any, is sealed by the server before it is sent and verified when the client
+    /// retries ([`Ctx::request_state`](crate::server::Ctx::request_state) then returns it).
+    /// On a 2025 session this is an internal error: use `ctx.elicit(..)` and friends,
+    /// which work in both eras.
+    pub fn needs_input(result: mcpwire_protocol::mrtr::InputRequiredResult) -> Self {
+        McpError { repr: Repr::InputRequired(Some(Box::new(result))) }
+    }
+
+    /// Whether this is the "input required" marker of a 2026 round.
+    pub fn is_input_required(&self) -> bool {
+        matches!(self.repr, Repr::InputRequired(_))
+    }
+
+    /// Takes the hand-made `input_required` result out of the marker, if it has one.
+    pub(crate) fn take_input_required(self) -> Option<mcpwire_protocol::mrtr::InputRequiredResult> {
+        match self.repr {
+            Repr::InputRequired(result) => result.map(|b| *b),
+            _ => None,
+        }
+    }
+
     /// The JSON-RPC error code this error is answered with.
     pub fn code(&self) -> i64 {
         match &self.repr {
             Repr::Protocol(e) => e.code,
-            Repr::Internal(_) => codes::INTERNAL_ERROR,
+            Repr::Internal(_) | Repr::InputRequired(_) => codes::INTERNAL_ERROR,
         }
     }
 
@@ -78,13 +110,15 @@ impl McpError {
     pub fn to_error_object(&self) -> ErrorObject {
         match &self.repr {
             Repr::Protocol(e) => e.clone(),
-            Repr::Internal(_) => ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"),
+            Repr::Internal(_) | Repr::InputRequired(_) => {
+                ErrorObject::new(codes::INTERNAL_ERROR, "Internal error")
+            }
         }
     }
 
     /// Whether this is an internal failure (which the dispatcher logs).
     pub fn is_internal(&self) -> bool {
-        matches!(self.repr, Repr::Internal(_))
+        matches!(self.repr, Repr::Internal(_) | Repr::InputRequired(_))
     }
 }
 
@@ -93,6 +127,7 @@ impl fmt::Display for McpError {
         match &self.repr {
             Repr::Protocol(e) => write!(f, "{e}"),
             Repr::Internal(e) => write!(f, "internal error: {e}"),
+            Repr::InputRequired(_) => f.write_str("client input required"),
         }
     }
 }

@@ -9,6 +9,7 @@
 pub mod error;
 pub mod extensions;
 pub mod jsonrpc;
+pub mod server;
 pub mod transport;
 
 pub use mcpwire_protocol as protocol;

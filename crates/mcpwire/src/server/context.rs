@@ -1,0 +1,296 @@
+//! [`Ctx`]: what a tool, resource, prompt or custom-method handler can reach during one
+//! request, the same in both protocol eras. The era adapters own the difference: on a
+//! 2025 session `ctx.elicit(..)` sends `elicitation/create` to the client and waits; on a
+//! 2026 request it ends the handler with an `input_required` result, and the retry runs
+//! the handler again with the answer in hand.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use mcpwire_protocol::capabilities::ClientCapabilities;
+use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult};
+use mcpwire_protocol::lifecycle::{Implementation, RequestEnvelope};
+use mcpwire_protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
+use mcpwire_protocol::mrtr::{InputRequest, InputRequests, InputResponses};
+use mcpwire_protocol::roots::{ListRootsRequestParams, ListRootsResult};
+use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcpwire_protocol::{codes, methods, Meta, ProtocolVersion};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::notify::ServerEvent;
+use super::Server;
+use crate::error::McpError;
+use crate::extensions::Extensions;
+use crate::jsonrpc::{CallOptions, RequestContext};
+
+/// What a 2025 session knows about its client after `initialize`.
+#[derive(Debug)]
+pub(crate) struct SessionInfo {
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<Implementation>,
+    /// `logging/setLevel`; `None` sends every level.
+    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
+    /// URIs the client subscribed to with `resources/subscribe`.
+    pub(crate) subscriptions: Mutex<HashSet<String>>,
+}
+
+/// The per-request state of a 2026 request.
+#[derive(Debug)]
+pub(crate) struct StatelessInfo {
+    pub(crate) envelope: RequestEnvelope,
+    /// `inputResponses` of a retry.
+    pub(crate) responses: InputResponses,
+    /// The verified user state of a retry's `requestState`.
+    pub(crate) request_state: Option<String>,
+    /// Input requests this round asked for and did not find answered.
+    pub(crate) pending: Mutex<InputRequests>,
+}
+
+pub(crate) enum EraInfo {
+    Stateful(Arc<SessionInfo>),
+    Stateless(StatelessInfo),
+}
+
+pub(crate) struct CtxInner {
+    pub(crate) server: Server,
+    pub(crate) rpc: RequestContext,
+    pub(crate) era: EraInfo,
+    pub(crate) meta: Option<Meta>,
+}
+
+/// The context of one request. Cheap to clone.
+#[derive(Clone)]
+pub struct Ctx {
+    pub(crate) inner: Arc<CtxInner>,
+}
+
+impl Ctx {
+    /// Cancelled when the client cancels this request (or the connection closes).
+    pub fn cancellation(&self) -> &CancellationToken {
+        self.inner.rpc.cancellation()
+    }
+
+    /// Whether the request was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.rpc.is_cancelled()
+    }
+
+    /// The protocol version of this request (the session's in 2025, the envelope's in 2026).
+    pub fn protocol_version(&self) -> &ProtocolVersion {
+        match &self.inner.era {
+            EraInfo::Stateful(s) => &s.version,
+            EraInfo::Stateless(s) => &s.envelope.protocol_version,
+        }
+    }
+
+    /// The capabilities the client declared (at `initialize`, or on this 2026 request).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        match &self.inner.era {
+            EraInfo::Stateful(s) => &s.capabilities,
+            EraInfo::Stateless(s) => &s.envelope.client_capabilities,
+        }
+    }
+
+    /// The client's name and version, when it sent them.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        match &self.inner.era {
+            EraInfo::Stateful(s) => s.client_info.as_ref(),
+            EraInfo::Stateless(s) => s.envelope.client_info.as_ref(),
+        }
+    }
+
+    /// The request's `_meta`.
+    pub fn meta(&self) -> Option<&Meta> {
+        self.inner.meta.as_ref()
+    }
+
+    /// Transport facts (HTTP headers, the authenticated principal).
+    pub fn extensions(&self) -> &Extensions {
+        self.inner.rpc.extensions()
+    }
+
+    /// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state).
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.inner.server.inner.state.get::<T>()
+    }
+
+    /// The 2026 retry's `inputResponses` (empty otherwise), for handlers that build
+    /// `input_required` results by hand.
+    pub fn input_responses(&self) -> Option<&InputResponses> {
+        match &self.inner.era {
+            EraInfo::Stateless(s) if !s.responses.is_empty() => Some(&s.responses),
+            _ => None,
+        }
+    }
+
+    /// The 2026 retry's `requestState`, verified (it was sealed by this server, for this
+    /// request, and has not expired). `None` on a first round.
+    pub fn request_state(&self) -> Option<&str> {
+        match &self.inner.era {
+            EraInfo::Stateless(s) => s.request_state.as_deref(),
+            EraInfo::Stateful(_) => None,
+        }
+    }
+
+    /// Reports progress, if the client asked for it (no-op otherwise).
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        self.inner.rpc.progress(progress, total, message).await;
+    }
+
+    /// Sends a log message to the client, if it asked for this level: on a 2025 session
+    /// the `logging/setLevel` threshold applies (every level until it is set); a 2026
+    /// request gets log messages only when its `_meta` set a `logLevel`.
+    pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        self.log_as(level, None, data).await;
+    }
+
+    /// [`Ctx::log`] with a logger name.
+    pub async fn log_as(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        let threshold = match &self.inner.era {
+            EraInfo::Stateful(s) => *s.log_level.lock().unwrap_or_else(|e| e.into_inner()),
+            EraInfo::Stateless(s) => match s.envelope.log_level {
+                Some(level) => Some(level),
+                None => return,
+            },
+        };
+        if threshold.is_some_and(|t| level < t) {
+            return;
+        }
+        let mut params =
+            LoggingMessageNotificationParams::new(level, serde_json::to_value(data).unwrap_or(Value::Null));
+        params.logger = logger.map(str::to_owned);
+        if let Ok(raw) = serde_json::value::to_raw_value(&params) {
+            self.inner.rpc.notify(methods::NOTIFICATION_MESSAGE, Some(raw)).await;
+        }
+    }
+
+    /// Asks the user through the client (form or URL mode).
+    pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, McpError> {
+        let caps = self.client_capabilities();
+        let declared = match (&caps.elicitation, &params) {
+            (None, _) => false,
+            (Some(e), ElicitRequestParams::Url(_)) => e.url.is_some(),
+            // `{}` means form mode.
+            (Some(e), ElicitRequestParams::Form(_)) => e.form.is_some() || e.url.is_none(),
+        };
+        if !declared {
+            let mode = if matches!(params, ElicitRequestParams::Url(_)) { "url" } else { "form" };
+            return Err(missing_capability(json!({ "elicitation": { mode: {} } })));
+        }
+        self.ask("elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
+            r.as_elicit().cloned()
+        })
+        .await
+    }
+
+    /// Asks the client's model for a completion (sampling).
+    pub async fn sample(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, McpError> {
+        let caps = self.client_capabilities();
+        let Some(sampling) = &caps.sampling else {
+            return Err(missing_capability(json!({ "sampling": {} })));
+        };
+        if params.tools.is_some() && sampling.tools.is_none() {
+            return Err(missing_capability(json!({ "sampling": { "tools": {} } })));
+        }
+        self.ask("sample", methods::SAMPLING_CREATE_MESSAGE, InputRequest::CreateMessage(params), |r| {
+            r.as_create_message().cloned()
+        })
+        .await
+    }
+
+    /// Asks the client for its roots.
+    pub async fn list_roots(&self) -> Result<ListRootsResult, McpError> {
+        if self.client_capabilities().roots.is_none() {
+            return Err(missing_capability(json!({ "roots": {} })));
+        }
+        self.ask("roots", methods::ROOTS_LIST, InputRequest::ListRoots(None), |r| r.as_list_roots().cloned())
+            .await
+    }
+
+    /// One server-to-client question: a real request on a 2025 session; on a 2026
+    /// request, the recorded answer of a retry, or (not answered yet) an `input_required`
+    /// result that ends this round.
+    async fn ask<R: DeserializeOwned>(
+        &self,
+        kind: &str,
+        method: &str,
+        request: InputRequest,
+        pick: impl Fn(&mcpwire_protocol::mrtr::InputResponse) -> Option<R>,
+    ) -> Result<R, McpError> {
+        match &self.inner.era {
+            EraInfo::Stateful(_) => {
+                let params = match &request {
+                    InputRequest::ListRoots(None) => None,
+                    other => Some(serde_json::value::to_raw_value(&ParamsOf(other))?),
+                };
+                let raw = self.inner.rpc.request(method, params, CallOptions::default()).await?;
+                Ok(serde_json::from_str(raw.get())?)
+            }
+            EraInfo::Stateless(s) => {
+                let key = input_key(kind, &request);
+                if let Some(answer) = s.responses.get(&key).and_then(&pick) {
+                    return Ok(answer);
+                }
+                s.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
+                Err(McpError::input_required())
+            }
+        }
+    }
+
+    /// Tells clients the tool list changed (2025 sessions get
+    /// `notifications/tools/list_changed`; 2026 listen streams that asked for it too).
+    pub fn notify_tools_changed(&self) {
+        self.inner.server.notify(ServerEvent::ToolsChanged);
+    }
+
+    /// Tells clients the prompt list changed.
+    pub fn notify_prompts_changed(&self) {
+        self.inner.server.notify(ServerEvent::PromptsChanged);
+    }
+
+    /// Tells clients the resource list changed.
+    pub fn notify_resources_changed(&self) {
+        self.inner.server.notify(ServerEvent::ResourcesChanged);
+    }
+
+    /// Tells the clients subscribed to `uri` that it changed.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        self.inner.server.notify(ServerEvent::ResourceUpdated(uri.into()));
+    }
+}
+
+/// Serializes only the params of an input request (a 2025 request's `params`).
+struct ParamsOf<'a>(&'a InputRequest);
+
+impl Serialize for ParamsOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            InputRequest::Elicit(p) => p.serialize(serializer),
+            InputRequest::CreateMessage(p) => p.serialize(serializer),
+            InputRequest::ListRoots(p) => {
+                p.as_ref().map(|p: &ListRootsRequestParams| p).serialize(serializer)
+            }
+            InputRequest::Other(call) => call.params.serialize(serializer),
+        }
+    }
+}
+
+/// A key for an input request that is the same on every round for the same question, so
+/// a retry's answer is found again: the kind and a hash of the question.
+fn input_key(kind: &str, request: &InputRequest) -> String {
+    let bytes = serde_json::to_vec(request).unwrap_or_default();
+    // FNV-1a: stable across processes and releases (unlike std's hasher).
+    let hash = bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
+    format!("{kind}_{:08x}", hash as u32)
+}
+
+fn missing_capability(required: Value) -> McpError {
+    McpError::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability")
+        .with_data(json!({ "requiredCapabilities": required }))
+}

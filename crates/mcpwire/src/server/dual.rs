@@ -1,0 +1,79 @@
+//! Both eras on one stream (stdio): the first request decides, as the Python SDK does.
+//! `initialize` opens a 2025 session; a request whose `_meta` carries
+//! `io.modelcontextprotocol/protocolVersion` makes it a 2026 connection. After that,
+//! `initialize` on a 2026 connection answers `-32022` (naming the 2026 versions), and an
+//! enveloped request on a 2025 session answers `-32600`.
+
+use std::sync::OnceLock;
+
+use mcpwire_protocol::{methods, Era, Notification, RawJson, Request};
+
+use super::stateful::StatefulSession;
+use super::stateless::unsupported_version;
+use super::Server;
+use crate::error::McpError;
+use crate::jsonrpc::{Handler, NotificationContext, RequestContext};
+
+pub(crate) struct DualEra {
+    server: Server,
+    era: OnceLock<Era>,
+    stateful: StatefulSession,
+}
+
+impl DualEra {
+    pub(crate) fn new(server: Server) -> Self {
+        DualEra { stateful: StatefulSession::new(server.clone()), server, era: OnceLock::new() }
+    }
+}
+
+/// Whether a request carries the 2026 envelope (its `_meta` names a protocol version).
+/// A cheap text check first: most 2025 requests have no such key at all.
+pub(crate) fn is_enveloped(request: &Request) -> bool {
+    let Some(params) = request.params.as_deref() else { return false };
+    if !params.get().contains(mcpwire_protocol::meta::PROTOCOL_VERSION) {
+        return false;
+    }
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(rename = "_meta")]
+        meta: Option<mcpwire_protocol::Meta>,
+    }
+    serde_json::from_str::<Probe>(params.get())
+        .ok()
+        .and_then(|p| p.meta)
+        .is_some_and(|m| m.contains_key(mcpwire_protocol::meta::PROTOCOL_VERSION))
+}
+
+impl Handler for DualEra {
+    async fn on_request(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
+        let enveloped = is_enveloped(&request);
+        let era = *self.era.get_or_init(|| {
+            if request.method != methods::INITIALIZE && enveloped {
+                Era::Stateless
+            } else {
+                Era::Stateful
+            }
+        });
+        match era {
+            Era::Stateless if request.method == methods::INITIALIZE => {
+                let requested = request
+                    .parse_params::<serde_json::Value>()
+                    .ok()
+                    .and_then(|p| p.get("protocolVersion").and_then(|v| v.as_str().map(str::to_owned)))
+                    .unwrap_or_default();
+                Err(unsupported_version(&requested))
+            }
+            Era::Stateless => self.server.serve_stateless(request, ctx).await,
+            Era::Stateful if enveloped => Err(McpError::invalid_request(
+                "Invalid request: a 2026-07-28 request on a connection that began with initialize",
+            )),
+            Era::Stateful => self.stateful.on_request(request, ctx).await,
+        }
+    }
+
+    async fn on_notification(&self, notification: Notification, _ctx: NotificationContext) {
+        if self.era.get() != Some(&Era::Stateless) {
+            self.stateful.on_notification(notification).await;
+        }
+    }
+}

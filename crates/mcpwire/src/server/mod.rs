@@ -1,0 +1,423 @@
+//! Writing an MCP server: register tools, resources, templates, prompts and completions
+//! on a [`ServerBuilder`], then serve it over stdio (both eras: the first request decides)
+//! or, later, HTTP.
+//!
+//! Handler code is the same in both protocol eras; the era adapters (`stateful` for the
+//! 2025 `initialize` sessions, `stateless` for 2026-07-28 requests) own the differences:
+//! version checks, `resultType` and cache hints, log gating, and how `ctx.elicit(..)`
+//! reaches the client.
+
+mod context;
+pub mod cursor;
+mod dual;
+mod notify;
+mod prompt;
+mod reply;
+pub mod request_state;
+mod resource;
+mod router;
+pub mod schema;
+mod stateful;
+mod stateless;
+mod tool;
+pub mod uri_template;
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::sync::Arc;
+
+use mcpwire_protocol::capabilities::{
+    PromptsCapability, ResourcesCapability, ServerCapabilities, ToolsCapability,
+};
+use mcpwire_protocol::common::JsonObject;
+use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult};
+use mcpwire_protocol::content::Icon;
+use mcpwire_protocol::lifecycle::Implementation;
+use mcpwire_protocol::{methods, CacheHint, CacheScope, ProtocolVersion};
+use serde_json::Value;
+
+pub use context::Ctx;
+pub use notify::ServerEvent;
+pub use prompt::{prompt, IntoPromptResult, PromptArgs, PromptBuilder, PromptDef};
+pub use resource::{
+    resource, resource_template, Blob, IntoReadResult, ResourceBuilder, ResourceDef, ResourceRequest,
+    TemplateBuilder, TemplateDef,
+};
+pub use tool::{
+    is_valid_tool_name, tool, Args, FromToolCall, IntoToolError, IntoToolResult, Json, Rejection, State,
+    ToolBuilder, ToolDef, ToolError, ToolHandler,
+};
+
+use crate::error::McpError;
+use crate::extensions::Extensions;
+use crate::jsonrpc::{Dispatcher, DispatcherConfig};
+use crate::transport::Transport;
+use request_state::StateSealer;
+use tool::BoxFuture;
+
+type CompletionHandler =
+    Arc<dyn Fn(Ctx, CompleteRequestParams) -> BoxFuture<Result<CompleteResult, McpError>> + Send + Sync>;
+type MethodHandler = Arc<dyn Fn(Ctx, Value) -> BoxFuture<Result<Value, McpError>> + Send + Sync>;
+
+/// Settings with defaults; every bound has a setter on [`ServerBuilder`].
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    /// Items per page of every list (default 100).
+    pub page_size: usize,
+    /// Cache hints stamped on the six cacheable 2026 results, by method (default: `ttlMs`
+    /// 0 and `private` for each).
+    pub cache_hints: HashMap<&'static str, CacheHint>,
+    /// The dispatcher settings of each connection.
+    pub dispatcher: DispatcherConfig,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        let hint = CacheHint { ttl_ms: 0, scope: CacheScope::Private };
+        ServerConfig {
+            page_size: 100,
+            cache_hints: methods::CACHEABLE.iter().map(|m| (*m, hint)).collect(),
+            dispatcher: DispatcherConfig {
+                inline_methods: vec![methods::INITIALIZE.to_owned()],
+                ..Default::default()
+            },
+        }
+    }
+}
+
+pub(crate) struct ServerInner {
+    pub(crate) info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) tools: Vec<ToolDef>,
+    pub(crate) tool_index: HashMap<String, usize>,
+    pub(crate) resources: Vec<ResourceDef>,
+    pub(crate) resource_index: HashMap<String, usize>,
+    pub(crate) templates: Vec<TemplateDef>,
+    pub(crate) prompts: Vec<PromptDef>,
+    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) completion: Option<CompletionHandler>,
+    pub(crate) methods: HashMap<String, MethodHandler>,
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) state: Extensions,
+    pub(crate) config: ServerConfig,
+    pub(crate) sealer: StateSealer,
+    pub(crate) bus: notify::Bus,
+}
+
+/// An MCP server: what was registered, ready to serve any number of connections.
+/// Cheap to clone.
+#[derive(Clone)]
+pub struct Server {
+    pub(crate) inner: Arc<ServerInner>,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server").field("info", &self.inner.info).finish()
+    }
+}
+
+impl Server {
+    /// Starts building a server with a name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ServerBuilder {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            completion: None,
+            methods: HashMap::new(),
+            state: Extensions::new(),
+            config: ServerConfig::default(),
+            sealer: None,
+            extra_capabilities: None,
+        }
+    }
+
+    /// The server's identity.
+    pub fn info(&self) -> &Implementation {
+        &self.inner.info
+    }
+
+    /// The capabilities derived from what was registered.
+    pub fn capabilities(&self) -> &ServerCapabilities {
+        &self.inner.capabilities
+    }
+
+    /// The registered tools, in registration order.
+    pub fn tools(&self) -> impl Iterator<Item = &ToolDef> {
+        self.inner.tools.iter()
+    }
+
+    /// Publishes a change to every connected client that asked for it.
+    pub fn notify(&self, event: ServerEvent) {
+        self.inner.bus.publish(event);
+    }
+
+    /// Serves one connection on `transport` until it closes, in both eras (the first
+    /// request decides: `initialize` opens a 2025 session, an enveloped request makes it
+    /// a 2026 connection).
+    pub async fn serve(&self, transport: impl Transport) {
+        let dispatcher = Dispatcher::with_config(transport, self.inner.config.dispatcher.clone());
+        dispatcher.run(dual::DualEra::new(self.clone())).await;
+    }
+
+    /// Serves one client on this process's stdin and stdout until stdin closes.
+    pub async fn serve_stdio(&self) {
+        self.serve(crate::transport::stdio::stdio()).await;
+    }
+}
+
+/// Why [`ServerBuilder::build`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A tool name is not 1-64 characters of `A-Z a-z 0-9 _ . / -`.
+    #[error("invalid tool name {0:?}: use 1 to 64 characters of A-Z a-z 0-9 _ . / -")]
+    InvalidToolName(String),
+    /// Two tools, prompts or resources share a name or URI.
+    #[error("{kind} {name:?} is registered twice")]
+    Duplicate {
+        /// What is duplicated.
+        kind: &'static str,
+        /// The name or URI.
+        name: String,
+    },
+    /// A tool's input schema is not an object schema.
+    #[error("tool {0:?}: the input schema must be a JSON object with \"type\": \"object\"")]
+    InvalidInputSchema(String),
+    /// A resource template does not parse.
+    #[error("resource template {template:?}: {reason}")]
+    InvalidTemplate {
+        /// The template.
+        template: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// Registers what a [`Server`] offers.
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDef>,
+    resources: Vec<ResourceDef>,
+    templates: Vec<TemplateDef>,
+    prompts: Vec<PromptDef>,
+    completion: Option<CompletionHandler>,
+    methods: HashMap<String, MethodHandler>,
+    state: Extensions,
+    config: ServerConfig,
+    sealer: Option<StateSealer>,
+    extra_capabilities: Option<JsonObject>,
+}
+
+impl ServerBuilder {
+    /// A human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// A description of the server.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.info.icons = Some(icons);
+        self
+    }
+
+    /// The server's website.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Instructions for the model on how to use this server.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool (see [`tool`]).
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Registers a resource with a fixed URI (see [`resource`]).
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Registers a resource template (see [`resource_template`]).
+    pub fn resource_template(mut self, template: TemplateDef) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Registers a prompt (see [`prompt`]).
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Answers `completion/complete` (and advertises the `completions` capability).
+    pub fn completion<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(Ctx, CompleteRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CompleteResult, McpError>> + Send + 'static,
+    {
+        self.completion = Some(Arc::new(move |ctx, params| Box::pin(handler(ctx, params))));
+        self
+    }
+
+    /// Registers a custom request method (use a vendor prefix, such as `acme/reindex`).
+    pub fn method<F, Fut>(mut self, name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(Ctx, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, McpError>> + Send + 'static,
+    {
+        self.methods.insert(name.into(), Arc::new(move |ctx, params| Box::pin(handler(ctx, params))));
+        self
+    }
+
+    /// Shared state for handlers ([`State<T>`] extractor, [`Ctx::state`]).
+    pub fn state<T: Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.state.insert(state);
+        self
+    }
+
+    /// Items per page of every list (default 100).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.config.page_size = size.max(1);
+        self
+    }
+
+    /// The cache hint stamped on a cacheable 2026 result (`tools/list`, `prompts/list`,
+    /// `resources/list`, `resources/templates/list`, `resources/read`, `server/discover`).
+    pub fn cache_hint(mut self, method: &'static str, hint: CacheHint) -> Self {
+        self.config.cache_hints.insert(method, hint);
+        self
+    }
+
+    /// Keys and lifetime of the sealed 2026 `requestState` (default: a random key, 10
+    /// minutes). Use fixed keys when several processes serve the same clients.
+    pub fn request_state_sealer(mut self, sealer: StateSealer) -> Self {
+        self.sealer = Some(sealer);
+        self
+    }
+
+    /// The dispatcher settings of each connection.
+    pub fn dispatcher_config(mut self, config: DispatcherConfig) -> Self {
+        self.config.dispatcher = config;
+        self
+    }
+
+    /// Extra capability members (for example `experimental`), merged into the derived ones.
+    pub fn extra_capabilities(mut self, capabilities: JsonObject) -> Self {
+        self.extra_capabilities = Some(capabilities);
+        self
+    }
+
+    /// Checks what was registered and builds the server.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let mut tool_index = HashMap::new();
+        for (i, def) in self.tools.iter().enumerate() {
+            let name = &def.tool.name;
+            if !is_valid_tool_name(name) {
+                return Err(BuildError::InvalidToolName(name.clone()));
+            }
+            if !schema::is_object_schema(&def.tool.input_schema) {
+                return Err(BuildError::InvalidInputSchema(name.clone()));
+            }
+            if tool_index.insert(name.clone(), i).is_some() {
+                return Err(BuildError::Duplicate { kind: "tool", name: name.clone() });
+            }
+        }
+        let resource_index = index(self.resources.iter().map(|r| &r.resource.uri), "resource")?;
+        let prompt_index = index(self.prompts.iter().map(|p| &p.prompt.name), "prompt")?;
+        let mut seen_templates = HashSet::new();
+        for def in &self.templates {
+            if let Err(reason) = &def.parsed {
+                return Err(BuildError::InvalidTemplate {
+                    template: def.template.uri_template.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            if !seen_templates.insert(def.template.uri_template.clone()) {
+                return Err(BuildError::Duplicate {
+                    kind: "resource template",
+                    name: def.template.uri_template.clone(),
+                });
+            }
+        }
+
+        let mut capabilities = ServerCapabilities {
+            logging: Some(JsonObject::new()),
+            completions: self.completion.as_ref().map(|_| JsonObject::new()),
+            ..Default::default()
+        };
+        if !self.tools.is_empty() {
+            capabilities.tools = Some(ToolsCapability { list_changed: Some(true), ..Default::default() });
+        }
+        if !self.resources.is_empty() || !self.templates.is_empty() {
+            capabilities.resources = Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if !self.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability { list_changed: Some(true), ..Default::default() });
+        }
+        if let Some(extra) = self.extra_capabilities {
+            capabilities.extra.extend(extra);
+        }
+
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                info: self.info,
+                instructions: self.instructions,
+                tools: self.tools,
+                tool_index,
+                resources: self.resources,
+                resource_index,
+                templates: self.templates,
+                prompts: self.prompts,
+                prompt_index,
+                completion: self.completion,
+                methods: self.methods,
+                capabilities,
+                state: self.state,
+                config: self.config,
+                sealer: self.sealer.unwrap_or_else(StateSealer::random),
+                bus: notify::Bus::default(),
+            }),
+        })
+    }
+}
+
+fn index<'a>(
+    names: impl Iterator<Item = &'a String>,
+    kind: &'static str,
+) -> Result<HashMap<String, usize>, BuildError> {
+    let mut map = HashMap::new();
+    for (i, name) in names.enumerate() {
+        if map.insert(name.clone(), i).is_some() {
+            return Err(BuildError::Duplicate { kind, name: name.clone() });
+        }
+    }
+    Ok(map)
+}
+
+/// The versions this server speaks, newest first within each era.
+pub(crate) fn supported_stateless() -> Vec<ProtocolVersion> {
+    ProtocolVersion::STATELESS.to_vec()
+}

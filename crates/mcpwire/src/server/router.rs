@@ -1,0 +1,309 @@
+//! The era-neutral core: routes a request to the registries and returns a typed reply;
+//! the era adapters stamp and serialize it.
+
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use mcpwire_protocol::completion::CompleteRequestParams;
+use mcpwire_protocol::lifecycle::RequestEnvelope;
+use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
+use mcpwire_protocol::prompts::{GetPromptRequestParams, ListPromptsRequestParams, ListPromptsResult};
+use mcpwire_protocol::resources::{
+    resource_not_found_code, ListResourceTemplatesRequestParams, ListResourceTemplatesResult,
+    ListResourcesRequestParams, ListResourcesResult, ReadResourceRequestParams,
+};
+use mcpwire_protocol::tools::{CallToolRequestParams, ListToolsRequestParams, ListToolsResult};
+use mcpwire_protocol::{codes, methods, Meta, ProtocolVersion};
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+use super::context::{Ctx, CtxInner, EraInfo, SessionInfo, StatelessInfo};
+use super::prompt::PromptArgs;
+use super::reply::Reply;
+use super::request_state::{digest_json, Binding};
+use super::resource::ResourceRequest;
+use super::{cursor, Server};
+use crate::error::McpError;
+use crate::jsonrpc::RequestContext;
+
+/// What an era adapter knows before the method's params are read.
+pub(crate) enum Seed {
+    Stateful(Arc<SessionInfo>),
+    Stateless(RequestEnvelope),
+}
+
+/// The 2026 retry fields of `tools/call`, `prompts/get` and `resources/read`, and what
+/// the sealed `requestState` is bound to.
+struct Retry {
+    responses: Option<InputResponses>,
+    request_state: Option<String>,
+    method: &'static str,
+    target: String,
+    args: Value,
+}
+
+/// Parses params (absent params parse as `{}`); a mismatch is `-32602`.
+pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {
+    mcpwire_protocol::jsonrpc::parse_params(params)
+        .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
+}
+
+impl Server {
+    /// Routes one era-neutral request.
+    pub(crate) async fn route(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Reply, McpError> {
+        let inner = &self.inner;
+        let caps = &inner.capabilities;
+        match method {
+            methods::TOOLS_LIST if caps.tools.is_some() => {
+                let p: ListToolsRequestParams = parse(params)?;
+                let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
+                let tools = page.iter().map(|d| d.tool.clone()).collect();
+                Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
+            }
+            methods::TOOLS_CALL if caps.tools.is_some() => {
+                let p: CallToolRequestParams = parse(params)?;
+                let Some(def) = inner.tool_index.get(&p.name).map(|i| inner.tools[*i].clone()) else {
+                    return Err(McpError::invalid_params(format!("Unknown tool: {}", p.name)));
+                };
+                if let Some(args) = &p.arguments {
+                    if !args.get().trim_start().starts_with('{') {
+                        return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
+                    }
+                }
+                let retry = self.retry_fields(
+                    &seed,
+                    p.input_responses,
+                    p.request_state,
+                    methods::TOOLS_CALL,
+                    &p.name,
+                    || {
+                        p.arguments
+                            .as_deref()
+                            .and_then(|a| serde_json::from_str(a.get()).ok())
+                            .unwrap_or(json!({}))
+                    },
+                );
+                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
+                let outcome = def.call(ctx.clone(), p.arguments).await;
+                self.settle(ctx, retry, outcome.map(Reply::CallTool))
+            }
+            methods::RESOURCES_LIST if caps.resources.is_some() => {
+                let p: ListResourcesRequestParams = parse(params)?;
+                let (page, next_cursor) = self.page(&inner.resources, p.cursor.as_deref())?;
+                let resources = page.iter().map(|d| d.resource.clone()).collect();
+                Ok(Reply::ListResources(ListResourcesResult { resources, next_cursor, ..Default::default() }))
+            }
+            methods::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
+                let p: ListResourceTemplatesRequestParams = parse(params)?;
+                let (page, next_cursor) = self.page(&inner.templates, p.cursor.as_deref())?;
+                let resource_templates = page.iter().map(|d| d.template.clone()).collect();
+                Ok(Reply::ListResourceTemplates(ListResourceTemplatesResult {
+                    resource_templates,
+                    next_cursor,
+                    ..Default::default()
+                }))
+            }
+            methods::RESOURCES_READ if caps.resources.is_some() => {
+                let p: ReadResourceRequestParams = parse(params)?;
+                let found = self.find_resource(&p.uri);
+                let retry = self.retry_fields(
+                    &seed,
+                    p.input_responses,
+                    p.request_state,
+                    methods::RESOURCES_READ,
+                    &p.uri,
+                    || json!({}),
+                );
+                let not_found_code = match &seed {
+                    Seed::Stateful(s) => resource_not_found_code(&s.version),
+                    Seed::Stateless(_) => codes::INVALID_PARAMS,
+                };
+                let Some((handler, request)) = found else {
+                    return Err(McpError::new(not_found_code, format!("Resource not found: {}", p.uri))
+                        .with_data(json!({ "uri": p.uri })));
+                };
+                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
+                let outcome = handler(ctx.clone(), request).await;
+                self.settle(ctx, retry, outcome.map(Reply::ReadResource))
+            }
+            methods::PROMPTS_LIST if caps.prompts.is_some() => {
+                let p: ListPromptsRequestParams = parse(params)?;
+                let (page, next_cursor) = self.page(&inner.prompts, p.cursor.as_deref())?;
+                let prompts = page.iter().map(|d| d.prompt.clone()).collect();
+                Ok(Reply::ListPrompts(ListPromptsResult { prompts, next_cursor, ..Default::default() }))
+            }
+            methods::PROMPTS_GET if caps.prompts.is_some() => {
+                let p: GetPromptRequestParams = parse(params)?;
+                let Some(def) = inner.prompt_index.get(&p.name).map(|i| inner.prompts[*i].clone()) else {
+                    return Err(McpError::invalid_params(format!("Unknown prompt: {}", p.name)));
+                };
+                let args = PromptArgs(p.arguments.unwrap_or_default());
+                let retry = self.retry_fields(
+                    &seed,
+                    p.input_responses,
+                    p.request_state,
+                    methods::PROMPTS_GET,
+                    &p.name,
+                    || serde_json::to_value(&args.0).unwrap_or(Value::Null),
+                );
+                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
+                let outcome = def.get(ctx.clone(), args).await;
+                self.settle(ctx, retry, outcome.map(Reply::GetPrompt))
+            }
+            methods::COMPLETION_COMPLETE if caps.completions.is_some() => {
+                let p: CompleteRequestParams = parse(params)?;
+                let Some(handler) = inner.completion.clone() else {
+                    return Err(McpError::method_not_found(method));
+                };
+                let ctx = self.context(rpc, seed, p.meta.clone(), None)?;
+                let outcome = handler(ctx.clone(), p).await;
+                self.settle(ctx, None, outcome.map(Reply::Complete))
+            }
+            other => {
+                let Some(handler) = inner.methods.get(other).cloned() else {
+                    return Err(McpError::method_not_found(other));
+                };
+                let value: Value = parse(params)?;
+                let meta = value.get("_meta").and_then(|m| m.as_object().cloned());
+                let ctx = self.context(rpc, seed, meta, None)?;
+                let outcome = handler(ctx.clone(), value).await;
+                self.settle(ctx, None, outcome.map(Reply::Custom))
+            }
+        }
+    }
+
+    /// One page of a list, from an opaque cursor.
+    fn page<'a, T>(
+        &self,
+        items: &'a [T],
+        cursor: Option<&str>,
+    ) -> Result<(&'a [T], Option<String>), McpError> {
+        let start = match cursor {
+            None => 0,
+            Some(c) => match cursor::decode_offset(c) {
+                Ok(n) if n <= items.len() => n,
+                _ => return Err(McpError::invalid_params("Invalid cursor")),
+            },
+        };
+        let end = (start + self.inner.config.page_size).min(items.len());
+        let next = (end < items.len()).then(|| cursor::encode_offset(end));
+        Ok((&items[start..end], next))
+    }
+
+    fn find_resource(&self, uri: &str) -> Option<(super::resource::ReadHandler, ResourceRequest)> {
+        let inner = &self.inner;
+        if let Some(i) = inner.resource_index.get(uri) {
+            let request = ResourceRequest { uri: uri.to_owned(), variables: Default::default() };
+            return Some((inner.resources[*i].handler.clone(), request));
+        }
+        inner.templates.iter().find_map(|def| {
+            let variables = def.parsed.as_ref().ok()?.match_uri(uri)?;
+            Some((def.handler.clone(), ResourceRequest { uri: uri.to_owned(), variables }))
+        })
+    }
+
+    /// The retry fields, on a 2026 request (they mean nothing on a 2025 session).
+    fn retry_fields(
+        &self,
+        seed: &Seed,
+        responses: Option<InputResponses>,
+        request_state: Option<String>,
+        method: &'static str,
+        target: &str,
+        args: impl FnOnce() -> Value,
+    ) -> Option<Retry> {
+        match seed {
+            Seed::Stateful(_) => None,
+            Seed::Stateless(_) => {
+                Some(Retry { responses, request_state, method, target: target.to_owned(), args: args() })
+            }
+        }
+    }
+
+    /// Builds the handler's context; on a 2026 retry, verifies the sealed `requestState`.
+    fn context(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        meta: Option<Meta>,
+        retry: Option<&Retry>,
+    ) -> Result<Ctx, McpError> {
+        let era = match seed {
+            Seed::Stateful(session) => EraInfo::Stateful(session),
+            Seed::Stateless(envelope) => {
+                let mut info = StatelessInfo {
+                    envelope,
+                    responses: InputResponses::new(),
+                    request_state: None,
+                    pending: Mutex::new(Default::default()),
+                };
+                if let Some(retry) = retry {
+                    info.responses = retry.responses.clone().unwrap_or_default();
+                    if let Some(token) = &retry.request_state {
+                        let digest = digest_json(&retry.args);
+                        let binding = Binding {
+                            method: retry.method,
+                            target: &retry.target,
+                            args_digest: digest,
+                            principal: None,
+                        };
+                        info.request_state = self
+                            .inner
+                            .sealer
+                            .open(token, &binding, SystemTime::now())
+                            .map_err(|_| McpError::invalid_params("Invalid or expired requestState"))?;
+                    }
+                }
+                EraInfo::Stateless(info)
+            }
+        };
+        Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta }) })
+    }
+
+    /// Turns a handler's "input required" marker into the `input_required` result of a
+    /// 2026 round (with every unanswered input request and a sealed `requestState`).
+    fn settle(
+        &self,
+        ctx: Ctx,
+        retry: Option<Retry>,
+        outcome: Result<Reply, McpError>,
+    ) -> Result<Reply, McpError> {
+        let error = match outcome {
+            Ok(reply) => return Ok(reply),
+            Err(e) if e.is_input_required() => e,
+            Err(e) => return Err(e),
+        };
+        let (EraInfo::Stateless(info), Some(retry)) = (&ctx.inner.era, retry) else {
+            return Err(McpError::internal(
+                "a handler asked for client input where the protocol allows none",
+            ));
+        };
+        let mut result = error.take_input_required().unwrap_or_else(InputRequiredResult::new);
+        let pending = std::mem::take(&mut *info.pending.lock().unwrap_or_else(|e| e.into_inner()));
+        if !pending.is_empty() {
+            result.input_requests.get_or_insert_with(Default::default).extend(pending);
+        }
+        let user_state = result.request_state.take();
+        let binding = Binding {
+            method: retry.method,
+            target: &retry.target,
+            args_digest: digest_json(&retry.args),
+            principal: None,
+        };
+        result.request_state =
+            Some(self.inner.sealer.seal(&binding, user_state.as_deref(), SystemTime::now()));
+        Ok(Reply::InputRequired(result))
+    }
+}
+
+/// Whether a version is one this server serves statelessly.
+pub(crate) fn is_stateless_version(version: &ProtocolVersion) -> bool {
+    ProtocolVersion::STATELESS.contains(version)
+}

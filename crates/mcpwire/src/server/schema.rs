@@ -1,0 +1,49 @@
+//! JSON Schemas generated from Rust types (schemars, JSON Schema 2020-12).
+
+use mcpwire_protocol::common::JsonObject;
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde_json::{json, Value};
+
+/// The schema of `T`, as a JSON object. `$schema` is left out: the dialect is 2020-12 by
+/// default in MCP, and some clients reject a `$schema` they do not know.
+pub fn schema_for<T: JsonSchema>() -> JsonObject {
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let schema = generator.into_root_schema_for::<T>();
+    let mut object = match schema.to_value() {
+        Value::Object(o) => o,
+        // `false` matches nothing; `true` (and anything else) matches everything.
+        Value::Bool(false) => json!({ "not": {} }).as_object().cloned().unwrap_or_default(),
+        _ => JsonObject::new(),
+    };
+    object.remove("$schema");
+    object
+}
+
+/// Whether a schema describes JSON objects (its root `type` is `"object"`).
+pub fn is_object_schema(schema: &JsonObject) -> bool {
+    schema.get("type") == Some(&Value::String("object".into()))
+}
+
+/// The input schema of a tool that takes no arguments.
+pub fn empty_object_schema() -> JsonObject {
+    let mut o = JsonObject::new();
+    o.insert("type".into(), "object".into());
+    o.insert("properties".into(), Value::Object(JsonObject::new()));
+    o
+}
+
+/// Wraps a non-object output schema as `{ "type": "object", "properties": { "result": S } }`,
+/// matching how such results are sent as structured content (`{"result": value}`), since
+/// revisions before 2026 require structured content to be an object.
+pub fn wrap_in_result_object(mut schema: JsonObject) -> JsonObject {
+    let defs = schema.remove("$defs");
+    let mut o = JsonObject::new();
+    o.insert("type".into(), "object".into());
+    o.insert("properties".into(), json!({ "result": Value::Object(schema) }));
+    o.insert("required".into(), json!(["result"]));
+    if let Some(defs) = defs {
+        o.insert("$defs".into(), defs);
+    }
+    o
+}

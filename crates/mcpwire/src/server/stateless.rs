@@ -1,0 +1,145 @@
+//! The 2026-07-28 era: no handshake; every request carries its own `_meta` envelope
+//! (version, client capabilities, client info, log level), and every result is stamped
+//! with `resultType`, the server's identity and, where cacheable, cache hints. The server
+//! never sends requests: `ctx.elicit(..)` becomes an `input_required` result.
+
+use mcpwire_protocol::lifecycle::{DiscoverResult, RequestEnvelope};
+use mcpwire_protocol::subscriptions::{
+    SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
+    SubscriptionsListenResult,
+};
+use mcpwire_protocol::{codes, meta, methods, Meta, RawJson, Request, RequestId};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::notify::ServerEvent;
+use super::reply::{Reply, Stamp};
+use super::router::{is_stateless_version, parse, Seed};
+use super::{supported_stateless, Server};
+use crate::error::McpError;
+use crate::jsonrpc::RequestContext;
+
+/// Reads only `params._meta` (the envelope).
+#[derive(Deserialize)]
+struct MetaProbe {
+    #[serde(rename = "_meta")]
+    meta: Option<Meta>,
+}
+
+/// Checks a request's envelope: `-32602` when it is missing or malformed, `-32022` (with
+/// the supported versions) when its version is not one this server speaks statelessly.
+pub(crate) fn read_envelope(request: &Request) -> Result<RequestEnvelope, McpError> {
+    let probe: MetaProbe = parse(request.params.as_deref())?;
+    let envelope = RequestEnvelope::from_meta(probe.meta.as_ref())
+        .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))?;
+    if !is_stateless_version(&envelope.protocol_version) {
+        return Err(unsupported_version(envelope.protocol_version.as_str()));
+    }
+    Ok(envelope)
+}
+
+/// `-32022` naming the versions served statelessly and the one requested.
+pub(crate) fn unsupported_version(requested: &str) -> McpError {
+    McpError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
+        .with_data(json!({ "supported": supported_stateless(), "requested": requested }))
+}
+
+impl Server {
+    /// The server's identity as stamped into 2026 results.
+    pub(crate) fn server_info_value(&self) -> Value {
+        serde_json::to_value(&self.inner.info).unwrap_or(Value::Null)
+    }
+
+    /// Serves one 2026 request.
+    pub(crate) async fn serve_stateless(
+        &self,
+        request: Request,
+        rpc: RequestContext,
+    ) -> Result<RawJson, McpError> {
+        let envelope = read_envelope(&request)?;
+        let method = request.method.as_str();
+        let reply = match method {
+            methods::SERVER_DISCOVER => Reply::Discover(DiscoverResult {
+                supported_versions: supported_stateless(),
+                capabilities: self.inner.capabilities.clone(),
+                instructions: self.inner.instructions.clone(),
+                ..Default::default()
+            }),
+            m if methods::REMOVED_IN_2026.contains(&m) => return Err(McpError::method_not_found(m)),
+            methods::SUBSCRIPTIONS_LISTEN => {
+                let p: SubscriptionsListenRequestParams = parse(request.params.as_deref())?;
+                self.listen(p.notifications, &rpc).await;
+                let result = SubscriptionsListenResult::closed(rpc.id());
+                Reply::Custom(serde_json::to_value(result)?)
+            }
+            _ => self.route(rpc, Seed::Stateless(envelope), method, request.params.as_deref()).await?,
+        };
+        let server_info = self.server_info_value();
+        let cache = reply.cache_method().and_then(|m| self.inner.config.cache_hints.get(m).copied());
+        reply.into_raw(Some(&Stamp { server_info: &server_info, cache }))
+    }
+
+    /// A `subscriptions/listen` stream: the acknowledgement first, then every matching
+    /// change, each tagged with the subscription id, until the client cancels (then the
+    /// dispatcher writes nothing more) or the server stops publishing.
+    async fn listen(&self, asked: SubscriptionFilter, rpc: &RequestContext) {
+        let caps = &self.inner.capabilities;
+        let honoured = SubscriptionFilter {
+            tools_list_changed: asked.tools_list_changed.filter(|_| caps.tools.is_some()),
+            prompts_list_changed: asked.prompts_list_changed.filter(|_| caps.prompts.is_some()),
+            resources_list_changed: asked.resources_list_changed.filter(|_| caps.resources.is_some()),
+            resource_subscriptions: asked.resource_subscriptions.filter(|_| caps.resources.is_some()),
+            ..Default::default()
+        };
+        let mut events = self.inner.bus.subscribe();
+        let id = rpc.id().clone();
+        let ack = SubscriptionsAcknowledgedNotificationParams {
+            notifications: honoured.clone(),
+            meta: Some(subscription_meta(&id)),
+        };
+        rpc.notify(
+            methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED,
+            serde_json::value::to_raw_value(&ack).ok(),
+        )
+        .await;
+        loop {
+            let method = match events.recv().await {
+                Ok(ServerEvent::ToolsChanged) if honoured.tools_list_changed == Some(true) => {
+                    methods::NOTIFICATION_TOOLS_LIST_CHANGED
+                }
+                Ok(ServerEvent::PromptsChanged) if honoured.prompts_list_changed == Some(true) => {
+                    methods::NOTIFICATION_PROMPTS_LIST_CHANGED
+                }
+                Ok(ServerEvent::ResourcesChanged) if honoured.resources_list_changed == Some(true) => {
+                    methods::NOTIFICATION_RESOURCES_LIST_CHANGED
+                }
+                Ok(ServerEvent::ResourceUpdated(uri))
+                    if honoured.resource_subscriptions.as_ref().is_some_and(|s| s.contains(&uri)) =>
+                {
+                    let params = json!({ "uri": uri, "_meta": subscription_meta(&id) });
+                    rpc.notify(
+                        methods::NOTIFICATION_RESOURCES_UPDATED,
+                        serde_json::value::to_raw_value(&params).ok(),
+                    )
+                    .await;
+                    continue;
+                }
+                Ok(_) => continue,
+                Err(RecvError::Lagged(n)) => {
+                    tracing::warn!("a listen stream missed {n} change notifications");
+                    continue;
+                }
+                Err(RecvError::Closed) => return,
+            };
+            let params = json!({ "_meta": subscription_meta(&id) });
+            rpc.notify(method, serde_json::value::to_raw_value(&params).ok()).await;
+        }
+    }
+}
+
+fn subscription_meta(id: &RequestId) -> Meta {
+    let mut m = Meta::new();
+    m.insert(meta::SUBSCRIPTION_ID.to_owned(), serde_json::to_value(id).unwrap_or(Value::Null));
+    m
+}

@@ -1,0 +1,448 @@
+//! Tools as plain Rust functions, sync or async, in the style of axum handlers.
+//!
+//! A handler takes any number (0 to 6) of extractors — [`Ctx`], [`State<T>`], [`Args<T>`]
+//! (the typed arguments; the tool's `inputSchema` is generated from `T`) — and returns
+//! anything that is [`IntoToolResult`]: text, content blocks, [`Json<T>`] (structured
+//! content, with an `outputSchema` generated from `T`), a full `CallToolResult`, or a
+//! `Result` of those. A tool's own failure (`Err` of [`ToolError`], a string, an I/O
+//! error...) becomes a result with `isError: true`, as the spec asks; an `Err` of
+//! [`McpError`] is a protocol error.
+//!
+//! ```
+//! use mcpwire::server::{tool, Args, Json};
+//! # use schemars::JsonSchema; use serde::{Deserialize, Serialize};
+//! #[derive(Deserialize, JsonSchema)]
+//! struct AddArgs { a: i64, b: i64 }
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum { sum: i64 }
+//!
+//! let add = tool("add")
+//!     .description("Adds two numbers")
+//!     .handler(|Args(AddArgs { a, b }): Args<AddArgs>| async move { Json(Sum { sum: a + b }) });
+//! # let _ = add;
+//! ```
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcpwire_protocol::common::JsonObject;
+use mcpwire_protocol::content::{ContentBlock, Icon};
+use mcpwire_protocol::tools::{CallToolResult, Tool, ToolAnnotations};
+use mcpwire_protocol::{codes, Meta, ProtocolVersion, RawJson};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::Value;
+
+use super::context::Ctx;
+use super::schema;
+use crate::error::McpError;
+
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// Why an extractor refused a call.
+#[derive(Debug)]
+pub enum Rejection {
+    /// The arguments do not fit the tool's input type; the message names the field.
+    InvalidArguments(String),
+    /// A protocol error (for example missing shared state).
+    Protocol(McpError),
+}
+
+/// Turns part of a call into a handler argument.
+pub trait FromToolCall: Sized + Send + 'static {
+    /// Extracts the value.
+    fn from_call(ctx: &Ctx, arguments: Option<&RawJson>) -> Result<Self, Rejection>;
+
+    /// The input schema this extractor implies (only [`Args`] has one).
+    fn input_schema() -> Option<JsonObject> {
+        None
+    }
+}
+
+impl FromToolCall for Ctx {
+    fn from_call(ctx: &Ctx, _: Option<&RawJson>) -> Result<Self, Rejection> {
+        Ok(ctx.clone())
+    }
+}
+
+/// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state),
+/// cloned into the handler (register an `Arc` for large state).
+#[derive(Clone, Debug)]
+pub struct State<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromToolCall for State<T> {
+    fn from_call(ctx: &Ctx, _: Option<&RawJson>) -> Result<Self, Rejection> {
+        ctx.state::<T>().cloned().map(State).ok_or_else(|| {
+            Rejection::Protocol(McpError::internal(format!(
+                "no shared state of type {} was registered",
+                std::any::type_name::<T>()
+            )))
+        })
+    }
+}
+
+/// The call's arguments, decoded into `T`; the tool's `inputSchema` is generated from `T`.
+#[derive(Clone, Debug)]
+pub struct Args<T>(pub T);
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
+    fn from_call(_: &Ctx, arguments: Option<&RawJson>) -> Result<Self, Rejection> {
+        decode_arguments(arguments).map(Args).map_err(Rejection::InvalidArguments)
+    }
+
+    fn input_schema() -> Option<JsonObject> {
+        Some(schema::schema_for::<T>())
+    }
+}
+
+/// Decodes raw arguments (absent = `{}`) into `T`, with an error that names the field.
+pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
+    let text = arguments.map_or("{}", |a| a.get());
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            inner.to_string()
+        } else {
+            format!("{path}: {inner}")
+        }
+    })
+}
+
+/// A value sent as structured content, with an `outputSchema` generated from `T`. A value
+/// that is not a JSON object is sent as `{"result": value}` (and its schema wrapped to
+/// match), since revisions before 2026 require structured content to be an object.
+#[derive(Clone, Debug)]
+pub struct Json<T>(pub T);
+
+/// A tool's own failure: reported to the model as a result with `isError: true`.
+#[derive(Clone, Debug)]
+pub struct ToolError(pub String);
+
+impl ToolError {
+    /// A failure with a message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError(message.into())
+    }
+}
+
+impl std::fmt::Display for ToolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a handler returns.
+pub trait IntoToolResult: Send + 'static {
+    /// The result, or a protocol error.
+    fn into_tool_result(self) -> Result<CallToolResult, McpError>;
+
+    /// The output schema this type implies.
+    fn output_schema() -> Option<JsonObject> {
+        None
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(Vec::new()))
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        Ok(CallToolResult::success(self))
+    }
+}
+
+impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        let value = serde_json::to_value(&self.0)?;
+        let structured = if value.is_object() { value } else { serde_json::json!({ "result": value }) };
+        Ok(CallToolResult::structured(structured))
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        let schema = schema::schema_for::<T>();
+        Some(if schema::is_object_schema(&schema) { schema } else { schema::wrap_in_result_object(schema) })
+    }
+}
+
+/// How an `Err` returned by a handler is reported.
+pub trait IntoToolError: Send + 'static {
+    /// `Ok(result)`: an execution error (`isError: true`) the model sees;
+    /// `Err(error)`: a protocol error.
+    fn into_tool_error(self) -> Result<CallToolResult, McpError>;
+}
+
+impl IntoToolError for McpError {
+    fn into_tool_error(self) -> Result<CallToolResult, McpError> {
+        Err(self)
+    }
+}
+
+fn execution_error(message: impl Into<String>) -> Result<CallToolResult, McpError> {
+    Ok(CallToolResult::error(message))
+}
+
+macro_rules! execution_errors {
+    ($($t:ty),*) => {$(
+        impl IntoToolError for $t {
+            fn into_tool_error(self) -> Result<CallToolResult, McpError> {
+                execution_error(self.to_string())
+            }
+        }
+    )*};
+}
+
+execution_errors!(
+    ToolError,
+    String,
+    &'static str,
+    std::io::Error,
+    serde_json::Error,
+    Box<dyn std::error::Error + Send + Sync>
+);
+
+impl<T: IntoToolResult, E: IntoToolError> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        match self {
+            Ok(v) => v.into_tool_result(),
+            Err(e) => e.into_tool_error(),
+        }
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
+    }
+}
+
+/// A function usable as a tool handler. Implemented for sync and async functions and
+/// closures of up to six [`FromToolCall`] arguments returning [`IntoToolResult`].
+pub trait ToolHandler<M>: Send + Sync + 'static {
+    /// The input schema implied by the arguments.
+    fn input_schema() -> Option<JsonObject>;
+    /// The output schema implied by the return type.
+    fn output_schema() -> Option<JsonObject>;
+    /// Runs the handler.
+    fn call(&self, ctx: Ctx, arguments: Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>>;
+}
+
+/// Marker for async handlers.
+#[doc(hidden)]
+pub struct IsAsync;
+/// Marker for sync handlers.
+#[doc(hidden)]
+pub struct IsSync;
+
+macro_rules! impl_tool_handler {
+    ($($e:ident),*) => {
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, Fut, R, $($e,)*> ToolHandler<(IsAsync, $($e,)*)> for F
+        where
+            F: Fn($($e),*) -> Fut + Send + Sync + 'static,
+            Fut: Future<Output = R> + Send + 'static,
+            R: IntoToolResult,
+            $($e: FromToolCall,)*
+        {
+            fn input_schema() -> Option<JsonObject> {
+                None$(.or_else($e::input_schema))*
+            }
+            fn output_schema() -> Option<JsonObject> {
+                R::output_schema()
+            }
+            fn call(&self, ctx: Ctx, arguments: Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
+                $(let $e = match $e::from_call(&ctx, arguments.as_ref()) {
+                    Ok(v) => v,
+                    Err(r) => return Box::pin(std::future::ready(Err(r))),
+                };)*
+                let fut = (self)($($e),*);
+                Box::pin(async move { fut.await.into_tool_result().map_err(Rejection::Protocol) })
+            }
+        }
+
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, R, $($e,)*> ToolHandler<(IsSync, $($e,)*)> for F
+        where
+            F: Fn($($e),*) -> R + Send + Sync + 'static,
+            R: IntoToolResult,
+            $($e: FromToolCall,)*
+        {
+            fn input_schema() -> Option<JsonObject> {
+                None$(.or_else($e::input_schema))*
+            }
+            fn output_schema() -> Option<JsonObject> {
+                R::output_schema()
+            }
+            fn call(&self, ctx: Ctx, arguments: Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
+                $(let $e = match $e::from_call(&ctx, arguments.as_ref()) {
+                    Ok(v) => v,
+                    Err(r) => return Box::pin(std::future::ready(Err(r))),
+                };)*
+                let result = (self)($($e),*).into_tool_result().map_err(Rejection::Protocol);
+                Box::pin(std::future::ready(result))
+            }
+        }
+    };
+}
+
+impl_tool_handler!();
+impl_tool_handler!(E1);
+impl_tool_handler!(E1, E2);
+impl_tool_handler!(E1, E2, E3);
+impl_tool_handler!(E1, E2, E3, E4);
+impl_tool_handler!(E1, E2, E3, E4, E5);
+impl_tool_handler!(E1, E2, E3, E4, E5, E6);
+
+type ErasedHandler =
+    Arc<dyn Fn(Ctx, Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> + Send + Sync>;
+
+/// A registered tool: its description and its handler.
+#[derive(Clone)]
+pub struct ToolDef {
+    pub(crate) tool: Tool,
+    handler: ErasedHandler,
+}
+
+impl std::fmt::Debug for ToolDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolDef").field("tool", &self.tool).finish()
+    }
+}
+
+impl ToolDef {
+    /// The tool as `tools/list` shows it.
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// Calls the tool. Arguments that do not fit its input type are a tool execution
+    /// error (`isError: true`) from revision 2025-11-25 on (SEP-1303), and `-32602` before.
+    pub(crate) async fn call(
+        &self,
+        ctx: Ctx,
+        arguments: Option<RawJson>,
+    ) -> Result<CallToolResult, McpError> {
+        let version = ctx.protocol_version().clone();
+        match (self.handler)(ctx, arguments).await {
+            Ok(result) => Ok(result),
+            Err(Rejection::Protocol(e)) => Err(e),
+            Err(Rejection::InvalidArguments(detail)) => {
+                let message = format!("Invalid arguments for tool {}: {detail}", self.tool.name);
+                if version.is_at_least(&ProtocolVersion::V2025_11_25) || !version.is_known() {
+                    execution_error(message)
+                } else {
+                    Err(McpError::new(codes::INVALID_PARAMS, message))
+                }
+            }
+        }
+    }
+}
+
+/// Starts describing a tool; finish with [`ToolBuilder::handler`].
+pub fn tool(name: impl Into<String>) -> ToolBuilder {
+    ToolBuilder { tool: Tool::new(name, JsonObject::new()), input_schema: None, output_schema: None }
+}
+
+/// Describes a tool.
+#[derive(Debug)]
+pub struct ToolBuilder {
+    tool: Tool,
+    input_schema: Option<JsonObject>,
+    output_schema: Option<Option<JsonObject>>,
+}
+
+impl ToolBuilder {
+    /// A human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.tool.title = Some(title.into());
+        self
+    }
+
+    /// What the tool does (the model reads this).
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.tool.description = Some(description.into());
+        self
+    }
+
+    /// Behaviour hints (untrusted by clients unless they trust the server).
+    pub fn annotations(mut self, annotations: ToolAnnotations) -> Self {
+        self.tool.annotations = Some(annotations);
+        self
+    }
+
+    /// Icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.tool.icons = Some(icons);
+        self
+    }
+
+    /// `_meta` of the tool.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.tool.meta = Some(meta);
+        self
+    }
+
+    /// A hand-written input schema, kept verbatim (it wins over the generated one). Must
+    /// be a JSON object whose root `type` is `"object"`.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = Some(match schema {
+            Value::Object(o) => o,
+            _ => JsonObject::new(),
+        });
+        self
+    }
+
+    /// A hand-written output schema, kept verbatim (it wins over the generated one);
+    /// `Value::Null` removes the generated one.
+    pub fn output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = Some(match schema {
+            Value::Object(o) => Some(o),
+            _ => None,
+        });
+        self
+    }
+
+    /// Sets the handler and finishes the tool.
+    pub fn handler<M, H: ToolHandler<M>>(self, handler: H) -> ToolDef {
+        let mut tool = self.tool;
+        tool.input_schema =
+            self.input_schema.or_else(H::input_schema).unwrap_or_else(schema::empty_object_schema);
+        tool.output_schema = self.output_schema.unwrap_or_else(H::output_schema);
+        let handler = Arc::new(handler);
+        ToolDef { tool, handler: Arc::new(move |ctx, args| handler.call(ctx, args)) }
+    }
+}
+
+/// Whether `name` is a valid tool name: 1 to 64 characters of `A-Z a-z 0-9 _ . / -`.
+pub fn is_valid_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+}

@@ -1,0 +1,311 @@
+//! The server in both eras over the in-memory transport, frame by frame.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use mcpwire::protocol::content::ContentBlock;
+use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
+use mcpwire::protocol::logging::LoggingLevel;
+use mcpwire::protocol::{codes, Message};
+use mcpwire::server::{prompt, resource, resource_template, tool, Args, Ctx, Json, Server, ToolError};
+use mcpwire::McpError;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+#[derive(Deserialize, JsonSchema)]
+struct AddArgs {
+    /// The first number.
+    a: i64,
+    b: i64,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+
+fn server() -> Server {
+    Server::builder("test-server", "0.1.0")
+        .instructions("Use add to add.")
+        .tool(
+            tool("add")
+                .description("Adds")
+                .handler(|Args(a): Args<AddArgs>| async move { Json(Sum { sum: a.a + a.b }) }),
+        )
+        .tool(tool("sync_text").description("Sync").handler(|| "plain text"))
+        .tool(
+            tool("fails")
+                .description("Fails")
+                .handler(|| async { Err::<String, _>(ToolError::new("it broke")) }),
+        )
+        .tool(
+            tool("protocol_fail")
+                .description("Fails hard")
+                .handler(|| async { Err::<String, _>(McpError::invalid_params("nope")) }),
+        )
+        .tool(tool("logs").description("Logs").handler(|ctx: Ctx| async move {
+            ctx.log(LoggingLevel::Debug, "debug line").await;
+            ctx.log(LoggingLevel::Error, "error line").await;
+            "logged"
+        }))
+        .tool(tool("ask").description("Elicits").handler(|ctx: Ctx| async move {
+            let form = ElicitRequestFormParams {
+                message: "Name?".into(),
+                requested_schema: serde_json::from_value(
+                    json!({ "type": "object", "properties": { "name": { "type": "string" } } }),
+                )
+                .unwrap(),
+                ..Default::default()
+            };
+            let answer = ctx.elicit(ElicitRequestParams::Form(form)).await?;
+            Ok::<_, McpError>(format!("{:?}", answer.action))
+        }))
+        .resource(resource("test://static", "Static").mime_type("text/plain").text("static text"))
+        .resource_template(
+            resource_template("test://items/{id}", "Item")
+                .handler(|_ctx, req| async move { format!("item {}", req.var("id").unwrap_or("?")) }),
+        )
+        .prompt(prompt("greet").argument("name", "who", true).handler(|_ctx, args| async move {
+            vec![mcpwire::protocol::prompts::PromptMessage::text(
+                mcpwire::protocol::content::Role::User,
+                format!("Hello {}", args.get("name").unwrap_or("")),
+            )]
+        }))
+        .build()
+        .unwrap()
+}
+
+fn start() -> RawPeer {
+    let (conn, raw) = raw_connection();
+    let server = server();
+    tokio::spawn(async move { server.serve(conn).await });
+    raw
+}
+
+fn envelope() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} },
+        "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "1" }
+    })
+}
+
+async fn call(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Message {
+    raw.request(id, method, params).await;
+    raw.next().await
+}
+
+#[tokio::test]
+async fn stateful_session_lists_and_calls() {
+    let mut raw = start();
+    let r = expect_result(
+        &call(&mut raw, 1, "initialize", json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } })).await,
+        1,
+    );
+    assert_eq!(r["protocolVersion"], "2025-06-18");
+    assert_eq!(r["serverInfo"]["name"], "test-server");
+    assert_eq!(r["capabilities"]["tools"], json!({ "listChanged": true }));
+    assert!(r.get("resultType").is_none());
+    raw.send(mcpwire::protocol::Notification::new("notifications/initialized", None)).await;
+
+    let tools = expect_result(&call(&mut raw, 2, "tools/list", json!({})).await, 2);
+    let add = &tools["tools"][0];
+    assert_eq!(add["name"], "add");
+    assert_eq!(add["inputSchema"]["type"], "object");
+    assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(add["outputSchema"]["properties"]["sum"]["type"], "integer");
+    assert!(tools.get("ttlMs").is_none());
+
+    let r = expect_result(
+        &call(&mut raw, 3, "tools/call", json!({ "name": "add", "arguments": { "a": 2, "b": 3 } })).await,
+        3,
+    );
+    assert_eq!(r["structuredContent"], json!({ "sum": 5 }));
+    assert_eq!(r["content"][0]["text"], "{\"sum\":5}");
+
+    // 2025-06-18: bad arguments are a protocol error naming the field.
+    let e = expect_error(
+        &call(&mut raw, 4, "tools/call", json!({ "name": "add", "arguments": { "a": "x", "b": 3 } })).await,
+        4,
+    );
+    assert_eq!(e.code, codes::INVALID_PARAMS);
+    assert!(e.message.contains("a: invalid type"), "{}", e.message);
+
+    let r = expect_result(&call(&mut raw, 5, "tools/call", json!({ "name": "sync_text" })).await, 5);
+    assert_eq!(r["content"], json!([{ "type": "text", "text": "plain text" }]));
+    let r = expect_result(&call(&mut raw, 6, "tools/call", json!({ "name": "fails" })).await, 6);
+    assert_eq!((r["isError"].clone(), r["content"][0]["text"].clone()), (json!(true), json!("it broke")));
+    assert_eq!(
+        expect_error(&call(&mut raw, 7, "tools/call", json!({ "name": "protocol_fail" })).await, 7).code,
+        codes::INVALID_PARAMS
+    );
+    assert_eq!(
+        expect_error(&call(&mut raw, 8, "tools/call", json!({ "name": "nope" })).await, 8).code,
+        codes::INVALID_PARAMS
+    );
+
+    // Resources: static, template, not found (-32002 before 2026).
+    let r = expect_result(&call(&mut raw, 9, "resources/read", json!({ "uri": "test://static" })).await, 9);
+    assert_eq!(
+        r["contents"][0],
+        json!({ "uri": "test://static", "mimeType": "text/plain", "text": "static text" })
+    );
+    let r =
+        expect_result(&call(&mut raw, 10, "resources/read", json!({ "uri": "test://items/42" })).await, 10);
+    assert_eq!(r["contents"][0]["text"], "item 42");
+    let e = expect_error(&call(&mut raw, 11, "resources/read", json!({ "uri": "test://missing" })).await, 11);
+    assert_eq!((e.code, e.data), (codes::RESOURCE_NOT_FOUND, Some(json!({ "uri": "test://missing" }))));
+
+    let r = expect_result(
+        &call(&mut raw, 12, "prompts/get", json!({ "name": "greet", "arguments": { "name": "Ada" } })).await,
+        12,
+    );
+    assert_eq!(r["messages"][0]["content"]["text"], "Hello Ada");
+    assert_eq!(
+        expect_error(&call(&mut raw, 13, "prompts/get", json!({ "name": "greet" })).await, 13).code,
+        codes::INVALID_PARAMS
+    );
+    assert_eq!(expect_result(&call(&mut raw, 14, "ping", json!({})).await, 14), json!({}));
+    assert_eq!(
+        expect_error(&call(&mut raw, 15, "server/discover", json!({})).await, 15).code,
+        codes::METHOD_NOT_FOUND
+    );
+}
+
+#[tokio::test]
+async fn stateful_logging_follows_set_level() {
+    let mut raw = start();
+    call(&mut raw, 1, "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } })).await;
+    raw.request(2, "tools/call", json!({ "name": "logs" })).await;
+    let levels: Vec<Value> = vec![json_of(&raw.next().await), json_of(&raw.next().await)];
+    assert_eq!(levels[0]["params"]["level"], "debug");
+    assert_eq!(levels[1]["params"]["level"], "error");
+    expect_result(&raw.next().await, 2);
+    assert_eq!(
+        expect_result(&call(&mut raw, 3, "logging/setLevel", json!({ "level": "warning" })).await, 3),
+        json!({})
+    );
+    raw.request(4, "tools/call", json!({ "name": "logs" })).await;
+    assert_eq!(json_of(&raw.next().await)["params"]["level"], "error");
+    expect_result(&raw.next().await, 4);
+    // 2025-11-25: bad arguments are a tool execution error.
+    let r = expect_result(
+        &call(&mut raw, 5, "tools/call", json!({ "name": "add", "arguments": { "a": 1 } })).await,
+        5,
+    );
+    assert_eq!(r["isError"], json!(true));
+    assert!(r["content"][0]["text"].as_str().unwrap().contains("missing field `b`"));
+}
+
+#[tokio::test]
+async fn requests_before_initialize_are_refused_and_initialize_once() {
+    let mut raw = start();
+    assert_eq!(
+        expect_error(&call(&mut raw, 1, "tools/list", json!({})).await, 1).code,
+        codes::INVALID_REQUEST
+    );
+    assert_eq!(expect_result(&call(&mut raw, 2, "ping", json!({})).await, 2), json!({}));
+    let init = json!({ "protocolVersion": "1999-01-01", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
+    assert_eq!(
+        expect_result(&call(&mut raw, 3, "initialize", init.clone()).await, 3)["protocolVersion"],
+        "2025-11-25"
+    );
+    assert_eq!(expect_error(&call(&mut raw, 4, "initialize", init).await, 4).code, codes::INVALID_REQUEST);
+}
+
+#[tokio::test]
+async fn stateless_requests_are_stamped_and_checked() {
+    let mut raw = start();
+    let d = expect_result(&call(&mut raw, 1, "server/discover", json!({ "_meta": envelope() })).await, 1);
+    assert_eq!(d["resultType"], "complete");
+    assert_eq!(d["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "test-server");
+    assert_eq!((d["ttlMs"].clone(), d["cacheScope"].clone()), (json!(0), json!("private")));
+
+    let t = expect_result(&call(&mut raw, 2, "tools/list", json!({ "_meta": envelope() })).await, 2);
+    assert_eq!((t["resultType"].clone(), t["cacheScope"].clone()), (json!("complete"), json!("private")));
+    let r = expect_result(
+        &call(
+            &mut raw,
+            3,
+            "tools/call",
+            json!({ "_meta": envelope(), "name": "add", "arguments": { "a": 1, "b": 1 } }),
+        )
+        .await,
+        3,
+    );
+    assert_eq!(
+        (r["resultType"].clone(), r["structuredContent"]["sum"].clone()),
+        (json!("complete"), json!(2))
+    );
+    assert!(r.get("ttlMs").is_none());
+
+    assert_eq!(
+        expect_error(&call(&mut raw, 4, "tools/list", json!({})).await, 4).code,
+        codes::INVALID_PARAMS
+    );
+    let mut old = envelope();
+    old["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let e = expect_error(&call(&mut raw, 5, "tools/list", json!({ "_meta": old })).await, 5);
+    assert_eq!(
+        (e.code, e.data.unwrap()["supported"].clone()),
+        (codes::UNSUPPORTED_PROTOCOL_VERSION, json!(["2026-07-28"]))
+    );
+    for (i, m) in ["ping", "logging/setLevel", "resources/subscribe", "nope/nope"].iter().enumerate() {
+        let e = expect_error(
+            &call(&mut raw, 10 + i as i64, m, json!({ "_meta": envelope() })).await,
+            10 + i as i64,
+        );
+        assert_eq!(e.code, codes::METHOD_NOT_FOUND, "{m}");
+    }
+    let e =
+        expect_error(&call(&mut raw, 20, "initialize", json!({ "protocolVersion": "2025-11-25" })).await, 20);
+    assert_eq!(e.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+    let e = expect_error(
+        &call(&mut raw, 21, "resources/read", json!({ "_meta": envelope(), "uri": "test://missing" })).await,
+        21,
+    );
+    assert_eq!(e.code, codes::INVALID_PARAMS);
+    // Logs only when the request asked for them.
+    let r = call(&mut raw, 22, "tools/call", json!({ "_meta": envelope(), "name": "logs" })).await;
+    expect_result(&r, 22);
+    let mut with_level = envelope();
+    with_level["io.modelcontextprotocol/logLevel"] = json!("error");
+    raw.request(23, "tools/call", json!({ "_meta": with_level, "name": "logs" })).await;
+    assert_eq!(json_of(&raw.next().await)["params"]["level"], "error");
+    expect_result(&raw.next().await, 23);
+}
+
+#[tokio::test]
+async fn stateless_elicitation_is_a_multi_round_trip() {
+    let mut raw = start();
+    let first = expect_result(
+        &call(&mut raw, 1, "tools/call", json!({ "_meta": envelope(), "name": "ask" })).await,
+        1,
+    );
+    assert_eq!(first["resultType"], "input_required");
+    let requests = first["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.len(), 1);
+    let (key, request) = requests.iter().next().unwrap();
+    assert_eq!(request["method"], "elicitation/create");
+    let state = first["requestState"].as_str().unwrap().to_owned();
+    let retry = json!({
+        "_meta": envelope(), "name": "ask",
+        "inputResponses": { key.clone(): { "action": "accept", "content": { "name": "Ada" } } },
+        "requestState": state,
+    });
+    let done = expect_result(&call(&mut raw, 2, "tools/call", retry).await, 2);
+    assert_eq!(
+        (done["resultType"].clone(), done["content"][0]["text"].clone()),
+        (json!("complete"), json!("Accept"))
+    );
+    // Without the elicitation capability: -32021.
+    let mut no_caps = envelope();
+    no_caps["io.modelcontextprotocol/clientCapabilities"] = json!({});
+    let e =
+        expect_error(&call(&mut raw, 3, "tools/call", json!({ "_meta": no_caps, "name": "ask" })).await, 3);
+    assert_eq!(e.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
+    let _ = ContentBlock::text("");
+}
