@@ -38,6 +38,8 @@ pub type RawJson = Box<RawValue>;
 
 /// A request: expects exactly one response with the same id.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+// `default` on `params` would otherwise make serde require `P: Default`.
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
 pub struct Request<P = RawJson> {
     /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
@@ -52,6 +54,8 @@ pub struct Request<P = RawJson> {
 
 /// A notification: never answered.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+// `default` on `params` would otherwise make serde require `P: Default`.
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
 pub struct Notification<P = RawJson> {
     /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
@@ -89,6 +93,8 @@ pub struct ErrorResponse {
 /// input request, and of `ElicitRequest`/`CreateMessageRequest`/`ListRootsRequest` as
 /// the 2026 schema defines them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+// `default` on `params` would otherwise make serde require `P: Default`.
+#[serde(bound(deserialize = "P: Deserialize<'de>"))]
 pub struct MethodCall<P = serde_json::Value> {
     /// The method name.
     pub method: String,
