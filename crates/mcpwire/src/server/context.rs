@@ -48,6 +48,8 @@ pub(crate) struct StatelessInfo {
     pub(crate) request_state: Option<String>,
     /// Input requests this round asked for and did not find answered.
     pub(crate) pending: Mutex<InputRequests>,
+    /// The user state for the next round ([`Ctx::set_request_state`]).
+    pub(crate) next_state: Mutex<Option<String>>,
 }
 
 pub(crate) enum EraInfo {
@@ -170,18 +172,33 @@ impl Ctx {
 
     /// Asks the user through the client (form or URL mode).
     pub async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, McpError> {
+        self.elicit_keyed(None, params).await
+    }
+
+    /// [`Ctx::elicit`] under a chosen 2026 input key (the key names the question in
+    /// `inputRequests` and its answer in the retry's `inputResponses`; by default it is
+    /// derived from the question). Several `*_as` calls made before propagating their
+    /// errors are asked in one `input_required` round.
+    pub async fn elicit_as(&self, key: &str, params: ElicitRequestParams) -> Result<ElicitResult, McpError> {
+        self.elicit_keyed(Some(key), params).await
+    }
+
+    async fn elicit_keyed(
+        &self,
+        key: Option<&str>,
+        params: ElicitRequestParams,
+    ) -> Result<ElicitResult, McpError> {
         let caps = self.client_capabilities();
         let declared = match (&caps.elicitation, &params) {
             (None, _) => false,
-            (Some(e), ElicitRequestParams::Url(_)) => e.url.is_some(),
-            // `{}` means form mode.
-            (Some(e), ElicitRequestParams::Form(_)) => e.form.is_some() || e.url.is_none(),
+            (Some(e), ElicitRequestParams::Url(_)) => e.supports_url(),
+            (Some(e), ElicitRequestParams::Form(_)) => e.supports_form(),
         };
         if !declared {
             let mode = if matches!(params, ElicitRequestParams::Url(_)) { "url" } else { "form" };
             return Err(missing_capability(json!({ "elicitation": { mode: {} } })));
         }
-        self.ask("elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
+        self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
             r.as_elicit().cloned()
         })
         .await
@@ -189,6 +206,23 @@ impl Ctx {
 
     /// Asks the client's model for a completion (sampling).
     pub async fn sample(&self, params: CreateMessageRequestParams) -> Result<CreateMessageResult, McpError> {
+        self.sample_keyed(None, params).await
+    }
+
+    /// [`Ctx::sample`] under a chosen 2026 input key.
+    pub async fn sample_as(
+        &self,
+        key: &str,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, McpError> {
+        self.sample_keyed(Some(key), params).await
+    }
+
+    async fn sample_keyed(
+        &self,
+        key: Option<&str>,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, McpError> {
         let caps = self.client_capabilities();
         let Some(sampling) = &caps.sampling else {
             return Err(missing_capability(json!({ "sampling": {} })));
@@ -196,7 +230,7 @@ impl Ctx {
         if params.tools.is_some() && sampling.tools.is_none() {
             return Err(missing_capability(json!({ "sampling": { "tools": {} } })));
         }
-        self.ask("sample", methods::SAMPLING_CREATE_MESSAGE, InputRequest::CreateMessage(params), |r| {
+        self.ask(key, "sample", methods::SAMPLING_CREATE_MESSAGE, InputRequest::CreateMessage(params), |r| {
             r.as_create_message().cloned()
         })
         .await
@@ -204,11 +238,30 @@ impl Ctx {
 
     /// Asks the client for its roots.
     pub async fn list_roots(&self) -> Result<ListRootsResult, McpError> {
+        self.list_roots_keyed(None).await
+    }
+
+    /// [`Ctx::list_roots`] under a chosen 2026 input key.
+    pub async fn list_roots_as(&self, key: &str) -> Result<ListRootsResult, McpError> {
+        self.list_roots_keyed(Some(key)).await
+    }
+
+    async fn list_roots_keyed(&self, key: Option<&str>) -> Result<ListRootsResult, McpError> {
         if self.client_capabilities().roots.is_none() {
             return Err(missing_capability(json!({ "roots": {} })));
         }
-        self.ask("roots", methods::ROOTS_LIST, InputRequest::ListRoots(None), |r| r.as_list_roots().cloned())
-            .await
+        self.ask(key, "roots", methods::ROOTS_LIST, InputRequest::ListRoots(None), |r| {
+            r.as_list_roots().cloned()
+        })
+        .await
+    }
+
+    /// Sets the state carried to the next 2026 round (sealed by the server; the retry's
+    /// [`Ctx::request_state`] returns it). No effect on a 2025 session.
+    pub fn set_request_state(&self, state: impl Into<String>) {
+        if let EraInfo::Stateless(s) = &self.inner.era {
+            *s.next_state.lock().unwrap_or_else(|e| e.into_inner()) = Some(state.into());
+        }
     }
 
     /// One server-to-client question: a real request on a 2025 session; on a 2026
@@ -216,6 +269,7 @@ impl Ctx {
     /// result that ends this round.
     async fn ask<R: DeserializeOwned>(
         &self,
+        key: Option<&str>,
         kind: &str,
         method: &str,
         request: InputRequest,
@@ -231,7 +285,7 @@ impl Ctx {
                 Ok(serde_json::from_str(raw.get())?)
             }
             EraInfo::Stateless(s) => {
-                let key = input_key(kind, &request);
+                let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
                 if let Some(answer) = s.responses.get(&key).and_then(&pick) {
                     return Ok(answer);
                 }

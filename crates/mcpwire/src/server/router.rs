@@ -243,6 +243,7 @@ impl Server {
                     responses: InputResponses::new(),
                     request_state: None,
                     pending: Mutex::new(Default::default()),
+                    next_state: Mutex::new(None),
                 };
                 if let Some(retry) = retry {
                     info.responses = retry.responses.clone().unwrap_or_default();
@@ -290,7 +291,10 @@ impl Server {
         if !pending.is_empty() {
             result.input_requests.get_or_insert_with(Default::default).extend(pending);
         }
-        let user_state = result.request_state.take();
+        let user_state = result
+            .request_state
+            .take()
+            .or_else(|| info.next_state.lock().unwrap_or_else(|e| e.into_inner()).take());
         let binding = Binding {
             method: retry.method,
             target: &retry.target,
