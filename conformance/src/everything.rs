@@ -419,14 +419,14 @@ fn resources_and_prompts(b: mcpwire::server::ServerBuilder) -> mcpwire::server::
                 let uri = args.get("resourceUri").unwrap_or("").to_owned();
                 let embedded = content(json!({ "type": "resource", "resource": { "uri": uri, "mimeType": "text/plain", "text": "Embedded resource content for testing." } }));
                 vec![
-                    PromptMessage { role: Role::User, content: embedded, ..text_message() },
+                    PromptMessage { role: Role::User, content: embedded },
                     PromptMessage::text(Role::User, "Please process the embedded resource above."),
                 ]
             }),
     )
     .prompt(prompt("test_prompt_with_image").description("A prompt that includes image content").handler(|_, _| async {
         vec![
-            PromptMessage { role: Role::User, content: image(), ..text_message() },
+            PromptMessage { role: Role::User, content: image() },
             PromptMessage::text(Role::User, "Please analyze the image above."),
         ]
     }))
@@ -439,11 +439,7 @@ fn resources_and_prompts(b: mcpwire::server::ServerBuilder) -> mcpwire::server::
             ..Default::default()
         })
     }))
-    .completion(|_, _| async { Ok(CompleteResult { completion: Completion { values: vec![], total: Some(0), has_more: Some(false), ..Default::default() }, ..Default::default() }) })
-}
-
-fn text_message() -> PromptMessage {
-    PromptMessage::text(Role::User, "")
+    .completion(|_, _| async { Ok(CompleteResult { completion: Completion { values: vec![], total: Some(0), has_more: Some(false) }, ..Default::default() }) })
 }
 
 fn blob_png() -> Blob {

@@ -197,6 +197,10 @@ pub enum RequestError {
     /// The result could not be decoded into the expected type.
     #[error("the peer's result is invalid: {0}")]
     InvalidResult(#[source] serde_json::Error),
+    /// This request's transport cannot carry a request to the peer (for example a 2025
+    /// HTTP POST answered with one JSON body).
+    #[error("this request has no channel for server-to-client requests")]
+    NoBackChannel,
     /// A protocol rule was broken by the peer's answer (for example an unknown `resultType`).
     #[error("protocol violation: {0}")]
     Protocol(String),
@@ -210,7 +214,9 @@ impl RequestError {
             RequestError::Peer(e) => e.code,
             RequestError::Timeout { .. } => codes::REQUEST_TIMEOUT,
             RequestError::ConnectionClosed { .. } | RequestError::NotRunning => codes::CONNECTION_CLOSED,
-            RequestError::DuplicateId(_) | RequestError::Encode(_) => codes::INVALID_REQUEST,
+            RequestError::DuplicateId(_) | RequestError::Encode(_) | RequestError::NoBackChannel => {
+                codes::INVALID_REQUEST
+            }
             RequestError::InvalidResult(_) | RequestError::Protocol(_) => codes::INTERNAL_ERROR,
         }
     }

@@ -48,6 +48,7 @@ pub struct RequestContext {
     pub(crate) peer: Peer,
     pub(crate) extensions: Extensions,
     pub(crate) progress_token: Option<RawJson>,
+    pub(crate) back_channel: bool,
 }
 
 impl RequestContext {
@@ -122,6 +123,9 @@ impl RequestContext {
     ) -> Result<RawJson, RequestError> {
         if self.entry.is_settled() {
             return Err(RequestError::Protocol("the request this belongs to has already settled".into()));
+        }
+        if !self.back_channel {
+            return Err(RequestError::NoBackChannel);
         }
         options.related = Some(self.entry.id.clone());
         self.peer.request_raw(method, params, options).await

@@ -52,6 +52,7 @@ pub(super) async fn start_request<H: Handler>(
         peer: peer.clone(),
         extensions: meta.extensions,
         progress_token: progress_token(request.params.as_deref()),
+        back_channel: !meta.no_back_channel,
     };
     let peer = peer.clone();
     let handler = handler.clone();

@@ -54,7 +54,7 @@ pub(crate) struct StatelessInfo {
 
 pub(crate) enum EraInfo {
     Stateful(Arc<SessionInfo>),
-    Stateless(StatelessInfo),
+    Stateless(Box<StatelessInfo>),
 }
 
 pub(crate) struct CtxInner {

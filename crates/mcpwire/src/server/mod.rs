@@ -187,6 +187,9 @@ pub enum BuildError {
     /// A tool's input schema is not an object schema.
     #[error("tool {0:?}: the input schema must be a JSON object with \"type\": \"object\"")]
     InvalidInputSchema(String),
+    /// The system's random number generator failed (for the `requestState` key).
+    #[error("could not draw a random key: {0}")]
+    Randomness(String),
     /// A resource template does not parse.
     #[error("resource template {template:?}: {reason}")]
     InvalidTemplate {
@@ -397,7 +400,10 @@ impl ServerBuilder {
                 capabilities,
                 state: self.state,
                 config: self.config,
-                sealer: self.sealer.unwrap_or_else(StateSealer::random),
+                sealer: match self.sealer {
+                    Some(sealer) => sealer,
+                    None => StateSealer::random().map_err(|e| BuildError::Randomness(e.to_string()))?,
+                },
                 bus: notify::Bus::default(),
             }),
         })

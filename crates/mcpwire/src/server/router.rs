@@ -30,7 +30,7 @@ use crate::jsonrpc::RequestContext;
 /// What an era adapter knows before the method's params are read.
 pub(crate) enum Seed {
     Stateful(Arc<SessionInfo>),
-    Stateless(RequestEnvelope),
+    Stateless(Box<RequestEnvelope>),
 }
 
 /// The 2026 retry fields of `tools/call`, `prompts/get` and `resources/read`, and what
@@ -239,7 +239,7 @@ impl Server {
             Seed::Stateful(session) => EraInfo::Stateful(session),
             Seed::Stateless(envelope) => {
                 let mut info = StatelessInfo {
-                    envelope,
+                    envelope: *envelope,
                     responses: InputResponses::new(),
                     request_state: None,
                     pending: Mutex::new(Default::default()),
@@ -262,7 +262,7 @@ impl Server {
                             .map_err(|_| McpError::invalid_params("Invalid or expired requestState"))?;
                     }
                 }
-                EraInfo::Stateless(info)
+                EraInfo::Stateless(Box::new(info))
             }
         };
         Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta }) })

@@ -73,7 +73,10 @@ impl Server {
                 let result = SubscriptionsListenResult::closed(rpc.id());
                 Reply::Custom(serde_json::to_value(result)?)
             }
-            _ => self.route(rpc, Seed::Stateless(envelope), method, request.params.as_deref()).await?,
+            _ => {
+                self.route(rpc, Seed::Stateless(Box::new(envelope)), method, request.params.as_deref())
+                    .await?
+            }
         };
         let server_info = self.server_info_value();
         let cache = reply.cache_method().and_then(|m| self.inner.config.cache_hints.get(m).copied());

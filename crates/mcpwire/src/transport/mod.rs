@@ -88,6 +88,10 @@ pub struct InboundMeta {
     pub on_unanswered: Option<UnansweredHook>,
     /// Transport facts for the handler (headers, principal, ...).
     pub extensions: Extensions,
+    /// Set when this request has no way to carry server-to-client requests (for example
+    /// a 2025 HTTP POST answered with a single JSON body): such requests then fail at
+    /// once instead of waiting for an answer that cannot come.
+    pub no_back_channel: bool,
 }
 
 impl fmt::Debug for InboundMeta {
@@ -95,6 +99,7 @@ impl fmt::Debug for InboundMeta {
         f.debug_struct("InboundMeta")
             .field("on_unanswered", &self.on_unanswered.is_some())
             .field("extensions", &self.extensions)
+            .field("no_back_channel", &self.no_back_channel)
             .finish()
     }
 }
