@@ -14,7 +14,7 @@
 //! - `inputResponses` and `requestState` are 2026 multi round-trip retries.
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -158,8 +158,9 @@ pub struct ListToolsResult {
 pub struct CallToolRequestParams {
     /// The tool's name.
     pub name: String,
-    /// The arguments: a JSON object, raw.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The arguments: a JSON object, raw. Parsing checks that it is an object (`null`
+    /// reads as absent) without parsing its members.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "raw_object_arguments")]
     pub arguments: Option<Box<RawValue>>,
     /// `_meta`: `progressToken`, and on 2026 requests the required envelope.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -221,6 +222,23 @@ impl CallToolRequestParams {
     /// The arguments as a JSON object (empty when absent).
     pub fn arguments_map(&self) -> Result<Map<String, Value>, serde_json::Error> {
         self.arguments()
+    }
+}
+
+/// Captures `arguments` raw, rejecting anything but an object (or `null`, read as absent).
+fn raw_object_arguments<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    let raw = Option::<Box<RawValue>>::deserialize(d)?;
+    match raw {
+        Some(r) if !r.get().starts_with('{') => {
+            let found = match r.get().as_bytes().first() {
+                Some(b'[') => "an array",
+                Some(b'"') => "a string",
+                Some(b't' | b'f') => "a boolean",
+                _ => "a number",
+            };
+            Err(serde::de::Error::invalid_type(serde::de::Unexpected::Other(found), &"a JSON object"))
+        }
+        other => Ok(other),
     }
 }
 

@@ -8,7 +8,7 @@
 //!   signal mode only cancels its token; either way no result and no error is written, even
 //!   if the handler finishes or fails afterwards. The transport's "settled unanswered" hook
 //!   is called instead (see [`InboundMeta`](crate::transport::InboundMeta)).
-//! - **One place turns handler errors into wire errors** ([`McpError`]): protocol errors
+//! - **One place turns handler errors into wire errors** ([`McpError`](crate::McpError)): protocol errors
 //!   keep their code, anything else is logged and answered `-32603`, and a panicking
 //!   handler is answered like an internal error while the connection lives on.
 //! - **Shutdown answers what is still in flight** with `-32000` "Connection closed",
