@@ -76,3 +76,106 @@ pub use sampling::*;
 pub use subscriptions::*;
 pub use tasks::*;
 pub use tools::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every method constant is named by exactly the params types that implement it; only
+    /// `tasks/get` and `tasks/cancel` have two (2025-11-25 core tasks and the 2026 tasks
+    /// extension).
+    #[test]
+    fn every_method_has_a_params_type() {
+        fn r<P: RequestParams>() -> &'static str {
+            P::METHOD
+        }
+        fn n<P: NotificationParams>() -> &'static str {
+            P::METHOD
+        }
+        let mut names = vec![
+            r::<InitializeRequestParams>(),
+            r::<PingRequestParams>(),
+            r::<DiscoverRequestParams>(),
+            r::<ListToolsRequestParams>(),
+            r::<CallToolRequestParams>(),
+            r::<ListResourcesRequestParams>(),
+            r::<ListResourceTemplatesRequestParams>(),
+            r::<ReadResourceRequestParams>(),
+            r::<SubscribeRequestParams>(),
+            r::<UnsubscribeRequestParams>(),
+            r::<ListPromptsRequestParams>(),
+            r::<GetPromptRequestParams>(),
+            r::<CompleteRequestParams>(),
+            r::<SetLevelRequestParams>(),
+            r::<CreateMessageRequestParams>(),
+            r::<ElicitRequestParams>(),
+            r::<ListRootsRequestParams>(),
+            r::<SubscriptionsListenRequestParams>(),
+            r::<GetTaskRequestParams>(),
+            r::<GetTaskPayloadRequestParams>(),
+            r::<ListTasksRequestParams>(),
+            r::<CancelTaskRequestParams>(),
+            r::<tasks_ext::UpdateTaskRequestParams>(),
+            n::<InitializedNotificationParams>(),
+            n::<CancelledNotificationParams>(),
+            n::<ProgressNotificationParams>(),
+            n::<LoggingMessageNotificationParams>(),
+            n::<ToolListChangedNotificationParams>(),
+            n::<PromptListChangedNotificationParams>(),
+            n::<ResourceListChangedNotificationParams>(),
+            n::<ResourceUpdatedNotificationParams>(),
+            n::<RootsListChangedNotificationParams>(),
+            n::<ElicitationCompleteNotificationParams>(),
+            n::<SubscriptionsAcknowledgedNotificationParams>(),
+            n::<TaskStatusNotificationParams>(),
+            n::<tasks_ext::TaskNotificationParams>(),
+        ];
+        assert_eq!(r::<tasks_ext::GetTaskRequestParams>(), methods::TASKS_GET);
+        assert_eq!(r::<tasks_ext::CancelTaskRequestParams>(), methods::TASKS_CANCEL);
+        let total = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), total, "two params types claim one method");
+        let all = [
+            methods::INITIALIZE,
+            methods::INITIALIZED,
+            methods::PING,
+            methods::SERVER_DISCOVER,
+            methods::TOOLS_LIST,
+            methods::TOOLS_CALL,
+            methods::RESOURCES_LIST,
+            methods::RESOURCES_TEMPLATES_LIST,
+            methods::RESOURCES_READ,
+            methods::RESOURCES_SUBSCRIBE,
+            methods::RESOURCES_UNSUBSCRIBE,
+            methods::PROMPTS_LIST,
+            methods::PROMPTS_GET,
+            methods::COMPLETION_COMPLETE,
+            methods::LOGGING_SET_LEVEL,
+            methods::SAMPLING_CREATE_MESSAGE,
+            methods::ELICITATION_CREATE,
+            methods::ROOTS_LIST,
+            methods::SUBSCRIPTIONS_LISTEN,
+            methods::TASKS_GET,
+            methods::TASKS_RESULT,
+            methods::TASKS_LIST,
+            methods::TASKS_CANCEL,
+            methods::TASKS_UPDATE,
+            methods::NOTIFICATION_CANCELLED,
+            methods::NOTIFICATION_PROGRESS,
+            methods::NOTIFICATION_MESSAGE,
+            methods::NOTIFICATION_TOOLS_LIST_CHANGED,
+            methods::NOTIFICATION_PROMPTS_LIST_CHANGED,
+            methods::NOTIFICATION_RESOURCES_LIST_CHANGED,
+            methods::NOTIFICATION_RESOURCES_UPDATED,
+            methods::NOTIFICATION_ROOTS_LIST_CHANGED,
+            methods::NOTIFICATION_ELICITATION_COMPLETE,
+            methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED,
+            methods::NOTIFICATION_TASKS_STATUS,
+            methods::NOTIFICATION_TASKS,
+        ];
+        let mut all = all.to_vec();
+        all.sort_unstable();
+        assert_eq!(names, all);
+    }
+}
