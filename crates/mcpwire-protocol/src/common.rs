@@ -252,8 +252,9 @@ macro_rules! meta_only_params {
         $(#[$doc])*
         #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
         pub struct $name {
-            /// `_meta`. On a 2026 request it carries the required envelope
-            /// (`io.modelcontextprotocol/protocolVersion`, `…/clientCapabilities`).
+            /// `_meta`: on a 2026 request the required envelope
+            /// (`io.modelcontextprotocol/protocolVersion`, `…/clientCapabilities`); on a
+            /// 2026 listen-stream notification `io.modelcontextprotocol/subscriptionId`.
             #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
             pub meta: Option<$crate::meta::Meta>,
         }
