@@ -193,7 +193,10 @@ fn interactive_tools(b: mcpwire::server::ServerBuilder) -> mcpwire::server::Serv
         });
         token.unwrap_or_else(|| "0".into())
     }))
-    .tool(tool("test_reconnection").description("Tests SSE stream reconnection: the server closes the stream mid-call").handler(|| async {
+    .tool(tool("test_reconnection").description("Tests SSE stream reconnection: the server closes the stream mid-call").handler(|ctx: Ctx| async move {
+        // Over 2025-era Streamable HTTP this ends the SSE connection after its priming
+        // event; the client resumes with Last-Event-ID and gets the result by replay.
+        ctx.close_sse_stream();
         tokio::time::sleep(Duration::from_millis(150)).await;
         "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure."
     }))
@@ -255,6 +258,16 @@ fn interactive_tools(b: mcpwire::server::ServerBuilder) -> mcpwire::server::Serv
                 .with_data(json!({ "requiredCapabilities": { "sampling": {} } })));
         }
         Ok("Success")
+    }))
+    .tool(tool("test_streaming_elicitation").description("Diagnostic tool validating response progress streams").handler(|ctx: Ctx| async move {
+        // Over 2026 this becomes an input_required result, never a request on the stream.
+        ctx.progress(50.0, Some(100.0), Some("halfway")).await;
+        let answer = ctx.elicit_as("confirm", confirm()).await?;
+        Ok::<_, McpError>(format!("Streaming complete (ok={})", answer_text(&answer, "ok")))
+    }))
+    .tool(tool("test_logging_tool").description("Diagnostic logging validator tool").handler(|ctx: Ctx| async move {
+        ctx.log(LoggingLevel::Info, "a log line, sent only when the request asked for logs").await;
+        "Logging tool complete"
     }))
     .tool(tool("test_trigger_tool_change").description("Publishes notifications/tools/list_changed").handler(|ctx: Ctx| {
         ctx.notify_tools_changed();

@@ -25,11 +25,15 @@ async fn main() -> ExitCode {
             server.serve_stdio().await;
             ExitCode::SUCCESS
         }
-        ["--http", _addr] => {
-            eprintln!(
-                "everything-server: the Streamable HTTP transport is not built yet (issue 6); use --stdio"
-            );
-            ExitCode::from(2)
+        ["--http", addr] => {
+            let service = mcpwire::http::McpService::new(server);
+            match mcpwire::http::serve(service, *addr, "/mcp").await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("everything-server: cannot serve on {addr}: {e}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         _ => usage(),
     }

@@ -38,3 +38,9 @@ impl std::fmt::Debug for Extensions {
         f.debug_struct("Extensions").field("len", &self.map.len()).finish()
     }
 }
+
+/// The authenticated principal of a request (a user or client id), put in the HTTP
+/// request's extensions by an authentication layer. 2025 sessions are bound to the
+/// principal that created them; requests of another principal do not find the session.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Principal(pub String);

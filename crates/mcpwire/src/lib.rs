@@ -8,6 +8,8 @@
 
 pub mod error;
 pub mod extensions;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod jsonrpc;
 pub mod server;
 pub mod transport;
@@ -15,4 +17,4 @@ pub mod transport;
 pub use mcpwire_protocol as protocol;
 
 pub use error::{McpError, RequestError};
-pub use extensions::Extensions;
+pub use extensions::{Extensions, Principal};

@@ -138,6 +138,15 @@ impl Ctx {
         }
     }
 
+    /// Ends this request's SSE connection early on 2025-era Streamable HTTP, so the client
+    /// polls: it reconnects after the server's `retry` delay and resumes from its last
+    /// event (SEP-1699). No effect elsewhere.
+    pub fn close_sse_stream(&self) {
+        if let Some(control) = self.extensions().get::<crate::transport::StreamControl>() {
+            control.close();
+        }
+    }
+
     /// Reports progress, if the client asked for it (no-op otherwise).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         self.inner.rpc.progress(progress, total, message).await;

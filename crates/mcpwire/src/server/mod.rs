@@ -17,8 +17,8 @@ pub mod request_state;
 mod resource;
 mod router;
 pub mod schema;
-mod stateful;
-mod stateless;
+pub(crate) mod stateful;
+pub(crate) mod stateless;
 mod tool;
 pub mod uri_template;
 
@@ -37,6 +37,7 @@ use mcpwire_protocol::{methods, CacheHint, CacheScope, ProtocolVersion};
 use serde_json::Value;
 
 pub use context::Ctx;
+pub(crate) use dual::is_enveloped;
 pub use notify::ServerEvent;
 pub use prompt::{prompt, IntoPromptResult, PromptArgs, PromptBuilder, PromptDef};
 pub use resource::{
@@ -149,6 +150,11 @@ impl Server {
     /// The registered tools, in registration order.
     pub fn tools(&self) -> impl Iterator<Item = &ToolDef> {
         self.inner.tools.iter()
+    }
+
+    /// The registered tool called `name`.
+    pub(crate) fn tool_def(&self, name: &str) -> Option<&ToolDef> {
+        self.inner.tool_index.get(name).map(|i| &self.inner.tools[*i])
     }
 
     /// Publishes a change to every connected client that asked for it.

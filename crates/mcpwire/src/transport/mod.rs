@@ -81,6 +81,33 @@ impl Outgoing {
 /// request's stream with a `-32800` error; other transports leave it unset.
 pub type UnansweredHook = Box<dyn FnOnce() + Send>;
 
+/// Lets a handler end the HTTP connection of its request's SSE stream early (2025-era
+/// polling, SEP-1699): the client reconnects after the `retry` delay with `GET` and
+/// `Last-Event-ID`, and the rest of the stream is replayed. Transports that support it
+/// put one in the request's [`InboundMeta::extensions`].
+#[derive(Clone)]
+pub struct StreamControl {
+    close: std::sync::Arc<dyn Fn() + Send + Sync>,
+}
+
+impl StreamControl {
+    /// A control that runs `close` when asked.
+    pub fn new(close: impl Fn() + Send + Sync + 'static) -> Self {
+        StreamControl { close: std::sync::Arc::new(close) }
+    }
+
+    /// Ends the stream's current connection (the stream itself goes on).
+    pub fn close(&self) {
+        (self.close)();
+    }
+}
+
+impl fmt::Debug for StreamControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StreamControl")
+    }
+}
+
 /// What a transport attaches to an inbound message.
 #[derive(Default)]
 pub struct InboundMeta {

@@ -1,0 +1,66 @@
+//! The response body of the MCP endpoint: a complete body, or a stream of SSE events fed
+//! by a bounded channel (the sender side decides what to do when a reader is slow).
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http_body::{Body, Frame, SizeHint};
+use tokio::sync::mpsc;
+
+/// A body that is either complete or streamed.
+#[derive(Debug)]
+pub struct McpBody {
+    kind: Kind,
+}
+
+#[derive(Debug)]
+enum Kind {
+    Full(Option<Bytes>),
+    Stream(mpsc::Receiver<Bytes>),
+}
+
+impl McpBody {
+    /// A complete body.
+    pub fn full(bytes: impl Into<Bytes>) -> Self {
+        McpBody { kind: Kind::Full(Some(bytes.into())) }
+    }
+
+    /// An empty body.
+    pub fn empty() -> Self {
+        McpBody { kind: Kind::Full(None) }
+    }
+
+    /// A streamed body: each received chunk is sent as it comes; the body ends when every
+    /// sender is dropped.
+    pub fn stream(receiver: mpsc::Receiver<Bytes>) -> Self {
+        McpBody { kind: Kind::Stream(receiver) }
+    }
+}
+
+impl Body for McpBody {
+    type Data = Bytes;
+    type Error = std::convert::Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
+        match &mut self.kind {
+            Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
+            Kind::Stream(rx) => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self.kind, Kind::Full(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match &self.kind {
+            Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
+            Kind::Full(None) => SizeHint::with_exact(0),
+            Kind::Stream(_) => SizeHint::default(),
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Where 2025-era SSE events are kept so that a client whose connection dropped can
+//! resume a stream with `GET` and `Last-Event-ID` (the stream's events after that id are
+//! replayed, and no other stream's).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Mutex;
+
+use bytes::Bytes;
+
+/// The events of one stream after a given event, for a resuming client.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The stream the event id belongs to.
+    pub stream: String,
+    /// Its later events, oldest first: `(event id, JSON message; empty for priming)`.
+    pub events: Vec<(String, Bytes)>,
+}
+
+/// Stores SSE events by stream. Calls happen while the session routes messages, so an
+/// implementation must be quick (an in-memory structure, or a local cache in front of a
+/// remote one). Event ids must be unique across all streams and encode the stream.
+pub trait EventStore: Send + Sync + 'static {
+    /// Stores one event of `stream` and returns its id, or `None` if it could not be
+    /// stored (the event is then sent without an id and cannot be replayed).
+    fn store(&self, stream: &str, message: Bytes) -> Option<String>;
+
+    /// The events of the stream of `last_event_id` that came after it, or `None` if the
+    /// id is unknown (or already evicted).
+    fn replay_after(&self, last_event_id: &str) -> Option<Replay>;
+
+    /// Forgets a stream (its session ended).
+    fn forget(&self, stream: &str);
+}
+
+/// The default event store: in memory, bounded per stream and in number of streams.
+#[derive(Debug)]
+pub struct MemoryEventStore {
+    inner: Mutex<Streams>,
+    per_stream: usize,
+    max_streams: usize,
+}
+
+#[derive(Debug, Default)]
+struct Streams {
+    logs: HashMap<String, Log>,
+    /// Streams in creation order, for eviction.
+    order: VecDeque<String>,
+}
+
+#[derive(Debug, Default)]
+struct Log {
+    next: u64,
+    events: VecDeque<(u64, Bytes)>,
+}
+
+impl Default for MemoryEventStore {
+    fn default() -> Self {
+        MemoryEventStore::new(1024, 4096)
+    }
+}
+
+impl MemoryEventStore {
+    /// A store keeping at most `per_stream` events of each stream (the oldest go first)
+    /// and at most `max_streams` streams (the oldest stream goes first).
+    pub fn new(per_stream: usize, max_streams: usize) -> Self {
+        MemoryEventStore {
+            inner: Mutex::new(Streams::default()),
+            per_stream: per_stream.max(1),
+            max_streams: max_streams.max(1),
+        }
+    }
+}
+
+/// Event ids are `<stream>#<sequence>`; stream names never contain `#`.
+fn split_id(id: &str) -> Option<(&str, u64)> {
+    let (stream, seq) = id.rsplit_once('#')?;
+    Some((stream, seq.parse().ok()?))
+}
+
+impl EventStore for MemoryEventStore {
+    fn store(&self, stream: &str, message: Bytes) -> Option<String> {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if !inner.logs.contains_key(stream) {
+            if inner.order.len() >= self.max_streams {
+                if let Some(old) = inner.order.pop_front() {
+                    inner.logs.remove(&old);
+                }
+            }
+            inner.order.push_back(stream.to_owned());
+            inner.logs.insert(stream.to_owned(), Log::default());
+        }
+        let log = inner.logs.get_mut(stream)?;
+        let seq = log.next;
+        log.next += 1;
+        if log.events.len() >= self.per_stream {
+            log.events.pop_front();
+        }
+        log.events.push_back((seq, message));
+        Some(format!("{stream}#{seq}"))
+    }
+
+    fn replay_after(&self, last_event_id: &str) -> Option<Replay> {
+        let (stream, seq) = split_id(last_event_id)?;
+        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let log = inner.logs.get(stream)?;
+        let events = log
+            .events
+            .iter()
+            .filter(|(s, _)| *s > seq)
+            .map(|(s, m)| (format!("{stream}#{s}"), m.clone()))
+            .collect();
+        Some(Replay { stream: stream.to_owned(), events })
+    }
+
+    fn forget(&self, stream: &str) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        inner.logs.remove(stream);
+        inner.order.retain(|s| s != stream);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn replays_only_later_events_of_the_same_stream() {
+        let store = MemoryEventStore::new(10, 10);
+        let a0 = store.store("a", Bytes::new()).unwrap();
+        store.store("b", Bytes::from_static(b"b1")).unwrap();
+        store.store("a", Bytes::from_static(b"a1")).unwrap();
+        store.store("a", Bytes::from_static(b"a2")).unwrap();
+        let replay = store.replay_after(&a0).unwrap();
+        assert_eq!(replay.stream, "a");
+        assert_eq!(
+            replay.events.iter().map(|(_, m)| &m[..]).collect::<Vec<_>>(),
+            vec![&b"a1"[..], &b"a2"[..]]
+        );
+        assert!(store.replay_after("nope").is_none());
+        assert!(store.replay_after("zz#1").is_none());
+    }
+
+    #[test]
+    fn bounded_per_stream_and_in_streams() {
+        let store = MemoryEventStore::new(2, 2);
+        let first = store.store("a", Bytes::new()).unwrap();
+        for _ in 0..5 {
+            store.store("a", Bytes::from_static(b"x")).unwrap();
+        }
+        assert_eq!(store.replay_after(&first).unwrap().events.len(), 2);
+        store.store("b", Bytes::new());
+        store.store("c", Bytes::new());
+        assert!(store.replay_after(&first).is_none(), "the oldest stream was evicted");
+    }
+}

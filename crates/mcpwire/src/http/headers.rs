@@ -1,0 +1,222 @@
+//! The 2026 HTTP header rules: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
+//! `Mcp-Param-*` headers of tool arguments whose schema carries `x-mcp-header`, compared
+//! with the body after decoding the `=?base64?...?=` form. Any disagreement is `-32020`.
+
+use base64::Engine;
+use http::HeaderMap;
+use mcpwire_protocol::common::JsonObject;
+use mcpwire_protocol::{methods, Request};
+use serde_json::Value;
+
+/// The header carrying the protocol version.
+pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
+/// The header carrying the method (2026).
+pub const METHOD: &str = "mcp-method";
+/// The header carrying the tool or prompt name or the resource URI (2026).
+pub const NAME: &str = "mcp-name";
+/// The prefix of the headers carrying `x-mcp-header` tool arguments (2026).
+pub const PARAM_PREFIX: &str = "mcp-param-";
+/// The session header (2025).
+pub const SESSION_ID: &str = "mcp-session-id";
+
+const SENTINEL_START: &str = "=?base64?";
+const SENTINEL_END: &str = "?=";
+
+/// Encodes a header value: as-is when it is safe visible ASCII without leading or trailing
+/// spaces and does not look like the base64 form; otherwise `=?base64?<standard base64 of
+/// the UTF-8>?=`.
+pub fn encode_value(value: &str) -> String {
+    let looks_encoded = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
+    let visible = value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let safe = !value.is_empty() && visible && !padded && !looks_encoded;
+    if safe {
+        value.to_owned()
+    } else {
+        format!("{SENTINEL_START}{}{SENTINEL_END}", base64::engine::general_purpose::STANDARD.encode(value))
+    }
+}
+
+/// Decodes a header value (trimmed); `None` when the base64 form is malformed.
+pub fn decode_value(raw: &str) -> Option<String> {
+    let raw = raw.trim();
+    match raw.strip_prefix(SENTINEL_START).and_then(|r| r.strip_suffix(SENTINEL_END)) {
+        Some(b64) => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
+            String::from_utf8(bytes).ok()
+        }
+        None => Some(raw.to_owned()),
+    }
+}
+
+/// The single value of a header: `Ok(None)` if absent, `Err` if repeated or not text.
+fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, String> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else { return Ok(None) };
+    if values.next().is_some() {
+        return Err(format!("the {name} header is repeated"));
+    }
+    first.to_str().map(|s| Some(s.trim())).map_err(|_| format!("the {name} header is not valid text"))
+}
+
+/// The `MCP-Protocol-Version` header, trimmed.
+pub fn protocol_version(headers: &HeaderMap) -> Result<Option<&str>, String> {
+    single(headers, PROTOCOL_VERSION)
+}
+
+/// Checks `Mcp-Method` and `Mcp-Name` against the request body.
+pub fn check_routing(headers: &HeaderMap, request: &Request) -> Result<(), String> {
+    match single(headers, METHOD)? {
+        None => return Err("the Mcp-Method header is required".into()),
+        Some(m) if m != request.method => {
+            return Err(format!(
+                "the Mcp-Method header ({m:?}) does not match the body ({:?})",
+                request.method
+            ))
+        }
+        Some(_) => {}
+    }
+    let name_key = match request.method.as_str() {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
+        methods::RESOURCES_READ => "uri",
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => "taskId",
+        _ => return Ok(()),
+    };
+    let body_name = request
+        .parse_params::<Value>()
+        .ok()
+        .and_then(|p| p.get(name_key).and_then(Value::as_str).map(str::to_owned))
+        .unwrap_or_default();
+    match single(headers, NAME)? {
+        None => Err("the Mcp-Name header is required for this method".into()),
+        Some(raw) => match decode_value(raw) {
+            Some(name) if name == body_name => Ok(()),
+            Some(name) => {
+                Err(format!("the Mcp-Name header ({name:?}) does not match the body ({body_name:?})"))
+            }
+            None => Err("the Mcp-Name header has a malformed base64 value".into()),
+        },
+    }
+}
+
+/// The `x-mcp-header` names of a tool's input schema: `(header name, property name)`
+/// for each top-level property that carries one.
+pub fn param_headers(input_schema: &JsonObject) -> Vec<(String, String)> {
+    let Some(Value::Object(properties)) = input_schema.get("properties") else { return Vec::new() };
+    properties
+        .iter()
+        .filter_map(|(prop, schema)| {
+            let header = schema.get("x-mcp-header")?.as_str()?;
+            Some((header.to_owned(), prop.clone()))
+        })
+        .collect()
+}
+
+/// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments: each
+/// annotated argument present and non-null needs its header with an equal value
+/// (integers compared numerically), and a header needs its argument.
+pub fn check_params(
+    headers: &HeaderMap,
+    annotated: &[(String, String)],
+    arguments: Option<&Value>,
+) -> Result<(), String> {
+    for (header, prop) in annotated {
+        let name = format!("{PARAM_PREFIX}{}", header.to_ascii_lowercase());
+        let value = arguments.and_then(|a| a.get(prop)).filter(|v| !v.is_null());
+        let sent = single(headers, &name)?;
+        match (value, sent) {
+            (None, None) => {}
+            (Some(_), None) => {
+                return Err(format!("the Mcp-Param-{header} header is required (argument {prop:?})"))
+            }
+            (None, Some(_)) => {
+                return Err(format!("the Mcp-Param-{header} header has no matching argument {prop:?}"))
+            }
+            (Some(value), Some(raw)) => {
+                let decoded =
+                    decode_value(raw).ok_or_else(|| format!("the Mcp-Param-{header} header is malformed"))?;
+                if !same_value(value, &decoded) {
+                    return Err(format!("the Mcp-Param-{header} header does not match argument {prop:?}"));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn same_value(value: &Value, header: &str) -> bool {
+    match value {
+        Value::String(s) => s == header,
+        Value::Bool(b) => header == if *b { "true" } else { "false" },
+        Value::Number(n) => match (n.as_i64(), header.parse::<i64>()) {
+            (Some(a), Ok(b)) => a == b,
+            _ => n.as_f64().zip(header.parse::<f64>().ok()).is_some_and(|(a, b)| a == b),
+        },
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use http::HeaderValue;
+    use serde_json::json;
+
+    #[test]
+    fn header_values_round_trip() {
+        for v in ["us-west", "a b", " lead", "trail ", "\u{65e5}\u{672c}", "", "=?base64?eA==?=", "tab\there"]
+        {
+            assert_eq!(decode_value(&encode_value(v)).as_deref(), Some(v), "{v}");
+        }
+        assert_eq!(encode_value("us-west"), "us-west");
+        assert_eq!(encode_value("\u{65e5}\u{672c}"), "=?base64?5pel5pys?=");
+        assert_eq!(decode_value("=?base64?!!?="), None);
+    }
+
+    fn request(method: &str, params: Value) -> Request {
+        Request::new(1, method, Some(serde_json::value::to_raw_value(&params).unwrap()))
+    }
+
+    #[test]
+    fn routing_headers_must_match_the_body() {
+        let r = request("tools/call", json!({ "name": "get weather" }));
+        let mut h = HeaderMap::new();
+        assert!(check_routing(&h, &r).is_err());
+        h.insert(METHOD, HeaderValue::from_static("tools/call"));
+        assert!(check_routing(&h, &r).is_err(), "Mcp-Name is required");
+        h.insert(NAME, HeaderValue::from_static("=?base64?Z2V0IHdlYXRoZXI=?="));
+        assert!(check_routing(&h, &r).is_ok());
+        h.insert(NAME, HeaderValue::from_static(" other "));
+        assert!(check_routing(&h, &r).is_err());
+        h.insert(METHOD, HeaderValue::from_static("TOOLS/CALL"));
+        assert!(check_routing(&h, &r).is_err(), "values are case-sensitive");
+        let mut h = HeaderMap::new();
+        h.insert(METHOD, HeaderValue::from_static("tools/list"));
+        h.append(METHOD, HeaderValue::from_static("tools/list"));
+        assert!(check_routing(&h, &request("tools/list", json!({}))).is_err(), "repeated");
+    }
+
+    #[test]
+    fn param_headers_follow_x_mcp_header() {
+        let schema = json!({ "type": "object", "properties": {
+            "region": { "type": "string", "x-mcp-header": "Region" },
+            "n": { "type": "integer", "x-mcp-header": "Count" },
+            "plain": { "type": "string" }
+        } });
+        let annotated = param_headers(schema.as_object().unwrap());
+        assert_eq!(annotated.len(), 2);
+        let mut h = HeaderMap::new();
+        let args = json!({ "region": "eu", "n": 42, "plain": "x" });
+        assert!(check_params(&h, &annotated, Some(&args)).is_err());
+        h.insert("mcp-param-region", HeaderValue::from_static("eu"));
+        h.insert("mcp-param-count", HeaderValue::from_static("42"));
+        assert!(check_params(&h, &annotated, Some(&args)).is_ok());
+        h.insert("mcp-param-count", HeaderValue::from_static("43"));
+        assert!(check_params(&h, &annotated, Some(&args)).is_err());
+        let no_n = json!({ "region": "eu", "n": null });
+        assert!(check_params(&h, &annotated, Some(&no_n)).is_err(), "a header without its argument");
+        h.remove("mcp-param-count");
+        assert!(check_params(&h, &annotated, Some(&no_n)).is_ok(), "null arguments send no header");
+    }
+}

@@ -1,0 +1,537 @@
+//! Streamable HTTP: one endpoint serving 2025-era clients (sessions, SSE, resumption)
+//! and 2026-07-28 clients (stateless, one POST per request) at once.
+//!
+//! [`McpService`] is a `tower::Service` for the endpoint that mounts in any hyper or axum
+//! app at any path; [`serve`] runs it standalone. Each request is routed by era: a
+//! `MCP-Protocol-Version` header naming a 2025 revision, or no header and no `_meta`
+//! envelope, goes to the session path; anything else to the stateless path.
+//!
+//! Security defaults: `Host` and `Origin` must be loopback names (421/403 otherwise), so
+//! DNS rebinding fails; bodies are limited to 4 MiB (413); `Content-Type` and `Accept` are
+//! checked (415/406); sessions and every queue are bounded.
+
+mod body;
+pub mod event_store;
+pub mod headers;
+mod listener;
+mod modern;
+mod security;
+mod session;
+mod sessions;
+mod sse;
+mod status;
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
+use http_body_util::BodyExt;
+use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, RequestId};
+
+pub use body::McpBody;
+pub use event_store::{EventStore, MemoryEventStore};
+pub use listener::{serve, serve_with_shutdown, Bound};
+pub use security::HostPolicy;
+
+use crate::extensions::Extensions;
+use crate::server::Server;
+use crate::transport::{InboundMeta, TransportEvent};
+use session::Session;
+use sessions::SessionTable;
+
+/// Settings of the endpoint. Every bound has a default and a setter on [`McpService`].
+#[derive(Clone)]
+pub struct HttpSettings {
+    /// Largest accepted request body (default 4 MiB; larger answers 413).
+    pub max_body_bytes: usize,
+    /// Most 2025 sessions at once (default 10,000; beyond it, 503).
+    pub max_sessions: usize,
+    /// A 2025 session idle this long expires (default 30 minutes).
+    pub session_idle_timeout: Duration,
+    /// 2025: answer each POST with one JSON body instead of an SSE stream.
+    pub json_response: bool,
+    /// 2025: serve without sessions (no `Mcp-Session-Id`, no GET stream).
+    pub stateless_2025: bool,
+    /// Where 2025 SSE events are kept for resumption (default: in memory, bounded);
+    /// `None` disables resumption.
+    pub event_store: Option<Arc<dyn EventStore>>,
+    /// The `retry` sent in priming events, in milliseconds (default 1000).
+    pub sse_retry_ms: u64,
+    /// Messages queued per response stream before a slow reader's connection is dropped
+    /// (default 256).
+    pub stream_queue: usize,
+    /// Messages queued into one session's dispatcher (default 256).
+    pub session_queue: usize,
+    /// How long a 2026 response may stay uncommitted, and the SSE keep-alive interval.
+    pub keep_alive: Duration,
+    /// Accepted `Host` and `Origin` values.
+    pub hosts: HostPolicy,
+}
+
+impl Default for HttpSettings {
+    fn default() -> Self {
+        HttpSettings {
+            max_body_bytes: 4 * 1024 * 1024,
+            max_sessions: 10_000,
+            session_idle_timeout: Duration::from_secs(30 * 60),
+            json_response: false,
+            stateless_2025: false,
+            event_store: Some(Arc::new(MemoryEventStore::default())),
+            sse_retry_ms: 1000,
+            stream_queue: 256,
+            session_queue: 256,
+            keep_alive: modern::DEFAULT_KEEP_ALIVE,
+            hosts: HostPolicy::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for HttpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpSettings")
+            .field("max_body_bytes", &self.max_body_bytes)
+            .field("max_sessions", &self.max_sessions)
+            .field("json_response", &self.json_response)
+            .field("stateless_2025", &self.stateless_2025)
+            .field("resumable", &self.event_store.is_some())
+            .finish()
+    }
+}
+
+struct Inner {
+    server: Server,
+    settings: Arc<HttpSettings>,
+    sessions: Arc<SessionTable>,
+}
+
+/// The MCP endpoint as a `tower::Service`. Cheap to clone; clones share sessions.
+#[derive(Clone)]
+pub struct McpService {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for McpService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpService").field("settings", &self.inner.settings).finish()
+    }
+}
+
+impl McpService {
+    /// The endpoint for `server` with default settings.
+    pub fn new(server: Server) -> Self {
+        Self::with_settings(server, HttpSettings::default())
+    }
+
+    /// The endpoint with chosen settings.
+    pub fn with_settings(server: Server, settings: HttpSettings) -> Self {
+        let settings = Arc::new(settings);
+        let sessions = Arc::new(SessionTable::new(settings.max_sessions, settings.session_idle_timeout));
+        McpService { inner: Arc::new(Inner { server, settings, sessions }) }
+    }
+
+    /// The number of live 2025 sessions.
+    pub fn session_count(&self) -> usize {
+        self.inner.sessions.len()
+    }
+
+    /// Closes every session (for shutdown).
+    pub fn close_sessions(&self) {
+        self.inner.sessions.close_all();
+    }
+
+    /// Handles one HTTP request.
+    pub async fn handle<B>(&self, request: HttpRequest<B>) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let inner = &self.inner;
+        let (parts, body) = request.into_parts();
+        if let Err((status, message)) = inner.settings.hosts.check(&parts.headers) {
+            return status::error(status, None, codes::INVALID_REQUEST, message);
+        }
+        let version_header = match headers::protocol_version(&parts.headers) {
+            Ok(v) => v.map(ProtocolVersion::parse),
+            Err(e) => return status::error(StatusCode::BAD_REQUEST, None, codes::HEADER_MISMATCH, e),
+        };
+        let stateful_header = version_header.as_ref().is_some_and(|v| ProtocolVersion::STATEFUL.contains(v));
+        let modern_header = version_header.is_some() && !stateful_header;
+
+        match parts.method {
+            Method::POST => {}
+            Method::GET | Method::DELETE if !modern_header => return self.session_stream(&parts).await,
+            _ => {
+                let mut response = status::error(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    None,
+                    codes::INVALID_REQUEST,
+                    "Method not allowed",
+                );
+                let allow = if modern_header { "POST" } else { "GET, POST, DELETE" };
+                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+                return response;
+            }
+        }
+        if let Err((status, message)) = security::check_content_type(&parts.method, &parts.headers) {
+            return status::error(status, None, codes::INVALID_REQUEST, message);
+        }
+        let accepts_json = security::accepts(&parts.headers, "application/json");
+        let accepts_sse = security::accepts(&parts.headers, "text/event-stream");
+        let bytes = match read_body(body, inner.settings.max_body_bytes, &parts.headers).await {
+            Ok(b) => b,
+            Err(response) => return *response,
+        };
+        let frame = match decode_frame(&bytes) {
+            Ok(f) => f,
+            Err(e) => return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message),
+        };
+        let enveloped =
+            matches!(&frame, Frame::Single(Message::Request(r)) if crate::server::is_enveloped(r));
+        if modern_header || (version_header.is_none() && enveloped) {
+            return self.modern(&parts, frame, accepts_json, accepts_sse).await;
+        }
+        self.post_2025(&parts, frame, accepts_json, accepts_sse).await
+    }
+
+    async fn modern(
+        &self,
+        parts: &http::request::Parts,
+        frame: Frame,
+        accepts_json: bool,
+        accepts_sse: bool,
+    ) -> Response<McpBody> {
+        if !accepts_json || !accepts_sse {
+            return status::error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                codes::INVALID_REQUEST,
+                "Accept must list application/json and text/event-stream",
+            );
+        }
+        let request = match frame {
+            Frame::Single(Message::Request(r)) => r,
+            Frame::Single(Message::Notification(_)) => return status::empty(StatusCode::ACCEPTED),
+            Frame::Single(_) | Frame::Batch(_) => {
+                return status::error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    codes::INVALID_REQUEST,
+                    "Invalid request: the body must be one request or notification",
+                )
+            }
+        };
+        if let Err(e) = modern::check_headers(&self.inner.server, &parts.headers, &request) {
+            return status::error(
+                StatusCode::BAD_REQUEST,
+                Some(request.id),
+                codes::HEADER_MISMATCH,
+                format!("Header mismatch: {e}"),
+            );
+        }
+        let extensions = request_extensions(parts);
+        modern::serve(&self.inner.server, &self.inner.settings, request, extensions, accepts_sse).await
+    }
+
+    async fn post_2025(
+        &self,
+        parts: &http::request::Parts,
+        frame: Frame,
+        accepts_json: bool,
+        accepts_sse: bool,
+    ) -> Response<McpBody> {
+        let settings = &self.inner.settings;
+        let json = settings.json_response;
+        if !accepts_json || (!json && !accepts_sse) {
+            let wanted = if json { "application/json" } else { "application/json and text/event-stream" };
+            return status::error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                codes::INVALID_REQUEST,
+                format!("Accept must list {wanted}"),
+            );
+        }
+        let (messages, batch) = match frame {
+            Frame::Single(m) => (vec![m], false),
+            Frame::Batch(items) => {
+                let mut messages = Vec::with_capacity(items.len());
+                for item in items {
+                    match item {
+                        Ok(m) => messages.push(m),
+                        Err(e) => {
+                            return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message)
+                        }
+                    }
+                }
+                (messages, true)
+            }
+        };
+        let initialize = messages.iter().find_map(|m| match m {
+            Message::Request(r) if r.method == methods::INITIALIZE => {
+                let requested = r
+                    .parse_params::<serde_json::Value>()
+                    .ok()
+                    .and_then(|p| {
+                        p.get("protocolVersion").and_then(|v| v.as_str()).map(ProtocolVersion::parse)
+                    })
+                    .filter(|v| ProtocolVersion::STATEFUL.contains(v))
+                    .unwrap_or(ProtocolVersion::LATEST_STATEFUL);
+                Some((r.id.clone(), requested))
+            }
+            _ => None,
+        });
+        let session = match &initialize {
+            Some((init_id, requested)) => {
+                if messages.len() > 1 {
+                    return status::error(
+                        StatusCode::BAD_REQUEST,
+                        Some(init_id.clone()),
+                        codes::INVALID_REQUEST,
+                        "Invalid request: initialize must be sent alone",
+                    );
+                }
+                let requested = requested.clone();
+                let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
+                match self.inner.sessions.create(
+                    &self.inner.server,
+                    &self.inner.settings,
+                    principal,
+                    requested,
+                ) {
+                    Ok(s) => s,
+                    Err(()) => {
+                        return status::error(
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            Some(init_id.clone()),
+                            codes::INTERNAL_ERROR,
+                            "Too many sessions; try again later",
+                        )
+                    }
+                }
+            }
+            None => match self.find_session(parts) {
+                Ok(s) => s,
+                Err(response) => return *response,
+            },
+        };
+        session.touch();
+        if batch && !session.version.lock().map(|v| v.accepts_batches()).unwrap_or(false) {
+            return status::error(
+                StatusCode::BAD_REQUEST,
+                None,
+                codes::INVALID_REQUEST,
+                "Invalid request: batches are only accepted at protocol version 2025-03-26",
+            );
+        }
+
+        let request_ids: Vec<RequestId> = messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Request(r) => Some(r.id.clone()),
+                _ => None,
+            })
+            .collect();
+        let extensions = request_extensions(parts);
+        if request_ids.is_empty() {
+            let events = messages
+                .into_iter()
+                .map(|m| {
+                    TransportEvent::Message(
+                        m,
+                        InboundMeta { extensions: extensions.clone(), ..Default::default() },
+                    )
+                })
+                .collect();
+            return if session.deliver(events).await {
+                status::empty(StatusCode::ACCEPTED)
+            } else {
+                status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found")
+            };
+        }
+
+        let (stream, mut rx) = session.open_stream(&request_ids, json);
+        let events = messages
+            .into_iter()
+            .map(|m| {
+                let meta = match &m {
+                    Message::Request(r) => session.request_meta(&r.id, stream, json, extensions.clone()),
+                    _ => InboundMeta { extensions: extensions.clone(), ..Default::default() },
+                };
+                TransportEvent::Message(m, meta)
+            })
+            .collect();
+        if !session.deliver(events).await {
+            return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
+        }
+
+        let mut response = if json {
+            let mut answers = Vec::with_capacity(request_ids.len());
+            while answers.len() < request_ids.len() {
+                match rx.recv().await {
+                    Some(chunk) => answers.push(chunk),
+                    None => break,
+                }
+            }
+            let body = if batch {
+                let mut out = b"[".to_vec();
+                for (i, a) in answers.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(a);
+                }
+                out.push(b']');
+                Bytes::from(out)
+            } else {
+                answers.into_iter().next().unwrap_or_default()
+            };
+            status::json(StatusCode::OK, body)
+        } else {
+            modern::sse_response(McpBody::stream(rx))
+        };
+        if initialize.is_some() {
+            if let Ok(value) = HeaderValue::from_str(&session.id) {
+                response.headers_mut().insert(headers::SESSION_ID, value);
+            }
+        }
+        response
+    }
+
+    /// The session a request names: 400 without the header, 404 when unknown or bound
+    /// to another principal.
+    #[allow(clippy::result_large_err)]
+    fn find_session(&self, parts: &http::request::Parts) -> Result<Arc<Session>, Box<Response<McpBody>>> {
+        let Some(id) = parts.headers.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
+            return Err(Box::new(status::error(
+                StatusCode::BAD_REQUEST,
+                None,
+                codes::INVALID_REQUEST,
+                "Bad Request: the Mcp-Session-Id header is required",
+            )));
+        };
+        let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.as_str());
+        match self.inner.sessions.get(id.trim()) {
+            Some(s) if s.principal.as_deref() == principal => Ok(s),
+            _ => Err(Box::new(status::error(
+                StatusCode::NOT_FOUND,
+                None,
+                codes::INVALID_REQUEST,
+                "Session not found",
+            ))),
+        }
+    }
+
+    /// 2025 GET (the standalone stream, or a resumption) and DELETE (end the session).
+    async fn session_stream(&self, parts: &http::request::Parts) -> Response<McpBody> {
+        let session = match self.find_session(parts) {
+            Ok(s) => s,
+            Err(response) => return *response,
+        };
+        session.touch();
+        if parts.method == Method::DELETE {
+            self.inner.sessions.remove(&session.id);
+            session.close();
+            return status::empty(StatusCode::OK);
+        }
+        if !security::accepts(&parts.headers, "text/event-stream") {
+            return status::error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                codes::INVALID_REQUEST,
+                "Accept must list text/event-stream",
+            );
+        }
+        if let Some(last) = parts.headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+            return match session.resume(last.trim()) {
+                Some(rx) => modern::sse_response(McpBody::stream(rx)),
+                None => status::error(
+                    StatusCode::NOT_FOUND,
+                    None,
+                    codes::INVALID_REQUEST,
+                    "Unknown Last-Event-ID",
+                ),
+            };
+        }
+        match session.open_standalone() {
+            Some(rx) => modern::sse_response(McpBody::stream(rx)),
+            None => status::error(
+                StatusCode::CONFLICT,
+                None,
+                codes::INVALID_REQUEST,
+                "A GET stream is already open for this session",
+            ),
+        }
+    }
+}
+
+/// Transport facts handed to handlers: the request's headers.
+fn request_extensions(parts: &http::request::Parts) -> Extensions {
+    let mut extensions = Extensions::new();
+    extensions.insert(parts.headers.clone());
+    if let Some(p) = parts.extensions.get::<crate::extensions::Principal>() {
+        extensions.insert(p.clone());
+    }
+    extensions
+}
+
+/// Reads a body up to the limit: 413 beyond it (by `Content-Length` or by counting).
+async fn read_body<B>(
+    body: B,
+    limit: usize,
+    headers: &http::HeaderMap,
+) -> Result<Bytes, Box<Response<McpBody>>>
+where
+    B: http_body::Body + Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let too_large = || {
+        Box::new(status::error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            codes::INVALID_REQUEST,
+            format!("Request body exceeds {limit} bytes"),
+        ))
+    };
+    if let Some(len) =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > limit as u64 {
+            return Err(too_large());
+        }
+    }
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
+        Err(e) => Err(Box::new(status::error(
+            StatusCode::BAD_REQUEST,
+            None,
+            codes::PARSE_ERROR,
+            format!("could not read the body: {e}"),
+        ))),
+    }
+}
+
+impl<B> tower_service::Service<HttpRequest<B>> for McpService
+where
+    B: http_body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    type Response = Response<McpBody>;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<McpBody>, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: HttpRequest<B>) -> Self::Future {
+        let service = self.clone();
+        Box::pin(async move { Ok(service.handle(request).await) })
+    }
+}

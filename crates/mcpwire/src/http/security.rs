@@ -1,0 +1,140 @@
+//! Request checks that come before anything else: Host and Origin against allow-lists
+//! (so DNS rebinding fails), `Content-Type` and `Accept`.
+
+use http::{header, HeaderMap, Method, StatusCode};
+
+/// Which `Host` and `Origin` values are accepted.
+#[derive(Clone, Debug)]
+pub struct HostPolicy {
+    /// Accepted host names (without port), lowercase. `None` accepts any host.
+    pub hosts: Option<Vec<String>>,
+    /// Extra accepted origins (`scheme://host[:port]`), besides those whose host is an
+    /// accepted host.
+    pub origins: Vec<String>,
+}
+
+impl Default for HostPolicy {
+    /// Loopback only: `localhost`, `127.0.0.1` and `[::1]`, any port.
+    fn default() -> Self {
+        HostPolicy {
+            hosts: Some(vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]),
+            origins: Vec::new(),
+        }
+    }
+}
+
+/// The host part of `host[:port]` (IPv6 literals keep their brackets), lowercase.
+fn host_of(authority: &str) -> String {
+    let authority = authority.trim();
+    let host = if authority.starts_with('[') {
+        authority.find(']').map_or(authority, |i| &authority[..=i])
+    } else {
+        authority.rsplit_once(':').map_or(authority, |(h, port)| {
+            if port.bytes().all(|b| b.is_ascii_digit()) {
+                h
+            } else {
+                authority
+            }
+        })
+    };
+    host.to_ascii_lowercase()
+}
+
+impl HostPolicy {
+    fn host_allowed(&self, host: &str) -> bool {
+        self.hosts.as_ref().is_none_or(|hosts| hosts.iter().any(|h| h.eq_ignore_ascii_case(host)))
+    }
+
+    /// Checks `Host` (421 when not accepted) and `Origin` (403 when present and not
+    /// accepted).
+    pub fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
+        if self.hosts.is_some() {
+            let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(host_of);
+            match host {
+                Some(h) if self.host_allowed(&h) => {}
+                _ => return Err((StatusCode::MISDIRECTED_REQUEST, "Host not allowed")),
+            }
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let origin = origin.to_str().unwrap_or("").trim();
+            let listed = self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin));
+            let host_ok = origin.split_once("://").is_some_and(|(_, rest)| self.host_allowed(&host_of(rest)));
+            if !(listed || host_ok) {
+                return Err((StatusCode::FORBIDDEN, "Origin not allowed"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a header lists a media type (ignoring parameters and case), or `*/*`.
+pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
+        |item| {
+            let item = item.split(';').next().unwrap_or("").trim();
+            item.eq_ignore_ascii_case(media) || item == "*/*"
+        },
+    )
+}
+
+/// Checks a POST's `Content-Type` (415 unless JSON).
+pub fn check_content_type(method: &Method, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
+    if method != Method::POST {
+        return Ok(());
+    }
+    let ok = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
+    if ok {
+        Ok(())
+    } else {
+        Err((StatusCode::UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.append(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn loopback_hosts_pass_and_others_fail() {
+        let p = HostPolicy::default();
+        for ok in ["localhost:3000", "127.0.0.1:8080", "[::1]:9", "LOCALHOST", "127.0.0.1"] {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_str(ok).unwrap());
+            assert!(p.check(&h).is_ok(), "{ok}");
+        }
+        assert_eq!(
+            p.check(&headers(&[("host", "evil.example:80")])).unwrap_err().0,
+            StatusCode::MISDIRECTED_REQUEST
+        );
+        assert_eq!(p.check(&HeaderMap::new()).unwrap_err().0, StatusCode::MISDIRECTED_REQUEST);
+        assert_eq!(
+            p.check(&headers(&[("host", "localhost:1"), ("origin", "http://evil.example")])).unwrap_err().0,
+            StatusCode::FORBIDDEN
+        );
+        assert!(p.check(&headers(&[("host", "localhost:1"), ("origin", "http://localhost:5173")])).is_ok());
+        assert!(HostPolicy { hosts: None, origins: vec![] }
+            .check(&headers(&[("host", "any.example")]))
+            .is_ok());
+    }
+
+    #[test]
+    fn accept_lists_are_parsed() {
+        let h = headers(&[("accept", "application/json, text/event-stream;q=0.9")]);
+        assert!(accepts(&h, "application/json") && accepts(&h, "text/event-stream"));
+        assert!(!accepts(&headers(&[("accept", "text/html")]), "application/json"));
+        assert!(accepts(&headers(&[("accept", "*/*")]), "text/event-stream"));
+    }
+}

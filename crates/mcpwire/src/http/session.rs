@@ -1,0 +1,303 @@
+//! One 2025-era session: a dispatcher fed by the session's POSTs, and a router that puts
+//! each outgoing message on exactly one stream — the stream of the request it answers or
+//! belongs to, else the standalone GET stream — storing SSE events for resumption.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Instant;
+
+use bytes::Bytes;
+use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, IdKey, Message, ProtocolVersion, RequestId};
+use tokio::sync::mpsc;
+use tokio::sync::mpsc::error::TrySendError;
+
+use super::sse;
+use super::HttpSettings;
+use crate::jsonrpc::{Dispatcher, Handler, NotificationContext, Peer, RequestContext};
+use crate::server::stateful::StatefulSession;
+use crate::server::Server;
+use crate::transport::{Connection, InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
+
+/// A stream's messages for one HTTP response.
+pub(crate) type StreamReceiver = mpsc::Receiver<Bytes>;
+
+struct Stream {
+    /// The stream's name in the event store (`<session>-<n>`).
+    name: String,
+    /// The HTTP response currently carrying the stream, if any.
+    live: Option<mpsc::Sender<Bytes>>,
+    /// Responses still expected on this stream (`usize::MAX` for the standalone stream).
+    pending: usize,
+    /// JSON-response mode: the response carries raw JSON responses only.
+    json: bool,
+}
+
+#[derive(Default)]
+struct Streams {
+    by_request: HashMap<IdKey, u64>,
+    streams: HashMap<u64, Stream>,
+    standalone: Option<u64>,
+}
+
+pub(crate) struct Session {
+    pub(crate) id: String,
+    /// The authenticated principal that created the session, if any.
+    pub(crate) principal: Option<String>,
+    pub(crate) version: Mutex<ProtocolVersion>,
+    incoming: mpsc::Sender<TransportEvent>,
+    /// A sender into the router for messages the transport itself writes (the `-32800`
+    /// terminator), so they stay in order with the request's other messages.
+    outgoing: Mutex<Option<mpsc::Sender<Outgoing>>>,
+    peer: Peer,
+    streams: Mutex<Streams>,
+    last_active: Mutex<Instant>,
+    next_stream: AtomicU64,
+    settings: Arc<HttpSettings>,
+}
+
+/// The dispatcher handler of a 2025 session.
+struct SessionHandler(StatefulSession);
+
+impl Handler for SessionHandler {
+    async fn on_request(
+        &self,
+        request: mcpwire_protocol::Request,
+        ctx: RequestContext,
+    ) -> Result<mcpwire_protocol::RawJson, crate::McpError> {
+        self.0.on_request(request, ctx).await
+    }
+
+    async fn on_notification(&self, notification: mcpwire_protocol::Notification, _ctx: NotificationContext) {
+        self.0.on_notification(notification).await;
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Session {
+    /// Starts a session: its dispatcher and its router.
+    pub(crate) fn start(
+        server: &Server,
+        settings: Arc<HttpSettings>,
+        id: String,
+        principal: Option<String>,
+        version: ProtocolVersion,
+    ) -> Arc<Session> {
+        let capacity = settings.session_queue;
+        let (in_tx, in_rx) = mpsc::channel(capacity);
+        let (out_tx, out_rx) = mpsc::channel(capacity);
+        let dispatcher = Dispatcher::with_config(
+            Connection { incoming: in_rx, outgoing: out_tx.clone() },
+            server.inner.config.dispatcher.clone(),
+        );
+        let session = Arc::new(Session {
+            id,
+            principal,
+            version: Mutex::new(version),
+            incoming: in_tx,
+            outgoing: Mutex::new(Some(out_tx)),
+            peer: dispatcher.peer(),
+            streams: Mutex::new(Streams::default()),
+            last_active: Mutex::new(Instant::now()),
+            next_stream: AtomicU64::new(1),
+            settings,
+        });
+        dispatcher.spawn(SessionHandler(StatefulSession::new(server.clone())));
+        tokio::spawn(route(session.clone(), out_rx));
+        session
+    }
+
+    /// Marks the session as used now.
+    pub(crate) fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    /// Whether the session has been idle longer than its timeout (a connected stream
+    /// counts as activity).
+    pub(crate) fn is_expired(&self, now: Instant) -> bool {
+        let has_live =
+            lock(&self.streams).streams.values().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()));
+        !has_live && now.duration_since(*lock(&self.last_active)) > self.settings.session_idle_timeout
+    }
+
+    /// Ends the session: its dispatcher answers what is in flight and stops.
+    pub(crate) fn close(&self) {
+        self.peer.close();
+        lock(&self.outgoing).take();
+        if let Some(store) = &self.settings.event_store {
+            for stream in lock(&self.streams).streams.values() {
+                store.forget(&stream.name);
+            }
+        }
+    }
+
+    /// Whether new events of this session's streams can be replayed.
+    fn resumable(&self) -> bool {
+        self.settings.event_store.is_some() && lock(&self.version).is_at_least(&ProtocolVersion::V2025_11_25)
+    }
+
+    /// Opens a response stream for the given requests and returns its receiver. In SSE
+    /// mode a resumable stream starts with a priming event.
+    pub(crate) fn open_stream(&self, requests: &[RequestId], json: bool) -> (u64, StreamReceiver) {
+        let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{}-{no}", self.id);
+        let (tx, rx) = mpsc::channel(self.settings.stream_queue.max(requests.len() + 1));
+        if !json && self.resumable() {
+            if let Some(id) = self.settings.event_store.as_ref().and_then(|s| s.store(&name, Bytes::new())) {
+                let _ = tx.try_send(sse::priming(&id, self.settings.sse_retry_ms));
+            }
+        }
+        let mut streams = lock(&self.streams);
+        for id in requests {
+            streams.by_request.insert(id.key(), no);
+        }
+        streams.streams.insert(no, Stream { name, live: Some(tx), pending: requests.len(), json });
+        (no, rx)
+    }
+
+    /// Opens (or re-attaches) the standalone GET stream; `None` if one is connected.
+    pub(crate) fn open_standalone(&self) -> Option<StreamReceiver> {
+        let (tx, rx) = mpsc::channel(self.settings.stream_queue);
+        let mut streams = lock(&self.streams);
+        if let Some(no) = streams.standalone {
+            let stream = streams.streams.get_mut(&no)?;
+            if stream.live.as_ref().is_some_and(|l| !l.is_closed()) {
+                return None;
+            }
+            stream.live = Some(tx);
+            return Some(rx);
+        }
+        let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let name = format!("{}-{no}", self.id);
+        streams.streams.insert(no, Stream { name, live: Some(tx), pending: usize::MAX, json: false });
+        streams.standalone = Some(no);
+        Some(rx)
+    }
+
+    /// Resumes a stream after `last_event_id`: replays its later events, then (if the
+    /// stream is still open) carries its live events. `None` if the id is unknown or
+    /// belongs to another session.
+    pub(crate) fn resume(&self, last_event_id: &str) -> Option<StreamReceiver> {
+        let store = self.settings.event_store.as_ref()?;
+        let streams = &mut *lock(&self.streams);
+        let replay = store.replay_after(last_event_id)?;
+        if !replay.stream.strip_prefix(self.id.as_str()).is_some_and(|rest| rest.starts_with('-')) {
+            return None;
+        }
+        let (tx, rx) = mpsc::channel(self.settings.stream_queue + replay.events.len());
+        for (id, message) in &replay.events {
+            if !message.is_empty() {
+                let _ = tx.try_send(sse::event(Some(id), None, message));
+            }
+        }
+        if let Some(stream) = streams.streams.values_mut().find(|s| s.name == replay.stream) {
+            stream.live = Some(tx);
+        }
+        Some(rx)
+    }
+
+    /// Ends the current connection of a stream (the stream goes on, for resumption).
+    fn detach(&self, no: u64) {
+        if let Some(stream) = lock(&self.streams).streams.get_mut(&no) {
+            stream.live = None;
+        }
+    }
+
+    /// What a request of this session carries into the dispatcher: the stream control
+    /// (SEP-1699 polling) and the `-32800` terminator for a cancelled request.
+    pub(crate) fn request_meta(
+        self: &Arc<Self>,
+        id: &RequestId,
+        stream: u64,
+        json: bool,
+        extensions: crate::Extensions,
+    ) -> InboundMeta {
+        let mut extensions = extensions;
+        let weak: Weak<Session> = Arc::downgrade(self);
+        extensions.insert(StreamControl::new(move || {
+            if let Some(session) = weak.upgrade() {
+                session.detach(stream);
+            }
+        }));
+        let on_unanswered = lock(&self.outgoing).clone().map(|tx| -> UnansweredHook {
+            let id = id.clone();
+            Box::new(move || {
+                let error = ErrorObject::new(codes::REQUEST_CANCELLED, "Request cancelled");
+                let message = Message::Error(ErrorResponse::new(Some(id.clone()), error));
+                if tx.try_send(Outgoing { message, related: Some(id) }).is_err() {
+                    tracing::debug!("could not end a cancelled request's stream: the session is closing");
+                }
+            })
+        });
+        InboundMeta { on_unanswered, extensions, no_back_channel: json }
+    }
+
+    /// Hands messages to the session's dispatcher; `false` if the session is closed.
+    pub(crate) async fn deliver(&self, events: Vec<TransportEvent>) -> bool {
+        for event in events {
+            if self.incoming.send(event).await.is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Puts one outgoing message on its stream.
+    fn route_one(&self, out: Outgoing) {
+        let response_id = match &out.message {
+            Message::Response(r) => Some(r.id.key()),
+            Message::Error(e) => e.id.as_ref().map(RequestId::key),
+            _ => None,
+        };
+        let key = response_id.clone().or_else(|| out.related.as_ref().map(RequestId::key));
+        let bytes = out.message.to_vec();
+        let streams = &mut *lock(&self.streams);
+        let no = match &key {
+            Some(k) => streams.by_request.get(k).copied(),
+            None => streams.standalone,
+        };
+        let Some(no) = no else {
+            tracing::debug!("no stream for an outgoing message; dropped");
+            return;
+        };
+        let Some(stream) = streams.streams.get_mut(&no) else { return };
+        let chunk = if stream.json {
+            response_id.as_ref().map(|_| Bytes::from(bytes))
+        } else {
+            let id = self
+                .settings
+                .event_store
+                .as_ref()
+                .and_then(|s| s.store(&stream.name, Bytes::from(bytes.clone())));
+            Some(sse::event(id.as_deref(), None, &bytes))
+        };
+        if let (Some(chunk), Some(live)) = (chunk, &stream.live) {
+            match live.try_send(chunk) {
+                Ok(()) => {}
+                Err(TrySendError::Full(_)) => {
+                    tracing::warn!(session = %self.id, "a client is not reading its stream; dropping that connection");
+                    stream.live = None;
+                }
+                Err(TrySendError::Closed(_)) => stream.live = None,
+            }
+        }
+        if let Some(key) = response_id {
+            streams.by_request.remove(&key);
+            stream.pending = stream.pending.saturating_sub(1);
+            if stream.pending == 0 {
+                streams.streams.remove(&no);
+            }
+        }
+    }
+}
+
+/// Routes the dispatcher's output until the session ends.
+async fn route(session: Arc<Session>, mut outgoing: mpsc::Receiver<Outgoing>) {
+    while let Some(out) = outgoing.recv().await {
+        session.route_one(out);
+    }
+    lock(&session.streams).streams.clear();
+}

@@ -1,0 +1,50 @@
+//! Server-Sent Events encoding. Each event is built in one buffer so it goes out in one
+//! write (no partial events, no small-packet stalls).
+
+use bytes::Bytes;
+
+/// One event: `id`, `retry` and `data` lines. JSON-RPC messages never contain raw
+/// newlines (serialized JSON escapes them), so a message is one `data:` line.
+pub fn event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 48);
+    out.extend_from_slice(b"event: message\n");
+    if let Some(id) = id {
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(id.as_bytes());
+        out.push(b'\n');
+    }
+    if let Some(ms) = retry_ms {
+        out.extend_from_slice(format!("retry: {ms}\n").as_bytes());
+    }
+    out.extend_from_slice(b"data: ");
+    // Defensive: an embedded newline would end the data line early.
+    out.extend(data.iter().map(|b| if *b == b'\n' || *b == b'\r' { b' ' } else { *b }));
+    out.extend_from_slice(b"\n\n");
+    Bytes::from(out)
+}
+
+/// A priming event: an id and `retry`, with empty data, so a client that loses the
+/// connection has a `Last-Event-ID` to resume from.
+pub fn priming(id: &str, retry_ms: u64) -> Bytes {
+    Bytes::from(format!("id: {id}\nretry: {retry_ms}\ndata: \n\n"))
+}
+
+/// A comment line, used as a keep-alive (clients ignore comments).
+pub fn keep_alive() -> Bytes {
+    Bytes::from_static(b": keep-alive\n\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_one_event_per_message() {
+        assert_eq!(
+            &event(Some("s:1"), None, b"{\"a\":1}")[..],
+            b"event: message\nid: s:1\ndata: {\"a\":1}\n\n"
+        );
+        assert_eq!(&event(None, Some(100), b"x\ny")[..], b"event: message\nretry: 100\ndata: x y\n\n");
+        assert_eq!(&priming("s:0", 250)[..], b"id: s:0\nretry: 250\ndata: \n\n");
+    }
+}

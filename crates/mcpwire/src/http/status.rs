@@ -1,0 +1,52 @@
+//! HTTP statuses for JSON-RPC errors, and the error responses of the endpoint itself.
+
+use bytes::Bytes;
+use http::{header, HeaderValue, Response, StatusCode};
+use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RequestId};
+
+use super::body::McpBody;
+
+/// The HTTP status of a JSON-RPC error sent as a plain JSON body (2026): 400 for the
+/// request-shape errors, 404 for an unknown method, 200 otherwise.
+pub fn for_code(code: i64) -> StatusCode {
+    match code {
+        codes::PARSE_ERROR
+        | codes::INVALID_REQUEST
+        | codes::INVALID_PARAMS
+        | codes::HEADER_MISMATCH
+        | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | codes::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// A JSON body response.
+pub fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::full(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A JSON-RPC error response with an HTTP status.
+pub fn error(
+    status: StatusCode,
+    id: Option<RequestId>,
+    code: i64,
+    message: impl Into<String>,
+) -> Response<McpBody> {
+    error_object(status, id, ErrorObject::new(code, message))
+}
+
+/// [`error`] with a full error object.
+pub fn error_object(status: StatusCode, id: Option<RequestId>, error: ErrorObject) -> Response<McpBody> {
+    json(status, Message::Error(ErrorResponse::new(id, error)).to_vec())
+}
+
+/// An empty response with a status.
+pub fn empty(status: StatusCode) -> Response<McpBody> {
+    let mut response = Response::new(McpBody::empty());
+    *response.status_mut() = status;
+    response
+}

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The project's test command (README.md): installs the real peers the tests talk to
+# (Node 22 with the official conformance suite, and the Python SDK) into .tools/, runs
+# every Rust test (including the Python SDK interop tests), then the official
+# conformance server suite at both protocol versions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p results
+
+scripts/install-peers.sh
+# shellcheck disable=SC1091
+source .tools/env.sh
+export MCPWIRE_PYTHON="$PYTHON"
+
+cargo test --workspace
+scripts/conformance-server.sh
