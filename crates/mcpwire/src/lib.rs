@@ -6,6 +6,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod client;
 pub mod error;
 pub mod extensions;
 #[cfg(feature = "http")]

@@ -1,0 +1,112 @@
+//! What the user registers to answer the server: sampling, elicitation, roots, and the
+//! notifications worth hearing about. The client declares exactly the capabilities for
+//! which a callback is registered. In the 2025 era the callbacks answer real requests
+//! from the server; in the 2026 era they resolve the `inputRequests` of `input_required`
+//! results. Either way the same callback runs.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcpwire_protocol::capabilities::{
+    ClientCapabilities, ElicitationCapability, RootsCapability, SamplingCapability,
+};
+use mcpwire_protocol::common::JsonObject;
+use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult};
+use mcpwire_protocol::logging::LoggingMessageNotificationParams;
+use mcpwire_protocol::roots::ListRootsResult;
+use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
+
+use crate::error::McpError;
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+pub(crate) type SamplingFn =
+    Arc<dyn Fn(CreateMessageRequestParams) -> BoxFuture<Result<CreateMessageResult, McpError>> + Send + Sync>;
+pub(crate) type ElicitationFn =
+    Arc<dyn Fn(ElicitRequestParams) -> BoxFuture<Result<ElicitResult, McpError>> + Send + Sync>;
+pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Result<ListRootsResult, McpError>> + Send + Sync>;
+pub(crate) type LogFn = Arc<dyn Fn(LoggingMessageNotificationParams) + Send + Sync>;
+pub(crate) type ChangeFn = Arc<dyn Fn(ServerChange) + Send + Sync>;
+
+/// A change the server announced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerChange {
+    /// `notifications/tools/list_changed`.
+    ToolsChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesChanged,
+    /// `notifications/resources/updated` for a URI.
+    ResourceUpdated(String),
+}
+
+/// The registered callbacks.
+#[derive(Clone, Default)]
+pub(crate) struct Callbacks {
+    pub(crate) sampling: Option<SamplingFn>,
+    pub(crate) sampling_tools: bool,
+    pub(crate) elicitation: Option<ElicitationFn>,
+    pub(crate) elicitation_url: bool,
+    pub(crate) roots: Option<RootsFn>,
+    pub(crate) log: Option<LogFn>,
+    pub(crate) change: Option<ChangeFn>,
+}
+
+impl Callbacks {
+    /// The capabilities these callbacks let the client declare.
+    pub(crate) fn capabilities(&self) -> ClientCapabilities {
+        let mut caps = ClientCapabilities::default();
+        if self.sampling.is_some() {
+            caps.sampling = Some(SamplingCapability {
+                tools: self.sampling_tools.then(JsonObject::new),
+                ..Default::default()
+            });
+        }
+        if self.elicitation.is_some() {
+            caps.elicitation = Some(ElicitationCapability {
+                form: Some(JsonObject::new()),
+                url: self.elicitation_url.then(JsonObject::new),
+                ..Default::default()
+            });
+        }
+        if self.roots.is_some() {
+            caps.roots = Some(RootsCapability { list_changed: Some(true), ..Default::default() });
+        }
+        caps
+    }
+
+    pub(crate) async fn sample(
+        &self,
+        params: CreateMessageRequestParams,
+    ) -> Result<CreateMessageResult, McpError> {
+        match &self.sampling {
+            Some(f) => f(params).await,
+            None => Err(McpError::method_not_found("sampling/createMessage")),
+        }
+    }
+
+    /// Without an elicitation callback the user cannot be asked: decline.
+    pub(crate) async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, McpError> {
+        match &self.elicitation {
+            Some(f) => f(params).await,
+            None => Err(McpError::method_not_found("elicitation/create")),
+        }
+    }
+
+    pub(crate) async fn roots(&self) -> Result<ListRootsResult, McpError> {
+        match &self.roots {
+            Some(f) => f().await,
+            None => Err(McpError::method_not_found("roots/list")),
+        }
+    }
+}
+
+pub(crate) fn boxed<A, R, F, Fut>(f: F) -> Arc<dyn Fn(A) -> BoxFuture<Result<R, McpError>> + Send + Sync>
+where
+    F: Fn(A) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<R, McpError>> + Send + 'static,
+{
+    Arc::new(move |a| Box::pin(f(a)))
+}

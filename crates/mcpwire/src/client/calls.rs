@@ -1,0 +1,317 @@
+//! The typed calls of a [`Client`].
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult};
+use mcpwire_protocol::lifecycle::DiscoverResult;
+use mcpwire_protocol::logging::LoggingLevel;
+use mcpwire_protocol::prompts::{GetPromptResult, ListPromptsResult, Prompt};
+use mcpwire_protocol::resources::{
+    ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceTemplate,
+};
+use mcpwire_protocol::tools::{CallToolResult, ListToolsResult, Tool};
+use mcpwire_protocol::{methods, Era, Meta, RawJson, RequestId};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::Client;
+use crate::error::RequestError;
+use crate::jsonrpc::{ProgressCallback, ProgressUpdate};
+
+/// Options of one call.
+#[derive(Clone, Default)]
+pub struct RequestOptions {
+    /// Give up after this long (and send `notifications/cancelled`).
+    pub timeout: Option<Duration>,
+    /// Receive progress notifications.
+    pub on_progress: Option<ProgressCallback>,
+    /// Extra `_meta` for the request.
+    pub meta: Option<Meta>,
+    pub(crate) id: Option<RequestId>,
+}
+
+impl RequestOptions {
+    /// Sets the timeout.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// Sets a progress callback.
+    pub fn on_progress(mut self, f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
+        self.on_progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Adds `_meta`.
+    pub fn meta(mut self, meta: Meta) -> Self {
+        self.meta = Some(meta);
+        self
+    }
+}
+
+fn decode<T: DeserializeOwned>(raw: &RawJson) -> Result<T, RequestError> {
+    serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)
+}
+
+fn object<T: Serialize>(value: &T) -> Result<Map<String, Value>, RequestError> {
+    match serde_json::to_value(value).map_err(RequestError::Encode)? {
+        Value::Object(o) => Ok(o),
+        Value::Null => Ok(Map::new()),
+        _ => Err(RequestError::Protocol("params must serialize to a JSON object".into())),
+    }
+}
+
+fn cursor_params(cursor: Option<&str>) -> Map<String, Value> {
+    let mut m = Map::new();
+    if let Some(c) = cursor {
+        m.insert("cursor".into(), Value::String(c.to_owned()));
+    }
+    m
+}
+
+impl Client {
+    /// A list method, from the 2026 cache while its `ttlMs` lasts.
+    async fn list(&self, method: &'static str, cursor: Option<&str>) -> Result<RawJson, RequestError> {
+        let key = cursor.unwrap_or("");
+        if let Some(hit) = self.inner.cache.get(method, key) {
+            return Ok(hit);
+        }
+        let (_, raw) = self.send(method, cursor_params(cursor), &RequestOptions::default()).await?;
+        self.remember(method, key, &raw);
+        Ok(raw)
+    }
+
+    /// Caches a 2026 result for its `ttlMs`.
+    fn remember(&self, method: &'static str, key: &str, raw: &RawJson) {
+        if self.era() != Era::Stateless {
+            return;
+        }
+        #[derive(serde::Deserialize)]
+        struct Ttl {
+            #[serde(rename = "ttlMs")]
+            ttl_ms: Option<u64>,
+        }
+        if let Ok(Ttl { ttl_ms: Some(ttl) }) = serde_json::from_str::<Ttl>(raw.get()) {
+            self.inner.cache.put(method, key, raw, ttl);
+        }
+    }
+
+    /// Empties the result cache.
+    pub fn clear_cache(&self) {
+        self.inner.cache.clear();
+    }
+
+    /// `server/discover` (2026 connections).
+    pub async fn discover(&self) -> Result<DiscoverResult, RequestError> {
+        if self.era() != Era::Stateless {
+            return Err(RequestError::Protocol(
+                "server/discover is a 2026-07-28 method; this is a 2025 session".into(),
+            ));
+        }
+        let (_, raw) = self.send(methods::SERVER_DISCOVER, Map::new(), &RequestOptions::default()).await?;
+        decode(&raw)
+    }
+
+    /// `ping` (2025 sessions; removed in 2026).
+    pub async fn ping(&self) -> Result<(), RequestError> {
+        if self.era() != Era::Stateful {
+            return Err(RequestError::Protocol("ping does not exist in the 2026-07-28 revision".into()));
+        }
+        self.send(methods::PING, Map::new(), &RequestOptions::default()).await.map(|_| ())
+    }
+
+    /// One page of `tools/list`.
+    pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, RequestError> {
+        decode(&self.list(methods::TOOLS_LIST, cursor).await?)
+    }
+
+    /// Every tool, following the cursors.
+    pub async fn list_all_tools(&self) -> Result<Vec<Tool>, RequestError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_tools(cursor.as_deref()).await?;
+            all.extend(page.tools);
+            match page.next_cursor {
+                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// Calls a tool with arguments (anything that serializes to a JSON object).
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, RequestError> {
+        self.call_tool_with(name, arguments, RequestOptions::default()).await
+    }
+
+    /// [`Client::call_tool`] with options (timeout, progress, `_meta`).
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: RequestOptions,
+    ) -> Result<CallToolResult, RequestError> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.to_owned()));
+        params.insert("arguments".into(), Value::Object(object(&arguments)?));
+        decode(&self.send_with_input(methods::TOOLS_CALL, params, &options).await?)
+    }
+
+    /// One page of `resources/list`.
+    pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, RequestError> {
+        decode(&self.list(methods::RESOURCES_LIST, cursor).await?)
+    }
+
+    /// Every resource, following the cursors.
+    pub async fn list_all_resources(&self) -> Result<Vec<Resource>, RequestError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_resources(cursor.as_deref()).await?;
+            all.extend(page.resources);
+            match page.next_cursor {
+                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// One page of `resources/templates/list`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<ListResourceTemplatesResult, RequestError> {
+        decode(&self.list(methods::RESOURCES_TEMPLATES_LIST, cursor).await?)
+    }
+
+    /// Every resource template, following the cursors.
+    pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, RequestError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_resource_templates(cursor.as_deref()).await?;
+            all.extend(page.resource_templates);
+            match page.next_cursor {
+                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// `resources/read` (from the 2026 cache while its `ttlMs` lasts).
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, RequestError> {
+        if let Some(hit) = self.inner.cache.get(methods::RESOURCES_READ, uri) {
+            return decode(&hit);
+        }
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.to_owned()));
+        let raw = self.send_with_input(methods::RESOURCES_READ, params, &RequestOptions::default()).await?;
+        self.remember(methods::RESOURCES_READ, uri, &raw);
+        decode(&raw)
+    }
+
+    /// `resources/subscribe` (2025 sessions; in 2026 use [`Client::listen`]).
+    pub async fn subscribe(&self, uri: &str) -> Result<(), RequestError> {
+        self.uri_call(methods::RESOURCES_SUBSCRIBE, uri).await
+    }
+
+    /// `resources/unsubscribe` (2025 sessions).
+    pub async fn unsubscribe(&self, uri: &str) -> Result<(), RequestError> {
+        self.uri_call(methods::RESOURCES_UNSUBSCRIBE, uri).await
+    }
+
+    async fn uri_call(&self, method: &str, uri: &str) -> Result<(), RequestError> {
+        if self.era() != Era::Stateful {
+            return Err(RequestError::Protocol(format!(
+                "{method} does not exist in the 2026-07-28 revision; use listen"
+            )));
+        }
+        let mut params = Map::new();
+        params.insert("uri".into(), Value::String(uri.to_owned()));
+        self.send(method, params, &RequestOptions::default()).await.map(|_| ())
+    }
+
+    /// One page of `prompts/list`.
+    pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, RequestError> {
+        decode(&self.list(methods::PROMPTS_LIST, cursor).await?)
+    }
+
+    /// Every prompt, following the cursors.
+    pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, RequestError> {
+        let mut all = Vec::new();
+        let mut cursor: Option<String> = None;
+        loop {
+            let page = self.list_prompts(cursor.as_deref()).await?;
+            all.extend(page.prompts);
+            match page.next_cursor {
+                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// `prompts/get` with string arguments.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, RequestError> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.to_owned()));
+        params.insert("arguments".into(), serde_json::to_value(arguments).map_err(RequestError::Encode)?);
+        decode(&self.send_with_input(methods::PROMPTS_GET, params, &RequestOptions::default()).await?)
+    }
+
+    /// `completion/complete`.
+    pub async fn complete(&self, params: &CompleteRequestParams) -> Result<CompleteResult, RequestError> {
+        let (_, raw) =
+            self.send(methods::COMPLETION_COMPLETE, object(params)?, &RequestOptions::default()).await?;
+        decode(&raw)
+    }
+
+    /// Asks for log messages at `level` and above: `logging/setLevel` on a 2025 session,
+    /// the `logLevel` of every later request in 2026.
+    pub async fn set_log_level(&self, level: LoggingLevel) -> Result<(), RequestError> {
+        match self.era() {
+            Era::Stateful => {
+                let mut params = Map::new();
+                params.insert("level".into(), serde_json::to_value(level).map_err(RequestError::Encode)?);
+                self.send(methods::LOGGING_SET_LEVEL, params, &RequestOptions::default()).await.map(|_| ())
+            }
+            Era::Stateless => {
+                *self.inner.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(level);
+                Ok(())
+            }
+        }
+    }
+
+    /// Sends any request (the era's `_meta` is added) and returns its raw result.
+    pub async fn send_request(
+        &self,
+        method: &str,
+        params: Value,
+        options: RequestOptions,
+    ) -> Result<Value, RequestError> {
+        let params = match params {
+            Value::Object(o) => o,
+            Value::Null => Map::new(),
+            _ => return Err(RequestError::Protocol("params must be a JSON object".into())),
+        };
+        let (_, raw) = self.send(method, params, &options).await?;
+        decode(&raw)
+    }
+
+    /// Sends a notification.
+    pub async fn send_notification(&self, method: &str, params: Option<Value>) {
+        let raw = params.and_then(|p| serde_json::value::to_raw_value(&p).ok());
+        self.inner.peer.notify(method, raw).await;
+    }
+}

@@ -1,0 +1,120 @@
+//! `subscriptions/listen` (2026): a long-lived request whose stream carries the
+//! notifications asked for, each tagged with the subscription id. Dropping the
+//! [`Subscription`] ends the stream (the request is cancelled).
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use mcpwire_protocol::subscriptions::{SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams};
+use mcpwire_protocol::{methods, Era, Notification, RequestId};
+use serde_json::Map;
+use tokio::sync::mpsc;
+
+use super::handler::Listeners;
+use super::Client;
+use crate::error::RequestError;
+use crate::jsonrpc::CallOptions;
+
+/// How many notifications a subscription queues before the oldest are dropped.
+const QUEUE: usize = 256;
+
+/// An open listen stream.
+pub struct Subscription {
+    id: RequestId,
+    acknowledged: SubscriptionFilter,
+    receiver: mpsc::Receiver<Notification>,
+    listeners: Listeners,
+    request: tokio::task::JoinHandle<()>,
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("id", &self.id)
+            .field("acknowledged", &self.acknowledged)
+            .finish()
+    }
+}
+
+impl Subscription {
+    /// The subscription id (the listen request's id).
+    pub fn id(&self) -> &RequestId {
+        &self.id
+    }
+
+    /// What the server agreed to send (it may be less than what was asked).
+    pub fn acknowledged(&self) -> &SubscriptionFilter {
+        &self.acknowledged
+    }
+
+    /// The next notification, or `None` when the stream ended.
+    pub async fn next(&mut self) -> Option<Notification> {
+        self.receiver.recv().await
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.request.abort();
+        self.listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.id.key());
+    }
+}
+
+impl Client {
+    /// Opens a `subscriptions/listen` stream and waits for its acknowledgement.
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, RequestError> {
+        if self.era() != Era::Stateless {
+            return Err(RequestError::Protocol("subscriptions/listen is a 2026-07-28 method".into()));
+        }
+        let n = self.inner.next_listen.fetch_add(1, Ordering::Relaxed);
+        let id = RequestId::String(format!("listen-{n}"));
+        let (tx, mut rx) = mpsc::channel(QUEUE);
+        self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id.key(), tx);
+        let mut params = Map::new();
+        params.insert("notifications".into(), serde_json::to_value(&filter).map_err(RequestError::Encode)?);
+        let raw = self.params(params, None)?;
+        let peer = self.inner.peer.clone();
+        let request_id = id.clone();
+        let listeners = self.inner.listeners.clone();
+        let request = tokio::spawn(async move {
+            // Listen streams last until cancelled: no timeout.
+            let options = CallOptions {
+                id: Some(request_id.clone()),
+                timeout: Some(Duration::from_secs(365 * 24 * 3600)),
+                ..Default::default()
+            };
+            let outcome = peer.request_raw(methods::SUBSCRIPTIONS_LISTEN, Some(raw), options).await;
+            tracing::debug!(id = %request_id, "listen stream ended: {:?}", outcome.map(|_| ()));
+            // The stream ended: close the subscription's queue.
+            listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&request_id.key());
+        });
+        let ack = tokio::time::timeout(self.inner.options.request_timeout, rx.recv()).await;
+        let acknowledged = match ack {
+            Ok(Some(n)) if n.method == methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED => n
+                .parse_params::<SubscriptionsAcknowledgedNotificationParams>()
+                .map(|p| p.notifications)
+                .unwrap_or_default(),
+            Ok(Some(n)) => {
+                request.abort();
+                return Err(RequestError::Protocol(format!(
+                    "the listen stream began with {:?}, not an acknowledgement",
+                    n.method
+                )));
+            }
+            Ok(None) => {
+                request.abort();
+                return Err(RequestError::ConnectionClosed {
+                    reason: Some("the listen stream ended before its acknowledgement".into()),
+                });
+            }
+            Err(_) => {
+                request.abort();
+                return Err(RequestError::Timeout {
+                    method: methods::SUBSCRIPTIONS_LISTEN.into(),
+                    timeout: self.inner.options.request_timeout,
+                });
+            }
+        };
+        Ok(Subscription { id, acknowledged, receiver: rx, listeners: self.inner.listeners.clone(), request })
+    }
+}

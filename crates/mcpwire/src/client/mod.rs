@@ -1,0 +1,547 @@
+//! A client for any MCP server, in both protocol eras.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcpwire::client::Client;
+//! use mcpwire::transport::child::ChildProcess;
+//!
+//! let client = Client::builder("my-client", "1.0.0")
+//!     .spawn(ChildProcess::new("everything-server").arg("--stdio"))
+//!     .await?;
+//! let tools = client.list_all_tools().await?;
+//! let result = client.call_tool("test_simple_text", serde_json::json!({})).await?;
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! By default the client probes the server's era: it sends `server/discover` (2026); a
+//! recognised `-32022` error means the server is modern (retry with a shared version),
+//! and any other error or a timeout falls back to the 2025 `initialize` handshake.
+//! A version can be pinned, and a saved discover result reused to skip the probe.
+
+mod cache;
+mod callbacks;
+mod calls;
+mod handler;
+mod listen;
+mod mrtr;
+
+use std::future::Future;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpwire_protocol::capabilities::{ClientCapabilities, ServerCapabilities};
+use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult};
+use mcpwire_protocol::lifecycle::{request_envelope, DiscoverResult, Implementation, InitializeResult};
+use mcpwire_protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
+use mcpwire_protocol::roots::ListRootsResult;
+use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
+use mcpwire_protocol::{codes, meta, methods, Era, Meta, ProtocolVersion, RawJson, ResultType};
+use serde_json::{Map, Value};
+
+pub use callbacks::ServerChange;
+pub use calls::RequestOptions;
+pub use listen::Subscription;
+
+use crate::error::{McpError, RequestError};
+use crate::jsonrpc::{CallOptions, Dispatcher, DispatcherConfig, Peer};
+use crate::transport::child::{ChildHandle, ChildProcess};
+use crate::transport::Transport;
+use cache::Cache;
+use callbacks::{boxed, Callbacks};
+use handler::{ClientHandler, Listeners};
+
+/// Why connecting failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The server process could not be started.
+    #[error("could not start the server: {0}")]
+    Spawn(#[source] std::io::Error),
+    /// The handshake or probe failed.
+    #[error("the handshake failed: {0}")]
+    Handshake(#[source] RequestError),
+    /// The server speaks no version this client does.
+    #[error("no shared protocol version: the server supports {supported:?}")]
+    NoSharedVersion {
+        /// What the server said it supports.
+        supported: Vec<String>,
+    },
+    /// The server's answer could not be read.
+    #[error("the server's handshake answer is invalid: {0}")]
+    InvalidAnswer(String),
+}
+
+/// How to choose the era.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum Mode {
+    /// Probe with `server/discover`, fall back to `initialize` (the default).
+    #[default]
+    Auto,
+    /// Use this version without probing (its era decides the handshake).
+    Pinned(ProtocolVersion),
+}
+
+/// Options of a client.
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// How long to wait for the probe before falling back to `initialize` (default 5 s).
+    pub probe_timeout: Duration,
+    /// Default timeout of every request (default 60 s).
+    pub request_timeout: Duration,
+    /// Most `input_required` rounds of one call before giving up (default 10).
+    pub max_input_rounds: usize,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            probe_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(60),
+            max_input_rounds: 10,
+        }
+    }
+}
+
+/// The negotiated era and what the handshake told.
+#[derive(Debug)]
+pub(crate) enum Session {
+    Stateful(InitializeResult),
+    Stateless { version: ProtocolVersion, discover: Option<DiscoverResult> },
+}
+
+pub(crate) struct ClientInner {
+    pub(crate) peer: Peer,
+    pub(crate) session: Session,
+    pub(crate) info: Implementation,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) callbacks: Callbacks,
+    pub(crate) cache: Arc<Cache>,
+    pub(crate) listeners: Listeners,
+    pub(crate) options: ClientOptions,
+    /// The 2026 `logLevel` sent with every request, once set.
+    pub(crate) log_level: Mutex<Option<LoggingLevel>>,
+    pub(crate) next_listen: AtomicU64,
+    child: Mutex<Option<ChildHandle>>,
+}
+
+impl Drop for ClientInner {
+    fn drop(&mut self) {
+        self.peer.close();
+    }
+}
+
+/// A connected client. Cheap to clone.
+#[derive(Clone)]
+pub struct Client {
+    pub(crate) inner: Arc<ClientInner>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client").field("protocol_version", &self.protocol_version()).finish()
+    }
+}
+
+/// Configures and connects a [`Client`].
+pub struct ClientBuilder {
+    info: Implementation,
+    callbacks: Callbacks,
+    mode: Mode,
+    prior_discover: Option<DiscoverResult>,
+    options: ClientOptions,
+}
+
+impl Client {
+    /// Starts configuring a client with its name and version.
+    pub fn builder(name: impl Into<String>, version: impl Into<String>) -> ClientBuilder {
+        ClientBuilder {
+            info: Implementation::new(name, version),
+            callbacks: Callbacks::default(),
+            mode: Mode::Auto,
+            prior_discover: None,
+            options: ClientOptions::default(),
+        }
+    }
+
+    /// The negotiated protocol version.
+    pub fn protocol_version(&self) -> &ProtocolVersion {
+        match &self.inner.session {
+            Session::Stateful(init) => &init.protocol_version,
+            Session::Stateless { version, .. } => version,
+        }
+    }
+
+    /// The era of this connection.
+    pub fn era(&self) -> Era {
+        match &self.inner.session {
+            Session::Stateful(_) => Era::Stateful,
+            Session::Stateless { .. } => Era::Stateless,
+        }
+    }
+
+    /// The server's identity, when known (from `initialize`, or from the discover result).
+    pub fn server_info(&self) -> Option<Implementation> {
+        match &self.inner.session {
+            Session::Stateful(init) => Some(init.server_info.clone()),
+            Session::Stateless { discover, .. } => discover
+                .as_ref()
+                .and_then(|d| d.meta.as_ref())
+                .and_then(|m| m.get(meta::SERVER_INFO))
+                .and_then(|v| serde_json::from_value(v.clone()).ok()),
+        }
+    }
+
+    /// The server's capabilities, when known.
+    pub fn server_capabilities(&self) -> Option<&ServerCapabilities> {
+        match &self.inner.session {
+            Session::Stateful(init) => Some(&init.capabilities),
+            Session::Stateless { discover, .. } => discover.as_ref().map(|d| &d.capabilities),
+        }
+    }
+
+    /// The server's instructions, when it gave any.
+    pub fn instructions(&self) -> Option<&str> {
+        match &self.inner.session {
+            Session::Stateful(init) => init.instructions.as_deref(),
+            Session::Stateless { discover, .. } => discover.as_ref().and_then(|d| d.instructions.as_deref()),
+        }
+    }
+
+    /// The discover result of a 2026 connection (save it to reconnect without a probe).
+    pub fn discover_result(&self) -> Option<&DiscoverResult> {
+        match &self.inner.session {
+            Session::Stateless { discover, .. } => discover.as_ref(),
+            Session::Stateful(_) => None,
+        }
+    }
+
+    /// The capabilities this client declares.
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.inner.capabilities
+    }
+
+    /// The underlying JSON-RPC peer (for custom methods and notifications).
+    pub fn peer(&self) -> &Peer {
+        &self.inner.peer
+    }
+
+    /// Closes the connection; a spawned server is shut down the way the spec describes
+    /// (stdin closed, then `SIGTERM`, then `SIGKILL`).
+    pub async fn close(&self) {
+        self.inner.peer.close();
+        let child = self.inner.child.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(child) = child {
+            child.shutdown().await;
+        }
+    }
+
+    /// Whether the connection has closed (for example the server exited).
+    pub fn is_closed(&self) -> bool {
+        self.inner.peer.is_closed()
+    }
+
+    /// Adds the `_meta` this connection's era needs to request params: the 2026 envelope
+    /// (protocol version, client capabilities and info, log level), merged with `extra`.
+    pub(crate) fn params(
+        &self,
+        params: Map<String, Value>,
+        extra: Option<&Meta>,
+    ) -> Result<RawJson, RequestError> {
+        let mut params = params;
+        let mut meta: Meta = match params.remove("_meta") {
+            Some(Value::Object(m)) => m,
+            _ => Meta::new(),
+        };
+        if let Some(extra) = extra {
+            meta.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        if let Session::Stateless { version, .. } = &self.inner.session {
+            let level = *self.inner.log_level.lock().unwrap_or_else(|e| e.into_inner());
+            meta.extend(request_envelope(version, &self.inner.capabilities, Some(&self.inner.info), level));
+        }
+        if !meta.is_empty() {
+            params.insert("_meta".into(), Value::Object(meta));
+        }
+        serde_json::value::to_raw_value(&params).map_err(RequestError::Encode)
+    }
+
+    /// Sends a request with this era's `_meta` and checks a 2026 `resultType`: absent or
+    /// `complete` passes; `input_required` is returned as such for the caller's loop;
+    /// anything else is an error.
+    pub(crate) async fn send(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &RequestOptions,
+    ) -> Result<(ResultType, RawJson), RequestError> {
+        let raw = self.params(params, options.meta.as_ref())?;
+        let call = CallOptions {
+            id: options.id.clone(),
+            timeout: Some(options.timeout.unwrap_or(self.inner.options.request_timeout)),
+            on_progress: options.on_progress.clone(),
+            related: None,
+        };
+        let result = self.inner.peer.request_raw(method, Some(raw), call).await?;
+        let kind = match self.era() {
+            Era::Stateful => ResultType::Complete,
+            Era::Stateless => result_type(&result)?,
+        };
+        Ok((kind, result))
+    }
+}
+
+/// Reads `resultType` (absent = complete); an unknown value is an error.
+fn result_type(raw: &RawJson) -> Result<ResultType, RequestError> {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        #[serde(rename = "resultType")]
+        result_type: Option<ResultType>,
+    }
+    let probe: Probe = serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)?;
+    match probe.result_type.unwrap_or_default() {
+        ResultType::Other(other) => Err(RequestError::Protocol(format!("unknown resultType {other:?}"))),
+        known => Ok(known),
+    }
+}
+
+impl ClientBuilder {
+    /// Answers `sampling/createMessage` (declares the `sampling` capability).
+    pub fn on_sampling<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(CreateMessageRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CreateMessageResult, McpError>> + Send + 'static,
+    {
+        self.callbacks.sampling = Some(boxed(f));
+        self
+    }
+
+    /// Also declares `sampling.tools` (the callback handles tool use in sampling).
+    pub fn sampling_tools(mut self, yes: bool) -> Self {
+        self.callbacks.sampling_tools = yes;
+        self
+    }
+
+    /// Answers `elicitation/create` (declares the `elicitation` capability, form mode).
+    pub fn on_elicitation<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn(ElicitRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ElicitResult, McpError>> + Send + 'static,
+    {
+        self.callbacks.elicitation = Some(boxed(f));
+        self
+    }
+
+    /// Also declares URL-mode elicitation.
+    pub fn elicitation_url(mut self, yes: bool) -> Self {
+        self.callbacks.elicitation_url = yes;
+        self
+    }
+
+    /// Answers `roots/list` (declares the `roots` capability).
+    pub fn on_roots<F, Fut>(mut self, f: F) -> Self
+    where
+        F: Fn() -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ListRootsResult, McpError>> + Send + 'static,
+    {
+        self.callbacks.roots = Some(Arc::new(move || Box::pin(f())));
+        self
+    }
+
+    /// Receives the server's log messages.
+    pub fn on_log(mut self, f: impl Fn(LoggingMessageNotificationParams) + Send + Sync + 'static) -> Self {
+        self.callbacks.log = Some(Arc::new(f));
+        self
+    }
+
+    /// Hears about list changes and resource updates.
+    pub fn on_change(mut self, f: impl Fn(ServerChange) + Send + Sync + 'static) -> Self {
+        self.callbacks.change = Some(Arc::new(f));
+        self
+    }
+
+    /// Pins a protocol version (no probe): a 2025 revision uses `initialize`, 2026-07-28
+    /// goes straight to stateless requests.
+    pub fn protocol_version(mut self, version: ProtocolVersion) -> Self {
+        self.mode = Mode::Pinned(version);
+        self
+    }
+
+    /// Reuses a saved discover result: connects in the 2026 era without a probe.
+    pub fn prior_discover(mut self, discover: DiscoverResult) -> Self {
+        self.prior_discover = Some(discover);
+        self
+    }
+
+    /// Options (timeouts, MRTR round cap).
+    pub fn options(mut self, options: ClientOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Spawns a server process and connects to it over its stdio.
+    pub async fn spawn(self, process: ChildProcess) -> Result<Client, ConnectError> {
+        let (connection, child) = process.spawn().map_err(ConnectError::Spawn)?;
+        let client = self.connect(connection).await;
+        match client {
+            Ok(client) => {
+                *client.inner.child.lock().unwrap_or_else(|e| e.into_inner()) = Some(child);
+                Ok(client)
+            }
+            Err(e) => {
+                child.shutdown().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// Connects over any transport.
+    pub async fn connect(self, transport: impl Transport) -> Result<Client, ConnectError> {
+        let config =
+            DispatcherConfig { request_timeout: Some(self.options.request_timeout), ..Default::default() };
+        let dispatcher = Dispatcher::with_config(transport, config);
+        let peer = dispatcher.peer();
+        let cache = Arc::new(Cache::default());
+        let listeners: Listeners = Default::default();
+        let handler = ClientHandler {
+            callbacks: self.callbacks.clone(),
+            cache: cache.clone(),
+            listeners: listeners.clone(),
+        };
+        dispatcher.spawn(handler);
+        let capabilities = self.callbacks.capabilities();
+        let session = match (&self.mode, self.prior_discover) {
+            (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => {
+                Session::Stateful(initialize(&peer, v, &capabilities, &self.info, &self.options).await?)
+            }
+            (Mode::Pinned(v), discover) => Session::Stateless { version: v.clone(), discover },
+            (Mode::Auto, Some(discover)) => {
+                let version = shared_stateless(&discover.supported_versions).ok_or_else(|| {
+                    ConnectError::NoSharedVersion {
+                        supported: discover.supported_versions.iter().map(|v| v.to_string()).collect(),
+                    }
+                })?;
+                Session::Stateless { version, discover: Some(discover) }
+            }
+            (Mode::Auto, None) => probe(&peer, &capabilities, &self.info, &self.options).await?,
+        };
+        Ok(Client {
+            inner: Arc::new(ClientInner {
+                peer,
+                session,
+                info: self.info,
+                capabilities,
+                callbacks: self.callbacks,
+                cache,
+                listeners,
+                options: self.options,
+                log_level: Mutex::new(None),
+                next_listen: AtomicU64::new(1),
+                child: Mutex::new(None),
+            }),
+        })
+    }
+}
+
+/// The newest stateless version both sides speak.
+fn shared_stateless(supported: &[ProtocolVersion]) -> Option<ProtocolVersion> {
+    ProtocolVersion::STATELESS.iter().rev().find(|v| supported.contains(v)).cloned()
+}
+
+/// `server/discover` with the envelope of `version`.
+async fn discover(
+    peer: &Peer,
+    version: &ProtocolVersion,
+    capabilities: &ClientCapabilities,
+    info: &Implementation,
+    timeout: Duration,
+) -> Result<DiscoverResult, RequestError> {
+    let params = serde_json::json!({ "_meta": request_envelope(version, capabilities, Some(info), None) });
+    let raw = serde_json::value::to_raw_value(&params).map_err(RequestError::Encode)?;
+    let result = peer
+        .request_raw(
+            methods::SERVER_DISCOVER,
+            Some(raw),
+            CallOptions { timeout: Some(timeout), ..Default::default() },
+        )
+        .await?;
+    serde_json::from_str(result.get()).map_err(RequestError::InvalidResult)
+}
+
+/// Probes the era: `server/discover` first; a recognised modern error means modern
+/// (retry once with a shared version); anything else falls back to `initialize`.
+async fn probe(
+    peer: &Peer,
+    capabilities: &ClientCapabilities,
+    info: &Implementation,
+    options: &ClientOptions,
+) -> Result<Session, ConnectError> {
+    let mut version = ProtocolVersion::LATEST;
+    for attempt in 0..2 {
+        match discover(peer, &version, capabilities, info, options.probe_timeout).await {
+            Ok(d) => {
+                if d.supported_versions.contains(&version) {
+                    return Ok(Session::Stateless { version, discover: Some(d) });
+                }
+                match shared_stateless(&d.supported_versions) {
+                    Some(v) if attempt == 0 => version = v,
+                    // A discover result naming no modern version we speak: the server's
+                    // modern side is unusable, try its 2025 side.
+                    _ => break,
+                }
+            }
+            Err(RequestError::Peer(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
+                let supported: Vec<ProtocolVersion> = e
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(|s| serde_json::from_value(s.clone()).ok())
+                    .unwrap_or_default();
+                match shared_stateless(&supported) {
+                    Some(v) if attempt == 0 && v != version => version = v,
+                    _ if supported.iter().any(|v| v.era() == Some(Era::Stateful)) => break,
+                    _ => {
+                        return Err(ConnectError::NoSharedVersion {
+                            supported: supported.iter().map(|v| v.to_string()).collect(),
+                        })
+                    }
+                }
+            }
+            Err(e @ (RequestError::ConnectionClosed { .. } | RequestError::NotRunning)) => {
+                return Err(ConnectError::Handshake(e))
+            }
+            // Any other error, or a timeout: a 2025-era server.
+            Err(e) => {
+                tracing::debug!("server/discover failed ({e}); falling back to initialize");
+                break;
+            }
+        }
+    }
+    Ok(Session::Stateful(
+        initialize(peer, &ProtocolVersion::LATEST_STATEFUL, capabilities, info, options).await?,
+    ))
+}
+
+/// The 2025 handshake: `initialize`, a version check, `notifications/initialized`.
+async fn initialize(
+    peer: &Peer,
+    version: &ProtocolVersion,
+    capabilities: &ClientCapabilities,
+    info: &Implementation,
+    options: &ClientOptions,
+) -> Result<InitializeResult, ConnectError> {
+    let params =
+        serde_json::json!({ "protocolVersion": version, "capabilities": capabilities, "clientInfo": info });
+    let raw = serde_json::value::to_raw_value(&params)
+        .map_err(|e| ConnectError::Handshake(RequestError::Encode(e)))?;
+    let call = CallOptions { timeout: Some(options.request_timeout), ..Default::default() };
+    let result =
+        peer.request_raw(methods::INITIALIZE, Some(raw), call).await.map_err(ConnectError::Handshake)?;
+    let init: InitializeResult =
+        serde_json::from_str(result.get()).map_err(|e| ConnectError::InvalidAnswer(e.to_string()))?;
+    if !ProtocolVersion::STATEFUL.contains(&init.protocol_version) {
+        return Err(ConnectError::NoSharedVersion { supported: vec![init.protocol_version.to_string()] });
+    }
+    peer.notify(methods::INITIALIZED, None).await;
+    Ok(init)
+}

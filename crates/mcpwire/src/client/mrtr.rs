@@ -1,0 +1,110 @@
+//! The 2026 multi round-trip loop: on `input_required`, resolve every input request
+//! through the callbacks, then retry (a new request id) with `inputResponses` under the
+//! same keys and the `requestState` echoed byte for byte, up to a round cap.
+
+use std::time::Duration;
+
+use mcpwire_protocol::mrtr::{InputRequest, InputRequiredResult};
+use mcpwire_protocol::{RawJson, ResultType};
+use serde_json::{json, Map, Value};
+
+use super::{Client, RequestOptions};
+use crate::error::RequestError;
+
+impl Client {
+    /// Sends `method` and follows `input_required` rounds until a complete result.
+    pub(crate) async fn send_with_input(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &RequestOptions,
+    ) -> Result<RawJson, RequestError> {
+        let max_rounds = self.inner.options.max_input_rounds;
+        let mut responses: Option<Map<String, Value>> = None;
+        let mut state: Option<String> = None;
+        let mut backoff = Duration::from_millis(50);
+        for _ in 0..=max_rounds {
+            let mut round = params.clone();
+            if let Some(r) = responses.take() {
+                round.insert("inputResponses".into(), Value::Object(r));
+            }
+            if let Some(s) = state.take() {
+                round.insert("requestState".into(), Value::String(s));
+            }
+            let (kind, raw) = self.send(method, round, options).await?;
+            match kind {
+                ResultType::Complete => return Ok(raw),
+                ResultType::InputRequired => {
+                    let result: InputRequiredResult =
+                        serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)?;
+                    state = result.request_state;
+                    let requests = result.input_requests.unwrap_or_default();
+                    if requests.is_empty() {
+                        if state.is_none() {
+                            return Err(RequestError::Protocol(
+                                "an input_required result with neither inputRequests nor requestState".into(),
+                            ));
+                        }
+                        // State only (the server is busy, say): retry after a short pause.
+                        tokio::time::sleep(backoff).await;
+                        backoff = (backoff * 2).min(Duration::from_millis(250));
+                        continue;
+                    }
+                    let mut answers = Map::new();
+                    for (key, request) in requests {
+                        answers.insert(key, self.resolve(request).await?);
+                    }
+                    responses = Some(answers);
+                }
+                other => {
+                    return Err(RequestError::Protocol(format!(
+                        "unexpected resultType {:?} for {method}",
+                        other.as_str()
+                    )))
+                }
+            }
+        }
+        Err(RequestError::Protocol(format!(
+            "{method} still needed input after {max_rounds} rounds; giving up"
+        )))
+    }
+
+    /// Answers one input request through the callbacks. A declined or failed elicitation
+    /// is answered as such; a sampling or roots request this client cannot answer ends
+    /// the call (the server is not waiting for a retry).
+    async fn resolve(&self, request: InputRequest) -> Result<Value, RequestError> {
+        let callbacks = &self.inner.callbacks;
+        let value = match request {
+            InputRequest::Elicit(params) => match callbacks.elicitation {
+                None => json!({ "action": "decline" }),
+                Some(_) => match callbacks.elicit(params).await {
+                    Ok(result) => serde_json::to_value(result).map_err(RequestError::Encode)?,
+                    Err(e) => {
+                        tracing::debug!("elicitation failed ({e}); answering cancel");
+                        json!({ "action": "cancel" })
+                    }
+                },
+            },
+            InputRequest::CreateMessage(params) => {
+                let result = callbacks
+                    .sample(params)
+                    .await
+                    .map_err(|e| RequestError::Protocol(format!("sampling for the server failed: {e}")))?;
+                serde_json::to_value(result).map_err(RequestError::Encode)?
+            }
+            InputRequest::ListRoots(_) => {
+                let result = callbacks.roots().await.map_err(|e| {
+                    RequestError::Protocol(format!("listing roots for the server failed: {e}"))
+                })?;
+                serde_json::to_value(result).map_err(RequestError::Encode)?
+            }
+            InputRequest::Other(call) => {
+                return Err(RequestError::Protocol(format!(
+                    "the server asked for {:?}, which this client cannot answer",
+                    call.method
+                )))
+            }
+        };
+        Ok(value)
+    }
+}
