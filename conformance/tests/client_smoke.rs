@@ -78,3 +78,78 @@ async fn pinned_2025_uses_the_handshake_and_callbacks() {
     client.ping().await.unwrap();
     client.close().await;
 }
+
+/// Starts `everything-server --http` on a free port; kills it on drop.
+struct HttpServer(std::process::Child, String);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn http_server() -> HttpServer {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_everything-server"))
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    HttpServer(child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+async fn connect_http(url: &str, pin: Option<ProtocolVersion>) -> Client {
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(url).unwrap();
+    let mut builder = Client::builder("smoke", "1.0")
+        .on_sampling(|_| async {
+            Ok(serde_json::from_value::<CreateMessageResult>(json!({
+                "role": "assistant", "content": { "type": "text", "text": "Paris" }, "model": "m"
+            }))
+            .unwrap())
+        })
+        .on_elicitation(|_| async {
+            Ok(serde_json::from_value::<ElicitResult>(
+                json!({ "action": "accept", "content": { "name": "Ada", "ok": true, "color": "blue" } }),
+            )
+            .unwrap())
+        });
+    if let Some(v) = pin {
+        builder = builder.protocol_version(v);
+    }
+    builder.connect(transport).await.unwrap()
+}
+
+#[tokio::test]
+async fn over_http_in_both_eras() {
+    let server = http_server().await;
+    let modern = connect_http(&server.1, None).await;
+    assert_eq!(modern.era(), Era::Stateless);
+    assert!(modern.list_all_tools().await.unwrap().len() > 20);
+    assert_eq!(
+        text(&modern.call_tool("test_x_mcp_header", json!({ "region": "eu-west" })).await.unwrap()),
+        "Region: eu-west"
+    );
+    assert_eq!(
+        text(&modern.call_tool("test_input_required_result_multi_round", json!({})).await.unwrap()),
+        "Multi-round complete for Ada who likes blue"
+    );
+    modern.close().await;
+
+    let legacy = connect_http(&server.1, Some(ProtocolVersion::V2025_11_25)).await;
+    assert_eq!(legacy.era(), Era::Stateful);
+    assert_eq!(
+        text(&legacy.call_tool("test_sampling", json!({ "prompt": "q" })).await.unwrap()),
+        "LLM response: Paris"
+    );
+    // The server closes this call's SSE stream mid-call; the client resumes with Last-Event-ID.
+    assert!(text(&legacy.call_tool("test_reconnection", json!({})).await.unwrap())
+        .starts_with("Reconnection test completed"));
+    legacy.close().await;
+}

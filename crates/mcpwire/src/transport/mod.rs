@@ -7,6 +7,8 @@
 //! to end: a slow writer slows the handlers, a full inbound queue stops the reader.
 
 pub mod child;
+#[cfg(feature = "http")]
+pub mod http_client;
 pub mod io;
 pub mod lines;
 pub mod memory;

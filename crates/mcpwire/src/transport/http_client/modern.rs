@@ -1,0 +1,158 @@
+//! The 2026 request headers a client sends (`MCP-Protocol-Version`, `Mcp-Method`,
+//! `Mcp-Name`, `Mcp-Param-*`), and which tools' `x-mcp-header` annotations are valid
+//! (tools with invalid ones are dropped from `tools/list`).
+
+use std::collections::HashSet;
+
+use http::{HeaderMap, HeaderName, HeaderValue};
+use mcpwire_protocol::{meta, methods, Message};
+use serde_json::Value;
+
+use crate::http::headers::{encode_value, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION};
+
+/// The protocol version of a 2026 message (from its `_meta` envelope).
+pub(crate) fn envelope_version(message: &Message) -> Option<String> {
+    let params = match message {
+        Message::Request(r) => r.params.as_deref(),
+        Message::Notification(n) => n.params.as_deref(),
+        _ => None,
+    }?;
+    if !params.get().contains(meta::PROTOCOL_VERSION) {
+        return None;
+    }
+    let value: Value = serde_json::from_str(params.get()).ok()?;
+    value.get("_meta")?.get(meta::PROTOCOL_VERSION)?.as_str().map(str::to_owned)
+}
+
+fn insert(headers: &mut HeaderMap, name: &str, value: &str) {
+    if let (Ok(n), Ok(v)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_str(value)) {
+        headers.insert(n, v);
+    }
+}
+
+/// Adds the 2026 headers of `message` (of protocol version `version`); the
+/// `x-mcp-header` names of the called tool come from `tool_headers`.
+pub(crate) fn add_headers(
+    headers: &mut HeaderMap,
+    message: &Message,
+    version: &str,
+    tool_headers: impl Fn(&str) -> Vec<(String, String)>,
+) {
+    insert(headers, PROTOCOL_VERSION, version);
+    let (method, params) = match message {
+        Message::Request(r) => (r.method.as_str(), r.params.as_deref()),
+        Message::Notification(n) => (n.method.as_str(), n.params.as_deref()),
+        _ => return,
+    };
+    insert(headers, METHOD, method);
+    let params: Value = params.and_then(|p| serde_json::from_str(p.get()).ok()).unwrap_or(Value::Null);
+    let name_key = match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
+        methods::RESOURCES_READ => "uri",
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => "taskId",
+        _ => return,
+    };
+    let Some(name) = params.get(name_key).and_then(Value::as_str) else { return };
+    insert(headers, NAME, &encode_value(name));
+    if method != methods::TOOLS_CALL {
+        return;
+    }
+    let arguments = params.get("arguments");
+    for (header, prop) in tool_headers(name) {
+        let value = match arguments.and_then(|a| a.get(&prop)) {
+            Some(Value::String(s)) => encode_value(s),
+            Some(Value::Bool(b)) => b.to_string(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => continue, // null or absent: no header
+        };
+        insert(headers, &format!("{PARAM_PREFIX}{header}"), &value);
+    }
+}
+
+/// An RFC 9110 token.
+fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// Counts `x-mcp-header` keys anywhere in a schema.
+fn count_annotations(value: &Value) -> usize {
+    match value {
+        Value::Object(o) => {
+            o.iter().map(|(k, v)| usize::from(k == "x-mcp-header") + count_annotations(v)).sum()
+        }
+        Value::Array(a) => a.iter().map(count_annotations).sum(),
+        _ => 0,
+    }
+}
+
+/// The `(header, property)` pairs of a tool's input schema, or `Err` when an annotation
+/// is invalid: not a token, repeated (ignoring case), on a type other than string,
+/// integer or boolean, or anywhere but a top-level property.
+pub(crate) fn tool_param_headers(input_schema: &Value) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let mut seen = HashSet::new();
+    if let Some(Value::Object(properties)) = input_schema.get("properties") {
+        for (prop, schema) in properties {
+            let Some(annotation) = schema.get("x-mcp-header") else { continue };
+            let Some(header) = annotation.as_str().filter(|h| is_token(h)) else {
+                return Err(format!("property {prop:?}: x-mcp-header must be a non-empty header token"));
+            };
+            match schema.get("type").and_then(Value::as_str) {
+                Some("string" | "integer" | "boolean") => {}
+                other => return Err(format!("property {prop:?}: x-mcp-header on type {other:?}")),
+            }
+            if !seen.insert(header.to_ascii_lowercase()) {
+                return Err(format!("x-mcp-header {header:?} is used twice"));
+            }
+            pairs.push((header.to_owned(), prop.clone()));
+        }
+    }
+    if count_annotations(input_schema) != pairs.len() {
+        return Err("x-mcp-header is only allowed on top-level properties".into());
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn annotation_validity() {
+        let ok = json!({ "type": "object", "properties": { "r": { "type": "string", "x-mcp-header": "Region" }, "n": { "type": "integer", "x-mcp-header": "N" } } });
+        assert_eq!(tool_param_headers(&ok).unwrap().len(), 2);
+        for bad in [
+            json!({ "properties": { "r": { "type": "string", "x-mcp-header": "" } } }),
+            json!({ "properties": { "r": { "type": "string", "x-mcp-header": "a b" } } }),
+            json!({ "properties": { "r": { "type": "number", "x-mcp-header": "R" } } }),
+            json!({ "properties": { "r": { "type": "object", "x-mcp-header": "R" } } }),
+            json!({ "properties": { "a": { "type": "string", "x-mcp-header": "X" }, "b": { "type": "string", "x-mcp-header": "x" } } }),
+            json!({ "properties": { "a": { "type": "array", "items": { "type": "string", "x-mcp-header": "X" } } } }),
+            json!({ "anyOf": [{ "properties": { "a": { "type": "string", "x-mcp-header": "X" } } }] }),
+        ] {
+            assert!(tool_param_headers(&bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn builds_the_headers_of_a_call() {
+        let params = json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }, "name": "weather", "arguments": { "region": "\u{65e5}", "n": 3, "x": null } });
+        let message = Message::Request(mcpwire_protocol::Request::new(
+            1,
+            "tools/call",
+            Some(serde_json::value::to_raw_value(&params).unwrap()),
+        ));
+        assert_eq!(envelope_version(&message).as_deref(), Some("2026-07-28"));
+        let mut h = HeaderMap::new();
+        add_headers(&mut h, &message, "2026-07-28", |_| {
+            vec![("Region".into(), "region".into()), ("N".into(), "n".into()), ("X".into(), "x".into())]
+        });
+        assert_eq!(h["mcp-method"], "tools/call");
+        assert_eq!(h["mcp-name"], "weather");
+        assert_eq!(h["mcp-param-region"], "=?base64?5pel?=");
+        assert_eq!(h["mcp-param-n"], "3");
+        assert!(h.get("mcp-param-x").is_none());
+    }
+}
