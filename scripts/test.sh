@@ -14,3 +14,4 @@ export MCPWIRE_PYTHON="$PYTHON"
 
 cargo test --workspace
 scripts/conformance-server.sh
+scripts/conformance-client.sh

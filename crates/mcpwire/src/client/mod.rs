@@ -498,7 +498,9 @@ async fn probe(
                     .and_then(|s| serde_json::from_value(s.clone()).ok())
                     .unwrap_or_default();
                 match shared_stateless(&supported) {
-                    Some(v) if attempt == 0 && v != version => version = v,
+                    // Retry once with a version the server lists (even the one just
+                    // sent: the spec says to retry with a supported version).
+                    Some(v) if attempt == 0 => version = v,
                     _ if supported.iter().any(|v| v.era() == Some(Era::Stateful)) => break,
                     _ => {
                         return Err(ConnectError::NoSharedVersion {

@@ -196,18 +196,25 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
             }
             _ => None,
         };
-        let initialized = matches!(&message, Message::Notification(n) if n.method == methods::INITIALIZED);
-        let task_shared = shared.clone();
-        let task = tokio::spawn(async move {
-            task_shared.exchange(message, modern).await;
+        let Some(id) = request_id else {
+            // Notifications and answers go out in order, before anything sent after them
+            // (a request must not overtake `notifications/initialized`); the server
+            // acknowledges them at once with 202.
+            let initialized =
+                matches!(&message, Message::Notification(n) if n.method == methods::INITIALIZED);
+            shared.exchange(message, modern).await;
             if initialized {
-                task_shared.clone().open_standalone();
+                // Established before anything else is sent, so the server can already
+                // reach us on it (and never mistakes it for a later resumption).
+                shared.clone().open_standalone().await;
             }
-        });
-        if let Some(id) = request_id {
-            if let Some(p) = lock(&shared.pending).get_mut(&id.key()) {
-                p.abort = Some(task.abort_handle());
-            }
+            continue;
+        };
+        // Requests run concurrently: each waits for its own answer.
+        let task_shared = shared.clone();
+        let task = tokio::spawn(async move { task_shared.exchange(message, modern).await });
+        if let Some(p) = lock(&shared.pending).get_mut(&id.key()) {
+            p.abort = Some(task.abort_handle());
         }
     }
     shared.delete_session().await;
@@ -393,10 +400,9 @@ impl Shared {
                 && had_session
                 && !is_initialize
                 && attempt == 0
+                && self.reinitialize().await
             {
-                if self.reinitialize().await {
-                    continue;
-                }
+                continue;
             }
             // A server that knows no Streamable HTTP: the legacy HTTP+SSE transport.
             if is_initialize
@@ -406,10 +412,9 @@ impl Shared {
                     StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
                 )
                 && attempt == 0
+                && self.start_legacy().await
             {
-                if self.start_legacy().await {
-                    continue;
-                }
+                continue;
             }
             // 2026 `-32020`: the tool list may be stale; re-fetch it once and retry.
             if let (Some(e), Some(_), 0) = (&rpc_error, &modern, attempt) {
@@ -584,9 +589,10 @@ impl Shared {
         (response.status().is_success() && is_sse).then(|| response.into_body())
     }
 
-    /// Opens the 2025 standalone GET stream once the session is initialized; a server
-    /// without one (405) is fine. Reconnects a dropped stream a few times.
-    fn open_standalone(self: Arc<Self>) {
+    /// Opens the 2025 standalone GET stream once the session is initialized (returning
+    /// once the server answered the GET); a server without one (405) is fine. A dropped
+    /// stream is resumed a few times.
+    async fn open_standalone(self: Arc<Self>) {
         {
             let mut session = lock(&self.session);
             if session.standalone_open || session.id.is_none() || session.legacy_post.is_some() {
@@ -594,12 +600,22 @@ impl Shared {
             }
             session.standalone_open = true;
         }
+        let Some(first) = self.get_stream(None).await else { return };
         tokio::spawn(async move {
             let mut parser = SseParser::new(MAX_MESSAGE_BYTES);
+            let mut body = Some(first);
             for _ in 0..=MAX_RESUMES {
-                let last = parser.last_event_id().map(str::to_owned);
-                let Some(body) = self.get_stream(last.as_deref()).await else { return };
-                self.read_sse(body, &mut parser, None).await;
+                let stream = match body.take() {
+                    Some(b) => b,
+                    None => {
+                        let last = parser.last_event_id().map(str::to_owned);
+                        match self.get_stream(last.as_deref()).await {
+                            Some(b) => b,
+                            None => return,
+                        }
+                    }
+                };
+                self.read_sse(stream, &mut parser, None).await;
                 if self.incoming.is_closed() {
                     return;
                 }

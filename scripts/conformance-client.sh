@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the official conformance client suite against our everything-client, at
+# 2025-11-25 and at 2026-07-28, each against its baseline of expected failures
+# (conformance/expected-failures-client-<version>.yml; only OAuth scenarios remain).
+#
+# Usage: scripts/conformance-client.sh [--release]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+profile=debug
+cargo_flags=()
+if [[ "${1:-}" == "--release" ]]; then
+  profile=release
+  cargo_flags=(--release)
+fi
+cargo build -q "${cargo_flags[@]}" -p mcpwire-conformance --bin everything-client
+client_bin="$PWD/target/$profile/everything-client"
+
+status=0
+for version in 2025-11-25 2026-07-28; do
+  scripts/conformance.sh client --command "$client_bin" --spec-version "$version" \
+    --expected-failures "conformance/expected-failures-client-$version.yml" || status=1
+done
+exit "$status"
