@@ -18,4 +18,13 @@ pub mod transport;
 pub use mcpwire_protocol as protocol;
 
 pub use error::{McpError, RequestError};
+#[cfg(feature = "macros")]
+pub use mcpwire_macros::tool;
+
+/// What the `#[tool]` macro's generated code names; not part of the public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+}
 pub use extensions::{Extensions, Principal};

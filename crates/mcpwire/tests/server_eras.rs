@@ -309,3 +309,36 @@ async fn stateless_elicitation_is_a_multi_round_trip() {
     assert_eq!(e.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
     let _ = ContentBlock::text("");
 }
+
+#[tokio::test]
+async fn middleware_wraps_every_message_of_both_eras() {
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let server = Server::builder("mw", "1")
+        .tool(tool("ok").description("ok").handler(|| "ok"))
+        .middleware(mcpwire::server::middleware_fn(move |request, ctx, next| {
+            log.lock().unwrap().push(request.method.clone());
+            async move {
+                if request.method == "tools/call"
+                    && request.params.as_ref().is_some_and(|p| p.get().contains("forbidden"))
+                {
+                    return Err(McpError::invalid_request("refused by middleware"));
+                }
+                next.run(request, ctx).await
+            }
+        }))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    expect_result(&call(&mut raw, 1, "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } })).await, 1);
+    expect_error(&call(&mut raw, 2, "no/such/method", json!({})).await, 2);
+    expect_result(&call(&mut raw, 3, "tools/call", json!({ "name": "ok" })).await, 3);
+    let e = expect_error(
+        &call(&mut raw, 4, "tools/call", json!({ "name": "ok", "arguments": { "x": "forbidden" } })).await,
+        4,
+    );
+    assert_eq!(e.message, "refused by middleware");
+    assert_eq!(*seen.lock().unwrap(), vec!["initialize", "no/such/method", "tools/call", "tools/call"]);
+}

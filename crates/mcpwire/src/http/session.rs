@@ -68,8 +68,8 @@ impl Handler for SessionHandler {
         self.0.on_request(request, ctx).await
     }
 
-    async fn on_notification(&self, notification: mcpwire_protocol::Notification, _ctx: NotificationContext) {
-        self.0.on_notification(notification).await;
+    async fn on_notification(&self, notification: mcpwire_protocol::Notification, ctx: NotificationContext) {
+        self.0.on_notification(notification, ctx).await;
     }
 }
 
@@ -141,7 +141,22 @@ impl Session {
 
     /// Opens a response stream for the given requests and returns its receiver. In SSE
     /// mode a resumable stream starts with a priming event.
-    pub(crate) fn open_stream(&self, requests: &[RequestId], json: bool) -> (u64, StreamReceiver) {
+    ///
+    /// Fails with the offending id when a request id is already in flight in this session
+    /// (or repeated in the batch): answers are routed by id, so a duplicate would take
+    /// over the original's stream and leave it without its answer forever.
+    pub(crate) fn open_stream(
+        &self,
+        requests: &[RequestId],
+        json: bool,
+    ) -> Result<(u64, StreamReceiver), RequestId> {
+        let mut streams = lock(&self.streams);
+        let mut seen = std::collections::HashSet::with_capacity(requests.len());
+        if let Some(dup) =
+            requests.iter().find(|id| streams.by_request.contains_key(&id.key()) || !seen.insert(id.key()))
+        {
+            return Err(dup.clone());
+        }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let name = format!("{}-{no}", self.id);
         let (tx, rx) = mpsc::channel(self.settings.stream_queue.max(requests.len() + 1));
@@ -150,12 +165,11 @@ impl Session {
                 let _ = tx.try_send(sse::priming(&id, self.settings.sse_retry_ms));
             }
         }
-        let mut streams = lock(&self.streams);
         for id in requests {
             streams.by_request.insert(id.key(), no);
         }
         streams.streams.insert(no, Stream { name, live: Some(tx), pending: requests.len(), json });
-        (no, rx)
+        Ok((no, rx))
     }
 
     /// Opens (or re-attaches) the standalone GET stream; `None` if one is connected.
@@ -253,7 +267,7 @@ impl Session {
             _ => None,
         };
         let key = response_id.clone().or_else(|| out.related.as_ref().map(RequestId::key));
-        let bytes = out.message.to_vec();
+        let bytes = Bytes::from(out.message.to_vec());
         let streams = &mut *lock(&self.streams);
         let no = match &key {
             Some(k) => streams.by_request.get(k).copied(),
@@ -265,13 +279,9 @@ impl Session {
         };
         let Some(stream) = streams.streams.get_mut(&no) else { return };
         let chunk = if stream.json {
-            response_id.as_ref().map(|_| Bytes::from(bytes))
+            response_id.as_ref().map(|_| bytes)
         } else {
-            let id = self
-                .settings
-                .event_store
-                .as_ref()
-                .and_then(|s| s.store(&stream.name, Bytes::from(bytes.clone())));
+            let id = self.settings.event_store.as_ref().and_then(|s| s.store(&stream.name, bytes.clone()));
             Some(sse::event(id.as_deref(), None, &bytes))
         };
         if let (Some(chunk), Some(live)) = (chunk, &stream.live) {

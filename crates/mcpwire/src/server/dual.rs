@@ -4,7 +4,7 @@
 //! `initialize` on a 2026 connection answers `-32022` (naming the 2026 versions), and an
 //! enveloped request on a 2025 session answers `-32600`.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use mcpwire_protocol::{methods, Era, Notification, RawJson, Request};
 
@@ -14,15 +14,17 @@ use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::{Handler, NotificationContext, RequestContext};
 
+/// Cheap to clone: clones share the stream's era and session.
+#[derive(Clone)]
 pub(crate) struct DualEra {
     server: Server,
-    era: OnceLock<Era>,
+    era: Arc<OnceLock<Era>>,
     stateful: StatefulSession,
 }
 
 impl DualEra {
     pub(crate) fn new(server: Server) -> Self {
-        DualEra { stateful: StatefulSession::new(server.clone()), server, era: OnceLock::new() }
+        DualEra { stateful: StatefulSession::new(server.clone()), server, era: Arc::new(OnceLock::new()) }
     }
 }
 
@@ -44,8 +46,10 @@ pub(crate) fn is_enveloped(request: &Request) -> bool {
         .is_some_and(|m| m.contains_key(mcpwire_protocol::meta::PROTOCOL_VERSION))
 }
 
-impl Handler for DualEra {
-    async fn on_request(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
+impl DualEra {
+    /// Serves one request of this stream (no middleware: [`Handler::on_request`] runs it
+    /// once around this).
+    async fn handle(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
         let enveloped = is_enveloped(&request);
         let era = *self.era.get_or_init(|| {
             if request.method != methods::INITIALIZE && enveloped {
@@ -63,17 +67,31 @@ impl Handler for DualEra {
                     .unwrap_or_default();
                 Err(unsupported_version(&requested))
             }
-            Era::Stateless => self.server.serve_stateless(request, ctx).await,
+            Era::Stateless => self.server.handle_stateless(request, ctx).await,
             Era::Stateful if enveloped => Err(McpError::invalid_request(
                 "Invalid request: a 2026-07-28 request on a connection that began with initialize",
             )),
-            Era::Stateful => self.stateful.on_request(request, ctx).await,
+            Era::Stateful => self.stateful.handle(request, ctx).await,
         }
     }
+}
 
-    async fn on_notification(&self, notification: Notification, _ctx: NotificationContext) {
+impl Handler for DualEra {
+    async fn on_request(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
+        if !self.server.has_middleware() {
+            return self.handle(request, ctx).await;
+        }
+        let this = self.clone();
+        let endpoint: super::middleware::Endpoint = std::sync::Arc::new(move |request, ctx| {
+            let this = this.clone();
+            Box::pin(async move { this.handle(request, ctx).await })
+        });
+        self.server.layered(request, ctx, endpoint).await
+    }
+
+    async fn on_notification(&self, notification: Notification, ctx: NotificationContext) {
         if self.era.get() != Some(&Era::Stateless) {
-            self.stateful.on_notification(notification).await;
+            self.stateful.on_notification(notification, ctx).await;
         }
     }
 }

@@ -10,6 +10,8 @@
 mod context;
 pub mod cursor;
 mod dual;
+mod local;
+mod middleware;
 mod notify;
 mod prompt;
 mod reply;
@@ -38,6 +40,7 @@ use serde_json::Value;
 
 pub use context::Ctx;
 pub(crate) use dual::is_enveloped;
+pub use middleware::{middleware_fn, Middleware, Next, NextNotification};
 pub use notify::ServerEvent;
 pub use prompt::{prompt, IntoPromptResult, PromptArgs, PromptBuilder, PromptDef};
 pub use resource::{
@@ -103,6 +106,7 @@ pub(crate) struct ServerInner {
     pub(crate) config: ServerConfig,
     pub(crate) sealer: StateSealer,
     pub(crate) bus: notify::Bus,
+    pub(crate) middleware: Arc<[Arc<dyn Middleware>]>,
 }
 
 /// An MCP server: what was registered, ready to serve any number of connections.
@@ -134,6 +138,7 @@ impl Server {
             config: ServerConfig::default(),
             sealer: None,
             extra_capabilities: None,
+            middleware: Vec::new(),
         }
     }
 
@@ -155,6 +160,33 @@ impl Server {
     /// The registered tool called `name`.
     pub(crate) fn tool_def(&self, name: &str) -> Option<&ToolDef> {
         self.inner.tool_index.get(name).map(|i| &self.inner.tools[*i])
+    }
+
+    /// Runs a request through the middleware chain, then `endpoint`.
+    pub(crate) async fn layered(
+        &self,
+        request: mcpwire_protocol::Request,
+        ctx: crate::jsonrpc::RequestContext,
+        endpoint: middleware::Endpoint,
+    ) -> Result<mcpwire_protocol::RawJson, McpError> {
+        middleware::Next::new(self.inner.middleware.clone(), endpoint).run(request, ctx).await
+    }
+
+    /// Runs a notification through the middleware chain, then `endpoint`.
+    pub(crate) async fn layered_notification(
+        &self,
+        notification: mcpwire_protocol::Notification,
+        ctx: crate::jsonrpc::NotificationContext,
+        endpoint: middleware::NotificationEndpoint,
+    ) {
+        middleware::NextNotification::new(self.inner.middleware.clone(), endpoint)
+            .run(notification, ctx)
+            .await
+    }
+
+    /// Whether any middleware is registered (the fast path skips the chain).
+    pub(crate) fn has_middleware(&self) -> bool {
+        !self.inner.middleware.is_empty()
     }
 
     /// Publishes a change to every connected client that asked for it.
@@ -220,9 +252,16 @@ pub struct ServerBuilder {
     config: ServerConfig,
     sealer: Option<StateSealer>,
     extra_capabilities: Option<JsonObject>,
+    middleware: Vec<Arc<dyn Middleware>>,
 }
 
 impl ServerBuilder {
+    /// Adds a middleware around every inbound message (the first added is outermost).
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
     /// A human-readable title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.info.title = Some(title.into());
@@ -411,6 +450,7 @@ impl ServerBuilder {
                     None => StateSealer::random().map_err(|e| BuildError::Randomness(e.to_string()))?,
                 },
                 bus: notify::Bus::default(),
+                middleware: self.middleware.into(),
             }),
         })
     }

@@ -21,26 +21,59 @@ use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::{Peer, RequestContext};
 
-/// One 2025 session: a stdio connection or an HTTP session.
+/// One 2025 session: a stdio connection or an HTTP session. Cheap to clone (clones
+/// share the session).
+#[derive(Clone)]
 pub(crate) struct StatefulSession {
     server: Server,
-    session: RwLock<Option<Arc<SessionInfo>>>,
+    session: Arc<RwLock<Option<Arc<SessionInfo>>>>,
 }
 
 impl StatefulSession {
     pub(crate) fn new(server: Server) -> Self {
-        StatefulSession { server, session: RwLock::new(None) }
+        StatefulSession { server, session: Arc::new(RwLock::new(None)) }
+    }
+
+    /// Serves a request through the server's middleware.
+    pub(crate) async fn on_request(
+        &self,
+        request: Request,
+        rpc: RequestContext,
+    ) -> Result<RawJson, McpError> {
+        if !self.server.has_middleware() {
+            return self.handle(request, rpc).await;
+        }
+        let this = self.clone();
+        let endpoint: super::middleware::Endpoint = Arc::new(move |request, rpc| {
+            let this = this.clone();
+            Box::pin(async move { this.handle(request, rpc).await })
+        });
+        self.server.layered(request, rpc, endpoint).await
+    }
+
+    /// Serves a notification through the server's middleware.
+    pub(crate) async fn on_notification(
+        &self,
+        notification: Notification,
+        ctx: crate::jsonrpc::NotificationContext,
+    ) {
+        if !self.server.has_middleware() {
+            return self.handle_notification(notification).await;
+        }
+        let this = self.clone();
+        let endpoint: super::middleware::NotificationEndpoint = Arc::new(move |notification, _ctx| {
+            let this = this.clone();
+            Box::pin(async move { this.handle_notification(notification).await })
+        });
+        self.server.layered_notification(notification, ctx, endpoint).await
     }
 
     fn session(&self) -> Option<Arc<SessionInfo>> {
         self.session.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    pub(crate) async fn on_request(
-        &self,
-        request: Request,
-        rpc: RequestContext,
-    ) -> Result<RawJson, McpError> {
+    /// Serves a request (no middleware).
+    pub(crate) async fn handle(&self, request: Request, rpc: RequestContext) -> Result<RawJson, McpError> {
         let params = request.params.as_deref();
         let reply = match request.method.as_str() {
             methods::INITIALIZE => self.initialize(parse(params)?, rpc.peer())?,
@@ -77,7 +110,8 @@ impl StatefulSession {
         reply.into_raw(None)
     }
 
-    pub(crate) async fn on_notification(&self, notification: Notification) {
+    /// Serves a notification (no middleware).
+    pub(crate) async fn handle_notification(&self, notification: Notification) {
         match notification.method.as_str() {
             methods::INITIALIZED => tracing::debug!("the client finished initializing"),
             methods::NOTIFICATION_ROOTS_LIST_CHANGED => tracing::debug!("the client's roots changed"),

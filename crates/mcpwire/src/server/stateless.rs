@@ -51,8 +51,25 @@ impl Server {
         serde_json::to_value(&self.inner.info).unwrap_or(Value::Null)
     }
 
-    /// Serves one 2026 request.
+    /// Serves one 2026 request through the middleware.
     pub(crate) async fn serve_stateless(
+        &self,
+        request: Request,
+        rpc: RequestContext,
+    ) -> Result<RawJson, McpError> {
+        if !self.has_middleware() {
+            return self.handle_stateless(request, rpc).await;
+        }
+        let this = self.clone();
+        let endpoint: super::middleware::Endpoint = std::sync::Arc::new(move |request, rpc| {
+            let this = this.clone();
+            Box::pin(async move { this.handle_stateless(request, rpc).await })
+        });
+        self.layered(request, rpc, endpoint).await
+    }
+
+    /// Serves one 2026 request (no middleware).
+    pub(crate) async fn handle_stateless(
         &self,
         request: Request,
         rpc: RequestContext,

@@ -430,6 +430,34 @@ impl ToolBuilder {
         self
     }
 
+    /// Sets a handler whose future need not be `Send` (it may hold an `Rc` or a
+    /// `RefCell` across an `.await`): it runs on a dedicated single-threaded executor.
+    /// The handler itself is called there with the context and the typed arguments.
+    pub fn local_handler<F, Fut, A, R>(self, handler: F) -> ToolDef
+    where
+        F: Fn(Ctx, Args<A>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = R> + 'static,
+        A: DeserializeOwned + JsonSchema + Send + 'static,
+        R: IntoToolResult,
+    {
+        let mut tool = self.tool;
+        tool.input_schema = self.input_schema.unwrap_or_else(|| schema::schema_for::<A>());
+        tool.output_schema = self.output_schema.unwrap_or_else(R::output_schema);
+        let handler = Arc::new(handler);
+        let erased: ErasedHandler = Arc::new(move |ctx: Ctx, arguments: Option<RawJson>| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let args: A = decode_arguments(arguments.as_ref()).map_err(Rejection::InvalidArguments)?;
+                let cancel = ctx.cancellation().clone();
+                let output = super::local::run_local(move || handler(ctx, Args(args)), cancel)
+                    .await
+                    .map_err(Rejection::Protocol)?;
+                output.into_tool_result().map_err(Rejection::Protocol)
+            })
+        });
+        ToolDef { tool, handler: erased }
+    }
+
     /// Sets the handler and finishes the tool.
     pub fn handler<M, H: ToolHandler<M>>(self, handler: H) -> ToolDef {
         let mut tool = self.tool;

@@ -1,0 +1,64 @@
+//! Local mode: tool handlers whose futures are not `Send` (they hold an `Rc`, a
+//! `RefCell`, a non-`Send` database handle across an `.await`). Such futures run on a
+//! dedicated single-threaded executor (a `LocalSet` on its own thread, started on first
+//! use); the server awaits their results from any thread. Cancelling the request drops
+//! the local future too.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::OnceLock;
+
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::error::McpError;
+
+type LocalJob = Box<dyn FnOnce() -> Pin<Box<dyn Future<Output = ()>>> + Send>;
+
+/// How many local jobs may wait for the executor before submitters wait.
+const QUEUE: usize = 1024;
+
+fn executor() -> Option<&'static mpsc::Sender<LocalJob>> {
+    static EXECUTOR: OnceLock<Option<mpsc::Sender<LocalJob>>> = OnceLock::new();
+    EXECUTOR
+        .get_or_init(|| {
+            let (tx, mut rx) = mpsc::channel::<LocalJob>(QUEUE);
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            std::thread::Builder::new()
+                .name("mcpwire-local".into())
+                .spawn(move || {
+                    let local = tokio::task::LocalSet::new();
+                    local.block_on(&runtime, async move {
+                        while let Some(job) = rx.recv().await {
+                            tokio::task::spawn_local(job());
+                        }
+                    });
+                })
+                .ok()?;
+            Some(tx)
+        })
+        .as_ref()
+}
+
+/// Runs `make()`'s future on the local executor and returns its output; `cancel` drops it.
+pub(crate) async fn run_local<F, Fut, T>(make: F, cancel: CancellationToken) -> Result<T, McpError>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: Future<Output = T> + 'static,
+    T: Send + 'static,
+{
+    let executor = executor().ok_or_else(|| McpError::internal("the local executor could not start"))?;
+    let (tx, rx) = oneshot::channel();
+    let job: LocalJob = Box::new(move || {
+        Box::pin(async move {
+            tokio::select! {
+                _ = cancel.cancelled() => {}
+                output = make() => {
+                    let _ = tx.send(output);
+                }
+            }
+        })
+    });
+    executor.send(job).await.map_err(|_| McpError::internal("the local executor stopped"))?;
+    rx.await.map_err(|_| McpError::internal("a local handler was cancelled or panicked"))
+}

@@ -1,0 +1,132 @@
+//! Middleware: code that wraps every inbound request and notification of a server —
+//! `initialize` and `server/discover` and unknown methods included — before any era
+//! logic runs, for authorization checks, logging, metrics or limits. Each middleware
+//! sees the raw method and params and the transport facts (headers, principal), and may
+//! answer itself, refuse with an error, change the request, or call the rest of the chain.
+//!
+//! ```
+//! use mcpwire::server::{middleware_fn, Server};
+//! use mcpwire::McpError;
+//!
+//! let audit = middleware_fn(|request, ctx, next| async move {
+//!     if request.method == "tools/call" && ctx.extensions().get::<mcpwire::Principal>().is_none() {
+//!         return Err(McpError::invalid_request("sign in first"));
+//!     }
+//!     next.run(request, ctx).await
+//! });
+//! let server = Server::builder("demo", "1.0").middleware(audit).build();
+//! # let _ = server;
+//! ```
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use mcpwire_protocol::{Notification, RawJson, Request};
+
+use crate::error::McpError;
+use crate::jsonrpc::{NotificationContext, RequestContext};
+
+type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// What runs after a middleware: the rest of the chain, then the server.
+pub(crate) type Endpoint =
+    Arc<dyn Fn(Request, RequestContext) -> BoxFuture<Result<RawJson, McpError>> + Send + Sync>;
+pub(crate) type NotificationEndpoint =
+    Arc<dyn Fn(Notification, NotificationContext) -> BoxFuture<()> + Send + Sync>;
+
+/// A layer around every inbound message.
+pub trait Middleware: Send + Sync + 'static {
+    /// Handles a request; call `next.run(request, ctx)` to go on.
+    fn on_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+        next: Next,
+    ) -> BoxFuture<Result<RawJson, McpError>>;
+
+    /// Handles a notification; the default passes it on.
+    fn on_notification(
+        &self,
+        notification: Notification,
+        ctx: NotificationContext,
+        next: NextNotification,
+    ) -> BoxFuture<()> {
+        next.run(notification, ctx)
+    }
+}
+
+/// The rest of the request chain.
+pub struct Next {
+    chain: Arc<[Arc<dyn Middleware>]>,
+    index: usize,
+    endpoint: Endpoint,
+}
+
+impl Next {
+    pub(crate) fn new(chain: Arc<[Arc<dyn Middleware>]>, endpoint: Endpoint) -> Self {
+        Next { chain, index: 0, endpoint }
+    }
+
+    /// Runs the rest of the chain, then the server.
+    pub fn run(self, request: Request, ctx: RequestContext) -> BoxFuture<Result<RawJson, McpError>> {
+        match self.chain.get(self.index).cloned() {
+            Some(middleware) => {
+                let next = Next { chain: self.chain, index: self.index + 1, endpoint: self.endpoint };
+                middleware.on_request(request, ctx, next)
+            }
+            None => (self.endpoint)(request, ctx),
+        }
+    }
+}
+
+/// The rest of the notification chain.
+pub struct NextNotification {
+    chain: Arc<[Arc<dyn Middleware>]>,
+    index: usize,
+    endpoint: NotificationEndpoint,
+}
+
+impl NextNotification {
+    pub(crate) fn new(chain: Arc<[Arc<dyn Middleware>]>, endpoint: NotificationEndpoint) -> Self {
+        NextNotification { chain, index: 0, endpoint }
+    }
+
+    /// Runs the rest of the chain, then the server.
+    pub fn run(self, notification: Notification, ctx: NotificationContext) -> BoxFuture<()> {
+        match self.chain.get(self.index).cloned() {
+            Some(middleware) => {
+                let next =
+                    NextNotification { chain: self.chain, index: self.index + 1, endpoint: self.endpoint };
+                middleware.on_notification(notification, ctx, next)
+            }
+            None => (self.endpoint)(notification, ctx),
+        }
+    }
+}
+
+struct FnMiddleware<F>(F);
+
+impl<F, Fut> Middleware for FnMiddleware<F>
+where
+    F: Fn(Request, RequestContext, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<RawJson, McpError>> + Send + 'static,
+{
+    fn on_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+        next: Next,
+    ) -> BoxFuture<Result<RawJson, McpError>> {
+        Box::pin((self.0)(request, ctx, next))
+    }
+}
+
+/// A request middleware from an async closure `(request, ctx, next) -> result`.
+pub fn middleware_fn<F, Fut>(f: F) -> impl Middleware
+where
+    F: Fn(Request, RequestContext, Next) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<RawJson, McpError>> + Send + 'static,
+{
+    FnMiddleware(f)
+}

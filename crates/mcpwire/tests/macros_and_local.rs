@@ -1,0 +1,132 @@
+//! The `#[tool]` macro and local (non-`Send`) handlers, end to end over a connection.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use common::*;
+use mcpwire::server::{tool, Args, Ctx, Server, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// Adds two numbers.
+#[mcpwire::tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Greeting {
+    text: String,
+}
+
+#[mcpwire::tool(name = "greet", description = "Greets someone", title = "Greeter")]
+fn greet_person(_ctx: Ctx, name: String, excited: Option<bool>) -> Result<Greeting, ToolError> {
+    if name.is_empty() {
+        return Err(ToolError::new("who?"));
+    }
+    let mark = if excited.unwrap_or(false) { "!" } else { "." };
+    Ok(Greeting { text: format!("Hello, {name}{mark}") })
+}
+
+/// Plain text passes through untouched.
+#[mcpwire::tool]
+fn shout(text: String) -> String {
+    text.to_uppercase()
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct CountArgs {
+    times: u32,
+}
+
+fn server() -> Server {
+    Server::builder("macros", "1")
+        .tool(add_tool())
+        .tool(greet_person_tool())
+        .tool(shout_tool())
+        .tool(
+            tool("count_locally").description("Counts with an Rc<RefCell> held across awaits").local_handler(
+                |_ctx: Ctx, Args(a): Args<CountArgs>| async move {
+                    let counter = Rc::new(RefCell::new(0u32));
+                    for _ in 0..a.times {
+                        tokio::task::yield_now().await;
+                        *counter.borrow_mut() += 1;
+                    }
+                    let n = *counter.borrow();
+                    format!("counted {n}")
+                },
+            ),
+        )
+        .build()
+        .unwrap()
+}
+
+async fn initialized() -> RawPeer {
+    let (conn, mut raw) = raw_connection();
+    let server = server();
+    tokio::spawn(async move { server.serve(conn).await });
+    raw.request(0, "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } })).await;
+    expect_result(&raw.next().await, 0);
+    raw
+}
+
+async fn call(raw: &mut RawPeer, id: i64, name: &str, arguments: Value) -> Value {
+    raw.request(id, "tools/call", json!({ "name": name, "arguments": arguments })).await;
+    expect_result(&raw.next().await, id)
+}
+
+#[tokio::test]
+async fn the_macro_derives_schemas_descriptions_and_structured_output() {
+    let mut raw = initialized().await;
+    raw.request(1, "tools/list", json!({})).await;
+    let tools = expect_result(&raw.next().await, 1)["tools"].clone();
+    let add = &tools[0];
+    assert_eq!(add["name"], "add");
+    assert_eq!(add["description"], "Adds two numbers.");
+    assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(add["outputSchema"]["properties"]["result"]["type"], "integer");
+    let greet = &tools[1];
+    assert_eq!((greet["name"].clone(), greet["title"].clone()), (json!("greet"), json!("Greeter")));
+    assert_eq!(
+        greet["inputSchema"]["required"],
+        json!(["name"]),
+        "Ctx is not an argument; Option is optional"
+    );
+    assert_eq!(greet["outputSchema"]["properties"]["text"]["type"], "string");
+    assert!(tools[2].get("outputSchema").is_none(), "text results have no output schema");
+
+    assert_eq!(
+        call(&mut raw, 2, "add", json!({ "a": 2, "b": 40 })).await["structuredContent"],
+        json!({ "result": 42 })
+    );
+    let hello = call(&mut raw, 3, "greet", json!({ "name": "Ada", "excited": true })).await;
+    assert_eq!(hello["structuredContent"], json!({ "text": "Hello, Ada!" }));
+    let who = call(&mut raw, 4, "greet", json!({ "name": "" })).await;
+    assert_eq!((who["isError"].clone(), who["content"][0]["text"].clone()), (json!(true), json!("who?")));
+    assert_eq!(call(&mut raw, 5, "shout", json!({ "text": "hi" })).await["content"][0]["text"], "HI");
+}
+
+#[tokio::test]
+async fn local_handlers_run_non_send_futures() {
+    let mut raw = initialized().await;
+    let futures = (0..20).map(|i| i + 10);
+    for id in futures.clone() {
+        raw.request(id, "tools/call", json!({ "name": "count_locally", "arguments": { "times": id } })).await;
+    }
+    let mut seen = Vec::new();
+    for _ in futures {
+        let m = raw.next().await;
+        let Some(id) = json_of(&m)["id"].as_i64() else { panic!("{}", json_of(&m)) };
+        assert_eq!(expect_result(&m, id)["content"][0]["text"], format!("counted {id}"));
+        seen.push(id);
+    }
+    assert_eq!(seen.len(), 20);
+    // Bad arguments are still reported with the field's name.
+    let bad = call(&mut raw, 99, "count_locally", json!({ "times": "x" })).await;
+    assert_eq!(bad["isError"], json!(true));
+    assert!(bad["content"][0]["text"].as_str().unwrap().contains("times"));
+}
