@@ -1,0 +1,364 @@
+//! Tool and prompt arguments from the command line: `key=value` typed by the tool's
+//! `inputSchema`, `key:=JSON` always JSON, and `--args JSON` as the base object.
+
+use serde_json::{Map, Value};
+
+use crate::errors::Failure;
+
+/// One `key=value` or `key:=JSON` from the command line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// The argument name.
+    pub key: String,
+    /// The raw value text.
+    pub value: String,
+    /// `key:=JSON`: the value is JSON whatever the schema says.
+    pub force_json: bool,
+}
+
+/// Parses `key=value` / `key:=JSON`.
+pub fn parse_pair(s: &str) -> Result<Pair, Failure> {
+    let Some(eq) = s.find('=') else {
+        return Err(Failure::usage(format!("expected key=value, got {s:?}"))
+            .hint("pass arguments as key=value (typed by the schema) or key:=JSON"));
+    };
+    let (key, force_json) = match s[..eq].strip_suffix(':') {
+        Some(key) => (key, true),
+        None => (&s[..eq], false),
+    };
+    if key.is_empty() {
+        return Err(Failure::usage(format!("argument {s:?} has no name")).hint("write key=value"));
+    }
+    Ok(Pair { key: key.to_owned(), value: s[eq + 1..].to_owned(), force_json })
+}
+
+/// What a schema says a value should be.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shape {
+    /// Taken as written.
+    String,
+    /// Parsed as JSON and checked to be of this JSON type.
+    Json(&'static str),
+    /// Parsed as JSON if it parses, else taken as a string.
+    Either,
+    /// A string, except that `null` is JSON null.
+    StringOrNull,
+}
+
+/// Resolves a local `$ref` (`#/$defs/x`, `#/definitions/x`, any JSON pointer).
+fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
+    let mut schema = schema;
+    for _ in 0..16 {
+        match schema.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+            Some(pointer) => match root.pointer(pointer) {
+                Some(target) => schema = target,
+                None => return schema,
+            },
+            None => return schema,
+        }
+    }
+    schema
+}
+
+/// The JSON types a (resolved) property schema allows.
+fn types(root: &Value, schema: &Value, depth: usize) -> Vec<String> {
+    let schema = resolve(root, schema);
+    let mut out = Vec::new();
+    match schema.get("type") {
+        Some(Value::String(t)) => out.push(t.clone()),
+        Some(Value::Array(ts)) => out.extend(ts.iter().filter_map(Value::as_str).map(str::to_owned)),
+        _ => {}
+    }
+    if out.is_empty() {
+        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+            out.extend(values.iter().map(|v| json_type(v).to_owned()));
+        }
+        if let Some(c) = schema.get("const") {
+            out.push(json_type(c).to_owned());
+        }
+    }
+    if out.is_empty() && depth < 4 {
+        for key in ["anyOf", "oneOf", "allOf"] {
+            if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
+                for alternative in alternatives {
+                    out.extend(types(root, alternative, depth + 1));
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+fn shape(types: &[String]) -> Shape {
+    match types {
+        [] => Shape::String,
+        [only] => match only.as_str() {
+            "string" => Shape::String,
+            "integer" => Shape::Json("integer"),
+            "number" => Shape::Json("number"),
+            "boolean" => Shape::Json("boolean"),
+            "object" => Shape::Json("object"),
+            "array" => Shape::Json("array"),
+            "null" => Shape::Json("null"),
+            _ => Shape::Either,
+        },
+        // `["string", "null"]`: a string unless it is literally `null`.
+        _ if types.iter().any(|t| t == "string") => {
+            if types.iter().any(|t| t == "null") {
+                Shape::StringOrNull
+            } else {
+                Shape::String
+            }
+        }
+        _ => Shape::Either,
+    }
+}
+
+/// Whether `value` is of JSON type `ty` (an integer is also a number).
+fn is_type(value: &Value, ty: &str) -> bool {
+    match (ty, value) {
+        ("integer", Value::Number(n)) => {
+            n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+        }
+        ("number", Value::Number(_)) => true,
+        ("boolean", Value::Bool(_)) => true,
+        ("object", Value::Object(_)) => true,
+        ("array", Value::Array(_)) => true,
+        ("null", Value::Null) => true,
+        ("string", Value::String(_)) => true,
+        _ => false,
+    }
+}
+
+/// A short description of what a property takes, for messages and tables.
+pub fn describe_type(root: &Value, schema: &Value) -> String {
+    let ts = types(root, schema, 0);
+    if ts.is_empty() {
+        "any".to_owned()
+    } else {
+        ts.join("|")
+    }
+}
+
+/// Builds a tool's arguments: `base` (from `--args`), then each pair typed by `schema`
+/// (the tool's `inputSchema`; `None` when unknown: values are strings). Checks unknown
+/// names (when the schema forbids extra properties) and missing required arguments.
+pub fn tool_arguments(
+    tool: &str,
+    schema: Option<&Value>,
+    base: Option<&str>,
+    pairs: &[Pair],
+) -> Result<Map<String, Value>, Failure> {
+    let mut args = match base {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(o)) => o,
+            Ok(_) => {
+                return Err(Failure::usage("--args must be a JSON object")
+                    .hint(r#"for example --args '{"name": "value"}'"#))
+            }
+            Err(e) => {
+                return Err(Failure::usage(format!("--args is not valid JSON: {e}"))
+                    .hint(r#"for example --args '{"name": "value"}'"#))
+            }
+        },
+    };
+    let empty = Value::Object(Map::new());
+    let root = schema.unwrap_or(&empty);
+    let properties = root.get("properties").and_then(Value::as_object);
+    let closed = root.get("additionalProperties") == Some(&Value::Bool(false));
+    for pair in pairs {
+        let property = properties.and_then(|p| p.get(&pair.key));
+        if property.is_none() && closed {
+            let known: Vec<&str> =
+                properties.map(|p| p.keys().map(String::as_str).collect()).unwrap_or_default();
+            return Err(Failure::usage(format!("tool {tool:?} has no argument {:?}", pair.key)).hint(
+                if known.is_empty() {
+                    "it takes no arguments".to_owned()
+                } else {
+                    format!("it takes: {}", known.join(", "))
+                },
+            ));
+        }
+        let value = if pair.force_json {
+            serde_json::from_str(&pair.value).map_err(|e| {
+                Failure::usage(format!("argument {:?}: {:?} is not valid JSON: {e}", pair.key, pair.value))
+                    .hint(
+                        r#"key:=JSON takes JSON, for example n:=3, ok:=true, tags:='["a","b"]', s:='"text"'"#,
+                    )
+            })?
+        } else {
+            match property.map(|p| shape(&types(root, p, 0))).unwrap_or(Shape::String) {
+                Shape::String => Value::String(pair.value.clone()),
+                Shape::Either => {
+                    serde_json::from_str(&pair.value).unwrap_or(Value::String(pair.value.clone()))
+                }
+                Shape::StringOrNull if pair.value == "null" => Value::Null,
+                Shape::StringOrNull => Value::String(pair.value.clone()),
+                Shape::Json(ty) => {
+                    let parsed: Option<Value> = serde_json::from_str(&pair.value).ok();
+                    match parsed {
+                        Some(v) if is_type(&v, ty) => v,
+                        _ => {
+                            return Err(Failure::usage(format!(
+                                "argument {:?} of tool {tool:?} must be {} {ty}, got {:?}",
+                                pair.key,
+                                article(ty),
+                                pair.value
+                            ))
+                            .hint(example(&pair.key, ty)))
+                        }
+                    }
+                }
+            }
+        };
+        args.insert(pair.key.clone(), value);
+    }
+    if let Some(required) = root.get("required").and_then(Value::as_array) {
+        let missing: Vec<String> = required
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|name| !args.contains_key(*name))
+            .map(|name| {
+                let ty = properties.and_then(|p| p.get(name)).map(|p| describe_type(root, p));
+                match ty {
+                    Some(ty) => format!("{name} ({ty})"),
+                    None => name.to_owned(),
+                }
+            })
+            .collect();
+        if !missing.is_empty() {
+            return Err(Failure::usage(format!(
+                "tool {tool:?} needs {}: {}",
+                if missing.len() == 1 { "an argument" } else { "arguments" },
+                missing.join(", ")
+            ))
+            .hint("pass them as key=value"));
+        }
+    }
+    Ok(args)
+}
+
+fn article(ty: &str) -> &'static str {
+    match ty {
+        "integer" | "object" | "array" => "an",
+        _ => "a",
+    }
+}
+
+fn example(key: &str, ty: &str) -> String {
+    let sample = match ty {
+        "integer" => "3",
+        "number" => "2.5",
+        "boolean" => "true",
+        "object" => r#"'{"k": "v"}'"#,
+        "array" => r#"'["a", "b"]'"#,
+        _ => "null",
+    };
+    format!("for example {key}={sample}")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pairs(items: &[&str]) -> Vec<Pair> {
+        items.iter().map(|s| parse_pair(s).unwrap()).collect()
+    }
+
+    #[test]
+    fn parses_pairs() {
+        assert_eq!(
+            parse_pair("a=b=c").unwrap(),
+            Pair { key: "a".into(), value: "b=c".into(), force_json: false }
+        );
+        assert_eq!(
+            parse_pair("n:=3").unwrap(),
+            Pair { key: "n".into(), value: "3".into(), force_json: true }
+        );
+        assert_eq!(parse_pair("e=").unwrap().value, "");
+        assert!(parse_pair("novalue").is_err());
+        assert!(parse_pair("=x").is_err());
+    }
+
+    #[test]
+    fn types_values_by_schema() {
+        let schema = json!({
+            "type": "object",
+            "$defs": { "addr": { "type": "object" } },
+            "properties": {
+                "s": { "type": "string" }, "i": { "type": "integer" }, "n": { "type": "number" },
+                "b": { "type": "boolean" }, "o": { "$ref": "#/$defs/addr" }, "a": { "type": "array" },
+                "opt": { "type": ["integer", "null"] }, "e": { "enum": [1, 2] },
+                "sn": { "type": ["string", "null"] }
+            },
+            "required": ["s"]
+        });
+        let args = tool_arguments(
+            "t",
+            Some(&schema),
+            None,
+            &pairs(&[
+                "s=42",
+                "i=7",
+                "n=2.5",
+                "b=true",
+                r#"o={"c":"x"}"#,
+                "a=[1]",
+                "opt=null",
+                "e=2",
+                "x=free",
+                "sn=42",
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            Value::Object(args),
+            json!({ "s": "42", "i": 7, "n": 2.5, "b": true, "o": { "c": "x" }, "a": [1], "opt": null, "e": 2, "x": "free", "sn": "42" })
+        );
+    }
+
+    #[test]
+    fn rejects_bad_values_and_missing_arguments() {
+        let schema =
+            json!({ "type": "object", "properties": { "i": { "type": "integer" } }, "required": ["i"] });
+        assert!(tool_arguments("t", Some(&schema), None, &pairs(&["i=abc"])).is_err());
+        assert!(tool_arguments("t", Some(&schema), None, &pairs(&["i=1.5"])).is_err());
+        let missing = tool_arguments("t", Some(&schema), None, &[]).unwrap_err();
+        assert!(missing.message.contains("i (integer)"), "{}", missing.message);
+        let closed = json!({ "type": "object", "properties": {}, "additionalProperties": false });
+        assert!(tool_arguments("t", Some(&closed), None, &pairs(&["z=1"])).is_err());
+    }
+
+    #[test]
+    fn forced_json_and_base_object() {
+        let schema = json!({ "type": "object", "properties": { "s": { "type": "string" } } });
+        let args = tool_arguments(
+            "t",
+            Some(&schema),
+            Some(r#"{"k": 1, "s": "old"}"#),
+            &pairs(&["s:=5", "u:=[true]"]),
+        )
+        .unwrap();
+        assert_eq!(Value::Object(args), json!({ "k": 1, "s": 5, "u": [true] }));
+        assert!(tool_arguments("t", None, Some("[1]"), &[]).is_err());
+        assert!(tool_arguments("t", None, Some("{"), &[]).is_err());
+        assert!(tool_arguments("t", None, None, &pairs(&["bad:={"])).is_err());
+    }
+}

@@ -1,0 +1,205 @@
+//! The command line, as clap parses it.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::target::Target;
+
+const TARGETS: &str = "\
+Targets:
+  stdio:'COMMAND ARGS'   start a server and talk to it over its stdin/stdout
+                         (the command line is split like a shell would split it)
+  COMMAND                the same, when the command has no '://' in it
+  http(s)://HOST/PATH    a Streamable HTTP endpoint
+
+Exit status: 0 success, 1 the tool reported an error (isError), 2 a usage,
+connection or protocol error, 130 interrupted (Ctrl-C).
+
+Examples:
+  mcpwire tools stdio:'mcpwire serve --example everything'
+  mcpwire call stdio:'python3 server.py' add a=2 b=3
+  mcpwire call stdio:'python3 server.py' search query='two words' limit:=5 --json
+  mcpwire read stdio:'./server' file:///etc/hosts";
+
+/// Inspect, call and serve Model Context Protocol servers.
+#[derive(Debug, Parser)]
+#[command(name = "mcpwire", version, after_help = TARGETS, propagate_version = true)]
+pub struct Cli {
+    /// Print machine-readable JSON on stdout (and nothing else there).
+    #[arg(long, global = true)]
+    pub json: bool,
+
+    /// Say more on stderr: -v shows debug logs, including the server's stderr.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show the server's identity, era, protocol version, capabilities and instructions.
+    Info(Connect),
+    /// List the server's tools (all pages).
+    Tools(Connect),
+    /// List the server's resources (all pages).
+    Resources(Connect),
+    /// List the server's resource templates (all pages).
+    Templates(Connect),
+    /// List the server's prompts (all pages).
+    Prompts(Connect),
+    /// Call a tool: `mcpwire call TARGET TOOL key=value ... | --args JSON`.
+    Call(Call),
+    /// Read a resource.
+    Read(Read),
+    /// Get a prompt with its arguments: `mcpwire prompt TARGET NAME key=value ...`.
+    Prompt(GetPrompt),
+    /// Run a built-in example server over stdio or Streamable HTTP.
+    Serve(Serve),
+    /// Bridge transports: expose a stdio server over Streamable HTTP (--listen), or a
+    /// remote HTTP server over stdio (--stdio).
+    Proxy(Proxy),
+}
+
+/// How to reach the server.
+#[derive(Debug, Args)]
+pub struct Connect {
+    /// The server: stdio:'COMMAND ARGS' or an http(s):// URL.
+    #[arg(value_name = "TARGET", value_parser = Target::parse)]
+    pub target: Target,
+
+    /// Use this protocol version instead of probing the era (for example 2025-11-25 or
+    /// 2026-07-28).
+    #[arg(long, value_name = "VERSION")]
+    pub protocol_version: Option<String>,
+
+    /// An HTTP header for every request, as 'Name: value' (repeatable; HTTP targets).
+    #[arg(short = 'H', long = "header", value_name = "'K: V'")]
+    pub headers: Vec<String>,
+
+    /// Send 'Authorization: Bearer TOKEN' (HTTP targets).
+    #[arg(long, value_name = "TOKEN")]
+    pub bearer: Option<String>,
+
+    /// Give up on a request after this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
+    pub timeout: f64,
+}
+
+/// How the server's questions and messages are handled.
+#[derive(Debug, Args)]
+pub struct Interaction {
+    /// Never ask: decline the server's requests for input (elicitation). This is
+    /// automatic when stdin is not a terminal.
+    #[arg(long)]
+    pub no_input: bool,
+
+    /// The least severe server log message to show: debug, info, notice, warning,
+    /// error, critical, alert, emergency, or off.
+    #[arg(long, value_name = "LEVEL", default_value = "info")]
+    pub log_level: String,
+}
+
+/// `mcpwire call`.
+#[derive(Debug, Args)]
+pub struct Call {
+    /// The server.
+    #[command(flatten)]
+    pub connect: Connect,
+
+    /// The tool's name.
+    #[arg(value_name = "TOOL")]
+    pub tool: String,
+
+    /// Arguments: key=value (typed by the tool's input schema: integers, numbers,
+    /// booleans, objects and arrays are read as JSON, strings as written) or key:=JSON.
+    #[arg(value_name = "KEY=VALUE")]
+    pub pairs: Vec<String>,
+
+    /// The arguments as one JSON object (key=value pairs are added on top).
+    #[arg(long = "args", value_name = "JSON")]
+    pub args_json: Option<String>,
+
+    /// Questions and messages.
+    #[command(flatten)]
+    pub interaction: Interaction,
+}
+
+/// `mcpwire read`.
+#[derive(Debug, Args)]
+pub struct Read {
+    /// The server.
+    #[command(flatten)]
+    pub connect: Connect,
+
+    /// The resource's URI.
+    #[arg(value_name = "URI")]
+    pub uri: String,
+
+    /// Questions and messages.
+    #[command(flatten)]
+    pub interaction: Interaction,
+}
+
+/// `mcpwire prompt`.
+#[derive(Debug, Args)]
+pub struct GetPrompt {
+    /// The server.
+    #[command(flatten)]
+    pub connect: Connect,
+
+    /// The prompt's name.
+    #[arg(value_name = "NAME")]
+    pub name: String,
+
+    /// Arguments as key=value (prompt arguments are strings).
+    #[arg(value_name = "KEY=VALUE")]
+    pub pairs: Vec<String>,
+
+    /// Questions and messages.
+    #[command(flatten)]
+    pub interaction: Interaction,
+}
+
+/// The built-in example servers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Example {
+    /// The conformance "everything" server: every kind of tool, resource and prompt.
+    Everything,
+}
+
+/// `mcpwire serve`.
+#[derive(Debug, Args)]
+pub struct Serve {
+    /// Which example server.
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub example: Example,
+
+    /// Serve over stdin/stdout (the default).
+    #[arg(long, conflicts_with = "http")]
+    pub stdio: bool,
+
+    /// Serve Streamable HTTP (both protocol eras) at http://ADDR/mcp, for example
+    /// 127.0.0.1:8080 (port 0 picks a free port; the URL is printed on stderr).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+}
+
+/// `mcpwire proxy`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("mode").required(true).args(["listen", "stdio"]))]
+pub struct Proxy {
+    /// Serve the stdio TARGET as Streamable HTTP at http://ADDR/mcp (both eras).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+
+    /// Serve the http(s):// TARGET on this process's stdin/stdout.
+    #[arg(long)]
+    pub stdio: bool,
+
+    /// The server to expose.
+    #[command(flatten)]
+    pub connect: Connect,
+}

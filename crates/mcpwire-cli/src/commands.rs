@@ -1,0 +1,619 @@
+//! The client commands: info, the lists, call, read, prompt.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpwire::client::{Client, ClientOptions, RequestOptions};
+use mcpwire::protocol::logging::LoggingLevel;
+use mcpwire::protocol::{Era, ProtocolVersion};
+use serde_json::{json, Value};
+
+use crate::args::{parse_pair, tool_arguments, Pair};
+use crate::cli::{Call, Connect, GetPrompt, Interaction, Read};
+use crate::elicit::{self, Policy};
+use crate::errors::{Failure, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR};
+use crate::interrupt;
+use crate::output::{self, Table};
+use crate::target::{self, known_versions};
+use crate::ui::Ui;
+
+/// What every client command shares: JSON or not, and the stderr UI.
+pub struct Env {
+    /// `--json`.
+    pub json: bool,
+    /// Progress, logs and notes.
+    pub ui: Ui,
+}
+
+impl Env {
+    /// Prints a value as pretty JSON on stdout.
+    fn print_json(&self, value: &Value) -> anyhow::Result<()> {
+        let text = serde_json::to_string_pretty(value)?;
+        print_stdout(&format!("{text}\n"))
+    }
+}
+
+/// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
+fn print_stdout(text: &str) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => Ok(other?),
+    }
+}
+
+/// The terminal width for tables, when stdout is a terminal.
+fn table_width() -> Option<usize> {
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    Some(std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).unwrap_or(100))
+}
+
+/// Checks `--protocol-version`.
+pub fn pinned_version(text: &str) -> Result<ProtocolVersion, Failure> {
+    let version = ProtocolVersion::parse(text.trim());
+    if version.is_known() {
+        Ok(version)
+    } else {
+        Err(Failure::usage(format!("unknown protocol version {text:?}"))
+            .hint(format!("known versions: {}", known_versions())))
+    }
+}
+
+/// Checks `--log-level`; `None` for `off`.
+fn log_level(text: &str) -> Result<Option<LoggingLevel>, Failure> {
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(None);
+    }
+    serde_json::from_value(Value::String(text.to_ascii_lowercase())).map(Some).map_err(|_| {
+        Failure::usage(format!("unknown log level {text:?}"))
+            .hint("use debug, info, notice, warning, error, critical, alert, emergency or off")
+    })
+}
+
+/// The client options of `--timeout`.
+fn client_options(timeout: f64) -> Result<ClientOptions, Failure> {
+    if !(timeout.is_finite() && timeout > 0.0 && timeout < 1e9) {
+        return Err(
+            Failure::usage(format!("invalid --timeout {timeout}")).hint("give a positive number of seconds")
+        );
+    }
+    let timeout = Duration::from_secs_f64(timeout);
+    let defaults = ClientOptions::default();
+    Ok(ClientOptions {
+        request_timeout: timeout,
+        probe_timeout: defaults.probe_timeout.min(timeout),
+        ..defaults
+    })
+}
+
+/// Connects with the command line's options: logs and elicitation go through `ui`.
+pub async fn connect(
+    connect: &Connect,
+    interaction: Option<&Interaction>,
+    ui: &Ui,
+) -> anyhow::Result<Client> {
+    let target = connect.target.clone().with_http_options(&connect.headers, connect.bearer.as_deref())?;
+    let mut builder =
+        Client::builder("mcpwire", env!("CARGO_PKG_VERSION")).options(client_options(connect.timeout)?);
+    if let Some(version) = &connect.protocol_version {
+        builder = builder.protocol_version(pinned_version(version)?);
+    }
+    let log_ui = ui.clone();
+    builder = builder.on_log(move |params| log_ui.log(&params));
+    let policy = match interaction {
+        Some(i) if i.no_input => Policy::Decline("--no-input"),
+        _ if !std::io::stdin().is_terminal() => Policy::Decline("stdin is not a terminal"),
+        Some(_) => Policy::Ask,
+        None => Policy::Decline("this command takes no input"),
+    };
+    let elicit_ui = ui.clone();
+    let turn = Arc::new(tokio::sync::Mutex::new(()));
+    builder =
+        builder.on_elicitation(move |params| elicit::answer(params, policy, elicit_ui.clone(), turn.clone()));
+    tracing::debug!(%target, "connecting");
+    target::connect(&target, builder).await
+}
+
+/// Runs `body` on a connected client until it ends or Ctrl-C: then the body (and the
+/// request it waits for) is dropped, which sends `notifications/cancelled`; the
+/// connection is closed and the exit code is 130.
+pub async fn run_connected(
+    client: Client,
+    ui: &Ui,
+    body: impl Future<Output = anyhow::Result<i32>>,
+) -> anyhow::Result<i32> {
+    let outcome = tokio::select! {
+        result = body => Some(result),
+        _ = interrupt::interrupted(1) => None,
+    };
+    match outcome {
+        Some(result) => {
+            client.close().await;
+            result
+        }
+        None => {
+            ui.clear();
+            ui.note("mcpwire: interrupted; cancelled the request");
+            // Let the transport's writer send the cancellation before the connection closes.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            tokio::select! {
+                _ = client.close() => {}
+                _ = interrupt::interrupted(2) => {}
+            }
+            Ok(EXIT_INTERRUPTED)
+        }
+    }
+}
+
+/// Connects (Ctrl-C aborts), then runs the command.
+async fn session<F, Fut>(
+    env: &Env,
+    c: &Connect,
+    interaction: Option<&Interaction>,
+    body: F,
+) -> anyhow::Result<i32>
+where
+    F: FnOnce(Client) -> Fut,
+    Fut: Future<Output = anyhow::Result<i32>>,
+{
+    let client = tokio::select! {
+        client = connect(c, interaction, &env.ui) => client?,
+        _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
+    };
+    if let Some(level) = interaction.map(|i| log_level(&i.log_level)).transpose()?.flatten() {
+        let logs = client.era() == Era::Stateless
+            || client.server_capabilities().is_some_and(|caps| caps.logging.is_some());
+        if logs {
+            if let Err(e) = client.set_log_level(level).await {
+                tracing::debug!("logging/setLevel failed: {e}");
+            }
+        }
+    }
+    let body = body(client.clone());
+    run_connected(client, &env.ui, body).await
+}
+
+fn era_name(era: Era) -> &'static str {
+    match era {
+        Era::Stateful => "stateful",
+        Era::Stateless => "stateless",
+    }
+}
+
+/// `mcpwire info`.
+pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
+    session(env, c, None, |client| async move {
+        let mut capabilities = client.server_capabilities().cloned();
+        let mut instructions = client.instructions().map(str::to_owned);
+        let mut server = client.server_info();
+        // A pinned 2026 version skips the probe: ask now.
+        if client.era() == Era::Stateless && client.discover_result().is_none() {
+            let discover = client.discover().await.map_err(|e| Failure::request("server/discover", &e))?;
+            let meta_info = discover
+                .meta
+                .as_ref()
+                .and_then(|m| m.get(mcpwire::protocol::meta::SERVER_INFO))
+                .and_then(|v| serde_json::from_value(v.clone()).ok());
+            server = server.or(meta_info);
+            instructions = instructions.or(discover.instructions.clone());
+            capabilities = Some(discover.capabilities);
+        }
+        let era = client.era();
+        let version = client.protocol_version().as_str().to_owned();
+        if env.json {
+            env.print_json(&json!({
+                "serverInfo": server,
+                "era": era_name(era),
+                "protocolVersion": version,
+                "capabilities": capabilities,
+                "instructions": instructions,
+            }))?;
+            return Ok(EXIT_OK);
+        }
+        let mut out = String::new();
+        let mut line = |label: &str, value: String| out.push_str(&format!("{label:<14}{value}\n"));
+        match &server {
+            Some(s) => {
+                line("Server:", format!("{} {}", s.name, s.version));
+                if let Some(title) = &s.title {
+                    line("Title:", title.clone());
+                }
+                if let Some(d) = &s.description {
+                    line("Description:", output::one_line(d));
+                }
+                if let Some(url) = &s.website_url {
+                    line("Website:", url.clone());
+                }
+            }
+            None => line("Server:", "(it did not say)".to_owned()),
+        }
+        let era_text = match era {
+            Era::Stateful => "2025 (stateful: initialize handshake, sessions)",
+            Era::Stateless => "2026 (stateless: per-request envelope)",
+        };
+        line("Era:", era_text.to_owned());
+        line("Protocol:", version);
+        let caps = capabilities.as_ref().map(serde_json::to_value).transpose()?.unwrap_or(Value::Null);
+        let names = output::capabilities(&caps);
+        line("Capabilities:", if names.is_empty() { "(none)".to_owned() } else { names.join(", ") });
+        match &instructions {
+            Some(text) => {
+                out.push_str("Instructions:\n");
+                for l in text.lines() {
+                    out.push_str(&format!("  {l}\n"));
+                }
+            }
+            None => line("Instructions:", "(none)".to_owned()),
+        }
+        print_stdout(&out)?;
+        Ok(EXIT_OK)
+    })
+    .await
+}
+
+/// Which list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum List {
+    /// `tools/list`.
+    Tools,
+    /// `resources/list`.
+    Resources,
+    /// `resources/templates/list`.
+    Templates,
+    /// `prompts/list`.
+    Prompts,
+}
+
+impl List {
+    fn noun(self) -> &'static str {
+        match self {
+            List::Tools => "tools",
+            List::Resources => "resources",
+            List::Templates => "resource templates",
+            List::Prompts => "prompts",
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            List::Tools => "tools",
+            List::Resources => "resources",
+            List::Templates => "resourceTemplates",
+            List::Prompts => "prompts",
+        }
+    }
+
+    fn method(self) -> &'static str {
+        match self {
+            List::Tools => "tools/list",
+            List::Resources => "resources/list",
+            List::Templates => "resources/templates/list",
+            List::Prompts => "prompts/list",
+        }
+    }
+
+    /// Whether the server's capabilities (when known) offer this list.
+    fn offered(self, client: &Client) -> bool {
+        let Some(caps) = client.server_capabilities() else { return true };
+        match self {
+            List::Tools => caps.tools.is_some(),
+            List::Resources | List::Templates => caps.resources.is_some(),
+            List::Prompts => caps.prompts.is_some(),
+        }
+    }
+}
+
+/// Every item of a list, as JSON values (empty when the server does not offer it).
+async fn fetch_list(client: &Client, list: List) -> anyhow::Result<Vec<Value>> {
+    if !list.offered(client) {
+        return Ok(Vec::new());
+    }
+    let fail = |e: mcpwire::RequestError| Failure::request(list.method(), &e);
+    let values: Result<Vec<Value>, serde_json::Error> = match list {
+        List::Tools => {
+            client.list_all_tools().await.map_err(fail)?.iter().map(serde_json::to_value).collect()
+        }
+        List::Resources => {
+            client.list_all_resources().await.map_err(fail)?.iter().map(serde_json::to_value).collect()
+        }
+        List::Templates => client
+            .list_all_resource_templates()
+            .await
+            .map_err(fail)?
+            .iter()
+            .map(serde_json::to_value)
+            .collect(),
+        List::Prompts => {
+            client.list_all_prompts().await.map_err(fail)?.iter().map(serde_json::to_value).collect()
+        }
+    };
+    Ok(values?)
+}
+
+fn text(v: &Value, key: &str) -> String {
+    v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+/// `mcpwire tools|resources|templates|prompts`.
+pub async fn list(env: &Env, c: &Connect, list: List) -> anyhow::Result<i32> {
+    session(env, c, None, |client| async move {
+        let items = fetch_list(&client, list).await?;
+        if env.json {
+            let mut object = serde_json::Map::new();
+            object.insert(list.key().to_owned(), Value::Array(items));
+            env.print_json(&Value::Object(object))?;
+            return Ok(EXIT_OK);
+        }
+        if items.is_empty() {
+            print_stdout(&format!("(no {})\n", list.noun()))?;
+            return Ok(EXIT_OK);
+        }
+        let table = match list {
+            List::Tools => {
+                let mut t = Table::new(&["NAME", "ARGUMENTS", "DESCRIPTION"]);
+                for tool in &items {
+                    let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+                    let description = match (text(tool, "description"), text(tool, "title")) {
+                        (d, _) if !d.is_empty() => d,
+                        (_, title) => title,
+                    };
+                    t.row(vec![text(tool, "name"), output::schema_arguments(&schema), description]);
+                }
+                t
+            }
+            List::Resources => {
+                let mut t = Table::new(&["URI", "NAME", "MIME TYPE", "DESCRIPTION"]);
+                for r in &items {
+                    t.row(vec![text(r, "uri"), text(r, "name"), text(r, "mimeType"), text(r, "description")]);
+                }
+                t
+            }
+            List::Templates => {
+                let mut t = Table::new(&["URI TEMPLATE", "NAME", "MIME TYPE", "DESCRIPTION"]);
+                for r in &items {
+                    t.row(vec![
+                        text(r, "uriTemplate"),
+                        text(r, "name"),
+                        text(r, "mimeType"),
+                        text(r, "description"),
+                    ]);
+                }
+                t
+            }
+            List::Prompts => {
+                let mut t = Table::new(&["NAME", "ARGUMENTS", "DESCRIPTION"]);
+                for p in &items {
+                    let arguments = p.get("arguments").and_then(Value::as_array).cloned().unwrap_or_default();
+                    t.row(vec![
+                        text(p, "name"),
+                        output::prompt_arguments(&arguments),
+                        text(p, "description"),
+                    ]);
+                }
+                t
+            }
+        };
+        print_stdout(&table.render(table_width()))?;
+        Ok(EXIT_OK)
+    })
+    .await
+}
+
+/// The closest name (for "did you mean").
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    fn distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut previous = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let current = row[j + 1];
+                row[j + 1] = (previous + usize::from(ca != *cb)).min(row[j] + 1).min(current + 1);
+                previous = current;
+            }
+        }
+        row[b.len()]
+    }
+    candidates
+        .map(|c| (distance(name, c), c))
+        .filter(|(d, c)| *d <= (c.chars().count() / 3).max(2) || c.contains(name))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Failure {
+    let failure = Failure::usage(format!("the server has no {kind} named {name:?}"));
+    match closest(name, names.iter().map(String::as_str)) {
+        Some(near) => {
+            failure.hint(format!("did you mean {near:?}? `mcpwire {list_command} TARGET` lists them"))
+        }
+        None => failure.hint(format!("`mcpwire {list_command} TARGET` lists them")),
+    }
+}
+
+fn pairs(raw: &[String]) -> Result<Vec<Pair>, Failure> {
+    raw.iter().map(|s| parse_pair(s)).collect()
+}
+
+/// `mcpwire call`.
+pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
+    let pairs = pairs(&c.pairs)?;
+    if let Some(text) = &c.args_json {
+        // Check --args before connecting.
+        tool_arguments(&c.tool, None, Some(text), &[])?;
+    }
+    log_level(&c.interaction.log_level)?;
+    session(env, &c.connect, Some(&c.interaction), |client| async move {
+        // The tool's schema types the key=value arguments.
+        let schema = if List::Tools.offered(&client) {
+            match client.list_all_tools().await {
+                Ok(tools) => {
+                    let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+                    match tools.into_iter().find(|t| t.name == c.tool) {
+                        Some(tool) => Some(Value::Object(tool.input_schema)),
+                        None => return Err(unknown("tool", &c.tool, &names, "tools").into()),
+                    }
+                }
+                Err(e) => {
+                    tracing::debug!("tools/list failed ({e}); arguments stay strings");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let arguments = tool_arguments(&c.tool, schema.as_ref(), c.args_json.as_deref(), &pairs)?;
+        let ui = env.ui.clone();
+        let options = RequestOptions::default().on_progress(move |update| ui.progress(&update));
+        tracing::debug!(tool = %c.tool, "calling the tool");
+        let result = client
+            .call_tool_with(&c.tool, Value::Object(arguments), options)
+            .await
+            .map_err(|e| Failure::request(&format!("calling {:?}", c.tool), &e));
+        env.ui.clear();
+        let result = serde_json::to_value(result?)?;
+        let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
+        if env.json {
+            env.print_json(&result)?;
+        } else if is_error {
+            let text = output::call_result(&result);
+            env.ui.note(&format!("error: the tool {:?} reported an error:", c.tool));
+            env.ui.note(text.trim_end());
+        } else {
+            print_stdout(&output::call_result(&result))?;
+        }
+        Ok(if is_error { EXIT_TOOL_ERROR } else { EXIT_OK })
+    })
+    .await
+}
+
+/// `mcpwire read`.
+pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
+    log_level(&c.interaction.log_level)?;
+    session(env, &c.connect, Some(&c.interaction), |client| async move {
+        let result = client.read_resource(&c.uri).await.map_err(|e| {
+            let failure = Failure::request(&format!("reading {:?}", c.uri), &e);
+            if e.peer_error().is_some() {
+                failure.hint("`mcpwire resources TARGET` and `mcpwire templates TARGET` list what it has")
+            } else {
+                failure
+            }
+        })?;
+        let result = serde_json::to_value(result)?;
+        if env.json {
+            env.print_json(&result)?;
+            return Ok(EXIT_OK);
+        }
+        let contents = result.get("contents").and_then(Value::as_array).cloned().unwrap_or_default();
+        // One binary resource into a pipe or file: its bytes.
+        if let [single] = contents.as_slice() {
+            if let Some(blob) = single.get("blob").and_then(Value::as_str) {
+                if !std::io::stdout().is_terminal() {
+                    if let Some(bytes) = output::base64_decode(blob) {
+                        let mut out = std::io::stdout().lock();
+                        out.write_all(&bytes)?;
+                        out.flush()?;
+                        return Ok(EXIT_OK);
+                    }
+                }
+            }
+        }
+        let mut out = String::new();
+        for (i, item) in contents.iter().enumerate() {
+            if contents.len() > 1 {
+                out.push_str(&format!("{}== {} ==\n", if i > 0 { "\n" } else { "" }, text(item, "uri")));
+            }
+            output::resource_contents(item, &mut out);
+        }
+        print_stdout(&out)?;
+        Ok(EXIT_OK)
+    })
+    .await
+}
+
+/// `mcpwire prompt`.
+pub async fn prompt(env: &Env, c: &GetPrompt) -> anyhow::Result<i32> {
+    let pairs = pairs(&c.pairs)?;
+    if let Some(p) = pairs.iter().find(|p| p.force_json) {
+        return Err(Failure::usage(format!("prompt arguments are strings: write {}=VALUE", p.key)).into());
+    }
+    log_level(&c.interaction.log_level)?;
+    session(env, &c.connect, Some(&c.interaction), |client| async move {
+        let arguments: BTreeMap<String, String> =
+            pairs.iter().map(|p| (p.key.clone(), p.value.clone())).collect();
+        if List::Prompts.offered(&client) {
+            if let Ok(prompts) = client.list_all_prompts().await {
+                let names: Vec<String> = prompts.iter().map(|p| p.name.clone()).collect();
+                let Some(prompt) = prompts.into_iter().find(|p| p.name == c.name) else {
+                    return Err(unknown("prompt", &c.name, &names, "prompts").into());
+                };
+                let declared = serde_json::to_value(&prompt.arguments)?;
+                let declared = declared.as_array().cloned().unwrap_or_default();
+                let known: Vec<String> = declared.iter().map(|a| text(a, "name")).collect();
+                if let Some(extra) = arguments.keys().find(|k| !known.contains(k)) {
+                    return Err(Failure::usage(format!("prompt {:?} has no argument {extra:?}", c.name))
+                        .hint(if known.is_empty() {
+                            "it takes no arguments".to_owned()
+                        } else {
+                            format!("it takes: {}", known.join(", "))
+                        })
+                        .into());
+                }
+                let missing: Vec<String> = declared
+                    .iter()
+                    .filter(|a| a.get("required").and_then(Value::as_bool) == Some(true))
+                    .map(|a| text(a, "name"))
+                    .filter(|n| !arguments.contains_key(n))
+                    .collect();
+                if !missing.is_empty() {
+                    return Err(Failure::usage(format!("prompt {:?} needs: {}", c.name, missing.join(", ")))
+                        .hint("pass them as key=value")
+                        .into());
+                }
+            }
+        }
+        let result = client
+            .get_prompt(&c.name, arguments)
+            .await
+            .map_err(|e| Failure::request(&format!("getting prompt {:?}", c.name), &e))?;
+        let result = serde_json::to_value(result)?;
+        if env.json {
+            env.print_json(&result)?;
+        } else {
+            print_stdout(&output::prompt_result(&result))?;
+        }
+        Ok(EXIT_OK)
+    })
+    .await
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_close_names() {
+        let names = ["test_simple_text", "test_error_handling", "echo"];
+        assert_eq!(closest("test_simple_txt", names.iter().copied()), Some("test_simple_text"));
+        assert_eq!(closest("ech", names.iter().copied()), Some("echo"));
+        assert_eq!(closest("zzzzzz", names.iter().copied()), None);
+    }
+
+    #[test]
+    fn checks_options() {
+        assert!(pinned_version("2025-11-25").is_ok());
+        assert!(pinned_version("2099-01-01").is_err());
+        assert_eq!(log_level("off").unwrap(), None);
+        assert_eq!(log_level("Warning").unwrap(), Some(LoggingLevel::Warning));
+        assert!(log_level("loud").is_err());
+        assert!(client_options(0.0).is_err());
+        assert_eq!(client_options(2.0).unwrap().probe_timeout, Duration::from_secs(2));
+    }
+}

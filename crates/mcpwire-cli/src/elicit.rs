@@ -1,0 +1,371 @@
+//! Answering the server's elicitation: on a terminal, ask the user for each field of the
+//! requested schema (with its defaults); with `--no-input`, or when stdin is not a
+//! terminal, decline.
+
+use std::io::{self, BufRead, Write};
+use std::sync::Arc;
+
+use mcpwire::protocol::elicitation::{ElicitRequestParams, ElicitResult};
+use mcpwire::McpError;
+use serde_json::{json, Map, Value};
+
+use crate::ui::Ui;
+
+/// How elicitation is answered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Ask on the terminal.
+    Ask,
+    /// Decline, saying why.
+    Decline(&'static str),
+}
+
+/// Answers one elicitation request. Questions are asked one at a time (`turn`).
+pub async fn answer(
+    params: ElicitRequestParams,
+    policy: Policy,
+    ui: Ui,
+    turn: Arc<tokio::sync::Mutex<()>>,
+) -> Result<ElicitResult, McpError> {
+    let value = serde_json::to_value(&params)?;
+    let message = value.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
+    let result = match (policy, &params) {
+        (_, ElicitRequestParams::Url(_)) => {
+            ui.note(&format!("mcpwire: declined the server's request to open a URL ({message})"));
+            json!({ "action": "decline" })
+        }
+        (Policy::Decline(why), _) => {
+            ui.note(&format!("mcpwire: declined the server's request for input ({why}): {message}"));
+            json!({ "action": "decline" })
+        }
+        (Policy::Ask, ElicitRequestParams::Form(_)) => {
+            let _turn = turn.lock().await;
+            ui.clear();
+            let schema = value.get("requestedSchema").cloned().unwrap_or(Value::Null);
+            let asked = tokio::task::spawn_blocking(move || {
+                let stdin = io::stdin();
+                let mut input = stdin.lock();
+                let mut out = io::stderr();
+                dialog(&message, &schema, &mut input, &mut out)
+            })
+            .await;
+            match asked {
+                Ok(Ok(result)) => result,
+                Ok(Err(e)) => {
+                    tracing::debug!("the elicitation dialog failed: {e}");
+                    json!({ "action": "cancel" })
+                }
+                Err(e) => return Err(McpError::internal(e.to_string())),
+            }
+        }
+    };
+    Ok(serde_json::from_value(result)?)
+}
+
+/// One form field, as the dialog understands it.
+enum Field {
+    Text {
+        min: Option<u64>,
+        max: Option<u64>,
+    },
+    Integer {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    Number {
+        min: Option<f64>,
+        max: Option<f64>,
+    },
+    Boolean,
+    /// One of (value, label).
+    Choice(Vec<(String, String)>),
+    /// Several of (value, label).
+    Choices {
+        options: Vec<(String, String)>,
+        min: Option<u64>,
+        max: Option<u64>,
+    },
+}
+
+fn options_of(schema: &Value) -> Option<Vec<(String, String)>> {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let names = schema.get("enumNames").and_then(Value::as_array);
+        return Some(
+            values
+                .iter()
+                .enumerate()
+                .filter_map(|(i, v)| {
+                    let v = v.as_str()?.to_owned();
+                    let label = names.and_then(|n| n.get(i)).and_then(Value::as_str).unwrap_or(&v).to_owned();
+                    Some((v, label))
+                })
+                .collect(),
+        );
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
+            return Some(
+                alternatives
+                    .iter()
+                    .filter_map(|a| {
+                        let v = a.get("const")?.as_str()?.to_owned();
+                        let label = a.get("title").and_then(Value::as_str).unwrap_or(&v).to_owned();
+                        Some((v, label))
+                    })
+                    .collect(),
+            );
+        }
+    }
+    None
+}
+
+fn field_of(schema: &Value) -> Field {
+    let num = |k: &str| schema.get(k).and_then(Value::as_f64);
+    let int = |k: &str| schema.get(k).and_then(Value::as_u64);
+    match schema.get("type").and_then(Value::as_str) {
+        Some("array") => Field::Choices {
+            options: schema.get("items").and_then(options_of).unwrap_or_default(),
+            min: int("minItems"),
+            max: int("maxItems"),
+        },
+        Some("boolean") => Field::Boolean,
+        Some("integer") => Field::Integer { min: num("minimum"), max: num("maximum") },
+        Some("number") => Field::Number { min: num("minimum"), max: num("maximum") },
+        _ => match options_of(schema) {
+            Some(options) if !options.is_empty() => Field::Choice(options),
+            _ => Field::Text { min: int("minLength"), max: int("maxLength") },
+        },
+    }
+}
+
+fn show_default(default: &Value, field: &Field) -> String {
+    match (default, field) {
+        (Value::Bool(b), _) => if *b { "yes" } else { "no" }.to_owned(),
+        (Value::String(s), _) => s.clone(),
+        (Value::Array(items), _) => items.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(", "),
+        (other, _) => other.to_string(),
+    }
+}
+
+/// Picks one option by number, value or label.
+fn pick(options: &[(String, String)], text: &str) -> Option<String> {
+    if let Ok(n) = text.parse::<usize>() {
+        if (1..=options.len()).contains(&n) {
+            return Some(options[n - 1].0.clone());
+        }
+    }
+    options.iter().find(|(v, l)| v == text || l.eq_ignore_ascii_case(text)).map(|(v, _)| v.clone())
+}
+
+/// Reads one answer for a field: `Ok(value)` or `Err(reason)` to ask again.
+fn parse_answer(field: &Field, text: &str) -> Result<Value, String> {
+    let range = |n: f64, min: Option<f64>, max: Option<f64>| -> Result<(), String> {
+        match (min, max) {
+            (Some(lo), _) if n < lo => Err(format!("at least {lo}")),
+            (_, Some(hi)) if n > hi => Err(format!("at most {hi}")),
+            _ => Ok(()),
+        }
+    };
+    match field {
+        Field::Text { min, max } => {
+            let len = text.chars().count() as u64;
+            match (min, max) {
+                (Some(lo), _) if len < *lo => Err(format!("at least {lo} characters")),
+                (_, Some(hi)) if len > *hi => Err(format!("at most {hi} characters")),
+                _ => Ok(Value::String(text.to_owned())),
+            }
+        }
+        Field::Integer { min, max } => {
+            let n: i64 = text.parse().map_err(|_| "a whole number".to_owned())?;
+            range(n as f64, *min, *max)?;
+            Ok(json!(n))
+        }
+        Field::Number { min, max } => {
+            let n: f64 = text.parse().map_err(|_| "a number".to_owned())?;
+            range(n, *min, *max)?;
+            // Keep the number as typed (7 stays 7, not 7.0) when it is valid JSON.
+            match serde_json::from_str::<Value>(text) {
+                Ok(v @ Value::Number(_)) => Ok(v),
+                _ => Ok(json!(n)),
+            }
+        }
+        Field::Boolean => match text.to_ascii_lowercase().as_str() {
+            "y" | "yes" | "true" | "1" => Ok(Value::Bool(true)),
+            "n" | "no" | "false" | "0" => Ok(Value::Bool(false)),
+            _ => Err("yes or no".to_owned()),
+        },
+        Field::Choice(options) => {
+            pick(options, text).map(Value::String).ok_or_else(|| "one of the options".to_owned())
+        }
+        Field::Choices { options, min, max } => {
+            let mut chosen = Vec::new();
+            for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                let value = pick(options, part).ok_or_else(|| format!("{part:?} is not an option"))?;
+                if !chosen.contains(&value) {
+                    chosen.push(value);
+                }
+            }
+            let n = chosen.len() as u64;
+            match (min, max) {
+                (Some(lo), _) if n < *lo => Err(format!("at least {lo} choices")),
+                (_, Some(hi)) if n > *hi => Err(format!("at most {hi} choices")),
+                _ => Ok(json!(chosen)),
+            }
+        }
+    }
+}
+
+/// Reads a line; `None` at end of input.
+fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
+    let mut line = String::new();
+    if input.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    Ok(Some(line.trim_end_matches(['\n', '\r']).trim().to_owned()))
+}
+
+/// The dialog: each field, then whether to send. End of input cancels.
+pub fn dialog(
+    message: &str,
+    schema: &Value,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+) -> io::Result<Value> {
+    let cancel = json!({ "action": "cancel" });
+    writeln!(out, "The server asks: {message}")?;
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let empty = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    let mut content = Map::new();
+    for (name, property) in properties {
+        let field = field_of(property);
+        let is_required = required.contains(&name.as_str());
+        let default = property.get("default");
+        let title = property.get("title").and_then(Value::as_str).unwrap_or(name);
+        let mut label = title.to_owned();
+        if let Some(d) = property.get("description").and_then(Value::as_str) {
+            label.push_str(&format!(" — {d}"));
+        }
+        let kind = match &field {
+            Field::Text { .. } => "text".to_owned(),
+            Field::Integer { .. } => "whole number".to_owned(),
+            Field::Number { .. } => "number".to_owned(),
+            Field::Boolean => "yes/no".to_owned(),
+            Field::Choice(options) | Field::Choices { options, .. } => {
+                for (i, (value, shown)) in options.iter().enumerate() {
+                    if value == shown {
+                        writeln!(out, "    {}) {value}", i + 1)?;
+                    } else {
+                        writeln!(out, "    {}) {shown} ({value})", i + 1)?;
+                    }
+                }
+                if matches!(field, Field::Choice(_)) {
+                    "pick one".to_owned()
+                } else {
+                    "pick any, comma-separated".to_owned()
+                }
+            }
+        };
+        loop {
+            let mut prompt = format!("  {label} ({kind}{})", if is_required { ", required" } else { "" });
+            if let Some(d) = default {
+                prompt.push_str(&format!(" [{}]", show_default(d, &field)));
+            }
+            write!(out, "{prompt}: ")?;
+            out.flush()?;
+            let Some(text) = read_line(input)? else {
+                writeln!(out)?;
+                return Ok(cancel);
+            };
+            if text.is_empty() {
+                match default {
+                    Some(d) => {
+                        content.insert(name.clone(), d.clone());
+                        break;
+                    }
+                    None if is_required => {
+                        writeln!(out, "    (an answer is required)")?;
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            match parse_answer(&field, &text) {
+                Ok(value) => {
+                    content.insert(name.clone(), value);
+                    break;
+                }
+                Err(expected) => writeln!(out, "    (expected {expected})")?,
+            }
+        }
+    }
+    loop {
+        write!(out, "Send? [Y]es, [n]o to decline, [c]ancel: ")?;
+        out.flush()?;
+        let Some(text) = read_line(input)? else {
+            writeln!(out)?;
+            return Ok(cancel);
+        };
+        match text.to_ascii_lowercase().as_str() {
+            "" | "y" | "yes" => return Ok(json!({ "action": "accept", "content": content })),
+            "n" | "no" => return Ok(json!({ "action": "decline" })),
+            "c" | "cancel" => return Ok(cancel),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn run(schema: Value, typed: &str) -> (Value, String) {
+        let mut input = io::Cursor::new(typed.as_bytes().to_vec());
+        let mut out = Vec::new();
+        let result = dialog("Tell me", &schema, &mut input, &mut out).unwrap();
+        (result, String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn asks_each_field_with_defaults() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "age": { "type": "integer", "default": 30, "minimum": 0 },
+                "name": { "type": "string", "description": "User name", "default": "John Doe" },
+                "status": { "type": "string", "enum": ["active", "inactive"], "default": "active" },
+                "tags": { "type": "array", "items": { "anyOf": [
+                    { "const": "a", "title": "First" }, { "const": "b", "title": "Second" }
+                ] } },
+                "verified": { "type": "boolean", "default": true }
+            },
+            "required": ["name"]
+        });
+        let (result, shown) = run(schema, "x\n-1\n41\n\n2\n1, second\nno\n\n");
+        assert_eq!(
+            result,
+            json!({ "action": "accept", "content": {
+                "age": 41, "name": "John Doe", "status": "inactive", "tags": ["a", "b"], "verified": false
+            } })
+        );
+        assert!(shown.contains("(expected a whole number)"), "{shown}");
+        assert!(shown.contains("(expected at least 0)"), "{shown}");
+        assert!(shown.contains("name — User name (text, required) [John Doe]"), "{shown}");
+    }
+
+    #[test]
+    fn requires_answers_and_can_decline_or_cancel() {
+        let schema =
+            json!({ "type": "object", "properties": { "r": { "type": "string" } }, "required": ["r"] });
+        let (result, shown) = run(schema.clone(), "\nhello\nn\n");
+        assert_eq!(result, json!({ "action": "decline" }));
+        assert!(shown.contains("(an answer is required)"));
+        assert_eq!(run(schema.clone(), "hi\nc\n").0, json!({ "action": "cancel" }));
+        assert_eq!(run(schema, "").0, json!({ "action": "cancel" }));
+    }
+}

@@ -1,0 +1,144 @@
+//! Failures the user sees: one line saying what went wrong, optional detail lines (a
+//! server's stderr tail), and a hint. Each kind has its exit code.
+
+use std::fmt;
+
+use mcpwire::protocol::codes;
+use mcpwire::RequestError;
+
+/// Exit status: success.
+pub const EXIT_OK: i32 = 0;
+/// Exit status: the tool ran and reported an error (`isError`).
+pub const EXIT_TOOL_ERROR: i32 = 1;
+/// Exit status: a usage, connection or protocol error.
+pub const EXIT_FAILURE: i32 = 2;
+/// Exit status: interrupted by Ctrl-C (128 + SIGINT).
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// What kind of failure (they share exit code 2 today; the kind shapes the message).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// The command line is wrong (bad arguments, bad target).
+    Usage,
+    /// The server could not be reached or started.
+    Connect,
+    /// The server answered with an error or broke the protocol.
+    Protocol,
+}
+
+/// A failure with a hint, for the user.
+#[derive(Debug)]
+pub struct Failure {
+    /// The kind.
+    pub kind: Kind,
+    /// One line: what went wrong.
+    pub message: String,
+    /// Extra lines (for example the tail of a server's stderr).
+    pub details: Vec<String>,
+    /// What to try.
+    pub hint: Option<String>,
+}
+
+impl Failure {
+    fn new(kind: Kind, message: impl Into<String>) -> Self {
+        Failure { kind, message: message.into(), details: Vec::new(), hint: None }
+    }
+
+    /// A usage error.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure::new(Kind::Usage, message)
+    }
+
+    /// A connection error.
+    pub fn connect(message: impl Into<String>) -> Self {
+        Failure::new(Kind::Connect, message)
+    }
+
+    /// A protocol error.
+    pub fn protocol(message: impl Into<String>) -> Self {
+        Failure::new(Kind::Protocol, message)
+    }
+
+    /// Adds a hint.
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Adds detail lines.
+    pub fn details(mut self, details: Vec<String>) -> Self {
+        self.details = details;
+        self
+    }
+
+    /// The exit code of this failure.
+    pub fn exit_code(&self) -> i32 {
+        match self.kind {
+            Kind::Usage | Kind::Connect | Kind::Protocol => EXIT_FAILURE,
+        }
+    }
+
+    /// A failed request, described for the user.
+    pub fn request(what: &str, error: &RequestError) -> Self {
+        let (message, hint) = describe_request_error(what, error);
+        let kind = match error {
+            RequestError::ConnectionClosed { .. } | RequestError::NotRunning => Kind::Connect,
+            _ => Kind::Protocol,
+        };
+        let details = match error {
+            RequestError::ConnectionClosed { reason } => crate::target::split_reason(reason.as_deref()).1,
+            _ => Vec::new(),
+        };
+        Failure { kind, message, details, hint: Some(hint) }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Failure {}
+
+/// Describes a failed request (`what`: "tools/call", "the handshake", ...) as a message
+/// and a hint.
+pub fn describe_request_error(what: &str, error: &RequestError) -> (String, String) {
+    match error {
+        RequestError::Peer(e) => {
+            let hint = match e.code {
+                codes::METHOD_NOT_FOUND => "the server does not offer this; `mcpwire info TARGET` shows what it does",
+                codes::INVALID_PARAMS => "check the names and arguments against `mcpwire tools|prompts TARGET`",
+                codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
+                    "the server needs a client capability this command line does not offer (sampling needs a model)"
+                }
+                codes::UNSUPPORTED_PROTOCOL_VERSION => "pin a version the server supports with --protocol-version",
+                _ => "the server refused the request; its message says why",
+            };
+            (format!("{what} failed: the server answered: {} (code {})", e.message, e.code), hint.to_owned())
+        }
+        RequestError::Timeout { timeout, .. } => (
+            format!("{what} failed: no answer within {} s", timeout.as_secs_f64()),
+            "raise the limit with --timeout SECONDS".to_owned(),
+        ),
+        RequestError::ConnectionClosed { reason } => {
+            let (why, _) = crate::target::split_reason(reason.as_deref());
+            (
+                format!("{what} failed: the connection closed: {why}"),
+                "the server stopped; run it on its own to see why".to_owned(),
+            )
+        }
+        RequestError::NotRunning => {
+            (format!("{what} failed: the connection is not running"), "try again".to_owned())
+        }
+        RequestError::InvalidResult(e) => (
+            format!("{what} failed: the server's answer is invalid: {e}"),
+            "the server broke the protocol; use --json on the list commands or -v to see more".to_owned(),
+        ),
+        RequestError::Protocol(e) => (
+            format!("{what} failed: protocol violation: {e}"),
+            "the server broke the protocol, or this command cannot answer what it asked".to_owned(),
+        ),
+        other => (format!("{what} failed: {other}"), "run again with -v for details".to_owned()),
+    }
+}

@@ -1,0 +1,96 @@
+//! `mcpwire`: the command line of the mcpwire MCP SDK. See `mcpwire --help`.
+
+mod args;
+mod cli;
+mod commands;
+mod elicit;
+mod errors;
+mod interrupt;
+mod output;
+mod proxy;
+mod serve;
+mod target;
+mod ui;
+
+use clap::Parser;
+
+use cli::{Cli, Command};
+use commands::{Env, List};
+use errors::{Failure, EXIT_FAILURE};
+
+fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "debug",
+        _ => "trace",
+    };
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(f) if !f.is_empty() && verbose == 0 => tracing_subscriber::EnvFilter::new(f),
+        _ => tracing_subscriber::EnvFilter::new(default),
+    };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .with_target(verbose > 0)
+        .init();
+}
+
+async fn run(cli: Cli) -> anyhow::Result<i32> {
+    let env = Env { json: cli.json, ui: ui::Ui::new(false) };
+    let needs_interrupts = !matches!(&cli.command, Command::Serve(s) if s.http.is_none());
+    if needs_interrupts {
+        interrupt::install()?;
+    }
+    match &cli.command {
+        Command::Info(c) => commands::info(&env, c).await,
+        Command::Tools(c) => commands::list(&env, c, List::Tools).await,
+        Command::Resources(c) => commands::list(&env, c, List::Resources).await,
+        Command::Templates(c) => commands::list(&env, c, List::Templates).await,
+        Command::Prompts(c) => commands::list(&env, c, List::Prompts).await,
+        Command::Call(c) => commands::call(&env, c).await,
+        Command::Read(c) => commands::read(&env, c).await,
+        Command::Prompt(c) => commands::prompt(&env, c).await,
+        Command::Serve(s) => serve::run(s).await,
+        Command::Proxy(p) => proxy::run(p).await,
+    }
+}
+
+/// Prints a failure: `error: ...`, its detail lines, and `hint: ...`.
+fn report(error: &anyhow::Error) -> i32 {
+    match error.downcast_ref::<Failure>() {
+        Some(failure) => {
+            eprintln!("error: {}", failure.message);
+            for line in &failure.details {
+                eprintln!("  {line}");
+            }
+            if let Some(hint) = &failure.hint {
+                eprintln!("hint: {hint}");
+            }
+            failure.exit_code()
+        }
+        None => {
+            eprintln!("error: {error:#}");
+            EXIT_FAILURE
+        }
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    init_tracing(cli.verbose);
+    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            std::process::exit(EXIT_FAILURE);
+        }
+    };
+    let code = runtime.block_on(async move {
+        match run(cli).await {
+            Ok(code) => code,
+            Err(e) => report(&e),
+        }
+    });
+    // Exit without waiting for a blocked stdin reader (an abandoned question).
+    std::process::exit(code);
+}

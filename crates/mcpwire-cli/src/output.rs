@@ -1,0 +1,312 @@
+//! Human-readable output: aligned tables, content blocks, results.
+
+use std::fmt::Write as _;
+
+use serde_json::Value;
+
+use crate::args::describe_type;
+
+/// The widest a column other than the last may be; longer cells are cut with `…`.
+const MAX_COLUMN: usize = 44;
+
+/// A table: a header row and rows, printed with aligned columns. The last column is
+/// not padded (and is cut to the terminal's width when stdout is a terminal).
+pub struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// A table with these column names.
+    pub fn new(header: &[&str]) -> Self {
+        Table { header: header.iter().map(|h| h.to_string()).collect(), rows: Vec::new() }
+    }
+
+    /// Adds a row (one cell per column; newlines become spaces).
+    pub fn row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells.into_iter().map(|c| one_line(&c)).collect());
+    }
+
+    /// Renders the table; `width` cuts each line (for terminals).
+    pub fn render(&self, width: Option<usize>) -> String {
+        let columns = self.header.len();
+        let mut widths = vec![0; columns];
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            for (i, cell) in row.iter().enumerate().take(columns) {
+                widths[i] = widths[i].max(cell.chars().count()).min(MAX_COLUMN);
+            }
+        }
+        // Drop columns that are empty in every row.
+        let keep: Vec<bool> =
+            (0..columns).map(|i| self.rows.iter().any(|r| r.get(i).is_some_and(|c| !c.is_empty()))).collect();
+        let mut out = String::new();
+        for row in std::iter::once(&self.header).chain(&self.rows) {
+            let cells: Vec<(usize, &String)> = row
+                .iter()
+                .enumerate()
+                .take(columns)
+                .filter(|(i, _)| keep[*i] || self.rows.is_empty())
+                .collect();
+            let mut line = String::new();
+            for (n, (i, cell)) in cells.iter().enumerate() {
+                if n + 1 == cells.len() {
+                    line.push_str(cell);
+                } else {
+                    let cell = crate::ui::truncate(cell, widths[*i]);
+                    let _ = write!(line, "{:<w$}  ", cell, w = widths[*i]);
+                }
+            }
+            let line = line.trim_end();
+            match width {
+                Some(w) => out.push_str(&crate::ui::truncate(line, w)),
+                None => out.push_str(line),
+            }
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Collapses whitespace runs (newlines included) into single spaces.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The arguments of a tool's input schema: `<required: type>` and `[optional: type]`.
+pub fn schema_arguments(schema: &Value) -> String {
+    let Some(properties) = schema.get("properties").and_then(Value::as_object) else { return String::new() };
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut parts = Vec::new();
+    // Required first, each group in schema order.
+    for want_required in [true, false] {
+        for (name, property) in properties {
+            if required.contains(&name.as_str()) != want_required {
+                continue;
+            }
+            let ty = describe_type(schema, property);
+            parts.push(if want_required { format!("<{name}: {ty}>") } else { format!("[{name}: {ty}]") });
+        }
+    }
+    parts.join(" ")
+}
+
+/// The arguments of a prompt: `<required>` and `[optional]`.
+pub fn prompt_arguments(arguments: &[Value]) -> String {
+    arguments
+        .iter()
+        .filter_map(|a| {
+            let name = a.get("name")?.as_str()?;
+            Some(if a.get("required").and_then(Value::as_bool) == Some(true) {
+                format!("<{name}>")
+            } else {
+                format!("[{name}]")
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Bytes of standard base64 text (its decoded length).
+pub fn base64_len(data: &str) -> usize {
+    let n = data.trim_end_matches('=').chars().filter(|c| !c.is_whitespace()).count();
+    n * 3 / 4
+}
+
+/// Decodes standard (or URL-safe) base64; `None` if it is not base64.
+pub fn base64_decode(data: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(data.len() * 3 / 4);
+    let mut acc = 0u32;
+    let mut bits = 0;
+    for c in data.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' | b'-' => 62,
+            b'/' | b'_' => 63,
+            b'=' | b'\n' | b'\r' | b' ' => continue,
+            _ => return None,
+        } as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+        }
+    }
+    Some(out)
+}
+
+/// A resource's contents, for people: text as is, binary described.
+pub fn resource_contents(contents: &Value, out: &mut String) {
+    let uri = contents.get("uri").and_then(Value::as_str).unwrap_or("");
+    let mime = contents.get("mimeType").and_then(Value::as_str);
+    if let Some(text) = contents.get("text").and_then(Value::as_str) {
+        out.push_str(text);
+        if !text.ends_with('\n') {
+            out.push('\n');
+        }
+    } else if let Some(blob) = contents.get("blob").and_then(Value::as_str) {
+        let _ = writeln!(
+            out,
+            "[binary {uri}: {}, {} bytes; redirect stdout to a file to save it, or use --json]",
+            mime.unwrap_or("application/octet-stream"),
+            base64_len(blob)
+        );
+    }
+}
+
+/// One content block, for people.
+pub fn content_block(block: &Value, out: &mut String) {
+    let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
+    let mime = || block.get("mimeType").and_then(Value::as_str).unwrap_or("?").to_owned();
+    let size = || block.get("data").and_then(Value::as_str).map(base64_len).unwrap_or(0);
+    match kind {
+        "text" => {
+            let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+            out.push_str(text);
+            if !text.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        "image" => {
+            let _ = writeln!(out, "[image: {}, {} bytes]", mime(), size());
+        }
+        "audio" => {
+            let _ = writeln!(out, "[audio: {}, {} bytes]", mime(), size());
+        }
+        "resource_link" => {
+            let uri = block.get("uri").and_then(Value::as_str).unwrap_or("");
+            let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+            let _ = writeln!(out, "[resource link: {uri} {name}]");
+        }
+        "resource" => {
+            let resource = block.get("resource").cloned().unwrap_or(Value::Null);
+            let uri = resource.get("uri").and_then(Value::as_str).unwrap_or("");
+            match resource.get("mimeType").and_then(Value::as_str) {
+                Some(m) => {
+                    let _ = writeln!(out, "[resource {uri} ({m})]");
+                }
+                None => {
+                    let _ = writeln!(out, "[resource {uri}]");
+                }
+            }
+            resource_contents(&resource, out);
+        }
+        _ => {
+            let _ = writeln!(out, "{}", serde_json::to_string_pretty(block).unwrap_or_default());
+        }
+    }
+}
+
+/// A tool result for people: the content blocks, then the structured content pretty
+/// printed (a text block that only repeats the structured content is left out).
+pub fn call_result(result: &Value) -> String {
+    let mut out = String::new();
+    let structured = result.get("structuredContent").filter(|v| !v.is_null());
+    for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(s), Some(text)) = (structured, block.get("text").and_then(Value::as_str)) {
+            if serde_json::from_str::<Value>(text).ok().as_ref() == Some(s) {
+                continue;
+            }
+        }
+        content_block(block, &mut out);
+    }
+    if let Some(s) = structured {
+        out.push_str(&serde_json::to_string_pretty(s).unwrap_or_default());
+        out.push('\n');
+    }
+    out
+}
+
+/// A prompt for people: its description, then each message as `[role]` and content.
+pub fn prompt_result(result: &Value) -> String {
+    let mut out = String::new();
+    if let Some(d) = result.get("description").and_then(Value::as_str) {
+        let _ = writeln!(out, "# {d}");
+    }
+    for message in result.get("messages").and_then(Value::as_array).into_iter().flatten() {
+        let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+        let _ = writeln!(out, "[{role}]");
+        if let Some(content) = message.get("content") {
+            content_block(content, &mut out);
+        }
+    }
+    out
+}
+
+/// The names of a capabilities object, with their flags: `tools (listChanged)`.
+pub fn capabilities(caps: &Value) -> Vec<String> {
+    let Some(caps) = caps.as_object() else { return Vec::new() };
+    caps.iter()
+        .map(|(name, value)| {
+            let flags: Vec<String> = value
+                .as_object()
+                .map(|o| {
+                    o.iter()
+                        .map(|(k, v)| match v {
+                            Value::Bool(true) => k.clone(),
+                            Value::Bool(false) => format!("no {k}"),
+                            Value::Object(inner) if inner.is_empty() => k.clone(),
+                            Value::Object(inner) => {
+                                format!("{k}: {}", inner.keys().cloned().collect::<Vec<_>>().join(", "))
+                            }
+                            other => format!("{k}={other}"),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if flags.is_empty() {
+                name.clone()
+            } else {
+                format!("{name} ({})", flags.join(", "))
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn aligns_tables_and_drops_empty_columns() {
+        let mut t = Table::new(&["NAME", "ARGS", "DESCRIPTION"]);
+        t.row(vec!["a".into(), "".into(), "first\nline".into()]);
+        t.row(vec!["long_name".into(), "".into(), "second".into()]);
+        assert_eq!(t.render(None), "NAME       DESCRIPTION\na          first line\nlong_name  second\n");
+        assert_eq!(t.render(Some(8)).lines().nth(1), Some("a      …"));
+    }
+
+    #[test]
+    fn describes_schemas() {
+        let schema = json!({ "type": "object", "properties": {
+            "b": { "type": "integer" }, "a": { "type": "string" } }, "required": ["b"] });
+        assert_eq!(schema_arguments(&schema), "<b: integer> [a: string]");
+        assert_eq!(
+            prompt_arguments(&[json!({"name": "x", "required": true}), json!({"name": "y"})]),
+            "<x> [y]"
+        );
+    }
+
+    #[test]
+    fn prints_results() {
+        let r = json!({ "content": [
+            { "type": "text", "text": "{\"sum\": 3}" },
+            { "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" }
+        ], "structuredContent": { "sum": 3 } });
+        assert_eq!(call_result(&r), "[image: image/png, 8 bytes]\n{\n  \"sum\": 3\n}\n");
+        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(base64_len("aGVsbG8="), 5);
+        assert_eq!(
+            capabilities(&json!({ "tools": { "listChanged": true }, "logging": {} })),
+            ["logging", "tools (listChanged)"]
+        );
+    }
+}

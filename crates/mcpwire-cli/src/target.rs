@@ -1,0 +1,360 @@
+//! Targets: what a command connects to, and the one place that connects to it.
+//!
+//! A target is `stdio:'COMMAND ARGS'` (a server started as a child process; the command
+//! line is split like a POSIX shell would split it, without expansions), a bare command
+//! line without the prefix, or an `http://` / `https://` URL of a Streamable HTTP
+//! endpoint.
+
+use std::fmt;
+use std::io::ErrorKind;
+
+use mcpwire::client::{Client, ClientBuilder, ConnectError};
+use mcpwire::transport::child::{ChildProcess, StderrMode};
+use mcpwire::RequestError;
+
+use crate::errors::{describe_request_error, Failure};
+
+/// Where a server is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// A server started as a child process and spoken to over its stdin and stdout.
+    Stdio {
+        /// The program (looked up on `PATH`).
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// The endpoint URL.
+        url: String,
+        /// Extra headers (`--header 'K: V'`), in order.
+        headers: Vec<(String, String)>,
+        /// A bearer token (`--bearer`).
+        bearer: Option<String>,
+    },
+}
+
+impl Target {
+    /// Parses a target string (see the module documentation).
+    pub fn parse(s: &str) -> Result<Target, String> {
+        let s = s.trim();
+        if let Some(command) = s.strip_prefix("stdio:") {
+            return Target::stdio(command);
+        }
+        let lower = s.to_ascii_lowercase();
+        if lower.starts_with("http://") || lower.starts_with("https://") {
+            if s.len() <= "https://".len() || s.contains(char::is_whitespace) {
+                return Err(format!("invalid URL {s:?}"));
+            }
+            return Ok(Target::Http { url: s.to_owned(), headers: Vec::new(), bearer: None });
+        }
+        if let Some((scheme, _)) = s.split_once("://") {
+            return Err(format!(
+                "unsupported target scheme {scheme:?}: use stdio:'COMMAND ARGS' or an http(s):// URL"
+            ));
+        }
+        Target::stdio(s)
+    }
+
+    fn stdio(command: &str) -> Result<Target, String> {
+        let mut words = split_words(command)?;
+        if words.is_empty() {
+            return Err("the stdio target names no command: use stdio:'COMMAND ARGS'".to_owned());
+        }
+        let program = words.remove(0);
+        Ok(Target::Stdio { program, args: words })
+    }
+
+    /// Adds `--header` and `--bearer` to an HTTP target; they make no sense elsewhere.
+    pub fn with_http_options(self, headers: &[String], bearer: Option<&str>) -> anyhow::Result<Target> {
+        match self {
+            Target::Http { url, headers: mut own, bearer: own_bearer } => {
+                for header in headers {
+                    let Some((name, value)) = header.split_once(':') else {
+                        return Err(Failure::usage(format!("invalid header {header:?}"))
+                            .hint("write headers as --header 'Name: value'")
+                            .into());
+                    };
+                    if name.trim().is_empty() {
+                        return Err(Failure::usage(format!("invalid header {header:?}: no name"))
+                            .hint("write headers as --header 'Name: value'")
+                            .into());
+                    }
+                    own.push((name.trim().to_owned(), value.trim().to_owned()));
+                }
+                Ok(Target::Http { url, headers: own, bearer: bearer.map(str::to_owned).or(own_bearer) })
+            }
+            stdio if headers.is_empty() && bearer.is_none() => Ok(stdio),
+            _ => Err(Failure::usage("--header and --bearer apply only to http(s):// targets")
+                .hint("a stdio server gets its settings from its command line or environment")
+                .into()),
+        }
+    }
+
+    /// The command line of a stdio target (quoted where needed), or the URL.
+    pub fn command_line(&self) -> String {
+        match self {
+            Target::Stdio { program, args } => {
+                std::iter::once(program).chain(args).map(|w| quote_word(w)).collect::<Vec<_>>().join(" ")
+            }
+            Target::Http { url, .. } => url.clone(),
+        }
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Target::Stdio { .. } => write!(f, "stdio:{}", self.command_line()),
+            Target::Http { url, .. } => f.write_str(url),
+        }
+    }
+}
+
+impl std::str::FromStr for Target {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Target::parse(s)
+    }
+}
+
+/// Quotes a word for display when it needs it.
+fn quote_word(word: &str) -> String {
+    if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || "'\"\\$`".contains(c)) {
+        word.to_owned()
+    } else {
+        format!("\"{}\"", word.replace('\\', "\\\\").replace('"', "\\\""))
+    }
+}
+
+/// Splits a command line into words like a POSIX shell, without expansions: blanks
+/// separate words; `'...'` is literal; `"..."` is literal except `\"`, `\\`, `\$` and
+/// `` \` ``; a backslash outside quotes escapes the next character.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unterminated single quote in {line:?}")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some('\n') => {}
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(format!("unterminated double quote in {line:?}")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(format!("unterminated double quote in {line:?}")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                match chars.next() {
+                    Some('\n') => {}
+                    Some(c) => word.push(c),
+                    None => word.push('\\'),
+                }
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// Connects to `target` with a configured client builder: spawns a stdio server (its
+/// stderr captured, for error messages), or opens a Streamable HTTP connection. Every
+/// failure comes back as a [`Failure`] with a hint.
+pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<Client> {
+    match target {
+        Target::Stdio { program, args } => {
+            let process = ChildProcess::new(program).args(args).stderr(StderrMode::Capture);
+            builder.spawn(process).await.map_err(|e| connect_failure(target, e).into())
+        }
+        Target::Http { url, headers, bearer } => {
+            // HTTP-CLIENT: switch this on once `mcpwire::transport::http_client` lands
+            // (delete the `let _` line and the early return below, uncomment the rest).
+            //
+            // use mcpwire::transport::http_client::HttpClientTransport;
+            // let invalid = |e: &dyn std::fmt::Display| {
+            //     Failure::usage(format!("{e}")).hint("a target URL looks like http://127.0.0.1:8080/mcp")
+            // };
+            // let mut transport = HttpClientTransport::new(url).map_err(|e| invalid(&e))?;
+            // for (name, value) in headers {
+            //     transport = transport.header(name, value).map_err(|e| invalid(&e))?;
+            // }
+            // if let Some(token) = bearer {
+            //     transport = transport.bearer_token(token).map_err(|e| invalid(&e))?;
+            // }
+            // return builder.connect(transport).await.map_err(|e| connect_failure(target, e).into());
+            let _ = (url, headers, bearer, builder);
+            Err(Failure::usage("HTTP targets need the HTTP client transport")
+                .hint("this build of mcpwire can only reach stdio:'COMMAND ARGS' targets for now")
+                .into())
+        }
+    }
+}
+
+/// Turns a connect error into a one-line failure with a hint.
+pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
+    let program = match target {
+        Target::Stdio { program, .. } => program.as_str(),
+        Target::Http { url, .. } => url.as_str(),
+    };
+    match error {
+        ConnectError::Spawn(e) if e.kind() == ErrorKind::NotFound => {
+            Failure::connect(format!("server not found: cannot run {program:?}: no such command"))
+                .hint("check the command's spelling, or give its full path: stdio:'/path/to/server ARGS'")
+        }
+        ConnectError::Spawn(e) if e.kind() == ErrorKind::PermissionDenied => {
+            Failure::connect(format!("cannot run {program:?}: permission denied"))
+                .hint("is it an executable file? (chmod +x, or run it through its interpreter)")
+        }
+        ConnectError::Spawn(e) => Failure::connect(format!("cannot start {program:?}: {e}"))
+            .hint("check the command line of the stdio target"),
+        ConnectError::Handshake(RequestError::ConnectionClosed { reason }) => {
+            let (what, tail) = split_reason(reason.as_deref());
+            let message = match target {
+                Target::Stdio { .. } => format!("the server exited during the handshake: {what}"),
+                Target::Http { .. } => format!("the connection closed during the handshake: {what}"),
+            };
+            Failure::connect(message)
+                .details(tail)
+                .hint(format!("run the command on its own (`{}`) to see why it stops", target.command_line()))
+        }
+        ConnectError::Handshake(RequestError::Timeout { timeout, .. }) => Failure::connect(format!(
+            "the server did not answer the handshake within {} s",
+            timeout.as_secs_f64()
+        ))
+        .hint("is it an MCP server that speaks JSON-RPC on stdout? If it starts slowly, raise --timeout"),
+        ConnectError::Handshake(RequestError::Peer(e)) => {
+            Failure::protocol(format!("the server rejected the handshake: {} (code {})", e.message, e.code))
+                .hint("pin another protocol version with --protocol-version")
+        }
+        ConnectError::Handshake(other) => {
+            let (message, hint) = describe_request_error("the handshake", &other);
+            Failure::protocol(message).hint(hint)
+        }
+        ConnectError::NoSharedVersion { supported } => Failure::protocol(format!(
+            "protocol version mismatch: the server supports {}, this client speaks {}",
+            if supported.is_empty() { "none we know".to_owned() } else { supported.join(", ") },
+            known_versions()
+        ))
+        .hint("pin a version both sides speak with --protocol-version"),
+        ConnectError::InvalidAnswer(e) => {
+            Failure::protocol(format!("the server's handshake answer is invalid: {e}"))
+                .hint("is the target an MCP server?")
+        }
+    }
+}
+
+/// Every protocol version this client speaks, comma-separated.
+pub fn known_versions() -> String {
+    mcpwire::protocol::ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// Splits a transport's close reason into its first part and the stderr tail (last
+/// few lines, each prefixed `stderr: `).
+pub fn split_reason(reason: Option<&str>) -> (String, Vec<String>) {
+    let reason = reason.unwrap_or("the connection closed");
+    let (what, tail) = match reason.split_once("; its stderr ended with: ") {
+        Some((what, tail)) => (what, tail),
+        None => (reason, ""),
+    };
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(6)..].iter().map(|l| format!("stderr: {l}")).collect();
+    (what.to_owned(), tail)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn stdio(program: &str, args: &[&str]) -> Target {
+        Target::Stdio { program: program.into(), args: args.iter().map(|s| s.to_string()).collect() }
+    }
+
+    #[test]
+    fn parses_targets() {
+        assert_eq!(Target::parse("stdio:server --flag").unwrap(), stdio("server", &["--flag"]));
+        assert_eq!(Target::parse("stdio:'my server' a\\ b").unwrap(), stdio("my server", &["a b"]));
+        assert_eq!(Target::parse("python3 -m srv").unwrap(), stdio("python3", &["-m", "srv"]));
+        assert!(matches!(Target::parse("http://127.0.0.1:1/mcp").unwrap(), Target::Http { .. }));
+        assert!(matches!(Target::parse("HTTPS://example.test/mcp").unwrap(), Target::Http { .. }));
+        assert!(Target::parse("stdio:").is_err());
+        assert!(Target::parse("  ").is_err());
+        assert!(Target::parse("ws://x/mcp").is_err());
+        assert!(Target::parse("stdio:'unterminated").is_err());
+    }
+
+    #[test]
+    fn splits_like_a_shell() {
+        let words = split_words(r#"a "b c" 'd "e"' f\ g "h\"i" '' x"y"z"#).unwrap();
+        assert_eq!(words, ["a", "b c", "d \"e\"", "f g", "h\"i", "", "xyz"]);
+        assert_eq!(split_words("  ").unwrap(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn displays_round_trip() {
+        let t = stdio("my server", &["--x", "a'b"]);
+        let shown = t.to_string();
+        assert_eq!(Target::parse(&shown[..]).unwrap(), t);
+    }
+
+    #[test]
+    fn http_options_only_for_http() {
+        let t = Target::parse("http://127.0.0.1:1/mcp").unwrap();
+        let t = t.with_http_options(&["X-Key: v".into()], Some("tok")).unwrap();
+        assert_eq!(
+            t,
+            Target::Http {
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: vec![("X-Key".into(), "v".into())],
+                bearer: Some("tok".into())
+            }
+        );
+        assert!(stdio("s", &[]).with_http_options(&["X: y".into()], None).is_err());
+        assert!(Target::parse("http://h/mcp").unwrap().with_http_options(&["nocolon".into()], None).is_err());
+    }
+
+    #[test]
+    fn splits_close_reasons() {
+        let (what, tail) =
+            split_reason(Some("the server process exited (exit status: 1); its stderr ended with: a\nb"));
+        assert_eq!(what, "the server process exited (exit status: 1)");
+        assert_eq!(tail, ["stderr: a", "stderr: b"]);
+    }
+}

@@ -1,0 +1,166 @@
+//! Everything written to stderr while a request runs: the progress bar (only when stderr
+//! is a terminal), the server's log messages, and notes. One lock keeps them from
+//! tearing each other: a note first erases the bar, then the bar is drawn again.
+
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex};
+
+use mcpwire::jsonrpc::ProgressUpdate;
+use mcpwire::protocol::logging::LoggingMessageNotificationParams;
+use serde_json::Value;
+
+/// The width of the bar itself, in cells.
+const BAR_CELLS: usize = 30;
+
+#[derive(Default)]
+struct State {
+    /// The bar as last drawn (redrawn after a note).
+    bar: Option<String>,
+    /// Updates so far (animates a bar without a total).
+    updates: usize,
+}
+
+/// The stderr of one command. Cheap to clone.
+#[derive(Clone)]
+pub struct Ui {
+    state: Arc<Mutex<State>>,
+    tty: bool,
+    quiet: bool,
+}
+
+impl Ui {
+    /// A UI on this process's stderr; `quiet` silences the server's log messages.
+    pub fn new(quiet: bool) -> Self {
+        Ui { state: Arc::default(), tty: std::io::stderr().is_terminal(), quiet }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes a line to stderr (erasing and redrawing the bar around it).
+    pub fn note(&self, line: &str) {
+        let state = self.lock();
+        let mut err = std::io::stderr().lock();
+        if state.bar.is_some() {
+            let _ = write!(err, "\r\x1b[2K");
+        }
+        let _ = writeln!(err, "{line}");
+        if let Some(bar) = &state.bar {
+            let _ = write!(err, "{bar}");
+        }
+        let _ = err.flush();
+    }
+
+    /// Shows a server log message.
+    pub fn log(&self, params: &LoggingMessageNotificationParams) {
+        if self.quiet {
+            return;
+        }
+        let level = serde_json::to_value(params.level).ok().and_then(|v| v.as_str().map(str::to_owned));
+        let level = level.unwrap_or_else(|| "log".to_owned());
+        let data = match &params.data {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        let line = match &params.logger {
+            Some(logger) => format!("[{level}] {logger}: {data}"),
+            None => format!("[{level}] {data}"),
+        };
+        self.note(&line);
+    }
+
+    /// Shows a progress update as a bar (terminals only).
+    pub fn progress(&self, update: &ProgressUpdate) {
+        if !self.tty {
+            return;
+        }
+        let mut state = self.lock();
+        state.updates += 1;
+        let bar = render_bar(update, state.updates, terminal_width());
+        let mut err = std::io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{bar}");
+        let _ = err.flush();
+        state.bar = Some(bar);
+    }
+
+    /// Erases the bar (before the result is printed, or before a question).
+    pub fn clear(&self) {
+        let mut state = self.lock();
+        if state.bar.take().is_some() {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+        }
+    }
+}
+
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|w: &usize| *w >= 20).unwrap_or(80)
+}
+
+/// One line: `[=====>    ]  50%  message`, or a bouncing marker without a total.
+pub fn render_bar(update: &ProgressUpdate, tick: usize, width: usize) -> String {
+    let head = match update.total {
+        Some(total) if total > 0.0 => {
+            let fraction = (update.progress / total).clamp(0.0, 1.0);
+            let filled = (fraction * BAR_CELLS as f64).round() as usize;
+            let mut cells = "=".repeat(filled);
+            if filled < BAR_CELLS {
+                cells.push('>');
+                cells.push_str(&" ".repeat(BAR_CELLS - filled - 1));
+            }
+            format!("[{cells}] {:>3.0}%", fraction * 100.0)
+        }
+        _ => {
+            let span = BAR_CELLS - 3;
+            let step = tick % (2 * span);
+            let at = if step < span { step } else { 2 * span - step };
+            format!("[{}<=>{}] {}", " ".repeat(at), " ".repeat(span - at), trim_number(update.progress))
+        }
+    };
+    let line = match update.message.as_deref() {
+        Some(m) if !m.is_empty() => format!("{head}  {m}"),
+        _ => head,
+    };
+    truncate(&line, width.saturating_sub(1))
+}
+
+fn trim_number(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 1e15 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}
+
+/// Cuts a line to `max` characters, ending with `…` when cut.
+pub fn truncate(line: &str, max: usize) -> String {
+    if line.chars().count() <= max {
+        return line.to_owned();
+    }
+    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+
+    fn update(progress: f64, total: Option<f64>, message: Option<&str>) -> ProgressUpdate {
+        ProgressUpdate { progress, total, message: message.map(str::to_owned) }
+    }
+
+    #[test]
+    fn draws_bars() {
+        let half = render_bar(&update(50.0, Some(100.0), Some("halfway")), 1, 200);
+        assert_eq!(half, format!("[{}>{}]  50%  halfway", "=".repeat(15), " ".repeat(14)));
+        let full = render_bar(&update(3.0, Some(3.0), None), 1, 200);
+        assert_eq!(full, format!("[{}] 100%", "=".repeat(30)));
+        let open = render_bar(&update(7.0, None, None), 0, 200);
+        assert!(open.starts_with("[<=>") && open.ends_with("] 7"), "{open}");
+        assert!(render_bar(&update(1.0, Some(2.0), Some(&"x".repeat(300))), 1, 80).chars().count() <= 79);
+    }
+}
