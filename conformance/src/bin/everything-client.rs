@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+use mcpwire::auth::{ClientCredentials, OAuthClient, OAuthConfig};
 use mcpwire::client::{Client, ClientBuilder};
 use mcpwire::protocol::elicitation::{ElicitRequestParams, ElicitResult};
 use mcpwire::protocol::ProtocolVersion;
@@ -59,6 +60,34 @@ fn builder(version: &str, force_legacy: bool) -> ClientBuilder {
 
 async fn connect(url: &str, version: &str, force_legacy: bool) -> Result<Client, Box<dyn std::error::Error>> {
     Ok(builder(version, force_legacy).connect(HttpClientTransport::new(url)?).await?)
+}
+
+/// The fixed Client ID Metadata Document URL of the conformance suite.
+const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
+
+/// Connects with OAuth: the authorization server approves without a user, so the
+/// authorization URL is fetched and its redirect read. Pre-registered credentials come
+/// from the context when the scenario gives them.
+async fn connect_oauth(
+    url: &str,
+    version: &str,
+    context: &Value,
+) -> Result<Client, Box<dyn std::error::Error>> {
+    let mut config = OAuthConfig {
+        client_name: "mcpwire-everything-client".into(),
+        client_metadata_url: Some(CIMD_URL.into()),
+        ..OAuthConfig::default()
+    };
+    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
+        let credentials = ClientCredentials {
+            client_id: client_id.to_owned(),
+            client_secret: context.get("client_secret").and_then(Value::as_str).map(str::to_owned),
+            token_endpoint_auth_method: None,
+        };
+        config.pre_registered = Some((None, credentials));
+    }
+    let transport = HttpClientTransport::new(url)?.oauth(OAuthClient::new(config));
+    Ok(builder(version, false).connect(transport).await?)
 }
 
 /// Lists the tools, then calls `add_numbers` (or the first tool).
@@ -152,6 +181,14 @@ async fn run(scenario: &str, url: &str, version: &str, context: Value) -> Outcom
                 .map(|t| Value::Object(t.input_schema.clone()))
                 .ok_or("the server lists no json_schema_2020_12_tool")?;
             client.call_tool("json_schema_echo", json!({ "schema": schema })).await?;
+            client.close().await;
+        }
+        auth if auth.starts_with("auth/") => {
+            let client = connect_oauth(url, version, &context).await?;
+            let tools = client.list_all_tools().await?;
+            if let Some(first) = tools.first() {
+                client.call_tool(&first.name, json!({})).await?;
+            }
             client.close().await;
         }
         _ => {

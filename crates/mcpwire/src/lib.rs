@@ -6,6 +6,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "http")]
+pub mod auth;
 pub mod client;
 pub mod error;
 pub mod extensions;

@@ -71,6 +71,7 @@ pub struct HttpClientTransport {
     url: Uri,
     headers: HeaderMap,
     connect_timeout: Duration,
+    oauth: Option<crate::auth::OAuthClient>,
 }
 
 impl HttpClientTransport {
@@ -91,6 +92,7 @@ impl HttpClientTransport {
             url: uri,
             headers: HeaderMap::new(),
             connect_timeout: Duration::from_secs(10),
+            oauth: None,
         })
     }
 
@@ -107,6 +109,13 @@ impl HttpClientTransport {
     /// Sends `Authorization: Bearer <token>` with every request.
     pub fn bearer_token(self, token: &str) -> Result<Self, HttpClientError> {
         self.header("authorization", &format!("Bearer {token}"))
+    }
+
+    /// Authorizes with OAuth 2.1 when the server answers `401` (or `403
+    /// insufficient_scope`), and sends the access token with every request.
+    pub fn oauth(mut self, client: crate::auth::OAuthClient) -> Self {
+        self.oauth = Some(client);
+        self
     }
 
     /// How long connecting may take (default 10 s).
@@ -144,6 +153,9 @@ struct Shared {
     /// `x-mcp-header` pairs by tool name, learned from `tools/list` answers.
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
     internal_ids: AtomicU64,
+    oauth: Option<crate::auth::OAuthClient>,
+    /// The current OAuth access token.
+    token: Mutex<Option<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -167,6 +179,8 @@ impl Transport for HttpClientTransport {
             pending: Mutex::new(HashMap::new()),
             tool_headers: Mutex::new(HashMap::new()),
             internal_ids: AtomicU64::new(1),
+            oauth: self.oauth,
+            token: Mutex::new(None),
         });
         tokio::spawn(write_loop(shared, out_rx));
         Connection { incoming: in_rx, outgoing: out_tx }
@@ -321,6 +335,11 @@ impl Shared {
         let headers = builder.headers_mut()?;
         headers.extend(self.headers.clone());
         headers.extend(extra);
+        if let Some(token) =
+            lock(&self.token).as_deref().and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
+        {
+            headers.insert(header::AUTHORIZATION, token);
+        }
         builder.body(Full::new(Bytes::from(body.unwrap_or_default()))).ok()
     }
 
@@ -360,7 +379,9 @@ impl Shared {
         };
         let is_initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
         let body = message.to_vec();
-        for attempt in 0..2 {
+        let mut authorizations = 0;
+        let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
+        for _ in 0..8 {
             let had_session = lock(&self.session).id.is_some();
             let headers = self.message_headers(&message, modern.as_deref());
             let Some(request) = self.build(Method::POST, self.post_url(), Some(body.clone()), headers) else {
@@ -376,6 +397,38 @@ impl Shared {
                 }
             };
             let status = response.status();
+            // OAuth: authorize on 401 (and step up on 403 insufficient_scope), then retry.
+            if let (Some(oauth), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) = (&self.oauth, status) {
+                let challenge = response
+                    .headers()
+                    .get(header::WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                let forbidden = status == StatusCode::FORBIDDEN;
+                let step_up = challenge
+                    .as_deref()
+                    .and_then(crate::auth::Challenge::parse)
+                    .and_then(|c| c.error)
+                    .as_deref()
+                    == Some("insufficient_scope");
+                if (!forbidden || step_up) && authorizations < 3 {
+                    authorizations += 1;
+                    let _ = read_limited(response.into_body()).await;
+                    match oauth.authorize(&self.url.to_string(), challenge.as_deref(), forbidden).await {
+                        Ok(token) => {
+                            *lock(&self.token) = Some(token);
+                            continue;
+                        }
+                        Err(e) => {
+                            if let Some(id) = &request_id {
+                                self.fail(id, codes::INVALID_REQUEST, format!("authorization failed: {e}"))
+                                    .await;
+                            }
+                            return;
+                        }
+                    }
+                }
+            }
             if is_initialize {
                 if let Some(sid) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
                     lock(&self.session).id = Some(sid.to_owned());
@@ -399,7 +452,7 @@ impl Shared {
                 && modern.is_none()
                 && had_session
                 && !is_initialize
-                && attempt == 0
+                && !std::mem::replace(&mut reinitialized, true)
                 && self.reinitialize().await
             {
                 continue;
@@ -411,16 +464,17 @@ impl Shared {
                     status,
                     StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
                 )
-                && attempt == 0
+                && !std::mem::replace(&mut tried_legacy, true)
                 && self.start_legacy().await
             {
                 continue;
             }
             // 2026 `-32020`: the tool list may be stale; re-fetch it once and retry.
-            if let (Some(e), Some(_), 0) = (&rpc_error, &modern, attempt) {
+            if let (Some(e), Some(_), false) = (&rpc_error, &modern, refreshed_tools) {
                 if e.error.code == codes::HEADER_MISMATCH
                     && matches!(&message, Message::Request(r) if r.method == methods::TOOLS_CALL)
                 {
+                    refreshed_tools = true;
                     self.refresh_tools(&message).await;
                     continue;
                 }

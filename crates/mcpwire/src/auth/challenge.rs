@@ -1,0 +1,103 @@
+//! The `WWW-Authenticate: Bearer ...` challenge of a protected MCP server (RFC 6750,
+//! RFC 9728): where its resource metadata is, which scope it wants, and why it refused.
+
+/// A parsed Bearer challenge.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Challenge {
+    /// `resource_metadata`: the URL of the Protected Resource Metadata.
+    pub resource_metadata: Option<String>,
+    /// `scope`: the scopes the request needs.
+    pub scope: Option<String>,
+    /// `error` (for example `invalid_token` or `insufficient_scope`).
+    pub error: Option<String>,
+}
+
+impl Challenge {
+    /// Parses the `Bearer` challenge of a `WWW-Authenticate` header value (other schemes
+    /// in the same value are skipped). Quoted values may contain commas and escapes.
+    pub fn parse(header: &str) -> Option<Challenge> {
+        let start = find_scheme(header, "bearer")?;
+        let mut rest = header[start + "bearer".len()..].trim_start();
+        let mut challenge = Challenge::default();
+        while !rest.is_empty() {
+            let Some(eq) = rest.find('=') else { break };
+            let key = rest[..eq].trim().trim_start_matches(',').trim().to_ascii_lowercase();
+            if key.contains(' ') {
+                break; // the next scheme begins
+            }
+            rest = rest[eq + 1..].trim_start();
+            let value;
+            if let Some(quoted) = rest.strip_prefix('"') {
+                let mut out = String::new();
+                let mut chars = quoted.char_indices();
+                let mut end = quoted.len();
+                while let Some((i, c)) = chars.next() {
+                    match c {
+                        '\\' => {
+                            if let Some((_, escaped)) = chars.next() {
+                                out.push(escaped);
+                            }
+                        }
+                        '"' => {
+                            end = i + 1;
+                            break;
+                        }
+                        other => out.push(other),
+                    }
+                }
+                value = out;
+                rest = quoted[end..].trim_start();
+            } else {
+                let end = rest.find(',').unwrap_or(rest.len());
+                value = rest[..end].trim().to_owned();
+                rest = &rest[end..];
+            }
+            rest = rest.trim_start_matches(',').trim_start();
+            match key.as_str() {
+                "resource_metadata" => challenge.resource_metadata = Some(value),
+                "scope" => challenge.scope = Some(value),
+                "error" => challenge.error = Some(value),
+                _ => {}
+            }
+        }
+        Some(challenge)
+    }
+}
+
+/// The byte offset of an auth scheme name in a challenge list (case-insensitive, as a
+/// whole word).
+fn find_scheme(header: &str, scheme: &str) -> Option<usize> {
+    let lower = header.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(scheme) {
+        let at = from + i;
+        let before_ok = at == 0 || matches!(lower.as_bytes()[at - 1], b' ' | b',');
+        let after = lower.as_bytes().get(at + scheme.len());
+        if before_ok && matches!(after, None | Some(b' ')) {
+            return Some(at);
+        }
+        from = at + scheme.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn parses_bearer_parameters() {
+        let c = Challenge::parse(r#"Bearer error="insufficient_scope", scope="files:read files:write", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp""#).unwrap();
+        assert_eq!(c.error.as_deref(), Some("insufficient_scope"));
+        assert_eq!(c.scope.as_deref(), Some("files:read files:write"));
+        assert_eq!(
+            c.resource_metadata.as_deref(),
+            Some("https://mcp.example/.well-known/oauth-protected-resource/mcp")
+        );
+        let c = Challenge::parse(r#"Basic realm="x", Bearer realm="a,b", scope=read"#).unwrap();
+        assert_eq!(c.scope.as_deref(), Some("read"));
+        assert_eq!(Challenge::parse("Bearer").unwrap(), Challenge::default());
+        assert!(Challenge::parse("Basic realm=x").is_none());
+    }
+}

@@ -1,0 +1,195 @@
+//! The small HTTP toolkit the OAuth client needs: JSON GETs, form and JSON POSTs, a GET
+//! that does not follow redirects, and URL/form encoding.
+
+use bytes::Bytes;
+use http::{header, Method, Request, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::rt::TokioExecutor;
+use serde_json::Value;
+
+use super::AuthError;
+
+/// The largest metadata or token response read (1 MiB).
+const MAX_BODY: usize = 1024 * 1024;
+
+#[derive(Clone)]
+pub(crate) struct Fetcher {
+    http: HyperClient<HttpConnector, Full<Bytes>>,
+}
+
+impl Default for Fetcher {
+    fn default() -> Self {
+        let mut connector = HttpConnector::new();
+        connector.set_nodelay(true);
+        connector.set_connect_timeout(Some(std::time::Duration::from_secs(10)));
+        Fetcher { http: HyperClient::builder(TokioExecutor::new()).build(connector) }
+    }
+}
+
+/// A response: status, `Location`, body.
+pub(crate) struct Fetched {
+    pub(crate) status: StatusCode,
+    pub(crate) location: Option<String>,
+    pub(crate) body: Bytes,
+}
+
+impl Fetched {
+    pub(crate) fn json(&self) -> Option<Value> {
+        serde_json::from_slice(&self.body).ok()
+    }
+}
+
+impl Fetcher {
+    pub(crate) async fn send(
+        &self,
+        method: Method,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Option<(&'static str, Vec<u8>)>,
+    ) -> Result<Fetched, AuthError> {
+        let uri: Uri = url.parse().map_err(|_| AuthError::Protocol(format!("invalid URL {url:?}")))?;
+        let mut builder =
+            Request::builder().method(method).uri(uri).header(header::ACCEPT, "application/json");
+        for (name, value) in headers {
+            builder = builder.header(*name, value.as_str());
+        }
+        let payload = match body {
+            Some((content_type, bytes)) => {
+                builder = builder.header(header::CONTENT_TYPE, content_type);
+                Bytes::from(bytes)
+            }
+            None => Bytes::new(),
+        };
+        let request = builder.body(Full::new(payload)).map_err(|e| AuthError::Protocol(e.to_string()))?;
+        let response = tokio::time::timeout(std::time::Duration::from_secs(30), self.http.request(request))
+            .await
+            .map_err(|_| AuthError::Http(format!("{url}: timed out")))?
+            .map_err(|e| AuthError::Http(format!("{url}: {e}")))?;
+        let status = response.status();
+        let location =
+            response.headers().get(header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body = http_body_util::Limited::new(response.into_body(), MAX_BODY)
+            .collect()
+            .await
+            .map_err(|e| AuthError::Http(format!("{url}: {e}")))?
+            .to_bytes();
+        Ok(Fetched { status, location, body })
+    }
+
+    pub(crate) async fn get(&self, url: &str) -> Result<Fetched, AuthError> {
+        self.send(Method::GET, url, &[], None).await
+    }
+
+    pub(crate) async fn post_form(
+        &self,
+        url: &str,
+        fields: &[(&str, String)],
+        headers: &[(&str, String)],
+    ) -> Result<Fetched, AuthError> {
+        self.send(
+            Method::POST,
+            url,
+            headers,
+            Some(("application/x-www-form-urlencoded", form_encode(fields).into_bytes())),
+        )
+        .await
+    }
+
+    pub(crate) async fn post_json(&self, url: &str, body: &Value) -> Result<Fetched, AuthError> {
+        self.send(Method::POST, url, &[], Some(("application/json", body.to_string().into_bytes()))).await
+    }
+}
+
+/// Percent-encodes everything but the unreserved characters.
+pub(crate) fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `a=1&b=2` with percent-encoding.
+pub(crate) fn form_encode(fields: &[(&str, String)]) -> String {
+    fields.iter().map(|(k, v)| format!("{}={}", encode(k), encode(v))).collect::<Vec<_>>().join("&")
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => match (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                (Some(h), Some(l)) => {
+                    out.push(h * 16 + l);
+                    i += 2;
+                }
+                _ => out.push(b'%'),
+            },
+            other => out.push(other),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// The query parameters of a URL (decoded; the first occurrence of a name wins).
+pub(crate) fn query_params(url: &str) -> Vec<(String, String)> {
+    let query = url.split_once('?').map(|(_, q)| q).unwrap_or("");
+    let query = query.split('#').next().unwrap_or("");
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((k, v)) => (decode(k), decode(v)),
+            None => (decode(pair), String::new()),
+        })
+        .collect()
+}
+
+/// `scheme://authority` of a URL.
+pub(crate) fn origin(url: &str) -> Option<String> {
+    let uri: Uri = url.parse().ok()?;
+    Some(format!("{}://{}", uri.scheme_str()?, uri.authority()?))
+}
+
+/// The path of a URL without a trailing slash (`""` for the root).
+pub(crate) fn path(url: &str) -> String {
+    url.parse::<Uri>().map(|u| u.path().trim_end_matches('/').to_owned()).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_and_decodes() {
+        assert_eq!(encode("a b/c?d"), "a%20b%2Fc%3Fd");
+        assert_eq!(form_encode(&[("x", "1 2".into()), ("y", "é".into())]), "x=1%202&y=%C3%A9");
+        let q = query_params("http://x/cb?code=a%20b&state=s+t&iss=https%3A%2F%2Fas&empty#frag");
+        assert_eq!(
+            q,
+            vec![
+                ("code".into(), "a b".into()),
+                ("state".into(), "s t".into()),
+                ("iss".into(), "https://as".into()),
+                ("empty".into(), String::new())
+            ]
+        );
+        assert_eq!(origin("http://127.0.0.1:9/mcp/x").as_deref(), Some("http://127.0.0.1:9"));
+        assert_eq!(path("http://h/mcp/"), "/mcp");
+        assert_eq!(path("http://h"), "");
+    }
+}
