@@ -354,7 +354,18 @@ impl McpService {
             };
         }
 
-        let (stream, mut rx) = session.open_stream(&request_ids, json);
+        let (stream, mut rx) = match session.open_stream(&request_ids, json) {
+            Ok(opened) => opened,
+            Err(duplicate) => {
+                let message = format!("Invalid request: request id {duplicate} is already in flight");
+                return status::error(
+                    StatusCode::BAD_REQUEST,
+                    Some(duplicate),
+                    codes::INVALID_REQUEST,
+                    message,
+                );
+            }
+        };
         let events = messages
             .into_iter()
             .map(|m| {
