@@ -70,7 +70,7 @@ async fn accept_loop(listener: TcpListener, service: McpService, path: String, s
         let stop = stop.clone();
         connections.spawn(serve_connection(stream, service, path, stop));
     }
-    service.close_sessions();
+    service.shutdown();
     connections.close();
     let _ = tokio::time::timeout(std::time::Duration::from_secs(5), connections.wait()).await;
 }

@@ -32,6 +32,7 @@ use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
 use http_body_util::BodyExt;
 use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, RequestId};
+use tokio_util::sync::CancellationToken;
 
 pub use body::McpBody;
 pub use event_store::{EventStore, MemoryEventStore};
@@ -107,6 +108,8 @@ struct Inner {
     server: Server,
     settings: Arc<HttpSettings>,
     sessions: Arc<SessionTable>,
+    /// Fired by [`McpService::shutdown`].
+    closing: CancellationToken,
 }
 
 /// The MCP endpoint as a `tower::Service`. Cheap to clone; clones share sessions.
@@ -131,7 +134,9 @@ impl McpService {
     pub fn with_settings(server: Server, settings: HttpSettings) -> Self {
         let settings = Arc::new(settings);
         let sessions = Arc::new(SessionTable::new(settings.max_sessions, settings.session_idle_timeout));
-        McpService { inner: Arc::new(Inner { server, settings, sessions }) }
+        McpService {
+            inner: Arc::new(Inner { server, settings, sessions, closing: CancellationToken::new() }),
+        }
     }
 
     /// The number of live 2025 sessions.
@@ -144,6 +149,16 @@ impl McpService {
         self.inner.sessions.close_all();
     }
 
+    /// Shuts the endpoint down: closes every 2025 session (their in-flight requests are
+    /// answered "Connection closed" and their streams end), ends every 2026 response
+    /// stream (a `subscriptions/listen` stream with its final result; any other request
+    /// by closing its stream, which cancels it), and answers later requests 503. Without
+    /// it, open streams would keep a graceful shutdown waiting.
+    pub fn shutdown(&self) {
+        self.inner.closing.cancel();
+        self.close_sessions();
+    }
+
     /// Handles one HTTP request.
     pub async fn handle<B>(&self, request: HttpRequest<B>) -> Response<McpBody>
     where
@@ -152,6 +167,14 @@ impl McpService {
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
         let inner = &self.inner;
+        if inner.closing.is_cancelled() {
+            return status::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                None,
+                codes::INTERNAL_ERROR,
+                "The server is shutting down",
+            );
+        }
         let (parts, body) = request.into_parts();
         if let Err((status, message)) = inner.settings.hosts.check(&parts.headers) {
             return status::error(status, None, codes::INVALID_REQUEST, message);
@@ -235,7 +258,9 @@ impl McpService {
             );
         }
         let extensions = request_extensions(parts);
-        modern::serve(&self.inner.server, &self.inner.settings, request, extensions, accepts_sse).await
+        let closing = self.inner.closing.clone();
+        modern::serve(&self.inner.server, &self.inner.settings, request, extensions, accepts_sse, closing)
+            .await
     }
 
     async fn post_2025(

@@ -7,9 +7,12 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Response, StatusCode};
+use mcpwire_protocol::subscriptions::SubscriptionsListenResult;
 use mcpwire_protocol::{codes, methods, Message, Request};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use super::body::McpBody;
 use super::{headers, sse, status, HttpSettings};
@@ -57,13 +60,16 @@ pub(crate) fn check_headers(server: &Server, headers: &HeaderMap, request: &Requ
     Ok(())
 }
 
-/// Serves one 2026 request.
+/// Serves one 2026 request. When `closing` fires (the endpoint shuts down) the request
+/// ends at once: a `subscriptions/listen` stream with its final result, anything else by
+/// closing its stream (which cancels its handler).
 pub(crate) async fn serve(
     server: &Server,
     settings: &HttpSettings,
     request: Request,
     extensions: Extensions,
     accepts_sse: bool,
+    closing: CancellationToken,
 ) -> Response<McpBody> {
     let id = request.id.clone();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
@@ -93,7 +99,10 @@ pub(crate) async fn serve(
     }
 
     // Answer with JSON if the answer comes before anything else; otherwise commit to SSE.
-    let first = tokio::time::timeout(settings.keep_alive, out_rx.recv()).await;
+    let first = tokio::select! {
+        first = tokio::time::timeout(settings.keep_alive, out_rx.recv()) => first,
+        _ = closing.cancelled() => return shutting_down(id),
+    };
     let first = match first {
         Ok(Some(out)) if is_answer(&out.message) => return json_answer(out.message),
         Ok(Some(out)) => Some(out),
@@ -137,6 +146,17 @@ pub(crate) async fn serve(
         loop {
             let next = tokio::select! {
                 _ = body_tx.closed() => return,
+                _ = closing.cancelled() => {
+                    if listen {
+                        let end = Message::Response(mcpwire_protocol::Response::new(
+                            id.clone(),
+                            serde_json::value::to_raw_value(&SubscriptionsListenResult::closed(&id))
+                                .unwrap_or_else(|_| RawValue::NULL.to_owned()),
+                        ));
+                        let _ = body_tx.send(sse::event(None, None, &end.to_vec())).await;
+                    }
+                    return;
+                }
                 next = tokio::time::timeout(keep_alive, out_rx.recv()) => next,
             };
             match next {
@@ -156,6 +176,16 @@ pub(crate) async fn serve(
         }
     });
     sse_response(McpBody::stream(body_rx))
+}
+
+/// The answer to a request that was still uncommitted when the endpoint shut down.
+fn shutting_down(id: mcpwire_protocol::RequestId) -> Response<McpBody> {
+    status::error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        Some(id),
+        codes::INTERNAL_ERROR,
+        "The server is shutting down",
+    )
 }
 
 fn is_answer(message: &Message) -> bool {
