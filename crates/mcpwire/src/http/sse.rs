@@ -17,8 +17,16 @@ pub fn event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
         out.extend_from_slice(format!("retry: {ms}\n").as_bytes());
     }
     out.extend_from_slice(b"data: ");
+    let start = out.len();
+    out.extend_from_slice(data);
     // Defensive: an embedded newline would end the data line early.
-    out.extend(data.iter().map(|b| if *b == b'\n' || *b == b'\r' { b' ' } else { *b }));
+    if data.iter().any(|b| *b == b'\n' || *b == b'\r') {
+        for b in &mut out[start..] {
+            if *b == b'\n' || *b == b'\r' {
+                *b = b' ';
+            }
+        }
+    }
     out.extend_from_slice(b"\n\n");
     Bytes::from(out)
 }
