@@ -17,7 +17,7 @@ cargo build -q "${cargo_flags[@]}" -p mcpwire-conformance --bin everything-clien
 client_bin="$PWD/target/$profile/everything-client"
 
 status=0
-for version in 2025-11-25 2026-07-28; do
+for version in 2025-11-25 2026-07-28 extensions; do
   scripts/conformance.sh client --command "$client_bin" --spec-version "$version" \
     --expected-failures "conformance/expected-failures-client-$version.yml" || status=1
 done

@@ -31,7 +31,7 @@ for _ in $(seq 1 100); do
 done
 
 status=0
-for version in 2025-11-25 2026-07-28; do
+for version in 2025-11-25 2026-07-28 extensions; do
   scripts/conformance.sh server --url "http://127.0.0.1:$port/mcp" --spec-version "$version" \
     --expected-failures "conformance/expected-failures-server-$version.yml" || status=1
 done

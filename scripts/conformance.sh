@@ -98,7 +98,11 @@ while [[ $# -gt 0 ]]; do
     *) die "unknown argument '$1' (try --help)" ;;
   esac
 done
-[[ -n $SPEC ]] || die "--spec-version is required (2025-11-25 or 2026-07-28): without it the harness runs a different scenario set"
+[[ -n $SPEC ]] || die "--spec-version is required (2025-11-25, 2026-07-28, or 'extensions' for the bare --suite all leg that runs the extension scenarios)"
+# 'extensions': the bare `--suite all` leg (no --spec-version), where the extension
+# scenarios (tasks, skills, the OAuth extensions) run.
+spec_args=(--spec-version "$SPEC")
+[[ $SPEC != extensions ]] || spec_args=()
 
 # ---- tools -----------------------------------------------------------------
 if ! install_log="$("$REPO_ROOT/scripts/install-peers.sh" 2>&1)"; then
@@ -121,13 +125,13 @@ if [[ $MODE == server ]]; then
   [[ -n $URL ]] || die "server mode needs --url URL"
   [[ -z $CMD ]] || die "--command is for client mode"
   [[ $SUITE == all ]] || die "server mode always runs --suite all (the default 'active' suite skips scenarios)"
-  args+=(--url "$URL" --suite all --spec-version "$SPEC")
+  args+=(--url "$URL" --suite all "${spec_args[@]}")
   [[ -z $TIMEOUT ]] || args+=(--timeout "$TIMEOUT")
 else
   [[ -n $CMD ]] || die "client mode needs --command 'CMD'"
   [[ -z $URL ]] || die "--url is for server mode"
   # All client scenarios start at once; 2 cores need a generous timeout.
-  args+=(--command "$CMD" --suite "$SUITE" --spec-version "$SPEC" --timeout "${TIMEOUT:-60000}")
+  args+=(--command "$CMD" --suite "$SUITE" "${spec_args[@]}" --timeout "${TIMEOUT:-60000}")
 fi
 
 if [[ -n $BASELINE ]]; then
