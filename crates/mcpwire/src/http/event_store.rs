@@ -32,12 +32,16 @@ pub trait EventStore: Send + Sync + 'static {
     fn forget(&self, stream: &str);
 }
 
-/// The default event store: in memory, bounded per stream and in number of streams.
+/// The default event store: in memory, bounded per stream, in number of streams and in
+/// bytes. The bounds are global (all sessions share them): past them the oldest streams
+/// go first, so a very busy server can make an old stream unresumable (its
+/// `Last-Event-ID` is then unknown) but never grows without bound.
 #[derive(Debug)]
 pub struct MemoryEventStore {
     inner: Mutex<Streams>,
     per_stream: usize,
     max_streams: usize,
+    max_bytes: usize,
 }
 
 #[derive(Debug, Default)]
@@ -45,6 +49,28 @@ struct Streams {
     logs: HashMap<String, Log>,
     /// Streams in creation order, for eviction.
     order: VecDeque<String>,
+    /// The bytes of every stored message.
+    bytes: usize,
+}
+
+impl Streams {
+    /// Drops a whole stream.
+    fn evict(&mut self, stream: &str) {
+        if let Some(log) = self.logs.remove(stream) {
+            self.bytes -= log.events.iter().map(|(_, m)| m.len()).sum::<usize>();
+        }
+        self.order.retain(|s| s != stream);
+    }
+
+    /// Drops the oldest event of a stream; `false` if it has none to spare (its newest
+    /// event always stays).
+    fn pop_oldest(&mut self, stream: &str) -> bool {
+        let Some(log) = self.logs.get_mut(stream).filter(|l| l.events.len() > 1) else { return false };
+        if let Some((_, m)) = log.events.pop_front() {
+            self.bytes -= m.len();
+        }
+        true
+    }
 }
 
 #[derive(Debug, Default)]
@@ -53,6 +79,9 @@ struct Log {
     events: VecDeque<(u64, Bytes)>,
 }
 
+/// The default byte budget of a [`MemoryEventStore`]: 64 MiB of messages.
+pub const DEFAULT_EVENT_STORE_BYTES: usize = 64 * 1024 * 1024;
+
 impl Default for MemoryEventStore {
     fn default() -> Self {
         MemoryEventStore::new(1024, 4096)
@@ -60,14 +89,28 @@ impl Default for MemoryEventStore {
 }
 
 impl MemoryEventStore {
-    /// A store keeping at most `per_stream` events of each stream (the oldest go first)
-    /// and at most `max_streams` streams (the oldest stream goes first).
+    /// A store keeping at most `per_stream` events of each stream (the oldest go first),
+    /// at most `max_streams` streams (the oldest stream goes first), and at most
+    /// [`DEFAULT_EVENT_STORE_BYTES`] of messages.
     pub fn new(per_stream: usize, max_streams: usize) -> Self {
+        Self::with_byte_limit(per_stream, max_streams, DEFAULT_EVENT_STORE_BYTES)
+    }
+
+    /// [`MemoryEventStore::new`] with another byte budget. Past it, the oldest other
+    /// streams are dropped first, then the oldest events of the stream being written
+    /// (its newest event always stays).
+    pub fn with_byte_limit(per_stream: usize, max_streams: usize, max_bytes: usize) -> Self {
         MemoryEventStore {
             inner: Mutex::new(Streams::default()),
             per_stream: per_stream.max(1),
             max_streams: max_streams.max(1),
+            max_bytes,
         }
+    }
+
+    /// The bytes of the messages stored now.
+    pub fn stored_bytes(&self) -> usize {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).bytes
     }
 }
 
@@ -80,10 +123,11 @@ fn split_id(id: &str) -> Option<(&str, u64)> {
 impl EventStore for MemoryEventStore {
     fn store(&self, stream: &str, message: Bytes) -> Option<String> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let inner = &mut *inner;
         if !inner.logs.contains_key(stream) {
             if inner.order.len() >= self.max_streams {
-                if let Some(old) = inner.order.pop_front() {
-                    inner.logs.remove(&old);
+                if let Some(old) = inner.order.front().cloned() {
+                    inner.evict(&old);
                 }
             }
             inner.order.push_back(stream.to_owned());
@@ -92,10 +136,18 @@ impl EventStore for MemoryEventStore {
         let log = inner.logs.get_mut(stream)?;
         let seq = log.next;
         log.next += 1;
-        if log.events.len() >= self.per_stream {
-            log.events.pop_front();
-        }
+        inner.bytes += message.len();
         log.events.push_back((seq, message));
+        if log.events.len() > self.per_stream {
+            inner.pop_oldest(stream);
+        }
+        while inner.bytes > self.max_bytes {
+            match inner.order.iter().find(|s| *s != stream).cloned() {
+                Some(old) => inner.evict(&old),
+                None if inner.pop_oldest(stream) => {}
+                None => break,
+            }
+        }
         Some(format!("{stream}#{seq}"))
     }
 
@@ -113,9 +165,7 @@ impl EventStore for MemoryEventStore {
     }
 
     fn forget(&self, stream: &str) {
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.logs.remove(stream);
-        inner.order.retain(|s| s != stream);
+        self.inner.lock().unwrap_or_else(|e| e.into_inner()).evict(stream);
     }
 }
 
@@ -152,5 +202,28 @@ mod tests {
         store.store("b", Bytes::new());
         store.store("c", Bytes::new());
         assert!(store.replay_after(&first).is_none(), "the oldest stream was evicted");
+    }
+
+    #[test]
+    fn bounded_in_bytes_oldest_streams_first() {
+        let store = MemoryEventStore::with_byte_limit(100, 100, 10);
+        let a = store.store("a", Bytes::from_static(b"aaaa")).unwrap();
+        store.store("b", Bytes::from_static(b"bbbb")).unwrap();
+        assert_eq!(store.stored_bytes(), 8);
+        // 12 bytes would be over the budget: the oldest other stream goes.
+        let c = store.store("c", Bytes::from_static(b"cccc")).unwrap();
+        assert_eq!(store.stored_bytes(), 8);
+        assert!(store.replay_after(&a).is_none(), "stream a was dropped");
+        // One stream over the budget by itself keeps its newest events only.
+        for _ in 0..5 {
+            store.store("c", Bytes::from_static(b"cccc")).unwrap();
+        }
+        assert_eq!(store.stored_bytes(), 8);
+        assert_eq!(store.replay_after(&c).unwrap().events.len(), 2);
+        // An event larger than the budget is still kept (the newest always stays).
+        store.store("d", Bytes::from(vec![b'd'; 50])).unwrap();
+        assert_eq!(store.stored_bytes(), 50);
+        store.forget("d");
+        assert_eq!(store.stored_bytes(), 0);
     }
 }
