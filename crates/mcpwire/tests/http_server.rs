@@ -40,6 +40,8 @@ struct Probe {
     flooded: AtomicUsize,
     /// The flood tool returned.
     flood_done: AtomicBool,
+    /// Lets the `reconnect_wait` tool return.
+    release: tokio::sync::Notify,
 }
 
 /// Sets `cancelled` when dropped before `finish` (a dropped handler future counts).
@@ -73,6 +75,7 @@ fn form(message: &str) -> ElicitRequestParams {
 fn test_server(probe: Arc<Probe>) -> Server {
     let slow_probe = probe.clone();
     let progress_probe = probe.clone();
+    let wait_probe = probe.clone();
     let flood_probe = probe;
     Server::builder("http-test-server", "0.1.0")
         .tool(
@@ -99,6 +102,18 @@ fn test_server(probe: Arc<Probe>) -> Server {
                 "resumed result"
             },
         ))
+        .tool(
+            tool("reconnect_wait").description("Closes its SSE connection, then waits for the test").handler(
+                move |ctx: Ctx| {
+                    let probe = wait_probe.clone();
+                    async move {
+                        ctx.close_sse_stream();
+                        probe.release.notified().await;
+                        "released"
+                    }
+                },
+            ),
+        )
         .tool(tool("progress").description("Reports progress").handler(|ctx: Ctx| async move {
             ctx.progress(1.0, Some(2.0), Some("half")).await;
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -541,6 +556,22 @@ async fn a_closed_stream_is_resumed_with_last_event_id() {
     // Resuming again from the same point replays the same answer.
     let mut again = get_stream(t.addr, &sid, Some(&last)).await;
     assert_eq!(again.next_message().await, text_result(2, "resumed result"));
+}
+
+#[tokio::test]
+async fn a_resumed_stream_carries_the_answer_live() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let mut call = post(t.addr, &sid, &call_body(2, "reconnect_wait", json!({}))).await;
+    let priming = call.next_event().await.id.unwrap();
+    assert!(call.expect_end_within(Duration::from_secs(5)).await.is_empty());
+    // Resumed while the request is still running: nothing to replay yet.
+    let mut resumed = get_stream(t.addr, &sid, Some(&priming)).await;
+    assert_eq!(resumed.status, 200);
+    assert!(matches!(resumed.next_within(Duration::from_millis(200)).await, Next::Timeout));
+    t.probe.release.notify_one();
+    assert_eq!(resumed.next_message().await, text_result(2, "released"));
+    assert!(resumed.events_to_end().await.is_empty(), "the answer ends the resumed stream");
 }
 
 #[tokio::test]
@@ -1139,17 +1170,17 @@ async fn malformed_json_gets_400_32700() {
 async fn a_slow_reader_is_dropped_and_others_are_served() {
     const COUNT: usize = 1000;
     const SIZE: usize = 32 * 1024;
-    let settings = HttpSettings {
-        stream_queue: 16,
-        event_store: Some(Arc::new(MemoryEventStore::new(32, 64))),
-        ..Default::default()
-    };
+    // What is kept for resumption is bounded too (here 4 MiB; 64 MiB by default).
+    const KEPT: usize = 4 * 1024 * 1024;
+    let store = Arc::new(MemoryEventStore::with_byte_limit(1024, 4096, KEPT));
+    let settings = HttpSettings { stream_queue: 16, event_store: Some(store.clone()), ..Default::default() };
     let t = start_with(settings).await;
     let sid = open_session(t.addr, V25).await;
     // 1000 log messages of 32 KiB (31 MiB) to a client that does not read them.
     let flood_started = Instant::now();
     let mut slow = post(t.addr, &sid, &call_body(2, "flood", json!({ "count": COUNT, "size": SIZE }))).await;
     assert!(slow.is_sse());
+    let priming = slow.next_event().await.id.unwrap();
     // Meanwhile the server answers others, in this session and in another one.
     let other = open_session(t.addr, V25).await;
     let mut answer = post(t.addr, &other, &call_body(3, "echo", json!({ "text": "still here" }))).await;
@@ -1174,6 +1205,13 @@ async fn a_slow_reader_is_dropped_and_others_are_served() {
         received < (COUNT * SIZE) / 4,
         "the slow reader got {received} bytes: the server buffered it all"
     );
+    assert!(store.stored_bytes() <= KEPT, "the event store keeps {} bytes", store.stored_bytes());
+    // The dropped reader resumes and gets the latest events, ending with its answer.
+    let mut resumed = get_stream(t.addr, &sid, Some(&priming)).await;
+    assert_eq!(resumed.status, 200);
+    let replayed = resumed.events_to_end().await;
+    assert!(replayed.len() < COUNT, "only what the store kept: {}", replayed.len());
+    assert_eq!(replayed.last().unwrap().json(), text_result(2, "flooded"));
     let mut late = post(t.addr, &sid, &call_body(5, "echo", json!({ "text": "after" }))).await;
     assert_eq!(late.next_message().await, text_result(5, "echo: after"));
 }
