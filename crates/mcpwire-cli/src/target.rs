@@ -204,8 +204,11 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
             builder.spawn(process).await.map_err(|e| connect_failure(target, e).into())
         }
         Target::Http { url, headers, bearer } => {
-            // HTTP-CLIENT: switch this on once `mcpwire::transport::http_client` lands
-            // (delete the `let _` line and the early return below, uncomment the rest).
+            // HTTP-CLIENT: switch this on with `mcpwire::transport::http_client` (delete the
+            // `let _` line and the `Err(..)` below, uncomment the rest). Checked against the
+            // transport of commit bd0aa68: it compiles and `info`, `tools`, `call` (both eras,
+            // progress, cancellation) and `proxy --listen` work through it; connection
+            // refused is reported by `connect_failure` below.
             //
             // use mcpwire::transport::http_client::HttpClientTransport;
             // let invalid = |e: &dyn std::fmt::Display| {
@@ -218,7 +221,7 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
             // if let Some(token) = bearer {
             //     transport = transport.bearer_token(token).map_err(|e| invalid(&e))?;
             // }
-            // return builder.connect(transport).await.map_err(|e| connect_failure(target, e).into());
+            // builder.connect(transport).await.map_err(|e| connect_failure(target, e).into())
             let _ = (url, headers, bearer, builder);
             Err(Failure::usage("HTTP targets need the HTTP client transport")
                 .hint("this build of mcpwire can only reach stdio:'COMMAND ARGS' targets for now")
@@ -259,9 +262,29 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             timeout.as_secs_f64()
         ))
         .hint("is it an MCP server that speaks JSON-RPC on stdout? If it starts slowly, raise --timeout"),
+        // The HTTP transport reports a failed connection as a local -32000 error.
+        ConnectError::Handshake(RequestError::Peer(e))
+            if matches!(target, Target::Http { .. })
+                && e.code == mcpwire::protocol::codes::CONNECTION_CLOSED =>
+        {
+            let refused = e.message.contains("Connect") || e.message.to_ascii_lowercase().contains("refused");
+            let why = if refused { "connection refused".to_owned() } else { e.message.clone() };
+            Failure::connect(format!("cannot reach {program}: {why}"))
+                .hint("is the server running and listening there? Check the host, the port and the path (often /mcp)")
+        }
         ConnectError::Handshake(RequestError::Peer(e)) => {
-            Failure::protocol(format!("the server rejected the handshake: {} (code {})", e.message, e.code))
-                .hint("pin another protocol version with --protocol-version")
+            let failure = Failure::protocol(format!(
+                "the server rejected the handshake: {} (code {})",
+                e.message, e.code
+            ));
+            let version_trouble = e.code == mcpwire::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION
+                || e.message.to_ascii_lowercase().contains("version");
+            match target {
+                Target::Http { .. } if !version_trouble => {
+                    failure.hint("is the URL an MCP endpoint? Check its path (often /mcp)")
+                }
+                _ => failure.hint("pin another protocol version with --protocol-version"),
+            }
         }
         ConnectError::Handshake(other) => {
             let (message, hint) = describe_request_error("the handshake", &other);
