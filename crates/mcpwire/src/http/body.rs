@@ -12,6 +12,17 @@ use tokio::sync::mpsc;
 #[derive(Debug)]
 pub struct McpBody {
     kind: Kind,
+    /// Dropped with the body (when the response is done or the client went away).
+    guard: Option<Guard>,
+}
+
+/// Something to drop when the body is dropped.
+struct Guard(#[allow(dead_code)] Box<dyn Send + Sync>);
+
+impl std::fmt::Debug for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Guard")
+    }
 }
 
 #[derive(Debug)]
@@ -23,18 +34,25 @@ enum Kind {
 impl McpBody {
     /// A complete body.
     pub fn full(bytes: impl Into<Bytes>) -> Self {
-        McpBody { kind: Kind::Full(Some(bytes.into())) }
+        McpBody { kind: Kind::Full(Some(bytes.into())), guard: None }
     }
 
     /// An empty body.
     pub fn empty() -> Self {
-        McpBody { kind: Kind::Full(None) }
+        McpBody { kind: Kind::Full(None), guard: None }
     }
 
     /// A streamed body: each received chunk is sent as it comes; the body ends when every
     /// sender is dropped.
     pub fn stream(receiver: mpsc::Receiver<Bytes>) -> Self {
-        McpBody { kind: Kind::Stream(receiver) }
+        McpBody { kind: Kind::Stream(receiver), guard: None }
+    }
+
+    /// Keeps `guard` alive as long as the body: it is dropped when the response has been
+    /// sent or the client went away (for example to end a throwaway session).
+    pub(crate) fn with_guard(mut self, guard: impl Send + Sync + 'static) -> Self {
+        self.guard = Some(Guard(Box::new(guard)));
+        self
     }
 }
 

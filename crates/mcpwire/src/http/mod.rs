@@ -12,6 +12,7 @@
 
 mod body;
 pub mod event_store;
+mod exchange;
 pub mod headers;
 mod listener;
 mod modern;
@@ -19,6 +20,7 @@ mod security;
 mod session;
 mod sessions;
 mod sse;
+mod stateless25;
 mod status;
 
 use std::convert::Infallible;
@@ -31,7 +33,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
 use http_body_util::BodyExt;
-use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, RequestId};
+use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion};
 use tokio_util::sync::CancellationToken;
 
 pub use body::McpBody;
@@ -41,7 +43,6 @@ pub use security::HostPolicy;
 
 use crate::extensions::Extensions;
 use crate::server::Server;
-use crate::transport::{InboundMeta, TransportEvent};
 use session::Session;
 use sessions::SessionTable;
 
@@ -56,7 +57,10 @@ pub struct HttpSettings {
     pub session_idle_timeout: Duration,
     /// 2025: answer each POST with one JSON body instead of an SSE stream.
     pub json_response: bool,
-    /// 2025: serve without sessions (no `Mcp-Session-Id`, no GET stream).
+    /// 2025: serve without sessions: no `Mcp-Session-Id` is minted or required, GET and
+    /// DELETE answer 405, and each POST runs in a throwaway session (no resumption, no
+    /// client capabilities unless the POST is `initialize` itself, no
+    /// `notifications/cancelled` across POSTs: closing the response cancels instead).
     pub stateless_2025: bool,
     /// Where 2025 SSE events are kept for resumption (default: in memory, bounded);
     /// `None` disables resumption.
@@ -108,6 +112,9 @@ struct Inner {
     server: Server,
     settings: Arc<HttpSettings>,
     sessions: Arc<SessionTable>,
+    /// The settings of throwaway sessions ([`HttpSettings::stateless_2025`]): no event
+    /// store, since nothing can resume without a session.
+    stateless_settings: Arc<HttpSettings>,
     /// Fired by [`McpService::shutdown`].
     closing: CancellationToken,
 }
@@ -132,11 +139,11 @@ impl McpService {
 
     /// The endpoint with chosen settings.
     pub fn with_settings(server: Server, settings: HttpSettings) -> Self {
+        let stateless_settings = Arc::new(HttpSettings { event_store: None, ..settings.clone() });
         let settings = Arc::new(settings);
         let sessions = Arc::new(SessionTable::new(settings.max_sessions, settings.session_idle_timeout));
-        McpService {
-            inner: Arc::new(Inner { server, settings, sessions, closing: CancellationToken::new() }),
-        }
+        let closing = CancellationToken::new();
+        McpService { inner: Arc::new(Inner { server, settings, sessions, stateless_settings, closing }) }
     }
 
     /// The number of live 2025 sessions.
@@ -185,10 +192,13 @@ impl McpService {
         };
         let stateful_header = version_header.as_ref().is_some_and(|v| ProtocolVersion::STATEFUL.contains(v));
         let modern_header = version_header.is_some() && !stateful_header;
+        let stateless = inner.settings.stateless_2025;
 
         match parts.method {
             Method::POST => {}
-            Method::GET | Method::DELETE if !modern_header => return self.session_stream(&parts).await,
+            Method::GET | Method::DELETE if !modern_header && !stateless => {
+                return self.session_stream(&parts).await
+            }
             _ => {
                 let mut response = status::error(
                     StatusCode::METHOD_NOT_ALLOWED,
@@ -196,7 +206,7 @@ impl McpService {
                     codes::INVALID_REQUEST,
                     "Method not allowed",
                 );
-                let allow = if modern_header { "POST" } else { "GET, POST, DELETE" };
+                let allow = if modern_header || stateless { "POST" } else { "GET, POST, DELETE" };
                 response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
                 return response;
             }
@@ -310,16 +320,23 @@ impl McpService {
             }
             _ => None,
         });
+        if let Some((init_id, _)) = initialize.as_ref().filter(|_| messages.len() > 1) {
+            return status::error(
+                StatusCode::BAD_REQUEST,
+                Some(init_id.clone()),
+                codes::INVALID_REQUEST,
+                "Invalid request: initialize must be sent alone",
+            );
+        }
+        if settings.stateless_2025 {
+            let version = match initialize {
+                Some((_, requested)) => requested,
+                None => stateless25::header_version(&parts.headers),
+            };
+            return self.post_stateless(parts, messages, batch, version).await;
+        }
         let session = match &initialize {
             Some((init_id, requested)) => {
-                if messages.len() > 1 {
-                    return status::error(
-                        StatusCode::BAD_REQUEST,
-                        Some(init_id.clone()),
-                        codes::INVALID_REQUEST,
-                        "Invalid request: initialize must be sent alone",
-                    );
-                }
                 let requested = requested.clone();
                 let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
                 match self.inner.sessions.create(
@@ -354,82 +371,7 @@ impl McpService {
             );
         }
 
-        let request_ids: Vec<RequestId> = messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::Request(r) => Some(r.id.clone()),
-                _ => None,
-            })
-            .collect();
-        let extensions = request_extensions(parts);
-        if request_ids.is_empty() {
-            let events = messages
-                .into_iter()
-                .map(|m| {
-                    TransportEvent::Message(
-                        m,
-                        InboundMeta { extensions: extensions.clone(), ..Default::default() },
-                    )
-                })
-                .collect();
-            return if session.deliver(events).await {
-                status::empty(StatusCode::ACCEPTED)
-            } else {
-                status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found")
-            };
-        }
-
-        let (stream, mut rx) = match session.open_stream(&request_ids, json) {
-            Ok(opened) => opened,
-            Err(duplicate) => {
-                let message = format!("Invalid request: request id {duplicate} is already in flight");
-                return status::error(
-                    StatusCode::BAD_REQUEST,
-                    Some(duplicate),
-                    codes::INVALID_REQUEST,
-                    message,
-                );
-            }
-        };
-        let events = messages
-            .into_iter()
-            .map(|m| {
-                let meta = match &m {
-                    Message::Request(r) => session.request_meta(&r.id, stream, json, extensions.clone()),
-                    _ => InboundMeta { extensions: extensions.clone(), ..Default::default() },
-                };
-                TransportEvent::Message(m, meta)
-            })
-            .collect();
-        if !session.deliver(events).await {
-            return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
-        }
-
-        let mut response = if json {
-            let mut answers = Vec::with_capacity(request_ids.len());
-            while answers.len() < request_ids.len() {
-                match rx.recv().await {
-                    Some(chunk) => answers.push(chunk),
-                    None => break,
-                }
-            }
-            let body = if batch {
-                let mut out = b"[".to_vec();
-                for (i, a) in answers.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(a);
-                }
-                out.push(b']');
-                Bytes::from(out)
-            } else {
-                answers.into_iter().next().unwrap_or_default()
-            };
-            status::json(StatusCode::OK, body)
-        } else {
-            modern::sse_response(McpBody::stream(rx))
-        };
+        let mut response = self.exchange(&session, parts, messages, batch, json).await;
         if initialize.is_some() {
             if let Ok(value) = HeaderValue::from_str(&session.id) {
                 response.headers_mut().insert(headers::SESSION_ID, value);

@@ -1,0 +1,101 @@
+//! Delivering a 2025 POST's messages into a session and answering it: `202` for
+//! notifications and responses only; otherwise the answers, as one JSON body (a JSON
+//! array for a batch) or as an SSE stream that carries everything related to the
+//! requests and ends with their answers.
+
+use bytes::Bytes;
+use http::{Response, StatusCode};
+use mcpwire_protocol::{codes, Message, RequestId};
+
+use super::session::Session;
+use super::{modern, request_extensions, status, McpBody, McpService};
+use crate::transport::{InboundMeta, TransportEvent};
+
+impl McpService {
+    /// Delivers `messages` (a batch if `batch`) into `session` and answers.
+    pub(super) async fn exchange(
+        &self,
+        session: &std::sync::Arc<Session>,
+        parts: &http::request::Parts,
+        messages: Vec<Message>,
+        batch: bool,
+        json: bool,
+    ) -> Response<McpBody> {
+        let request_ids: Vec<RequestId> = messages
+            .iter()
+            .filter_map(|m| match m {
+                Message::Request(r) => Some(r.id.clone()),
+                _ => None,
+            })
+            .collect();
+        let extensions = request_extensions(parts);
+        if request_ids.is_empty() {
+            let events = messages
+                .into_iter()
+                .map(|m| {
+                    TransportEvent::Message(
+                        m,
+                        InboundMeta { extensions: extensions.clone(), ..Default::default() },
+                    )
+                })
+                .collect();
+            return if session.deliver(events).await {
+                status::empty(StatusCode::ACCEPTED)
+            } else {
+                status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found")
+            };
+        }
+
+        let (stream, mut rx) = match session.open_stream(&request_ids, json) {
+            Ok(opened) => opened,
+            Err(duplicate) => {
+                let message = format!("Invalid request: request id {duplicate} is already in flight");
+                return status::error(
+                    StatusCode::BAD_REQUEST,
+                    Some(duplicate),
+                    codes::INVALID_REQUEST,
+                    message,
+                );
+            }
+        };
+        let events = messages
+            .into_iter()
+            .map(|m| {
+                let meta = match &m {
+                    Message::Request(r) => session.request_meta(&r.id, stream, json, extensions.clone()),
+                    _ => InboundMeta { extensions: extensions.clone(), ..Default::default() },
+                };
+                TransportEvent::Message(m, meta)
+            })
+            .collect();
+        if !session.deliver(events).await {
+            return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
+        }
+
+        if json {
+            let mut answers = Vec::with_capacity(request_ids.len());
+            while answers.len() < request_ids.len() {
+                match rx.recv().await {
+                    Some(chunk) => answers.push(chunk),
+                    None => break,
+                }
+            }
+            let body = if batch {
+                let mut out = b"[".to_vec();
+                for (i, a) in answers.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(a);
+                }
+                out.push(b']');
+                Bytes::from(out)
+            } else {
+                answers.into_iter().next().unwrap_or_default()
+            };
+            status::json(StatusCode::OK, body)
+        } else {
+            modern::sse_response(McpBody::stream(rx))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! 2025-era requests without sessions ([`HttpSettings::stateless_2025`]): no
+//! `Mcp-Session-Id` is minted or required, GET and DELETE answer 405, and each POST is
+//! served by a throwaway session that ends with the response (so nothing is kept and
+//! nothing can be resumed). A POST that is not `initialize` finds its throwaway session
+//! already initialized at the version its `MCP-Protocol-Version` header names (2025-03-26
+//! without one), with no client capabilities: like a session whose client declared none,
+//! it cannot be asked for sampling, elicitation or roots.
+//!
+//! [`HttpSettings::stateless_2025`]: super::HttpSettings::stateless_2025
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use http::{HeaderMap, Response, StatusCode};
+use mcpwire_protocol::{codes, methods, Message, ProtocolVersion, Request, RequestId};
+use serde_json::json;
+
+use super::session::Session;
+use super::{headers, status, McpBody, McpService};
+use crate::transport::{InboundMeta, TransportEvent};
+
+/// Names the throwaway sessions (only logs and event-store names see them).
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// The id of the `initialize` request a throwaway session is opened with.
+const INIT_ID: &str = "mcpwire-stateless-initialize";
+
+/// The version a session-less request runs at: its header's, if that names a 2025
+/// revision, else 2025-03-26 (the spec's assumption for a request without the header).
+pub(super) fn header_version(headers: &HeaderMap) -> ProtocolVersion {
+    headers::protocol_version(headers)
+        .ok()
+        .flatten()
+        .map(ProtocolVersion::parse)
+        .filter(|v| ProtocolVersion::STATEFUL.contains(v))
+        .unwrap_or(ProtocolVersion::HTTP_DEFAULT)
+}
+
+/// Ends a throwaway session when the response that used it is dropped.
+struct CloseOnDrop(Arc<Session>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.close();
+    }
+}
+
+impl McpService {
+    /// Serves a session-less 2025 POST.
+    pub(super) async fn post_stateless(
+        &self,
+        parts: &http::request::Parts,
+        messages: Vec<Message>,
+        batch: bool,
+        version: ProtocolVersion,
+    ) -> Response<McpBody> {
+        if batch && !version.accepts_batches() {
+            return status::error(
+                StatusCode::BAD_REQUEST,
+                None,
+                codes::INVALID_REQUEST,
+                "Invalid request: batches are only accepted at protocol version 2025-03-26",
+            );
+        }
+        // Notifications and responses have no session to reach: accepted and dropped.
+        if !messages.iter().any(|m| matches!(m, Message::Request(_))) {
+            return status::empty(StatusCode::ACCEPTED);
+        }
+        let inner = &self.inner;
+        let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
+        let name = format!("stateless-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        let session =
+            Session::start(&inner.server, inner.stateless_settings.clone(), name, principal, version.clone());
+        let guard = CloseOnDrop(session.clone());
+        let initialize =
+            matches!(messages.as_slice(), [Message::Request(r)] if r.method == methods::INITIALIZE);
+        if !initialize && !open(&session, &version).await {
+            return status::error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                None,
+                codes::INTERNAL_ERROR,
+                "Internal error: could not open a session",
+            );
+        }
+        let json = inner.settings.json_response;
+        let response = self.exchange(&session, parts, messages, batch, json).await;
+        let (head, body) = response.into_parts();
+        Response::from_parts(head, body.with_guard(guard))
+    }
+}
+
+/// Initializes a throwaway session on the client's behalf; `false` if it failed.
+async fn open(session: &Arc<Session>, version: &ProtocolVersion) -> bool {
+    let id = RequestId::from(INIT_ID);
+    let Ok((_, mut rx)) = session.open_stream(std::slice::from_ref(&id), true) else { return false };
+    let params = json!({
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": { "name": "stateless-http-client", "version": "0" },
+    });
+    let Ok(raw) = serde_json::value::to_raw_value(&params) else { return false };
+    let request = Request::new(id, methods::INITIALIZE, Some(raw));
+    let event = TransportEvent::Message(Message::Request(request), InboundMeta::default());
+    if !session.deliver(vec![event]).await {
+        return false;
+    }
+    let answer = rx.recv().await.and_then(|a| serde_json::from_slice::<serde_json::Value>(&a).ok());
+    answer.is_some_and(|a| a.get("result").is_some())
+}
