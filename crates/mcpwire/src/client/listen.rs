@@ -10,7 +10,7 @@ use mcpwire_protocol::{methods, Era, Notification, RequestId};
 use serde_json::Map;
 use tokio::sync::mpsc;
 
-use super::handler::Listeners;
+use super::router::Listeners;
 use super::Client;
 use crate::error::RequestError;
 use crate::jsonrpc::CallOptions;

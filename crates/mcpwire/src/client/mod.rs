@@ -25,6 +25,7 @@ mod calls;
 mod handler;
 mod listen;
 mod mrtr;
+mod router;
 
 use std::future::Future;
 use std::sync::atomic::AtomicU64;
@@ -50,7 +51,8 @@ use crate::transport::child::{ChildHandle, ChildProcess};
 use crate::transport::Transport;
 use cache::Cache;
 use callbacks::{boxed, Callbacks};
-use handler::{ClientHandler, Listeners};
+use handler::ClientHandler;
+use router::{Listeners, Router};
 
 /// Why connecting failed.
 #[derive(Debug, thiserror::Error)]
@@ -348,13 +350,16 @@ impl ClientBuilder {
         self
     }
 
-    /// Receives the server's log messages.
+    /// Receives the server's log messages, in the order the server sent them, each before
+    /// the response that follows it. Called on the connection's read path: keep it short
+    /// (hand work to a task or channel).
     pub fn on_log(mut self, f: impl Fn(LoggingMessageNotificationParams) + Send + Sync + 'static) -> Self {
         self.callbacks.log = Some(Arc::new(f));
         self
     }
 
-    /// Hears about list changes and resource updates.
+    /// Hears about list changes and resource updates, in arrival order. Called on the
+    /// connection's read path, like [`ClientBuilder::on_log`]: keep it short.
     pub fn on_change(mut self, f: impl Fn(ServerChange) + Send + Sync + 'static) -> Self {
         self.callbacks.change = Some(Arc::new(f));
         self
@@ -399,16 +404,13 @@ impl ClientBuilder {
     pub async fn connect(self, transport: impl Transport) -> Result<Client, ConnectError> {
         let config =
             DispatcherConfig { request_timeout: Some(self.options.request_timeout), ..Default::default() };
-        let dispatcher = Dispatcher::with_config(transport, config);
-        let peer = dispatcher.peer();
         let cache = Arc::new(Cache::default());
         let listeners: Listeners = Default::default();
-        let handler = ClientHandler {
-            callbacks: self.callbacks.clone(),
-            cache: cache.clone(),
-            listeners: listeners.clone(),
-        };
-        dispatcher.spawn(handler);
+        let router =
+            Router { callbacks: self.callbacks.clone(), cache: cache.clone(), listeners: listeners.clone() };
+        let dispatcher = Dispatcher::with_config(router.connect(transport), config);
+        let peer = dispatcher.peer();
+        dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone() });
         let capabilities = self.callbacks.capabilities();
         let session = match (&self.mode, self.prior_discover) {
             (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => {

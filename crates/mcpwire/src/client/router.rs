@@ -1,0 +1,120 @@
+//! Routes the server's notifications that the client acts on (log messages, list changes,
+//! resource updates, listen-stream frames) in arrival order.
+//!
+//! The dispatcher runs each notification on its own task, so on a multi-threaded runtime
+//! two log messages could reach `on_log` out of order, or after the response of the call
+//! they belong to. Routing them on a task that sits between the transport and the
+//! dispatcher keeps the order the server sent: every notification is handled before
+//! anything that follows it (a response included) is passed on. The rest (progress,
+//! cancellation, server requests, responses) goes to the dispatcher unchanged.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use mcpwire_protocol::logging::LoggingMessageNotificationParams;
+use mcpwire_protocol::notifications::subscription_id;
+use mcpwire_protocol::{methods, IdKey, Message, Notification};
+use serde::Deserialize;
+use tokio::sync::mpsc;
+
+use super::cache::Cache;
+use super::callbacks::{Callbacks, ServerChange};
+use crate::transport::{Connection, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
+
+/// Open `subscriptions/listen` streams, by subscription id.
+pub(crate) type Listeners = Arc<Mutex<HashMap<IdKey, mpsc::Sender<Notification>>>>;
+
+pub(crate) struct Router {
+    pub(crate) callbacks: Callbacks,
+    pub(crate) cache: Arc<Cache>,
+    pub(crate) listeners: Listeners,
+}
+
+impl Router {
+    /// Connects `transport` and routes its notifications on a task of their own; the
+    /// returned connection carries everything else, in the same order.
+    pub(crate) fn connect(self, transport: impl Transport) -> Connection {
+        let Connection { mut incoming, outgoing } = transport.connect();
+        let (tx, rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
+        tokio::spawn(async move {
+            loop {
+                let event = tokio::select! {
+                    event = incoming.recv() => event,
+                    // The dispatcher is gone: stop reading.
+                    _ = tx.closed() => return,
+                };
+                let event = match event {
+                    None => return,
+                    Some(TransportEvent::Message(Message::Notification(n), meta)) => match self.route(n) {
+                        None => continue,
+                        Some(n) => TransportEvent::Message(Message::Notification(n), meta),
+                    },
+                    Some(other) => other,
+                };
+                if tx.send(event).await.is_err() {
+                    return;
+                }
+            }
+        });
+        Connection { incoming: rx, outgoing }
+    }
+
+    /// Handles a notification the client acts on, or gives it back.
+    fn route(&self, notification: Notification) -> Option<Notification> {
+        // Listen-stream frames carry their subscription id.
+        #[derive(Deserialize)]
+        struct MetaProbe {
+            #[serde(rename = "_meta")]
+            meta: Option<mcpwire_protocol::Meta>,
+        }
+        let meta = notification.parse_params::<MetaProbe>().ok().and_then(|p| p.meta);
+        if let Some(id) = subscription_id(meta.as_ref()) {
+            let sender = self.listeners.lock().unwrap_or_else(|e| e.into_inner()).get(&id.key()).cloned();
+            if let Some(sender) = sender {
+                self.apply_change(&notification);
+                if sender.try_send(notification).is_err() {
+                    tracing::debug!(%id, "a listen stream's queue is full or closed: dropped a notification");
+                }
+                return None;
+            }
+        }
+        if notification.method == methods::NOTIFICATION_MESSAGE {
+            match (&self.callbacks.log, notification.parse_params::<LoggingMessageNotificationParams>()) {
+                (Some(log), Ok(params)) => log(params),
+                (_, Err(e)) => tracing::debug!("ignored a malformed log message: {e}"),
+                (None, Ok(_)) => {}
+            }
+            return None;
+        }
+        if self.apply_change(&notification) {
+            return None;
+        }
+        Some(notification)
+    }
+
+    /// Invalidates cached results on a change notification and tells the user; `false`
+    /// when `notification` is not a change notification.
+    fn apply_change(&self, notification: &Notification) -> bool {
+        let change = match notification.method.as_str() {
+            methods::NOTIFICATION_TOOLS_LIST_CHANGED => ServerChange::ToolsChanged,
+            methods::NOTIFICATION_PROMPTS_LIST_CHANGED => ServerChange::PromptsChanged,
+            methods::NOTIFICATION_RESOURCES_LIST_CHANGED => ServerChange::ResourcesChanged,
+            methods::NOTIFICATION_RESOURCES_UPDATED => {
+                #[derive(Deserialize)]
+                struct Updated {
+                    uri: String,
+                }
+                match notification.parse_params::<Updated>() {
+                    Ok(u) => ServerChange::ResourceUpdated(u.uri),
+                    Err(_) => return false,
+                }
+            }
+            _ => return false,
+        };
+        self.cache.invalidate(&change);
+        if let Some(f) = &self.callbacks.change {
+            f(change);
+        }
+        true
+    }
+}
