@@ -16,13 +16,16 @@
 //!
 //! By default the client probes the server's era: it sends `server/discover` (2026); a
 //! recognised `-32022` error means the server is modern (retry with a shared version),
-//! and any other error or a timeout falls back to the 2025 `initialize` handshake.
-//! A version can be pinned, and a saved discover result reused to skip the probe.
+//! and any other error or a timeout falls back to the 2025 `initialize` handshake. A
+//! modern server that answered the probe too late refuses that `initialize` with `-32022`;
+//! the client then connects in 2026 after all. A version can be pinned, and a saved
+//! discover result reused to skip the probe.
 
 mod cache;
 mod callbacks;
 mod calls;
 mod handler;
+mod handshake;
 mod listen;
 mod mrtr;
 mod router;
@@ -38,7 +41,7 @@ use mcpwire_protocol::lifecycle::{request_envelope, DiscoverResult, Implementati
 use mcpwire_protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcpwire_protocol::roots::ListRootsResult;
 use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcpwire_protocol::{codes, meta, methods, Era, Meta, ProtocolVersion, RawJson, ResultType};
+use mcpwire_protocol::{meta, Era, Meta, ProtocolVersion, RawJson, ResultType};
 use serde_json::{Map, Value};
 
 pub use callbacks::ServerChange;
@@ -52,6 +55,7 @@ use crate::transport::Transport;
 use cache::Cache;
 use callbacks::{boxed, Callbacks};
 use handler::ClientHandler;
+use handshake::{initialize, probe, shared_stateless};
 use router::{Listeners, Router};
 
 /// Why connecting failed.
@@ -443,109 +447,4 @@ impl ClientBuilder {
             }),
         })
     }
-}
-
-/// The newest stateless version both sides speak.
-fn shared_stateless(supported: &[ProtocolVersion]) -> Option<ProtocolVersion> {
-    ProtocolVersion::STATELESS.iter().rev().find(|v| supported.contains(v)).cloned()
-}
-
-/// `server/discover` with the envelope of `version`.
-async fn discover(
-    peer: &Peer,
-    version: &ProtocolVersion,
-    capabilities: &ClientCapabilities,
-    info: &Implementation,
-    timeout: Duration,
-) -> Result<DiscoverResult, RequestError> {
-    let params = serde_json::json!({ "_meta": request_envelope(version, capabilities, Some(info), None) });
-    let raw = serde_json::value::to_raw_value(&params).map_err(RequestError::Encode)?;
-    let result = peer
-        .request_raw(
-            methods::SERVER_DISCOVER,
-            Some(raw),
-            CallOptions { timeout: Some(timeout), ..Default::default() },
-        )
-        .await?;
-    serde_json::from_str(result.get()).map_err(RequestError::InvalidResult)
-}
-
-/// Probes the era: `server/discover` first; a recognised modern error means modern
-/// (retry once with a shared version); anything else falls back to `initialize`.
-async fn probe(
-    peer: &Peer,
-    capabilities: &ClientCapabilities,
-    info: &Implementation,
-    options: &ClientOptions,
-) -> Result<Session, ConnectError> {
-    let mut version = ProtocolVersion::LATEST;
-    for attempt in 0..2 {
-        match discover(peer, &version, capabilities, info, options.probe_timeout).await {
-            Ok(d) => {
-                if d.supported_versions.contains(&version) {
-                    return Ok(Session::Stateless { version, discover: Some(d) });
-                }
-                match shared_stateless(&d.supported_versions) {
-                    Some(v) if attempt == 0 => version = v,
-                    // A discover result naming no modern version we speak: the server's
-                    // modern side is unusable, try its 2025 side.
-                    _ => break,
-                }
-            }
-            Err(RequestError::Peer(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
-                let supported: Vec<ProtocolVersion> = e
-                    .data
-                    .as_ref()
-                    .and_then(|d| d.get("supported"))
-                    .and_then(|s| serde_json::from_value(s.clone()).ok())
-                    .unwrap_or_default();
-                match shared_stateless(&supported) {
-                    // Retry once with a version the server lists (even the one just
-                    // sent: the spec says to retry with a supported version).
-                    Some(v) if attempt == 0 => version = v,
-                    _ if supported.iter().any(|v| v.era() == Some(Era::Stateful)) => break,
-                    _ => {
-                        return Err(ConnectError::NoSharedVersion {
-                            supported: supported.iter().map(|v| v.to_string()).collect(),
-                        })
-                    }
-                }
-            }
-            Err(e @ (RequestError::ConnectionClosed { .. } | RequestError::NotRunning)) => {
-                return Err(ConnectError::Handshake(e))
-            }
-            // Any other error, or a timeout: a 2025-era server.
-            Err(e) => {
-                tracing::debug!("server/discover failed ({e}); falling back to initialize");
-                break;
-            }
-        }
-    }
-    Ok(Session::Stateful(
-        initialize(peer, &ProtocolVersion::LATEST_STATEFUL, capabilities, info, options).await?,
-    ))
-}
-
-/// The 2025 handshake: `initialize`, a version check, `notifications/initialized`.
-async fn initialize(
-    peer: &Peer,
-    version: &ProtocolVersion,
-    capabilities: &ClientCapabilities,
-    info: &Implementation,
-    options: &ClientOptions,
-) -> Result<InitializeResult, ConnectError> {
-    let params =
-        serde_json::json!({ "protocolVersion": version, "capabilities": capabilities, "clientInfo": info });
-    let raw = serde_json::value::to_raw_value(&params)
-        .map_err(|e| ConnectError::Handshake(RequestError::Encode(e)))?;
-    let call = CallOptions { timeout: Some(options.request_timeout), ..Default::default() };
-    let result =
-        peer.request_raw(methods::INITIALIZE, Some(raw), call).await.map_err(ConnectError::Handshake)?;
-    let init: InitializeResult =
-        serde_json::from_str(result.get()).map_err(|e| ConnectError::InvalidAnswer(e.to_string()))?;
-    if !ProtocolVersion::STATEFUL.contains(&init.protocol_version) {
-        return Err(ConnectError::NoSharedVersion { supported: vec![init.protocol_version.to_string()] });
-    }
-    peer.notify(methods::INITIALIZED, None).await;
-    Ok(init)
 }
