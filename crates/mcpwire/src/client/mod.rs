@@ -20,6 +20,11 @@
 //! modern server that answered the probe too late refuses that `initialize` with `-32022`;
 //! the client then connects in 2026 after all. A version can be pinned, and a saved
 //! discover result reused to skip the probe.
+//!
+//! A call's timeout covers all of it: in 2026 the `input_required` rounds and the
+//! callbacks that answer them, as in 2025 the server's requests made within the call.
+//! Log messages and change notifications reach their callbacks in the order the server
+//! sent them, before the response that follows them.
 
 mod cache;
 mod callbacks;

@@ -5,15 +5,32 @@
 use std::time::Duration;
 
 use mcpwire_protocol::mrtr::{InputRequest, InputRequiredResult};
-use mcpwire_protocol::{RawJson, ResultType};
+use mcpwire_protocol::{methods, RawJson, ResultType};
 use serde_json::{json, Map, Value};
 
 use super::{Client, RequestOptions};
 use crate::error::RequestError;
+use crate::jsonrpc::CallOptions;
 
 impl Client {
-    /// Sends `method` and follows `input_required` rounds until a complete result.
+    /// Sends `method` and follows `input_required` rounds until a complete result. The
+    /// call's timeout bounds the whole exchange, the callbacks' time included (as it does
+    /// in the 2025 era, where the server waits for them within the one request).
     pub(crate) async fn send_with_input(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &RequestOptions,
+    ) -> Result<RawJson, RequestError> {
+        let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);
+        match tokio::time::timeout(timeout, self.input_rounds(method, params, options)).await {
+            Ok(outcome) => outcome,
+            // Dropping the rounds cancelled a request in flight, if there was one.
+            Err(_) => Err(RequestError::Timeout { method: method.to_owned(), timeout }),
+        }
+    }
+
+    async fn input_rounds(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -50,11 +67,19 @@ impl Client {
                         backoff = (backoff * 2).min(Duration::from_millis(250));
                         continue;
                     }
-                    let mut answers = Map::new();
-                    for (key, request) in requests {
-                        answers.insert(key, self.resolve(request).await?);
-                    }
-                    responses = Some(answers);
+                    // The callbacks may take long (a person answering a form): stop
+                    // waiting for them if the connection goes away meanwhile.
+                    let answer_all = async {
+                        let mut answers = Map::new();
+                        for (key, request) in requests {
+                            answers.insert(key, self.resolve(request).await?);
+                        }
+                        Ok::<_, RequestError>(answers)
+                    };
+                    responses = Some(tokio::select! {
+                        answers = answer_all => answers?,
+                        error = self.connection_closed() => return Err(error),
+                    });
                 }
                 other => {
                     return Err(RequestError::Protocol(format!(
@@ -67,6 +92,21 @@ impl Client {
         Err(RequestError::Protocol(format!(
             "{method} still needed input after {max_rounds} rounds; giving up"
         )))
+    }
+
+    /// Resolves once the connection has shut down, with the error a request would get
+    /// (the transport's reason, such as the server's exit status, when it gave one).
+    async fn connection_closed(&self) -> RequestError {
+        let peer = &self.inner.peer;
+        peer.closed().await;
+        if peer.is_closed() {
+            // On a closed connection a request fails at once, without being sent, with
+            // the close reason.
+            if let Err(error) = peer.request_raw(methods::PING, None, CallOptions::default()).await {
+                return error;
+            }
+        }
+        RequestError::ConnectionClosed { reason: None }
     }
 
     /// Answers one input request through the callbacks. A declined or failed elicitation
