@@ -75,8 +75,14 @@ fn log_level(text: &str) -> Result<Option<LoggingLevel>, Failure> {
     })
 }
 
-/// The client options of `--timeout`.
-fn client_options(timeout: f64) -> Result<ClientOptions, Failure> {
+/// How long a stdio server may take to answer the era probe. The SDK's 5 s default suits
+/// HTTP, but a stdio server is still starting when the probe is sent (a Python server
+/// takes seconds on a busy machine), and a probe answered after the fallback began
+/// leaves a dual-era server in the 2026 era, refusing the `initialize` that follows.
+const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// The client options of `--timeout` (`stdio`: the target is a child process).
+pub fn client_options(timeout: f64, stdio: bool) -> Result<ClientOptions, Failure> {
     if !(timeout.is_finite() && timeout > 0.0 && timeout < 1e9) {
         return Err(
             Failure::usage(format!("invalid --timeout {timeout}")).hint("give a positive number of seconds")
@@ -86,7 +92,7 @@ fn client_options(timeout: f64) -> Result<ClientOptions, Failure> {
     let defaults = ClientOptions::default();
     Ok(ClientOptions {
         request_timeout: timeout,
-        probe_timeout: defaults.probe_timeout.min(timeout),
+        probe_timeout: if stdio { STDIO_PROBE_TIMEOUT } else { defaults.probe_timeout }.min(timeout),
         ..defaults
     })
 }
@@ -98,8 +104,8 @@ pub async fn connect(
     ui: &Ui,
 ) -> anyhow::Result<Client> {
     let target = connect.target.clone().with_http_options(&connect.headers, connect.bearer.as_deref())?;
-    let mut builder =
-        Client::builder("mcpwire", env!("CARGO_PKG_VERSION")).options(client_options(connect.timeout)?);
+    let mut builder = Client::builder("mcpwire", env!("CARGO_PKG_VERSION"))
+        .options(client_options(connect.timeout, !matches!(target, target::Target::Http { .. }))?);
     if let Some(version) = &connect.protocol_version {
         builder = builder.protocol_version(pinned_version(version)?);
     }
@@ -133,7 +139,7 @@ pub async fn run_connected(
     };
     match outcome {
         Some(result) => {
-            client.close().await;
+            target::close(&client).await;
             result
         }
         None => {
@@ -142,7 +148,7 @@ pub async fn run_connected(
             // Let the transport's writer send the cancellation before the connection closes.
             tokio::time::sleep(Duration::from_millis(50)).await;
             tokio::select! {
-                _ = client.close() => {}
+                _ = target::close(&client) => {}
                 _ = interrupt::interrupted(2) => {}
             }
             Ok(EXIT_INTERRUPTED)
@@ -613,7 +619,12 @@ mod tests {
         assert_eq!(log_level("off").unwrap(), None);
         assert_eq!(log_level("Warning").unwrap(), Some(LoggingLevel::Warning));
         assert!(log_level("loud").is_err());
-        assert!(client_options(0.0).is_err());
-        assert_eq!(client_options(2.0).unwrap().probe_timeout, Duration::from_secs(2));
+        assert!(client_options(0.0, true).is_err());
+        assert_eq!(client_options(2.0, false).unwrap().probe_timeout, Duration::from_secs(2));
+        assert_eq!(client_options(60.0, true).unwrap().probe_timeout, STDIO_PROBE_TIMEOUT);
+        assert_eq!(
+            client_options(60.0, false).unwrap().probe_timeout,
+            ClientOptions::default().probe_timeout
+        );
     }
 }

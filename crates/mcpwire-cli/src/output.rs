@@ -204,11 +204,23 @@ pub fn content_block(block: &Value, out: &mut String) {
 }
 
 /// A tool result for people: the content blocks, then the structured content pretty
-/// printed (a text block that only repeats the structured content is left out).
+/// printed. Where one repeats the other (the text is the structured content serialized,
+/// or the structured content only wraps the text, as `{"result": text}`), it is shown once.
 pub fn call_result(result: &Value) -> String {
     let mut out = String::new();
-    let structured = result.get("structuredContent").filter(|v| !v.is_null());
-    for block in result.get("content").and_then(Value::as_array).into_iter().flatten() {
+    let mut structured = result.get("structuredContent").filter(|v| !v.is_null());
+    let blocks: Vec<&Value> = result.get("content").and_then(Value::as_array).into_iter().flatten().collect();
+    let texts: Vec<&str> = blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
+    if let (Some(s), [text]) = (structured, texts.as_slice()) {
+        let wrapped = s.as_object().filter(|o| o.len() == 1).and_then(|o| o.values().next());
+        let same = |v: &Value| {
+            v.as_str() == Some(*text) || serde_json::from_str::<Value>(text).ok().as_ref() == Some(v)
+        };
+        if wrapped.is_some_and(same) {
+            structured = None;
+        }
+    }
+    for block in blocks {
         if let (Some(s), Some(text)) = (structured, block.get("text").and_then(Value::as_str)) {
             if serde_json::from_str::<Value>(text).ok().as_ref() == Some(s) {
                 continue;
@@ -302,6 +314,11 @@ mod tests {
             { "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" }
         ], "structuredContent": { "sum": 3 } });
         assert_eq!(call_result(&r), "[image: image/png, 8 bytes]\n{\n  \"sum\": 3\n}\n");
+        let wrapped =
+            json!({ "content": [{ "type": "text", "text": "hi" }], "structuredContent": { "result": "hi" } });
+        assert_eq!(call_result(&wrapped), "hi\n");
+        let sum = json!({ "content": [{ "type": "text", "text": "{\"sum\": 5}" }], "structuredContent": { "sum": 5 } });
+        assert_eq!(call_result(&sum), "{\n  \"sum\": 5\n}\n");
         assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
         assert_eq!(base64_len("aGVsbG8="), 5);
         assert_eq!(

@@ -46,7 +46,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
 use crate::cli::Proxy;
-use crate::commands::pinned_version;
+use crate::commands::{client_options, pinned_version};
 use crate::errors::{Failure, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::interrupt;
 use crate::target::{self, Target};
@@ -400,10 +400,8 @@ pub async fn run(args: &Proxy) -> anyhow::Result<i32> {
     }
     let active = Active::default();
     let server_slot = Arc::new(OnceLock::new());
-    let mut builder = upstream_builder(&active, &server_slot).options(mcpwire::client::ClientOptions {
-        request_timeout: Duration::from_secs_f64(c.timeout.clamp(0.001, 1e9)),
-        ..Default::default()
-    });
+    let options = client_options(c.timeout, matches!(target, Target::Stdio { .. }))?;
+    let mut builder = upstream_builder(&active, &server_slot).options(options);
     if let Some(version) = &c.protocol_version {
         builder = builder.protocol_version(pinned_version(version)?);
     }
@@ -482,7 +480,7 @@ pub async fn run(args: &Proxy) -> anyhow::Result<i32> {
             }
         }
     };
-    client.close().await;
+    target::close(&client).await;
     Ok(code)
 }
 

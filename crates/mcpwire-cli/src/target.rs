@@ -7,9 +7,11 @@
 
 use std::fmt;
 use std::io::ErrorKind;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use mcpwire::client::{Client, ClientBuilder, ConnectError};
-use mcpwire::transport::child::{ChildProcess, StderrMode};
+use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
 use mcpwire::RequestError;
 
 use crate::errors::{describe_request_error, Failure};
@@ -200,8 +202,39 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
 pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<Client> {
     match target {
         Target::Stdio { program, args } => {
+            // Spawned here rather than by `ClientBuilder::spawn`, to keep the child's
+            // handle: a server that dies during the handshake is waited for, so that
+            // its whole stderr tail makes it into the message.
             let process = ChildProcess::new(program).args(args).stderr(StderrMode::Capture);
-            builder.spawn(process).await.map_err(|e| connect_failure(target, e).into())
+            let (connection, mut child) =
+                process.spawn().map_err(|e| connect_failure(target, ConnectError::Spawn(e)))?;
+            match builder.connect(connection).await {
+                Ok(client) => {
+                    CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).push(child);
+                    Ok(client)
+                }
+                Err(ConnectError::Handshake(RequestError::ConnectionClosed { reason })) => {
+                    let exited = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
+                    let mut reason = match exited {
+                        Ok(Some(status)) => format!("the server process exited ({status})"),
+                        _ => split_reason(reason.as_deref()).0,
+                    };
+                    // The stderr reader finishes on its own task: give it a moment.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    let tail = child.stderr_tail();
+                    if !tail.is_empty() {
+                        reason = format!("{reason}; its stderr ended with: {tail}");
+                    }
+                    child.shutdown().await;
+                    let error =
+                        ConnectError::Handshake(RequestError::ConnectionClosed { reason: Some(reason) });
+                    Err(connect_failure(target, error).into())
+                }
+                Err(e) => {
+                    child.shutdown().await;
+                    Err(connect_failure(target, e).into())
+                }
+            }
         }
         Target::Http { url, headers, bearer } => {
             // HTTP-CLIENT: switch this on with `mcpwire::transport::http_client` (delete the
@@ -227,6 +260,19 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
                 .hint("this build of mcpwire can only reach stdio:'COMMAND ARGS' targets for now")
                 .into())
         }
+    }
+}
+
+/// The stdio servers this process started, shut down by [`close`].
+static CHILDREN: Mutex<Vec<ChildHandle>> = Mutex::new(Vec::new());
+
+/// Closes a client from [`connect`], and shuts down the server process it started (stdin
+/// closed, then `SIGTERM`, then `SIGKILL`, as the spec says).
+pub async fn close(client: &Client) {
+    client.close().await;
+    let children: Vec<ChildHandle> = std::mem::take(&mut *CHILDREN.lock().unwrap_or_else(|e| e.into_inner()));
+    for child in children {
+        child.shutdown().await;
     }
 }
 

@@ -1,0 +1,770 @@
+//! The `mcpwire` binary end to end: every command against `mcpwire serve --example
+//! everything` as a stdio target (both protocol eras), exit codes, `--json` output,
+//! typed arguments, declined elicitation, Ctrl-C, the HTTP server and the proxy (raw
+//! HTTP), error messages, and a Python SDK server when one is at hand.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcpwire");
+
+/// The everything server as a stdio target.
+fn everything() -> String {
+    format!("stdio:'{BIN}' serve --example everything")
+}
+
+/// Runs `mcpwire ARGS` with stdin closed (not a terminal), with a deadline.
+fn mcpwire(args: &[&str]) -> Output {
+    mcpwire_within(args, Duration::from_secs(60))
+}
+
+/// [`mcpwire`] with a chosen deadline.
+fn mcpwire_within(args: &[&str], deadline: Duration) -> Output {
+    let child = Command::new(BIN)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mcpwire binary runs");
+    wait(child, deadline)
+}
+
+/// Waits for a child's output; kills it (by its own pid) past the deadline.
+fn wait(mut child: Child, deadline: Duration) -> Output {
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stdout.read_to_end(&mut b);
+        b
+    });
+    let err = thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stderr.read_to_end(&mut b);
+        b
+    });
+    thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = match rx.recv_timeout(deadline) {
+        Ok(status) => status.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            panic!("mcpwire (pid {pid}) did not finish within {deadline:?}");
+        }
+    };
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts the exit code, showing the output when it differs; never a panic or a
+/// backtrace on stderr.
+fn expect_code(o: &Output, code: i32) {
+    assert_eq!(o.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o));
+    let err = stderr(o);
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "a panic:\n{err}");
+}
+
+/// Parses stdout as one JSON document (nothing else may be there).
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("stdout is not JSON ({e}):\n{}", stdout(o)))
+}
+
+const ERAS: [&str; 2] = ["2026-07-28", "2025-11-25"];
+
+#[test]
+fn info_shows_identity_era_and_capabilities() {
+    let o = mcpwire(&["info", &everything()]);
+    expect_code(&o, 0);
+    let text = stdout(&o);
+    for expected in
+        ["mcp-conformance-test-server", "Era:", "2026", "Protocol:", "2026-07-28", "tools", "Instructions:"]
+    {
+        assert!(text.contains(expected), "{expected:?} missing from:\n{text}");
+    }
+
+    let o = mcpwire(&["info", &everything(), "--json", "--protocol-version", "2025-11-25"]);
+    expect_code(&o, 0);
+    let v = json(&o);
+    assert_eq!(v["era"], "stateful");
+    assert_eq!(v["protocolVersion"], "2025-11-25");
+    assert_eq!(v["serverInfo"]["name"], "mcp-conformance-test-server");
+    assert!(v["capabilities"]["tools"].is_object());
+    assert_eq!(v["instructions"], "A fixture server for the MCP conformance suite.");
+}
+
+#[test]
+fn lists_as_tables_and_json_in_both_eras() {
+    for era in ERAS {
+        let o = mcpwire(&["tools", &everything(), "--protocol-version", era]);
+        expect_code(&o, 0);
+        let text = stdout(&o);
+        assert!(text.starts_with("NAME"), "{text}");
+        assert!(text.contains("test_simple_text"), "{text}");
+        assert!(
+            text.lines().any(|l| l.starts_with("test_elicitation ") && l.contains("<message: string>")),
+            "{text}"
+        );
+
+        let o = mcpwire(&["tools", &everything(), "--json", "--protocol-version", era]);
+        expect_code(&o, 0);
+        let tools = json(&o)["tools"].as_array().cloned().unwrap();
+        assert!(tools.len() >= 20, "{tools:?}");
+        assert!(tools.iter().any(|t| t["name"] == "test_error_handling"));
+    }
+
+    let o = mcpwire(&["resources", &everything()]);
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("test://static-text"));
+    assert_eq!(
+        json(&mcpwire(&["resources", &everything(), "--json"]))["resources"].as_array().unwrap().len(),
+        3
+    );
+
+    let o = mcpwire(&["templates", &everything()]);
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("test://template/{id}/data"));
+    let v = json(&mcpwire(&["templates", &everything(), "--json"]));
+    assert_eq!(v["resourceTemplates"][0]["uriTemplate"], "test://template/{id}/data");
+
+    let o = mcpwire(&["prompts", &everything()]);
+    expect_code(&o, 0);
+    assert!(stdout(&o)
+        .lines()
+        .any(|l| l.starts_with("test_prompt_with_arguments") && l.contains("<arg1> <arg2>")));
+    let v = json(&mcpwire(&["prompts", &everything(), "--json"]));
+    assert!(v["prompts"].as_array().unwrap().iter().any(|p| p["name"] == "test_simple_prompt"));
+}
+
+#[test]
+fn call_prints_results_and_sets_exit_codes() {
+    for era in ERAS {
+        let o = mcpwire(&["call", &everything(), "test_simple_text", "--protocol-version", era]);
+        expect_code(&o, 0);
+        assert_eq!(stdout(&o), "This is a simple text response for testing.\n");
+
+        let o = mcpwire(&["call", &everything(), "test_simple_text", "--json", "--protocol-version", era]);
+        expect_code(&o, 0);
+        assert_eq!(json(&o)["content"][0]["text"], "This is a simple text response for testing.");
+
+        // isError: exit 1, the message on stderr (or the whole result with --json).
+        let o = mcpwire(&["call", &everything(), "test_error_handling", "--protocol-version", era]);
+        expect_code(&o, 1);
+        assert!(
+            stderr(&o).contains("This tool intentionally returns an error for testing"),
+            "{}",
+            stderr(&o)
+        );
+        let o = mcpwire(&["call", &everything(), "test_error_handling", "--json", "--protocol-version", era]);
+        expect_code(&o, 1);
+        assert_eq!(json(&o)["isError"], true);
+    }
+
+    let o = mcpwire(&["call", &everything(), "test_multiple_content_types"]);
+    expect_code(&o, 0);
+    let text = stdout(&o);
+    assert!(text.contains("Multiple content types test:") && text.contains("[image: image/png"), "{text}");
+    assert!(text.contains("[resource test://mixed-content-resource (application/json)]"), "{text}");
+}
+
+#[test]
+fn a_bad_tool_name_is_a_usage_error_with_a_suggestion() {
+    let o = mcpwire(&["call", &everything(), "test_simple_txt"]);
+    expect_code(&o, 2);
+    assert!(stdout(&o).is_empty());
+    let err = stderr(&o);
+    assert!(err.contains("error: the server has no tool named \"test_simple_txt\""), "{err}");
+    assert!(err.contains("hint: did you mean \"test_simple_text\"?"), "{err}");
+    let o = mcpwire(&["call", &everything(), "no_such_tool", "--json"]);
+    expect_code(&o, 2);
+    assert!(stdout(&o).is_empty(), "--json keeps errors off stdout");
+}
+
+#[test]
+fn arguments_are_typed_by_the_input_schema() {
+    // `name` is a string in the schema (42 stays a string); `address` is an object
+    // behind a `$ref` (parsed as JSON); `key:=JSON` forces JSON.
+    let o = mcpwire(&[
+        "call",
+        &everything(),
+        "json_schema_2020_12_tool",
+        "name=42",
+        r#"address={"city":"Paris"}"#,
+    ]);
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains(r#"{"address":{"city":"Paris"},"name":"42"}"#), "{}", stdout(&o));
+    let o = mcpwire(&["call", &everything(), "json_schema_2020_12_tool", "name:=42"]);
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains(r#"{"name":42}"#), "{}", stdout(&o));
+    let o = mcpwire(&[
+        "call",
+        &everything(),
+        "json_schema_2020_12_tool",
+        "--args",
+        r#"{"email":"a@b"}"#,
+        "name=x",
+    ]);
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains(r#"{"email":"a@b","name":"x"}"#), "{}", stdout(&o));
+
+    // Against the schema: wrong type, unknown name, missing required argument.
+    let o = mcpwire(&["call", &everything(), "json_schema_2020_12_tool", "address=notjson"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("must be an object"), "{}", stderr(&o));
+    let o = mcpwire(&["call", &everything(), "json_schema_2020_12_tool", "bogus=1"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("has no argument \"bogus\"") && stderr(&o).contains("hint: it takes:"));
+    let o = mcpwire(&["call", &everything(), "test_elicitation"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("needs an argument: message (string)"), "{}", stderr(&o));
+    let o = mcpwire(&["call", &everything(), "test_simple_text", "novalue"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("expected key=value"), "{}", stderr(&o));
+    let o = mcpwire(&["call", &everything(), "test_simple_text", "--args", "[1]"]);
+    expect_code(&o, 2);
+}
+
+#[test]
+fn elicitation_is_declined_without_input() {
+    for era in ERAS {
+        let o = mcpwire(&[
+            "call",
+            &everything(),
+            "test_elicitation",
+            "message=Your name?",
+            "--no-input",
+            "--protocol-version",
+            era,
+        ]);
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("User response: action=decline"), "{era}: {}", stdout(&o));
+        assert!(stderr(&o).contains("declined the server's request for input (--no-input): Your name?"));
+        // Without --no-input: stdin is not a terminal here, so it declines too.
+        let o =
+            mcpwire(&["call", &everything(), "test_elicitation", "message=hi", "--protocol-version", era]);
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("action=decline"));
+        assert!(stderr(&o).contains("stdin is not a terminal"));
+    }
+    // A 2026 multi round-trip tool: the declined answer goes back on the retry.
+    let o = mcpwire(&["call", &everything(), "test_input_required_result_elicitation", "--no-input"]);
+    expect_code(&o, 0);
+    assert_eq!(stdout(&o), "Hello, !\n");
+}
+
+#[test]
+fn log_messages_go_to_stderr_at_the_chosen_level() {
+    for era in ERAS {
+        let o = mcpwire(&["call", &everything(), "test_tool_with_logging", "--protocol-version", era]);
+        expect_code(&o, 0);
+        assert_eq!(stdout(&o), "Tool with logging executed successfully\n");
+        assert!(stderr(&o).contains("[info] Tool execution started"), "{era}: {}", stderr(&o));
+        let o = mcpwire(&[
+            "call",
+            &everything(),
+            "test_tool_with_logging",
+            "--log-level",
+            "warning",
+            "--protocol-version",
+            era,
+        ]);
+        expect_code(&o, 0);
+        assert!(!stderr(&o).contains("[info]"), "{}", stderr(&o));
+    }
+    // Progress is drawn only on a terminal: nothing here, and the result is intact.
+    let o = mcpwire(&["call", &everything(), "test_tool_with_progress"]);
+    expect_code(&o, 0);
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+}
+
+#[test]
+fn read_and_prompt() {
+    let o = mcpwire(&["read", &everything(), "test://static-text"]);
+    expect_code(&o, 0);
+    assert_eq!(stdout(&o), "This is the content of the static text resource.\n");
+    // A binary resource into a pipe: its bytes.
+    let o = mcpwire(&["read", &everything(), "test://static-binary"]);
+    expect_code(&o, 0);
+    assert!(o.stdout.starts_with(b"\x89PNG\r\n"), "{:?}", &o.stdout);
+    let o = mcpwire(&["read", &everything(), "test://template/7/data", "--json"]);
+    expect_code(&o, 0);
+    let text = json(&o)["contents"][0]["text"].as_str().unwrap().to_owned();
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap()["id"], "7");
+    let o = mcpwire(&["read", &everything(), "test://missing"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("Resource not found"), "{}", stderr(&o));
+
+    let o = mcpwire(&["prompt", &everything(), "test_prompt_with_arguments", "arg1=a", "arg2=b c"]);
+    expect_code(&o, 0);
+    assert_eq!(stdout(&o), "[user]\nPrompt with arguments: arg1='a', arg2='b c'\n");
+    let o = mcpwire(&["prompt", &everything(), "test_prompt_with_arguments", "arg1=a", "--json"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("needs: arg2"), "{}", stderr(&o));
+    let o = mcpwire(&[
+        "prompt",
+        &everything(),
+        "test_simple_prompt",
+        "--json",
+        "--protocol-version",
+        "2025-11-25",
+    ]);
+    expect_code(&o, 0);
+    assert_eq!(json(&o)["messages"][0]["content"]["text"], "This is a simple prompt for testing.");
+}
+
+#[test]
+fn errors_are_one_line_with_a_hint() {
+    let cases: [(&[&str], &str, &str); 6] = [
+        (&["tools", "stdio:/no/such/server --flag"], "server not found", "full path"),
+        (
+            &["tools", "stdio:sh -c 'echo boom >&2; exit 3'"],
+            "the server exited during the handshake",
+            "on its own",
+        ),
+        (&["tools", "http://127.0.0.1:9/mcp"], "HTTP targets need the HTTP client transport", "hint:"),
+        (
+            &["tools", &everything(), "--protocol-version", "1999-01-01"],
+            "unknown protocol version",
+            "known versions",
+        ),
+        (&["tools", &everything(), "--header", "X-Key: v"], "apply only to http(s)://", "hint:"),
+        (&["tools", "ws://127.0.0.1/mcp"], "unsupported target scheme", "stdio:"),
+    ];
+    for (args, message, hint) in cases {
+        let o = mcpwire(args);
+        expect_code(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert!(err.lines().any(|l| l.contains(hint)), "{args:?}: {err}");
+        assert!(stdout(&o).is_empty());
+    }
+    // The exited server's stderr tail is shown.
+    let o = mcpwire(&["tools", "stdio:sh -c 'echo boom >&2; exit 3'"]);
+    assert!(stderr(&o).contains("stderr: boom"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("exit status: 3"), "{}", stderr(&o));
+    // A usage error from clap is exit 2 as well.
+    expect_code(&mcpwire(&["call"]), 2);
+    expect_code(&mcpwire(&["--help"]), 0);
+}
+
+/// A fake server that answers `initialize` with a version nobody speaks.
+#[test]
+fn a_version_mismatch_is_reported() {
+    let Some(python) = python3() else { return };
+    let script = r#"
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m: continue
+    if m["method"] == "initialize":
+        r = {"protocolVersion": "1999-01-01", "capabilities": {}, "serverInfo": {"name": "old", "version": "1"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": r}), flush=True)
+    else:
+        e = {"code": -32601, "message": "Method not found"}
+        print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": e}), flush=True)
+"#;
+    let dir = std::env::temp_dir().join(format!("mcpwire-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("old_server.py");
+    std::fs::write(&path, script).unwrap();
+    let target = format!("stdio:'{}' '{}'", python.display(), path.display());
+    let o = mcpwire(&["info", &target]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("protocol version mismatch: the server supports 1999-01-01"), "{err}");
+    assert!(err.contains("hint: pin a version both sides speak with --protocol-version"), "{err}");
+}
+
+fn python3() -> Option<PathBuf> {
+    let candidates = [
+        std::env::var("MCPWIRE_PYTHON").ok().map(PathBuf::from),
+        Some(workspace().join(".tools/venv/bin/python")),
+    ];
+    for c in candidates.into_iter().flatten() {
+        if c.is_file() {
+            return Some(c);
+        }
+    }
+    let found = Command::new("python3").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status();
+    if found.is_ok_and(|s| s.success()) {
+        return Some(PathBuf::from("python3"));
+    }
+    println!("skipped: no Python interpreter");
+    None
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Spawns `mcpwire ARGS` with piped stderr, for tests that watch it while it runs.
+fn spawn(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Reads `child`'s stderr lines on a thread; returns a receiver of lines.
+fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    thread::spawn(move || {
+        for line in BufReader::new(err).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Waits for a stderr line containing `needle`; returns it and everything before it.
+fn wait_for_line(lines: &mpsc::Receiver<String>, needle: &str, seen: &mut Vec<String>) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
+            seen.push(line.clone());
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+    panic!("no stderr line with {needle:?}; saw:\n{}", seen.join("\n"));
+}
+
+/// Sends SIGINT to one process (never a group).
+fn interrupt(child: &Child) {
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+}
+
+fn wait_status(child: &mut Child, deadline: Duration) -> Option<i32> {
+    let end = Instant::now() + deadline;
+    while Instant::now() < end {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    panic!("pid {} did not exit within {deadline:?}", child.id());
+}
+
+#[test]
+fn ctrl_c_cancels_the_call_and_exits_130() {
+    for era in ERAS {
+        // -v on both sides: the client logs "calling the tool", and relays the server's
+        // debug log, which notes the cancellation it received.
+        let target = format!("stdio:'{BIN}' -v serve --example everything");
+        let mut child = spawn(&["-v", "call", &target, "test_reconnection", "--protocol-version", era]);
+        let lines = stderr_lines(&mut child);
+        let mut seen = Vec::new();
+        wait_for_line(&lines, "calling the tool", &mut seen);
+        interrupt(&child);
+        let code = wait_status(&mut child, Duration::from_secs(20));
+        seen.extend(lines.try_iter());
+        assert_eq!(code, Some(130), "{era}: stderr:\n{}", seen.join("\n"));
+        assert!(seen.iter().any(|l| l.contains("interrupted; cancelled the request")), "{}", seen.join("\n"));
+        let mut out = String::new();
+        child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        assert!(out.is_empty(), "no result after Ctrl-C: {out}");
+    }
+}
+
+/// Posts one JSON-RPC message over HTTP/1.1 and returns the raw response (status line,
+/// headers, body) once `until` shows up in it or the connection closes.
+fn post(url: &str, headers: &[(&str, &str)], body: &str, until: &str) -> String {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                response.extend_from_slice(&chunk[..n]);
+                if String::from_utf8_lossy(&response).contains(until) {
+                    break;
+                }
+            }
+        }
+    }
+    String::from_utf8_lossy(&response).into_owned()
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+fn tools_list_2026(url: &str) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    post(
+        url,
+        &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")],
+        body,
+        "test_error_handling",
+    )
+}
+
+/// Starts a command that prints `... at http://ADDR/mcp ...` on stderr; returns the URL.
+fn start_http(args: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
+    let mut child = spawn(args);
+    let lines = stderr_lines(&mut child);
+    let mut seen = Vec::new();
+    let line = wait_for_line(&lines, "http://", &mut seen);
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
+    (child, url, lines)
+}
+
+#[test]
+fn serve_http_prints_its_url_and_serves_both_eras() {
+    let (mut child, url, _lines) = start_http(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    let response = post(&url, &[], INITIALIZE, "serverInfo");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.contains("mcp-conformance-test-server"), "{response}");
+    let response = tools_list_2026(&url);
+    assert!(response.starts_with("HTTP/1.1 200") && response.contains("test_error_handling"), "{response}");
+    interrupt(&child);
+    assert_eq!(wait_status(&mut child, Duration::from_secs(20)), Some(130));
+}
+
+#[test]
+fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
+    let (mut child, url, _lines) = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    // 2025: an initialize handshake opens a session; the upstream's identity shows.
+    let response = post(&url, &[], INITIALIZE, "serverInfo");
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(response.contains("mcp-session-id"), "{response}");
+    assert!(response.contains(r#""name":"mcp-conformance-test-server""#), "{response}");
+    assert!(response.contains(r#""tools":{"listChanged":true}"#), "{response}");
+    // 2026: a stateless tools/list is forwarded upstream.
+    let response = tools_list_2026(&url);
+    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+    assert!(
+        response.contains(r#""resultType":"complete""#) && response.contains("test_simple_text"),
+        "{response}"
+    );
+    // And a call, with its 2026 headers.
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "test_simple_text"),
+    ];
+    let response = post(&url, &headers, body, "simple text response");
+    assert!(response.contains("This is a simple text response for testing."), "{response}");
+    interrupt(&child);
+    assert_eq!(wait_status(&mut child, Duration::from_secs(20)), Some(130));
+}
+
+#[test]
+fn proxy_checks_its_target() {
+    let o = mcpwire(&["proxy", "--listen", "127.0.0.1:0", "http://127.0.0.1:9/mcp"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("give a stdio:'COMMAND ARGS' target"), "{}", stderr(&o));
+    let o = mcpwire(&["proxy", "--stdio", &everything()]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("give a URL target"), "{}", stderr(&o));
+    let o = mcpwire(&["proxy", "--stdio", "http://127.0.0.1:9/mcp"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("HTTP targets need the HTTP client transport"), "{}", stderr(&o));
+    expect_code(&mcpwire(&["proxy", &everything()]), 2);
+}
+
+/// The Python SDK fixture server (`tests/peers/python/server_fixture.py`), when it and
+/// the SDK's venv are there.
+fn python_server() -> Option<String> {
+    let fixture = workspace().join("tests/peers/python/server_fixture.py");
+    let python = match std::env::var_os("MCPWIRE_PYTHON") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => workspace().join(".tools/venv/bin/python"),
+    };
+    if !fixture.is_file() || !python.is_file() {
+        println!("skipped: no Python SDK fixture server ({} / {})", fixture.display(), python.display());
+        return None;
+    }
+    let fixture = fixture.canonicalize().unwrap();
+    Some(format!("stdio:'{}' '{}'", python.display(), fixture.display()))
+}
+
+/// A check of one command's output.
+type Check = Box<dyn Fn(&Output) + Send>;
+
+#[test]
+fn a_python_sdk_server_in_both_eras() {
+    let Some(target) = python_server() else { return };
+    // The interpreter takes a while to start: a few calls, run side by side.
+    let calls: Vec<(Vec<String>, Check)> = vec![
+        (
+            vec!["tools".into(), target.clone()],
+            Box::new(|o| {
+                expect_code(o, 0);
+                let text = stdout(o);
+                assert!(
+                    text.lines().any(|l| l.starts_with("add ") && l.contains("<a: integer> <b: integer>")),
+                    "{text}"
+                );
+            }),
+        ),
+        (
+            // a and b are integers in the schema: typed as JSON numbers.
+            vec!["call".into(), target.clone(), "add".into(), "a=2".into(), "b=3".into(), "--json".into()],
+            Box::new(|o| {
+                expect_code(o, 0);
+                assert_eq!(json(o)["structuredContent"]["sum"], 5);
+            }),
+        ),
+        (
+            vec![
+                "call".into(),
+                target.clone(),
+                "add".into(),
+                "a=2".into(),
+                "b=3".into(),
+                "--protocol-version".into(),
+                "2025-11-25".into(),
+            ],
+            Box::new(|o| {
+                expect_code(o, 0);
+                assert_eq!(stdout(o), "{\n  \"sum\": 5\n}\n");
+            }),
+        ),
+        (
+            vec!["call".into(), target.clone(), "add".into(), "a=two".into(), "b=3".into()],
+            Box::new(|o| {
+                expect_code(o, 2);
+                assert!(stderr(o).contains("must be an integer"), "{}", stderr(o));
+            }),
+        ),
+        (
+            vec!["call".into(), target.clone(), "echo".into(), "text=hi there".into()],
+            Box::new(|o| {
+                expect_code(o, 0);
+                assert_eq!(stdout(o), "echo: hi there\n");
+            }),
+        ),
+        (
+            vec![
+                "call".into(),
+                target.clone(),
+                "fail".into(),
+                "--protocol-version".into(),
+                "2025-11-25".into(),
+            ],
+            Box::new(|o| {
+                expect_code(o, 1);
+                assert!(stderr(o).contains("boom"), "{}", stderr(o));
+            }),
+        ),
+        (
+            vec!["call".into(), target.clone(), "progress".into(), "steps=3".into()],
+            Box::new(|o| {
+                expect_code(o, 0);
+                assert_eq!(stdout(o), "done 3\n");
+            }),
+        ),
+        (
+            vec!["call".into(), target.clone(), "elicit_name".into(), "--no-input".into()],
+            Box::new(|o| {
+                assert!(matches!(o.status.code(), Some(0) | Some(1)), "{}", stderr(o));
+                assert!(stderr(o).contains("declined the server's request for input"), "{}", stderr(o));
+            }),
+        ),
+        (
+            vec![
+                "call".into(),
+                target.clone(),
+                "elicit_name".into(),
+                "--no-input".into(),
+                "--protocol-version".into(),
+                "2025-11-25".into(),
+            ],
+            Box::new(|o| {
+                assert!(matches!(o.status.code(), Some(0) | Some(1)), "{}", stderr(o));
+                assert!(stderr(o).contains("declined the server's request for input"), "{}", stderr(o));
+            }),
+        ),
+        (
+            vec!["read".into(), target.clone(), "fixture://static".into()],
+            Box::new(|o| {
+                expect_code(o, 0);
+                assert_eq!(stdout(o), "static content\n");
+            }),
+        ),
+        (
+            vec![
+                "prompt".into(),
+                target.clone(),
+                "greet".into(),
+                "name=Ada".into(),
+                "--protocol-version".into(),
+                "2025-11-25".into(),
+            ],
+            Box::new(|o| {
+                expect_code(o, 0);
+                assert!(stdout(o).contains("Greet Ada in a plain style."), "{}", stdout(o));
+            }),
+        ),
+        (
+            // A crash mid-call: exit 2, saying the connection closed.
+            vec!["call".into(), target.clone(), "crash".into()],
+            Box::new(|o| {
+                expect_code(o, 2);
+                assert!(stderr(o).contains("the connection closed"), "{}", stderr(o));
+            }),
+        ),
+    ];
+    // Three at a time: each interpreter start costs seconds of CPU.
+    let queue = std::sync::Arc::new(std::sync::Mutex::new(calls));
+    let workers: Vec<_> = (0..3)
+        .map(|_| {
+            let queue = queue.clone();
+            thread::spawn(move || loop {
+                let Some((args, check)) = queue.lock().unwrap().pop() else { return };
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                check(&mcpwire_within(&args, Duration::from_secs(180)));
+            })
+        })
+        .collect();
+    for worker in workers {
+        if let Err(panic) = worker.join() {
+            std::panic::resume_unwind(panic);
+        }
+    }
+}
