@@ -42,6 +42,7 @@ pub async fn answer(
             let _turn = turn.lock().await;
             ui.clear();
             let schema = value.get("requestedSchema").cloned().unwrap_or(Value::Null);
+            ui.asking(true);
             let asked = tokio::task::spawn_blocking(move || {
                 let stdin = io::stdin();
                 let mut input = stdin.lock();
@@ -49,6 +50,7 @@ pub async fn answer(
                 dialog(&message, &schema, &mut input, &mut out)
             })
             .await;
+            ui.asking(false);
             match asked {
                 Ok(Ok(result)) => result,
                 Ok(Err(e)) => {

@@ -18,6 +18,8 @@ struct State {
     bar: Option<String>,
     /// Updates so far (animates a bar without a total).
     updates: usize,
+    /// A question is on screen, waiting for its answer (a note starts a new line).
+    asking: bool,
 }
 
 /// The stderr of one command. Cheap to clone.
@@ -44,6 +46,8 @@ impl Ui {
         let mut err = std::io::stderr().lock();
         if state.bar.is_some() {
             let _ = write!(err, "\r\x1b[2K");
+        } else if state.asking {
+            let _ = writeln!(err);
         }
         let _ = writeln!(err, "{line}");
         if let Some(bar) = &state.bar {
@@ -82,6 +86,11 @@ impl Ui {
         let _ = write!(err, "\r\x1b[2K{bar}");
         let _ = err.flush();
         state.bar = Some(bar);
+    }
+
+    /// Marks a question as on screen (or answered).
+    pub fn asking(&self, asking: bool) {
+        self.lock().asking = asking;
     }
 
     /// Erases the bar (before the result is printed, or before a question).

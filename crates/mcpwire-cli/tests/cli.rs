@@ -594,6 +594,31 @@ fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
 }
 
 #[test]
+fn proxy_passes_a_cancellation_upstream() {
+    // -v on both: the proxy relays its upstream's debug log, which notes the cancel.
+    let upstream = format!("stdio:'{BIN}' -v serve --example everything");
+    let (mut child, url, lines) = start_http(&["-v", "proxy", "--listen", "127.0.0.1:0", &upstream]);
+    // A 2026 call to a tool that takes ~150 ms; the client hangs up after 50 ms, which
+    // cancels the request downstream, and the proxy cancels its upstream request.
+    let body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_reconnection","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = TcpStream::connect(host).unwrap();
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_reconnection\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).unwrap();
+    thread::sleep(Duration::from_millis(50));
+    drop(stream);
+    let mut seen = Vec::new();
+    let line = wait_for_line(&lines, "request cancelled by the peer", &mut seen);
+    assert!(line.contains("tools/call"), "{line}");
+    interrupt(&child);
+    assert_eq!(wait_status(&mut child, Duration::from_secs(20)), Some(130));
+}
+
+#[test]
 fn proxy_checks_its_target() {
     let o = mcpwire(&["proxy", "--listen", "127.0.0.1:0", "http://127.0.0.1:9/mcp"]);
     expect_code(&o, 2);
