@@ -203,6 +203,8 @@ impl Dispatcher {
         let tasks = TaskTracker::new();
         shared.state.store(State::Running as u8, Ordering::Release);
 
+        // Whether the transport ended (rather than `Peer::close`).
+        let mut transport_closed = false;
         loop {
             let event = tokio::select! {
                 biased;
@@ -210,9 +212,15 @@ impl Dispatcher {
                 event = incoming.recv() => event,
             };
             match event {
-                None => break,
+                None => {
+                    transport_closed = true;
+                    break;
+                }
                 Some(TransportEvent::Closed { reason }) => {
+                    // Nothing follows `Closed` (the transport's contract).
                     *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason;
+                    transport_closed = true;
+                    break;
                 }
                 Some(TransportEvent::Invalid(error)) => answer_invalid(&peer, error).await,
                 Some(TransportEvent::Message(message, meta)) => match message {
@@ -270,6 +278,16 @@ impl Dispatcher {
             tracing::debug!("handlers did not finish within the shutdown grace period");
         }
         shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
+        if transport_closed {
+            // Let the transport's writer put out what is queued (the answers above)
+            // before returning: a process that exits once `run` returns (a stdio server
+            // whose stdin ended) would otherwise lose them. Transports keep their incoming
+            // channel open until their writer is done.
+            let drained = async { while incoming.recv().await.is_some() {} };
+            if tokio::time::timeout(shared.config.shutdown_grace, drained).await.is_err() {
+                tracing::debug!("the transport's writer did not finish within the shutdown grace period");
+            }
+        }
     }
 }
 

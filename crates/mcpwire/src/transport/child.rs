@@ -144,6 +144,8 @@ impl ChildProcess {
         });
 
         let (in_tx, in_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
+        // Held by the writer until it is done (see `IoTransport`): the dispatcher waits for it.
+        let writing = in_tx.clone();
         let (out_tx, mut out_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
         let max = self.max_line_bytes;
         let reader_status = status_rx.clone();
@@ -156,6 +158,7 @@ impl ChildProcess {
         let close_stdin = CancellationToken::new();
         let writer_close = close_stdin.clone();
         tokio::spawn(async move {
+            let _writing = writing;
             let mut stdin = stdin;
             tokio::select! {
                 result = write_loop(&mut stdin, &mut out_rx) => {

@@ -54,19 +54,24 @@ where
         let (out_tx, mut out_rx) = mpsc::channel(self.channel_capacity);
         let max = self.max_line_bytes;
         let reader = self.reader;
+        let events = in_tx.clone();
         tokio::spawn(async move {
-            let reason = match read_loop(BufReader::with_capacity(64 * 1024, reader), max, &in_tx).await {
+            let reason = match read_loop(BufReader::with_capacity(64 * 1024, reader), max, &events).await {
                 Ok(()) => None,
                 Err(e) => Some(format!("read failed: {e}")),
             };
-            let _ = in_tx.send(TransportEvent::Closed { reason }).await;
+            let _ = events.send(TransportEvent::Closed { reason }).await;
         });
         let mut writer = self.writer;
+        // Held until everything queued is written: the dispatcher waits for the incoming
+        // channel to close before it returns, so the last answers are not lost.
+        let writing = in_tx;
         tokio::spawn(async move {
             if let Err(e) = write_loop(&mut writer, &mut out_rx).await {
                 tracing::debug!("transport write failed: {e}");
             }
             let _ = writer.shutdown().await;
+            drop(writing);
         });
         Connection { incoming: in_rx, outgoing: out_tx }
     }

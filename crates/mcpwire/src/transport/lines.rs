@@ -11,6 +11,9 @@ use super::{InboundMeta, Outgoing, TransportEvent};
 /// The default maximum line length: 16 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The line buffer's usual size; it shrinks back to this after a long line.
+const LINE_BUFFER_BYTES: usize = 8 * 1024;
+
 /// Writes are coalesced up to about this many bytes per system call.
 const COALESCE_BYTES: usize = 64 * 1024;
 
@@ -47,7 +50,12 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 return Ok(match discarded {
                     Some(n) => Some(Line::TooLong(n)),
                     None if buf.is_empty() => None,
-                    None => Some(Line::Complete),
+                    None => {
+                        if buf.last() == Some(&b'\r') {
+                            buf.pop();
+                        }
+                        Some(Line::Complete)
+                    }
                 });
             }
             let (chunk, found_newline) = match memchr(available) {
@@ -90,8 +98,15 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
     events: &mpsc::Sender<TransportEvent>,
 ) -> io::Result<()> {
     let mut lines = LineReader::new(reader, max_line_bytes);
-    let mut buf = Vec::with_capacity(8 * 1024);
-    while let Some(line) = lines.next_line(&mut buf).await? {
+    let mut buf = Vec::with_capacity(LINE_BUFFER_BYTES);
+    loop {
+        // A long line (or a refused one) leaves a big buffer behind: give it back, so a
+        // peer's one huge message does not pin that memory for the connection's life.
+        if buf.capacity() > 16 * LINE_BUFFER_BYTES {
+            buf.clear();
+            buf.shrink_to(LINE_BUFFER_BYTES);
+        }
+        let Some(line) = lines.next_line(&mut buf).await? else { break };
         let decoded = match line {
             Line::TooLong(n) => vec![Err(DecodeError {
                 code: codes::INVALID_REQUEST,
@@ -181,6 +196,7 @@ mod tests {
             lines(b"ab\r\ncd\n\nef", 100).await,
             vec![Ok("ab".into()), Ok("cd".into()), Ok("".into()), Ok("ef".into())]
         );
+        assert_eq!(lines(b"ab\r", 100).await, vec![Ok("ab".into())], "a final \\r is dropped too");
     }
 
     #[tokio::test]
