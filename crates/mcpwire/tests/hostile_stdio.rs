@@ -1,0 +1,659 @@
+//! Hostile input over stdio, both ways, on real pipes.
+//!
+//! Server side: the fixture server runs in a child process (this test binary, re-entered
+//! through `fixture::child_entry`); the tests write raw bytes to its stdin and assert the
+//! exact lines it writes, that the connection stays usable where JSON-RPC allows, and that
+//! its memory (`/proc/self/status`, asked over the wire) stays bounded.
+//!
+//! Client side: the server is a tiny `sh` script that misbehaves on purpose; the tests
+//! assert what the client's calls return.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "hostile_fixture.rs"]
+mod fixture;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use fixture::ChildServer;
+use mcpwire::client::{Client, ClientOptions};
+use mcpwire::jsonrpc::{CallOptions, Dispatcher, NoHandler, Peer};
+use mcpwire::protocol::codes;
+use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
+use mcpwire::RequestError;
+use serde_json::{json, Value};
+
+async fn server() -> ChildServer {
+    ChildServer::start("stdio", &[]).await
+}
+
+async fn initialized() -> ChildServer {
+    let mut s = server().await;
+    s.initialize().await;
+    s
+}
+
+fn code(answer: &Value) -> i64 {
+    answer["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {answer}"))
+}
+
+/// The connection still answers.
+async fn still_usable(s: &mut ChildServer, id: &str) {
+    let answer = s.call(json!(id), "ping", json!({})).await;
+    assert_eq!(answer["result"], json!({}), "{answer}");
+}
+
+fn call(id: impl Into<Value>, tool: &str, arguments: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id.into(), "method": "tools/call", "params": { "name": tool, "arguments": arguments } })
+}
+
+// ---------------------------------------------------------------------------------------
+// Server side
+
+#[tokio::test]
+async fn each_malformed_frame_gets_its_exact_error_and_the_connection_goes_on() {
+    let mut s = initialized().await;
+    // (frame, code, the id the error must carry)
+    let cases: &[(&[u8], i64, Value)] = &[
+        (b"not json", codes::PARSE_ERROR, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"", codes::PARSE_ERROR, Value::Null),
+        (b"42", codes::INVALID_REQUEST, Value::Null),
+        (b"\"a string\"", codes::INVALID_REQUEST, Value::Null),
+        (b"[]", codes::INVALID_REQUEST, Value::Null),
+        (b"{}", codes::INVALID_REQUEST, Value::Null),
+        (b"{\"hello\":\"world\"}", codes::INVALID_REQUEST, Value::Null),
+        (b"{\"jsonrpc\":\"1.0\",\"id\":7,\"method\":\"ping\"}", codes::INVALID_REQUEST, json!(7)),
+        (b"{\"id\":8,\"method\":\"ping\"}", codes::INVALID_REQUEST, json!(8)),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", codes::INVALID_REQUEST, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":{\"a\":1},\"method\":\"ping\"}", codes::INVALID_REQUEST, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":[1],\"method\":\"ping\"}", codes::INVALID_REQUEST, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}", codes::INVALID_REQUEST, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":true,\"method\":\"ping\"}", codes::INVALID_REQUEST, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":42}", codes::INVALID_REQUEST, json!(9)),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"ping\",\"result\":{}}",
+            codes::INVALID_REQUEST,
+            json!(10),
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":11,\"method\":\"ping\",\"params\":null}",
+            codes::INVALID_REQUEST,
+            json!(11),
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"ping\",\"params\":[1,2]}",
+            codes::INVALID_REQUEST,
+            json!(12),
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"ping\",\"params\":\"x\"}",
+            codes::INVALID_REQUEST,
+            json!(13),
+        ),
+        (b"{\"jsonrpc\":\"2.0\",\"result\":{}}", codes::INVALID_REQUEST, Value::Null),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":99999999999999999999,\"method\":\"ping\"}",
+            codes::INVALID_REQUEST,
+            Value::Null,
+        ),
+    ];
+    for (i, (frame, expected, id)) in cases.iter().enumerate() {
+        let mut line = frame.to_vec();
+        line.push(b'\n');
+        s.write(&line).await;
+        let answer = s.line().await;
+        let shown = String::from_utf8_lossy(frame);
+        assert_eq!(code(&answer), *expected, "{shown}: {answer}");
+        assert_eq!(answer.get("id").cloned().unwrap_or(Value::Null), *id, "{shown}: {answer}");
+        assert_eq!(answer["jsonrpc"], "2.0");
+        still_usable(&mut s, &format!("after-{i}")).await;
+    }
+    // Blank and whitespace-only lines are skipped without an answer.
+    s.write(b"\n   \r\n\t\n").await;
+    s.silent_for(Duration::from_millis(100)).await;
+    // A malformed *response* (it has an id but no method) is not answered: answering a
+    // response could start a loop.
+    s.write(b"{\"jsonrpc\":\"1.0\",\"id\":5,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":14}\n").await;
+    s.silent_for(Duration::from_millis(100)).await;
+    still_usable(&mut s, "end").await;
+}
+
+#[tokio::test]
+async fn invalid_utf8_is_a_parse_error() {
+    let mut s = initialized().await;
+    for frame in [
+        &b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}\n"[..],
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"echo\",\"arguments\":{\"a\":\"\xc3\x28\"}}}\n",
+        b"\xfe\xff\x00{\n",
+    ] {
+        s.write(frame).await;
+        let answer = s.line().await;
+        assert_eq!(code(&answer), codes::PARSE_ERROR, "{answer}");
+        assert!(answer.get("id").is_none(), "{answer}");
+    }
+    // A JSON escape for a lone surrogate is valid JSON text but not a Unicode string.
+    s.write(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"\\ud800\"}\n").await;
+    let answer = s.line().await;
+    assert!(
+        [codes::PARSE_ERROR, codes::INVALID_REQUEST].contains(&code(&answer)),
+        "lone surrogate: {answer}"
+    );
+    still_usable(&mut s, "after").await;
+}
+
+#[tokio::test]
+async fn a_duplicate_in_flight_id_is_refused_and_the_original_still_answered() {
+    let mut s = initialized().await;
+    s.send(call(1, "sleep", json!({ "ms": 300 }))).await;
+    s.send(call(1, "echo", json!({ "x": 1 }))).await;
+    let first = s.line().await;
+    assert_eq!(first["id"], 1);
+    assert_eq!(code(&first), codes::INVALID_REQUEST, "{first}");
+    assert!(first["error"]["message"].as_str().unwrap().contains("already in flight"), "{first}");
+    let second = s.line().await;
+    assert_eq!(second["id"], 1);
+    assert_eq!(second["result"]["content"][0]["text"], "slept", "{second}");
+    // "7" and 7 are one id for matching (a peer answering 7 with "7" answers it).
+    s.send(call(7, "sleep", json!({ "ms": 200 }))).await;
+    s.send(call("7", "echo", json!({}))).await;
+    let dup = s.line().await;
+    assert_eq!((dup["id"].clone(), code(&dup)), (json!("7"), codes::INVALID_REQUEST), "{dup}");
+    assert_eq!(s.line().await["id"], 7);
+    // Once answered, the id may be used again.
+    let again = s.call(json!(1), "ping", json!({})).await;
+    assert_eq!(again["result"], json!({}));
+}
+
+#[tokio::test]
+async fn responses_and_cancels_for_unknown_ids_are_ignored() {
+    let mut s = initialized().await;
+    s.send(json!({ "jsonrpc": "2.0", "id": 4242, "result": { "x": 1 } })).await;
+    s.send(json!({ "jsonrpc": "2.0", "id": "nope", "error": { "code": -32000, "message": "x" } })).await;
+    s.send(json!({ "jsonrpc": "2.0", "error": { "code": -32700, "message": "id-less" } })).await;
+    s.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 4242 } }))
+        .await;
+    s.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": { "x": 1 } } })).await;
+    s.send(json!({ "jsonrpc": "2.0", "method": "notifications/cancelled" })).await;
+    s.send(json!({ "jsonrpc": "2.0", "method": "notifications/unknown", "params": { "a": 1 } })).await;
+    s.silent_for(Duration::from_millis(150)).await;
+    still_usable(&mut s, "after").await;
+}
+
+#[tokio::test]
+async fn params_of_the_wrong_type_are_invalid_params() {
+    let mut s = initialized().await;
+    let answer = s.call(json!(1), "tools/call", json!({ "name": 5 })).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    let answer = s.call(json!(2), "tools/call", json!({ "name": "echo", "arguments": 5 })).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    let answer = s.call(json!(3), "tools/call", json!({ "name": "nope" })).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    let answer = s.call(json!(4), "tools/list", json!({ "cursor": 7 })).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    let answer = s.call(json!(5), "tools/list", json!({ "cursor": "not-a-cursor" })).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    let answer = s.call(json!(6), "logging/setLevel", json!({ "level": "loud" })).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    // Arguments that do not fit the tool's type: a tool execution error at 2025-11-25.
+    let answer =
+        s.call(json!(7), "tools/call", json!({ "name": "sleep", "arguments": { "ms": "soon" } })).await;
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(answer["result"]["content"][0]["text"].as_str().unwrap().contains("ms"), "{answer}");
+    let answer = s.call(json!(8), "no/such/method", json!({})).await;
+    assert_eq!(code(&answer), codes::METHOD_NOT_FOUND, "{answer}");
+}
+
+#[tokio::test]
+async fn nesting_100k_deep_is_refused_without_a_crash() {
+    let mut s = initialized().await;
+    let arrays = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let objects = format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000));
+    // In tool arguments: routed raw, then refused by the argument decoder (a tool error).
+    let frame = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"a\":{arrays}}}}}}}\n"
+    );
+    s.write(frame.as_bytes()).await;
+    let answer = s.line().await;
+    assert_eq!(answer["id"], 1);
+    assert_eq!(
+        answer["result"]["isError"],
+        true,
+        "{}",
+        &answer.to_string()[..200.min(answer.to_string().len())]
+    );
+    // In params: the typed params decoder refuses it.
+    let frame = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\",\"params\":{{\"cursor\":{objects}}}}}\n"
+    );
+    s.write(frame.as_bytes()).await;
+    let answer = s.line().await;
+    assert_eq!((answer["id"].clone(), code(&answer)), (json!(2), codes::INVALID_PARAMS), "{answer}");
+    // As the id, as an unknown member, as a whole frame, inside a batch.
+    for (frame, expected) in [
+        (format!("{{\"jsonrpc\":\"2.0\",\"id\":{arrays},\"method\":\"ping\"}}\n"), codes::INVALID_REQUEST),
+        (format!("{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"x\":{arrays}}}\n"), 0),
+        (format!("{arrays}\n"), codes::INVALID_REQUEST),
+        (format!("{objects}\n"), codes::INVALID_REQUEST),
+        (format!("{}\n", "[".repeat(100_000)), codes::PARSE_ERROR),
+    ] {
+        s.write(frame.as_bytes()).await;
+        let answer = s.line().await;
+        if expected == 0 {
+            assert_eq!(answer["result"], json!({}), "an unknown member is ignored: {answer}");
+        } else {
+            assert_eq!(code(&answer), expected, "{}: {answer}", &frame[..40]);
+        }
+    }
+    still_usable(&mut s, "after").await;
+}
+
+#[tokio::test]
+async fn a_64_mib_line_is_refused_and_memory_stays_bounded() {
+    let mut s = initialized().await;
+    let (_, hwm_before) = s.memory("m0").await;
+    // Streamed in 1 MiB pieces: the test itself never holds 64 MiB.
+    let piece = vec![b'x'; 1 << 20];
+    s.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"pad\":\"").await;
+    for _ in 0..64 {
+        s.write(&piece).await;
+    }
+    s.write(b"\"}}\n").await;
+    let answer = s.line().await;
+    assert_eq!(code(&answer), codes::INVALID_REQUEST, "{answer}");
+    assert!(answer.get("id").is_none(), "the id of an unread line is unknown: {answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("exceeds the 16777216-byte limit"), "{message}");
+    still_usable(&mut s, "after").await;
+    let (_, hwm_after) = s.memory("m1").await;
+    // The reader keeps at most one line of 16 MiB (and then lets it go).
+    let grown_mib = (hwm_after.saturating_sub(hwm_before)) / 1024;
+    assert!(grown_mib < 40, "peak memory grew by {grown_mib} MiB for a 64 MiB line");
+}
+
+#[tokio::test]
+async fn an_unterminated_line_then_eof_is_a_parse_error_and_a_clean_exit() {
+    let mut s = initialized().await;
+    s.write(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"pi").await;
+    s.close_stdin();
+    let answer = s.line().await;
+    assert_eq!(code(&answer), codes::PARSE_ERROR, "{answer}");
+    assert_eq!(s.line_within(Duration::from_secs(10)).await, None, "then the server closes its stdout");
+    let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+#[tokio::test]
+async fn a_flood_of_notifications_is_absorbed_with_bounded_memory() {
+    let mut s = initialized().await;
+    let (_, hwm_before) = s.memory("m0").await;
+    let mut batch = Vec::new();
+    for i in 0..100_000 {
+        let method = if i % 2 == 0 { "notifications/progress" } else { "notifications/whatever" };
+        batch.extend_from_slice(
+            format!("{{\"jsonrpc\":\"2.0\",\"method\":\"{method}\",\"params\":{{\"progressToken\":{i},\"progress\":1}}}}\n")
+                .as_bytes(),
+        );
+        if batch.len() > 1 << 20 {
+            s.write(&batch).await;
+            batch.clear();
+        }
+    }
+    s.write(&batch).await;
+    // Nothing answers a notification; the request after them is answered.
+    let answer = s.call(json!("after"), "ping", json!({})).await;
+    assert_eq!(answer["result"], json!({}));
+    let (_, hwm_after) = s.memory("m1").await;
+    let grown_mib = hwm_after.saturating_sub(hwm_before) / 1024;
+    assert!(grown_mib < 64, "peak memory grew by {grown_mib} MiB for 100k notifications");
+}
+
+#[tokio::test]
+async fn ten_thousand_concurrent_requests_are_each_answered_once() {
+    let mut s = initialized().await;
+    let mut frames = Vec::new();
+    for i in 0..10_000 {
+        let request = if i % 2 == 0 {
+            call(i, "echo", json!({ "i": i }))
+        } else {
+            json!({ "jsonrpc": "2.0", "id": i, "method": "ping" })
+        };
+        frames.extend_from_slice(&serde_json::to_vec(&request).unwrap());
+        frames.push(b'\n');
+    }
+    // Write and read at once: the server applies back-pressure when we do not read.
+    let mut stdin = s.stdin.take().unwrap();
+    let writer = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        stdin.write_all(&frames).await.unwrap();
+        stdin.flush().await.unwrap();
+        stdin
+    });
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for _ in 0..10_000 {
+        let answer = s.line().await;
+        let id = answer["id"].as_i64().unwrap();
+        assert!(answer.get("result").is_some(), "{answer}");
+        *seen.entry(id).or_default() += 1;
+    }
+    assert_eq!(seen.len(), 10_000);
+    assert!(seen.values().all(|n| *n == 1));
+    s.stdin = Some(writer.await.unwrap());
+    still_usable(&mut s, "after").await;
+    s.silent_for(Duration::from_millis(100)).await;
+}
+
+#[tokio::test]
+async fn a_cancel_racing_the_response_is_never_answered_twice() {
+    let mut s = initialized().await;
+    let rounds = 300;
+    let mut frames = Vec::new();
+    for i in 0..rounds {
+        let ms = i % 3;
+        frames.extend_from_slice(&serde_json::to_vec(&call(i, "sleep", json!({ "ms": ms }))).unwrap());
+        frames.push(b'\n');
+        let cancel = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": i, "reason": "race" } });
+        frames.extend_from_slice(&serde_json::to_vec(&cancel).unwrap());
+        frames.push(b'\n');
+    }
+    s.write(&frames).await;
+    s.send(json!({ "jsonrpc": "2.0", "id": "barrier", "method": "tools/call", "params": { "name": "sleep", "arguments": { "ms": 300 } } })).await;
+    let mut answered: HashMap<i64, usize> = HashMap::new();
+    loop {
+        let answer = s.line().await;
+        if answer["id"] == "barrier" {
+            break;
+        }
+        let id = answer["id"].as_i64().unwrap_or_else(|| panic!("{answer}"));
+        assert!(answer.get("result").is_some(), "a cancelled request gets its result or nothing: {answer}");
+        *answered.entry(id).or_default() += 1;
+    }
+    assert!(answered.values().all(|n| *n == 1), "answered twice: {answered:?}");
+    let stats = s.call(json!("stats"), "test/stats", json!({})).await["result"].clone();
+    let (started, dropped, finished) = (
+        stats["started"].as_u64().unwrap(),
+        stats["dropped"].as_u64().unwrap(),
+        stats["finished"].as_u64().unwrap(),
+    );
+    // Every started handler either ran to the end or was dropped; only finished ones may
+    // have been answered (the barrier is one of the finished).
+    assert_eq!(started, dropped + finished, "{stats}");
+    assert!(answered.len() as u64 <= finished, "{stats}: {} answered", answered.len());
+    // Cancels that came before the request started: nothing started, nothing answered.
+    assert!(started <= rounds as u64 + 1, "{stats}");
+}
+
+#[tokio::test]
+async fn the_2025_handshake_order_is_enforced() {
+    let mut s = server().await;
+    let answer = s.call(json!(1), "tools/list", json!({})).await;
+    assert_eq!(code(&answer), codes::INVALID_REQUEST, "a request before initialize: {answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("before initialize"), "{answer}");
+    let answer = s.call(json!(2), "ping", json!({})).await;
+    assert_eq!(answer["result"], json!({}), "ping is allowed before initialize");
+    s.initialize().await;
+    let answer = s.call(json!(3), "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } })).await;
+    assert_eq!(code(&answer), codes::INVALID_REQUEST, "a second initialize: {answer}");
+    let answer = s.call(json!(4), "tools/list", json!({})).await;
+    assert!(answer["result"]["tools"].is_array(), "{answer}");
+    // A 2026 request on a connection that began with initialize.
+    let enveloped = json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } });
+    let answer = s.call(json!(5), "tools/list", enveloped).await;
+    assert_eq!(code(&answer), codes::INVALID_REQUEST, "{answer}");
+    // 2026-only methods do not exist on a 2025 session.
+    let answer = s.call(json!(6), "server/discover", json!({})).await;
+    assert_eq!(code(&answer), codes::METHOD_NOT_FOUND, "{answer}");
+}
+
+#[tokio::test]
+async fn the_2026_era_rules_hold_on_stdio() {
+    let mut s = server().await;
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} });
+    let answer = s.call(json!(1), "server/discover", json!({ "_meta": meta })).await;
+    assert_eq!(answer["result"]["supportedVersions"], json!(["2026-07-28"]), "{answer}");
+    // The first request fixed the era: initialize is now an unsupported version.
+    let answer = s.call(json!(2), "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } })).await;
+    assert_eq!(code(&answer), codes::UNSUPPORTED_PROTOCOL_VERSION, "{answer}");
+    assert_eq!(answer["error"]["data"]["requested"], "2025-11-25", "{answer}");
+    // A request without its envelope, or with a broken one.
+    let answer = s.call(json!(3), "tools/list", json!({})).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    let answer = s
+        .call(
+            json!(4),
+            "tools/list",
+            json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }),
+        )
+        .await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "missing clientCapabilities: {answer}");
+    let answer = s.call(json!(5), "tools/list", json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "1999-01-01", "io.modelcontextprotocol/clientCapabilities": {} } })).await;
+    assert_eq!(code(&answer), codes::UNSUPPORTED_PROTOCOL_VERSION, "{answer}");
+    assert_eq!(answer["error"]["data"]["supported"], json!(["2026-07-28"]), "{answer}");
+    let answer = s.call(json!(6), "tools/list", json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": 2026, "io.modelcontextprotocol/clientCapabilities": {} } })).await;
+    assert_eq!(code(&answer), codes::INVALID_PARAMS, "{answer}");
+    // ping is gone in 2026.
+    let answer = s.call(json!(7), "ping", json!({ "_meta": meta })).await;
+    assert_eq!(code(&answer), codes::METHOD_NOT_FOUND, "{answer}");
+    let answer = s.call(json!(8), "tools/list", json!({ "_meta": meta })).await;
+    assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+}
+
+#[tokio::test]
+async fn a_panicking_handler_is_an_internal_error_and_the_server_lives_on() {
+    let mut s = initialized().await;
+    for i in 0..3 {
+        let answer = s.call(json!(i), "tools/call", json!({ "name": "panic" })).await;
+        assert_eq!(code(&answer), codes::INTERNAL_ERROR, "{answer}");
+        assert_eq!(answer["error"]["message"], "Internal error", "no detail leaks: {answer}");
+    }
+    still_usable(&mut s, "after").await;
+}
+
+#[tokio::test]
+async fn shutdown_with_requests_in_flight_answers_each_exactly_once() {
+    let mut s = initialized().await;
+    for i in 0..20 {
+        s.send(call(i, if i % 2 == 0 { "hang" } else { "sleep" }, json!({ "ms": 60_000 }))).await;
+    }
+    // Let them start, then hang up.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    s.close_stdin();
+    let mut answered: HashMap<i64, usize> = HashMap::new();
+    while let Some(answer) = s.line_within(Duration::from_secs(10)).await {
+        assert_eq!(code(&answer), codes::CONNECTION_CLOSED, "{answer}");
+        *answered.entry(answer["id"].as_i64().unwrap()).or_default() += 1;
+    }
+    assert_eq!(answered.len(), 20, "{answered:?}");
+    assert!(answered.values().all(|n| *n == 1), "{answered:?}");
+    let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+// ---------------------------------------------------------------------------------------
+// Client side: a misbehaving server script
+
+/// A dispatcher over `sh -c script`, with a fresh scratch directory in `$D` for the
+/// script to record what it read.
+fn hostile_server(script: &str) -> (Peer, ChildHandle, tempdir::Dir) {
+    let dir = tempdir::Dir::new();
+    let (connection, handle) = ChildProcess::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("D", dir.path())
+        .stderr(StderrMode::Capture)
+        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200))
+        .spawn()
+        .unwrap();
+    let dispatcher = Dispatcher::new(connection);
+    let peer = dispatcher.peer();
+    dispatcher.spawn(NoHandler);
+    (peer, handle, dir)
+}
+
+/// A tiny scratch directory, removed on drop.
+mod tempdir {
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub struct Dir(PathBuf);
+
+    impl Dir {
+        pub fn new() -> Dir {
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let path = std::env::temp_dir().join(format!(
+                "mcpwire-hostile-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::SeqCst)
+            ));
+            std::fs::create_dir_all(&path).unwrap();
+            Dir(path)
+        }
+
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+
+        pub fn read(&self, name: &str) -> String {
+            std::fs::read_to_string(self.0.join(name)).unwrap_or_default()
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn short(timeout_ms: u64) -> CallOptions {
+    CallOptions::default().timeout(Duration::from_millis(timeout_ms))
+}
+
+#[tokio::test]
+async fn the_client_answers_garbage_and_still_gets_its_result() {
+    // Garbage, a response for an unknown id, a request it cannot serve, then the answer.
+    let (peer, handle, dir) = hostile_server(
+        r#"read req
+printf 'this is not json\n'
+printf '{"jsonrpc":"2.0","id":4242,"result":{"stray":true}}\n'
+printf '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}\n'
+printf '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n'
+cat > "$D/in""#,
+    );
+    let result = peer.request_raw("anything", None, short(5_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"ok":true}"#);
+    peer.close();
+    handle.shutdown().await;
+    let seen = dir.read("in");
+    let lines: Vec<Value> = seen.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // The client answered the garbage with a parse error and the request with -32601.
+    assert!(
+        lines.iter().any(|l| l["error"]["code"] == codes::PARSE_ERROR && l.get("id").is_none()),
+        "{seen}"
+    );
+    assert!(lines.iter().any(|l| l["id"] == "s1" && l["error"]["code"] == codes::METHOD_NOT_FOUND), "{seen}");
+    // Nothing answered the stray response.
+    assert!(!seen.contains("4242"), "{seen}");
+}
+
+#[tokio::test]
+async fn the_client_skips_a_huge_frame_and_reads_on() {
+    // 20 MiB on one line (over the 16 MiB limit), then the answer.
+    let (peer, handle, _dir) = hostile_server(
+        r#"read req
+head -c 20971520 /dev/zero | tr '\0' 'a'
+printf '\n{"jsonrpc":"2.0","id":1,"result":{"after":"huge"}}\n'
+sleep 5"#,
+    );
+    let result = peer.request_raw("anything", None, short(20_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"after":"huge"}"#);
+    peer.close();
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out_and_is_told_so() {
+    let (peer, handle, dir) = hostile_server(r#"cat > "$D/in""#);
+    let started = std::time::Instant::now();
+    let error = peer.request_raw("slow/thing", None, short(300)).await.unwrap_err();
+    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    // The connection is still usable for the next call (which also times out here).
+    let error = peer.request_raw("slow/other", None, short(100)).await.unwrap_err();
+    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    // (Closing at once could drop the queued cancel: shutdown closes the child's stdin.)
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    peer.close();
+    handle.shutdown().await;
+    let seen = dir.read("in");
+    let cancels: Vec<Value> = seen
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["method"] == "notifications/cancelled")
+        .collect();
+    assert_eq!(cancels.len(), 2, "{seen}");
+    assert_eq!(cancels[0]["params"]["requestId"], 1, "{seen}");
+    assert!(cancels[0]["params"]["reason"].as_str().unwrap().contains("timed out"), "{seen}");
+}
+
+#[tokio::test]
+async fn connecting_to_a_silent_server_fails_cleanly() {
+    let options = ClientOptions {
+        probe_timeout: Duration::from_millis(200),
+        request_timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let error = Client::builder("t", "0")
+        .options(options)
+        .spawn(ChildProcess::new("sh").args(["-c", "cat > /dev/null"]).stderr(StderrMode::Null))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, mcpwire::client::ConnectError::Handshake(RequestError::Timeout { .. })),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_server_killed_mid_request_fails_the_call_with_its_exit_status() {
+    let (peer, handle, _dir) = hostile_server("read req; echo 'dying now' >&2; kill -KILL $$");
+    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    match &error {
+        RequestError::ConnectionClosed { reason: Some(reason) } => {
+            assert!(reason.contains("signal: 9"), "{reason}");
+            assert!(reason.contains("dying now"), "the stderr tail is kept: {reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Later calls fail at once, with the same reason.
+    let again = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    assert!(matches!(again, RequestError::ConnectionClosed { .. }), "{again:?}");
+    assert!(peer.is_closed());
+    drop(handle);
+}
+
+#[tokio::test]
+async fn a_server_that_closes_stdout_but_lives_on_closes_the_connection() {
+    let (peer, handle, _dir) = hostile_server("exec 1>&-; sleep 30");
+    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{error:?}");
+    // The shutdown escalates to SIGTERM (the script ignores the closed stdin).
+    let status = tokio::time::timeout(Duration::from_secs(5), handle.shutdown()).await.unwrap();
+    assert!(status.is_some_and(|s| !s.success()), "{status:?}");
+}
+
+#[tokio::test]
+async fn a_server_flooding_unsolicited_messages_does_not_stop_the_answer() {
+    let (peer, handle, _dir) = hostile_server(
+        r#"read req
+i=0
+while [ $i -lt 20000 ]; do printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%d}}\n' $i; i=$((i+1)); done
+printf '{"jsonrpc":"2.0","id":1,"result":{}}\n'
+sleep 5"#,
+    );
+    let result = peer.request_raw("anything", None, short(20_000)).await.unwrap();
+    assert_eq!(result.get(), "{}");
+    peer.close();
+    handle.shutdown().await;
+}
