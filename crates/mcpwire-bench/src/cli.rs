@@ -1,0 +1,155 @@
+//! The command line of `mcpwire-bench`, reusable by `mcpwire bench`: flatten [`BenchArgs`]
+//! into a clap subcommand and call [`main`].
+//!
+//! ```text
+//! mcpwire-bench [OPTIONS] TARGET...
+//!   TARGET: an http:// URL, or a command (and its arguments, after `--`) to spawn over stdio
+//! ```
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+
+use crate::{BenchConfig, Driver, Protocol, Target, Workload};
+
+/// Measure an MCP server's `echo` tool (latency, throughput, CPU per call, memory).
+#[derive(Debug, Clone, Parser)]
+#[command(name = "mcpwire-bench", version)]
+pub struct BenchArgs {
+    /// An `http://host:port/path` URL, or a command to spawn over stdio (put its own
+    /// flags after `--`).
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    pub target: Vec<String>,
+    /// A name for the report.
+    #[arg(long, default_value = "target")]
+    pub label: String,
+    /// The protocol era: 2025 (`initialize`, sessions over HTTP) or 2026 (stateless).
+    #[arg(long, default_value = "2025", value_parser = ["2025", "2026"])]
+    pub era: String,
+    /// The measuring client: `raw` (lean JSON-RPC driver) or `sdk` (mcpwire's Client).
+    #[arg(long, default_value = "raw", value_parser = ["raw", "sdk"])]
+    pub driver: String,
+    /// Sequential calls measured (0 skips the sequential run).
+    #[arg(long, default_value_t = 5000)]
+    pub calls: u64,
+    /// Stdio: pipelined calls measured (0 skips).
+    #[arg(long, default_value_t = 50_000)]
+    pub pipelined_calls: u64,
+    /// Stdio: requests in flight in the pipelined run.
+    #[arg(long, default_value_t = 32)]
+    pub in_flight: usize,
+    /// HTTP: concurrent clients (0 skips the concurrent run).
+    #[arg(long, default_value_t = 32)]
+    pub clients: usize,
+    /// HTTP: seconds of the concurrent run.
+    #[arg(long, default_value_t = 5.0)]
+    pub seconds: f64,
+    /// Stdio: spawns timed for spawn-to-first-response (0 skips).
+    #[arg(long, default_value_t = 10)]
+    pub startup_runs: u32,
+    /// HTTP 2025: idle sessions opened to measure memory per session (0 skips; needs
+    /// `--server-pid`).
+    #[arg(long, default_value_t = 0)]
+    pub sessions: usize,
+    /// The HTTP server's pid, for its CPU time and memory.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// The `text` argument of every call.
+    #[arg(long, default_value = "hello")]
+    pub text: String,
+    /// Unmeasured calls before each measured run.
+    #[arg(long, default_value_t = 200)]
+    pub warmup: u64,
+    /// Abandon a workload after this many seconds.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl BenchArgs {
+    /// The configuration these arguments describe.
+    pub fn config(&self) -> BenchConfig {
+        let target = match self.target.as_slice() {
+            [url] if url.starts_with("http://") || url.starts_with("https://") => {
+                Target::Http { url: url.clone() }
+            }
+            command => Target::Stdio { command: command.to_vec() },
+        };
+        let stdio = matches!(target, Target::Stdio { .. });
+        let mut config = BenchConfig::new(self.label.clone(), target);
+        config.protocol = if self.era == "2026" { Protocol::V2026 } else { Protocol::V2025 };
+        config.driver = if self.driver == "sdk" { Driver::Sdk } else { Driver::Raw };
+        config.text = self.text.clone();
+        config.warmup_calls = self.warmup;
+        config.server_pid = self.server_pid;
+        config.timeout = Duration::from_secs(self.timeout.max(1));
+        if self.calls > 0 {
+            config.workloads.push(Workload::Sequential { calls: self.calls });
+        }
+        if stdio {
+            if self.pipelined_calls > 0 {
+                config.workloads.push(Workload::Pipelined {
+                    in_flight: self.in_flight.max(1),
+                    calls: self.pipelined_calls,
+                });
+            }
+            if self.startup_runs > 0 && config.driver == Driver::Raw {
+                config.workloads.push(Workload::Startup { runs: self.startup_runs });
+            }
+        } else {
+            if self.clients > 0 {
+                config.workloads.push(Workload::Concurrent { clients: self.clients, seconds: self.seconds });
+            }
+            if self.sessions > 0 {
+                config.workloads.push(Workload::IdleSessions { sessions: self.sessions });
+            }
+        }
+        config
+    }
+}
+
+/// Runs the bench the arguments describe and prints the report (table or JSON).
+pub async fn main(args: BenchArgs) -> ExitCode {
+    let json = args.json;
+    match crate::run(args.config()).await {
+        Ok(report) => {
+            if json {
+                match serde_json::to_string_pretty(&report) {
+                    Ok(text) => println!("{text}"),
+                    Err(e) => {
+                        eprintln!("mcpwire-bench: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            } else {
+                print!("{}", report.table());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("mcpwire-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_and_stdio_targets() {
+        let a = BenchArgs::parse_from(["b", "--era", "2026", "http://127.0.0.1:1/mcp"]);
+        let c = a.config();
+        assert_eq!(c.target, Target::Http { url: "http://127.0.0.1:1/mcp".into() });
+        assert_eq!(c.protocol, Protocol::V2026);
+        assert!(c.workloads.iter().any(|w| matches!(w, Workload::Concurrent { clients: 32, .. })));
+        let a = BenchArgs::parse_from(["b", "--", "echo-server", "--stdio"]);
+        let c = a.config();
+        assert_eq!(c.target, Target::Stdio { command: vec!["echo-server".into(), "--stdio".into()] });
+        assert!(c.workloads.iter().any(|w| matches!(w, Workload::Pipelined { in_flight: 32, .. })));
+    }
+}

@@ -1,0 +1,203 @@
+//! The SDK driver: the same workloads through mcpwire's own [`Client`], on a
+//! current-thread runtime.
+
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcpwire::client::Client;
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::transport::child::ChildProcess;
+use mcpwire::transport::http_client::HttpClientTransport;
+use serde_json::json;
+
+use crate::stats::Samples;
+use crate::{sys, BenchConfig, BenchError, Outcome, Protocol, Workload};
+
+fn version(protocol: Protocol) -> ProtocolVersion {
+    match protocol {
+        Protocol::V2025 => ProtocolVersion::V2025_11_25,
+        Protocol::V2026 => ProtocolVersion::V2026_07_28,
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, BenchError> {
+    Ok(tokio::runtime::Builder::new_current_thread().enable_all().build()?)
+}
+
+fn connect_error(e: impl std::fmt::Display) -> BenchError {
+    BenchError::Protocol(format!("the SDK client could not connect: {e}"))
+}
+
+/// One call through the client; `Ok(true)` when the echo came back.
+async fn echo(client: &Client, text: &str) -> bool {
+    match client.call_tool("echo", json!({ "text": text })).await {
+        Ok(result) => serde_json::to_value(&result)
+            .ok()
+            .and_then(|v| v.pointer("/content/0/text").and_then(|t| t.as_str()).map(|t| t == text))
+            .unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
+/// Sequential or pipelined calls over stdio, through `Client` on a spawned child.
+pub(crate) fn measure_stdio(
+    command: &[String],
+    config: &BenchConfig,
+    workload: &Workload,
+) -> Result<Outcome, BenchError> {
+    let (program, args) =
+        command.split_first().ok_or_else(|| BenchError::Unsupported("empty stdio command".into()))?;
+    let rt = runtime()?;
+    rt.block_on(async {
+        let (connection, child) = ChildProcess::new(program).args(args).spawn()?;
+        let pid = child.pid();
+        let client = Client::builder("mcpwire-bench", env!("CARGO_PKG_VERSION"))
+            .protocol_version(version(config.protocol))
+            .connect(connection)
+            .await
+            .map_err(connect_error)?;
+        let outcome = tokio::time::timeout(config.timeout, calls(&client, config, workload, pid)).await;
+        client.close().await;
+        child.shutdown().await;
+        match outcome {
+            Ok(o) => o,
+            Err(_) => Err(BenchError::Protocol(format!("the run exceeded {:?}", config.timeout))),
+        }
+    })
+}
+
+async fn calls(
+    client: &Client,
+    config: &BenchConfig,
+    workload: &Workload,
+    pid: Option<u32>,
+) -> Result<Outcome, BenchError> {
+    if !echo(client, &config.text).await {
+        return Err(BenchError::Protocol("the echo call failed".into()));
+    }
+    let (in_flight, calls) = match workload {
+        Workload::Sequential { calls } => (1, *calls),
+        Workload::Pipelined { in_flight, calls } => ((*in_flight).max(1), *calls),
+        other => return Err(BenchError::Unsupported(format!("{other} over stdio"))),
+    };
+    run_parallel(client, &config.text, in_flight, config.warmup_calls).await;
+    let meter = sys::Meter::start(pid);
+    let (samples, errors) = run_parallel(client, &config.text, in_flight, calls).await;
+    let usage = meter.stop();
+    Ok(Outcome::new(workload, samples, errors, usage, pid.and_then(sys::peak_rss_kib)))
+}
+
+/// `total` calls by `k` concurrent loops sharing one client.
+async fn run_parallel(client: &Client, text: &str, k: usize, total: u64) -> (Samples, u64) {
+    let left = Arc::new(AtomicU64::new(total));
+    let mut tasks = Vec::with_capacity(k);
+    for _ in 0..k {
+        let (client, text, left) = (client.clone(), text.to_owned(), left.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut samples = Samples::default();
+            let mut errors = 0u64;
+            while left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok() {
+                let t = Instant::now();
+                if echo(&client, &text).await {
+                    samples.push(t.elapsed());
+                } else {
+                    errors += 1;
+                }
+            }
+            (samples, errors)
+        }));
+    }
+    let mut samples = Samples::with_capacity(total as usize);
+    let mut errors = 0;
+    for task in tasks {
+        if let Ok((s, e)) = task.await {
+            samples.merge(s);
+            errors += e;
+        }
+    }
+    (samples, errors)
+}
+
+/// Sequential calls, or `clients` clients (each its own `Client`, connection and, in
+/// 2025, session) calling for a while, over HTTP.
+pub(crate) fn measure_http(
+    url: &str,
+    config: &BenchConfig,
+    workload: &Workload,
+) -> Result<Outcome, BenchError> {
+    let rt = runtime()?;
+    rt.block_on(async {
+        let connect = || async {
+            let transport = HttpClientTransport::new(url).map_err(connect_error)?;
+            Client::builder("mcpwire-bench", env!("CARGO_PKG_VERSION"))
+                .protocol_version(version(config.protocol))
+                .connect(transport)
+                .await
+                .map_err(connect_error)
+        };
+        match workload {
+            Workload::Sequential { calls } => {
+                let client = connect().await?;
+                if !echo(&client, &config.text).await {
+                    return Err(BenchError::Protocol("the echo call failed".into()));
+                }
+                run_parallel(&client, &config.text, 1, config.warmup_calls).await;
+                let meter = sys::Meter::start(config.server_pid);
+                let (samples, errors) = run_parallel(&client, &config.text, 1, *calls).await;
+                let usage = meter.stop();
+                client.close().await;
+                Ok(Outcome::new(workload, samples, errors, usage, None))
+            }
+            Workload::Concurrent { clients, seconds } => {
+                let mut connected = Vec::with_capacity(*clients);
+                for _ in 0..*clients {
+                    connected.push(connect().await?);
+                }
+                let phase = Arc::new(AtomicU8::new(0));
+                let mut tasks = Vec::new();
+                for client in connected.clone() {
+                    let (phase, text) = (phase.clone(), config.text.clone());
+                    tasks.push(tokio::spawn(async move {
+                        let mut samples = Samples::default();
+                        let mut errors = 0u64;
+                        loop {
+                            let before = phase.load(Ordering::Acquire);
+                            if before == 2 {
+                                break;
+                            }
+                            let t = Instant::now();
+                            let ok = echo(&client, &text).await;
+                            let counted = before == 1 && phase.load(Ordering::Acquire) == 1;
+                            match (ok, counted) {
+                                (true, true) => samples.push(t.elapsed()),
+                                (false, true) => errors += 1,
+                                _ => {}
+                            }
+                        }
+                        (samples, errors)
+                    }));
+                }
+                tokio::time::sleep(crate::warmup_for(*seconds)).await;
+                let meter = sys::Meter::start(config.server_pid);
+                phase.store(1, Ordering::Release);
+                tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;
+                phase.store(2, Ordering::Release);
+                let usage = meter.stop();
+                let mut samples = Samples::default();
+                let mut errors = 0;
+                for task in tasks {
+                    if let Ok((s, e)) = task.await {
+                        samples.merge(s);
+                        errors += e;
+                    }
+                }
+                for client in connected {
+                    client.close().await;
+                }
+                Ok(Outcome::new(workload, samples, errors, usage, None))
+            }
+            other => Err(BenchError::Unsupported(format!("{other} over HTTP"))),
+        }
+    })
+}
