@@ -153,3 +153,78 @@ async fn over_http_in_both_eras() {
         .starts_with("Reconnection test completed"));
     legacy.close().await;
 }
+
+#[tokio::test]
+async fn structured_content_is_checked_against_the_output_schema() {
+    use mcpwire::protocol::tools::CallToolResult;
+    use mcpwire::server::{tool, Server};
+    let server = Server::builder("schemas", "1")
+        .tool(
+            tool("good")
+                .description("conforms")
+                .output_schema(json!({ "type": "object", "properties": { "n": { "type": "integer" } }, "required": ["n"] }))
+                .handler(|| CallToolResult::structured(json!({ "n": 1 }))),
+        )
+        .tool(
+            tool("bad")
+                .description("does not conform")
+                .output_schema(json!({ "type": "object", "properties": { "n": { "type": "integer" } }, "required": ["n"] }))
+                .handler(|| CallToolResult::structured(json!({ "n": "one" }))),
+        )
+        .tool(
+            tool("missing")
+                .description("no structured content")
+                .output_schema(json!({ "type": "object" }))
+                .handler(|| "just text"),
+        )
+        .build()
+        .unwrap();
+    let (a, b) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(b).await });
+    let client = Client::builder("c", "1").connect(a).await.unwrap();
+    assert_eq!(
+        client.call_tool("good", json!({})).await.unwrap().structured_content,
+        Some(json!({ "n": 1 }))
+    );
+    let bad = client.call_tool("bad", json!({})).await.unwrap_err().to_string();
+    assert!(bad.contains("does not match its outputSchema"), "{bad}");
+    let missing = client.call_tool("missing", json!({})).await.unwrap_err().to_string();
+    assert!(missing.contains("no structuredContent"), "{missing}");
+}
+
+#[tokio::test]
+async fn the_era_of_an_http_server_is_remembered_per_endpoint() {
+    use mcpwire::server::{middleware_fn, Server};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let probes = Arc::new(AtomicUsize::new(0));
+    let seen = probes.clone();
+    // A 2025-only server: it refuses the 2026 probe.
+    let server = Server::builder("legacy-only", "1")
+        .tool(mcpwire::server::tool("t").description("t").handler(|| "ok"))
+        .middleware(middleware_fn(move |request, ctx, next| {
+            let seen = seen.clone();
+            async move {
+                if request.method == "server/discover" {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                    return Err(mcpwire::McpError::method_not_found("server/discover"));
+                }
+                next.run(request, ctx).await
+            }
+        }))
+        .build()
+        .unwrap();
+    let bound =
+        mcpwire::http::serve_with_shutdown(mcpwire::http::McpService::new(server), "127.0.0.1:0", "/mcp")
+            .await
+            .unwrap();
+    let url = format!("http://127.0.0.1:{}/mcp", bound.local_addr.port());
+    for _ in 0..3 {
+        let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
+        let client = Client::builder("c", "1").connect(transport).await.unwrap();
+        assert_eq!(client.era(), Era::Stateful);
+        client.close().await;
+    }
+    assert_eq!(probes.load(Ordering::SeqCst), 1, "only the first connection probes");
+    bound.shutdown.cancel();
+}

@@ -126,7 +126,9 @@ impl Client {
 
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, RequestError> {
-        decode(&self.list(methods::TOOLS_LIST, cursor).await?)
+        let page: ListToolsResult = decode(&self.list(methods::TOOLS_LIST, cursor).await?)?;
+        self.inner.output_schemas.learn(&page.tools);
+        Ok(page)
     }
 
     /// Every tool, following the cursors.
@@ -162,7 +164,10 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".into(), Value::String(name.to_owned()));
         params.insert("arguments".into(), Value::Object(object(&arguments)?));
-        decode(&self.send_with_input(methods::TOOLS_CALL, params, &options).await?)
+        let result: CallToolResult =
+            decode(&self.send_with_input(methods::TOOLS_CALL, params, &options).await?)?;
+        self.check_output(name, &result).await?;
+        Ok(result)
     }
 
     /// One page of `resources/list`.

@@ -33,6 +33,7 @@ mod handler;
 mod handshake;
 mod listen;
 mod mrtr;
+mod output_schema;
 mod router;
 
 use std::future::Future;
@@ -133,6 +134,7 @@ pub(crate) struct ClientInner {
     /// The 2026 `logLevel` sent with every request, once set.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     pub(crate) next_listen: AtomicU64,
+    pub(crate) output_schemas: output_schema::OutputSchemas,
     child: Mutex<Option<ChildHandle>>,
 }
 
@@ -415,6 +417,7 @@ impl ClientBuilder {
             DispatcherConfig { request_timeout: Some(self.options.request_timeout), ..Default::default() };
         let cache = Arc::new(Cache::default());
         let listeners: Listeners = Default::default();
+        let era_key = transport.era_cache_key();
         let router =
             Router { callbacks: self.callbacks.clone(), cache: cache.clone(), listeners: listeners.clone() };
         let dispatcher = Dispatcher::with_config(router.connect(transport), config);
@@ -434,8 +437,35 @@ impl ClientBuilder {
                 })?;
                 Session::Stateless { version, discover: Some(discover) }
             }
-            (Mode::Auto, None) => probe(&peer, &capabilities, &self.info, &self.options).await?,
+            (Mode::Auto, None) => {
+                // A server known to be 2025-era: go straight to the handshake, and re-probe
+                // if that fails (it may have changed).
+                let known_stateful = era_key.as_deref().and_then(cached_era) == Some(Era::Stateful);
+                let direct = match known_stateful {
+                    true => initialize(
+                        &peer,
+                        &ProtocolVersion::LATEST_STATEFUL,
+                        &capabilities,
+                        &self.info,
+                        &self.options,
+                    )
+                    .await
+                    .ok(),
+                    false => None,
+                };
+                match direct {
+                    Some(init) => Session::Stateful(init),
+                    None => probe(&peer, &capabilities, &self.info, &self.options).await?,
+                }
+            }
         };
+        if let Some(key) = era_key {
+            let era = match &session {
+                Session::Stateful(_) => Era::Stateful,
+                Session::Stateless { .. } => Era::Stateless,
+            };
+            remember_era(key, era);
+        }
         Ok(Client {
             inner: Arc::new(ClientInner {
                 peer,
@@ -448,8 +478,27 @@ impl ClientBuilder {
                 options: self.options,
                 log_level: Mutex::new(None),
                 next_listen: AtomicU64::new(1),
+                output_schemas: Default::default(),
                 child: Mutex::new(None),
             }),
         })
     }
+}
+
+/// Eras of the servers this process has connected to, by transport key (bounded).
+static ERA_CACHE: std::sync::OnceLock<Mutex<std::collections::HashMap<String, Era>>> =
+    std::sync::OnceLock::new();
+
+/// The era last seen at `key`.
+fn cached_era(key: &str) -> Option<Era> {
+    ERA_CACHE.get()?.lock().unwrap_or_else(|e| e.into_inner()).get(key).copied()
+}
+
+/// Remembers the era of the server at `key`.
+fn remember_era(key: String, era: Era) {
+    let mut cache = ERA_CACHE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if cache.len() >= 1024 {
+        cache.clear();
+    }
+    cache.insert(key, era);
 }

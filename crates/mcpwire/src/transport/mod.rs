@@ -29,6 +29,12 @@ pub trait Transport: Send + 'static {
     /// Starts the transport's tasks and returns its channel ends. Must be called inside a
     /// tokio runtime.
     fn connect(self) -> Connection;
+
+    /// A key naming the server this transport reaches (for HTTP, the endpoint URL), under
+    /// which a client caches the server's era so later connections skip the probe.
+    fn era_cache_key(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The two channel ends of a running transport.

@@ -163,6 +163,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Transport for HttpClientTransport {
+    fn era_cache_key(&self) -> Option<String> {
+        Some(self.url.to_string())
+    }
+
     fn connect(self) -> Connection {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
