@@ -47,7 +47,9 @@ impl SessionTable {
         lock(&self.map).len()
     }
 
-    /// Starts a session, unless the table is full (after dropping expired ones).
+    /// Starts a session, unless the table is full (after dropping expired ones). The
+    /// check and the insertion happen under one lock, so concurrent `initialize`s never
+    /// take the table past its bound.
     pub(crate) fn create(
         self: &Arc<Self>,
         server: &Server,
@@ -58,13 +60,14 @@ impl SessionTable {
         self.start_reaper();
         if self.len() >= self.max {
             self.reap();
-            if self.len() >= self.max {
-                return Err(());
-            }
         }
         let id = new_session_id().ok_or(())?;
+        let mut map = lock(&self.map);
+        if map.len() >= self.max {
+            return Err(());
+        }
         let session = Session::start(server, settings.clone(), id.clone(), principal, version);
-        lock(&self.map).insert(id, session.clone());
+        map.insert(id, session.clone());
         Ok(session)
     }
 
