@@ -228,3 +228,95 @@ async fn the_era_of_an_http_server_is_remembered_per_endpoint() {
     assert_eq!(probes.load(Ordering::SeqCst), 1, "only the first connection probes");
     bound.shutdown.cancel();
 }
+
+#[tokio::test]
+async fn a_cancelled_call_fails_cleanly_and_the_server_handler_sees_it() {
+    use mcpwire::client::RequestOptions;
+    use mcpwire::server::{tool, Ctx, Server};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    for pin in [Some(ProtocolVersion::V2025_11_25), None] {
+        /// Records that the handler was stopped before it finished (interrupt mode drops it).
+        struct Stopped(Arc<AtomicBool>, bool);
+        impl Drop for Stopped {
+            fn drop(&mut self) {
+                if !self.1 {
+                    self.0.store(true, Ordering::SeqCst);
+                }
+            }
+        }
+        let saw_cancel = Arc::new(AtomicBool::new(false));
+        let flag = saw_cancel.clone();
+        let server = Server::builder("slow", "1")
+            .tool(tool("slow").description("waits").handler(move |_ctx: Ctx| {
+                let mut guard = Stopped(flag.clone(), false);
+                async move {
+                    tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+                    guard.1 = true;
+                    "done"
+                }
+            }))
+            .build()
+            .unwrap();
+        let (a, b) = mcpwire::transport::memory::pair();
+        tokio::spawn(async move { server.serve(b).await });
+        let mut builder = Client::builder("c", "1");
+        if let Some(v) = pin {
+            builder = builder.protocol_version(v);
+        }
+        let client = builder.connect(a).await.unwrap();
+        let token = mcpwire::CancellationToken::new();
+        let trigger = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            trigger.cancel();
+        });
+        let started = std::time::Instant::now();
+        let err = client
+            .call_tool_with("slow", json!({}), RequestOptions::default().cancel_on(token))
+            .await
+            .unwrap_err();
+        assert!(matches!(err, mcpwire::RequestError::Cancelled { .. }), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert!(
+            saw_cancel.load(Ordering::SeqCst),
+            "the server's handler saw the cancellation ({:?})",
+            client.era()
+        );
+    }
+}
+
+#[tokio::test]
+async fn lists_are_paginated_with_opaque_cursors_and_custom_methods_answer() {
+    use mcpwire::server::{tool, Server};
+    let mut builder = Server::builder("many", "1").page_size(3);
+    for i in 0..8 {
+        builder = builder.tool(tool(format!("t{i}")).description("t").handler(|| "ok"));
+    }
+    let server = builder
+        .method("acme/echo", |_ctx, params| async move { Ok(json!({ "echo": params["x"] })) })
+        .build()
+        .unwrap();
+    let (a, b) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(b).await });
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2025_11_25).connect(a).await.unwrap();
+    let first = client.list_tools(None).await.unwrap();
+    assert_eq!(first.tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(), ["t0", "t1", "t2"]);
+    let cursor = first.next_cursor.clone().unwrap();
+    assert!(cursor.parse::<usize>().is_err(), "cursors are opaque: {cursor}");
+    let all = client.list_all_tools().await.unwrap();
+    assert_eq!(
+        all.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        ["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"]
+    );
+    let err = client.list_tools(Some("not-a-cursor")).await.unwrap_err();
+    assert_eq!(err.code(), -32602);
+    let echoed = client.send_request("acme/echo", json!({ "x": 7 }), Default::default()).await.unwrap();
+    assert_eq!(echoed, json!({ "echo": 7 }));
+    assert_eq!(
+        client.send_request("acme/missing", json!({}), Default::default()).await.unwrap_err().code(),
+        -32601
+    );
+}

@@ -179,6 +179,13 @@ pub enum RequestError {
         /// The timeout that elapsed.
         timeout: Duration,
     },
+    /// The caller cancelled the request (its cancel token fired); the peer was sent
+    /// `notifications/cancelled` and its answer, if any, is dropped.
+    #[error("request {method:?} was cancelled")]
+    Cancelled {
+        /// The cancelled method.
+        method: String,
+    },
     /// The connection closed before the response arrived (or was already closed).
     #[error("connection closed{}", reason.as_deref().map(|r| format!(": {r}")).unwrap_or_default())]
     ConnectionClosed {
@@ -213,6 +220,7 @@ impl RequestError {
         match self {
             RequestError::Peer(e) => e.code,
             RequestError::Timeout { .. } => codes::REQUEST_TIMEOUT,
+            RequestError::Cancelled { .. } => codes::REQUEST_CANCELLED,
             RequestError::ConnectionClosed { .. } | RequestError::NotRunning => codes::CONNECTION_CLOSED,
             RequestError::DuplicateId(_) | RequestError::Encode(_) | RequestError::NoBackChannel => {
                 codes::INVALID_REQUEST

@@ -30,3 +30,6 @@ pub mod __private {
     pub use serde;
 }
 pub use extensions::{Extensions, Principal};
+/// Cancels a request ([`client::RequestOptions::cancel_on`]) or tells a handler it was
+/// cancelled ([`server::Ctx::cancellation`]).
+pub use tokio_util::sync::CancellationToken;

@@ -30,6 +30,9 @@ pub struct RequestOptions {
     pub on_progress: Option<ProgressCallback>,
     /// Extra `_meta` for the request.
     pub meta: Option<Meta>,
+    /// Cancel to give up: the server is told (`notifications/cancelled`, or a closed
+    /// stream on 2026 HTTP) and the call fails with `RequestError::Cancelled`.
+    pub cancel: Option<tokio_util::sync::CancellationToken>,
     pub(crate) id: Option<RequestId>,
 }
 
@@ -37,6 +40,12 @@ impl RequestOptions {
     /// Sets the timeout.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Cancels the call when `token` fires.
+    pub fn cancel_on(mut self, token: tokio_util::sync::CancellationToken) -> Self {
+        self.cancel = Some(token);
         self
     }
 

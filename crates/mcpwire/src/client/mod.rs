@@ -294,6 +294,7 @@ impl Client {
             timeout: Some(options.timeout.unwrap_or(self.inner.options.request_timeout)),
             on_progress: options.on_progress.clone(),
             related: None,
+            cancel: options.cancel.clone(),
         };
         let result = self.inner.peer.request_raw(method, Some(raw), call).await?;
         let kind = match self.era() {

@@ -32,6 +32,9 @@ pub struct CallOptions {
     /// The inbound request this one is sent on behalf of (set by
     /// [`RequestContext::request`](super::RequestContext::request)).
     pub related: Option<RequestId>,
+    /// Cancel to give up on the request: `notifications/cancelled` is sent and the call
+    /// fails with [`RequestError::Cancelled`].
+    pub cancel: Option<tokio_util::sync::CancellationToken>,
 }
 
 impl CallOptions {
@@ -148,16 +151,31 @@ impl Peer {
             return Err(self.shared.closed_error());
         }
         let timeout = options.timeout.or(self.shared.config.request_timeout);
-        let outcome = match timeout {
-            Some(t) => match tokio::time::timeout(t, rx).await {
-                Ok(outcome) => outcome,
-                Err(_) => {
-                    guard.cancel_reason = Some(format!("timed out after {t:?}"));
+        let waited = async {
+            match timeout {
+                Some(t) => tokio::time::timeout(t, rx).await.map_err(|_| t),
+                None => Ok(rx.await),
+            }
+        };
+        let waited = match options.cancel.clone() {
+            Some(token) => tokio::select! {
+                biased;
+                _ = token.cancelled() => {
+                    guard.cancel_reason = Some("cancelled by the caller".to_owned());
                     drop(guard);
-                    return Err(RequestError::Timeout { method: method.to_owned(), timeout: t });
+                    return Err(RequestError::Cancelled { method: method.to_owned() });
                 }
+                waited = waited => waited,
             },
-            None => rx.await,
+            None => waited.await,
+        };
+        let outcome = match waited {
+            Ok(outcome) => outcome,
+            Err(t) => {
+                guard.cancel_reason = Some(format!("timed out after {t:?}"));
+                drop(guard);
+                return Err(RequestError::Timeout { method: method.to_owned(), timeout: t });
+            }
         };
         guard.done = true;
         match outcome {
