@@ -237,28 +237,18 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
             }
         }
         Target::Http { url, headers, bearer } => {
-            // HTTP-CLIENT: switch this on with `mcpwire::transport::http_client` (delete the
-            // `let _` line and the `Err(..)` below, uncomment the rest). Checked against the
-            // transport of commit bd0aa68: it compiles and `info`, `tools`, `call` (both eras,
-            // progress, cancellation) and `proxy --listen` work through it; connection
-            // refused is reported by `connect_failure` below.
-            //
-            // use mcpwire::transport::http_client::HttpClientTransport;
-            // let invalid = |e: &dyn std::fmt::Display| {
-            //     Failure::usage(format!("{e}")).hint("a target URL looks like http://127.0.0.1:8080/mcp")
-            // };
-            // let mut transport = HttpClientTransport::new(url).map_err(|e| invalid(&e))?;
-            // for (name, value) in headers {
-            //     transport = transport.header(name, value).map_err(|e| invalid(&e))?;
-            // }
-            // if let Some(token) = bearer {
-            //     transport = transport.bearer_token(token).map_err(|e| invalid(&e))?;
-            // }
-            // builder.connect(transport).await.map_err(|e| connect_failure(target, e).into())
-            let _ = (url, headers, bearer, builder);
-            Err(Failure::usage("HTTP targets need the HTTP client transport")
-                .hint("this build of mcpwire can only reach stdio:'COMMAND ARGS' targets for now")
-                .into())
+            use mcpwire::transport::http_client::HttpClientTransport;
+            let invalid = |e: &dyn std::fmt::Display| {
+                Failure::usage(format!("{e}")).hint("a target URL looks like http://127.0.0.1:8080/mcp")
+            };
+            let mut transport = HttpClientTransport::new(url).map_err(|e| invalid(&e))?;
+            for (name, value) in headers {
+                transport = transport.header(name, value).map_err(|e| invalid(&e))?;
+            }
+            if let Some(token) = bearer {
+                transport = transport.bearer_token(token).map_err(|e| invalid(&e))?;
+            }
+            builder.connect(transport).await.map_err(|e| connect_failure(target, e).into())
         }
     }
 }

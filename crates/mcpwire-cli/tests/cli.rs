@@ -793,3 +793,48 @@ fn a_python_sdk_server_in_both_eras() {
         }
     }
 }
+
+/// `serve --http` on a free port, stopped on drop.
+struct HttpExample(Child, String);
+
+impl Drop for HttpExample {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn http_example() -> HttpExample {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpwire"))
+        .args(["serve", "--example", "everything", "--http", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    HttpExample(child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[test]
+fn http_targets_work_in_both_eras() {
+    let server = http_example();
+    let info = mcpwire(&["--json", "info", &server.1]);
+    expect_code(&info, 0);
+    assert_eq!(json(&info)["protocolVersion"], "2026-07-28");
+    let call = mcpwire(&["call", &server.1, "test_x_mcp_header", "region=eu-west"]);
+    expect_code(&call, 0);
+    assert_eq!(stdout(&call).trim(), "Region: eu-west");
+    let legacy =
+        mcpwire(&["--json", "call", "--protocol-version", "2025-11-25", &server.1, "test_error_handling"]);
+    expect_code(&legacy, 1);
+    assert_eq!(json(&legacy)["isError"], true);
+    let refused = mcpwire(&["tools", "http://127.0.0.1:9/mcp"]);
+    expect_code(&refused, 2);
+    assert!(stderr(&refused).contains("error"), "{}", stderr(&refused));
+}
