@@ -137,6 +137,8 @@ fn dispatch(c: &mut Criterion) {
     for (name, p) in [("tools_call_2025", Protocol::V2025), ("tools_call_2026", Protocol::V2026)] {
         let rt = runtime();
         let server = mcpwire_bench::echo::server().unwrap();
+        // The pair spawns its forwarding tasks: it needs the runtime's context.
+        let _guard = rt.enter();
         let (mut client, server_end) = mcpwire::transport::memory::pair();
         rt.spawn(async move { server.serve(server_end).await });
         let call = EchoCall::new(p, "hello");
