@@ -340,7 +340,7 @@ fn errors_are_one_line_with_a_hint() {
             "the server exited during the handshake",
             "on its own",
         ),
-        (&["tools", "http://127.0.0.1:9/mcp"], "HTTP targets need the HTTP client transport", "hint:"),
+        (&["tools", "http://127.0.0.1:9/mcp"], "cannot reach http://127.0.0.1:9/mcp", "hint:"),
         (
             &["tools", &everything(), "--protocol-version", "1999-01-01"],
             "unknown protocol version",
@@ -628,7 +628,8 @@ fn proxy_checks_its_target() {
     assert!(stderr(&o).contains("give a URL target"), "{}", stderr(&o));
     let o = mcpwire(&["proxy", "--stdio", "http://127.0.0.1:9/mcp"]);
     expect_code(&o, 2);
-    assert!(stderr(&o).contains("HTTP targets need the HTTP client transport"), "{}", stderr(&o));
+    // The HTTP target is real now: a refused connection is reported with a hint.
+    assert!(stderr(&o).contains("cannot reach http://127.0.0.1:9/mcp"), "{}", stderr(&o));
     expect_code(&mcpwire(&["proxy", &everything()]), 2);
 }
 
