@@ -379,10 +379,16 @@ pub fn mcp_param(data: &[u8]) {
     let raw = String::from_utf8_lossy(input.until(0));
     let raw = raw.as_ref();
     if let Some(decoded) = headers::decode_value(raw) {
-        assert_eq!(headers::decode_value(&headers::encode_value(&decoded)).as_deref(), Some(decoded.as_str()));
+        assert_eq!(
+            headers::decode_value(&headers::encode_value(&decoded)).as_deref(),
+            Some(decoded.as_str())
+        );
     }
     let encoded = headers::encode_value(raw);
-    assert!(HeaderValue::from_str(&encoded).is_ok(), "encode_value gave an invalid header value: {encoded:?}");
+    assert!(
+        HeaderValue::from_str(&encoded).is_ok(),
+        "encode_value gave an invalid header value: {encoded:?}"
+    );
     assert_eq!(headers::decode_value(&encoded).as_deref(), Some(raw), "encode/decode of {raw:?}");
 
     // The rest: a JSON array [schema properties, arguments] when it parses.
@@ -502,7 +508,10 @@ pub fn uri_template(data: &[u8]) {
 pub fn fixture_server() -> mcpwire::server::Server {
     use mcpwire::server::{prompt, resource, resource_template, tool, Args, Ctx};
     let built = mcpwire::server::Server::builder("fuzz", "0")
-        .tool(tool("echo").handler(|Args(a): Args<serde_json::Map<String, Value>>| Value::Object(a).to_string()))
+        .tool(
+            tool("echo")
+                .handler(|Args(a): Args<serde_json::Map<String, Value>>| Value::Object(a).to_string()),
+        )
         .tool(
             tool("region")
                 .input_schema(json!({ "type": "object", "properties": {
@@ -526,9 +535,10 @@ pub fn fixture_server() -> mcpwire::server::Server {
             "done"
         }))
         .resource(resource("test://a", "a").text("A"))
-        .resource_template(resource_template("test://t/{id}", "t").handler(|_, r| async move {
-            r.var("id").unwrap_or_default().to_owned()
-        }))
+        .resource_template(
+            resource_template("test://t/{id}", "t")
+                .handler(|_, r| async move { r.var("id").unwrap_or_default().to_owned() }),
+        )
         .prompt(prompt("p").handler(|_, _| async { Vec::<mcpwire_protocol::PromptMessage>::new() }))
         .build();
     built.unwrap_or_else(|e| panic!("fixture server: {e}"))
@@ -559,7 +569,8 @@ fn routing_headers(builder: http::request::Builder, body: &[u8]) -> http::reques
     let Ok(value) = serde_json::from_slice::<Value>(body) else { return builder };
     let mut builder = builder;
     let method = value.get("method").and_then(Value::as_str).unwrap_or_default();
-    builder = builder.header("mcp-method", HeaderValue::from_str(method).unwrap_or(HeaderValue::from_static("x")));
+    builder =
+        builder.header("mcp-method", HeaderValue::from_str(method).unwrap_or(HeaderValue::from_static("x")));
     let params = value.get("params");
     let name = params.and_then(|p| p.get("name").or_else(|| p.get("uri"))).and_then(Value::as_str);
     if let Some(name) = name {
@@ -608,7 +619,8 @@ pub fn http_endpoint(data: &[u8]) {
         let mut session: Option<String> = None;
         for chunk in data.split(|b| *b == 0xFF).take(8) {
             let request = build_request(chunk, session.as_deref());
-            let response = match tokio::time::timeout(Duration::from_secs(600), service.handle(request)).await {
+            let response = match tokio::time::timeout(Duration::from_secs(600), service.handle(request)).await
+            {
                 Ok(r) => r,
                 Err(_) => panic!("the endpoint never answered"),
             };
@@ -665,7 +677,8 @@ fn build_request(chunk: &[u8], session: Option<&str>) -> Request<Full<Bytes>> {
     let mut builder = Request::builder().method(method).uri("/mcp");
     builder = builder.header("host", if flags & 1 == 0 { "localhost:3000" } else { "evil.example" });
     if flags & 2 != 0 {
-        builder = builder.header("origin", if flags & 1 == 0 { "http://localhost:5173" } else { "http://evil.example" });
+        builder = builder
+            .header("origin", if flags & 1 == 0 { "http://localhost:5173" } else { "http://evil.example" });
     }
     if flags & 4 == 0 {
         builder = builder.header("content-type", "application/json");

@@ -32,6 +32,7 @@ impl Rng {
 }
 
 /// Tokens worth splicing into JSON, SSE, headers and templates.
+#[rustfmt::skip]
 const TOKENS: &[&[u8]] = &[
     b"{", b"}", b"[", b"]", b"\"", b":", b",", b"\n", b"\r", b"\r\n", b"\0", b"\xff", b"\xc3\x28", b"null",
     b"true", b"-0", b"1e999", b"9223372036854775808", b"-9223372036854775809", b"\"jsonrpc\":\"2.0\"",
@@ -136,7 +137,10 @@ fn run(target: &str, f: fn(&[u8]), iterations_scale: u64) {
             pool.push(input);
         }
     }
-    eprintln!("{target}: {} corpus entries and {iterations} mutated inputs passed (seed {seed})", corpus.len());
+    eprintln!(
+        "{target}: {} corpus entries and {iterations} mutated inputs passed (seed {seed})",
+        corpus.len()
+    );
 }
 
 #[test]
