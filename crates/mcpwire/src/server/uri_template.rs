@@ -63,7 +63,11 @@
 //! **Cost.** The template is compiled at parse time into a small automaton
 //! that is simulated breadth-first (no backtracking), so matching takes
 //! `O(|uri| × |template|)` time whatever the input; a hostile URI cannot
-//! trigger exponential behaviour.
+//! trigger exponential behaviour. Prefix lengths and the equality of a
+//! repeated variable are beyond the automaton: when its preferred match
+//! breaks one of them, a backtracking search in the same priority order looks
+//! for one that keeps them, within a fixed budget of steps (past it, no
+//! match), so `{a}{b}{c:2}` matches `njklab` and `{x}{x}` matches `abab`.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -778,6 +782,9 @@ struct Matcher {
     captures: Vec<Capture>,
     query_vars: Vec<VarSpec>,
     param_vars: Vec<VarSpec>,
+    /// Whether a positional variable has a prefix modifier or appears more than
+    /// once: conditions the automaton does not check itself.
+    constrained: bool,
 }
 
 impl Matcher {
@@ -787,6 +794,7 @@ impl Matcher {
             captures: Vec::new(),
             query_vars: Vec::new(),
             param_vars: Vec::new(),
+            constrained: false,
         };
         for part in parts {
             match part {
@@ -799,6 +807,11 @@ impl Matcher {
             }
         }
         m.emit(Inst::Match);
+        let mut names = std::collections::HashSet::new();
+        m.constrained = m.captures.iter().any(|c| match c {
+            Capture::Var { name, prefix } => prefix.is_some() || !names.insert(name.as_str()),
+            _ => false,
+        });
         m
     }
 
@@ -958,6 +971,77 @@ impl Matcher {
     }
 }
 
+impl Matcher {
+    /// A depth-first search over the program in the automaton's priority order
+    /// (so the first success is the match [`Matcher::run`] would prefer among
+    /// those that satisfy the constraints), checking each positional variable's
+    /// prefix length and its equality with earlier occurrences as soon as it is
+    /// captured. Backtracking can be exponential, so the search gives up
+    /// (no match) after `budget` steps.
+    fn run_constrained(&self, input: &str, budget: usize) -> Option<Vec<Option<usize>>> {
+        let mut stack: Vec<(usize, usize, Caps)> = vec![(0, 0, Rc::new(vec![None; 2 * self.captures.len()]))];
+        let mut steps = 0usize;
+        while let Some((pc, pos, caps)) = stack.pop() {
+            steps += 1;
+            if steps > budget {
+                return None;
+            }
+            let next_char = input.get(pos..).and_then(|rest| rest.chars().next());
+            match self.prog.get(pc) {
+                Some(Inst::Char(c)) if next_char == Some(*c) => {
+                    stack.push((pc + 1, pos + c.len_utf8(), caps));
+                }
+                Some(Inst::Class(class)) => {
+                    if let Some(ch) = next_char.filter(|ch| class.contains(*ch)) {
+                        stack.push((pc + 1, pos + ch.len_utf8(), caps));
+                    }
+                }
+                Some(Inst::Split(a, b)) => {
+                    stack.push((*b, pos, Rc::clone(&caps)));
+                    stack.push((*a, pos, caps));
+                }
+                Some(Inst::Jmp(target)) => stack.push((*target, pos, caps)),
+                Some(Inst::Save(slot)) => {
+                    let mut caps = caps;
+                    if let Some(s) = Rc::make_mut(&mut caps).get_mut(*slot) {
+                        *s = Some(pos);
+                    }
+                    if slot % 2 == 1 && !self.capture_ok(input, &caps, slot / 2, &mut steps) {
+                        continue;
+                    }
+                    stack.push((pc + 1, pos, caps));
+                }
+                Some(Inst::Match) if pos == input.len() => return Some(Rc::unwrap_or_clone(caps)),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    /// Whether positional capture `i`, just completed, fits its prefix modifier
+    /// and equals the earlier completed captures of the same variable. The bytes
+    /// it decodes count as steps.
+    fn capture_ok(&self, input: &str, caps: &[Option<usize>], i: usize, steps: &mut usize) -> bool {
+        let Some(Capture::Var { name, prefix }) = self.captures.get(i) else { return true };
+        let mut span = |j: usize| {
+            let (start, end) = (caps.get(2 * j).copied().flatten()?, caps.get(2 * j + 1).copied().flatten()?);
+            *steps += end.saturating_sub(start);
+            input.get(start..end).and_then(percent_decode)
+        };
+        let Some(value) = span(i) else { return false };
+        if prefix.is_some_and(|n| value.chars().count() > n) {
+            return false;
+        }
+        self.captures.iter().enumerate().take(i).all(|(j, c)| match c {
+            Capture::Var { name: other, .. } if other == name => span(j).is_none_or(|v| v == value),
+            _ => true,
+        })
+    }
+}
+
+/// How many steps the constrained search may take before it gives up.
+const CONSTRAINED_SEARCH_STEPS: usize = 200_000;
+
 type Caps = Rc<Vec<Option<usize>>>;
 type Thread = (usize, Caps);
 
@@ -1008,6 +1092,22 @@ impl UriTemplate {
     pub fn match_uri(&self, uri: &str) -> Option<HashMap<String, String>> {
         let m = &self.matcher;
         let slots = m.run(uri)?;
+        if let Some(found) = self.assemble(uri, &slots) {
+            return Some(found);
+        }
+        // The automaton's preferred match broke a prefix length or a repeated
+        // variable's equality, which it cannot see; search again, in the same
+        // priority order, with those checked as the search goes.
+        if !m.constrained {
+            return None;
+        }
+        let slots = m.run_constrained(uri, CONSTRAINED_SEARCH_STEPS)?;
+        self.assemble(uri, &slots)
+    }
+
+    /// The variables of one match of the automaton, checked.
+    fn assemble(&self, uri: &str, slots: &[Option<usize>]) -> Option<HashMap<String, String>> {
+        let m = &self.matcher;
         let mut out: HashMap<String, String> = HashMap::new();
         let mut query_pieces: Vec<&str> = Vec::new();
         let mut param_pieces: Vec<&str> = Vec::new();
@@ -1731,6 +1831,23 @@ mod tests {
         assert_eq!(t.match_uri("value"), None);
         assert_eq!(matches("{?q:2}", "?q=abc"), None);
         assert_eq!(matches("{?q:2}", "?q=ab"), Some(vars_of(&[("q", "ab")])));
+    }
+
+    #[test]
+    fn prefix_and_repeated_variables_are_searched_for_not_just_checked() {
+        // Found by fuzzing: the automaton's preferred split broke the constraint.
+        assert_eq!(matches("{a}{b}{c:2}", "njklab"), Some(vars_of(&[("a", "n"), ("b", "jkl"), ("c", "ab")])));
+        assert_eq!(matches("{x}{x}", "abab"), Some(vars_of(&[("x", "ab")])));
+        assert_eq!(matches("{x}{x}{x}{x}dat", "qqqqqqqqdat"), Some(vars_of(&[("x", "qq")])));
+        assert_eq!(matches("{x}/{x}", "a/b"), None);
+        assert_eq!(matches("{x}{x}", "abc"), None);
+        assert_eq!(matches("{a:1}{b:1}", "xyz"), None);
+        assert_eq!(matches("{a}{b:2}", "%C3%A9t%C3%A9"), Some(vars_of(&[("a", "é"), ("b", "té")])));
+        // A hostile input ends within the search budget (as no match).
+        let t = UriTemplate::parse("{a}{a}{a}{a}{a}{a}{a}{a}{a}{a}!").unwrap();
+        let start = Instant::now();
+        assert_eq!(t.match_uri(&"ab".repeat(5_000)), None);
+        assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
     }
 
     #[test]
