@@ -479,20 +479,26 @@ pub fn uri_template(data: &[u8]) {
             .collect();
         vars.insert(name.clone(), TemplateValue::from(value));
     }
-    // Known gap (reported): prefix modifiers and repeated variables are checked after
-    // the automaton picked its match, so `{a}{b}{c:2}` does not match `njklab` and
-    // `{a}{a}` does not match `xyxy`. Only templates without them are held to this.
-    let mut occurrences: Vec<&str> = template
-        .split('{')
-        .skip(1)
-        .filter_map(|rest| rest.split_once('}').map(|(expr, _)| expr))
-        .flat_map(|expr| expr.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']).split(','))
-        .map(|v| v.split(':').next().unwrap_or(v).trim_end_matches('*'))
+    // Not held to it: a prefixed variable that also appears elsewhere (`{c}{c:2}`
+    // expands two different values, which no match can equal); a variable both in a
+    // pooled `;`/`?`/`&` expression and elsewhere (the search checks positional
+    // occurrences only); and repeated variables in adjacent expressions (`}{`), where
+    // the backtracking search may run out of its budget (then: no match).
+    let exprs: Vec<&str> =
+        template.split('{').skip(1).filter_map(|rest| rest.split_once('}').map(|(expr, _)| expr)).collect();
+    let name_of = |spec: &str| spec.split(':').next().unwrap_or(spec).trim_end_matches('*').to_owned();
+    let specs: Vec<(bool, &str)> = exprs
+        .iter()
+        .flat_map(|expr| {
+            let pooled = expr.starts_with([';', '?', '&']);
+            expr.trim_start_matches(['+', '#', '.', '/', ';', '?', '&']).split(',').map(move |v| (pooled, v))
+        })
         .collect();
-    let total = occurrences.len();
-    occurrences.sort_unstable();
-    occurrences.dedup();
-    if template.contains(':') || occurrences.len() != total {
+    let count = |name: &str| specs.iter().filter(|(_, other)| name_of(other) == name).count();
+    let repeated = specs.iter().any(|(_, spec)| count(&name_of(spec)) > 1);
+    let prefixed_repeat = specs.iter().any(|(_, spec)| spec.contains(':') && count(&name_of(spec)) > 1);
+    let pooled_repeat = specs.iter().any(|(pooled, spec)| *pooled && count(&name_of(spec)) > 1);
+    if prefixed_repeat || pooled_repeat || (repeated && template.contains("}{")) {
         return;
     }
     let expanded = t.expand(&vars);
