@@ -56,14 +56,14 @@ for t in "${targets[@]}"; do
         -jobs="$jobs" -workers="$jobs" -print_final_stats=1 >"$log" 2>&1
     status=$?
     set -e
-    runs=$(grep -hoE 'Done [0-9]+ runs' "$log" fuzz-*.log 2>/dev/null | awk '{s += $2} END {print s + 0}')
-    if [ "$runs" = 0 ]; then
-        runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | awk '{s += $2} END {print s + 0}')
-    fi
+    # With -jobs, libFuzzer's own output is in fuzz-N.log (and echoed to the main log).
+    logs=("$log")
+    if compgen -G 'fuzz-*.log' >/dev/null; then logs=(fuzz-*.log); fi
+    runs=$(cat "${logs[@]}" | grep -oE 'Done [0-9]+ runs' | awk '{s += $2} END {print s + 0}' || true)
     if [ $status -ne 0 ]; then
         failed+=("$t")
         echo "!! $t crashed (exit $status); the last lines of its log:"
-        grep -vE '^\s+([0-9]+: |at )' "$log" | tail -25
+        cat "$log" fuzz-*.log 2>/dev/null | grep -vE '^\s+([0-9]+: |at )' | tail -25 || true
         summary+=("$t: CRASH after $runs runs (see fuzz/artifacts/$t/)")
     else
         summary+=("$t: $runs runs, no crash, corpus $(ls "corpus-work/$t" | wc -l) entries")

@@ -482,8 +482,8 @@ pub fn uri_template(data: &[u8]) {
     // Not held to it: a prefixed variable that also appears elsewhere (`{c}{c:2}`
     // expands two different values, which no match can equal); a variable both in a
     // pooled `;`/`?`/`&` expression and elsewhere (the search checks positional
-    // occurrences only); and repeated variables in adjacent expressions (`}{`), where
-    // the backtracking search may run out of its budget (then: no match).
+    // occurrences only); and repeated or prefixed variables among adjacent expressions
+    // (`}{`), where the backtracking search may run out of its budget (then: no match).
     let exprs: Vec<&str> =
         template.split('{').skip(1).filter_map(|rest| rest.split_once('}').map(|(expr, _)| expr)).collect();
     let name_of = |spec: &str| spec.split(':').next().unwrap_or(spec).trim_end_matches('*').to_owned();
@@ -498,7 +498,8 @@ pub fn uri_template(data: &[u8]) {
     let repeated = specs.iter().any(|(_, spec)| count(&name_of(spec)) > 1);
     let prefixed_repeat = specs.iter().any(|(_, spec)| spec.contains(':') && count(&name_of(spec)) > 1);
     let pooled_repeat = specs.iter().any(|(pooled, spec)| *pooled && count(&name_of(spec)) > 1);
-    if prefixed_repeat || pooled_repeat || (repeated && template.contains("}{")) {
+    let prefixed = specs.iter().any(|(_, spec)| spec.contains(':'));
+    if prefixed_repeat || pooled_repeat || ((repeated || prefixed) && template.contains("}{")) {
         return;
     }
     let expanded = t.expand(&vars);
