@@ -85,25 +85,6 @@ fn result_encode(c: &mut Criterion) {
     g.finish();
 }
 
-/// A copy of the private `mcpwire::http::sse::event` (keep in sync): one SSE event built
-/// in one buffer, newlines in the data replaced byte by byte.
-fn sse_event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 48);
-    out.extend_from_slice(b"event: message\n");
-    if let Some(id) = id {
-        out.extend_from_slice(b"id: ");
-        out.extend_from_slice(id.as_bytes());
-        out.push(b'\n');
-    }
-    if let Some(ms) = retry_ms {
-        out.extend_from_slice(format!("retry: {ms}\n").as_bytes());
-    }
-    out.extend_from_slice(b"data: ");
-    out.extend(data.iter().map(|b| if *b == b'\n' || *b == b'\r' { b' ' } else { *b }));
-    out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
-}
-
 fn sse_encode(c: &mut Criterion) {
     let mut g = c.benchmark_group("sse_event_encode");
     let small =
@@ -116,7 +97,9 @@ fn sse_encode(c: &mut Criterion) {
     };
     for (name, data) in [("echo_80B", &small), ("echo_16KiB", &big)] {
         g.throughput(Throughput::Bytes(data.len() as u64));
-        g.bench_function(name, |b| b.iter(|| sse_event(Some("1:7"), None, black_box(data))));
+        g.bench_function(name, |b| {
+            b.iter(|| mcpwire::http::encode_sse_event(Some("1:7"), None, black_box(data)))
+        });
     }
     g.finish();
 }
