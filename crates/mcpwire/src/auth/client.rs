@@ -112,6 +112,9 @@ pub struct OAuthClient {
     config: OAuthConfig,
     fetch: Fetcher,
     state: Arc<Mutex<State>>,
+    /// The access token requests carry now; a plain lock so that building a request needs
+    /// no await.
+    current: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl std::fmt::Debug for OAuthClient {
@@ -155,7 +158,12 @@ fn canonical_resource(server_url: &str) -> String {
 impl OAuthClient {
     /// A client with a configuration.
     pub fn new(config: OAuthConfig) -> Self {
-        OAuthClient { config, fetch: Fetcher::default(), state: Arc::new(Mutex::new(State::default())) }
+        OAuthClient {
+            config,
+            fetch: Fetcher::default(),
+            state: Arc::new(Mutex::new(State::default())),
+            current: Arc::default(),
+        }
     }
 
     /// The current access token, if any.
@@ -163,14 +171,29 @@ impl OAuthClient {
         self.state.lock().await.access_token.clone()
     }
 
-    /// Handles a `401` (or a `403 insufficient_scope`, a step-up) from `server_url` with
-    /// its `WWW-Authenticate` value: runs the flow and returns a fresh access token.
+    /// The headers that carry the current access token on a request to the resource
+    /// server (`method` to `uri`): `Authorization: Bearer …`, or nothing before the first
+    /// authorization.
+    pub fn request_headers(&self, _method: &http::Method, _uri: &http::Uri) -> http::HeaderMap {
+        let mut headers = http::HeaderMap::new();
+        let token = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
+        if let Some(value) = token.and_then(|t| http::HeaderValue::from_str(&format!("Bearer {t}")).ok()) {
+            headers.insert(http::header::AUTHORIZATION, value);
+        }
+        headers
+    }
+
+    /// Handles a `401` (or a `403 insufficient_scope`, a step-up) from `server_url`, given
+    /// that response's headers (`WWW-Authenticate`): runs the flow, after which
+    /// [`request_headers`](Self::request_headers) carries the fresh token.
     pub async fn authorize(
         &self,
         server_url: &str,
-        www_authenticate: Option<&str>,
+        response_headers: &http::HeaderMap,
         forbidden: bool,
-    ) -> Result<String, AuthError> {
+    ) -> Result<(), AuthError> {
+        let www_authenticate =
+            response_headers.get(http::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
         let challenge = www_authenticate.and_then(Challenge::parse).unwrap_or_default();
         let mut state = self.state.lock().await;
         if forbidden {
@@ -306,7 +329,8 @@ impl OAuthClient {
             Some(granted) => granted.split_whitespace().map(str::to_owned).collect(),
             None => scopes,
         };
-        Ok(access)
+        *self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(access);
+        Ok(())
     }
 
     /// Sends a token request with the client authentication its method asks for.

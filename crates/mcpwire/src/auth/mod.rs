@@ -5,6 +5,8 @@
 mod challenge;
 mod client;
 mod fetch;
+#[cfg(feature = "auth")]
+pub mod server;
 
 pub use challenge::Challenge;
 pub use client::{AuthorizationHandler, ClientCredentials, FetchRedirect, OAuthClient, OAuthConfig};

@@ -154,8 +154,6 @@ struct Shared {
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
     internal_ids: AtomicU64,
     oauth: Option<crate::auth::OAuthClient>,
-    /// The current OAuth access token.
-    token: Mutex<Option<String>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -184,7 +182,6 @@ impl Transport for HttpClientTransport {
             tool_headers: Mutex::new(HashMap::new()),
             internal_ids: AtomicU64::new(1),
             oauth: self.oauth,
-            token: Mutex::new(None),
         });
         tokio::spawn(write_loop(shared, out_rx));
         Connection { incoming: in_rx, outgoing: out_tx }
@@ -335,14 +332,12 @@ impl Shared {
         body: Option<Vec<u8>>,
         extra: HeaderMap,
     ) -> Option<HttpRequest<Full<Bytes>>> {
-        let mut builder = HttpRequest::builder().method(method).uri(uri);
+        let mut builder = HttpRequest::builder().method(method.clone()).uri(uri.clone());
         let headers = builder.headers_mut()?;
         headers.extend(self.headers.clone());
         headers.extend(extra);
-        if let Some(token) =
-            lock(&self.token).as_deref().and_then(|t| HeaderValue::from_str(&format!("Bearer {t}")).ok())
-        {
-            headers.insert(header::AUTHORIZATION, token);
+        if let Some(oauth) = &self.oauth {
+            headers.extend(oauth.request_headers(&method, &uri));
         }
         builder.body(Full::new(Bytes::from(body.unwrap_or_default()))).ok()
     }
@@ -403,8 +398,8 @@ impl Shared {
             let status = response.status();
             // OAuth: authorize on 401 (and step up on 403 insufficient_scope), then retry.
             if let (Some(oauth), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) = (&self.oauth, status) {
-                let challenge = response
-                    .headers()
+                let response_headers = response.headers().clone();
+                let challenge = response_headers
                     .get(header::WWW_AUTHENTICATE)
                     .and_then(|v| v.to_str().ok())
                     .map(str::to_owned);
@@ -418,11 +413,8 @@ impl Shared {
                 if (!forbidden || step_up) && authorizations < 3 {
                     authorizations += 1;
                     let _ = read_limited(response.into_body()).await;
-                    match oauth.authorize(&self.url.to_string(), challenge.as_deref(), forbidden).await {
-                        Ok(token) => {
-                            *lock(&self.token) = Some(token);
-                            continue;
-                        }
+                    match oauth.authorize(&self.url.to_string(), &response_headers, forbidden).await {
+                        Ok(()) => continue,
                         Err(e) => {
                             if let Some(id) = &request_id {
                                 self.fail(id, codes::INVALID_REQUEST, format!("authorization failed: {e}"))
