@@ -1,0 +1,302 @@
+//! The authorization server's signing keys (a JWK Set, RFC 7517) as ring public keys:
+//! fetched from `jwks_uri` (given, or read from the authorization server's metadata),
+//! cached for a TTL, and refetched when a token names an unknown `kid`, at most once per
+//! interval so that a flood of made-up `kid`s cannot hammer the authorization server.
+
+use std::time::{Duration, Instant};
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine;
+use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
+use serde_json::Value;
+
+use super::claims::TokenError;
+use crate::auth::fetch::{origin, path, Fetcher};
+
+/// The most keys kept from one JWK Set (the rest are ignored).
+const MAX_KEYS: usize = 64;
+
+/// A JWS signature algorithm this crate verifies (RFC 7518 names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Algorithm {
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (keys of 2048 to 8192 bits).
+    RS256,
+    /// RSASSA-PSS with SHA-256 (keys of 2048 to 8192 bits).
+    PS256,
+    /// ECDSA on P-256 with SHA-256.
+    ES256,
+    /// Ed25519.
+    EdDSA,
+}
+
+impl Algorithm {
+    /// Every supported algorithm (the default allow-list).
+    pub const ALL: [Algorithm; 4] = [Algorithm::RS256, Algorithm::PS256, Algorithm::ES256, Algorithm::EdDSA];
+
+    /// The algorithm a JWS `alg` names; `none` and unknown names are `None`.
+    pub fn from_name(name: &str) -> Option<Algorithm> {
+        match name {
+            "RS256" => Some(Algorithm::RS256),
+            "PS256" => Some(Algorithm::PS256),
+            "ES256" => Some(Algorithm::ES256),
+            "EdDSA" => Some(Algorithm::EdDSA),
+            _ => None,
+        }
+    }
+
+    /// The JWS name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algorithm::RS256 => "RS256",
+            Algorithm::PS256 => "PS256",
+            Algorithm::ES256 => "ES256",
+            Algorithm::EdDSA => "EdDSA",
+        }
+    }
+}
+
+/// The public part of one key.
+#[derive(Clone, Debug)]
+enum KeyMaterial {
+    /// Big-endian modulus and exponent, without leading zeros.
+    Rsa { n: Vec<u8>, e: Vec<u8> },
+    /// The uncompressed point `04 || x || y`.
+    P256(Vec<u8>),
+    /// The 32-byte public key.
+    Ed25519(Vec<u8>),
+}
+
+/// One verification key of the set.
+#[derive(Clone, Debug)]
+pub(crate) struct Jwk {
+    kid: Option<String>,
+    alg: Option<String>,
+    key: KeyMaterial,
+}
+
+impl Jwk {
+    /// Parses one JWK; keys of unsupported types or curves, and encryption keys, are `None`.
+    fn parse(value: &Value) -> Option<Jwk> {
+        let text = |name: &str| value.get(name).and_then(Value::as_str);
+        let bytes = |name: &str| text(name).and_then(|s| URL_SAFE_NO_PAD.decode(s).ok());
+        if text("use").is_some_and(|u| u != "sig") {
+            return None;
+        }
+        let key = match (text("kty")?, text("crv")) {
+            ("RSA", _) => KeyMaterial::Rsa { n: strip_zeros(bytes("n")?), e: strip_zeros(bytes("e")?) },
+            ("EC", Some("P-256")) => {
+                let (x, y) = (bytes("x")?, bytes("y")?);
+                if x.len() != 32 || y.len() != 32 {
+                    return None;
+                }
+                KeyMaterial::P256([&[4u8][..], &x, &y].concat())
+            }
+            ("OKP", Some("Ed25519")) => KeyMaterial::Ed25519(bytes("x")?),
+            _ => return None,
+        };
+        Some(Jwk { kid: text("kid").map(str::to_owned), alg: text("alg").map(str::to_owned), key })
+    }
+
+    /// Whether this key can check a signature made with `alg`.
+    fn fits(&self, alg: Algorithm) -> bool {
+        let kind_fits = matches!(
+            (&self.key, alg),
+            (KeyMaterial::Rsa { .. }, Algorithm::RS256 | Algorithm::PS256)
+                | (KeyMaterial::P256(_), Algorithm::ES256)
+                | (KeyMaterial::Ed25519(_), Algorithm::EdDSA)
+        );
+        kind_fits && self.alg.as_deref().is_none_or(|a| a == alg.name())
+    }
+
+    /// Whether `signature` is this key's `alg` signature of `message`.
+    pub(crate) fn verifies(&self, alg: Algorithm, message: &[u8], signature: &[u8]) -> bool {
+        match (&self.key, alg) {
+            (KeyMaterial::Rsa { n, e }, Algorithm::RS256) => RsaPublicKeyComponents { n, e }
+                .verify(&signature::RSA_PKCS1_2048_8192_SHA256, message, signature)
+                .is_ok(),
+            (KeyMaterial::Rsa { n, e }, Algorithm::PS256) => RsaPublicKeyComponents { n, e }
+                .verify(&signature::RSA_PSS_2048_8192_SHA256, message, signature)
+                .is_ok(),
+            (KeyMaterial::P256(point), Algorithm::ES256) => {
+                UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, point)
+                    .verify(message, signature)
+                    .is_ok()
+            }
+            (KeyMaterial::Ed25519(key), Algorithm::EdDSA) => {
+                UnparsedPublicKey::new(&signature::ED25519, key).verify(message, signature).is_ok()
+            }
+            _ => false,
+        }
+    }
+}
+
+fn strip_zeros(mut bytes: Vec<u8>) -> Vec<u8> {
+    let zeros = bytes.iter().take_while(|b| **b == 0).count();
+    bytes.drain(..zeros);
+    bytes
+}
+
+/// Parses a JWK Set document, keeping the usable keys (at most [`MAX_KEYS`]).
+pub(crate) fn parse_set(document: &Value) -> Option<Vec<Jwk>> {
+    let keys = document.get("keys")?.as_array()?;
+    Some(keys.iter().filter_map(Jwk::parse).take(MAX_KEYS).collect())
+}
+
+/// Where the keys are published.
+#[derive(Clone, Debug)]
+pub(crate) enum JwksSource {
+    /// A JWK Set URL.
+    Url(String),
+    /// An issuer whose metadata (RFC 8414, then OpenID Connect discovery) names
+    /// `jwks_uri`.
+    Issuer(String),
+}
+
+/// Cache timings and fetch bounds.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct CachePolicy {
+    pub(crate) ttl: Duration,
+    pub(crate) min_refetch: Duration,
+    pub(crate) fetch_timeout: Duration,
+}
+
+#[derive(Default)]
+struct CacheState {
+    /// The resolved JWK Set URL.
+    jwks_uri: Option<String>,
+    keys: Vec<Jwk>,
+    fetched_at: Option<Instant>,
+    last_attempt: Option<Instant>,
+}
+
+/// The cached key set. The lock is held while fetching, so concurrent verifications wait
+/// for one fetch (bounded by the fetch timeout) instead of each starting their own.
+pub(crate) struct KeyCache {
+    source: JwksSource,
+    policy: CachePolicy,
+    fetcher: Fetcher,
+    state: tokio::sync::Mutex<CacheState>,
+}
+
+impl KeyCache {
+    pub(crate) fn new(source: JwksSource, policy: CachePolicy) -> Self {
+        KeyCache { source, policy, fetcher: Fetcher::default(), state: Default::default() }
+    }
+
+    pub(crate) fn set_policy(&mut self, policy: CachePolicy) {
+        self.policy = policy;
+    }
+
+    pub(crate) fn policy(&self) -> CachePolicy {
+        self.policy
+    }
+
+    /// The keys that may have signed a token with this `kid` (any key when the token
+    /// names none) and `alg`. Fetches when the cache is empty, stale, or lacks the
+    /// `kid`, unless the last attempt was less than `min_refetch` ago.
+    pub(crate) async fn candidates(&self, kid: Option<&str>, alg: Algorithm) -> Result<Vec<Jwk>, TokenError> {
+        let matching = |keys: &[Jwk]| -> Vec<Jwk> {
+            keys.iter()
+                .filter(|k| k.fits(alg) && (kid.is_none() || k.kid.as_deref() == kid))
+                .cloned()
+                .collect()
+        };
+        let mut state = self.state.lock().await;
+        let fresh = state.fetched_at.is_some_and(|t| t.elapsed() < self.policy.ttl);
+        let found = matching(&state.keys);
+        if fresh && !found.is_empty() {
+            return Ok(found);
+        }
+        let may_fetch = state.last_attempt.is_none_or(|t| t.elapsed() >= self.policy.min_refetch);
+        let mut failure = None;
+        if may_fetch {
+            state.last_attempt = Some(Instant::now());
+            let fetched =
+                tokio::time::timeout(self.policy.fetch_timeout, self.fetch(&mut state.jwks_uri)).await;
+            match fetched {
+                Ok(Ok(keys)) => {
+                    state.keys = keys;
+                    state.fetched_at = Some(Instant::now());
+                }
+                Ok(Err(e)) => failure = Some(e),
+                Err(_) => failure = Some(TokenError::Unavailable("fetching the JWK Set timed out".into())),
+            }
+        }
+        let found = matching(&state.keys);
+        match failure {
+            _ if !found.is_empty() => Ok(found),
+            Some(e) => Err(e),
+            None => Err(TokenError::Invalid("no known key matches the token's kid and alg".into())),
+        }
+    }
+
+    /// Fetches the key set, resolving (and remembering) `jwks_uri` first if needed.
+    async fn fetch(&self, jwks_uri: &mut Option<String>) -> Result<Vec<Jwk>, TokenError> {
+        let uri = match (&self.source, jwks_uri.as_ref()) {
+            (_, Some(uri)) => uri.clone(),
+            (JwksSource::Url(url), None) => url.clone(),
+            (JwksSource::Issuer(issuer), None) => self.discover_jwks_uri(issuer).await?,
+        };
+        *jwks_uri = Some(uri.clone());
+        let document = self.get_json(&uri).await?;
+        parse_set(&document).ok_or_else(|| TokenError::Unavailable(format!("{uri} is not a JWK Set")))
+    }
+
+    /// `jwks_uri` from the issuer's RFC 8414 metadata, else its OpenID configuration;
+    /// the document's `issuer` must be the issuer asked about.
+    async fn discover_jwks_uri(&self, issuer: &str) -> Result<String, TokenError> {
+        let base = origin(issuer).ok_or_else(|| TokenError::Unavailable(format!("bad issuer {issuer:?}")))?;
+        let candidates = [
+            format!("{base}/.well-known/oauth-authorization-server{}", path(issuer)),
+            format!("{}/.well-known/openid-configuration", issuer.trim_end_matches('/')),
+        ];
+        for url in candidates {
+            let Ok(metadata) = self.get_json(&url).await else { continue };
+            if metadata.get("issuer").and_then(Value::as_str) != Some(issuer) {
+                continue;
+            }
+            if let Some(uri) = metadata.get("jwks_uri").and_then(Value::as_str) {
+                return Ok(uri.to_owned());
+            }
+        }
+        Err(TokenError::Unavailable(format!("no metadata of {issuer} names a jwks_uri")))
+    }
+
+    async fn get_json(&self, url: &str) -> Result<Value, TokenError> {
+        let fetched = self.fetcher.get(url).await.map_err(|e| TokenError::Unavailable(e.to_string()))?;
+        if !fetched.status.is_success() {
+            return Err(TokenError::Unavailable(format!("{url} answered {}", fetched.status)));
+        }
+        fetched.json().ok_or_else(|| TokenError::Unavailable(format!("{url} did not answer JSON")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_supported_keys_and_skips_the_rest() {
+        let b = |bytes: &[u8]| URL_SAFE_NO_PAD.encode(bytes);
+        let set = json!({"keys": [
+            {"kty": "RSA", "kid": "r", "n": b(&[0, 0, 1, 2]), "e": b(&[1, 0, 1])},
+            {"kty": "EC", "crv": "P-256", "kid": "e", "x": b(&[1; 32]), "y": b(&[2; 32]), "alg": "ES256"},
+            {"kty": "EC", "crv": "P-384", "x": b(&[1; 48]), "y": b(&[2; 48])},
+            {"kty": "OKP", "crv": "Ed25519", "kid": "o", "x": b(&[3; 32])},
+            {"kty": "OKP", "crv": "Ed25519", "use": "enc", "x": b(&[3; 32])},
+            {"kty": "oct", "k": b(b"secret")}
+        ]});
+        let keys = parse_set(&set).unwrap();
+        assert_eq!(keys.len(), 3);
+        assert!(matches!(&keys[0].key, KeyMaterial::Rsa { n, .. } if n == &[1, 2]));
+        assert!(keys[0].fits(Algorithm::PS256) && !keys[0].fits(Algorithm::ES256));
+        assert!(keys[1].fits(Algorithm::ES256) && !keys[1].fits(Algorithm::EdDSA));
+        assert!(matches!(&keys[1].key, KeyMaterial::P256(p) if p.len() == 65 && p[0] == 4));
+        assert!(keys[2].fits(Algorithm::EdDSA));
+        assert!(parse_set(&json!({"keys": {}})).is_none());
+        assert_eq!(Algorithm::from_name("none"), None);
+        assert_eq!(Algorithm::from_name("HS256"), None);
+    }
+}

@@ -1,0 +1,300 @@
+//! [`BearerAuthLayer`]: the tower middleware that lets only requests with a valid bearer
+//! token through (RFC 6750), answers the others with the `WWW-Authenticate` challenge the
+//! MCP client needs to get one (RFC 9728 `resource_metadata`, `scope`, `error`), and hands
+//! the token's [`Principal`] and [`TokenClaims`] to the wrapped service in the request's
+//! extensions, where the MCP endpoint binds 2025 sessions to the principal and shows it
+//! to handlers.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use http::{header, HeaderValue, Request, Response, StatusCode};
+use http_body_util::Full;
+use serde_json::json;
+
+use super::claims::{TokenClaims, TokenError, TokenVerifier};
+use crate::http::McpBody;
+use crate::Principal;
+
+/// A response body the auth services can build their own answers (errors, metadata) in.
+pub trait AuthResponseBody {
+    /// A complete body of these bytes.
+    fn from_bytes(bytes: Bytes) -> Self;
+}
+
+impl AuthResponseBody for McpBody {
+    fn from_bytes(bytes: Bytes) -> Self {
+        McpBody::full(bytes)
+    }
+}
+
+impl AuthResponseBody for Full<Bytes> {
+    fn from_bytes(bytes: Bytes) -> Self {
+        Full::new(bytes)
+    }
+}
+
+/// Extra scopes one request needs, decided from its head (for example from the 2026
+/// `Mcp-Method` and `Mcp-Name` headers), on top of the layer's global ones.
+pub type ScopePolicy = Arc<dyn Fn(&http::request::Parts) -> Vec<String> + Send + Sync>;
+
+#[derive(Clone)]
+struct Config {
+    verifier: Arc<dyn TokenVerifier>,
+    resource_metadata: String,
+    required_scopes: Vec<String>,
+    challenge_scope: Option<String>,
+    policy: Option<ScopePolicy>,
+}
+
+/// Builds [`BearerAuth`] services. Cheap to clone.
+#[derive(Clone)]
+pub struct BearerAuthLayer {
+    config: Arc<Config>,
+}
+
+impl std::fmt::Debug for BearerAuthLayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BearerAuthLayer")
+            .field("resource_metadata", &self.config.resource_metadata)
+            .field("required_scopes", &self.config.required_scopes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl BearerAuthLayer {
+    /// Checks tokens with `verifier`; challenges point to the Protected Resource Metadata
+    /// at `resource_metadata_url` (see [`ResourceMetadata::url`](super::ResourceMetadata::url)).
+    pub fn new(verifier: impl TokenVerifier, resource_metadata_url: impl Into<String>) -> Self {
+        BearerAuthLayer {
+            config: Arc::new(Config {
+                verifier: Arc::new(verifier),
+                resource_metadata: resource_metadata_url.into(),
+                required_scopes: Vec::new(),
+                challenge_scope: None,
+                policy: None,
+            }),
+        }
+    }
+
+    fn edit(mut self, f: impl FnOnce(&mut Config)) -> Self {
+        f(Arc::make_mut(&mut self.config));
+        self
+    }
+
+    /// Scopes every request needs (a token without them gets `403 insufficient_scope`).
+    pub fn required_scopes<I: IntoIterator<Item = S>, S: Into<String>>(self, scopes: I) -> Self {
+        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        self.edit(|c| c.required_scopes = scopes)
+    }
+
+    /// The `scope` of the `401` challenge (default: the required scopes, if any): what a
+    /// client should ask for to use the server.
+    pub fn challenge_scope(self, scope: impl Into<String>) -> Self {
+        let scope = scope.into();
+        self.edit(|c| c.challenge_scope = Some(scope))
+    }
+
+    /// Extra scopes per request, decided from its head.
+    pub fn scope_policy(
+        self,
+        policy: impl Fn(&http::request::Parts) -> Vec<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.edit(|c| c.policy = Some(Arc::new(policy)))
+    }
+
+    /// Wraps `inner` (tower's `Layer::layer`).
+    pub fn layer<S>(&self, inner: S) -> BearerAuth<S> {
+        BearerAuth { inner, config: self.config.clone() }
+    }
+}
+
+/// A service that authenticates each request before passing it to `S`.
+#[derive(Clone)]
+pub struct BearerAuth<S> {
+    inner: S,
+    config: Arc<Config>,
+}
+
+impl<S> std::fmt::Debug for BearerAuth<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BearerAuth").field("resource_metadata", &self.config.resource_metadata).finish()
+    }
+}
+
+/// Why a request was refused, and how to say it.
+struct Refusal {
+    status: StatusCode,
+    /// The RFC 6750 error code (`None` when the request carried no credentials at all).
+    error: Option<&'static str>,
+    description: String,
+    scope: Option<String>,
+}
+
+impl Refusal {
+    fn new(status: StatusCode, error: Option<&'static str>, description: impl Into<String>) -> Self {
+        Refusal { status, error, description: description.into(), scope: None }
+    }
+}
+
+impl Config {
+    /// The `WWW-Authenticate` value: `Bearer resource_metadata="…"`, then `scope` and
+    /// `error` when there are.
+    fn challenge(&self, scope: Option<&str>, error: Option<&str>) -> String {
+        let mut value = format!("Bearer resource_metadata=\"{}\"", quote(&self.resource_metadata));
+        if let Some(scope) = scope.filter(|s| !s.is_empty()) {
+            value.push_str(&format!(", scope=\"{}\"", quote(scope)));
+        }
+        if let Some(error) = error {
+            value.push_str(&format!(", error=\"{error}\""));
+        }
+        value
+    }
+
+    fn default_scope(&self) -> Option<String> {
+        self.challenge_scope.clone().or_else(|| Some(self.required_scopes.join(" ")))
+    }
+
+    fn respond<B: AuthResponseBody>(&self, refusal: Refusal) -> Response<B> {
+        let mut body = json!({ "error_description": refusal.description });
+        if let Some(error) = refusal.error {
+            body["error"] = error.into();
+        }
+        let mut response = Response::new(B::from_bytes(Bytes::from(body.to_string())));
+        *response.status_mut() = refusal.status;
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        if refusal.status != StatusCode::SERVICE_UNAVAILABLE {
+            let scope = refusal.scope.or_else(|| self.default_scope());
+            let challenge = self.challenge(scope.as_deref(), refusal.error);
+            let value = HeaderValue::from_str(&challenge).unwrap_or(HeaderValue::from_static("Bearer"));
+            headers.insert(header::WWW_AUTHENTICATE, value);
+        }
+        response
+    }
+
+    /// Authenticates one request head: its principal and claims, or the refusal.
+    async fn authenticate(&self, parts: &http::request::Parts) -> Result<(Principal, TokenClaims), Refusal> {
+        let bad_request = |m: &str| Refusal::new(StatusCode::BAD_REQUEST, Some("invalid_request"), m);
+        let in_query = parts.uri.query().is_some_and(|q| {
+            q.split('&').any(|pair| pair.split('=').next().is_some_and(|name| name == "access_token"))
+        });
+        if in_query {
+            return Err(bad_request("access tokens are not accepted in the query string"));
+        }
+        let mut values = parts.headers.get_all(header::AUTHORIZATION).iter();
+        let (Some(value), None) = (values.next(), values.next()) else {
+            return match parts.headers.contains_key(header::AUTHORIZATION) {
+                true => Err(bad_request("more than one Authorization header")),
+                false => Err(Refusal::new(StatusCode::UNAUTHORIZED, None, "no access token")),
+            };
+        };
+        let value = value.to_str().map_err(|_| bad_request("the Authorization header is not text"))?;
+        let token = match value.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+            _ => return Err(Refusal::new(StatusCode::UNAUTHORIZED, None, "no bearer token")),
+        };
+        if !is_b64token(token) {
+            return Err(bad_request("the bearer token is malformed"));
+        }
+        let claims = self.verifier.verify(token).await.map_err(|e| match e {
+            TokenError::Invalid(m) => Refusal::new(StatusCode::UNAUTHORIZED, Some("invalid_token"), m),
+            TokenError::Unavailable(m) => {
+                tracing::warn!("token verification unavailable: {m}");
+                Refusal::new(StatusCode::SERVICE_UNAVAILABLE, Some("temporarily_unavailable"), m)
+            }
+        })?;
+        let Some(principal) = claims.principal().map(|p| Principal(p.to_owned())) else {
+            return Err(Refusal::new(
+                StatusCode::UNAUTHORIZED,
+                Some("invalid_token"),
+                "the token names neither a subject nor a client",
+            ));
+        };
+        let mut required = self.required_scopes.clone();
+        if let Some(policy) = &self.policy {
+            for scope in policy(parts) {
+                if !required.contains(&scope) {
+                    required.push(scope);
+                }
+            }
+        }
+        if !claims.has_scopes(&required) {
+            let mut refusal = Refusal::new(
+                StatusCode::FORBIDDEN,
+                Some("insufficient_scope"),
+                "the token lacks a required scope",
+            );
+            refusal.scope = Some(required.join(" "));
+            return Err(refusal);
+        }
+        Ok((principal, claims))
+    }
+}
+
+/// RFC 6750 §2.1 `b64token`: `1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"="`.
+fn is_b64token(token: &str) -> bool {
+    let body = token.trim_end_matches('=');
+    !body.is_empty()
+        && body
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~' | b'+' | b'/'))
+}
+
+/// Escapes a quoted-string's content.
+fn quote(value: &str) -> String {
+    value.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+impl<S, ReqBody, ResBody> tower_service::Service<Request<ReqBody>> for BearerAuth<S>
+where
+    S: tower_service::Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
+    S::Future: Send,
+    S::Error: Send + 'static,
+    ReqBody: Send + 'static,
+    ResBody: AuthResponseBody + Send + 'static,
+{
+    type Response = Response<ResBody>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Response<ResBody>, S::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<ReqBody>) -> Self::Future {
+        // The clone may not be ready; the instance polled ready is the one that is called.
+        let clone = self.inner.clone();
+        let mut inner = std::mem::replace(&mut self.inner, clone);
+        let config = self.config.clone();
+        Box::pin(async move {
+            let (mut parts, body) = request.into_parts();
+            match config.authenticate(&parts).await {
+                Ok((principal, claims)) => {
+                    parts.extensions.insert(principal);
+                    parts.extensions.insert(claims);
+                    inner.call(Request::from_parts(parts, body)).await
+                }
+                Err(refusal) => Ok(config.respond(refusal)),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_b64tokens() {
+        assert!(is_b64token("abc.DEF-_~+/=="));
+        assert!(!is_b64token("=="));
+        assert!(!is_b64token("a b"));
+        assert!(!is_b64token("a\"b"));
+        assert_eq!(quote(r#"a"b\c"#), r#"a\"b\\c"#);
+    }
+}
