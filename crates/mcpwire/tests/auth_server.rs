@@ -5,6 +5,8 @@
 //! client where statuses and headers are asserted.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "auth_server/oauth_flow.rs"]
+mod oauth_flow;
 #[path = "raw_http/mod.rs"]
 mod raw_http;
 #[path = "auth_server/test_as.rs"]
@@ -83,19 +85,31 @@ fn mcp_server() -> Server {
         .tool(tool("whoami").description("The caller's principal").handler(|ctx: Ctx| async move {
             ctx.extensions().get::<Principal>().map(|p| p.0.clone()).unwrap_or_else(|| "nobody".into())
         }))
+        .tool(
+            tool("admin").description("Needs the mcp:admin scope").handler(|_ctx: Ctx| async { "admin ok" }),
+        )
         .build()
         .unwrap()
 }
 
 /// Starts the server behind the layer `verifier` builds, requiring [`SCOPE`].
 async fn protect<V: TokenVerifier>(issuer: &str, verifier: impl FnOnce(&str) -> V) -> Protected {
+    protect_with(issuer, verifier, |layer| layer).await
+}
+
+/// [`protect`], with the layer adjusted by `configure`.
+async fn protect_with<V: TokenVerifier>(
+    issuer: &str,
+    verifier: impl FnOnce(&str) -> V,
+    configure: impl FnOnce(BearerAuthLayer) -> BearerAuthLayer,
+) -> Protected {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let resource = format!("http://{addr}/mcp");
     let mut metadata = ResourceMetadata::new(&resource, issuer);
     metadata.scopes_supported = vec![SCOPE.into()];
     metadata.resource_name = Some("Protected test server".into());
-    let auth = BearerAuthLayer::new(verifier(&resource), metadata.url()).required_scopes([SCOPE]);
+    let auth = configure(BearerAuthLayer::new(verifier(&resource), metadata.url()).required_scopes([SCOPE]));
     let app = MetadataRouter::new(&metadata, auth.layer(McpService::new(mcp_server())));
     let bound = serve_service(listener, app).unwrap();
     Protected { addr, resource, bound }
@@ -254,6 +268,14 @@ async fn bad_tokens_get_401_invalid_token() {
     // Within the 60 s leeway, a just-expired token still works.
     let token = ed_token(&auth, &good(json!({"exp": now() - 10})));
     assert_eq!(init_with(server.addr, Some(&token)).await.status, 200);
+}
+
+/// The claims of a JWT, unverified (to look at what the AS issued).
+fn decode_claims(token: &str) -> Value {
+    use base64::Engine;
+    let payload = token.split('.').nth(1).unwrap();
+    serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap())
+        .unwrap()
 }
 
 fn base64_url(bytes: &[u8]) -> String {

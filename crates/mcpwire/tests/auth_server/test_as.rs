@@ -233,6 +233,7 @@ impl TestAs {
                 let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
                 let mut answer = request.clone();
                 answer["client_id"] = json!(format!("dyn-client-{}", self.next_id()));
+                answer["token_endpoint_auth_method"] = json!("none");
                 json_response(StatusCode::CREATED, &answer)
             }
             ("GET", "/authorize") => self.authorize(parts.uri.query().unwrap_or("")),
