@@ -410,6 +410,24 @@ async fn introspection_the_as_refuses_answers_503() {
     assert_eq!(response.header("www-authenticate"), None);
 }
 
+#[tokio::test]
+async fn an_unreachable_key_set_answers_503_without_a_challenge() {
+    let auth = TestAs::start().await;
+    // A port nothing listens on (bound, then released).
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let issuer = auth.issuer.clone();
+    let server = protect(&auth.issuer, |resource| {
+        JwtVerifier::new(format!("http://{closed}/jwks"), issuer, resource)
+            .fetch_timeout(Duration::from_secs(2))
+    })
+    .await;
+    let token = ed_token(&auth, &claims(&auth, &server.resource, json!({})));
+    let response = init_with(server.addr, Some(&token)).await;
+    assert_eq!(response.status, 503);
+    assert_eq!(response.header("www-authenticate"), None);
+    assert_eq!(response.json().await["error"], "temporarily_unavailable");
+}
+
 /// A 2025 request in session `sid`.
 fn in_session(body: &Value, sid: &str) -> Req {
     Req::post(body).header("mcp-session-id", sid).header("mcp-protocol-version", "2025-11-25")
