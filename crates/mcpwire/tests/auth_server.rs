@@ -7,6 +7,8 @@
 
 #[path = "auth_server/oauth_flow.rs"]
 mod oauth_flow;
+#[path = "auth_server/python_interop.rs"]
+mod python_interop;
 #[path = "raw_http/mod.rs"]
 mod raw_http;
 #[path = "auth_server/test_as.rs"]
