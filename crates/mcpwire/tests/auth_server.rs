@@ -356,6 +356,33 @@ async fn an_unknown_kid_refetches_the_key_set_at_most_once_per_interval() {
     assert_eq!(auth.jwks_fetches.load(Ordering::SeqCst), 2);
 }
 
+#[tokio::test]
+async fn a_slow_key_set_fetch_does_not_hold_up_tokens_of_known_keys() {
+    let auth = TestAs::start().await;
+    let (jwks, issuer) = (auth.url("/jwks"), auth.issuer.clone());
+    let server = protect(&auth.issuer, |resource| {
+        JwtVerifier::new(jwks, issuer, resource)
+            .min_refetch_interval(Duration::ZERO)
+            .fetch_timeout(Duration::from_secs(30))
+    })
+    .await;
+    let good = claims(&auth, &server.resource, json!({}));
+    let known = ed_token(&auth, &good);
+    assert_eq!(init_with(server.addr, Some(&known)).await.status, 200);
+    // An unknown kid starts a refetch that the AS answers only after 20 s.
+    *auth.jwks_delay.lock().unwrap() = Duration::from_secs(20);
+    let unknown = auth.signer.token(json!({"alg": "EdDSA", "kid": "unknown"}), &good);
+    // Sent without reading the answer, so that nothing times out meanwhile.
+    let pending =
+        raw_http::send_only(server.addr, with_token(Req::post(&initialize("2025-11-25")), &unknown)).await;
+    while auth.jwks_fetches.load(Ordering::SeqCst) < 2 {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(init_with(server.addr, Some(&known)).await.status, 200);
+    assert_eq!(auth.jwks_answers.load(Ordering::SeqCst), 1, "the known key waited for the refetch");
+    drop(pending);
+}
+
 async fn protect_with_introspection(auth: &TestAs, secret: &str) -> Protected {
     let endpoint = auth.url("/introspect");
     let issuer = auth.issuer.clone();

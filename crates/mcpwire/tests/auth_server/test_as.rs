@@ -131,6 +131,10 @@ pub struct TestAs {
     pub jwks_fetches: AtomicUsize,
     pub introspections: AtomicUsize,
     pub tokens_issued: AtomicUsize,
+    /// JWK Set requests answered (after the delay).
+    pub jwks_answers: AtomicUsize,
+    /// How long the JWK Set endpoint waits before answering.
+    pub jwks_delay: Mutex<std::time::Duration>,
     /// Signs the tokens the token endpoint issues (kid `ed`).
     pub signer: Signer,
     state: Mutex<State>,
@@ -146,6 +150,8 @@ impl TestAs {
             jwks_fetches: AtomicUsize::new(0),
             introspections: AtomicUsize::new(0),
             tokens_issued: AtomicUsize::new(0),
+            jwks_answers: AtomicUsize::new(0),
+            jwks_delay: Mutex::new(std::time::Duration::ZERO),
             signer: Signer::ed25519(),
             state: Mutex::new(State::default()),
         });
@@ -215,6 +221,9 @@ impl TestAs {
             }
             ("GET", "/jwks") => {
                 self.jwks_fetches.fetch_add(1, Ordering::SeqCst);
+                let delay = *self.jwks_delay.lock().unwrap();
+                tokio::time::sleep(delay).await;
+                self.jwks_answers.fetch_add(1, Ordering::SeqCst);
                 let keys = self.state.lock().unwrap().jwks.clone();
                 json_response(StatusCode::OK, &json!({ "keys": keys }))
             }

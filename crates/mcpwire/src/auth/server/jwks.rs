@@ -160,27 +160,41 @@ pub(crate) struct CachePolicy {
     pub(crate) fetch_timeout: Duration,
 }
 
+/// The keys as last fetched.
 #[derive(Default)]
-struct CacheState {
-    /// The resolved JWK Set URL.
-    jwks_uri: Option<String>,
+struct Snapshot {
     keys: Vec<Jwk>,
     fetched_at: Option<Instant>,
+}
+
+/// What only the (single) fetching task touches.
+#[derive(Default)]
+struct FetchState {
+    /// The resolved JWK Set URL.
+    jwks_uri: Option<String>,
     last_attempt: Option<Instant>,
 }
 
-/// The cached key set. The lock is held while fetching, so concurrent verifications wait
-/// for one fetch (bounded by the fetch timeout) instead of each starting their own.
+/// The cached key set. Verifications read the snapshot without waiting; a fetch holds
+/// the fetch lock, so concurrent verifications that need one wait for it (bounded by the
+/// fetch timeout) instead of each starting their own, while tokens of known keys go on.
 pub(crate) struct KeyCache {
     source: JwksSource,
     policy: CachePolicy,
     fetcher: Fetcher,
-    state: tokio::sync::Mutex<CacheState>,
+    snapshot: std::sync::RwLock<Snapshot>,
+    fetching: tokio::sync::Mutex<FetchState>,
 }
 
 impl KeyCache {
     pub(crate) fn new(source: JwksSource, policy: CachePolicy) -> Self {
-        KeyCache { source, policy, fetcher: Fetcher::default(), state: Default::default() }
+        KeyCache {
+            source,
+            policy,
+            fetcher: Fetcher::default(),
+            snapshot: Default::default(),
+            fetching: Default::default(),
+        }
     }
 
     pub(crate) fn set_policy(&mut self, policy: CachePolicy) {
@@ -191,19 +205,30 @@ impl KeyCache {
         self.policy
     }
 
+    /// The fresh keys matching `kid` and `alg` (none when the snapshot is stale).
+    fn lookup(&self, kid: Option<&str>, alg: Algorithm) -> (Vec<Jwk>, bool) {
+        let Ok(snapshot) = self.snapshot.read() else { return (Vec::new(), false) };
+        let fresh = snapshot.fetched_at.is_some_and(|t| t.elapsed() < self.policy.ttl);
+        let found = snapshot
+            .keys
+            .iter()
+            .filter(|k| k.fits(alg) && (kid.is_none() || k.kid.as_deref() == kid))
+            .cloned()
+            .collect();
+        (found, fresh)
+    }
+
     /// The keys that may have signed a token with this `kid` (any key when the token
     /// names none) and `alg`. Fetches when the cache is empty, stale, or lacks the
     /// `kid`, unless the last attempt was less than `min_refetch` ago.
     pub(crate) async fn candidates(&self, kid: Option<&str>, alg: Algorithm) -> Result<Vec<Jwk>, TokenError> {
-        let matching = |keys: &[Jwk]| -> Vec<Jwk> {
-            keys.iter()
-                .filter(|k| k.fits(alg) && (kid.is_none() || k.kid.as_deref() == kid))
-                .cloned()
-                .collect()
-        };
-        let mut state = self.state.lock().await;
-        let fresh = state.fetched_at.is_some_and(|t| t.elapsed() < self.policy.ttl);
-        let found = matching(&state.keys);
+        let (found, fresh) = self.lookup(kid, alg);
+        if fresh && !found.is_empty() {
+            return Ok(found);
+        }
+        let mut state = self.fetching.lock().await;
+        // Another task may have fetched while this one waited.
+        let (found, fresh) = self.lookup(kid, alg);
         if fresh && !found.is_empty() {
             return Ok(found);
         }
@@ -215,14 +240,16 @@ impl KeyCache {
                 tokio::time::timeout(self.policy.fetch_timeout, self.fetch(&mut state.jwks_uri)).await;
             match fetched {
                 Ok(Ok(keys)) => {
-                    state.keys = keys;
-                    state.fetched_at = Some(Instant::now());
+                    if let Ok(mut snapshot) = self.snapshot.write() {
+                        *snapshot = Snapshot { keys, fetched_at: Some(Instant::now()) };
+                    }
                 }
                 Ok(Err(e)) => failure = Some(e),
                 Err(_) => failure = Some(TokenError::Unavailable("fetching the JWK Set timed out".into())),
             }
         }
-        let found = matching(&state.keys);
+        // Stale keys still serve when a refetch failed or was not due.
+        let (found, _) = self.lookup(kid, alg);
         match failure {
             _ if !found.is_empty() => Ok(found),
             Some(e) => Err(e),
