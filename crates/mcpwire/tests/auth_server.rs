@@ -454,7 +454,11 @@ async fn an_unreachable_key_set_answers_503_without_a_challenge() {
     let response = init_with(server.addr, Some(&token)).await;
     assert_eq!(response.status, 503);
     assert_eq!(response.header("www-authenticate"), None);
-    assert_eq!(response.json().await["error"], "temporarily_unavailable");
+    let body = response.json().await;
+    assert_eq!(
+        body,
+        json!({"error": "temporarily_unavailable", "error_description": "token verification is temporarily unavailable"})
+    );
 }
 
 /// A 2025 request in session `sid`.

@@ -204,8 +204,10 @@ impl Config {
         let claims = self.verifier.verify(token).await.map_err(|e| match e {
             TokenError::Invalid(m) => Refusal::new(StatusCode::UNAUTHORIZED, Some("invalid_token"), m),
             TokenError::Unavailable(m) => {
+                // The details (URLs, statuses of the authorization server) stay in the log.
                 tracing::warn!("token verification unavailable: {m}");
-                Refusal::new(StatusCode::SERVICE_UNAVAILABLE, Some("temporarily_unavailable"), m)
+                let description = "token verification is temporarily unavailable";
+                Refusal::new(StatusCode::SERVICE_UNAVAILABLE, Some("temporarily_unavailable"), description)
             }
         })?;
         let Some(principal) = claims.principal().map(|p| Principal(p.to_owned())) else {
