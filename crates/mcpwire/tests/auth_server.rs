@@ -461,6 +461,45 @@ async fn an_unreachable_key_set_answers_503_without_a_challenge() {
     );
 }
 
+#[tokio::test]
+async fn a_scope_policy_reads_the_tool_from_the_body_in_2025_too() {
+    let auth = TestAs::start().await;
+    let issuer = auth.issuer.clone();
+    let server = protect_with(
+        &auth.issuer,
+        |resource| JwtVerifier::from_issuer(issuer, resource),
+        |layer| oauth_flow::admin_policy(layer).max_body_bytes(64 * 1024),
+    )
+    .await;
+    let token = ed_token(&auth, &claims(&auth, &server.resource, json!({})));
+    let opened = init_with(server.addr, Some(&token)).await;
+    assert_eq!(opened.status, 200);
+    let sid = opened.header("mcp-session-id").unwrap().to_owned();
+    let call =
+        |name: &str| json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": name}});
+    let response = send(server.addr, with_token(in_session(&call("admin"), &sid), &token)).await;
+    let needed = format!("{SCOPE} mcp:admin");
+    assert_eq!(response.status, 403);
+    let challenge = server.challenge(&needed, Some("insufficient_scope"));
+    assert_eq!(response.header("www-authenticate"), Some(challenge.as_str()));
+    let mut response = send(server.addr, with_token(in_session(&call("whoami"), &sid), &token)).await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.next_message().await["result"]["content"][0]["text"], "alice");
+    // A repeated member could be read differently by the policy and the endpoint: 400.
+    let twice =
+        br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","name":"admin"}}"#;
+    let response =
+        send(server.addr, with_token(in_session(&json!({}), &sid).body(twice.to_vec()), &token)).await;
+    let description = "the body is not a readable JSON-RPC message";
+    server.assert_refused(response, 400, "invalid_request", description, "repeated name").await;
+    let huge = in_session(&json!({"pad": "x".repeat(70 * 1024)}), &sid);
+    let response = send(server.addr, with_token(huge, &token)).await;
+    assert_eq!((response.status, response.header("www-authenticate")), (413, None));
+    // Without a token, the body is not read at all: 401, not 413.
+    let huge = in_session(&json!({"pad": "x".repeat(70 * 1024)}), &sid);
+    assert_eq!(send(server.addr, huge).await.status, 401);
+}
+
 /// A 2025 request in session `sid`.
 fn in_session(body: &Value, sid: &str) -> Req {
     Req::post(body).header("mcp-session-id", sid).header("mcp-protocol-version", "2025-11-25")

@@ -2,7 +2,7 @@
 //! flows against the test authorization server and the protected server: discovery from
 //! the `401` challenge and the metadata documents, Dynamic Client Registration, the
 //! authorization code with PKCE and the resource indicator, then a step-up on `403
-//! insufficient_scope` raised by a per-tool scope policy.
+//! insufficient_scope` raised by a per-tool scope policy, in both eras.
 
 use std::sync::atomic::Ordering;
 
@@ -18,13 +18,14 @@ use super::{protect_with, SCOPE};
 
 const ADMIN_SCOPE: &str = "mcp:admin";
 
-/// Calling the `admin` tool (2026 requests name it in `Mcp-Name`) needs [`ADMIN_SCOPE`].
-fn admin_policy(layer: BearerAuthLayer) -> BearerAuthLayer {
-    layer.scope_policy(|parts| {
-        let header = |name: &str| parts.headers.get(name).and_then(|v| v.to_str().ok());
-        match (header("mcp-method"), header("mcp-name")) {
-            (Some("tools/call"), Some("admin")) => vec![ADMIN_SCOPE.to_owned()],
-            _ => Vec::new(),
+/// Calling the `admin` tool needs [`ADMIN_SCOPE`].
+pub(crate) fn admin_policy(layer: BearerAuthLayer) -> BearerAuthLayer {
+    layer.scope_policy(|_parts, calls| {
+        let admin = calls.iter().any(|c| c.method == "tools/call" && c.target.as_deref() == Some("admin"));
+        if admin {
+            vec![ADMIN_SCOPE.to_owned()]
+        } else {
+            Vec::new()
         }
     })
 }
@@ -44,13 +45,12 @@ fn text(result: &mcpwire::protocol::tools::CallToolResult) -> &str {
     result.content[0].as_text().unwrap()
 }
 
-#[tokio::test]
-async fn our_oauth_client_authorizes_then_steps_up_for_a_tool_needing_more_scope() {
+async fn authorize_then_step_up(version: &str) {
     let auth = TestAs::start().await;
     let issuer = auth.issuer.clone();
     let server =
         protect_with(&auth.issuer, |resource| JwtVerifier::from_issuer(issuer, resource), admin_policy).await;
-    let (client, oauth) = connect(&server.url(), "2026-07-28").await;
+    let (client, oauth) = connect(&server.url(), version).await;
     let whoami = client.call_tool("whoami", json!({})).await.unwrap();
     assert_eq!(text(&whoami), "alice");
     assert_eq!(auth.tokens_issued.load(Ordering::SeqCst), 1);
@@ -72,17 +72,11 @@ async fn our_oauth_client_authorizes_then_steps_up_for_a_tool_needing_more_scope
 }
 
 #[tokio::test]
-async fn our_oauth_client_authorizes_a_2025_session() {
-    let auth = TestAs::start().await;
-    let issuer = auth.issuer.clone();
-    let server =
-        protect_with(&auth.issuer, |resource| JwtVerifier::from_issuer(issuer, resource), admin_policy).await;
-    let (client, _) = connect(&server.url(), "2025-11-25").await;
-    let whoami = client.call_tool("whoami", json!({})).await.unwrap();
-    assert_eq!(text(&whoami), "alice");
-    // 2025 requests carry no Mcp-Name, so the per-tool policy cannot apply: the global
-    // scope suffices.
-    assert_eq!(text(&client.call_tool("admin", json!({})).await.unwrap()), "admin ok");
-    assert_eq!(auth.tokens_issued.load(Ordering::SeqCst), 1);
-    client.close().await;
+async fn our_oauth_client_authorizes_then_steps_up_for_a_tool_needing_more_scope_2026() {
+    authorize_then_step_up("2026-07-28").await;
+}
+
+#[tokio::test]
+async fn our_oauth_client_authorizes_then_steps_up_for_a_tool_needing_more_scope_2025() {
+    authorize_then_step_up("2025-11-25").await;
 }

@@ -12,10 +12,11 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::{header, HeaderValue, Request, Response, StatusCode};
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use serde_json::json;
 
 use super::claims::{TokenClaims, TokenError, TokenVerifier};
+use super::policy::{self, McpCall, ScopePolicy};
 use crate::http::McpBody;
 use crate::Principal;
 
@@ -37,10 +38,6 @@ impl AuthResponseBody for Full<Bytes> {
     }
 }
 
-/// Extra scopes one request needs, decided from its head (for example from the 2026
-/// `Mcp-Method` and `Mcp-Name` headers), on top of the layer's global ones.
-pub type ScopePolicy = Arc<dyn Fn(&http::request::Parts) -> Vec<String> + Send + Sync>;
-
 #[derive(Clone)]
 struct Config {
     verifier: Arc<dyn TokenVerifier>,
@@ -48,6 +45,7 @@ struct Config {
     required_scopes: Vec<String>,
     challenge_scope: Option<String>,
     policy: Option<ScopePolicy>,
+    max_body_bytes: usize,
 }
 
 /// Builds [`BearerAuth`] services. Cheap to clone.
@@ -76,6 +74,7 @@ impl BearerAuthLayer {
                 required_scopes: Vec::new(),
                 challenge_scope: None,
                 policy: None,
+                max_body_bytes: 4 * 1024 * 1024,
             }),
         }
     }
@@ -98,12 +97,22 @@ impl BearerAuthLayer {
         self.edit(|c| c.challenge_scope = Some(scope))
     }
 
-    /// Extra scopes per request, decided from its head.
+    /// Extra scopes per request, decided from its head and the MCP messages of its body
+    /// (for example `mcp:admin` for `tools/call` of the `admin` tool). With a policy the
+    /// layer reads each authenticated request's body (up to
+    /// [`max_body_bytes`](Self::max_body_bytes); `413` beyond) before passing it on, the
+    /// same way in both eras; a body that is not JSON-RPC, or repeats a member the policy
+    /// reads, gets `400`.
     pub fn scope_policy(
         self,
-        policy: impl Fn(&http::request::Parts) -> Vec<String> + Send + Sync + 'static,
+        policy: impl Fn(&http::request::Parts, &[McpCall]) -> Vec<String> + Send + Sync + 'static,
     ) -> Self {
         self.edit(|c| c.policy = Some(Arc::new(policy)))
+    }
+
+    /// The largest body a scope policy reads (default 4 MiB, the endpoint's default).
+    pub fn max_body_bytes(self, limit: usize) -> Self {
+        self.edit(|c| c.max_body_bytes = limit)
     }
 
     /// Wraps `inner` (tower's `Layer::layer`).
@@ -111,6 +120,9 @@ impl BearerAuthLayer {
         BearerAuth { inner, config: self.config.clone() }
     }
 }
+
+/// The body [`BearerAuth`] passes on: the request's own, or the bytes a scope policy read.
+pub type RequestBody<B> = http_body_util::Either<B, Full<Bytes>>;
 
 /// A service that authenticates each request before passing it to `S`.
 #[derive(Clone)]
@@ -168,7 +180,10 @@ impl Config {
         let headers = response.headers_mut();
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        if refusal.status != StatusCode::SERVICE_UNAVAILABLE {
+        if matches!(
+            refusal.status,
+            StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN
+        ) {
             let scope = refusal.scope.or_else(|| self.default_scope());
             let challenge = self.challenge(scope.as_deref(), refusal.error);
             let value = HeaderValue::from_str(&challenge).unwrap_or(HeaderValue::from_static("Bearer"));
@@ -217,9 +232,19 @@ impl Config {
                 "the token names neither a subject nor a client",
             ));
         };
+        Ok((principal, claims))
+    }
+
+    /// Checks the scopes the request needs: the global ones and the policy's.
+    fn check_scopes(
+        &self,
+        claims: &TokenClaims,
+        parts: &http::request::Parts,
+        calls: &[McpCall],
+    ) -> Result<(), Refusal> {
         let mut required = self.required_scopes.clone();
         if let Some(policy) = &self.policy {
-            for scope in policy(parts) {
+            for scope in policy(parts, calls) {
                 if !required.contains(&scope) {
                     required.push(scope);
                 }
@@ -234,7 +259,50 @@ impl Config {
             refusal.scope = Some(required.join(" "));
             return Err(refusal);
         }
-        Ok((principal, claims))
+        Ok(())
+    }
+
+    /// The body, read whole when a policy needs its messages.
+    async fn read_calls<B>(
+        &self,
+        body: B,
+        parts: &http::request::Parts,
+    ) -> Result<(RequestBody<B>, Vec<McpCall>), Refusal>
+    where
+        B: http_body::Body<Data = Bytes> + Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        if self.policy.is_none() {
+            return Ok((RequestBody::Left(body), Vec::new()));
+        }
+        let too_large =
+            || Refusal::new(StatusCode::PAYLOAD_TOO_LARGE, Some("invalid_request"), "the body is too large");
+        let declared =
+            parts.headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|len| len > self.max_body_bytes as u64) {
+            return Err(too_large());
+        }
+        let bytes = match http_body_util::Limited::new(body, self.max_body_bytes).collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+                return Err(too_large())
+            }
+            Err(_) => {
+                return Err(Refusal::new(
+                    StatusCode::BAD_REQUEST,
+                    Some("invalid_request"),
+                    "the body could not be read",
+                ))
+            }
+        };
+        match policy::calls(&bytes) {
+            Some(calls) => Ok((RequestBody::Right(Full::new(bytes)), calls)),
+            None => Err(Refusal::new(
+                StatusCode::BAD_REQUEST,
+                Some("invalid_request"),
+                "the body is not a readable JSON-RPC message",
+            )),
+        }
     }
 }
 
@@ -254,10 +322,14 @@ fn quote(value: &str) -> String {
 
 impl<S, ReqBody, ResBody> tower_service::Service<Request<ReqBody>> for BearerAuth<S>
 where
-    S: tower_service::Service<Request<ReqBody>, Response = Response<ResBody>> + Clone + Send + 'static,
+    S: tower_service::Service<Request<RequestBody<ReqBody>>, Response = Response<ResBody>>
+        + Clone
+        + Send
+        + 'static,
     S::Future: Send,
     S::Error: Send + 'static,
-    ReqBody: Send + 'static,
+    ReqBody: http_body::Body<Data = Bytes> + Send + 'static,
+    ReqBody::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     ResBody: AuthResponseBody + Send + 'static,
 {
     type Response = Response<ResBody>;
@@ -275,8 +347,18 @@ where
         let config = self.config.clone();
         Box::pin(async move {
             let (mut parts, body) = request.into_parts();
-            match config.authenticate(&parts).await {
-                Ok((principal, claims)) => {
+            // The token first: nobody unauthenticated makes the layer read a body.
+            let checked = match config.authenticate(&parts).await {
+                Ok((principal, claims)) => match config.read_calls(body, &parts).await {
+                    Ok((body, calls)) => {
+                        config.check_scopes(&claims, &parts, &calls).map(|()| (principal, claims, body))
+                    }
+                    Err(refusal) => Err(refusal),
+                },
+                Err(refusal) => Err(refusal),
+            };
+            match checked {
+                Ok((principal, claims, body)) => {
                     parts.extensions.insert(principal);
                     parts.extensions.insert(claims);
                     inner.call(Request::from_parts(parts, body)).await

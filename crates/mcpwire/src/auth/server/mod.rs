@@ -12,6 +12,9 @@
 //!   and the [`TokenClaims`] in their extensions: 2025 sessions are bound to the
 //!   principal that created them (another principal's requests get `404`), and handlers
 //!   read the principal from [`Ctx::extensions`](crate::server::Ctx::extensions).
+//!   A [scope policy](BearerAuthLayer::scope_policy) can ask for more scopes per
+//!   request from the MCP messages of its body ([`McpCall`]: method and tool, prompt or
+//!   resource), read the same way in both eras.
 //! - [`ResourceMetadata`] and [`MetadataRouter`] serve the RFC 9728 document at
 //!   `/.well-known/oauth-protected-resource` and its path-suffixed form, without a token.
 //! - [`serve_service`] runs the composed service.
@@ -54,12 +57,14 @@ mod jwks;
 mod jwt;
 mod layer;
 mod metadata;
+mod policy;
 mod serve;
 
 pub use claims::{ClaimRules, TokenClaims, TokenError, TokenVerifier, VerifyFuture};
 pub use introspection::IntrospectionVerifier;
 pub use jwks::Algorithm;
 pub use jwt::JwtVerifier;
-pub use layer::{AuthResponseBody, BearerAuth, BearerAuthLayer, ScopePolicy};
+pub use layer::{AuthResponseBody, BearerAuth, BearerAuthLayer, RequestBody};
 pub use metadata::{MetadataRouter, ResourceMetadata, WELL_KNOWN_PREFIX};
+pub use policy::{McpCall, ScopePolicy};
 pub use serve::serve_service;
