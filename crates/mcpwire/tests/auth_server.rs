@@ -258,6 +258,11 @@ async fn bad_tokens_get_401_invalid_token() {
         ),
         ("not a JWT", "abc.def".to_owned(), "not a JWS in compact form"),
         (
+            "20 KiB long",
+            format!("{}.{}.{}", "a".repeat(10240), "b".repeat(10240), "c"),
+            "the token is too long",
+        ),
+        (
             "no subject",
             ed_token(&auth, &good(json!({"sub": null, "client_id": null}))),
             "the token names neither a subject nor a client",
