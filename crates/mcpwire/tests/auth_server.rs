@@ -505,6 +505,21 @@ async fn a_scope_policy_reads_the_tool_from_the_body_in_2025_too() {
     assert_eq!(send(server.addr, huge).await.status, 401);
 }
 
+#[tokio::test]
+async fn a_client_that_never_finishes_its_request_head_is_disconnected() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let auth = TestAs::start().await;
+    let server = protect_with_jwt(&auth).await;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n").await.unwrap();
+    // hyper's header read timeout is 30 s; the connection must end well before a minute.
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(60), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the server kept a half-sent request open for a minute");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 408"), "{answer}");
+}
+
 /// A 2025 request in session `sid`.
 fn in_session(body: &Value, sid: &str) -> Req {
     Req::post(body).header("mcp-session-id", sid).header("mcp-protocol-version", "2025-11-25")

@@ -56,6 +56,9 @@ where
                     }
                 });
                 let conn = hyper::server::conn::http1::Builder::new()
+                    // The timer enables hyper's 30 s limit on reading a request head, so a
+                    // client cannot hold a connection open without sending one.
+                    .timer(hyper_util::rt::TokioTimer::new())
                     .serve_connection(TokioIo::new(stream), handler);
                 tokio::pin!(conn);
                 tokio::select! {
