@@ -21,9 +21,10 @@ use super::code_flow::CodeFlow;
 use super::discovery::{canonical_resource, discover, register, require_pkce_s256, Discovered};
 use super::dpop::Dpop;
 use super::fetch::Fetcher;
-use super::grant::{authenticate, grant_fields, Grant};
+use super::grant::{grant_fields, Grant};
 use super::jose::{now_secs, SigningKey};
 use super::store::{MemoryTokenStore, TokenStore, Tokens};
+use super::token_endpoint::{self, parse_tokens};
 use super::AuthError;
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -206,7 +207,7 @@ impl OAuthClient {
         let dpop = match config.dpop {
             DpopPolicy::Never => None,
             _ => Dpop::generate()
-                .map_err(|e| tracing::warn!("no DPoP key, tokens will be bearer tokens: {e}"))
+                .map_err(|e| tracing::debug!("no DPoP key, tokens will be bearer tokens: {e}"))
                 .ok(),
         };
         OAuthClient {
@@ -408,7 +409,15 @@ impl OAuthClient {
             }
         };
         fields.push(("resource", session.discovered.resource.clone()));
-        let tokens = match self.token_request(&session, fields.clone()).await {
+        let tokens = match token_endpoint::request(
+            &self.fetch,
+            self.session_dpop(&session),
+            &session.discovered,
+            &session.credentials,
+            fields.clone(),
+        )
+        .await
+        {
             Ok(answer) => parse_tokens(&answer, issuer, &scopes, None)?,
             Err(e) => {
                 state.refused_assertion = fields.into_iter().find(|(k, _)| *k == "assertion").map(|(_, v)| v);
@@ -452,6 +461,11 @@ impl OAuthClient {
         scopes
     }
 
+    /// The DPoP key, when this session's tokens are DPoP-bound.
+    fn session_dpop(&self, session: &Session) -> Option<&Dpop> {
+        self.dpop.as_ref().filter(|_| session.dpop)
+    }
+
     fn use_dpop(&self, metadata: &Value) -> bool {
         let es256 = metadata
             .get("dpop_signing_alg_values_supported")
@@ -484,57 +498,18 @@ impl OAuthClient {
             ("refresh_token", refresh_token),
             ("resource", session.discovered.resource.clone()),
         ];
-        let answer = self.token_request(session, fields).await?;
+        let answer = token_endpoint::request(
+            &self.fetch,
+            self.session_dpop(session),
+            &session.discovered,
+            &session.credentials,
+            fields,
+        )
+        .await?;
         let scopes = old.scope.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
         let tokens = parse_tokens(&answer, &session.discovered.issuer, &scopes, old.refresh_token)?;
         self.set_tokens(&session.key, Some(tokens), Some(session.clone()));
         Ok(())
-    }
-
-    /// Sends a token request with client authentication and, when DPoP is on, a proof;
-    /// retries once with the nonce of a `use_dpop_nonce` answer (RFC 9449 §8).
-    async fn token_request(
-        &self,
-        session: &Session,
-        fields: Vec<(&'static str, String)>,
-    ) -> Result<Value, AuthError> {
-        let metadata = &session.discovered.metadata;
-        let endpoint = metadata
-            .get("token_endpoint")
-            .and_then(Value::as_str)
-            .ok_or_else(|| AuthError::Protocol("the authorization server has no token_endpoint".into()))?;
-        let dpop = self.dpop.as_ref().filter(|_| session.dpop);
-        for attempt in 0..2 {
-            let (mut form, mut headers) = (fields.clone(), Vec::new());
-            authenticate(
-                &session.credentials,
-                metadata,
-                &session.discovered.issuer,
-                &mut form,
-                &mut headers,
-            )?;
-            if let Some(dpop) = dpop {
-                headers.push(("dpop", dpop.proof("POST", endpoint, None)?));
-            }
-            let response = self.fetch.post_form(endpoint, &form, &headers).await?;
-            let fresh_nonce = dpop.is_some_and(|d| d.take_nonce_header(endpoint, &response.headers));
-            if response.status.is_success() {
-                return response
-                    .json()
-                    .ok_or_else(|| AuthError::Protocol("the token response is not JSON".into()));
-            }
-            let error =
-                response.json().and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_owned));
-            if attempt == 0 && fresh_nonce && error.as_deref() == Some("use_dpop_nonce") {
-                continue;
-            }
-            return Err(AuthError::Denied(format!(
-                "the token request failed: {} {}",
-                response.status,
-                String::from_utf8_lossy(&response.body)
-            )));
-        }
-        Err(AuthError::Denied("the token endpoint kept asking for a new DPoP nonce".into()))
     }
 
     /// Credentials at the discovered issuer: kept ones, pre-registered ones, stored
@@ -577,27 +552,4 @@ impl OAuthClient {
         state.credentials.insert(issuer.to_owned(), c.clone());
         Ok(c)
     }
-}
-
-/// The tokens of a token response. `scope` defaults to the scopes asked for, the
-/// refresh token to `old_refresh`.
-fn parse_tokens(
-    answer: &Value,
-    issuer: &str,
-    asked: &BTreeSet<String>,
-    old_refresh: Option<String>,
-) -> Result<Tokens, AuthError> {
-    let text = |name: &str| answer.get(name).and_then(Value::as_str).map(str::to_owned);
-    let access_token = text("access_token")
-        .ok_or_else(|| AuthError::Protocol("the token response has no access_token".into()))?;
-    let scope = text("scope")
-        .or_else(|| (!asked.is_empty()).then(|| asked.iter().cloned().collect::<Vec<_>>().join(" ")));
-    Ok(Tokens {
-        access_token,
-        token_type: text("token_type").unwrap_or_else(|| "Bearer".into()),
-        refresh_token: text("refresh_token").or(old_refresh),
-        expires_at: answer.get("expires_in").and_then(Value::as_u64).map(|s| now_secs().saturating_add(s)),
-        scope,
-        issuer: Some(issuer.to_owned()),
-    })
 }

@@ -96,7 +96,7 @@ impl Dpop {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "auth"))]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;

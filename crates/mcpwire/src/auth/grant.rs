@@ -235,7 +235,7 @@ pub(crate) fn authenticate(
     Ok(())
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "auth"))]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;

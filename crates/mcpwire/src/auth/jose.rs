@@ -1,13 +1,18 @@
 //! The little JOSE the OAuth client needs: signing compact JWTs with ES256 or RS256 keys
 //! (client assertions for `private_key_jwt`, RFC 7523, and DPoP proofs, RFC 9449), the
 //! public JWK of an EC key, and the base64url, clock and random helpers around them.
-//! Signing only: the client never verifies a JWT (the servers do).
+//! Signing only: the client never verifies a JWT (the servers do). Without the `auth`
+//! feature (no `ring`), no key can be made, so every signing path reports an error.
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
+#[cfg(feature = "auth")]
 use ring::rand::SystemRandom;
+#[cfg(feature = "auth")]
 use ring::signature::{EcdsaKeyPair, KeyPair, RsaKeyPair, ECDSA_P256_SHA256_FIXED_SIGNING, RSA_PKCS1_SHA256};
-use serde_json::{json, Value};
+#[cfg(feature = "auth")]
+use serde_json::json;
+use serde_json::Value;
 
 use super::AuthError;
 
@@ -31,15 +36,21 @@ pub(crate) fn random_id() -> Result<String, AuthError> {
     Ok(b64url(bytes))
 }
 
+#[cfg(feature = "auth")]
 enum Key {
     Es256(EcdsaKeyPair),
     Rs256(RsaKeyPair),
 }
 
+/// Without `ring` there are no keys.
+#[cfg(not(feature = "auth"))]
+enum Key {}
+
 /// A private key that signs JWTs: ECDSA P-256 (`ES256`) or RSA (`RS256`), read from an
 /// unencrypted PKCS#8 document (PEM `-----BEGIN PRIVATE KEY-----` or DER) or generated.
 pub struct SigningKey {
     key: Key,
+    #[cfg(feature = "auth")]
     rng: SystemRandom,
 }
 
@@ -67,6 +78,35 @@ impl SigningKey {
     }
 
     /// Reads a PKCS#8 private key in DER (see [`from_pem`](Self::from_pem)).
+    #[cfg(not(feature = "auth"))]
+    pub fn from_pkcs8_der(_der: &[u8], _alg: Option<&str>) -> Result<SigningKey, AuthError> {
+        Err(AuthError::Protocol("JWT signing needs mcpwire's `auth` feature".into()))
+    }
+
+    /// A fresh ECDSA P-256 key (for DPoP, one per client).
+    #[cfg(not(feature = "auth"))]
+    pub fn generate_es256() -> Result<SigningKey, AuthError> {
+        SigningKey::from_pkcs8_der(&[], None)
+    }
+
+    /// The JWS `alg` this key signs with.
+    #[cfg(not(feature = "auth"))]
+    pub fn alg(&self) -> &'static str {
+        match self.key {}
+    }
+
+    #[cfg(not(feature = "auth"))]
+    pub(crate) fn public_jwk(&self) -> Option<Value> {
+        match self.key {}
+    }
+
+    #[cfg(not(feature = "auth"))]
+    pub(crate) fn sign_jwt(&self, _header: Value, _claims: &Value) -> Result<String, AuthError> {
+        match self.key {}
+    }
+
+    /// Reads a PKCS#8 private key in DER (see [`from_pem`](Self::from_pem)).
+    #[cfg(feature = "auth")]
     pub fn from_pkcs8_der(der: &[u8], alg: Option<&str>) -> Result<SigningKey, AuthError> {
         let rng = SystemRandom::new();
         let es256 = || EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &rng).map(Key::Es256);
@@ -82,6 +122,7 @@ impl SigningKey {
     }
 
     /// A fresh ECDSA P-256 key (for DPoP, one per client).
+    #[cfg(feature = "auth")]
     pub fn generate_es256() -> Result<SigningKey, AuthError> {
         let rng = SystemRandom::new();
         let document = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
@@ -90,6 +131,7 @@ impl SigningKey {
     }
 
     /// The JWS `alg` this key signs with.
+    #[cfg(feature = "auth")]
     pub fn alg(&self) -> &'static str {
         match self.key {
             Key::Es256(_) => "ES256",
@@ -98,6 +140,7 @@ impl SigningKey {
     }
 
     /// The public key as a JWK (EC keys only: the members RFC 7638 hashes, in its order).
+    #[cfg(feature = "auth")]
     pub(crate) fn public_jwk(&self) -> Option<Value> {
         let Key::Es256(pair) = &self.key else { return None };
         // An uncompressed SEC1 point: 0x04 || x (32 bytes) || y (32 bytes).
@@ -114,6 +157,7 @@ impl SigningKey {
     }
 
     /// The compact JWS of `claims` with `header` (whose `alg` is set to this key's).
+    #[cfg(feature = "auth")]
     pub(crate) fn sign_jwt(&self, mut header: Value, claims: &Value) -> Result<String, AuthError> {
         if let Some(h) = header.as_object_mut() {
             h.insert("alg".into(), Value::from(self.alg()));
@@ -135,7 +179,7 @@ impl SigningKey {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "auth"))]
 pub(crate) mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;

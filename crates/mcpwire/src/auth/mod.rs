@@ -21,6 +21,7 @@ mod loopback;
 #[cfg(feature = "auth")]
 pub mod server;
 mod store;
+mod token_endpoint;
 
 pub use challenge::Challenge;
 pub use client::{
