@@ -213,6 +213,26 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn rs256_jwt_from_an_rsa_pkcs8_key_verifies() {
+        use ring::signature::RSA_PKCS1_2048_8192_SHA256;
+        // A throwaway 2048-bit test key (openssl genpkey), used nowhere else.
+        let key = SigningKey::from_pem(include_str!("rs256_test_key.pem"), None).unwrap();
+        assert_eq!(key.alg(), "RS256");
+        assert!(key.public_jwk().is_none(), "DPoP keys are EC keys");
+        let jwt = key.sign_jwt(json!({}), &json!({"iss": "cid"})).unwrap();
+        let Key::Rs256(pair) = &key.key else { panic!("an RSA key") };
+        let parts: Vec<&str> = jwt.split('.').collect();
+        UnparsedPublicKey::new(&RSA_PKCS1_2048_8192_SHA256, pair.public().as_ref())
+            .verify(
+                format!("{}.{}", parts[0], parts[1]).as_bytes(),
+                &URL_SAFE_NO_PAD.decode(parts[2]).unwrap(),
+            )
+            .expect("the RS256 signature verifies");
+        assert_eq!(URL_SAFE_NO_PAD.decode(parts[0]).unwrap(), br#"{"alg":"RS256"}"#);
+        assert!(SigningKey::from_pem(include_str!("rs256_test_key.pem"), Some("ES256")).is_err());
+    }
+
+    #[test]
     fn reads_a_pkcs8_pem_and_refuses_garbage() {
         let rng = SystemRandom::new();
         let der = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
