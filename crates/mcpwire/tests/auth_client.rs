@@ -145,6 +145,34 @@ async fn a_token_near_its_expiry_is_refreshed_in_the_background() {
     assert_eq!(test_as.seen("/token")[1].form["grant_type"], "refresh_token");
 }
 
+#[tokio::test]
+async fn a_refused_background_refresh_is_tried_once_per_token() {
+    let test_as = TestAs::start(Knobs {
+        issue_refresh: true,
+        refuse_refresh: true,
+        expires_in: Some(10),
+        ..Knobs::default()
+    })
+    .await;
+    let oauth = client(OAuthConfig::default());
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let _ = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    let tried = tokio::time::timeout(Duration::from_secs(10), async {
+        while test_as.seen("/token").len() < 2 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(tried.is_ok(), "the first request near expiry tries a refresh");
+    for _ in 0..10 {
+        let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+        assert_eq!(headers["authorization"], "Bearer at-1");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let grants: Vec<String> = test_as.seen("/token").iter().map(|t| t.form["grant_type"].clone()).collect();
+    assert_eq!(grants, ["authorization_code", "refresh_token"], "one refused refresh, not one per request");
+}
+
 /// A PKCS#8 PEM of a fresh P-256 key, and its public point.
 fn es256_pem() -> (String, Vec<u8>) {
     let rng = ring::rand::SystemRandom::new();

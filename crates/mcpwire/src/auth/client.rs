@@ -174,7 +174,9 @@ struct Current {
     /// The resource whose stored tokens were loaded (once).
     loaded: bool,
     session: Option<Session>,
-    refreshing: bool,
+    /// A background refresh was started for the current tokens (one try per token: a
+    /// refused refresh waits for the server's 401).
+    refreshed_ahead: bool,
 }
 
 /// The OAuth client of one MCP server. Cheap to clone (clones share tokens).
@@ -282,11 +284,11 @@ impl OAuthClient {
     fn maybe_refresh_ahead(&self, current: &mut Current) {
         let Some(tokens) = &current.tokens else { return };
         let due = tokens.expires_at.is_some_and(|at| now_secs() + self.config.refresh_ahead_secs >= at);
-        if !due || tokens.refresh_token.is_none() || current.session.is_none() || current.refreshing {
+        if !due || tokens.refresh_token.is_none() || current.session.is_none() || current.refreshed_ahead {
             return;
         }
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        current.refreshing = true;
+        current.refreshed_ahead = true;
         let client = self.clone();
         let stale = tokens.access_token.clone();
         runtime.spawn(async move {
@@ -299,7 +301,6 @@ impl OAuthClient {
                     tracing::debug!("background token refresh failed: {e}");
                 }
             }
-            client.current().refreshing = false;
         });
     }
 
@@ -482,6 +483,7 @@ impl OAuthClient {
         let mut current = self.current();
         current.tokens = tokens;
         current.loaded = true;
+        current.refreshed_ahead = false;
         if session.is_some() {
             current.session = session;
         }

@@ -76,7 +76,11 @@ pub(crate) fn parse_tokens(
         access_token,
         token_type: text("token_type").unwrap_or_else(|| "Bearer".into()),
         refresh_token: text("refresh_token").or(old_refresh),
-        expires_at: answer.get("expires_in").and_then(Value::as_u64).map(|s| now_secs().saturating_add(s)),
+        // A number, or (some servers) a numeric string.
+        expires_at: answer
+            .get("expires_in")
+            .and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())))
+            .map(|s| now_secs().saturating_add(s)),
         scope,
         issuer: Some(issuer.to_owned()),
     })
