@@ -184,7 +184,7 @@ async fn login_authorizes_through_the_loopback_and_saves_the_tokens() {
     let tokens = login(&test_as.resource, options.clone()).await.unwrap();
     assert_eq!((tokens.access_token.as_str(), tokens.refresh_token.as_deref()), ("at-1", Some("rt-1")));
     assert_eq!(tokens.issuer.as_deref(), Some(test_as.issuer.as_str()));
-    let redirect = &test_as.seen("/authorize")[0].query["redirect_uri"];
+    let redirect = test_as.seen("/authorize")[0].query["redirect_uri"].clone();
     assert!(redirect.starts_with("http://127.0.0.1:"), "a loopback redirect: {redirect}");
     // Saved for later connections, with the registration, in a private file.
     let store = FileTokenStore::new(&path);
@@ -195,9 +195,14 @@ async fn login_authorizes_through_the_loopback_and_saves_the_tokens() {
         use std::os::unix::fs::PermissionsExt;
         assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
     }
-    // A second login reuses the stored registration instead of registering again.
+    // A second login listens on another port: the registration for the old redirect URI
+    // is replaced, not reused with a redirect URI it does not know.
     login(&test_as.resource, options.clone()).await.unwrap();
-    assert_eq!(test_as.seen("/register").len(), 1);
+    let registrations = test_as.seen("/register");
+    assert_eq!(registrations.len(), 2);
+    let second: serde_json::Value = serde_json::from_str(&registrations[1].body).unwrap();
+    assert_eq!(second["redirect_uris"][0], test_as.seen("/authorize")[1].query["redirect_uri"]);
+    assert_ne!(second["redirect_uris"][0].as_str(), Some(redirect.as_str()));
     assert_eq!(FileTokenStore::new(&path).load_tokens(&test_as.resource).unwrap().access_token, "at-2");
 
     // A server that answers without asking for a token: nothing to log in to.
@@ -208,4 +213,27 @@ async fn login_authorizes_through_the_loopback_and_saves_the_tokens() {
     let refused = login(&format!("{open}/mcp"), options).await;
     assert!(matches!(refused, Err(AuthError::Protocol(_))), "{refused:?}");
     let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
+}
+
+#[tokio::test]
+async fn a_stored_registration_for_this_redirect_uri_is_reused() {
+    let test_as = TestAs::start(Knobs::default()).await;
+    let store = Arc::new(MemoryTokenStore::new());
+    let redirect_uri = "http://127.0.0.1:1/callback".to_owned();
+    let stored = ClientCredentials {
+        client_id: "stored-client".into(),
+        redirect_uri: Some(redirect_uri.clone()),
+        ..ClientCredentials::default()
+    };
+    store.save_client(&test_as.issuer, &stored).unwrap();
+    let oauth =
+        OAuthClient::new(OAuthConfig { redirect_uri, store: store.clone(), ..OAuthConfig::default() });
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert!(test_as.seen("/register").is_empty());
+    assert_eq!(test_as.seen("/authorize")[0].query["client_id"], "stored-client");
+    assert_eq!(
+        store.load_tokens(&test_as.resource).unwrap().access_token,
+        "at-1",
+        "the store has the tokens"
+    );
 }

@@ -83,6 +83,10 @@ pub struct ClientCredentials {
     /// with it. Never stored.
     #[serde(skip)]
     pub signing_key: Option<Arc<SigningKey>>,
+    /// The redirect URI these credentials were registered with (Dynamic Client
+    /// Registration), so that a stored registration for another one is not reused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_uri: Option<String>,
 }
 
 /// When tokens are sender-constrained with DPoP (RFC 9449).
@@ -514,6 +518,13 @@ impl OAuthClient {
         Ok(())
     }
 
+    /// Whether stored credentials fit this client: a registration made for another
+    /// redirect URI (a loopback listener's port changes from run to run) is replaced.
+    fn still_registered(&self, c: &ClientCredentials) -> bool {
+        !self.config.grant.is_interactive()
+            || c.redirect_uri.as_deref().is_none_or(|registered| registered == self.redirect_uri())
+    }
+
     /// Credentials at the discovered issuer: kept ones, pre-registered ones, stored
     /// ones, a Client ID Metadata Document, or Dynamic Client Registration.
     async fn credentials(
@@ -529,7 +540,7 @@ impl OAuthClient {
             self.config.pre_registered.as_ref().filter(|(i, _)| i.as_deref().is_none_or(|i| i == issuer));
         let c = if let Some((_, c)) = pre_registered {
             c.clone()
-        } else if let Some(c) = self.config.store.load_client(issuer) {
+        } else if let Some(c) = self.config.store.load_client(issuer).filter(|c| self.still_registered(c)) {
             c
         } else if !self.config.grant.is_interactive() {
             return Err(AuthError::Protocol(format!("no pre-registered client credentials for {issuer:?}")));

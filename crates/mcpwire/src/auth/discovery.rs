@@ -206,6 +206,7 @@ pub(crate) async fn register(
         client_secret: text("client_secret"),
         token_endpoint_auth_method: text("token_endpoint_auth_method"),
         signing_key: None,
+        redirect_uri: Some(redirect_uri.to_owned()),
     })
 }
 
