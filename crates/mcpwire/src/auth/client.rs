@@ -380,22 +380,10 @@ impl OAuthClient {
             }
             grant => {
                 let fetch = self.fetch.clone();
-                let fields = grant_fields(
-                    grant,
-                    issuer,
-                    &session.discovered.resource,
-                    |url, form, headers| async move {
-                        let answer = fetch.post_form(&url, &form, &headers).await?;
-                        match answer.json() {
-                            Some(v) if answer.status.is_success() => Ok(v),
-                            _ => Err(AuthError::Denied(format!(
-                                "the identity provider refused the token exchange: {} {}",
-                                answer.status,
-                                String::from_utf8_lossy(&answer.body)
-                            ))),
-                        }
-                    },
-                )
+                let resource = &session.discovered.resource;
+                let fields = grant_fields(grant, issuer, resource, |url, form, headers| async move {
+                    token_endpoint::post_form_for_json(&fetch, &url, &form, &headers).await
+                })
                 .await?;
                 let assertion = fields.iter().find(|(k, _)| *k == "assertion").map(|(_, v)| v.clone());
                 if assertion.is_some() && assertion == state.refused_assertion {

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::client::ClientCredentials;
 use super::discovery::Discovered;
 use super::dpop::Dpop;
-use super::fetch::Fetcher;
+use super::fetch::{Fetched, Fetcher};
 use super::grant::authenticate;
 use super::jose::now_secs;
 use super::store::Tokens;
@@ -49,14 +49,30 @@ pub(crate) async fn request(
         if attempt == 0 && fresh_nonce && error.as_deref() == Some("use_dpop_nonce") {
             continue;
         }
-        let body = &response.body[..response.body.len().min(MAX_ERROR_BODY)];
-        return Err(AuthError::Denied(format!(
-            "the token request failed: {} {}",
-            response.status,
-            String::from_utf8_lossy(body)
-        )));
+        return Err(refused("the token request", &response));
     }
     Err(AuthError::Denied("the token endpoint kept asking for a new DPoP nonce".into()))
+}
+
+/// A refusal, with the start of the server's answer.
+fn refused(what: &str, response: &Fetched) -> AuthError {
+    let body = &response.body[..response.body.len().min(MAX_ERROR_BODY)];
+    AuthError::Denied(format!("{what} failed: {} {}", response.status, String::from_utf8_lossy(body)))
+}
+
+/// Posts a form to another server's token endpoint (an identity provider's token
+/// exchange) and returns the JSON answer of a success.
+pub(crate) async fn post_form_for_json(
+    fetch: &Fetcher,
+    url: &str,
+    form: &[(&'static str, String)],
+    headers: &[(&'static str, String)],
+) -> Result<Value, AuthError> {
+    let response = fetch.post_form(url, form, headers).await?;
+    match response.json() {
+        Some(v) if response.status.is_success() => Ok(v),
+        _ => Err(refused("the token exchange at the identity provider", &response)),
+    }
 }
 
 /// The tokens of a token response. `scope` defaults to the scopes asked for, the
