@@ -44,7 +44,11 @@ fn fill_form(params: &ElicitRequestParams) -> ElicitResult {
 }
 
 fn builder(version: &str, force_legacy: bool) -> ClientBuilder {
+    // Every scenario starts at once on two cores, and the era probe's timeout also
+    // covers the authorization a first 401 starts: the default 5 s is too short there.
+    let options = ClientOptions { probe_timeout: Duration::from_secs(30), ..ClientOptions::default() };
     let mut builder = Client::builder("mcpwire-everything-client", env!("CARGO_PKG_VERSION"))
+        .options(options)
         .on_elicitation(|params| async move { Ok(fill_form(&params)) })
         .on_sampling(|_| async {
             Ok(serde_json::from_value(json!({ "role": "assistant", "content": { "type": "text", "text": "ok" }, "model": "everything-client" }))?)
@@ -138,10 +142,7 @@ async fn connect_oauth(
 ) -> Result<Client, Box<dyn std::error::Error>> {
     let client = OAuthClient::new(oauth_config(scenario, context)?);
     let transport = HttpClientTransport::new(url)?.oauth(client);
-    // The era probe's timeout covers the authorization the first 401 starts; with every
-    // scenario running at once on two cores that can outlast the default 5 s.
-    let options = ClientOptions { probe_timeout: Duration::from_secs(30), ..ClientOptions::default() };
-    Ok(builder(version, false).options(options).connect(transport).await?)
+    Ok(builder(version, false).connect(transport).await?)
 }
 
 /// Lists the tools, then calls `add_numbers` (or the first tool).
