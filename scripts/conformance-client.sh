@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the official conformance client suite against our everything-client, at
-# 2025-11-25 and at 2026-07-28, each against its baseline of expected failures
-# (conformance/expected-failures-client-<version>.yml; only OAuth scenarios remain).
+# 2025-11-25 and at 2026-07-28, and the extension leg (the bare --suite all, where the
+# OAuth extension scenarios run: client_credentials, enterprise-managed ID-JAG, DPoP,
+# workload identity), each against its baseline of expected failures
+# (conformance/expected-failures-client-<leg>.yml; all three are empty now).
 #
 # Usage: scripts/conformance-client.sh [--release]
 set -euo pipefail

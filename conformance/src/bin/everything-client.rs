@@ -4,9 +4,13 @@
 //! exit 0. Logs go to stderr (`RUST_LOG` sets the level).
 
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
 
-use mcpwire::auth::{ClientCredentials, OAuthClient, OAuthConfig};
-use mcpwire::client::{Client, ClientBuilder};
+use mcpwire::auth::{
+    ClientCredentials, Grant, IdentityProvider, OAuthClient, OAuthConfig, SigningKey, StaticAssertion,
+};
+use mcpwire::client::{Client, ClientBuilder, ClientOptions};
 use mcpwire::protocol::elicitation::{ElicitRequestParams, ElicitResult};
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::http_client::HttpClientTransport;
@@ -40,7 +44,11 @@ fn fill_form(params: &ElicitRequestParams) -> ElicitResult {
 }
 
 fn builder(version: &str, force_legacy: bool) -> ClientBuilder {
+    // Every scenario starts at once on two cores, and the era probe's timeout also
+    // covers the authorization a first 401 starts: the default 5 s is too short there.
+    let options = ClientOptions { probe_timeout: Duration::from_secs(30), ..ClientOptions::default() };
     let mut builder = Client::builder("mcpwire-everything-client", env!("CARGO_PKG_VERSION"))
+        .options(options)
         .on_elicitation(|params| async move { Ok(fill_form(&params)) })
         .on_sampling(|_| async {
             Ok(serde_json::from_value(json!({ "role": "assistant", "content": { "type": "text", "text": "ok" }, "model": "everything-client" }))?)
@@ -65,28 +73,75 @@ async fn connect(url: &str, version: &str, force_legacy: bool) -> Result<Client,
 /// The fixed Client ID Metadata Document URL of the conformance suite.
 const CIMD_URL: &str = "https://conformance-test.local/client-metadata.json";
 
-/// Connects with OAuth: the authorization server approves without a user, so the
-/// authorization URL is fetched and its redirect read. Pre-registered credentials come
-/// from the context when the scenario gives them.
-async fn connect_oauth(
-    url: &str,
-    version: &str,
-    context: &Value,
-) -> Result<Client, Box<dyn std::error::Error>> {
+/// The OAuth configuration of an `auth/*` scenario. The authorization server approves
+/// without a user, so the authorization URL is fetched and its redirect read.
+/// Pre-registered credentials come from the context when the scenario gives them; the
+/// extension scenarios choose a machine-to-machine grant:
+/// - `client-credentials-jwt`: `client_credentials` with `private_key_jwt` (the context's
+///   PKCS#8 key);
+/// - `client-credentials-basic`: `client_credentials` with `client_secret_basic`;
+/// - `enterprise-managed-authorization`: the ID-JAG token exchange at the context's
+///   identity provider, then the `jwt-bearer` grant;
+/// - `wif-jwt-bearer`: the `jwt-bearer` grant with the context's workload token.
+///
+/// DPoP needs no setting: the library binds tokens when the server supports it.
+fn oauth_config(scenario: &str, context: &Value) -> Result<OAuthConfig, Box<dyn std::error::Error>> {
+    let text = |name: &str| context.get(name).and_then(Value::as_str).map(str::to_owned);
     let mut config = OAuthConfig {
         client_name: "mcpwire-everything-client".into(),
         client_metadata_url: Some(CIMD_URL.into()),
         ..OAuthConfig::default()
     };
-    if let Some(client_id) = context.get("client_id").and_then(Value::as_str) {
-        let credentials = ClientCredentials {
-            client_id: client_id.to_owned(),
-            client_secret: context.get("client_secret").and_then(Value::as_str).map(str::to_owned),
-            token_endpoint_auth_method: None,
-        };
-        config.pre_registered = Some((None, credentials));
+    let mut credentials = text("client_id").map(|client_id| ClientCredentials {
+        client_id,
+        client_secret: text("client_secret"),
+        ..ClientCredentials::default()
+    });
+    match scenario {
+        "auth/client-credentials-jwt" => {
+            let pem = text("private_key_pem").ok_or("the context has no private_key_pem")?;
+            let key = SigningKey::from_pem(&pem, text("signing_algorithm").as_deref())?;
+            if let Some(c) = credentials.as_mut() {
+                c.signing_key = Some(Arc::new(key));
+                c.token_endpoint_auth_method = Some("private_key_jwt".into());
+            }
+            config.grant = Grant::ClientCredentials;
+        }
+        "auth/client-credentials-basic" => {
+            if let Some(c) = credentials.as_mut() {
+                c.token_endpoint_auth_method = Some("client_secret_basic".into());
+            }
+            config.grant = Grant::ClientCredentials;
+        }
+        "auth/enterprise-managed-authorization" => {
+            config.grant = Grant::IdentityAssertion(IdentityProvider {
+                token_endpoint: text("idp_token_endpoint").ok_or("the context has no idp_token_endpoint")?,
+                client_id: text("idp_client_id").ok_or("the context has no idp_client_id")?,
+                client_secret: None,
+                id_token: Arc::new(StaticAssertion(
+                    text("idp_id_token").ok_or("the context has no idp_id_token")?,
+                )),
+            });
+        }
+        "auth/wif-jwt-bearer" => {
+            let jwt = text("valid_jwt").ok_or("the context has no valid_jwt")?;
+            config.grant = Grant::JwtBearer(Arc::new(StaticAssertion(jwt)));
+        }
+        _ => {}
     }
-    let transport = HttpClientTransport::new(url)?.oauth(OAuthClient::new(config));
+    config.pre_registered = credentials.map(|c| (None, c));
+    Ok(config)
+}
+
+/// Connects with OAuth configured for the scenario.
+async fn connect_oauth(
+    url: &str,
+    version: &str,
+    scenario: &str,
+    context: &Value,
+) -> Result<Client, Box<dyn std::error::Error>> {
+    let client = OAuthClient::new(oauth_config(scenario, context)?);
+    let transport = HttpClientTransport::new(url)?.oauth(client);
     Ok(builder(version, false).connect(transport).await?)
 }
 
@@ -184,7 +239,7 @@ async fn run(scenario: &str, url: &str, version: &str, context: Value) -> Outcom
             client.close().await;
         }
         auth if auth.starts_with("auth/") => {
-            let client = connect_oauth(url, version, &context).await?;
+            let client = connect_oauth(url, version, auth, &context).await?;
             let tools = client.list_all_tools().await?;
             if let Some(first) = tools.first() {
                 client.call_tool(&first.name, json!({})).await?;

@@ -1,7 +1,8 @@
-//! The `WWW-Authenticate: Bearer ...` challenge of a protected MCP server (RFC 6750,
-//! RFC 9728): where its resource metadata is, which scope it wants, and why it refused.
+//! The `WWW-Authenticate` challenge of a protected MCP server (RFC 6750, RFC 9728, and
+//! the `DPoP` scheme of RFC 9449 §7.1): where its resource metadata is, which scope it
+//! wants, and why it refused.
 
-/// A parsed Bearer challenge.
+/// A parsed `Bearer` (or `DPoP`) challenge.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Challenge {
     /// `resource_metadata`: the URL of the Protected Resource Metadata.
@@ -13,11 +14,27 @@ pub struct Challenge {
 }
 
 impl Challenge {
-    /// Parses the `Bearer` challenge of a `WWW-Authenticate` header value (other schemes
-    /// in the same value are skipped). Quoted values may contain commas and escapes.
+    /// Parses the `Bearer` challenge of a `WWW-Authenticate` header value, completed by
+    /// the `DPoP` challenge's parameters when both are present (a DPoP-protected server
+    /// may send only `DPoP`). Other schemes are skipped. Quoted values may contain commas
+    /// and escapes. `None` when neither scheme is there.
     pub fn parse(header: &str) -> Option<Challenge> {
-        let start = find_scheme(header, "bearer")?;
-        let mut rest = header[start + "bearer".len()..].trim_start();
+        let bearer = Self::parse_scheme(header, "bearer");
+        let dpop = Self::parse_scheme(header, "dpop");
+        match (bearer, dpop) {
+            (Some(mut b), Some(d)) => {
+                b.resource_metadata = b.resource_metadata.or(d.resource_metadata);
+                b.scope = b.scope.or(d.scope);
+                b.error = b.error.or(d.error);
+                Some(b)
+            }
+            (b, d) => b.or(d),
+        }
+    }
+
+    fn parse_scheme(header: &str, scheme: &str) -> Option<Challenge> {
+        let start = find_scheme(header, scheme)?;
+        let mut rest = header[start + scheme.len()..].trim_start();
         let mut challenge = Challenge::default();
         while !rest.is_empty() {
             let Some(eq) = rest.find('=') else { break };
@@ -99,5 +116,10 @@ mod tests {
         assert_eq!(c.scope.as_deref(), Some("read"));
         assert_eq!(Challenge::parse("Bearer").unwrap(), Challenge::default());
         assert!(Challenge::parse("Basic realm=x").is_none());
+        let c = Challenge::parse(r#"DPoP error="use_dpop_nonce", resource_metadata="http://h/prm""#).unwrap();
+        assert_eq!(c.error.as_deref(), Some("use_dpop_nonce"));
+        assert_eq!(c.resource_metadata.as_deref(), Some("http://h/prm"));
+        let c = Challenge::parse(r#"Bearer scope="a", DPoP algs="ES256", error="use_dpop_nonce""#).unwrap();
+        assert_eq!((c.scope.as_deref(), c.error.as_deref()), (Some("a"), Some("use_dpop_nonce")));
     }
 }

@@ -1,34 +1,49 @@
-//! The OAuth 2.1 client of a protected MCP server: on a `401`, discover the Protected
-//! Resource Metadata (RFC 9728) and the authorization server's metadata (RFC 8414 /
-//! OpenID Connect, in the spec's order), get client credentials (pre-registered, a
-//! Client ID Metadata Document, or Dynamic Client Registration), run the authorization
-//! code flow with PKCE (S256), the `resource` parameter and `state`, validate the RFC
-//! 9207 `iss`, and exchange the code. On a `403 insufficient_scope`, step up with the
-//! union of scopes, a bounded number of times.
+//! The OAuth 2.1 client of a protected MCP server. On a `401` it discovers the
+//! authorization server ([`discovery`](super::discovery)), gets client credentials
+//! (pre-registered, stored, a Client ID Metadata Document, or Dynamic Client
+//! Registration), and obtains a token: first by refreshing, else through the configured
+//! [`Grant`] (the authorization code flow by default). Tokens are DPoP-bound (RFC 9449)
+//! when the authorization server supports it, and kept in a [`TokenStore`]. On a
+//! `403 insufficient_scope` it steps up with the union of scopes, a bounded number of
+//! times.
 
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 
-use base64::Engine;
-use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tokio::sync::Mutex;
 
 use super::challenge::Challenge;
-use super::fetch::{encode, origin, path, query_params, Fetched, Fetcher};
+use super::code_flow::CodeFlow;
+use super::discovery::{canonical_resource, discover, register, require_pkce_s256, Discovered};
+use super::dpop::Dpop;
+use super::fetch::Fetcher;
+use super::grant::{grant_fields, Grant};
+use super::jose::{now_secs, SigningKey};
+use super::store::{MemoryTokenStore, TokenStore, Tokens};
+use super::token_endpoint::{self, parse_tokens};
 use super::AuthError;
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// Completes the user's part of the authorization: given the authorization URL, returns
 /// the redirect URL the authorization server sent back (with `code`, `state`, `iss`).
-/// A CLI opens a browser and listens on a loopback redirect; tests and headless agents
-/// may fetch the URL and read the redirect ([`FetchRedirect`]).
+/// A CLI opens a browser and listens on a loopback redirect
+/// ([`LoopbackRedirect`](super::LoopbackRedirect)); tests and headless agents may fetch
+/// the URL and read the redirect ([`FetchRedirect`]).
 pub trait AuthorizationHandler: Send + Sync + 'static {
     /// Returns the final redirect URL.
     fn authorize(&self, url: String) -> BoxFuture<Result<String, AuthError>>;
+
+    /// The redirect URI this handler receives on, when it chooses one (a loopback
+    /// listener knows its port only once bound); `None` uses
+    /// [`OAuthConfig::redirect_uri`].
+    fn redirect_uri(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Fetches the authorization URL without following redirects and returns the
@@ -52,21 +67,47 @@ impl AuthorizationHandler for FetchRedirect {
 }
 
 /// Client credentials at one authorization server.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ClientCredentials {
     /// `client_id`.
     pub client_id: String,
     /// `client_secret`, for confidential clients.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
-    /// `client_secret_basic`, `client_secret_post` or `none` (default: basic with a
-    /// secret, none without).
+    /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`. By
+    /// default: `private_key_jwt` with a signing key; with a secret, basic (post when
+    /// the server supports only that); else `none`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_endpoint_auth_method: Option<String>,
+    /// The private key of `private_key_jwt` (RFC 7523): client assertions are signed
+    /// with it. Never stored.
+    #[serde(skip)]
+    pub signing_key: Option<Arc<SigningKey>>,
+    /// The redirect URI these credentials were registered with (Dynamic Client
+    /// Registration), so that a stored registration for another one is not reused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_uri: Option<String>,
+}
+
+/// When tokens are sender-constrained with DPoP (RFC 9449).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DpopPolicy {
+    /// Never: plain bearer tokens.
+    Never,
+    /// When the authorization server lists `ES256` in `dpop_signing_alg_values_supported`
+    /// (the default).
+    #[default]
+    IfSupported,
+    /// Always send proofs to the token endpoint (a server that ignores them issues a
+    /// bearer token, which is then used as such).
+    Always,
 }
 
 /// How the client identifies itself and completes authorization.
 #[derive(Clone)]
 pub struct OAuthConfig {
-    /// Where the authorization server redirects (default `http://localhost:3000/callback`).
+    /// Where the authorization server redirects (default `http://localhost:3000/callback`;
+    /// the [`AuthorizationHandler`] may choose its own).
     pub redirect_uri: String,
     /// The name sent in Dynamic Client Registration.
     pub client_name: String,
@@ -74,13 +115,22 @@ pub struct OAuthConfig {
     /// when the authorization server supports it.
     pub client_metadata_url: Option<String>,
     /// Pre-registered credentials (used first, at the authorization server they name or
-    /// at any if `issuer` is `None`).
+    /// at any if `issuer` is `None`). The non-interactive grants need them.
     pub pre_registered: Option<(Option<String>, ClientCredentials)>,
     /// Completes the user's part.
     pub authorizer: Arc<dyn AuthorizationHandler>,
     /// Most step-ups (re-authorizations for more scope) before giving up (default 2, so
     /// at most 3 authorizations for one request).
     pub max_step_ups: usize,
+    /// How tokens are obtained (default: the authorization code flow).
+    pub grant: Grant,
+    /// When to use DPoP.
+    pub dpop: DpopPolicy,
+    /// Where tokens and registered credentials are kept (default: in memory).
+    pub store: Arc<dyn TokenStore>,
+    /// How long before a known expiry a refresh starts in the background (default 60 s;
+    /// the request at hand still goes out with the current token).
+    pub refresh_ahead_secs: u64,
 }
 
 impl Default for OAuthConfig {
@@ -92,18 +142,45 @@ impl Default for OAuthConfig {
             pre_registered: None,
             authorizer: Arc::new(FetchRedirect),
             max_step_ups: 2,
+            grant: Grant::AuthorizationCode,
+            dpop: DpopPolicy::IfSupported,
+            store: Arc::new(MemoryTokenStore::new()),
+            refresh_ahead_secs: 60,
         }
     }
 }
 
+/// What a refresh needs to know about the last authorization.
+#[derive(Clone)]
+struct Session {
+    /// The key the resource's tokens are stored under (its canonical URL).
+    key: String,
+    discovered: Arc<Discovered>,
+    credentials: ClientCredentials,
+    dpop: bool,
+}
+
+/// The flows' state, behind the async lock that serializes them.
 #[derive(Default)]
 struct State {
-    access_token: Option<String>,
-    refresh_token: Option<String>,
     scopes: BTreeSet<String>,
     /// Credentials by authorization-server issuer: never reused at another server.
     credentials: HashMap<String, ClientCredentials>,
     step_ups: usize,
+    /// A `jwt-bearer` assertion the authorization server refused: never sent again.
+    refused_assertion: Option<String>,
+}
+
+/// What building a request needs, behind a plain lock (no await).
+#[derive(Default)]
+struct Current {
+    tokens: Option<Tokens>,
+    /// The resource whose stored tokens were loaded (once).
+    loaded: bool,
+    session: Option<Session>,
+    /// A background refresh was started for the current tokens (one try per token: a
+    /// refused refresh waits for the server's 401).
+    refreshed_ahead: bool,
 }
 
 /// The OAuth client of one MCP server. Cheap to clone (clones share tokens).
@@ -111,80 +188,129 @@ struct State {
 pub struct OAuthClient {
     config: OAuthConfig,
     fetch: Fetcher,
+    dpop: Option<Dpop>,
     state: Arc<Mutex<State>>,
-    /// The access token requests carry now; a plain lock so that building a request needs
-    /// no await.
-    current: Arc<std::sync::Mutex<Option<String>>>,
+    current: Arc<std::sync::Mutex<Current>>,
 }
 
 impl std::fmt::Debug for OAuthClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OAuthClient").field("redirect_uri", &self.config.redirect_uri).finish()
+        f.debug_struct("OAuthClient")
+            .field("redirect_uri", &self.redirect_uri())
+            .field("grant", &self.config.grant)
+            .finish_non_exhaustive()
     }
 }
 
-fn pkce() -> Result<(String, String), AuthError> {
-    let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|_| AuthError::Protocol("no randomness".into()))?;
-    let verifier = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
-    let challenge =
-        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
-    Ok((verifier, challenge))
-}
-
-fn random_state() -> Result<String, AuthError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|_| AuthError::Protocol("no randomness".into()))?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
-}
-
-/// Whether the protected resource `prm_resource` covers the server URL (same origin, and
-/// the server's path is the resource's path or below it).
-fn resource_matches(prm_resource: &str, server_url: &str) -> bool {
-    let (Some(a), Some(b)) = (origin(prm_resource), origin(server_url)) else { return false };
-    if !a.eq_ignore_ascii_case(&b) {
-        return false;
-    }
-    let (rp, sp) = (path(prm_resource), path(server_url));
-    sp == rp || rp.is_empty() || sp.starts_with(&format!("{rp}/"))
-}
-
-/// The server URL as a resource indicator (RFC 8707): no fragment, no trailing slash.
-fn canonical_resource(server_url: &str) -> String {
-    let url = server_url.split('#').next().unwrap_or(server_url);
-    url.trim_end_matches('/').to_owned()
+fn header_value(value: &str) -> Option<http::HeaderValue> {
+    http::HeaderValue::from_str(value).ok()
 }
 
 impl OAuthClient {
-    /// A client with a configuration.
+    /// A client with a configuration. Its DPoP key (unless DPoP is off) is generated
+    /// here and lives as long as the client.
     pub fn new(config: OAuthConfig) -> Self {
+        let dpop = match config.dpop {
+            DpopPolicy::Never => None,
+            _ => Dpop::generate()
+                .map_err(|e| tracing::debug!("no DPoP key, tokens will be bearer tokens: {e}"))
+                .ok(),
+        };
         OAuthClient {
             config,
             fetch: Fetcher::default(),
-            state: Arc::new(Mutex::new(State::default())),
+            dpop,
+            state: Arc::default(),
             current: Arc::default(),
         }
     }
 
+    fn current(&self) -> std::sync::MutexGuard<'_, Current> {
+        self.current.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn redirect_uri(&self) -> String {
+        self.config.authorizer.redirect_uri().unwrap_or_else(|| self.config.redirect_uri.clone())
+    }
+
     /// The current access token, if any.
     pub async fn access_token(&self) -> Option<String> {
-        self.state.lock().await.access_token.clone()
+        self.tokens().map(|t| t.access_token)
+    }
+
+    /// The current tokens, if any.
+    pub fn tokens(&self) -> Option<Tokens> {
+        self.current().tokens.clone()
     }
 
     /// The headers that carry the current access token on a request to the resource
-    /// server (`method` to `uri`): `Authorization: Bearer …`, or nothing before the first
-    /// authorization.
-    pub fn request_headers(&self, _method: &http::Method, _uri: &http::Uri) -> http::HeaderMap {
+    /// server (`method` to `uri`): `Authorization: DPoP …` and a fresh `DPoP` proof for
+    /// a DPoP-bound token, `Authorization: Bearer …` otherwise, nothing before the first
+    /// authorization. The first call loads the tokens the store keeps for `uri`; a call
+    /// near a known expiry starts a refresh in the background.
+    pub fn request_headers(&self, method: &http::Method, uri: &http::Uri) -> http::HeaderMap {
         let mut headers = http::HeaderMap::new();
-        let token = self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone();
-        if let Some(value) = token.and_then(|t| http::HeaderValue::from_str(&format!("Bearer {t}")).ok()) {
-            headers.insert(http::header::AUTHORIZATION, value);
+        let url = uri.to_string();
+        let tokens = {
+            let mut current = self.current();
+            if !current.loaded {
+                current.loaded = true;
+                current.tokens = self.config.store.load_tokens(&canonical_resource(&url));
+            }
+            self.maybe_refresh_ahead(&mut current);
+            current.tokens.clone()
+        };
+        let Some(tokens) = tokens else { return headers };
+        let token = &tokens.access_token;
+        match (&self.dpop, tokens.is_dpop()) {
+            (Some(dpop), true) => {
+                match dpop.proof(method.as_str(), &url, Some(token)).ok().and_then(|p| header_value(&p)) {
+                    Some(proof) => {
+                        headers.insert("dpop", proof);
+                    }
+                    None => tracing::warn!("could not sign a DPoP proof"),
+                }
+                if let Some(value) = header_value(&format!("DPoP {token}")) {
+                    headers.insert(http::header::AUTHORIZATION, value);
+                }
+            }
+            _ => {
+                if let Some(value) = header_value(&format!("Bearer {token}")) {
+                    headers.insert(http::header::AUTHORIZATION, value);
+                }
+            }
         }
         headers
     }
 
+    /// Starts a background refresh when the token expires within
+    /// [`refresh_ahead_secs`](OAuthConfig::refresh_ahead_secs) and it can be refreshed.
+    fn maybe_refresh_ahead(&self, current: &mut Current) {
+        let Some(tokens) = &current.tokens else { return };
+        let due = tokens.expires_at.is_some_and(|at| now_secs() + self.config.refresh_ahead_secs >= at);
+        if !due || tokens.refresh_token.is_none() || current.session.is_none() || current.refreshed_ahead {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        current.refreshed_ahead = true;
+        let client = self.clone();
+        let stale = tokens.access_token.clone();
+        runtime.spawn(async move {
+            let _state = client.state.lock().await;
+            let session = client.current().session.clone();
+            // Someone else may have renewed the token while this task waited.
+            if let (Some(session), true) = (session, client.tokens().is_some_and(|t| t.access_token == stale))
+            {
+                if let Err(e) = client.refresh(&session).await {
+                    tracing::debug!("background token refresh failed: {e}");
+                }
+            }
+        });
+    }
+
     /// Handles a `401` (or a `403 insufficient_scope`, a step-up) from `server_url`, given
-    /// that response's headers (`WWW-Authenticate`): runs the flow, after which
+    /// that response's headers (`WWW-Authenticate`, `DPoP-Nonce`): takes a new DPoP nonce,
+    /// else refreshes, else runs the flow; after which
     /// [`request_headers`](Self::request_headers) carries the fresh token.
     pub async fn authorize(
         &self,
@@ -195,357 +321,236 @@ impl OAuthClient {
         let www_authenticate =
             response_headers.get(http::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
         let challenge = www_authenticate.and_then(Challenge::parse).unwrap_or_default();
+        // RFC 9449 §9: the resource server wants a nonce in the proof; retry with it.
+        if let Some(dpop) = &self.dpop {
+            let fresh_nonce = dpop.take_nonce_header(server_url, response_headers);
+            if challenge.error.as_deref() == Some("use_dpop_nonce") {
+                return match fresh_nonce {
+                    true => Ok(()),
+                    false => Err(AuthError::Denied("the server refused the DPoP nonce it asked for".into())),
+                };
+            }
+        }
+        let failed_token = self.tokens().map(|t| t.access_token);
         let mut state = self.state.lock().await;
+        // Another request renewed the token while this one waited: retry with it.
+        if self.tokens().map(|t| t.access_token) != failed_token {
+            return Ok(());
+        }
         if forbidden {
             if state.step_ups >= self.config.max_step_ups {
                 return Err(AuthError::Denied(format!("still forbidden after {} step-ups", state.step_ups)));
             }
             state.step_ups += 1;
         }
-        // 1. Protected Resource Metadata, then the authorization server.
-        let prm =
-            self.protected_resource_metadata(server_url, challenge.resource_metadata.as_deref()).await?;
-        // The resource indicator is the metadata's `resource`, exactly as published.
-        let resource = prm
-            .as_ref()
-            .and_then(|p| p.get("resource"))
-            .and_then(Value::as_str)
-            .map_or_else(|| canonical_resource(server_url), str::to_owned);
-        let issuer = match &prm {
-            Some(prm) => {
-                let prm_resource = prm.get("resource").and_then(Value::as_str).unwrap_or_default();
-                if !resource_matches(prm_resource, server_url) {
-                    return Err(AuthError::Protocol(format!(
-                        "the protected resource metadata is for {prm_resource:?}, not {server_url:?}"
-                    )));
-                }
-                prm.get("authorization_servers")
-                    .and_then(|a| a.get(0))
-                    .and_then(Value::as_str)
-                    .ok_or_else(|| {
-                        AuthError::Protocol("the resource metadata names no authorization server".into())
-                    })?
-                    .to_owned()
+        let discovered =
+            Arc::new(discover(&self.fetch, server_url, challenge.resource_metadata.as_deref()).await?);
+        if self.config.grant.is_interactive() {
+            require_pkce_s256(&discovered.metadata)?;
+        }
+        let credentials = self.credentials(&mut state, &discovered).await?;
+        let key = canonical_resource(server_url);
+        let session =
+            Session { key: key.clone(), dpop: self.use_dpop(&discovered.metadata), discovered, credentials };
+
+        // A refresh first, unless more scope is wanted or the server changed.
+        let issuer = &session.discovered.issuer;
+        let refreshable =
+            self.tokens().is_some_and(|t| t.refresh_token.is_some() && t.issuer.as_ref() == Some(issuer));
+        if !forbidden && refreshable {
+            match self.refresh(&session).await {
+                Ok(()) => return Ok(()),
+                Err(e) => tracing::debug!("refresh refused, authorizing again: {e}"),
             }
-            // 2025-03-26 servers publish no resource metadata: the MCP origin is the issuer.
-            None => origin(server_url).ok_or_else(|| AuthError::Protocol("invalid server URL".into()))?,
+        }
+        self.set_tokens(&key, None, None);
+
+        let scopes = self.scopes(&state, &challenge, &session.discovered, forbidden);
+        let mut fields = match &self.config.grant {
+            Grant::AuthorizationCode => {
+                let flow = CodeFlow {
+                    issuer,
+                    metadata: &session.discovered.metadata,
+                    credentials: &session.credentials,
+                    redirect_uri: &self.redirect_uri(),
+                    resource: &session.discovered.resource,
+                    scopes: &scopes,
+                };
+                flow.run(self.config.authorizer.as_ref()).await?
+            }
+            grant => {
+                let fetch = self.fetch.clone();
+                let resource = &session.discovered.resource;
+                let fields = grant_fields(grant, issuer, resource, |url, form, headers| async move {
+                    token_endpoint::post_form_for_json(&fetch, &url, &form, &headers).await
+                })
+                .await?;
+                let assertion = fields.iter().find(|(k, _)| *k == "assertion").map(|(_, v)| v.clone());
+                if assertion.is_some() && assertion == state.refused_assertion {
+                    return Err(AuthError::Denied(
+                        "the authorization server already refused this assertion".into(),
+                    ));
+                }
+                state.refused_assertion = None;
+                if !scopes.is_empty() {
+                    let mut fields = fields;
+                    fields.push(("scope", scopes.iter().cloned().collect::<Vec<_>>().join(" ")));
+                    fields
+                } else {
+                    fields
+                }
+            }
         };
-        let metadata = self.authorization_server_metadata(&issuer, prm.is_some()).await?;
+        fields.push(("resource", session.discovered.resource.clone()));
+        let tokens = match token_endpoint::request(
+            &self.fetch,
+            self.session_dpop(&session),
+            &session.discovered,
+            &session.credentials,
+            fields.clone(),
+        )
+        .await
+        {
+            Ok(answer) => parse_tokens(&answer, issuer, &scopes, None)?,
+            Err(e) => {
+                state.refused_assertion = fields.into_iter().find(|(k, _)| *k == "assertion").map(|(_, v)| v);
+                return Err(e);
+            }
+        };
+        state.scopes =
+            tokens.scope.as_deref().map_or(scopes, |s| s.split_whitespace().map(str::to_owned).collect());
+        self.set_tokens(&key, Some(tokens), Some(session));
+        Ok(())
+    }
 
-        // 2. Client credentials for this authorization server.
-        let credentials = self.credentials(&mut state, &issuer, &metadata).await?;
-
-        // 3. Scopes: the challenge's, else the resource's, merged with those granted.
-        let mut scopes: BTreeSet<String> = match (&challenge.scope, &prm) {
+    /// Scope selection: the challenge's, else the resource's `scopes_supported`, merged
+    /// with those granted on a step-up; `offline_access` added exactly when the
+    /// authorization server supports it (and a user is there to consent).
+    fn scopes(
+        &self,
+        state: &State,
+        challenge: &Challenge,
+        discovered: &Discovered,
+        forbidden: bool,
+    ) -> BTreeSet<String> {
+        let mut scopes: BTreeSet<String> = match (&challenge.scope, &discovered.scopes_supported) {
             (Some(s), _) => s.split_whitespace().map(str::to_owned).collect(),
-            (None, Some(prm)) => prm
-                .get("scopes_supported")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
-                .unwrap_or_default(),
+            (None, Some(supported)) => supported.iter().cloned().collect(),
             (None, None) => BTreeSet::new(),
         };
         if forbidden {
             scopes.extend(state.scopes.iter().cloned());
         }
-        let supports = |scope: &str| {
-            metadata
-                .get("scopes_supported")
-                .and_then(Value::as_array)
-                .is_some_and(|a| a.iter().any(|s| s == scope))
-        };
-        if supports("offline_access") {
+        let offline = discovered
+            .metadata
+            .get("scopes_supported")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|s| s == "offline_access"));
+        if offline && self.config.grant.is_interactive() {
             scopes.insert("offline_access".into());
         } else {
             scopes.remove("offline_access");
         }
+        scopes
+    }
 
-        // 4. The authorization request.
-        let (verifier, code_challenge) = pkce()?;
-        let csrf = random_state()?;
-        let endpoint = metadata.get("authorization_endpoint").and_then(Value::as_str).ok_or_else(|| {
-            AuthError::Protocol("the authorization server has no authorization_endpoint".into())
-        })?;
-        let mut query = vec![
-            ("response_type", "code".to_owned()),
-            ("client_id", credentials.client_id.clone()),
-            ("redirect_uri", self.config.redirect_uri.clone()),
-            ("code_challenge", code_challenge),
-            ("code_challenge_method", "S256".to_owned()),
-            ("state", csrf.clone()),
-            ("resource", resource.clone()),
-        ];
-        if !scopes.is_empty() {
-            query.push(("scope", scopes.iter().cloned().collect::<Vec<_>>().join(" ")));
-        }
-        let separator = if endpoint.contains('?') { '&' } else { '?' };
-        let url = format!("{endpoint}{separator}{}", super::fetch::form_encode(&query));
-        let redirect = self.config.authorizer.authorize(url).await?;
-        let params: HashMap<String, String> = query_params(&redirect).into_iter().collect();
+    /// The DPoP key, when this session's tokens are DPoP-bound.
+    fn session_dpop(&self, session: &Session) -> Option<&Dpop> {
+        self.dpop.as_ref().filter(|_| session.dpop)
+    }
 
-        // 5. RFC 9207: the issuer in the redirect must be exactly the one we asked.
-        let iss_advertised =
-            metadata.get("authorization_response_iss_parameter_supported") == Some(&Value::Bool(true));
-        match params.get("iss") {
-            Some(iss) if iss != &issuer => {
-                return Err(AuthError::Protocol(format!(
-                    "the authorization response came from issuer {iss:?}, not {issuer:?}"
-                )))
-            }
-            None if iss_advertised => {
-                return Err(AuthError::Protocol(
-                    "the authorization response has no iss though the server advertises it".into(),
-                ))
-            }
-            _ => {}
-        }
-        if let Some(error) = params.get("error") {
-            return Err(AuthError::Denied(format!("the authorization server refused: {error}")));
-        }
-        if params.get("state") != Some(&csrf) {
-            return Err(AuthError::Protocol("the authorization response's state does not match".into()));
-        }
-        let code = params
-            .get("code")
-            .ok_or_else(|| AuthError::Protocol("the authorization response has no code".into()))?;
+    fn use_dpop(&self, metadata: &Value) -> bool {
+        let es256 = metadata
+            .get("dpop_signing_alg_values_supported")
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|v| v == "ES256"));
+        self.dpop.is_some() && (self.config.dpop == DpopPolicy::Always || es256)
+    }
 
-        // 6. The token request.
+    /// Replaces the tokens (and the store's copy) of the resource `key`.
+    fn set_tokens(&self, key: &str, tokens: Option<Tokens>, session: Option<Session>) {
+        if let Err(e) = self.config.store.save_tokens(key, tokens.as_ref()) {
+            tracing::warn!("could not save tokens: {e}");
+        }
+        let mut current = self.current();
+        current.tokens = tokens;
+        current.loaded = true;
+        current.refreshed_ahead = false;
+        if session.is_some() {
+            current.session = session;
+        }
+    }
+
+    /// The `refresh_token` grant (with `resource`); keeps the refresh token when the
+    /// answer carries no new one.
+    async fn refresh(&self, session: &Session) -> Result<(), AuthError> {
+        let old = self.tokens().ok_or_else(|| AuthError::Protocol("nothing to refresh".into()))?;
+        let refresh_token =
+            old.refresh_token.clone().ok_or_else(|| AuthError::Protocol("no refresh token".into()))?;
         let fields = vec![
-            ("grant_type", "authorization_code".to_owned()),
-            ("code", code.clone()),
-            ("redirect_uri", self.config.redirect_uri.clone()),
-            ("code_verifier", verifier),
-            ("resource", resource),
+            ("grant_type", "refresh_token".to_owned()),
+            ("refresh_token", refresh_token),
+            ("resource", session.discovered.resource.clone()),
         ];
-        let token = self.token_request(&metadata, &credentials, fields).await?;
-        let access = token
-            .get("access_token")
-            .and_then(Value::as_str)
-            .ok_or_else(|| AuthError::Protocol("the token response has no access_token".into()))?
-            .to_owned();
-        state.access_token = Some(access.clone());
-        state.refresh_token = token.get("refresh_token").and_then(Value::as_str).map(str::to_owned);
-        state.scopes = match token.get("scope").and_then(Value::as_str) {
-            Some(granted) => granted.split_whitespace().map(str::to_owned).collect(),
-            None => scopes,
-        };
-        *self.current.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(access);
+        let answer = token_endpoint::request(
+            &self.fetch,
+            self.session_dpop(session),
+            &session.discovered,
+            &session.credentials,
+            fields,
+        )
+        .await?;
+        let scopes = old.scope.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
+        let tokens = parse_tokens(&answer, &session.discovered.issuer, &scopes, old.refresh_token)?;
+        self.set_tokens(&session.key, Some(tokens), Some(session.clone()));
         Ok(())
     }
 
-    /// Sends a token request with the client authentication its method asks for.
-    async fn token_request(
-        &self,
-        metadata: &Value,
-        credentials: &ClientCredentials,
-        mut fields: Vec<(&str, String)>,
-    ) -> Result<Value, AuthError> {
-        let endpoint = metadata
-            .get("token_endpoint")
-            .and_then(Value::as_str)
-            .ok_or_else(|| AuthError::Protocol("the authorization server has no token_endpoint".into()))?;
-        let method = credentials.token_endpoint_auth_method.clone().unwrap_or_else(|| {
-            if credentials.client_secret.is_some() {
-                "client_secret_basic".into()
-            } else {
-                "none".into()
-            }
-        });
-        let mut headers = Vec::new();
-        match (method.as_str(), &credentials.client_secret) {
-            ("client_secret_basic", Some(secret)) => {
-                let pair = format!("{}:{}", encode(&credentials.client_id), encode(secret));
-                headers.push((
-                    "authorization",
-                    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)),
-                ));
-            }
-            ("client_secret_post", Some(secret)) => {
-                fields.push(("client_id", credentials.client_id.clone()));
-                fields.push(("client_secret", secret.clone()));
-            }
-            _ => fields.push(("client_id", credentials.client_id.clone())),
-        }
-        let response = self.fetch.post_form(endpoint, &fields, &headers).await?;
-        if !response.status.is_success() {
-            return Err(AuthError::Denied(format!(
-                "the token request failed: {} {}",
-                response.status,
-                String::from_utf8_lossy(&response.body)
-            )));
-        }
-        response.json().ok_or_else(|| AuthError::Protocol("the token response is not JSON".into()))
+    /// Whether stored credentials fit this client: a registration made for another
+    /// redirect URI (a loopback listener's port changes from run to run) is replaced.
+    fn still_registered(&self, c: &ClientCredentials) -> bool {
+        !self.config.grant.is_interactive()
+            || c.redirect_uri.as_deref().is_none_or(|registered| registered == self.redirect_uri())
     }
 
-    /// RFC 9728 discovery: the challenge's `resource_metadata`, else the path-based
-    /// well-known URL, else the root one. `None` when the server publishes none.
-    async fn protected_resource_metadata(
-        &self,
-        server_url: &str,
-        hinted: Option<&str>,
-    ) -> Result<Option<Value>, AuthError> {
-        let base = origin(server_url).ok_or_else(|| AuthError::Protocol("invalid server URL".into()))?;
-        let path = path(server_url);
-        let mut candidates = Vec::new();
-        if let Some(url) = hinted {
-            candidates.push(url.to_owned());
-        }
-        if !path.is_empty() {
-            candidates.push(format!("{base}/.well-known/oauth-protected-resource{path}"));
-        }
-        candidates.push(format!("{base}/.well-known/oauth-protected-resource"));
-        for url in candidates {
-            if let Ok(Fetched { status, body, .. }) = self.fetch.get(&url).await {
-                if status.is_success() {
-                    if let Ok(v) = serde_json::from_slice::<Value>(&body) {
-                        return Ok(Some(v));
-                    }
-                }
-            }
-        }
-        Ok(None)
-    }
-
-    /// RFC 8414 / OIDC discovery in the spec's order; the document's `issuer` must equal
-    /// the issuer exactly, and PKCE S256 must be supported. Without any document (a
-    /// 2025-03-26 server), the default endpoints at the issuer.
-    async fn authorization_server_metadata(&self, issuer: &str, strict: bool) -> Result<Value, AuthError> {
-        let base = origin(issuer).ok_or_else(|| AuthError::Protocol(format!("invalid issuer {issuer:?}")))?;
-        let path = path(issuer);
-        let candidates = if path.is_empty() {
-            vec![
-                format!("{base}/.well-known/oauth-authorization-server"),
-                format!("{base}/.well-known/openid-configuration"),
-            ]
-        } else {
-            vec![
-                format!("{base}/.well-known/oauth-authorization-server{path}"),
-                format!("{base}/.well-known/openid-configuration{path}"),
-                format!("{base}{path}/.well-known/openid-configuration"),
-            ]
-        };
-        for url in candidates {
-            let Ok(fetched) = self.fetch.get(&url).await else { continue };
-            if !fetched.status.is_success() {
-                continue;
-            }
-            let Some(metadata) = fetched.json() else { continue };
-            if metadata.get("issuer").and_then(Value::as_str) != Some(issuer) {
-                return Err(AuthError::Protocol(format!(
-                    "the authorization server metadata at {url} names issuer {:?}, not {issuer:?}",
-                    metadata.get("issuer")
-                )));
-            }
-            let s256 = metadata
-                .get("code_challenge_methods_supported")
-                .and_then(Value::as_array)
-                .is_some_and(|m| m.iter().any(|v| v == "S256"));
-            if !s256 {
-                return Err(AuthError::Protocol(
-                    "the authorization server does not support PKCE S256".into(),
-                ));
-            }
-            return Ok(metadata);
-        }
-        if strict {
-            return Err(AuthError::Protocol(format!(
-                "no authorization server metadata found for {issuer:?}"
-            )));
-        }
-        Ok(json!({
-            "issuer": issuer,
-            "authorization_endpoint": format!("{base}/authorize"),
-            "token_endpoint": format!("{base}/token"),
-            "registration_endpoint": format!("{base}/register"),
-            "code_challenge_methods_supported": ["S256"],
-        }))
-    }
-
-    /// Credentials at `issuer`: kept ones, pre-registered ones, a Client ID Metadata
-    /// Document, or Dynamic Client Registration (with `application_type`).
+    /// Credentials at the discovered issuer: kept ones, pre-registered ones, stored
+    /// ones, a Client ID Metadata Document, or Dynamic Client Registration.
     async fn credentials(
         &self,
         state: &mut State,
-        issuer: &str,
-        metadata: &Value,
+        discovered: &Discovered,
     ) -> Result<ClientCredentials, AuthError> {
+        let issuer = discovered.issuer.as_str();
         if let Some(c) = state.credentials.get(issuer) {
             return Ok(c.clone());
         }
-        if let Some((for_issuer, c)) = &self.config.pre_registered {
-            if for_issuer.as_deref().is_none_or(|i| i == issuer) {
-                state.credentials.insert(issuer.to_owned(), c.clone());
-                return Ok(c.clone());
-            }
-        }
-        let cimd = metadata.get("client_id_metadata_document_supported") == Some(&Value::Bool(true));
-        if let (true, Some(url)) = (cimd, &self.config.client_metadata_url) {
-            let c = ClientCredentials {
+        let pre_registered =
+            self.config.pre_registered.as_ref().filter(|(i, _)| i.as_deref().is_none_or(|i| i == issuer));
+        let c = if let Some((_, c)) = pre_registered {
+            c.clone()
+        } else if let Some(c) = self.config.store.load_client(issuer).filter(|c| self.still_registered(c)) {
+            c
+        } else if !self.config.grant.is_interactive() {
+            return Err(AuthError::Protocol(format!("no pre-registered client credentials for {issuer:?}")));
+        } else if let (Some(true), Some(url)) = (
+            discovered.metadata.get("client_id_metadata_document_supported").and_then(Value::as_bool),
+            &self.config.client_metadata_url,
+        ) {
+            ClientCredentials {
                 client_id: url.clone(),
-                client_secret: None,
                 token_endpoint_auth_method: Some("none".into()),
-            };
-            state.credentials.insert(issuer.to_owned(), c.clone());
-            return Ok(c);
-        }
-        let endpoint = metadata.get("registration_endpoint").and_then(Value::as_str).ok_or_else(|| {
-            AuthError::Protocol(
-                "the authorization server offers no client registration; pre-register a client".into(),
-            )
-        })?;
-        let loopback = ["http://localhost", "http://127.0.0.1", "http://[::1]"]
-            .iter()
-            .any(|p| self.config.redirect_uri.starts_with(p));
-        let request = json!({
-            "client_name": self.config.client_name,
-            "redirect_uris": [self.config.redirect_uri],
-            "grant_types": ["authorization_code", "refresh_token"],
-            "response_types": ["code"],
-            "token_endpoint_auth_method": "client_secret_basic",
-            "application_type": if loopback { "native" } else { "web" },
-        });
-        let response = self.fetch.post_json(endpoint, &request).await?;
-        let registered = match response.json() {
-            Some(v) if response.status.is_success() => v,
-            _ => return Err(AuthError::Protocol(format!("client registration failed: {}", response.status))),
-        };
-        let c = ClientCredentials {
-            client_id: registered
-                .get("client_id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| AuthError::Protocol("the registration response has no client_id".into()))?
-                .to_owned(),
-            client_secret: registered.get("client_secret").and_then(Value::as_str).map(str::to_owned),
-            token_endpoint_auth_method: registered
-                .get("token_endpoint_auth_method")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+                ..ClientCredentials::default()
+            }
+        } else {
+            let c =
+                register(&self.fetch, &discovered.metadata, &self.config.client_name, &self.redirect_uri())
+                    .await?;
+            if let Err(e) = self.config.store.save_client(issuer, &c) {
+                tracing::warn!("could not save the client registration: {e}");
+            }
+            c
         };
         state.credentials.insert(issuer.to_owned(), c.clone());
         Ok(c)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resource_matching() {
-        assert!(resource_matches("http://h:1/mcp", "http://h:1/mcp"));
-        assert!(resource_matches("http://h:1", "http://h:1/mcp"));
-        assert!(resource_matches("http://h:1/", "http://h:1/mcp/"));
-        assert!(!resource_matches("http://h:1/other", "http://h:1/mcp"));
-        assert!(!resource_matches("http://h:1/mc", "http://h:1/mcp"));
-        assert!(!resource_matches("http://evil:1/mcp", "http://h:1/mcp"));
-    }
-
-    #[test]
-    fn pkce_challenge_is_the_s256_of_the_verifier() {
-        let (verifier, challenge) = pkce().unwrap_or_default();
-        assert!((43..=128).contains(&verifier.len()));
-        let expected =
-            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
-        assert_eq!(challenge, expected);
     }
 }

@@ -28,10 +28,11 @@ impl Default for Fetcher {
     }
 }
 
-/// A response: status, `Location`, body.
+/// A response: status, `Location`, headers (`DPoP-Nonce`), body.
 pub(crate) struct Fetched {
     pub(crate) status: StatusCode,
     pub(crate) location: Option<String>,
+    pub(crate) headers: http::HeaderMap,
     pub(crate) body: Bytes,
 }
 
@@ -50,8 +51,10 @@ impl Fetcher {
         body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<Fetched, AuthError> {
         let uri: Uri = url.parse().map_err(|_| AuthError::Protocol(format!("invalid URL {url:?}")))?;
-        let mut builder =
-            Request::builder().method(method).uri(uri).header(header::ACCEPT, "application/json");
+        let mut builder = Request::builder().method(method).uri(uri);
+        if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("accept")) {
+            builder = builder.header(header::ACCEPT, "application/json");
+        }
         for (name, value) in headers {
             builder = builder.header(*name, value.as_str());
         }
@@ -70,12 +73,13 @@ impl Fetcher {
         let status = response.status();
         let location =
             response.headers().get(header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let headers = response.headers().clone();
         let body = http_body_util::Limited::new(response.into_body(), MAX_BODY)
             .collect()
             .await
             .map_err(|e| AuthError::Http(format!("{url}: {e}")))?
             .to_bytes();
-        Ok(Fetched { status, location, body })
+        Ok(Fetched { status, location, headers, body })
     }
 
     pub(crate) async fn get(&self, url: &str) -> Result<Fetched, AuthError> {

@@ -1,15 +1,39 @@
 //! Authorization (OAuth 2.1) for Streamable HTTP: the client side, which gets an access
 //! token when a server answers `401`/`403`, used by
 //! [`HttpClientTransport::oauth`](crate::transport::http_client::HttpClientTransport::oauth).
+//!
+//! The client runs the authorization code flow with PKCE by default, or a
+//! machine-to-machine [`Grant`] (`client_credentials` with a secret or `private_key_jwt`,
+//! the `jwt-bearer` grant of workload identity, enterprise-managed ID-JAG); binds tokens
+//! with DPoP when the authorization server supports it; refreshes them; and keeps them
+//! in a [`TokenStore`]. [`login`] is the CLI's interactive login.
 
 mod challenge;
 mod client;
+mod code_flow;
+mod discovery;
+mod dpop;
 mod fetch;
+mod grant;
+mod jose;
+mod login;
+mod loopback;
 #[cfg(feature = "auth")]
 pub mod server;
+mod store;
+mod token_endpoint;
 
 pub use challenge::Challenge;
-pub use client::{AuthorizationHandler, ClientCredentials, FetchRedirect, OAuthClient, OAuthConfig};
+pub use client::{
+    AuthorizationHandler, ClientCredentials, DpopPolicy, FetchRedirect, OAuthClient, OAuthConfig,
+};
+pub use grant::{
+    AssertionSource, Grant, IdentityProvider, StaticAssertion, JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT,
+};
+pub use jose::SigningKey;
+pub use login::{login, LoginOptions};
+pub use loopback::{LoopbackRedirect, UrlOpener};
+pub use store::{FileTokenStore, MemoryTokenStore, TokenStore, Tokens};
 
 /// Why authorization failed.
 #[derive(Debug, Clone, thiserror::Error)]

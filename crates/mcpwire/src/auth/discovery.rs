@@ -1,0 +1,232 @@
+//! Finding the authorization server of a protected MCP server: Protected Resource
+//! Metadata (RFC 9728: the challenge's `resource_metadata`, then the path-based and root
+//! well-known URLs), the authorization server's metadata (RFC 8414 and OpenID Connect
+//! discovery, in the spec's order), and Dynamic Client Registration.
+
+use serde_json::{json, Value};
+
+use super::client::ClientCredentials;
+use super::fetch::{origin, path, Fetched, Fetcher};
+use super::AuthError;
+
+/// Whether the protected resource `prm_resource` covers the server URL (same origin, and
+/// the server's path is the resource's path or below it).
+pub(crate) fn resource_matches(prm_resource: &str, server_url: &str) -> bool {
+    let (Some(a), Some(b)) = (origin(prm_resource), origin(server_url)) else { return false };
+    if !a.eq_ignore_ascii_case(&b) {
+        return false;
+    }
+    let (rp, sp) = (path(prm_resource), path(server_url));
+    sp == rp || rp.is_empty() || sp.starts_with(&format!("{rp}/"))
+}
+
+/// The server URL as a resource indicator (RFC 8707): no query, no fragment, no
+/// trailing slash. Also the key tokens are stored under.
+pub(crate) fn canonical_resource(server_url: &str) -> String {
+    let end = server_url.find(['?', '#']).unwrap_or(server_url.len());
+    server_url[..end].trim_end_matches('/').to_owned()
+}
+
+/// Where a protected resource sends its clients for tokens.
+pub(crate) struct Discovered {
+    /// The resource indicator (the metadata's `resource`, exactly as published).
+    pub(crate) resource: String,
+    /// The authorization server's issuer.
+    pub(crate) issuer: String,
+    /// Its metadata.
+    pub(crate) metadata: Value,
+    /// The resource's `scopes_supported`, if it published metadata.
+    pub(crate) scopes_supported: Option<Vec<String>>,
+}
+
+/// Runs discovery for `server_url`, starting from the challenge's `resource_metadata`.
+pub(crate) async fn discover(
+    fetch: &Fetcher,
+    server_url: &str,
+    hinted: Option<&str>,
+) -> Result<Discovered, AuthError> {
+    let prm = protected_resource_metadata(fetch, server_url, hinted).await?;
+    let resource = prm
+        .as_ref()
+        .and_then(|p| p.get("resource"))
+        .and_then(Value::as_str)
+        .map_or_else(|| canonical_resource(server_url), str::to_owned);
+    let issuer = match &prm {
+        Some(prm) => {
+            let prm_resource = prm.get("resource").and_then(Value::as_str).unwrap_or_default();
+            if !resource_matches(prm_resource, server_url) {
+                return Err(AuthError::Protocol(format!(
+                    "the protected resource metadata is for {prm_resource:?}, not {server_url:?}"
+                )));
+            }
+            prm.get("authorization_servers")
+                .and_then(|a| a.get(0))
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    AuthError::Protocol("the resource metadata names no authorization server".into())
+                })?
+                .to_owned()
+        }
+        // 2025-03-26 servers publish no resource metadata: the MCP origin is the issuer.
+        None => origin(server_url).ok_or_else(|| AuthError::Protocol("invalid server URL".into()))?,
+    };
+    let metadata = authorization_server_metadata(fetch, &issuer, prm.is_some()).await?;
+    let scopes_supported = prm
+        .as_ref()
+        .and_then(|p| p.get("scopes_supported"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect());
+    Ok(Discovered { resource, issuer, metadata, scopes_supported })
+}
+
+/// RFC 9728 discovery: the challenge's `resource_metadata`, else the path-based
+/// well-known URL, else the root one. `None` when the server publishes none.
+async fn protected_resource_metadata(
+    fetch: &Fetcher,
+    server_url: &str,
+    hinted: Option<&str>,
+) -> Result<Option<Value>, AuthError> {
+    let base = origin(server_url).ok_or_else(|| AuthError::Protocol("invalid server URL".into()))?;
+    let path = path(server_url);
+    let mut candidates = Vec::new();
+    if let Some(url) = hinted {
+        candidates.push(url.to_owned());
+    }
+    if !path.is_empty() {
+        candidates.push(format!("{base}/.well-known/oauth-protected-resource{path}"));
+    }
+    candidates.push(format!("{base}/.well-known/oauth-protected-resource"));
+    for url in candidates {
+        if let Ok(Fetched { status, body, .. }) = fetch.get(&url).await {
+            if status.is_success() {
+                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
+                    return Ok(Some(v));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// RFC 8414 / OIDC discovery in the spec's order; the document's `issuer` must equal
+/// the issuer exactly. PKCE S256 must be supported, unless the metadata advertises no
+/// authorization endpoint at all (a server for machine-to-machine grants only). Without
+/// any document (a 2025-03-26 server), the default endpoints at the issuer.
+async fn authorization_server_metadata(
+    fetch: &Fetcher,
+    issuer: &str,
+    strict: bool,
+) -> Result<Value, AuthError> {
+    let base = origin(issuer).ok_or_else(|| AuthError::Protocol(format!("invalid issuer {issuer:?}")))?;
+    let path = path(issuer);
+    let candidates = if path.is_empty() {
+        vec![
+            format!("{base}/.well-known/oauth-authorization-server"),
+            format!("{base}/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            format!("{base}/.well-known/oauth-authorization-server{path}"),
+            format!("{base}/.well-known/openid-configuration{path}"),
+            format!("{base}{path}/.well-known/openid-configuration"),
+        ]
+    };
+    for url in candidates {
+        let Ok(fetched) = fetch.get(&url).await else { continue };
+        if !fetched.status.is_success() {
+            continue;
+        }
+        let Some(metadata) = fetched.json() else { continue };
+        if metadata.get("issuer").and_then(Value::as_str) != Some(issuer) {
+            return Err(AuthError::Protocol(format!(
+                "the authorization server metadata at {url} names issuer {:?}, not {issuer:?}",
+                metadata.get("issuer")
+            )));
+        }
+        return Ok(metadata);
+    }
+    if strict {
+        return Err(AuthError::Protocol(format!("no authorization server metadata found for {issuer:?}")));
+    }
+    Ok(json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{base}/authorize"),
+        "token_endpoint": format!("{base}/token"),
+        "registration_endpoint": format!("{base}/register"),
+        "code_challenge_methods_supported": ["S256"],
+    }))
+}
+
+/// Refuses an authorization server that cannot do PKCE S256 (checked before the
+/// authorization code flow, the only one that uses it).
+pub(crate) fn require_pkce_s256(metadata: &Value) -> Result<(), AuthError> {
+    let s256 = metadata
+        .get("code_challenge_methods_supported")
+        .and_then(Value::as_array)
+        .is_some_and(|m| m.iter().any(|v| v == "S256"));
+    if s256 {
+        Ok(())
+    } else {
+        Err(AuthError::Protocol("the authorization server does not support PKCE S256".into()))
+    }
+}
+
+/// Dynamic Client Registration (RFC 7591) with `application_type` (native for a
+/// loopback redirect, else web).
+pub(crate) async fn register(
+    fetch: &Fetcher,
+    metadata: &Value,
+    client_name: &str,
+    redirect_uri: &str,
+) -> Result<ClientCredentials, AuthError> {
+    let endpoint = metadata.get("registration_endpoint").and_then(Value::as_str).ok_or_else(|| {
+        AuthError::Protocol(
+            "the authorization server offers no client registration; pre-register a client".into(),
+        )
+    })?;
+    let loopback =
+        ["http://localhost", "http://127.0.0.1", "http://[::1]"].iter().any(|p| redirect_uri.starts_with(p));
+    let request = json!({
+        "client_name": client_name,
+        "redirect_uris": [redirect_uri],
+        "grant_types": ["authorization_code", "refresh_token"],
+        "response_types": ["code"],
+        "token_endpoint_auth_method": "client_secret_basic",
+        "application_type": if loopback { "native" } else { "web" },
+    });
+    let response = fetch.post_json(endpoint, &request).await?;
+    let registered = match response.json() {
+        Some(v) if response.status.is_success() => v,
+        _ => return Err(AuthError::Protocol(format!("client registration failed: {}", response.status))),
+    };
+    let text = |name: &str| registered.get(name).and_then(Value::as_str).map(str::to_owned);
+    Ok(ClientCredentials {
+        client_id: text("client_id")
+            .ok_or_else(|| AuthError::Protocol("the registration response has no client_id".into()))?,
+        client_secret: text("client_secret"),
+        token_endpoint_auth_method: text("token_endpoint_auth_method"),
+        signing_key: None,
+        redirect_uri: Some(redirect_uri.to_owned()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resource_matching() {
+        assert!(resource_matches("http://h:1/mcp", "http://h:1/mcp"));
+        assert!(resource_matches("http://h:1", "http://h:1/mcp"));
+        assert!(resource_matches("http://h:1/", "http://h:1/mcp/"));
+        assert!(!resource_matches("http://h:1/other", "http://h:1/mcp"));
+        assert!(!resource_matches("http://h:1/mc", "http://h:1/mcp"));
+        assert!(!resource_matches("http://evil:1/mcp", "http://h:1/mcp"));
+    }
+
+    #[test]
+    fn canonical_resource_drops_query_fragment_and_trailing_slash() {
+        assert_eq!(canonical_resource("http://h:1/mcp/?a=1#x"), "http://h:1/mcp");
+        assert_eq!(canonical_resource("http://h:1"), "http://h:1");
+    }
+}

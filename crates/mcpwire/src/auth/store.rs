@@ -1,0 +1,208 @@
+//! Where tokens and client credentials live between runs: a [`TokenStore`] keyed by the
+//! protected resource (tokens) and by the authorization server's issuer (credentials,
+//! which are never reused at another server). [`MemoryTokenStore`] is the default; a
+//! CLI keeps a [`FileTokenStore`] (one JSON file, mode 0600).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use serde::{Deserialize, Serialize};
+
+use super::client::ClientCredentials;
+use super::AuthError;
+
+/// The tokens granted for one protected resource.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Tokens {
+    /// `access_token`.
+    pub access_token: String,
+    /// `token_type`: `Bearer`, or `DPoP` for a sender-constrained token.
+    #[serde(default = "bearer")]
+    pub token_type: String,
+    /// `refresh_token`, if the authorization server issued one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token: Option<String>,
+    /// When the access token expires (seconds since the Unix epoch), from `expires_in`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<u64>,
+    /// The scopes granted (space-separated), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// The issuer of the authorization server that granted them (a refresh goes there
+    /// and nowhere else).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+}
+
+fn bearer() -> String {
+    "Bearer".into()
+}
+
+impl Tokens {
+    /// Whether the token is DPoP-bound (`token_type` `DPoP`, any case).
+    pub fn is_dpop(&self) -> bool {
+        self.token_type.eq_ignore_ascii_case("dpop")
+    }
+}
+
+/// Keeps tokens (by resource) and client credentials (by issuer). Calls are short and
+/// synchronous: implementations that do I/O keep it small (one file, one row).
+pub trait TokenStore: Send + Sync + 'static {
+    /// The tokens saved for `resource`.
+    fn load_tokens(&self, resource: &str) -> Option<Tokens>;
+    /// Saves (or, with `None`, forgets) the tokens of `resource`.
+    fn save_tokens(&self, resource: &str, tokens: Option<&Tokens>) -> Result<(), AuthError>;
+    /// The client credentials registered at `issuer`.
+    fn load_client(&self, issuer: &str) -> Option<ClientCredentials>;
+    /// Saves the client credentials registered at `issuer`.
+    fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError>;
+}
+
+/// Everything a store holds, as the JSON file stores it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Contents {
+    #[serde(default)]
+    tokens: HashMap<String, Tokens>,
+    #[serde(default)]
+    clients: HashMap<String, ClientCredentials>,
+}
+
+impl Contents {
+    fn set_tokens(&mut self, resource: &str, tokens: Option<&Tokens>) {
+        match tokens {
+            Some(t) => self.tokens.insert(resource.to_owned(), t.clone()),
+            None => self.tokens.remove(resource),
+        };
+    }
+}
+
+/// A store in memory, for one process (the default).
+#[derive(Debug, Default)]
+pub struct MemoryTokenStore {
+    contents: Mutex<Contents>,
+}
+
+impl MemoryTokenStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn with<T>(&self, f: impl FnOnce(&mut Contents) -> T) -> T {
+        f(&mut self.contents.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl TokenStore for MemoryTokenStore {
+    fn load_tokens(&self, resource: &str) -> Option<Tokens> {
+        self.with(|c| c.tokens.get(resource).cloned())
+    }
+    fn save_tokens(&self, resource: &str, tokens: Option<&Tokens>) -> Result<(), AuthError> {
+        self.with(|c| c.set_tokens(resource, tokens));
+        Ok(())
+    }
+    fn load_client(&self, issuer: &str) -> Option<ClientCredentials> {
+        self.with(|c| c.clients.get(issuer).cloned())
+    }
+    fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError> {
+        self.with(|c| c.clients.insert(issuer.to_owned(), credentials.clone()));
+        Ok(())
+    }
+}
+
+/// The largest store file read (1 MiB); a bigger one is treated as corrupt.
+const MAX_FILE: u64 = 1024 * 1024;
+
+/// A store in one JSON file, readable and writable by its owner only (mode 0600; the
+/// directory is created 0700). Every save rewrites the file through a temporary file
+/// and a rename, so a crash never leaves half a file. A missing or unreadable file is
+/// an empty store.
+#[derive(Debug)]
+pub struct FileTokenStore {
+    path: PathBuf,
+    /// Serializes this process's read-modify-write cycles.
+    lock: Mutex<()>,
+}
+
+impl FileTokenStore {
+    /// A store at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        FileTokenStore { path: path.into(), lock: Mutex::new(()) }
+    }
+
+    /// The default location: `$XDG_CONFIG_HOME/mcpwire/auth.json`, else
+    /// `$HOME/.config/mcpwire/auth.json`.
+    pub fn default_path() -> Option<PathBuf> {
+        let base = std::env::var_os("XDG_CONFIG_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".config")))?;
+        Some(base.join("mcpwire").join("auth.json"))
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn read(&self) -> Contents {
+        let Ok(file) = std::fs::File::open(&self.path) else { return Contents::default() };
+        let mut bytes = Vec::new();
+        use std::io::Read;
+        if file.take(MAX_FILE + 1).read_to_end(&mut bytes).is_err() || bytes.len() as u64 > MAX_FILE {
+            return Contents::default();
+        }
+        serde_json::from_slice(&bytes).unwrap_or_default()
+    }
+
+    fn write(&self, contents: &Contents) -> Result<(), AuthError> {
+        let io = |e: std::io::Error| AuthError::Http(format!("token store {}: {e}", self.path.display()));
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+            builder.create(dir).map_err(io)?;
+        }
+        let bytes = serde_json::to_vec_pretty(contents).map_err(|e| AuthError::Protocol(e.to_string()))?;
+        let mut tmp = self.path.clone().into_os_string();
+        tmp.push(format!(".tmp{}", std::process::id()));
+        let tmp = PathBuf::from(tmp);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        {
+            use std::io::Write;
+            let mut file = options.open(&tmp).map_err(io)?;
+            file.write_all(&bytes).map_err(io)?;
+            file.sync_all().map_err(io)?;
+        }
+        std::fs::rename(&tmp, &self.path).map_err(io)
+    }
+
+    fn update(&self, f: impl FnOnce(&mut Contents)) -> Result<(), AuthError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut contents = self.read();
+        f(&mut contents);
+        self.write(&contents)
+    }
+}
+
+impl TokenStore for FileTokenStore {
+    fn load_tokens(&self, resource: &str) -> Option<Tokens> {
+        self.read().tokens.remove(resource)
+    }
+    fn save_tokens(&self, resource: &str, tokens: Option<&Tokens>) -> Result<(), AuthError> {
+        self.update(|c| c.set_tokens(resource, tokens))
+    }
+    fn load_client(&self, issuer: &str) -> Option<ClientCredentials> {
+        self.read().clients.remove(issuer)
+    }
+    fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError> {
+        self.update(|c| {
+            c.clients.insert(issuer.to_owned(), credentials.clone());
+        })
+    }
+}

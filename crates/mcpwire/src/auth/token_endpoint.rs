@@ -1,0 +1,103 @@
+//! The token endpoint: one request with client authentication and, for DPoP-bound
+//! tokens, a proof (retried once with the nonce of a `use_dpop_nonce` answer, RFC 9449
+//! §8); and the [`Tokens`] of its answer.
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+use super::client::ClientCredentials;
+use super::discovery::Discovered;
+use super::dpop::Dpop;
+use super::fetch::{Fetched, Fetcher};
+use super::grant::authenticate;
+use super::jose::now_secs;
+use super::store::Tokens;
+use super::AuthError;
+
+/// How much of a refusal's body goes into the error.
+const MAX_ERROR_BODY: usize = 512;
+
+/// Sends `fields` to the discovered authorization server's token endpoint; returns the
+/// JSON answer of a success.
+pub(crate) async fn request(
+    fetch: &Fetcher,
+    dpop: Option<&Dpop>,
+    discovered: &Discovered,
+    credentials: &ClientCredentials,
+    fields: Vec<(&'static str, String)>,
+) -> Result<Value, AuthError> {
+    let metadata = &discovered.metadata;
+    let endpoint = metadata
+        .get("token_endpoint")
+        .and_then(Value::as_str)
+        .ok_or_else(|| AuthError::Protocol("the authorization server has no token_endpoint".into()))?;
+    for attempt in 0..2 {
+        let (mut form, mut headers) = (fields.clone(), Vec::new());
+        authenticate(credentials, metadata, &discovered.issuer, &mut form, &mut headers)?;
+        if let Some(dpop) = dpop {
+            headers.push(("dpop", dpop.proof("POST", endpoint, None)?));
+        }
+        let response = fetch.post_form(endpoint, &form, &headers).await?;
+        let fresh_nonce = dpop.is_some_and(|d| d.take_nonce_header(endpoint, &response.headers));
+        if response.status.is_success() {
+            return response
+                .json()
+                .ok_or_else(|| AuthError::Protocol("the token response is not JSON".into()));
+        }
+        let error = response.json().and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_owned));
+        if attempt == 0 && fresh_nonce && error.as_deref() == Some("use_dpop_nonce") {
+            continue;
+        }
+        return Err(refused("the token request", &response));
+    }
+    Err(AuthError::Denied("the token endpoint kept asking for a new DPoP nonce".into()))
+}
+
+/// A refusal, with the start of the server's answer.
+fn refused(what: &str, response: &Fetched) -> AuthError {
+    let body = &response.body[..response.body.len().min(MAX_ERROR_BODY)];
+    AuthError::Denied(format!("{what} failed: {} {}", response.status, String::from_utf8_lossy(body)))
+}
+
+/// Posts a form to another server's token endpoint (an identity provider's token
+/// exchange) and returns the JSON answer of a success.
+pub(crate) async fn post_form_for_json(
+    fetch: &Fetcher,
+    url: &str,
+    form: &[(&'static str, String)],
+    headers: &[(&'static str, String)],
+) -> Result<Value, AuthError> {
+    let response = fetch.post_form(url, form, headers).await?;
+    match response.json() {
+        Some(v) if response.status.is_success() => Ok(v),
+        _ => Err(refused("the token exchange at the identity provider", &response)),
+    }
+}
+
+/// The tokens of a token response. `scope` defaults to the scopes asked for, the
+/// refresh token to `old_refresh`.
+pub(crate) fn parse_tokens(
+    answer: &Value,
+    issuer: &str,
+    asked: &BTreeSet<String>,
+    old_refresh: Option<String>,
+) -> Result<Tokens, AuthError> {
+    let text = |name: &str| answer.get(name).and_then(Value::as_str).map(str::to_owned);
+    let access_token = text("access_token")
+        .ok_or_else(|| AuthError::Protocol("the token response has no access_token".into()))?;
+    let scope = text("scope")
+        .or_else(|| (!asked.is_empty()).then(|| asked.iter().cloned().collect::<Vec<_>>().join(" ")));
+    Ok(Tokens {
+        access_token,
+        token_type: text("token_type").unwrap_or_else(|| "Bearer".into()),
+        refresh_token: text("refresh_token").or(old_refresh),
+        // A number, or (some servers) a numeric string.
+        expires_at: answer
+            .get("expires_in")
+            .and_then(|v| v.as_u64().or_else(|| v.as_str().and_then(|s| s.trim().parse().ok())))
+            .map(|s| now_secs().saturating_add(s)),
+        scope,
+        issuer: Some(issuer.to_owned()),
+    })
+}

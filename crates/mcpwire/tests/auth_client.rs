@@ -1,0 +1,398 @@
+//! The OAuth client against a real (test) authorization server over loopback sockets:
+//! DPoP proofs and nonce retries at the token endpoint and the resource server, refresh
+//! before re-authorizing (and ahead of expiry), and the machine-to-machine grants.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "auth_client_support.rs"]
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcpwire::auth::{
+    ClientCredentials, DpopPolicy, Grant, IdentityProvider, OAuthClient, OAuthConfig, SigningKey,
+    StaticAssertion,
+};
+use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
+use support::{ath, verify_es256, verify_proof, Knobs, TestAs};
+
+fn client(config: OAuthConfig) -> OAuthClient {
+    OAuthClient::new(OAuthConfig { redirect_uri: "http://127.0.0.1:1/callback".into(), ..config })
+}
+
+/// A client of a machine-to-machine grant with pre-registered credentials.
+fn with_grant(grant: Grant, credentials: ClientCredentials) -> OAuthClient {
+    client(OAuthConfig { grant, pre_registered: Some((None, credentials)), ..OAuthConfig::default() })
+}
+
+fn uri(s: &str) -> http::Uri {
+    s.parse().unwrap()
+}
+
+#[tokio::test]
+async fn dpop_token_request_retries_with_the_servers_nonce_and_binds_requests() {
+    let test_as =
+        TestAs::start(Knobs { dpop: true, as_nonce: Some("as-nonce-1".into()), ..Knobs::default() }).await;
+    let oauth = client(OAuthConfig::default());
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+
+    let tokens = test_as.seen("/token");
+    assert_eq!(tokens.len(), 2, "one use_dpop_nonce answer, one retry");
+    let (_, first) = tokens[0].dpop.clone().expect("a proof on the first token request");
+    let (_, retry) = tokens[1].dpop.clone().expect("a proof on the retry");
+    assert!(first.get("nonce").is_none());
+    assert_eq!(retry["nonce"], "as-nonce-1");
+    assert_ne!(first["jti"], retry["jti"]);
+    for claims in [&first, &retry] {
+        assert_eq!(claims["htm"], "POST");
+        assert_eq!(claims["htu"], format!("{}/token", test_as.issuer));
+        assert!(claims.get("ath").is_none(), "no access token at the token endpoint");
+    }
+    assert_eq!(tokens[1].form["grant_type"], "authorization_code");
+    assert_eq!(tokens[1].form["resource"], test_as.resource);
+
+    // Resource requests: `Authorization: DPoP`, a fresh proof bound to the token.
+    let target = format!("{}?session=1#frag", test_as.resource);
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&target));
+    assert_eq!(headers["authorization"], "DPoP at-1");
+    let (header, claims) = verify_proof(headers["dpop"].to_str().unwrap());
+    assert_eq!(
+        header["jwk"],
+        tokens[1].dpop.as_ref().unwrap().0["jwk"],
+        "the same key as at the token endpoint"
+    );
+    assert_eq!(claims["htm"], "POST");
+    assert_eq!(claims["htu"], test_as.resource, "no query, no fragment");
+    assert_eq!(claims["ath"], ath("at-1"));
+    assert!(claims.get("nonce").is_none(), "the AS nonce is not the resource server's");
+    let again = oauth.request_headers(&http::Method::GET, &uri(&test_as.resource));
+    let (_, again) = verify_proof(again["dpop"].to_str().unwrap());
+    assert_eq!(again["htm"], "GET");
+    assert_ne!(again["jti"], claims["jti"]);
+}
+
+#[tokio::test]
+async fn resource_server_nonce_challenge_is_answered_without_a_new_token() {
+    let test_as = TestAs::start(Knobs { dpop: true, ..Knobs::default() }).await;
+    let oauth = client(OAuthConfig::default());
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let mut nonce_challenge = http::HeaderMap::new();
+    nonce_challenge
+        .insert("www-authenticate", r#"DPoP error="use_dpop_nonce", algs="ES256""#.parse().unwrap());
+    nonce_challenge.insert("dpop-nonce", "rs-nonce-1".parse().unwrap());
+    oauth.authorize(&test_as.resource, &nonce_challenge, false).await.unwrap();
+    assert_eq!(test_as.seen("/token").len(), 1, "a nonce challenge needs no new token");
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    let (_, claims) = verify_proof(headers["dpop"].to_str().unwrap());
+    assert_eq!(claims["nonce"], "rs-nonce-1");
+    assert_eq!(headers["authorization"], "DPoP at-1");
+    // The same nonce refused again: a server that keeps refusing is not retried forever.
+    assert!(oauth.authorize(&test_as.resource, &nonce_challenge, false).await.is_err());
+}
+
+#[tokio::test]
+async fn dpop_never_means_bearer_tokens_without_proofs() {
+    let test_as = TestAs::start(Knobs { dpop: true, ..Knobs::default() }).await;
+    let oauth = client(OAuthConfig { dpop: DpopPolicy::Never, ..OAuthConfig::default() });
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert!(test_as.seen("/token")[0].dpop.is_none());
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    assert_eq!(headers["authorization"], "Bearer at-1");
+    assert!(headers.get("dpop").is_none());
+}
+
+#[tokio::test]
+async fn a_401_refreshes_first_and_authorizes_again_when_the_refresh_is_refused() {
+    let test_as = TestAs::start(Knobs { issue_refresh: true, ..Knobs::default() }).await;
+    let oauth = client(OAuthConfig::default());
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert_eq!(oauth.access_token().await.as_deref(), Some("at-1"));
+
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let tokens = test_as.seen("/token");
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(tokens[1].form["grant_type"], "refresh_token");
+    assert_eq!(tokens[1].form["refresh_token"], "rt-1");
+    assert_eq!(tokens[1].form["resource"], test_as.resource);
+    assert_eq!(test_as.seen("/authorize").len(), 1, "no second trip through the user");
+    assert_eq!(oauth.tokens().unwrap().refresh_token.as_deref(), Some("rt-2"));
+
+    test_as.knobs(|k| k.refuse_refresh = true);
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let tokens = test_as.seen("/token");
+    let grants: Vec<&str> = tokens.iter().map(|t| t.form["grant_type"].as_str()).collect();
+    assert_eq!(grants, ["authorization_code", "refresh_token", "refresh_token", "authorization_code"]);
+    assert_eq!(test_as.seen("/authorize").len(), 2);
+    assert_eq!(oauth.access_token().await.as_deref(), Some("at-3"));
+}
+
+#[tokio::test]
+async fn a_token_near_its_expiry_is_refreshed_in_the_background() {
+    let test_as =
+        TestAs::start(Knobs { issue_refresh: true, expires_in: Some(10), ..Knobs::default() }).await;
+    let oauth = client(OAuthConfig::default());
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    // 10 s left, under the 60 s refresh-ahead window: this request starts a refresh.
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    assert_eq!(headers["authorization"], "Bearer at-1", "the request at hand keeps the current token");
+    let refreshed = tokio::time::timeout(Duration::from_secs(10), async {
+        while oauth.access_token().await.as_deref() != Some("at-2") {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(refreshed.is_ok(), "the background refresh replaced the token");
+    assert_eq!(test_as.seen("/token")[1].form["grant_type"], "refresh_token");
+}
+
+#[tokio::test]
+async fn a_refused_background_refresh_is_tried_once_per_token() {
+    let test_as = TestAs::start(Knobs {
+        issue_refresh: true,
+        refuse_refresh: true,
+        expires_in: Some(10),
+        ..Knobs::default()
+    })
+    .await;
+    let oauth = client(OAuthConfig::default());
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let _ = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    let tried = tokio::time::timeout(Duration::from_secs(10), async {
+        while test_as.seen("/token").len() < 2 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await;
+    assert!(tried.is_ok(), "the first request near expiry tries a refresh");
+    for _ in 0..10 {
+        let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+        assert_eq!(headers["authorization"], "Bearer at-1");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let grants: Vec<String> = test_as.seen("/token").iter().map(|t| t.form["grant_type"].clone()).collect();
+    assert_eq!(grants, ["authorization_code", "refresh_token"], "one refused refresh, not one per request");
+}
+
+/// A PKCS#8 PEM of a fresh P-256 key, and its public point.
+fn es256_pem() -> (String, Vec<u8>) {
+    let rng = ring::rand::SystemRandom::new();
+    let der = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
+    let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der.as_ref(), &rng).unwrap();
+    let b64 = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, der.as_ref());
+    (
+        format!("-----BEGIN PRIVATE KEY-----\n{b64}\n-----END PRIVATE KEY-----\n"),
+        pair.public_key().as_ref().to_vec(),
+    )
+}
+
+#[tokio::test]
+async fn client_credentials_with_private_key_jwt() {
+    let test_as = TestAs::start(Knobs::default()).await;
+    let (pem, public) = es256_pem();
+    let credentials = ClientCredentials {
+        client_id: "m2m".into(),
+        signing_key: Some(Arc::new(SigningKey::from_pem(&pem, Some("ES256")).unwrap())),
+        ..ClientCredentials::default()
+    };
+    let oauth = with_grant(Grant::ClientCredentials, credentials);
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert!(test_as.seen("/authorize").is_empty() && test_as.seen("/register").is_empty());
+    let token = &test_as.seen("/token")[0];
+    assert_eq!(token.form["grant_type"], "client_credentials");
+    assert_eq!(token.form["resource"], test_as.resource);
+    assert_eq!(token.form["client_assertion_type"], "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+    let jwk = serde_json::json!({
+        "x": base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, &public[1..33]),
+        "y": base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, &public[33..]),
+    });
+    let (_, claims) =
+        verify_es256(&token.form["client_assertion"], &jwk).expect("signed with the client's key");
+    assert_eq!((claims["iss"].as_str(), claims["sub"].as_str()), (Some("m2m"), Some("m2m")));
+    assert_eq!(claims["aud"], test_as.issuer);
+    assert_eq!(oauth.access_token().await.as_deref(), Some("at-1"));
+}
+
+#[tokio::test]
+async fn client_credentials_with_client_secret_basic_and_post() {
+    for (method, expect_header) in [("client_secret_basic", true), ("client_secret_post", false)] {
+        let test_as = TestAs::start(Knobs::default()).await;
+        let credentials = ClientCredentials {
+            client_id: "m2m".into(),
+            client_secret: Some("s3cret".into()),
+            token_endpoint_auth_method: Some(method.into()),
+            ..ClientCredentials::default()
+        };
+        let oauth = with_grant(Grant::ClientCredentials, credentials);
+        oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+        let token = &test_as.seen("/token")[0];
+        assert_eq!(token.form["grant_type"], "client_credentials");
+        if expect_header {
+            assert_eq!(token.authorization.as_deref(), Some("Basic bTJtOnMzY3JldA=="));
+            assert!(!token.form.contains_key("client_secret"));
+        } else {
+            assert!(token.authorization.is_none());
+            assert_eq!(
+                (token.form["client_id"].as_str(), token.form["client_secret"].as_str()),
+                ("m2m", "s3cret")
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn client_credentials_need_pre_registered_credentials() {
+    let test_as = TestAs::start(Knobs::default()).await;
+    let oauth = client(OAuthConfig { grant: Grant::ClientCredentials, ..OAuthConfig::default() });
+    assert!(oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.is_err());
+    assert!(test_as.seen("/register").is_empty() && test_as.seen("/token").is_empty());
+}
+
+#[tokio::test]
+async fn a_refused_workload_assertion_is_reported_and_not_sent_again() {
+    let test_as = TestAs::start(Knobs { refuse_jwt_bearer: true, ..Knobs::default() }).await;
+    let oauth = client(OAuthConfig {
+        grant: Grant::JwtBearer(Arc::new(StaticAssertion("workload.jwt".into()))),
+        pre_registered: Some((
+            None,
+            ClientCredentials { client_id: "wl".into(), ..ClientCredentials::default() },
+        )),
+        ..OAuthConfig::default()
+    });
+    assert!(oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.is_err());
+    assert!(oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.is_err());
+    let tokens = test_as.seen("/token");
+    assert_eq!(tokens.len(), 1, "the refused assertion is not retried");
+    assert_eq!(tokens[0].form["grant_type"], "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    assert_eq!(tokens[0].form["assertion"], "workload.jwt");
+    assert_eq!(tokens[0].form["client_id"], "wl");
+}
+
+#[tokio::test]
+async fn enterprise_id_jag_is_exchanged_then_presented() {
+    let test_as = TestAs::start(Knobs::default()).await;
+    let oauth = client(OAuthConfig {
+        grant: Grant::IdentityAssertion(IdentityProvider {
+            token_endpoint: format!("{}/idp/token", test_as.issuer),
+            client_id: "idp-client".into(),
+            client_secret: None,
+            id_token: Arc::new(StaticAssertion("the-id-token".into())),
+        }),
+        pre_registered: Some((
+            None,
+            ClientCredentials {
+                client_id: "mcp-client".into(),
+                client_secret: Some("pw".into()),
+                ..ClientCredentials::default()
+            },
+        )),
+        ..OAuthConfig::default()
+    });
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let exchange = &test_as.seen("/idp/token")[0].form;
+    assert_eq!(exchange["grant_type"], "urn:ietf:params:oauth:grant-type:token-exchange");
+    assert_eq!(exchange["requested_token_type"], "urn:ietf:params:oauth:token-type:id-jag");
+    assert_eq!(exchange["subject_token"], "the-id-token");
+    assert_eq!(exchange["subject_token_type"], "urn:ietf:params:oauth:token-type:id_token");
+    assert_eq!(exchange["audience"], test_as.issuer);
+    assert_eq!(exchange["resource"], test_as.resource);
+    assert_eq!(exchange["client_id"], "idp-client");
+    let token = &test_as.seen("/token")[0];
+    assert_eq!(token.form["grant_type"], "urn:ietf:params:oauth:grant-type:jwt-bearer");
+    assert_eq!(token.form["assertion"], "id-jag-for-the-id-token");
+    assert_eq!(token.authorization.as_deref(), Some("Basic bWNwLWNsaWVudDpwdw=="));
+    assert_eq!(oauth.access_token().await.as_deref(), Some("at-1"));
+}
+
+/// What the DPoP-protected MCP server saw on each authorized POST: (authorization,
+/// proof claims).
+type Presented = Arc<std::sync::Mutex<Vec<(String, serde_json::Value)>>>;
+
+/// A 2025-11-25 MCP server that wants DPoP with its own nonce: 401 `DPoP` without a
+/// token, 401 `use_dpop_nonce` for a proof without the nonce, else JSON-RPC answers.
+async fn dpop_mcp_server(as_url: String, presented: Presented) -> String {
+    let base = Arc::new(std::sync::Mutex::new(String::new()));
+    let cell = base.clone();
+    let url = support::serve(move |req| {
+        let (as_url, presented, base) = (as_url.clone(), presented.clone(), cell.lock().unwrap().clone());
+        Box::pin(async move {
+            use http_body_util::BodyExt;
+            let json = |status: u16, headers: &[(&str, String)], body: serde_json::Value| {
+                let mut r = http::Response::builder().status(status).header("content-type", "application/json");
+                for (k, v) in headers {
+                    r = r.header(*k, v.as_str());
+                }
+                r.body(http_body_util::Full::new(bytes::Bytes::from(body.to_string()))).unwrap()
+            };
+            let prm = format!("{base}/.well-known/oauth-protected-resource/mcp");
+            if req.method() == http::Method::GET {
+                if req.uri().path() == "/mcp" {
+                    return json(405, &[], serde_json::json!({}));
+                }
+                return json(200, &[], serde_json::json!({ "resource": format!("{base}/mcp"), "authorization_servers": [as_url] }));
+            }
+            let header = |n: &str| req.headers().get(n).map(|v| v.to_str().unwrap().to_owned());
+            let (authorization, proof) = (header("authorization"), header("dpop"));
+            let body = req.into_body().collect().await.unwrap().to_bytes();
+            let Some(authorization) = authorization else {
+                return json(401, &[("www-authenticate", format!(r#"DPoP resource_metadata="{prm}""#))], serde_json::json!({}));
+            };
+            let (_, claims) = verify_proof(&proof.expect("a DPoP proof with the token"));
+            presented.lock().unwrap().push((authorization, claims.clone()));
+            if claims.get("nonce").and_then(|n| n.as_str()) != Some("rs-nonce") {
+                let challenge = format!(r#"DPoP error="use_dpop_nonce", resource_metadata="{prm}""#);
+                return json(401, &[("www-authenticate", challenge), ("dpop-nonce", "rs-nonce".into())], serde_json::json!({}));
+            }
+            let message: serde_json::Value = serde_json::from_slice(&body).unwrap();
+            let result = match message["method"].as_str() {
+                Some("initialize") => serde_json::json!({
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": { "tools": {} },
+                    "serverInfo": { "name": "dpop-test", "version": "1" },
+                }),
+                Some("tools/list") => serde_json::json!({ "tools": [] }),
+                _ => return json(202, &[], serde_json::json!({})),
+            };
+            json(200, &[], serde_json::json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }))
+        })
+    })
+    .await;
+    *base.lock().unwrap() = url.clone();
+    format!("{url}/mcp")
+}
+
+#[tokio::test]
+async fn the_transport_presents_dpop_tokens_and_retries_with_the_resource_servers_nonce() {
+    use mcpwire::client::Client;
+    use mcpwire::protocol::ProtocolVersion;
+    use mcpwire::transport::http_client::HttpClientTransport;
+
+    let test_as =
+        TestAs::start(Knobs { dpop: true, as_nonce: Some("as-nonce".into()), ..Knobs::default() }).await;
+    let presented: Presented = Arc::default();
+    let url = dpop_mcp_server(test_as.issuer.clone(), presented.clone()).await;
+    let transport = HttpClientTransport::new(&url).unwrap().oauth(client(OAuthConfig::default()));
+    let mcp = tokio::time::timeout(
+        Duration::from_secs(20),
+        Client::builder("dpop-e2e", "1")
+            .protocol_version(ProtocolVersion::LATEST_STATEFUL)
+            .connect(transport),
+    )
+    .await
+    .expect("connects in time")
+    .expect("connects");
+    assert!(mcp.list_all_tools().await.unwrap().is_empty());
+    mcp.close().await;
+
+    assert_eq!(test_as.seen("/token").len(), 2, "the token endpoint's nonce retry");
+    let presented = presented.lock().unwrap().clone();
+    assert!(presented.len() >= 3, "challenged once, then initialize and tools/list: {presented:?}");
+    assert!(presented[0].1.get("nonce").is_none(), "the first proof had no nonce to carry");
+    for (authorization, claims) in &presented {
+        assert_eq!(authorization, "DPoP at-1");
+        assert_eq!(claims["htu"], url);
+        assert_eq!(claims["ath"], ath("at-1"));
+    }
+    assert!(presented[1..].iter().all(|(_, c)| c["nonce"] == "rs-nonce"));
+    let jtis: std::collections::HashSet<_> = presented.iter().map(|(_, c)| c["jti"].to_string()).collect();
+    assert_eq!(jtis.len(), presented.len(), "a fresh proof on every request");
+}
