@@ -139,6 +139,8 @@ pub fn fixture_server() -> (Server, Arc<Stats>) {
 
 /// The environment variable that turns the `child_entry` test into a server.
 pub const CHILD_MODE: &str = "MCPWIRE_HOSTILE_CHILD";
+/// The environment variable that sets a stdio child's line limit (`serve_stdio_with`).
+pub const MAX_LINE: &str = "MCPWIRE_HOSTILE_MAX_LINE";
 /// The line a child server writes to stdout once it is ready (after libtest's header).
 pub const READY: &str = "MCPWIRE-HOSTILE-READY";
 
@@ -155,7 +157,14 @@ fn child_entry() {
             let mut out = tokio::io::stdout();
             out.write_all(format!("{READY}\n").as_bytes()).await.unwrap();
             out.flush().await.unwrap();
-            server.serve_stdio().await;
+            // `MCPWIRE_HOSTILE_MAX_LINE` bounds stdin lines through `serve_stdio_with`.
+            match std::env::var(MAX_LINE).ok().and_then(|v| v.parse().ok()) {
+                Some(max_line_bytes) => {
+                    let limits = mcpwire::server::StdioLimits { max_line_bytes, ..Default::default() };
+                    server.serve_stdio_with(limits).await
+                }
+                None => server.serve_stdio().await,
+            }
             // Exit here, so libtest writes nothing more on stdout.
             std::process::exit(0);
         }),
