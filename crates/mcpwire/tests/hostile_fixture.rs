@@ -27,6 +27,23 @@ pub struct Stats {
     pub dropped: AtomicUsize,
     /// `sleep` calls that ran to the end.
     pub finished: AtomicUsize,
+    /// `hang` calls whose cancellation token (`Ctx::cancellation`) fired.
+    pub cancelled: AtomicUsize,
+}
+
+/// Counts the firing of a handler's cancellation token from a task of its own, so it is
+/// seen even when the dispatcher drops the handler's future at the same moment. The
+/// watcher gives up after two minutes (no test waits that long).
+fn watch_cancellation(ctx: &Ctx, stats: Arc<Stats>) {
+    let token = ctx.cancellation().clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = token.cancelled() => {
+                stats.cancelled.fetch_add(1, Ordering::SeqCst);
+            }
+            _ = tokio::time::sleep(Duration::from_secs(120)) => {}
+        }
+    });
 }
 
 struct DropCount(Arc<Stats>, bool);
@@ -82,7 +99,8 @@ pub fn fixture_server() -> (Server, Arc<Stats>) {
             stats.finished.fetch_add(1, Ordering::SeqCst);
             "slept"
         }))
-        .tool(tool("hang").handler(|State(stats): State<Arc<Stats>>| async move {
+        .tool(tool("hang").handler(|ctx: Ctx, State(stats): State<Arc<Stats>>| async move {
+            watch_cancellation(&ctx, stats.clone());
             stats.started.fetch_add(1, Ordering::SeqCst);
             let _guard = DropCount(stats.clone(), false);
             std::future::pending::<()>().await;
@@ -126,6 +144,7 @@ pub fn fixture_server() -> (Server, Arc<Stats>) {
                 "started": stats.started.load(Ordering::SeqCst),
                 "dropped": stats.dropped.load(Ordering::SeqCst),
                 "finished": stats.finished.load(Ordering::SeqCst),
+                "cancelled": stats.cancelled.load(Ordering::SeqCst),
             }))
         })
         .method("test/memory", |_, _| async move {
