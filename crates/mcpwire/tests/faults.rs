@@ -217,7 +217,7 @@ async fn the_client_refuses_json_that_is_not_a_json_rpc_answer_and_goes_on() {
         let answer = json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": "good" }] } });
         json_response(answer.to_string().as_bytes())
     }
-    let bad: [(&str, Respond); 5] = [
+    let bad: [(&str, Respond); 6] = [
         ("not JSON-RPC", |id| if *id == 1 { json_response(br#"{"hello":"world"}"#) } else { good(id) }),
         ("an array", |id| if *id == 1 { json_response(b"[1,2,3]") } else { good(id) }),
         ("a null id", |id| {
@@ -230,6 +230,13 @@ async fn the_client_refuses_json_that_is_not_a_json_rpc_answer_and_goes_on() {
         ("invalid UTF-8", |id| {
             if *id == 1 {
                 json_response(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"x\":\"\xff\"}}")
+            } else {
+                good(id)
+            }
+        }),
+        ("a body cut short", |id| {
+            if *id == 1 {
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{\"jsonrpc\"".to_vec()
             } else {
                 good(id)
             }
