@@ -265,3 +265,22 @@ async fn a_broken_last_line_then_eof_fails_the_call_cleanly() {
     assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{error:?}");
     drop(handle);
 }
+
+#[tokio::test]
+async fn a_cancel_for_an_id_the_client_never_sent_is_ignored() {
+    let (peer, handle, dir) = hostile_server(
+        r#"read req
+printf '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999,"reason":"x"}}\n'
+printf '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"bad":1}}}\n'
+printf '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n'
+cat > "$D/in""#,
+    );
+    let result = peer.request_raw("anything", None, short(10_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"ok":true}"#);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    peer.close();
+    handle.shutdown().await;
+    // Notifications are never answered, not even malformed ones.
+    let seen = dir.read("in");
+    assert_eq!(lines_of(&seen), Vec::<Value>::new(), "{seen}");
+}
