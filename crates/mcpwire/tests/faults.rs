@@ -261,3 +261,33 @@ async fn the_client_refuses_json_that_is_not_a_json_rpc_answer_and_goes_on() {
         client.close().await;
     }
 }
+
+/// Requests the never-satisfied server of the next test has read.
+static ASKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[tokio::test]
+async fn a_server_that_always_needs_more_input_is_given_up_on_after_max_rounds() {
+    let url = scripted_server(|id| {
+        ASKED.fetch_add(1, Ordering::SeqCst);
+        let again = json!({ "jsonrpc": "2.0", "id": id, "result": { "resultType": "input_required", "requestState": "again" } });
+        json_response(again.to_string().as_bytes())
+    })
+    .await;
+    let options = ClientOptions { max_input_rounds: 3, ..options(20_000) };
+    let client = Client::builder("t", "0")
+        .protocol_version(ProtocolVersion::parse(V26))
+        .options(options)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let error = client.call_tool("x", json!({})).await.unwrap_err();
+    match &error {
+        RequestError::Protocol(message) => {
+            assert_eq!(message, "tools/call still needed input after 3 rounds; giving up")
+        }
+        other => panic!("{other:?}"),
+    }
+    // The first request and one retry per round.
+    assert_eq!(ASKED.load(Ordering::SeqCst), 4);
+    client.close().await;
+}
