@@ -27,6 +27,23 @@ pub struct Stats {
     pub dropped: AtomicUsize,
     /// `sleep` calls that ran to the end.
     pub finished: AtomicUsize,
+    /// `hang` calls whose cancellation token (`Ctx::cancellation`) fired.
+    pub cancelled: AtomicUsize,
+}
+
+/// Counts the firing of a handler's cancellation token from a task of its own, so it is
+/// seen even when the dispatcher drops the handler's future at the same moment. The
+/// watcher gives up after two minutes (no test waits that long).
+fn watch_cancellation(ctx: &Ctx, stats: Arc<Stats>) {
+    let token = ctx.cancellation().clone();
+    tokio::spawn(async move {
+        tokio::select! {
+            _ = token.cancelled() => {
+                stats.cancelled.fetch_add(1, Ordering::SeqCst);
+            }
+            _ = tokio::time::sleep(Duration::from_secs(120)) => {}
+        }
+    });
 }
 
 struct DropCount(Arc<Stats>, bool);
@@ -82,7 +99,8 @@ pub fn fixture_server() -> (Server, Arc<Stats>) {
             stats.finished.fetch_add(1, Ordering::SeqCst);
             "slept"
         }))
-        .tool(tool("hang").handler(|State(stats): State<Arc<Stats>>| async move {
+        .tool(tool("hang").handler(|ctx: Ctx, State(stats): State<Arc<Stats>>| async move {
+            watch_cancellation(&ctx, stats.clone());
             stats.started.fetch_add(1, Ordering::SeqCst);
             let _guard = DropCount(stats.clone(), false);
             std::future::pending::<()>().await;
@@ -126,6 +144,7 @@ pub fn fixture_server() -> (Server, Arc<Stats>) {
                 "started": stats.started.load(Ordering::SeqCst),
                 "dropped": stats.dropped.load(Ordering::SeqCst),
                 "finished": stats.finished.load(Ordering::SeqCst),
+                "cancelled": stats.cancelled.load(Ordering::SeqCst),
             }))
         })
         .method("test/memory", |_, _| async move {
@@ -139,6 +158,8 @@ pub fn fixture_server() -> (Server, Arc<Stats>) {
 
 /// The environment variable that turns the `child_entry` test into a server.
 pub const CHILD_MODE: &str = "MCPWIRE_HOSTILE_CHILD";
+/// The environment variable that sets a stdio child's line limit (`serve_stdio_with`).
+pub const MAX_LINE: &str = "MCPWIRE_HOSTILE_MAX_LINE";
 /// The line a child server writes to stdout once it is ready (after libtest's header).
 pub const READY: &str = "MCPWIRE-HOSTILE-READY";
 
@@ -155,7 +176,14 @@ fn child_entry() {
             let mut out = tokio::io::stdout();
             out.write_all(format!("{READY}\n").as_bytes()).await.unwrap();
             out.flush().await.unwrap();
-            server.serve_stdio().await;
+            // `MCPWIRE_HOSTILE_MAX_LINE` bounds stdin lines through `serve_stdio_with`.
+            match std::env::var(MAX_LINE).ok().and_then(|v| v.parse().ok()) {
+                Some(max_line_bytes) => {
+                    let limits = mcpwire::server::StdioLimits { max_line_bytes, ..Default::default() };
+                    server.serve_stdio_with(limits).await
+                }
+                None => server.serve_stdio().await,
+            }
             // Exit here, so libtest writes nothing more on stdout.
             std::process::exit(0);
         }),

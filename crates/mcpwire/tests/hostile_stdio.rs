@@ -1,12 +1,9 @@
-//! Hostile input over stdio, both ways, on real pipes.
-//!
-//! Server side: the fixture server runs in a child process (this test binary, re-entered
-//! through `fixture::child_entry`); the tests write raw bytes to its stdin and assert the
-//! exact lines it writes, that the connection stays usable where JSON-RPC allows, and that
-//! its memory (`/proc/self/status`, asked over the wire) stays bounded.
-//!
-//! Client side: the server is a tiny `sh` script that misbehaves on purpose; the tests
-//! assert what the client's calls return.
+//! Hostile input to our stdio server, on real pipes: the fixture server runs in a child
+//! process (this test binary, re-entered through `fixture::child_entry`); the tests write
+//! raw bytes to its stdin and assert the exact lines it writes, that the connection stays
+//! usable where JSON-RPC allows, and that its memory (`/proc/self/status`, asked over the
+//! wire or read from `/proc/<pid>`) stays bounded. The client side is in
+//! `hostile_stdio_client.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "hostile_fixture.rs"]
@@ -16,11 +13,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use fixture::ChildServer;
-use mcpwire::client::{Client, ClientOptions};
-use mcpwire::jsonrpc::{CallOptions, Dispatcher, NoHandler, Peer};
 use mcpwire::protocol::codes;
-use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
-use mcpwire::RequestError;
 use serde_json::{json, Value};
 
 async fn server() -> ChildServer {
@@ -46,9 +39,6 @@ async fn still_usable(s: &mut ChildServer, id: &str) {
 fn call(id: impl Into<Value>, tool: &str, arguments: Value) -> Value {
     json!({ "jsonrpc": "2.0", "id": id.into(), "method": "tools/call", "params": { "name": tool, "arguments": arguments } })
 }
-
-// ---------------------------------------------------------------------------------------
-// Server side
 
 #[tokio::test]
 async fn each_malformed_frame_gets_its_exact_error_and_the_connection_goes_on() {
@@ -468,192 +458,40 @@ async fn shutdown_with_requests_in_flight_answers_each_exactly_once() {
     assert!(status.success(), "{status}");
 }
 
-// ---------------------------------------------------------------------------------------
-// Client side: a misbehaving server script
-
-/// A dispatcher over `sh -c script`, with a fresh scratch directory in `$D` for the
-/// script to record what it read.
-fn hostile_server(script: &str) -> (Peer, ChildHandle, tempdir::Dir) {
-    let dir = tempdir::Dir::new();
-    let (connection, handle) = ChildProcess::new("sh")
-        .arg("-c")
-        .arg(script)
-        .env("D", dir.path())
-        .stderr(StderrMode::Capture)
-        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200))
-        .spawn()
-        .unwrap();
-    let dispatcher = Dispatcher::new(connection);
-    let peer = dispatcher.peer();
-    dispatcher.spawn(NoHandler);
-    (peer, handle, dir)
-}
-
-/// A tiny scratch directory, removed on drop.
-mod tempdir {
-    use std::path::{Path, PathBuf};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    pub struct Dir(PathBuf);
-
-    impl Dir {
-        pub fn new() -> Dir {
-            static N: AtomicUsize = AtomicUsize::new(0);
-            let path = std::env::temp_dir().join(format!(
-                "mcpwire-hostile-{}-{}",
-                std::process::id(),
-                N.fetch_add(1, Ordering::SeqCst)
-            ));
-            std::fs::create_dir_all(&path).unwrap();
-            Dir(path)
-        }
-
-        pub fn path(&self) -> &Path {
-            &self.0
-        }
-
-        pub fn read(&self, name: &str) -> String {
-            std::fs::read_to_string(self.0.join(name)).unwrap_or_default()
-        }
+#[tokio::test]
+async fn a_peer_that_never_reads_stdout_gets_back_pressure_then_every_message() {
+    let mut s = initialized().await;
+    let pid = s.pid();
+    let (_, hwm_before) = fixture::memory_of(pid);
+    // ~55 MB of progress (50,000 messages of ~1.1 KB) on a stdout nobody reads for a while.
+    let n = 50_000;
+    s.send(json!({ "jsonrpc": "2.0", "id": "flood", "method": "tools/call", "params": {
+        "name": "progress", "arguments": { "n": n, "pad": 1000 }, "_meta": { "progressToken": "p" } } }))
+        .await;
+    let mut hwm_stalled = 0;
+    for _ in 0..15 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        hwm_stalled = hwm_stalled.max(fixture::memory_of(pid).1);
     }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
+    // The handler waits on the full pipe and the bounded channel (1024 messages, ~1 MB
+    // here), so the server holds a few MB, not the 55 MB it was asked to write.
+    let grown_mib = hwm_stalled.saturating_sub(hwm_before) / 1024;
+    assert!(grown_mib < 24, "peak memory grew by {grown_mib} MiB while stdout was not read");
+    // Reading again: every progress message, in order, then the answer, each once.
+    let mut next_progress = 0;
+    loop {
+        let line = s.line().await;
+        if line["method"] == "notifications/progress" {
+            assert_eq!(line["params"]["progress"].as_f64(), Some(next_progress as f64), "{line}");
+            next_progress += 1;
+            continue;
         }
+        assert_eq!(line["id"], "flood", "{line}");
+        assert_eq!(line["result"]["content"][0]["text"], "done", "{line}");
+        break;
     }
-}
-
-fn short(timeout_ms: u64) -> CallOptions {
-    CallOptions::default().timeout(Duration::from_millis(timeout_ms))
-}
-
-#[tokio::test]
-async fn the_client_answers_garbage_and_still_gets_its_result() {
-    // Garbage, a response for an unknown id, a request it cannot serve, then the answer.
-    let (peer, handle, dir) = hostile_server(
-        r#"read req
-printf 'this is not json\n'
-printf '{"jsonrpc":"2.0","id":4242,"result":{"stray":true}}\n'
-printf '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}\n'
-printf '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n'
-cat > "$D/in""#,
-    );
-    let result = peer.request_raw("anything", None, short(5_000)).await.unwrap();
-    assert_eq!(result.get(), r#"{"ok":true}"#);
-    peer.close();
-    handle.shutdown().await;
-    let seen = dir.read("in");
-    let lines: Vec<Value> = seen.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    // The client answered the garbage with a parse error and the request with -32601.
-    assert!(
-        lines.iter().any(|l| l["error"]["code"] == codes::PARSE_ERROR && l.get("id").is_none()),
-        "{seen}"
-    );
-    assert!(lines.iter().any(|l| l["id"] == "s1" && l["error"]["code"] == codes::METHOD_NOT_FOUND), "{seen}");
-    // Nothing answered the stray response.
-    assert!(!seen.contains("4242"), "{seen}");
-}
-
-#[tokio::test]
-async fn the_client_skips_a_huge_frame_and_reads_on() {
-    // 20 MiB on one line (over the 16 MiB limit), then the answer.
-    let (peer, handle, _dir) = hostile_server(
-        r#"read req
-head -c 20971520 /dev/zero | tr '\0' 'a'
-printf '\n{"jsonrpc":"2.0","id":1,"result":{"after":"huge"}}\n'
-sleep 5"#,
-    );
-    let result = peer.request_raw("anything", None, short(20_000)).await.unwrap();
-    assert_eq!(result.get(), r#"{"after":"huge"}"#);
-    peer.close();
-    handle.shutdown().await;
-}
-
-#[tokio::test]
-async fn a_server_that_never_answers_times_out_and_is_told_so() {
-    let (peer, handle, dir) = hostile_server(r#"cat > "$D/in""#);
-    let started = std::time::Instant::now();
-    let error = peer.request_raw("slow/thing", None, short(300)).await.unwrap_err();
-    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
-    assert!(started.elapsed() < Duration::from_secs(3));
-    // The connection is still usable for the next call (which also times out here).
-    let error = peer.request_raw("slow/other", None, short(100)).await.unwrap_err();
-    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
-    // (Closing at once could drop the queued cancel: shutdown closes the child's stdin.)
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    peer.close();
-    handle.shutdown().await;
-    let seen = dir.read("in");
-    let cancels: Vec<Value> = seen
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .filter(|l| l["method"] == "notifications/cancelled")
-        .collect();
-    assert_eq!(cancels.len(), 2, "{seen}");
-    assert_eq!(cancels[0]["params"]["requestId"], 1, "{seen}");
-    assert!(cancels[0]["params"]["reason"].as_str().unwrap().contains("timed out"), "{seen}");
-}
-
-#[tokio::test]
-async fn connecting_to_a_silent_server_fails_cleanly() {
-    let options = ClientOptions {
-        probe_timeout: Duration::from_millis(200),
-        request_timeout: Duration::from_millis(300),
-        ..Default::default()
-    };
-    let started = std::time::Instant::now();
-    let error = Client::builder("t", "0")
-        .options(options)
-        .spawn(ChildProcess::new("sh").args(["-c", "cat > /dev/null"]).stderr(StderrMode::Null))
-        .await
-        .unwrap_err();
-    assert!(
-        matches!(&error, mcpwire::client::ConnectError::Handshake(RequestError::Timeout { .. })),
-        "{error:?}"
-    );
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
-}
-
-#[tokio::test]
-async fn the_server_killed_mid_request_fails_the_call_with_its_exit_status() {
-    let (peer, handle, _dir) = hostile_server("read req; echo 'dying now' >&2; kill -KILL $$");
-    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
-    match &error {
-        RequestError::ConnectionClosed { reason: Some(reason) } => {
-            assert!(reason.contains("signal: 9"), "{reason}");
-            assert!(reason.contains("dying now"), "the stderr tail is kept: {reason}");
-        }
-        other => panic!("{other:?}"),
-    }
-    // Later calls fail at once, with the same reason.
-    let again = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
-    assert!(matches!(again, RequestError::ConnectionClosed { .. }), "{again:?}");
-    assert!(peer.is_closed());
-    drop(handle);
-}
-
-#[tokio::test]
-async fn a_server_that_closes_stdout_but_lives_on_closes_the_connection() {
-    let (peer, handle, _dir) = hostile_server("exec 1>&-; sleep 30");
-    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
-    assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{error:?}");
-    // The shutdown escalates to SIGTERM (the script ignores the closed stdin).
-    let status = tokio::time::timeout(Duration::from_secs(5), handle.shutdown()).await.unwrap();
-    assert!(status.is_some_and(|s| !s.success()), "{status:?}");
-}
-
-#[tokio::test]
-async fn a_server_flooding_unsolicited_messages_does_not_stop_the_answer() {
-    let (peer, handle, _dir) = hostile_server(
-        r#"read req
-i=0
-while [ $i -lt 20000 ]; do printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%d}}\n' $i; i=$((i+1)); done
-printf '{"jsonrpc":"2.0","id":1,"result":{}}\n'
-sleep 5"#,
-    );
-    let result = peer.request_raw("anything", None, short(20_000)).await.unwrap();
-    assert_eq!(result.get(), "{}");
-    peer.close();
-    handle.shutdown().await;
+    assert_eq!(next_progress, n);
+    let stats = s.call(json!("stats"), "test/stats", json!({})).await;
+    assert_eq!(stats["result"]["finished"], 1, "{stats}");
+    still_usable(&mut s, "after").await;
 }

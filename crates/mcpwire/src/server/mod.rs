@@ -202,9 +202,40 @@ impl Server {
         dispatcher.run(dual::DualEra::new(self.clone())).await;
     }
 
-    /// Serves one client on this process's stdin and stdout until stdin closes.
+    /// Serves one client on this process's stdin and stdout until stdin closes, with the
+    /// default [`StdioLimits`] (16 MiB lines).
     pub async fn serve_stdio(&self) {
-        self.serve(crate::transport::stdio::stdio()).await;
+        self.serve_stdio_with(StdioLimits::default()).await;
+    }
+
+    /// Serves one client on stdin and stdout with the given bounds: a line longer than
+    /// `limits.max_line_bytes` is discarded unbuffered and answered `-32600`, and the
+    /// connection goes on.
+    pub async fn serve_stdio_with(&self, limits: StdioLimits) {
+        let transport = crate::transport::stdio::stdio()
+            .max_line_bytes(limits.max_line_bytes)
+            .channel_capacity(limits.channel_capacity);
+        self.serve(transport).await;
+    }
+}
+
+/// The bounds of a stdio connection ([`Server::serve_stdio_with`]); the same setters exist
+/// on [`IoTransport`](crate::transport::io::IoTransport) for other byte streams.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StdioLimits {
+    /// The longest line (one JSON-RPC message) read from stdin, in bytes; default 16 MiB.
+    /// At least 1.
+    pub max_line_bytes: usize,
+    /// Messages queued in each direction before back-pressure; default 1024. At least 1.
+    pub channel_capacity: usize,
+}
+
+impl Default for StdioLimits {
+    fn default() -> Self {
+        StdioLimits {
+            max_line_bytes: crate::transport::lines::DEFAULT_MAX_LINE_BYTES,
+            channel_capacity: crate::transport::DEFAULT_CHANNEL_CAPACITY,
+        }
     }
 }
 

@@ -20,6 +20,24 @@ pub fn schema_for<T: JsonSchema>() -> JsonObject {
     object
 }
 
+/// The input schema of a tool whose arguments decode into `T`. Tool arguments are always a
+/// JSON object, and `inputSchema` must say so (`"type": "object"`). A type that accepts any
+/// JSON value (`serde_json::Value`) generates the schema `true`, which does not; since any
+/// arguments object decodes into it, its input schema is `{"type": "object"}`: an object
+/// with anything in it (the generated `title`, such as `AnyValue`, named the value, not
+/// the arguments, and is dropped; a `description` is kept). Other schemas are kept as
+/// generated.
+pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
+    let mut schema = schema_for::<T>();
+    let constrains = schema.keys().any(|k| !matches!(k.as_str(), "title" | "description" | "$comment"));
+    if !constrains {
+        schema.remove("title");
+        schema.remove("$comment");
+        schema.insert("type".into(), "object".into());
+    }
+    schema
+}
+
 /// Whether a schema describes JSON objects (its root `type` is `"object"`).
 pub fn is_object_schema(schema: &JsonObject) -> bool {
     schema.get("type") == Some(&Value::String("object".into()))
@@ -46,4 +64,34 @@ pub fn wrap_in_result_object(mut schema: JsonObject) -> JsonObject {
         o.insert("$defs".into(), defs);
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Point {
+        x: i32,
+    }
+
+    #[test]
+    fn any_value_arguments_get_an_open_object_schema() {
+        assert_eq!(Value::Object(input_schema_for::<Value>()), json!({ "type": "object" }));
+    }
+
+    #[test]
+    fn typed_arguments_keep_their_generated_schema() {
+        assert_eq!(input_schema_for::<Point>(), schema_for::<Point>());
+        assert!(is_object_schema(&input_schema_for::<Point>()));
+        let map = input_schema_for::<serde_json::Map<String, Value>>();
+        assert_eq!(map, schema_for::<serde_json::Map<String, Value>>());
+        assert!(is_object_schema(&map));
+    }
+
+    #[test]
+    fn a_non_object_type_is_still_not_an_object_schema() {
+        assert!(!is_object_schema(&input_schema_for::<String>()));
+    }
 }

@@ -93,7 +93,7 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
     }
 
     fn input_schema() -> Option<JsonObject> {
-        Some(schema::schema_for::<T>())
+        Some(schema::input_schema_for::<T>())
     }
 }
 
@@ -441,7 +441,7 @@ impl ToolBuilder {
         R: IntoToolResult,
     {
         let mut tool = self.tool;
-        tool.input_schema = self.input_schema.unwrap_or_else(|| schema::schema_for::<A>());
+        tool.input_schema = self.input_schema.unwrap_or_else(schema::input_schema_for::<A>);
         tool.output_schema = self.output_schema.unwrap_or_else(R::output_schema);
         let handler = Arc::new(handler);
         let erased: ErasedHandler = Arc::new(move |ctx: Ctx, arguments: Option<RawJson>| {

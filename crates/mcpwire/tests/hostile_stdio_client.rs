@@ -1,0 +1,286 @@
+//! Hostile input to our stdio client, on real pipes: the server is a tiny `sh` script that
+//! misbehaves on purpose (garbage, huge or broken frames, floods, silence, dying), and the
+//! tests assert what the client's calls return and what it wrote back.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use mcpwire::client::{Client, ClientOptions};
+use mcpwire::jsonrpc::{CallOptions, Dispatcher, NoHandler, Peer};
+use mcpwire::protocol::codes;
+use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
+use mcpwire::RequestError;
+use serde_json::Value;
+
+/// A dispatcher over `sh -c script`, with a fresh scratch directory in `$D` for the
+/// script to record what it read.
+fn hostile_server(script: &str) -> (Peer, ChildHandle, tempdir::Dir) {
+    let dir = tempdir::Dir::new();
+    let (connection, handle) = ChildProcess::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("D", dir.path())
+        .stderr(StderrMode::Capture)
+        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200))
+        .spawn()
+        .unwrap();
+    let dispatcher = Dispatcher::new(connection);
+    let peer = dispatcher.peer();
+    dispatcher.spawn(NoHandler);
+    (peer, handle, dir)
+}
+
+/// A tiny scratch directory, removed on drop.
+mod tempdir {
+    use std::path::{Path, PathBuf};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    pub struct Dir(PathBuf);
+
+    impl Dir {
+        pub fn new() -> Dir {
+            static N: AtomicUsize = AtomicUsize::new(0);
+            let path = std::env::temp_dir().join(format!(
+                "mcpwire-hostile-{}-{}",
+                std::process::id(),
+                N.fetch_add(1, Ordering::SeqCst)
+            ));
+            std::fs::create_dir_all(&path).unwrap();
+            Dir(path)
+        }
+
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+
+        pub fn read(&self, name: &str) -> String {
+            std::fs::read_to_string(self.0.join(name)).unwrap_or_default()
+        }
+    }
+
+    impl Drop for Dir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
+
+fn short(timeout_ms: u64) -> CallOptions {
+    CallOptions::default().timeout(Duration::from_millis(timeout_ms))
+}
+
+#[tokio::test]
+async fn the_client_answers_garbage_and_still_gets_its_result() {
+    // Garbage, a response for an unknown id, a request it cannot serve, then the answer.
+    let (peer, handle, dir) = hostile_server(
+        r#"read req
+printf 'this is not json\n'
+printf '{"jsonrpc":"2.0","id":4242,"result":{"stray":true}}\n'
+printf '{"jsonrpc":"2.0","id":"s1","method":"sampling/createMessage","params":{}}\n'
+printf '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n'
+cat > "$D/in""#,
+    );
+    let result = peer.request_raw("anything", None, short(5_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"ok":true}"#);
+    peer.close();
+    handle.shutdown().await;
+    let seen = dir.read("in");
+    let lines: Vec<Value> = seen.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    // The client answered the garbage with a parse error and the request with -32601.
+    assert!(
+        lines.iter().any(|l| l["error"]["code"] == codes::PARSE_ERROR && l.get("id").is_none()),
+        "{seen}"
+    );
+    assert!(lines.iter().any(|l| l["id"] == "s1" && l["error"]["code"] == codes::METHOD_NOT_FOUND), "{seen}");
+    // Nothing answered the stray response.
+    assert!(!seen.contains("4242"), "{seen}");
+}
+
+#[tokio::test]
+async fn the_client_skips_a_huge_frame_and_reads_on() {
+    // 20 MiB on one line (over the 16 MiB limit), then the answer.
+    let (peer, handle, _dir) = hostile_server(
+        r#"read req
+head -c 20971520 /dev/zero | tr '\0' 'a'
+printf '\n{"jsonrpc":"2.0","id":1,"result":{"after":"huge"}}\n'
+sleep 5"#,
+    );
+    let result = peer.request_raw("anything", None, short(20_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"after":"huge"}"#);
+    peer.close();
+    handle.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_server_that_never_answers_times_out_and_is_told_so() {
+    let (peer, handle, dir) = hostile_server(r#"cat > "$D/in""#);
+    let started = std::time::Instant::now();
+    let error = peer.request_raw("slow/thing", None, short(300)).await.unwrap_err();
+    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    // The connection is still usable for the next call (which also times out here).
+    let error = peer.request_raw("slow/other", None, short(100)).await.unwrap_err();
+    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    // (Closing at once could drop the queued cancel: shutdown closes the child's stdin.)
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    peer.close();
+    handle.shutdown().await;
+    let seen = dir.read("in");
+    let cancels: Vec<Value> = seen
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|l| l["method"] == "notifications/cancelled")
+        .collect();
+    assert_eq!(cancels.len(), 2, "{seen}");
+    assert_eq!(cancels[0]["params"]["requestId"], 1, "{seen}");
+    assert!(cancels[0]["params"]["reason"].as_str().unwrap().contains("timed out"), "{seen}");
+}
+
+#[tokio::test]
+async fn connecting_to_a_silent_server_fails_cleanly() {
+    let options = ClientOptions {
+        probe_timeout: Duration::from_millis(200),
+        request_timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let started = std::time::Instant::now();
+    let error = Client::builder("t", "0")
+        .options(options)
+        .spawn(ChildProcess::new("sh").args(["-c", "cat > /dev/null"]).stderr(StderrMode::Null))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&error, mcpwire::client::ConnectError::Handshake(RequestError::Timeout { .. })),
+        "{error:?}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
+#[tokio::test]
+async fn the_server_killed_mid_request_fails_the_call_with_its_exit_status() {
+    let (peer, handle, _dir) = hostile_server("read req; echo 'dying now' >&2; kill -KILL $$");
+    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    match &error {
+        RequestError::ConnectionClosed { reason: Some(reason) } => {
+            assert!(reason.contains("signal: 9"), "{reason}");
+            assert!(reason.contains("dying now"), "the stderr tail is kept: {reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Later calls fail at once, with the same reason.
+    let again = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    assert!(matches!(again, RequestError::ConnectionClosed { .. }), "{again:?}");
+    assert!(peer.is_closed());
+    drop(handle);
+}
+
+#[tokio::test]
+async fn a_server_that_closes_stdout_but_lives_on_closes_the_connection() {
+    let (peer, handle, _dir) = hostile_server("exec 1>&-; sleep 30");
+    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{error:?}");
+    // The shutdown escalates to SIGTERM (the script ignores the closed stdin).
+    let status = tokio::time::timeout(Duration::from_secs(5), handle.shutdown()).await.unwrap();
+    assert!(status.is_some_and(|s| !s.success()), "{status:?}");
+}
+
+#[tokio::test]
+async fn a_server_flooding_unsolicited_messages_does_not_stop_the_answer() {
+    let (peer, handle, _dir) = hostile_server(
+        r#"read req
+i=0
+while [ $i -lt 20000 ]; do printf '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":%d}}\n' $i; i=$((i+1)); done
+printf '{"jsonrpc":"2.0","id":1,"result":{}}\n'
+sleep 5"#,
+    );
+    let result = peer.request_raw("anything", None, short(20_000)).await.unwrap();
+    assert_eq!(result.get(), "{}");
+    peer.close();
+    handle.shutdown().await;
+}
+
+/// The lines the client wrote to the script's stdin, as JSON.
+fn lines_of(seen: &str) -> Vec<Value> {
+    seen.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+}
+
+#[tokio::test]
+async fn the_client_answers_broken_frames_from_the_server_and_still_gets_its_result() {
+    // Invalid UTF-8, 100,000-deep nesting, JSON that is not JSON-RPC, a null-id request
+    // and an object id, then the answer.
+    let (peer, handle, dir) = hostile_server(
+        r#"read req
+printf '{"jsonrpc":"2.0","id":7,"method":"\377"}\n'
+head -c 100000 /dev/zero | tr '\0' '['; head -c 100000 /dev/zero | tr '\0' ']'; printf '\n'
+printf '{"hello":"world"}\n'
+printf '{"jsonrpc":"2.0","id":null,"method":"ping"}\n'
+printf '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}\n'
+printf '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n'
+cat > "$D/in""#,
+    );
+    let result = peer.request_raw("anything", None, short(10_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"ok":true}"#);
+    // Still usable: the script answers nothing more, so the next call times out cleanly.
+    let error = peer.request_raw("more", None, short(200)).await.unwrap_err();
+    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    peer.close();
+    handle.shutdown().await;
+    let seen = dir.read("in");
+    let errors: Vec<(Value, i64)> = lines_of(&seen)
+        .into_iter()
+        .filter(|l| l.get("error").is_some())
+        .map(|l| (l.get("id").cloned().unwrap_or(Value::Null), l["error"]["code"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        errors,
+        vec![
+            (Value::Null, codes::PARSE_ERROR),
+            (Value::Null, codes::INVALID_REQUEST),
+            (Value::Null, codes::INVALID_REQUEST),
+            (Value::Null, codes::INVALID_REQUEST),
+            (Value::Null, codes::INVALID_REQUEST),
+        ],
+        "{seen}"
+    );
+}
+
+#[tokio::test]
+async fn an_unterminated_last_line_then_eof_is_still_read_by_the_client() {
+    let (peer, handle, _dir) =
+        hostile_server(r#"read req; printf '{"jsonrpc":"2.0","id":1,"result":{"last":1}}'"#);
+    let result = peer.request_raw("anything", None, short(10_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"last":1}"#);
+    // Then the server is gone: the next call fails at once, it does not hang.
+    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{error:?}");
+    drop(handle);
+}
+
+#[tokio::test]
+async fn a_broken_last_line_then_eof_fails_the_call_cleanly() {
+    let (peer, handle, _dir) = hostile_server(r#"read req; printf '{"jsonrpc":"2.0","id":1,"res'"#);
+    // Closed (not a timeout): the EOF ends the call without waiting out its 10 s.
+    let error = peer.request_raw("anything", None, short(10_000)).await.unwrap_err();
+    assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{error:?}");
+    drop(handle);
+}
+
+#[tokio::test]
+async fn a_cancel_for_an_id_the_client_never_sent_is_ignored() {
+    let (peer, handle, dir) = hostile_server(
+        r#"read req
+printf '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":999,"reason":"x"}}\n'
+printf '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"bad":1}}}\n'
+printf '{"jsonrpc":"2.0","id":1,"result":{"ok":true}}\n'
+cat > "$D/in""#,
+    );
+    let result = peer.request_raw("anything", None, short(10_000)).await.unwrap();
+    assert_eq!(result.get(), r#"{"ok":true}"#);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    peer.close();
+    handle.shutdown().await;
+    // Notifications are never answered, not even malformed ones.
+    let seen = dir.read("in");
+    assert_eq!(lines_of(&seen), Vec::<Value>::new(), "{seen}");
+}
