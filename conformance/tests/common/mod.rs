@@ -5,5 +5,6 @@
 #![allow(dead_code)]
 
 pub mod callbacks;
+pub mod expected;
 pub mod peers;
 pub mod proxy;

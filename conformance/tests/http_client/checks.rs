@@ -2,14 +2,12 @@
 //! tools, resources and prompts (the Python one has a few more tools), so each check
 //! asserts exact values, with the differences between the SDKs spelled out.
 
-use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpwire::client::{RequestOptions, ServerChange};
 use mcpwire::jsonrpc::ProgressUpdate;
-use mcpwire::protocol::completion::CompleteRequestParams;
 use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::subscriptions::SubscriptionFilter;
 use mcpwire::protocol::{Era, ProtocolVersion};
@@ -17,26 +15,8 @@ use mcpwire::RequestError;
 use serde_json::{json, Value};
 
 use crate::common::callbacks::{eventually, first_text};
+use crate::common::expected::{check_greet, fixture_logs, PYTHON_TOOLS};
 use crate::fixtures::{Case, Connected, Mode, Peer};
-
-/// The Python fixture's tools (`tests/peers/python/server_fixture.py`).
-pub const PYTHON_TOOLS: [&str; 15] = [
-    "echo",
-    "add",
-    "progress",
-    "log",
-    "elicit_name",
-    "favourite",
-    "sample",
-    "roots",
-    "slow",
-    "was_cancelled",
-    "crash",
-    "pid",
-    "fail",
-    "touch",
-    "change_tools",
-];
 
 /// The TypeScript fixture's tools (`fixtures/ts_http_server.cjs`).
 pub const TYPESCRIPT_TOOLS: [&str; 8] =
@@ -139,22 +119,7 @@ pub async fn typed_calls(c: &Connected, case: Case) {
 
     let prompts = client.list_all_prompts().await.unwrap();
     assert_eq!(prompts.iter().map(|p| p.name.as_str()).collect::<Vec<_>>(), ["greet"]);
-    let args: BTreeMap<String, String> =
-        [("name", "Ada"), ("style", "pirate")].iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    let got = client.get_prompt("greet", args).await.unwrap();
-    assert_eq!(got.description.as_deref(), Some("Greets someone"));
-    assert_eq!(
-        serde_json::to_value(&got.messages).unwrap(),
-        json!([{ "role": "user", "content": { "type": "text", "text": "Greet Ada in a pirate style." } }])
-    );
-    let params: CompleteRequestParams = serde_json::from_value(json!({
-        "ref": { "type": "ref/prompt", "name": "greet" },
-        "argument": { "name": "style", "value": "p" }
-    }))
-    .unwrap();
-    let completion = client.complete(&params).await.unwrap().completion;
-    assert_eq!(completion.values, ["plain", "pirate", "poetic"]);
-    assert_eq!((completion.total, completion.has_more), (Some(3), Some(false)));
+    check_greet(client).await;
 }
 
 /// Progress reaches the call's callback, in order, before the result.
@@ -172,15 +137,7 @@ pub async fn progress(c: &Connected, _case: Case) {
 /// Log messages reach `on_log` as `set_log_level` says: a 2025 session sends every level
 /// until one is set; a 2026 request sends none without one.
 pub async fn logging(c: &Connected, _case: Case) {
-    let expect = |levels: &[LoggingLevel]| -> Vec<(LoggingLevel, Option<String>, Value)> {
-        levels
-            .iter()
-            .map(|l| {
-                let name = serde_json::to_value(l).unwrap();
-                (*l, Some("fixture".to_owned()), json!(format!("{}: m", name.as_str().unwrap())))
-            })
-            .collect()
-    };
+    let expect = fixture_logs;
     let logs = || c.seen.log_entries();
     let args = json!({ "message": "m" });
     assert_eq!(text(c, "log", args.clone()).await, "logged");
