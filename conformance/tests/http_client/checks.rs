@@ -236,6 +236,7 @@ pub async fn close(c: &Connected, case: Case) {
     assert_eq!(text(c, "echo", json!({ "text": "x" })).await, "echo: x");
     c.client.close().await;
     assert!(eventually(|| c.client.is_closed()).await);
+    assert!(eventually(|| proxy.open_streams() == 0).await, "{} streams left open", proxy.open_streams());
     let stateful_http = expected_era(case).0 == Era::Stateful && !case.legacy_sse;
     if stateful_http {
         // Not yet out when close() returns (a known client bug, see ours.rs).

