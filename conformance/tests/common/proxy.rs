@@ -69,6 +69,7 @@ struct State {
 /// The proxy; stops when dropped.
 pub struct Proxy {
     addr: SocketAddr,
+    upstream: SocketAddr,
     state: Arc<State>,
     task: JoinHandle<()>,
 }
@@ -95,12 +96,17 @@ impl Proxy {
                 });
             }
         });
-        Proxy { addr, state, task }
+        Proxy { addr, upstream, state, task }
     }
 
     /// `http://PROXY{path}`.
     pub fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
+    }
+
+    /// `http://UPSTREAM{path}`: the server itself, bypassing the proxy.
+    pub fn upstream_url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.upstream)
     }
 
     /// Every request so far, in the order their answers began.
@@ -216,18 +222,34 @@ impl CutBody {
 }
 
 /// The end (exclusive) of the first complete SSE event in `buffer` with a non-empty
-/// `data` line.
+/// `data` line. Lines end with CRLF, LF or CR (servers differ: sse-starlette writes
+/// CRLF); an empty line ends an event.
 fn first_data_event_end(buffer: &[u8]) -> Option<usize> {
-    let text = String::from_utf8_lossy(buffer);
-    let mut start = 0;
-    while let Some(offset) = text[start..].find("\n\n") {
-        let end = start + offset + 2;
-        let has_data =
-            text[start..end].lines().any(|l| l.strip_prefix("data:").is_some_and(|d| !d.trim().is_empty()));
-        if has_data {
-            return Some(end);
+    let mut line_start = 0;
+    let mut has_data = false;
+    let mut i = 0;
+    while i < buffer.len() {
+        let end_of_line = match buffer[i] {
+            b'\n' => i + 1,
+            b'\r' if buffer.get(i + 1) == Some(&b'\n') => i + 2,
+            // A lone CR at the very end may be the first half of a CRLF: wait for more.
+            b'\r' if i + 1 == buffer.len() => return None,
+            b'\r' => i + 1,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let line = &buffer[line_start..i];
+        if line.is_empty() {
+            if has_data {
+                return Some(end_of_line);
+            }
+        } else if let Some(data) = line.strip_prefix(b"data:") {
+            has_data |= data.iter().any(|b| !b.is_ascii_whitespace());
         }
-        start = end;
+        line_start = end_of_line;
+        i = end_of_line;
     }
     None
 }
@@ -266,5 +288,39 @@ impl Body for CutBody {
             }
             None => Poll::Ready(Some(Ok(Frame::data(data)))),
         }
+    }
+}
+
+/// Sends a bodiless 2025 request (`DELETE` or `GET`) for `session` straight to `url`, as
+/// another party would (not through the client); returns the status.
+pub async fn send_bare(method: &str, url: &str, session: &str) -> u16 {
+    let http = HyperClient::builder(TokioExecutor::new()).build_http::<http_body_util::Empty<Bytes>>();
+    let request = Request::builder()
+        .method(method)
+        .uri(url)
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("accept", "application/json, text/event-stream")
+        .body(http_body_util::Empty::new())
+        .unwrap();
+    let response = http.request(request).await.unwrap();
+    let status = response.status().as_u16();
+    let _ = response.into_body().collect().await;
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_data_event_end;
+
+    #[test]
+    fn finds_the_first_event_with_data_whatever_the_line_ends() {
+        let lf = b"id: 0\nretry: 5\ndata: \n\nid: 1\ndata: {}\n\nid: 2\n";
+        assert_eq!(first_data_event_end(lf), Some(lf.len() - 6));
+        let crlf = b"id: 0\r\ndata:\r\n\r\nevent: message\r\ndata: {}\r\n\r\nrest";
+        assert_eq!(first_data_event_end(crlf), Some(crlf.len() - 4));
+        assert_eq!(first_data_event_end(b"data: {}\r\n\r"), None);
+        assert_eq!(first_data_event_end(b"data: {}\n"), None);
+        assert_eq!(first_data_event_end(b": ping\n\n"), None);
     }
 }

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 
 use crate::common::callbacks::{eventually, first_text};
 use crate::common::expected::{check_greet, fixture_logs, PYTHON_TOOLS};
+use crate::common::proxy::send_bare;
 use crate::fixtures::{Case, Connected, Mode, Peer};
 
 /// The TypeScript fixture's tools (`fixtures/ts_http_server.cjs`).
@@ -261,4 +262,68 @@ pub async fn close(c: &Connected, case: Case) {
         }
         (Era::Stateful, true) => assert!(deletes.is_empty(), "{requests:#?}"),
     }
+}
+
+/// A progress call whose SSE response the proxy kills after its first progress event. In
+/// 2025 the client resumes with `GET` and `Last-Event-ID` on the same session and gets
+/// the rest by replay (the fixtures keep events); in 2026 the call fails at once with a
+/// clear error (that era has no resumption). Either way the next call works.
+pub async fn resumption(c: &Connected, _case: Case) {
+    let proxy = c.proxy.as_ref().expect("resumption runs through the recording proxy");
+    proxy.cut_next("\"name\":\"progress\"");
+    let updates = Arc::new(Mutex::new(Vec::<ProgressUpdate>::new()));
+    let sink = updates.clone();
+    let options = RequestOptions::default().on_progress(move |u| sink.lock().unwrap().push(u));
+    let result = c.client.call_tool_with("progress", json!({ "steps": 3 }), options).await;
+    let updates = updates.lock().unwrap().clone();
+    let step =
+        |i: f64| ProgressUpdate { progress: i, total: Some(3.0), message: Some(format!("step {i} of 3")) };
+    let requests = proxy.requests();
+    let resumes: Vec<_> = requests.iter().filter(|r| r.last_event_id.is_some()).collect();
+    match c.client.era() {
+        Era::Stateful => {
+            let result = result.unwrap_or_else(|e| panic!("{e}: {requests:#?}"));
+            assert_eq!(first_text(&result), "done 3");
+            assert_eq!(updates, [step(1.0), step(2.0), step(3.0)], "{requests:#?}");
+            let call = requests.iter().find(|r| r.posts("tools/call")).unwrap();
+            assert_eq!(resumes.len(), 1, "{requests:#?}");
+            assert_eq!((resumes[0].method.as_str(), resumes[0].status), ("GET", 200));
+            assert_eq!(resumes[0].session, call.session);
+        }
+        Era::Stateless => {
+            let error = result.unwrap_err().to_string();
+            assert!(error.contains("the response stream ended before the answer arrived"), "{error}");
+            assert_eq!(updates, [step(1.0)]);
+            assert!(resumes.is_empty() && requests.iter().all(|r| r.method == "POST"), "{requests:#?}");
+        }
+    }
+    assert_eq!(text(c, "echo", json!({ "text": "after" })).await, "echo: after");
+}
+
+/// 2025: the session is deleted behind the client's back (a `DELETE` sent straight to the
+/// server); the next call gets 404, the client re-initializes once and retries it on the
+/// new session. A 2026 client has no session to lose.
+pub async fn stale_session(c: &Connected, _case: Case) {
+    let proxy = c.proxy.as_ref().expect("stale_session runs through the recording proxy");
+    assert_eq!(text(c, "echo", json!({ "text": "a" })).await, "echo: a");
+    let requests = proxy.requests();
+    let Some(old) = requests.iter().find(|r| r.posts("tools/call")).and_then(|r| r.session.clone()) else {
+        assert_eq!(c.client.era(), Era::Stateless);
+        assert!(requests.iter().all(|r| r.session.is_none()), "{requests:#?}");
+        return;
+    };
+    assert_eq!(send_bare("DELETE", &proxy.upstream_url("/mcp"), &old).await, 200);
+    let before = proxy.requests().len();
+    let started = std::time::Instant::now();
+    assert_eq!(text(c, "echo", json!({ "text": "b" })).await, "echo: b");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    let after = proxy.requests().split_off(before);
+    let calls: Vec<(u16, bool)> = after
+        .iter()
+        .filter(|r| r.posts("tools/call"))
+        .map(|r| (r.status, r.session.as_deref() == Some(old.as_str())))
+        .collect();
+    assert_eq!(calls, [(404, true), (200, false)], "{after:#?}");
+    assert_eq!(after.iter().filter(|r| r.posts("initialize")).count(), 1, "{after:#?}");
+    assert_eq!(text(c, "echo", json!({ "text": "c" })).await, "echo: c");
 }

@@ -161,8 +161,8 @@ macro_rules! case_tests {
             async fn run(mode: Mode) {
                 let case = Case { peer: Peer::$peer, mode, legacy_sse: $sse };
                 limited(&format!("{} {case:?}", stringify!($check)), async {
-                    // `close` reads what went over the wire.
-                    let via_proxy = stringify!($check) == "close";
+                    // These read what went over the wire, or cut it.
+                    let via_proxy = matches!(stringify!($check), "close" | "resumption" | "stale_session");
                     let Some(c) = open(case, via_proxy).await else { return };
                     crate::checks::$check(&c, case).await;
                     c.client.close().await;

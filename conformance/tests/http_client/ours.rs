@@ -8,10 +8,6 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Empty};
-use hyper_util::client::legacy::Client as HyperClient;
-use hyper_util::rt::TokioExecutor;
 use mcpwire::client::RequestOptions;
 use mcpwire::jsonrpc::ProgressUpdate;
 use mcpwire::protocol::subscriptions::SubscriptionFilter;
@@ -21,7 +17,7 @@ use serde_json::json;
 use crate::checks::text;
 use crate::common::callbacks::{eventually, first_text};
 use crate::common::peers::EverythingHttp;
-use crate::common::proxy::{Proxy, Recorded};
+use crate::common::proxy::{send_bare, Proxy, Recorded};
 use crate::fixtures::{connect, limited, Mode};
 
 const SIMPLE: &str = "This is a simple text response for testing.";
@@ -226,23 +222,6 @@ async fn survives_restarts_over_reused_connections() {
     .await;
 }
 
-/// Sends a bare request straight to the server (not through the client).
-async fn raw(method: &str, url: &str, session: &str) -> u16 {
-    let http = HyperClient::builder(TokioExecutor::new()).build_http::<Empty<Bytes>>();
-    let request = http::Request::builder()
-        .method(method)
-        .uri(url)
-        .header("mcp-session-id", session)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("accept", "application/json, text/event-stream")
-        .body(Empty::new())
-        .unwrap();
-    let response = http.request(request).await.unwrap();
-    let status = response.status().as_u16();
-    let _ = response.into_body().collect().await;
-    status
-}
-
 /// 2025: the session is deleted behind the client's back; its next call gets 404, and
 /// the client re-initializes once (a new session) and retries that call.
 #[tokio::test]
@@ -253,7 +232,7 @@ async fn recovers_a_session_deleted_on_the_server() {
         let c = connect(&proxy.url("/mcp"), Mode::Pinned2025).await;
         assert_eq!(text(&c, "test_simple_text", json!({})).await, SIMPLE);
         let old = proxy.requests().iter().find_map(|r| r.session.clone()).expect("a session");
-        assert_eq!(raw("DELETE", &server.url(), &old).await, 200);
+        assert_eq!(send_bare("DELETE", &server.url(), &old).await, 200);
         let before = proxy.requests().len();
         assert_eq!(text(&c, "test_simple_text", json!({})).await, SIMPLE);
         let after: Vec<Recorded> = proxy.requests().split_off(before);
@@ -304,7 +283,7 @@ async fn close_deletes(settled: bool) {
         let deletes: Vec<_> = requests.iter().filter(|r| r.method == "DELETE").collect();
         assert_eq!(deletes.len(), 1, "{requests:#?}");
         assert_eq!((deletes[0].session.as_deref(), deletes[0].status), (Some(session.as_str()), 200));
-        assert_eq!(raw("DELETE", &server.url(), &session).await, 404);
+        assert_eq!(send_bare("DELETE", &server.url(), &session).await, 404);
     })
     .await;
 }

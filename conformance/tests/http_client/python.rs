@@ -4,7 +4,7 @@
 use crate::checks;
 use crate::fixtures::{case_tests, connect, limited, start_python, Case, Mode, Peer};
 
-case_tests!(Python, legacy_sse = false; handshake, typed_calls, progress, callbacks, list_changed, close);
+case_tests!(Python, legacy_sse = false; handshake, typed_calls, progress, callbacks, list_changed, close, resumption, stale_session);
 
 /// The legacy HTTP+SSE transport (2024-11-05 wire, 2025-11-25 negotiated).
 mod legacy_sse {

@@ -4,7 +4,7 @@
 
 use crate::fixtures::case_tests;
 
-case_tests!(TypeScript, legacy_sse = false; handshake, typed_calls, progress, logging, callbacks, list_changed, close);
+case_tests!(TypeScript, legacy_sse = false; handshake, typed_calls, progress, logging, callbacks, list_changed, close, resumption, stale_session);
 
 /// The legacy HTTP+SSE transport.
 mod legacy_sse {
