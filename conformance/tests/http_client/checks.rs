@@ -89,7 +89,19 @@ pub async fn typed_calls(c: &Connected, case: Case) {
         Peer::Python => assert_eq!(names, PYTHON_TOOLS),
         Peer::TypeScript => assert_eq!(names, TYPESCRIPT_TOOLS),
     }
-    assert_eq!(client.list_tools(None).await.unwrap().tools, tools);
+    let first = client.list_tools(None).await.unwrap();
+    match peer {
+        // The Python fixture pages its tools by five; `list_all_tools` followed the cursors.
+        Peer::Python => {
+            assert_eq!(first.tools, tools[..5]);
+            let cursor = first.next_cursor.expect("a next page");
+            let second = client.list_tools(Some(&cursor)).await.unwrap();
+            assert_eq!(second.tools, tools[5..10]);
+            let error = client.list_tools(Some("nonsense")).await.unwrap_err();
+            assert_eq!(error.code(), -32602, "{error}");
+        }
+        Peer::TypeScript => assert_eq!((first.tools, first.next_cursor), (tools.clone(), None)),
+    }
     let add = tools.iter().find(|t| t.name == "add").unwrap();
     assert_eq!(add.description.as_deref(), Some("Adds two integers (structured output)"));
     let output = serde_json::to_value(add.output_schema.as_ref().expect("add has an output schema")).unwrap();

@@ -4,12 +4,29 @@
 use crate::checks;
 use crate::fixtures::{case_tests, connect, limited, start_python, Case, Mode, Peer};
 
-case_tests!(Python, legacy_sse = false; handshake, typed_calls, progress, callbacks, list_changed, close, resumption, stale_session);
+case_tests!(
+    Python, legacy_sse = false;
+    handshake,
+    typed_calls,
+    progress,
+    callbacks,
+    list_changed,
+    close,
+    resumption,
+    stale_session
+);
 
 /// The legacy HTTP+SSE transport (2024-11-05 wire, 2025-11-25 negotiated).
 mod legacy_sse {
     use crate::fixtures::case_tests;
-    case_tests!(Python, legacy_sse = true; handshake, typed_calls, progress, callbacks);
+    case_tests!(
+        Python, legacy_sse = true;
+        handshake,
+        typed_calls,
+        progress,
+        callbacks,
+        list_changed
+    );
     case_tests!(
         ignored "client bug: close() leaves the legacy SSE GET stream open (its reader task never stops)";
         Python, legacy_sse = true; close

@@ -4,12 +4,31 @@
 
 use crate::fixtures::case_tests;
 
-case_tests!(TypeScript, legacy_sse = false; handshake, typed_calls, progress, logging, callbacks, list_changed, close, resumption, stale_session);
+case_tests!(
+    TypeScript, legacy_sse = false;
+    handshake,
+    typed_calls,
+    progress,
+    logging,
+    callbacks,
+    list_changed,
+    close,
+    resumption,
+    stale_session
+);
 
 /// The legacy HTTP+SSE transport.
 mod legacy_sse {
     use crate::fixtures::case_tests;
-    case_tests!(TypeScript, legacy_sse = true; handshake, typed_calls, progress, callbacks);
+    case_tests!(
+        TypeScript, legacy_sse = true;
+        handshake,
+        typed_calls,
+        progress,
+        logging,
+        callbacks,
+        list_changed
+    );
     case_tests!(
         ignored "client bug: close() leaves the legacy SSE GET stream open (its reader task never stops)";
         TypeScript, legacy_sse = true; close
