@@ -339,3 +339,16 @@ pub async fn stale_session(c: &Connected, _case: Case) {
     assert_eq!(after.iter().filter(|r| r.posts("initialize")).count(), 1, "{after:#?}");
     assert_eq!(text(c, "echo", json!({ "text": "c" })).await, "echo: c");
 }
+
+/// A call's timeout cancels it on the server (the Python fixture's `slow` records how it
+/// ended): 2025 sends `notifications/cancelled`, 2026 closes the call's stream.
+pub async fn cancellation(c: &Connected, case: Case) {
+    let tag = format!("{:?}-{}", case.mode, case.legacy_sse);
+    let started = std::time::Instant::now();
+    let options = RequestOptions::default().timeout(Duration::from_millis(300));
+    let args = json!({ "seconds": 30, "tag": tag });
+    let error = c.client.call_tool_with("slow", args, options).await.unwrap_err();
+    assert!(matches!(&error, RequestError::Timeout { method, .. } if method == "tools/call"), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert_eq!(text(c, "was_cancelled", json!({ "tag": tag })).await, "cancelled");
+}

@@ -13,7 +13,8 @@ case_tests!(
     list_changed,
     close,
     resumption,
-    stale_session
+    stale_session,
+    cancellation
 );
 
 /// The legacy HTTP+SSE transport (2024-11-05 wire, 2025-11-25 negotiated).
@@ -25,7 +26,8 @@ mod legacy_sse {
         typed_calls,
         progress,
         callbacks,
-        list_changed
+        list_changed,
+        cancellation
     );
     case_tests!(
         ignored "client bug: close() leaves the legacy SSE GET stream open (its reader task never stops)";
