@@ -1,6 +1,9 @@
 //! The Rust client against the everything-server over a real child process, both eras.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::peers::EverythingHttp;
 use mcpwire::client::Client;
 use mcpwire::protocol::content::{Role, SamplingContent};
 use mcpwire::protocol::elicitation::{ElicitAction, ElicitResult};
@@ -79,32 +82,6 @@ async fn pinned_2025_uses_the_handshake_and_callbacks() {
     client.close().await;
 }
 
-/// Starts `everything-server --http` on a free port; kills it on drop.
-struct HttpServer(std::process::Child, String);
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-async fn http_server() -> HttpServer {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_everything-server"))
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    HttpServer(child, format!("http://127.0.0.1:{port}/mcp"))
-}
-
 async fn connect_http(url: &str, pin: Option<ProtocolVersion>) -> Client {
     let transport = mcpwire::transport::http_client::HttpClientTransport::new(url).unwrap();
     let mut builder = Client::builder("smoke", "1.0")
@@ -128,8 +105,8 @@ async fn connect_http(url: &str, pin: Option<ProtocolVersion>) -> Client {
 
 #[tokio::test]
 async fn over_http_in_both_eras() {
-    let server = http_server().await;
-    let modern = connect_http(&server.1, None).await;
+    let server = EverythingHttp::start();
+    let modern = connect_http(&server.url(), None).await;
     assert_eq!(modern.era(), Era::Stateless);
     assert!(modern.list_all_tools().await.unwrap().len() > 20);
     assert_eq!(
@@ -142,7 +119,7 @@ async fn over_http_in_both_eras() {
     );
     modern.close().await;
 
-    let legacy = connect_http(&server.1, Some(ProtocolVersion::V2025_11_25)).await;
+    let legacy = connect_http(&server.url(), Some(ProtocolVersion::V2025_11_25)).await;
     assert_eq!(legacy.era(), Era::Stateful);
     assert_eq!(
         text(&legacy.call_tool("test_sampling", json!({ "prompt": "q" })).await.unwrap()),
