@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use http::header;
 use http_body_util::BodyExt;
-use mcpwire_protocol::{codes, decode_frame, Frame, Message, RequestId};
+use mcpwire_protocol::{decode_frame, Frame, Message, RequestId};
 
 use super::exchange::read_limited;
 use super::{lock, Shared, SseParser, MAX_MESSAGE_BYTES, MAX_RESUMES};
@@ -37,12 +37,7 @@ impl Shared {
             }
             if let (false, Some(id)) = (answered, id) {
                 if lock(&self.pending).contains_key(&id.key()) {
-                    self.fail(
-                        id,
-                        codes::CONNECTION_CLOSED,
-                        "the response stream ended before the answer arrived".into(),
-                    )
-                    .await;
+                    self.fail(id, "the response stream ended before the answer arrived".into()).await;
                 }
             }
             return;
@@ -51,20 +46,14 @@ impl Shared {
             Some(b) => b,
             None => {
                 if let Some(id) = id {
-                    self.fail(id, codes::CONNECTION_CLOSED, "the response body could not be read".into())
-                        .await;
+                    self.fail(id, "the response body could not be read".into()).await;
                 }
                 return;
             }
         };
         if body.is_empty() {
             if let Some(id) = id {
-                self.fail(
-                    id,
-                    codes::INTERNAL_ERROR,
-                    "the server accepted a request without answering it".into(),
-                )
-                .await;
+                self.fail(id, "the server accepted a request without answering it".into()).await;
             }
             return;
         }
@@ -77,8 +66,7 @@ impl Shared {
             }
             Err(e) => {
                 if let Some(id) = id {
-                    self.fail(id, codes::PARSE_ERROR, format!("the server's answer is not JSON-RPC: {e}"))
-                        .await;
+                    self.fail(id, format!("the server's answer is not JSON-RPC: {e}")).await;
                 }
             }
         }

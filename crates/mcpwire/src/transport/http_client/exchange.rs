@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Method, Request as HttpRequest, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
-use mcpwire_protocol::{codes, decode_frame, methods, ErrorObject, ErrorResponse, Frame, Message, RequestId};
+use mcpwire_protocol::{codes, decode_frame, methods, ErrorResponse, Frame, Message, RequestId};
 
 use super::{lock, modern, Shared, MAX_MESSAGE_BYTES};
 use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
@@ -19,10 +19,15 @@ impl Shared {
         let _ = self.incoming.send(TransportEvent::Message(message, InboundMeta::default())).await;
     }
 
-    /// Fails a request locally (the server's answer cannot come).
-    pub(super) async fn fail(&self, id: &RequestId, code: i64, message: String) {
+    /// Fails a request locally (the server's answer cannot come): the caller gets
+    /// [`RequestError::Transport`](crate::RequestError::Transport), never an error that
+    /// looks like the server's.
+    pub(super) async fn fail(&self, id: &RequestId, reason: String) {
         lock(&self.pending).remove(&id.key());
-        let error = Message::Error(ErrorResponse::new(Some(id.clone()), ErrorObject::new(code, message)));
+        let error = Message::Error(ErrorResponse::new(
+            Some(id.clone()),
+            crate::RequestError::transport_failure(reason),
+        ));
         let _ = self.incoming.send(TransportEvent::Message(error, InboundMeta::default())).await;
     }
 
@@ -95,7 +100,7 @@ impl Shared {
                 Ok(r) => r,
                 Err(e) => {
                     if let Some(id) = &request_id {
-                        self.fail(id, codes::CONNECTION_CLOSED, format!("HTTP request failed: {e}")).await;
+                        self.fail(id, format!("HTTP request failed: {}", error_chain(&e))).await;
                     }
                     return;
                 }
@@ -122,8 +127,7 @@ impl Shared {
                         Ok(()) => continue,
                         Err(e) => {
                             if let Some(id) = &request_id {
-                                self.fail(id, codes::INVALID_REQUEST, format!("authorization failed: {e}"))
-                                    .await;
+                                self.fail(id, format!("authorization failed: {e}")).await;
                             }
                             return;
                         }
@@ -187,13 +191,10 @@ impl Shared {
                         self.deliver(Message::Error(e)).await;
                     }
                     None => {
-                        let code = if status == StatusCode::NOT_FOUND {
-                            codes::METHOD_NOT_FOUND
-                        } else {
-                            codes::INTERNAL_ERROR
-                        };
+                        // An HTTP failure without a JSON-RPC error: the peer said nothing
+                        // in JSON-RPC terms, so this is the transport's failure.
                         let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
-                        self.fail(id, code, format!("HTTP {status}: {text}")).await;
+                        self.fail(id, format!("HTTP {status}: {text}")).await;
                     }
                 }
             } else if !status.is_success() {
@@ -207,4 +208,17 @@ impl Shared {
 /// Reads a whole body, refusing more than [`MAX_MESSAGE_BYTES`].
 pub(super) async fn read_limited(body: hyper::body::Incoming) -> Option<Bytes> {
     http_body_util::Limited::new(body, MAX_MESSAGE_BYTES).collect().await.ok().map(|c| c.to_bytes())
+}
+
+/// An error and its sources, `: `-separated (hyper's own message alone, "client error
+/// (Connect)", does not say that the connection was refused).
+pub(super) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
 }
