@@ -38,7 +38,7 @@ impl Shared {
         lock(&self.session).legacy_post = Some(post);
         tracing::info!("the server speaks the legacy HTTP+SSE transport (2024-11-05)");
         let shared = self.clone();
-        tokio::spawn(async move {
+        self.spawn_until_closed(async move {
             shared.read_sse(body, &mut parser, None).await;
         });
         true

@@ -41,6 +41,7 @@ use mcpwire_protocol::{methods, IdKey, Message, RequestId};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
+use tokio_util::sync::CancellationToken;
 
 pub use config::{HttpClientError, HttpClientTransport};
 pub use sse::{SseError, SseEvent, SseParser};
@@ -82,6 +83,8 @@ struct Shared {
     /// `x-mcp-header` pairs by tool name, learned from `tools/list` answers.
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
     internal_ids: AtomicU64,
+    /// Cancelled when the connection closes: background readers stop.
+    closed: CancellationToken,
     oauth: Option<crate::auth::OAuthClient>,
 }
 
@@ -111,6 +114,7 @@ impl Transport for HttpClientTransport {
             pending: Mutex::new(HashMap::new()),
             tool_headers: Mutex::new(HashMap::new()),
             internal_ids: AtomicU64::new(1),
+            closed: CancellationToken::new(),
             oauth: self.oauth,
         });
         tokio::spawn(write_loop(shared, out_rx));
@@ -124,7 +128,7 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
         let message = out.message;
         let modern = modern::envelope_version(&message);
         if let Message::Notification(n) = &message {
-            if n.method == methods::NOTIFICATION_CANCELLED && shared.cancel_modern(n) {
+            if n.method == methods::NOTIFICATION_CANCELLED && shared.stop_exchange(n) {
                 continue;
             }
         }
@@ -162,28 +166,45 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
             p.abort = Some(task.abort_handle());
         }
     }
+    // Closed: nothing waits for an answer any more, so no exchange or stream may go on.
+    for (_, pending) in lock(&shared.pending).drain() {
+        if let Some(abort) = pending.abort {
+            abort.abort();
+        }
+    }
+    shared.closed.cancel();
     shared.delete_session().await;
 }
 
 impl Shared {
-    /// 2026: a cancel closes the request's stream instead of being sent. Returns whether
-    /// it was handled that way.
-    pub(super) fn cancel_modern(&self, notification: &mcpwire_protocol::Notification) -> bool {
+    /// Stops the exchange of a request its caller gave up on (the dispatcher sends
+    /// `notifications/cancelled` after a timeout or a cancel): nothing will read its
+    /// answer, and a 2025 SSE response carries only messages about that request, so its
+    /// stream is closed rather than read forever. Returns whether the notification is
+    /// spent: in 2026 closing the stream *is* the cancel; in 2025 a disconnect is not one
+    /// (the spec says so), so the notification is still sent.
+    pub(super) fn stop_exchange(&self, notification: &mcpwire_protocol::Notification) -> bool {
         let id = notification
             .parse_params::<Value>()
             .ok()
             .and_then(|p| serde_json::from_value::<RequestId>(p.get("requestId")?.clone()).ok());
         let Some(id) = id else { return false };
-        let mut pending = lock(&self.pending);
-        match pending.get(&id.key()) {
-            Some(p) if p.modern => {
-                if let Some(abort) = &p.abort {
-                    abort.abort();
-                }
-                pending.remove(&id.key());
-                true
-            }
-            _ => false,
+        let Some(pending) = lock(&self.pending).remove(&id.key()) else { return false };
+        if let Some(abort) = &pending.abort {
+            abort.abort();
         }
+        pending.modern
+    }
+
+    /// Runs a background reader (the standalone GET stream, the legacy SSE stream) until
+    /// it ends or the connection closes.
+    pub(super) fn spawn_until_closed(&self, task: impl std::future::Future<Output = ()> + Send + 'static) {
+        let closed = self.closed.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = task => {}
+                _ = closed.cancelled() => {}
+            }
+        });
     }
 }

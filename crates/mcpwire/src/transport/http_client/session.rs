@@ -50,8 +50,14 @@ impl Shared {
             }
             session.standalone_open = true;
         }
-        let Some(first) = self.get_stream(None).await else { return };
-        tokio::spawn(async move {
+        // The server answers the GET at once (with a stream, or 405); one that does not
+        // must not stall the writer.
+        let Ok(Some(first)) = tokio::time::timeout(Duration::from_secs(10), self.get_stream(None)).await
+        else {
+            return;
+        };
+        let owner = self.clone();
+        owner.spawn_until_closed(async move {
             let mut parser = SseParser::new(MAX_MESSAGE_BYTES);
             let mut body = Some(first);
             for _ in 0..=MAX_RESUMES {
