@@ -27,6 +27,7 @@ pub struct HttpClientTransport {
     pub(super) headers: HeaderMap,
     pub(super) connect_timeout: Duration,
     pub(super) oauth: Option<crate::auth::OAuthClient>,
+    pub(super) middlewares: super::middleware::Middlewares,
 }
 
 impl HttpClientTransport {
@@ -48,6 +49,7 @@ impl HttpClientTransport {
             headers: HeaderMap::new(),
             connect_timeout: Duration::from_secs(10),
             oauth: None,
+            middlewares: Default::default(),
         })
     }
 
@@ -70,6 +72,14 @@ impl HttpClientTransport {
     /// insufficient_scope`), and sends the access token with every request.
     pub fn oauth(mut self, client: crate::auth::OAuthClient) -> Self {
         self.oauth = Some(client);
+        self
+    }
+
+    /// Adds a middleware that sees and may change every request, and sees every
+    /// response's status and headers (see [`HttpMiddleware`](super::HttpMiddleware)).
+    /// Middlewares run in the order added for requests, in reverse for responses.
+    pub fn middleware(mut self, middleware: impl super::HttpMiddleware) -> Self {
+        self.middlewares.0.push(std::sync::Arc::new(middleware));
         self
     }
 

@@ -96,11 +96,11 @@ impl Shared {
             let Some(request) = self.build(Method::POST, self.post_url(), Some(body.clone()), headers) else {
                 return;
             };
-            let response = match self.http.request(request).await {
+            let response = match self.send(request).await {
                 Ok(r) => r,
                 Err(e) => {
                     if let Some(id) = &request_id {
-                        self.fail(id, format!("HTTP request failed: {}", error_chain(&e))).await;
+                        self.fail(id, format!("HTTP request failed: {e}")).await;
                     }
                     return;
                 }

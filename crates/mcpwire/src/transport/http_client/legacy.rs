@@ -16,7 +16,7 @@ impl Shared {
         let mut h = HeaderMap::new();
         h.insert(header::ACCEPT, HeaderValue::from_static("text/event-stream"));
         let Some(request) = self.build(Method::GET, self.url.clone(), None, h) else { return false };
-        let Ok(response) = self.http.request(request).await else { return false };
+        let Ok(response) = self.send(request).await else { return false };
         if !response.status().is_success() {
             return false;
         }

@@ -22,6 +22,7 @@ mod answer;
 mod config;
 mod exchange;
 mod legacy;
+mod middleware;
 mod modern;
 mod session;
 mod sse;
@@ -44,6 +45,7 @@ use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
 pub use config::{HttpClientError, HttpClientTransport};
+pub use middleware::{HttpMiddleware, MiddlewareError};
 pub use sse::{SseError, SseEvent, SseParser};
 
 use super::{Connection, Outgoing, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
@@ -83,6 +85,7 @@ struct Shared {
     /// `x-mcp-header` pairs by tool name, learned from `tools/list` answers.
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
     internal_ids: AtomicU64,
+    middlewares: middleware::Middlewares,
     /// Cancelled when the connection closes: background readers stop.
     closed: CancellationToken,
     oauth: Option<crate::auth::OAuthClient>,
@@ -115,6 +118,7 @@ impl Transport for HttpClientTransport {
             tool_headers: Mutex::new(HashMap::new()),
             internal_ids: AtomicU64::new(1),
             closed: CancellationToken::new(),
+            middlewares: self.middlewares,
             oauth: self.oauth,
         });
         tokio::spawn(write_loop(shared, out_rx));

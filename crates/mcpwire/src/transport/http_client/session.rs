@@ -30,7 +30,7 @@ impl Shared {
             h.insert("last-event-id", last);
         }
         let request = self.build(Method::GET, self.url.clone(), None, h)?;
-        let response = self.http.request(request).await.ok()?;
+        let response = self.send(request).await.ok()?;
         let is_sse = response
             .headers()
             .get(header::CONTENT_TYPE)
@@ -99,7 +99,7 @@ impl Shared {
         else {
             return false;
         };
-        let Ok(response) = self.http.request(request).await else { return false };
+        let Ok(response) = self.send(request).await else { return false };
         let sid = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let ok = response.status().is_success();
         let _ = read_limited(response.into_body()).await;
@@ -112,7 +112,7 @@ impl Shared {
         let headers = self.message_headers(&initialized, None);
         if let Some(request) = self.build(Method::POST, self.url.clone(), Some(initialized.to_vec()), headers)
         {
-            let _ = self.http.request(request).await;
+            let _ = self.send(request).await;
         }
         tracing::info!("the server forgot the session; re-initialized");
         true
@@ -131,7 +131,7 @@ impl Shared {
             h.insert(PROTOCOL_VERSION, v);
         }
         if let Some(request) = self.build(Method::DELETE, self.url.clone(), None, h) {
-            let _ = tokio::time::timeout(Duration::from_secs(2), self.http.request(request)).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.send(request)).await;
         }
     }
 }

@@ -81,7 +81,7 @@ impl Shared {
         let Some(request) = self.build(Method::POST, self.url.clone(), Some(list.to_vec()), headers) else {
             return;
         };
-        let Ok(response) = self.http.request(request).await else { return };
+        let Ok(response) = self.send(request).await else { return };
         let body = read_limited(response.into_body()).await.unwrap_or_default();
         if let Ok(Frame::Single(Message::Response(resp))) = decode_frame(&body) {
             lock(&self.pending)
