@@ -18,6 +18,9 @@ pub enum HttpClientError {
     /// A header name or value is invalid.
     #[error("invalid header {0:?}")]
     InvalidHeader(String),
+    /// TLS could not be set up (for example a root certificate that does not parse).
+    #[error("TLS: {0}")]
+    Tls(String),
 }
 
 /// A Streamable HTTP connection to one MCP endpoint.
@@ -28,18 +31,24 @@ pub struct HttpClientTransport {
     pub(super) connect_timeout: Duration,
     pub(super) oauth: Option<crate::auth::OAuthClient>,
     pub(super) middlewares: super::middleware::Middlewares,
+    #[cfg(feature = "tls")]
+    pub(super) tls: super::tls::Tls,
 }
 
 impl HttpClientTransport {
-    /// A transport to the endpoint at `url` (`http://host:port/path`).
+    /// A transport to the endpoint at `url` (`http://host:port/path`, or `https://` with
+    /// the `tls` feature, on by default).
     pub fn new(url: &str) -> Result<Self, HttpClientError> {
         let invalid =
             |reason: &str| HttpClientError::InvalidUrl { url: url.to_owned(), reason: reason.to_owned() };
         let uri: Uri = url.parse().map_err(|e: http::uri::InvalidUri| invalid(&e.to_string()))?;
         match uri.scheme_str() {
             Some("http") => {}
-            Some("https") => return Err(invalid("https needs TLS, which this build does not include yet")),
-            _ => return Err(invalid("the URL must start with http://")),
+            #[cfg(feature = "tls")]
+            Some("https") => {}
+            #[cfg(not(feature = "tls"))]
+            Some("https") => return Err(invalid("https needs the `tls` feature of mcpwire")),
+            _ => return Err(invalid("the URL must start with http:// or https://")),
         }
         if uri.host().is_none() {
             return Err(invalid("the URL has no host"));
@@ -50,6 +59,8 @@ impl HttpClientTransport {
             connect_timeout: Duration::from_secs(10),
             oauth: None,
             middlewares: Default::default(),
+            #[cfg(feature = "tls")]
+            tls: super::tls::Tls::new().map_err(HttpClientError::Tls)?,
         })
     }
 
@@ -81,6 +92,14 @@ impl HttpClientTransport {
     pub fn middleware(mut self, middleware: impl super::HttpMiddleware) -> Self {
         self.middlewares.0.push(std::sync::Arc::new(middleware));
         self
+    }
+
+    /// Also trusts the root certificate(s) of a PEM document for `https://` (a private CA,
+    /// or a self-signed server certificate). The built-in Mozilla roots stay trusted.
+    #[cfg(feature = "tls")]
+    pub fn add_root_certificate(mut self, pem: &[u8]) -> Result<Self, HttpClientError> {
+        self.tls.add_roots(pem).map_err(HttpClientError::Tls)?;
+        Ok(self)
     }
 
     /// How long connecting may take (default 10 s).

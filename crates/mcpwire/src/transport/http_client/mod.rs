@@ -26,6 +26,8 @@ mod middleware;
 mod modern;
 mod session;
 mod sse;
+#[cfg(feature = "tls")]
+mod tls;
 mod tools;
 
 use std::collections::HashMap;
@@ -74,9 +76,16 @@ struct Pending {
     abort: Option<AbortHandle>,
 }
 
+/// How connections are made: TLS for `https://` when the `tls` feature is on.
+#[cfg(feature = "tls")]
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+/// How connections are made: plain TCP only without the `tls` feature.
+#[cfg(not(feature = "tls"))]
+type Connector = HttpConnector;
+
 /// The state every exchange of one connection shares.
 struct Shared {
-    http: HyperClient<HttpConnector, Full<Bytes>>,
+    http: HyperClient<Connector, Full<Bytes>>,
     url: Uri,
     headers: HeaderMap,
     incoming: mpsc::Sender<TransportEvent>,
@@ -105,6 +114,12 @@ impl Transport for HttpClientTransport {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         connector.set_connect_timeout(Some(self.connect_timeout));
+        #[cfg(feature = "tls")]
+        let connector = {
+            // hyper-rustls checks the scheme itself; the TCP connector must accept both.
+            connector.enforce_http(false);
+            self.tls.connector(connector)
+        };
         let http = HyperClient::builder(TokioExecutor::new()).build(connector);
         let (in_tx, in_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
         let (out_tx, out_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
