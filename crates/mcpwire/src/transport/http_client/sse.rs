@@ -1,6 +1,7 @@
 //! An incremental Server-Sent Events parser (the WHATWG event-stream format): bytes in,
-//! events out, with bounded memory (a line longer than the limit is an error, not a
-//! reason to buffer without end).
+//! events out, in time linear in the input however it is chunked, and with bounded memory
+//! (a line or an event's data longer than the limit is an error, not a reason to buffer
+//! without end).
 
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,13 +31,24 @@ impl std::fmt::Display for SseError {
 
 impl std::error::Error for SseError {}
 
+/// The UTF-8 byte order mark, which the format skips at the start of a stream.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// The parser's state between chunks.
 #[derive(Debug)]
 pub struct SseParser {
+    /// The unfinished line (bytes after the last line terminator).
     buf: Vec<u8>,
+    /// How much of `buf` is known to hold no line terminator, so a long line fed in
+    /// small chunks is scanned once, not once per chunk.
+    scanned: usize,
+    /// Whether the start of the stream was checked for a byte order mark.
+    past_bom: bool,
     data: String,
     has_data: bool,
     event: Option<String>,
+    /// The `id:` of the event being read; it becomes `last_id` when the event ends.
+    id_buffer: Option<String>,
     last_id: Option<String>,
     retry_ms: Option<u64>,
     limit: usize,
@@ -47,9 +59,12 @@ impl SseParser {
     pub fn new(limit: usize) -> Self {
         SseParser {
             buf: Vec::new(),
+            scanned: 0,
+            past_bom: false,
             data: String::new(),
             has_data: false,
             event: None,
+            id_buffer: None,
             last_id: None,
             retry_ms: None,
             limit,
@@ -69,20 +84,37 @@ impl SseParser {
     /// Feeds bytes; returns the events they complete.
     pub fn push(&mut self, chunk: &[u8]) -> Result<Vec<SseEvent>, SseError> {
         self.buf.extend_from_slice(chunk);
+        if !self.past_bom {
+            if self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) {
+                return Ok(Vec::new()); // maybe a BOM: wait for its other bytes
+            }
+            if self.buf.starts_with(BOM) {
+                self.buf.drain(..BOM.len());
+            }
+            self.past_bom = true;
+        }
         let mut events = Vec::new();
         let mut start = 0;
         loop {
-            let rest = &self.buf[start..];
-            let Some(pos) = rest.iter().position(|b| *b == b'\n' || *b == b'\r') else { break };
-            // A `\r` at the very end may be the first half of `\r\n`: wait for more.
-            if rest[pos] == b'\r' && pos + 1 == rest.len() {
+            let from = start + self.scanned;
+            let Some(pos) = memchr::memchr2(b'\n', b'\r', &self.buf[from..]) else {
+                // No terminator in what is left: it is never scanned again.
+                self.scanned = self.buf.len() - start;
                 break;
-            }
-            let line_end = start + pos;
-            let skip =
-                if self.buf[line_end] == b'\r' && self.buf.get(line_end + 1) == Some(&b'\n') { 2 } else { 1 };
+            };
+            let line_end = from + pos;
+            let skip = match (self.buf[line_end], self.buf.get(line_end + 1)) {
+                (b'\r', Some(b'\n')) => 2,
+                // A `\r` at the very end may be the first half of `\r\n`: wait for more.
+                (b'\r', None) => {
+                    self.scanned = line_end - start;
+                    break;
+                }
+                _ => 1,
+            };
             let line = String::from_utf8_lossy(&self.buf[start..line_end]).into_owned();
             start = line_end + skip;
+            self.scanned = 0;
             if let Some(event) = self.line(&line)? {
                 events.push(event);
             }
@@ -94,16 +126,22 @@ impl SseParser {
         Ok(events)
     }
 
-    /// Ends the stream: an unterminated final event is discarded, as the format says.
+    /// Ends the stream: an unterminated final event is discarded, as the format says. The
+    /// last event id and `retry` stay, for a resumed stream; the next stream may start
+    /// with its own byte order mark.
     pub fn finish(&mut self) {
         self.buf.clear();
+        self.scanned = 0;
+        self.past_bom = false;
         self.data.clear();
         self.has_data = false;
         self.event = None;
+        self.id_buffer = self.last_id.clone();
     }
 
     fn line(&mut self, line: &str) -> Result<Option<SseEvent>, SseError> {
         if line.is_empty() {
+            self.last_id = self.id_buffer.clone();
             if !self.has_data {
                 self.event = None;
                 return Ok(None);
@@ -132,8 +170,8 @@ impl SseParser {
                 self.has_data = true;
             }
             "event" => self.event = Some(value.to_owned()),
-            "id" if !value.contains('\0') => self.last_id = Some(value.to_owned()),
-            "retry" => {
+            "id" if !value.contains('\0') => self.id_buffer = Some(value.to_owned()),
+            "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 if let Ok(ms) = value.parse() {
                     self.retry_ms = Some(ms);
                 }
@@ -154,6 +192,10 @@ mod tests {
         input.iter().flat_map(|c| p.push(c).unwrap()).collect()
     }
 
+    fn event(kind: Option<&str>, data: &str, id: Option<&str>) -> SseEvent {
+        SseEvent { event: kind.map(str::to_owned), data: data.to_owned(), id: id.map(str::to_owned) }
+    }
+
     #[test]
     fn parses_events_across_chunk_boundaries_and_line_endings() {
         let events = all(&[
@@ -167,12 +209,72 @@ mod tests {
         // The priming event has a data field (empty), so it is dispatched with empty data;
         // the transport skips such events.
         assert_eq!(events.len(), 3, "{events:?}");
-        assert_eq!(events[0], SseEvent { event: None, data: String::new(), id: Some("1".into()) });
-        assert_eq!(
-            events[1],
-            SseEvent { event: Some("message".into()), data: "{\"a\":1}".into(), id: Some("1".into()) }
-        );
+        assert_eq!(events[0], event(None, "", Some("1")));
+        assert_eq!(events[1], event(Some("message"), "{\"a\":1}", Some("1")));
         assert_eq!(events[2].data, "x\ny");
+    }
+
+    /// A stream with every feature: a BOM, the three line endings, comments, multi-line
+    /// data, ids (one with NUL, ignored), `retry` (one invalid, ignored), an event type, an
+    /// empty-data event, a blank-only block and an unterminated tail.
+    const STREAM: &[u8] = b"\xEF\xBB\xBF: hello\r\nid: 1\r\nretry: 250\r\ndata: a\r\ndata:b\r\n\r\n\
+event: note\rdata:  two spaces\rid: x\0y\r\r\
+\n\nretry: +5\ndata\nid: 3\n\ndata: {\"k\":[1,2]}\ndata: end\r\n\ndata: tail";
+
+    fn expected() -> Vec<SseEvent> {
+        vec![
+            event(None, "a\nb", Some("1")),
+            event(Some("note"), " two spaces", Some("1")),
+            event(None, "", Some("3")),
+            event(None, "{\"k\":[1,2]}\nend", Some("3")),
+        ]
+    }
+
+    #[test]
+    fn every_split_into_three_chunks_gives_the_same_events() {
+        let mut whole = SseParser::new(1024);
+        assert_eq!(whole.push(STREAM).unwrap(), expected());
+        assert_eq!(whole.last_event_id(), Some("3"));
+        assert_eq!(whole.retry_ms(), Some(250));
+        for i in 0..=STREAM.len() {
+            for j in i..=STREAM.len() {
+                let mut p = SseParser::new(1024);
+                let mut events = p.push(&STREAM[..i]).unwrap();
+                events.extend(p.push(&STREAM[i..j]).unwrap());
+                events.extend(p.push(&STREAM[j..]).unwrap());
+                assert_eq!(events, expected(), "split at {i} and {j}");
+                assert_eq!((p.last_event_id(), p.retry_ms()), (Some("3"), Some(250)), "split at {i}, {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn byte_by_byte_gives_the_same_events() {
+        let mut p = SseParser::new(1024);
+        let events: Vec<SseEvent> = STREAM.iter().flat_map(|b| p.push(&[*b]).unwrap()).collect();
+        assert_eq!(events, expected());
+    }
+
+    #[test]
+    fn a_bom_is_skipped_only_at_the_start_of_each_stream() {
+        let mut p = SseParser::new(1024);
+        assert_eq!(p.push(b"\xEF\xBB").unwrap(), vec![]);
+        assert_eq!(p.push(b"\xBFdata: 1\n\n").unwrap(), vec![event(None, "1", None)]);
+        // Mid-stream, a BOM is part of the line: here it makes an unknown field name.
+        assert_eq!(p.push(b"\xEF\xBB\xBFdata: 2\n\n").unwrap(), vec![]);
+        p.finish();
+        // A resumed stream (after `finish`) may start with its own BOM.
+        assert_eq!(p.push(b"\xEF\xBB\xBFdata: 3\n\n").unwrap(), vec![event(None, "3", None)]);
+    }
+
+    #[test]
+    fn an_id_counts_once_its_event_ends_and_survives_a_new_stream() {
+        let mut p = SseParser::new(1024);
+        p.push(b"id: 1\ndata: a\n\nid: 2\ndata: b\n").unwrap();
+        // The stream drops in the middle of event 2: resume from 1.
+        assert_eq!(p.last_event_id(), Some("1"));
+        p.finish();
+        assert_eq!(p.push(b"data: c\n\n").unwrap(), vec![event(None, "c", Some("1"))]);
     }
 
     #[test]
@@ -187,11 +289,46 @@ mod tests {
     }
 
     #[test]
+    fn a_16_mib_event_in_4_kib_chunks() {
+        const SIZE: usize = 16 * 1024 * 1024;
+        let mut body = Vec::with_capacity(SIZE + 64);
+        body.extend_from_slice(b"id: big\ndata: ");
+        body.extend((0..SIZE).map(|i| b'a' + (i % 26) as u8));
+        body.extend_from_slice(b"\n\ndata: after\n\n");
+        let mut p = SseParser::new(SIZE + 1);
+        let mut events = Vec::new();
+        for chunk in body.chunks(4096) {
+            events.extend(p.push(chunk).unwrap());
+        }
+        assert_eq!(events.len(), 2);
+        assert_eq!(events[0].data.len(), SIZE);
+        assert!(events[0].data.bytes().enumerate().all(|(i, b)| b == b'a' + (i % 26) as u8));
+        assert_eq!(events[0].id.as_deref(), Some("big"));
+        assert_eq!(events[1], event(None, "after", Some("big")));
+    }
+
+    #[test]
+    fn an_event_over_the_limit_errors_before_buffering_much_more() {
+        const LIMIT: usize = 1 << 20;
+        // One endless line: refused once the unfinished line passes the limit, so the
+        // buffer never holds more than the limit plus one chunk.
+        let mut p = SseParser::new(LIMIT);
+        let chunk = [b'x'; 4096];
+        let failed_at = (1..).find(|_| p.push(&chunk).is_err()).unwrap();
+        assert_eq!(failed_at, LIMIT / 4096 + 1);
+        // Many short data lines: refused once the event's data passes the limit.
+        let mut p = SseParser::new(LIMIT);
+        let line = [b"data: ".as_slice(), &[b'y'; 1017], b"\n"].concat(); // 1018 bytes of data each
+        let failed_at = (1..).find(|_| p.push(&line).is_err()).unwrap();
+        assert_eq!(failed_at, LIMIT / 1018 + 1);
+    }
+
+    #[test]
     fn overlong_input_is_an_error() {
         let mut p = SseParser::new(16);
-        assert!(p.push(&[b'x'; 40]).is_err());
+        assert_eq!(p.push(&[b'x'; 40]), Err(SseError::TooLong(16)));
         let mut p = SseParser::new(16);
-        assert!(p.push(b"data: 0123456789\ndata: 0123456789\n").is_err());
+        assert_eq!(p.push(b"data: 0123456789\ndata: 0123456789\n"), Err(SseError::TooLong(16)));
     }
 
     #[test]

@@ -1,0 +1,110 @@
+//! How a transport is configured: the endpoint URL, extra headers, credentials, timeouts.
+
+use std::time::Duration;
+
+use http::{HeaderMap, HeaderName, HeaderValue, Uri};
+
+/// Why a transport could not be configured.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpClientError {
+    /// The URL does not parse or is not `http://`.
+    #[error("invalid URL {url:?}: {reason}")]
+    InvalidUrl {
+        /// The URL.
+        url: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A header name or value is invalid.
+    #[error("invalid header {0:?}")]
+    InvalidHeader(String),
+    /// TLS could not be set up (for example a root certificate that does not parse).
+    #[error("TLS: {0}")]
+    Tls(String),
+}
+
+/// A Streamable HTTP connection to one MCP endpoint.
+#[derive(Debug, Clone)]
+pub struct HttpClientTransport {
+    pub(super) url: Uri,
+    pub(super) headers: HeaderMap,
+    pub(super) connect_timeout: Duration,
+    pub(super) oauth: Option<crate::auth::OAuthClient>,
+    pub(super) middlewares: super::middleware::Middlewares,
+    #[cfg(feature = "tls")]
+    pub(super) tls: super::tls::Tls,
+}
+
+impl HttpClientTransport {
+    /// A transport to the endpoint at `url` (`http://host:port/path`, or `https://` with
+    /// the `tls` feature, on by default).
+    pub fn new(url: &str) -> Result<Self, HttpClientError> {
+        let invalid =
+            |reason: &str| HttpClientError::InvalidUrl { url: url.to_owned(), reason: reason.to_owned() };
+        let uri: Uri = url.parse().map_err(|e: http::uri::InvalidUri| invalid(&e.to_string()))?;
+        match uri.scheme_str() {
+            Some("http") => {}
+            #[cfg(feature = "tls")]
+            Some("https") => {}
+            #[cfg(not(feature = "tls"))]
+            Some("https") => return Err(invalid("https needs the `tls` feature of mcpwire")),
+            _ => return Err(invalid("the URL must start with http:// or https://")),
+        }
+        if uri.host().is_none() {
+            return Err(invalid("the URL has no host"));
+        }
+        Ok(HttpClientTransport {
+            url: uri,
+            headers: HeaderMap::new(),
+            connect_timeout: Duration::from_secs(10),
+            oauth: None,
+            middlewares: Default::default(),
+            #[cfg(feature = "tls")]
+            tls: super::tls::Tls::new().map_err(HttpClientError::Tls)?,
+        })
+    }
+
+    /// Adds a header to every request (for example an API key).
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self, HttpClientError> {
+        let n = HeaderName::from_bytes(name.trim().as_bytes())
+            .map_err(|_| HttpClientError::InvalidHeader(name.to_owned()))?;
+        let v = HeaderValue::from_str(value.trim())
+            .map_err(|_| HttpClientError::InvalidHeader(name.to_owned()))?;
+        self.headers.append(n, v);
+        Ok(self)
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every request.
+    pub fn bearer_token(self, token: &str) -> Result<Self, HttpClientError> {
+        self.header("authorization", &format!("Bearer {token}"))
+    }
+
+    /// Authorizes with OAuth 2.1 when the server answers `401` (or `403
+    /// insufficient_scope`), and sends the access token with every request.
+    pub fn oauth(mut self, client: crate::auth::OAuthClient) -> Self {
+        self.oauth = Some(client);
+        self
+    }
+
+    /// Adds a middleware that sees and may change every request, and sees every
+    /// response's status and headers (see [`HttpMiddleware`](super::HttpMiddleware)).
+    /// Middlewares run in the order added for requests, in reverse for responses.
+    pub fn middleware(mut self, middleware: impl super::HttpMiddleware) -> Self {
+        self.middlewares.0.push(std::sync::Arc::new(middleware));
+        self
+    }
+
+    /// Also trusts the root certificate(s) of a PEM document for `https://` (a private CA,
+    /// or a self-signed server certificate). The built-in Mozilla roots stay trusted.
+    #[cfg(feature = "tls")]
+    pub fn add_root_certificate(mut self, pem: &[u8]) -> Result<Self, HttpClientError> {
+        self.tls.add_roots(pem).map_err(HttpClientError::Tls)?;
+        Ok(self)
+    }
+
+    /// How long connecting may take (default 10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+}

@@ -1,0 +1,224 @@
+//! One message's POST exchange, with the retries the wire allows (OAuth, a stale 2025
+//! session, the legacy fallback, a stale 2026 tool list), and the local failure of a
+//! request whose answer cannot come.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{header, HeaderMap, HeaderValue, Method, Request as HttpRequest, StatusCode, Uri};
+use http_body_util::{BodyExt, Full};
+use mcpwire_protocol::{codes, decode_frame, methods, ErrorResponse, Frame, Message, RequestId};
+
+use super::{lock, modern, Shared, MAX_MESSAGE_BYTES};
+use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
+use crate::transport::{InboundMeta, TransportEvent};
+
+impl Shared {
+    pub(super) async fn deliver(&self, message: Message) {
+        let message = self.inspect(message);
+        let _ = self.incoming.send(TransportEvent::Message(message, InboundMeta::default())).await;
+    }
+
+    /// Fails a request locally (the server's answer cannot come): the caller gets
+    /// [`RequestError::Transport`](crate::RequestError::Transport), never an error that
+    /// looks like the server's.
+    pub(super) async fn fail(&self, id: &RequestId, reason: String) {
+        lock(&self.pending).remove(&id.key());
+        let error = Message::Error(ErrorResponse::new(
+            Some(id.clone()),
+            crate::RequestError::transport_failure(reason),
+        ));
+        let _ = self.incoming.send(TransportEvent::Message(error, InboundMeta::default())).await;
+    }
+
+    pub(super) fn post_url(&self) -> Uri {
+        lock(&self.session).legacy_post.clone().unwrap_or_else(|| self.url.clone())
+    }
+
+    pub(super) fn build(
+        &self,
+        method: Method,
+        uri: Uri,
+        body: Option<Vec<u8>>,
+        extra: HeaderMap,
+    ) -> Option<HttpRequest<Full<Bytes>>> {
+        let mut builder = HttpRequest::builder().method(method.clone()).uri(uri.clone());
+        let headers = builder.headers_mut()?;
+        headers.extend(self.headers.clone());
+        headers.extend(extra);
+        if let Some(oauth) = &self.oauth {
+            headers.extend(oauth.request_headers(&method, &uri));
+        }
+        builder.body(Full::new(Bytes::from(body.unwrap_or_default()))).ok()
+    }
+
+    /// The headers of one message.
+    pub(super) fn message_headers(&self, message: &Message, modern: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+        match modern {
+            Some(version) => {
+                let tools = lock(&self.tool_headers).clone();
+                modern::add_headers(&mut h, message, version, |name| {
+                    tools.get(name).cloned().unwrap_or_default()
+                });
+            }
+            None => {
+                let session = lock(&self.session);
+                let is_initialize = matches!(message, Message::Request(r) if r.method == methods::INITIALIZE);
+                if !is_initialize {
+                    if let Some(id) = session.id.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+                        h.insert(SESSION_ID, id);
+                    }
+                    if let Some(v) = session.version.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+                        h.insert(PROTOCOL_VERSION, v);
+                    }
+                }
+            }
+        }
+        h
+    }
+
+    /// One message's exchange, with the retries this wire allows.
+    pub(super) async fn exchange(self: &Arc<Self>, message: Message, modern: Option<String>) {
+        let request_id = match &message {
+            Message::Request(r) => Some(r.id.clone()),
+            _ => None,
+        };
+        let is_initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
+        let body = message.to_vec();
+        let mut authorizations = 0;
+        let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
+        for _ in 0..8 {
+            let had_session = lock(&self.session).id.is_some();
+            let headers = self.message_headers(&message, modern.as_deref());
+            let Some(request) = self.build(Method::POST, self.post_url(), Some(body.clone()), headers) else {
+                return;
+            };
+            let response = match self.send(request).await {
+                Ok(r) => r,
+                Err(e) => {
+                    if let Some(id) = &request_id {
+                        self.fail(id, format!("HTTP request failed: {e}")).await;
+                    }
+                    return;
+                }
+            };
+            let status = response.status();
+            // OAuth: authorize on 401 (and step up on 403 insufficient_scope), then retry.
+            if let (Some(oauth), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) = (&self.oauth, status) {
+                let response_headers = response.headers().clone();
+                let challenge = response_headers
+                    .get(header::WWW_AUTHENTICATE)
+                    .and_then(|v| v.to_str().ok())
+                    .map(str::to_owned);
+                let forbidden = status == StatusCode::FORBIDDEN;
+                let step_up = challenge
+                    .as_deref()
+                    .and_then(crate::auth::Challenge::parse)
+                    .and_then(|c| c.error)
+                    .as_deref()
+                    == Some("insufficient_scope");
+                if (!forbidden || step_up) && authorizations < 3 {
+                    authorizations += 1;
+                    let _ = read_limited(response.into_body()).await;
+                    match oauth.authorize(&self.url.to_string(), &response_headers, forbidden).await {
+                        Ok(()) => continue,
+                        Err(e) => {
+                            if let Some(id) = &request_id {
+                                self.fail(id, format!("authorization failed: {e}")).await;
+                            }
+                            return;
+                        }
+                    }
+                }
+            }
+            if is_initialize {
+                if let Some(sid) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
+                    lock(&self.session).id = Some(sid.to_owned());
+                }
+            }
+            let legacy = lock(&self.session).legacy_post.is_some();
+            if status.is_success() {
+                if legacy {
+                    return; // answers come on the legacy SSE stream
+                }
+                self.read_answer(response, request_id.as_ref(), modern.is_some()).await;
+                return;
+            }
+            let body = read_limited(response.into_body()).await.unwrap_or_default();
+            let rpc_error = decode_frame(&body).ok().and_then(|f| match f {
+                Frame::Single(Message::Error(e)) => Some(e),
+                _ => None,
+            });
+            // A stale 2025 session: re-initialize once, then retry.
+            if status == StatusCode::NOT_FOUND
+                && modern.is_none()
+                && had_session
+                && !is_initialize
+                && !std::mem::replace(&mut reinitialized, true)
+                && self.reinitialize().await
+            {
+                continue;
+            }
+            // A server that knows no Streamable HTTP: the legacy HTTP+SSE transport.
+            if is_initialize
+                && rpc_error.is_none()
+                && matches!(
+                    status,
+                    StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
+                )
+                && !std::mem::replace(&mut tried_legacy, true)
+                && self.start_legacy().await
+            {
+                continue;
+            }
+            // 2026 `-32020`: the tool list may be stale; re-fetch it once and retry.
+            if let (Some(e), Some(_), false) = (&rpc_error, &modern, refreshed_tools) {
+                if e.error.code == codes::HEADER_MISMATCH
+                    && matches!(&message, Message::Request(r) if r.method == methods::TOOLS_CALL)
+                {
+                    refreshed_tools = true;
+                    self.refresh_tools(&message).await;
+                    continue;
+                }
+            }
+            if let Some(id) = &request_id {
+                match rpc_error {
+                    Some(mut e) => {
+                        e.id = Some(id.clone());
+                        self.deliver(Message::Error(e)).await;
+                    }
+                    None => {
+                        // An HTTP failure without a JSON-RPC error: the peer said nothing
+                        // in JSON-RPC terms, so this is the transport's failure.
+                        let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+                        self.fail(id, format!("HTTP {status}: {text}")).await;
+                    }
+                }
+            } else if !status.is_success() {
+                tracing::debug!(%status, "the server refused a notification or response");
+            }
+            return;
+        }
+    }
+}
+
+/// Reads a whole body, refusing more than [`MAX_MESSAGE_BYTES`].
+pub(super) async fn read_limited(body: hyper::body::Incoming) -> Option<Bytes> {
+    http_body_util::Limited::new(body, MAX_MESSAGE_BYTES).collect().await.ok().map(|c| c.to_bytes())
+}
+
+/// An error and its sources, `: `-separated (hyper's own message alone, "client error
+/// (Connect)", does not say that the connection was refused).
+pub(super) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}

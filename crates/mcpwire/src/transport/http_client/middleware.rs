@@ -1,0 +1,98 @@
+//! The middleware hook: user code that sees, and may change, every HTTP request the
+//! transport sends (method, URI, headers), and sees every response's status and headers:
+//! for logging, custom authentication, header injection. Every request goes through
+//! [`Shared::send`], so none bypasses it (POSTs, GET streams, resumption, `DELETE`).
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures_util::future::BoxFuture;
+use http::{Request as HttpRequest, Response};
+use http_body_util::Full;
+use hyper::body::Incoming;
+
+use super::exchange::error_chain;
+use super::Shared;
+
+/// What a middleware fails a request with (the request is then not sent; its caller gets
+/// [`RequestError::Transport`](crate::RequestError::Transport) with this message).
+pub type MiddlewareError = Box<dyn std::error::Error + Send + Sync>;
+
+/// A hook on every HTTP exchange of an [`HttpClientTransport`](super::HttpClientTransport),
+/// added with [`HttpClientTransport::middleware`](super::HttpClientTransport::middleware).
+///
+/// Middlewares run in the order they were added for requests, and in the reverse order
+/// for responses, like layers around the wire. Both methods may await (to fetch a token,
+/// say); both default to doing nothing.
+///
+/// ```
+/// use futures_util::future::BoxFuture;
+/// use mcpwire::transport::http_client::{HttpMiddleware, MiddlewareError};
+///
+/// /// Adds a tenant header to every request.
+/// struct Tenant(&'static str);
+///
+/// impl HttpMiddleware for Tenant {
+///     fn on_request<'a>(
+///         &'a self,
+///         request: &'a mut http::request::Parts,
+///     ) -> BoxFuture<'a, Result<(), MiddlewareError>> {
+///         Box::pin(async move {
+///             request.headers.insert("x-tenant", http::HeaderValue::from_static(self.0));
+///             Ok(())
+///         })
+///     }
+/// }
+/// ```
+pub trait HttpMiddleware: Send + Sync + 'static {
+    /// Called before a request is sent, with everything but its body; may change the
+    /// method, URI and headers, or fail the request.
+    fn on_request<'a>(
+        &'a self,
+        request: &'a mut http::request::Parts,
+    ) -> BoxFuture<'a, Result<(), MiddlewareError>> {
+        let _ = request;
+        Box::pin(async { Ok(()) })
+    }
+
+    /// Called with the status and headers of every response, before the transport reads
+    /// its body.
+    fn on_response<'a>(&'a self, response: &'a http::response::Parts) -> BoxFuture<'a, ()> {
+        let _ = response;
+        Box::pin(async {})
+    }
+}
+
+/// The middlewares of one transport, in the order they were added.
+#[derive(Clone, Default)]
+pub(super) struct Middlewares(pub(super) Vec<Arc<dyn HttpMiddleware>>);
+
+impl std::fmt::Debug for Middlewares {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} middleware(s)", self.0.len())
+    }
+}
+
+impl Shared {
+    /// Sends one HTTP request through the middlewares. `Err` is why no response came
+    /// (a middleware refused the request, or the connection failed), for a person to read.
+    pub(super) async fn send(&self, request: HttpRequest<Full<Bytes>>) -> Result<Response<Incoming>, String> {
+        if self.middlewares.0.is_empty() {
+            return self.http.request(request).await.map_err(|e| error_chain(&e));
+        }
+        let (mut parts, body) = request.into_parts();
+        for middleware in &self.middlewares.0 {
+            middleware
+                .on_request(&mut parts)
+                .await
+                .map_err(|e| format!("a middleware refused the request: {}", error_chain(e.as_ref())))?;
+        }
+        let response =
+            self.http.request(HttpRequest::from_parts(parts, body)).await.map_err(|e| error_chain(&e))?;
+        let (parts, body) = response.into_parts();
+        for middleware in self.middlewares.0.iter().rev() {
+            middleware.on_response(&parts).await;
+        }
+        Ok(Response::from_parts(parts, body))
+    }
+}

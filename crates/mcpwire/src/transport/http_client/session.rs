@@ -1,0 +1,137 @@
+//! The 2025 session: the GET streams (standalone and resumption), re-`initialize` after a
+//! 404, and `DELETE` on close.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::{header, HeaderMap, HeaderValue, Method};
+use mcpwire_protocol::{methods, Message, RequestId};
+
+use super::exchange::read_limited;
+use super::{lock, Shared, SseParser, MAX_MESSAGE_BYTES, MAX_RESUMES};
+use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
+
+impl Shared {
+    /// A GET SSE stream of the session (resuming from `last_event_id` if given).
+    pub(super) async fn get_stream(&self, last_event_id: Option<&str>) -> Option<hyper::body::Incoming> {
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        {
+            let session = lock(&self.session);
+            if let Some(id) = session.id.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+                h.insert(SESSION_ID, id);
+            }
+            if let Some(v) = session.version.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+                h.insert(PROTOCOL_VERSION, v);
+            }
+        }
+        if let Some(last) = last_event_id.and_then(|s| HeaderValue::from_str(s).ok()) {
+            h.insert("last-event-id", last);
+        }
+        let request = self.build(Method::GET, self.url.clone(), None, h)?;
+        let response = self.send(request).await.ok()?;
+        let is_sse = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        (response.status().is_success() && is_sse).then(|| response.into_body())
+    }
+
+    /// Opens the 2025 standalone GET stream once the session is initialized (returning
+    /// once the server answered the GET); a server without one (405) is fine. A dropped
+    /// stream is resumed a few times.
+    pub(super) async fn open_standalone(self: Arc<Self>) {
+        {
+            let mut session = lock(&self.session);
+            if session.standalone_open || session.id.is_none() || session.legacy_post.is_some() {
+                return;
+            }
+            session.standalone_open = true;
+        }
+        // The server answers the GET at once (with a stream, or 405); one that does not
+        // must not stall the writer.
+        let Ok(Some(first)) = tokio::time::timeout(Duration::from_secs(10), self.get_stream(None)).await
+        else {
+            return;
+        };
+        let owner = self.clone();
+        owner.spawn_until_closed(async move {
+            let mut parser = SseParser::new(MAX_MESSAGE_BYTES);
+            let mut body = Some(first);
+            for _ in 0..=MAX_RESUMES {
+                let stream = match body.take() {
+                    Some(b) => b,
+                    None => {
+                        let last = parser.last_event_id().map(str::to_owned);
+                        match self.get_stream(last.as_deref()).await {
+                            Some(b) => b,
+                            None => return,
+                        }
+                    }
+                };
+                self.read_sse(stream, &mut parser, None).await;
+                if self.incoming.is_closed() {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(parser.retry_ms().unwrap_or(1000).min(30_000)))
+                    .await;
+            }
+        });
+    }
+
+    /// Replays the `initialize` exchange for a new session (the old one is gone).
+    pub(super) async fn reinitialize(&self) -> bool {
+        let Some(Message::Request(mut init)) = lock(&self.session).initialize.clone() else { return false };
+        {
+            let mut session = lock(&self.session);
+            session.id = None;
+            session.standalone_open = false;
+        }
+        init.id = RequestId::String(format!(
+            "mcpwire-reinitialize-{}",
+            self.internal_ids.fetch_add(1, Ordering::Relaxed)
+        ));
+        let message = Message::Request(init);
+        let headers = self.message_headers(&message, None);
+        let Some(request) = self.build(Method::POST, self.url.clone(), Some(message.to_vec()), headers)
+        else {
+            return false;
+        };
+        let Ok(response) = self.send(request).await else { return false };
+        let sid = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let ok = response.status().is_success();
+        let _ = read_limited(response.into_body()).await;
+        if !ok {
+            return false;
+        }
+        lock(&self.session).id = sid;
+        let initialized =
+            Message::Notification(mcpwire_protocol::Notification::new(methods::INITIALIZED, None));
+        let headers = self.message_headers(&initialized, None);
+        if let Some(request) = self.build(Method::POST, self.url.clone(), Some(initialized.to_vec()), headers)
+        {
+            let _ = self.send(request).await;
+        }
+        tracing::info!("the server forgot the session; re-initialized");
+        true
+    }
+
+    /// Ends the 2025 session with DELETE (best effort).
+    pub(super) async fn delete_session(&self) {
+        let (id, version) = {
+            let session = lock(&self.session);
+            (session.id.clone(), session.version.clone())
+        };
+        let Some(id) = id.and_then(|s| HeaderValue::from_str(&s).ok()) else { return };
+        let mut h = HeaderMap::new();
+        h.insert(SESSION_ID, id);
+        if let Some(v) = version.and_then(|s| HeaderValue::from_str(&s).ok()) {
+            h.insert(PROTOCOL_VERSION, v);
+        }
+        if let Some(request) = self.build(Method::DELETE, self.url.clone(), None, h) {
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.send(request)).await;
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! What the transport learns from answers as they pass: the negotiated version, and the
+//! `x-mcp-header` annotations of the tool list (re-fetched on a 2026 `-32020`).
+
+use std::sync::atomic::Ordering;
+
+use http::Method;
+use mcpwire_protocol::{decode_frame, methods, Frame, Message, RequestId};
+use serde_json::Value;
+
+use super::exchange::read_limited;
+use super::{lock, modern, Pending, Shared};
+
+impl Shared {
+    /// Learns from answers as they pass: the negotiated version of `initialize`, and the
+    /// `x-mcp-header` annotations of `tools/list` (dropping tools whose annotations are
+    /// invalid, with a warning).
+    pub(super) fn inspect(&self, message: Message) -> Message {
+        let id = match &message {
+            Message::Response(r) => r.id.key(),
+            Message::Error(e) => match &e.id {
+                Some(id) => {
+                    lock(&self.pending).remove(&id.key());
+                    return message;
+                }
+                None => return message,
+            },
+            _ => return message,
+        };
+        let Some(pending) = lock(&self.pending).remove(&id) else { return message };
+        let Message::Response(mut response) = message else { return message };
+        match pending.method.as_str() {
+            methods::INITIALIZE => {
+                if let Ok(v) = serde_json::from_str::<Value>(response.result.get()) {
+                    lock(&self.session).version =
+                        v.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
+                }
+            }
+            methods::TOOLS_LIST if pending.modern => {
+                if let Ok(mut v) = serde_json::from_str::<Value>(response.result.get()) {
+                    if let Some(Value::Array(tools)) = v.get_mut("tools") {
+                        let mut table = lock(&self.tool_headers);
+                        tools.retain(|tool| {
+                            let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
+                            match modern::tool_param_headers(tool.get("inputSchema").unwrap_or(&Value::Null)) {
+                                Ok(pairs) => {
+                                    table.insert(name, pairs);
+                                    true
+                                }
+                                Err(reason) => {
+                                    tracing::warn!(tool = %name, "dropping a tool with an invalid x-mcp-header: {reason}");
+                                    false
+                                }
+                            }
+                        });
+                    }
+                    if let Ok(raw) = serde_json::value::to_raw_value(&v) {
+                        response.result = raw;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Message::Response(response)
+    }
+
+    /// Fetches `tools/list` (2026) to learn fresh `x-mcp-header` annotations.
+    pub(super) async fn refresh_tools(&self, call: &Message) {
+        let Some(version) = modern::envelope_version(call) else { return };
+        let Message::Request(r) = call else { return };
+        let meta =
+            r.parse_params::<Value>().ok().and_then(|p| p.get("_meta").cloned()).unwrap_or(Value::Null);
+        let params = serde_json::json!({ "_meta": meta });
+        let id =
+            RequestId::String(format!("mcpwire-tools-{}", self.internal_ids.fetch_add(1, Ordering::Relaxed)));
+        let list = Message::Request(mcpwire_protocol::Request::new(
+            id.clone(),
+            methods::TOOLS_LIST,
+            serde_json::value::to_raw_value(&params).ok(),
+        ));
+        let headers = self.message_headers(&list, Some(&version));
+        let Some(request) = self.build(Method::POST, self.url.clone(), Some(list.to_vec()), headers) else {
+            return;
+        };
+        let Ok(response) = self.send(request).await else { return };
+        let body = read_limited(response.into_body()).await.unwrap_or_default();
+        if let Ok(Frame::Single(Message::Response(resp))) = decode_frame(&body) {
+            lock(&self.pending)
+                .insert(id.key(), Pending { method: methods::TOOLS_LIST.into(), modern: true, abort: None });
+            let _ = self.inspect(Message::Response(resp));
+        }
+    }
+}
