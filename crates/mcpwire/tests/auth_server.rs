@@ -3,6 +3,7 @@
 //! `auth_server/test_as.rs` (JWK Set, introspection, authorization code + PKCE), and as
 //! clients `mcpwire::client` over `HttpClientTransport` or the byte-exact `raw_http`
 //! client where statuses and headers are asserted.
+#![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "auth_server/oauth_flow.rs"]
