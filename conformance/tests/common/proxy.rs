@@ -224,7 +224,7 @@ impl CutBody {
 /// The end (exclusive) of the first complete SSE event in `buffer` with a non-empty
 /// `data` line. Lines end with CRLF, LF or CR (servers differ: sse-starlette writes
 /// CRLF); an empty line ends an event.
-fn first_data_event_end(buffer: &[u8]) -> Option<usize> {
+pub fn first_data_event_end(buffer: &[u8]) -> Option<usize> {
     let mut line_start = 0;
     let mut has_data = false;
     let mut i = 0;
@@ -307,20 +307,4 @@ pub async fn send_bare(method: &str, url: &str, session: &str) -> u16 {
     let status = response.status().as_u16();
     let _ = response.into_body().collect().await;
     status
-}
-
-#[cfg(test)]
-mod tests {
-    use super::first_data_event_end;
-
-    #[test]
-    fn finds_the_first_event_with_data_whatever_the_line_ends() {
-        let lf = b"id: 0\nretry: 5\ndata: \n\nid: 1\ndata: {}\n\nid: 2\n";
-        assert_eq!(first_data_event_end(lf), Some(lf.len() - 6));
-        let crlf = b"id: 0\r\ndata:\r\n\r\nevent: message\r\ndata: {}\r\n\r\nrest";
-        assert_eq!(first_data_event_end(crlf), Some(crlf.len() - 4));
-        assert_eq!(first_data_event_end(b"data: {}\r\n\r"), None);
-        assert_eq!(first_data_event_end(b"data: {}\n"), None);
-        assert_eq!(first_data_event_end(b": ping\n\n"), None);
-    }
 }

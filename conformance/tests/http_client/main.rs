@@ -22,3 +22,17 @@ mod fixtures;
 mod ours;
 mod python;
 mod typescript;
+
+/// The proxy's SSE scanner (its one piece of parsing), tested here once rather than in
+/// every target that includes `common`.
+#[test]
+fn proxy_finds_the_first_sse_event_with_data_whatever_the_line_ends() {
+    use common::proxy::first_data_event_end;
+    let lf = b"id: 0\nretry: 5\ndata: \n\nid: 1\ndata: {}\n\nid: 2\n";
+    assert_eq!(first_data_event_end(lf), Some(lf.len() - 6));
+    let crlf = b"id: 0\r\ndata:\r\n\r\nevent: message\r\ndata: {}\r\n\r\nrest";
+    assert_eq!(first_data_event_end(crlf), Some(crlf.len() - 4));
+    assert_eq!(first_data_event_end(b"data: {}\r\n\r"), None);
+    assert_eq!(first_data_event_end(b"data: {}\n"), None);
+    assert_eq!(first_data_event_end(b": ping\n\n"), None);
+}

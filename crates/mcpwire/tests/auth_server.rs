@@ -3,6 +3,7 @@
 //! `auth_server/test_as.rs` (JWK Set, introspection, authorization code + PKCE), and as
 //! clients `mcpwire::client` over `HttpClientTransport` or the byte-exact `raw_http`
 //! client where statuses and headers are asserted.
+#![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "auth_server/oauth_flow.rs"]
@@ -386,6 +387,25 @@ async fn a_slow_key_set_fetch_does_not_hold_up_tokens_of_known_keys() {
     assert_eq!(init_with(server.addr, Some(&known)).await.status, 200);
     assert_eq!(auth.jwks_answers.load(Ordering::SeqCst), 1, "the known key waited for the refetch");
     drop(pending);
+}
+
+#[tokio::test]
+async fn typ_at_jwt_can_be_required() {
+    let auth = TestAs::start().await;
+    let issuer = auth.issuer.clone();
+    let server =
+        protect(&auth.issuer, |resource| JwtVerifier::from_issuer(issuer, resource).require_at_jwt_typ(true))
+            .await;
+    let good = claims(&auth, &server.resource, json!({}));
+    for typ in ["at+jwt", "application/at+jwt", "AT+JWT"] {
+        let token = auth.signer.token(json!({"alg": "EdDSA", "kid": "ed", "typ": typ}), &good);
+        assert_eq!(init_with(server.addr, Some(&token)).await.status, 200, "{typ}");
+    }
+    for header in [json!({"alg": "EdDSA", "kid": "ed", "typ": "JWT"}), json!({"alg": "EdDSA", "kid": "ed"})] {
+        let response = init_with(server.addr, Some(&auth.signer.token(header.clone(), &good))).await;
+        let what = header.to_string();
+        server.assert_refused(response, 401, "invalid_token", "the token is not typed at+jwt", &what).await;
+    }
 }
 
 async fn protect_with_introspection(auth: &TestAs, secret: &str) -> Protected {

@@ -47,7 +47,10 @@ pub struct TokenClaims {
 }
 
 impl TokenClaims {
-    /// The identity sessions are bound to: the subject, else the client id.
+    /// The identity sessions are bound to: the subject, else the client id. One
+    /// authorization server names both, so a client id equal to some user's subject
+    /// would share that user's sessions: servers that accept client-credentials tokens
+    /// from an authorization server that allows this should bind on richer claims.
     pub fn principal(&self) -> Option<&str> {
         self.subject.as_deref().or(self.client_id.as_deref())
     }

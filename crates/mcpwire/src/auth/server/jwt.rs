@@ -25,6 +25,7 @@ pub struct JwtVerifier {
     keys: KeyCache,
     rules: ClaimRules,
     algorithms: Vec<Algorithm>,
+    require_at_jwt: bool,
 }
 
 impl std::fmt::Debug for JwtVerifier {
@@ -63,12 +64,21 @@ impl JwtVerifier {
             keys: KeyCache::new(source, DEFAULT_POLICY),
             rules,
             algorithms: Algorithm::ALL.to_vec(),
+            require_at_jwt: false,
         }
     }
 
     /// The allowed signature algorithms (default: all of [`Algorithm::ALL`]).
     pub fn algorithms(mut self, algorithms: &[Algorithm]) -> Self {
         self.algorithms = algorithms.to_vec();
+        self
+    }
+
+    /// Requires the RFC 9068 header `typ: at+jwt` (or `application/at+jwt`), which keeps
+    /// other JWTs of the same issuer (ID tokens...) from passing as access tokens. Off by
+    /// default: many authorization servers still write `typ: JWT`.
+    pub fn require_at_jwt_typ(mut self, require: bool) -> Self {
+        self.require_at_jwt = require;
         self
     }
 
@@ -119,6 +129,10 @@ impl JwtVerifier {
         let alg = Algorithm::from_name(alg_name)
             .filter(|a| self.algorithms.contains(a))
             .ok_or_else(|| TokenError::Invalid(format!("algorithm {alg_name:?} is not allowed")))?;
+        let typ = header.get("typ").and_then(Value::as_str).map(str::to_ascii_lowercase);
+        if self.require_at_jwt && !matches!(typ.as_deref(), Some("at+jwt" | "application/at+jwt")) {
+            return Err(invalid("the token is not typed at+jwt"));
+        }
         if header.contains_key("crit") {
             return Err(invalid("critical header parameters are not supported"));
         }

@@ -11,7 +11,9 @@
 //!   carry the [`Principal`](crate::Principal) (the token's subject, else its client)
 //!   and the [`TokenClaims`] in their extensions: 2025 sessions are bound to the
 //!   principal that created them (another principal's requests get `404`), and handlers
-//!   read the principal from [`Ctx::extensions`](crate::server::Ctx::extensions).
+//!   read the principal from [`Ctx::extensions`](crate::server::Ctx::extensions) (the
+//!   endpoint hands handlers the principal and the headers; the claims reach only the
+//!   services between the layer and the endpoint for now).
 //!   A [scope policy](BearerAuthLayer::scope_policy) can ask for more scopes per
 //!   request from the MCP messages of its body ([`McpCall`]: method and tool, prompt or
 //!   resource), read the same way in both eras.
