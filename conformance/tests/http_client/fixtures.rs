@@ -78,17 +78,12 @@ pub fn shared(peer: Peer, legacy_sse: bool) -> Option<&'static ListeningServer> 
     }
 }
 
-/// The endpoint path of `case`: `/mcp`, or `/sse` for the legacy transport. Pinned
-/// clients add a query the servers ignore: the client caches the era per URL, and a
-/// pinned connection wrongly teaches it that a dual-era server is 2025-only (see
-/// `ours::a_pinned_connection_does_not_decide_the_era_of_the_url`), which would make the
-/// probing tests depend on the order the tests run in.
+/// The endpoint path of `case`: `/mcp`, or `/sse` for the legacy transport.
 pub fn endpoint_path(case: Case) -> &'static str {
-    match (case.legacy_sse, case.mode) {
-        (false, Mode::Auto) => "/mcp",
-        (false, Mode::Pinned2025) => "/mcp?pinned",
-        (true, Mode::Auto) => "/sse",
-        (true, Mode::Pinned2025) => "/sse?pinned",
+    if case.legacy_sse {
+        "/sse"
+    } else {
+        "/mcp"
     }
 }
 

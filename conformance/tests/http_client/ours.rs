@@ -331,7 +331,6 @@ async fn close_ends_every_stream_2026() {
 /// A connection pinned to 2025 does not teach the client that a dual-era server is
 /// 2025-only: a later probing connection to the same URL still lands in 2026.
 #[tokio::test]
-#[ignore = "client bug: a pinned 2025 connection records the URL as 2025-only in the era cache"]
 async fn a_pinned_connection_does_not_decide_the_era_of_the_url() {
     limited("era cache", async {
         let server = EverythingHttp::start();

@@ -425,6 +425,9 @@ impl ClientBuilder {
         let peer = dispatcher.peer();
         dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone() });
         let capabilities = self.callbacks.capabilities();
+        // Only a probe (or a handshake the cache chose) tells what the server speaks; a
+        // pinned version or a saved discover result says what this caller wanted.
+        let probed = matches!((&self.mode, &self.prior_discover), (Mode::Auto, None));
         let session = match (&self.mode, self.prior_discover) {
             (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => {
                 Session::Stateful(initialize(&peer, v, &capabilities, &self.info, &self.options).await?)
@@ -460,7 +463,7 @@ impl ClientBuilder {
                 }
             }
         };
-        if let Some(key) = era_key {
+        if let Some(key) = era_key.filter(|_| probed) {
             let era = match &session {
                 Session::Stateful(_) => Era::Stateful,
                 Session::Stateless { .. } => Era::Stateless,
