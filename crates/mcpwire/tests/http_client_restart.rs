@@ -12,14 +12,15 @@ mod http_client_support;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures_util::future::BoxFuture;
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::McpService;
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::server::{tool, Args, Server, State};
-use mcpwire::transport::http_client::HttpClientTransport;
+use mcpwire::transport::http_client::{HttpClientTransport, HttpMiddleware, MiddlewareError};
 use mcpwire::RequestError;
 use serde_json::{json, Value};
 use tokio::net::TcpListener;
@@ -88,11 +89,41 @@ impl Process {
     }
 }
 
-async fn client(url: &str, version: &str) -> Client {
+/// Records the session of every GET the client sends (its standalone stream, opened or
+/// resumed).
+struct SessionGets(Arc<Mutex<Vec<String>>>);
+
+impl HttpMiddleware for SessionGets {
+    fn on_request<'a>(
+        &'a self,
+        request: &'a mut http::request::Parts,
+    ) -> BoxFuture<'a, Result<(), MiddlewareError>> {
+        Box::pin(async move {
+            if request.method == http::Method::GET {
+                let session = request.headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
+                self.0.lock().unwrap().push(session.unwrap_or_default().to_owned());
+            }
+            Ok(())
+        })
+    }
+}
+
+/// The distinct sessions the client's GETs carried, in order.
+fn sessions_streamed(gets: &Mutex<Vec<String>>) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for session in gets.lock().unwrap().iter() {
+        if !seen.contains(session) {
+            seen.push(session.clone());
+        }
+    }
+    seen
+}
+
+async fn client(url: &str, version: &str, gets: Arc<Mutex<Vec<String>>>) -> Client {
     Client::builder("t", "0")
         .protocol_version(ProtocolVersion::parse(version))
         .options(ClientOptions { request_timeout: Duration::from_secs(30), ..Default::default() })
-        .connect(HttpClientTransport::new(url).unwrap())
+        .connect(HttpClientTransport::new(url).unwrap().middleware(SessionGets(gets)))
         .await
         .unwrap()
 }
@@ -118,8 +149,14 @@ async fn echo(client: &Client, n: u64) -> Result<String, RequestError> {
 async fn restart_under_a_live_client(version: &str) {
     let (first, addr) = Process::start("127.0.0.1:0".parse().unwrap()).await;
     let url = format!("http://{addr}/mcp");
-    let client = client(&url, version).await;
+    let gets = Arc::new(Mutex::new(Vec::new()));
+    let client = client(&url, version, gets.clone()).await;
+    let stateful = version == "2025-11-25";
     assert_eq!(echo(&client, 1).await.unwrap(), json!({ "n": 1 }).to_string());
+
+    // (The standalone stream opens right after `notifications/initialized`, which the
+    // writer sends ahead of the first call.)
+    assert_eq!(sessions_streamed(&gets).len(), usize::from(stateful), "{version}");
 
     // A call in flight when the server dies: a clean transport failure, well before the
     // 30 s request timeout.
@@ -153,10 +190,12 @@ async fn restart_under_a_live_client(version: &str) {
     assert_eq!(echo(&client, 3).await.unwrap(), json!({ "n": 3 }).to_string(), "{version}");
     assert_eq!(echo(&client, 4).await.unwrap(), json!({ "n": 4 }).to_string(), "{version}");
     let sessions = second.service.session_count();
+    // 2025: the new session got its own standalone stream.
+    assert_eq!(sessions_streamed(&gets).len(), 2 * usize::from(stateful), "{version}: {gets:?}");
     client.close().await;
     second.kill().await;
     // 2025: one new session (the client re-initialized once); 2026 has none.
-    assert_eq!(sessions, usize::from(version == "2025-11-25"), "{version}");
+    assert_eq!(sessions, usize::from(stateful), "{version}");
 }
 
 #[tokio::test]

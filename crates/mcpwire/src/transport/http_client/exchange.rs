@@ -141,6 +141,8 @@ impl Shared {
                 && !std::mem::replace(&mut reinitialized, true)
                 && self.reinitialize().await
             {
+                // The new session's server-initiated messages need their own stream.
+                self.clone().open_standalone().await;
                 continue;
             }
             // A server that knows no Streamable HTTP: the legacy HTTP+SSE transport.
