@@ -141,9 +141,14 @@ impl From<ErrorObject> for McpError {
 }
 
 /// A failed outbound call passes through with the peer's code (useful for proxies);
-/// local failures become internal errors.
+/// local failures become internal errors (a transport failure too, even when it still
+/// arrives wrapped in `Peer`: its marked error object never goes back on the wire).
 impl From<RequestError> for McpError {
     fn from(error: RequestError) -> Self {
+        let error = match error {
+            RequestError::Peer(e) => RequestError::from_answer(e),
+            other => other,
+        };
         match error {
             RequestError::Peer(e) => McpError::from_error_object(e),
             other => McpError::internal(other),
@@ -312,6 +317,10 @@ mod tests {
         let forged = ErrorObject::new(codes::CONNECTION_CLOSED, "x")
             .with_data(serde_json::json!({ TRANSPORT_FAILURE_KEY: "00000000000000000000000000000000" }));
         assert!(matches!(RequestError::from_answer(forged), RequestError::Peer(_)));
+        // Handlers that propagate it answer "Internal error", without the marker.
+        let relayed = McpError::from(RequestError::Peer(RequestError::transport_failure("refused")));
+        assert!(relayed.is_internal());
+        assert_eq!(relayed.to_error_object(), ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"));
         let plain = ErrorObject::new(codes::INVALID_PARAMS, "bad");
         assert!(
             matches!(RequestError::from_answer(plain), RequestError::Peer(e) if e.code == codes::INVALID_PARAMS)

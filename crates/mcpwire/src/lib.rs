@@ -6,7 +6,7 @@
 
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "http")]
+#[cfg(feature = "auth")]
 pub mod auth;
 pub mod client;
 pub mod error;

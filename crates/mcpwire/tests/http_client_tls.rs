@@ -4,10 +4,10 @@
 #![cfg(feature = "tls")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::convert::Infallible;
+mod http_client_support;
+
 use std::sync::Arc;
 
-use hyper_util::rt::TokioIo;
 use mcpwire::client::{Client, ConnectError};
 use mcpwire::http::McpService;
 use mcpwire::protocol::{Era, ProtocolVersion};
@@ -49,13 +49,7 @@ async fn https_server() -> (String, String) {
             tokio::spawn(async move {
                 // A client that refuses our certificate fails here: nothing to serve.
                 let Ok(tls) = acceptor.accept(tcp).await else { return };
-                let handler = hyper::service::service_fn(move |request| {
-                    let service = service.clone();
-                    async move { Ok::<_, Infallible>(service.handle(request).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(tls), handler)
-                    .await;
+                http_client_support::serve_connection(tls, service).await;
             });
         }
     });

@@ -29,6 +29,7 @@ pub struct HttpClientTransport {
     pub(super) url: Uri,
     pub(super) headers: HeaderMap,
     pub(super) connect_timeout: Duration,
+    #[cfg(feature = "auth")]
     pub(super) oauth: Option<crate::auth::OAuthClient>,
     pub(super) middlewares: super::middleware::Middlewares,
     #[cfg(feature = "tls")]
@@ -57,6 +58,7 @@ impl HttpClientTransport {
             url: uri,
             headers: HeaderMap::new(),
             connect_timeout: Duration::from_secs(10),
+            #[cfg(feature = "auth")]
             oauth: None,
             middlewares: Default::default(),
             #[cfg(feature = "tls")]
@@ -80,7 +82,9 @@ impl HttpClientTransport {
     }
 
     /// Authorizes with OAuth 2.1 when the server answers `401` (or `403
-    /// insufficient_scope`), and sends the access token with every request.
+    /// insufficient_scope`), and sends the access token with every request (feature
+    /// `auth`, on by default).
+    #[cfg(feature = "auth")]
     pub fn oauth(mut self, client: crate::auth::OAuthClient) -> Self {
         self.oauth = Some(client);
         self

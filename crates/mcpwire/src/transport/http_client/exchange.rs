@@ -9,6 +9,7 @@ use http::{header, HeaderMap, HeaderValue, Method, Request as HttpRequest, Statu
 use http_body_util::{BodyExt, Full};
 use mcpwire_protocol::{codes, decode_frame, methods, ErrorResponse, Frame, Message, RequestId};
 
+use super::oauth::Authorization;
 use super::{lock, modern, Shared, MAX_MESSAGE_BYTES};
 use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::transport::{InboundMeta, TransportEvent};
@@ -46,9 +47,7 @@ impl Shared {
         let headers = builder.headers_mut()?;
         headers.extend(self.headers.clone());
         headers.extend(extra);
-        if let Some(oauth) = &self.oauth {
-            headers.extend(oauth.request_headers(&method, &uri));
-        }
+        headers.extend(self.auth_headers(&method, &uri));
         builder.body(Full::new(Bytes::from(body.unwrap_or_default()))).ok()
     }
 
@@ -105,35 +104,17 @@ impl Shared {
                     return;
                 }
             };
-            let status = response.status();
-            // OAuth: authorize on 401 (and step up on 403 insufficient_scope), then retry.
-            if let (Some(oauth), StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) = (&self.oauth, status) {
-                let response_headers = response.headers().clone();
-                let challenge = response_headers
-                    .get(header::WWW_AUTHENTICATE)
-                    .and_then(|v| v.to_str().ok())
-                    .map(str::to_owned);
-                let forbidden = status == StatusCode::FORBIDDEN;
-                let step_up = challenge
-                    .as_deref()
-                    .and_then(crate::auth::Challenge::parse)
-                    .and_then(|c| c.error)
-                    .as_deref()
-                    == Some("insufficient_scope");
-                if (!forbidden || step_up) && authorizations < 3 {
-                    authorizations += 1;
-                    let _ = read_limited(response.into_body()).await;
-                    match oauth.authorize(&self.url.to_string(), &response_headers, forbidden).await {
-                        Ok(()) => continue,
-                        Err(e) => {
-                            if let Some(id) = &request_id {
-                                self.fail(id, format!("authorization failed: {e}")).await;
-                            }
-                            return;
-                        }
+            let response = match self.authorize_on(response, &mut authorizations).await {
+                Authorization::Answered(response) => response,
+                Authorization::Retry => continue,
+                Authorization::Failed(reason) => {
+                    if let Some(id) = &request_id {
+                        self.fail(id, reason).await;
                     }
+                    return;
                 }
-            }
+            };
+            let status = response.status();
             if is_initialize {
                 if let Some(sid) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
                     lock(&self.session).id = Some(sid.to_owned());
@@ -160,6 +141,8 @@ impl Shared {
                 && !std::mem::replace(&mut reinitialized, true)
                 && self.reinitialize().await
             {
+                // The new session's server-initiated messages need their own stream.
+                self.clone().open_standalone().await;
                 continue;
             }
             // A server that knows no Streamable HTTP: the legacy HTTP+SSE transport.

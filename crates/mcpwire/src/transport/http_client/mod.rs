@@ -24,6 +24,7 @@ mod exchange;
 mod legacy;
 mod middleware;
 mod modern;
+mod oauth;
 mod session;
 mod sse;
 #[cfg(feature = "tls")]
@@ -97,6 +98,7 @@ struct Shared {
     middlewares: middleware::Middlewares,
     /// Cancelled when the connection closes: background readers stop.
     closed: CancellationToken,
+    #[cfg(feature = "auth")]
     oauth: Option<crate::auth::OAuthClient>,
 }
 
@@ -134,6 +136,7 @@ impl Transport for HttpClientTransport {
             internal_ids: AtomicU64::new(1),
             closed: CancellationToken::new(),
             middlewares: self.middlewares,
+            #[cfg(feature = "auth")]
             oauth: self.oauth,
         });
         tokio::spawn(write_loop(shared, out_rx));

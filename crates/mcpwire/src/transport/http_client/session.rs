@@ -41,15 +41,16 @@ impl Shared {
 
     /// Opens the 2025 standalone GET stream once the session is initialized (returning
     /// once the server answered the GET); a server without one (405) is fine. A dropped
-    /// stream is resumed a few times.
+    /// stream is resumed a few times, as long as its session lasts.
     pub(super) async fn open_standalone(self: Arc<Self>) {
-        {
+        let session_id = {
             let mut session = lock(&self.session);
             if session.standalone_open || session.id.is_none() || session.legacy_post.is_some() {
                 return;
             }
             session.standalone_open = true;
-        }
+            session.id.clone()
+        };
         // The server answers the GET at once (with a stream, or 405); one that does not
         // must not stall the writer.
         let Ok(Some(first)) = tokio::time::timeout(Duration::from_secs(10), self.get_stream(None)).await
@@ -64,6 +65,9 @@ impl Shared {
                 let stream = match body.take() {
                     Some(b) => b,
                     None => {
+                        if lock(&self.session).id != session_id {
+                            return; // re-initialized: the new session has its own stream
+                        }
                         let last = parser.last_event_id().map(str::to_owned);
                         match self.get_stream(last.as_deref()).await {
                             Some(b) => b,
