@@ -1,7 +1,8 @@
 //! Delivering a 2025 POST's messages into a session and answering it: `202` for
 //! notifications and responses only; otherwise the answers, as one JSON body (a JSON
 //! array for a batch) or as an SSE stream that carries everything related to the
-//! requests and ends with their answers.
+//! requests and ends with their answers. An SSE stream that is complete within a few
+//! milliseconds (a quick tool) is sent as one body, so it goes out in one write.
 
 use std::time::Duration;
 
