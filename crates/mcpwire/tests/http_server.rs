@@ -1452,3 +1452,73 @@ async fn deleted_and_modern_requests_leave_no_task_behind() {
     }
     tasks_back_to(baseline).await;
 }
+
+// ---------------------------------------------------------------------------------------
+// 2025: a faulty event store costs resumption, never answers or the session
+// ---------------------------------------------------------------------------------------
+
+/// An event store whose every call panics (a bug in a custom store).
+struct PanickingStore;
+
+impl mcpwire::http::EventStore for PanickingStore {
+    fn store(&self, _: &str, _: bytes::Bytes) -> Option<String> {
+        panic!("the event store is broken")
+    }
+    fn replay_after(&self, _: &str) -> Option<mcpwire::http::event_store::Replay> {
+        panic!("the event store is broken")
+    }
+    fn forget(&self, _: &str) {
+        panic!("the event store is broken")
+    }
+}
+
+/// An event store that refuses every event (a remote store that is down).
+struct RefusingStore;
+
+impl mcpwire::http::EventStore for RefusingStore {
+    fn store(&self, _: &str, _: bytes::Bytes) -> Option<String> {
+        None
+    }
+    fn replay_after(&self, _: &str) -> Option<mcpwire::http::event_store::Replay> {
+        None
+    }
+    fn forget(&self, _: &str) {}
+}
+
+/// With `store`, a session still answers every request (events without ids, no priming
+/// event), refuses resumption with 404, and ends cleanly.
+async fn a_faulty_store_degrades_to_no_resumption(store: Arc<dyn mcpwire::http::EventStore>) {
+    let t = start_with(HttpSettings { event_store: Some(store), ..HttpSettings::default() }).await;
+    let sid = open_session(t.addr, V25).await;
+    for id in 2..5 {
+        let mut body = call_body(id, "progress", json!({}));
+        body["params"]["_meta"] = json!({ "progressToken": "p" });
+        let mut call = post(t.addr, &sid, &body).await;
+        assert_eq!((call.status, call.content_type()), (200, "text/event-stream"));
+        let events = call.events_to_end().await;
+        assert!(events.iter().all(|e| e.id.is_none()), "no event can be resumed: {events:?}");
+        let messages: Vec<Value> = events.iter().filter(|e| !e.data.is_empty()).map(|e| e.json()).collect();
+        assert_eq!(messages.len(), 3, "two progress notifications and the answer: {messages:?}");
+        assert_eq!(messages[0]["method"], "notifications/progress", "{messages:?}");
+        assert_eq!(messages[2], text_result(id, "progressed"));
+    }
+    assert_eq!(get_stream(t.addr, &sid, Some(&format!("{sid}-1#0"))).await.status, 404);
+    let mut standalone = get_stream(t.addr, &sid, None).await;
+    assert_eq!(standalone.status, 200);
+    let notify = post(t.addr, &sid, &call_body(9, "notify", json!({}))).await;
+    assert_eq!(standalone.next_message().await["method"], "notifications/tools/list_changed");
+    drop(notify);
+    let deleted = send(t.addr, in_session(Req::new("DELETE"), &sid, V25)).await;
+    assert_eq!(deleted.status, 200);
+    assert_eq!(post(t.addr, &sid, &call_body(10, "echo", json!({}))).await.status, 404);
+}
+
+#[tokio::test]
+async fn a_panicking_event_store_costs_resumption_not_answers() {
+    a_faulty_store_degrades_to_no_resumption(Arc::new(PanickingStore)).await;
+}
+
+#[tokio::test]
+async fn a_refusing_event_store_costs_resumption_not_answers() {
+    a_faulty_store_degrades_to_no_resumption(Arc::new(RefusingStore)).await;
+}

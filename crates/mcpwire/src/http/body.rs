@@ -28,7 +28,8 @@ impl std::fmt::Debug for Guard {
 #[derive(Debug)]
 enum Kind {
     Full(Option<Bytes>),
-    Stream(mpsc::Receiver<Bytes>),
+    /// Chunks already taken from the channel go first.
+    Stream(std::vec::IntoIter<Bytes>, mpsc::Receiver<Bytes>),
 }
 
 impl McpBody {
@@ -45,7 +46,12 @@ impl McpBody {
     /// A streamed body: each received chunk is sent as it comes; the body ends when every
     /// sender is dropped.
     pub fn stream(receiver: mpsc::Receiver<Bytes>) -> Self {
-        McpBody { kind: Kind::Stream(receiver), guard: None }
+        Self::stream_after(Vec::new(), receiver)
+    }
+
+    /// A streamed body that sends `first` before what `receiver` brings.
+    pub(crate) fn stream_after(first: Vec<Bytes>, receiver: mpsc::Receiver<Bytes>) -> Self {
+        McpBody { kind: Kind::Stream(first.into_iter(), receiver), guard: None }
     }
 
     /// Keeps `guard` alive as long as the body: it is dropped when the response has been
@@ -66,7 +72,10 @@ impl Body for McpBody {
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
         match &mut self.kind {
             Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Stream(rx) => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+            Kind::Stream(first, rx) => match first.next() {
+                Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
+                None => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+            },
         }
     }
 
@@ -78,7 +87,7 @@ impl Body for McpBody {
         match &self.kind {
             Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
             Kind::Full(None) => SizeHint::with_exact(0),
-            Kind::Stream(_) => SizeHint::default(),
+            Kind::Stream(..) => SizeHint::default(),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! replayed, and no other stream's).
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
 
@@ -32,6 +32,42 @@ pub trait EventStore: Send + Sync + 'static {
     fn forget(&self, stream: &str);
 }
 
+/// Calls into a store with its panics contained: a broken store must cost resumption
+/// only (the event goes out without an id, a replay is refused), never the session's
+/// router task or the response being routed. Each contained panic is logged.
+pub(crate) mod guarded {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+
+    use bytes::Bytes;
+
+    use super::{EventStore, Replay};
+
+    fn contain<T>(what: &str, call: impl FnOnce() -> Option<T>) -> Option<T> {
+        catch_unwind(AssertUnwindSafe(call)).unwrap_or_else(|_| {
+            tracing::error!("the event store panicked in {what}; resumption is off for this event");
+            None
+        })
+    }
+
+    /// [`EventStore::store`], `None` if it panicked.
+    pub(crate) fn store(store: &dyn EventStore, stream: &str, message: Bytes) -> Option<String> {
+        contain("store", || store.store(stream, message))
+    }
+
+    /// [`EventStore::replay_after`], `None` (unknown id) if it panicked.
+    pub(crate) fn replay_after(store: &dyn EventStore, last_event_id: &str) -> Option<Replay> {
+        contain("replay_after", || store.replay_after(last_event_id))
+    }
+
+    /// [`EventStore::forget`], with a panic logged and ignored.
+    pub(crate) fn forget(store: &dyn EventStore, stream: &str) {
+        contain("forget", || {
+            store.forget(stream);
+            Some(())
+        });
+    }
+}
+
 /// The default event store: in memory, bounded per stream, in number of streams and in
 /// bytes. The bounds are global (all sessions share them): past them the oldest streams
 /// go first, so a very busy server can make an old stream unresumable (its
@@ -46,9 +82,11 @@ pub struct MemoryEventStore {
 
 #[derive(Debug, Default)]
 struct Streams {
-    logs: HashMap<String, Log>,
-    /// Streams in creation order, for eviction.
-    order: VecDeque<String>,
+    logs: HashMap<Arc<str>, Log>,
+    /// Stream names in creation order, for eviction. A forgotten stream's name may stay
+    /// here (skipped, and compacted away once stale names outnumber live ones), so that
+    /// forgetting a stream is not a scan of every stream.
+    order: VecDeque<Arc<str>>,
     /// The bytes of every stored message.
     bytes: usize,
 }
@@ -57,9 +95,22 @@ impl Streams {
     /// Drops a whole stream.
     fn evict(&mut self, stream: &str) {
         if let Some(log) = self.logs.remove(stream) {
-            self.bytes -= log.events.iter().map(|(_, m)| m.len()).sum::<usize>();
+            self.bytes -= log.bytes;
         }
-        self.order.retain(|s| s != stream);
+        if self.order.front().is_some_and(|s| &**s == stream) {
+            self.order.pop_front();
+        } else if self.order.len() > 2 * self.logs.len() + 16 {
+            let logs = &self.logs;
+            self.order.retain(|s| logs.contains_key(s));
+        }
+    }
+
+    /// The oldest stream still stored, other than `except`.
+    fn oldest_other(&mut self, except: &str) -> Option<Arc<str>> {
+        while self.order.front().is_some_and(|s| !self.logs.contains_key(s)) {
+            self.order.pop_front();
+        }
+        self.order.iter().find(|s| &***s != except && self.logs.contains_key(*s)).cloned()
     }
 
     /// Drops the oldest event of a stream; `false` if it has none to spare (its newest
@@ -67,6 +118,7 @@ impl Streams {
     fn pop_oldest(&mut self, stream: &str) -> bool {
         let Some(log) = self.logs.get_mut(stream).filter(|l| l.events.len() > 1) else { return false };
         if let Some((_, m)) = log.events.pop_front() {
+            log.bytes -= m.len();
             self.bytes -= m.len();
         }
         true
@@ -77,6 +129,18 @@ impl Streams {
 struct Log {
     next: u64,
     events: VecDeque<(u64, Bytes)>,
+    /// The bytes of `events`.
+    bytes: usize,
+}
+
+/// `<stream>#<sequence>`, written without the formatting machinery (once per event).
+fn event_id(stream: &str, seq: u64) -> String {
+    let mut id = Vec::with_capacity(stream.len() + 21);
+    id.extend_from_slice(stream.as_bytes());
+    id.push(b'#');
+    super::sse::push_decimal(&mut id, seq);
+    // A `str` followed by '#' and ASCII digits is UTF-8: this never falls back.
+    String::from_utf8(id).unwrap_or_default()
 }
 
 /// The default byte budget of a [`MemoryEventStore`]: 64 MiB of messages.
@@ -125,30 +189,32 @@ impl EventStore for MemoryEventStore {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let inner = &mut *inner;
         if !inner.logs.contains_key(stream) {
-            if inner.order.len() >= self.max_streams {
-                if let Some(old) = inner.order.front().cloned() {
+            if inner.logs.len() >= self.max_streams {
+                if let Some(old) = inner.oldest_other(stream) {
                     inner.evict(&old);
                 }
             }
-            inner.order.push_back(stream.to_owned());
-            inner.logs.insert(stream.to_owned(), Log::default());
+            let name: Arc<str> = Arc::from(stream);
+            inner.order.push_back(name.clone());
+            inner.logs.insert(name, Log::default());
         }
         let log = inner.logs.get_mut(stream)?;
         let seq = log.next;
         log.next += 1;
+        log.bytes += message.len();
         inner.bytes += message.len();
         log.events.push_back((seq, message));
         if log.events.len() > self.per_stream {
             inner.pop_oldest(stream);
         }
         while inner.bytes > self.max_bytes {
-            match inner.order.iter().find(|s| *s != stream).cloned() {
+            match inner.oldest_other(stream) {
                 Some(old) => inner.evict(&old),
                 None if inner.pop_oldest(stream) => {}
                 None => break,
             }
         }
-        Some(format!("{stream}#{seq}"))
+        Some(event_id(stream, seq))
     }
 
     fn replay_after(&self, last_event_id: &str) -> Option<Replay> {
@@ -159,7 +225,7 @@ impl EventStore for MemoryEventStore {
             .events
             .iter()
             .filter(|(s, _)| *s > seq)
-            .map(|(s, m)| (format!("{stream}#{s}"), m.clone()))
+            .map(|(s, m)| (event_id(stream, *s), m.clone()))
             .collect();
         Some(Replay { stream: stream.to_owned(), events })
     }
@@ -202,6 +268,37 @@ mod tests {
         store.store("b", Bytes::new());
         store.store("c", Bytes::new());
         assert!(store.replay_after(&first).is_none(), "the oldest stream was evicted");
+    }
+
+    #[test]
+    fn event_ids_are_stream_hash_sequence() {
+        assert_eq!(event_id("s-1", 0), "s-1#0");
+        assert_eq!(event_id("s-1", 1234567890), "s-1#1234567890");
+        assert_eq!(event_id("", u64::MAX), format!("#{}", u64::MAX));
+    }
+
+    #[test]
+    fn forgotten_streams_free_their_slots_and_their_names() {
+        let store = MemoryEventStore::new(10, 3);
+        for round in 0..1000 {
+            let name = format!("s-{round}");
+            store.store(&name, Bytes::from_static(b"x")).unwrap();
+            store.forget(&name);
+        }
+        let inner = store.inner.lock().unwrap();
+        assert!(inner.logs.is_empty());
+        assert!(inner.order.len() <= 16, "stale names are compacted: {}", inner.order.len());
+        drop(inner);
+        // Forgotten streams do not count: three live ones fit, the fourth evicts the oldest.
+        let a = store.store("a", Bytes::new()).unwrap();
+        store.store("gone", Bytes::new()).unwrap();
+        store.forget("gone");
+        let b = store.store("b", Bytes::new()).unwrap();
+        store.store("c", Bytes::new()).unwrap();
+        assert!(store.replay_after(&a).is_some() && store.replay_after(&b).is_some());
+        store.store("d", Bytes::new()).unwrap();
+        assert!(store.replay_after(&a).is_none(), "the oldest live stream was evicted");
+        assert!(store.replay_after(&b).is_some());
     }
 
     #[test]

@@ -1,13 +1,16 @@
 //! Delivering a 2025 POST's messages into a session and answering it: `202` for
 //! notifications and responses only; otherwise the answers, as one JSON body (a JSON
 //! array for a batch) or as an SSE stream that carries everything related to the
-//! requests and ends with their answers.
+//! requests and ends with their answers. An SSE stream that is complete within a few
+//! milliseconds (a quick tool) is sent as one body, so it goes out in one write.
+
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Response, StatusCode};
 use mcpwire_protocol::{codes, Message, RequestId};
 
-use super::session::Session;
+use super::session::{Session, StreamReceiver};
 use super::{modern, request_extensions, status, McpBody, McpService};
 use crate::transport::{InboundMeta, TransportEvent};
 
@@ -16,7 +19,7 @@ impl McpService {
     pub(super) async fn exchange(
         &self,
         session: &std::sync::Arc<Session>,
-        parts: &http::request::Parts,
+        parts: &mut http::request::Parts,
         messages: Vec<Message>,
         batch: bool,
         json: bool,
@@ -95,7 +98,50 @@ impl McpService {
             };
             status::json(StatusCode::OK, body)
         } else {
-            modern::sse_response(McpBody::stream(rx))
+            let (first, complete) = hold(&mut rx, self.inner.settings.stream_queue).await;
+            if complete {
+                modern::sse_response(McpBody::full(concat(first)))
+            } else {
+                modern::sse_response(McpBody::stream_after(first, rx))
+            }
+        }
+    }
+}
+
+/// How long a 2025 SSE response waits for its stream to end before its head is sent. A
+/// quick answer (the common case) then goes out as one complete body, with its priming
+/// event, in one write; anything slower starts streaming at once after it.
+const SSE_HOLD: Duration = Duration::from_millis(5);
+
+/// Takes the stream's events for up to [`SSE_HOLD`] (and at most `limit` of them):
+/// `(events, true)` if the stream ended meanwhile.
+async fn hold(rx: &mut StreamReceiver, limit: usize) -> (Vec<Bytes>, bool) {
+    let mut events = Vec::with_capacity(2);
+    let deadline = tokio::time::sleep(SSE_HOLD);
+    tokio::pin!(deadline);
+    while events.len() < limit.max(1) {
+        tokio::select! {
+            biased;
+            event = rx.recv() => match event {
+                Some(event) => events.push(event),
+                None => return (events, true),
+            },
+            _ = &mut deadline => break,
+        }
+    }
+    (events, false)
+}
+
+/// The events of a complete stream as one body.
+fn concat(events: Vec<Bytes>) -> Bytes {
+    match <[Bytes; 1]>::try_from(events) {
+        Ok([one]) => one,
+        Err(events) => {
+            let mut body = Vec::with_capacity(events.iter().map(Bytes::len).sum());
+            for event in &events {
+                body.extend_from_slice(event);
+            }
+            Bytes::from(body)
         }
     }
 }

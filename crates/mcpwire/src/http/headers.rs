@@ -2,6 +2,8 @@
 //! `Mcp-Param-*` headers of tool arguments whose schema carries `x-mcp-header`, compared
 //! with the body after decoding the `=?base64?...?=` form. Any disagreement is `-32020`.
 
+use std::borrow::Cow;
+
 use base64::Engine;
 use http::HeaderMap;
 use mcpwire_protocol::common::JsonObject;
@@ -39,13 +41,18 @@ pub fn encode_value(value: &str) -> String {
 
 /// Decodes a header value (trimmed); `None` when the base64 form is malformed.
 pub fn decode_value(raw: &str) -> Option<String> {
+    decode_cow(raw).map(Cow::into_owned)
+}
+
+/// [`decode_value`] borrowing the plain form (no copy on the hot path).
+fn decode_cow(raw: &str) -> Option<Cow<'_, str>> {
     let raw = raw.trim();
     match raw.strip_prefix(SENTINEL_START).and_then(|r| r.strip_suffix(SENTINEL_END)) {
         Some(b64) => {
             let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-            String::from_utf8(bytes).ok()
+            String::from_utf8(bytes).ok().map(Cow::Owned)
         }
-        None => Some(raw.to_owned()),
+        None => Some(Cow::Borrowed(raw)),
     }
 }
 
@@ -64,8 +71,35 @@ pub fn protocol_version(headers: &HeaderMap) -> Result<Option<&str>, String> {
     single(headers, PROTOCOL_VERSION)
 }
 
+/// The params member a method's `Mcp-Name` header mirrors, if it has one.
+pub(crate) fn name_member(method: &str) -> Option<&'static str> {
+    match method {
+        methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
+        methods::RESOURCES_READ => Some("uri"),
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => Some("taskId"),
+        _ => None,
+    }
+}
+
 /// Checks `Mcp-Method` and `Mcp-Name` against the request body.
 pub fn check_routing(headers: &HeaderMap, request: &Request) -> Result<(), String> {
+    let Some(name_key) = name_member(&request.method) else {
+        return check_routing_name(headers, request, None);
+    };
+    let body_name = request
+        .parse_params::<Value>()
+        .ok()
+        .and_then(|p| p.get(name_key).and_then(Value::as_str).map(str::to_owned));
+    check_routing_name(headers, request, body_name.as_deref())
+}
+
+/// [`check_routing`] with the body's name member (`name`, `uri` or `taskId` by method)
+/// already read: `None` when the body has none (or it is not a string).
+pub(crate) fn check_routing_name(
+    headers: &HeaderMap,
+    request: &Request,
+    body_name: Option<&str>,
+) -> Result<(), String> {
     match single(headers, METHOD)? {
         None => return Err("the Mcp-Method header is required".into()),
         Some(m) if m != request.method => {
@@ -76,20 +110,13 @@ pub fn check_routing(headers: &HeaderMap, request: &Request) -> Result<(), Strin
         }
         Some(_) => {}
     }
-    let name_key = match request.method.as_str() {
-        methods::TOOLS_CALL | methods::PROMPTS_GET => "name",
-        methods::RESOURCES_READ => "uri",
-        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => "taskId",
-        _ => return Ok(()),
-    };
-    let body_name = request
-        .parse_params::<Value>()
-        .ok()
-        .and_then(|p| p.get(name_key).and_then(Value::as_str).map(str::to_owned))
-        .unwrap_or_default();
+    if name_member(&request.method).is_none() {
+        return Ok(());
+    }
+    let body_name = body_name.unwrap_or_default();
     match single(headers, NAME)? {
         None => Err("the Mcp-Name header is required for this method".into()),
-        Some(raw) => match decode_value(raw) {
+        Some(raw) => match decode_cow(raw) {
             Some(name) if name == body_name => Ok(()),
             Some(name) => {
                 Err(format!("the Mcp-Name header ({name:?}) does not match the body ({body_name:?})"))

@@ -1,14 +1,34 @@
 //! Running the endpoint standalone: accept loop with `TCP_NODELAY`, HTTP/1.1 with
-//! keep-alive, graceful shutdown.
+//! keep-alive, graceful shutdown, and a bound on open connections
+//! ([`HttpSettings::max_connections`](super::HttpSettings::max_connections)): one more is
+//! answered `503` and closed without being read. A connection that sends no complete
+//! request head for [`HEAD_TIMEOUT`] (a slow or idle client) is closed, so idle
+//! connections cannot hold every slot.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
-use tokio::net::TcpListener;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::McpService;
+
+/// How long a connection may take to send a request head, idle keep-alive time between
+/// requests included (hyper's `header_read_timeout`).
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connections being refused at once; past it an excess connection is closed without
+/// its `503`, so a flood cannot make refusing expensive.
+const REFUSING_AT_ONCE: usize = 64;
+
+/// How long a refused connection is given to take its `503`.
+const REFUSE_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// A bound endpoint: its address, and a way to stop it.
 #[derive(Debug)]
@@ -50,6 +70,8 @@ pub async fn serve_with_shutdown(
 
 async fn accept_loop(listener: TcpListener, service: McpService, path: String, stop: CancellationToken) {
     let connections = tokio_util::task::TaskTracker::new();
+    let slots = Arc::new(Semaphore::new(service.inner.settings.max_connections.max(1)));
+    let refusing = Arc::new(Semaphore::new(REFUSING_AT_ONCE));
     loop {
         let accepted = tokio::select! {
             _ = stop.cancelled() => break,
@@ -60,19 +82,55 @@ async fn accept_loop(listener: TcpListener, service: McpService, path: String, s
             Err(e) => {
                 tracing::debug!("accept failed: {e}");
                 // Out of file descriptors and the like: back off briefly instead of spinning.
-                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                tokio::time::sleep(Duration::from_millis(10)).await;
                 continue;
             }
         };
         let _ = stream.set_nodelay(true);
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            tracing::warn!("too many connections; refusing one");
+            if let Ok(permit) = refusing.clone().try_acquire_owned() {
+                tokio::spawn(async move {
+                    refuse(stream).await;
+                    drop(permit);
+                });
+            }
+            continue;
+        };
         let service = service.clone();
         let path = path.clone();
         let stop = stop.clone();
-        connections.spawn(serve_connection(stream, service, path, stop));
+        connections.spawn(async move {
+            serve_connection(stream, service, path, stop).await;
+            drop(slot);
+        });
     }
     service.shutdown();
     connections.close();
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(5), connections.wait()).await;
+    let _ = tokio::time::timeout(Duration::from_secs(5), connections.wait()).await;
+}
+
+/// Answers a connection past the limit with `503` and closes it, without reading its
+/// request (what arrived is drained briefly, so closing does not reset the connection
+/// before the client has read the answer).
+async fn refuse(mut stream: TcpStream) {
+    let error = ErrorObject::new(codes::INTERNAL_ERROR, "Too many connections; try again later");
+    let body = Message::Error(ErrorResponse::new(None, error)).to_vec();
+    let head = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nretry-after: 1\r\n\
+         connection: close\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut response = head.into_bytes();
+    response.extend_from_slice(&body);
+    let _ = tokio::time::timeout(REFUSE_TIMEOUT, async {
+        stream.write_all(&response).await?;
+        stream.shutdown().await?;
+        let mut sink = [0u8; 4096];
+        while stream.read(&mut sink).await? > 0 {}
+        Ok::<(), std::io::Error>(())
+    })
+    .await;
 }
 
 async fn serve_connection(
@@ -98,8 +156,10 @@ async fn serve_connection(
                 }
             }
         });
-        let connection =
-            hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(stream), handler);
+        let connection = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(HEAD_TIMEOUT)
+            .serve_connection(TokioIo::new(stream), handler);
         tokio::pin!(connection);
         tokio::select! {
             result = connection.as_mut() => {
@@ -109,7 +169,7 @@ async fn serve_connection(
             }
             _ = stop.cancelled() => {
                 connection.as_mut().graceful_shutdown();
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), connection).await;
+                let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
             }
         }
     }

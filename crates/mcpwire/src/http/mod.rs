@@ -13,6 +13,7 @@
 mod body;
 pub mod event_store;
 mod exchange;
+mod header_check;
 pub mod headers;
 mod listener;
 mod modern;
@@ -34,6 +35,7 @@ use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
 use http_body_util::BodyExt;
 use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 pub use body::McpBody;
@@ -80,6 +82,14 @@ pub struct HttpSettings {
     pub keep_alive: Duration,
     /// Accepted `Host` and `Origin` values.
     pub hosts: HostPolicy,
+    /// Most TCP connections [`serve`] keeps open at once (default 1024). One more is
+    /// answered `503` with `Retry-After` and closed. (A service mounted in another server
+    /// is bounded by that server.)
+    pub max_connections: usize,
+    /// Most requests served at once without a session: 2026-era POSTs and
+    /// [`stateless_2025`](Self::stateless_2025) POSTs, streams included (default 1024).
+    /// One more is answered `503` with `Retry-After` and a JSON-RPC error.
+    pub max_concurrent_requests: usize,
 }
 
 impl Default for HttpSettings {
@@ -96,6 +106,8 @@ impl Default for HttpSettings {
             session_queue: 256,
             keep_alive: modern::DEFAULT_KEEP_ALIVE,
             hosts: HostPolicy::default(),
+            max_connections: 1024,
+            max_concurrent_requests: 1024,
         }
     }
 }
@@ -108,6 +120,8 @@ impl std::fmt::Debug for HttpSettings {
             .field("json_response", &self.json_response)
             .field("stateless_2025", &self.stateless_2025)
             .field("resumable", &self.event_store.is_some())
+            .field("max_connections", &self.max_connections)
+            .field("max_concurrent_requests", &self.max_concurrent_requests)
             .finish()
     }
 }
@@ -121,6 +135,10 @@ struct Inner {
     stateless_settings: Arc<HttpSettings>,
     /// Fired by [`McpService::shutdown`].
     closing: CancellationToken,
+    /// Each tool's `Mcp-Param-*` headers, derived once.
+    tool_headers: header_check::ToolHeaders,
+    /// Slots for requests served without a session ([`HttpSettings::max_concurrent_requests`]).
+    request_slots: Arc<Semaphore>,
 }
 
 /// The MCP endpoint as a `tower::Service`. Cheap to clone; clones share sessions.
@@ -147,7 +165,11 @@ impl McpService {
         let settings = Arc::new(settings);
         let sessions = Arc::new(SessionTable::new(settings.max_sessions, settings.session_idle_timeout));
         let closing = CancellationToken::new();
-        McpService { inner: Arc::new(Inner { server, settings, sessions, stateless_settings, closing }) }
+        let tool_headers = header_check::ToolHeaders::new(&server);
+        let request_slots = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
+        let inner =
+            Inner { server, settings, sessions, stateless_settings, closing, tool_headers, request_slots };
+        McpService { inner: Arc::new(inner) }
     }
 
     /// The number of live 2025 sessions.
@@ -186,7 +208,7 @@ impl McpService {
                 "The server is shutting down",
             );
         }
-        let (parts, body) = request.into_parts();
+        let (mut parts, body) = request.into_parts();
         if let Err((status, message)) = inner.settings.hosts.check(&parts.headers) {
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
@@ -228,17 +250,18 @@ impl McpService {
             Ok(f) => f,
             Err(e) => return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message),
         };
+        // Only a request without a version header is read for the envelope.
         let enveloped =
-            matches!(&frame, Frame::Single(Message::Request(r)) if crate::server::is_enveloped(r));
-        if modern_header || (version_header.is_none() && enveloped) {
-            return self.modern(&parts, frame, accepts_json, accepts_sse).await;
+            || matches!(&frame, Frame::Single(Message::Request(r)) if crate::server::is_enveloped(r));
+        if modern_header || (version_header.is_none() && enveloped()) {
+            return self.modern(&mut parts, frame, accepts_json, accepts_sse).await;
         }
-        self.post_2025(&parts, frame, accepts_json, accepts_sse).await
+        self.post_2025(&mut parts, frame, accepts_json, accepts_sse).await
     }
 
     async fn modern(
         &self,
-        parts: &http::request::Parts,
+        parts: &mut http::request::Parts,
         frame: Frame,
         accepts_json: bool,
         accepts_sse: bool,
@@ -263,7 +286,7 @@ impl McpService {
                 )
             }
         };
-        if let Err(e) = modern::check_headers(&self.inner.server, &parts.headers, &request) {
+        if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, &request) {
             return status::error(
                 StatusCode::BAD_REQUEST,
                 Some(request.id),
@@ -271,15 +294,18 @@ impl McpService {
                 format!("Header mismatch: {e}"),
             );
         }
+        let Some(slot) = self.request_slot() else {
+            return status::busy(Some(request.id), "Too many requests in progress; try again later");
+        };
         let extensions = request_extensions(parts);
         let closing = self.inner.closing.clone();
-        modern::serve(&self.inner.server, &self.inner.settings, request, extensions, accepts_sse, closing)
-            .await
+        let settings = &self.inner.settings;
+        modern::serve(&self.inner.server, settings, request, extensions, accepts_sse, closing, slot).await
     }
 
     async fn post_2025(
         &self,
-        parts: &http::request::Parts,
+        parts: &mut http::request::Parts,
         frame: Frame,
         accepts_json: bool,
         accepts_sse: bool,
@@ -384,6 +410,11 @@ impl McpService {
         response
     }
 
+    /// A slot for a request served without a session; `None` when all are taken.
+    fn request_slot(&self) -> Option<OwnedSemaphorePermit> {
+        self.inner.request_slots.clone().try_acquire_owned().ok()
+    }
+
     /// The session a request names: 400 without the header, 404 when unknown or bound
     /// to another principal.
     #[allow(clippy::result_large_err)]
@@ -451,10 +482,11 @@ impl McpService {
     }
 }
 
-/// Transport facts handed to handlers: the request's headers.
-fn request_extensions(parts: &http::request::Parts) -> Extensions {
+/// Transport facts handed to handlers: the request's headers (moved out of `parts`:
+/// call it once the headers have been checked).
+fn request_extensions(parts: &mut http::request::Parts) -> Extensions {
     let mut extensions = Extensions::new();
-    extensions.insert(parts.headers.clone());
+    extensions.insert(std::mem::take(&mut parts.headers));
     if let Some(p) = parts.extensions.get::<crate::extensions::Principal>() {
         extensions.insert(p.clone());
     }

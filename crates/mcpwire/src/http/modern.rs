@@ -6,16 +6,15 @@
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{header, HeaderMap, HeaderValue, Response, StatusCode};
+use http::{header, HeaderValue, Response, StatusCode};
 use mcpwire_protocol::subscriptions::SubscriptionsListenResult;
 use mcpwire_protocol::{codes, methods, Message, Request};
 use serde_json::value::RawValue;
-use serde_json::Value;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio_util::sync::CancellationToken;
 
 use super::body::McpBody;
-use super::{headers, sse, status, HttpSettings};
+use super::{sse, status, HttpSettings};
 use crate::extensions::Extensions;
 use crate::jsonrpc::{Dispatcher, Handler, RequestContext};
 use crate::server::Server;
@@ -34,35 +33,11 @@ impl Handler for Modern {
     }
 }
 
-/// Checks the 2026 headers of a request against its body.
-pub(crate) fn check_headers(server: &Server, headers: &HeaderMap, request: &Request) -> Result<(), String> {
-    let meta_version = request.parse_params::<Value>().ok().and_then(|p| {
-        p.get("_meta")?.get(mcpwire_protocol::meta::PROTOCOL_VERSION)?.as_str().map(str::to_owned)
-    });
-    match (headers::protocol_version(headers)?, meta_version) {
-        (None, _) => return Err("the MCP-Protocol-Version header is required".into()),
-        (Some(h), Some(m)) if h != m => {
-            return Err(format!("the MCP-Protocol-Version header ({h:?}) does not match _meta ({m:?})"))
-        }
-        _ => {}
-    }
-    headers::check_routing(headers, request)?;
-    if request.method == methods::TOOLS_CALL {
-        let params: Value = request.parse_params().unwrap_or(Value::Null);
-        let tool = params.get("name").and_then(Value::as_str).and_then(|name| server.tool_def(name));
-        if let Some(tool) = tool {
-            let annotated = headers::param_headers(&tool.tool().input_schema);
-            if !annotated.is_empty() {
-                headers::check_params(headers, &annotated, params.get("arguments"))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Serves one 2026 request. When `closing` fires (the endpoint shuts down) the request
-/// ends at once: a `subscriptions/listen` stream with its final result, anything else by
-/// closing its stream (which cancels its handler).
+/// Serves one 2026 request, holding `slot` until its answer is written or its stream
+/// ends. When `closing` fires (the endpoint shuts down) the request ends at once: a
+/// `subscriptions/listen` stream with its final result, anything else by closing its
+/// stream (which cancels its handler). A stream that cannot take an event for one
+/// keep-alive interval (a client that does not read) is dropped the same way.
 pub(crate) async fn serve(
     server: &Server,
     settings: &HttpSettings,
@@ -70,6 +45,7 @@ pub(crate) async fn serve(
     extensions: Extensions,
     accepts_sse: bool,
     closing: CancellationToken,
+    slot: OwnedSemaphorePermit,
 ) -> Response<McpBody> {
     let id = request.id.clone();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
@@ -87,7 +63,8 @@ pub(crate) async fn serve(
         Connection { incoming: in_rx, outgoing: out_tx },
         server.inner.config.dispatcher.clone(),
     );
-    dispatcher.spawn(Modern(server.clone()));
+    let mut running =
+        Running { peer: dispatcher.peer(), run: Box::pin(dispatcher.run(Modern(server.clone()))) };
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
     if in_tx.send(TransportEvent::Message(Message::Request(request), meta)).await.is_err() {
         return status::error(
@@ -99,8 +76,12 @@ pub(crate) async fn serve(
     }
 
     // Answer with JSON if the answer comes before anything else; otherwise commit to SSE.
+    // The dispatcher is polled here only until it has started the handler (its own task);
+    // after that it just waits for more input, which never comes.
     let first = tokio::select! {
+        biased;
         first = tokio::time::timeout(settings.keep_alive, out_rx.recv()) => first,
+        _ = &mut running.run => Ok(None),
         _ = closing.cancelled() => return shutting_down(id),
     };
     let first = match first {
@@ -133,19 +114,21 @@ pub(crate) async fn serve(
     let (body_tx, body_rx) = mpsc::channel::<Bytes>(settings.stream_queue);
     let keep_alive = settings.keep_alive;
     tokio::spawn(async move {
-        // `in_tx` lives as long as this task: dropping it (the client went away) ends the
-        // dispatcher, which cancels the handler.
-        let _request_alive = in_tx;
-        if let Some(out) = first {
-            if body_tx.send(sse::event(None, None, &out.message.to_vec())).await.is_err() {
-                return;
-            }
-        } else if body_tx.send(sse::keep_alive()).await.is_err() {
+        // The request lives as long as this task: when it ends (the client went away, the
+        // answer was sent) the dispatcher is closed, which cancels a handler still running,
+        // and the slot is given back.
+        let _request_alive = (in_tx, slot, running);
+        let stream = Stream { body: body_tx, stall: keep_alive };
+        let opening = match first {
+            Some(out) => sse::event(None, None, &out.message.to_vec()),
+            None => sse::keep_alive(),
+        };
+        if !stream.send(opening).await {
             return;
         }
         loop {
             let next = tokio::select! {
-                _ = body_tx.closed() => return,
+                _ = stream.body.closed() => return,
                 _ = closing.cancelled() => {
                     if listen {
                         let end = Message::Response(mcpwire_protocol::Response::new(
@@ -153,7 +136,7 @@ pub(crate) async fn serve(
                             serde_json::value::to_raw_value(&SubscriptionsListenResult::closed(&id))
                                 .unwrap_or_else(|_| RawValue::NULL.to_owned()),
                         ));
-                        let _ = body_tx.send(sse::event(None, None, &end.to_vec())).await;
+                        stream.send(sse::event(None, None, &end.to_vec())).await;
                     }
                     return;
                 }
@@ -162,13 +145,13 @@ pub(crate) async fn serve(
             match next {
                 Ok(Some(out)) => {
                     let answer = is_answer(&out.message);
-                    if body_tx.send(sse::event(None, None, &out.message.to_vec())).await.is_err() || answer {
+                    if !stream.send(sse::event(None, None, &out.message.to_vec())).await || answer {
                         return;
                     }
                 }
                 Ok(None) => return,
                 Err(_) => {
-                    if body_tx.send(sse::keep_alive()).await.is_err() {
+                    if !stream.send(sse::keep_alive()).await {
                         return;
                     }
                 }
@@ -176,6 +159,43 @@ pub(crate) async fn serve(
         }
     });
     sse_response(McpBody::stream(body_rx))
+}
+
+/// The dispatcher of one 2026 request, run inside the request's own future instead of
+/// on a task of its own (one task and two wake-ups fewer per request). Dropping it
+/// closes the connection: a handler still running is cancelled, as closing the response
+/// promises.
+struct Running {
+    peer: crate::jsonrpc::Peer,
+    run: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.peer.close();
+    }
+}
+
+/// The SSE body of one 2026 response, as its forwarding task writes it.
+struct Stream {
+    body: mpsc::Sender<Bytes>,
+    /// How long one event may wait for room before the reader counts as gone.
+    stall: Duration,
+}
+
+impl Stream {
+    /// Queues one event; `false` when the response is over: the client went away, or it
+    /// has not made room for `stall` (its queue and the socket are full), in which case
+    /// the stream is dropped rather than left to hold the handler and its memory.
+    async fn send(&self, event: Bytes) -> bool {
+        match tokio::time::timeout(self.stall, self.body.send(event)).await {
+            Ok(sent) => sent.is_ok(),
+            Err(_) => {
+                tracing::warn!("a 2026 client is not reading its response stream; dropping it");
+                false
+            }
+        }
+    }
 }
 
 /// The answer to a request that was still uncommitted when the endpoint shut down.

@@ -12,6 +12,7 @@ use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, IdKey, Message, Protoc
 use tokio::sync::mpsc;
 use tokio::sync::mpsc::error::TrySendError;
 
+use super::event_store::guarded;
 use super::sse;
 use super::HttpSettings;
 use crate::jsonrpc::{Dispatcher, Handler, NotificationContext, Peer, RequestContext};
@@ -129,7 +130,7 @@ impl Session {
         lock(&self.outgoing).take();
         if let Some(store) = &self.settings.event_store {
             for stream in lock(&self.streams).streams.values() {
-                store.forget(&stream.name);
+                guarded::forget(store.as_ref(), &stream.name);
             }
         }
     }
@@ -151,9 +152,14 @@ impl Session {
         json: bool,
     ) -> Result<(u64, StreamReceiver), RequestId> {
         let mut streams = lock(&self.streams);
-        let mut seen = std::collections::HashSet::with_capacity(requests.len());
+        // (A single request, the common case, needs no set to find repeats.)
+        let mut seen =
+            std::collections::HashSet::with_capacity(if requests.len() > 1 { requests.len() } else { 0 });
+        let repeated = |id: &RequestId, seen: &mut std::collections::HashSet<IdKey>| {
+            requests.len() > 1 && !seen.insert(id.key())
+        };
         if let Some(dup) =
-            requests.iter().find(|id| streams.by_request.contains_key(&id.key()) || !seen.insert(id.key()))
+            requests.iter().find(|id| streams.by_request.contains_key(&id.key()) || repeated(id, &mut seen))
         {
             return Err(dup.clone());
         }
@@ -161,7 +167,8 @@ impl Session {
         let name = format!("{}-{no}", self.id);
         let (tx, rx) = mpsc::channel(self.settings.stream_queue.max(requests.len() + 1));
         if !json && self.resumable() {
-            if let Some(id) = self.settings.event_store.as_ref().and_then(|s| s.store(&name, Bytes::new())) {
+            let store = self.settings.event_store.as_deref();
+            if let Some(id) = store.and_then(|s| guarded::store(s, &name, Bytes::new())) {
                 let _ = tx.try_send(sse::priming(&id, self.settings.sse_retry_ms));
             }
         }
@@ -197,7 +204,7 @@ impl Session {
     pub(crate) fn resume(&self, last_event_id: &str) -> Option<StreamReceiver> {
         let store = self.settings.event_store.as_ref()?;
         let streams = &mut *lock(&self.streams);
-        let replay = store.replay_after(last_event_id)?;
+        let replay = guarded::replay_after(store.as_ref(), last_event_id)?;
         if !replay.stream.strip_prefix(self.id.as_str()).is_some_and(|rest| rest.starts_with('-')) {
             return None;
         }
@@ -281,7 +288,8 @@ impl Session {
         let chunk = if stream.json {
             response_id.as_ref().map(|_| bytes)
         } else {
-            let id = self.settings.event_store.as_ref().and_then(|s| s.store(&stream.name, bytes.clone()));
+            let store = self.settings.event_store.as_deref();
+            let id = store.and_then(|s| guarded::store(s, &stream.name, bytes.clone()));
             Some(sse::event(id.as_deref(), None, &bytes))
         };
         if let (Some(chunk), Some(live)) = (chunk, &stream.live) {

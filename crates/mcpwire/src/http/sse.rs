@@ -14,13 +14,15 @@ pub fn event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
         out.push(b'\n');
     }
     if let Some(ms) = retry_ms {
-        out.extend_from_slice(format!("retry: {ms}\n").as_bytes());
+        out.extend_from_slice(b"retry: ");
+        push_decimal(&mut out, ms);
+        out.push(b'\n');
     }
     out.extend_from_slice(b"data: ");
     let start = out.len();
     out.extend_from_slice(data);
     // Defensive: an embedded newline would end the data line early.
-    if data.iter().any(|b| *b == b'\n' || *b == b'\r') {
+    if memchr::memchr2(b'\n', b'\r', data).is_some() {
         for b in &mut out[start..] {
             if *b == b'\n' || *b == b'\r' {
                 *b = b' ';
@@ -34,7 +36,20 @@ pub fn event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
 /// A priming event: an id and `retry`, with empty data, so a client that loses the
 /// connection has a `Last-Event-ID` to resume from.
 pub fn priming(id: &str, retry_ms: u64) -> Bytes {
-    Bytes::from(format!("id: {id}\nretry: {retry_ms}\ndata: \n\n"))
+    let mut out = Vec::with_capacity(id.len() + 40);
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(id.as_bytes());
+    out.extend_from_slice(b"\nretry: ");
+    push_decimal(&mut out, retry_ms);
+    out.extend_from_slice(b"\ndata: \n\n");
+    Bytes::from(out)
+}
+
+/// Appends `n` in decimal (no intermediate `String`: this runs per event).
+pub(crate) fn push_decimal(out: &mut Vec<u8>, n: u64) {
+    use std::io::Write as _;
+    // Writing into a `Vec` cannot fail.
+    let _ = write!(out, "{n}");
 }
 
 /// A comment line, used as a keep-alive (clients ignore comments).
@@ -54,5 +69,10 @@ mod tests {
         );
         assert_eq!(&event(None, Some(100), b"x\ny")[..], b"event: message\nretry: 100\ndata: x y\n\n");
         assert_eq!(&priming("s:0", 250)[..], b"id: s:0\nretry: 250\ndata: \n\n");
+        assert_eq!(&priming("s:0", 0)[..], b"id: s:0\nretry: 0\ndata: \n\n");
+        assert_eq!(
+            &event(None, Some(u64::MAX), b"{}")[..],
+            format!("event: message\nretry: {}\ndata: {{}}\n\n", u64::MAX).as_bytes()
+        );
     }
 }

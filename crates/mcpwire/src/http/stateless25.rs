@@ -49,7 +49,7 @@ impl McpService {
     /// Serves a session-less 2025 POST.
     pub(super) async fn post_stateless(
         &self,
-        parts: &http::request::Parts,
+        parts: &mut http::request::Parts,
         messages: Vec<Message>,
         batch: bool,
         version: ProtocolVersion,
@@ -66,12 +66,20 @@ impl McpService {
         if !messages.iter().any(|m| matches!(m, Message::Request(_))) {
             return status::empty(StatusCode::ACCEPTED);
         }
+        // The slot is held until the response is sent or dropped (with the session).
+        let Some(slot) = self.request_slot() else {
+            let id = match messages.as_slice() {
+                [Message::Request(r)] => Some(r.id.clone()),
+                _ => None,
+            };
+            return status::busy(id, "Too many requests in progress; try again later");
+        };
         let inner = &self.inner;
         let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
         let name = format!("stateless-{}", NEXT.fetch_add(1, Ordering::Relaxed));
         let session =
             Session::start(&inner.server, inner.stateless_settings.clone(), name, principal, version.clone());
-        let guard = CloseOnDrop(session.clone());
+        let guard = (CloseOnDrop(session.clone()), slot);
         let initialize =
             matches!(messages.as_slice(), [Message::Request(r)] if r.method == methods::INITIALIZE);
         if !initialize && !open(&session, &version).await {

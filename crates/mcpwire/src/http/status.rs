@@ -44,6 +44,14 @@ pub fn error_object(status: StatusCode, id: Option<RequestId>, error: ErrorObjec
     json(status, Message::Error(ErrorResponse::new(id, error)).to_vec())
 }
 
+/// `503` with `Retry-After: 1` and a JSON-RPC error: the endpoint is at one of its
+/// bounds (the client should try again shortly).
+pub fn busy(id: Option<RequestId>, message: &str) -> Response<McpBody> {
+    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, id, codes::INTERNAL_ERROR, message);
+    response.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
 /// An empty response with a status.
 pub fn empty(status: StatusCode) -> Response<McpBody> {
     let mut response = Response::new(McpBody::empty());

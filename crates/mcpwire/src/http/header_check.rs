@@ -1,0 +1,220 @@
+//! The 2026 header check on the hot path: the request's params are read once (only the
+//! members the headers mirror, borrowed from the body), and each tool's `Mcp-Param-*`
+//! headers are derived from its schema once, when the endpoint is built, instead of on
+//! every call. The rules themselves live in [`super::headers`].
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use http::HeaderMap;
+use mcpwire_protocol::{methods, Request};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+
+use super::headers;
+use crate::server::Server;
+
+/// The `Mcp-Param-*` headers each tool expects: `(header name from the schema, property)`.
+/// Only tools with at least one `x-mcp-header` property have an entry.
+#[derive(Debug, Default)]
+pub(crate) struct ToolHeaders(HashMap<String, Vec<(String, String)>>);
+
+impl ToolHeaders {
+    /// Derives the table from the server's tools (fixed once the server is built).
+    pub(crate) fn new(server: &Server) -> Self {
+        let table = server
+            .tools()
+            .map(|def| def.tool().name.as_str())
+            .filter_map(|name| {
+                // The tool the router runs for this name.
+                let tool = server.tool_def(name)?.tool();
+                let annotated = headers::param_headers(&tool.input_schema);
+                (!annotated.is_empty()).then(|| (name.to_owned(), annotated))
+            })
+            .collect();
+        ToolHeaders(table)
+    }
+}
+
+/// The members of a request's params that its 2026 headers mirror, borrowed from the
+/// body. Each is kept raw so a member of an unexpected type reads as absent (as a
+/// `Value` walk would) instead of failing the whole probe.
+#[derive(Deserialize, Default)]
+struct Probe<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaProbe<'a>>,
+    #[serde(borrow, default)]
+    name: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    uri: Option<&'a RawValue>,
+    #[serde(rename = "taskId", borrow, default)]
+    task_id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    arguments: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize, Default)]
+struct MetaProbe<'a> {
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    version: Option<&'a RawValue>,
+}
+
+/// A raw member as a string, or `None` when it is not one.
+fn as_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    let raw = raw?.get();
+    if !raw.starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<Cow<'_, str>>(raw).ok()
+}
+
+/// What the header check needs from the params, read in one pass.
+struct BodyFacts<'a> {
+    version: Option<Cow<'a, str>>,
+    /// `name`, `uri` or `taskId`, by method.
+    routing_name: Option<Cow<'a, str>>,
+    arguments: Arguments<'a>,
+}
+
+/// The `arguments` member, decoded only for tools whose schema maps some to headers.
+enum Arguments<'a> {
+    Raw(Option<&'a RawValue>),
+    Decoded(Option<Value>),
+}
+
+fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
+    let raw = request.params.as_deref().map(RawValue::get).unwrap_or("");
+    // Only an object is probed (a struct would also read an array, by position); a
+    // non-object has none of the members.
+    if !raw.trim_start().starts_with('{') {
+        return BodyFacts { version: None, routing_name: None, arguments: Arguments::Raw(None) };
+    }
+    let Ok(probe) = serde_json::from_str::<Probe<'a>>(raw) else { return body_facts_slow(request, raw) };
+    let name_member = match headers::name_member(&request.method) {
+        Some("name") => probe.name,
+        Some("uri") => probe.uri,
+        Some(_) => probe.task_id,
+        None => None,
+    };
+    BodyFacts {
+        version: as_str(probe.meta.and_then(|m| m.version)),
+        routing_name: as_str(name_member),
+        arguments: Arguments::Raw(probe.arguments),
+    }
+}
+
+/// The same facts through a `Value` tree, for objects the borrowing probe refuses (a
+/// repeated member, where JSON readers keep the last one).
+fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
+    let params: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+    let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| Cow::Owned(s.to_owned()));
+    BodyFacts {
+        version: text(params.get("_meta").and_then(|m| m.get(mcpwire_protocol::meta::PROTOCOL_VERSION))),
+        routing_name: text(headers::name_member(&request.method).and_then(|k| params.get(k))),
+        arguments: Arguments::Decoded(params.get("arguments").cloned()),
+    }
+}
+
+/// Checks the 2026 headers of a request against its body (`Err` is the `-32020`
+/// message).
+pub(crate) fn check(table: &ToolHeaders, headers: &HeaderMap, request: &Request) -> Result<(), String> {
+    let facts = body_facts(request);
+    match (headers::protocol_version(headers)?, facts.version.as_deref()) {
+        (None, _) => return Err("the MCP-Protocol-Version header is required".into()),
+        (Some(h), Some(m)) if h != m => {
+            return Err(format!("the MCP-Protocol-Version header ({h:?}) does not match _meta ({m:?})"))
+        }
+        _ => {}
+    }
+    headers::check_routing_name(headers, request, facts.routing_name.as_deref())?;
+    if request.method == methods::TOOLS_CALL {
+        let annotated = facts.routing_name.as_deref().and_then(|name| table.0.get(name));
+        if let Some(annotated) = annotated {
+            let arguments = match facts.arguments {
+                Arguments::Raw(raw) => raw.and_then(|a| serde_json::from_str::<Value>(a.get()).ok()),
+                Arguments::Decoded(value) => value,
+            };
+            headers::check_params(headers, annotated, arguments.as_ref())?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use http::HeaderValue;
+    use serde_json::json;
+
+    fn request(method: &str, params: &str) -> Request {
+        Request::new(1, method, Some(RawValue::from_string(params.to_owned()).unwrap()))
+    }
+
+    fn facts(method: &str, params: &str) -> (Option<String>, Option<String>, Option<Value>) {
+        let request = request(method, params);
+        let f = body_facts(&request);
+        let arguments = match f.arguments {
+            Arguments::Raw(raw) => raw.map(|a| serde_json::from_str(a.get()).unwrap()),
+            Arguments::Decoded(value) => value,
+        };
+        (f.version.map(Cow::into_owned), f.routing_name.map(Cow::into_owned), arguments)
+    }
+
+    #[test]
+    fn the_probe_reads_what_a_value_walk_reads() {
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        assert_eq!(
+            facts("tools/call", &format!(r#"{{{meta},"name":"a\u0062","arguments":{{"x":1}}}}"#)),
+            (Some("2026-07-28".into()), Some("ab".into()), Some(json!({ "x": 1 })))
+        );
+        assert_eq!(
+            facts("resources/read", r#"{"uri":"file:///x","name":"n"}"#).1.as_deref(),
+            Some("file:///x")
+        );
+        assert_eq!(facts("tasks/get", r#"{"taskId":"t1"}"#).1.as_deref(), Some("t1"));
+        assert_eq!(facts("tools/list", r#"{"name":"n"}"#).1, None, "no name member for this method");
+        // Members of another type read as absent, not as a failed probe.
+        assert_eq!(
+            facts("tools/call", r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":7},"name":["x"]}"#),
+            (None, None, None)
+        );
+        // Non-objects have no members (an array would otherwise fill the probe by position).
+        assert_eq!(facts("tools/call", r#"["2026-07-28","x"]"#), (None, None, None));
+        // A repeated member: the last one wins, as in a `Value`.
+        assert_eq!(
+            facts("tools/call", r#"{"name":"first","name":"last","arguments":{"a":1},"arguments":{"a":2}}"#),
+            (None, Some("last".into()), Some(json!({ "a": 2 })))
+        );
+    }
+
+    #[test]
+    fn header_check_uses_the_precomputed_param_headers() {
+        let server = crate::server::Server::builder("t", "0")
+            .tool(
+                crate::server::tool("region")
+                    .input_schema(json!({ "type": "object", "properties": {
+                        "region": { "type": "string", "x-mcp-header": "Region" } } }))
+                    .handler(|| "ok"),
+            )
+            .tool(crate::server::tool("plain").handler(|| "ok"))
+            .build()
+            .unwrap();
+        let table = ToolHeaders::new(&server);
+        assert_eq!(table.0.len(), 1, "only annotated tools have an entry");
+        let body = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"region","arguments":{"region":"eu"}}"#;
+        let mut h = HeaderMap::new();
+        h.insert(headers::PROTOCOL_VERSION, HeaderValue::from_static("2026-07-28"));
+        h.insert(headers::METHOD, HeaderValue::from_static("tools/call"));
+        h.insert(headers::NAME, HeaderValue::from_static("region"));
+        let err = check(&table, &h, &request("tools/call", body)).unwrap_err();
+        assert!(err.contains("Mcp-Param-Region header is required"), "{err}");
+        h.insert("mcp-param-region", HeaderValue::from_static("eu"));
+        assert_eq!(check(&table, &h, &request("tools/call", body)), Ok(()));
+        h.insert(headers::PROTOCOL_VERSION, HeaderValue::from_static("2025-11-25"));
+        assert!(check(&table, &h, &request("tools/call", body))
+            .unwrap_err()
+            .contains("does not match _meta"));
+    }
+}

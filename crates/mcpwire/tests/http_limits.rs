@@ -1,0 +1,256 @@
+//! The endpoint's own bounds, over real loopback sockets: TCP connections past
+//! `HttpSettings::max_connections` are answered `503` with `Retry-After` and closed, and
+//! 2026-era requests past `HttpSettings::max_concurrent_requests` are answered `503` with
+//! `Retry-After` and a JSON-RPC error carrying their id, while 2025 sessions go on. A
+//! slot comes back as soon as its connection or request ends.
+//!
+//! And a 2026-era client that never reads its SSE response: the server's memory stays
+//! bounded (the per-request queue, then the socket buffers), and once the stream has
+//! taken nothing for one keep-alive interval it is dropped: the handler is cancelled, the
+//! response ends without its answer, and the server goes on serving everyone else.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "hostile_fixture.rs"]
+mod fixture;
+mod raw_http;
+
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use fixture::Stats;
+use mcpwire::http::{serve_with_shutdown, Bound, HttpSettings, McpService};
+use mcpwire::protocol::codes;
+use raw_http::{send, send_only, Req};
+use serde_json::{json, Value};
+use tokio::io::AsyncReadExt;
+use tokio::net::TcpStream;
+
+/// The fixture server on a loopback port with `settings`.
+async fn local(settings: HttpSettings) -> (Bound, Arc<Stats>) {
+    let (server, stats) = fixture::fixture_server();
+    let service = McpService::with_settings(server, settings);
+    (serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap(), stats)
+}
+
+async fn wait_for(what: &str, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// A 2026 request with the headers a well-behaved client sends (`_meta` members already
+/// in `params` are kept).
+fn modern(id: i64, method: &str, mut params: Value) -> Req {
+    let meta = params["_meta"].as_object().cloned().unwrap_or_default();
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    params["_meta"].as_object_mut().unwrap().extend(meta);
+    let name = params.get("name").and_then(Value::as_str).map(str::to_owned);
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+    let mut req = Req::post(&body).header("mcp-protocol-version", "2026-07-28").header("mcp-method", method);
+    if let Some(name) = name {
+        req = req.header("mcp-name", &name);
+    }
+    req
+}
+
+fn initialize() -> Req {
+    Req::post(&json!({ "jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } }))
+}
+
+/// Reads until the server closes the connection; fails if it stays open.
+async fn expect_closed(stream: &mut TcpStream) {
+    let mut sink = vec![0u8; 64 * 1024];
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match stream.read(&mut sink).await {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "the connection stayed open");
+}
+
+/// Retries `tools/list` until it is served (a slot was freed asynchronously); returns its status.
+async fn served_within(addr: SocketAddr, wait: Duration) -> u16 {
+    let deadline = Instant::now() + wait;
+    loop {
+        let resp = send(addr, modern(9, "tools/list", json!({}))).await;
+        if resp.status == 200 || Instant::now() >= deadline {
+            return resp.status;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[test]
+fn the_defaults_bound_connections_and_concurrent_requests() {
+    let settings = HttpSettings::default();
+    assert_eq!(settings.max_connections, 1024);
+    assert_eq!(settings.max_concurrent_requests, 1024);
+}
+
+#[tokio::test]
+async fn connections_past_the_limit_get_503_with_retry_after_and_are_closed() {
+    let (bound, _) = local(HttpSettings { max_connections: 2, ..HttpSettings::default() }).await;
+    let addr = bound.local_addr;
+    // Two idle connections take both slots (the server accepts in connection order).
+    let first = TcpStream::connect(addr).await.unwrap();
+    let _second = TcpStream::connect(addr).await.unwrap();
+
+    let resp = send(addr, modern(1, "ping", json!({}))).await;
+    assert_eq!(resp.status, 503);
+    assert_eq!(resp.header("retry-after"), Some("1"));
+    assert_eq!(resp.header("connection"), Some("close"));
+    assert_eq!(resp.content_type(), "application/json");
+    let answer = resp.json().await;
+    assert_eq!(answer["error"]["code"], codes::INTERNAL_ERROR, "{answer}");
+    assert_eq!(answer["error"]["message"], "Too many connections; try again later", "{answer}");
+    assert_eq!(answer["id"], Value::Null, "the request was not read, so its id is unknown");
+
+    // The refused connection is closed by the server.
+    let mut refused = send_only(addr, modern(2, "ping", json!({}))).await;
+    expect_closed(&mut refused).await;
+
+    // Closing a connection gives its slot back.
+    drop(first);
+    assert_eq!(served_within(addr, Duration::from_secs(5)).await, 200);
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn concurrent_2026_requests_past_the_limit_get_503_and_sessions_go_on() {
+    let settings = HttpSettings { max_concurrent_requests: 2, ..HttpSettings::default() };
+    let (bound, stats) = local(settings).await;
+    let addr = bound.local_addr;
+    // Two calls that never return hold both slots.
+    let hung_1 = send_only(addr, modern(1, "tools/call", json!({ "name": "hang" }))).await;
+    let _hung_2 = send_only(addr, modern(2, "tools/call", json!({ "name": "hang" }))).await;
+    wait_for("both handlers to start", || stats.started.load(Ordering::SeqCst) == 2).await;
+
+    let resp = send(addr, modern(3, "tools/call", json!({ "name": "echo", "arguments": {} }))).await;
+    assert_eq!(resp.status, 503);
+    assert_eq!(resp.header("retry-after"), Some("1"));
+    let answer = resp.json().await;
+    assert_eq!(
+        answer,
+        json!({ "jsonrpc": "2.0", "id": 3, "error": {
+            "code": codes::INTERNAL_ERROR, "message": "Too many requests in progress; try again later" } })
+    );
+    assert_eq!(stats.started.load(Ordering::SeqCst), 2, "the refused call never ran");
+
+    // A 2025 session is not counted against the 2026 limit.
+    let resp = send(addr, initialize()).await;
+    assert_eq!(resp.status, 200);
+    assert!(resp.header("mcp-session-id").is_some());
+
+    // Closing one hung call cancels it and frees its slot.
+    drop(hung_1);
+    wait_for("the closed call to be cancelled", || stats.dropped.load(Ordering::SeqCst) == 1).await;
+    assert_eq!(served_within(addr, Duration::from_secs(5)).await, 200);
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn stateless_2025_posts_share_the_request_limit() {
+    let settings = HttpSettings {
+        max_concurrent_requests: 1,
+        stateless_2025: true,
+        json_response: true,
+        ..HttpSettings::default()
+    };
+    let (bound, stats) = local(settings).await;
+    let addr = bound.local_addr;
+    let call = |id: i64, name: &str| {
+        Req::post(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": name, "arguments": {} } }))
+        .header("mcp-protocol-version", "2025-11-25")
+    };
+    let hung = send_only(addr, call(1, "hang")).await;
+    wait_for("the handler to start", || stats.started.load(Ordering::SeqCst) == 1).await;
+    let resp = send(addr, call(2, "echo")).await;
+    assert_eq!(resp.status, 503);
+    assert_eq!(resp.header("retry-after"), Some("1"));
+    assert_eq!(resp.json().await["id"], 2);
+    drop(hung);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let resp = send(addr, call(3, "echo")).await;
+        if resp.status == 200 {
+            assert_eq!(resp.json().await["id"], 3);
+            break;
+        }
+        assert!(Instant::now() < deadline, "the slot never came back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    bound.shutdown.cancel();
+}
+
+// ---------------------------------------------------------------------------------------
+// A 2026 client that never reads its stream
+
+#[tokio::test]
+async fn a_2026_stream_nobody_reads_is_dropped_and_memory_stays_bounded() {
+    let settings =
+        HttpSettings { keep_alive: Duration::from_millis(300), stream_queue: 16, ..HttpSettings::default() };
+    let (bound, stats) = local(settings).await;
+    let addr = bound.local_addr;
+    let (_, peak_before) = fixture::memory_kib();
+
+    // 200,000 progress notifications of ~1 KiB each (~200 MiB) on a response nobody reads.
+    let flood = json!({ "name": "progress", "arguments": { "n": 200_000, "pad": 1024 },
+        "_meta": { "progressToken": "p" } });
+    let mut stuck = send_only(addr, modern(1, "tools/call", flood)).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while stats.dropped.load(Ordering::SeqCst) == 0 {
+        assert_eq!(
+            stats.finished.load(Ordering::SeqCst),
+            0,
+            "the handler ran to its end: nothing pushed back"
+        );
+        assert!(Instant::now() < deadline, "the stalled stream was never dropped (handler still blocked)");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(stats.started.load(Ordering::SeqCst), 1);
+
+    let (_, peak_after) = fixture::memory_kib();
+    let grown_mib = peak_after.saturating_sub(peak_before) / 1024;
+    assert!(grown_mib < 48, "peak memory grew by {grown_mib} MiB while a 2026 reader stalled");
+
+    // The server goes on serving.
+    let resp = send(addr, modern(2, "tools/list", json!({}))).await;
+    assert_eq!(resp.status, 200);
+    assert!(resp.json().await["result"]["tools"].is_array());
+
+    // What the stalled client finally reads: the events that were queued, then the end of
+    // the response, without the answer (the request was cancelled).
+    // (The connection itself stays open for keep-alive: read up to the last chunk.)
+    let mut received = Vec::new();
+    let read_all = tokio::time::timeout(Duration::from_secs(20), async {
+        let mut chunk = vec![0u8; 256 * 1024];
+        while !received.ends_with(b"\r\n0\r\n\r\n") {
+            match stuck.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(n) => received.extend_from_slice(&chunk[..n]),
+            }
+        }
+    })
+    .await;
+    assert!(read_all.is_ok(), "the dropped stream never ended");
+    let text = String::from_utf8_lossy(&received);
+    assert!(text.starts_with("HTTP/1.1 200"), "{}", &text[..text.len().min(200)]);
+    assert!(text.contains("text/event-stream"));
+    let events = text.matches("notifications/progress").count();
+    assert!(events > 0 && events < 200_000, "{events} progress events reached the client");
+    assert!(!text.contains("\"result\""), "a cancelled request was answered");
+    bound.shutdown.cancel();
+}
