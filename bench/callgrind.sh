@@ -15,13 +15,18 @@
 # them (-d) after the measured calls. Profiles stay in bench/callgrind/ (git-ignored):
 # read one with `callgrind_annotate --inclusive=yes FILE | head -80`.
 #
-# Environment: CARGO_TARGET_DIR [<repo>/target], N1 [500], N2 [2500], PIPE [10000].
+# Environment: CARGO_TARGET_DIR [<repo>/target], N1 [500], N2 [2500], PIPE [10000],
+# ONLY [all; `stdio` skips the HTTP scenarios], ECHO_SERVER [the mcpwire server binary;
+# set it to a saved copy to measure a before/after pair], BENCH [the mcpwire-bench binary],
+# SERVER_ARGS [extra arguments for mcpwire's echo-server, e.g. --current-thread].
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 T="${CARGO_TARGET_DIR:-$ROOT/target}"
-BENCH="$T/release/mcpwire-bench"
-OUTDIR="$ROOT/bench/callgrind"
+BENCH="${BENCH:-$T/release/mcpwire-bench}"
+ONLY="${ONLY:-all}"
+read -r -a SERVER_ARGS <<< "${SERVER_ARGS:-}"
+OUTDIR="${OUTDIR:-$ROOT/bench/callgrind}"
 N1="${N1:-500}"
 N2="${N2:-2500}"
 PIPE="${PIPE:-10000}"
@@ -31,7 +36,7 @@ command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not found" >&2;
 
 server() {
   case "$1" in
-    mcpwire) echo "$T/release/echo-server" ;;
+    mcpwire) echo "${ECHO_SERVER:-$T/release/echo-server}" ;;
     rmcp) echo "$T/peers/rmcp/release/rmcp-echo" ;;
     bare) echo "$T/peers/bare/release/bare-echo" ;;
   esac
@@ -43,9 +48,11 @@ total() { # total instructions in a callgrind output file
 
 stdio_run() { # PEER TAG CALLS PIPE -> instruction total
   local peer=$1 tag=$2 calls=$3 pipe=$4 file="$OUTDIR/$1-$2.out"
+  local extra=()
+  [[ $peer == mcpwire ]] && extra=("${SERVER_ARGS[@]}")
   rm -f "$file"
   "$BENCH" --calls "$calls" --pipelined-calls "$pipe" --warmup 0 --startup-runs 0 --timeout 900 -- \
-    valgrind --tool=callgrind --callgrind-out-file="$file" "$(server "$peer")" --stdio >/dev/null 2>&1
+    valgrind --tool=callgrind --callgrind-out-file="$file" "$(server "$peer")" --stdio "${extra[@]}" >/dev/null 2>&1
   # Wait (bounded) for valgrind to write the file after the server exits.
   for _ in $(seq 1 100); do [[ -s $file ]] && break; sleep 0.1; done
   total "$file"
@@ -81,7 +88,10 @@ for peer in "${PEERS[@]}"; do
   c=$(stdio_run "$peer" pipe "$N1" "$PIPE")
   seq=$(( (b - a) / (N2 - N1) ))
   pipe=$(( (c - a) / PIPE ))
-  h26=$(http_run "$peer" stateless 2026)
-  h25=$(http_run "$peer" sessions 2025)
+  h26=- h25=-
+  if [[ $ONLY != stdio ]]; then
+    h26=$(http_run "$peer" stateless 2026)
+    h25=$(http_run "$peer" sessions 2025)
+  fi
   printf '%-10s %14s %14s %14s %14s\n' "$peer" "$seq" "$pipe" "$h26" "$h25"
 done

@@ -1,5 +1,7 @@
-//! The command line of `mcpwire-bench`, reusable by `mcpwire bench`: flatten [`BenchArgs`]
-//! into a clap subcommand and call [`main`].
+//! The command line of `mcpwire-bench`, reusable by `mcpwire bench`: a command line that
+//! has its own `--json` flattens [`BenchOptions`] into a subcommand and calls [`run`];
+//! the `mcpwire-bench` binary parses [`BenchArgs`] (the options plus `--json`) and calls
+//! [`main`].
 //!
 //! ```text
 //! mcpwire-bench [OPTIONS] TARGET...
@@ -17,6 +19,17 @@ use crate::{BenchConfig, Driver, Protocol, Target, Workload};
 #[derive(Debug, Clone, Parser)]
 #[command(name = "mcpwire-bench", version)]
 pub struct BenchArgs {
+    /// What to measure and how.
+    #[command(flatten)]
+    pub options: BenchOptions,
+    /// Print the report as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Everything but the output format: what to measure and how.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchOptions {
     /// An `http://host:port/path` URL, or a command to spawn over stdio (put its own
     /// flags after `--`).
     #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
@@ -64,12 +77,12 @@ pub struct BenchArgs {
     /// Abandon a workload after this many seconds.
     #[arg(long, default_value_t = 120)]
     pub timeout: u64,
-    /// Print the report as JSON instead of a table.
+    /// No progress bar (it is only drawn when stderr is a terminal anyway).
     #[arg(long)]
-    pub json: bool,
+    pub no_progress: bool,
 }
 
-impl BenchArgs {
+impl BenchOptions {
     /// The configuration these arguments describe.
     pub fn config(&self) -> BenchConfig {
         let target = match self.target.as_slice() {
@@ -86,6 +99,7 @@ impl BenchArgs {
         config.warmup_calls = self.warmup;
         config.server_pid = self.server_pid;
         config.timeout = Duration::from_secs(self.timeout.max(1));
+        config.progress = !self.no_progress;
         if self.calls > 0 {
             config.workloads.push(Workload::Sequential { calls: self.calls });
         }
@@ -113,8 +127,13 @@ impl BenchArgs {
 
 /// Runs the bench the arguments describe and prints the report (table or JSON).
 pub async fn main(args: BenchArgs) -> ExitCode {
-    let json = args.json;
-    match crate::run(args.config()).await {
+    run(&args.options, args.json).await
+}
+
+/// Runs the bench `options` describe and prints the report on stdout: JSON if `json`,
+/// else the summary table. Failures go to stderr.
+pub async fn run(options: &BenchOptions, json: bool) -> ExitCode {
+    match crate::run(options.config()).await {
         Ok(report) => {
             if json {
                 match serde_json::to_string_pretty(&report) {
@@ -143,12 +162,13 @@ mod tests {
     #[test]
     fn http_and_stdio_targets() {
         let a = BenchArgs::parse_from(["b", "--era", "2026", "http://127.0.0.1:1/mcp"]);
-        let c = a.config();
+        let c = a.options.config();
         assert_eq!(c.target, Target::Http { url: "http://127.0.0.1:1/mcp".into() });
         assert_eq!(c.protocol, Protocol::V2026);
         assert!(c.workloads.iter().any(|w| matches!(w, Workload::Concurrent { clients: 32, .. })));
-        let a = BenchArgs::parse_from(["b", "--", "echo-server", "--stdio"]);
-        let c = a.config();
+        let a = BenchArgs::parse_from(["b", "--json", "--", "echo-server", "--stdio"]);
+        assert!(a.json);
+        let c = a.options.config();
         assert_eq!(c.target, Target::Stdio { command: vec!["echo-server".into(), "--stdio".into()] });
         assert!(c.workloads.iter().any(|w| matches!(w, Workload::Pipelined { in_flight: 32, .. })));
     }

@@ -18,6 +18,7 @@
 pub mod cli;
 pub mod echo;
 mod http_raw;
+pub mod progress;
 mod sdk;
 pub mod stats;
 mod stdio_raw;
@@ -161,6 +162,9 @@ pub struct BenchConfig {
     pub server_pid: Option<u32>,
     /// A run taking longer than this is abandoned (its child killed): a bound on every loop.
     pub timeout: Duration,
+    /// Draw a progress bar on stderr while a workload runs (only ever on a terminal).
+    #[serde(default)]
+    pub progress: bool,
 }
 
 impl BenchConfig {
@@ -177,6 +181,7 @@ impl BenchConfig {
             warmup_calls: 200,
             server_pid: None,
             timeout: Duration::from_secs(120),
+            progress: false,
         }
     }
 }
@@ -404,6 +409,16 @@ pub fn run_blocking(config: &BenchConfig) -> Result<BenchReport, BenchError> {
         notes: Vec::new(),
     };
     for workload in &config.workloads {
+        let goal = match workload {
+            Workload::Sequential { calls } | Workload::Pipelined { calls, .. } => {
+                Some(progress::Goal::Calls(*calls))
+            }
+            Workload::Concurrent { seconds, .. } => {
+                Some(progress::Goal::Time(Duration::from_secs_f64(seconds.max(0.0)) + warmup_for(*seconds)))
+            }
+            Workload::Startup { .. } | Workload::IdleSessions { .. } => None,
+        };
+        let _bar = goal.map(|goal| progress::Bar::start(workload.to_string(), goal, config.progress));
         let outcome = match (&config.target, workload, config.driver) {
             (Target::Stdio { command }, Workload::Startup { runs }, _) => {
                 report.startup = Some(stdio_raw::startup(command, config, *runs)?);

@@ -32,9 +32,10 @@ impl Samples {
         Samples { nanos: Vec::with_capacity(n) }
     }
 
-    /// Records one latency.
+    /// Records one latency (and counts the call for the progress bar).
     #[inline]
     pub fn push(&mut self, d: std::time::Duration) {
+        crate::progress::tick();
         self.nanos.push(d.as_nanos() as u64);
     }
 

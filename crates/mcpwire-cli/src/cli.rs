@@ -18,7 +18,8 @@ Examples:
   mcpwire tools stdio:'mcpwire serve --example everything'
   mcpwire call stdio:'python3 server.py' add a=2 b=3
   mcpwire call stdio:'python3 server.py' search query='two words' limit:=5 --json
-  mcpwire read stdio:'./server' file:///etc/hosts";
+  mcpwire read stdio:'./server' file:///etc/hosts
+  mcpwire bench stdio:'mcpwire serve --example echo' --calls 2000";
 
 /// Inspect, call and serve Model Context Protocol servers.
 #[derive(Debug, Parser)]
@@ -61,6 +62,11 @@ pub enum Command {
     /// Bridge transports: expose a stdio server over Streamable HTTP (--listen), or a
     /// remote HTTP server over stdio (--stdio).
     Proxy(Proxy),
+    /// Measure a server's `echo` tool: sequential latency (p50/p90/p99/max), pipelined
+    /// stdio throughput, C concurrent HTTP clients for T seconds, CPU per call, spawn time
+    /// and memory, in either era. TARGET: an http:// URL, stdio:'COMMAND ARGS', or a
+    /// command after `--`. Try it on `mcpwire serve --example echo`.
+    Bench(mcpwire_bench::cli::BenchOptions),
 }
 
 /// How to reach the server.
@@ -168,6 +174,9 @@ pub struct GetPrompt {
 pub enum Example {
     /// The conformance "everything" server: every kind of tool, resource and prompt.
     Everything,
+    /// The benchmark server (the same as `echo-server`): one tool, `echo`, whose `{text}`
+    /// comes back as one text content. `mcpwire bench` measures it.
+    Echo,
 }
 
 /// `mcpwire serve`.

@@ -1,6 +1,7 @@
 //! `mcpwire`: the command line of the mcpwire MCP SDK. See `mcpwire --help`.
 
 mod args;
+mod bench;
 mod cli;
 mod commands;
 mod elicit;
@@ -52,6 +53,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Prompt(c) => commands::prompt(&env, c).await,
         Command::Serve(s) => serve::run(s).await,
         Command::Proxy(p) => proxy::run(p).await,
+        Command::Bench(b) => bench::run(b, cli.json).await,
     }
 }
 

@@ -8,10 +8,11 @@ use crate::errors::{Failure, EXIT_INTERRUPTED, EXIT_OK};
 use crate::interrupt;
 
 /// The example server called `example`.
-pub fn example(example: Example) -> Server {
-    match example {
+pub fn example(example: Example) -> anyhow::Result<Server> {
+    Ok(match example {
         Example::Everything => mcpwire_conformance::everything::server(),
-    }
+        Example::Echo => mcpwire_bench::echo::server()?,
+    })
 }
 
 /// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until Ctrl-C, printing the
@@ -40,9 +41,13 @@ pub async fn serve_http(server: Server, addr: &str, what: &str) -> anyhow::Resul
 
 /// `mcpwire serve`.
 pub async fn run(args: &Serve) -> anyhow::Result<i32> {
-    let server = example(args.example);
+    let server = example(args.example)?;
+    let what = match args.example {
+        Example::Everything => "the everything example",
+        Example::Echo => "the echo example",
+    };
     match &args.http {
-        Some(addr) => serve_http(server, addr, "the everything example").await,
+        Some(addr) => serve_http(server, addr, what).await,
         None => {
             // Ctrl-C keeps its default meaning here: the process ends.
             server.serve_stdio().await;

@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use futures_util::FutureExt;
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response};
@@ -160,10 +160,10 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 
 /// Reads `_meta.progressToken` from raw params, without parsing anything else.
 fn progress_token(params: Option<&serde_json::value::RawValue>) -> Option<RawJson> {
+    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
     let raw = params?.get();
-    if !raw.contains("progressToken") {
-        return None;
-    }
+    KEY.find(raw.as_bytes())?;
     #[derive(Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]

@@ -195,7 +195,28 @@ impl Dispatcher {
     /// Runs the connection until the peer goes away or [`Peer::close`] is called, then
     /// shuts down: in-flight requests are answered "Connection closed" (or cancelled),
     /// outbound waiters fail, and the transport's writer is closed.
+    ///
+    /// Called outside any task on a multi-thread runtime (`block_on(server.serve_stdio())`,
+    /// which is what `#[tokio::main]` does), the loop moves onto a task of its own: on the
+    /// `block_on` thread it would hand every message to the workers running the request
+    /// tasks, a cross-thread wake-up per message. Dropping this future still stops it.
     pub async fn run<H: Handler>(self, handler: H) {
+        let on_block_on_thread = tokio::task::try_id().is_none()
+            && tokio::runtime::Handle::try_current()
+                .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        if !on_block_on_thread {
+            return self.run_here(handler).await;
+        }
+        let mut task = AbortOnDrop(tokio::spawn(self.run_here(handler)));
+        if let Err(e) = (&mut task.0).await {
+            if e.is_panic() {
+                std::panic::resume_unwind(e.into_panic());
+            }
+        }
+    }
+
+    /// [`Dispatcher::run`] on the calling task.
+    async fn run_here<H: Handler>(self, handler: H) {
         let Dispatcher { shared, mut incoming } = self;
         let handler = Arc::new(handler);
         let peer = Peer { shared: shared.clone() };
@@ -288,6 +309,15 @@ impl Dispatcher {
                 tracing::debug!("the transport's writer did not finish within the shutdown grace period");
             }
         }
+    }
+}
+
+/// Aborts a task when dropped: a dropped [`Dispatcher::run`] stops the loop it spawned.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::io;
 
-use mcpwire_protocol::{codes, decode_frame, DecodeError, Frame};
+use mcpwire_protocol::{codes, decode_frame, DecodeError, Frame, Message};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
@@ -58,7 +58,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                     }
                 });
             }
-            let (chunk, found_newline) = match memchr(available) {
+            let (chunk, found_newline) = match memchr::memchr(b'\n', available) {
                 Some(i) => (&available[..i], Some(i)),
                 None => (available, None),
             };
@@ -85,10 +85,6 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
     }
 }
 
-fn memchr(haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|b| *b == b'\n')
-}
-
 /// Reads lines, decodes each into messages and sends them on `events` until the input
 /// ends or the receiver is gone. Blank lines are skipped. A batch (a JSON array) is
 /// delivered element by element.
@@ -107,33 +103,50 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
             buf.shrink_to(LINE_BUFFER_BYTES);
         }
         let Some(line) = lines.next_line(&mut buf).await? else { break };
-        let decoded = match line {
-            Line::TooLong(n) => vec![Err(DecodeError {
-                code: codes::INVALID_REQUEST,
-                message: format!(
-                    "Invalid request: message of {n} bytes exceeds the {max_line_bytes}-byte limit"
-                ),
-                id: None,
-                had_method: false,
-            })],
+        let delivered = match line {
+            Line::TooLong(n) => {
+                let error = DecodeError {
+                    code: codes::INVALID_REQUEST,
+                    message: format!(
+                        "Invalid request: message of {n} bytes exceeds the {max_line_bytes}-byte limit"
+                    ),
+                    id: None,
+                    had_method: false,
+                };
+                deliver(events, Err(error)).await
+            }
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
+            // The common case, one message per line, goes straight to the channel
+            // without a `Vec` around it.
             Line::Complete => match decode_frame(&buf) {
-                Ok(Frame::Single(m)) => vec![Ok(m)],
-                Ok(Frame::Batch(items)) => items,
-                Err(e) => vec![Err(e)],
+                Ok(Frame::Single(m)) => deliver(events, Ok(m)).await,
+                Ok(Frame::Batch(items)) => {
+                    let mut delivered = true;
+                    for item in items {
+                        delivered = deliver(events, item).await;
+                        if !delivered {
+                            break;
+                        }
+                    }
+                    delivered
+                }
+                Err(e) => deliver(events, Err(e)).await,
             },
         };
-        for item in decoded {
-            let event = match item {
-                Ok(message) => TransportEvent::Message(message, InboundMeta::default()),
-                Err(e) => TransportEvent::Invalid(e),
-            };
-            if events.send(event).await.is_err() {
-                return Ok(());
-            }
+        if !delivered {
+            return Ok(());
         }
     }
     Ok(())
+}
+
+/// Sends one decoded item on `events`; `false` when the receiver is gone.
+async fn deliver(events: &mpsc::Sender<TransportEvent>, item: Result<Message, DecodeError>) -> bool {
+    let event = match item {
+        Ok(message) => TransportEvent::Message(message, InboundMeta::default()),
+        Err(e) => TransportEvent::Invalid(e),
+    };
+    events.send(event).await.is_ok()
 }
 
 /// Writes every [`Outgoing`] message as one line, coalescing whatever is already queued
@@ -162,12 +175,11 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
 /// insignificant whitespace (inside strings it is escaped), such as raw params forwarded
 /// from an HTTP body, so it is replaced by a space to keep the message on one line.
 fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
-    let start = buf.len();
+    let mut at = buf.len();
     out.message.write_to(buf);
-    for b in &mut buf[start..] {
-        if *b == b'\n' {
-            *b = b' ';
-        }
+    while let Some(i) = memchr::memchr(b'\n', &buf[at..]) {
+        buf[at + i] = b' ';
+        at += i + 1;
     }
     buf.push(b'\n');
 }

@@ -1,0 +1,166 @@
+//! `mcpwire bench` end to end: the real binary measures the echo server (`mcpwire serve
+//! --example echo`, the same server as `echo-server`) over stdio pipes and over HTTP on a
+//! loopback socket, in both eras, and its `--json` report is checked field by field.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_mcpwire");
+
+/// (the `--era` value, the protocol version the report names)
+const ERAS: [(&str, &str); 2] = [("2025", "2025-11-25"), ("2026", "2026-07-28")];
+
+/// Starts `mcpwire ARGS` with stdin closed and stderr piped.
+fn start(args: &[&str], stdout: Stdio) -> Child {
+    let mut command = Command::new(BIN);
+    command.args(args).env_remove("RUST_LOG").stdin(Stdio::null());
+    command.stdout(stdout).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+/// Runs `mcpwire ARGS` to completion; kills it (its own pid) after two minutes.
+fn run(args: &[&str]) -> Output {
+    let mut child = start(args, Stdio::piped());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("mcpwire {args:?} ran past two minutes");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// The `--json` report, after checking the exit status.
+fn report(out: &Output) -> Value {
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{err}");
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!("stdout is not one JSON document ({e}):\n{}", String::from_utf8_lossy(&out.stdout))
+    })
+}
+
+/// One workload result: its name, every call answered, none failed, percentiles in order.
+fn check_result(result: &Value, workload: &str, calls: Option<u64>) {
+    assert_eq!(result["workload"], workload, "{result}");
+    let answered = result["calls"].as_u64().unwrap();
+    match calls {
+        Some(n) => assert_eq!(answered, n, "{result}"),
+        None => assert!(answered > 0, "{result}"),
+    }
+    assert_eq!(result["errors"], 0, "{result}");
+    assert!(result["calls_per_sec"].as_f64().unwrap() > 0.0, "{result}");
+    let latency = &result["latency"];
+    let p = |k: &str| latency[k].as_f64().unwrap();
+    assert!(p("p50_us") > 0.0, "{result}");
+    assert!(
+        p("p50_us") <= p("p90_us") && p("p90_us") <= p("p99_us") && p("p99_us") <= p("max_us"),
+        "{result}"
+    );
+    assert!(result["client_cpu_us_per_call"].as_f64().unwrap() >= 0.0, "{result}");
+    assert!(result["client_bound"].is_boolean(), "{result}");
+}
+
+#[test]
+fn bench_over_stdio_reports_latency_throughput_startup_and_memory_in_both_eras() {
+    let target = format!("stdio:'{BIN}' serve --example echo");
+    for (era, version) in ERAS {
+        let out = run(&[
+            "--json",
+            "bench",
+            "--era",
+            era,
+            "--calls",
+            "300",
+            "--pipelined-calls",
+            "3000",
+            "--startup-runs",
+            "2",
+            "--warmup",
+            "20",
+            "--timeout",
+            "60",
+            &target,
+        ]);
+        let r = report(&out);
+        assert_eq!(r["protocol"], version, "{r}");
+        assert_eq!(r["driver"], "raw", "{r}");
+        let results = r["results"].as_array().unwrap();
+        assert_eq!(results.len(), 2, "{r}");
+        check_result(&results[0], "sequential n=300", Some(300));
+        check_result(&results[1], "pipelined k=32 n=3000", Some(3000));
+        assert!(results[1]["server_cpu_us_per_call"].as_f64().is_some(), "stdio knows the server's pid: {r}");
+        assert_eq!(r["startup"]["runs"], 2, "{r}");
+        assert!(r["startup"]["median_ms"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["server_peak_rss_kib"].as_u64().unwrap() > 0, "{r}");
+    }
+}
+
+/// `mcpwire serve --example echo --http 127.0.0.1:0`, and the URL it prints.
+fn start_http_echo() -> (Child, String) {
+    let mut child = start(&["serve", "--example", "echo", "--http", "127.0.0.1:0"], Stdio::null());
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    // The server prints its URL first; a missing line ends the loop (and the test).
+    let line = lines.next().expect("the server prints its URL").unwrap();
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap_or_else(|| panic!("{line}"));
+    // Keep reading: a closed stderr would make the server's next log line fail.
+    std::thread::spawn(move || lines.for_each(drop));
+    (child, url.to_owned())
+}
+
+#[test]
+fn bench_over_http_runs_sequential_and_concurrent_clients_in_both_eras() {
+    let (mut server, url) = start_http_echo();
+    let pid = server.id().to_string();
+    for (era, version) in ERAS {
+        let out = run(&[
+            "bench",
+            "--json",
+            "--era",
+            era,
+            "--calls",
+            "200",
+            "--clients",
+            "4",
+            "--seconds",
+            "1",
+            "--warmup",
+            "20",
+            "--server-pid",
+            &pid,
+            &url,
+        ]);
+        let r = report(&out);
+        assert_eq!(r["protocol"], version, "{r}");
+        let results = r["results"].as_array().unwrap();
+        assert_eq!(results.len(), 2, "{r}");
+        check_result(&results[0], "sequential n=200", Some(200));
+        check_result(&results[1], "concurrent c=4 t=1s", None);
+        assert!(results[1]["server_cpu_us_per_call"].as_f64().is_some(), "--server-pid given: {r}");
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
+#[test]
+fn bench_prints_a_summary_table_and_fails_cleanly_without_a_server() {
+    let target = format!("stdio:'{BIN}' serve --example echo");
+    let out = run(&["bench", "--calls", "50", "--pipelined-calls", "500", "--startup-runs", "0", &target]);
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    for column in ["workload", "calls/s", "p50 us", "p90 us", "p99 us", "max us", "errors"] {
+        assert!(table.contains(column), "{column} missing:\n{table}");
+    }
+    assert!(table.contains("sequential n=50") && table.contains("pipelined k=32 n=500"), "{table}");
+
+    // Port 1 on loopback: nothing listens there.
+    let out = run(&["bench", "--calls", "5", "--clients", "0", "http://127.0.0.1:1/mcp"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("mcpwire-bench:") && !err.contains("panicked"), "{err}");
+    assert!(out.stdout.is_empty());
+}
