@@ -5,12 +5,11 @@
 
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use mcpwire::auth::{
     ClientCredentials, Grant, IdentityProvider, OAuthClient, OAuthConfig, SigningKey, StaticAssertion,
 };
-use mcpwire::client::{Client, ClientBuilder, ClientOptions};
+use mcpwire::client::{Client, ClientBuilder};
 use mcpwire::protocol::elicitation::{ElicitRequestParams, ElicitResult};
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::http_client::HttpClientTransport;
@@ -44,11 +43,9 @@ fn fill_form(params: &ElicitRequestParams) -> ElicitResult {
 }
 
 fn builder(version: &str, force_legacy: bool) -> ClientBuilder {
-    // Every scenario starts at once on two cores, and the era probe's timeout also
-    // covers the authorization a first 401 starts: the default 5 s is too short there.
-    let options = ClientOptions { probe_timeout: Duration::from_secs(30), ..ClientOptions::default() };
+    // Over HTTP the era probe waits as long as any request, the authorization a first
+    // 401 starts included: the defaults fit.
     let mut builder = Client::builder("mcpwire-everything-client", env!("CARGO_PKG_VERSION"))
-        .options(options)
         .on_elicitation(|params| async move { Ok(fill_form(&params)) })
         .on_sampling(|_| async {
             Ok(serde_json::from_value(json!({ "role": "assistant", "content": { "type": "text", "text": "ok" }, "model": "everything-client" }))?)

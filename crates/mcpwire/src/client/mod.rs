@@ -98,6 +98,8 @@ pub enum Mode {
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
     /// How long to wait for the probe before falling back to `initialize` (default 5 s).
+    /// Over a transport that answers every request (HTTP), the probe waits as long as any
+    /// request ([`request_timeout`](Self::request_timeout)) if that is longer.
     pub probe_timeout: Duration,
     /// Default timeout of every request (default 60 s).
     pub request_timeout: Duration,
@@ -419,6 +421,13 @@ impl ClientBuilder {
         let cache = Arc::new(Cache::default());
         let listeners: Listeners = Default::default();
         let era_key = transport.era_cache_key();
+        let probe_options = ClientOptions {
+            probe_timeout: match transport.answers_every_request() {
+                true => self.options.request_timeout.max(self.options.probe_timeout),
+                false => self.options.probe_timeout,
+            },
+            ..self.options.clone()
+        };
         let router =
             Router { callbacks: self.callbacks.clone(), cache: cache.clone(), listeners: listeners.clone() };
         let dispatcher = Dispatcher::with_config(router.connect(transport), config);
@@ -459,7 +468,7 @@ impl ClientBuilder {
                 };
                 match direct {
                     Some(init) => Session::Stateful(init),
-                    None => probe(&peer, &capabilities, &self.info, &self.options).await?,
+                    None => probe(&peer, &capabilities, &self.info, &probe_options).await?,
                 }
             }
         };

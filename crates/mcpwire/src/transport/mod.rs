@@ -35,6 +35,15 @@ pub trait Transport: Send + 'static {
     fn era_cache_key(&self) -> Option<String> {
         None
     }
+
+    /// Whether every request sent over this transport gets some answer without delay (an
+    /// HTTP POST always gets a status: a 2025-era server refuses `server/discover` at
+    /// once). The client's era probe then waits with the ordinary request timeout instead
+    /// of the short probe timeout, so that work done inside the probe's exchange (an OAuth
+    /// login after a `401`, say) is not cut short.
+    fn answers_every_request(&self) -> bool {
+        false
+    }
 }
 
 /// The two channel ends of a running transport.

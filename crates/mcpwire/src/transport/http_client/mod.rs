@@ -112,6 +112,10 @@ impl Transport for HttpClientTransport {
         Some(self.url.to_string())
     }
 
+    fn answers_every_request(&self) -> bool {
+        true
+    }
+
     fn connect(self) -> Connection {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
