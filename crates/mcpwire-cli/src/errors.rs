@@ -131,6 +131,10 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
         RequestError::NotRunning => {
             (format!("{what} failed: the connection is not running"), "try again".to_owned())
         }
+        RequestError::Transport { reason } => (
+            format!("{what} failed: {reason}"),
+            "the request never got the server's answer; check that the server is still reachable".to_owned(),
+        ),
         RequestError::InvalidResult(e) => (
             format!("{what} failed: the server's answer is invalid: {e}"),
             "the server broke the protocol; use --json on the list commands or -v to see more".to_owned(),

@@ -227,6 +227,8 @@ fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> Value
     result
 }
 
+/// The upstream server's own error goes downstream as it is; anything else (a timeout, a
+/// transport failure) is this proxy's internal error.
 fn upstream_error(e: RequestError) -> McpError {
     match e {
         RequestError::Peer(e) => McpError::from_error_object(e),

@@ -298,13 +298,10 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             timeout.as_secs_f64()
         ))
         .hint("is it an MCP server that speaks JSON-RPC on stdout? If it starts slowly, raise --timeout"),
-        // The HTTP transport reports a failed connection as a local -32000 error.
-        ConnectError::Handshake(RequestError::Peer(e))
-            if matches!(target, Target::Http { .. })
-                && e.code == mcpwire::protocol::codes::CONNECTION_CLOSED =>
-        {
-            let refused = e.message.contains("Connect") || e.message.to_ascii_lowercase().contains("refused");
-            let why = if refused { "connection refused".to_owned() } else { e.message.clone() };
+        // The HTTP transport's own failure: the connection, not the server, said no.
+        ConnectError::Handshake(RequestError::Transport { reason }) => {
+            let refused = reason.to_ascii_lowercase().contains("refused");
+            let why = if refused { "connection refused".to_owned() } else { reason.clone() };
             Failure::connect(format!("cannot reach {program}: {why}"))
                 .hint("is the server running and listening there? Check the host, the port and the path (often /mcp)")
         }

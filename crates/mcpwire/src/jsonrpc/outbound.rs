@@ -180,7 +180,7 @@ impl Peer {
         guard.done = true;
         match outcome {
             Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(RequestError::Peer(error)),
+            Ok(Err(error)) => Err(RequestError::from_answer(error)),
             Err(_) => Err(self.shared.closed_error()),
         }
     }
