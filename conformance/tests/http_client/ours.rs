@@ -205,7 +205,6 @@ async fn recovers_a_stale_session_after_a_restart() {
 /// process is dead then; a request sent on it never reached any server and must be
 /// retried on a fresh connection.
 #[tokio::test]
-#[ignore = "client bug: a request on a pooled connection the restarted server closed fails (SendRequest) instead of being retried"]
 async fn survives_restarts_over_reused_connections() {
     limited("restarts", async {
         let mut server = EverythingHttp::start();

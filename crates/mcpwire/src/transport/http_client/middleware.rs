@@ -78,7 +78,7 @@ impl Shared {
     /// (a middleware refused the request, or the connection failed), for a person to read.
     pub(super) async fn send(&self, request: HttpRequest<Full<Bytes>>) -> Result<Response<Incoming>, String> {
         if self.middlewares.0.is_empty() {
-            return self.http.request(request).await.map_err(|e| error_chain(&e));
+            return self.request_once_more_if_stale(request).await;
         }
         let (mut parts, body) = request.into_parts();
         for middleware in &self.middlewares.0 {
@@ -87,12 +87,55 @@ impl Shared {
                 .await
                 .map_err(|e| format!("a middleware refused the request: {}", error_chain(e.as_ref())))?;
         }
-        let response =
-            self.http.request(HttpRequest::from_parts(parts, body)).await.map_err(|e| error_chain(&e))?;
+        let response = self.request_once_more_if_stale(HttpRequest::from_parts(parts, body)).await?;
         let (parts, body) = response.into_parts();
         for middleware in self.middlewares.0.iter().rev() {
             middleware.on_response(&parts).await;
         }
         Ok(Response::from_parts(parts, body))
     }
+}
+
+impl Shared {
+    /// Sends a request; if it died on a pooled connection the server had already dropped
+    /// (a server restarted since the last request: the write or the answer's head fails
+    /// at once), sends it once more, on a new connection. Only failures that end before
+    /// any answer count; such a request can still have reached a server that then died
+    /// handling it, a rarer case than a restart, and one a second failure then reports.
+    async fn request_once_more_if_stale(
+        &self,
+        request: HttpRequest<Full<Bytes>>,
+    ) -> Result<Response<Incoming>, String> {
+        let (parts, body) = request.into_parts();
+        let again = {
+            let mut copy = HttpRequest::new(body.clone());
+            *copy.method_mut() = parts.method.clone();
+            *copy.uri_mut() = parts.uri.clone();
+            *copy.headers_mut() = parts.headers.clone();
+            copy
+        };
+        match self.http.request(HttpRequest::from_parts(parts, body)).await {
+            Err(e) if stale_connection(&e) => {
+                tracing::debug!("retrying on a new connection after {}", error_chain(&e));
+                self.http.request(again).await.map_err(|e| error_chain(&e))
+            }
+            other => other.map_err(|e| error_chain(&e)),
+        }
+    }
+}
+
+/// Whether a failed request died on a connection that was already closed: hyper reports
+/// the pooled connection closed before the answer's head (or the request) went through.
+fn stale_connection(error: &hyper_util::client::legacy::Error) -> bool {
+    if error.is_connect() {
+        return false;
+    }
+    let mut source = std::error::Error::source(error);
+    while let Some(e) = source {
+        if let Some(hyper) = e.downcast_ref::<hyper::Error>() {
+            return hyper.is_incomplete_message() || hyper.is_canceled() || hyper.is_closed();
+        }
+        source = e.source();
+    }
+    false
 }
