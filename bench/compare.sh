@@ -13,6 +13,7 @@
 #   CLIENTS [32]          concurrent HTTP clients, for DURATION [5] seconds
 #   SESSIONS [1000]       idle 2025 sessions for the memory-per-session figure
 #   STARTUP_RUNS [20]     spawns timed for spawn-to-first-response
+#   SCENARIOS ["stdio stateless sessions"]   which scenarios run (e.g. just "stdio")
 #   CLIENT_CPU [0] SERVER_CPU [1]   the cores of taskset
 #   CARGO_TARGET_DIR [<repo>/target]; peers build into $CARGO_TARGET_DIR/peers/<name>
 #   OUT [bench/results/<date>]      where the JSON reports and summary.md go (git-ignored)
@@ -43,6 +44,7 @@ CLIENTS="${CLIENTS:-32}"
 DURATION="${DURATION:-5}"
 SESSIONS="${SESSIONS:-1000}"
 STARTUP_RUNS="${STARTUP_RUNS:-20}"
+SCENARIOS="${SCENARIOS:-stdio stateless sessions}"
 CLIENT_CPU="${CLIENT_CPU:-0}"
 SERVER_CPU="${SERVER_CPU:-1}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -165,7 +167,7 @@ log "results in $OUT (rounds=$ROUNDS, peers: $PEERS)"
 
 port=$PORT_BASE
 for round in $(seq 1 "$ROUNDS"); do
-  for scenario in stdio stateless sessions; do
+  for scenario in $SCENARIOS; do
     for peer in $PEERS; do
       if ! available "$peer"; then log "skipping $peer (not built or installed)"; continue; fi
       log "round $round: $peer $scenario"
