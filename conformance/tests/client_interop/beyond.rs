@@ -19,14 +19,6 @@ async fn late_probe_answer(server: Server) {
     let options = ClientOptions { probe_timeout: Duration::from_millis(1), ..Default::default() };
     let test = async {
         let Some(f) = Fixture::start_with(server, Mode::Auto, options).await else { return };
-        // Known race, not yet understood (see the session note): against our own fast server
-        // the client sometimes lands in 2025 after a 1 ms probe timeout. Any era is then
-        // accepted for it, but the connection must work.
-        if matches!(server, Server::Rust) && f.client.era() == Era::Stateful {
-            assert!(!f.client.list_all_tools().await.unwrap().is_empty());
-            f.close().await;
-            return;
-        }
         assert_eq!(f.client.era(), Era::Stateless);
         assert_eq!(f.client.protocol_version(), &ProtocolVersion::V2026_07_28);
         assert_eq!(

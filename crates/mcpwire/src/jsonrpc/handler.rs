@@ -11,6 +11,14 @@ use crate::error::McpError;
 /// started in arrival order; a request's result (or error) is written by the dispatcher,
 /// unless the peer cancelled it.
 pub trait Handler: Send + Sync + 'static {
+    /// Called for each request as it arrives, in arrival order, before its task starts
+    /// (tasks can start running in any order on a multi-threaded runtime). For quick,
+    /// order-sensitive bookkeeping only (a stream's first request deciding its protocol
+    /// era, say): it runs on the reading task and must not block.
+    fn on_arrival(&self, request: &Request) {
+        let _ = request;
+    }
+
     /// Handles a request and returns its raw result.
     fn on_request(
         &self,

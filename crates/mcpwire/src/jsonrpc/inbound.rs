@@ -47,6 +47,9 @@ pub(super) async fn start_request<H: Handler>(
         peer.send(Outgoing::unrelated(ErrorResponse::new(Some(request.id), error))).await;
         return None;
     }
+    if std::panic::catch_unwind(AssertUnwindSafe(|| handler.on_arrival(&request))).is_err() {
+        tracing::error!(id = %request.id, "the handler's arrival hook panicked");
+    }
     let ctx = RequestContext {
         entry: entry.clone(),
         peer: peer.clone(),

@@ -51,17 +51,24 @@ pub(crate) fn is_enveloped(request: &Request) -> bool {
 }
 
 impl DualEra {
-    /// Serves one request of this stream (no middleware: [`Handler::on_request`] runs it
-    /// once around this).
-    async fn handle(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
-        let enveloped = is_enveloped(&request);
-        let era = *self.era.get_or_init(|| {
+    /// The stream's era: fixed by its first request ([`Handler::on_arrival`] calls this in
+    /// arrival order, so a `server/discover` followed at once by `initialize` is decided
+    /// by the discover, however their tasks are scheduled).
+    fn decide_era(&self, request: &Request, enveloped: bool) -> Era {
+        *self.era.get_or_init(|| {
             if request.method != methods::INITIALIZE && enveloped {
                 Era::Stateless
             } else {
                 Era::Stateful
             }
-        });
+        })
+    }
+
+    /// Serves one request of this stream (no middleware: [`Handler::on_request`] runs it
+    /// once around this).
+    async fn handle(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
+        let enveloped = is_enveloped(&request);
+        let era = self.decide_era(&request, enveloped);
         match era {
             Era::Stateless if request.method == methods::INITIALIZE => {
                 let requested = request
@@ -81,6 +88,12 @@ impl DualEra {
 }
 
 impl Handler for DualEra {
+    fn on_arrival(&self, request: &Request) {
+        if self.era.get().is_none() {
+            self.decide_era(request, is_enveloped(request));
+        }
+    }
+
     async fn on_request(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
         if !self.server.has_middleware() {
             return self.handle(request, ctx).await;
