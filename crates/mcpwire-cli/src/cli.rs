@@ -67,6 +67,20 @@ pub enum Command {
     /// and memory, in either era. TARGET: an http:// URL, stdio:'COMMAND ARGS', or a
     /// command after `--`. Try it on `mcpwire serve --example echo`.
     Bench(mcpwire_bench::cli::BenchOptions),
+    /// Log in to an OAuth-protected server in the browser (a loopback redirect); the
+    /// tokens are saved (0600) and later commands on that URL use and refresh them.
+    Login(Login),
+}
+
+/// `mcpwire login URL`.
+#[derive(Debug, Args)]
+pub struct Login {
+    /// The server's http(s):// URL.
+    #[arg(value_name = "URL")]
+    pub url: String,
+    /// Seconds to wait for the browser to come back.
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
 }
 
 /// How to reach the server.

@@ -192,6 +192,19 @@ fn era_name(era: Era) -> &'static str {
 }
 
 /// `mcpwire info`.
+/// `mcpwire login URL`: the OAuth flow in the browser, tokens saved for later commands.
+pub async fn login(l: &crate::cli::Login) -> anyhow::Result<i32> {
+    let options =
+        mcpwire::auth::LoginOptions { timeout: Duration::from_secs(l.timeout), ..Default::default() };
+    let tokens = mcpwire::auth::login(&l.url, options).await.map_err(|e| {
+        Failure::connect(format!("login to {} failed: {e}", l.url))
+            .hint("is the URL the server's MCP endpoint (often ending in /mcp)?")
+    })?;
+    let refreshable = if tokens.refresh_token.is_some() { ", refreshable" } else { "" };
+    eprintln!("Logged in to {} ({} token{refreshable}).", l.url, tokens.token_type);
+    Ok(0)
+}
+
 pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
     session(env, c, None, |client| async move {
         let mut capabilities = client.server_capabilities().cloned();

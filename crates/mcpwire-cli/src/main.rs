@@ -54,6 +54,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Serve(s) => serve::run(s).await,
         Command::Proxy(p) => proxy::run(p).await,
         Command::Bench(b) => bench::run(b, cli.json).await,
+        Command::Login(l) => commands::login(l).await,
     }
 }
 

@@ -245,12 +245,34 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
             for (name, value) in headers {
                 transport = transport.header(name, value).map_err(|e| invalid(&e))?;
             }
-            if let Some(token) = bearer {
-                transport = transport.bearer_token(token).map_err(|e| invalid(&e))?;
+            match bearer {
+                Some(token) => transport = transport.bearer_token(token).map_err(|e| invalid(&e))?,
+                // Tokens from `mcpwire login` (refreshed as needed); a 401 without them
+                // starts the browser login here.
+                None => {
+                    if let Some(oauth) = saved_login() {
+                        transport = transport.oauth(oauth);
+                    }
+                }
             }
             builder.connect(transport).await.map_err(|e| connect_failure(target, e).into())
         }
     }
+}
+
+/// An OAuth client over the token file `mcpwire login` writes, with the loopback
+/// redirect for a login a 401 asks for; `None` without a home directory.
+fn saved_login() -> Option<mcpwire::auth::OAuthClient> {
+    use mcpwire::auth::{FileTokenStore, LoopbackRedirect, OAuthClient, OAuthConfig};
+    let path = FileTokenStore::default_path()?;
+    let redirect = LoopbackRedirect::bind().ok()?;
+    Some(OAuthClient::new(OAuthConfig {
+        redirect_uri: redirect.redirect_uri().to_owned(),
+        client_name: "mcpwire".into(),
+        store: std::sync::Arc::new(FileTokenStore::new(path)),
+        authorizer: std::sync::Arc::new(redirect),
+        ..OAuthConfig::default()
+    }))
 }
 
 /// The stdio servers this process started, shut down by [`close`].

@@ -839,3 +839,19 @@ fn http_targets_work_in_both_eras() {
     expect_code(&refused, 2);
     assert!(stderr(&refused).contains("error"), "{}", stderr(&refused));
 }
+
+#[test]
+fn login_needs_a_server_that_asks_for_authorization() {
+    let server = http_example();
+    let config = std::env::temp_dir().join(format!("mcpwire-login-{}", std::process::id()));
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpwire"))
+        .args(["login", &server.1, "--timeout", "5"])
+        .env("XDG_CONFIG_HOME", &config)
+        .output()
+        .unwrap();
+    expect_code(&output, 2);
+    let err = stderr(&output);
+    assert!(err.contains("login to") && err.contains("does not ask for authorization"), "{err}");
+    assert!(!config.join("mcpwire/auth.json").exists(), "nothing to save, nothing saved");
+    let _ = std::fs::remove_dir_all(config);
+}
