@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use mcpwire::auth::server::{
     serve_service, BearerAuthLayer, IntrospectionVerifier, JwtVerifier, MetadataRouter, ResourceMetadata,
-    TokenVerifier,
+    TokenClaims, TokenVerifier,
 };
 use mcpwire::client::Client;
 use mcpwire::http::{Bound, McpService};
@@ -86,7 +86,15 @@ impl Protected {
 fn mcp_server() -> Server {
     Server::builder("protected", "1.0.0")
         .tool(tool("whoami").description("The caller's principal").handler(|ctx: Ctx| async move {
-            ctx.extensions().get::<Principal>().map(|p| p.0.clone()).unwrap_or_else(|| "nobody".into())
+            // The verified token reaches the handler too, with the scopes the layer checked.
+            match ctx.extensions().get::<TokenClaims>() {
+                Some(claims) if claims.scopes.iter().any(|s| s == SCOPE) => ctx
+                    .extensions()
+                    .get::<Principal>()
+                    .map(|p| p.0.clone())
+                    .unwrap_or_else(|| "nobody".into()),
+                _ => "no verified token in the handler's context".into(),
+            }
         }))
         .tool(
             tool("admin").description("Needs the mcp:admin scope").handler(|_ctx: Ctx| async { "admin ok" }),

@@ -490,6 +490,12 @@ fn request_extensions(parts: &mut http::request::Parts) -> Extensions {
     if let Some(p) = parts.extensions.get::<crate::extensions::Principal>() {
         extensions.insert(p.clone());
     }
+    // The verified token (scopes, claims) a `BearerAuthLayer` in front of this service
+    // found, for handlers to read through their context.
+    #[cfg(feature = "auth")]
+    if let Some(claims) = parts.extensions.get::<crate::auth::server::TokenClaims>() {
+        extensions.insert(claims.clone());
+    }
     extensions
 }
 
