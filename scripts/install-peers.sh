@@ -50,7 +50,7 @@ die() { echo "install-peers: ERROR: $*" >&2; exit 1; }
 
 need() { command -v "$1" >/dev/null 2>&1 || die "'$1' not found on PATH ($2)"; }
 mkdir -p "$TOOLS" || die "cannot create $TOOLS"
-TOOLS="$(cd "$TOOLS" && pwd)"   # absolute, so env.sh works from any cwd
+TOOLS="$(cd "$TOOLS" && pwd -P)"   # absolute and physical: env.sh works from any cwd, even when .tools is a symlink
 NODE_DIR="$TOOLS/node"
 VENV_DIR="$TOOLS/venv"
 

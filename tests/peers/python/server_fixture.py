@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A small MCP server built on the official Python SDK (``mcp==2.3.0``), over stdio.
 
-The mcpwire client's interop tests (``conformance/tests/client_interop.rs``) spawn it and
+The mcpwire client's interop tests (``conformance/tests/client_interop/``) spawn it and
 drive it in both protocol eras. The SDK decides the era from the first request on the
 stream: ``initialize`` makes it a 2025 session (server-to-client requests are real
 requests), an enveloped request such as ``server/discover`` makes it a 2026 stream
