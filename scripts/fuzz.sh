@@ -7,6 +7,7 @@
 #   scripts/fuzz.sh                    # all targets, 60 s each
 #   FUZZ_SECONDS=600 scripts/fuzz.sh frame sse
 #   FUZZ_JOBS=2 scripts/fuzz.sh         # libFuzzer workers per target (default 1)
+#   FUZZ_REPLAY_PROFILE=debug scripts/fuzz.sh   # replay harness in a debug build
 #
 # Works on stable Rust: cargo-fuzz runs with `--sanitizer none` (AddressSanitizer needs
 # nightly's -Zsanitizer; the code under test is #![forbid(unsafe_code)], so ASan would add
@@ -72,9 +73,17 @@ for t in "${targets[@]}"; do
 done
 
 echo "== replay harness (corpus + deterministic mutations, no libFuzzer)"
+# FUZZ_REPLAY_PROFILE=debug builds it in the workspace's own target/ (fuzz/Cargo.lock pins
+# the same versions, so the workspace's debug dependencies are reused): far less to
+# build on a busy machine than a fresh release tree, slower to run.
+replay_profile=(--release)
 replay_target=${CARGO_TARGET_DIR}-replay
+if [ "${FUZZ_REPLAY_PROFILE:-release}" = debug ]; then
+    replay_profile=()
+    replay_target=$root/target
+fi
 if CARGO_TARGET_DIR=$replay_target FUZZ_REPLAY_ITERS=${FUZZ_REPLAY_ITERS:-20000} \
-    nice cargo test --release --no-default-features -q 2>&1 | tail -5; then
+    nice cargo test "${replay_profile[@]}" --no-default-features -q 2>&1 | tail -5; then
     summary+=("replay: ok (${FUZZ_REPLAY_ITERS:-20000} mutations per target)")
 else
     failed+=("replay")

@@ -202,6 +202,14 @@ third = len(rss) // 3
 middle, last = max(rss[third:2 * third]), max(rss[2 * third:])
 limit = middle * 1.10 + 8 * 1024
 print(f"peak RSS: first third {max(rss[:third])} KiB, middle third {middle} KiB, last third {last} KiB (limit {int(limit)} KiB)")
+# The trend of the second half (least squares), for the report: near 0 when memory levels off.
+half = [(t, v) for t, v in rows if v > 0][len(rss) // 2:]
+n = len(half)
+mt, mv = sum(t for t, _ in half) / n, sum(v for _, v in half) / n
+var = sum((t - mt) ** 2 for t, _ in half)
+slope = sum((t - mt) * (v - mv) for t, v in half) / var if var else 0.0
+print(f"RSS start {rss[0]} KiB, max {max(rss)} KiB, end {rss[-1]} KiB; "
+      f"slope over the last {half[-1][0] - half[0][0]} s: {slope * 60:.1f} KiB/min")
 if last > limit:
     print("FAIL: memory keeps growing"); sys.exit(1)
 print("ok: memory levels off")

@@ -532,7 +532,7 @@ pub fn fixture_server() -> mcpwire::server::Server {
                 "message": "ok?",
                 "requestedSchema": { "type": "object", "properties": { "ok": { "type": "boolean" } } }
             }))
-            .map_err(|e| mcpwire::McpError::internal(e))?;
+            .map_err(mcpwire::McpError::internal)?;
             let answer = ctx.elicit_as("ok", form).await?;
             Ok::<_, mcpwire::McpError>(format!("{answer:?}"))
         }))
