@@ -18,6 +18,7 @@ server_bin="target/$profile/everything-server"
 
 # A free loopback port.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+mkdir -p results
 "$server_bin" --http "127.0.0.1:$port" > results/everything-server-http.log 2>&1 &
 server_pid=$!
 trap 'kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true' EXIT
