@@ -141,14 +141,9 @@ pub async fn open(case: Case, via_proxy: bool) -> Option<Connected> {
 
 /// Generates, for each check in `checks.rs`, a module with one test per era:
 /// `<check>::auto` and `<check>::pinned_2025`, against the peer's shared server.
-/// `case_tests!(ignored "why"; Peer, legacy_sse = x; check)` marks both `#[ignore]`
-/// (for a known client bug: the test still asserts the spec-correct behaviour).
 macro_rules! case_tests {
     ($peer:ident, legacy_sse = $sse:expr; $($check:ident),* $(,)?) => {
         $(crate::fixtures::case_tests!(@one []; $peer, $sse, $check);)*
-    };
-    (ignored $why:literal; $peer:ident, legacy_sse = $sse:expr; $check:ident) => {
-        crate::fixtures::case_tests!(@one [ignore = $why]; $peer, $sse, $check);
     };
     (@one [$($attr:meta)?]; $peer:ident, $sse:expr, $check:ident) => {
         mod $check {

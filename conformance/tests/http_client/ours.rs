@@ -288,7 +288,6 @@ async fn close_deletes(settled: bool) {
 }
 
 #[tokio::test]
-#[ignore = "client bug: Client::close() returns before the HTTP transport has sent its DELETE"]
 async fn close_deletes_the_session_before_returning() {
     close_deletes(true).await;
 }

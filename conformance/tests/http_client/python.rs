@@ -29,10 +29,7 @@ mod legacy_sse {
         list_changed,
         cancellation
     );
-    case_tests!(
-        ignored "client bug: close() leaves the legacy SSE GET stream open (its reader task never stops)";
-        Python, legacy_sse = true; close
-    );
+    case_tests!(Python, legacy_sse = true; close);
 }
 
 /// Logging changes the fixture's process-wide level, so each era gets its own server.

@@ -29,8 +29,5 @@ mod legacy_sse {
         callbacks,
         list_changed
     );
-    case_tests!(
-        ignored "client bug: close() leaves the legacy SSE GET stream open (its reader task never stops)";
-        TypeScript, legacy_sse = true; close
-    );
+    case_tests!(TypeScript, legacy_sse = true; close);
 }

@@ -63,6 +63,7 @@ use callbacks::{boxed, Callbacks};
 use handler::ClientHandler;
 use handshake::{initialize, probe, shared_stateless};
 use router::{Listeners, Router};
+use tokio_util::sync::CancellationToken;
 
 /// Why connecting failed.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +94,9 @@ pub enum Mode {
     /// Use this version without probing (its era decides the handshake).
     Pinned(ProtocolVersion),
 }
+
+/// How long [`Client::close`] waits for the transport to put out its goodbye.
+const CLOSE_WAIT: Duration = Duration::from_secs(3);
 
 /// Options of a client.
 #[derive(Clone, Debug)]
@@ -138,6 +142,8 @@ pub(crate) struct ClientInner {
     pub(crate) next_listen: AtomicU64,
     pub(crate) output_schemas: output_schema::OutputSchemas,
     child: Mutex<Option<ChildHandle>>,
+    /// The transport's "everything sent" signal ([`Transport::finished_signal`]).
+    transport_finished: Option<CancellationToken>,
 }
 
 impl Drop for ClientInner {
@@ -242,9 +248,16 @@ impl Client {
     }
 
     /// Closes the connection; a spawned server is shut down the way the spec describes
-    /// (stdin closed, then `SIGTERM`, then `SIGKILL`).
+    /// (stdin closed, then `SIGTERM`, then `SIGKILL`), and an HTTP session is deleted
+    /// before this returns (waiting at most 3 s for it).
     pub async fn close(&self) {
         self.inner.peer.close();
+        // The transport's goodbye (the HTTP session's DELETE) goes out before this returns.
+        if let Some(finished) = &self.inner.transport_finished {
+            if tokio::time::timeout(CLOSE_WAIT, finished.cancelled()).await.is_err() {
+                tracing::debug!("the transport did not finish within {CLOSE_WAIT:?} of close");
+            }
+        }
         let child = self.inner.child.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(child) = child {
             child.shutdown().await;
@@ -421,6 +434,7 @@ impl ClientBuilder {
         let cache = Arc::new(Cache::default());
         let listeners: Listeners = Default::default();
         let era_key = transport.era_cache_key();
+        let transport_finished = transport.finished_signal();
         let probe_options = ClientOptions {
             probe_timeout: match transport.answers_every_request() {
                 true => self.options.request_timeout.max(self.options.probe_timeout),
@@ -493,6 +507,7 @@ impl ClientBuilder {
                 next_listen: AtomicU64::new(1),
                 output_schemas: Default::default(),
                 child: Mutex::new(None),
+                transport_finished,
             }),
         })
     }

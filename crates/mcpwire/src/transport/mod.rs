@@ -44,6 +44,15 @@ pub trait Transport: Send + 'static {
     fn answers_every_request(&self) -> bool {
         false
     }
+
+    /// A token the transport cancels once its writer has put out everything, its own
+    /// goodbye included (the HTTP transport's `DELETE` of the session), after the
+    /// connection closed: [`Client::close`](crate::client::Client::close) waits for it
+    /// (bounded), so a program that exits right after closing loses nothing. `None`: the
+    /// transport has no such goodbye.
+    fn finished_signal(&self) -> Option<tokio_util::sync::CancellationToken> {
+        None
+    }
 }
 
 /// The two channel ends of a running transport.

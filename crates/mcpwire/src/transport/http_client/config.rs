@@ -34,6 +34,8 @@ pub struct HttpClientTransport {
     pub(super) middlewares: super::middleware::Middlewares,
     #[cfg(feature = "tls")]
     pub(super) tls: super::tls::Tls,
+    /// Cancelled when the writer has finished after close (the session's `DELETE` sent).
+    pub(super) finished: tokio_util::sync::CancellationToken,
 }
 
 impl HttpClientTransport {
@@ -63,6 +65,7 @@ impl HttpClientTransport {
             middlewares: Default::default(),
             #[cfg(feature = "tls")]
             tls: super::tls::Tls::new().map_err(HttpClientError::Tls)?,
+            finished: tokio_util::sync::CancellationToken::new(),
         })
     }
 

@@ -116,6 +116,10 @@ impl Transport for HttpClientTransport {
         true
     }
 
+    fn finished_signal(&self) -> Option<CancellationToken> {
+        Some(self.finished.clone())
+    }
+
     fn connect(self) -> Connection {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
@@ -143,7 +147,11 @@ impl Transport for HttpClientTransport {
             #[cfg(feature = "auth")]
             oauth: self.oauth,
         });
-        tokio::spawn(write_loop(shared, out_rx));
+        let finished = self.finished;
+        tokio::spawn(async move {
+            write_loop(shared, out_rx).await;
+            finished.cancel();
+        });
         Connection { incoming: in_rx, outgoing: out_tx }
     }
 }
