@@ -507,3 +507,19 @@ async fn the_client_cancelling_a_call_reaches_the_server_handler() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(counters.interrupted.load(Ordering::SeqCst), 1, "the server's handler was interrupted");
 }
+
+#[tokio::test]
+async fn a_handler_past_its_timeout_is_dropped_and_answered_once() {
+    let config = DispatcherConfig { handler_timeout: Some(Duration::from_millis(100)), ..Default::default() };
+    let (mut raw, counters, _) = serve(config);
+    raw.request(1, "sleep", json!({ "ms": 60_000 })).await;
+    raw.request(2, "sleep", json!({ "ms": 10 })).await;
+    assert_eq!(expect_result(&raw.next().await, 2), json!({ "slept": true, "cancelled": false }));
+    let error = expect_error(&raw.next().await, 1);
+    assert_eq!(error.code, codes::INTERNAL_ERROR);
+    assert!(error.message.starts_with("Request timed out"), "{}", error.message);
+    raw.expect_silence(Duration::from_millis(200)).await;
+    assert_eq!(counters.interrupted.load(Ordering::SeqCst), 1, "the handler was dropped");
+    raw.request(3, "echo", json!({ "still": "alive" })).await;
+    assert_eq!(expect_result(&raw.next().await, 3), json!({ "still": "alive" }));
+}

@@ -86,3 +86,55 @@ async fn serve_stdio_with_enforces_its_line_limit_and_goes_on() {
     s.close_stdin();
     assert_eq!(s.line_within(Duration::from_secs(10)).await, None);
 }
+
+/// `ServerBuilder::handler_timeout` bounds a tool that never returns, in both eras: the
+/// client gets `-32603` once, the handler's cancellation token fires, and the server goes on.
+#[tokio::test]
+async fn a_handler_timeout_bounds_a_tool_that_never_returns() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let fired = Arc::new(AtomicUsize::new(0));
+    let seen = fired.clone();
+    let server = Server::builder("slow", "0")
+        .tool(tool("never").handler(move |ctx: mcpwire::server::Ctx| {
+            let seen = seen.clone();
+            async move {
+                let token = ctx.cancellation().clone();
+                tokio::spawn(async move {
+                    token.cancelled().await;
+                    seen.fetch_add(1, Ordering::SeqCst);
+                });
+                std::future::pending::<String>().await
+            }
+        }))
+        .tool(tool("quick").handler(|| "quick"))
+        .handler_timeout(Duration::from_millis(200))
+        .build()
+        .unwrap();
+    use mcpwire::protocol::ProtocolVersion;
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let (a, b) = mcpwire::transport::memory::pair();
+        let server = server.clone();
+        tokio::spawn(async move { server.serve(b).await });
+        let client = Client::builder("t", "0").protocol_version(version.clone()).connect(a).await.unwrap();
+        let before = fired.load(Ordering::SeqCst);
+        let error = client.call_tool("never", json!({})).await.unwrap_err();
+        match error {
+            mcpwire::RequestError::Peer(e) => {
+                assert_eq!(e.code, codes::INTERNAL_ERROR, "{version}");
+                assert!(e.message.starts_with("Request timed out"), "{version}: {}", e.message);
+            }
+            other => panic!("{version}: {other:?}"),
+        }
+        for _ in 0..100 {
+            if fired.load(Ordering::SeqCst) > before {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(fired.load(Ordering::SeqCst), before + 1, "{version}: the handler's token fired");
+        let result = client.call_tool("quick", json!({})).await.unwrap();
+        assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "quick", "{version}");
+        client.close().await;
+    }
+}

@@ -198,14 +198,11 @@ impl Stream {
     }
 }
 
-/// The answer to a request that was still uncommitted when the endpoint shut down.
+/// The answer to a request that was still uncommitted when the endpoint shut down: what
+/// every transport answers a request in flight at shutdown (`-32000`, as the 2025 era's
+/// session dispatcher does).
 fn shutting_down(id: mcpwire_protocol::RequestId) -> Response<McpBody> {
-    status::error(
-        StatusCode::SERVICE_UNAVAILABLE,
-        Some(id),
-        codes::INTERNAL_ERROR,
-        "The server is shutting down",
-    )
+    status::error(StatusCode::SERVICE_UNAVAILABLE, Some(id), codes::CONNECTION_CLOSED, "Connection closed")
 }
 
 fn is_answer(message: &Message) -> bool {

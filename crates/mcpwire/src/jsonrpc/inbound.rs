@@ -13,6 +13,7 @@ use tokio::sync::OwnedSemaphorePermit;
 
 use super::context::{InFlight, RequestContext, Settle};
 use super::{lock, Handler, Peer, PeerCancelMode, Shared};
+use crate::error::McpError;
 use crate::transport::{InboundMeta, Outgoing, UnansweredHook};
 
 /// Registers an inbound request and returns the task that serves it, or `None` when its id
@@ -85,6 +86,22 @@ async fn serve<H: Handler>(
         // through `spawn` (a sixth of a pipelined call's instructions). One allocation is
         // cheaper.
         let run = AssertUnwindSafe(Box::pin(handler.on_request(request, ctx))).catch_unwind();
+        let limit = shared.config.handler_timeout;
+        let token = entry.cancel.clone();
+        let run = async move {
+            let Some(limit) = limit else { return run.await };
+            match tokio::time::timeout(limit, run).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    // The handler is dropped here; what it spawned sees its token fire.
+                    token.cancel();
+                    Ok(Err(McpError::new(
+                        codes::INTERNAL_ERROR,
+                        format!("Request timed out: the handler did not finish within {limit:?}"),
+                    )))
+                }
+            }
+        };
         match shared.config.cancel_mode {
             PeerCancelMode::Interrupt => tokio::select! {
                 biased;

@@ -67,6 +67,10 @@ pub struct DispatcherConfig {
     pub inline_methods: Vec<String>,
     /// How long shutdown waits for handlers to write their "Connection closed" answers.
     pub shutdown_grace: Duration,
+    /// The longest an inbound request's handler may run (`None`, the default: no limit;
+    /// the peer's own timeout and cancel bound it). Past it the handler is dropped, its
+    /// cancellation token fires, and the request is answered `-32603` once.
+    pub handler_timeout: Option<Duration>,
 }
 
 impl Default for DispatcherConfig {
@@ -77,6 +81,7 @@ impl Default for DispatcherConfig {
             request_timeout: Some(Duration::from_secs(60)),
             inline_methods: Vec::new(),
             shutdown_grace: Duration::from_secs(1),
+            handler_timeout: None,
         }
     }
 }

@@ -399,6 +399,14 @@ impl ServerBuilder {
         self
     }
 
+    /// The longest a request's handler may run on any transport (default: no limit, the
+    /// client's timeout and cancel bound it): past it the handler is dropped, its
+    /// cancellation token fires, and the client gets `-32603` "Request timed out".
+    pub fn handler_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.config.dispatcher.handler_timeout = Some(timeout);
+        self
+    }
+
     /// Extra capability members (for example `experimental`), merged into the derived ones.
     pub fn extra_capabilities(mut self, capabilities: JsonObject) -> Self {
         self.extra_capabilities = Some(capabilities);
