@@ -284,3 +284,53 @@ cat > "$D/in""#,
     let seen = dir.read("in");
     assert_eq!(lines_of(&seen), Vec::<Value>::new(), "{seen}");
 }
+
+/// A handler that takes a while: a request to the client stays in flight long enough for
+/// the server to send a second one with the same id.
+struct Slow;
+
+impl mcpwire::jsonrpc::Handler for Slow {
+    async fn on_request(
+        &self,
+        _request: mcpwire::protocol::Request,
+        _ctx: mcpwire::jsonrpc::RequestContext,
+    ) -> Result<mcpwire::protocol::RawJson, mcpwire::McpError> {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        Ok(serde_json::value::to_raw_value(&serde_json::json!({ "done": true })).unwrap())
+    }
+}
+
+#[tokio::test]
+async fn a_server_reusing_an_in_flight_id_gets_invalid_request_and_the_first_is_still_answered() {
+    let dir = tempdir::Dir::new();
+    let script = r#"printf '{"jsonrpc":"2.0","id":7,"method":"roots/list"}\n{"jsonrpc":"2.0","id":7,"method":"roots/list"}\n'
+timeout 2 cat > "$D/seen""#;
+    let (connection, handle) = ChildProcess::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("D", dir.path())
+        .stderr(StderrMode::Capture)
+        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200))
+        .spawn()
+        .unwrap();
+    let dispatcher = Dispatcher::new(connection);
+    let peer = dispatcher.peer();
+    dispatcher.spawn(Slow);
+    // The script ends after 2 s: by then both answers were written.
+    peer.closed().await;
+    handle.shutdown().await;
+    let seen = lines_of(&dir.read("seen"));
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(seen[0]["id"], 7);
+    assert_eq!(
+        seen[0]["error"]["code"],
+        codes::INVALID_REQUEST,
+        "the duplicate is refused at once: {seen:?}"
+    );
+    assert_eq!(seen[1]["id"], 7);
+    assert_eq!(
+        seen[1]["result"],
+        serde_json::json!({ "done": true }),
+        "the original still answered: {seen:?}"
+    );
+}

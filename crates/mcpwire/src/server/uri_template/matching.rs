@@ -11,7 +11,7 @@ impl UriTemplate {
     /// percent-decoded variable values, or `None` if the URI cannot have
     /// been produced by this template. Variables that the URI leaves out
     /// (optional parts, missing query parameters) are absent from the map.
-    /// See the [module documentation](self) for the exact rules.
+    /// See the [module documentation](crate::server::uri_template) for the exact rules.
     pub fn match_uri(&self, uri: &str) -> Option<HashMap<String, String>> {
         let m = &self.matcher;
         let slots = m.run(uri)?;
