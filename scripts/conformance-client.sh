@@ -16,7 +16,7 @@ if [[ "${1:-}" == "--release" ]]; then
   cargo_flags=(--release)
 fi
 cargo build -q "${cargo_flags[@]}" -p mcpwire-conformance --bin everything-client
-client_bin="$PWD/target/$profile/everything-client"
+client_bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/$profile/everything-client"
 
 status=0
 for version in 2025-11-25 2026-07-28 extensions; do

@@ -14,7 +14,8 @@ if [[ "${1:-}" == "--release" ]]; then
   cargo_flags=(--release)
 fi
 cargo build -q "${cargo_flags[@]}" -p mcpwire-conformance --bin everything-server
-server_bin="target/$profile/everything-server"
+server_bin="${CARGO_TARGET_DIR:-target}/$profile/everything-server"
+[ -x "$server_bin" ] || { echo "conformance-server: no $server_bin" >&2; exit 1; }
 
 # A free loopback port.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
@@ -30,6 +31,7 @@ for _ in $(seq 1 100); do
   fi
   sleep 0.1
 done
+kill -0 "$server_pid" 2>/dev/null || { echo "conformance-server: everything-server did not start:" >&2; cat results/everything-server-http.log >&2; exit 1; }
 
 status=0
 for version in 2025-11-25 2026-07-28 extensions; do
