@@ -15,6 +15,14 @@ use serde_json::Value;
 /// A dispatcher over `sh -c script`, with a fresh scratch directory in `$D` for the
 /// script to record what it read.
 fn hostile_server(script: &str) -> (Peer, ChildHandle, tempdir::Dir) {
+    hostile_server_with(script, NoHandler)
+}
+
+/// [`hostile_server`], with `handler` answering what the script asks the client.
+fn hostile_server_with(
+    script: &str,
+    handler: impl mcpwire::jsonrpc::Handler,
+) -> (Peer, ChildHandle, tempdir::Dir) {
     let dir = tempdir::Dir::new();
     let (connection, handle) = ChildProcess::new("sh")
         .arg("-c")
@@ -26,7 +34,7 @@ fn hostile_server(script: &str) -> (Peer, ChildHandle, tempdir::Dir) {
         .unwrap();
     let dispatcher = Dispatcher::new(connection);
     let peer = dispatcher.peer();
-    dispatcher.spawn(NoHandler);
+    dispatcher.spawn(handler);
     (peer, handle, dir)
 }
 
@@ -302,20 +310,9 @@ impl mcpwire::jsonrpc::Handler for Slow {
 
 #[tokio::test]
 async fn a_server_reusing_an_in_flight_id_gets_invalid_request_and_the_first_is_still_answered() {
-    let dir = tempdir::Dir::new();
     let script = r#"printf '{"jsonrpc":"2.0","id":7,"method":"roots/list"}\n{"jsonrpc":"2.0","id":7,"method":"roots/list"}\n'
 timeout 2 cat > "$D/seen""#;
-    let (connection, handle) = ChildProcess::new("sh")
-        .arg("-c")
-        .arg(script)
-        .env("D", dir.path())
-        .stderr(StderrMode::Capture)
-        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200))
-        .spawn()
-        .unwrap();
-    let dispatcher = Dispatcher::new(connection);
-    let peer = dispatcher.peer();
-    dispatcher.spawn(Slow);
+    let (peer, handle, dir) = hostile_server_with(script, Slow);
     // The script ends after 2 s: by then both answers were written.
     peer.closed().await;
     handle.shutdown().await;
