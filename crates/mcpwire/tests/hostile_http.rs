@@ -1001,18 +1001,9 @@ async fn the_client_against_a_server_sending_garbage_or_huge_bodies() {
 }
 
 /// Whether the client's error is the HTTP transport's own failure, with a reason starting
-/// with `reason`, rather than anything the server said. The transport marks such errors
-/// and `RequestError::from_answer` classifies them; until the dispatcher calls it (it
-/// still wraps every error answer in `Peer`), the marked object arrives inside `Peer`.
+/// with `reason`, rather than anything the server said.
 fn is_transport_failure(error: &RequestError, reason: &str) -> bool {
-    match error {
-        RequestError::Transport { reason: r } => r.starts_with(reason),
-        RequestError::Peer(e) => matches!(
-            RequestError::from_answer(e.clone()),
-            RequestError::Transport { reason: r } if r.starts_with(reason)
-        ),
-        _ => false,
-    }
+    matches!(error, RequestError::Transport { reason: r } if r.starts_with(reason))
 }
 
 #[tokio::test]

@@ -102,11 +102,6 @@ async fn check(version: &str) -> Vec<(&'static str, String)> {
     refuse.store(false, Ordering::SeqCst);
     let reason = match &error {
         RequestError::Transport { reason } => reason.clone(),
-        // Until the dispatcher classifies answers with `RequestError::from_answer`.
-        RequestError::Peer(e) => match RequestError::from_answer(e.clone()) {
-            RequestError::Transport { reason } => reason,
-            other => panic!("{other:?}"),
-        },
         other => panic!("{other:?}"),
     };
     assert_eq!(reason, "HTTP request failed: a middleware refused the request: tool forbidden by policy");

@@ -128,13 +128,8 @@ async fn client(url: &str, version: &str, gets: Arc<Mutex<Vec<String>>>) -> Clie
         .unwrap()
 }
 
-/// The transport's own failure, with its reason (the dispatcher still wraps the marked
-/// error object in `Peer` until it classifies answers with `RequestError::from_answer`).
+/// The transport's own failure, with its reason.
 fn transport_reason(error: RequestError) -> String {
-    let error = match error {
-        RequestError::Peer(e) => RequestError::from_answer(e),
-        other => other,
-    };
     match error {
         RequestError::Transport { reason } => reason,
         other => panic!("expected a transport failure, got {other:?}"),

@@ -92,11 +92,6 @@ async fn an_unknown_certificate_is_a_transport_failure() {
     let ConnectError::Handshake(error) = error else { panic!("{error:?}") };
     let reason = match error {
         RequestError::Transport { reason } => reason,
-        // Until the dispatcher classifies answers with `RequestError::from_answer`.
-        RequestError::Peer(e) => match RequestError::from_answer(e) {
-            RequestError::Transport { reason } => reason,
-            other => panic!("{other:?}"),
-        },
         other => panic!("{other:?}"),
     };
     assert!(reason.starts_with("HTTP request failed: "), "{reason}");
