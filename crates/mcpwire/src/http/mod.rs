@@ -139,6 +139,8 @@ struct Inner {
     tool_headers: header_check::ToolHeaders,
     /// Slots for requests served without a session ([`HttpSettings::max_concurrent_requests`]).
     request_slots: Arc<Semaphore>,
+    /// The server's dispatcher settings, shared by every 2026 request instead of copied.
+    dispatcher: Arc<crate::jsonrpc::DispatcherConfig>,
 }
 
 /// The MCP endpoint as a `tower::Service`. Cheap to clone; clones share sessions.
@@ -167,8 +169,17 @@ impl McpService {
         let closing = CancellationToken::new();
         let tool_headers = header_check::ToolHeaders::new(&server);
         let request_slots = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
-        let inner =
-            Inner { server, settings, sessions, stateless_settings, closing, tool_headers, request_slots };
+        let dispatcher = Arc::new(server.inner.config.dispatcher.clone());
+        let inner = Inner {
+            server,
+            settings,
+            sessions,
+            stateless_settings,
+            closing,
+            tool_headers,
+            request_slots,
+            dispatcher,
+        };
         McpService { inner: Arc::new(inner) }
     }
 
@@ -298,9 +309,10 @@ impl McpService {
             return status::busy(Some(request.id), "Too many requests in progress; try again later");
         };
         let extensions = request_extensions(parts);
-        let closing = self.inner.closing.clone();
-        let settings = &self.inner.settings;
-        modern::serve(&self.inner.server, settings, request, extensions, accepts_sse, closing, slot).await
+        let inner = &self.inner;
+        let closing = inner.closing.clone();
+        modern::serve(&inner.server, &inner.settings, &inner.dispatcher, request, extensions, closing, slot)
+            .await
     }
 
     async fn post_2025(
