@@ -63,13 +63,15 @@ pub(crate) fn serve_one<H: Handler>(
     let ctx = inbound::context(peer, entry.clone(), &request, meta.extensions, meta.no_back_channel);
     let method = request.method.clone();
     let (run_shared, run_entry) = (shared.clone(), entry.clone());
-    // One allocation for the handler's future and the rules around it, as the
-    // dispatcher's tasks box theirs (a handler's future is kilobytes; unboxed, every move
-    // of the caller's future would copy it).
-    let run = Box::pin(async move {
+    // The handler's future is boxed as soon as it exists, as the dispatcher's tasks box
+    // theirs: it is kilobytes (the router's state machine), and every move of a future
+    // holding it inline (into `inbound::run`, through its wrappers, into this box) copied
+    // it whole; with it boxed, the rules around it stay a few hundred bytes.
+    let run = async move {
         let handler = handler;
-        inbound::run(&run_shared, &run_entry, handler.on_request(request, ctx)).await
-    });
+        inbound::run(&run_shared, &run_entry, Box::pin(handler.on_request(request, ctx))).await
+    };
+    let run = Box::pin(run);
     let call = OneShot { run: Some(run), shared, entry, method, hook: meta.on_unanswered };
     (call, receiver)
 }
