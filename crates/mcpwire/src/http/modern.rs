@@ -213,7 +213,7 @@ fn json_answer(message: Message) -> Response<McpBody> {
 
 /// An SSE response.
 pub(crate) fn sse_response(body: McpBody) -> Response<McpBody> {
-    let mut response = Response::new(body);
+    let mut response = status::response(body);
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
