@@ -81,6 +81,14 @@ pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
 /// [`accepts`] for `application/json` and `text/event-stream` at once, in one pass over
 /// the `Accept` headers (a POST needs both answers).
 pub fn accepts_json_and_sse(headers: &HeaderMap) -> (bool, bool) {
+    // What clients send (the spec's own example), recognised without splitting it.
+    const USUAL: &[u8] = b"application/json, text/event-stream";
+    let mut values = headers.get_all(header::ACCEPT).iter();
+    if let (Some(only), None) = (values.next(), values.next()) {
+        if only.as_bytes() == USUAL {
+            return (true, true);
+        }
+    }
     let (mut json, mut sse) = (false, false);
     let items =
         headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));

@@ -14,6 +14,11 @@
 //! - **Shutdown answers what is still in flight** with `-32000` "Connection closed",
 //!   unless an answer was already written or the peer cancelled the request; outbound
 //!   waiters fail with a connection-closed error.
+//!
+//! A transport that gets each request on its own and answers it on its own (a 2026 HTTP
+//! POST) serves it with `serve_one` instead of a whole dispatcher: the same rules, applied
+//! by the same code, with the handler running inside the caller's future and the answer
+//! returned rather than queued (see `oneshot.rs`).
 
 mod context;
 mod handler;
