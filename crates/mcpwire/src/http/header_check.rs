@@ -66,6 +66,13 @@ fn as_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
     if !raw.starts_with('"') {
         return None;
     }
+    // A string without escapes is its text between the quotes (the body was validated
+    // as JSON, so it holds no raw quote or control character): no decoder needed.
+    if let Some(plain) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        if !plain.contains(['\\', '"']) {
+            return Some(Cow::Borrowed(plain));
+        }
+    }
     serde_json::from_str::<Cow<'_, str>>(raw).ok()
 }
 
@@ -117,10 +124,16 @@ fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
 }
 
 /// Checks the 2026 headers of a request against its body (`Err` is the `-32020`
-/// message).
-pub(crate) fn check(table: &ToolHeaders, headers: &HeaderMap, request: &Request) -> Result<(), String> {
+/// message). `version` is the `MCP-Protocol-Version` header, as the caller read it with
+/// [`headers::protocol_version`] (which also rejected a repeated one).
+pub(crate) fn check(
+    table: &ToolHeaders,
+    headers: &HeaderMap,
+    version: Option<&str>,
+    request: &Request,
+) -> Result<(), String> {
     let facts = body_facts(request);
-    match (headers::protocol_version(headers)?, facts.version.as_deref()) {
+    match (version, facts.version.as_deref()) {
         (None, _) => return Err("the MCP-Protocol-Version header is required".into()),
         (Some(h), Some(m)) if h != m => {
             return Err(format!("the MCP-Protocol-Version header ({h:?}) does not match _meta ({m:?})"))
@@ -208,13 +221,12 @@ mod tests {
         h.insert(headers::PROTOCOL_VERSION, HeaderValue::from_static("2026-07-28"));
         h.insert(headers::METHOD, HeaderValue::from_static("tools/call"));
         h.insert(headers::NAME, HeaderValue::from_static("region"));
-        let err = check(&table, &h, &request("tools/call", body)).unwrap_err();
+        let check = |h: &HeaderMap, r: &Request| check(&table, h, headers::protocol_version(h).unwrap(), r);
+        let err = check(&h, &request("tools/call", body)).unwrap_err();
         assert!(err.contains("Mcp-Param-Region header is required"), "{err}");
         h.insert("mcp-param-region", HeaderValue::from_static("eu"));
-        assert_eq!(check(&table, &h, &request("tools/call", body)), Ok(()));
+        assert_eq!(check(&h, &request("tools/call", body)), Ok(()));
         h.insert(headers::PROTOCOL_VERSION, HeaderValue::from_static("2025-11-25"));
-        assert!(check(&table, &h, &request("tools/call", body))
-            .unwrap_err()
-            .contains("does not match _meta"));
+        assert!(check(&h, &request("tools/call", body)).unwrap_err().contains("does not match _meta"));
     }
 }

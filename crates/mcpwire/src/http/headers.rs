@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use base64::Engine;
+use http::header::{AsHeaderName, HeaderName};
 use http::HeaderMap;
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::{methods, Request};
@@ -20,6 +21,12 @@ pub const NAME: &str = "mcp-name";
 pub const PARAM_PREFIX: &str = "mcp-param-";
 /// The session header (2025).
 pub const SESSION_ID: &str = "mcp-session-id";
+
+/// The names above, parsed once: a lookup by `&str` parses and validates the name on
+/// every call.
+static PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION);
+static METHOD_NAME: HeaderName = HeaderName::from_static(METHOD);
+static NAME_NAME: HeaderName = HeaderName::from_static(NAME);
 
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";
@@ -57,7 +64,10 @@ fn decode_cow(raw: &str) -> Option<Cow<'_, str>> {
 }
 
 /// The single value of a header: `Ok(None)` if absent, `Err` if repeated or not text.
-fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, String> {
+fn single<K>(headers: &HeaderMap, name: K) -> Result<Option<&str>, String>
+where
+    K: AsHeaderName + std::fmt::Display + Copy,
+{
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else { return Ok(None) };
     if values.next().is_some() {
@@ -68,7 +78,7 @@ fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, Str
 
 /// The `MCP-Protocol-Version` header, trimmed.
 pub fn protocol_version(headers: &HeaderMap) -> Result<Option<&str>, String> {
-    single(headers, PROTOCOL_VERSION)
+    single(headers, &PROTOCOL_VERSION_NAME)
 }
 
 /// The params member a method's `Mcp-Name` header mirrors, if it has one.
@@ -100,7 +110,7 @@ pub(crate) fn check_routing_name(
     request: &Request,
     body_name: Option<&str>,
 ) -> Result<(), String> {
-    match single(headers, METHOD)? {
+    match single(headers, &METHOD_NAME)? {
         None => return Err("the Mcp-Method header is required".into()),
         Some(m) if m != request.method => {
             return Err(format!(
@@ -114,7 +124,7 @@ pub(crate) fn check_routing_name(
         return Ok(());
     }
     let body_name = body_name.unwrap_or_default();
-    match single(headers, NAME)? {
+    match single(headers, &NAME_NAME)? {
         None => Err("the Mcp-Name header is required for this method".into()),
         Some(raw) => match decode_cow(raw) {
             Some(name) if name == body_name => Ok(()),
@@ -150,7 +160,7 @@ pub fn check_params(
     for (header, prop) in annotated {
         let name = format!("{PARAM_PREFIX}{}", header.to_ascii_lowercase());
         let value = arguments.and_then(|a| a.get(prop)).filter(|v| !v.is_null());
-        let sent = single(headers, &name)?;
+        let sent = single(headers, name.as_str())?;
         match (value, sent) {
             (None, None) => {}
             (Some(_), None) => {

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Buf, Bytes};
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
 use http_body_util::BodyExt;
 use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion};
@@ -139,6 +139,8 @@ struct Inner {
     tool_headers: header_check::ToolHeaders,
     /// Slots for requests served without a session ([`HttpSettings::max_concurrent_requests`]).
     request_slots: Arc<Semaphore>,
+    /// The server's dispatcher settings, shared by every 2026 request instead of copied.
+    dispatcher: Arc<crate::jsonrpc::DispatcherConfig>,
 }
 
 /// The MCP endpoint as a `tower::Service`. Cheap to clone; clones share sessions.
@@ -167,8 +169,17 @@ impl McpService {
         let closing = CancellationToken::new();
         let tool_headers = header_check::ToolHeaders::new(&server);
         let request_slots = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
-        let inner =
-            Inner { server, settings, sessions, stateless_settings, closing, tool_headers, request_slots };
+        let dispatcher = Arc::new(server.inner.config.dispatcher.clone());
+        let inner = Inner {
+            server,
+            settings,
+            sessions,
+            stateless_settings,
+            closing,
+            tool_headers,
+            request_slots,
+            dispatcher,
+        };
         McpService { inner: Arc::new(inner) }
     }
 
@@ -240,8 +251,7 @@ impl McpService {
         if let Err((status, message)) = security::check_content_type(&parts.method, &parts.headers) {
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
-        let accepts_json = security::accepts(&parts.headers, "application/json");
-        let accepts_sse = security::accepts(&parts.headers, "text/event-stream");
+        let (accepts_json, accepts_sse) = security::accepts_json_and_sse(&parts.headers);
         let bytes = match read_body(body, inner.settings.max_body_bytes, &parts.headers).await {
             Ok(b) => b,
             Err(response) => return *response,
@@ -254,7 +264,8 @@ impl McpService {
         let enveloped =
             || matches!(&frame, Frame::Single(Message::Request(r)) if crate::server::is_enveloped(r));
         if modern_header || (version_header.is_none() && enveloped()) {
-            return self.modern(&mut parts, frame, accepts_json, accepts_sse).await;
+            let version = version_header.as_ref().map(ProtocolVersion::as_str);
+            return self.modern(&mut parts, version, frame, accepts_json, accepts_sse).await;
         }
         self.post_2025(&mut parts, frame, accepts_json, accepts_sse).await
     }
@@ -262,6 +273,7 @@ impl McpService {
     async fn modern(
         &self,
         parts: &mut http::request::Parts,
+        version: Option<&str>,
         frame: Frame,
         accepts_json: bool,
         accepts_sse: bool,
@@ -286,7 +298,7 @@ impl McpService {
                 )
             }
         };
-        if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, &request) {
+        if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, version, &request) {
             return status::error(
                 StatusCode::BAD_REQUEST,
                 Some(request.id),
@@ -298,9 +310,10 @@ impl McpService {
             return status::busy(Some(request.id), "Too many requests in progress; try again later");
         };
         let extensions = request_extensions(parts);
-        let closing = self.inner.closing.clone();
-        let settings = &self.inner.settings;
-        modern::serve(&self.inner.server, settings, request, extensions, accepts_sse, closing, slot).await
+        let inner = &self.inner;
+        let closing = inner.closing.clone();
+        modern::serve(&inner.server, &inner.settings, &inner.dispatcher, request, extensions, closing, slot)
+            .await
     }
 
     async fn post_2025(
@@ -524,16 +537,40 @@ where
             return Err(too_large());
         }
     }
-    match http_body_util::Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => Err(too_large()),
-        Err(e) => Err(Box::new(status::error(
-            StatusCode::BAD_REQUEST,
-            None,
-            codes::PARSE_ERROR,
-            format!("could not read the body: {e}"),
-        ))),
+    // Read frame by frame rather than with `collect`: a body mostly comes in one chunk,
+    // which is then taken as it is, without a list of chunks to keep it in.
+    let mut body = std::pin::pin!(http_body_util::Limited::new(body, limit));
+    let mut first: Option<Bytes> = None;
+    let mut joined: Vec<u8> = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = match frame {
+            Ok(frame) => frame,
+            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+                return Err(too_large())
+            }
+            Err(e) => {
+                return Err(Box::new(status::error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    codes::PARSE_ERROR,
+                    format!("could not read the body: {e}"),
+                )))
+            }
+        };
+        // Trailers carry nothing for us.
+        let Ok(mut data) = frame.into_data() else { continue };
+        let chunk = data.copy_to_bytes(data.remaining());
+        match &first {
+            None => first = Some(chunk),
+            Some(first) => {
+                if joined.is_empty() {
+                    joined.extend_from_slice(first);
+                }
+                joined.extend_from_slice(&chunk);
+            }
+        }
     }
+    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
 }
 
 impl<B> tower_service::Service<HttpRequest<B>> for McpService
@@ -553,5 +590,33 @@ where
     fn call(&mut self, request: HttpRequest<B>) -> Self::Future {
         let service = self.clone();
         Box::pin(async move { Ok(service.handle(request).await) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use http_body_util::StreamBody;
+
+    /// A body that arrives in `chunks`, with trailers at the end.
+    fn chunked(
+        chunks: &[&'static str],
+    ) -> StreamBody<impl futures_util::Stream<Item = Result<http_body::Frame<Bytes>, Infallible>>> {
+        let mut frames: Vec<Result<http_body::Frame<Bytes>, Infallible>> =
+            chunks.iter().map(|c| Ok(http_body::Frame::data(Bytes::from_static(c.as_bytes())))).collect();
+        frames.push(Ok(http_body::Frame::trailers(http::HeaderMap::new())));
+        StreamBody::new(futures_util::stream::iter(frames))
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_whole_however_it_is_chunked() {
+        let headers = http::HeaderMap::new();
+        for chunks in [&[][..], &[""], &["{}"], &["", "{", "", "}"], &["{\"a\"", ":", "1}"], &["{}", ""]] {
+            let bytes = read_body(chunked(chunks), 64, &headers).await.unwrap();
+            assert_eq!(bytes, chunks.concat().as_bytes(), "{chunks:?}");
+        }
+        let too_large = read_body(chunked(&["{\"a\":", "\"0123456789\"}"]), 10, &headers).await.unwrap_err();
+        assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 }

@@ -3,6 +3,10 @@
 //! `subscriptions/listen` stream). Closing the response cancels the request, and nothing
 //! more is written for it. The headers must agree with the body (`-32020` otherwise).
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -16,11 +20,11 @@ use tokio_util::sync::CancellationToken;
 use super::body::McpBody;
 use super::{sse, status, HttpSettings};
 use crate::extensions::Extensions;
-use crate::jsonrpc::{Dispatcher, Handler, RequestContext};
+use crate::jsonrpc::{serve_one, DispatcherConfig, Handler, RequestContext};
 use crate::server::Server;
-use crate::transport::{Connection, InboundMeta, Outgoing, TransportEvent};
+use crate::transport::{InboundMeta, Outgoing};
 
-/// The dispatcher handler of one 2026 request.
+/// The handler of one 2026 request.
 struct Modern(Server);
 
 impl Handler for Modern {
@@ -34,90 +38,57 @@ impl Handler for Modern {
 }
 
 /// Serves one 2026 request, holding `slot` until its answer is written or its stream
-/// ends. When `closing` fires (the endpoint shuts down) the request ends at once: a
+/// ends. The handler runs inside this future ([`serve_one`]): an answer that comes
+/// before anything else is sent as JSON; a notification first commits the response to
+/// SSE, and the handler moves with the request into the task that writes the stream.
+/// When `closing` fires (the endpoint shuts down) the request ends at once: a
 /// `subscriptions/listen` stream with its final result, anything else by closing its
 /// stream (which cancels its handler). A stream that cannot take an event for one
 /// keep-alive interval (a client that does not read) is dropped the same way.
+///
+/// The caller has checked that the client accepts both JSON and SSE.
 pub(crate) async fn serve(
     server: &Server,
     settings: &HttpSettings,
+    config: &Arc<DispatcherConfig>,
     request: Request,
     extensions: Extensions,
-    accepts_sse: bool,
     closing: CancellationToken,
     slot: OwnedSemaphorePermit,
 ) -> Response<McpBody> {
     let id = request.id.clone();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
-    if listen && !accepts_sse {
-        return status::error(
-            StatusCode::NOT_ACCEPTABLE,
-            Some(id),
-            codes::INVALID_REQUEST,
-            "subscriptions/listen needs Accept: text/event-stream",
-        );
-    }
-    let (in_tx, in_rx) = mpsc::channel(1);
-    let (out_tx, mut out_rx) = mpsc::channel::<Outgoing>(settings.stream_queue);
-    let dispatcher = Dispatcher::with_config(
-        Connection { incoming: in_rx, outgoing: out_tx },
-        server.inner.config.dispatcher.clone(),
-    );
-    let mut running =
-        Running { peer: dispatcher.peer(), run: Box::pin(dispatcher.run(Modern(server.clone()))) };
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
-    if in_tx.send(TransportEvent::Message(Message::Request(request), meta)).await.is_err() {
-        return status::error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Some(id),
-            codes::INTERNAL_ERROR,
-            "Internal error",
-        );
-    }
+    let (mut call, mut sent) =
+        serve_one(Modern(server.clone()), request, meta, config.clone(), settings.stream_queue);
 
-    // Answer with JSON if the answer comes before anything else; otherwise commit to SSE.
-    // The dispatcher is polled here only until it has started the handler (its own task);
-    // after that it just waits for more input, which never comes.
-    let first = tokio::select! {
-        biased;
-        first = tokio::time::timeout(settings.keep_alive, out_rx.recv()) => first,
-        _ = &mut running.run => Ok(None),
-        _ = closing.cancelled() => return shutting_down(id),
-    };
-    let first = match first {
-        Ok(Some(out)) if is_answer(&out.message) => return json_answer(out.message),
-        Ok(Some(out)) => Some(out),
-        Ok(None) => {
-            return status::error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                Some(id),
-                codes::INTERNAL_ERROR,
-                "Internal error",
-            )
-        }
-        Err(_) => None,
-    };
-    if !accepts_sse {
-        // The client takes JSON only: wait for the answer and drop the notifications.
-        while let Some(out) = out_rx.recv().await {
-            if is_answer(&out.message) {
-                return json_answer(out.message);
+    // Most handlers answer at their first poll: then no timer is armed and `closing` is
+    // not waited on (both cost more than the poll).
+    let first = match poll_once(&mut call).await {
+        Poll::Ready(answer) => return answered(id, answer, &mut sent),
+        Poll::Pending => {
+            let uncommitted = tokio::time::sleep(settings.keep_alive);
+            tokio::select! {
+                biased;
+                answer = &mut call => return answered(id, answer, &mut sent),
+                first = sent.recv() => match first {
+                    Some(out) => Some(out),
+                    // Unreachable: the request holds a sender while it runs.
+                    None => return internal_error(id),
+                },
+                _ = uncommitted => None,
+                _ = closing.cancelled() => return shutting_down(id),
             }
         }
-        return status::error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Some(id),
-            codes::INTERNAL_ERROR,
-            "Internal error",
-        );
-    }
+    };
+
     let (body_tx, body_rx) = mpsc::channel::<Bytes>(settings.stream_queue);
     let keep_alive = settings.keep_alive;
     tokio::spawn(async move {
         // The request lives as long as this task: when it ends (the client went away, the
-        // answer was sent) the dispatcher is closed, which cancels a handler still running,
-        // and the slot is given back.
-        let _request_alive = (in_tx, slot, running);
+        // answer was sent) `call` is dropped, which cancels a handler still running, and
+        // the slot is given back.
+        let _slot = slot;
         let stream = Stream { body: body_tx, stall: keep_alive };
         let opening = match first {
             Some(out) => sse::event(None, None, &out.message.to_vec()),
@@ -128,6 +99,7 @@ pub(crate) async fn serve(
         }
         loop {
             let next = tokio::select! {
+                biased;
                 _ = stream.body.closed() => return,
                 _ = closing.cancelled() => {
                     if listen {
@@ -140,12 +112,23 @@ pub(crate) async fn serve(
                     }
                     return;
                 }
-                next = tokio::time::timeout(keep_alive, out_rx.recv()) => next,
+                answer = &mut call => {
+                    // What the handler sent before its answer goes first.
+                    while let Ok(out) = sent.try_recv() {
+                        if !stream.send(sse::event(None, None, &out.message.to_vec())).await {
+                            return;
+                        }
+                    }
+                    if let Some(answer) = answer {
+                        stream.send(sse::event(None, None, &answer.to_vec())).await;
+                    }
+                    return;
+                }
+                next = tokio::time::timeout(keep_alive, sent.recv()) => next,
             };
             match next {
                 Ok(Some(out)) => {
-                    let answer = is_answer(&out.message);
-                    if !stream.send(sse::event(None, None, &out.message.to_vec())).await || answer {
+                    if !stream.send(sse::event(None, None, &out.message.to_vec())).await {
                         return;
                     }
                 }
@@ -161,19 +144,33 @@ pub(crate) async fn serve(
     sse_response(McpBody::stream(body_rx))
 }
 
-/// The dispatcher of one 2026 request, run inside the request's own future instead of
-/// on a task of its own (one task and two wake-ups fewer per request). Dropping it
-/// closes the connection: a handler still running is cancelled, as closing the response
-/// promises.
-struct Running {
-    peer: crate::jsonrpc::Peer,
-    run: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+/// Polls `future` once.
+async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
+    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *future).poll(cx))).await
 }
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.peer.close();
+/// The response of a request answered before its response was committed: JSON, unless
+/// the handler sent something first (then those events and the answer, as one SSE body).
+fn answered(
+    id: mcpwire_protocol::RequestId,
+    answer: Option<Message>,
+    sent: &mut mpsc::Receiver<Outgoing>,
+) -> Response<McpBody> {
+    let Some(answer) = answer else { return internal_error(id) };
+    let mut body = Vec::new();
+    while let Ok(out) = sent.try_recv() {
+        body.extend_from_slice(&sse::event(None, None, &out.message.to_vec()));
     }
+    if body.is_empty() {
+        return json_answer(answer);
+    }
+    body.extend_from_slice(&sse::event(None, None, &answer.to_vec()));
+    sse_response(McpBody::full(body))
+}
+
+/// The answer when a request ended without one.
+fn internal_error(id: mcpwire_protocol::RequestId) -> Response<McpBody> {
+    status::error(StatusCode::INTERNAL_SERVER_ERROR, Some(id), codes::INTERNAL_ERROR, "Internal error")
 }
 
 /// The SSE body of one 2026 response, as its forwarding task writes it.
@@ -205,10 +202,6 @@ fn shutting_down(id: mcpwire_protocol::RequestId) -> Response<McpBody> {
     status::error(StatusCode::SERVICE_UNAVAILABLE, Some(id), codes::CONNECTION_CLOSED, "Connection closed")
 }
 
-fn is_answer(message: &Message) -> bool {
-    matches!(message, Message::Response(_) | Message::Error(_))
-}
-
 /// A JSON answer, with the HTTP status the spec maps its error code to.
 fn json_answer(message: Message) -> Response<McpBody> {
     let code = match &message {
@@ -220,7 +213,7 @@ fn json_answer(message: Message) -> Response<McpBody> {
 
 /// An SSE response.
 pub(crate) fn sse_response(body: McpBody) -> Response<McpBody> {
-    let mut response = Response::new(body);
+    let mut response = status::response(body);
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));

@@ -23,8 +23,9 @@ impl Default for HostPolicy {
     }
 }
 
-/// The host part of `host[:port]` (IPv6 literals keep their brackets), lowercase.
-fn host_of(authority: &str) -> String {
+/// The host part of `host[:port]` (IPv6 literals keep their brackets), in its own case
+/// (hosts are compared ignoring case).
+fn host_of(authority: &str) -> &str {
     let authority = authority.trim();
     let host = if authority.starts_with('[') {
         authority.find(']').map_or(authority, |i| &authority[..=i])
@@ -37,7 +38,7 @@ fn host_of(authority: &str) -> String {
             }
         })
     };
-    host.to_ascii_lowercase()
+    host
 }
 
 impl HostPolicy {
@@ -51,14 +52,14 @@ impl HostPolicy {
         if self.hosts.is_some() {
             let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(host_of);
             match host {
-                Some(h) if self.host_allowed(&h) => {}
+                Some(h) if self.host_allowed(h) => {}
                 _ => return Err((StatusCode::MISDIRECTED_REQUEST, "Host not allowed")),
             }
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("").trim();
             let listed = self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin));
-            let host_ok = origin.split_once("://").is_some_and(|(_, rest)| self.host_allowed(&host_of(rest)));
+            let host_ok = origin.split_once("://").is_some_and(|(_, rest)| self.host_allowed(host_of(rest)));
             if !(listed || host_ok) {
                 return Err((StatusCode::FORBIDDEN, "Origin not allowed"));
             }
@@ -75,6 +76,34 @@ pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
             item.eq_ignore_ascii_case(media) || item == "*/*"
         },
     )
+}
+
+/// [`accepts`] for `application/json` and `text/event-stream` at once, in one pass over
+/// the `Accept` headers (a POST needs both answers).
+pub fn accepts_json_and_sse(headers: &HeaderMap) -> (bool, bool) {
+    // What clients send (the spec's own example), recognised without splitting it.
+    const USUAL: &[u8] = b"application/json, text/event-stream";
+    let mut values = headers.get_all(header::ACCEPT).iter();
+    if let (Some(only), None) = (values.next(), values.next()) {
+        if only.as_bytes() == USUAL {
+            return (true, true);
+        }
+    }
+    let (mut json, mut sse) = (false, false);
+    let items =
+        headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));
+    for item in items {
+        let item = item.split(';').next().unwrap_or("").trim();
+        if item == "*/*" {
+            return (true, true);
+        }
+        json |= item.eq_ignore_ascii_case("application/json");
+        sse |= item.eq_ignore_ascii_case("text/event-stream");
+        if json && sse {
+            break;
+        }
+    }
+    (json, sse)
 }
 
 /// Checks a POST's `Content-Type` (415 unless JSON).
@@ -136,5 +165,29 @@ mod tests {
         assert!(accepts(&h, "application/json") && accepts(&h, "text/event-stream"));
         assert!(!accepts(&headers(&[("accept", "text/html")]), "application/json"));
         assert!(accepts(&headers(&[("accept", "*/*")]), "text/event-stream"));
+    }
+
+    #[test]
+    fn both_media_types_are_read_in_one_pass_as_accepts_reads_each() {
+        let cases: &[&[&'static str]] = &[
+            &["application/json, text/event-stream"],
+            &["Application/JSON;q=1", "TEXT/EVENT-STREAM ; q=0.5"],
+            &["text/event-stream"],
+            &["application/json"],
+            &["text/html, */*;q=0.1"],
+            &["application/jsonx, text/event-streams"],
+            &[" application/json ,text/event-stream", "text/html"],
+            &[],
+            &[""],
+        ];
+        for values in cases {
+            let h = headers(&values.iter().map(|v| ("accept", *v)).collect::<Vec<_>>());
+            let each = (accepts(&h, "application/json"), accepts(&h, "text/event-stream"));
+            assert_eq!(accepts_json_and_sse(&h), each, "{values:?}");
+        }
+        let mut h = HeaderMap::new();
+        h.insert(header::ACCEPT, HeaderValue::from_bytes(b"application/json, \xff").unwrap());
+        h.append(header::ACCEPT, HeaderValue::from_static("text/event-stream"));
+        assert_eq!(accepts_json_and_sse(&h), (accepts(&h, "application/json"), true));
     }
 }

@@ -9,7 +9,8 @@ use crate::error::McpError;
 
 /// Handles what the peer sends. Each request and each notification runs as its own task,
 /// started in arrival order; a request's result (or error) is written by the dispatcher,
-/// unless the peer cancelled it.
+/// unless the peer cancelled it. (A stateless HTTP request, served alone, runs inside the
+/// task of its HTTP request instead, under the same rules.)
 pub trait Handler: Send + Sync + 'static {
     /// Called for each request as it arrives, in arrival order, before its task starts
     /// (tasks can start running in any order on a multi-threaded runtime). For quick,

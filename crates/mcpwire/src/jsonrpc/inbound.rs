@@ -27,12 +27,7 @@ pub(super) async fn start_request<H: Handler>(
     permit: OwnedSemaphorePermit,
 ) -> Option<impl Future<Output = ()> + Send + 'static> {
     let shared = &peer.shared;
-    let entry = Arc::new(InFlight {
-        id: request.id.clone(),
-        cancel: shared.shutdown.child_token(),
-        peer_cancelled: AtomicBool::new(false),
-        settled: AtomicU8::new(Settle::Running as u8),
-    });
+    let entry = in_flight(shared, &request);
     let duplicate = match lock(&shared.in_flight).entry(request.id.key()) {
         std::collections::hash_map::Entry::Occupied(_) => true,
         std::collections::hash_map::Entry::Vacant(slot) => {
@@ -48,23 +43,50 @@ pub(super) async fn start_request<H: Handler>(
         peer.send(Outgoing::unrelated(ErrorResponse::new(Some(request.id), error))).await;
         return None;
     }
-    if std::panic::catch_unwind(AssertUnwindSafe(|| handler.on_arrival(&request))).is_err() {
-        tracing::error!(id = %request.id, "the handler's arrival hook panicked");
-    }
-    let ctx = RequestContext {
-        entry: entry.clone(),
-        peer: peer.clone(),
-        extensions: meta.extensions,
-        progress_token: progress_token(request.params.as_deref()),
-        back_channel: !meta.no_back_channel,
-    };
+    arrive(&**handler, &request);
+    let hook = meta.on_unanswered;
+    let ctx = context(peer.clone(), entry.clone(), &request, meta.extensions, meta.no_back_channel);
     let peer = peer.clone();
     let handler = handler.clone();
-    let hook = meta.on_unanswered;
     Some(async move {
         serve(peer, handler, request, ctx, entry, hook).await;
         drop(permit);
     })
+}
+
+/// The state of a request that has just arrived; its token fires when the connection
+/// shuts down (or when the request is cancelled).
+pub(super) fn in_flight(shared: &Shared, request: &Request) -> Arc<InFlight> {
+    Arc::new(InFlight {
+        id: request.id.clone(),
+        cancel: shared.shutdown.child_token(),
+        peer_cancelled: AtomicBool::new(false),
+        settled: AtomicU8::new(Settle::Running as u8),
+    })
+}
+
+/// Calls the handler's arrival hook; a panic there is logged, not propagated.
+pub(super) fn arrive<H: Handler>(handler: &H, request: &Request) {
+    if std::panic::catch_unwind(AssertUnwindSafe(|| handler.on_arrival(request))).is_err() {
+        tracing::error!(id = %request.id, "the handler's arrival hook panicked");
+    }
+}
+
+/// The context a request's handler gets.
+pub(super) fn context(
+    peer: Peer,
+    entry: Arc<InFlight>,
+    request: &Request,
+    extensions: crate::extensions::Extensions,
+    no_back_channel: bool,
+) -> RequestContext {
+    RequestContext {
+        entry,
+        peer,
+        extensions,
+        progress_token: progress_token(request.params.as_deref()),
+        back_channel: !no_back_channel,
+    }
 }
 
 /// Runs the handler and settles the request: answered, or (when the peer cancelled it)
@@ -78,50 +100,77 @@ async fn serve<H: Handler>(
     hook: Option<UnansweredHook>,
 ) {
     let shared = &peer.shared;
-    let id = request.id.clone();
     let method = request.method.clone();
-    let outcome = {
-        // Boxed: a handler's future is kilobytes (the router's state machine), and unboxed
-        // it made this task's future as large, copied whole on every move into and
-        // through `spawn` (a sixth of a pipelined call's instructions). One allocation is
-        // cheaper.
-        let run = AssertUnwindSafe(Box::pin(handler.on_request(request, ctx))).catch_unwind();
-        let limit = shared.config.handler_timeout;
-        let token = entry.cancel.clone();
-        let run = async move {
-            let Some(limit) = limit else { return run.await };
-            match tokio::time::timeout(limit, run).await {
-                Ok(outcome) => outcome,
-                Err(_) => {
-                    // The handler is dropped here; what it spawned sees its token fire.
-                    token.cancel();
-                    Ok(Err(McpError::new(
-                        codes::INTERNAL_ERROR,
-                        format!("Request timed out: the handler did not finish within {limit:?}"),
-                    )))
-                }
+    // Boxed: a handler's future is kilobytes (the router's state machine), and unboxed it
+    // made this task's future as large, copied whole on every move into and through
+    // `spawn` (a sixth of a pipelined call's instructions). One allocation is cheaper.
+    let outcome = run(shared, &entry, Box::pin(handler.on_request(request, ctx))).await;
+    let Some(message) = settle(shared, &entry, &method, outcome, hook) else { return };
+    let id = &entry.id;
+    if !peer.send(Outgoing { message, related: Some(id.clone()) }).await {
+        tracing::debug!(%id, "could not answer: the connection is closed");
+    }
+}
+
+/// What running a handler gave: `None` when it was stopped (its token fired in interrupt
+/// mode, the connection shut down in signal mode), else its result or its panic.
+pub(super) type Outcome = Option<std::thread::Result<Result<RawJson, McpError>>>;
+
+/// Runs a handler's future under the dispatcher's rules: panics are caught,
+/// `handler_timeout` applies, and cancellation stops it as the cancel mode says.
+pub(super) async fn run<F>(shared: &Shared, entry: &InFlight, handler: F) -> Outcome
+where
+    F: Future<Output = Result<RawJson, McpError>> + Send,
+{
+    let run = AssertUnwindSafe(handler).catch_unwind();
+    let limit = shared.config.handler_timeout;
+    let token = &entry.cancel;
+    let run = async move {
+        let Some(limit) = limit else { return run.await };
+        match tokio::time::timeout(limit, run).await {
+            Ok(outcome) => outcome,
+            Err(_) => {
+                // The handler is dropped here; what it spawned sees its token fire.
+                token.cancel();
+                Ok(Err(McpError::new(
+                    codes::INTERNAL_ERROR,
+                    format!("Request timed out: the handler did not finish within {limit:?}"),
+                )))
             }
-        };
-        match shared.config.cancel_mode {
-            PeerCancelMode::Interrupt => tokio::select! {
-                biased;
-                _ = entry.cancel.cancelled() => None,
-                result = run => Some(result),
-            },
-            PeerCancelMode::Signal => tokio::select! {
-                biased;
-                _ = shared.shutdown.cancelled() => None,
-                result = run => Some(result),
-            },
         }
     };
+    match shared.config.cancel_mode {
+        PeerCancelMode::Interrupt => tokio::select! {
+            biased;
+            _ = entry.cancel.cancelled() => None,
+            result = run => Some(result),
+        },
+        PeerCancelMode::Signal => tokio::select! {
+            biased;
+            _ = shared.shutdown.cancelled() => None,
+            result = run => Some(result),
+        },
+    }
+}
 
-    // Settle once, under the table lock, so a racing cancellation either lands before
-    // this point (and silences the answer) or finds nothing in flight (and is ignored).
+/// The one place a finished request becomes its answer. It settles once, under the
+/// in-flight table's lock, so a racing cancellation either lands before this point (and
+/// silences the answer: `None`, with the transport's hook called) or finds nothing in
+/// flight (and is ignored). Handler errors keep their code when they are protocol
+/// errors and are logged and answered `-32603` otherwise; a panic is answered like an
+/// internal error; a stopped handler is answered `-32000` "Connection closed".
+pub(super) fn settle(
+    shared: &Shared,
+    entry: &Arc<InFlight>,
+    method: &str,
+    outcome: Outcome,
+    hook: Option<UnansweredHook>,
+) -> Option<Message> {
+    let id = &entry.id;
     let peer_cancelled = {
         let mut table = lock(&shared.in_flight);
         let key = id.key();
-        if table.get(&key).is_some_and(|e| Arc::ptr_eq(e, &entry)) {
+        if table.get(&key).is_some_and(|e| Arc::ptr_eq(e, entry)) {
             table.remove(&key);
         }
         entry.peer_cancelled.load(Ordering::Acquire)
@@ -134,7 +183,7 @@ async fn serve<H: Handler>(
                 tracing::error!(%id, "the transport's unanswered-request hook panicked");
             }
         }
-        return;
+        return None;
     }
 
     let message = match outcome {
@@ -152,9 +201,7 @@ async fn serve<H: Handler>(
         }
     };
     entry.settled.store(Settle::Answered as u8, Ordering::Release);
-    if !peer.send(Outgoing { message, related: Some(id.clone()) }).await {
-        tracing::debug!(%id, "could not answer: the connection is closed");
-    }
+    Some(message)
 }
 
 /// Applies the peer's `notifications/cancelled` to a request in flight (an unknown or

@@ -14,10 +14,16 @@
 //! - **Shutdown answers what is still in flight** with `-32000` "Connection closed",
 //!   unless an answer was already written or the peer cancelled the request; outbound
 //!   waiters fail with a connection-closed error.
+//!
+//! A transport that gets each request on its own and answers it on its own (a 2026 HTTP
+//! POST) serves it with `serve_one` instead of a whole dispatcher: the same rules, applied
+//! by the same code, with the handler running inside the caller's future and the answer
+//! returned rather than queued (see `oneshot.rs`).
 
 mod context;
 mod handler;
 mod inbound;
+mod oneshot;
 mod outbound;
 mod progress;
 
@@ -33,6 +39,7 @@ use tokio_util::task::TaskTracker;
 
 pub use context::{NotificationContext, RequestContext};
 pub use handler::{Handler, NoHandler};
+pub(crate) use oneshot::serve_one;
 pub use outbound::CallOptions;
 pub use progress::{ProgressCallback, ProgressUpdate};
 
@@ -97,7 +104,8 @@ pub(crate) enum State {
 /// What the dispatcher and every [`Peer`] handle share.
 pub(crate) struct Shared {
     state: AtomicU8,
-    pub(crate) config: DispatcherConfig,
+    /// Shared, not copied: a one-shot request ([`serve_one`]) takes its endpoint's.
+    pub(crate) config: Arc<DispatcherConfig>,
     outgoing: RwLock<Option<mpsc::Sender<Outgoing>>>,
     pending: Mutex<PendingTable>,
     next_id: AtomicI64,
@@ -108,6 +116,20 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
+    /// A connection's state before it runs, writing to `outgoing`.
+    fn new(config: Arc<DispatcherConfig>, outgoing: mpsc::Sender<Outgoing>) -> Self {
+        Shared {
+            state: AtomicU8::new(State::NotStarted as u8),
+            config,
+            outgoing: RwLock::new(Some(outgoing)),
+            pending: Mutex::new(PendingTable::default()),
+            next_id: AtomicI64::new(1),
+            in_flight: Mutex::new(HashMap::new()),
+            close_reason: Mutex::new(None),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
     pub(crate) fn state(&self) -> State {
         match self.state.load(Ordering::Acquire) {
             0 => State::NotStarted,
@@ -172,16 +194,7 @@ impl Dispatcher {
     /// Connects `transport` with `config`. Must be called inside a tokio runtime.
     pub fn with_config(transport: impl Transport, config: DispatcherConfig) -> Self {
         let Connection { incoming, outgoing } = transport.connect();
-        let shared = Arc::new(Shared {
-            state: AtomicU8::new(State::NotStarted as u8),
-            config,
-            outgoing: RwLock::new(Some(outgoing)),
-            pending: Mutex::new(PendingTable::default()),
-            next_id: AtomicI64::new(1),
-            in_flight: Mutex::new(HashMap::new()),
-            close_reason: Mutex::new(None),
-            shutdown: CancellationToken::new(),
-        });
+        let shared = Arc::new(Shared::new(Arc::new(config), outgoing));
         Dispatcher { shared, incoming }
     }
 
