@@ -214,7 +214,7 @@ impl Serialize for Message {
 
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let envelope = Envelope::deserialize(deserializer)?;
+        let envelope = OwnedEnvelope::deserialize(deserializer)?;
         envelope.classify().map_err(|e| de::Error::custom(e.message))
     }
 }
@@ -333,7 +333,10 @@ fn decode_value(bytes: &[u8]) -> Result<Message, DecodeError> {
             Err(e) => Err(DecodeError::parse(e)),
         };
     }
-    let envelope: Envelope = serde_json::from_slice(bytes).map_err(|e| {
+    // The members are borrowed from `bytes`: only the method name and the params are
+    // copied out, once each (an owned capture allocated every member, then parsed the
+    // method again into a `String`).
+    let envelope: Envelope<'_> = serde_json::from_slice(bytes).map_err(|e| {
         if e.is_data() {
             DecodeError::invalid(format!("Invalid request: {e}"), None, false)
         } else {
@@ -343,34 +346,98 @@ fn decode_value(bytes: &[u8]) -> Result<Message, DecodeError> {
     envelope.classify()
 }
 
-/// Every member any message may have, captured before deciding which message it is.
+/// Every member any message may have, captured (borrowed, unparsed) before deciding
+/// which message it is.
 #[derive(Deserialize)]
-struct Envelope {
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// [`Envelope`] with owned members, for [`Message`]'s `Deserialize` impl, whose
+/// deserializer may not lend its input (a reader).
+#[derive(Deserialize)]
+struct OwnedEnvelope {
     #[serde(default)]
     jsonrpc: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     id: Option<Box<RawValue>>,
     #[serde(default)]
     method: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     params: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     result: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     error: Option<Box<RawValue>>,
 }
 
+impl OwnedEnvelope {
+    fn classify(&self) -> Result<Message, DecodeError> {
+        Envelope {
+            jsonrpc: self.jsonrpc.as_deref(),
+            id: self.id.as_deref(),
+            method: self.method.as_deref(),
+            params: self.params.as_deref(),
+            result: self.result.as_deref(),
+            error: self.error.as_deref(),
+        }
+        .classify()
+    }
+}
+
 /// Captures a member's raw JSON even when it is `null`, so that "absent" and "null" differ.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+/// [`present`], owned.
+fn present_owned<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
     Box::<RawValue>::deserialize(d).map(Some)
 }
 
-impl Envelope {
-    fn classify(self) -> Result<Message, DecodeError> {
+/// The id in `raw`: an integer in plain decimal digits is read directly; anything else
+/// (a string, a sign, a fraction, an exponent, a huge number) goes through
+/// [`RequestId`]'s own parser, which decides exactly as before.
+fn read_id(raw: &RawValue) -> Result<RequestId, serde_json::Error> {
+    let text = raw.get();
+    // 18 digits always fit in an i64. `raw` is valid JSON, so it has no leading zeros.
+    if !text.is_empty() && text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(n) = text.parse::<i64>() {
+            return Ok(RequestId::Number(n));
+        }
+    }
+    serde_json::from_str(text)
+}
+
+/// The string in `raw`: one without escapes is its text between the quotes (valid JSON
+/// has no control characters there); anything else is parsed.
+fn read_string(raw: &RawValue) -> Result<String, serde_json::Error> {
+    let text = raw.get();
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        if !inner.contains(['\\', '"']) {
+            return Ok(inner.to_owned());
+        }
+    }
+    serde_json::from_str(text)
+}
+
+impl Envelope<'_> {
+    fn classify(&self) -> Result<Message, DecodeError> {
         let had_method = self.method.is_some();
-        let id = match &self.id {
+        let id = match self.id {
             None => None,
-            Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+            Some(raw) => match read_id(raw) {
                 Ok(id) => Some(id),
                 Err(_) => {
                     let what = if raw.get() == "null" {
@@ -384,13 +451,13 @@ impl Envelope {
         };
         let invalid =
             |msg: &str| Err(DecodeError::invalid(format!("Invalid request: {msg}"), id.clone(), had_method));
-        match self.jsonrpc.as_deref().map(RawValue::get) {
+        match self.jsonrpc.map(RawValue::get) {
             Some("\"2.0\"") => {}
             Some(_) => return invalid("jsonrpc must be \"2.0\""),
             None => return invalid("missing jsonrpc member"),
         }
         if let Some(method) = self.method {
-            let method: String = match serde_json::from_str(method.get()) {
+            let method: String = match read_string(method) {
                 Ok(m) => m,
                 Err(_) => return invalid("method must be a string"),
             };
@@ -398,7 +465,7 @@ impl Envelope {
                 return invalid("a message cannot have both a method and a result or error");
             }
             let params = match self.params {
-                Some(p) if p.get().starts_with('{') => Some(p),
+                Some(p) if p.get().starts_with('{') => Some(p.to_owned()),
                 Some(p) if p.get() == "null" => return invalid("params must not be null"),
                 // JSON-RPC allows positional (array) params; MCP never uses them.
                 Some(_) => return invalid("params must be an object"),
@@ -412,7 +479,9 @@ impl Envelope {
         match (self.result, self.error) {
             (Some(_), Some(_)) => invalid("a response cannot have both result and error"),
             (Some(result), None) => match id {
-                Some(id) => Ok(Message::Response(Response { jsonrpc: JsonRpcVersion, id, result })),
+                Some(id) => {
+                    Ok(Message::Response(Response { jsonrpc: JsonRpcVersion, id, result: result.to_owned() }))
+                }
                 None => invalid("a result response needs an id"),
             },
             (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
