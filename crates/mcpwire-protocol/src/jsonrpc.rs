@@ -194,11 +194,50 @@ impl Message {
         let result = match self {
             Message::Request(r) => serde_json::to_writer(&mut *out, r),
             Message::Notification(n) => serde_json::to_writer(&mut *out, n),
-            Message::Response(r) => serde_json::to_writer(&mut *out, r),
+            Message::Response(r) => {
+                write_response(r, out);
+                Ok(())
+            }
             Message::Error(e) => serde_json::to_writer(&mut *out, e),
         };
         debug_assert!(result.is_ok(), "envelope serialization failed: {result:?}");
     }
+}
+
+/// Writes a response by hand: every answer goes through here, and the result is
+/// already JSON, so the envelope is a fixed head, the id and the result's text. The
+/// output is byte for byte what serializing the [`Response`] writes.
+fn write_response(r: &Response, out: &mut Vec<u8>) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    match &r.id {
+        RequestId::Number(n) => write_i64(*n, out),
+        RequestId::String(s) => {
+            // A string always serializes.
+            let _ = serde_json::to_writer(&mut *out, s);
+        }
+    }
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(r.result.get().as_bytes());
+    out.push(b'}');
+}
+
+/// Appends `n` in decimal.
+fn write_i64(n: i64, out: &mut Vec<u8>) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[at..]);
 }
 
 impl Serialize for Message {
@@ -599,6 +638,29 @@ mod tests {
         assert!(matches!(items[0], Ok(Message::Request(_))));
         assert_eq!(items[1].as_ref().unwrap_err().code, codes::INVALID_REQUEST);
         assert!(matches!(items[2], Ok(Message::Notification(_))));
+    }
+
+    #[test]
+    fn hand_written_responses_match_serde() {
+        let ids = [
+            RequestId::Number(0),
+            RequestId::Number(7),
+            RequestId::Number(-1),
+            RequestId::Number(10),
+            RequestId::Number(i64::MAX),
+            RequestId::Number(i64::MIN),
+            RequestId::from(""),
+            RequestId::from("7"),
+            RequestId::from("a\"b\\c\u{1}\u{7f}é😀\n"),
+        ];
+        for id in ids {
+            for result in [r#"{}"#, r#"{"content":[{"type":"text","text":"x"}]}"#, r#"null"#, r#" [1, 2] "#] {
+                let result = RawValue::from_string(result.to_owned()).unwrap();
+                let response = Response::new(id.clone(), result);
+                let expected = serde_json::to_vec(&response).unwrap();
+                assert_eq!(Message::Response(response).to_vec(), expected);
+            }
+        }
     }
 
     #[test]
