@@ -91,6 +91,8 @@ impl Default for ServerConfig {
 
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
+    /// `info` as 2026 results carry it, serialized once.
+    pub(crate) server_info: reply::ServerInfo,
     pub(crate) instructions: Option<String>,
     pub(crate) tools: Vec<ToolDef>,
     pub(crate) tool_index: HashMap<String, usize>,
@@ -470,6 +472,7 @@ impl ServerBuilder {
 
         Ok(Server {
             inner: Arc::new(ServerInner {
+                server_info: reply::ServerInfo::new(&self.info),
                 info: self.info,
                 instructions: self.instructions,
                 tools: self.tools,
