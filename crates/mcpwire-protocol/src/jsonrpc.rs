@@ -194,11 +194,50 @@ impl Message {
         let result = match self {
             Message::Request(r) => serde_json::to_writer(&mut *out, r),
             Message::Notification(n) => serde_json::to_writer(&mut *out, n),
-            Message::Response(r) => serde_json::to_writer(&mut *out, r),
+            Message::Response(r) => {
+                write_response(r, out);
+                Ok(())
+            }
             Message::Error(e) => serde_json::to_writer(&mut *out, e),
         };
         debug_assert!(result.is_ok(), "envelope serialization failed: {result:?}");
     }
+}
+
+/// Writes a response by hand: every answer goes through here, and the result is
+/// already JSON, so the envelope is a fixed head, the id and the result's text. The
+/// output is byte for byte what serializing the [`Response`] writes.
+fn write_response(r: &Response, out: &mut Vec<u8>) {
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    match &r.id {
+        RequestId::Number(n) => write_i64(*n, out),
+        RequestId::String(s) => {
+            // A string always serializes.
+            let _ = serde_json::to_writer(&mut *out, s);
+        }
+    }
+    out.extend_from_slice(br#","result":"#);
+    out.extend_from_slice(r.result.get().as_bytes());
+    out.push(b'}');
+}
+
+/// Appends `n` in decimal.
+fn write_i64(n: i64, out: &mut Vec<u8>) {
+    let mut buf = [0u8; 20];
+    let mut at = buf.len();
+    let mut rest = n.unsigned_abs();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[at..]);
 }
 
 impl Serialize for Message {
@@ -214,7 +253,7 @@ impl Serialize for Message {
 
 impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let envelope = Envelope::deserialize(deserializer)?;
+        let envelope = OwnedEnvelope::deserialize(deserializer)?;
         envelope.classify().map_err(|e| de::Error::custom(e.message))
     }
 }
@@ -333,7 +372,10 @@ fn decode_value(bytes: &[u8]) -> Result<Message, DecodeError> {
             Err(e) => Err(DecodeError::parse(e)),
         };
     }
-    let envelope: Envelope = serde_json::from_slice(bytes).map_err(|e| {
+    // The members are borrowed from `bytes`: only the method name and the params are
+    // copied out, once each (an owned capture allocated every member, then parsed the
+    // method again into a `String`).
+    let envelope: Envelope<'_> = serde_json::from_slice(bytes).map_err(|e| {
         if e.is_data() {
             DecodeError::invalid(format!("Invalid request: {e}"), None, false)
         } else {
@@ -343,34 +385,98 @@ fn decode_value(bytes: &[u8]) -> Result<Message, DecodeError> {
     envelope.classify()
 }
 
-/// Every member any message may have, captured before deciding which message it is.
+/// Every member any message may have, captured (borrowed, unparsed) before deciding
+/// which message it is.
 #[derive(Deserialize)]
-struct Envelope {
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// [`Envelope`] with owned members, for [`Message`]'s `Deserialize` impl, whose
+/// deserializer may not lend its input (a reader).
+#[derive(Deserialize)]
+struct OwnedEnvelope {
     #[serde(default)]
     jsonrpc: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     id: Option<Box<RawValue>>,
     #[serde(default)]
     method: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     params: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     result: Option<Box<RawValue>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "present_owned")]
     error: Option<Box<RawValue>>,
 }
 
+impl OwnedEnvelope {
+    fn classify(&self) -> Result<Message, DecodeError> {
+        Envelope {
+            jsonrpc: self.jsonrpc.as_deref(),
+            id: self.id.as_deref(),
+            method: self.method.as_deref(),
+            params: self.params.as_deref(),
+            result: self.result.as_deref(),
+            error: self.error.as_deref(),
+        }
+        .classify()
+    }
+}
+
 /// Captures a member's raw JSON even when it is `null`, so that "absent" and "null" differ.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue>::deserialize(d).map(Some)
+}
+
+/// [`present`], owned.
+fn present_owned<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
     Box::<RawValue>::deserialize(d).map(Some)
 }
 
-impl Envelope {
-    fn classify(self) -> Result<Message, DecodeError> {
+/// The id in `raw`: an integer in plain decimal digits is read directly; anything else
+/// (a string, a sign, a fraction, an exponent, a huge number) goes through
+/// [`RequestId`]'s own parser, which decides exactly as before.
+fn read_id(raw: &RawValue) -> Result<RequestId, serde_json::Error> {
+    let text = raw.get();
+    // 18 digits always fit in an i64. `raw` is valid JSON, so it has no leading zeros.
+    if !text.is_empty() && text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(n) = text.parse::<i64>() {
+            return Ok(RequestId::Number(n));
+        }
+    }
+    serde_json::from_str(text)
+}
+
+/// The string in `raw`: one without escapes is its text between the quotes (valid JSON
+/// has no control characters there); anything else is parsed.
+fn read_string(raw: &RawValue) -> Result<String, serde_json::Error> {
+    let text = raw.get();
+    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        if !inner.contains(['\\', '"']) {
+            return Ok(inner.to_owned());
+        }
+    }
+    serde_json::from_str(text)
+}
+
+impl Envelope<'_> {
+    fn classify(&self) -> Result<Message, DecodeError> {
         let had_method = self.method.is_some();
-        let id = match &self.id {
+        let id = match self.id {
             None => None,
-            Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
+            Some(raw) => match read_id(raw) {
                 Ok(id) => Some(id),
                 Err(_) => {
                     let what = if raw.get() == "null" {
@@ -384,13 +490,13 @@ impl Envelope {
         };
         let invalid =
             |msg: &str| Err(DecodeError::invalid(format!("Invalid request: {msg}"), id.clone(), had_method));
-        match self.jsonrpc.as_deref().map(RawValue::get) {
+        match self.jsonrpc.map(RawValue::get) {
             Some("\"2.0\"") => {}
             Some(_) => return invalid("jsonrpc must be \"2.0\""),
             None => return invalid("missing jsonrpc member"),
         }
         if let Some(method) = self.method {
-            let method: String = match serde_json::from_str(method.get()) {
+            let method: String = match read_string(method) {
                 Ok(m) => m,
                 Err(_) => return invalid("method must be a string"),
             };
@@ -398,7 +504,7 @@ impl Envelope {
                 return invalid("a message cannot have both a method and a result or error");
             }
             let params = match self.params {
-                Some(p) if p.get().starts_with('{') => Some(p),
+                Some(p) if p.get().starts_with('{') => Some(p.to_owned()),
                 Some(p) if p.get() == "null" => return invalid("params must not be null"),
                 // JSON-RPC allows positional (array) params; MCP never uses them.
                 Some(_) => return invalid("params must be an object"),
@@ -412,7 +518,9 @@ impl Envelope {
         match (self.result, self.error) {
             (Some(_), Some(_)) => invalid("a response cannot have both result and error"),
             (Some(result), None) => match id {
-                Some(id) => Ok(Message::Response(Response { jsonrpc: JsonRpcVersion, id, result })),
+                Some(id) => {
+                    Ok(Message::Response(Response { jsonrpc: JsonRpcVersion, id, result: result.to_owned() }))
+                }
                 None => invalid("a result response needs an id"),
             },
             (None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
@@ -530,6 +638,29 @@ mod tests {
         assert!(matches!(items[0], Ok(Message::Request(_))));
         assert_eq!(items[1].as_ref().unwrap_err().code, codes::INVALID_REQUEST);
         assert!(matches!(items[2], Ok(Message::Notification(_))));
+    }
+
+    #[test]
+    fn hand_written_responses_match_serde() {
+        let ids = [
+            RequestId::Number(0),
+            RequestId::Number(7),
+            RequestId::Number(-1),
+            RequestId::Number(10),
+            RequestId::Number(i64::MAX),
+            RequestId::Number(i64::MIN),
+            RequestId::from(""),
+            RequestId::from("7"),
+            RequestId::from("a\"b\\c\u{1}\u{7f}é😀\n"),
+        ];
+        for id in ids {
+            for result in [r#"{}"#, r#"{"content":[{"type":"text","text":"x"}]}"#, r#"null"#, r#" [1, 2] "#] {
+                let result = RawValue::from_string(result.to_owned()).unwrap();
+                let response = Response::new(id.clone(), result);
+                let expected = serde_json::to_vec(&response).unwrap();
+                assert_eq!(Message::Response(response).to_vec(), expected);
+            }
+        }
     }
 
     #[test]

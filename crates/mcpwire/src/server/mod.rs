@@ -26,6 +26,7 @@ pub mod uri_template;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use mcpwire_protocol::capabilities::{
@@ -89,16 +90,45 @@ impl Default for ServerConfig {
     }
 }
 
+/// Names (tools, prompts) and URIs to their registration index, looked up once per call.
+pub(crate) type NameIndex = HashMap<String, usize, BuildHasherDefault<NameHasher>>;
+
+/// FNV-1a: the default SipHash cost ~240 instructions per `tools/call` lookup of a short
+/// name. Flooding is no concern here: the tables are fixed when the server is built, and
+/// a client's names are only looked up, never inserted.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NameHasher(u64);
+
+impl Default for NameHasher {
+    fn default() -> Self {
+        NameHasher(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Hasher for NameHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
+    /// `info` as 2026 results carry it, serialized once.
+    pub(crate) server_info: reply::ServerInfo,
     pub(crate) instructions: Option<String>,
     pub(crate) tools: Vec<ToolDef>,
-    pub(crate) tool_index: HashMap<String, usize>,
+    pub(crate) tool_index: NameIndex,
     pub(crate) resources: Vec<ResourceDef>,
-    pub(crate) resource_index: HashMap<String, usize>,
+    pub(crate) resource_index: NameIndex,
     pub(crate) templates: Vec<TemplateDef>,
     pub(crate) prompts: Vec<PromptDef>,
-    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) prompt_index: NameIndex,
     pub(crate) completion: Option<CompletionHandler>,
     pub(crate) methods: HashMap<String, MethodHandler>,
     pub(crate) capabilities: ServerCapabilities,
@@ -415,7 +445,7 @@ impl ServerBuilder {
 
     /// Checks what was registered and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
-        let mut tool_index = HashMap::new();
+        let mut tool_index = NameIndex::default();
         for (i, def) in self.tools.iter().enumerate() {
             let name = &def.tool.name;
             if !is_valid_tool_name(name) {
@@ -470,6 +500,7 @@ impl ServerBuilder {
 
         Ok(Server {
             inner: Arc::new(ServerInner {
+                server_info: reply::ServerInfo::new(&self.info),
                 info: self.info,
                 instructions: self.instructions,
                 tools: self.tools,
@@ -495,11 +526,8 @@ impl ServerBuilder {
     }
 }
 
-fn index<'a>(
-    names: impl Iterator<Item = &'a String>,
-    kind: &'static str,
-) -> Result<HashMap<String, usize>, BuildError> {
-    let mut map = HashMap::new();
+fn index<'a>(names: impl Iterator<Item = &'a String>, kind: &'static str) -> Result<NameIndex, BuildError> {
+    let mut map = NameIndex::default();
     for (i, name) in names.enumerate() {
         if map.insert(name.clone(), i).is_some() {
             return Err(BuildError::Duplicate { kind, name: name.clone() });

@@ -4,12 +4,14 @@
 
 use mcpwire_protocol::common::EmptyResult;
 use mcpwire_protocol::completion::CompleteResult;
-use mcpwire_protocol::lifecycle::{DiscoverResult, InitializeResult};
+use mcpwire_protocol::lifecycle::{DiscoverResult, Implementation, InitializeResult};
 use mcpwire_protocol::mrtr::InputRequiredResult;
 use mcpwire_protocol::prompts::{GetPromptResult, ListPromptsResult};
 use mcpwire_protocol::resources::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};
 use mcpwire_protocol::tools::{CallToolResult, ListToolsResult};
 use mcpwire_protocol::{meta, methods, CacheHint, CacheScope, Meta, RawJson, ResultType};
+use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::error::McpError;
@@ -32,16 +34,58 @@ pub(crate) enum Reply {
     Custom(Value),
 }
 
+/// The server's identity as 2026 results carry it, made once when the server is built
+/// (it was serialized into a fresh tree for every request).
+#[derive(Debug)]
+pub(crate) struct ServerInfo {
+    /// `{"name": .., "version": ..}` as a tree, for results whose `_meta` is a map.
+    value: Value,
+    /// The same, serialized: written as is into a result without `_meta` of its own.
+    raw: Box<RawValue>,
+}
+
+impl ServerInfo {
+    /// Serializes `info` (strings only: this cannot fail; `null` if it did).
+    pub(crate) fn new(info: &Implementation) -> Self {
+        let value = serde_json::to_value(info).unwrap_or(Value::Null);
+        // From the tree, not the struct, so the text is byte for byte what serializing
+        // the tree inside a `_meta` map writes.
+        let raw = serde_json::value::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        ServerInfo { value, raw }
+    }
+}
+
 /// What a 2026 result is stamped with.
 pub(crate) struct Stamp<'a> {
-    /// `{"name": .., "version": ..}` of the server.
-    pub(crate) server_info: &'a Value,
+    /// The server's identity.
+    pub(crate) server_info: &'a ServerInfo,
     /// The cache hint of this method, if it is cacheable.
     pub(crate) cache: Option<CacheHint>,
 }
 
+/// A result whose own `_meta` is absent, written with the stamped one appended: the
+/// same text as inserting the identity into a new `_meta` map and serializing the
+/// result, since `_meta` is the last member of every type stamped this way.
+#[derive(Serialize)]
+struct WithServerInfo<'a, T: Serialize> {
+    #[serde(flatten)]
+    result: &'a T,
+    #[serde(rename = "_meta")]
+    meta: ServerInfoMeta<'a>,
+}
+
+/// `{"io.modelcontextprotocol/serverInfo": ..}`.
+#[derive(Serialize)]
+struct ServerInfoMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    server_info: &'a RawValue,
+}
+
 /// Access to the common result members of each result type.
 trait ResultFields {
+    /// Whether `_meta` is the type's last member (see [`WithServerInfo`]).
+    const META_LAST: bool = true;
+
     fn fields(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>);
     fn cache_fields(&mut self) -> Option<(&mut Option<u64>, &mut Option<CacheScope>)> {
         None
@@ -71,7 +115,15 @@ macro_rules! cacheable_fields {
     )*};
 }
 
-result_fields!(EmptyResult, CallToolResult, GetPromptResult, CompleteResult, InputRequiredResult);
+result_fields!(CallToolResult, GetPromptResult, CompleteResult, InputRequiredResult);
+
+impl ResultFields for EmptyResult {
+    // Its open members (`extra`) come after `_meta`.
+    const META_LAST: bool = false;
+    fn fields(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>) {
+        (&mut self.result_type, &mut self.meta)
+    }
+}
 cacheable_fields!(
     DiscoverResult,
     ListToolsResult,
@@ -81,19 +133,25 @@ cacheable_fields!(
     ListPromptsResult
 );
 
+/// The 2026 stamp but the identity: `resultType`, and the cache hints unless the
+/// handler set its own.
+fn stamp_fields(result: &mut impl ResultFields, kind: ResultType, s: &Stamp) {
+    if let Some((ttl, scope)) = result.cache_fields() {
+        let hint = s.cache.unwrap_or_default();
+        ttl.get_or_insert(hint.ttl_ms);
+        scope.get_or_insert(hint.scope);
+    }
+    *result.fields().0 = Some(kind);
+}
+
 fn stamp(result: &mut impl ResultFields, kind: ResultType, stamp: Option<&Stamp>) {
     match stamp {
         Some(s) => {
-            if let Some((ttl, scope)) = result.cache_fields() {
-                let hint = s.cache.unwrap_or_default();
-                ttl.get_or_insert(hint.ttl_ms);
-                scope.get_or_insert(hint.scope);
-            }
-            let (result_type, meta) = result.fields();
-            *result_type = Some(kind);
+            stamp_fields(result, kind, s);
+            let (_, meta) = result.fields();
             meta.get_or_insert_with(Meta::new)
                 .entry(meta::SERVER_INFO)
-                .or_insert_with(|| s.server_info.clone());
+                .or_insert_with(|| s.server_info.value.clone());
         }
         None => {
             if let Some((ttl, scope)) = result.cache_fields() {
@@ -146,7 +204,7 @@ impl Reply {
                 if let (Some(s), Value::Object(o)) = (s, &mut v) {
                     o.entry("resultType").or_insert_with(|| Value::String("complete".into()));
                     if let Value::Object(m) = o.entry("_meta").or_insert_with(|| Value::Object(Meta::new())) {
-                        m.entry(meta::SERVER_INFO).or_insert_with(|| s.server_info.clone());
+                        m.entry(meta::SERVER_INFO).or_insert_with(|| s.server_info.value.clone());
                     }
                 }
                 serde_json::value::to_raw_value(&v)
@@ -156,11 +214,103 @@ impl Reply {
     }
 }
 
-fn with<T: ResultFields + serde::Serialize>(
+/// Stamps and serializes a result whose `_meta` is its last member.
+fn with<T: ResultFields + Serialize>(
     r: &mut T,
     kind: ResultType,
     s: Option<&Stamp>,
 ) -> Result<RawJson, serde_json::Error> {
+    if let Some(st) = s {
+        if T::META_LAST && r.fields().1.is_none() {
+            // Everything but the identity, then the identity as already serialized.
+            stamp_fields(r, kind, st);
+            let meta = ServerInfoMeta { server_info: &st.server_info.raw };
+            return serde_json::value::to_raw_value(&WithServerInfo { result: &*r, meta });
+        }
+    }
     stamp(r, kind, s);
     serde_json::value::to_raw_value(r)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use mcpwire_protocol::content::Icon;
+    use mcpwire_protocol::tools::Tool;
+    use serde_json::json;
+
+    /// The stamp as it was before the identity was serialized once: inserted as a tree
+    /// into `_meta`, then the whole result serialized.
+    fn reference<T: ResultFields + Serialize>(mut r: T, kind: ResultType, s: &Stamp) -> String {
+        stamp(&mut r, kind, Some(s));
+        serde_json::to_string(&r).unwrap()
+    }
+
+    fn identities() -> Vec<Implementation> {
+        let mut rich = Implementation::new("srv \"q\" é", "1.2.3");
+        rich.title = Some("A title".into());
+        rich.description = Some("line\nbreak".into());
+        rich.website_url = Some("https://example.com".into());
+        rich.icons = Some(vec![Icon { src: "data:x".into(), ..Default::default() }]);
+        vec![Implementation::new("s", "0.1.0"), rich]
+    }
+
+    fn metas() -> Vec<Option<Meta>> {
+        let mut other = Meta::new();
+        other.insert("a.b/x".into(), json!([1, {"z": null}]));
+        let mut own = Meta::new();
+        own.insert(meta::SERVER_INFO.into(), json!("the handler's own"));
+        vec![None, Some(Meta::new()), Some(other), Some(own)]
+    }
+
+    fn check<T: ResultFields + Serialize + Clone>(r: T, kind: ResultType) {
+        for info in identities() {
+            let server_info = ServerInfo::new(&info);
+            let hints = [None, Some(CacheHint { ttl_ms: 5, scope: CacheScope::Public })];
+            for cache in hints {
+                let s = Stamp { server_info: &server_info, cache };
+                let expected = reference(r.clone(), kind.clone(), &s);
+                let got = with(&mut r.clone(), kind.clone(), Some(&s)).unwrap();
+                assert_eq!(got.get(), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn stamped_results_are_byte_identical_to_the_tree_stamp() {
+        for meta in metas() {
+            let mut call = CallToolResult::text("hello \"world\"");
+            call.meta = meta.clone();
+            check(call.clone(), ResultType::Complete);
+            call.structured_content = Some(json!({"b": 1, "a": [true]}));
+            call.is_error = Some(true);
+            check(call, ResultType::Complete);
+
+            let mut list = ListToolsResult {
+                tools: vec![Tool::new("t", Tool::no_parameters_schema())],
+                next_cursor: Some("c".into()),
+                meta: meta.clone(),
+                ..Default::default()
+            };
+            check(list.clone(), ResultType::Complete);
+            // A handler's own cache hint is kept.
+            list.ttl_ms = Some(99);
+            check(list, ResultType::Complete);
+
+            let discover = DiscoverResult { meta: meta.clone(), ..Default::default() };
+            check(discover, ResultType::Complete);
+            let read = ReadResourceResult { meta: meta.clone(), ..Default::default() };
+            check(read, ResultType::Complete);
+            let prompt = GetPromptResult { meta: meta.clone(), ..Default::default() };
+            check(prompt, ResultType::Complete);
+            let mut input = InputRequiredResult::new();
+            input.request_state = Some("s".into());
+            input.meta = meta.clone();
+            check(input, ResultType::InputRequired);
+            let mut empty = EmptyResult { meta: meta.clone(), ..Default::default() };
+            empty.extra.insert("zz".into(), json!(1));
+            check(empty, ResultType::Complete);
+        }
+    }
 }

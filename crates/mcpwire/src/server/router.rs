@@ -40,7 +40,29 @@ struct Retry {
     request_state: Option<String>,
     method: &'static str,
     target: String,
-    args: Value,
+    args: RetryArgs,
+}
+
+/// The arguments a `requestState` is bound to. A tool's raw arguments are parsed only
+/// when a digest is needed (a retry's state to open, an `input_required` to seal):
+/// most calls need neither, and the parse was a tenth of a 2026 call.
+enum RetryArgs {
+    /// A tool's raw arguments; absent or unparsable ones bind as `{}`.
+    Tool(Option<Box<RawValue>>),
+    /// Arguments already in tree form.
+    Value(Value),
+}
+
+impl RetryArgs {
+    /// The digest the sealed state binds.
+    fn digest(&self) -> [u8; 32] {
+        match self {
+            RetryArgs::Tool(raw) => digest_json(
+                &raw.as_deref().and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or(json!({})),
+            ),
+            RetryArgs::Value(v) => digest_json(v),
+        }
+    }
 }
 
 /// Parses params (absent params parse as `{}`); a mismatch is `-32602`.
@@ -67,35 +89,7 @@ impl Server {
                 let tools = page.iter().map(|d| d.tool.clone()).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
-            methods::TOOLS_CALL if caps.tools.is_some() => {
-                let p: CallToolRequestParams = parse(params)?;
-                // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep
-                // copy per call was a fifth of a stdio call's instructions.
-                let Some(def) = inner.tool_index.get(&p.name).and_then(|i| inner.tools.get(*i)) else {
-                    return Err(McpError::invalid_params(format!("Unknown tool: {}", p.name)));
-                };
-                if let Some(args) = &p.arguments {
-                    if !args.get().trim_start().starts_with('{') {
-                        return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
-                    }
-                }
-                let retry = self.retry_fields(
-                    &seed,
-                    p.input_responses,
-                    p.request_state,
-                    methods::TOOLS_CALL,
-                    &p.name,
-                    || {
-                        p.arguments
-                            .as_deref()
-                            .and_then(|a| serde_json::from_str(a.get()).ok())
-                            .unwrap_or(json!({}))
-                    },
-                );
-                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
-                let outcome = def.call(ctx.clone(), p.arguments).await;
-                self.settle(ctx, retry, outcome.map(Reply::CallTool))
-            }
+            methods::TOOLS_CALL if caps.tools.is_some() => self.call_tool(rpc, seed, parse(params)?).await,
             methods::RESOURCES_LIST if caps.resources.is_some() => {
                 let p: ListResourcesRequestParams = parse(params)?;
                 let (page, next_cursor) = self.page(&inner.resources, p.cursor.as_deref())?;
@@ -121,7 +115,7 @@ impl Server {
                     p.request_state,
                     methods::RESOURCES_READ,
                     &p.uri,
-                    || json!({}),
+                    || RetryArgs::Value(json!({})),
                 );
                 let not_found_code = match &seed {
                     Seed::Stateful(s) => resource_not_found_code(&s.version),
@@ -153,7 +147,7 @@ impl Server {
                     p.request_state,
                     methods::PROMPTS_GET,
                     &p.name,
-                    || serde_json::to_value(&args.0).unwrap_or(Value::Null),
+                    || RetryArgs::Value(serde_json::to_value(&args.0).unwrap_or(Value::Null)),
                 );
                 let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
                 let outcome = def.get(ctx.clone(), args).await;
@@ -179,6 +173,37 @@ impl Server {
                 self.settle(ctx, None, outcome.map(Reply::Custom))
             }
         }
+    }
+
+    /// `tools/call`, its params parsed.
+    pub(crate) async fn call_tool(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: CallToolRequestParams,
+    ) -> Result<Reply, McpError> {
+        let inner = &self.inner;
+        // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep copy
+        // per call was a fifth of a stdio call's instructions.
+        let Some(def) = inner.tool_index.get(&p.name).and_then(|i| inner.tools.get(*i)) else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {}", p.name)));
+        };
+        if let Some(args) = &p.arguments {
+            if !args.get().trim_start().starts_with('{') {
+                return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
+            }
+        }
+        let retry = self.retry_fields(
+            &seed,
+            p.input_responses,
+            p.request_state,
+            methods::TOOLS_CALL,
+            &p.name,
+            || RetryArgs::Tool(p.arguments.clone()),
+        );
+        let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
+        let outcome = def.call(ctx.clone(), p.arguments).await;
+        self.settle(ctx, retry, outcome.map(Reply::CallTool))
     }
 
     /// One page of a list, from an opaque cursor.
@@ -219,7 +244,7 @@ impl Server {
         request_state: Option<String>,
         method: &'static str,
         target: &str,
-        args: impl FnOnce() -> Value,
+        args: impl FnOnce() -> RetryArgs,
     ) -> Option<Retry> {
         match seed {
             Seed::Stateful(_) => None,
@@ -250,7 +275,7 @@ impl Server {
                 if let Some(retry) = retry {
                     info.responses = retry.responses.clone().unwrap_or_default();
                     if let Some(token) = &retry.request_state {
-                        let digest = digest_json(&retry.args);
+                        let digest = retry.args.digest();
                         let binding = Binding {
                             method: retry.method,
                             target: &retry.target,
@@ -300,7 +325,7 @@ impl Server {
         let binding = Binding {
             method: retry.method,
             target: &retry.target,
-            args_digest: digest_json(&retry.args),
+            args_digest: retry.args.digest(),
             principal: None,
         };
         result.request_state =

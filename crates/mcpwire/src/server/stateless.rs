@@ -8,6 +8,7 @@ use mcpwire_protocol::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
     SubscriptionsListenResult,
 };
+use mcpwire_protocol::tools::CallToolRequestParams;
 use mcpwire_protocol::{codes, meta, methods, Meta, RawJson, Request, RequestId};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -31,7 +32,12 @@ struct MetaProbe {
 /// the supported versions) when its version is not one this server speaks statelessly.
 pub(crate) fn read_envelope(request: &Request) -> Result<RequestEnvelope, McpError> {
     let probe: MetaProbe = parse(request.params.as_deref())?;
-    let envelope = RequestEnvelope::from_meta(probe.meta.as_ref())
+    check_envelope(probe.meta.as_ref())
+}
+
+/// [`read_envelope`] from the `_meta` already parsed.
+fn check_envelope(meta: Option<&Meta>) -> Result<RequestEnvelope, McpError> {
+    let envelope = RequestEnvelope::from_meta(meta)
         .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))?;
     if !is_stateless_version(&envelope.protocol_version) {
         return Err(unsupported_version(envelope.protocol_version.as_str()));
@@ -46,11 +52,6 @@ pub(crate) fn unsupported_version(requested: &str) -> McpError {
 }
 
 impl Server {
-    /// The server's identity as stamped into 2026 results.
-    pub(crate) fn server_info_value(&self) -> Value {
-        serde_json::to_value(&self.inner.info).unwrap_or(Value::Null)
-    }
-
     /// Serves one 2026 request through the middleware.
     pub(crate) async fn serve_stateless(
         &self,
@@ -74,8 +75,14 @@ impl Server {
         request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
-        let envelope = read_envelope(&request)?;
         let method = request.method.as_str();
+        if let Some(p) = self.tool_call_params(&request) {
+            // The params were parsed once, `_meta` with them: the envelope comes from that.
+            let envelope = check_envelope(p.meta.as_ref())?;
+            let reply = self.call_tool(rpc, Seed::Stateless(Box::new(envelope)), p).await?;
+            return self.stamp(reply);
+        }
+        let envelope = read_envelope(&request)?;
         let reply = match method {
             methods::SERVER_DISCOVER => Reply::Discover(DiscoverResult {
                 supported_versions: supported_stateless(),
@@ -95,9 +102,29 @@ impl Server {
                     .await?
             }
         };
-        let server_info = self.server_info_value();
-        let cache = reply.cache_method().and_then(|m| self.inner.config.cache_hints.get(m).copied());
-        reply.into_raw(Some(&Stamp { server_info: &server_info, cache }))
+        self.stamp(reply)
+    }
+
+    /// The params of a `tools/call` this server serves, when they parse.
+    ///
+    /// The general path reads `_meta` twice (the envelope probe, then the typed params)
+    /// into two trees. When the typed params parse, the probe would have parsed too and
+    /// found the same `_meta`, so the envelope can come from the params; when they do
+    /// not, `None` sends the request down the general path, which reports the same
+    /// error in the same order as ever (an envelope error before a params error).
+    fn tool_call_params(&self, request: &Request) -> Option<CallToolRequestParams> {
+        if request.method != methods::TOOLS_CALL || self.inner.capabilities.tools.is_none() {
+            return None;
+        }
+        mcpwire_protocol::jsonrpc::parse_params(request.params.as_deref()).ok()
+    }
+
+    /// Stamps a 2026 reply (`resultType`, the server's identity, cache hints) and
+    /// serializes it.
+    fn stamp(&self, reply: Reply) -> Result<RawJson, McpError> {
+        let inner = &self.inner;
+        let cache = reply.cache_method().and_then(|m| inner.config.cache_hints.get(m).copied());
+        reply.into_raw(Some(&Stamp { server_info: &inner.server_info, cache }))
     }
 
     /// A `subscriptions/listen` stream: the acknowledgement first, then every matching

@@ -98,8 +98,16 @@ impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T>
 }
 
 /// Decodes raw arguments (absent = `{}`) into `T`, with an error that names the field.
+///
+/// Plain `serde_json` first: tracking the path costs about twice as much, and only an
+/// error needs it. A failure is decoded again with the path tracked, so the error (and
+/// anything the path-tracking decoder accepts that the plain one does not) is exactly
+/// what it always was.
 pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
     let text = arguments.map_or("{}", |a| a.get());
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -473,4 +481,67 @@ impl ToolBuilder {
 pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::value::RawValue;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Inner {
+        n: u8,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Outer {
+        text: String,
+        #[serde(default)]
+        list: Vec<Inner>,
+        #[serde(default)]
+        flag: Option<bool>,
+    }
+
+    /// The decoder before the plain-serde fast path: path tracking on every call.
+    fn tracked<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
+        let text = arguments.map_or("{}", |a| a.get());
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path == "." {
+                inner.to_string()
+            } else {
+                format!("{path}: {inner}")
+            }
+        })
+    }
+
+    #[test]
+    fn fast_path_decodes_and_fails_exactly_like_path_tracking() {
+        let inputs = [
+            r#"{"text":"a"}"#,
+            r#"{"text":"a\"b\u00e9","list":[{"n":1},{"n":2}],"flag":true}"#,
+            r#"{"text":"a","extra":[1,2,3]}"#,
+            r#"{}"#,
+            r#"{"text":1}"#,
+            r#"{"text":"a","list":[{"n":1},{"n":300}]}"#,
+            r#"{"text":"a","list":[{"m":1}]}"#,
+            r#"{"text":"a","flag":"yes"}"#,
+            r#"{"text":"a","text":"b"}"#,
+            r#"[1]"#,
+            r#"["a",[]]"#,
+            r#"5"#,
+        ];
+        for input in inputs {
+            let raw = RawValue::from_string(input.to_owned()).unwrap();
+            let fast = decode_arguments::<Outer>(Some(&raw));
+            assert_eq!(fast, tracked::<Outer>(Some(&raw)), "{input}");
+        }
+        assert_eq!(decode_arguments::<Outer>(None), tracked::<Outer>(None));
+        let err = decode_arguments::<Outer>(Some(&RawValue::from_string(inputs[5].to_owned()).unwrap()));
+        assert!(err.unwrap_err().starts_with("list[1].n: "), "the error names the field");
+    }
 }
