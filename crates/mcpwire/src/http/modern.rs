@@ -66,7 +66,7 @@ pub(crate) async fn serve(
     let mut running =
         Running { peer: dispatcher.peer(), run: Box::pin(dispatcher.run(Modern(server.clone()))) };
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
-    if in_tx.send(TransportEvent::Message(Message::Request(request), meta)).await.is_err() {
+    if in_tx.send(TransportEvent::message(Message::Request(request), meta)).await.is_err() {
         return status::error(
             StatusCode::INTERNAL_SERVER_ERROR,
             Some(id),
@@ -85,7 +85,7 @@ pub(crate) async fn serve(
         _ = closing.cancelled() => return shutting_down(id),
     };
     let first = match first {
-        Ok(Some(out)) if is_answer(&out.message) => return json_answer(out.message),
+        Ok(Some(out)) if is_answer(out.message()) => return json_answer(out.into_parts().0),
         Ok(Some(out)) => Some(out),
         Ok(None) => {
             return status::error(
@@ -100,8 +100,8 @@ pub(crate) async fn serve(
     if !accepts_sse {
         // The client takes JSON only: wait for the answer and drop the notifications.
         while let Some(out) = out_rx.recv().await {
-            if is_answer(&out.message) {
-                return json_answer(out.message);
+            if is_answer(out.message()) {
+                return json_answer(out.into_parts().0);
             }
         }
         return status::error(
@@ -120,7 +120,7 @@ pub(crate) async fn serve(
         let _request_alive = (in_tx, slot, running);
         let stream = Stream { body: body_tx, stall: keep_alive };
         let opening = match first {
-            Some(out) => sse::event(None, None, &out.message.to_vec()),
+            Some(out) => sse::event(None, None, &out.message().to_vec()),
             None => sse::keep_alive(),
         };
         if !stream.send(opening).await {
@@ -144,8 +144,8 @@ pub(crate) async fn serve(
             };
             match next {
                 Ok(Some(out)) => {
-                    let answer = is_answer(&out.message);
-                    if !stream.send(sse::event(None, None, &out.message.to_vec())).await || answer {
+                    let answer = is_answer(out.message());
+                    if !stream.send(sse::event(None, None, &out.message().to_vec())).await || answer {
                         return;
                     }
                 }

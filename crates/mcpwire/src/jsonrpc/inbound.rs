@@ -152,7 +152,7 @@ async fn serve<H: Handler>(
         }
     };
     entry.settled.store(Settle::Answered as u8, Ordering::Release);
-    if !peer.send(Outgoing { message, related: Some(id.clone()) }).await {
+    if !peer.send(Outgoing::new(message, Some(id.clone()))).await {
         tracing::debug!(%id, "could not answer: the connection is closed");
     }
 }
