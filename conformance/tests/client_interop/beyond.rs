@@ -53,7 +53,8 @@ async fn log_messages_arrive_in_order_before_the_response() {
     let (client_end, mut server_end) = mcpwire::transport::memory::pair();
     tokio::spawn(async move {
         while let Some(event) = server_end.incoming.recv().await {
-            let TransportEvent::Message(Message::Request(request), _) = event else { continue };
+            let TransportEvent::Message(inbound) = event else { continue };
+            let Message::Request(request) = inbound.message else { continue };
             let result = if request.method == "initialize" {
                 json!({
                     "protocolVersion": "2025-11-25",

@@ -151,8 +151,10 @@ fn dispatch(c: &mut Criterion) {
                     for request in requests {
                         client.outgoing.send(Outgoing::unrelated(request)).await.unwrap();
                         match client.incoming.recv().await {
-                            Some(TransportEvent::Message(Message::Response(r), _)) => {
-                                black_box(r);
+                            Some(TransportEvent::Message(inbound))
+                                if matches!(inbound.message, Message::Response(_)) =>
+                            {
+                                black_box(inbound);
                             }
                             other => panic!("unexpected {other:?}"),
                         }

@@ -214,7 +214,7 @@ async fn invalid_frames_are_answered_and_the_connection_goes_on() {
     let (mut raw, _, _) = serve(Default::default());
     let parse =
         DecodeError { code: codes::PARSE_ERROR, message: "Parse error".into(), id: None, had_method: false };
-    raw.events.send(TransportEvent::Invalid(parse)).await.unwrap();
+    raw.events.send(TransportEvent::invalid(parse)).await.unwrap();
     let m = raw.next().await;
     assert_eq!(
         json_of(&m),
@@ -226,7 +226,7 @@ async fn invalid_frames_are_answered_and_the_connection_goes_on() {
         id: Some(RequestId::from(9)),
         had_method: true,
     };
-    raw.events.send(TransportEvent::Invalid(invalid)).await.unwrap();
+    raw.events.send(TransportEvent::invalid(invalid)).await.unwrap();
     assert_eq!(expect_error(&raw.next().await, 9).code, codes::INVALID_REQUEST);
     // A malformed response-like frame with an id is only logged.
     let response_like = DecodeError {
@@ -235,7 +235,7 @@ async fn invalid_frames_are_answered_and_the_connection_goes_on() {
         id: Some(RequestId::from(3)),
         had_method: false,
     };
-    raw.events.send(TransportEvent::Invalid(response_like)).await.unwrap();
+    raw.events.send(TransportEvent::invalid(response_like)).await.unwrap();
     raw.request(10, "echo", json!({})).await;
     expect_result(&raw.next().await, 10);
 }

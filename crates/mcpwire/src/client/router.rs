@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 
 use super::cache::Cache;
 use super::callbacks::{Callbacks, ServerChange};
-use crate::transport::{Connection, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
+use crate::transport::{Connection, Inbound, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
 /// Open `subscriptions/listen` streams, by subscription id.
 pub(crate) type Listeners = Arc<Mutex<HashMap<IdKey, mpsc::Sender<Notification>>>>;
@@ -45,10 +45,19 @@ impl Router {
                 };
                 let event = match event {
                     None => return,
-                    Some(TransportEvent::Message(Message::Notification(n), meta)) => match self.route(n) {
-                        None => continue,
-                        Some(n) => TransportEvent::Message(Message::Notification(n), meta),
-                    },
+                    // (Only a notification is unboxed and boxed again.)
+                    Some(TransportEvent::Message(inbound))
+                        if matches!(inbound.message, Message::Notification(_)) =>
+                    {
+                        let Inbound { message, meta } = *inbound;
+                        match message {
+                            Message::Notification(n) => match self.route(n) {
+                                None => continue,
+                                Some(n) => TransportEvent::message(Message::Notification(n), meta),
+                            },
+                            other => TransportEvent::message(other, meta),
+                        }
+                    }
                     Some(other) => other,
                 };
                 if tx.send(event).await.is_err() {

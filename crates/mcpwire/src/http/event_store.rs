@@ -133,6 +133,17 @@ struct Log {
     bytes: usize,
 }
 
+impl Log {
+    /// Appends an event; returns its sequence number and the stream's event count.
+    fn push(&mut self, message: Bytes) -> (u64, usize) {
+        let seq = self.next;
+        self.next += 1;
+        self.bytes += message.len();
+        self.events.push_back((seq, message));
+        (seq, self.events.len())
+    }
+}
+
 /// `<stream>#<sequence>`, written without the formatting machinery (once per event).
 fn event_id(stream: &str, seq: u64) -> String {
     let mut id = Vec::with_capacity(stream.len() + 21);
@@ -188,23 +199,29 @@ impl EventStore for MemoryEventStore {
     fn store(&self, stream: &str, message: Bytes) -> Option<String> {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let inner = &mut *inner;
-        if !inner.logs.contains_key(stream) {
-            if inner.logs.len() >= self.max_streams {
-                if let Some(old) = inner.oldest_other(stream) {
-                    inner.evict(&old);
+        let size = message.len();
+        // One hash of the name for an event of a known stream, two for a new stream's
+        // first event (this runs for every event).
+        let (seq, events) = match inner.logs.get_mut(stream) {
+            Some(log) => log.push(message),
+            None => {
+                if inner.logs.len() >= self.max_streams {
+                    if let Some(old) = inner.oldest_other(stream) {
+                        inner.evict(&old);
+                    }
                 }
+                // Most streams hold two events (the priming event and one answer):
+                // room for those, not the four a first push would allocate.
+                let mut log = Log { events: VecDeque::with_capacity(2), ..Log::default() };
+                let pushed = log.push(message);
+                let name: Arc<str> = Arc::from(stream);
+                inner.order.push_back(name.clone());
+                inner.logs.insert(name, log);
+                pushed
             }
-            let name: Arc<str> = Arc::from(stream);
-            inner.order.push_back(name.clone());
-            inner.logs.insert(name, Log::default());
-        }
-        let log = inner.logs.get_mut(stream)?;
-        let seq = log.next;
-        log.next += 1;
-        log.bytes += message.len();
-        inner.bytes += message.len();
-        log.events.push_back((seq, message));
-        if log.events.len() > self.per_stream {
+        };
+        inner.bytes += size;
+        if events > self.per_stream {
             inner.pop_oldest(stream);
         }
         while inner.bytes > self.max_bytes {

@@ -36,7 +36,7 @@ impl McpService {
             let events = messages
                 .into_iter()
                 .map(|m| {
-                    TransportEvent::Message(
+                    TransportEvent::message(
                         m,
                         InboundMeta { extensions: extensions.clone(), ..Default::default() },
                     )
@@ -68,7 +68,7 @@ impl McpService {
                     Message::Request(r) => session.request_meta(&r.id, stream, json, extensions.clone()),
                     _ => InboundMeta { extensions: extensions.clone(), ..Default::default() },
                 };
-                TransportEvent::Message(m, meta)
+                TransportEvent::message(m, meta)
             })
             .collect();
         if !session.deliver(events).await {

@@ -91,7 +91,7 @@ pub(crate) async fn serve(
         let _slot = slot;
         let stream = Stream { body: body_tx, stall: keep_alive };
         let opening = match first {
-            Some(out) => sse::event(None, None, &out.message.to_vec()),
+            Some(out) => sse::event(None, None, &out.message().to_vec()),
             None => sse::keep_alive(),
         };
         if !stream.send(opening).await {
@@ -115,7 +115,7 @@ pub(crate) async fn serve(
                 answer = &mut call => {
                     // What the handler sent before its answer goes first.
                     while let Ok(out) = sent.try_recv() {
-                        if !stream.send(sse::event(None, None, &out.message.to_vec())).await {
+                        if !stream.send(sse::event(None, None, &out.message().to_vec())).await {
                             return;
                         }
                     }
@@ -128,7 +128,7 @@ pub(crate) async fn serve(
             };
             match next {
                 Ok(Some(out)) => {
-                    if !stream.send(sse::event(None, None, &out.message.to_vec())).await {
+                    if !stream.send(sse::event(None, None, &out.message().to_vec())).await {
                         return;
                     }
                 }
@@ -159,7 +159,7 @@ fn answered(
     let Some(answer) = answer else { return internal_error(id) };
     let mut body = Vec::new();
     while let Ok(out) = sent.try_recv() {
-        body.extend_from_slice(&sse::event(None, None, &out.message.to_vec()));
+        body.extend_from_slice(&sse::event(None, None, &out.message().to_vec()));
     }
     if body.is_empty() {
         return json_answer(answer);

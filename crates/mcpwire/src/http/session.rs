@@ -24,7 +24,9 @@ use crate::transport::{Connection, InboundMeta, Outgoing, StreamControl, Transpo
 pub(crate) type StreamReceiver = mpsc::Receiver<Bytes>;
 
 struct Stream {
-    /// The stream's name in the event store (`<session>-<n>`).
+    /// The stream's number in its session.
+    no: u64,
+    /// The stream's name in the event store (`<session>-<no>`).
     name: String,
     /// The HTTP response currently carrying the stream, if any.
     live: Option<mpsc::Sender<Bytes>>,
@@ -34,11 +36,50 @@ struct Stream {
     json: bool,
 }
 
+/// The session's open streams. Both collections give their memory back when they
+/// empty, so an idle session holds none: a session spends most of its life idle, and
+/// a few hundred bytes each add up over thousands of sessions.
 #[derive(Default)]
 struct Streams {
+    /// The stream of each request whose answer is still due. A map: one batch can
+    /// bring thousands of ids.
     by_request: HashMap<IdKey, u64>,
-    streams: HashMap<u64, Stream>,
+    /// A list: there is one stream per POST in progress (plus the standalone one), a
+    /// handful, for which a scan is cheaper than hashing.
+    streams: Vec<Stream>,
     standalone: Option<u64>,
+}
+
+impl Streams {
+    fn get_mut(&mut self, no: u64) -> Option<&mut Stream> {
+        self.streams.iter_mut().find(|s| s.no == no)
+    }
+
+    /// Forgets a request whose answer went out.
+    fn unroute(&mut self, key: &IdKey) {
+        self.by_request.remove(key);
+        if self.by_request.is_empty() {
+            self.by_request = HashMap::new();
+        }
+    }
+
+    /// Drops a stream that carried all its answers.
+    fn remove(&mut self, no: u64) {
+        self.streams.retain(|s| s.no != no);
+        if self.streams.is_empty() {
+            self.streams = Vec::new();
+        }
+    }
+}
+
+/// `<session>-<no>`, a stream's name in the event store.
+fn stream_name(session: &str, no: u64) -> String {
+    let mut name = Vec::with_capacity(session.len() + 21);
+    name.extend_from_slice(session.as_bytes());
+    name.push(b'-');
+    sse::push_decimal(&mut name, no);
+    // A `str` followed by '-' and ASCII digits is UTF-8: this never falls back.
+    String::from_utf8(name).unwrap_or_default()
 }
 
 pub(crate) struct Session {
@@ -120,7 +161,7 @@ impl Session {
     /// counts as activity).
     pub(crate) fn is_expired(&self, now: Instant) -> bool {
         let has_live =
-            lock(&self.streams).streams.values().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()));
+            lock(&self.streams).streams.iter().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()));
         !has_live && now.duration_since(*lock(&self.last_active)) > self.settings.session_idle_timeout
     }
 
@@ -129,7 +170,7 @@ impl Session {
         self.peer.close();
         lock(&self.outgoing).take();
         if let Some(store) = &self.settings.event_store {
-            for stream in lock(&self.streams).streams.values() {
+            for stream in &lock(&self.streams).streams {
                 guarded::forget(store.as_ref(), &stream.name);
             }
         }
@@ -164,7 +205,7 @@ impl Session {
             return Err(dup.clone());
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{}-{no}", self.id);
+        let name = stream_name(&self.id, no);
         let (tx, rx) = mpsc::channel(self.settings.stream_queue.max(requests.len() + 1));
         if !json && self.resumable() {
             let store = self.settings.event_store.as_deref();
@@ -175,7 +216,7 @@ impl Session {
         for id in requests {
             streams.by_request.insert(id.key(), no);
         }
-        streams.streams.insert(no, Stream { name, live: Some(tx), pending: requests.len(), json });
+        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), json });
         Ok((no, rx))
     }
 
@@ -184,7 +225,7 @@ impl Session {
         let (tx, rx) = mpsc::channel(self.settings.stream_queue);
         let mut streams = lock(&self.streams);
         if let Some(no) = streams.standalone {
-            let stream = streams.streams.get_mut(&no)?;
+            let stream = streams.get_mut(no)?;
             if stream.live.as_ref().is_some_and(|l| !l.is_closed()) {
                 return None;
             }
@@ -192,8 +233,8 @@ impl Session {
             return Some(rx);
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let name = format!("{}-{no}", self.id);
-        streams.streams.insert(no, Stream { name, live: Some(tx), pending: usize::MAX, json: false });
+        let name = stream_name(&self.id, no);
+        streams.streams.push(Stream { no, name, live: Some(tx), pending: usize::MAX, json: false });
         streams.standalone = Some(no);
         Some(rx)
     }
@@ -214,7 +255,7 @@ impl Session {
                 let _ = tx.try_send(sse::event(Some(id), None, message));
             }
         }
-        if let Some(stream) = streams.streams.values_mut().find(|s| s.name == replay.stream) {
+        if let Some(stream) = streams.streams.iter_mut().find(|s| s.name == replay.stream) {
             stream.live = Some(tx);
         }
         Some(rx)
@@ -222,7 +263,7 @@ impl Session {
 
     /// Ends the current connection of a stream (the stream goes on, for resumption).
     fn detach(&self, no: u64) {
-        if let Some(stream) = lock(&self.streams).streams.get_mut(&no) {
+        if let Some(stream) = lock(&self.streams).get_mut(no) {
             stream.live = None;
         }
     }
@@ -248,7 +289,7 @@ impl Session {
             Box::new(move || {
                 let error = ErrorObject::new(codes::REQUEST_CANCELLED, "Request cancelled");
                 let message = Message::Error(ErrorResponse::new(Some(id.clone()), error));
-                if tx.try_send(Outgoing { message, related: Some(id) }).is_err() {
+                if tx.try_send(Outgoing::new(message, Some(id))).is_err() {
                     tracing::debug!("could not end a cancelled request's stream: the session is closing");
                 }
             })
@@ -268,13 +309,14 @@ impl Session {
 
     /// Puts one outgoing message on its stream.
     fn route_one(&self, out: Outgoing) {
-        let response_id = match &out.message {
+        let (message, related) = out.into_parts();
+        let response_id = match &message {
             Message::Response(r) => Some(r.id.key()),
             Message::Error(e) => e.id.as_ref().map(RequestId::key),
             _ => None,
         };
-        let key = response_id.clone().or_else(|| out.related.as_ref().map(RequestId::key));
-        let bytes = Bytes::from(out.message.to_vec());
+        let key = response_id.clone().or_else(|| related.as_ref().map(RequestId::key));
+        let bytes = Bytes::from(message.to_vec());
         let streams = &mut *lock(&self.streams);
         let no = match &key {
             Some(k) => streams.by_request.get(k).copied(),
@@ -284,7 +326,7 @@ impl Session {
             tracing::debug!("no stream for an outgoing message; dropped");
             return;
         };
-        let Some(stream) = streams.streams.get_mut(&no) else { return };
+        let Some(stream) = streams.get_mut(no) else { return };
         let chunk = if stream.json {
             response_id.as_ref().map(|_| bytes)
         } else {
@@ -303,11 +345,11 @@ impl Session {
             }
         }
         if let Some(key) = response_id {
-            streams.by_request.remove(&key);
             stream.pending = stream.pending.saturating_sub(1);
             if stream.pending == 0 {
-                streams.streams.remove(&no);
+                streams.remove(no);
             }
+            streams.unroute(&key);
         }
     }
 }
@@ -318,4 +360,39 @@ async fn route(session: Arc<Session>, mut outgoing: mpsc::Receiver<Outgoing>) {
         session.route_one(out);
     }
     lock(&session.streams).streams.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_names_are_session_dash_number() {
+        for (session, no) in [("abc", 0), ("0123456789abcdef", 7), ("s", u64::MAX), ("", 42)] {
+            assert_eq!(stream_name(session, no), format!("{session}-{no}"));
+        }
+    }
+
+    #[test]
+    fn an_idle_session_keeps_no_stream_memory() {
+        let mut streams = Streams::default();
+        for no in 1..=3 {
+            streams.by_request.insert(RequestId::Number(no as i64).key(), no);
+            streams.streams.push(Stream {
+                no,
+                name: stream_name("s", no),
+                live: None,
+                pending: 1,
+                json: false,
+            });
+        }
+        for no in 1..=3 {
+            assert!(streams.get_mut(no).is_some());
+            streams.remove(no);
+            streams.unroute(&RequestId::Number(no as i64).key());
+            assert!(streams.get_mut(no).is_none());
+        }
+        assert_eq!(streams.streams.capacity(), 0, "the list gave its memory back");
+        assert_eq!(streams.by_request.capacity(), 0, "the map gave its memory back");
+    }
 }

@@ -108,7 +108,7 @@ async fn open(session: &Arc<Session>, version: &ProtocolVersion) -> bool {
     });
     let Ok(raw) = serde_json::value::to_raw_value(&params) else { return false };
     let request = Request::new(id, methods::INITIALIZE, Some(raw));
-    let event = TransportEvent::Message(Message::Request(request), InboundMeta::default());
+    let event = TransportEvent::message(Message::Request(request), InboundMeta::default());
     if !session.deliver(vec![event]).await {
         return false;
     }

@@ -107,7 +107,7 @@ async fn serve<H: Handler>(
     let outcome = run(shared, &entry, Box::pin(handler.on_request(request, ctx))).await;
     let Some(message) = settle(shared, &entry, &method, outcome, hook) else { return };
     let id = &entry.id;
-    if !peer.send(Outgoing { message, related: Some(id.clone()) }).await {
+    if !peer.send(Outgoing::new(message, Some(id.clone()))).await {
         tracing::debug!(%id, "could not answer: the connection is closed");
     }
 }

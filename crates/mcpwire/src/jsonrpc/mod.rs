@@ -44,7 +44,7 @@ pub use outbound::CallOptions;
 pub use progress::{ProgressCallback, ProgressUpdate};
 
 use crate::error::RequestError;
-use crate::transport::{Connection, Outgoing, Transport, TransportEvent};
+use crate::transport::{Connection, Inbound, Outgoing, Transport, TransportEvent};
 use context::InFlight;
 use outbound::PendingTable;
 
@@ -257,54 +257,59 @@ impl Dispatcher {
                 }
                 Some(TransportEvent::Closed { reason }) => {
                     // Nothing follows `Closed` (the transport's contract).
-                    *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason;
+                    *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason.map(|r| *r);
                     transport_closed = true;
                     break;
                 }
-                Some(TransportEvent::Invalid(error)) => answer_invalid(&peer, error).await,
-                Some(TransportEvent::Message(message, meta)) => match message {
-                    Message::Request(request) => {
-                        let inline = shared.config.inline_methods.contains(&request.method);
-                        let permit = tokio::select! {
-                            biased;
-                            _ = shared.shutdown.cancelled() => break,
-                            permit = permits.clone().acquire_owned() => permit,
-                        };
-                        let Ok(permit) = permit else { break };
-                        let Some(task) = inbound::start_request(&peer, &handler, request, meta, permit).await
-                        else {
-                            continue;
-                        };
-                        if inline {
-                            task.await;
-                        } else {
-                            tasks.spawn(task);
-                        }
-                    }
-                    Message::Notification(notification) => {
-                        if let Some(notification) = intercept(&shared, notification) {
-                            let ctx = NotificationContext { peer: peer.clone(), extensions: meta.extensions };
-                            let handler = handler.clone();
-                            tasks.spawn(async move { handler.on_notification(notification, ctx).await });
-                        }
-                    }
-                    Message::Response(response) => {
-                        let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
-                        if !delivered {
-                            tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
-                        }
-                    }
-                    Message::Error(error) => match &error.id {
-                        Some(id) => {
-                            if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
-                                tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
+                Some(TransportEvent::Invalid(error)) => answer_invalid(&peer, *error).await,
+                Some(TransportEvent::Message(inbound)) => {
+                    let Inbound { message, meta } = *inbound;
+                    match message {
+                        Message::Request(request) => {
+                            let inline = shared.config.inline_methods.contains(&request.method);
+                            let permit = tokio::select! {
+                                biased;
+                                _ = shared.shutdown.cancelled() => break,
+                                permit = permits.clone().acquire_owned() => permit,
+                            };
+                            let Ok(permit) = permit else { break };
+                            let Some(task) =
+                                inbound::start_request(&peer, &handler, request, meta, permit).await
+                            else {
+                                continue;
+                            };
+                            if inline {
+                                task.await;
+                            } else {
+                                tasks.spawn(task);
                             }
                         }
-                        None => {
-                            tracing::warn!(error = %error.error, "the peer reported an error without an id")
+                        Message::Notification(notification) => {
+                            if let Some(notification) = intercept(&shared, notification) {
+                                let ctx =
+                                    NotificationContext { peer: peer.clone(), extensions: meta.extensions };
+                                let handler = handler.clone();
+                                tasks.spawn(async move { handler.on_notification(notification, ctx).await });
+                            }
                         }
-                    },
-                },
+                        Message::Response(response) => {
+                            let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
+                            if !delivered {
+                                tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
+                            }
+                        }
+                        Message::Error(error) => match &error.id {
+                            Some(id) => {
+                                if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
+                                    tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
+                                }
+                            }
+                            None => {
+                                tracing::warn!(error = %error.error, "the peer reported an error without an id")
+                            }
+                        },
+                    }
+                }
             }
         }
 

@@ -171,11 +171,11 @@ mod tests {
         let dispatcher =
             Dispatcher::with_config(Connection { incoming: in_rx, outgoing: out_tx }, config.clone());
         let task = dispatcher.spawn(Probe::default());
-        in_tx.send(TransportEvent::Message(Message::Request(request), InboundMeta::default())).await.unwrap();
+        in_tx.send(TransportEvent::message(Message::Request(request), InboundMeta::default())).await.unwrap();
         let mut written = Vec::new();
         while let Some(out) = out_rx.recv().await {
-            let answer = matches!(out.message, Message::Response(_) | Message::Error(_));
-            written.push(out.message.to_vec());
+            let answer = matches!(out.message(), Message::Response(_) | Message::Error(_));
+            written.push(out.message().to_vec());
             if answer {
                 break;
             }
@@ -191,7 +191,7 @@ mod tests {
         let answer = call.await.expect("answered");
         let mut written = Vec::new();
         while let Ok(out) = sent.try_recv() {
-            written.push(out.message.to_vec());
+            written.push(out.message().to_vec());
         }
         written.push(answer.to_vec());
         written

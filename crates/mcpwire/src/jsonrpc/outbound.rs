@@ -145,7 +145,7 @@ impl Peer {
             cancel_reason: None,
         };
         let request = Request::new(id, method, params);
-        if !self.send(Outgoing { message: Message::Request(request), related: options.related }).await {
+        if !self.send(Outgoing::new(Message::Request(request), options.related)).await {
             guard.done = true;
             guard.forget();
             return Err(self.shared.closed_error());
@@ -209,7 +209,7 @@ impl Peer {
         related: Option<RequestId>,
     ) {
         let message = Message::Notification(Notification::new(method, params));
-        if !self.send(Outgoing { message, related }).await {
+        if !self.send(Outgoing::new(message, related)).await {
             tracing::debug!(method, "dropped a notification: the connection is closed");
         }
     }
@@ -292,7 +292,7 @@ impl Drop for PendingGuard<'_> {
         let params = serde_json::json!({ "requestId": self.id, "reason": reason });
         let params = serde_json::value::to_raw_value(&params).ok();
         let message = Message::Notification(Notification::new(methods::NOTIFICATION_CANCELLED, params));
-        let out = Outgoing { message, related: self.related.clone() };
+        let out = Outgoing::new(message, self.related.clone());
         if let Err(out) = self.peer.try_send(out) {
             // The queue is full: send it from a task rather than block in a destructor.
             let peer = self.peer.clone();

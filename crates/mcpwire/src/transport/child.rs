@@ -153,7 +153,7 @@ impl ChildProcess {
         tokio::spawn(async move {
             let read = read_loop(BufReader::with_capacity(64 * 1024, stdout), max, &in_tx).await;
             let reason = exit_reason(read.err(), reader_status, &reader_tail).await;
-            let _ = in_tx.send(TransportEvent::Closed { reason: Some(reason) }).await;
+            let _ = in_tx.send(TransportEvent::closed(Some(reason))).await;
         });
         let close_stdin = CancellationToken::new();
         let writer_close = close_stdin.clone();

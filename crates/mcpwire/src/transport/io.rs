@@ -60,7 +60,7 @@ where
                 Ok(()) => None,
                 Err(e) => Some(format!("read failed: {e}")),
             };
-            let _ = events.send(TransportEvent::Closed { reason }).await;
+            let _ = events.send(TransportEvent::closed(reason)).await;
         });
         let mut writer = self.writer;
         // Held until everything queued is written: the dispatcher waits for the incoming

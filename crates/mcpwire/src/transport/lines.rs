@@ -143,8 +143,8 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
 /// Sends one decoded item on `events`; `false` when the receiver is gone.
 async fn deliver(events: &mpsc::Sender<TransportEvent>, item: Result<Message, DecodeError>) -> bool {
     let event = match item {
-        Ok(message) => TransportEvent::Message(message, InboundMeta::default()),
-        Err(e) => TransportEvent::Invalid(e),
+        Ok(message) => TransportEvent::message(message, InboundMeta::default()),
+        Err(e) => TransportEvent::invalid(e),
     };
     events.send(event).await.is_ok()
 }
@@ -176,7 +176,7 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
 /// from an HTTP body, so it is replaced by a space to keep the message on one line.
 fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
     let mut at = buf.len();
-    out.message.write_to(buf);
+    out.message().write_to(buf);
     while let Some(i) = memchr::memchr(b'\n', &buf[at..]) {
         buf[at + i] = b' ';
         at += i + 1;

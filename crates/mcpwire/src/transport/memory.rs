@@ -25,11 +25,12 @@ fn half(capacity: usize) -> (mpsc::Sender<Outgoing>, mpsc::Receiver<TransportEve
     let (in_tx, in_rx) = mpsc::channel::<TransportEvent>(capacity);
     tokio::spawn(async move {
         while let Some(out) = out_rx.recv().await {
-            if in_tx.send(TransportEvent::Message(out.message, InboundMeta::default())).await.is_err() {
+            let (message, _) = out.into_parts();
+            if in_tx.send(TransportEvent::message(message, InboundMeta::default())).await.is_err() {
                 return;
             }
         }
-        let _ = in_tx.send(TransportEvent::Closed { reason: None }).await;
+        let _ = in_tx.send(TransportEvent::closed(None)).await;
     });
     (out_tx, in_rx)
 }

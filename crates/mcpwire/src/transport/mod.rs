@@ -71,34 +71,85 @@ impl Transport for Connection {
 }
 
 /// One event from a transport's reader.
+///
+/// Every variant is one pointer wide (the event is 16 bytes): a tokio channel allocates
+/// its first block of 32 slots when it is created, whatever its capacity, so the size of
+/// this type is paid 32 times by every idle connection (a 2025 HTTP session keeps one
+/// such channel for its whole life). One allocation per message buys that.
 #[derive(Debug)]
 pub enum TransportEvent {
     /// A message and what the transport knows about it.
-    Message(Message, InboundMeta),
+    Message(Box<Inbound>),
     /// A frame that did not decode. The dispatcher answers it where JSON-RPC says to.
-    Invalid(DecodeError),
+    Invalid(Box<DecodeError>),
     /// The peer is gone; `reason` says what the transport knows (an exit status, the tail
     /// of a child's stderr). The channel closes right after.
     Closed {
-        /// Why, if known.
-        reason: Option<String>,
+        /// Why, if known. (A `Box<String>`, not a `String`, to keep the event small.)
+        #[allow(clippy::box_collection)]
+        reason: Option<Box<String>>,
     },
+}
+
+impl TransportEvent {
+    /// A decoded message with its transport facts.
+    pub fn message(message: impl Into<Message>, meta: InboundMeta) -> Self {
+        TransportEvent::Message(Box::new(Inbound { message: message.into(), meta }))
+    }
+
+    /// A frame that did not decode.
+    pub fn invalid(error: DecodeError) -> Self {
+        TransportEvent::Invalid(Box::new(error))
+    }
+
+    /// The peer is gone, for the given reason if known.
+    pub fn closed(reason: Option<String>) -> Self {
+        TransportEvent::Closed { reason: reason.map(Box::new) }
+    }
+}
+
+/// A decoded message and what the transport attaches to it: the payload of
+/// [`TransportEvent::Message`].
+#[derive(Debug)]
+pub struct Inbound {
+    /// The message.
+    pub message: Message,
+    /// What the transport knows about it.
+    pub meta: InboundMeta,
 }
 
 /// A message to send, with the id of the inbound request it belongs to, if any: HTTP
 /// transports route such messages onto that request's response stream.
+///
+/// Boxed, one pointer wide, for the reason given on [`TransportEvent`]: a dispatcher's
+/// output channel pays this size 32 times from its creation.
 #[derive(Debug)]
-pub struct Outgoing {
-    /// The message.
-    pub message: Message,
-    /// The inbound request this message relates to.
-    pub related: Option<RequestId>,
-}
+pub struct Outgoing(Box<(Message, Option<RequestId>)>);
 
 impl Outgoing {
+    /// `message`, related to the inbound request `related` (if any).
+    pub fn new(message: impl Into<Message>, related: Option<RequestId>) -> Self {
+        Outgoing(Box::new((message.into(), related)))
+    }
+
     /// A message that belongs to no inbound request.
     pub fn unrelated(message: impl Into<Message>) -> Self {
-        Outgoing { message: message.into(), related: None }
+        Outgoing::new(message, None)
+    }
+
+    /// The message.
+    pub fn message(&self) -> &Message {
+        &self.0 .0
+    }
+
+    /// The inbound request this message relates to.
+    pub fn related(&self) -> Option<&RequestId> {
+        self.0 .1.as_ref()
+    }
+
+    /// The message and the request it relates to.
+    pub fn into_parts(self) -> (Message, Option<RequestId>) {
+        *self.0
     }
 }
 
@@ -156,3 +207,7 @@ impl fmt::Debug for InboundMeta {
             .finish()
     }
 }
+
+// The sizes the docs above promise: a channel's first block is 32 of these.
+const _: () = assert!(std::mem::size_of::<TransportEvent>() <= 16);
+const _: () = assert!(std::mem::size_of::<Outgoing>() <= 8);

@@ -34,7 +34,7 @@ impl RawPeer {
     }
 
     pub async fn send_with(&self, message: impl Into<Message>, meta: InboundMeta) {
-        self.events.send(TransportEvent::Message(message.into(), meta)).await.unwrap();
+        self.events.send(TransportEvent::message(message, meta)).await.unwrap();
     }
 
     pub async fn request(&self, id: impl Into<RequestId>, method: &str, params: Value) {
@@ -62,13 +62,14 @@ impl RawPeer {
             .await
             .expect("timed out waiting for a frame")
             .expect("the dispatcher closed its writer")
-            .message
+            .into_parts()
+            .0
     }
 
     /// Asserts nothing is written for `wait`.
     pub async fn expect_silence(&mut self, wait: Duration) {
         if let Ok(Some(out)) = tokio::time::timeout(wait, self.written.recv()).await {
-            panic!("expected no frame, got {}", String::from_utf8_lossy(&out.message.to_vec()));
+            panic!("expected no frame, got {}", String::from_utf8_lossy(&out.message().to_vec()));
         }
     }
 }

@@ -17,7 +17,7 @@ use crate::transport::{InboundMeta, TransportEvent};
 impl Shared {
     pub(super) async fn deliver(&self, message: Message) {
         let message = self.inspect(message);
-        let _ = self.incoming.send(TransportEvent::Message(message, InboundMeta::default())).await;
+        let _ = self.incoming.send(TransportEvent::message(message, InboundMeta::default())).await;
     }
 
     /// Fails a request locally (the server's answer cannot come): the caller gets
@@ -29,7 +29,7 @@ impl Shared {
             Some(id.clone()),
             crate::RequestError::transport_failure(reason),
         ));
-        let _ = self.incoming.send(TransportEvent::Message(error, InboundMeta::default())).await;
+        let _ = self.incoming.send(TransportEvent::message(error, InboundMeta::default())).await;
     }
 
     pub(super) fn post_url(&self) -> Uri {

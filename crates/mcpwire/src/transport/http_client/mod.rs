@@ -159,7 +159,7 @@ impl Transport for HttpClientTransport {
 /// Sends every outgoing message as its own exchange, in order of submission.
 async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>) {
     while let Some(out) = outgoing.recv().await {
-        let message = out.message;
+        let (message, _) = out.into_parts();
         let modern = modern::envelope_version(&message);
         if let Message::Notification(n) = &message {
             if n.method == methods::NOTIFICATION_CANCELLED && shared.stop_exchange(n) {
