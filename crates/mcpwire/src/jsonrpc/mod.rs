@@ -279,7 +279,10 @@ impl Dispatcher {
                                 continue;
                             };
                             if inline {
-                                task.await;
+                                // Boxed: awaited in place, the request's whole future would
+                                // be a state of this loop's future, which every connection
+                                // holds for its lifetime (an idle 2025 session included).
+                                Box::pin(task).await;
                             } else {
                                 tasks.spawn(task);
                             }
