@@ -108,6 +108,11 @@ pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawJson>)
     if let Ok(value) = serde_json::from_str(text) {
         return Ok(value);
     }
+    decode_tracked(text)
+}
+
+/// Decodes `text` with the path tracked, for an error that names the field.
+fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -506,17 +511,7 @@ mod tests {
 
     /// The decoder before the plain-serde fast path: path tracking on every call.
     fn tracked<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
-        let text = arguments.map_or("{}", |a| a.get());
-        let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if path == "." {
-                inner.to_string()
-            } else {
-                format!("{path}: {inner}")
-            }
-        })
+        decode_tracked(arguments.map_or("{}", |a| a.get()))
     }
 
     #[test]
