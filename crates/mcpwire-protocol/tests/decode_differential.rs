@@ -9,6 +9,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
+use common::Rng;
 use mcpwire_protocol::jsonrpc::{decode_frame, DecodeError, Frame};
 
 mod reference {
@@ -297,22 +300,6 @@ fn tricky_frames_decode_as_before() {
     assert!(frames.len() > 200, "{} frames", frames.len());
     for frame in &frames {
         assert_same(frame);
-    }
-}
-
-/// xorshift64*: deterministic mutations.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
     }
 }
 

@@ -7,6 +7,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
+mod common;
+
+use common::Rng;
 use mcpwire_protocol::jsonrpc::{ErrorResponse, Frame, MethodCall};
 use mcpwire_protocol::{tasks_ext, *};
 use serde::de::DeserializeOwned;
@@ -349,22 +352,6 @@ fn a_100_mb_string_is_handled() {
     doc.push(b'}');
     let block: ContentBlock = serde_json::from_slice(&doc).unwrap();
     assert_eq!(block.as_text().map(str::len), Some(SIZE));
-}
-
-/// xorshift64*: small, deterministic, good enough to shake a parser.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
 }
 
 const TOKENS: &[&[u8]] = &[
