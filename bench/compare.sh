@@ -7,7 +7,8 @@
 #
 # Environment (defaults in brackets):
 #   ROUNDS [3]            rounds; each round runs every peer once per scenario, interleaved
-#   PEERS ["bare rmcp python typescript mcpwire"]
+#   PEERS ["bare rmcp python typescript mcpwire lean"]   (lean: mcpwire's stdio-only
+#                         `stdio-echo`, current-thread runtime; stdio scenario only)
 #   CALLS [5000]          sequential calls (stdio and HTTP single client)
 #   PIPE_CALLS [50000]    stdio pipelined calls, IN_FLIGHT [32] in flight
 #   CLIENTS [32]          concurrent HTTP clients, for DURATION [5] seconds
@@ -31,12 +32,12 @@ for arg in "$@"; do
     --quick) ROUNDS="${ROUNDS:-1}"; CALLS="${CALLS:-2000}"; PIPE_CALLS="${PIPE_CALLS:-20000}"
              DURATION="${DURATION:-2}"; SESSIONS="${SESSIONS:-300}"; STARTUP_RUNS="${STARTUP_RUNS:-10}" ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
 ROUNDS="${ROUNDS:-3}"
-PEERS="${PEERS:-bare rmcp python typescript mcpwire}"
+PEERS="${PEERS:-bare rmcp python typescript mcpwire lean}"
 CALLS="${CALLS:-5000}"
 PIPE_CALLS="${PIPE_CALLS:-50000}"
 IN_FLIGHT="${IN_FLIGHT:-32}"
@@ -58,6 +59,7 @@ command -v python3 >/dev/null || die "python3 not found"
 
 BENCH="$CARGO_TARGET_DIR/release/mcpwire-bench"
 ECHO="$CARGO_TARGET_DIR/release/echo-server"
+LEAN="$CARGO_TARGET_DIR/release/stdio-echo"
 RMCP="$CARGO_TARGET_DIR/peers/rmcp/release/rmcp-echo"
 BARE="$CARGO_TARGET_DIR/peers/bare/release/bare-echo"
 
@@ -92,6 +94,7 @@ server_cmd() {
   [[ $kind == http ]] && tail=(--http "$3" --mode "$4")
   case "$peer" in
     mcpwire)    echo "$ECHO ${tail[*]}" ;;
+    lean)       echo "$LEAN" ;;
     rmcp)       echo "$RMCP ${tail[*]}" ;;
     bare)       echo "$BARE ${tail[*]}" ;;
     python)     echo "${PYTHON:-missing} $ROOT/bench/peers/python/echo_server.py ${tail[*]}" ;;
@@ -102,6 +105,7 @@ server_cmd() {
 available() {
   case "$1" in
     mcpwire) [[ -x $ECHO ]] ;;
+    lean) [[ -x $LEAN ]] ;;
     rmcp) [[ -x $RMCP ]] ;;
     bare) [[ -x $BARE ]] ;;
     python) [[ -x "${PYTHON:-}" ]] ;;
@@ -170,6 +174,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for scenario in $SCENARIOS; do
     for peer in $PEERS; do
       if ! available "$peer"; then log "skipping $peer (not built or installed)"; continue; fi
+      if [[ $peer == lean && $scenario != stdio ]]; then continue; fi
       log "round $round: $peer $scenario"
       port=$((port + 1))
       case "$scenario" in
