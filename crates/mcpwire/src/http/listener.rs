@@ -23,6 +23,13 @@ use super::McpService;
 /// requests included (hyper's `header_read_timeout`).
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How often the accept loop's anchor timer fires. It is shorter than [`HEAD_TIMEOUT`]
+/// so the runtime always has a timer due before any request's head deadline: tokio's
+/// time driver wakes its parked thread (an eventfd write and one more `epoll_wait`)
+/// whenever a new timer is due before every other one, which, without the anchor, is
+/// every request hyper arms a head timer for on a server with no other timers.
+const ANCHOR_PERIOD: Duration = Duration::from_secs(10);
+
 /// Connections being refused at once; past it an excess connection is closed without
 /// its `503`, so a flood cannot make refusing expensive.
 const REFUSING_AT_ONCE: usize = 64;
@@ -72,10 +79,16 @@ async fn accept_loop(listener: TcpListener, service: McpService, path: String, s
     let connections = tokio_util::task::TaskTracker::new();
     let slots = Arc::new(Semaphore::new(service.inner.settings.max_connections.max(1)));
     let refusing = Arc::new(Semaphore::new(REFUSING_AT_ONCE));
+    let anchor = tokio::time::sleep(ANCHOR_PERIOD);
+    tokio::pin!(anchor);
     loop {
         let accepted = tokio::select! {
             _ = stop.cancelled() => break,
             accepted = listener.accept() => accepted,
+            () = &mut anchor => {
+                anchor.as_mut().reset(tokio::time::Instant::now() + ANCHOR_PERIOD);
+                continue;
+            }
         };
         let (stream, _) = match accepted {
             Ok(a) => a,
