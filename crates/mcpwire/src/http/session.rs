@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, IdKey, Message, ProtocolVersion, RequestId};
@@ -72,6 +72,14 @@ impl Streams {
     }
 }
 
+/// Milliseconds from the first session's start to `at`: a session's last activity fits
+/// in an atomic word this way (an `Instant` behind a mutex is three times its size).
+fn ticks(at: Instant) -> u64 {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX)
+}
+
 /// `<session>-<no>`, a stream's name in the event store.
 fn stream_name(session: &str, no: u64) -> String {
     let mut name = Vec::with_capacity(session.len() + 21);
@@ -93,7 +101,8 @@ pub(crate) struct Session {
     outgoing: Mutex<Option<mpsc::Sender<Outgoing>>>,
     peer: Peer,
     streams: Mutex<Streams>,
-    last_active: Mutex<Instant>,
+    /// When the session was last used, in [`ticks`].
+    last_active: AtomicU64,
     next_stream: AtomicU64,
     settings: Arc<HttpSettings>,
 }
@@ -143,18 +152,23 @@ impl Session {
             outgoing: Mutex::new(Some(out_tx)),
             peer: dispatcher.peer(),
             streams: Mutex::new(Streams::default()),
-            last_active: Mutex::new(Instant::now()),
+            last_active: AtomicU64::new(ticks(Instant::now())),
             next_stream: AtomicU64::new(1),
             settings,
         });
-        dispatcher.spawn(SessionHandler(StatefulSession::new(server.clone())));
-        tokio::spawn(route(session.clone(), out_rx));
+        // One task runs both the dispatcher and the router: a session spends most of its
+        // life idle, and a second task would cost an idle session a few hundred bytes.
+        let handler = SessionHandler(StatefulSession::new(server.clone()));
+        let router = route(session.clone(), out_rx);
+        tokio::spawn(async move {
+            tokio::join!(dispatcher.run(handler), router);
+        });
         session
     }
 
     /// Marks the session as used now.
     pub(crate) fn touch(&self) {
-        *lock(&self.last_active) = Instant::now();
+        self.last_active.store(ticks(Instant::now()), Ordering::Relaxed);
     }
 
     /// Whether the session has been idle longer than its timeout (a connected stream
@@ -162,7 +176,8 @@ impl Session {
     pub(crate) fn is_expired(&self, now: Instant) -> bool {
         let has_live =
             lock(&self.streams).streams.iter().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()));
-        !has_live && now.duration_since(*lock(&self.last_active)) > self.settings.session_idle_timeout
+        let idle = Duration::from_millis(ticks(now).saturating_sub(self.last_active.load(Ordering::Relaxed)));
+        !has_live && idle > self.settings.session_idle_timeout
     }
 
     /// Ends the session: its dispatcher answers what is in flight and stops.
@@ -316,7 +331,7 @@ impl Session {
             _ => None,
         };
         let key = response_id.clone().or_else(|| related.as_ref().map(RequestId::key));
-        let bytes = Bytes::from(message.to_vec());
+        let bytes = message_bytes(&message);
         let streams = &mut *lock(&self.streams);
         let no = match &key {
             Some(k) => streams.by_request.get(k).copied(),
@@ -352,6 +367,13 @@ impl Session {
             streams.unroute(&key);
         }
     }
+}
+
+/// A message's JSON, exactly as long as it is: the event store keeps it for the life of
+/// the stream (an idle session keeps its `initialize` answer), and the serializer's buffer
+/// grows by doubling, so it can be up to twice the message.
+fn message_bytes(message: &Message) -> Bytes {
+    Bytes::from(message.to_vec().into_boxed_slice())
 }
 
 /// Routes the dispatcher's output until the session ends.
