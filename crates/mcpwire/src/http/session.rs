@@ -34,6 +34,9 @@ struct Stream {
     pending: usize,
     /// JSON-response mode: the response carries raw JSON responses only.
     json: bool,
+    /// The request of a stream opened for exactly one (nearly every POST): found by a
+    /// scan of the few open streams, so it costs no hashing and no map entry.
+    only: Option<IdKey>,
 }
 
 /// The session's open streams. Both collections give their memory back when they
@@ -41,8 +44,8 @@ struct Stream {
 /// a few hundred bytes each add up over thousands of sessions.
 #[derive(Default)]
 struct Streams {
-    /// The stream of each request whose answer is still due. A map: one batch can
-    /// bring thousands of ids.
+    /// The stream of each request of a batch whose answer is still due. A map: one
+    /// batch can bring thousands of ids. (A single request's stream knows its id.)
     by_request: HashMap<IdKey, u64>,
     /// A list: there is one stream per POST in progress (plus the standalone one), a
     /// handful, for which a scan is cheaper than hashing.
@@ -55,8 +58,17 @@ impl Streams {
         self.streams.iter_mut().find(|s| s.no == no)
     }
 
+    /// The stream of the request `key`, if its answer is still due.
+    fn of_request(&self, key: &IdKey) -> Option<u64> {
+        let single = self.streams.iter().find(|s| s.only.as_ref() == Some(key)).map(|s| s.no);
+        single.or_else(|| self.by_request.get(key).copied())
+    }
+
     /// Forgets a request whose answer went out.
     fn unroute(&mut self, key: &IdKey) {
+        if self.by_request.is_empty() {
+            return;
+        }
         self.by_request.remove(key);
         if self.by_request.is_empty() {
             self.by_request = HashMap::new();
@@ -215,7 +227,7 @@ impl Session {
             requests.len() > 1 && !seen.insert(id.key())
         };
         if let Some(dup) =
-            requests.iter().find(|id| streams.by_request.contains_key(&id.key()) || repeated(id, &mut seen))
+            requests.iter().find(|id| streams.of_request(&id.key()).is_some() || repeated(id, &mut seen))
         {
             return Err(dup.clone());
         }
@@ -228,10 +240,16 @@ impl Session {
                 let _ = tx.try_send(sse::priming(&id, self.settings.sse_retry_ms));
             }
         }
-        for id in requests {
-            streams.by_request.insert(id.key(), no);
-        }
-        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), json });
+        let only = match requests {
+            [one] => Some(one.key()),
+            batch => {
+                for id in batch {
+                    streams.by_request.insert(id.key(), no);
+                }
+                None
+            }
+        };
+        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), json, only });
         Ok((no, rx))
     }
 
@@ -249,7 +267,14 @@ impl Session {
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let name = stream_name(&self.id, no);
-        streams.streams.push(Stream { no, name, live: Some(tx), pending: usize::MAX, json: false });
+        streams.streams.push(Stream {
+            no,
+            name,
+            live: Some(tx),
+            pending: usize::MAX,
+            json: false,
+            only: None,
+        });
         streams.standalone = Some(no);
         Some(rx)
     }
@@ -334,7 +359,7 @@ impl Session {
         let bytes = message_bytes(&message);
         let streams = &mut *lock(&self.streams);
         let no = match &key {
-            Some(k) => streams.by_request.get(k).copied(),
+            Some(k) => streams.of_request(k),
             None => streams.standalone,
         };
         let Some(no) = no else {
@@ -406,6 +431,7 @@ mod tests {
                 live: None,
                 pending: 1,
                 json: false,
+                only: None,
             });
         }
         for no in 1..=3 {
