@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, IdKey, Message, ProtocolVersion, RequestId};
@@ -34,6 +34,9 @@ struct Stream {
     pending: usize,
     /// JSON-response mode: the response carries raw JSON responses only.
     json: bool,
+    /// The request of a stream opened for exactly one (nearly every POST): found by a
+    /// scan of the few open streams, so it costs no hashing and no map entry.
+    only: Option<IdKey>,
 }
 
 /// The session's open streams. Both collections give their memory back when they
@@ -41,8 +44,8 @@ struct Stream {
 /// a few hundred bytes each add up over thousands of sessions.
 #[derive(Default)]
 struct Streams {
-    /// The stream of each request whose answer is still due. A map: one batch can
-    /// bring thousands of ids.
+    /// The stream of each request of a batch whose answer is still due. A map: one
+    /// batch can bring thousands of ids. (A single request's stream knows its id.)
     by_request: HashMap<IdKey, u64>,
     /// A list: there is one stream per POST in progress (plus the standalone one), a
     /// handful, for which a scan is cheaper than hashing.
@@ -55,8 +58,17 @@ impl Streams {
         self.streams.iter_mut().find(|s| s.no == no)
     }
 
+    /// The stream of the request `key`, if its answer is still due.
+    fn of_request(&self, key: &IdKey) -> Option<u64> {
+        let single = self.streams.iter().find(|s| s.only.as_ref() == Some(key)).map(|s| s.no);
+        single.or_else(|| self.by_request.get(key).copied())
+    }
+
     /// Forgets a request whose answer went out.
     fn unroute(&mut self, key: &IdKey) {
+        if self.by_request.is_empty() {
+            return;
+        }
         self.by_request.remove(key);
         if self.by_request.is_empty() {
             self.by_request = HashMap::new();
@@ -70,6 +82,14 @@ impl Streams {
             self.streams = Vec::new();
         }
     }
+}
+
+/// Milliseconds from the first session's start to `at`: a session's last activity fits
+/// in an atomic word this way (an `Instant` behind a mutex is three times its size).
+fn ticks(at: Instant) -> u64 {
+    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    let epoch = *EPOCH.get_or_init(Instant::now);
+    u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `<session>-<no>`, a stream's name in the event store.
@@ -93,7 +113,8 @@ pub(crate) struct Session {
     outgoing: Mutex<Option<mpsc::Sender<Outgoing>>>,
     peer: Peer,
     streams: Mutex<Streams>,
-    last_active: Mutex<Instant>,
+    /// When the session was last used, in [`ticks`].
+    last_active: AtomicU64,
     next_stream: AtomicU64,
     settings: Arc<HttpSettings>,
 }
@@ -143,18 +164,23 @@ impl Session {
             outgoing: Mutex::new(Some(out_tx)),
             peer: dispatcher.peer(),
             streams: Mutex::new(Streams::default()),
-            last_active: Mutex::new(Instant::now()),
+            last_active: AtomicU64::new(ticks(Instant::now())),
             next_stream: AtomicU64::new(1),
             settings,
         });
-        dispatcher.spawn(SessionHandler(StatefulSession::new(server.clone())));
-        tokio::spawn(route(session.clone(), out_rx));
+        // One task runs both the dispatcher and the router: a session spends most of its
+        // life idle, and a second task would cost an idle session a few hundred bytes.
+        let handler = SessionHandler(StatefulSession::new(server.clone()));
+        let router = route(session.clone(), out_rx);
+        tokio::spawn(async move {
+            tokio::join!(dispatcher.run(handler), router);
+        });
         session
     }
 
     /// Marks the session as used now.
     pub(crate) fn touch(&self) {
-        *lock(&self.last_active) = Instant::now();
+        self.last_active.store(ticks(Instant::now()), Ordering::Relaxed);
     }
 
     /// Whether the session has been idle longer than its timeout (a connected stream
@@ -162,7 +188,8 @@ impl Session {
     pub(crate) fn is_expired(&self, now: Instant) -> bool {
         let has_live =
             lock(&self.streams).streams.iter().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()));
-        !has_live && now.duration_since(*lock(&self.last_active)) > self.settings.session_idle_timeout
+        let idle = Duration::from_millis(ticks(now).saturating_sub(self.last_active.load(Ordering::Relaxed)));
+        !has_live && idle > self.settings.session_idle_timeout
     }
 
     /// Ends the session: its dispatcher answers what is in flight and stops.
@@ -200,7 +227,7 @@ impl Session {
             requests.len() > 1 && !seen.insert(id.key())
         };
         if let Some(dup) =
-            requests.iter().find(|id| streams.by_request.contains_key(&id.key()) || repeated(id, &mut seen))
+            requests.iter().find(|id| streams.of_request(&id.key()).is_some() || repeated(id, &mut seen))
         {
             return Err(dup.clone());
         }
@@ -213,10 +240,16 @@ impl Session {
                 let _ = tx.try_send(sse::priming(&id, self.settings.sse_retry_ms));
             }
         }
-        for id in requests {
-            streams.by_request.insert(id.key(), no);
-        }
-        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), json });
+        let only = match requests {
+            [one] => Some(one.key()),
+            batch => {
+                for id in batch {
+                    streams.by_request.insert(id.key(), no);
+                }
+                None
+            }
+        };
+        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), json, only });
         Ok((no, rx))
     }
 
@@ -234,7 +267,14 @@ impl Session {
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let name = stream_name(&self.id, no);
-        streams.streams.push(Stream { no, name, live: Some(tx), pending: usize::MAX, json: false });
+        streams.streams.push(Stream {
+            no,
+            name,
+            live: Some(tx),
+            pending: usize::MAX,
+            json: false,
+            only: None,
+        });
         streams.standalone = Some(no);
         Some(rx)
     }
@@ -316,10 +356,10 @@ impl Session {
             _ => None,
         };
         let key = response_id.clone().or_else(|| related.as_ref().map(RequestId::key));
-        let bytes = Bytes::from(message.to_vec());
+        let bytes = message_bytes(&message);
         let streams = &mut *lock(&self.streams);
         let no = match &key {
-            Some(k) => streams.by_request.get(k).copied(),
+            Some(k) => streams.of_request(k),
             None => streams.standalone,
         };
         let Some(no) = no else {
@@ -354,6 +394,13 @@ impl Session {
     }
 }
 
+/// A message's JSON, exactly as long as it is: the event store keeps it for the life of
+/// the stream (an idle session keeps its `initialize` answer), and the serializer's buffer
+/// grows by doubling, so it can be up to twice the message.
+fn message_bytes(message: &Message) -> Bytes {
+    Bytes::from(message.to_vec().into_boxed_slice())
+}
+
 /// Routes the dispatcher's output until the session ends.
 async fn route(session: Arc<Session>, mut outgoing: mpsc::Receiver<Outgoing>) {
     while let Some(out) = outgoing.recv().await {
@@ -384,6 +431,7 @@ mod tests {
                 live: None,
                 pending: 1,
                 json: false,
+                only: None,
             });
         }
         for no in 1..=3 {

@@ -1,7 +1,6 @@
 //! The table of 2025 sessions: bounded, with idle expiry.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -12,8 +11,10 @@ use super::session::Session;
 use super::HttpSettings;
 use crate::server::Server;
 
+/// Sessions by id. The key is the id's 128 bits rather than its text: no second copy of
+/// every id (the session has one), and a smaller table.
 pub(crate) struct SessionTable {
-    map: Mutex<HashMap<String, Arc<Session>>>,
+    map: Mutex<HashMap<u128, Arc<Session>>>,
     max: usize,
     idle: Duration,
     reaper_started: AtomicBool,
@@ -23,14 +24,19 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A session id: 128 random bits, as 32 hex characters (visible ASCII).
-fn new_session_id() -> Option<String> {
+/// A session id: 128 random bits, as 32 lowercase hex characters (visible ASCII).
+fn new_session_id() -> Option<(u128, String)> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).ok()?;
-    Some(bytes.iter().fold(String::with_capacity(32), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    }))
+    let key = u128::from_be_bytes(bytes);
+    Some((key, format!("{key:032x}")))
+}
+
+/// The table key of a session id as clients send it back: exactly the 32 lowercase hex
+/// characters this server minted, anything else names no session.
+fn key_of(id: &str) -> Option<u128> {
+    let valid = id.len() == 32 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    valid.then(|| u128::from_str_radix(id, 16).ok()).flatten()
 }
 
 impl SessionTable {
@@ -61,22 +67,22 @@ impl SessionTable {
         if self.len() >= self.max {
             self.reap();
         }
-        let id = new_session_id().ok_or(())?;
+        let (key, id) = new_session_id().ok_or(())?;
         let mut map = lock(&self.map);
         if map.len() >= self.max {
             return Err(());
         }
-        let session = Session::start(server, settings.clone(), id.clone(), principal, version);
-        map.insert(id, session.clone());
+        let session = Session::start(server, settings.clone(), id, principal, version);
+        map.insert(key, session.clone());
         Ok(session)
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        lock(&self.map).get(id).cloned()
+        lock(&self.map).get(&key_of(id)?).cloned()
     }
 
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<Session>> {
-        lock(&self.map).remove(id)
+        lock(&self.map).remove(&key_of(id)?)
     }
 
     pub(crate) fn close_all(&self) {
@@ -91,8 +97,7 @@ impl SessionTable {
         let now = Instant::now();
         let expired: Vec<Arc<Session>> = {
             let mut map = lock(&self.map);
-            let ids: Vec<String> =
-                map.iter().filter(|(_, s)| s.is_expired(now)).map(|(id, _)| id.clone()).collect();
+            let ids: Vec<u128> = map.iter().filter(|(_, s)| s.is_expired(now)).map(|(id, _)| *id).collect();
             ids.iter().filter_map(|id| map.remove(id)).collect()
         };
         for s in expired {
@@ -115,5 +120,36 @@ impl SessionTable {
                 table.reap();
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_minted_id_is_its_key_in_hex() {
+        for _ in 0..100 {
+            let Some((key, id)) = new_session_id() else { continue };
+            assert_eq!(id.len(), 32);
+            assert_eq!(key_of(&id), Some(key));
+        }
+    }
+
+    #[test]
+    fn only_ids_this_server_could_mint_have_a_key() {
+        let id = "0123456789abcdef0123456789abcdef";
+        assert_eq!(key_of(id), Some(0x0123_4567_89ab_cdef_0123_4567_89ab_cdef));
+        for other in [
+            "",
+            "0123456789ABCDEF0123456789ABCDEF",
+            "+123456789abcdef0123456789abcdef",
+            "0123456789abcdef0123456789abcde",
+            "0123456789abcdef0123456789abcdef0",
+            "0123456789abcdeg0123456789abcdef",
+            "é123456789abcdef0123456789abcde",
+        ] {
+            assert_eq!(key_of(other), None, "{other:?}");
+        }
     }
 }

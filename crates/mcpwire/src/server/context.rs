@@ -5,7 +5,7 @@
 //! the handler again with the answer in hand.
 
 use std::collections::HashSet;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpwire_protocol::capabilities::ClientCapabilities;
 use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult};
@@ -24,18 +24,133 @@ use super::notify::ServerEvent;
 use super::Server;
 use crate::error::McpError;
 use crate::extensions::Extensions;
-use crate::jsonrpc::{CallOptions, RequestContext};
+use crate::jsonrpc::{CallOptions, Peer, RequestContext};
 
-/// What a 2025 session knows about its client after `initialize`.
+/// What a 2025 session knows about its client after `initialize`. One lives as long as
+/// its session, idle or not, so it is kept small: the client's capabilities and identity
+/// are kept as their JSON text and read back only when a handler asks (rarely, and once
+/// per session), and a client that never subscribes has no subscription set.
 #[derive(Debug)]
 pub(crate) struct SessionInfo {
     pub(crate) version: ProtocolVersion,
-    pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    capabilities: Compact<ClientCapabilities>,
+    client_info: Compact<Implementation>,
     /// `logging/setLevel`; `None` sends every level.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
-    /// URIs the client subscribed to with `resources/subscribe`.
-    pub(crate) subscriptions: Mutex<HashSet<String>>,
+    /// URIs the client subscribed to with `resources/subscribe` (`None` until the first).
+    subscriptions: Mutex<Subscriptions>,
+    /// The session's connection, for the change notifications pushed to it.
+    pub(crate) peer: Peer,
+}
+
+/// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
+/// a pointer is 8, and most sessions never subscribe.
+#[allow(clippy::box_collection)]
+type Subscriptions = Option<Box<HashSet<String>>>;
+
+/// The capabilities of a client that declared none.
+static NO_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> =
+    std::sync::LazyLock::new(ClientCapabilities::default);
+
+/// A value kept as its compact JSON text (empty for the type's default), parsed back on
+/// first use: a typed `ClientCapabilities` or `Implementation` is several hundred bytes
+/// of mostly empty fields and separate allocations, its JSON a few dozen bytes.
+#[derive(Debug)]
+struct Compact<T> {
+    json: Box<str>,
+    value: OnceLock<Option<Box<T>>>,
+}
+
+impl<T: Serialize + DeserializeOwned> Compact<T> {
+    fn new(value: &T) -> Self {
+        let json = serde_json::to_string(value).unwrap_or_default().into_boxed_str();
+        Compact { json, value: OnceLock::new() }
+    }
+
+    /// Like [`Compact::new`], with nothing stored for the default (no allocation).
+    fn unless_default(value: &T) -> Self
+    where
+        T: Default + PartialEq,
+    {
+        if *value == T::default() {
+            return Compact { json: Box::default(), value: OnceLock::new() };
+        }
+        Self::new(value)
+    }
+
+    /// The value; `None` for a default kept as nothing (or, defensively, for text that
+    /// does not parse back).
+    fn get(&self) -> Option<&T> {
+        let parsed = || (!self.json.is_empty()).then(|| serde_json::from_str(&self.json).ok().map(Box::new));
+        self.value.get_or_init(|| parsed().flatten()).as_deref()
+    }
+}
+
+impl SessionInfo {
+    /// A session at `version` with what the client sent in `initialize`.
+    pub(crate) fn new(
+        version: ProtocolVersion,
+        capabilities: &ClientCapabilities,
+        client_info: &Implementation,
+        peer: Peer,
+    ) -> Self {
+        SessionInfo {
+            version,
+            capabilities: Compact::unless_default(capabilities),
+            client_info: Compact::new(client_info),
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::new(None),
+            peer,
+        }
+    }
+
+    /// The capabilities the client declared at `initialize`.
+    pub(crate) fn capabilities(&self) -> &ClientCapabilities {
+        self.capabilities.get().unwrap_or(&NO_CAPABILITIES)
+    }
+
+    /// The client's name and version.
+    pub(crate) fn client_info(&self) -> Option<&Implementation> {
+        self.client_info.get()
+    }
+
+    fn subscriptions(&self) -> std::sync::MutexGuard<'_, Subscriptions> {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `resources/subscribe`.
+    pub(crate) fn subscribe(&self, uri: String) {
+        self.subscriptions().get_or_insert_with(Default::default).insert(uri);
+    }
+
+    /// `resources/unsubscribe`; the set's memory goes back once it is empty.
+    pub(crate) fn unsubscribe(&self, uri: &str) {
+        let mut subscriptions = self.subscriptions();
+        if let Some(set) = subscriptions.as_mut() {
+            set.remove(uri);
+            if set.is_empty() {
+                *subscriptions = None;
+            }
+        }
+    }
+
+    /// Whether the client subscribed to `uri`.
+    pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
+        self.subscriptions().as_ref().is_some_and(|set| set.contains(uri))
+    }
+
+    /// Queues a notification for the client without waiting: a session whose queue is
+    /// full (a client that does not read) misses it, with a warning, rather than holding
+    /// up the other sessions.
+    pub(crate) fn push(&self, method: &str, params: Option<mcpwire_protocol::RawJson>) {
+        let message =
+            mcpwire_protocol::Message::Notification(mcpwire_protocol::Notification::new(method, params));
+        if self.peer.try_send(crate::transport::Outgoing::new(message, None)).is_err()
+            && !self.peer.is_closed()
+        {
+            tracing::warn!(method, "a session missed a change notification: its queue is full");
+        }
+    }
 }
 
 /// The per-request state of a 2026 request.
@@ -92,7 +207,7 @@ impl Ctx {
     /// The capabilities the client declared (at `initialize`, or on this 2026 request).
     pub fn client_capabilities(&self) -> &ClientCapabilities {
         match &self.inner.era {
-            EraInfo::Stateful(s) => &s.capabilities,
+            EraInfo::Stateful(s) => s.capabilities(),
             EraInfo::Stateless(s) => &s.envelope.client_capabilities,
         }
     }
@@ -100,7 +215,7 @@ impl Ctx {
     /// The client's name and version, when it sent them.
     pub fn client_info(&self) -> Option<&Implementation> {
         match &self.inner.era {
-            EraInfo::Stateful(s) => s.client_info.as_ref(),
+            EraInfo::Stateful(s) => s.client_info(),
             EraInfo::Stateless(s) => s.envelope.client_info.as_ref(),
         }
     }

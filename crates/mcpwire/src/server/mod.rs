@@ -136,6 +136,8 @@ pub(crate) struct ServerInner {
     pub(crate) config: ServerConfig,
     pub(crate) sealer: StateSealer,
     pub(crate) bus: notify::Bus,
+    /// The live 2025 sessions, which change events are pushed to.
+    pub(crate) sessions: stateful::Registry,
     pub(crate) middleware: Arc<[Arc<dyn Middleware>]>,
 }
 
@@ -221,6 +223,8 @@ impl Server {
 
     /// Publishes a change to every connected client that asked for it.
     pub fn notify(&self, event: ServerEvent) {
+        // 2025 sessions get it queued now; 2026 listen streams through the broadcast.
+        self.inner.sessions.publish(&self.inner.capabilities, &event);
         self.inner.bus.publish(event);
     }
 
@@ -520,6 +524,7 @@ impl ServerBuilder {
                     None => StateSealer::random().map_err(|e| BuildError::Randomness(e.to_string()))?,
                 },
                 bus: notify::Bus::default(),
+                sessions: stateful::Registry::default(),
                 middleware: self.middleware.into(),
             }),
         })

@@ -3,15 +3,14 @@
 //! `logging/setLevel` and `resources/subscribe` exist; list changes and resource updates
 //! are pushed to the client; `ctx.elicit(..)` is a real request to the client.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, Weak};
 
+use mcpwire_protocol::capabilities::ServerCapabilities;
 use mcpwire_protocol::lifecycle::{InitializeRequestParams, InitializeResult};
 use mcpwire_protocol::logging::SetLevelRequestParams;
 use mcpwire_protocol::resources::{SubscribeRequestParams, UnsubscribeRequestParams};
 use mcpwire_protocol::{methods, Notification, ProtocolVersion, RawJson, Request};
 use serde_json::json;
-use tokio::sync::broadcast::error::RecvError;
 
 use super::context::SessionInfo;
 use super::notify::ServerEvent;
@@ -92,12 +91,12 @@ impl StatefulSession {
                     }
                     methods::RESOURCES_SUBSCRIBE if self.server.inner.capabilities.resources.is_some() => {
                         let p: SubscribeRequestParams = parse(params)?;
-                        session.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert(p.uri);
+                        session.subscribe(p.uri);
                         Reply::Empty
                     }
                     methods::RESOURCES_UNSUBSCRIBE if self.server.inner.capabilities.resources.is_some() => {
                         let p: UnsubscribeRequestParams = parse(params)?;
-                        session.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).remove(&p.uri);
+                        session.unsubscribe(&p.uri);
                         Reply::Empty
                     }
                     methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
@@ -131,15 +130,14 @@ impl StatefulSession {
         } else {
             ProtocolVersion::LATEST_STATEFUL
         };
-        let session = Arc::new(SessionInfo {
-            version: version.clone(),
-            capabilities: params.capabilities,
-            client_info: Some(params.client_info),
-            log_level: Mutex::new(None),
-            subscriptions: Mutex::new(HashSet::new()),
-        });
-        *slot = Some(session.clone());
-        tokio::spawn(forward_changes(self.server.clone(), session, peer.clone()));
+        let session = Arc::new(SessionInfo::new(
+            version.clone(),
+            &params.capabilities,
+            &params.client_info,
+            peer.clone(),
+        ));
+        self.server.inner.sessions.register(&session);
+        *slot = Some(session);
         let inner = &self.server.inner;
         Ok(Reply::Initialize(InitializeResult {
             protocol_version: version,
@@ -151,41 +149,73 @@ impl StatefulSession {
     }
 }
 
-/// Pushes the server's change events to one session's client until the connection closes.
-async fn forward_changes(server: Server, session: Arc<SessionInfo>, peer: Peer) {
-    let mut events = server.inner.bus.subscribe();
-    let caps = &server.inner.capabilities;
-    loop {
-        let event = tokio::select! {
-            _ = peer.closed() => return,
-            event = events.recv() => event,
-        };
-        let (method, params) = match event {
-            Ok(ServerEvent::ToolsChanged) if caps.tools.is_some() => {
-                (methods::NOTIFICATION_TOOLS_LIST_CHANGED, None)
+/// The live 2025 sessions of a server, so that a change event reaches each of them
+/// without a task per session: [`Server::notify`] hands it to every registered session's
+/// outgoing queue directly. Entries are weak (a session ends without unregistering);
+/// dead ones are dropped on the next event, or when the list would grow.
+#[derive(Default)]
+pub(crate) struct Registry {
+    sessions: Mutex<Vec<Weak<SessionInfo>>>,
+}
+
+impl Registry {
+    /// Adds a session that has just initialized.
+    fn register(&self, session: &Arc<SessionInfo>) {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        if sessions.len() == sessions.capacity() {
+            // Before the list doubles, make room from sessions that ended: the list stays
+            // within twice the live sessions, with no sweep per session.
+            sessions.retain(|s| s.strong_count() > 0);
+        }
+        sessions.push(Arc::downgrade(session));
+    }
+
+    /// Queues the notification for `event` on every live session that should get it.
+    pub(crate) fn publish(&self, caps: &ServerCapabilities, event: &ServerEvent) {
+        let Some((method, params)) = notification_for(caps, event) else { return };
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.retain(|weak| {
+            let Some(session) = weak.upgrade() else { return false };
+            if session.peer.is_closed() {
+                return false;
             }
-            Ok(ServerEvent::PromptsChanged) if caps.prompts.is_some() => {
-                (methods::NOTIFICATION_PROMPTS_LIST_CHANGED, None)
+            if wants(&session, event) {
+                session.push(method, params.clone());
             }
-            Ok(ServerEvent::ResourcesChanged) if caps.resources.is_some() => {
-                (methods::NOTIFICATION_RESOURCES_LIST_CHANGED, None)
-            }
-            Ok(ServerEvent::ResourceUpdated(uri)) => {
-                if !session.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).contains(&uri) {
-                    continue;
-                }
-                (
-                    methods::NOTIFICATION_RESOURCES_UPDATED,
-                    serde_json::value::to_raw_value(&json!({ "uri": uri })).ok(),
-                )
-            }
-            Ok(_) => continue,
-            Err(RecvError::Lagged(n)) => {
-                tracing::warn!("a session missed {n} change notifications");
-                continue;
-            }
-            Err(RecvError::Closed) => return,
-        };
-        peer.notify(method, params).await;
+            true
+        });
+    }
+}
+
+/// The notification a change event becomes on a 2025 session, if this server announces
+/// that kind of change (resource updates go to subscribers whatever the capabilities).
+fn notification_for(
+    caps: &ServerCapabilities,
+    event: &ServerEvent,
+) -> Option<(&'static str, Option<RawJson>)> {
+    match event {
+        ServerEvent::ToolsChanged if caps.tools.is_some() => {
+            Some((methods::NOTIFICATION_TOOLS_LIST_CHANGED, None))
+        }
+        ServerEvent::PromptsChanged if caps.prompts.is_some() => {
+            Some((methods::NOTIFICATION_PROMPTS_LIST_CHANGED, None))
+        }
+        ServerEvent::ResourcesChanged if caps.resources.is_some() => {
+            Some((methods::NOTIFICATION_RESOURCES_LIST_CHANGED, None))
+        }
+        ServerEvent::ResourceUpdated(uri) => Some((
+            methods::NOTIFICATION_RESOURCES_UPDATED,
+            serde_json::value::to_raw_value(&json!({ "uri": uri })).ok(),
+        )),
+        _ => None,
+    }
+}
+
+/// Whether one session gets the notification of `event`: a resource update only if the
+/// session subscribed to that resource.
+fn wants(session: &SessionInfo, event: &ServerEvent) -> bool {
+    match event {
+        ServerEvent::ResourceUpdated(uri) => session.is_subscribed(uri),
+        _ => true,
     }
 }
