@@ -40,6 +40,7 @@ use mcpwire_protocol::{methods, CacheHint, CacheScope, ProtocolVersion};
 use serde_json::Value;
 
 pub use context::Ctx;
+#[cfg(feature = "http")]
 pub(crate) use dual::is_enveloped;
 pub use middleware::{middleware_fn, Middleware, Next, NextNotification};
 pub use notify::ServerEvent;
@@ -189,7 +190,8 @@ impl Server {
         self.inner.tools.iter()
     }
 
-    /// The registered tool called `name`.
+    /// The registered tool called `name` (the HTTP endpoint's header table).
+    #[cfg(feature = "http")]
     pub(crate) fn tool_def(&self, name: &str) -> Option<&ToolDef> {
         self.inner.tool_index.get(name).map(|i| &self.inner.tools[*i])
     }

@@ -33,7 +33,8 @@ impl StatefulSession {
         StatefulSession { server, session: Arc::new(RwLock::new(None)) }
     }
 
-    /// Serves a request through the server's middleware.
+    /// Serves a request through the server's middleware (a 2025 HTTP session's router).
+    #[cfg(feature = "http")]
     pub(crate) async fn on_request(
         &self,
         request: Request,

@@ -52,7 +52,8 @@ pub(crate) fn unsupported_version(requested: &str) -> McpError {
 }
 
 impl Server {
-    /// Serves one 2026 request through the middleware.
+    /// Serves one 2026 request through the middleware (the HTTP endpoint's 2026 path).
+    #[cfg(feature = "http")]
     pub(crate) async fn serve_stateless(
         &self,
         request: Request,
