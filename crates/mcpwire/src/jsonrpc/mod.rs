@@ -45,7 +45,7 @@ pub use progress::{ProgressCallback, ProgressUpdate};
 
 use crate::error::RequestError;
 use crate::transport::{Connection, Inbound, Outgoing, Transport, TransportEvent};
-use context::InFlight;
+use context::{Fire, InFlight};
 use outbound::PendingTable;
 
 /// How `notifications/cancelled` from the peer is applied to a running handler.
@@ -111,7 +111,8 @@ pub(crate) struct Shared {
     next_id: AtomicI64,
     in_flight: Mutex<HashMap<IdKey, Arc<InFlight>>>,
     close_reason: Mutex<Option<String>>,
-    /// Cancelled when the connection shuts down (the parent of every request's token).
+    /// Cancelled when the connection shuts down (the parent of every handler's token;
+    /// [`Shared::shut_down`] cancels it).
     shutdown: CancellationToken,
 }
 
@@ -135,6 +136,17 @@ impl Shared {
             0 => State::NotStarted,
             1 => State::Running,
             _ => State::Closed,
+        }
+    }
+
+    /// Starts shutting the connection down: cancels the shutdown token and fires every
+    /// request in flight. A request registered after this fires at once
+    /// ([`inbound::start_request`] looks at the token after registering it), so none is
+    /// missed whichever comes first.
+    fn shut_down(&self) {
+        self.shutdown.cancel();
+        for entry in lock(&self.in_flight).values() {
+            entry.fire(Fire::Shutdown);
         }
     }
 
@@ -163,7 +175,7 @@ impl Peer {
 
     /// Asks the connection to shut down; [`Dispatcher::run`] then returns.
     pub fn close(&self) {
-        self.shared.shutdown.cancel();
+        self.shared.shut_down();
     }
 
     /// Resolves when the connection has shut down.
@@ -273,10 +285,12 @@ impl Dispatcher {
                                 permit = permits.clone().acquire_owned() => permit,
                             };
                             let Ok(permit) = permit else { break };
-                            let Some(task) =
-                                inbound::start_request(&peer, &handler, request, meta, permit).await
-                            else {
-                                continue;
+                            let task = match inbound::start_request(&peer, &handler, request, meta, permit) {
+                                Ok(task) => task,
+                                Err(duplicate) => {
+                                    peer.send(duplicate).await;
+                                    continue;
+                                }
                             };
                             if inline {
                                 // Boxed: awaited in place, the request's whole future would
@@ -319,7 +333,7 @@ impl Dispatcher {
         // Shutdown: no new requests, fail the waiters, let handlers answer, close the writer.
         shared.state.store(State::Closed as u8, Ordering::Release);
         lock(&shared.pending).fail_all();
-        shared.shutdown.cancel();
+        shared.shut_down();
         tasks.close();
         if tokio::time::timeout(shared.config.shutdown_grace, tasks.wait()).await.is_err() {
             tracing::debug!("handlers did not finish within the shutdown grace period");

@@ -21,7 +21,7 @@ use std::task::{ready, Context, Poll};
 use mcpwire_protocol::{Message, Request};
 use tokio::sync::mpsc;
 
-use super::context::InFlight;
+use super::context::{Fire, InFlight};
 use super::inbound::{self, Outcome};
 use super::{DispatcherConfig, Handler, Peer, Shared, State};
 use crate::transport::{InboundMeta, Outgoing, UnansweredHook};
@@ -57,7 +57,7 @@ pub(crate) fn serve_one<H: Handler>(
     let (outgoing, receiver) = mpsc::channel(queue.max(1));
     let shared = Arc::new(Shared::new(config, outgoing));
     shared.state.store(State::Running as u8, Ordering::Release);
-    let entry = inbound::in_flight(&shared, &request);
+    let entry = inbound::in_flight(&request);
     inbound::arrive(&handler, &request);
     let peer = Peer { shared: shared.clone() };
     let ctx = inbound::context(peer, entry.clone(), &request, meta.extensions, meta.no_back_channel);
@@ -94,6 +94,7 @@ impl Drop for OneShot {
         // future (the `run` field) is dropped, and the peer handle reports closed.
         self.shared.state.store(State::Closed as u8, Ordering::Release);
         self.shared.shutdown.cancel();
+        self.entry.fire(Fire::Shutdown);
     }
 }
 
