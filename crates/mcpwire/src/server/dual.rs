@@ -78,7 +78,9 @@ impl DualEra {
                     .unwrap_or_default();
                 Err(unsupported_version(&requested))
             }
-            Era::Stateless => self.server.handle_stateless(request, ctx).await,
+            // Boxed: the 2026 path's future is larger than the 2025 one, and inline it
+            // would size (and be copied with) every request's future on a 2025 stream.
+            Era::Stateless => Box::pin(self.server.handle_stateless(request, ctx)).await,
             Era::Stateful if enveloped => Err(McpError::invalid_request(
                 "Invalid request: a 2026-07-28 request on a connection that began with initialize",
             )),

@@ -106,28 +106,12 @@ impl Server {
                     ..Default::default()
                 }))
             }
+            // The branches that await a handler other than `tools/call` are boxed: each
+            // holds its own state across the handler's await, and inline, the largest of
+            // them would size (and be copied with) every request's future, `tools/call`
+            // included.
             methods::RESOURCES_READ if caps.resources.is_some() => {
-                let p: ReadResourceRequestParams = parse(params)?;
-                let found = self.find_resource(&p.uri);
-                let retry = self.retry_fields(
-                    &seed,
-                    p.input_responses,
-                    p.request_state,
-                    methods::RESOURCES_READ,
-                    &p.uri,
-                    || RetryArgs::Value(json!({})),
-                );
-                let not_found_code = match &seed {
-                    Seed::Stateful(s) => resource_not_found_code(&s.version),
-                    Seed::Stateless(_) => codes::INVALID_PARAMS,
-                };
-                let Some((handler, request)) = found else {
-                    return Err(McpError::new(not_found_code, format!("Resource not found: {}", p.uri))
-                        .with_data(json!({ "uri": p.uri })));
-                };
-                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
-                let outcome = handler(ctx.clone(), request).await;
-                self.settle(ctx, retry, outcome.map(Reply::ReadResource))
+                Box::pin(self.read_resource(rpc, seed, parse(params)?)).await
             }
             methods::PROMPTS_LIST if caps.prompts.is_some() => {
                 let p: ListPromptsRequestParams = parse(params)?;
@@ -136,43 +120,113 @@ impl Server {
                 Ok(Reply::ListPrompts(ListPromptsResult { prompts, next_cursor, ..Default::default() }))
             }
             methods::PROMPTS_GET if caps.prompts.is_some() => {
-                let p: GetPromptRequestParams = parse(params)?;
-                let Some(def) = inner.prompt_index.get(&p.name).and_then(|i| inner.prompts.get(*i)) else {
-                    return Err(McpError::invalid_params(format!("Unknown prompt: {}", p.name)));
-                };
-                let args = PromptArgs(p.arguments.unwrap_or_default());
-                let retry = self.retry_fields(
-                    &seed,
-                    p.input_responses,
-                    p.request_state,
-                    methods::PROMPTS_GET,
-                    &p.name,
-                    || RetryArgs::Value(serde_json::to_value(&args.0).unwrap_or(Value::Null)),
-                );
-                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
-                let outcome = def.get(ctx.clone(), args).await;
-                self.settle(ctx, retry, outcome.map(Reply::GetPrompt))
+                Box::pin(self.get_prompt(rpc, seed, parse(params)?)).await
             }
             methods::COMPLETION_COMPLETE if caps.completions.is_some() => {
-                let p: CompleteRequestParams = parse(params)?;
-                let Some(handler) = inner.completion.clone() else {
-                    return Err(McpError::method_not_found(method));
-                };
-                let ctx = self.context(rpc, seed, p.meta.clone(), None)?;
-                let outcome = handler(ctx.clone(), p).await;
-                self.settle(ctx, None, outcome.map(Reply::Complete))
+                Box::pin(self.complete(rpc, seed, parse(params)?)).await
             }
-            other => {
-                let Some(handler) = inner.methods.get(other).cloned() else {
-                    return Err(McpError::method_not_found(other));
-                };
-                let value: Value = parse(params)?;
-                let meta = value.get("_meta").and_then(|m| m.as_object().cloned());
-                let ctx = self.context(rpc, seed, meta, None)?;
-                let outcome = handler(ctx.clone(), value).await;
-                self.settle(ctx, None, outcome.map(Reply::Custom))
-            }
+            other => Box::pin(self.custom(rpc, seed, other, params)).await,
         }
+    }
+
+    /// `resources/read`, its params parsed.
+    async fn read_resource(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: ReadResourceRequestParams,
+    ) -> Result<Reply, McpError> {
+        let found = self.find_resource(&p.uri);
+        let retry = self.retry_fields(
+            &seed,
+            p.input_responses,
+            p.request_state,
+            methods::RESOURCES_READ,
+            &p.uri,
+            || RetryArgs::Value(json!({})),
+        );
+        let not_found_code = match &seed {
+            Seed::Stateful(s) => resource_not_found_code(&s.version),
+            Seed::Stateless(_) => codes::INVALID_PARAMS,
+        };
+        let Some((handler, request)) = found else {
+            return Err(McpError::new(not_found_code, format!("Resource not found: {}", p.uri))
+                .with_data(json!({ "uri": p.uri })));
+        };
+        self.with_context(rpc, seed, p.meta, retry, |ctx| handler(ctx, request), Reply::ReadResource).await
+    }
+
+    /// `prompts/get`, its params parsed.
+    async fn get_prompt(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: GetPromptRequestParams,
+    ) -> Result<Reply, McpError> {
+        let inner = &self.inner;
+        let Some(def) = inner.prompt_index.get(&p.name).and_then(|i| inner.prompts.get(*i)) else {
+            return Err(McpError::invalid_params(format!("Unknown prompt: {}", p.name)));
+        };
+        let args = PromptArgs(p.arguments.unwrap_or_default());
+        let retry = self.retry_fields(
+            &seed,
+            p.input_responses,
+            p.request_state,
+            methods::PROMPTS_GET,
+            &p.name,
+            || RetryArgs::Value(serde_json::to_value(&args.0).unwrap_or(Value::Null)),
+        );
+        self.with_context(rpc, seed, p.meta, retry, |ctx| def.get(ctx, args), Reply::GetPrompt).await
+    }
+
+    /// `completion/complete`, its params parsed.
+    async fn complete(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: CompleteRequestParams,
+    ) -> Result<Reply, McpError> {
+        let Some(handler) = self.inner.completion.clone() else {
+            return Err(McpError::method_not_found(methods::COMPLETION_COMPLETE));
+        };
+        let meta = p.meta.clone();
+        self.with_context(rpc, seed, meta, None, |ctx| handler(ctx, p), Reply::Complete).await
+    }
+
+    /// A method registered with the server builder, or `-32601`.
+    async fn custom(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Reply, McpError> {
+        let Some(handler) = self.inner.methods.get(method).cloned() else {
+            return Err(McpError::method_not_found(method));
+        };
+        let value: Value = parse(params)?;
+        let meta = value.get("_meta").and_then(|m| m.as_object().cloned());
+        self.with_context(rpc, seed, meta, None, |ctx| handler(ctx, value), Reply::Custom).await
+    }
+
+    /// Runs a handler with its context (verified on a 2026 retry) and settles what it
+    /// returns into a reply.
+    async fn with_context<T, F, Fut>(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        meta: Option<Meta>,
+        retry: Option<Retry>,
+        handler: F,
+        reply: fn(T) -> Reply,
+    ) -> Result<Reply, McpError>
+    where
+        F: FnOnce(Ctx) -> Fut,
+        Fut: std::future::Future<Output = Result<T, McpError>>,
+    {
+        let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
+        let outcome = handler(ctx.clone()).await;
+        self.settle(ctx, retry, outcome.map(reply))
     }
 
     /// `tools/call`, its params parsed.
@@ -183,26 +237,26 @@ impl Server {
         p: CallToolRequestParams,
     ) -> Result<Reply, McpError> {
         let inner = &self.inner;
+        // Taken apart here, so that only what the answer needs is held across the
+        // handler's await (the params whole would be part of every call's future).
+        let CallToolRequestParams { name, arguments, meta, task: _, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep copy
         // per call was a fifth of a stdio call's instructions.
-        let Some(def) = inner.tool_index.get(&p.name).and_then(|i| inner.tools.get(*i)) else {
-            return Err(McpError::invalid_params(format!("Unknown tool: {}", p.name)));
+        let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
-        if let Some(args) = &p.arguments {
+        if let Some(args) = &arguments {
             if !args.get().trim_start().starts_with('{') {
                 return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
             }
         }
-        let retry = self.retry_fields(
-            &seed,
-            p.input_responses,
-            p.request_state,
-            methods::TOOLS_CALL,
-            &p.name,
-            || RetryArgs::Tool(p.arguments.clone()),
-        );
-        let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
-        let outcome = def.call(ctx.clone(), p.arguments).await;
+        let retry =
+            self.retry_fields(&seed, input_responses, request_state, methods::TOOLS_CALL, &name, || {
+                RetryArgs::Tool(arguments.clone())
+            });
+        drop(name);
+        let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
+        let outcome = def.call(ctx.clone(), arguments).await;
         self.settle(ctx, retry, outcome.map(Reply::CallTool))
     }
 
