@@ -1,6 +1,7 @@
 //! Inbound requests: the in-flight table, one task per request, peer cancellation, and the
 //! single place where a handler's outcome becomes (or does not become) a response.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -9,7 +10,9 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures_util::FutureExt;
-use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response};
+use mcpwire_protocol::{
+    codes, methods, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response,
+};
 use serde::Deserialize;
 use tokio::sync::OwnedSemaphorePermit;
 
@@ -52,7 +55,7 @@ pub(super) fn start_request<H: Handler>(
     arrive(&**handler, &request);
     let hook = meta.on_unanswered;
     let ctx = context(peer.clone(), entry.clone(), &request, meta.extensions, meta.no_back_channel);
-    let method = request.method.clone();
+    let method = method_name(&request.method);
     // The handler's future is boxed here, with the request and its context moved in:
     // it is kilobytes (the router's state machine), and the task's own future, copied
     // whole on every move into and through `spawn` and on each change of the task's
@@ -61,6 +64,25 @@ pub(super) fn start_request<H: Handler>(
     let handler = handler.clone();
     let call = Box::pin(async move { handler.on_request(request, ctx).await });
     Ok(serve(peer.clone(), call, method, entry, hook, permit))
+}
+
+/// A request's method, kept for the logs of [`settle`]: borrowed when it is one of the
+/// methods a server serves most (no allocation per request for them), copied otherwise.
+pub(super) fn method_name(method: &str) -> Cow<'static, str> {
+    const COMMON: [&str; 8] = [
+        methods::TOOLS_CALL,
+        methods::TOOLS_LIST,
+        methods::RESOURCES_READ,
+        methods::RESOURCES_LIST,
+        methods::PROMPTS_GET,
+        methods::PROMPTS_LIST,
+        methods::PING,
+        methods::COMPLETION_COMPLETE,
+    ];
+    match COMMON.iter().find(|m| **m == method) {
+        Some(m) => Cow::Borrowed(m),
+        None => Cow::Owned(method.to_owned()),
+    }
 }
 
 /// The state of a request that has just arrived.
@@ -97,7 +119,7 @@ pub(super) fn context(
 async fn serve<F>(
     peer: Peer,
     call: Pin<Box<F>>,
-    method: String,
+    method: Cow<'static, str>,
     entry: Arc<InFlight>,
     hook: Option<UnansweredHook>,
     permit: OwnedSemaphorePermit,

@@ -12,6 +12,7 @@
 //! sends before its answer: notifications, and requests where the transport has a back
 //! channel.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
@@ -39,7 +40,7 @@ pub(crate) struct OneShot {
     shared: Arc<Shared>,
     entry: Arc<InFlight>,
     /// For the logs of [`inbound::settle`].
-    method: String,
+    method: Cow<'static, str>,
     hook: Option<UnansweredHook>,
 }
 
@@ -61,7 +62,7 @@ pub(crate) fn serve_one<H: Handler>(
     inbound::arrive(&handler, &request);
     let peer = Peer { shared: shared.clone() };
     let ctx = inbound::context(peer, entry.clone(), &request, meta.extensions, meta.no_back_channel);
-    let method = request.method.clone();
+    let method = inbound::method_name(&request.method);
     let (run_shared, run_entry) = (shared.clone(), entry.clone());
     // The handler's future is boxed as soon as it exists, as the dispatcher's tasks box
     // theirs: it is kilobytes (the router's state machine), and every move of a future

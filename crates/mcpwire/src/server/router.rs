@@ -1,9 +1,12 @@
 //! The era-neutral core: routes a request to the registries and returns a typed reply;
 //! the era adapters stamp and serialize it.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use futures_util::future::Either;
+use futures_util::FutureExt;
 use mcpwire_protocol::completion::CompleteRequestParams;
 use mcpwire_protocol::lifecycle::RequestEnvelope;
 use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
@@ -23,6 +26,7 @@ use super::prompt::PromptArgs;
 use super::reply::Reply;
 use super::request_state::{digest_json, Binding};
 use super::resource::ResourceRequest;
+use super::tool::ToolDef;
 use super::{cursor, Server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;
@@ -71,9 +75,51 @@ pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T,
         .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
 }
 
+/// A request that failed before anything was awaited, as a future: the error alone
+/// (`ready(Err(e))` would hold a whole `Result<Reply, _>`, a reply's size).
+type Failed =
+    futures_util::future::Map<std::future::Ready<McpError>, fn(McpError) -> Result<Reply, McpError>>;
+
+/// [`Failed`] with `error`.
+fn failed(error: McpError) -> Failed {
+    std::future::ready(error).map(Err)
+}
+
+/// A `tools/call` past its checks: what its handler's await needs, and no more.
+struct ToolCall<'a> {
+    def: &'a ToolDef,
+    ctx: Ctx,
+    retry: Option<Retry>,
+    arguments: Option<Box<RawValue>>,
+}
+
 impl Server {
     /// Routes one era-neutral request.
-    pub(crate) async fn route(
+    ///
+    /// Not an `async fn`, and neither is [`Server::call_tool`]: the arguments of an
+    /// `async fn` stay in its future for its whole life, and this future is part of
+    /// every request's (boxed once per request; past about a kilobyte an allocation
+    /// leaves the allocator's fast per-thread cache). `tools/call` gets a future of its
+    /// own; every other method runs boxed.
+    pub(crate) fn route<'a>(
+        &'a self,
+        rpc: RequestContext,
+        seed: Seed,
+        method: &'a str,
+        params: Option<&'a RawValue>,
+    ) -> impl Future<Output = Result<Reply, McpError>> + Send + 'a {
+        if method == methods::TOOLS_CALL && self.inner.capabilities.tools.is_some() {
+            let call = match parse(params) {
+                Ok(p) => self.call_tool(rpc, seed, p),
+                Err(e) => Either::Right(failed(e)),
+            };
+            return Either::Left(call);
+        }
+        Either::Right(Box::pin(self.route_other(rpc, seed, method, params)))
+    }
+
+    /// Every method but `tools/call`.
+    async fn route_other(
         &self,
         rpc: RequestContext,
         seed: Seed,
@@ -89,7 +135,6 @@ impl Server {
                 let tools = page.iter().map(|d| d.tool.clone()).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
-            methods::TOOLS_CALL if caps.tools.is_some() => self.call_tool(rpc, seed, parse(params)?).await,
             methods::RESOURCES_LIST if caps.resources.is_some() => {
                 let p: ListResourcesRequestParams = parse(params)?;
                 let (page, next_cursor) = self.page(&inner.resources, p.cursor.as_deref())?;
@@ -106,10 +151,9 @@ impl Server {
                     ..Default::default()
                 }))
             }
-            // The branches that await a handler other than `tools/call` are boxed: each
-            // holds its own state across the handler's await, and inline, the largest of
-            // them would size (and be copied with) every request's future, `tools/call`
-            // included.
+            // The branches that await a handler are boxed: each holds its own state
+            // across the handler's await, and inline, the largest of them would size
+            // every request's future.
             methods::RESOURCES_READ if caps.resources.is_some() => {
                 Box::pin(self.read_resource(rpc, seed, parse(params)?)).await
             }
@@ -230,15 +274,31 @@ impl Server {
     }
 
     /// `tools/call`, its params parsed.
-    pub(crate) async fn call_tool(
+    pub(crate) fn call_tool(
         &self,
         rpc: RequestContext,
         seed: Seed,
         p: CallToolRequestParams,
-    ) -> Result<Reply, McpError> {
+    ) -> Either<impl Future<Output = Result<Reply, McpError>> + Send + '_, Failed> {
+        let ToolCall { def, ctx, retry, arguments } = match self.prepare_tool_call(rpc, seed, p) {
+            Ok(call) => call,
+            Err(e) => return Either::Right(failed(e)),
+        };
+        Either::Left(async move {
+            let outcome = def.call(ctx.clone(), arguments).await;
+            self.settle(ctx, retry, outcome.map(Reply::CallTool))
+        })
+    }
+
+    /// Everything `tools/call` does before its handler runs: the tool, the arguments'
+    /// shape, the retry fields and the context.
+    fn prepare_tool_call(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: CallToolRequestParams,
+    ) -> Result<ToolCall<'_>, McpError> {
         let inner = &self.inner;
-        // Taken apart here, so that only what the answer needs is held across the
-        // handler's await (the params whole would be part of every call's future).
         let CallToolRequestParams { name, arguments, meta, task: _, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep copy
         // per call was a fifth of a stdio call's instructions.
@@ -254,10 +314,8 @@ impl Server {
             self.retry_fields(&seed, input_responses, request_state, methods::TOOLS_CALL, &name, || {
                 RetryArgs::Tool(arguments.clone())
             });
-        drop(name);
         let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
-        let outcome = def.call(ctx.clone(), arguments).await;
-        self.settle(ctx, retry, outcome.map(Reply::CallTool))
+        Ok(ToolCall { def, ctx, retry, arguments })
     }
 
     /// One page of a list, from an opaque cursor.
