@@ -330,24 +330,37 @@ impl Dispatcher {
             }
         }
 
-        // Shutdown: no new requests, fail the waiters, let handlers answer, close the writer.
-        shared.state.store(State::Closed as u8, Ordering::Release);
-        lock(&shared.pending).fail_all();
-        shared.shut_down();
-        tasks.close();
-        if tokio::time::timeout(shared.config.shutdown_grace, tasks.wait()).await.is_err() {
-            tracing::debug!("handlers did not finish within the shutdown grace period");
-        }
-        shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
-        if transport_closed {
-            // Let the transport's writer put out what is queued (the answers above)
-            // before returning: a process that exits once `run` returns (a stdio server
-            // whose stdin ended) would otherwise lose them. Transports keep their incoming
-            // channel open until their writer is done.
-            let drained = async { while incoming.recv().await.is_some() {} };
-            if tokio::time::timeout(shared.config.shutdown_grace, drained).await.is_err() {
-                tracing::debug!("the transport's writer did not finish within the shutdown grace period");
-            }
+        // Boxed: its timers are needed once, at the end, and inline they would be part
+        // of the loop's future, which every connection holds for its whole life (an
+        // idle 2025 HTTP session included).
+        Box::pin(close_connection(&shared, tasks, &mut incoming, transport_closed)).await;
+    }
+}
+
+/// The end of a connection: no new requests, fail the waiters, let handlers answer,
+/// close the writer (and, when the transport ended, let it put out what is queued).
+async fn close_connection(
+    shared: &Shared,
+    tasks: TaskTracker,
+    incoming: &mut mpsc::Receiver<TransportEvent>,
+    transport_closed: bool,
+) {
+    shared.state.store(State::Closed as u8, Ordering::Release);
+    lock(&shared.pending).fail_all();
+    shared.shut_down();
+    tasks.close();
+    if tokio::time::timeout(shared.config.shutdown_grace, tasks.wait()).await.is_err() {
+        tracing::debug!("handlers did not finish within the shutdown grace period");
+    }
+    shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
+    if transport_closed {
+        // Let the transport's writer put out what is queued (the answers above)
+        // before returning: a process that exits once `run` returns (a stdio server
+        // whose stdin ended) would otherwise lose them. Transports keep their incoming
+        // channel open until their writer is done.
+        let drained = async { while incoming.recv().await.is_some() {} };
+        if tokio::time::timeout(shared.config.shutdown_grace, drained).await.is_err() {
+            tracing::debug!("the transport's writer did not finish within the shutdown grace period");
         }
     }
 }
