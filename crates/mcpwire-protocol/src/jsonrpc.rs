@@ -339,16 +339,13 @@ pub enum Frame {
 /// levels, and truncated input) gives a [`codes::PARSE_ERROR`]; JSON that is not a
 /// JSON-RPC message gives [`codes::INVALID_REQUEST`], with the id when it could be read.
 pub fn decode_frame(bytes: &[u8]) -> Result<Frame, DecodeError> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
-        let items: Vec<Box<RawValue>> = serde_json::from_slice(bytes).map_err(DecodeError::parse)?;
-        if items.is_empty() {
-            return Err(DecodeError::invalid("Invalid request: empty batch", None, false));
-        }
-        let messages = items.iter().map(|raw| decode_value(raw.get().as_bytes())).collect();
-        return Ok(Frame::Batch(messages));
+    // Valid UTF-8 (nearly every frame) is checked once, here, and decoded as text: a
+    // decoder reading bytes checks every key and every captured member again, call by
+    // call. Invalid UTF-8 is decoded as bytes, which gives the error it always gave.
+    match std::str::from_utf8(bytes) {
+        Ok(text) => decode_frame_from(text),
+        Err(_) => decode_frame_from(bytes),
     }
-    decode_value(bytes).map(Frame::Single)
 }
 
 /// Decodes exactly one message; a batch is an [`codes::INVALID_REQUEST`].
@@ -361,21 +358,59 @@ pub fn decode_message(bytes: &[u8]) -> Result<Message, DecodeError> {
     }
 }
 
-fn decode_value(bytes: &[u8]) -> Result<Message, DecodeError> {
-    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+/// A frame's input: text already known to be UTF-8, or bytes that are not. Both give
+/// the same values and the same errors; text is only faster to read.
+trait Input<'a>: Copy {
+    fn bytes(self) -> &'a [u8];
+    fn parse<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error>;
+}
+
+impl<'a> Input<'a> for &'a str {
+    fn bytes(self) -> &'a [u8] {
+        self.as_bytes()
+    }
+    fn parse<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error> {
+        serde_json::from_str(self)
+    }
+}
+
+impl<'a> Input<'a> for &'a [u8] {
+    fn bytes(self) -> &'a [u8] {
+        self
+    }
+    fn parse<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(self)
+    }
+}
+
+fn decode_frame_from<'a>(input: impl Input<'a>) -> Result<Frame, DecodeError> {
+    let first = input.bytes().iter().find(|b| !b.is_ascii_whitespace());
+    if first == Some(&b'[') {
+        let items: Vec<&RawValue> = input.parse().map_err(DecodeError::parse)?;
+        if items.is_empty() {
+            return Err(DecodeError::invalid("Invalid request: empty batch", None, false));
+        }
+        let messages = items.iter().map(|raw| decode_value(raw.get())).collect();
+        return Ok(Frame::Batch(messages));
+    }
+    decode_value(input).map(Frame::Single)
+}
+
+fn decode_value<'a>(input: impl Input<'a>) -> Result<Message, DecodeError> {
+    let first = input.bytes().iter().find(|b| !b.is_ascii_whitespace());
     if first != Some(&b'{') {
         // Valid JSON that is not an object is an invalid request; anything else a parse error.
-        return match serde_json::from_slice::<de::IgnoredAny>(bytes) {
+        return match input.parse::<de::IgnoredAny>() {
             Ok(_) => {
                 Err(DecodeError::invalid("Invalid request: a message must be a JSON object", None, false))
             }
             Err(e) => Err(DecodeError::parse(e)),
         };
     }
-    // The members are borrowed from `bytes`: only the method name and the params are
+    // The members are borrowed from the input: only the method name and the params are
     // copied out, once each (an owned capture allocated every member, then parsed the
     // method again into a `String`).
-    let envelope: Envelope<'_> = serde_json::from_slice(bytes).map_err(|e| {
+    let envelope: Envelope<'_> = input.parse().map_err(|e| {
         if e.is_data() {
             DecodeError::invalid(format!("Invalid request: {e}"), None, false)
         } else {

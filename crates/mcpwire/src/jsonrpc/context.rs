@@ -1,29 +1,62 @@
 //! What an inbound request's handler can reach: its cancellation token, the transport's
 //! facts, and a way to send messages that belong to this request.
 
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{fence, AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+
+use futures_util::task::AtomicWaker;
 
 use mcpwire_protocol::{RawJson, RequestId};
 use serde_json::value::RawValue;
-use tokio_util::sync::CancellationToken;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
 use super::outbound::CallOptions;
-use super::Peer;
+use super::{Peer, PeerCancelMode};
 use crate::error::RequestError;
 use crate::extensions::Extensions;
 
 /// The state of one inbound request, shared by its task, its context and the in-flight
 /// table. Settling is decided once, under the in-flight table's lock.
+///
+/// Its cancellation is a pair of flags and a waker, not a `CancellationToken` of its
+/// own: a token is an allocation and a node in the connection's cancellation tree (a
+/// lock on the parent to link it and another to unlink it), paid by every request
+/// though few handlers ever look at theirs. The token is made the first time a handler
+/// asks for it ([`InFlight::token`]); shutdown fires every request still in flight
+/// ([`Shared::shut_down`](super::Shared::shut_down)).
 #[derive(Debug)]
 pub(crate) struct InFlight {
     pub(crate) id: RequestId,
-    /// Cancelled by the peer's `notifications/cancelled` or by shutdown.
-    pub(crate) cancel: CancellationToken,
+    /// [`FIRED`] and [`SHUT_DOWN`].
+    signals: AtomicU8,
+    /// The task running the handler, woken when a signal is raised or the token is made.
+    waker: AtomicWaker,
+    /// The handler's token, once asked for: a child of the connection's shutdown token,
+    /// also cancelled when the request fires.
+    token: OnceLock<CancellationToken>,
     /// Set (under the table lock) when the peer cancelled this request.
     pub(crate) peer_cancelled: AtomicBool,
     /// [`Settle`] state.
     pub(crate) settled: AtomicU8,
+}
+
+/// The request's cancellation fired: the peer cancelled it, its handler timed out, or
+/// the connection shut down.
+const FIRED: u8 = 1;
+/// The connection shut down while the request was in flight (what stops a handler in
+/// signal mode).
+const SHUT_DOWN: u8 = 2;
+
+/// Why a request's cancellation fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fire {
+    /// The peer cancelled it, or its handler ran past its time.
+    Cancel,
+    /// The connection is shutting down.
+    Shutdown,
 }
 
 /// Whether a request has settled and how.
@@ -36,8 +69,110 @@ pub(crate) enum Settle {
 }
 
 impl InFlight {
+    /// A request that has just arrived, not cancelled.
+    pub(crate) fn new(id: RequestId) -> Self {
+        InFlight {
+            id,
+            signals: AtomicU8::new(0),
+            waker: AtomicWaker::new(),
+            token: OnceLock::new(),
+            peer_cancelled: AtomicBool::new(false),
+            settled: AtomicU8::new(Settle::Running as u8),
+        }
+    }
+
     pub(crate) fn is_settled(&self) -> bool {
         self.settled.load(Ordering::Acquire) != Settle::Running as u8
+    }
+
+    /// Fires the request's cancellation: its token (if made) is cancelled and the task
+    /// running it is woken to apply the cancel mode.
+    pub(crate) fn fire(&self, why: Fire) {
+        let bits = match why {
+            Fire::Cancel => FIRED,
+            Fire::Shutdown => FIRED | SHUT_DOWN,
+        };
+        self.signals.fetch_or(bits, Ordering::SeqCst);
+        // Pairs with the fence in `token`: either its maker sees the flag, or this sees
+        // the token, so a token made while the request fires is never left uncancelled.
+        fence(Ordering::SeqCst);
+        if let Some(token) = self.token.get() {
+            token.cancel();
+        }
+        self.waker.wake();
+    }
+
+    /// Whether the request's cancellation fired (its token, if made, may also have been
+    /// cancelled by the handler itself: see [`RequestContext::is_cancelled`]).
+    pub(crate) fn is_fired(&self) -> bool {
+        self.signals.load(Ordering::Acquire) & FIRED != 0
+    }
+
+    /// The handler's token, made on first use as a child of `shutdown` (so it fires at
+    /// shutdown even after the request settled, as it did when every request had one),
+    /// and born cancelled if the request already fired.
+    pub(crate) fn token(&self, shutdown: &CancellationToken) -> &CancellationToken {
+        if let Some(token) = self.token.get() {
+            return token;
+        }
+        let token = self.token.get_or_init(|| shutdown.child_token());
+        fence(Ordering::SeqCst);
+        if self.is_fired() {
+            token.cancel();
+        }
+        // In interrupt mode the task running the handler watches the token from now on
+        // (the handler, or something it spawned, may cancel it itself).
+        self.waker.wake();
+        token
+    }
+
+    /// Whether the handler's token exists and was cancelled.
+    fn token_cancelled(&self) -> bool {
+        self.token.get().is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Resolves when the handler must be stopped: in interrupt mode when the request
+    /// fires or its token is cancelled (by the handler too); in signal mode when the
+    /// connection shuts down.
+    pub(crate) fn stopped(&self, mode: PeerCancelMode) -> Stopped<'_> {
+        Stopped { entry: self, mode, token: None }
+    }
+}
+
+/// The future of [`InFlight::stopped`]: a reference and, only once a handler made its
+/// token, a boxed wait on it (a token's wait is a waiter node, larger than everything
+/// else here, and most requests never need it).
+pub(crate) struct Stopped<'a> {
+    entry: &'a InFlight,
+    mode: PeerCancelMode,
+    token: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
+}
+
+impl Future for Stopped<'_> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        if let Some(wait) = this.token.as_mut() {
+            return wait.as_mut().poll(cx);
+        }
+        let entry = this.entry;
+        entry.waker.register(cx.waker());
+        let watched = match this.mode {
+            PeerCancelMode::Interrupt => FIRED,
+            PeerCancelMode::Signal => SHUT_DOWN,
+        };
+        if entry.signals.load(Ordering::Acquire) & watched != 0 {
+            return Poll::Ready(());
+        }
+        match (this.mode, entry.token.get()) {
+            // Firing cancels the token too, so from here on the token is all to watch.
+            (PeerCancelMode::Interrupt, Some(token)) => {
+                let wait = this.token.insert(Box::pin(token.clone().cancelled_owned()));
+                wait.as_mut().poll(cx)
+            }
+            _ => Poll::Pending,
+        }
     }
 }
 
@@ -61,12 +196,13 @@ impl RequestContext {
     /// interrupt mode the handler's future is also dropped; in signal mode the handler
     /// should watch this token and stop early.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.entry.cancel
+        self.entry.token(&self.peer.shared.shutdown)
     }
 
-    /// Whether the request was cancelled.
+    /// Whether the request was cancelled (what [`RequestContext::cancellation`] would
+    /// say, without making the token).
     pub fn is_cancelled(&self) -> bool {
-        self.entry.cancel.is_cancelled()
+        self.entry.is_fired() || self.entry.token_cancelled() || self.peer.shared.shutdown.is_cancelled()
     }
 
     /// Transport facts (HTTP headers, the authenticated principal, ...).

@@ -1,33 +1,39 @@
 //! Inbound requests: the in-flight table, one task per request, peer cancellation, and the
 //! single place where a handler's outcome becomes (or does not become) a response.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, LazyLock};
+use std::time::Duration;
 
 use futures_util::FutureExt;
-use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response};
+use mcpwire_protocol::{
+    codes, methods, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response,
+};
 use serde::Deserialize;
 use tokio::sync::OwnedSemaphorePermit;
 
-use super::context::{InFlight, RequestContext, Settle};
-use super::{lock, Handler, Peer, PeerCancelMode, Shared};
+use super::context::{Fire, InFlight, RequestContext, Settle};
+use super::{lock, Handler, Peer, Shared};
 use crate::error::McpError;
 use crate::transport::{InboundMeta, Outgoing, UnansweredHook};
 
-/// Registers an inbound request and returns the task that serves it, or `None` when its id
-/// is already in flight (that duplicate is answered `-32600` here and the original request
-/// is left alone).
-pub(super) async fn start_request<H: Handler>(
+/// Registers an inbound request and returns the task that serves it, or, when its id is
+/// already in flight, the `-32600` answer to that duplicate (the original request is left
+/// alone). Not `async`: the task is returned by value straight to `spawn`, with no
+/// future of this call around it to move it through.
+pub(super) fn start_request<H: Handler>(
     peer: &Peer,
     handler: &Arc<H>,
     request: Request,
     meta: InboundMeta,
     permit: OwnedSemaphorePermit,
-) -> Option<impl Future<Output = ()> + Send + 'static> {
+) -> Result<impl Future<Output = ()> + Send + 'static, Outgoing> {
     let shared = &peer.shared;
-    let entry = in_flight(shared, &request);
+    let entry = in_flight(&request);
     let duplicate = match lock(&shared.in_flight).entry(request.id.key()) {
         std::collections::hash_map::Entry::Occupied(_) => true,
         std::collections::hash_map::Entry::Vacant(slot) => {
@@ -40,29 +46,48 @@ pub(super) async fn start_request<H: Handler>(
             codes::INVALID_REQUEST,
             format!("Invalid request: request id {} is already in flight", request.id),
         );
-        peer.send(Outgoing::unrelated(ErrorResponse::new(Some(request.id), error))).await;
-        return None;
+        return Err(Outgoing::unrelated(ErrorResponse::new(Some(request.id), error)));
+    }
+    // Registered after a shutdown began, it would not be among the requests it fired.
+    if shared.shutdown.is_cancelled() {
+        entry.fire(Fire::Shutdown);
     }
     arrive(&**handler, &request);
     let hook = meta.on_unanswered;
     let ctx = context(peer.clone(), entry.clone(), &request, meta.extensions, meta.no_back_channel);
-    let peer = peer.clone();
+    let method = method_name(&request.method);
+    // The handler's future is boxed here, with the request and its context moved in:
+    // it is kilobytes (the router's state machine), and the task's own future, copied
+    // whole on every move into and through `spawn` and on each change of the task's
+    // stage, then holds a pointer instead (the arguments of an `async fn` stay in its
+    // future for its whole life, so passing them to `serve` would keep them there too).
     let handler = handler.clone();
-    Some(async move {
-        serve(peer, handler, request, ctx, entry, hook).await;
-        drop(permit);
-    })
+    let call = Box::pin(async move { handler.on_request(request, ctx).await });
+    Ok(serve(peer.clone(), call, method, entry, hook, permit))
 }
 
-/// The state of a request that has just arrived; its token fires when the connection
-/// shuts down (or when the request is cancelled).
-pub(super) fn in_flight(shared: &Shared, request: &Request) -> Arc<InFlight> {
-    Arc::new(InFlight {
-        id: request.id.clone(),
-        cancel: shared.shutdown.child_token(),
-        peer_cancelled: AtomicBool::new(false),
-        settled: AtomicU8::new(Settle::Running as u8),
-    })
+/// A request's method, kept for the logs of [`settle`]: borrowed when it is one of the
+/// methods a server serves most (no allocation per request for them), copied otherwise.
+pub(super) fn method_name(method: &str) -> Cow<'static, str> {
+    const COMMON: [&str; 8] = [
+        methods::TOOLS_CALL,
+        methods::TOOLS_LIST,
+        methods::RESOURCES_READ,
+        methods::RESOURCES_LIST,
+        methods::PROMPTS_GET,
+        methods::PROMPTS_LIST,
+        methods::PING,
+        methods::COMPLETION_COMPLETE,
+    ];
+    match COMMON.iter().find(|m| **m == method) {
+        Some(m) => Cow::Borrowed(m),
+        None => Cow::Owned(method.to_owned()),
+    }
+}
+
+/// The state of a request that has just arrived.
+pub(super) fn in_flight(request: &Request) -> Arc<InFlight> {
+    Arc::new(InFlight::new(request.id.clone()))
 }
 
 /// Calls the handler's arrival hook; a panic there is logged, not propagated.
@@ -91,25 +116,27 @@ pub(super) fn context(
 
 /// Runs the handler and settles the request: answered, or (when the peer cancelled it)
 /// unanswered with the transport's hook called.
-async fn serve<H: Handler>(
+async fn serve<F>(
     peer: Peer,
-    handler: Arc<H>,
-    request: Request,
-    ctx: RequestContext,
+    call: Pin<Box<F>>,
+    method: Cow<'static, str>,
     entry: Arc<InFlight>,
     hook: Option<UnansweredHook>,
-) {
+    permit: OwnedSemaphorePermit,
+) where
+    F: Future<Output = Result<RawJson, McpError>> + Send,
+{
     let shared = &peer.shared;
-    let method = request.method.clone();
-    // Boxed: a handler's future is kilobytes (the router's state machine), and unboxed it
-    // made this task's future as large, copied whole on every move into and through
-    // `spawn` (a sixth of a pipelined call's instructions). One allocation is cheaper.
-    let outcome = run(shared, &entry, Box::pin(handler.on_request(request, ctx))).await;
-    let Some(message) = settle(shared, &entry, &method, outcome, hook) else { return };
-    let id = &entry.id;
-    if !peer.send(Outgoing::new(message, Some(id.clone()))).await {
-        tracing::debug!(%id, "could not answer: the connection is closed");
+    let outcome = run(shared, &entry, call).await;
+    // Boxed into its `Outgoing` at once: only a pointer is held across the send.
+    let answer =
+        settle(shared, &entry, &method, outcome, hook).map(|m| Outgoing::new(m, Some(entry.id.clone())));
+    if let Some(answer) = answer {
+        if !peer.send(answer).await {
+            tracing::debug!(id = %entry.id, "could not answer: the connection is closed");
+        }
     }
+    drop(permit);
 }
 
 /// What running a handler gave: `None` when it was stopped (its token fired in interrupt
@@ -123,33 +150,36 @@ where
     F: Future<Output = Result<RawJson, McpError>> + Send,
 {
     let run = AssertUnwindSafe(handler).catch_unwind();
-    let limit = shared.config.handler_timeout;
-    let token = &entry.cancel;
     let run = async move {
-        let Some(limit) = limit else { return run.await };
-        match tokio::time::timeout(limit, run).await {
-            Ok(outcome) => outcome,
-            Err(_) => {
-                // The handler is dropped here; what it spawned sees its token fire.
-                token.cancel();
-                Ok(Err(McpError::new(
-                    codes::INTERNAL_ERROR,
-                    format!("Request timed out: the handler did not finish within {limit:?}"),
-                )))
-            }
+        match shared.config.handler_timeout {
+            None => run.await,
+            // Boxed: a timer is large, and unboxed it would be part of every request's
+            // task whether a limit is set or not.
+            Some(limit) => Box::pin(timed(limit, entry, run)).await,
         }
     };
-    match shared.config.cancel_mode {
-        PeerCancelMode::Interrupt => tokio::select! {
-            biased;
-            _ = entry.cancel.cancelled() => None,
-            result = run => Some(result),
-        },
-        PeerCancelMode::Signal => tokio::select! {
-            biased;
-            _ = shared.shutdown.cancelled() => None,
-            result = run => Some(result),
-        },
+    tokio::select! {
+        biased;
+        _ = entry.stopped(shared.config.cancel_mode) => None,
+        result = run => Some(result),
+    }
+}
+
+/// Runs a handler within `limit`; past it the handler is dropped, the request fires (so
+/// what the handler spawned sees its token fire), and the outcome is a `-32603`.
+async fn timed<F>(limit: Duration, entry: &InFlight, run: F) -> std::thread::Result<Result<RawJson, McpError>>
+where
+    F: Future<Output = std::thread::Result<Result<RawJson, McpError>>>,
+{
+    match tokio::time::timeout(limit, run).await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            entry.fire(Fire::Cancel);
+            Ok(Err(McpError::new(
+                codes::INTERNAL_ERROR,
+                format!("Request timed out: the handler did not finish within {limit:?}"),
+            )))
+        }
     }
 }
 
@@ -170,8 +200,11 @@ pub(super) fn settle(
     let peer_cancelled = {
         let mut table = lock(&shared.in_flight);
         let key = id.key();
-        if table.get(&key).is_some_and(|e| Arc::ptr_eq(e, entry)) {
-            table.remove(&key);
+        // One lookup: the entry under this id is this request's (another is put back).
+        if let Some(other) = table.remove(&key) {
+            if !Arc::ptr_eq(&other, entry) {
+                table.insert(key, other);
+            }
         }
         entry.peer_cancelled.load(Ordering::Acquire)
     };
@@ -211,7 +244,7 @@ pub(super) fn cancel(shared: &Shared, id: &RequestId) {
     match table.get(&id.key()) {
         Some(entry) => {
             entry.peer_cancelled.store(true, Ordering::Release);
-            entry.cancel.cancel();
+            entry.fire(Fire::Cancel);
         }
         None => tracing::debug!(%id, "ignored a cancellation for a request not in flight"),
     }

@@ -45,7 +45,7 @@ pub use progress::{ProgressCallback, ProgressUpdate};
 
 use crate::error::RequestError;
 use crate::transport::{Connection, Inbound, Outgoing, Transport, TransportEvent};
-use context::InFlight;
+use context::{Fire, InFlight};
 use outbound::PendingTable;
 
 /// How `notifications/cancelled` from the peer is applied to a running handler.
@@ -111,7 +111,8 @@ pub(crate) struct Shared {
     next_id: AtomicI64,
     in_flight: Mutex<HashMap<IdKey, Arc<InFlight>>>,
     close_reason: Mutex<Option<String>>,
-    /// Cancelled when the connection shuts down (the parent of every request's token).
+    /// Cancelled when the connection shuts down (the parent of every handler's token;
+    /// [`Shared::shut_down`] cancels it).
     shutdown: CancellationToken,
 }
 
@@ -135,6 +136,17 @@ impl Shared {
             0 => State::NotStarted,
             1 => State::Running,
             _ => State::Closed,
+        }
+    }
+
+    /// Starts shutting the connection down: cancels the shutdown token and fires every
+    /// request in flight. A request registered after this fires at once
+    /// ([`inbound::start_request`] looks at the token after registering it), so none is
+    /// missed whichever comes first.
+    fn shut_down(&self) {
+        self.shutdown.cancel();
+        for entry in lock(&self.in_flight).values() {
+            entry.fire(Fire::Shutdown);
         }
     }
 
@@ -163,7 +175,7 @@ impl Peer {
 
     /// Asks the connection to shut down; [`Dispatcher::run`] then returns.
     pub fn close(&self) {
-        self.shared.shutdown.cancel();
+        self.shared.shut_down();
     }
 
     /// Resolves when the connection has shut down.
@@ -273,10 +285,12 @@ impl Dispatcher {
                                 permit = permits.clone().acquire_owned() => permit,
                             };
                             let Ok(permit) = permit else { break };
-                            let Some(task) =
-                                inbound::start_request(&peer, &handler, request, meta, permit).await
-                            else {
-                                continue;
+                            let task = match inbound::start_request(&peer, &handler, request, meta, permit) {
+                                Ok(task) => task,
+                                Err(duplicate) => {
+                                    peer.send(duplicate).await;
+                                    continue;
+                                }
                             };
                             if inline {
                                 // Boxed: awaited in place, the request's whole future would
@@ -316,24 +330,37 @@ impl Dispatcher {
             }
         }
 
-        // Shutdown: no new requests, fail the waiters, let handlers answer, close the writer.
-        shared.state.store(State::Closed as u8, Ordering::Release);
-        lock(&shared.pending).fail_all();
-        shared.shutdown.cancel();
-        tasks.close();
-        if tokio::time::timeout(shared.config.shutdown_grace, tasks.wait()).await.is_err() {
-            tracing::debug!("handlers did not finish within the shutdown grace period");
-        }
-        shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
-        if transport_closed {
-            // Let the transport's writer put out what is queued (the answers above)
-            // before returning: a process that exits once `run` returns (a stdio server
-            // whose stdin ended) would otherwise lose them. Transports keep their incoming
-            // channel open until their writer is done.
-            let drained = async { while incoming.recv().await.is_some() {} };
-            if tokio::time::timeout(shared.config.shutdown_grace, drained).await.is_err() {
-                tracing::debug!("the transport's writer did not finish within the shutdown grace period");
-            }
+        // Boxed: its timers are needed once, at the end, and inline they would be part
+        // of the loop's future, which every connection holds for its whole life (an
+        // idle 2025 HTTP session included).
+        Box::pin(close_connection(&shared, tasks, &mut incoming, transport_closed)).await;
+    }
+}
+
+/// The end of a connection: no new requests, fail the waiters, let handlers answer,
+/// close the writer (and, when the transport ended, let it put out what is queued).
+async fn close_connection(
+    shared: &Shared,
+    tasks: TaskTracker,
+    incoming: &mut mpsc::Receiver<TransportEvent>,
+    transport_closed: bool,
+) {
+    shared.state.store(State::Closed as u8, Ordering::Release);
+    lock(&shared.pending).fail_all();
+    shared.shut_down();
+    tasks.close();
+    if tokio::time::timeout(shared.config.shutdown_grace, tasks.wait()).await.is_err() {
+        tracing::debug!("handlers did not finish within the shutdown grace period");
+    }
+    shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
+    if transport_closed {
+        // Let the transport's writer put out what is queued (the answers above)
+        // before returning: a process that exits once `run` returns (a stdio server
+        // whose stdin ended) would otherwise lose them. Transports keep their incoming
+        // channel open until their writer is done.
+        let drained = async { while incoming.recv().await.is_some() {} };
+        if tokio::time::timeout(shared.config.shutdown_grace, drained).await.is_err() {
+            tracing::debug!("the transport's writer did not finish within the shutdown grace period");
         }
     }
 }

@@ -12,6 +12,7 @@
 //! sends before its answer: notifications, and requests where the transport has a back
 //! channel.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
@@ -21,7 +22,7 @@ use std::task::{ready, Context, Poll};
 use mcpwire_protocol::{Message, Request};
 use tokio::sync::mpsc;
 
-use super::context::InFlight;
+use super::context::{Fire, InFlight};
 use super::inbound::{self, Outcome};
 use super::{DispatcherConfig, Handler, Peer, Shared, State};
 use crate::transport::{InboundMeta, Outgoing, UnansweredHook};
@@ -39,7 +40,7 @@ pub(crate) struct OneShot {
     shared: Arc<Shared>,
     entry: Arc<InFlight>,
     /// For the logs of [`inbound::settle`].
-    method: String,
+    method: Cow<'static, str>,
     hook: Option<UnansweredHook>,
 }
 
@@ -57,11 +58,11 @@ pub(crate) fn serve_one<H: Handler>(
     let (outgoing, receiver) = mpsc::channel(queue.max(1));
     let shared = Arc::new(Shared::new(config, outgoing));
     shared.state.store(State::Running as u8, Ordering::Release);
-    let entry = inbound::in_flight(&shared, &request);
+    let entry = inbound::in_flight(&request);
     inbound::arrive(&handler, &request);
     let peer = Peer { shared: shared.clone() };
     let ctx = inbound::context(peer, entry.clone(), &request, meta.extensions, meta.no_back_channel);
-    let method = request.method.clone();
+    let method = inbound::method_name(&request.method);
     let (run_shared, run_entry) = (shared.clone(), entry.clone());
     // The handler's future is boxed as soon as it exists, as the dispatcher's tasks box
     // theirs: it is kilobytes (the router's state machine), and every move of a future
@@ -94,6 +95,7 @@ impl Drop for OneShot {
         // future (the `run` field) is dropped, and the peer handle reports closed.
         self.shared.state.store(State::Closed as u8, Ordering::Release);
         self.shared.shutdown.cancel();
+        self.entry.fire(Fire::Shutdown);
     }
 }
 

@@ -1,9 +1,12 @@
 //! The era-neutral core: routes a request to the registries and returns a typed reply;
 //! the era adapters stamp and serialize it.
 
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+use futures_util::future::Either;
+use futures_util::FutureExt;
 use mcpwire_protocol::completion::CompleteRequestParams;
 use mcpwire_protocol::lifecycle::RequestEnvelope;
 use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
@@ -23,6 +26,7 @@ use super::prompt::PromptArgs;
 use super::reply::Reply;
 use super::request_state::{digest_json, Binding};
 use super::resource::ResourceRequest;
+use super::tool::ToolDef;
 use super::{cursor, Server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;
@@ -71,9 +75,51 @@ pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T,
         .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
 }
 
+/// A request that failed before anything was awaited, as a future: the error alone
+/// (`ready(Err(e))` would hold a whole `Result<Reply, _>`, a reply's size).
+type Failed =
+    futures_util::future::Map<std::future::Ready<McpError>, fn(McpError) -> Result<Reply, McpError>>;
+
+/// [`Failed`] with `error`.
+fn failed(error: McpError) -> Failed {
+    std::future::ready(error).map(Err)
+}
+
+/// A `tools/call` past its checks: what its handler's await needs, and no more.
+struct ToolCall<'a> {
+    def: &'a ToolDef,
+    ctx: Ctx,
+    retry: Option<Retry>,
+    arguments: Option<Box<RawValue>>,
+}
+
 impl Server {
     /// Routes one era-neutral request.
-    pub(crate) async fn route(
+    ///
+    /// Not an `async fn`, and neither is [`Server::call_tool`]: the arguments of an
+    /// `async fn` stay in its future for its whole life, and this future is part of
+    /// every request's (boxed once per request; past about a kilobyte an allocation
+    /// leaves the allocator's fast per-thread cache). `tools/call` gets a future of its
+    /// own; every other method runs boxed.
+    pub(crate) fn route<'a>(
+        &'a self,
+        rpc: RequestContext,
+        seed: Seed,
+        method: &'a str,
+        params: Option<&'a RawValue>,
+    ) -> impl Future<Output = Result<Reply, McpError>> + Send + 'a {
+        if method == methods::TOOLS_CALL && self.inner.capabilities.tools.is_some() {
+            let call = match parse(params) {
+                Ok(p) => self.call_tool(rpc, seed, p),
+                Err(e) => Either::Right(failed(e)),
+            };
+            return Either::Left(call);
+        }
+        Either::Right(Box::pin(self.route_other(rpc, seed, method, params)))
+    }
+
+    /// Every method but `tools/call`.
+    async fn route_other(
         &self,
         rpc: RequestContext,
         seed: Seed,
@@ -89,7 +135,6 @@ impl Server {
                 let tools = page.iter().map(|d| d.tool.clone()).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
-            methods::TOOLS_CALL if caps.tools.is_some() => self.call_tool(rpc, seed, parse(params)?).await,
             methods::RESOURCES_LIST if caps.resources.is_some() => {
                 let p: ListResourcesRequestParams = parse(params)?;
                 let (page, next_cursor) = self.page(&inner.resources, p.cursor.as_deref())?;
@@ -106,28 +151,11 @@ impl Server {
                     ..Default::default()
                 }))
             }
+            // The branches that await a handler are boxed: each holds its own state
+            // across the handler's await, and inline, the largest of them would size
+            // every request's future.
             methods::RESOURCES_READ if caps.resources.is_some() => {
-                let p: ReadResourceRequestParams = parse(params)?;
-                let found = self.find_resource(&p.uri);
-                let retry = self.retry_fields(
-                    &seed,
-                    p.input_responses,
-                    p.request_state,
-                    methods::RESOURCES_READ,
-                    &p.uri,
-                    || RetryArgs::Value(json!({})),
-                );
-                let not_found_code = match &seed {
-                    Seed::Stateful(s) => resource_not_found_code(&s.version),
-                    Seed::Stateless(_) => codes::INVALID_PARAMS,
-                };
-                let Some((handler, request)) = found else {
-                    return Err(McpError::new(not_found_code, format!("Resource not found: {}", p.uri))
-                        .with_data(json!({ "uri": p.uri })));
-                };
-                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
-                let outcome = handler(ctx.clone(), request).await;
-                self.settle(ctx, retry, outcome.map(Reply::ReadResource))
+                Box::pin(self.read_resource(rpc, seed, parse(params)?)).await
             }
             methods::PROMPTS_LIST if caps.prompts.is_some() => {
                 let p: ListPromptsRequestParams = parse(params)?;
@@ -136,74 +164,158 @@ impl Server {
                 Ok(Reply::ListPrompts(ListPromptsResult { prompts, next_cursor, ..Default::default() }))
             }
             methods::PROMPTS_GET if caps.prompts.is_some() => {
-                let p: GetPromptRequestParams = parse(params)?;
-                let Some(def) = inner.prompt_index.get(&p.name).and_then(|i| inner.prompts.get(*i)) else {
-                    return Err(McpError::invalid_params(format!("Unknown prompt: {}", p.name)));
-                };
-                let args = PromptArgs(p.arguments.unwrap_or_default());
-                let retry = self.retry_fields(
-                    &seed,
-                    p.input_responses,
-                    p.request_state,
-                    methods::PROMPTS_GET,
-                    &p.name,
-                    || RetryArgs::Value(serde_json::to_value(&args.0).unwrap_or(Value::Null)),
-                );
-                let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
-                let outcome = def.get(ctx.clone(), args).await;
-                self.settle(ctx, retry, outcome.map(Reply::GetPrompt))
+                Box::pin(self.get_prompt(rpc, seed, parse(params)?)).await
             }
             methods::COMPLETION_COMPLETE if caps.completions.is_some() => {
-                let p: CompleteRequestParams = parse(params)?;
-                let Some(handler) = inner.completion.clone() else {
-                    return Err(McpError::method_not_found(method));
-                };
-                let ctx = self.context(rpc, seed, p.meta.clone(), None)?;
-                let outcome = handler(ctx.clone(), p).await;
-                self.settle(ctx, None, outcome.map(Reply::Complete))
+                Box::pin(self.complete(rpc, seed, parse(params)?)).await
             }
-            other => {
-                let Some(handler) = inner.methods.get(other).cloned() else {
-                    return Err(McpError::method_not_found(other));
-                };
-                let value: Value = parse(params)?;
-                let meta = value.get("_meta").and_then(|m| m.as_object().cloned());
-                let ctx = self.context(rpc, seed, meta, None)?;
-                let outcome = handler(ctx.clone(), value).await;
-                self.settle(ctx, None, outcome.map(Reply::Custom))
-            }
+            other => Box::pin(self.custom(rpc, seed, other, params)).await,
         }
     }
 
-    /// `tools/call`, its params parsed.
-    pub(crate) async fn call_tool(
+    /// `resources/read`, its params parsed.
+    async fn read_resource(
         &self,
         rpc: RequestContext,
         seed: Seed,
-        p: CallToolRequestParams,
+        p: ReadResourceRequestParams,
     ) -> Result<Reply, McpError> {
-        let inner = &self.inner;
-        // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep copy
-        // per call was a fifth of a stdio call's instructions.
-        let Some(def) = inner.tool_index.get(&p.name).and_then(|i| inner.tools.get(*i)) else {
-            return Err(McpError::invalid_params(format!("Unknown tool: {}", p.name)));
-        };
-        if let Some(args) = &p.arguments {
-            if !args.get().trim_start().starts_with('{') {
-                return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
-            }
-        }
+        let found = self.find_resource(&p.uri);
         let retry = self.retry_fields(
             &seed,
             p.input_responses,
             p.request_state,
-            methods::TOOLS_CALL,
-            &p.name,
-            || RetryArgs::Tool(p.arguments.clone()),
+            methods::RESOURCES_READ,
+            &p.uri,
+            || RetryArgs::Value(json!({})),
         );
-        let ctx = self.context(rpc, seed, p.meta, retry.as_ref())?;
-        let outcome = def.call(ctx.clone(), p.arguments).await;
-        self.settle(ctx, retry, outcome.map(Reply::CallTool))
+        let not_found_code = match &seed {
+            Seed::Stateful(s) => resource_not_found_code(&s.version),
+            Seed::Stateless(_) => codes::INVALID_PARAMS,
+        };
+        let Some((handler, request)) = found else {
+            return Err(McpError::new(not_found_code, format!("Resource not found: {}", p.uri))
+                .with_data(json!({ "uri": p.uri })));
+        };
+        self.with_context(rpc, seed, p.meta, retry, |ctx| handler(ctx, request), Reply::ReadResource).await
+    }
+
+    /// `prompts/get`, its params parsed.
+    async fn get_prompt(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: GetPromptRequestParams,
+    ) -> Result<Reply, McpError> {
+        let inner = &self.inner;
+        let Some(def) = inner.prompt_index.get(&p.name).and_then(|i| inner.prompts.get(*i)) else {
+            return Err(McpError::invalid_params(format!("Unknown prompt: {}", p.name)));
+        };
+        let args = PromptArgs(p.arguments.unwrap_or_default());
+        let retry = self.retry_fields(
+            &seed,
+            p.input_responses,
+            p.request_state,
+            methods::PROMPTS_GET,
+            &p.name,
+            || RetryArgs::Value(serde_json::to_value(&args.0).unwrap_or(Value::Null)),
+        );
+        self.with_context(rpc, seed, p.meta, retry, |ctx| def.get(ctx, args), Reply::GetPrompt).await
+    }
+
+    /// `completion/complete`, its params parsed.
+    async fn complete(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: CompleteRequestParams,
+    ) -> Result<Reply, McpError> {
+        let Some(handler) = self.inner.completion.clone() else {
+            return Err(McpError::method_not_found(methods::COMPLETION_COMPLETE));
+        };
+        let meta = p.meta.clone();
+        self.with_context(rpc, seed, meta, None, |ctx| handler(ctx, p), Reply::Complete).await
+    }
+
+    /// A method registered with the server builder, or `-32601`.
+    async fn custom(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Reply, McpError> {
+        let Some(handler) = self.inner.methods.get(method).cloned() else {
+            return Err(McpError::method_not_found(method));
+        };
+        let value: Value = parse(params)?;
+        let meta = value.get("_meta").and_then(|m| m.as_object().cloned());
+        self.with_context(rpc, seed, meta, None, |ctx| handler(ctx, value), Reply::Custom).await
+    }
+
+    /// Runs a handler with its context (verified on a 2026 retry) and settles what it
+    /// returns into a reply.
+    async fn with_context<T, F, Fut>(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        meta: Option<Meta>,
+        retry: Option<Retry>,
+        handler: F,
+        reply: fn(T) -> Reply,
+    ) -> Result<Reply, McpError>
+    where
+        F: FnOnce(Ctx) -> Fut,
+        Fut: std::future::Future<Output = Result<T, McpError>>,
+    {
+        let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
+        let outcome = handler(ctx.clone()).await;
+        self.settle(ctx, retry, outcome.map(reply))
+    }
+
+    /// `tools/call`, its params parsed.
+    pub(crate) fn call_tool(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: CallToolRequestParams,
+    ) -> Either<impl Future<Output = Result<Reply, McpError>> + Send + '_, Failed> {
+        let ToolCall { def, ctx, retry, arguments } = match self.prepare_tool_call(rpc, seed, p) {
+            Ok(call) => call,
+            Err(e) => return Either::Right(failed(e)),
+        };
+        Either::Left(async move {
+            let outcome = def.call(ctx.clone(), arguments).await;
+            self.settle(ctx, retry, outcome.map(Reply::CallTool))
+        })
+    }
+
+    /// Everything `tools/call` does before its handler runs: the tool, the arguments'
+    /// shape, the retry fields and the context.
+    fn prepare_tool_call(
+        &self,
+        rpc: RequestContext,
+        seed: Seed,
+        p: CallToolRequestParams,
+    ) -> Result<ToolCall<'_>, McpError> {
+        let inner = &self.inner;
+        let CallToolRequestParams { name, arguments, meta, task: _, input_responses, request_state } = p;
+        // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep copy
+        // per call was a fifth of a stdio call's instructions.
+        let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
+            return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
+        };
+        if let Some(args) = &arguments {
+            if !args.get().trim_start().starts_with('{') {
+                return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
+            }
+        }
+        let retry =
+            self.retry_fields(&seed, input_responses, request_state, methods::TOOLS_CALL, &name, || {
+                RetryArgs::Tool(arguments.clone())
+            });
+        let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
+        Ok(ToolCall { def, ctx, retry, arguments })
     }
 
     /// One page of a list, from an opaque cursor.
