@@ -23,6 +23,7 @@
 mod context;
 mod handler;
 mod inbound;
+#[cfg(feature = "http")]
 mod oneshot;
 mod outbound;
 mod progress;
@@ -39,6 +40,7 @@ use tokio_util::task::TaskTracker;
 
 pub use context::{NotificationContext, RequestContext};
 pub use handler::{Handler, NoHandler};
+#[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
 pub use outbound::CallOptions;
 pub use progress::{ProgressCallback, ProgressUpdate};
