@@ -169,7 +169,7 @@ impl McpService {
         let closing = CancellationToken::new();
         let tool_headers = header_check::ToolHeaders::new(&server);
         let request_slots = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
-        let dispatcher = Arc::new(server.inner.config.dispatcher.clone());
+        let dispatcher = server.inner.dispatcher.clone();
         let inner = Inner {
             server,
             settings,

@@ -152,9 +152,9 @@ impl Session {
         let capacity = settings.session_queue;
         let (in_tx, in_rx) = mpsc::channel(capacity);
         let (out_tx, out_rx) = mpsc::channel(capacity);
-        let dispatcher = Dispatcher::with_config(
+        let dispatcher = Dispatcher::with_shared_config(
             Connection { incoming: in_rx, outgoing: out_tx.clone() },
-            server.inner.config.dispatcher.clone(),
+            server.inner.dispatcher.clone(),
         );
         let session = Arc::new(Session {
             id,

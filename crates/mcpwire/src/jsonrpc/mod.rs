@@ -207,8 +207,14 @@ impl Dispatcher {
 
     /// Connects `transport` with `config`. Must be called inside a tokio runtime.
     pub fn with_config(transport: impl Transport, config: DispatcherConfig) -> Self {
+        Self::with_shared_config(transport, Arc::new(config))
+    }
+
+    /// [`Dispatcher::with_config`] with a configuration shared by many connections (a
+    /// server's sessions), so each does not keep a copy.
+    pub(crate) fn with_shared_config(transport: impl Transport, config: Arc<DispatcherConfig>) -> Self {
         let Connection { incoming, outgoing } = transport.connect();
-        let shared = Arc::new(Shared::new(Arc::new(config), outgoing));
+        let shared = Arc::new(Shared::new(config, outgoing));
         Dispatcher { shared, incoming }
     }
 

@@ -135,6 +135,9 @@ pub(crate) struct ServerInner {
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) state: Extensions,
     pub(crate) config: ServerConfig,
+    /// `config.dispatcher`, shared by every connection's dispatcher (a copy per 2025
+    /// session would cost each idle session a few hundred bytes).
+    pub(crate) dispatcher: Arc<DispatcherConfig>,
     pub(crate) sealer: StateSealer,
     pub(crate) bus: notify::Bus,
     /// The live 2025 sessions, which change events are pushed to.
@@ -234,7 +237,7 @@ impl Server {
     /// request decides: `initialize` opens a 2025 session, an enveloped request makes it
     /// a 2026 connection).
     pub async fn serve(&self, transport: impl Transport) {
-        let dispatcher = Dispatcher::with_config(transport, self.inner.config.dispatcher.clone());
+        let dispatcher = Dispatcher::with_shared_config(transport, self.inner.dispatcher.clone());
         dispatcher.run(dual::DualEra::new(self.clone())).await;
     }
 
@@ -520,6 +523,7 @@ impl ServerBuilder {
                 methods: self.methods,
                 capabilities,
                 state: self.state,
+                dispatcher: Arc::new(self.config.dispatcher.clone()),
                 config: self.config,
                 sealer: match self.sealer {
                     Some(sealer) => sealer,
