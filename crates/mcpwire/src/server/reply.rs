@@ -20,8 +20,11 @@ use crate::error::McpError;
 #[derive(Debug)]
 pub(crate) enum Reply {
     Empty,
-    Initialize(InitializeResult),
-    Discover(DiscoverResult),
+    // Boxed: the two largest results, one per connection or rarely asked for, would
+    // otherwise set the size of every reply (a tool call's included), which is moved
+    // several times on its way out.
+    Initialize(Box<InitializeResult>),
+    Discover(Box<DiscoverResult>),
     ListTools(ListToolsResult),
     CallTool(CallToolResult),
     ListResources(ListResourcesResult),
@@ -190,7 +193,7 @@ impl Reply {
                 None => serde_json::value::to_raw_value(&serde_json::Map::new()),
             },
             Reply::Initialize(r) => serde_json::value::to_raw_value(&r),
-            Reply::Discover(mut r) => with(&mut r, complete, s),
+            Reply::Discover(mut r) => with(&mut *r, complete, s),
             Reply::ListTools(mut r) => with(&mut r, complete, s),
             Reply::CallTool(mut r) => with(&mut r, complete, s),
             Reply::ListResources(mut r) => with(&mut r, complete, s),
@@ -312,5 +315,15 @@ mod tests {
             empty.extra.insert("zz".into(), json!(1));
             check(empty, ResultType::Complete);
         }
+    }
+}
+#[cfg(test)]
+mod size {
+    /// A reply is moved several times per request: it stays the size of a list result
+    /// (the boxed variants would make it ~640 bytes).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn a_reply_is_no_larger_than_its_common_results() {
+        assert!(std::mem::size_of::<super::Reply>() <= 160, "{}", std::mem::size_of::<super::Reply>());
     }
 }

@@ -140,13 +140,13 @@ impl StatefulSession {
         self.server.inner.sessions.register(&session);
         *slot = Some(session);
         let inner = &self.server.inner;
-        Ok(Reply::Initialize(InitializeResult {
+        Ok(Reply::Initialize(Box::new(InitializeResult {
             protocol_version: version,
             capabilities: inner.capabilities.clone(),
             server_info: inner.info.clone(),
             instructions: inner.instructions.clone(),
             meta: None,
-        }))
+        })))
     }
 }
 

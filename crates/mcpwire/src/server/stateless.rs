@@ -85,12 +85,12 @@ impl Server {
         }
         let envelope = read_envelope(&request)?;
         let reply = match method {
-            methods::SERVER_DISCOVER => Reply::Discover(DiscoverResult {
+            methods::SERVER_DISCOVER => Reply::Discover(Box::new(DiscoverResult {
                 supported_versions: supported_stateless(),
                 capabilities: self.inner.capabilities.clone(),
                 instructions: self.inner.instructions.clone(),
                 ..Default::default()
-            }),
+            })),
             m if methods::REMOVED_IN_2026.contains(&m) => return Err(McpError::method_not_found(m)),
             methods::SUBSCRIPTIONS_LISTEN => {
                 let p: SubscriptionsListenRequestParams = parse(request.params.as_deref())?;
