@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::Rng;
+use common::{mutate, Rng};
 use mcpwire_protocol::jsonrpc::{decode_frame, DecodeError, Frame};
 
 mod reference {
@@ -336,34 +336,6 @@ const TOKENS: &[&[u8]] = &[
     b"\t",
 ];
 
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut out = seed.to_vec();
-    for _ in 0..=rng.below(3) {
-        let at = rng.below(out.len() + 1);
-        match rng.below(5) {
-            0 if !out.is_empty() => {
-                let i = rng.below(out.len());
-                out[i] ^= 1 << rng.below(8);
-            }
-            1 => {
-                let token = TOKENS[rng.below(TOKENS.len())];
-                out.splice(at..at, token.iter().copied());
-            }
-            2 if !out.is_empty() => {
-                let end = (at + rng.below(8)).min(out.len());
-                out.drain(at..end);
-            }
-            3 => out.truncate(at),
-            _ => {
-                let token = TOKENS[rng.below(TOKENS.len())];
-                let end = (at + rng.below(6)).min(out.len());
-                out.splice(at..end, token.iter().copied());
-            }
-        }
-    }
-    out
-}
-
 #[test]
 fn mutated_frames_decode_as_before() {
     let seeds = tricky_frames();
@@ -371,7 +343,7 @@ fn mutated_frames_decode_as_before() {
     let mut decoded = 0usize;
     for _ in 0..30_000 {
         let seed = &seeds[rng.below(seeds.len())];
-        let input = mutate(&mut rng, seed);
+        let input = mutate(&mut rng, seed, TOKENS);
         assert_same(&input);
         decoded += usize::from(decode_frame(&input).is_ok());
     }

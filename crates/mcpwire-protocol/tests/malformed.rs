@@ -9,7 +9,7 @@ use std::path::Path;
 
 mod common;
 
-use common::Rng;
+use common::{mutate, Rng};
 use mcpwire_protocol::jsonrpc::{ErrorResponse, Frame, MethodCall};
 use mcpwire_protocol::{tasks_ext, *};
 use serde::de::DeserializeOwned;
@@ -395,44 +395,6 @@ const TOKENS: &[&[u8]] = &[
     b"\n",
 ];
 
-fn mutate(rng: &mut Rng, seed: &[u8]) -> Vec<u8> {
-    let mut out = seed.to_vec();
-    for _ in 0..=rng.below(3) {
-        let at = rng.below(out.len() + 1);
-        match rng.below(7) {
-            0 if !out.is_empty() => {
-                let i = rng.below(out.len());
-                out[i] ^= 1 << rng.below(8);
-            }
-            1 => {
-                let token = TOKENS[rng.below(TOKENS.len())];
-                out.splice(at..at, token.iter().copied());
-            }
-            2 if !out.is_empty() => {
-                let end = (at + rng.below(16)).min(out.len());
-                out.drain(at..end);
-            }
-            3 if at < out.len() => {
-                let end = (at + rng.below(32)).min(out.len());
-                let copy = out[at..end].to_vec();
-                let to = rng.below(out.len() + 1);
-                out.splice(to..to, copy);
-            }
-            4 => out.truncate(at),
-            5 if !out.is_empty() => {
-                let i = rng.below(out.len());
-                out[i] = (rng.next() & 0xff) as u8;
-            }
-            _ => {
-                let token = TOKENS[rng.below(TOKENS.len())];
-                let end = (at + rng.below(8)).min(out.len());
-                out.splice(at..end, token.iter().copied());
-            }
-        }
-    }
-    out
-}
-
 fn random_bytes(rng: &mut Rng, json_like: bool) -> Vec<u8> {
     let len = rng.below(256);
     let mut out = Vec::with_capacity(len);
@@ -472,7 +434,7 @@ fn fuzz_never_panics() {
             2 => seeds[rng.below(seeds.len())].clone(),
             _ => {
                 let seed = &seeds[rng.below(seeds.len())];
-                mutate(&mut rng, seed)
+                mutate(&mut rng, seed, TOKENS)
             }
         };
         let outcome = catch_unwind(AssertUnwindSafe(|| {
