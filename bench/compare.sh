@@ -7,8 +7,9 @@
 #
 # Environment (defaults in brackets):
 #   ROUNDS [3]            rounds; each round runs every peer once per scenario, interleaved
-#   PEERS ["bare rmcp python typescript mcpwire lean"]   (lean: mcpwire's stdio-only
-#                         `stdio-echo`, current-thread runtime; stdio scenario only)
+#   PEERS ["bare rmcp python typescript mcpwire lean"]   (lean: bench/stdio-echo, mcpwire
+#                         without default features on a current-thread runtime, built
+#                         alone into $CARGO_TARGET_DIR/lean; stdio scenario only)
 #   CALLS [5000]          sequential calls (stdio and HTTP single client)
 #   PIPE_CALLS [50000]    stdio pipelined calls, IN_FLIGHT [32] in flight
 #   CLIENTS [32]          concurrent HTTP clients, for DURATION [5] seconds
@@ -32,7 +33,7 @@ for arg in "$@"; do
     --quick) ROUNDS="${ROUNDS:-1}"; CALLS="${CALLS:-2000}"; PIPE_CALLS="${PIPE_CALLS:-20000}"
              DURATION="${DURATION:-2}"; SESSIONS="${SESSIONS:-300}"; STARTUP_RUNS="${STARTUP_RUNS:-10}" ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -59,7 +60,7 @@ command -v python3 >/dev/null || die "python3 not found"
 
 BENCH="$CARGO_TARGET_DIR/release/mcpwire-bench"
 ECHO="$CARGO_TARGET_DIR/release/echo-server"
-LEAN="$CARGO_TARGET_DIR/release/stdio-echo"
+LEAN="$CARGO_TARGET_DIR/lean/release/stdio-echo"
 RMCP="$CARGO_TARGET_DIR/peers/rmcp/release/rmcp-echo"
 BARE="$CARGO_TARGET_DIR/peers/bare/release/bare-echo"
 
@@ -72,6 +73,8 @@ if [[ $BUILD == 1 ]]; then
       rmcp) log "building the rmcp peer (crates.io)"
             CARGO_TARGET_DIR="$CARGO_TARGET_DIR/peers/rmcp" cargo build --release \
               --manifest-path "$ROOT/bench/peers/rmcp-echo/Cargo.toml" ;;
+      lean) log "building stdio-echo alone (its own features, not the workspace's union)"
+            (cd "$ROOT" && CARGO_TARGET_DIR="$CARGO_TARGET_DIR/lean" cargo build --release -p stdio-echo) ;;
       bare) log "building the bare peer"
             CARGO_TARGET_DIR="$CARGO_TARGET_DIR/peers/bare" cargo build --release \
               --manifest-path "$ROOT/bench/peers/bare-echo/Cargo.toml" ;;

@@ -88,6 +88,7 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
     assert_eq!(add["name"], "add");
     assert_eq!(add["description"], "Adds two numbers.");
     assert_eq!(add["inputSchema"]["required"], json!(["a", "b"]));
+    assert_eq!(add["inputSchema"]["title"], "addArguments", "titled by the tool, not the hidden struct");
     assert_eq!(add["outputSchema"]["properties"]["result"]["type"], "integer");
     let greet = &tools[1];
     assert_eq!((greet["name"].clone(), greet["title"].clone()), (json!("greet"), json!("Greeter")));
@@ -96,6 +97,7 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
         json!(["name"]),
         "Ctx is not an argument; Option is optional"
     );
+    assert_eq!(greet["inputSchema"]["title"], "greetArguments", "the tool's name, whatever the function's");
     assert_eq!(greet["outputSchema"]["properties"]["text"]["type"], "string");
     assert!(tools[2].get("outputSchema").is_none(), "text results have no output schema");
 
