@@ -2,6 +2,7 @@
 //! identities, and the 2026 per-request `_meta` envelope.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::capabilities::{ClientCapabilities, ServerCapabilities};
@@ -218,6 +219,66 @@ impl RequestEnvelope {
         Ok(RequestEnvelope { protocol_version, client_capabilities, client_info, log_level })
     }
 
+    /// [`RequestEnvelope::from_meta`], read from `_meta`'s JSON text (`None` when the
+    /// params had none, or `null`) without building a [`Meta`] tree of it: the
+    /// envelope's members are read straight into their types. When that reading does
+    /// not settle it (a member of the wrong shape, a repeated member, text that is not
+    /// an object), the tree is built and `from_meta` decides, so the answer is always
+    /// `from_meta`'s.
+    pub fn from_meta_text(meta: Option<&RawValue>) -> Result<Self, EnvelopeError> {
+        let Some(text) = meta.map(RawValue::get).filter(|t| *t != "null") else {
+            return Self::from_meta(None);
+        };
+        if let Some(envelope) = Self::read_members(text) {
+            return Ok(envelope);
+        }
+        let tree: Option<Meta> = serde_json::from_str(text).ok();
+        Self::from_meta(tree.as_ref())
+    }
+
+    /// The envelope when every member present reads cleanly into its type, in one pass
+    /// over the text, else `None`.
+    fn read_members(text: &str) -> Option<Self> {
+        /// The envelope's members of `_meta`. A member holding `null` is present (as in
+        /// a tree) and fails its type, as does a repeated member (a tree keeps the
+        /// last); either way the whole read fails and the tree decides.
+        #[derive(Deserialize)]
+        struct Members<'a> {
+            #[serde(
+                rename = "io.modelcontextprotocol/protocolVersion",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
+            version: Option<std::borrow::Cow<'a, str>>,
+            #[serde(
+                rename = "io.modelcontextprotocol/clientCapabilities",
+                default,
+                deserialize_with = "present"
+            )]
+            capabilities: Option<ClientCapabilities>,
+            #[serde(rename = "io.modelcontextprotocol/clientInfo", default, deserialize_with = "present")]
+            info: Option<Implementation>,
+            #[serde(rename = "io.modelcontextprotocol/logLevel", default, deserialize_with = "present")]
+            level: Option<LoggingLevel>,
+        }
+        fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
+            d: D,
+        ) -> Result<Option<T>, D::Error> {
+            T::deserialize(d).map(Some)
+        }
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let members: Members<'_> = serde_json::from_str(text).ok()?;
+        Some(RequestEnvelope {
+            protocol_version: ProtocolVersion::parse(&members.version?),
+            client_capabilities: members.capabilities?,
+            client_info: members.info,
+            log_level: members.level,
+        })
+    }
+
     /// Writes the envelope as a `_meta` object.
     pub fn to_meta(&self) -> Meta {
         request_envelope(
@@ -240,6 +301,49 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
+
+    /// `from_meta_text` answers what `from_meta` answers on the parsed object, whatever
+    /// the text: well-formed envelopes (read directly) and every kind of flaw (decided
+    /// by the tree).
+    #[test]
+    fn envelope_from_text_agrees_with_the_tree() {
+        let v = r#""io.modelcontextprotocol/protocolVersion""#;
+        let c = r#""io.modelcontextprotocol/clientCapabilities""#;
+        let i = r#""io.modelcontextprotocol/clientInfo""#;
+        let l = r#""io.modelcontextprotocol/logLevel""#;
+        let cases = [
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},{i}:{{"name":"a","version":"1"}}}}"#),
+            format!(r#"{{"progressToken":7,{v}:"2026-07-28",{c}:{{"roots":{{}},"x-y":[1]}},{l}:"debug"}}"#),
+            format!(r#"{{{v}:"2026-\u0030\u0037-28",{c}:{{}}}}"#),
+            format!(r#"{{{v}:"1999-01-01",{c}:{{}}}}"#),
+            format!(r#"{{{v}:"2026-07-28"}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:null}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:[]}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{"roots":5}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},{i}:null}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},{i}:{{"name":3}}}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},{l}:null}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{}},{l}:"loud"}}"#),
+            format!(r#"{{{v}:null,{c}:{{}}}}"#),
+            format!(r#"{{{v}:20260728,{c}:{{}}}}"#),
+            format!(r#"{{{c}:{{}}}}"#),
+            format!(r#"{{{v}:"2025-11-25",{c}:{{}},{v}:"2026-07-28"}}"#),
+            format!(r#"{{{v}:"2026-07-28",{c}:{{"roots":{{}},"roots":{{"listChanged":true}}}}}}"#),
+            "{}".to_owned(),
+            "null".to_owned(),
+            "[1]".to_owned(),
+            "\"text\"".to_owned(),
+        ];
+        for text in &cases {
+            let raw = RawValue::from_string(text.clone()).unwrap();
+            let tree: Option<Meta> = serde_json::from_str(text).ok();
+            let expected = RequestEnvelope::from_meta(tree.as_ref());
+            assert_eq!(RequestEnvelope::from_meta_text(Some(&raw)), expected, "{text}");
+        }
+        assert_eq!(RequestEnvelope::from_meta_text(None), RequestEnvelope::from_meta(None));
+        let direct = RawValue::from_string(cases[0].clone()).unwrap();
+        assert_eq!(RequestEnvelope::read_members(direct.get()).unwrap().client_info.unwrap().name, "a");
+    }
 
     #[test]
     fn envelope_round_trip() {

@@ -342,3 +342,41 @@ async fn middleware_wraps_every_message_of_both_eras() {
     assert_eq!(e.message, "refused by middleware");
     assert_eq!(*seen.lock().unwrap(), vec!["initialize", "no/such/method", "tools/call", "tools/call"]);
 }
+
+/// A handler sees the request's whole `_meta` and its envelope in both eras, whatever
+/// form the server kept them in.
+#[tokio::test]
+async fn handlers_see_the_whole_meta_and_the_envelope() {
+    let server = Server::builder("meta-server", "0.1.0")
+        .tool(tool("meta").description("Shows _meta").handler(|ctx: Ctx| async move {
+            let meta = ctx.meta().cloned().map(Value::Object).unwrap_or(Value::Null);
+            let client = ctx.client_info().map(|i| i.name.clone());
+            let elicits = ctx.client_capabilities().elicitation.is_some();
+            Json(json!({ "meta": meta, "client": client, "elicits": elicits }))
+        }))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+
+    let mut meta = envelope();
+    meta["progressToken"] = json!("p-1");
+    meta["example.com/trace"] = json!({ "spans": [1, 2], "escaped": "a\"b" });
+    let r =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "_meta": meta, "name": "meta" })).await, 1);
+    assert_eq!(r["structuredContent"], json!({ "meta": meta, "client": "t", "elicits": true }));
+
+    // A repeated envelope member: a JSON reader keeps the last one.
+    let text = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"first","version":"1"},"io.modelcontextprotocol/clientInfo":{"name":"last","version":"1"}},"name":"meta"}"#;
+    let params = serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+    raw.send(mcpwire::protocol::Request::new(2, "tools/call", Some(params))).await;
+    let r = expect_result(&raw.next().await, 2);
+    assert_eq!(
+        (r["structuredContent"]["client"].clone(), r["structuredContent"]["elicits"].clone()),
+        (json!("last"), json!(false))
+    );
+
+    let e = expect_error(&call(&mut raw, 3, "tools/call", json!({ "_meta": 5, "name": "meta" })).await, 3);
+    assert_eq!(e.code, codes::INVALID_PARAMS);
+    assert!(e.message.contains("invalid type: integer `5`"), "{}", e.message);
+}

@@ -176,7 +176,7 @@ pub(crate) struct CtxInner {
     pub(crate) server: Server,
     pub(crate) rpc: RequestContext,
     pub(crate) era: EraInfo,
-    pub(crate) meta: Option<Meta>,
+    pub(crate) meta: super::request_meta::RequestMeta,
 }
 
 /// The context of one request. Cheap to clone.
@@ -222,7 +222,7 @@ impl Ctx {
 
     /// The request's `_meta`.
     pub fn meta(&self) -> Option<&Meta> {
-        self.inner.meta.as_ref()
+        self.inner.meta.get()
     }
 
     /// Transport facts (HTTP headers, the authenticated principal).

@@ -15,6 +15,7 @@ mod middleware;
 mod notify;
 mod prompt;
 mod reply;
+mod request_meta;
 pub mod request_state;
 mod resource;
 mod router;

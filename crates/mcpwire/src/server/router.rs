@@ -24,6 +24,7 @@ use serde_json::{json, Value};
 use super::context::{Ctx, CtxInner, EraInfo, SessionInfo, StatelessInfo};
 use super::prompt::PromptArgs;
 use super::reply::Reply;
+use super::request_meta::RequestMeta;
 use super::request_state::{digest_json, Binding};
 use super::resource::ResourceRequest;
 use super::tool::ToolDef;
@@ -71,8 +72,22 @@ impl RetryArgs {
 
 /// Parses params (absent params parse as `{}`); a mismatch is `-32602`.
 pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {
-    mcpwire_protocol::jsonrpc::parse_params(params)
-        .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
+    mcpwire_protocol::jsonrpc::parse_params(params).map_err(invalid_params)
+}
+
+/// A params parse error as the `-32602` that answers it.
+fn invalid_params(error: serde_json::Error) -> McpError {
+    McpError::invalid_params(format!("Invalid params: {error}"))
+}
+
+/// `tools/call` params, `_meta` kept as text for the context to parse on demand (the
+/// same params and errors as [`parse`]).
+pub(crate) fn parse_tool_call(
+    params: Option<&RawValue>,
+) -> Result<(CallToolRequestParams, RequestMeta), McpError> {
+    CallToolRequestParams::from_str_with_meta_text(params.map_or("{}", RawValue::get))
+        .map(|(p, meta)| (p, RequestMeta::from_text(meta)))
+        .map_err(invalid_params)
 }
 
 /// A request that failed before anything was awaited, as a future: the error alone
@@ -109,8 +124,8 @@ impl Server {
         params: Option<&'a RawValue>,
     ) -> impl Future<Output = Result<Reply, McpError>> + Send + 'a {
         if method == methods::TOOLS_CALL && self.inner.capabilities.tools.is_some() {
-            let call = match parse(params) {
-                Ok(p) => self.call_tool(rpc, seed, p),
+            let call = match parse_tool_call(params) {
+                Ok((p, meta)) => self.call_tool(rpc, seed, p, meta),
                 Err(e) => Either::Right(failed(e)),
             };
             return Either::Left(call);
@@ -268,7 +283,7 @@ impl Server {
         F: FnOnce(Ctx) -> Fut,
         Fut: std::future::Future<Output = Result<T, McpError>>,
     {
-        let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
+        let ctx = self.context(rpc, seed, meta.into(), retry.as_ref())?;
         let outcome = handler(ctx.clone()).await;
         self.settle(ctx, retry, outcome.map(reply))
     }
@@ -279,8 +294,9 @@ impl Server {
         rpc: RequestContext,
         seed: Seed,
         p: CallToolRequestParams,
+        meta: RequestMeta,
     ) -> Either<impl Future<Output = Result<Reply, McpError>> + Send + '_, Failed> {
-        let ToolCall { def, ctx, retry, arguments } = match self.prepare_tool_call(rpc, seed, p) {
+        let ToolCall { def, ctx, retry, arguments } = match self.prepare_tool_call(rpc, seed, p, meta) {
             Ok(call) => call,
             Err(e) => return Either::Right(failed(e)),
         };
@@ -297,9 +313,11 @@ impl Server {
         rpc: RequestContext,
         seed: Seed,
         p: CallToolRequestParams,
+        meta: RequestMeta,
     ) -> Result<ToolCall<'_>, McpError> {
         let inner = &self.inner;
-        let CallToolRequestParams { name, arguments, meta, task: _, input_responses, request_state } = p;
+        // `p.meta` is empty: `_meta` came as `meta` (see `parse_tool_call`).
+        let CallToolRequestParams { name, arguments, meta: _, task: _, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep copy
         // per call was a fifth of a stdio call's instructions.
         let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
@@ -371,7 +389,7 @@ impl Server {
         &self,
         rpc: RequestContext,
         seed: Seed,
-        meta: Option<Meta>,
+        meta: RequestMeta,
         retry: Option<&Retry>,
     ) -> Result<Ctx, McpError> {
         let era = match seed {

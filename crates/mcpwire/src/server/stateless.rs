@@ -3,7 +3,7 @@
 //! with `resultType`, the server's identity and, where cacheable, cache hints. The server
 //! never sends requests: `ctx.elicit(..)` becomes an `input_required` result.
 
-use mcpwire_protocol::lifecycle::{DiscoverResult, RequestEnvelope};
+use mcpwire_protocol::lifecycle::{DiscoverResult, EnvelopeError, RequestEnvelope};
 use mcpwire_protocol::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
     SubscriptionsListenResult,
@@ -16,7 +16,8 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::notify::ServerEvent;
 use super::reply::{Reply, Stamp};
-use super::router::{is_stateless_version, parse, Seed};
+use super::request_meta::RequestMeta;
+use super::router::{is_stateless_version, parse, parse_tool_call, Seed};
 use super::{supported_stateless, Server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;
@@ -37,8 +38,12 @@ pub(crate) fn read_envelope(request: &Request) -> Result<RequestEnvelope, McpErr
 
 /// [`read_envelope`] from the `_meta` already parsed.
 fn check_envelope(meta: Option<&Meta>) -> Result<RequestEnvelope, McpError> {
-    let envelope = RequestEnvelope::from_meta(meta)
-        .map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))?;
+    checked(RequestEnvelope::from_meta(meta))
+}
+
+/// The envelope's errors as JSON-RPC errors, and its version checked.
+fn checked(envelope: Result<RequestEnvelope, EnvelopeError>) -> Result<RequestEnvelope, McpError> {
+    let envelope = envelope.map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))?;
     if !is_stateless_version(&envelope.protocol_version) {
         return Err(unsupported_version(envelope.protocol_version.as_str()));
     }
@@ -77,10 +82,11 @@ impl Server {
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
         let method = request.method.as_str();
-        if let Some(p) = self.tool_call_params(&request) {
-            // The params were parsed once, `_meta` with them: the envelope comes from that.
-            let envelope = check_envelope(p.meta.as_ref())?;
-            let reply = self.call_tool(rpc, Seed::Stateless(Box::new(envelope)), p).await?;
+        if let Some((p, meta)) = self.tool_call_params(&request) {
+            // The params were parsed once, `_meta` as text with them: the envelope is
+            // read from that text, and the handler's context parses the rest on demand.
+            let envelope = checked(RequestEnvelope::from_meta_text(meta.text()))?;
+            let reply = self.call_tool(rpc, Seed::Stateless(Box::new(envelope)), p, meta).await?;
             return self.stamp(reply);
         }
         let envelope = read_envelope(&request)?;
@@ -113,11 +119,11 @@ impl Server {
     /// found the same `_meta`, so the envelope can come from the params; when they do
     /// not, `None` sends the request down the general path, which reports the same
     /// error in the same order as ever (an envelope error before a params error).
-    fn tool_call_params(&self, request: &Request) -> Option<CallToolRequestParams> {
+    fn tool_call_params(&self, request: &Request) -> Option<(CallToolRequestParams, RequestMeta)> {
         if request.method != methods::TOOLS_CALL || self.inner.capabilities.tools.is_none() {
             return None;
         }
-        mcpwire_protocol::jsonrpc::parse_params(request.params.as_deref()).ok()
+        parse_tool_call(request.params.as_deref()).ok()
     }
 
     /// Stamps a 2026 reply (`resultType`, the server's identity, cache hints) and

@@ -1,0 +1,81 @@
+//! A request's `_meta` as a handler's context keeps it.
+//!
+//! A 2026 request's `_meta` carries the whole envelope (version, capabilities, client
+//! identity) and the server reads the envelope's members straight from the text; a tree
+//! of all of it was built on every call and dropped unread by almost every handler.
+//! So the context keeps the text and parses it the first time [`Ctx::meta`] asks.
+//!
+//! [`Ctx::meta`]: super::Ctx::meta
+
+use std::sync::OnceLock;
+
+use mcpwire_protocol::Meta;
+use serde_json::value::RawValue;
+
+/// `_meta`: parsed already, or its JSON text (an object) and the tree made from it on
+/// first use.
+pub(crate) enum RequestMeta {
+    Tree(Option<Meta>),
+    Text(Box<RawValue>, OnceLock<Option<Meta>>),
+}
+
+impl RequestMeta {
+    /// `_meta` from its text, as [`CallToolRequestParams::from_str_with_meta_text`]
+    /// returns it (`None`: the params had none).
+    ///
+    /// [`CallToolRequestParams::from_str_with_meta_text`]:
+    ///     mcpwire_protocol::tools::CallToolRequestParams::from_str_with_meta_text
+    pub(crate) fn from_text(text: Option<Box<RawValue>>) -> Self {
+        match text {
+            Some(text) => RequestMeta::Text(text, OnceLock::new()),
+            None => RequestMeta::Tree(None),
+        }
+    }
+
+    /// The text, when it has not been parsed.
+    pub(crate) fn text(&self) -> Option<&RawValue> {
+        match self {
+            RequestMeta::Text(text, _) => Some(text),
+            RequestMeta::Tree(_) => None,
+        }
+    }
+
+    /// The tree (parsed now if it was text).
+    pub(crate) fn get(&self) -> Option<&Meta> {
+        match self {
+            RequestMeta::Tree(meta) => meta.as_ref(),
+            // The text was read as an object once already, so it parses.
+            RequestMeta::Text(text, tree) => {
+                tree.get_or_init(|| serde_json::from_str(text.get()).ok()).as_ref()
+            }
+        }
+    }
+}
+
+impl From<Option<Meta>> for RequestMeta {
+    fn from(meta: Option<Meta>) -> Self {
+        RequestMeta::Tree(meta)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use mcpwire_protocol::tools::CallToolRequestParams;
+    use serde_json::json;
+
+    #[test]
+    fn text_parses_on_first_use_into_the_same_tree() {
+        let text = r#"{"name":"t","_meta":{"progressToken":3,"x":{"y":[1]}}}"#;
+        let (_, meta_text) = CallToolRequestParams::from_str_with_meta_text(text).unwrap();
+        let meta = RequestMeta::from_text(meta_text);
+        assert!(meta.text().is_some());
+        let expected = json!({"progressToken": 3, "x": {"y": [1]}});
+        assert_eq!(meta.get().map(|m| serde_json::Value::Object(m.clone())), Some(expected));
+        assert!(std::ptr::eq(meta.get().unwrap(), meta.get().unwrap()), "parsed once");
+        assert!(RequestMeta::from_text(None).get().is_none());
+        assert!(RequestMeta::from(None).text().is_none());
+    }
+}
