@@ -491,6 +491,45 @@ async fn the_get_stream_carries_tools_list_changed() {
     assert!(call.iter().all(|e| !e.data.contains("list_changed")), "{call:?}");
 }
 
+/// A session with nothing in flight still gets change notifications on its GET stream
+/// (from another session's tool here), as a busy one does.
+#[tokio::test]
+async fn an_idle_sessions_get_stream_carries_change_notifications() {
+    let t = start().await;
+    let idle = open_session(t.addr, V25).await;
+    let mut stream = get_stream(t.addr, &idle, None).await;
+    assert_eq!(stream.status, 200);
+    let busy = open_session(t.addr, V25).await;
+    let call = post(t.addr, &busy, &call_body(2, "notify", json!({}))).await.events_to_end().await;
+    assert_eq!(call.last().unwrap().json(), text_result(2, "notified"));
+    let notification = stream.next_message().await;
+    assert_eq!(notification, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
+}
+
+/// A session that went idle between two calls asks its client again (an
+/// `elicitation/create` on the POST's stream) under a new id: ids are never reused
+/// within a session.
+#[tokio::test]
+async fn a_session_idle_between_calls_asks_the_client_again_under_a_new_id() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let mut ids = Vec::new();
+    for (n, name) in [(2, "Ada"), (3, "Bob")] {
+        let mut call = post(t.addr, &sid, &call_body(n, "ask", json!({}))).await;
+        let request = call.next_message().await;
+        assert_eq!(request["method"], "elicitation/create");
+        ids.push(request["id"].clone());
+        let answer = json!({ "jsonrpc": "2.0", "id": request["id"],
+            "result": { "action": "accept", "content": { "name": name } } });
+        assert_eq!(post(t.addr, &sid, &answer).await.status, 202);
+        assert_eq!(call.next_message().await, text_result(n, &format!("hello {name}")));
+        assert!(call.events_to_end().await.is_empty());
+        // Idle: nothing in flight, no stream open.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_ne!(ids[0], ids[1], "a server-to-client request id was reused");
+}
+
 #[tokio::test]
 async fn a_second_concurrent_get_stream_gets_409() {
     let t = start().await;

@@ -3,7 +3,7 @@
 //! belongs to, else the standalone GET stream — storing SSE events for resumption.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -15,10 +15,10 @@ use tokio::sync::mpsc::error::TrySendError;
 use super::event_store::guarded;
 use super::sse;
 use super::HttpSettings;
-use crate::jsonrpc::{Dispatcher, Handler, NotificationContext, Peer, RequestContext};
+use crate::jsonrpc::{Dispatcher, Handler, NotificationContext, Peer, RequestContext, Route};
 use crate::server::stateful::StatefulSession;
 use crate::server::Server;
-use crate::transport::{Connection, InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
+use crate::transport::{InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
 
 /// A stream's messages for one HTTP response.
 pub(crate) type StreamReceiver = mpsc::Receiver<Bytes>;
@@ -108,9 +108,8 @@ pub(crate) struct Session {
     pub(crate) principal: Option<String>,
     pub(crate) version: Mutex<ProtocolVersion>,
     incoming: mpsc::Sender<TransportEvent>,
-    /// A sender into the router for messages the transport itself writes (the `-32800`
-    /// terminator), so they stay in order with the request's other messages.
-    outgoing: Mutex<Option<mpsc::Sender<Outgoing>>>,
+    /// Set by [`Session::close`]: requests delivered after it get no `-32800` terminator.
+    closed: AtomicBool,
     peer: Peer,
     streams: Mutex<Streams>,
     /// When the session was last used, in [`ticks`].
@@ -141,7 +140,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
-    /// Starts a session: its dispatcher and its router.
+    /// Starts a session: its dispatcher, whose outgoing messages go straight to the
+    /// session's router ([`Session::route_one`], run in the sending task).
     pub(crate) fn start(
         server: &Server,
         settings: Arc<HttpSettings>,
@@ -149,32 +149,37 @@ impl Session {
         principal: Option<String>,
         version: ProtocolVersion,
     ) -> Arc<Session> {
-        let capacity = settings.session_queue;
-        let (in_tx, in_rx) = mpsc::channel(capacity);
-        let (out_tx, out_rx) = mpsc::channel(capacity);
-        let dispatcher = Dispatcher::with_shared_config(
-            Connection { incoming: in_rx, outgoing: out_tx.clone() },
-            server.inner.dispatcher.clone(),
-        );
-        let session = Arc::new(Session {
-            id,
-            principal,
-            version: Mutex::new(version),
-            incoming: in_tx,
-            outgoing: Mutex::new(Some(out_tx)),
-            peer: dispatcher.peer(),
-            streams: Mutex::new(Streams::default()),
-            last_active: AtomicU64::new(ticks(Instant::now())),
-            next_stream: AtomicU64::new(1),
-            settings,
+        let (in_tx, in_rx) = mpsc::channel(settings.session_queue);
+        let mut dispatcher = None;
+        let session = Arc::new_cyclic(|weak: &Weak<Session>| {
+            let route: Weak<dyn Route> = weak.clone();
+            let started = Dispatcher::routed(in_rx, route, server.inner.dispatcher.clone());
+            let peer = started.peer();
+            dispatcher = Some(started);
+            Session {
+                id,
+                principal,
+                version: Mutex::new(version),
+                incoming: in_tx,
+                closed: AtomicBool::new(false),
+                peer,
+                streams: Mutex::new(Streams::default()),
+                last_active: AtomicU64::new(ticks(Instant::now())),
+                next_stream: AtomicU64::new(1),
+                settings,
+            }
         });
-        // One task runs both the dispatcher and the router: a session spends most of its
-        // life idle, and a second task would cost an idle session a few hundred bytes.
         let handler = SessionHandler(StatefulSession::new(server.clone()));
-        let router = route(session.clone(), out_rx);
-        tokio::spawn(async move {
-            tokio::join!(dispatcher.run(handler), router);
-        });
+        if let Some(dispatcher) = dispatcher {
+            // The task holds the session until its dispatcher has answered what was in
+            // flight at close (those answers are routed to the session's streams).
+            let this = session.clone();
+            tokio::spawn(async move {
+                dispatcher.run(handler).await;
+                // Every stream's connection ends with the session.
+                lock(&this.streams).streams.clear();
+            });
+        }
         session
     }
 
@@ -195,7 +200,7 @@ impl Session {
     /// Ends the session: its dispatcher answers what is in flight and stops.
     pub(crate) fn close(&self) {
         self.peer.close();
-        lock(&self.outgoing).take();
+        self.closed.store(true, Ordering::Release);
         if let Some(store) = &self.settings.event_store {
             for stream in &lock(&self.streams).streams {
                 guarded::forget(store.as_ref(), &stream.name);
@@ -319,18 +324,25 @@ impl Session {
     ) -> InboundMeta {
         let mut extensions = extensions;
         let weak: Weak<Session> = Arc::downgrade(self);
+        let control = weak.clone();
         extensions.insert(StreamControl::new(move || {
-            if let Some(session) = weak.upgrade() {
+            if let Some(session) = control.upgrade() {
                 session.detach(stream);
             }
         }));
-        let on_unanswered = lock(&self.outgoing).clone().map(|tx| -> UnansweredHook {
+        let on_unanswered = (!self.closed.load(Ordering::Acquire)).then(|| -> UnansweredHook {
             let id = id.clone();
+            let weak = weak.clone();
             Box::new(move || {
                 let error = ErrorObject::new(codes::REQUEST_CANCELLED, "Request cancelled");
                 let message = Message::Error(ErrorResponse::new(Some(id.clone()), error));
-                if tx.try_send(Outgoing::new(message, Some(id))).is_err() {
-                    tracing::debug!("could not end a cancelled request's stream: the session is closing");
+                match weak.upgrade() {
+                    // Routed like the request's other messages, in this same task, so it
+                    // comes after them.
+                    Some(session) => session.route_one(Outgoing::new(message, Some(id))),
+                    None => {
+                        tracing::debug!("could not end a cancelled request's stream: the session is gone")
+                    }
                 }
             })
         });
@@ -401,12 +413,10 @@ fn message_bytes(message: &Message) -> Bytes {
     Bytes::from(message.to_vec().into_boxed_slice())
 }
 
-/// Routes the dispatcher's output until the session ends.
-async fn route(session: Arc<Session>, mut outgoing: mpsc::Receiver<Outgoing>) {
-    while let Some(out) = outgoing.recv().await {
-        session.route_one(out);
+impl Route for Session {
+    fn route(&self, out: Outgoing) {
+        self.route_one(out);
     }
-    lock(&session.streams).streams.clear();
 }
 
 #[cfg(test)]

@@ -30,6 +30,8 @@ mod progress;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+#[cfg(feature = "http")]
+use std::sync::Weak;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
@@ -103,12 +105,33 @@ pub(crate) enum State {
     Closed = 2,
 }
 
+/// Where a connection's outgoing messages go.
+pub(crate) enum Outlet {
+    /// The transport's bounded queue, which its writer takes them from.
+    Queue(mpsc::Sender<Outgoing>),
+    /// A router that places each message as it is sent, in the sender's task (a 2025
+    /// HTTP session: it only puts messages on response streams, bounded queues of their
+    /// own, so a queue and a task in front of it would cost every session, idle or not,
+    /// a channel and a wake-up per message for nothing). Weak: the router owns the
+    /// connection, not the other way round.
+    #[cfg(feature = "http")]
+    Direct(Weak<dyn Route>),
+}
+
+/// What takes a connection's messages as they are sent ([`Outlet::Direct`]).
+#[cfg(feature = "http")]
+pub(crate) trait Route: Send + Sync {
+    /// Places `out` on its way to the peer. Never waits: it is called under the
+    /// connection's outlet lock, from any task (and from destructors).
+    fn route(&self, out: Outgoing);
+}
+
 /// What the dispatcher and every [`Peer`] handle share.
 pub(crate) struct Shared {
     state: AtomicU8,
     /// Shared, not copied: a one-shot request ([`serve_one`]) takes its endpoint's.
     pub(crate) config: Arc<DispatcherConfig>,
-    outgoing: RwLock<Option<mpsc::Sender<Outgoing>>>,
+    outgoing: RwLock<Option<Outlet>>,
     pending: Mutex<PendingTable>,
     next_id: AtomicI64,
     in_flight: Mutex<HashMap<IdKey, Arc<InFlight>>>,
@@ -120,7 +143,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// A connection's state before it runs, writing to `outgoing`.
-    fn new(config: Arc<DispatcherConfig>, outgoing: mpsc::Sender<Outgoing>) -> Self {
+    fn new(config: Arc<DispatcherConfig>, outgoing: Outlet) -> Self {
         Shared {
             state: AtomicU8::new(State::NotStarted as u8),
             config,
@@ -214,7 +237,19 @@ impl Dispatcher {
     /// server's sessions), so each does not keep a copy.
     pub(crate) fn with_shared_config(transport: impl Transport, config: Arc<DispatcherConfig>) -> Self {
         let Connection { incoming, outgoing } = transport.connect();
-        let shared = Arc::new(Shared::new(config, outgoing));
+        let shared = Arc::new(Shared::new(config, Outlet::Queue(outgoing)));
+        Dispatcher { shared, incoming }
+    }
+
+    /// A connection reading `incoming` whose outgoing messages go straight to `route`
+    /// ([`Outlet::Direct`]). Once `route` is gone, sending fails as on a closed connection.
+    #[cfg(feature = "http")]
+    pub(crate) fn routed(
+        incoming: mpsc::Receiver<TransportEvent>,
+        route: Weak<dyn Route>,
+        config: Arc<DispatcherConfig>,
+    ) -> Self {
+        let shared = Arc::new(Shared::new(config, Outlet::Direct(route)));
         Dispatcher { shared, incoming }
     }
 
