@@ -1,6 +1,8 @@
-//! One 2025-era session: a dispatcher fed by the session's POSTs, and a router that puts
-//! each outgoing message on exactly one stream — the stream of the request it answers or
-//! belongs to, else the standalone GET stream — storing SSE events for resumption.
+//! One 2025-era session: a connection that the session's POSTs feed themselves (no task
+//! and no queue of its own, so an idle session is a few structures in memory), and a
+//! router that puts each outgoing message on exactly one stream — the stream of the
+//! request it answers or belongs to, else the standalone GET stream — storing SSE events
+//! for resumption.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -15,7 +17,7 @@ use tokio::sync::mpsc::error::TrySendError;
 use super::event_store::guarded;
 use super::sse;
 use super::HttpSettings;
-use crate::jsonrpc::{Dispatcher, Handler, NotificationContext, Peer, RequestContext, Route};
+use crate::jsonrpc::{Direct, Handler, NotificationContext, RequestContext, Route};
 use crate::server::stateful::StatefulSession;
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
@@ -107,10 +109,14 @@ pub(crate) struct Session {
     /// The authenticated principal that created the session, if any.
     pub(crate) principal: Option<String>,
     pub(crate) version: Mutex<ProtocolVersion>,
-    incoming: mpsc::Sender<TransportEvent>,
-    /// Set by [`Session::close`]: requests delivered after it get no `-32800` terminator.
+    /// The session's connection: fed by its POSTs, in their own tasks.
+    conn: Direct<SessionHandler>,
+    /// Set when the session starts closing: requests delivered after it get no `-32800`
+    /// terminator.
     closed: AtomicBool,
-    peer: Peer,
+    /// The runtime the session started on, where [`Session::close`] (which may be called
+    /// from anywhere, a service's `shutdown` included) lets its requests finish.
+    runtime: tokio::runtime::Handle,
     streams: Mutex<Streams>,
     /// When the session was last used, in [`ticks`].
     last_active: AtomicU64,
@@ -140,8 +146,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
-    /// Starts a session: its dispatcher, whose outgoing messages go straight to the
-    /// session's router ([`Session::route_one`], run in the sending task).
+    /// Starts a session: a connection with no task or queue of its own (see [`Direct`]),
+    /// whose outgoing messages go straight to the session's router
+    /// ([`Session::route_one`], run in the sending task).
     pub(crate) fn start(
         server: &Server,
         settings: Arc<HttpSettings>,
@@ -149,38 +156,22 @@ impl Session {
         principal: Option<String>,
         version: ProtocolVersion,
     ) -> Arc<Session> {
-        let (in_tx, in_rx) = mpsc::channel(settings.session_queue);
-        let mut dispatcher = None;
-        let session = Arc::new_cyclic(|weak: &Weak<Session>| {
+        Arc::new_cyclic(|weak: &Weak<Session>| {
             let route: Weak<dyn Route> = weak.clone();
-            let started = Dispatcher::routed(in_rx, route, server.inner.dispatcher.clone());
-            let peer = started.peer();
-            dispatcher = Some(started);
+            let handler = SessionHandler(StatefulSession::new(server.clone()));
             Session {
                 id,
                 principal,
                 version: Mutex::new(version),
-                incoming: in_tx,
+                conn: Direct::new(handler, route, server.inner.dispatcher.clone()),
                 closed: AtomicBool::new(false),
-                peer,
+                runtime: tokio::runtime::Handle::current(),
                 streams: Mutex::new(Streams::default()),
                 last_active: AtomicU64::new(ticks(Instant::now())),
                 next_stream: AtomicU64::new(1),
                 settings,
             }
-        });
-        let handler = SessionHandler(StatefulSession::new(server.clone()));
-        if let Some(dispatcher) = dispatcher {
-            // The task holds the session until its dispatcher has answered what was in
-            // flight at close (those answers are routed to the session's streams).
-            let this = session.clone();
-            tokio::spawn(async move {
-                dispatcher.run(handler).await;
-                // Every stream's connection ends with the session.
-                lock(&this.streams).streams.clear();
-            });
-        }
-        session
+        })
     }
 
     /// Marks the session as used now.
@@ -197,15 +188,11 @@ impl Session {
         !has_live && idle > self.settings.session_idle_timeout
     }
 
-    /// Ends the session: its dispatcher answers what is in flight and stops.
+    /// Ends the session: what is in flight is answered "Connection closed" (within the
+    /// shutdown grace), then every stream's connection ends. Only the first call counts.
     pub(crate) fn close(&self) {
-        self.peer.close();
-        self.closed.store(true, Ordering::Release);
-        if let Some(store) = &self.settings.event_store {
-            for stream in &lock(&self.streams).streams {
-                guarded::forget(store.as_ref(), &stream.name);
-            }
-        }
+        // The connection calls back `Route::closing`, which does the rest.
+        self.conn.peer().close();
     }
 
     /// Whether new events of this session's streams can be replayed.
@@ -349,10 +336,11 @@ impl Session {
         InboundMeta { on_unanswered, extensions, no_back_channel: json }
     }
 
-    /// Hands messages to the session's dispatcher; `false` if the session is closed.
+    /// Hands messages to the session's connection, in order; `false` if the session is
+    /// closed.
     pub(crate) async fn deliver(&self, events: Vec<TransportEvent>) -> bool {
         for event in events {
-            if self.incoming.send(event).await.is_err() {
+            if !self.conn.deliver(event).await {
                 return false;
             }
         }
@@ -416,6 +404,26 @@ fn message_bytes(message: &Message) -> Bytes {
 impl Route for Session {
     fn route(&self, out: Outgoing) {
         self.route_one(out);
+    }
+
+    /// The end of a session, whoever closed its connection ([`Session::close`], or a
+    /// middleware through its peer handle).
+    fn closing(self: Arc<Self>) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if let Some(store) = &self.settings.event_store {
+            for stream in &lock(&self.streams).streams {
+                guarded::forget(store.as_ref(), &stream.name);
+            }
+        }
+        // The answers are routed to the streams, so these end after them; the task holds
+        // the session until then.
+        let runtime = self.runtime.clone();
+        drop(runtime.spawn(async move {
+            self.conn.close().await;
+            lock(&self.streams).streams.clear();
+        }));
     }
 }
 

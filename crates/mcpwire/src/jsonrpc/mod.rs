@@ -18,7 +18,10 @@
 //! A transport that gets each request on its own and answers it on its own (a 2026 HTTP
 //! POST) serves it with `serve_one` instead of a whole dispatcher: the same rules, applied
 //! by the same code, with the handler running inside the caller's future and the answer
-//! returned rather than queued (see `oneshot.rs`).
+//! returned rather than queued (see `oneshot.rs`). A transport whose messages arrive
+//! with requests of its own (a 2025 HTTP session's POSTs) feeds a `Direct` connection
+//! from those requests' tasks: the same rules again, with no reading loop, task or
+//! queue kept between them.
 
 mod context;
 mod handler;
@@ -124,6 +127,11 @@ pub(crate) trait Route: Send + Sync {
     /// Places `out` on its way to the peer. Never waits: it is called under the
     /// connection's outlet lock, from any task (and from destructors).
     fn route(&self, out: Outgoing);
+
+    /// The connection was asked to shut down ([`Peer::close`], whoever called it): the
+    /// router finishes the shutdown ([`Direct::close`]), since a direct connection has
+    /// no loop of its own to do it.
+    fn closing(self: Arc<Self>);
 }
 
 /// What the dispatcher and every [`Peer`] handle share.
@@ -175,6 +183,15 @@ impl Shared {
         }
     }
 
+    /// The router of a direct connection, while it lives.
+    #[cfg(feature = "http")]
+    fn direct_route(&self) -> Option<Arc<dyn Route>> {
+        match &*self.outgoing.read().unwrap_or_else(|e| e.into_inner()) {
+            Some(Outlet::Direct(route)) => route.upgrade(),
+            _ => None,
+        }
+    }
+
     fn closed_error(&self) -> RequestError {
         let reason = self.close_reason.lock().unwrap_or_else(|e| e.into_inner()).clone();
         RequestError::ConnectionClosed { reason }
@@ -201,6 +218,10 @@ impl Peer {
     /// Asks the connection to shut down; [`Dispatcher::run`] then returns.
     pub fn close(&self) {
         self.shared.shut_down();
+        #[cfg(feature = "http")]
+        if let Some(route) = self.shared.direct_route() {
+            route.closing();
+        }
     }
 
     /// Resolves when the connection has shut down.
@@ -238,18 +259,6 @@ impl Dispatcher {
     pub(crate) fn with_shared_config(transport: impl Transport, config: Arc<DispatcherConfig>) -> Self {
         let Connection { incoming, outgoing } = transport.connect();
         let shared = Arc::new(Shared::new(config, Outlet::Queue(outgoing)));
-        Dispatcher { shared, incoming }
-    }
-
-    /// A connection reading `incoming` whose outgoing messages go straight to `route`
-    /// ([`Outlet::Direct`]). Once `route` is gone, sending fails as on a closed connection.
-    #[cfg(feature = "http")]
-    pub(crate) fn routed(
-        incoming: mpsc::Receiver<TransportEvent>,
-        route: Weak<dyn Route>,
-        config: Arc<DispatcherConfig>,
-    ) -> Self {
-        let shared = Arc::new(Shared::new(config, Outlet::Direct(route)));
         Dispatcher { shared, incoming }
     }
 
@@ -291,92 +300,181 @@ impl Dispatcher {
     /// [`Dispatcher::run`] on the calling task.
     async fn run_here<H: Handler>(self, handler: H) {
         let Dispatcher { shared, mut incoming } = self;
-        let handler = Arc::new(handler);
-        let peer = Peer { shared: shared.clone() };
-        let permits = Arc::new(Semaphore::new(shared.config.max_in_flight.max(1)));
-        let tasks = TaskTracker::new();
+        let intake = Intake::new(shared, Arc::new(handler), Inline::InPlace);
+        let shared = &intake.peer.shared;
         shared.state.store(State::Running as u8, Ordering::Release);
 
         // Whether the transport ended (rather than `Peer::close`).
-        let mut transport_closed = false;
-        loop {
+        let transport_closed = loop {
             let event = tokio::select! {
                 biased;
-                _ = shared.shutdown.cancelled() => break,
+                _ = shared.shutdown.cancelled() => break false,
                 event = incoming.recv() => event,
             };
-            match event {
-                None => {
-                    transport_closed = true;
-                    break;
-                }
-                Some(TransportEvent::Closed { reason }) => {
-                    // Nothing follows `Closed` (the transport's contract).
-                    *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason.map(|r| *r);
-                    transport_closed = true;
-                    break;
-                }
-                Some(TransportEvent::Invalid(error)) => answer_invalid(&peer, *error).await,
-                Some(TransportEvent::Message(inbound)) => {
-                    let Inbound { message, meta } = *inbound;
-                    match message {
-                        Message::Request(request) => {
-                            let inline = shared.config.inline_methods.contains(&request.method);
-                            let permit = tokio::select! {
-                                biased;
-                                _ = shared.shutdown.cancelled() => break,
-                                permit = permits.clone().acquire_owned() => permit,
-                            };
-                            let Ok(permit) = permit else { break };
-                            let task = match inbound::start_request(&peer, &handler, request, meta, permit) {
-                                Ok(task) => task,
-                                Err(duplicate) => {
-                                    peer.send(duplicate).await;
-                                    continue;
-                                }
-                            };
-                            if inline {
-                                // Boxed: awaited in place, the request's whole future would
-                                // be a state of this loop's future, which every connection
-                                // holds for its lifetime (an idle 2025 session included).
-                                Box::pin(task).await;
-                            } else {
-                                tasks.spawn(task);
+            let Some(event) = event else { break true };
+            if let Next::Stop { transport_closed } = intake.take(event).await {
+                break transport_closed;
+            }
+        };
+
+        // Boxed: its timers are needed once, at the end, and inline they would be part
+        // of the loop's future, which every connection holds for its whole life.
+        Box::pin(close_connection(shared, intake.tasks.clone(), Some(&mut incoming), transport_closed)).await;
+    }
+}
+
+/// How a request whose method is one of [`DispatcherConfig::inline_methods`] runs before
+/// the next message is taken in.
+#[derive(Clone, Copy)]
+enum Inline {
+    /// Awaited in the reading loop's own future.
+    InPlace,
+    /// On a task of its own, awaited by whoever delivered it: a [`Direct`] connection is
+    /// fed from futures that may be dropped (an HTTP request whose client went away), and
+    /// a request dropped half-way would never settle.
+    #[cfg(feature = "http")]
+    OwnTask,
+}
+
+/// What taking in a message needs: the same for a reading loop and for a [`Direct`]
+/// connection, so that both apply the same rules with the same code.
+struct Intake<H> {
+    peer: Peer,
+    handler: Arc<H>,
+    /// At most [`DispatcherConfig::max_in_flight`] requests at once.
+    permits: Arc<Semaphore>,
+    tasks: TaskTracker,
+    inline: Inline,
+}
+
+/// What follows a message taken in.
+enum Next {
+    /// Take the next one.
+    Read,
+    /// Stop reading: the connection is shutting down, or (`transport_closed`) the
+    /// transport ended.
+    Stop { transport_closed: bool },
+}
+
+impl<H: Handler> Intake<H> {
+    fn new(shared: Arc<Shared>, handler: Arc<H>, inline: Inline) -> Self {
+        let permits = Arc::new(Semaphore::new(shared.config.max_in_flight.max(1)));
+        Intake { peer: Peer { shared }, handler, permits, tasks: TaskTracker::new(), inline }
+    }
+
+    /// Takes in one event: a request starts its task (in arrival order; an inline one
+    /// runs to completion first), a notification is handled on a task, a response goes
+    /// to the outbound request waiting for it.
+    async fn take(&self, event: TransportEvent) -> Next {
+        let Intake { peer, handler, permits, tasks, inline } = self;
+        let shared = &peer.shared;
+        match event {
+            TransportEvent::Closed { reason } => {
+                // Nothing follows `Closed` (the transport's contract).
+                *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason.map(|r| *r);
+                return Next::Stop { transport_closed: true };
+            }
+            TransportEvent::Invalid(error) => answer_invalid(peer, *error).await,
+            TransportEvent::Message(inbound) => {
+                let Inbound { message, meta } = *inbound;
+                match message {
+                    Message::Request(request) => {
+                        let is_inline = shared.config.inline_methods.contains(&request.method);
+                        let permit = tokio::select! {
+                            biased;
+                            _ = shared.shutdown.cancelled() => return Next::Stop { transport_closed: false },
+                            permit = permits.clone().acquire_owned() => permit,
+                        };
+                        let Ok(permit) = permit else { return Next::Stop { transport_closed: false } };
+                        let task = match inbound::start_request(peer, handler, request, meta, permit) {
+                            Ok(task) => task,
+                            Err(duplicate) => {
+                                peer.send(duplicate).await;
+                                return Next::Read;
                             }
+                        };
+                        match (is_inline, inline) {
+                            // Boxed: awaited in place, the request's whole future would
+                            // be a state of this loop's future, which every connection
+                            // holds for its lifetime.
+                            (true, Inline::InPlace) => Box::pin(task).await,
+                            #[cfg(feature = "http")]
+                            (true, Inline::OwnTask) => {
+                                let _ = tasks.spawn(task).await;
+                            }
+                            (false, _) => drop(tasks.spawn(task)),
                         }
-                        Message::Notification(notification) => {
-                            if let Some(notification) = intercept(&shared, notification) {
-                                let ctx =
-                                    NotificationContext { peer: peer.clone(), extensions: meta.extensions };
-                                let handler = handler.clone();
-                                tasks.spawn(async move { handler.on_notification(notification, ctx).await });
-                            }
-                        }
-                        Message::Response(response) => {
-                            let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
-                            if !delivered {
-                                tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
-                            }
-                        }
-                        Message::Error(error) => match &error.id {
-                            Some(id) => {
-                                if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
-                                    tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
-                                }
-                            }
-                            None => {
-                                tracing::warn!(error = %error.error, "the peer reported an error without an id")
-                            }
-                        },
                     }
+                    Message::Notification(notification) => {
+                        if let Some(notification) = intercept(shared, notification) {
+                            let ctx = NotificationContext { peer: peer.clone(), extensions: meta.extensions };
+                            let handler = handler.clone();
+                            tasks.spawn(async move { handler.on_notification(notification, ctx).await });
+                        }
+                    }
+                    Message::Response(response) => {
+                        let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
+                        if !delivered {
+                            tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
+                        }
+                    }
+                    Message::Error(error) => match &error.id {
+                        Some(id) => {
+                            if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
+                                tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
+                            }
+                        }
+                        None => {
+                            tracing::warn!(error = %error.error, "the peer reported an error without an id")
+                        }
+                    },
                 }
             }
         }
+        Next::Read
+    }
+}
 
-        // Boxed: its timers are needed once, at the end, and inline they would be part
-        // of the loop's future, which every connection holds for its whole life (an
-        // idle 2025 HTTP session included).
-        Box::pin(close_connection(&shared, tasks, &mut incoming, transport_closed)).await;
+/// A connection with no reading loop and no task of its own: whoever has messages for
+/// it delivers them ([`Direct::deliver`]), in the delivering task, under the same rules
+/// as [`Dispatcher::run`]. Its outgoing messages go straight to a [`Route`]. A 2025
+/// HTTP session is one: its messages arrive with POSTs, which can take them in
+/// themselves, so an idle session holds neither a task nor a queue (a few kilobytes
+/// each, over thousands of mostly idle sessions).
+#[cfg(feature = "http")]
+pub(crate) struct Direct<H> {
+    intake: Intake<H>,
+}
+
+#[cfg(feature = "http")]
+impl<H: Handler> Direct<H> {
+    /// A running connection served by `handler`, writing to `route`.
+    pub(crate) fn new(handler: H, route: Weak<dyn Route>, config: Arc<DispatcherConfig>) -> Self {
+        let shared = Arc::new(Shared::new(config, Outlet::Direct(route)));
+        shared.state.store(State::Running as u8, Ordering::Release);
+        Direct { intake: Intake::new(shared, Arc::new(handler), Inline::OwnTask) }
+    }
+
+    /// A handle for outbound messages.
+    pub(crate) fn peer(&self) -> &Peer {
+        &self.intake.peer
+    }
+
+    /// Takes in one event as the reading loop would; `false` once the connection is
+    /// shutting down (the event is then dropped, as the loop stops reading). A future
+    /// dropped half-way loses nothing: what it started runs on.
+    pub(crate) async fn deliver(&self, event: TransportEvent) -> bool {
+        if self.intake.peer.shared.shutdown.is_cancelled() {
+            return false;
+        }
+        matches!(self.intake.take(event).await, Next::Read)
+    }
+
+    /// Shuts the connection down as the end of [`Dispatcher::run`] does: in-flight
+    /// requests are answered "Connection closed" (within the shutdown grace), outbound
+    /// waiters fail, and the outlet closes.
+    pub(crate) async fn close(&self) {
+        close_connection(&self.intake.peer.shared, self.intake.tasks.clone(), None, false).await;
     }
 }
 
@@ -385,7 +483,7 @@ impl Dispatcher {
 async fn close_connection(
     shared: &Shared,
     tasks: TaskTracker,
-    incoming: &mut mpsc::Receiver<TransportEvent>,
+    incoming: Option<&mut mpsc::Receiver<TransportEvent>>,
     transport_closed: bool,
 ) {
     shared.state.store(State::Closed as u8, Ordering::Release);
@@ -396,7 +494,7 @@ async fn close_connection(
         tracing::debug!("handlers did not finish within the shutdown grace period");
     }
     shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
-    if transport_closed {
+    if let Some(incoming) = incoming.filter(|_| transport_closed) {
         // Let the transport's writer put out what is queued (the answers above)
         // before returning: a process that exits once `run` returns (a stdio server
         // whose stdin ended) would otherwise lose them. Transports keep their incoming
