@@ -24,8 +24,11 @@
 //! queue kept between them.
 
 mod context;
+#[cfg(feature = "http")]
+mod direct;
 mod handler;
 mod inbound;
+mod intake;
 #[cfg(feature = "http")]
 mod oneshot;
 mod outbound;
@@ -38,12 +41,14 @@ use std::sync::Weak;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use mcpwire_protocol::{codes, methods, ErrorResponse, IdKey, Message, Notification, RequestId};
-use tokio::sync::{mpsc, Semaphore};
+use mcpwire_protocol::IdKey;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use context::{NotificationContext, RequestContext};
+#[cfg(feature = "http")]
+pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
 #[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
@@ -51,8 +56,9 @@ pub use outbound::CallOptions;
 pub use progress::{ProgressCallback, ProgressUpdate};
 
 use crate::error::RequestError;
-use crate::transport::{Connection, Inbound, Outgoing, Transport, TransportEvent};
+use crate::transport::{Connection, Outgoing, Transport, TransportEvent};
 use context::{Fire, InFlight};
+use intake::{Inline, Intake, Next};
 use outbound::PendingTable;
 
 /// How `notifications/cancelled` from the peer is applied to a running handler.
@@ -119,19 +125,6 @@ pub(crate) enum Outlet {
     /// connection, not the other way round.
     #[cfg(feature = "http")]
     Direct(Weak<dyn Route>),
-}
-
-/// What takes a connection's messages as they are sent ([`Outlet::Direct`]).
-#[cfg(feature = "http")]
-pub(crate) trait Route: Send + Sync {
-    /// Places `out` on its way to the peer. Never waits: it is called under the
-    /// connection's outlet lock, from any task (and from destructors).
-    fn route(&self, out: Outgoing);
-
-    /// The connection was asked to shut down ([`Peer::close`], whoever called it): the
-    /// router finishes the shutdown ([`Direct::close`]), since a direct connection has
-    /// no loop of its own to do it.
-    fn closing(self: Arc<Self>);
 }
 
 /// What the dispatcher and every [`Peer`] handle share.
@@ -323,161 +316,6 @@ impl Dispatcher {
     }
 }
 
-/// How a request whose method is one of [`DispatcherConfig::inline_methods`] runs before
-/// the next message is taken in.
-#[derive(Clone, Copy)]
-enum Inline {
-    /// Awaited in the reading loop's own future.
-    InPlace,
-    /// On a task of its own, awaited by whoever delivered it: a [`Direct`] connection is
-    /// fed from futures that may be dropped (an HTTP request whose client went away), and
-    /// a request dropped half-way would never settle.
-    #[cfg(feature = "http")]
-    OwnTask,
-}
-
-/// What taking in a message needs: the same for a reading loop and for a [`Direct`]
-/// connection, so that both apply the same rules with the same code.
-struct Intake<H> {
-    peer: Peer,
-    handler: Arc<H>,
-    /// At most [`DispatcherConfig::max_in_flight`] requests at once.
-    permits: Arc<Semaphore>,
-    tasks: TaskTracker,
-    inline: Inline,
-}
-
-/// What follows a message taken in.
-enum Next {
-    /// Take the next one.
-    Read,
-    /// Stop reading: the connection is shutting down, or (`transport_closed`) the
-    /// transport ended.
-    Stop { transport_closed: bool },
-}
-
-impl<H: Handler> Intake<H> {
-    fn new(shared: Arc<Shared>, handler: Arc<H>, inline: Inline) -> Self {
-        let permits = Arc::new(Semaphore::new(shared.config.max_in_flight.max(1)));
-        Intake { peer: Peer { shared }, handler, permits, tasks: TaskTracker::new(), inline }
-    }
-
-    /// Takes in one event: a request starts its task (in arrival order; an inline one
-    /// runs to completion first), a notification is handled on a task, a response goes
-    /// to the outbound request waiting for it.
-    async fn take(&self, event: TransportEvent) -> Next {
-        let Intake { peer, handler, permits, tasks, inline } = self;
-        let shared = &peer.shared;
-        match event {
-            TransportEvent::Closed { reason } => {
-                // Nothing follows `Closed` (the transport's contract).
-                *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason.map(|r| *r);
-                return Next::Stop { transport_closed: true };
-            }
-            TransportEvent::Invalid(error) => answer_invalid(peer, *error).await,
-            TransportEvent::Message(inbound) => {
-                let Inbound { message, meta } = *inbound;
-                match message {
-                    Message::Request(request) => {
-                        let is_inline = shared.config.inline_methods.contains(&request.method);
-                        let permit = tokio::select! {
-                            biased;
-                            _ = shared.shutdown.cancelled() => return Next::Stop { transport_closed: false },
-                            permit = permits.clone().acquire_owned() => permit,
-                        };
-                        let Ok(permit) = permit else { return Next::Stop { transport_closed: false } };
-                        let task = match inbound::start_request(peer, handler, request, meta, permit) {
-                            Ok(task) => task,
-                            Err(duplicate) => {
-                                peer.send(duplicate).await;
-                                return Next::Read;
-                            }
-                        };
-                        match (is_inline, inline) {
-                            // Boxed: awaited in place, the request's whole future would
-                            // be a state of this loop's future, which every connection
-                            // holds for its lifetime.
-                            (true, Inline::InPlace) => Box::pin(task).await,
-                            #[cfg(feature = "http")]
-                            (true, Inline::OwnTask) => {
-                                let _ = tasks.spawn(task).await;
-                            }
-                            (false, _) => drop(tasks.spawn(task)),
-                        }
-                    }
-                    Message::Notification(notification) => {
-                        if let Some(notification) = intercept(shared, notification) {
-                            let ctx = NotificationContext { peer: peer.clone(), extensions: meta.extensions };
-                            let handler = handler.clone();
-                            tasks.spawn(async move { handler.on_notification(notification, ctx).await });
-                        }
-                    }
-                    Message::Response(response) => {
-                        let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
-                        if !delivered {
-                            tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
-                        }
-                    }
-                    Message::Error(error) => match &error.id {
-                        Some(id) => {
-                            if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
-                                tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
-                            }
-                        }
-                        None => {
-                            tracing::warn!(error = %error.error, "the peer reported an error without an id")
-                        }
-                    },
-                }
-            }
-        }
-        Next::Read
-    }
-}
-
-/// A connection with no reading loop and no task of its own: whoever has messages for
-/// it delivers them ([`Direct::deliver`]), in the delivering task, under the same rules
-/// as [`Dispatcher::run`]. Its outgoing messages go straight to a [`Route`]. A 2025
-/// HTTP session is one: its messages arrive with POSTs, which can take them in
-/// themselves, so an idle session holds neither a task nor a queue (a few kilobytes
-/// each, over thousands of mostly idle sessions).
-#[cfg(feature = "http")]
-pub(crate) struct Direct<H> {
-    intake: Intake<H>,
-}
-
-#[cfg(feature = "http")]
-impl<H: Handler> Direct<H> {
-    /// A running connection served by `handler`, writing to `route`.
-    pub(crate) fn new(handler: H, route: Weak<dyn Route>, config: Arc<DispatcherConfig>) -> Self {
-        let shared = Arc::new(Shared::new(config, Outlet::Direct(route)));
-        shared.state.store(State::Running as u8, Ordering::Release);
-        Direct { intake: Intake::new(shared, Arc::new(handler), Inline::OwnTask) }
-    }
-
-    /// A handle for outbound messages.
-    pub(crate) fn peer(&self) -> &Peer {
-        &self.intake.peer
-    }
-
-    /// Takes in one event as the reading loop would; `false` once the connection is
-    /// shutting down (the event is then dropped, as the loop stops reading). A future
-    /// dropped half-way loses nothing: what it started runs on.
-    pub(crate) async fn deliver(&self, event: TransportEvent) -> bool {
-        if self.intake.peer.shared.shutdown.is_cancelled() {
-            return false;
-        }
-        matches!(self.intake.take(event).await, Next::Read)
-    }
-
-    /// Shuts the connection down as the end of [`Dispatcher::run`] does: in-flight
-    /// requests are answered "Connection closed" (within the shutdown grace), outbound
-    /// waiters fail, and the outlet closes.
-    pub(crate) async fn close(&self) {
-        close_connection(&self.intake.peer.shared, self.intake.tasks.clone(), None, false).await;
-    }
-}
-
 /// The end of a connection: no new requests, fail the waiters, let handlers answer,
 /// close the writer (and, when the transport ended, let it put out what is queued).
 async fn close_connection(
@@ -512,61 +350,6 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// Applies `notifications/cancelled` and routes progress to its callback; returns the
-/// notification if the handler should see it.
-fn intercept(shared: &Shared, notification: Notification) -> Option<Notification> {
-    match notification.method.as_str() {
-        methods::NOTIFICATION_CANCELLED => {
-            #[derive(serde::Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Cancelled {
-                request_id: RequestId,
-            }
-            match notification.parse_params::<Cancelled>() {
-                Ok(c) => inbound::cancel(shared, &c.request_id),
-                Err(e) => tracing::debug!("ignored a malformed cancellation: {e}"),
-            }
-            None
-        }
-        methods::NOTIFICATION_PROGRESS => {
-            #[derive(serde::Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Progress {
-                progress_token: RequestId,
-                #[serde(flatten)]
-                update: serde_json::Value,
-            }
-            let Ok(p) = notification.parse_params::<Progress>() else { return Some(notification) };
-            let callback = lock(&shared.pending).progress_callback(&p.progress_token.key());
-            match (callback, serde_json::from_value::<ProgressUpdate>(p.update)) {
-                (Some(callback), Ok(update)) => {
-                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(update))).is_err() {
-                        tracing::error!("a progress callback panicked");
-                    }
-                    None
-                }
-                _ => Some(notification),
-            }
-        }
-        _ => Some(notification),
-    }
-}
-
-/// Answers a frame that did not decode, where JSON-RPC says to: parse errors and invalid
-/// requests get an error response (with the id when it could be read); a malformed frame
-/// that looks like a response is only logged, since answering it could start a loop.
-async fn answer_invalid(peer: &Peer, error: mcpwire_protocol::DecodeError) {
-    tracing::debug!(code = error.code, "invalid frame from the peer: {}", error.message);
-    let answer = error.code == codes::PARSE_ERROR || error.had_method || error.id.is_none();
-    if answer {
-        let response = ErrorResponse::new(
-            error.id.clone(),
-            mcpwire_protocol::ErrorObject::new(error.code, error.message),
-        );
-        peer.send(Outgoing::unrelated(response)).await;
     }
 }
 
