@@ -27,6 +27,7 @@ mod context;
 #[cfg(feature = "http")]
 mod direct;
 mod handler;
+mod in_flight;
 mod inbound;
 mod intake;
 #[cfg(feature = "http")]
@@ -34,14 +35,12 @@ mod oneshot;
 mod outbound;
 mod progress;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
 #[cfg(feature = "http")]
 use std::sync::Weak;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use mcpwire_protocol::IdKey;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -57,7 +56,8 @@ pub use progress::{ProgressCallback, ProgressUpdate};
 
 use crate::error::RequestError;
 use crate::transport::{Connection, Outgoing, Transport, TransportEvent};
-use context::{Fire, InFlight};
+use context::Fire;
+use in_flight::InFlightTable;
 use intake::{Inline, Intake, Next};
 use outbound::PendingTable;
 
@@ -135,7 +135,7 @@ pub(crate) struct Shared {
     outgoing: RwLock<Option<Outlet>>,
     pending: Mutex<PendingTable>,
     next_id: AtomicI64,
-    in_flight: Mutex<HashMap<IdKey, Arc<InFlight>>>,
+    in_flight: Mutex<InFlightTable>,
     close_reason: Mutex<Option<String>>,
     /// Cancelled when the connection shuts down (the parent of every handler's token;
     /// [`Shared::shut_down`] cancels it).
@@ -151,7 +151,7 @@ impl Shared {
             outgoing: RwLock::new(Some(outgoing)),
             pending: Mutex::new(PendingTable::default()),
             next_id: AtomicI64::new(1),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(InFlightTable::default()),
             close_reason: Mutex::new(None),
             shutdown: CancellationToken::new(),
         }
