@@ -80,7 +80,7 @@ mod tests {
         assert!(!table.insert(key, entry(3).1), "a second request under an id in flight");
         assert_eq!(table.values().count(), 5);
         for (key, e) in &entries {
-            assert!(Arc::ptr_eq(table.get(key).unwrap(), e));
+            assert!(table.get(key).is_some_and(|found| Arc::ptr_eq(found, e)));
         }
         // Removing another request under the same id leaves the registered one.
         let (key, stranger) = entry(1);
