@@ -15,9 +15,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcpwire::http::{serve_with_shutdown, Bound, HttpSettings, McpService, MemoryEventStore};
+use mcpwire::jsonrpc::RequestContext;
 use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
 use mcpwire::protocol::logging::LoggingLevel;
-use mcpwire::server::{tool, Args, Ctx, Server};
+use mcpwire::protocol::Request;
+use mcpwire::server::{middleware_fn, tool, Args, Ctx, Next as MiddlewareNext, Server};
 use mcpwire::McpError;
 use raw_http::{send, Next, Req, Response};
 use serde_json::{json, Value};
@@ -383,6 +385,46 @@ async fn delete_ends_the_sessions_open_streams_and_cancels_its_requests() {
     wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
 }
 
+/// A session whose connection is closed from inside (a middleware calling `close` on the
+/// request's peer handle) ends as a deleted one does: the request in flight is answered
+/// "Connection closed", its stream and the GET stream end, and the session takes no
+/// more messages.
+#[tokio::test]
+async fn a_session_closed_through_its_peer_handle_ends_its_requests_and_streams() {
+    let server = Server::builder("closer", "0")
+        .tool(tool("wait").description("Waits to be cancelled").handler(|ctx: Ctx| async move {
+            ctx.cancellation().cancelled().await;
+            "cancelled"
+        }))
+        .middleware(middleware_fn(|request: Request, ctx: RequestContext, next: MiddlewareNext| async move {
+            if request.method == "ping" {
+                ctx.peer().close();
+            }
+            next.run(request, ctx).await
+        }))
+        .build()
+        .unwrap();
+    let bound = serve_with_shutdown(McpService::new(server), "127.0.0.1:0", "/mcp").await.unwrap();
+    let addr = bound.local_addr;
+    let sid = open_session(addr, V25).await;
+    let mut get = get_stream(addr, &sid, None).await;
+    let mut call = post(addr, &sid, &call_body(5, "wait", json!({}))).await;
+    let _priming = call.next_event().await;
+    let mut ping = post(addr, &sid, &json!({ "jsonrpc": "2.0", "id": 6, "method": "ping" })).await;
+    ping.expect_end_within(Duration::from_secs(5)).await;
+    assert!(get.expect_end_within(Duration::from_secs(5)).await.is_empty());
+    let ended = call.expect_end_within(Duration::from_secs(5)).await;
+    assert_eq!(
+        ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
+        vec![
+            json!({ "jsonrpc": "2.0", "id": 5, "error": { "code": -32000, "message": "Connection closed" } })
+        ]
+    );
+    let later = post(addr, &sid, &call_body(7, "wait", json!({}))).await;
+    assert_eq!(later.status, 404);
+    bound.shutdown.cancel();
+}
+
 #[tokio::test]
 async fn notifications_and_client_responses_get_202() {
     let t = start().await;
@@ -489,6 +531,45 @@ async fn the_get_stream_carries_tools_list_changed() {
     assert_eq!(notification, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
     // It went on the GET stream only (never broadcast to the POST's stream).
     assert!(call.iter().all(|e| !e.data.contains("list_changed")), "{call:?}");
+}
+
+/// A session with nothing in flight still gets change notifications on its GET stream
+/// (from another session's tool here), as a busy one does.
+#[tokio::test]
+async fn an_idle_sessions_get_stream_carries_change_notifications() {
+    let t = start().await;
+    let idle = open_session(t.addr, V25).await;
+    let mut stream = get_stream(t.addr, &idle, None).await;
+    assert_eq!(stream.status, 200);
+    let busy = open_session(t.addr, V25).await;
+    let call = post(t.addr, &busy, &call_body(2, "notify", json!({}))).await.events_to_end().await;
+    assert_eq!(call.last().unwrap().json(), text_result(2, "notified"));
+    let notification = stream.next_message().await;
+    assert_eq!(notification, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
+}
+
+/// A session that went idle between two calls asks its client again (an
+/// `elicitation/create` on the POST's stream) under a new id: ids are never reused
+/// within a session.
+#[tokio::test]
+async fn a_session_idle_between_calls_asks_the_client_again_under_a_new_id() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let mut ids = Vec::new();
+    for (n, name) in [(2, "Ada"), (3, "Bob")] {
+        let mut call = post(t.addr, &sid, &call_body(n, "ask", json!({}))).await;
+        let request = call.next_message().await;
+        assert_eq!(request["method"], "elicitation/create");
+        ids.push(request["id"].clone());
+        let answer = json!({ "jsonrpc": "2.0", "id": request["id"],
+            "result": { "action": "accept", "content": { "name": name } } });
+        assert_eq!(post(t.addr, &sid, &answer).await.status, 202);
+        assert_eq!(call.next_message().await, text_result(n, &format!("hello {name}")));
+        assert!(call.events_to_end().await.is_empty());
+        // Idle: nothing in flight, no stream open.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_ne!(ids[0], ids[1], "a server-to-client request id was reused");
 }
 
 #[tokio::test]
@@ -643,6 +724,23 @@ async fn a_duplicate_in_flight_request_id_is_rejected_and_the_original_still_ans
 // ---------------------------------------------------------------------------------------
 // 2025: limits and batches
 // ---------------------------------------------------------------------------------------
+
+/// An idle session holds no task of its own (its POSTs take its messages in): opening
+/// sessions leaves the runtime's task count where it was once their POSTs are over.
+#[tokio::test]
+async fn idle_sessions_hold_no_task() {
+    let t = start().await;
+    // The first session also starts the session table's reaper.
+    open_session(t.addr, V25).await;
+    let metrics = tokio::runtime::Handle::current().metrics();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let before = metrics.num_alive_tasks();
+    for _ in 0..20 {
+        open_session(t.addr, V25).await;
+    }
+    assert_eq!(t.service.session_count(), 21);
+    wait_for("the POSTs to end", || metrics.num_alive_tasks() <= before).await;
+}
 
 #[tokio::test]
 async fn an_idle_session_expires() {

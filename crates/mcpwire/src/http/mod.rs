@@ -76,7 +76,10 @@ pub struct HttpSettings {
     /// Messages queued per response stream before a slow reader's connection is dropped
     /// (default 256).
     pub stream_queue: usize,
-    /// Messages queued into one session's dispatcher (default 256).
+    /// No longer used: a session's messages are taken in by the POSTs that bring them,
+    /// with no queue in between (a POST waits instead when the session already runs
+    /// [`DispatcherConfig::max_in_flight`](crate::jsonrpc::DispatcherConfig::max_in_flight)
+    /// requests). Kept so that settings written for earlier versions still compile.
     pub session_queue: usize,
     /// How long a 2026 response may stay uncommitted, and the SSE keep-alive interval.
     pub keep_alive: Duration,

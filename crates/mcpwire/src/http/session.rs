@@ -1,9 +1,11 @@
-//! One 2025-era session: a dispatcher fed by the session's POSTs, and a router that puts
-//! each outgoing message on exactly one stream — the stream of the request it answers or
-//! belongs to, else the standalone GET stream — storing SSE events for resumption.
+//! One 2025-era session: a connection that the session's POSTs feed themselves (no task
+//! and no queue of its own, so an idle session is a few structures in memory), and a
+//! router that puts each outgoing message on exactly one stream — the stream of the
+//! request it answers or belongs to, else the standalone GET stream — storing SSE events
+//! for resumption.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
@@ -15,10 +17,10 @@ use tokio::sync::mpsc::error::TrySendError;
 use super::event_store::guarded;
 use super::sse;
 use super::HttpSettings;
-use crate::jsonrpc::{Dispatcher, Handler, NotificationContext, Peer, RequestContext};
+use crate::jsonrpc::{Direct, Handler, NotificationContext, RequestContext, Route};
 use crate::server::stateful::StatefulSession;
 use crate::server::Server;
-use crate::transport::{Connection, InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
+use crate::transport::{InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
 
 /// A stream's messages for one HTTP response.
 pub(crate) type StreamReceiver = mpsc::Receiver<Bytes>;
@@ -107,11 +109,14 @@ pub(crate) struct Session {
     /// The authenticated principal that created the session, if any.
     pub(crate) principal: Option<String>,
     pub(crate) version: Mutex<ProtocolVersion>,
-    incoming: mpsc::Sender<TransportEvent>,
-    /// A sender into the router for messages the transport itself writes (the `-32800`
-    /// terminator), so they stay in order with the request's other messages.
-    outgoing: Mutex<Option<mpsc::Sender<Outgoing>>>,
-    peer: Peer,
+    /// The session's connection: fed by its POSTs, in their own tasks.
+    conn: Direct<SessionHandler>,
+    /// Set when the session starts closing: requests delivered after it get no `-32800`
+    /// terminator.
+    closed: AtomicBool,
+    /// The runtime the session started on, where [`Session::close`] (which may be called
+    /// from anywhere, a service's `shutdown` included) lets its requests finish.
+    runtime: tokio::runtime::Handle,
     streams: Mutex<Streams>,
     /// When the session was last used, in [`ticks`].
     last_active: AtomicU64,
@@ -141,7 +146,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
-    /// Starts a session: its dispatcher and its router.
+    /// Starts a session: a connection with no task or queue of its own (see [`Direct`]),
+    /// whose outgoing messages go straight to the session's router
+    /// ([`Session::route_one`], run in the sending task).
     pub(crate) fn start(
         server: &Server,
         settings: Arc<HttpSettings>,
@@ -149,33 +156,22 @@ impl Session {
         principal: Option<String>,
         version: ProtocolVersion,
     ) -> Arc<Session> {
-        let capacity = settings.session_queue;
-        let (in_tx, in_rx) = mpsc::channel(capacity);
-        let (out_tx, out_rx) = mpsc::channel(capacity);
-        let dispatcher = Dispatcher::with_shared_config(
-            Connection { incoming: in_rx, outgoing: out_tx.clone() },
-            server.inner.dispatcher.clone(),
-        );
-        let session = Arc::new(Session {
-            id,
-            principal,
-            version: Mutex::new(version),
-            incoming: in_tx,
-            outgoing: Mutex::new(Some(out_tx)),
-            peer: dispatcher.peer(),
-            streams: Mutex::new(Streams::default()),
-            last_active: AtomicU64::new(ticks(Instant::now())),
-            next_stream: AtomicU64::new(1),
-            settings,
-        });
-        // One task runs both the dispatcher and the router: a session spends most of its
-        // life idle, and a second task would cost an idle session a few hundred bytes.
-        let handler = SessionHandler(StatefulSession::new(server.clone()));
-        let router = route(session.clone(), out_rx);
-        tokio::spawn(async move {
-            tokio::join!(dispatcher.run(handler), router);
-        });
-        session
+        Arc::new_cyclic(|weak: &Weak<Session>| {
+            let route: Weak<dyn Route> = weak.clone();
+            let handler = SessionHandler(StatefulSession::new(server.clone()));
+            Session {
+                id,
+                principal,
+                version: Mutex::new(version),
+                conn: Direct::new(handler, route, server.inner.dispatcher.clone()),
+                closed: AtomicBool::new(false),
+                runtime: tokio::runtime::Handle::current(),
+                streams: Mutex::new(Streams::default()),
+                last_active: AtomicU64::new(ticks(Instant::now())),
+                next_stream: AtomicU64::new(1),
+                settings,
+            }
+        })
     }
 
     /// Marks the session as used now.
@@ -192,15 +188,11 @@ impl Session {
         !has_live && idle > self.settings.session_idle_timeout
     }
 
-    /// Ends the session: its dispatcher answers what is in flight and stops.
+    /// Ends the session: what is in flight is answered "Connection closed" (within the
+    /// shutdown grace), then every stream's connection ends. Only the first call counts.
     pub(crate) fn close(&self) {
-        self.peer.close();
-        lock(&self.outgoing).take();
-        if let Some(store) = &self.settings.event_store {
-            for stream in &lock(&self.streams).streams {
-                guarded::forget(store.as_ref(), &stream.name);
-            }
-        }
+        // The connection calls back `Route::closing`, which does the rest.
+        self.conn.peer().close();
     }
 
     /// Whether new events of this session's streams can be replayed.
@@ -319,28 +311,36 @@ impl Session {
     ) -> InboundMeta {
         let mut extensions = extensions;
         let weak: Weak<Session> = Arc::downgrade(self);
+        let control = weak.clone();
         extensions.insert(StreamControl::new(move || {
-            if let Some(session) = weak.upgrade() {
+            if let Some(session) = control.upgrade() {
                 session.detach(stream);
             }
         }));
-        let on_unanswered = lock(&self.outgoing).clone().map(|tx| -> UnansweredHook {
+        let on_unanswered = (!self.closed.load(Ordering::Acquire)).then(|| -> UnansweredHook {
             let id = id.clone();
+            let weak = weak.clone();
             Box::new(move || {
                 let error = ErrorObject::new(codes::REQUEST_CANCELLED, "Request cancelled");
                 let message = Message::Error(ErrorResponse::new(Some(id.clone()), error));
-                if tx.try_send(Outgoing::new(message, Some(id))).is_err() {
-                    tracing::debug!("could not end a cancelled request's stream: the session is closing");
+                match weak.upgrade() {
+                    // Routed like the request's other messages, in this same task, so it
+                    // comes after them.
+                    Some(session) => session.route_one(Outgoing::new(message, Some(id))),
+                    None => {
+                        tracing::debug!("could not end a cancelled request's stream: the session is gone")
+                    }
                 }
             })
         });
         InboundMeta { on_unanswered, extensions, no_back_channel: json }
     }
 
-    /// Hands messages to the session's dispatcher; `false` if the session is closed.
+    /// Hands messages to the session's connection, in order; `false` if the session is
+    /// closed.
     pub(crate) async fn deliver(&self, events: Vec<TransportEvent>) -> bool {
         for event in events {
-            if self.incoming.send(event).await.is_err() {
+            if !self.conn.deliver(event).await {
                 return false;
             }
         }
@@ -401,12 +401,30 @@ fn message_bytes(message: &Message) -> Bytes {
     Bytes::from(message.to_vec().into_boxed_slice())
 }
 
-/// Routes the dispatcher's output until the session ends.
-async fn route(session: Arc<Session>, mut outgoing: mpsc::Receiver<Outgoing>) {
-    while let Some(out) = outgoing.recv().await {
-        session.route_one(out);
+impl Route for Session {
+    fn route(&self, out: Outgoing) {
+        self.route_one(out);
     }
-    lock(&session.streams).streams.clear();
+
+    /// The end of a session, whoever closed its connection ([`Session::close`], or a
+    /// middleware through its peer handle).
+    fn closing(self: Arc<Self>) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        if let Some(store) = &self.settings.event_store {
+            for stream in &lock(&self.streams).streams {
+                guarded::forget(store.as_ref(), &stream.name);
+            }
+        }
+        // The answers are routed to the streams, so these end after them; the task holds
+        // the session until then.
+        let runtime = self.runtime.clone();
+        drop(runtime.spawn(async move {
+            self.conn.close().await;
+            lock(&self.streams).streams.clear();
+        }));
+    }
 }
 
 #[cfg(test)]

@@ -34,13 +34,7 @@ pub(super) fn start_request<H: Handler>(
 ) -> Result<impl Future<Output = ()> + Send + 'static, Outgoing> {
     let shared = &peer.shared;
     let entry = in_flight(&request);
-    let duplicate = match lock(&shared.in_flight).entry(request.id.key()) {
-        std::collections::hash_map::Entry::Occupied(_) => true,
-        std::collections::hash_map::Entry::Vacant(slot) => {
-            slot.insert(entry.clone());
-            false
-        }
-    };
+    let duplicate = !lock(&shared.in_flight).insert(request.id.key(), entry.clone());
     if duplicate {
         let error = ErrorObject::new(
             codes::INVALID_REQUEST,
@@ -198,14 +192,7 @@ pub(super) fn settle(
 ) -> Option<Message> {
     let id = &entry.id;
     let peer_cancelled = {
-        let mut table = lock(&shared.in_flight);
-        let key = id.key();
-        // One lookup: the entry under this id is this request's (another is put back).
-        if let Some(other) = table.remove(&key) {
-            if !Arc::ptr_eq(&other, entry) {
-                table.insert(key, other);
-            }
-        }
+        lock(&shared.in_flight).remove(&id.key(), entry);
         entry.peer_cancelled.load(Ordering::Acquire)
     };
     if peer_cancelled {

@@ -18,27 +18,36 @@
 //! A transport that gets each request on its own and answers it on its own (a 2026 HTTP
 //! POST) serves it with `serve_one` instead of a whole dispatcher: the same rules, applied
 //! by the same code, with the handler running inside the caller's future and the answer
-//! returned rather than queued (see `oneshot.rs`).
+//! returned rather than queued (see `oneshot.rs`). A transport whose messages arrive
+//! with requests of its own (a 2025 HTTP session's POSTs) feeds a `Direct` connection
+//! from those requests' tasks: the same rules again, with no reading loop, task or
+//! queue kept between them.
 
 mod context;
+#[cfg(feature = "http")]
+mod direct;
 mod handler;
+mod in_flight;
 mod inbound;
+mod intake;
 #[cfg(feature = "http")]
 mod oneshot;
 mod outbound;
 mod progress;
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, AtomicU8, Ordering};
+#[cfg(feature = "http")]
+use std::sync::Weak;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use mcpwire_protocol::{codes, methods, ErrorResponse, IdKey, Message, Notification, RequestId};
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use context::{NotificationContext, RequestContext};
+#[cfg(feature = "http")]
+pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
 #[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
@@ -46,8 +55,10 @@ pub use outbound::CallOptions;
 pub use progress::{ProgressCallback, ProgressUpdate};
 
 use crate::error::RequestError;
-use crate::transport::{Connection, Inbound, Outgoing, Transport, TransportEvent};
-use context::{Fire, InFlight};
+use crate::transport::{Connection, Outgoing, Transport, TransportEvent};
+use context::Fire;
+use in_flight::InFlightTable;
+use intake::{Inline, Intake, Next};
 use outbound::PendingTable;
 
 /// How `notifications/cancelled` from the peer is applied to a running handler.
@@ -103,15 +114,28 @@ pub(crate) enum State {
     Closed = 2,
 }
 
+/// Where a connection's outgoing messages go.
+pub(crate) enum Outlet {
+    /// The transport's bounded queue, which its writer takes them from.
+    Queue(mpsc::Sender<Outgoing>),
+    /// A router that places each message as it is sent, in the sender's task (a 2025
+    /// HTTP session: it only puts messages on response streams, bounded queues of their
+    /// own, so a queue and a task in front of it would cost every session, idle or not,
+    /// a channel and a wake-up per message for nothing). Weak: the router owns the
+    /// connection, not the other way round.
+    #[cfg(feature = "http")]
+    Direct(Weak<dyn Route>),
+}
+
 /// What the dispatcher and every [`Peer`] handle share.
 pub(crate) struct Shared {
     state: AtomicU8,
     /// Shared, not copied: a one-shot request ([`serve_one`]) takes its endpoint's.
     pub(crate) config: Arc<DispatcherConfig>,
-    outgoing: RwLock<Option<mpsc::Sender<Outgoing>>>,
+    outgoing: RwLock<Option<Outlet>>,
     pending: Mutex<PendingTable>,
     next_id: AtomicI64,
-    in_flight: Mutex<HashMap<IdKey, Arc<InFlight>>>,
+    in_flight: Mutex<InFlightTable>,
     close_reason: Mutex<Option<String>>,
     /// Cancelled when the connection shuts down (the parent of every handler's token;
     /// [`Shared::shut_down`] cancels it).
@@ -120,14 +144,14 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// A connection's state before it runs, writing to `outgoing`.
-    fn new(config: Arc<DispatcherConfig>, outgoing: mpsc::Sender<Outgoing>) -> Self {
+    fn new(config: Arc<DispatcherConfig>, outgoing: Outlet) -> Self {
         Shared {
             state: AtomicU8::new(State::NotStarted as u8),
             config,
             outgoing: RwLock::new(Some(outgoing)),
             pending: Mutex::new(PendingTable::default()),
             next_id: AtomicI64::new(1),
-            in_flight: Mutex::new(HashMap::new()),
+            in_flight: Mutex::new(InFlightTable::default()),
             close_reason: Mutex::new(None),
             shutdown: CancellationToken::new(),
         }
@@ -149,6 +173,15 @@ impl Shared {
         self.shutdown.cancel();
         for entry in lock(&self.in_flight).values() {
             entry.fire(Fire::Shutdown);
+        }
+    }
+
+    /// The router of a direct connection, while it lives.
+    #[cfg(feature = "http")]
+    fn direct_route(&self) -> Option<Arc<dyn Route>> {
+        match &*self.outgoing.read().unwrap_or_else(|e| e.into_inner()) {
+            Some(Outlet::Direct(route)) => route.upgrade(),
+            _ => None,
         }
     }
 
@@ -178,6 +211,10 @@ impl Peer {
     /// Asks the connection to shut down; [`Dispatcher::run`] then returns.
     pub fn close(&self) {
         self.shared.shut_down();
+        #[cfg(feature = "http")]
+        if let Some(route) = self.shared.direct_route() {
+            route.closing();
+        }
     }
 
     /// Resolves when the connection has shut down.
@@ -214,7 +251,7 @@ impl Dispatcher {
     /// server's sessions), so each does not keep a copy.
     pub(crate) fn with_shared_config(transport: impl Transport, config: Arc<DispatcherConfig>) -> Self {
         let Connection { incoming, outgoing } = transport.connect();
-        let shared = Arc::new(Shared::new(config, outgoing));
+        let shared = Arc::new(Shared::new(config, Outlet::Queue(outgoing)));
         Dispatcher { shared, incoming }
     }
 
@@ -256,92 +293,26 @@ impl Dispatcher {
     /// [`Dispatcher::run`] on the calling task.
     async fn run_here<H: Handler>(self, handler: H) {
         let Dispatcher { shared, mut incoming } = self;
-        let handler = Arc::new(handler);
-        let peer = Peer { shared: shared.clone() };
-        let permits = Arc::new(Semaphore::new(shared.config.max_in_flight.max(1)));
-        let tasks = TaskTracker::new();
+        let intake = Intake::new(shared, Arc::new(handler), Inline::InPlace);
+        let shared = &intake.peer.shared;
         shared.state.store(State::Running as u8, Ordering::Release);
 
         // Whether the transport ended (rather than `Peer::close`).
-        let mut transport_closed = false;
-        loop {
+        let transport_closed = loop {
             let event = tokio::select! {
                 biased;
-                _ = shared.shutdown.cancelled() => break,
+                _ = shared.shutdown.cancelled() => break false,
                 event = incoming.recv() => event,
             };
-            match event {
-                None => {
-                    transport_closed = true;
-                    break;
-                }
-                Some(TransportEvent::Closed { reason }) => {
-                    // Nothing follows `Closed` (the transport's contract).
-                    *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason.map(|r| *r);
-                    transport_closed = true;
-                    break;
-                }
-                Some(TransportEvent::Invalid(error)) => answer_invalid(&peer, *error).await,
-                Some(TransportEvent::Message(inbound)) => {
-                    let Inbound { message, meta } = *inbound;
-                    match message {
-                        Message::Request(request) => {
-                            let inline = shared.config.inline_methods.contains(&request.method);
-                            let permit = tokio::select! {
-                                biased;
-                                _ = shared.shutdown.cancelled() => break,
-                                permit = permits.clone().acquire_owned() => permit,
-                            };
-                            let Ok(permit) = permit else { break };
-                            let task = match inbound::start_request(&peer, &handler, request, meta, permit) {
-                                Ok(task) => task,
-                                Err(duplicate) => {
-                                    peer.send(duplicate).await;
-                                    continue;
-                                }
-                            };
-                            if inline {
-                                // Boxed: awaited in place, the request's whole future would
-                                // be a state of this loop's future, which every connection
-                                // holds for its lifetime (an idle 2025 session included).
-                                Box::pin(task).await;
-                            } else {
-                                tasks.spawn(task);
-                            }
-                        }
-                        Message::Notification(notification) => {
-                            if let Some(notification) = intercept(&shared, notification) {
-                                let ctx =
-                                    NotificationContext { peer: peer.clone(), extensions: meta.extensions };
-                                let handler = handler.clone();
-                                tasks.spawn(async move { handler.on_notification(notification, ctx).await });
-                            }
-                        }
-                        Message::Response(response) => {
-                            let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
-                            if !delivered {
-                                tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
-                            }
-                        }
-                        Message::Error(error) => match &error.id {
-                            Some(id) => {
-                                if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
-                                    tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
-                                }
-                            }
-                            None => {
-                                tracing::warn!(error = %error.error, "the peer reported an error without an id")
-                            }
-                        },
-                    }
-                }
+            let Some(event) = event else { break true };
+            if let Next::Stop { transport_closed } = intake.take(event).await {
+                break transport_closed;
             }
-        }
+        };
 
         // Boxed: its timers are needed once, at the end, and inline they would be part
-        // of the loop's future, which every connection holds for its whole life (an
-        // idle 2025 HTTP session included).
-        Box::pin(close_connection(&shared, tasks, &mut incoming, transport_closed)).await;
+        // of the loop's future, which every connection holds for its whole life.
+        Box::pin(close_connection(shared, intake.tasks.clone(), Some(&mut incoming), transport_closed)).await;
     }
 }
 
@@ -350,7 +321,7 @@ impl Dispatcher {
 async fn close_connection(
     shared: &Shared,
     tasks: TaskTracker,
-    incoming: &mut mpsc::Receiver<TransportEvent>,
+    incoming: Option<&mut mpsc::Receiver<TransportEvent>>,
     transport_closed: bool,
 ) {
     shared.state.store(State::Closed as u8, Ordering::Release);
@@ -361,7 +332,7 @@ async fn close_connection(
         tracing::debug!("handlers did not finish within the shutdown grace period");
     }
     shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
-    if transport_closed {
+    if let Some(incoming) = incoming.filter(|_| transport_closed) {
         // Let the transport's writer put out what is queued (the answers above)
         // before returning: a process that exits once `run` returns (a stdio server
         // whose stdin ended) would otherwise lose them. Transports keep their incoming
@@ -379,61 +350,6 @@ struct AbortOnDrop(tokio::task::JoinHandle<()>);
 impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
-    }
-}
-
-/// Applies `notifications/cancelled` and routes progress to its callback; returns the
-/// notification if the handler should see it.
-fn intercept(shared: &Shared, notification: Notification) -> Option<Notification> {
-    match notification.method.as_str() {
-        methods::NOTIFICATION_CANCELLED => {
-            #[derive(serde::Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Cancelled {
-                request_id: RequestId,
-            }
-            match notification.parse_params::<Cancelled>() {
-                Ok(c) => inbound::cancel(shared, &c.request_id),
-                Err(e) => tracing::debug!("ignored a malformed cancellation: {e}"),
-            }
-            None
-        }
-        methods::NOTIFICATION_PROGRESS => {
-            #[derive(serde::Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct Progress {
-                progress_token: RequestId,
-                #[serde(flatten)]
-                update: serde_json::Value,
-            }
-            let Ok(p) = notification.parse_params::<Progress>() else { return Some(notification) };
-            let callback = lock(&shared.pending).progress_callback(&p.progress_token.key());
-            match (callback, serde_json::from_value::<ProgressUpdate>(p.update)) {
-                (Some(callback), Ok(update)) => {
-                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(update))).is_err() {
-                        tracing::error!("a progress callback panicked");
-                    }
-                    None
-                }
-                _ => Some(notification),
-            }
-        }
-        _ => Some(notification),
-    }
-}
-
-/// Answers a frame that did not decode, where JSON-RPC says to: parse errors and invalid
-/// requests get an error response (with the id when it could be read); a malformed frame
-/// that looks like a response is only logged, since answering it could start a loop.
-async fn answer_invalid(peer: &Peer, error: mcpwire_protocol::DecodeError) {
-    tracing::debug!(code = error.code, "invalid frame from the peer: {}", error.message);
-    let answer = error.code == codes::PARSE_ERROR || error.had_method || error.id.is_none();
-    if answer {
-        let response = ErrorResponse::new(
-            error.id.clone(),
-            mcpwire_protocol::ErrorObject::new(error.code, error.message),
-        );
-        peer.send(Outgoing::unrelated(response)).await;
     }
 }
 

@@ -56,7 +56,7 @@ pub(crate) fn serve_one<H: Handler>(
     queue: usize,
 ) -> (OneShot, mpsc::Receiver<Outgoing>) {
     let (outgoing, receiver) = mpsc::channel(queue.max(1));
-    let shared = Arc::new(Shared::new(config, outgoing));
+    let shared = Arc::new(Shared::new(config, super::Outlet::Queue(outgoing)));
     shared.state.store(State::Running as u8, Ordering::Release);
     let entry = inbound::in_flight(&request);
     inbound::arrive(&handler, &request);

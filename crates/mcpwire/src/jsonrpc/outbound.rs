@@ -11,7 +11,7 @@ use mcpwire_protocol::{
 use tokio::sync::oneshot;
 
 use super::progress::ProgressCallback;
-use super::{Peer, State};
+use super::{Outlet, Peer, State};
 use crate::error::RequestError;
 use crate::transport::Outgoing;
 
@@ -238,25 +238,37 @@ impl Peer {
         }
     }
 
-    /// [`Peer::send`] when the queue was full (or closed).
+    /// [`Peer::send`] when the queue was full (or closed). (A direct outlet is never
+    /// full: it failed because the connection is closed.)
     async fn send_waiting(&self, out: Outgoing) -> bool {
-        let sender = self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner()).clone();
-        match sender {
-            Some(sender) => sender.send(out).await.is_ok(),
-            None => false,
-        }
+        let sender = match &*self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner()) {
+            Some(Outlet::Queue(sender)) => sender.clone(),
+            #[cfg(feature = "http")]
+            Some(Outlet::Direct(_)) => return false,
+            None => return false,
+        };
+        sender.send(out).await.is_ok()
     }
 
-    /// Queues a message without waiting; `Err` if closed or full.
+    /// Queues a message without waiting (or routes it, on a direct outlet); `Err` if
+    /// closed or full.
     pub(crate) fn try_send(&self, out: Outgoing) -> Result<(), Outgoing> {
         // Under the read lock rather than on a clone of the sender: a clone and its drop
         // are four atomic operations per message.
-        let sender = self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner());
-        match sender.as_ref() {
-            Some(sender) => sender.try_send(out).map_err(|e| match e {
+        let outlet = self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner());
+        match outlet.as_ref() {
+            Some(Outlet::Queue(sender)) => sender.try_send(out).map_err(|e| match e {
                 tokio::sync::mpsc::error::TrySendError::Full(o)
                 | tokio::sync::mpsc::error::TrySendError::Closed(o) => o,
             }),
+            #[cfg(feature = "http")]
+            Some(Outlet::Direct(route)) => match route.upgrade() {
+                Some(route) => {
+                    route.route(out);
+                    Ok(())
+                }
+                None => Err(out),
+            },
             None => Err(out),
         }
     }

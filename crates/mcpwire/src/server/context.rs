@@ -139,9 +139,10 @@ impl SessionInfo {
         self.subscriptions().as_ref().is_some_and(|set| set.contains(uri))
     }
 
-    /// Queues a notification for the client without waiting: a session whose queue is
-    /// full (a client that does not read) misses it, with a warning, rather than holding
-    /// up the other sessions.
+    /// Sends a notification to the client without waiting, so that a client that does not
+    /// read never holds up the other sessions: a stdio session whose queue is full misses
+    /// it, with a warning; a 2025 HTTP session routes it at once to its GET stream, whose
+    /// own bounded queue drops a connection that does not read.
     pub(crate) fn push(&self, method: &str, params: Option<mcpwire_protocol::RawJson>) {
         let message =
             mcpwire_protocol::Message::Notification(mcpwire_protocol::Notification::new(method, params));

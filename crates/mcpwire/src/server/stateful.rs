@@ -151,8 +151,9 @@ impl StatefulSession {
 }
 
 /// The live 2025 sessions of a server, so that a change event reaches each of them
-/// without a task per session: [`Server::notify`] hands it to every registered session's
-/// outgoing queue directly. Entries are weak (a session ends without unregistering);
+/// without a task per session: [`Server::notify`] hands it to every registered session
+/// directly (to a stdio session's outgoing queue, to a 2025 HTTP session's router, which
+/// puts it on the GET stream at once). Entries are weak (a session ends without unregistering);
 /// dead ones are dropped on the next event, or when the list would grow.
 #[derive(Default)]
 pub(crate) struct Registry {

@@ -1,0 +1,110 @@
+//! The table of a connection's inbound requests in flight, by id.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use mcpwire_protocol::IdKey;
+
+use super::context::InFlight;
+
+/// A connection's inbound requests in flight, by id. Most of the time a connection has at
+/// most one (a client that waits for each answer: the usual life of a 2025 HTTP session),
+/// so that one is kept inline, found without hashing; a map holds the others and gives
+/// its memory back when it empties. An idle connection then holds no table: a map that
+/// once held a request would keep one of ~150 bytes, per idle session.
+#[derive(Default)]
+pub(crate) struct InFlightTable {
+    first: Option<(IdKey, Arc<InFlight>)>,
+    others: HashMap<IdKey, Arc<InFlight>>,
+}
+
+impl InFlightTable {
+    /// Registers `entry` under `key`; `false`, changing nothing, if that id is in flight.
+    pub(crate) fn insert(&mut self, key: IdKey, entry: Arc<InFlight>) -> bool {
+        if self.get(&key).is_some() {
+            return false;
+        }
+        if self.first.is_none() {
+            self.first = Some((key, entry));
+        } else {
+            self.others.insert(key, entry);
+        }
+        true
+    }
+
+    /// The request in flight under `key`.
+    pub(crate) fn get(&self, key: &IdKey) -> Option<&Arc<InFlight>> {
+        match &self.first {
+            Some((k, entry)) if k == key => Some(entry),
+            _ => self.others.get(key),
+        }
+    }
+
+    /// Forgets `entry`, registered under `key` (another request under that id stays).
+    pub(crate) fn remove(&mut self, key: &IdKey, entry: &Arc<InFlight>) {
+        if matches!(&self.first, Some((k, e)) if k == key && Arc::ptr_eq(e, entry)) {
+            self.first = None;
+        } else if self.others.get(key).is_some_and(|e| Arc::ptr_eq(e, entry)) {
+            self.others.remove(key);
+            if self.others.is_empty() {
+                self.others = HashMap::new();
+            }
+        }
+    }
+
+    /// Every request in flight.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Arc<InFlight>> {
+        self.first.iter().map(|(_, entry)| entry).chain(self.others.values())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use mcpwire_protocol::RequestId;
+
+    use super::*;
+
+    fn entry(n: i64) -> (IdKey, Arc<InFlight>) {
+        let id = RequestId::Number(n);
+        (id.key(), Arc::new(InFlight::new(id)))
+    }
+
+    #[test]
+    fn requests_are_found_by_id_until_removed_and_ids_are_unique() {
+        let mut table = InFlightTable::default();
+        let entries: Vec<_> = (1..=5).map(entry).collect();
+        for (key, e) in &entries {
+            assert!(table.insert(key.clone(), e.clone()));
+        }
+        let (key, _) = entry(3);
+        assert!(!table.insert(key, entry(3).1), "a second request under an id in flight");
+        assert_eq!(table.values().count(), 5);
+        for (key, e) in &entries {
+            assert!(table.get(key).is_some_and(|found| Arc::ptr_eq(found, e)));
+        }
+        // Removing another request under the same id leaves the registered one.
+        let (key, stranger) = entry(1);
+        table.remove(&key, &stranger);
+        assert!(table.get(&key).is_some());
+        for (key, e) in &entries {
+            table.remove(key, e);
+            assert!(table.get(key).is_none());
+        }
+        assert_eq!(table.values().count(), 0);
+    }
+
+    #[test]
+    fn an_empty_table_holds_no_memory() {
+        let mut table = InFlightTable::default();
+        let entries: Vec<_> = (1..=3).map(entry).collect();
+        for (key, e) in &entries {
+            table.insert(key.clone(), e.clone());
+        }
+        assert!(table.others.capacity() > 0);
+        for (key, e) in entries.iter().rev() {
+            table.remove(key, e);
+        }
+        assert!(table.first.is_none());
+        assert_eq!(table.others.capacity(), 0, "the map gave its memory back");
+    }
+}

@@ -1,0 +1,181 @@
+//! Taking in one message: the rules a connection applies to what the peer sends, in one
+//! place for the reading loop ([`Dispatcher::run`](super::Dispatcher::run)) and for a
+//! connection fed by its transport's own tasks (`Direct`).
+
+use std::sync::Arc;
+
+use mcpwire_protocol::{codes, methods, ErrorResponse, Message, Notification, RequestId};
+use tokio::sync::Semaphore;
+use tokio_util::task::TaskTracker;
+
+use super::{inbound, lock, Handler, NotificationContext, Peer, ProgressUpdate, Shared};
+use crate::transport::{Inbound, Outgoing, TransportEvent};
+
+/// How a request whose method is one of
+/// [`DispatcherConfig::inline_methods`](super::DispatcherConfig::inline_methods) runs before the
+/// next message is taken in.
+#[derive(Clone, Copy)]
+pub(super) enum Inline {
+    /// Awaited in the reading loop's own future.
+    InPlace,
+    /// On a task of its own, awaited by whoever delivered it: a `Direct` connection is
+    /// fed from futures that may be dropped (an HTTP request whose client went away), and
+    /// a request dropped half-way would never settle.
+    #[cfg(feature = "http")]
+    OwnTask,
+}
+
+/// What taking in a message needs: the same for a reading loop and for a `Direct`
+/// connection, so that both apply the same rules with the same code.
+pub(super) struct Intake<H> {
+    pub(super) peer: Peer,
+    handler: Arc<H>,
+    /// At most [`DispatcherConfig::max_in_flight`](super::DispatcherConfig::max_in_flight) requests
+    /// at once.
+    permits: Arc<Semaphore>,
+    pub(super) tasks: TaskTracker,
+    inline: Inline,
+}
+
+/// What follows a message taken in.
+pub(super) enum Next {
+    /// Take the next one.
+    Read,
+    /// Stop reading: the connection is shutting down, or (`transport_closed`) the
+    /// transport ended.
+    Stop { transport_closed: bool },
+}
+
+impl<H: Handler> Intake<H> {
+    pub(super) fn new(shared: Arc<Shared>, handler: Arc<H>, inline: Inline) -> Self {
+        let permits = Arc::new(Semaphore::new(shared.config.max_in_flight.max(1)));
+        Intake { peer: Peer { shared }, handler, permits, tasks: TaskTracker::new(), inline }
+    }
+
+    /// Takes in one event: a request starts its task (in arrival order; an inline one
+    /// runs to completion first), a notification is handled on a task, a response goes
+    /// to the outbound request waiting for it.
+    pub(super) async fn take(&self, event: TransportEvent) -> Next {
+        let Intake { peer, handler, permits, tasks, inline } = self;
+        let shared = &peer.shared;
+        match event {
+            TransportEvent::Closed { reason } => {
+                // Nothing follows `Closed` (the transport's contract).
+                *shared.close_reason.lock().unwrap_or_else(|e| e.into_inner()) = reason.map(|r| *r);
+                return Next::Stop { transport_closed: true };
+            }
+            TransportEvent::Invalid(error) => answer_invalid(peer, *error).await,
+            TransportEvent::Message(inbound) => {
+                let Inbound { message, meta } = *inbound;
+                match message {
+                    Message::Request(request) => {
+                        let is_inline = shared.config.inline_methods.contains(&request.method);
+                        let permit = tokio::select! {
+                            biased;
+                            _ = shared.shutdown.cancelled() => return Next::Stop { transport_closed: false },
+                            permit = permits.clone().acquire_owned() => permit,
+                        };
+                        let Ok(permit) = permit else { return Next::Stop { transport_closed: false } };
+                        let task = match inbound::start_request(peer, handler, request, meta, permit) {
+                            Ok(task) => task,
+                            Err(duplicate) => {
+                                peer.send(duplicate).await;
+                                return Next::Read;
+                            }
+                        };
+                        match (is_inline, inline) {
+                            // Boxed: awaited in place, the request's whole future would
+                            // be a state of this loop's future, which every connection
+                            // holds for its lifetime.
+                            (true, Inline::InPlace) => Box::pin(task).await,
+                            #[cfg(feature = "http")]
+                            (true, Inline::OwnTask) => {
+                                let _ = tasks.spawn(task).await;
+                            }
+                            (false, _) => drop(tasks.spawn(task)),
+                        }
+                    }
+                    Message::Notification(notification) => {
+                        if let Some(notification) = intercept(shared, notification) {
+                            let ctx = NotificationContext { peer: peer.clone(), extensions: meta.extensions };
+                            let handler = handler.clone();
+                            tasks.spawn(async move { handler.on_notification(notification, ctx).await });
+                        }
+                    }
+                    Message::Response(response) => {
+                        let delivered = lock(&shared.pending).resolve(&response.id, Ok(response.result));
+                        if !delivered {
+                            tracing::debug!(id = %response.id, "dropped a response for an unknown or abandoned request");
+                        }
+                    }
+                    Message::Error(error) => match &error.id {
+                        Some(id) => {
+                            if !lock(&shared.pending).resolve(id, Err(error.error.clone())) {
+                                tracing::debug!(%id, "dropped an error for an unknown or abandoned request");
+                            }
+                        }
+                        None => {
+                            tracing::warn!(error = %error.error, "the peer reported an error without an id")
+                        }
+                    },
+                }
+            }
+        }
+        Next::Read
+    }
+}
+
+/// Applies `notifications/cancelled` and routes progress to its callback; returns the
+/// notification if the handler should see it.
+fn intercept(shared: &Shared, notification: Notification) -> Option<Notification> {
+    match notification.method.as_str() {
+        methods::NOTIFICATION_CANCELLED => {
+            #[derive(serde::Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Cancelled {
+                request_id: RequestId,
+            }
+            match notification.parse_params::<Cancelled>() {
+                Ok(c) => inbound::cancel(shared, &c.request_id),
+                Err(e) => tracing::debug!("ignored a malformed cancellation: {e}"),
+            }
+            None
+        }
+        methods::NOTIFICATION_PROGRESS => {
+            #[derive(serde::Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Progress {
+                progress_token: RequestId,
+                #[serde(flatten)]
+                update: serde_json::Value,
+            }
+            let Ok(p) = notification.parse_params::<Progress>() else { return Some(notification) };
+            let callback = lock(&shared.pending).progress_callback(&p.progress_token.key());
+            match (callback, serde_json::from_value::<ProgressUpdate>(p.update)) {
+                (Some(callback), Ok(update)) => {
+                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| callback(update))).is_err() {
+                        tracing::error!("a progress callback panicked");
+                    }
+                    None
+                }
+                _ => Some(notification),
+            }
+        }
+        _ => Some(notification),
+    }
+}
+
+/// Answers a frame that did not decode, where JSON-RPC says to: parse errors and invalid
+/// requests get an error response (with the id when it could be read); a malformed frame
+/// that looks like a response is only logged, since answering it could start a loop.
+async fn answer_invalid(peer: &Peer, error: mcpwire_protocol::DecodeError) {
+    tracing::debug!(code = error.code, "invalid frame from the peer: {}", error.message);
+    let answer = error.code == codes::PARSE_ERROR || error.had_method || error.id.is_none();
+    if answer {
+        let response = ErrorResponse::new(
+            error.id.clone(),
+            mcpwire_protocol::ErrorObject::new(error.code, error.message),
+        );
+        peer.send(Outgoing::unrelated(response)).await;
+    }
+}
