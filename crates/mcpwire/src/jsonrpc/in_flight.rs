@@ -1,5 +1,6 @@
 //! The table of a connection's inbound requests in flight, by id.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -10,8 +11,13 @@ use super::context::InFlight;
 /// A connection's inbound requests in flight, by id. Most of the time a connection has at
 /// most one (a client that waits for each answer: the usual life of a 2025 HTTP session),
 /// so that one is kept inline, found without hashing; a map holds the others and gives
-/// its memory back when it empties. An idle connection then holds no table: a map that
-/// once held a request would keep one of ~150 bytes, per idle session.
+/// its memory back when it empties, unless it grew large. An idle connection then holds
+/// no table (a map that once held a request would keep one of ~150 bytes, per idle
+/// session), while one that pipelines many requests does not reallocate and rehash its
+/// map every time its requests all finish.
+/// The largest map capacity given back when it empties.
+const SMALL: usize = 3;
+
 #[derive(Default)]
 pub(crate) struct InFlightTable {
     first: Option<(IdKey, Arc<InFlight>)>,
@@ -20,16 +26,23 @@ pub(crate) struct InFlightTable {
 
 impl InFlightTable {
     /// Registers `entry` under `key`; `false`, changing nothing, if that id is in flight.
+    /// One hash at most (a connection with many requests in flight does this per request).
     pub(crate) fn insert(&mut self, key: IdKey, entry: Arc<InFlight>) -> bool {
-        if self.get(&key).is_some() {
-            return false;
+        match &self.first {
+            Some((k, _)) if *k == key => false,
+            None if !self.others.contains_key(&key) => {
+                self.first = Some((key, entry));
+                true
+            }
+            None => false,
+            Some(_) => match self.others.entry(key) {
+                Entry::Occupied(_) => false,
+                Entry::Vacant(slot) => {
+                    slot.insert(entry);
+                    true
+                }
+            },
         }
-        if self.first.is_none() {
-            self.first = Some((key, entry));
-        } else {
-            self.others.insert(key, entry);
-        }
-        true
     }
 
     /// The request in flight under `key`.
@@ -44,9 +57,13 @@ impl InFlightTable {
     pub(crate) fn remove(&mut self, key: &IdKey, entry: &Arc<InFlight>) {
         if matches!(&self.first, Some((k, e)) if k == key && Arc::ptr_eq(e, entry)) {
             self.first = None;
-        } else if self.others.get(key).is_some_and(|e| Arc::ptr_eq(e, entry)) {
-            self.others.remove(key);
-            if self.others.is_empty() {
+        } else if let Some(found) = self.others.remove(key) {
+            if !Arc::ptr_eq(&found, entry) {
+                // Not this request's entry (rare): put it back.
+                self.others.insert(key.clone(), found);
+            } else if self.others.is_empty() && self.others.capacity() <= SMALL {
+                // A small map is given back (an idle session keeps none); a large one
+                // belongs to a connection that pipelines, which would only grow it again.
                 self.others = HashMap::new();
             }
         }
@@ -106,5 +123,15 @@ mod tests {
         }
         assert!(table.first.is_none());
         assert_eq!(table.others.capacity(), 0, "the map gave its memory back");
+
+        let many: Vec<_> = (1..=40).map(entry).collect();
+        for (key, e) in &many {
+            table.insert(key.clone(), e.clone());
+        }
+        for (key, e) in &many {
+            table.remove(key, e);
+        }
+        assert_eq!(table.values().count(), 0);
+        assert!(table.others.capacity() >= 39, "a large map is kept for the next burst");
     }
 }
