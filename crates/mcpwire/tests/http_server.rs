@@ -292,6 +292,19 @@ async fn get_stream(addr: SocketAddr, sid: &str, last_event_id: Option<&str>) ->
     send(addr, req).await
 }
 
+/// The session ended under an open call: within `limit` the GET stream ends with no
+/// event, and the call's stream ends with exactly one: `id`'s "Connection closed".
+async fn expect_session_end(get: &mut Response, call: &mut Response, id: i64, limit: Duration) {
+    assert!(get.expect_end_within(limit).await.is_empty(), "the GET stream ends");
+    let ended = call.expect_end_within(limit).await;
+    assert_eq!(
+        ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
+        vec![
+            json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32000, "message": "Connection closed" } })
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // 2025: sessions
 // ---------------------------------------------------------------------------------------
@@ -374,14 +387,7 @@ async fn delete_ends_the_sessions_open_streams_and_cancels_its_requests() {
     let _priming = call.next_event().await;
     wait_for("the slow tool to start", || t.probe.started.load(Ordering::SeqCst)).await;
     assert_eq!(send(t.addr, in_session(Req::new("DELETE"), &sid, V25)).await.status, 200);
-    assert!(get.expect_end_within(Duration::from_secs(5)).await.is_empty());
-    let ended = call.expect_end_within(Duration::from_secs(5)).await;
-    assert_eq!(
-        ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
-        vec![
-            json!({ "jsonrpc": "2.0", "id": 5, "error": { "code": -32000, "message": "Connection closed" } })
-        ]
-    );
+    expect_session_end(&mut get, &mut call, 5, Duration::from_secs(5)).await;
     wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
 }
 
@@ -412,14 +418,7 @@ async fn a_session_closed_through_its_peer_handle_ends_its_requests_and_streams(
     let _priming = call.next_event().await;
     let mut ping = post(addr, &sid, &json!({ "jsonrpc": "2.0", "id": 6, "method": "ping" })).await;
     ping.expect_end_within(Duration::from_secs(5)).await;
-    assert!(get.expect_end_within(Duration::from_secs(5)).await.is_empty());
-    let ended = call.expect_end_within(Duration::from_secs(5)).await;
-    assert_eq!(
-        ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
-        vec![
-            json!({ "jsonrpc": "2.0", "id": 5, "error": { "code": -32000, "message": "Connection closed" } })
-        ]
-    );
+    expect_session_end(&mut get, &mut call, 5, Duration::from_secs(5)).await;
     let later = post(addr, &sid, &call_body(7, "wait", json!({}))).await;
     assert_eq!(later.status, 404);
     bound.shutdown.cancel();
@@ -1389,14 +1388,7 @@ async fn shutdown_ends_every_open_stream_promptly() {
     let Bound { shutdown, task, .. } = &t.bound;
     shutdown.cancel();
     let limit = Duration::from_secs(2);
-    assert!(get.expect_end_within(limit).await.is_empty(), "the GET stream ends");
-    let ended = call.expect_end_within(limit).await;
-    assert_eq!(
-        ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
-        vec![
-            json!({ "jsonrpc": "2.0", "id": 2, "error": { "code": -32000, "message": "Connection closed" } })
-        ]
-    );
+    expect_session_end(&mut get, &mut call, 2, limit).await;
     let ended = subscription.expect_end_within(limit).await;
     assert_eq!(
         ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
