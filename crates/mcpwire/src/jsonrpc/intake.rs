@@ -2,7 +2,11 @@
 //! place for the reading loop ([`Dispatcher::run`](super::Dispatcher::run)) and for a
 //! connection fed by its transport's own tasks (`Direct`).
 
+#[cfg(feature = "http")]
+use std::future::Future;
 use std::sync::Arc;
+#[cfg(feature = "http")]
+use std::task::Poll;
 
 use mcpwire_protocol::{codes, methods, ErrorResponse, Message, Notification, RequestId};
 use tokio::sync::Semaphore;
@@ -11,16 +15,19 @@ use tokio_util::task::TaskTracker;
 use super::{inbound, lock, Handler, NotificationContext, Peer, ProgressUpdate, Shared};
 use crate::transport::{Inbound, Outgoing, TransportEvent};
 
-/// How a request whose method is one of
+/// Where requests run: how a request whose method is one of
 /// [`DispatcherConfig::inline_methods`](super::DispatcherConfig::inline_methods) runs before the
-/// next message is taken in.
+/// next message is taken in, and where any other request is first polled.
 #[derive(Clone, Copy)]
 pub(super) enum Inline {
-    /// Awaited in the reading loop's own future.
+    /// Awaited in the reading loop's own future; other requests go straight to a task
+    /// of their own (a loop that polled them would read no more while one computes).
     InPlace,
     /// On a task of its own, awaited by whoever delivered it: a `Direct` connection is
     /// fed from futures that may be dropped (an HTTP request whose client went away), and
-    /// a request dropped half-way would never settle.
+    /// a request dropped half-way would never settle. Other requests are polled once by
+    /// their deliverer (one HTTP request, which waits for their answer anyway) and move
+    /// to a task of their own only if they wait.
     #[cfg(feature = "http")]
     OwnTask,
 }
@@ -92,7 +99,21 @@ impl<H: Handler> Intake<H> {
                             (true, Inline::OwnTask) => {
                                 let _ = tasks.spawn(task).await;
                             }
-                            (false, _) => drop(tasks.spawn(task)),
+                            (false, Inline::InPlace) => drop(tasks.spawn(task)),
+                            #[cfg(feature = "http")]
+                            (false, Inline::OwnTask) => {
+                                // Polled once in the delivering task first: a request
+                                // that answers at once (most tool calls) then costs no
+                                // task, no hop to one and back, and runs while what it
+                                // read is still in cache. One that waits moves on to
+                                // a task of its own, boxed so that it moves whole, and
+                                // runs on whatever becomes of its deliverer.
+                                let mut task = Box::pin(task);
+                                let first = std::future::poll_fn(|cx| Poll::Ready(task.as_mut().poll(cx)));
+                                if first.await.is_pending() {
+                                    drop(tasks.spawn(task));
+                                }
+                            }
                         }
                     }
                     Message::Notification(notification) => {
