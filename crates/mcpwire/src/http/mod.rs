@@ -301,7 +301,15 @@ impl McpService {
                 )
             }
         };
-        if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, version, &request) {
+        // A `tools/call` is read once, for the header check and its handler alike.
+        let parsed = self.inner.server.parse_call(&request);
+        let checked = match &parsed {
+            Some(call) => {
+                header_check::check_parsed(&self.inner.tool_headers, &parts.headers, version, &request, call)
+            }
+            None => header_check::check(&self.inner.tool_headers, &parts.headers, version, &request),
+        };
+        if let Err(e) = checked {
             return status::error(
                 StatusCode::BAD_REQUEST,
                 Some(request.id),
@@ -313,10 +321,7 @@ impl McpService {
             return status::busy(Some(request.id), "Too many requests in progress; try again later");
         };
         let extensions = request_extensions(parts);
-        let inner = &self.inner;
-        let closing = inner.closing.clone();
-        modern::serve(&inner.server, &inner.settings, &inner.dispatcher, request, extensions, closing, slot)
-            .await
+        modern::serve(&self.inner, request, parsed, extensions, slot).await
     }
 
     async fn post_2025(

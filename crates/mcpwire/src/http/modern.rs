@@ -5,7 +5,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -15,17 +15,18 @@ use mcpwire_protocol::subscriptions::SubscriptionsListenResult;
 use mcpwire_protocol::{codes, methods, Message, Request};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
-use tokio_util::sync::CancellationToken;
 
 use super::body::McpBody;
-use super::{sse, status, HttpSettings};
+use super::{sse, status, Inner};
 use crate::extensions::Extensions;
-use crate::jsonrpc::{serve_one, DispatcherConfig, Handler, RequestContext};
+use crate::jsonrpc::{serve_one, Handler, RequestContext};
+use crate::server::stateless::ParsedCall;
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing};
 
-/// The handler of one 2026 request.
-struct Modern(Server);
+/// The handler of one 2026 request, with its `tools/call` already read when the
+/// endpoint read it for the header check.
+struct Modern(Server, Mutex<Option<Box<ParsedCall>>>);
 
 impl Handler for Modern {
     async fn on_request(
@@ -33,34 +34,43 @@ impl Handler for Modern {
         request: Request,
         ctx: RequestContext,
     ) -> Result<mcpwire_protocol::RawJson, crate::McpError> {
-        self.0.serve_stateless(request, ctx).await
+        let parsed = self.1.lock().unwrap_or_else(|e| e.into_inner()).take();
+        match parsed {
+            Some(call) => self.0.serve_parsed(call, ctx).await,
+            None => self.0.serve_stateless(request, ctx).await,
+        }
     }
 }
 
-/// Serves one 2026 request, holding `slot` until its answer is written or its stream
+/// Serves one 2026 request (`parsed`: its `tools/call`, when the endpoint read it
+/// already), holding `slot` until its answer is written or its stream
 /// ends. The handler runs inside this future ([`serve_one`]): an answer that comes
 /// before anything else is sent as JSON; a notification first commits the response to
 /// SSE, and the handler moves with the request into the task that writes the stream.
-/// When `closing` fires (the endpoint shuts down) the request ends at once: a
+/// When the endpoint's `closing` token fires (it shuts down) the request ends at once: a
 /// `subscriptions/listen` stream with its final result, anything else by closing its
 /// stream (which cancels its handler). A stream that cannot take an event for one
 /// keep-alive interval (a client that does not read) is dropped the same way.
 ///
 /// The caller has checked that the client accepts both JSON and SSE.
 pub(crate) async fn serve(
-    server: &Server,
-    settings: &HttpSettings,
-    config: &Arc<DispatcherConfig>,
+    endpoint: &Inner,
     request: Request,
+    parsed: Option<Box<ParsedCall>>,
     extensions: Extensions,
-    closing: CancellationToken,
     slot: OwnedSemaphorePermit,
 ) -> Response<McpBody> {
+    let Inner { server, settings, dispatcher: config, closing, .. } = endpoint;
     let id = request.id.clone();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
-    let (mut call, mut sent) =
-        serve_one(Modern(server.clone()), request, meta, config.clone(), settings.stream_queue);
+    let (mut call, mut sent) = serve_one(
+        Modern(server.clone(), Mutex::new(parsed)),
+        request,
+        meta,
+        config.clone(),
+        settings.stream_queue,
+    );
 
     // Most handlers answer at their first poll: then no timer is armed and `closing` is
     // not waited on (both cost more than the poll).
@@ -82,6 +92,7 @@ pub(crate) async fn serve(
         }
     };
 
+    let closing = closing.clone();
     let (body_tx, body_rx) = mpsc::channel::<Bytes>(settings.stream_queue);
     let keep_alive = settings.keep_alive;
     tokio::spawn(async move {

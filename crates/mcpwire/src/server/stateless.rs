@@ -3,6 +3,8 @@
 //! with `resultType`, the server's identity and, where cacheable, cache hints. The server
 //! never sends requests: `ctx.elicit(..)` becomes an `input_required` result.
 
+use std::borrow::Borrow;
+
 use mcpwire_protocol::lifecycle::{DiscoverResult, EnvelopeError, RequestEnvelope};
 use mcpwire_protocol::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
@@ -42,10 +44,11 @@ fn check_envelope(meta: Option<&Meta>) -> Result<RequestEnvelope, McpError> {
 }
 
 /// The envelope's errors as JSON-RPC errors, and its version checked.
-fn checked(envelope: Result<RequestEnvelope, EnvelopeError>) -> Result<RequestEnvelope, McpError> {
+fn checked<E: Borrow<RequestEnvelope>>(envelope: Result<E, EnvelopeError>) -> Result<E, McpError> {
     let envelope = envelope.map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))?;
-    if !is_stateless_version(&envelope.protocol_version) {
-        return Err(unsupported_version(envelope.protocol_version.as_str()));
+    let version = &envelope.borrow().protocol_version;
+    if !is_stateless_version(version) {
+        return Err(unsupported_version(version.as_str()));
     }
     Ok(envelope)
 }
@@ -54,6 +57,16 @@ fn checked(envelope: Result<RequestEnvelope, EnvelopeError>) -> Result<RequestEn
 pub(crate) fn unsupported_version(requested: &str) -> McpError {
     McpError::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
         .with_data(json!({ "supported": supported_stateless(), "requested": requested }))
+}
+
+/// A 2026 `tools/call` read once: its params, `_meta` (as text) and envelope. The HTTP
+/// endpoint checks the request's headers against it and hands it to the handler, so the
+/// body is not read again for either.
+#[cfg(feature = "http")]
+pub(crate) struct ParsedCall {
+    pub(crate) params: CallToolRequestParams,
+    meta: RequestMeta,
+    pub(crate) envelope: Box<RequestEnvelope>,
 }
 
 impl Server {
@@ -85,9 +98,8 @@ impl Server {
         if let Some((p, meta)) = self.tool_call_params(&request) {
             // The params were parsed once, `_meta` as text with them: the envelope is
             // read from that text, and the handler's context parses the rest on demand.
-            let envelope = checked(RequestEnvelope::from_meta_text(meta.text()))?;
-            let reply = self.call_tool(rpc, Seed::Stateless(Box::new(envelope)), p, meta).await?;
-            return self.stamp(reply);
+            let envelope = RequestEnvelope::from_meta_text(meta.text()).map(Box::new);
+            return self.call_parsed(rpc, p, meta, envelope).await;
         }
         let envelope = read_envelope(&request)?;
         let reply = match method {
@@ -110,6 +122,51 @@ impl Server {
             }
         };
         self.stamp(reply)
+    }
+
+    /// Serves a 2026 `tools/call` whose params and envelope were read already.
+    async fn call_parsed(
+        &self,
+        rpc: RequestContext,
+        params: CallToolRequestParams,
+        meta: RequestMeta,
+        envelope: Result<Box<RequestEnvelope>, EnvelopeError>,
+    ) -> Result<RawJson, McpError> {
+        let envelope = checked(envelope)?;
+        let reply = self.call_tool(rpc, Seed::Stateless(envelope), params, meta).await?;
+        self.stamp(reply)
+    }
+
+    /// A 2026 `tools/call` read once for both the HTTP header check and the handler
+    /// ([`ParsedCall`]), when this server serves it without middleware (which may change
+    /// the request on its way) and its params and envelope read cleanly. `None` leaves
+    /// the request to the general path, which reports any flaw as ever.
+    #[cfg(feature = "http")]
+    pub(crate) fn parse_call(&self, request: &Request) -> Option<Box<ParsedCall>> {
+        if self.has_middleware() {
+            return None;
+        }
+        // Only an object: a typed read would also take an array, by position, where
+        // the header check's reading finds no members.
+        let text = request.params.as_deref()?.get();
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let (params, meta) = self.tool_call_params(request)?;
+        let envelope = Box::new(RequestEnvelope::from_meta_text(meta.text()).ok()?);
+        // Boxed: the call moves from the endpoint into the handler, a pointer at a time.
+        Some(Box::new(ParsedCall { params, meta, envelope }))
+    }
+
+    /// Serves a call [`Server::parse_call`] read (the HTTP endpoint's 2026 path).
+    #[cfg(feature = "http")]
+    pub(crate) async fn serve_parsed(
+        &self,
+        call: Box<ParsedCall>,
+        rpc: RequestContext,
+    ) -> Result<RawJson, McpError> {
+        let ParsedCall { params, meta, envelope } = *call;
+        self.call_parsed(rpc, params, meta, Ok(envelope)).await
     }
 
     /// The params of a `tools/call` this server serves, when they parse.
