@@ -92,6 +92,28 @@ struct Streams {
 }
 
 impl Streams {
+    /// Drops the oldest stream still stored other than `except`; `false` if there is
+    /// none. This runs for every new stream once the store is full, so the names at the
+    /// front are taken with one lookup each (the removal itself, which also tells a
+    /// forgotten stream's stale name from a live one).
+    fn evict_oldest_other(&mut self, except: &str) -> bool {
+        while self.order.front().is_some_and(|s| &**s != except) {
+            let Some(front) = self.order.pop_front() else { break };
+            if let Some(log) = self.logs.remove(&front) {
+                self.bytes -= log.bytes;
+                return true;
+            }
+        }
+        // `except` is the oldest name left: look past it.
+        match self.oldest_other(except) {
+            Some(old) => {
+                self.evict(&old);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Drops a whole stream.
     fn evict(&mut self, stream: &str) {
         if let Some(log) = self.logs.remove(stream) {
@@ -206,9 +228,7 @@ impl EventStore for MemoryEventStore {
             Some(log) => log.push(message),
             None => {
                 if inner.logs.len() >= self.max_streams {
-                    if let Some(old) = inner.oldest_other(stream) {
-                        inner.evict(&old);
-                    }
+                    inner.evict_oldest_other(stream);
                 }
                 // Most streams hold two events (the priming event and one answer):
                 // room for those, not the four a first push would allocate.
@@ -225,10 +245,8 @@ impl EventStore for MemoryEventStore {
             inner.pop_oldest(stream);
         }
         while inner.bytes > self.max_bytes {
-            match inner.oldest_other(stream) {
-                Some(old) => inner.evict(&old),
-                None if inner.pop_oldest(stream) => {}
-                None => break,
+            if !inner.evict_oldest_other(stream) && !inner.pop_oldest(stream) {
+                break;
             }
         }
         Some(event_id(stream, seq))
