@@ -8,7 +8,8 @@ use std::sync::Arc;
 /// Values keyed by their type. Cloning is cheap: values are shared.
 #[derive(Clone, Default)]
 pub struct Extensions {
-    map: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    /// Type ids are hashes already: no need for SipHash on each insert and lookup.
+    map: HashMap<TypeId, Arc<dyn Any + Send + Sync>, crate::hash::FastHash>,
 }
 
 impl Extensions {

@@ -82,7 +82,9 @@ pub struct MemoryEventStore {
 
 #[derive(Debug, Default)]
 struct Streams {
-    logs: HashMap<Arc<str>, Log>,
+    /// Keyed by stream names, which the sessions make (a client's `Last-Event-ID` is
+    /// only looked up).
+    logs: HashMap<Arc<str>, Log, crate::hash::FastHash>,
     /// Stream names in creation order, for eviction. A forgotten stream's name may stay
     /// here (skipped, and compacted away once stale names outnumber live ones), so that
     /// forgetting a stream is not a scan of every stream.

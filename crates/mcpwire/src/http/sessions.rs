@@ -14,7 +14,8 @@ use crate::server::Server;
 /// Sessions by id. The key is the id's 128 bits rather than its text: no second copy of
 /// every id (the session has one), and a smaller table.
 pub(crate) struct SessionTable {
-    map: Mutex<HashMap<u128, Arc<Session>>>,
+    /// Keyed by the session id's 128 random bits, which the server drew itself.
+    map: Mutex<HashMap<u128, Arc<Session>, crate::hash::FastHash>>,
     max: usize,
     idle: Duration,
     reaper_started: AtomicBool,
@@ -42,7 +43,7 @@ fn key_of(id: &str) -> Option<u128> {
 impl SessionTable {
     pub(crate) fn new(max: usize, idle: Duration) -> Self {
         SessionTable {
-            map: Mutex::new(HashMap::new()),
+            map: Mutex::new(HashMap::default()),
             max: max.max(1),
             idle,
             reaper_started: AtomicBool::new(false),
