@@ -183,7 +183,20 @@ impl Message {
 
     /// Serializes the message as compact JSON.
     pub fn to_vec(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(128);
+        // A response's length is known before writing it (a fixed envelope, the id, the
+        // raw result): a buffer of exactly that size grows no copy on the way and, taken
+        // into `Bytes` or a boxed slice, needs no second allocation or shrinking copy.
+        let capacity = match self {
+            Message::Response(r) => {
+                let id = match &r.id {
+                    RequestId::Number(n) => decimal_len(n.unsigned_abs()) + usize::from(*n < 0),
+                    RequestId::String(s) => s.len() + 2,
+                };
+                RESPONSE_ENVELOPE.len() + id + r.result.get().len()
+            }
+            _ => 128,
+        };
+        let mut out = Vec::with_capacity(capacity);
         self.write_to(&mut out);
         out
     }
@@ -207,6 +220,14 @@ impl Message {
 /// Writes a response by hand: every answer goes through here, and the result is
 /// already JSON, so the envelope is a fixed head, the id and the result's text. The
 /// output is byte for byte what serializing the [`Response`] writes.
+/// The bytes of a response around its id and result (see [`write_response`]).
+const RESPONSE_ENVELOPE: &str = r#"{"jsonrpc":"2.0","id":,"result":}"#;
+
+/// The number of decimal digits of `n`.
+fn decimal_len(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
 fn write_response(r: &Response, out: &mut Vec<u8>) {
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     match &r.id {
@@ -574,6 +595,33 @@ mod tests {
 
     fn decode(s: &str) -> Result<Message, DecodeError> {
         decode_message(s.as_bytes())
+    }
+
+    /// A response is written into a buffer of exactly its size, whatever its id, and
+    /// the text is what serde writes.
+    #[test]
+    fn a_response_is_written_into_a_buffer_of_its_size() {
+        let ids = [
+            RequestId::Number(0),
+            RequestId::Number(9),
+            RequestId::Number(10),
+            RequestId::Number(-1),
+            RequestId::Number(-10),
+            RequestId::Number(i64::MAX),
+            RequestId::Number(i64::MIN),
+            RequestId::String("abc".into()),
+        ];
+        for id in ids {
+            for result in [r#"{}"#, r#"{"content":[{"type":"text","text":"hello"}]}"#] {
+                let message = Message::Response(Response::new(
+                    id.clone(),
+                    RawValue::from_string(result.to_owned()).unwrap(),
+                ));
+                let v = message.to_vec();
+                assert_eq!(v.len(), v.capacity(), "{id:?}");
+                assert_eq!(v, serde_json::to_vec(&message).unwrap());
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,16 @@ use bytes::Bytes;
 /// One event: `id`, `retry` and `data` lines. JSON-RPC messages never contain raw
 /// newlines (serialized JSON escapes them), so a message is one `data:` line.
 pub fn event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
-    let mut out = Vec::with_capacity(data.len() + 48);
+    Bytes::from(event_vec(id, retry_ms, data))
+}
+
+/// [`event`]'s bytes, in a buffer of exactly their size: it goes into `Bytes` without
+/// a second allocation (a `Vec` with room to spare needs one for its shared header).
+fn event_vec(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Vec<u8> {
+    let id_line = id.map_or(0, |id| "id: \n".len() + id.len());
+    let retry_line = retry_ms.map_or(0, |ms| "retry: \n".len() + decimal_len(ms));
+    let capacity = "event: message\n".len() + id_line + retry_line + "data: \n\n".len() + data.len();
+    let mut out = Vec::with_capacity(capacity);
     out.extend_from_slice(b"event: message\n");
     if let Some(id) = id {
         out.extend_from_slice(b"id: ");
@@ -30,19 +39,29 @@ pub fn event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
         }
     }
     out.extend_from_slice(b"\n\n");
-    Bytes::from(out)
+    out
 }
 
 /// A priming event: an id and `retry`, with empty data, so a client that loses the
 /// connection has a `Last-Event-ID` to resume from.
 pub fn priming(id: &str, retry_ms: u64) -> Bytes {
-    let mut out = Vec::with_capacity(id.len() + 40);
+    Bytes::from(priming_vec(id, retry_ms))
+}
+
+/// [`priming`]'s bytes, in a buffer of exactly their size.
+fn priming_vec(id: &str, retry_ms: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity("id: \nretry: \ndata: \n\n".len() + id.len() + decimal_len(retry_ms));
     out.extend_from_slice(b"id: ");
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(b"\nretry: ");
     push_decimal(&mut out, retry_ms);
     out.extend_from_slice(b"\ndata: \n\n");
-    Bytes::from(out)
+    out
+}
+
+/// The number of decimal digits of `n`.
+fn decimal_len(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 /// Appends `n` in decimal (no intermediate `String`: this runs per event).
@@ -61,6 +80,22 @@ pub fn keep_alive() -> Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn events_are_built_in_buffers_of_exactly_their_size() {
+        for id in [None, Some(""), Some("0123456789abcdef0123456789abcdef-17#1")] {
+            for retry in [None, Some(0), Some(9), Some(10), Some(1000), Some(u64::MAX)] {
+                for data in [&b""[..], b"{}", b"line\nbreak", &[b'x'; 300]] {
+                    let v = event_vec(id, retry, data);
+                    assert_eq!(v.len(), v.capacity(), "{id:?} {retry:?} {}", data.len());
+                }
+            }
+        }
+        for retry in [0, 9, 10, 1000, u64::MAX] {
+            let v = priming_vec("s-1#0", retry);
+            assert_eq!(v.len(), v.capacity(), "{retry}");
+        }
+    }
 
     #[test]
     fn encodes_one_event_per_message() {
