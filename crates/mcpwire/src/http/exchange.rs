@@ -24,24 +24,26 @@ impl McpService {
         batch: bool,
         json: bool,
     ) -> Response<McpBody> {
-        let request_ids: Vec<RequestId> = messages
-            .iter()
-            .filter_map(|m| match m {
-                Message::Request(r) => Some(r.id.clone()),
-                _ => None,
-            })
-            .collect();
+        // A POST nearly always carries one request: its id needs no list of its own.
+        let (one, many): (Option<[RequestId; 1]>, Vec<RequestId>) = match messages.as_slice() {
+            [Message::Request(r)] => (Some([r.id.clone()]), Vec::new()),
+            _ => {
+                let ids = messages.iter().filter_map(|m| match m {
+                    Message::Request(r) => Some(r.id.clone()),
+                    _ => None,
+                });
+                (None, ids.collect())
+            }
+        };
+        let request_ids: &[RequestId] = one.as_ref().map_or(&many, |one| one);
         let extensions = request_extensions(parts);
         if request_ids.is_empty() {
-            let events = messages
-                .into_iter()
-                .map(|m| {
-                    TransportEvent::message(
-                        m,
-                        InboundMeta { extensions: extensions.clone(), ..Default::default() },
-                    )
-                })
-                .collect();
+            let events = messages.into_iter().map(|m| {
+                TransportEvent::message(
+                    m,
+                    InboundMeta { extensions: extensions.clone(), ..Default::default() },
+                )
+            });
             return if session.deliver(events).await {
                 status::empty(StatusCode::ACCEPTED)
             } else {
@@ -49,7 +51,7 @@ impl McpService {
             };
         }
 
-        let (stream, mut rx) = match session.open_stream(&request_ids, json) {
+        let (stream, mut rx) = match session.open_stream(request_ids, json) {
             Ok(opened) => opened,
             Err(duplicate) => {
                 let message = format!("Invalid request: request id {duplicate} is already in flight");
@@ -61,16 +63,14 @@ impl McpService {
                 );
             }
         };
-        let events = messages
-            .into_iter()
-            .map(|m| {
-                let meta = match &m {
-                    Message::Request(r) => session.request_meta(&r.id, stream, json, extensions.clone()),
-                    _ => InboundMeta { extensions: extensions.clone(), ..Default::default() },
-                };
-                TransportEvent::message(m, meta)
-            })
-            .collect();
+        // Each message is made an event as it is delivered, with no list in between.
+        let events = messages.into_iter().map(|m| {
+            let meta = match &m {
+                Message::Request(r) => session.request_meta(&r.id, stream, json, extensions.clone()),
+                _ => InboundMeta { extensions: extensions.clone(), ..Default::default() },
+            };
+            TransportEvent::message(m, meta)
+        });
         if !session.deliver(events).await {
             return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
         }

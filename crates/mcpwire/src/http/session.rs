@@ -337,8 +337,8 @@ impl Session {
     }
 
     /// Hands messages to the session's connection, in order; `false` if the session is
-    /// closed.
-    pub(crate) async fn deliver(&self, events: Vec<TransportEvent>) -> bool {
+    /// closed (what is left is then dropped).
+    pub(crate) async fn deliver(&self, events: impl IntoIterator<Item = TransportEvent>) -> bool {
         for event in events {
             if !self.conn.deliver(event).await {
                 return false;

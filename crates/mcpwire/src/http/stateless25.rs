@@ -109,7 +109,7 @@ async fn open(session: &Arc<Session>, version: &ProtocolVersion) -> bool {
     let Ok(raw) = serde_json::value::to_raw_value(&params) else { return false };
     let request = Request::new(id, methods::INITIALIZE, Some(raw));
     let event = TransportEvent::message(Message::Request(request), InboundMeta::default());
-    if !session.deliver(vec![event]).await {
+    if !session.deliver([event]).await {
         return false;
     }
     let answer = rx.recv().await.and_then(|a| serde_json::from_slice::<serde_json::Value>(&a).ok());
