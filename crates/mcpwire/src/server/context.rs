@@ -217,7 +217,7 @@ impl Ctx {
     pub fn client_info(&self) -> Option<&Implementation> {
         match &self.inner.era {
             EraInfo::Stateful(s) => s.client_info(),
-            EraInfo::Stateless(s) => s.envelope.client_info.as_ref(),
+            EraInfo::Stateless(s) => s.envelope.client_info.as_deref(),
         }
     }
 
