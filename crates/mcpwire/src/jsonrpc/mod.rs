@@ -21,7 +21,9 @@
 //! returned rather than queued (see `oneshot.rs`). A transport whose messages arrive
 //! with requests of its own (a 2025 HTTP session's POSTs) feeds a `Direct` connection
 //! from those requests' tasks: the same rules again, with no reading loop, task or
-//! queue kept between them.
+//! queue kept between them. There each request is first polled by the POST that brought
+//! it (which waits for its answer anyway) and gets a task of its own only if it has to
+//! wait, so it goes on if that POST's client goes away.
 
 mod context;
 #[cfg(feature = "http")]
