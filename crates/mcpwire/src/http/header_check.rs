@@ -231,12 +231,10 @@ mod tests {
         );
     }
 
-    /// A `tools/call` read once for the handler is checked exactly as a probe of its
-    /// body would check it, whatever the headers say; a body that reading refuses is
-    /// left to the probe.
-    #[test]
-    fn a_parsed_call_is_checked_as_its_body_is() {
-        let server = crate::server::Server::builder("t", "0")
+    /// A server with a tool whose `region` argument maps to `Mcp-Param-Region`, and a
+    /// tool without such arguments.
+    fn region_and_plain() -> Server {
+        Server::builder("t", "0")
             .tool(
                 crate::server::tool("region")
                     .input_schema(json!({ "type": "object", "properties": {
@@ -245,7 +243,15 @@ mod tests {
             )
             .tool(crate::server::tool("plain").handler(|| "ok"))
             .build()
-            .unwrap();
+            .unwrap()
+    }
+
+    /// A `tools/call` read once for the handler is checked exactly as a probe of its
+    /// body would check it, whatever the headers say; a body that reading refuses is
+    /// left to the probe.
+    #[test]
+    fn a_parsed_call_is_checked_as_its_body_is() {
+        let server = region_and_plain();
         let table = ToolHeaders::new(&server);
         let envelope = r#""io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}"#;
         let meta = |version: &str| {
@@ -307,16 +313,7 @@ mod tests {
 
     #[test]
     fn header_check_uses_the_precomputed_param_headers() {
-        let server = crate::server::Server::builder("t", "0")
-            .tool(
-                crate::server::tool("region")
-                    .input_schema(json!({ "type": "object", "properties": {
-                        "region": { "type": "string", "x-mcp-header": "Region" } } }))
-                    .handler(|| "ok"),
-            )
-            .tool(crate::server::tool("plain").handler(|| "ok"))
-            .build()
-            .unwrap();
+        let server = region_and_plain();
         let table = ToolHeaders::new(&server);
         assert_eq!(table.0.len(), 1, "only annotated tools have an entry");
         let body = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"region","arguments":{"region":"eu"}}"#;
