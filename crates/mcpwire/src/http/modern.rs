@@ -3,8 +3,6 @@
 //! `subscriptions/listen` stream). Closing the response cancels the request, and nothing
 //! more is written for it. The headers must agree with the body (`-32020` otherwise).
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
@@ -19,7 +17,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use super::body::McpBody;
 use super::{sse, status, Inner};
 use crate::extensions::Extensions;
-use crate::jsonrpc::{serve_one, Handler, RequestContext};
+use crate::jsonrpc::{poll_once, serve_one, Handler, RequestContext};
 use crate::server::stateless::ParsedCall;
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing};
@@ -153,11 +151,6 @@ pub(crate) async fn serve(
         }
     });
     sse_response(McpBody::stream(body_rx))
-}
-
-/// Polls `future` once.
-async fn poll_once<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
-    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut *future).poll(cx))).await
 }
 
 /// The response of a request answered before its response was committed: JSON, unless

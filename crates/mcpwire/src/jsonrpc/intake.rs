@@ -2,11 +2,7 @@
 //! place for the reading loop ([`Dispatcher::run`](super::Dispatcher::run)) and for a
 //! connection fed by its transport's own tasks (`Direct`).
 
-#[cfg(feature = "http")]
-use std::future::Future;
 use std::sync::Arc;
-#[cfg(feature = "http")]
-use std::task::Poll;
 
 use mcpwire_protocol::{codes, methods, ErrorResponse, Message, Notification, RequestId};
 use tokio::sync::Semaphore;
@@ -109,8 +105,7 @@ impl<H: Handler> Intake<H> {
                                 // a task of its own, boxed so that it moves whole, and
                                 // runs on whatever becomes of its deliverer.
                                 let mut task = Box::pin(task);
-                                let first = std::future::poll_fn(|cx| Poll::Ready(task.as_mut().poll(cx)));
-                                if first.await.is_pending() {
+                                if super::poll_once(&mut task).await.is_pending() {
                                     drop(tasks.spawn(task));
                                 }
                             }

@@ -355,6 +355,13 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// Polls `future` once, in the caller's task: for a request whose answer usually comes
+/// at its first poll, so that only one that waits pays for a task or a timer.
+#[cfg(feature = "http")]
+pub(crate) async fn poll_once<F: std::future::Future + Unpin>(future: &mut F) -> std::task::Poll<F::Output> {
+    std::future::poll_fn(|cx| std::task::Poll::Ready(std::pin::Pin::new(&mut *future).poll(cx))).await
+}
+
 pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
