@@ -255,7 +255,9 @@ impl RequestEnvelope {
                 default,
                 deserialize_with = "present"
             )]
-            version: Option<std::borrow::Cow<'a, str>>,
+            // Borrowed: a `Cow` read through `deserialize_with` is always owned. A version
+            // with escapes (never seen) fails here, and the tree decides.
+            version: Option<&'a str>,
             #[serde(
                 rename = "io.modelcontextprotocol/clientCapabilities",
                 default,
@@ -277,7 +279,7 @@ impl RequestEnvelope {
         }
         let members: Members<'_> = serde_json::from_str(text).ok()?;
         Some(RequestEnvelope {
-            protocol_version: ProtocolVersion::parse(&members.version?),
+            protocol_version: ProtocolVersion::parse(members.version?),
             client_capabilities: members.capabilities?,
             client_info: members.info,
             log_level: members.level,
