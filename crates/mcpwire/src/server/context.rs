@@ -157,7 +157,8 @@ impl SessionInfo {
 /// The per-request state of a 2026 request.
 #[derive(Debug)]
 pub(crate) struct StatelessInfo {
-    pub(crate) envelope: RequestEnvelope,
+    /// Boxed as the request's reading made it: moved here, not copied out of its box.
+    pub(crate) envelope: Box<RequestEnvelope>,
     /// `inputResponses` of a retry.
     pub(crate) responses: InputResponses,
     /// The verified user state of a retry's `requestState`.
@@ -168,9 +169,12 @@ pub(crate) struct StatelessInfo {
     pub(crate) next_state: Mutex<Option<String>>,
 }
 
+/// The era's part of a context. A 2026 request's state is inline, not boxed: it lives
+/// in the context's own allocation (one fewer per request), and a 2025 context pays only
+/// its size, in that same allocation.
 pub(crate) enum EraInfo {
     Stateful(Arc<SessionInfo>),
-    Stateless(Box<StatelessInfo>),
+    Stateless(StatelessInfo),
 }
 
 pub(crate) struct CtxInner {

@@ -52,7 +52,9 @@ struct Retry {
 /// when a digest is needed (a retry's state to open, an `input_required` to seal):
 /// most calls need neither, and the parse was a tenth of a 2026 call.
 enum RetryArgs {
-    /// A tool's raw arguments; absent or unparsable ones bind as `{}`.
+    /// A tool's raw arguments; absent or unparsable ones bind as `{}`. The retry owns
+    /// them and lends them to the handler ([`ToolCall::arguments`]), so a 2026 call does
+    /// not copy them.
     Tool(Option<Box<RawValue>>),
     /// Arguments already in tree form.
     Value(Value),
@@ -105,7 +107,18 @@ struct ToolCall<'a> {
     def: &'a ToolDef,
     ctx: Ctx,
     retry: Option<Retry>,
+    /// The arguments, unless `retry` holds them.
     arguments: Option<Box<RawValue>>,
+}
+
+/// The arguments of a call: its retry's (a 2026 call), else its own. A `&Box`, since
+/// that is what [`FromToolCall`](super::FromToolCall) extractors are handed.
+#[allow(clippy::borrowed_box)]
+fn arguments<'a>(retry: &'a Option<Retry>, own: &'a Option<Box<RawValue>>) -> Option<&'a Box<RawValue>> {
+    match retry {
+        Some(Retry { args: RetryArgs::Tool(args), .. }) => args.as_ref(),
+        _ => own.as_ref(),
+    }
 }
 
 impl Server {
@@ -301,7 +314,7 @@ impl Server {
             Err(e) => return Either::Right(failed(e)),
         };
         Either::Left(async move {
-            let outcome = def.call(ctx.clone(), arguments).await;
+            let outcome = def.call(ctx.clone(), self::arguments(&retry, &arguments)).await;
             self.settle(ctx, retry, outcome.map(Reply::CallTool))
         })
     }
@@ -328,10 +341,21 @@ impl Server {
                 return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
             }
         }
-        let retry =
-            self.retry_fields(&seed, input_responses, request_state, methods::TOOLS_CALL, &name, || {
-                RetryArgs::Tool(arguments.clone())
-            });
+        // A 2026 call's retry fields take the name and the arguments (moved, not copied).
+        let (retry, arguments) = match seed {
+            Seed::Stateful(_) => (None, arguments),
+            Seed::Stateless(_) => {
+                let args = RetryArgs::Tool(arguments);
+                let retry = Retry {
+                    responses: input_responses,
+                    request_state,
+                    method: methods::TOOLS_CALL,
+                    target: name,
+                    args,
+                };
+                (Some(retry), None)
+            }
+        };
         let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
         Ok(ToolCall { def, ctx, retry, arguments })
     }
@@ -396,7 +420,7 @@ impl Server {
             Seed::Stateful(session) => EraInfo::Stateful(session),
             Seed::Stateless(envelope) => {
                 let mut info = StatelessInfo {
-                    envelope: *envelope,
+                    envelope,
                     responses: InputResponses::new(),
                     request_state: None,
                     pending: Mutex::new(Default::default()),
@@ -419,7 +443,7 @@ impl Server {
                             .map_err(|_| McpError::invalid_params("Invalid or expired requestState"))?;
                     }
                 }
-                EraInfo::Stateless(Box::new(info))
+                EraInfo::Stateless(info)
             }
         };
         Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta }) })

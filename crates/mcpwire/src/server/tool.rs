@@ -264,8 +264,10 @@ pub trait ToolHandler<M>: Send + Sync + 'static {
     fn input_schema() -> Option<JsonObject>;
     /// The output schema implied by the return type.
     fn output_schema() -> Option<JsonObject>;
-    /// Runs the handler.
-    fn call(&self, ctx: Ctx, arguments: Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>>;
+    /// Runs the handler. The arguments are lent, not given: the handler reads them into
+    /// its typed arguments before its future starts, and the caller keeps them (a 2026
+    /// round binds its `requestState` to them) without a copy.
+    fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>>;
 }
 
 /// Marker for async handlers.
@@ -291,8 +293,8 @@ macro_rules! impl_tool_handler {
             fn output_schema() -> Option<JsonObject> {
                 R::output_schema()
             }
-            fn call(&self, ctx: Ctx, arguments: Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
-                $(let $e = match $e::from_call(&ctx, arguments.as_ref()) {
+            fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
+                $(let $e = match $e::from_call(&ctx, arguments) {
                     Ok(v) => v,
                     Err(r) => return Box::pin(std::future::ready(Err(r))),
                 };)*
@@ -314,8 +316,8 @@ macro_rules! impl_tool_handler {
             fn output_schema() -> Option<JsonObject> {
                 R::output_schema()
             }
-            fn call(&self, ctx: Ctx, arguments: Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
-                $(let $e = match $e::from_call(&ctx, arguments.as_ref()) {
+            fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
+                $(let $e = match $e::from_call(&ctx, arguments) {
                     Ok(v) => v,
                     Err(r) => return Box::pin(std::future::ready(Err(r))),
                 };)*
@@ -335,7 +337,7 @@ impl_tool_handler!(E1, E2, E3, E4, E5);
 impl_tool_handler!(E1, E2, E3, E4, E5, E6);
 
 type ErasedHandler =
-    Arc<dyn Fn(Ctx, Option<RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> + Send + Sync>;
+    Arc<dyn Fn(Ctx, Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> + Send + Sync>;
 
 /// A registered tool: its description and its handler.
 #[derive(Clone)]
@@ -361,7 +363,7 @@ impl ToolDef {
     pub(crate) async fn call(
         &self,
         ctx: Ctx,
-        arguments: Option<RawJson>,
+        arguments: Option<&RawJson>,
     ) -> Result<CallToolResult, McpError> {
         let version = ctx.protocol_version().clone();
         match (self.handler)(ctx, arguments).await {
@@ -457,10 +459,11 @@ impl ToolBuilder {
         tool.input_schema = self.input_schema.unwrap_or_else(schema::input_schema_for::<A>);
         tool.output_schema = self.output_schema.unwrap_or_else(R::output_schema);
         let handler = Arc::new(handler);
-        let erased: ErasedHandler = Arc::new(move |ctx: Ctx, arguments: Option<RawJson>| {
+        let erased: ErasedHandler = Arc::new(move |ctx: Ctx, arguments: Option<&RawJson>| {
             let handler = handler.clone();
+            let args: Result<A, _> = decode_arguments(arguments).map_err(Rejection::InvalidArguments);
             Box::pin(async move {
-                let args: A = decode_arguments(arguments.as_ref()).map_err(Rejection::InvalidArguments)?;
+                let args = args?;
                 let cancel = ctx.cancellation().clone();
                 let output = super::local::run_local(move || handler(ctx, Args(args)), cancel)
                     .await
@@ -478,7 +481,7 @@ impl ToolBuilder {
             self.input_schema.or_else(H::input_schema).unwrap_or_else(schema::empty_object_schema);
         tool.output_schema = self.output_schema.unwrap_or_else(H::output_schema);
         let handler = Arc::new(handler);
-        ToolDef { tool, handler: Arc::new(move |ctx, args| handler.call(ctx, args)) }
+        ToolDef { tool, handler: Arc::new(move |ctx, args: Option<&RawJson>| handler.call(ctx, args)) }
     }
 }
 
