@@ -8,24 +8,34 @@
 //!
 //! `--mode stateless`: 2026-07-28 requests are answered with JSON and no session (2025
 //! requests too: `stateless_2025` and `json_response` are on). `--mode sessions`: the
-//! defaults, where a 2025 client opens a session and gets SSE responses. Add
-//! `--current-thread` for tokio's current-thread runtime (the default is the multi-thread
-//! runtime, which under `taskset -c N` has one worker).
+//! defaults, where a 2025 client opens a session and gets SSE responses.
+//!
+//! The runtime is the one README recommends for each: tokio's current-thread runtime for
+//! `--stdio` (a process spawned for one client: one thread, the least memory), the
+//! multi-thread runtime for `--http` (many clients; under `taskset -c N` it has one
+//! worker). `--current-thread` or `--multi-thread` chooses the other.
 
 use std::process::ExitCode;
 
 use mcpwire::http::{HttpSettings, McpService};
 
 fn usage() -> ExitCode {
-    eprintln!("usage: echo-server --stdio | --http ADDR --mode stateless|sessions   [--current-thread]");
+    eprintln!(
+        "usage: echo-server --stdio | --http ADDR --mode stateless|sessions   [--current-thread | --multi-thread]"
+    );
     ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
-    let current_thread = args.iter().any(|a| a == "--current-thread");
-    args.retain(|a| a != "--current-thread");
-    let runtime = if current_thread {
+    let current = args.iter().any(|a| a == "--current-thread");
+    let multi = args.iter().any(|a| a == "--multi-thread");
+    args.retain(|a| a != "--current-thread" && a != "--multi-thread");
+    if current && multi {
+        return usage();
+    }
+    let stdio = args.first().is_some_and(|a| a == "--stdio");
+    let runtime = if current || (stdio && !multi) {
         tokio::runtime::Builder::new_current_thread().enable_all().build()
     } else {
         tokio::runtime::Builder::new_multi_thread().enable_all().build()
