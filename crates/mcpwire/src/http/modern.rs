@@ -62,7 +62,7 @@ pub(crate) async fn serve(
     let id = request.id.clone();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
-    let (mut call, mut sent) = serve_one(
+    let mut call = serve_one(
         Modern(server.clone(), Mutex::new(parsed)),
         request,
         meta,
@@ -72,13 +72,15 @@ pub(crate) async fn serve(
 
     // Most handlers answer at their first poll: then no timer is armed and `closing` is
     // not waited on (both cost more than the poll).
-    let first = match poll_once(&mut call).await {
-        Poll::Ready(answer) => return answered(id, answer, &mut sent),
+    let (first, mut sent) = match poll_once(&mut call).await {
+        Poll::Ready(answer) => return answered(id, answer, call.sent(false)),
         Poll::Pending => {
+            // The handler waits: what it sends now is watched for (its queue is made).
+            let Some(mut sent) = call.sent(true) else { return internal_error(id) };
             let uncommitted = tokio::time::sleep(settings.keep_alive);
-            tokio::select! {
+            let first = tokio::select! {
                 biased;
-                answer = &mut call => return answered(id, answer, &mut sent),
+                answer = &mut call => return answered(id, answer, Some(sent)),
                 first = sent.recv() => match first {
                     Some(out) => Some(out),
                     // Unreachable: the request holds a sender while it runs.
@@ -86,7 +88,8 @@ pub(crate) async fn serve(
                 },
                 _ = uncommitted => None,
                 _ = closing.cancelled() => return shutting_down(id),
-            }
+            };
+            (first, sent)
         }
     };
 
@@ -158,12 +161,14 @@ pub(crate) async fn serve(
 fn answered(
     id: mcpwire_protocol::RequestId,
     answer: Option<Message>,
-    sent: &mut mpsc::Receiver<Outgoing>,
+    sent: Option<mpsc::Receiver<Outgoing>>,
 ) -> Response<McpBody> {
     let Some(answer) = answer else { return internal_error(id) };
     let mut body = Vec::new();
-    while let Ok(out) = sent.try_recv() {
-        body.extend_from_slice(&sse::event(None, None, &out.message().to_vec()));
+    if let Some(mut sent) = sent {
+        while let Ok(out) = sent.try_recv() {
+            body.extend_from_slice(&sse::event(None, None, &out.message().to_vec()));
+        }
     }
     if body.is_empty() {
         return json_answer(answer);

@@ -127,6 +127,9 @@ pub(crate) enum Outlet {
     /// connection, not the other way round.
     #[cfg(feature = "http")]
     Direct(Weak<dyn Route>),
+    /// A one-shot request's queue ([`serve_one`]), made when first used.
+    #[cfg(feature = "http")]
+    OnDemand(oneshot::OnDemandQueue),
 }
 
 /// What the dispatcher and every [`Peer`] handle share.

@@ -34,6 +34,43 @@ use crate::transport::{InboundMeta, Outgoing, UnansweredHook};
 /// handler spawned can stop), then the handler's future is dropped, and nothing is
 /// answered. Dropping it after it resolved fires the token too, as the end of a
 /// connection does.
+/// The queue of what a one-shot request's handler sends before its answer. Made when
+/// first used (by the handler's first message, or by [`OneShot::sent`] when the answer
+/// did not come at once): most handlers send nothing, and a channel is two allocations
+/// and its set-up and tear-down.
+pub(crate) struct OnDemandQueue {
+    capacity: usize,
+    /// The queue's two ends, once made; the receiver until [`OneShot::sent`] takes it.
+    made: Option<(mpsc::Sender<Outgoing>, Option<mpsc::Receiver<Outgoing>>)>,
+}
+
+impl OnDemandQueue {
+    fn new(capacity: usize) -> Self {
+        OnDemandQueue { capacity: capacity.max(1), made: None }
+    }
+
+    /// The sender, if the queue was made.
+    pub(crate) fn made(&self) -> Option<&mpsc::Sender<Outgoing>> {
+        self.made.as_ref().map(|(sender, _)| sender)
+    }
+
+    /// The sender, the queue made now if it was not.
+    pub(crate) fn sender(&mut self) -> &mpsc::Sender<Outgoing> {
+        let capacity = self.capacity;
+        let (sender, _) = self.made.get_or_insert_with(|| {
+            let (sender, receiver) = mpsc::channel(capacity);
+            (sender, Some(receiver))
+        });
+        sender
+    }
+
+    /// The receiver (the queue made now if it was not); `None` once taken.
+    fn take_receiver(&mut self) -> Option<mpsc::Receiver<Outgoing>> {
+        self.sender();
+        self.made.as_mut().and_then(|(_, receiver)| receiver.take())
+    }
+}
+
 pub(crate) struct OneShot {
     /// The handler under the dispatcher's rules; `None` once it has finished.
     run: Option<Pin<Box<dyn Future<Output = Outcome> + Send>>>,
@@ -46,17 +83,17 @@ pub(crate) struct OneShot {
 
 /// Starts serving `request` with `handler` (its arrival hook runs now, the handler when
 /// the returned future is first polled), with `config`'s cancel mode and
-/// `handler_timeout`. The receiver gets what the handler sends through its context or
-/// peer before the answer, at most `queue` messages waiting.
+/// `handler_timeout`. What the handler sends through its context or peer before the
+/// answer waits in a queue of at most `queue` messages ([`OneShot::sent`]).
 pub(crate) fn serve_one<H: Handler>(
     handler: H,
     request: Request,
     meta: InboundMeta,
     config: Arc<DispatcherConfig>,
     queue: usize,
-) -> (OneShot, mpsc::Receiver<Outgoing>) {
-    let (outgoing, receiver) = mpsc::channel(queue.max(1));
-    let shared = Arc::new(Shared::new(config, super::Outlet::Queue(outgoing)));
+) -> OneShot {
+    let outlet = super::Outlet::OnDemand(OnDemandQueue::new(queue));
+    let shared = Arc::new(Shared::new(config, outlet));
     shared.state.store(State::Running as u8, Ordering::Release);
     let entry = inbound::in_flight(&request);
     inbound::arrive(&handler, &request);
@@ -73,8 +110,19 @@ pub(crate) fn serve_one<H: Handler>(
         inbound::run(&run_shared, &run_entry, Box::pin(handler.on_request(request, ctx))).await
     };
     let run = Box::pin(run);
-    let call = OneShot { run: Some(run), shared, entry, method, hook: meta.on_unanswered };
-    (call, receiver)
+    OneShot { run: Some(run), shared, entry, method, hook: meta.on_unanswered }
+}
+
+impl OneShot {
+    /// The receiving end of what the handler sends before its answer, the queue made now
+    /// if it was not (`make`) or `None` if the handler has sent nothing (`!make`); `None`
+    /// too once taken.
+    pub(crate) fn sent(&self, make: bool) -> Option<mpsc::Receiver<Outgoing>> {
+        match &mut *self.shared.outgoing.write().unwrap_or_else(|e| e.into_inner()) {
+            Some(super::Outlet::OnDemand(queue)) if make || queue.made().is_some() => queue.take_receiver(),
+            _ => None,
+        }
+    }
 }
 
 impl Future for OneShot {
@@ -188,15 +236,49 @@ mod tests {
 
     /// What [`serve_one`] gives for `request`: what it queued, then its answer.
     async fn one_shot(config: &DispatcherConfig, request: Request) -> Vec<Vec<u8>> {
-        let (call, mut sent) =
+        let mut call =
             serve_one(Probe::default(), request, InboundMeta::default(), Arc::new(config.clone()), 16);
-        let answer = call.await.expect("answered");
+        let answer = (&mut call).await.expect("answered");
         let mut written = Vec::new();
-        while let Ok(out) = sent.try_recv() {
-            written.push(out.message().to_vec());
+        // The queue exists only if the handler sent something.
+        if let Some(mut sent) = call.sent(false) {
+            while let Ok(out) = sent.try_recv() {
+                written.push(out.message().to_vec());
+            }
         }
         written.push(answer.to_vec());
         written
+    }
+
+    #[tokio::test]
+    async fn the_queue_of_what_a_handler_sends_is_made_only_when_used() {
+        let serve = |method| {
+            serve_one(Probe::default(), request(method), InboundMeta::default(), Default::default(), 4)
+        };
+        // A handler that sends nothing: no queue, before or after its answer.
+        let mut call = serve("echo");
+        assert!(call.sent(false).is_none());
+        assert!((&mut call).await.is_some());
+        assert!(call.sent(false).is_none(), "nothing was sent");
+
+        // One that sends: its first message makes the queue, which keeps what it sent.
+        let mut call = serve("progress");
+        assert!((&mut call).await.is_some());
+        let mut sent = call.sent(false).expect("the handler's messages made the queue");
+        let mut methods = Vec::new();
+        while let Ok(out) = sent.try_recv() {
+            if let Message::Notification(n) = out.message() {
+                methods.push(n.method.clone());
+            }
+        }
+        assert_eq!(methods, ["notifications/progress", "notifications/message"]);
+        assert!(call.sent(true).is_none(), "the receiver is taken once");
+
+        // A caller that waits makes the queue first; the handler's messages arrive on it.
+        let mut call = serve("progress");
+        let mut sent = call.sent(true).expect("made on demand");
+        assert!((&mut call).await.is_some());
+        assert!(sent.try_recv().is_ok());
     }
 
     #[tokio::test]
@@ -233,8 +315,7 @@ mod tests {
         for mode in [PeerCancelMode::Interrupt, PeerCancelMode::Signal] {
             let probe = Probe::default();
             let config = Arc::new(DispatcherConfig { cancel_mode: mode, ..Default::default() });
-            let (mut call, _sent) =
-                serve_one(probe.clone(), request("slow"), InboundMeta::default(), config, 1);
+            let mut call = serve_one(probe.clone(), request("slow"), InboundMeta::default(), config, 1);
             let peer = Peer { shared: call.shared.clone() };
             assert!(futures_util::poll!(&mut call).is_pending());
             assert!(peer.is_running());
@@ -257,7 +338,7 @@ mod tests {
             }
         }
         let handler = Arrival::default();
-        let (call, _sent) = serve_one(
+        let call = serve_one(
             handler.clone(),
             request("x"),
             InboundMeta::default(),

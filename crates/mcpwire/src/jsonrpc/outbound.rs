@@ -241,8 +241,10 @@ impl Peer {
     /// [`Peer::send`] when the queue was full (or closed). (A direct outlet is never
     /// full: it failed because the connection is closed.)
     async fn send_waiting(&self, out: Outgoing) -> bool {
-        let sender = match &*self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner()) {
+        let sender = match &mut *self.shared.outgoing.write().unwrap_or_else(|e| e.into_inner()) {
             Some(Outlet::Queue(sender)) => sender.clone(),
+            #[cfg(feature = "http")]
+            Some(Outlet::OnDemand(queue)) => queue.sender().clone(),
             #[cfg(feature = "http")]
             Some(Outlet::Direct(_)) => return false,
             None => return false,
@@ -257,10 +259,20 @@ impl Peer {
         // are four atomic operations per message.
         let outlet = self.shared.outgoing.read().unwrap_or_else(|e| e.into_inner());
         match outlet.as_ref() {
-            Some(Outlet::Queue(sender)) => sender.try_send(out).map_err(|e| match e {
-                tokio::sync::mpsc::error::TrySendError::Full(o)
-                | tokio::sync::mpsc::error::TrySendError::Closed(o) => o,
-            }),
+            Some(Outlet::Queue(sender)) => sender.try_send(out).map_err(unsent),
+            #[cfg(feature = "http")]
+            Some(Outlet::OnDemand(queue)) => {
+                if let Some(sender) = queue.made() {
+                    return sender.try_send(out).map_err(unsent);
+                }
+                // The first message makes the queue, under the write lock.
+                drop(outlet);
+                let mut outlet = self.shared.outgoing.write().unwrap_or_else(|e| e.into_inner());
+                match outlet.as_mut() {
+                    Some(Outlet::OnDemand(queue)) => queue.sender().try_send(out).map_err(unsent),
+                    _ => Err(out),
+                }
+            }
             #[cfg(feature = "http")]
             Some(Outlet::Direct(route)) => match route.upgrade() {
                 Some(route) => {
@@ -271,6 +283,14 @@ impl Peer {
             },
             None => Err(out),
         }
+    }
+}
+
+/// The message a queue did not take (full or closed).
+fn unsent(e: tokio::sync::mpsc::error::TrySendError<Outgoing>) -> Outgoing {
+    match e {
+        tokio::sync::mpsc::error::TrySendError::Full(o)
+        | tokio::sync::mpsc::error::TrySendError::Closed(o) => o,
     }
 }
 
