@@ -11,7 +11,6 @@ pub mod auth;
 pub mod client;
 pub mod error;
 pub mod extensions;
-#[cfg(feature = "http")]
 mod hash;
 #[cfg(feature = "http")]
 pub mod http;

@@ -10,7 +10,7 @@
 //! answer costs no wake-up of another thread), and the answer's trip through the output
 //! queue (it is this future's output). The output queue carries only what the handler
 //! sends before its answer: notifications, and requests where the transport has a back
-//! channel.
+//! channel; it is made only when something needs it ([`OnDemandQueue`]).
 
 use std::borrow::Cow;
 use std::future::Future;

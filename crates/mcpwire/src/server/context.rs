@@ -169,12 +169,11 @@ pub(crate) struct StatelessInfo {
     pub(crate) next_state: Mutex<Option<String>>,
 }
 
-/// The era's part of a context. A 2026 request's state is inline, not boxed: it lives
-/// in the context's own allocation (one fewer per request), and a 2025 context pays only
-/// its size, in that same allocation.
+/// The era's part of a context. A 2026 request's state is boxed: inline, it made every
+/// context larger (a 2025 one too) and measured no faster.
 pub(crate) enum EraInfo {
     Stateful(Arc<SessionInfo>),
-    Stateless(StatelessInfo),
+    Stateless(Box<StatelessInfo>),
 }
 
 pub(crate) struct CtxInner {

@@ -443,7 +443,7 @@ impl Server {
                             .map_err(|_| McpError::invalid_params("Invalid or expired requestState"))?;
                     }
                 }
-                EraInfo::Stateless(info)
+                EraInfo::Stateless(Box::new(info))
             }
         };
         Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta }) })
