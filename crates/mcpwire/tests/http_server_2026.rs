@@ -1,0 +1,273 @@
+//! The Streamable HTTP server's 2026-07-28 stateless transport over real loopback
+//! sockets, one test per rule: JSON or SSE answers, the header checks, the envelope,
+//! removed methods, 405, cancel-by-close and `subscriptions/listen`. Requests are written
+//! byte for byte by the tiny client in `raw_http`; the server under test is in
+//! `http_server_support`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod http_server_support;
+mod raw_http;
+
+use http_server_support::*;
+
+// ---------------------------------------------------------------------------------------
+// 2026-07-28: stateless requests
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn modern_answers_json_when_nothing_streams() {
+    let t = start().await;
+    let response =
+        send(t.addr, modern(1, "tools/call", json!({ "name": "echo", "arguments": { "text": "m" } }))).await;
+    assert_eq!((response.status, response.content_type()), (200, "application/json"));
+    assert_eq!(response.header("mcp-session-id"), None, "no session in 2026");
+    assert_eq!(response.json().await, complete_text(1, "echo: m"));
+    assert_eq!(t.service.session_count(), 0);
+}
+
+#[tokio::test]
+async fn modern_answers_sse_when_progress_comes_first() {
+    let t = start().await;
+    let req = modern(
+        1,
+        "tools/call",
+        json!({ "name": "progress", "arguments": {}, "_meta": { "progressToken": "tok" } }),
+    );
+    let mut response = send(t.addr, req).await;
+    assert_eq!((response.status, response.content_type()), (200, "text/event-stream"));
+    assert_eq!(response.header("x-accel-buffering"), Some("no"));
+    let events = response.events_to_end().await;
+    let messages: Vec<Value> = events.iter().map(|e| e.json()).collect();
+    assert!(
+        events.iter().all(|e| e.id.is_none() && e.retry.is_none()),
+        "no ids or priming in 2026: {events:?}"
+    );
+    assert_eq!(
+        messages,
+        vec![
+            json!({ "jsonrpc": "2.0", "method": "notifications/progress",
+                "params": { "progressToken": "tok", "progress": 1.0, "total": 2.0, "message": "half" } }),
+            json!({ "jsonrpc": "2.0", "method": "notifications/progress",
+                "params": { "progressToken": "tok", "progress": 2.0, "total": 2.0 } }),
+            complete_text(1, "progressed"),
+        ]
+    );
+}
+
+async fn expect_header_mismatch(addr: SocketAddr, req: Req, id: Option<i64>, detail: &str) {
+    let response = send(addr, req).await;
+    assert_eq!(response.status, 400, "{detail}");
+    let body = response.json().await;
+    assert_eq!(body["error"]["code"], -32020, "{detail}: {body}");
+    assert_eq!(body["id"], id.map_or(Value::Null, Value::from), "{detail}: {body}");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("Header mismatch: ") && message.contains(detail), "{detail}: {message}");
+}
+
+#[tokio::test]
+async fn modern_version_header_is_required_and_must_match() {
+    let t = start().await;
+    let call = || modern(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
+    expect_header_mismatch(
+        t.addr,
+        call().without("mcp-protocol-version"),
+        Some(1),
+        "MCP-Protocol-Version header is required",
+    )
+    .await;
+    let mut other = call().set("mcp-protocol-version", V26);
+    other.body = serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "echo", "arguments": {},
+        "_meta": { "io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {} }
+    } }))
+    .unwrap();
+    expect_header_mismatch(t.addr, other, Some(1), "does not match _meta").await;
+}
+
+#[tokio::test]
+async fn modern_method_and_name_headers_are_checked() {
+    let t = start().await;
+    let call = || modern(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
+    expect_header_mismatch(t.addr, call().without("mcp-method"), Some(1), "Mcp-Method header is required")
+        .await;
+    expect_header_mismatch(t.addr, call().set("mcp-method", "tools/list"), Some(1), "Mcp-Method header")
+        .await;
+    expect_header_mismatch(t.addr, call().without("mcp-name"), Some(1), "Mcp-Name header is required").await;
+    expect_header_mismatch(t.addr, call().set("mcp-name", "other"), Some(1), "does not match the body").await;
+    // The base64 form of the right name is accepted.
+    let ok = send(t.addr, call().set("mcp-name", "=?base64?ZWNobw==?=")).await;
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json().await, complete_text(1, "echo: "));
+    // A method without a name needs no Mcp-Name.
+    let list = send(t.addr, modern(2, "tools/list", json!({}))).await;
+    assert_eq!(list.status, 200);
+}
+
+#[tokio::test]
+async fn modern_param_headers_follow_x_mcp_header() {
+    let t = start().await;
+    let call = |region: &str| {
+        modern(1, "tools/call", json!({ "name": "region", "arguments": { "region": region } }))
+    };
+    expect_header_mismatch(t.addr, call("eu-west-1"), Some(1), "Mcp-Param-Region header is required").await;
+    expect_header_mismatch(
+        t.addr,
+        call("eu-west-1").header("mcp-param-region", "us-east-1"),
+        Some(1),
+        "Mcp-Param-Region header does not match",
+    )
+    .await;
+    let ok = send(t.addr, call("eu-west-1").header("Mcp-Param-Region", "eu-west-1")).await;
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json().await, complete_text(1, "region: eu-west-1"));
+    // A value that is not plain visible ASCII travels base64-encoded.
+    let ok = send(t.addr, call("Zürich ").header("mcp-param-region", "=?base64?WsO8cmljaCA=?=")).await;
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json().await, complete_text(1, "region: Zürich "));
+    expect_header_mismatch(
+        t.addr,
+        call("eu").header("mcp-param-region", "=?base64?not base64?="),
+        Some(1),
+        "malformed",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn modern_missing_meta_gets_400_32602() {
+    let t = start().await;
+    let body = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {} });
+    let req = Req::post(&body).header("mcp-protocol-version", V26).header("mcp-method", "tools/list");
+    let response = send(t.addr, req).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(
+        response.json().await,
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32602,
+            "message": "Invalid params: missing _meta member \"io.modelcontextprotocol/protocolVersion\"" } })
+    );
+}
+
+#[tokio::test]
+async fn modern_notifications_get_202_and_responses_or_batches_400() {
+    let t = start().await;
+    let headers = |req: Req| req.header("mcp-protocol-version", V26);
+    let note = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 1 } });
+    let response = send(t.addr, headers(Req::post(&note))).await;
+    assert_eq!(response.status, 202);
+    assert_eq!(response.bytes().await, b"");
+    let invalid = transport_error(-32600, "Invalid request: the body must be one request or notification");
+    let answer = json!({ "jsonrpc": "2.0", "id": 1, "result": {} });
+    let response = send(t.addr, headers(Req::post(&answer))).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(response.json().await, invalid);
+    let batch =
+        json!([{ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": envelope() } }]);
+    let response = send(t.addr, headers(Req::post(&batch)).header("mcp-method", "tools/list")).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(response.json().await, invalid);
+}
+
+#[tokio::test]
+async fn an_enveloped_request_without_any_header_takes_the_2026_path() {
+    let t = start().await;
+    let req = modern(1, "tools/list", json!({})).without("mcp-protocol-version");
+    expect_header_mismatch(t.addr, req, Some(1), "MCP-Protocol-Version header is required").await;
+    assert_eq!(t.service.session_count(), 0);
+}
+
+#[tokio::test]
+async fn modern_unsupported_version_gets_32022() {
+    let t = start().await;
+    let body = json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": { "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    let req =
+        Req::post(&body).header("mcp-protocol-version", "2099-01-01").header("mcp-method", "tools/list");
+    let response = send(t.addr, req).await;
+    assert_eq!(response.status, 400);
+    let body = response.json().await;
+    assert_eq!(body["id"], 4);
+    assert_eq!(body["error"]["code"], -32022);
+    assert_eq!(body["error"]["data"], json!({ "supported": [V26], "requested": "2099-01-01" }));
+}
+
+#[tokio::test]
+async fn modern_removed_methods_get_404_32601() {
+    let t = start().await;
+    for (id, method) in
+        [(1, "ping"), (2, "initialize"), (3, "logging/setLevel"), (4, "resources/subscribe"), (5, "no/such")]
+    {
+        let params = if method == "logging/setLevel" { json!({ "level": "info" }) } else { json!({}) };
+        let response = send(t.addr, modern(id, method, params)).await;
+        assert_eq!(response.status, 404, "{method}");
+        let body = response.json().await;
+        assert_eq!(
+            (body["id"].clone(), body["error"]["code"].clone()),
+            (json!(id), json!(-32601)),
+            "{method}: {body}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn modern_get_and_delete_get_405_allow_post() {
+    let t = start().await;
+    for method in ["GET", "DELETE"] {
+        let req = Req::new(method).header("accept", "text/event-stream").header("mcp-protocol-version", V26);
+        let response = send(t.addr, req).await;
+        assert_eq!(response.status, 405, "{method}");
+        assert_eq!(response.header("allow"), Some("POST"), "{method}");
+        assert_eq!(response.json().await, transport_error(-32600, "Method not allowed"));
+    }
+}
+
+#[tokio::test]
+async fn closing_a_modern_response_cancels_the_handler() {
+    // Before anything was sent (the answer is not committed yet).
+    let t = start().await;
+    // No response head comes yet: the server waits to choose JSON or SSE.
+    let connection =
+        raw_http::send_only(t.addr, modern(1, "tools/call", json!({ "name": "slow", "arguments": {} })))
+            .await;
+    wait_for("the slow tool to start", || t.probe.started.load(Ordering::SeqCst)).await;
+    assert!(!t.probe.cancelled.load(Ordering::SeqCst));
+    drop(connection);
+    wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
+}
+
+#[tokio::test]
+async fn closing_a_modern_sse_response_cancels_the_handler() {
+    // After progress committed the answer to SSE.
+    let t = start().await;
+    let req = modern(
+        1,
+        "tools/call",
+        json!({ "name": "slow_progress", "arguments": {}, "_meta": { "progressToken": 5 } }),
+    );
+    let mut response = send(t.addr, req).await;
+    assert!(response.is_sse());
+    assert_eq!(response.next_message().await["method"], "notifications/progress");
+    wait_for("the tool to be past its progress", || t.probe.started.load(Ordering::SeqCst)).await;
+    assert!(!t.probe.cancelled.load(Ordering::SeqCst));
+    drop(response);
+    wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
+}
+
+#[tokio::test]
+async fn modern_listen_acknowledges_then_forwards_list_changed() {
+    let t = start().await;
+    let listen = modern(7, "subscriptions/listen", json!({ "notifications": { "toolsListChanged": true } }));
+    let mut stream = send(t.addr, listen).await;
+    assert_eq!((stream.status, stream.content_type()), (200, "text/event-stream"));
+    let ack = stream.next_message().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true);
+    let trigger = send(t.addr, modern(8, "tools/call", json!({ "name": "notify", "arguments": {} }))).await;
+    assert_eq!(trigger.json().await, complete_text(8, "notified"));
+    let changed = stream.next_message().await;
+    assert_eq!(
+        changed,
+        json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+            "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": 7 } } })
+    );
+}

@@ -1,0 +1,290 @@
+//! The Streamable HTTP server's security checks and request hygiene over real loopback
+//! sockets: Host, Origin, body size, media types, `Accept`, malformed JSON, slow readers,
+//! unknown paths, the session limit under concurrency, and shutdown. Requests are
+//! written byte for byte by the tiny client in `raw_http`; the server under test is in
+//! `http_server_support`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod http_server_support;
+mod raw_http;
+
+use http_server_support::*;
+
+// ---------------------------------------------------------------------------------------
+// Security and request hygiene
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn a_foreign_host_gets_421() {
+    let t = start().await;
+    let response = send(t.addr, Req::post(&initialize_body(1, V25)).host("evil.example")).await;
+    assert_eq!(response.status, 421);
+    assert_eq!(response.json().await, transport_error(-32600, "Host not allowed"));
+    let response = send(t.addr, Req::post(&initialize_body(1, V25)).host("evil.example:80")).await;
+    assert_eq!(response.status, 421);
+    assert_eq!(t.service.session_count(), 0);
+}
+
+#[tokio::test]
+async fn a_foreign_origin_gets_403() {
+    let t = start().await;
+    let response =
+        send(t.addr, Req::post(&initialize_body(1, V25)).header("origin", "http://evil.example")).await;
+    assert_eq!(response.status, 403);
+    assert_eq!(response.json().await, transport_error(-32600, "Origin not allowed"));
+    let response =
+        send(t.addr, modern(1, "tools/list", json!({})).header("origin", "https://localhost.evil.example"))
+            .await;
+    assert_eq!(response.status, 403);
+    assert_eq!(t.service.session_count(), 0);
+}
+
+#[tokio::test]
+async fn loopback_hosts_and_origins_are_accepted() {
+    let t = start().await;
+    let port = t.addr.port();
+    for host in [
+        format!("localhost:{port}"),
+        format!("127.0.0.1:{port}"),
+        format!("[::1]:{port}"),
+        "localhost".into(),
+    ] {
+        let response = send(t.addr, Req::post(&initialize_body(1, V25)).host(&host)).await;
+        assert_eq!(response.status, 200, "Host: {host}");
+    }
+    for origin in [format!("http://localhost:{port}"), "http://127.0.0.1:5173".into(), "http://[::1]".into()]
+    {
+        let response = send(t.addr, Req::post(&initialize_body(1, V25)).header("origin", &origin)).await;
+        assert_eq!(response.status, 200, "Origin: {origin}");
+    }
+}
+
+fn padded_call(size: usize) -> Vec<u8> {
+    serde_json::to_vec(&call_body(1, "echo", json!({ "text": "p".repeat(size) }))).unwrap()
+}
+
+#[tokio::test]
+async fn an_oversized_body_gets_413_by_content_length() {
+    let t = start_with(HttpSettings { max_body_bytes: 1024, ..Default::default() }).await;
+    let req = Req::post(&json!(null)).body(padded_call(64 * 1024));
+    let response = send(t.addr, req).await;
+    assert_eq!(response.status, 413);
+    assert_eq!(response.json().await, transport_error(-32600, "Request body exceeds 1024 bytes"));
+    // Just under the limit is fine (and reaches the session checks).
+    let small = Req::post(&json!(null)).body(padded_call(900));
+    assert_eq!(send(t.addr, small).await.status, 400, "no session: 400, not 413");
+}
+
+#[tokio::test]
+async fn an_oversized_chunked_body_gets_413() {
+    let t = start_with(HttpSettings { max_body_bytes: 1024, ..Default::default() }).await;
+    let req = Req::post(&json!(null)).body(padded_call(64 * 1024)).chunked();
+    let response = send(t.addr, req).await;
+    assert_eq!(response.status, 413);
+    assert_eq!(response.json().await, transport_error(-32600, "Request body exceeds 1024 bytes"));
+    let small = Req::post(&initialize_body(1, V25)).chunked();
+    assert_eq!(send(t.addr, small).await.status, 200, "a small chunked body is read");
+}
+
+#[tokio::test]
+async fn a_wrong_content_type_gets_415() {
+    let t = start().await;
+    for ct in [Some("text/plain"), Some("application/jsonx"), None] {
+        let mut req = Req::post(&initialize_body(1, V25)).without("content-type");
+        if let Some(ct) = ct {
+            req = req.header("content-type", ct);
+        }
+        let response = send(t.addr, req).await;
+        assert_eq!(response.status, 415, "{ct:?}");
+        assert_eq!(response.json().await, transport_error(-32600, "Content-Type must be application/json"));
+    }
+    let ok = Req::post(&initialize_body(1, V25)).set("content-type", "application/json; charset=utf-8");
+    assert_eq!(send(t.addr, ok).await.status, 200);
+}
+
+#[tokio::test]
+async fn a_missing_accept_gets_406() {
+    let t = start().await;
+    let response = send(t.addr, Req::post(&initialize_body(1, V25)).without("accept")).await;
+    assert_eq!(response.status, 406);
+    assert_eq!(
+        response.json().await,
+        transport_error(-32600, "Accept must list application/json and text/event-stream")
+    );
+    let json_only = Req::post(&initialize_body(1, V25)).set("accept", "application/json");
+    assert_eq!(send(t.addr, json_only).await.status, 406);
+    let modern_json_only = modern(1, "tools/list", json!({})).set("accept", "application/json");
+    assert_eq!(send(t.addr, modern_json_only).await.status, 406);
+    let sid = open_session(t.addr, V25).await;
+    let get = in_session(Req::new("GET"), &sid, V25);
+    let response = send(t.addr, get).await;
+    assert_eq!(response.status, 406);
+    assert_eq!(response.json().await, transport_error(-32600, "Accept must list text/event-stream"));
+}
+
+#[tokio::test]
+async fn malformed_json_gets_400_32700() {
+    let t = start().await;
+    let response = send(t.addr, Req::post(&json!(null)).body(b"{\"jsonrpc\":\"2.0\",".to_vec())).await;
+    assert_eq!(response.status, 400);
+    let body = response.json().await;
+    assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (Value::Null, json!(-32700)), "{body}");
+    let response = send(t.addr, Req::post(&json!(null)).body(Vec::new())).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(
+        response.json().await,
+        transport_error(-32700, "Parse error: EOF while parsing a value at line 1 column 0")
+    );
+    let sid = open_session(t.addr, V25).await;
+    let response =
+        send(t.addr, in_session(Req::post(&json!(null)).body(b"not json".to_vec()), &sid, V25)).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(response.json().await["error"]["code"], -32700);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_reader_is_dropped_and_others_are_served() {
+    const COUNT: usize = 1000;
+    const SIZE: usize = 32 * 1024;
+    // What is kept for resumption is bounded too (here 4 MiB; 64 MiB by default).
+    const KEPT: usize = 4 * 1024 * 1024;
+    let store = Arc::new(MemoryEventStore::with_byte_limit(1024, 4096, KEPT));
+    let settings = HttpSettings { stream_queue: 16, event_store: Some(store.clone()), ..Default::default() };
+    let t = start_with(settings).await;
+    let sid = open_session(t.addr, V25).await;
+    // 1000 log messages of 32 KiB (31 MiB) to a client that does not read them.
+    let flood_started = Instant::now();
+    let mut slow = post(t.addr, &sid, &call_body(2, "flood", json!({ "count": COUNT, "size": SIZE }))).await;
+    assert!(slow.is_sse());
+    let priming = slow.next_event().await.id.unwrap();
+    // Meanwhile the server answers others, in this session and in another one.
+    let other = open_session(t.addr, V25).await;
+    let mut answer = post(t.addr, &other, &call_body(3, "echo", json!({ "text": "still here" }))).await;
+    assert_eq!(answer.next_message().await, text_result(3, "echo: still here"));
+    let mut same = post(t.addr, &sid, &call_body(4, "echo", json!({ "text": "same session" }))).await;
+    assert_eq!(same.next_message().await, text_result(4, "echo: same session"));
+    // The flood completes although nobody reads: the server neither blocks nor buffers it.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    assert!(flood_started.elapsed() < Duration::from_secs(10), "others waited {:?}", flood_started.elapsed());
+    while !t.probe.flood_done.load(Ordering::SeqCst) {
+        assert!(
+            Instant::now() < deadline,
+            "the flood stalled at {} of {COUNT}",
+            t.probe.flooded.load(Ordering::SeqCst)
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // What reaches the slow reader is bounded by the stream queue and the socket buffers;
+    // then its connection ends.
+    let received = slow.drain_count(Duration::from_secs(10)).await;
+    assert!(
+        received < (COUNT * SIZE) / 4,
+        "the slow reader got {received} bytes: the server buffered it all"
+    );
+    assert!(store.stored_bytes() <= KEPT, "the event store keeps {} bytes", store.stored_bytes());
+    // The dropped reader resumes and gets the latest events, ending with its answer. (The
+    // last log messages and the answer may still be on their way to the store: a resume
+    // before they are stored gets them live, and may overflow its queue in turn; then
+    // resume again.)
+    let mut replayed = Vec::new();
+    for _ in 0..50 {
+        let mut resumed = get_stream(t.addr, &sid, Some(&priming)).await;
+        assert_eq!(resumed.status, 200);
+        replayed = resumed.events_to_end().await;
+        if replayed.last().is_some_and(|e| e.json()["id"] == 2) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(replayed.len() < COUNT, "only what the store kept: {}", replayed.len());
+    assert_eq!(replayed.last().unwrap().json(), text_result(2, "flooded"));
+    let mut late = post(t.addr, &sid, &call_body(5, "echo", json!({ "text": "after" }))).await;
+    assert_eq!(late.next_message().await, text_result(5, "echo: after"));
+}
+
+#[tokio::test]
+async fn an_unknown_path_gets_404() {
+    let t = start().await;
+    let mut req = Req::post(&initialize_body(1, V25));
+    req.path = "/other".into();
+    let response = send(t.addr, req).await;
+    assert_eq!(response.status, 404);
+    assert_eq!(response.json().await, transport_error(-32600, "Not found"));
+}
+
+/// Sanity check of the raw client: a response read as events ends cleanly.
+#[tokio::test]
+async fn raw_client_reads_a_closed_stream_as_end() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let mut response = post(t.addr, &sid, &json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
+    let _priming = response.next_event().await;
+    assert_eq!(response.next_message().await, json!({ "jsonrpc": "2.0", "id": 2, "result": {} }));
+    assert!(matches!(response.next_within(Duration::from_secs(5)).await, Next::End));
+}
+
+/// Concurrent initializes never take the table past `max_sessions`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_initializes_respect_max_sessions() {
+    let t = start_with(HttpSettings { max_sessions: 3, ..Default::default() }).await;
+    let addr = t.addr;
+    let mut tasks = Vec::new();
+    for _ in 0..60 {
+        tasks.push(tokio::spawn(async move { send(addr, Req::post(&initialize_body(1, V25))).await.status }));
+    }
+    let mut statuses = Vec::new();
+    for task in tasks {
+        statuses.push(task.await.unwrap());
+    }
+    assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 3, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|s| **s == 503).count(), 57, "{statuses:?}");
+    assert_eq!(t.service.session_count(), 3);
+}
+
+#[tokio::test]
+async fn shutdown_ends_every_open_stream_promptly() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let mut get = get_stream(t.addr, &sid, None).await;
+    let mut call = post(t.addr, &sid, &call_body(2, "slow", json!({}))).await;
+    let _priming = call.next_event().await;
+    let listen = modern(7, "subscriptions/listen", json!({ "notifications": { "toolsListChanged": true } }));
+    let mut subscription = send(t.addr, listen).await;
+    assert_eq!(subscription.next_message().await["method"], "notifications/subscriptions/acknowledged");
+    let slow = modern(
+        8,
+        "tools/call",
+        json!({ "name": "slow_progress", "arguments": {}, "_meta": { "progressToken": 1 } }),
+    );
+    let mut modern_call = send(t.addr, slow).await;
+    assert_eq!(modern_call.next_message().await["method"], "notifications/progress");
+
+    let started = Instant::now();
+    let Bound { shutdown, task, .. } = &t.bound;
+    shutdown.cancel();
+    let limit = Duration::from_secs(2);
+    expect_session_end(&mut get, &mut call, 2, limit).await;
+    let ended = subscription.expect_end_within(limit).await;
+    assert_eq!(
+        ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
+        vec![json!({ "jsonrpc": "2.0", "id": 7,
+            "result": { "resultType": "complete", "_meta": { "io.modelcontextprotocol/subscriptionId": 7 } } })],
+        "a listen stream ends with its final result"
+    );
+    assert!(modern_call.expect_end_within(limit).await.is_empty(), "a 2026 call's stream is closed");
+    wait_for("the 2026 handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
+    while !task.is_finished() {
+        assert!(started.elapsed() < limit, "the server did not stop within {limit:?}");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(tokio::net::TcpStream::connect(t.addr).await.is_err(), "no longer listening");
+}
+
+#[tokio::test]
+async fn after_shutdown_the_service_answers_503() {
+    let t = start().await;
+    t.service.shutdown();
+    let response = send(t.addr, Req::post(&initialize_body(1, V25))).await;
+    assert_eq!(response.status, 503);
+    assert_eq!(response.json().await, transport_error(-32603, "The server is shutting down"));
+}
