@@ -221,6 +221,28 @@ async fn modern_get_and_delete_get_405_allow_post() {
 }
 
 #[tokio::test]
+async fn a_handler_that_outruns_its_queue_gets_every_message_out_in_order_then_its_answer() {
+    // What a 2026 handler sends before its answer waits in a bounded queue, made when
+    // first used (here it holds 4): a handler that sends more waits for room, and
+    // nothing is lost, reordered or left behind when the answer comes.
+    let t = start_with(HttpSettings { stream_queue: 4, ..Default::default() }).await;
+    let req = modern(
+        1,
+        "tools/call",
+        json!({ "name": "flood", "arguments": { "count": 40, "size": 8 },
+            "_meta": { "io.modelcontextprotocol/logLevel": "info" } }),
+    );
+    let mut response = send(t.addr, req).await;
+    assert!(response.is_sse());
+    for i in 0..40 {
+        let message = response.next_message().await;
+        assert_eq!(message["method"], "notifications/message", "message {i}: {message}");
+        assert_eq!(message["params"]["data"], "xxxxxxxx");
+    }
+    assert_eq!(response.next_message().await, complete_text(1, "flooded"));
+}
+
+#[tokio::test]
 async fn closing_a_modern_response_cancels_the_handler() {
     // Before anything was sent (the answer is not committed yet).
     let t = start().await;
