@@ -129,14 +129,18 @@ pub struct Case {
 /// A client connected to the shared server of `case` (through a recording proxy when
 /// `via_proxy`), or `None` when the peer is not installed.
 pub async fn open(case: Case, via_proxy: bool) -> Option<Connected> {
-    let server = shared(case.peer, case.legacy_sse)?;
+    Some(open_on(shared(case.peer, case.legacy_sse)?, case, via_proxy).await)
+}
+
+/// [`open`] on a given server rather than the peer's shared one.
+pub async fn open_on(server: &ListeningServer, case: Case, via_proxy: bool) -> Connected {
     if !via_proxy {
-        return Some(connect(&server.url(endpoint_path(case)), case.mode).await);
+        return connect(&server.url(endpoint_path(case)), case.mode).await;
     }
     let proxy = Proxy::start(server.addr()).await;
     let mut connected = connect(&proxy.url(endpoint_path(case)), case.mode).await;
     connected.proxy = Some(proxy);
-    Some(connected)
+    connected
 }
 
 /// Generates, for each check in `checks.rs`, a module with one test per era:
