@@ -2,7 +2,7 @@
 //! HTTP+SSE transport (the client is pointed at the SSE endpoint and must fall back).
 
 use crate::checks;
-use crate::fixtures::{case_tests, connect, limited, open_on, start_python, Case, Mode, Peer};
+use crate::fixtures::{case_tests, limited, open_on, start_python, Case, Connected, Mode, Peer};
 
 case_tests!(
     Python, legacy_sse = false;
@@ -31,49 +31,41 @@ mod legacy_sse {
     case_tests!(Python, legacy_sse = true; close);
 }
 
-/// Logging changes the fixture's process-wide level, so each era gets its own server.
-async fn logging(mode: Mode) {
-    limited("python logging", async {
+/// Runs `check` on a Python server of its own, which no other test shares, through the
+/// recording proxy when `via_proxy`.
+async fn on_own_server(what: &str, mode: Mode, via_proxy: bool, check: impl AsyncFn(&Connected, Case)) {
+    limited(what, async {
         let Some(server) = start_python("streamable") else { return };
-        let c = connect(&server.url("/mcp"), mode).await;
-        checks::logging(&c, Case { peer: Peer::Python, mode, legacy_sse: false }).await;
+        let case = Case { peer: Peer::Python, mode, legacy_sse: false };
+        let c = open_on(&server, case, via_proxy).await;
+        check(&c, case).await;
         c.client.close().await;
     })
     .await;
 }
 
+/// Logging changes the fixture's process-wide level, so each era gets its own server.
 #[tokio::test]
 async fn logging_auto() {
-    logging(Mode::Auto).await;
+    on_own_server("python logging", Mode::Auto, false, checks::logging).await;
 }
 
 #[tokio::test]
 async fn logging_pinned_2025() {
-    logging(Mode::Pinned2025).await;
+    on_own_server("python logging", Mode::Pinned2025, false, checks::logging).await;
 }
 
-/// Resumption gets a server of its own. The Python SDK names a POST's SSE stream after
-/// the request's JSON-RPC id, and the fixture's event store (like the SDK's example one)
-/// replays a stream by that name alone: on the shared server, another session's request
-/// with the same id, stored after the cut, was replayed to this one's resumed stream (a
-/// resumed call once got another session's `echo` answer).
-async fn resumption(mode: Mode) {
-    limited("python resumption", async {
-        let Some(server) = start_python("streamable") else { return };
-        let case = Case { peer: Peer::Python, mode, legacy_sse: false };
-        let c = open_on(&server, case, true).await;
-        checks::resumption(&c, case).await;
-        c.client.close().await;
-    })
-    .await;
-}
-
+/// Resumption gets a server of its own too. The Python SDK names a POST's SSE stream
+/// after the request's JSON-RPC id, and the fixture's event store (like the SDK's example
+/// one) replays a stream by that name alone: on the shared server, another session's
+/// request with the same id, stored after the cut, was replayed into this one's resumed
+/// stream (a resumed call once got another session's `echo` answer).
 #[tokio::test]
 async fn resumption_auto() {
-    resumption(Mode::Auto).await;
+    on_own_server("python resumption", Mode::Auto, true, checks::resumption).await;
 }
 
 #[tokio::test]
 async fn resumption_pinned_2025() {
-    resumption(Mode::Pinned2025).await;
+    on_own_server("python resumption", Mode::Pinned2025, true, checks::resumption).await;
 }
