@@ -342,20 +342,11 @@ impl Server {
             }
         }
         // A 2026 call's retry fields take the name and the arguments (moved, not copied).
-        let (retry, arguments) = match seed {
-            Seed::Stateful(_) => (None, arguments),
-            Seed::Stateless(_) => {
-                let args = RetryArgs::Tool(arguments);
-                let retry = Retry {
-                    responses: input_responses,
-                    request_state,
-                    method: methods::TOOLS_CALL,
-                    target: name,
-                    args,
-                };
-                (Some(retry), None)
-            }
-        };
+        let mut arguments = arguments;
+        let retry =
+            self.retry_fields(&seed, input_responses, request_state, methods::TOOLS_CALL, name, || {
+                RetryArgs::Tool(arguments.take())
+            });
         let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
         Ok(ToolCall { def, ctx, retry, arguments })
     }
@@ -390,20 +381,22 @@ impl Server {
         })
     }
 
-    /// The retry fields, on a 2026 request (they mean nothing on a 2025 session).
+    /// The retry fields, on a 2026 request (they mean nothing on a 2025 session). `target`
+    /// and `args` are taken only then: a caller that owns them can hand them over
+    /// without a copy.
     fn retry_fields(
         &self,
         seed: &Seed,
         responses: Option<InputResponses>,
         request_state: Option<String>,
         method: &'static str,
-        target: &str,
+        target: impl Into<String>,
         args: impl FnOnce() -> RetryArgs,
     ) -> Option<Retry> {
         match seed {
             Seed::Stateful(_) => None,
             Seed::Stateless(_) => {
-                Some(Retry { responses, request_state, method, target: target.to_owned(), args: args() })
+                Some(Retry { responses, request_state, method, target: target.into(), args: args() })
             }
         }
     }
