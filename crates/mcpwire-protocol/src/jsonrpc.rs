@@ -504,7 +504,7 @@ fn present_owned<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>
 /// The id in `raw`: an integer in plain decimal digits is read directly; anything else
 /// (a string, a sign, a fraction, an exponent, a huge number) goes through
 /// [`RequestId`]'s own parser, which decides exactly as before.
-fn read_id(raw: &RawValue) -> Result<RequestId, serde_json::Error> {
+pub(crate) fn read_id(raw: &RawValue) -> Result<RequestId, serde_json::Error> {
     let text = raw.get();
     // 18 digits always fit in an i64. `raw` is valid JSON, so it has no leading zeros.
     if !text.is_empty() && text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {

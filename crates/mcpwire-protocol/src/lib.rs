@@ -17,6 +17,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod call_frame;
 pub mod error;
 pub mod id;
 pub mod jsonrpc;

@@ -244,46 +244,10 @@ impl RequestEnvelope {
     /// The envelope when every member present reads cleanly into its type, in one pass
     /// over the text, else `None`.
     fn read_members(text: &str) -> Option<Self> {
-        /// The envelope's members of `_meta`. A member holding `null` is present (as in
-        /// a tree) and fails its type, as does a repeated member (a tree keeps the
-        /// last); either way the whole read fails and the tree decides.
-        #[derive(Deserialize)]
-        struct Members<'a> {
-            #[serde(
-                rename = "io.modelcontextprotocol/protocolVersion",
-                borrow,
-                default,
-                deserialize_with = "present"
-            )]
-            // Borrowed: a `Cow` read through `deserialize_with` is always owned. A version
-            // with escapes (never seen) fails here, and the tree decides.
-            version: Option<&'a str>,
-            #[serde(
-                rename = "io.modelcontextprotocol/clientCapabilities",
-                default,
-                deserialize_with = "present"
-            )]
-            capabilities: Option<Box<ClientCapabilities>>,
-            #[serde(rename = "io.modelcontextprotocol/clientInfo", default, deserialize_with = "present")]
-            info: Option<Box<Implementation>>,
-            #[serde(rename = "io.modelcontextprotocol/logLevel", default, deserialize_with = "present")]
-            level: Option<LoggingLevel>,
-        }
-        fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(
-            d: D,
-        ) -> Result<Option<T>, D::Error> {
-            T::deserialize(d).map(Some)
-        }
         if !text.trim_start().starts_with('{') {
             return None;
         }
-        let members: Members<'_> = serde_json::from_str(text).ok()?;
-        Some(RequestEnvelope {
-            protocol_version: ProtocolVersion::parse(members.version?),
-            client_capabilities: members.capabilities?,
-            client_info: members.info,
-            log_level: members.level,
-        })
+        serde_json::from_str::<EnvelopeMembers<'_>>(text).ok()?.into_envelope()
     }
 
     /// Writes the envelope as a `_meta` object.
@@ -295,6 +259,46 @@ impl RequestEnvelope {
             self.log_level,
         )
     }
+}
+
+/// The envelope's members of a `_meta` object, read straight into their types. A member
+/// holding `null` is present (as in a tree) and fails its type, as does a repeated member
+/// (a tree keeps the last); either way the whole read fails, and the caller lets the tree
+/// decide. Other members are skipped.
+#[derive(Default, Deserialize)]
+pub(crate) struct EnvelopeMembers<'a> {
+    #[serde(
+        rename = "io.modelcontextprotocol/protocolVersion",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    // Borrowed: a `Cow` read through `deserialize_with` is always owned. A version with
+    // escapes (never seen) fails here, and the tree decides.
+    version: Option<&'a str>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, deserialize_with = "present")]
+    capabilities: Option<Box<ClientCapabilities>>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, deserialize_with = "present")]
+    info: Option<Box<Implementation>>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", default, deserialize_with = "present")]
+    level: Option<LoggingLevel>,
+}
+
+impl EnvelopeMembers<'_> {
+    /// The envelope, when its required members are there (else `from_meta` reports).
+    pub(crate) fn into_envelope(self) -> Option<RequestEnvelope> {
+        Some(RequestEnvelope {
+            protocol_version: ProtocolVersion::parse(self.version?),
+            client_capabilities: self.capabilities?,
+            client_info: self.info,
+            log_level: self.level,
+        })
+    }
+}
+
+/// A member that is present, read as `T` (`null` included, which most `T` refuse).
+fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 /// Serializes a value of this crate into a `Value`. These types serialize only strings,

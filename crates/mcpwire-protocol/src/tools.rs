@@ -192,7 +192,7 @@ impl PartialEq for CallToolRequestParams {
 /// text).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct CallToolWire<M> {
+pub(crate) struct CallToolWire<M> {
     name: String,
     #[serde(default, deserialize_with = "raw_object_arguments")]
     arguments: Option<Box<RawValue>>,
@@ -208,7 +208,7 @@ struct CallToolWire<M> {
 
 impl<M> CallToolWire<M> {
     /// The params without `_meta`, and `_meta`.
-    fn split(self) -> (CallToolRequestParams, Option<M>) {
+    pub(crate) fn split(self) -> (CallToolRequestParams, Option<M>) {
         let CallToolWire { name, arguments, meta, task, input_responses, request_state } = self;
         (CallToolRequestParams { name, arguments, meta: None, task, input_responses, request_state }, meta)
     }

@@ -293,3 +293,56 @@ async fn modern_listen_acknowledges_then_forwards_list_changed() {
             "params": { "_meta": { "io.modelcontextprotocol/subscriptionId": 7 } } })
     );
 }
+
+/// A handler sees the request's whole `_meta` and its envelope, whether the endpoint read
+/// the call in one pass (keeping `_meta` in the body) or on the general path (a progress
+/// token, a repeated member).
+#[tokio::test]
+async fn handlers_see_the_whole_meta_over_http() {
+    let t = start().await;
+    let shown = |response: Value| response["result"]["structuredContent"].clone();
+
+    let mut meta = envelope();
+    meta["example.com/trace"] = json!({ "spans": [1, 2], "escaped": "a\"b\u{e9}" });
+    meta["io.modelcontextprotocol/clientInfo"] = json!({ "name": "one-pass", "version": "1" });
+    let req = modern(1, "tools/call", json!({ "name": "meta", "_meta": meta }));
+    assert_eq!(
+        shown(send(t.addr, req).await.json().await),
+        json!({ "meta": meta, "client": "one-pass", "elicits": false })
+    );
+
+    let mut with_token = meta.clone();
+    with_token["progressToken"] = json!("p-1");
+    with_token["io.modelcontextprotocol/clientCapabilities"] = json!({ "elicitation": {} });
+    let req = modern(2, "tools/call", json!({ "name": "meta", "_meta": with_token }));
+    assert_eq!(
+        shown(send(t.addr, req).await.json().await),
+        json!({ "meta": with_token, "client": "one-pass", "elicits": true })
+    );
+
+    // A repeated envelope member: a JSON reader keeps the last one.
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"meta","_meta":{{"io.modelcontextprotocol/protocolVersion":"{V26}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"first","version":"1"}},"io.modelcontextprotocol/clientInfo":{{"name":"last","version":"1"}}}}}}}}"#
+    );
+    let req = modern(3, "tools/call", json!({ "name": "meta" })).body(body.into_bytes());
+    assert_eq!(shown(send(t.addr, req).await.json().await)["client"], json!("last"));
+}
+
+/// The one-pass reading of a call and the general one answer a flawed call alike: the
+/// same error, whichever member is wrong.
+#[tokio::test]
+async fn flawed_calls_get_the_general_paths_errors() {
+    let t = start().await;
+    let cases = [
+        (json!({ "name": "echo", "arguments": [1] }), -32602),
+        (json!({ "name": "echo", "arguments": "x" }), -32602),
+        (json!({ "name": "echo", "_meta": { "io.modelcontextprotocol/clientCapabilities": null } }), -32602),
+        (json!({ "name": "echo", "_meta": { "io.modelcontextprotocol/logLevel": "loud" } }), -32602),
+        (json!({ "name": "nope" }), -32602),
+    ];
+    for (i, (params, code)) in cases.into_iter().enumerate() {
+        let id = i as i64 + 1;
+        let body = send(t.addr, modern(id, "tools/call", params.clone())).await.json().await;
+        assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(id), json!(code)), "{params}");
+    }
+}

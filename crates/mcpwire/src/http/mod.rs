@@ -34,7 +34,7 @@ use std::time::Duration;
 use bytes::{Buf, Bytes};
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
 use http_body_util::BodyExt;
-use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion};
+use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
@@ -48,6 +48,7 @@ pub use security::HostPolicy;
 pub use sse::event as encode_sse_event;
 
 use crate::extensions::Extensions;
+use crate::server::stateless::ParsedCall;
 use crate::server::Server;
 use session::Session;
 use sessions::SessionTable;
@@ -259,6 +260,13 @@ impl McpService {
             Ok(b) => b,
             Err(response) => return *response,
         };
+        // A 2026 `tools/call`, the commonest request, is read in one pass when it can be.
+        if modern_header && accepts_json && accepts_sse {
+            if let Some((request, call)) = inner.server.decode_call(&bytes) {
+                let version = version_header.as_ref().map(ProtocolVersion::as_str);
+                return self.modern_request(&mut parts, version, request, Some(call)).await;
+            }
+        }
         let frame = match decode_frame(&bytes) {
             Ok(f) => f,
             Err(e) => return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message),
@@ -303,6 +311,19 @@ impl McpService {
         };
         // A `tools/call` is read once, for the header check and its handler alike.
         let parsed = self.inner.server.parse_call(&request);
+        self.modern_request(parts, version, request, parsed).await
+    }
+
+    /// Serves one 2026 request (`parsed`: its `tools/call`, read already), once the
+    /// client's `Accept` has been checked: its headers are checked against its body, then
+    /// it runs.
+    async fn modern_request(
+        &self,
+        parts: &mut http::request::Parts,
+        version: Option<&str>,
+        request: Request,
+        parsed: Option<Box<ParsedCall>>,
+    ) -> Response<McpBody> {
         let checked = match &parsed {
             Some(call) => {
                 header_check::check_parsed(&self.inner.tool_headers, &parts.headers, version, &request, call)

@@ -17,6 +17,10 @@ use serde_json::value::RawValue;
 pub(crate) enum RequestMeta {
     Tree(Option<Meta>),
     Text(Box<RawValue>, OnceLock<Option<Meta>>),
+    /// Still in the request's body (an HTTP body, shared, not copied), which was read
+    /// once without keeping `_meta`: `params._meta` is read from it on first use.
+    #[cfg(feature = "http")]
+    InBody(bytes::Bytes, OnceLock<Option<Meta>>),
 }
 
 impl RequestMeta {
@@ -32,11 +36,17 @@ impl RequestMeta {
         }
     }
 
+    /// `params._meta` of the JSON-RPC request in `body`, read on first use.
+    #[cfg(feature = "http")]
+    pub(crate) fn in_body(body: bytes::Bytes) -> Self {
+        RequestMeta::InBody(body, OnceLock::new())
+    }
+
     /// The text, when it has not been parsed.
     pub(crate) fn text(&self) -> Option<&RawValue> {
         match self {
             RequestMeta::Text(text, _) => Some(text),
-            RequestMeta::Tree(_) => None,
+            _ => None,
         }
     }
 
@@ -48,8 +58,25 @@ impl RequestMeta {
             RequestMeta::Text(text, tree) => {
                 tree.get_or_init(|| serde_json::from_str(text.get()).ok()).as_ref()
             }
+            #[cfg(feature = "http")]
+            RequestMeta::InBody(body, tree) => tree.get_or_init(|| meta_in_body(body)).as_ref(),
         }
     }
+}
+
+/// `params._meta` of the request in `body`.
+#[cfg(feature = "http")]
+fn meta_in_body(body: &[u8]) -> Option<Meta> {
+    #[derive(serde::Deserialize)]
+    struct Frame {
+        params: Params,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    serde_json::from_slice::<Frame>(body).ok()?.params.meta
 }
 
 impl From<Option<Meta>> for RequestMeta {
@@ -77,5 +104,16 @@ mod tests {
         assert!(std::ptr::eq(meta.get().unwrap(), meta.get().unwrap()), "parsed once");
         assert!(RequestMeta::from_text(None).get().is_none());
         assert!(RequestMeta::from(None).text().is_none());
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn meta_in_the_body_is_read_on_first_use() {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"a":[1],"b":{"c":null}}}}"#;
+        let meta = RequestMeta::in_body(bytes::Bytes::from_static(body.as_bytes()));
+        assert!(meta.text().is_none());
+        let expected = json!({"a": [1], "b": {"c": null}});
+        assert_eq!(meta.get().map(|m| serde_json::Value::Object(m.clone())), Some(expected));
+        assert!(std::ptr::eq(meta.get().unwrap(), meta.get().unwrap()), "parsed once");
     }
 }

@@ -5,12 +5,16 @@
 
 use std::borrow::Borrow;
 
+#[cfg(feature = "http")]
+use mcpwire_protocol::call_frame::decode_tool_call;
 use mcpwire_protocol::lifecycle::{DiscoverResult, EnvelopeError, RequestEnvelope};
 use mcpwire_protocol::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
     SubscriptionsListenResult,
 };
 use mcpwire_protocol::tools::CallToolRequestParams;
+#[cfg(feature = "http")]
+use mcpwire_protocol::JsonRpcVersion;
 use mcpwire_protocol::{codes, meta, methods, Meta, RawJson, Request, RequestId};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -156,6 +160,38 @@ impl Server {
         let envelope = Box::new(RequestEnvelope::from_meta_text(meta.text()).ok()?);
         // Boxed: the call moves from the endpoint into the handler, a pointer at a time.
         Some(Box::new(ParsedCall { params, meta, envelope }))
+    }
+
+    /// [`Server::parse_call`] straight from a POST's body, in one pass over it
+    /// ([`decode_tool_call`]), with the request that carried it, when it is a 2026
+    /// `tools/call` the one pass reads. `None` leaves the body to the general path
+    /// (`decode_frame`, then `parse_call`), which gives the same request and call for
+    /// every body read here, and reports any flaw.
+    ///
+    /// The request keeps no params: its call has them all, and `_meta` stays in the
+    /// body for the context to read if asked. A progress token is the one thing the
+    /// dispatcher reads from a request's params, so a body that names one is left to
+    /// the general path.
+    #[cfg(feature = "http")]
+    pub(crate) fn decode_call(&self, body: &bytes::Bytes) -> Option<(Request, Box<ParsedCall>)> {
+        static PROGRESS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
+        if self.has_middleware() || self.inner.capabilities.tools.is_none() || PROGRESS.find(body).is_some() {
+            return None;
+        }
+        let frame = decode_tool_call(std::str::from_utf8(body).ok()?)?;
+        let request = Request {
+            jsonrpc: JsonRpcVersion,
+            id: frame.id,
+            method: methods::TOOLS_CALL.to_owned(),
+            params: None,
+        };
+        let call = ParsedCall {
+            params: frame.params,
+            meta: RequestMeta::in_body(body.clone()),
+            envelope: Box::new(frame.envelope),
+        };
+        Some((request, Box::new(call)))
     }
 
     /// Serves a call [`Server::parse_call`] read (the HTTP endpoint's 2026 path).

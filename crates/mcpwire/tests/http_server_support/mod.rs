@@ -17,7 +17,7 @@ pub use mcpwire::jsonrpc::RequestContext;
 pub use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
 pub use mcpwire::protocol::logging::LoggingLevel;
 pub use mcpwire::protocol::Request;
-pub use mcpwire::server::{middleware_fn, tool, Args, Ctx, Next as MiddlewareNext, Server};
+pub use mcpwire::server::{middleware_fn, tool, Args, Ctx, Json, Next as MiddlewareNext, Server};
 pub use mcpwire::McpError;
 pub use serde_json::{json, Value};
 
@@ -176,6 +176,12 @@ pub fn test_server(probe: Arc<Probe>) -> Server {
                     }
                 }),
         )
+        .tool(tool("meta").description("Shows _meta and the envelope").handler(|ctx: Ctx| async move {
+            let meta = ctx.meta().cloned().map(Value::Object).unwrap_or(Value::Null);
+            let client = ctx.client_info().map(|i| i.name.clone());
+            let elicits = ctx.client_capabilities().elicitation.is_some();
+            Json(json!({ "meta": meta, "client": client, "elicits": elicits }))
+        }))
         .tool(
             tool("region")
                 .description("Takes an x-mcp-header argument")
