@@ -28,6 +28,14 @@ impl Extensions {
         self.map.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref())
     }
 
+    /// The stored value of type `T` itself, shared: a transport that lent a value of its
+    /// own (the request's headers) takes it back with `Arc::try_unwrap` once the request
+    /// has let go of it.
+    #[cfg(feature = "http")]
+    pub(crate) fn shared<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.map.get(&TypeId::of::<T>()).cloned().and_then(|v| v.downcast().ok())
+    }
+
     /// Whether no value is stored.
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()

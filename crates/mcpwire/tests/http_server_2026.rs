@@ -346,3 +346,18 @@ async fn flawed_calls_get_the_general_paths_errors() {
         assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(id), json!(code)), "{params}");
     }
 }
+
+/// A JSON answer's headers are its own: the request's header map, which the response
+/// reuses, is emptied first, so nothing the client sent is echoed back.
+#[tokio::test]
+async fn a_json_answer_carries_none_of_the_requests_headers() {
+    let t = start().await;
+    let req = modern(1, "tools/call", json!({ "name": "echo", "arguments": { "text": "h" } }))
+        .header("x-secret", "s3");
+    let response = send(t.addr, req).await;
+    assert_eq!((response.status, response.content_type()), (200, "application/json"));
+    for name in ["x-secret", "mcp-method", "mcp-name", "mcp-protocol-version", "host", "accept"] {
+        assert_eq!(response.header(name), None, "{name}");
+    }
+    assert_eq!(response.json().await, complete_text(1, "echo: h"));
+}

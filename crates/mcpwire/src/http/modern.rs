@@ -3,12 +3,12 @@
 //! `subscriptions/listen` stream). Closing the response cancels the request, and nothing
 //! more is written for it. The headers must agree with the body (`-32020` otherwise).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::{header, HeaderValue, Response, StatusCode};
+use http::{header, HeaderMap, HeaderValue, Response, StatusCode};
 use mcpwire_protocol::subscriptions::SubscriptionsListenResult;
 use mcpwire_protocol::{codes, methods, Message, Request};
 use serde_json::value::RawValue;
@@ -61,6 +61,7 @@ pub(crate) async fn serve(
     let Inner { server, settings, dispatcher: config, closing, .. } = endpoint;
     let id = request.id.clone();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
+    let headers = extensions.shared::<HeaderMap>();
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
     let mut call = serve_one(
         Modern(server.clone(), Mutex::new(parsed)),
@@ -73,14 +74,21 @@ pub(crate) async fn serve(
     // Most handlers answer at their first poll: then no timer is armed and `closing` is
     // not waited on (both cost more than the poll).
     let (first, mut sent) = match poll_once(&mut call).await {
-        Poll::Ready(answer) => return answered(id, answer, call.sent(false)),
+        Poll::Ready(answer) => {
+            let sent = call.sent(false);
+            // The request is over: its context, and its hold on the headers, are gone.
+            drop(call);
+            let room =
+                headers.and_then(|h| Arc::try_unwrap(h).ok()).filter(|h| h.capacity() <= status::ROOM_KEPT);
+            return answered(id, answer, sent, room);
+        }
         Poll::Pending => {
             // The handler waits: what it sends now is watched for (its queue is made).
             let Some(mut sent) = call.sent(true) else { return internal_error(id) };
             let uncommitted = tokio::time::sleep(settings.keep_alive);
             let first = tokio::select! {
                 biased;
-                answer = &mut call => return answered(id, answer, Some(sent)),
+                answer = &mut call => return answered(id, answer, Some(sent), None),
                 first = sent.recv() => match first {
                     Some(out) => Some(out),
                     // Unreachable: the request holds a sender while it runs.
@@ -158,10 +166,16 @@ pub(crate) async fn serve(
 
 /// The response of a request answered before its response was committed: JSON, unless
 /// the handler sent something first (then those events and the answer, as one SSE body).
+/// A JSON answer's headers go in `room` when given: the request's own header map, which
+/// hyper keeps after writing the response and parses the connection's next request into,
+/// so that a connection's requests reuse one map instead of each making one (a 1 KiB
+/// allocation, beyond the allocator's per-thread cache). A map grown large by a request
+/// with many headers is not kept ([`status::ROOM_KEPT`]): an idle connection would hold it.
 fn answered(
     id: mcpwire_protocol::RequestId,
     answer: Option<Message>,
     sent: Option<mpsc::Receiver<Outgoing>>,
+    room: Option<HeaderMap>,
 ) -> Response<McpBody> {
     let Some(answer) = answer else { return internal_error(id) };
     let mut body = Vec::new();
@@ -171,7 +185,7 @@ fn answered(
         }
     }
     if body.is_empty() {
-        return json_answer(answer);
+        return json_answer(answer, room);
     }
     body.extend_from_slice(&sse::event(None, None, &answer.to_vec()));
     sse_response(McpBody::full(body))
@@ -211,13 +225,17 @@ fn shutting_down(id: mcpwire_protocol::RequestId) -> Response<McpBody> {
     status::error(StatusCode::SERVICE_UNAVAILABLE, Some(id), codes::CONNECTION_CLOSED, "Connection closed")
 }
 
-/// A JSON answer, with the HTTP status the spec maps its error code to.
-fn json_answer(message: Message) -> Response<McpBody> {
+/// A JSON answer, with the HTTP status the spec maps its error code to (its headers in
+/// `room`, emptied, when given).
+fn json_answer(message: Message, room: Option<HeaderMap>) -> Response<McpBody> {
     let code = match &message {
         Message::Error(e) => status::for_code(e.error.code),
         _ => StatusCode::OK,
     };
-    status::json(code, message.to_vec())
+    match room {
+        Some(headers) => status::json_in(headers, code, message.to_vec()),
+        None => status::json(code, message.to_vec()),
+    }
 }
 
 /// An SSE response.

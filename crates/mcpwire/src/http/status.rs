@@ -28,6 +28,10 @@ pub fn for_code(code: i64) -> StatusCode {
 /// reallocation and a rehash per request, otherwise).
 const HEADER_ROOM: usize = 12;
 
+/// The largest header map a connection keeps from one request for its next ones: twice
+/// [`HEADER_ROOM`].
+pub(crate) const ROOM_KEPT: usize = 2 * HEADER_ROOM;
+
 /// A response with a 200 status, no headers yet and [`HEADER_ROOM`].
 pub(crate) fn response(body: McpBody) -> Response<McpBody> {
     let mut response = Response::new(body);
@@ -40,6 +44,21 @@ pub fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<McpBody> {
     let mut response = response(McpBody::full(body));
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+/// [`json`] with its headers in `headers`, a map made earlier (emptied first): its room
+/// is reused.
+pub(crate) fn json_in(
+    mut headers: HeaderMap,
+    status: StatusCode,
+    body: impl Into<Bytes>,
+) -> Response<McpBody> {
+    headers.clear();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    let mut response = Response::new(McpBody::full(body));
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
     response
 }
 
