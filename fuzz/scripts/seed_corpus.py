@@ -62,6 +62,17 @@ def main():
                     frames.append(json.dumps(json.load(open(os.path.join(d, f))), separators=(",", ":")).encode())
     for i, f in enumerate(frames):
         put("frame", f"{i:02}", bytes([7, 200]) + f + b"\n" + f[: len(f) // 2] + b"\r\n\n" + f)
+    # 2026 tools/call frames, which the one-pass reading takes (its agreement is checked).
+    envelope = (b'"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+                b'"io.modelcontextprotocol/clientCapabilities":{"roots":{},"x":[1]}')
+    calls = [
+        b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{' + envelope + b'}}}',
+        b'{"params":{"_meta":{' + envelope + b',"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},'
+        b'"io.modelcontextprotocol/logLevel":"info"},"name":"t","requestState":"s","task":{"ttl":5}},'
+        b'"method":"tools/call","id":"x","jsonrpc":"2.0"}',
+    ]
+    for i, f in enumerate(calls):
+        put("frame", f"call-{i:02}", bytes([7, 200]) + f + b"\n" + f[: len(f) // 2] + b"\r\n\n" + f)
     # sse: limit byte, chunk byte, then a stream.
     streams = [
         b"id: s-1#0\nretry: 1000\ndata: \n\nevent: message\nid: s-1#1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n",

@@ -270,6 +270,43 @@ mod tests {
         }
     }
 
+    /// Mutated calls (bytes dropped, doubled or replaced by JSON's punctuation), read both
+    /// ways: whatever the one pass reads, the general reading reads the same.
+    #[test]
+    fn mutated_calls_are_read_alike_or_left_to_the_general_reading() {
+        const BYTES: &[u8] = br#"{}[]:,"\ 0123456789.-+eEtrufalsn"#;
+        let seeds = common();
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
+        };
+        let (mut read, mut left) = (0, 0);
+        for _ in 0..4000 {
+            let mut bytes = seeds[next(seeds.len())].clone().into_bytes();
+            for _ in 0..=next(3) {
+                let at = next(bytes.len());
+                match next(3) {
+                    0 => drop(bytes.remove(at)),
+                    1 => bytes.insert(at, bytes[at]),
+                    _ => bytes[at] = BYTES[next(BYTES.len())],
+                }
+            }
+            let Ok(text) = String::from_utf8(bytes) else { continue };
+            match decode_tool_call(&text) {
+                Some(fast) => {
+                    read += 1;
+                    assert_eq!(Some(fast), general(&text), "{text}");
+                }
+                None => left += 1,
+            }
+        }
+        // Both outcomes were tried: some mutations keep a readable call, most do not.
+        assert!(read > 100 && left > 100, "{read} read, {left} left");
+    }
+
     #[test]
     fn the_params_keep_every_member_but_meta() {
         let text = call(
