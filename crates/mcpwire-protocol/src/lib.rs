@@ -21,6 +21,7 @@ pub mod call_frame;
 pub mod error;
 pub mod id;
 pub mod jsonrpc;
+mod last_read;
 pub mod meta;
 pub mod methods;
 pub mod result;

@@ -1,6 +1,9 @@
 //! Lifecycle: the 2025-era `initialize` handshake and `ping`, the 2026 `server/discover`,
 //! identities, and the 2026 per-request `_meta` envelope.
 
+use std::cell::RefCell;
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -9,6 +12,7 @@ use crate::capabilities::{ClientCapabilities, ServerCapabilities};
 use crate::common::{cacheable, meta_only_params, notification, request, EmptyResult};
 use crate::content::Icon;
 use crate::jsonrpc::{Notification, Request, Response};
+use crate::last_read;
 use crate::logging::LoggingLevel;
 use crate::meta::{self, Meta};
 use crate::methods;
@@ -161,17 +165,19 @@ pub fn request_envelope(
 
 /// The parts of a 2026 request envelope, read from a request's `_meta`.
 ///
-/// The capabilities and the client's identity are boxed: they are 520 and 144 bytes,
-/// and a server reads an envelope on every request and moves it several times on its
-/// way to the handler (in a box, the envelope is 56 bytes).
+/// The capabilities and the client's identity are shared: they are 520 and 144 bytes, a
+/// server reads an envelope on every request and moves it several times on its way to
+/// the handler (so held by pointer, the envelope is 56 bytes), and a client sends the
+/// same ones on every request, so a thread that read them once hands out the same
+/// values again ([`RequestEnvelope::from_meta_text`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestEnvelope {
     /// `io.modelcontextprotocol/protocolVersion`.
     pub protocol_version: ProtocolVersion,
     /// `io.modelcontextprotocol/clientCapabilities`.
-    pub client_capabilities: Box<ClientCapabilities>,
+    pub client_capabilities: Arc<ClientCapabilities>,
     /// `io.modelcontextprotocol/clientInfo`, when present and well-formed.
-    pub client_info: Option<Box<Implementation>>,
+    pub client_info: Option<Arc<Implementation>>,
     /// `io.modelcontextprotocol/logLevel`, when present.
     pub log_level: Option<LoggingLevel>,
 }
@@ -209,12 +215,13 @@ impl RequestEnvelope {
             None => return Err(EnvelopeError::Missing(meta::PROTOCOL_VERSION)),
         };
         let client_capabilities = match meta.get(meta::CLIENT_CAPABILITIES) {
-            Some(v) => Box::<ClientCapabilities>::deserialize(v)
+            Some(v) => ClientCapabilities::deserialize(v)
+                .map(Arc::new)
                 .map_err(|_| EnvelopeError::Invalid(meta::CLIENT_CAPABILITIES))?,
             None => return Err(EnvelopeError::Missing(meta::CLIENT_CAPABILITIES)),
         };
         let client_info =
-            meta.get(meta::CLIENT_INFO).and_then(|v| Box::<Implementation>::deserialize(v).ok());
+            meta.get(meta::CLIENT_INFO).and_then(|v| Implementation::deserialize(v).ok()).map(Arc::new);
         let log_level = match meta.get(meta::LOG_LEVEL) {
             Some(v) => {
                 Some(LoggingLevel::deserialize(v).map_err(|_| EnvelopeError::Invalid(meta::LOG_LEVEL))?)
@@ -229,7 +236,8 @@ impl RequestEnvelope {
     /// envelope's members are read straight into their types. When that reading does
     /// not settle it (a member of the wrong shape, a repeated member, text that is not
     /// an object), the tree is built and `from_meta` decides, so the answer is always
-    /// `from_meta`'s.
+    /// `from_meta`'s. The capabilities and the identity are read once per thread for as
+    /// long as their text does not change (`last_read`).
     pub fn from_meta_text(meta: Option<&RawValue>) -> Result<Self, EnvelopeError> {
         let Some(text) = meta.map(RawValue::get).filter(|t| *t != "null") else {
             return Self::from_meta(None);
@@ -261,10 +269,11 @@ impl RequestEnvelope {
     }
 }
 
-/// The envelope's members of a `_meta` object, read straight into their types. A member
-/// holding `null` is present (as in a tree) and fails its type, as does a repeated member
-/// (a tree keeps the last); either way the whole read fails, and the caller lets the tree
-/// decide. Other members are skipped.
+/// The envelope's members of a `_meta` object, captured (the capabilities and the
+/// identity as text, read by [`EnvelopeMembers::into_envelope`]). A member holding `null`
+/// is present (as in a tree) and fails its type, as does a repeated member (a tree keeps
+/// the last); either way the envelope is not made, and the caller lets the tree decide.
+/// Other members are skipped.
 #[derive(Default, Deserialize)]
 pub(crate) struct EnvelopeMembers<'a> {
     #[serde(
@@ -276,21 +285,36 @@ pub(crate) struct EnvelopeMembers<'a> {
     // Borrowed: a `Cow` read through `deserialize_with` is always owned. A version with
     // escapes (never seen) fails here, and the tree decides.
     version: Option<&'a str>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, deserialize_with = "present")]
-    capabilities: Option<Box<ClientCapabilities>>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", default, deserialize_with = "present")]
-    info: Option<Box<Implementation>>,
+    #[serde(
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default, deserialize_with = "present")]
+    info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default, deserialize_with = "present")]
     level: Option<LoggingLevel>,
 }
 
+thread_local! {
+    static LAST_CAPABILITIES: last_read::Slot<ClientCapabilities> = const { RefCell::new(None) };
+    static LAST_CLIENT_INFO: last_read::Slot<Implementation> = const { RefCell::new(None) };
+}
+
 impl EnvelopeMembers<'_> {
-    /// The envelope, when its required members are there (else `from_meta` reports).
+    /// The envelope, when its required members are there and every member present reads
+    /// (else `from_meta` decides).
     pub(crate) fn into_envelope(self) -> Option<RequestEnvelope> {
+        let client_info = match self.info {
+            Some(raw) => Some(last_read::read(&LAST_CLIENT_INFO, raw.get()).ok()?),
+            None => None,
+        };
         Some(RequestEnvelope {
             protocol_version: ProtocolVersion::parse(self.version?),
-            client_capabilities: self.capabilities?,
-            client_info: self.info,
+            client_capabilities: last_read::read(&LAST_CAPABILITIES, self.capabilities?.get()).ok()?,
+            client_info,
             log_level: self.level,
         })
     }

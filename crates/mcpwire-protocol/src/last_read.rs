@@ -1,0 +1,74 @@
+//! A per-thread memory of the last value read from a JSON text.
+//!
+//! A 2026 client sends its capabilities and its identity on every request, nearly always
+//! the same text, and a server reads both on every request: reading them is most of the
+//! cost of reading the envelope. Each thread keeps the last text it read for each such
+//! member and the value it made, shared; the same text again gives the same value,
+//! without reading it. The value is a function of the text alone, so a remembered one is
+//! exactly what reading would make.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+use std::thread::LocalKey;
+
+use serde::de::DeserializeOwned;
+
+/// Texts longer than this are read every time, not remembered: a client's capabilities
+/// and identity are far shorter, and a thread should not keep a large text alive.
+pub(crate) const MAX_REMEMBERED: usize = 1024;
+
+/// The last text a thread read for one member, and its value.
+pub(crate) struct LastRead<T> {
+    text: Box<str>,
+    value: Arc<T>,
+}
+
+/// One thread's memory of one member.
+pub(crate) type Slot<T> = RefCell<Option<LastRead<T>>>;
+
+/// The value of `text` as `T`: the one remembered in `slot` when the thread's last text
+/// there was the same, else read now (and remembered, if it reads and is short).
+pub(crate) fn read<T: DeserializeOwned + 'static>(
+    slot: &'static LocalKey<Slot<T>>,
+    text: &str,
+) -> Result<Arc<T>, serde_json::Error> {
+    let remembered = slot.with(|s| match &*s.borrow() {
+        Some(last) if *last.text == *text => Some(last.value.clone()),
+        _ => None,
+    });
+    if let Some(value) = remembered {
+        return Ok(value);
+    }
+    let value = Arc::new(serde_json::from_str::<T>(text)?);
+    if text.len() <= MAX_REMEMBERED {
+        slot.with(|s| *s.borrow_mut() = Some(LastRead { text: text.into(), value: value.clone() }));
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::Value;
+
+    thread_local! {
+        static SLOT: Slot<Value> = const { RefCell::new(None) };
+    }
+
+    #[test]
+    fn the_same_text_gives_the_same_value_and_another_is_read() {
+        let a = read(&SLOT, r#"{"a":1}"#).unwrap();
+        let again = read(&SLOT, r#"{"a":1}"#).unwrap();
+        assert!(Arc::ptr_eq(&a, &again), "remembered");
+        let b = read(&SLOT, r#"{"a": 1}"#).unwrap();
+        assert!(!Arc::ptr_eq(&a, &b), "another text is read");
+        assert_eq!(*a, *b);
+        assert!(read(&SLOT, "{").is_err());
+        // An error leaves the last value remembered.
+        assert!(Arc::ptr_eq(&b, &read(&SLOT, r#"{"a": 1}"#).unwrap()));
+        let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(MAX_REMEMBERED));
+        let first = read(&SLOT, &long).unwrap();
+        assert!(!Arc::ptr_eq(&first, &read(&SLOT, &long).unwrap()), "a long text is not kept");
+    }
+}
