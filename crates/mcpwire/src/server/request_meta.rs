@@ -17,8 +17,8 @@ use serde_json::value::RawValue;
 pub(crate) enum RequestMeta {
     Tree(Option<Meta>),
     Text(Box<RawValue>, OnceLock<Option<Meta>>),
-    /// Still in the request's body (an HTTP body, shared, not copied), which was read
-    /// once without keeping `_meta`: `params._meta` is read from it on first use.
+    /// Still in the request's body (an HTTP body), which was read once without keeping
+    /// `_meta`: `params._meta` is read from it on first use.
     #[cfg(feature = "http")]
     InBody(bytes::Bytes, OnceLock<Option<Meta>>),
 }

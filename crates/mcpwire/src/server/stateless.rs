@@ -168,8 +168,8 @@ impl Server {
     /// (`decode_frame`, then `parse_call`), which gives the same request and call for
     /// every body read here, and reports any flaw.
     ///
-    /// The request keeps no params: its call has them all, and `_meta` stays in the
-    /// body for the context to read if asked. A progress token is the one thing the
+    /// The request keeps no params: its call has them all, and `_meta` stays in (a copy
+    /// of) the body for the context to read if asked. A progress token is the one thing the
     /// dispatcher reads from a request's params, so a body that names one is left to
     /// the general path.
     #[cfg(feature = "http")]
@@ -188,7 +188,9 @@ impl Server {
         };
         let call = ParsedCall {
             params: frame.params,
-            meta: RequestMeta::in_body(body.clone()),
+            // A copy, not a share: the body is a slice of the connection's read buffer,
+            // which a share would pin (kilobytes) for as long as the handler runs.
+            meta: RequestMeta::in_body(bytes::Bytes::copy_from_slice(body)),
             envelope: Box::new(frame.envelope),
         };
         Some((request, Box::new(call)))
