@@ -17,7 +17,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::id::RequestId;
-use crate::jsonrpc::read_id;
+use crate::jsonrpc::{present, read_id};
 use crate::lifecycle::{EnvelopeMembers, RequestEnvelope};
 use crate::methods;
 use crate::tools::{CallToolRequestParams, CallToolWire};
@@ -78,11 +78,6 @@ struct CallFrame<'a> {
     result: Option<&'a RawValue>,
     #[serde(default, borrow, deserialize_with = "present")]
     error: Option<&'a RawValue>,
-}
-
-/// A member that is present, `null` included.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&'de RawValue>::deserialize(d).map(Some)
 }
 
 /// `T` read from a JSON object only: a derived struct also reads an array by position,

@@ -492,7 +492,7 @@ impl OwnedEnvelope {
 }
 
 /// Captures a member's raw JSON even when it is `null`, so that "absent" and "null" differ.
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+pub(crate) fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&'de RawValue>::deserialize(d).map(Some)
 }
 

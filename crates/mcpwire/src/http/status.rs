@@ -41,10 +41,7 @@ pub(crate) fn response(body: McpBody) -> Response<McpBody> {
 
 /// A JSON body response.
 pub fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<McpBody> {
-    let mut response = response(McpBody::full(body));
-    *response.status_mut() = status;
-    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
+    json_in(HeaderMap::with_capacity(HEADER_ROOM), status, body)
 }
 
 /// [`json`] with its headers in `headers`, a map made earlier (emptied first): its room

@@ -249,12 +249,20 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("(non-string panic payload)")
 }
 
-/// Reads `_meta.progressToken` from raw params, without parsing anything else.
-fn progress_token(params: Option<&serde_json::value::RawValue>) -> Option<RawJson> {
+/// Whether `text` names a progress token anywhere: when it does not, a request in it has
+/// none ([`progress_token`] finds none), and its params need not be read for one.
+pub(crate) fn mentions_progress_token(text: &[u8]) -> bool {
     static KEY: LazyLock<memchr::memmem::Finder<'static>> =
         LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
+    KEY.find(text).is_some()
+}
+
+/// Reads `_meta.progressToken` from raw params, without parsing anything else.
+fn progress_token(params: Option<&serde_json::value::RawValue>) -> Option<RawJson> {
     let raw = params?.get();
-    KEY.find(raw.as_bytes())?;
+    if !mentions_progress_token(raw.as_bytes()) {
+        return None;
+    }
     #[derive(Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]

@@ -52,6 +52,8 @@ pub use context::{NotificationContext, RequestContext};
 pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
 #[cfg(feature = "http")]
+pub(crate) use inbound::mentions_progress_token;
+#[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
 pub use outbound::CallOptions;
 pub use progress::{ProgressCallback, ProgressUpdate};

@@ -174,9 +174,10 @@ impl Server {
     /// the general path.
     #[cfg(feature = "http")]
     pub(crate) fn decode_call(&self, body: &bytes::Bytes) -> Option<(Request, Box<ParsedCall>)> {
-        static PROGRESS: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
-            std::sync::LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
-        if self.has_middleware() || self.inner.capabilities.tools.is_none() || PROGRESS.find(body).is_some() {
+        if self.has_middleware()
+            || self.inner.capabilities.tools.is_none()
+            || crate::jsonrpc::mentions_progress_token(body)
+        {
             return None;
         }
         let frame = decode_tool_call(std::str::from_utf8(body).ok()?)?;
