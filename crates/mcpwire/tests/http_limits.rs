@@ -4,6 +4,10 @@
 //! `Retry-After` and a JSON-RPC error carrying their id, while 2025 sessions go on. A
 //! slot comes back as soon as its connection or request ends.
 //!
+//! A connection has `HttpSettings::head_timeout` to send each request head, keep-alive
+//! idle time included: a client that trickles a head is cut off at that deadline, while
+//! one that keeps sending requests keeps its connection for as long as it likes.
+//!
 //! And a 2026-era client that never reads its SSE response: the server's memory stays
 //! bounded (the per-request queue, then the socket buffers), and once the stream has
 //! taken nothing for one keep-alive interval it is dropped: the handler is cancelled, the
@@ -24,7 +28,7 @@ use mcpwire::http::{serve_with_shutdown, Bound, HttpSettings, McpService};
 use mcpwire::protocol::codes;
 use raw_http::{send, send_only, Req};
 use serde_json::{json, Value};
-use tokio::io::AsyncReadExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// The fixture server on a loopback port with `settings`.
@@ -97,6 +101,78 @@ fn the_defaults_bound_connections_and_concurrent_requests() {
     let settings = HttpSettings::default();
     assert_eq!(settings.max_connections, 1024);
     assert_eq!(settings.max_concurrent_requests, 1024);
+    assert_eq!(settings.head_timeout, Duration::from_secs(30));
+}
+
+/// Reads one response with a `Content-Length` body from `stream`; returns its status.
+async fn read_response(stream: &mut TcpStream) -> u16 {
+    let mut buf = Vec::new();
+    loop {
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&buf[..end]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .expect("a Content-Length");
+            if buf.len() >= end + 4 + length {
+                return head.split(' ').nth(1).and_then(|c| c.parse().ok()).expect("a status");
+            }
+        }
+        let mut chunk = [0u8; 4096];
+        let n = tokio::time::timeout(Duration::from_secs(5), stream.read(&mut chunk))
+            .await
+            .expect("timed out reading a response")
+            .expect("reading a response");
+        assert!(n > 0, "the connection closed before its response: {:?}", String::from_utf8_lossy(&buf));
+        buf.extend_from_slice(&chunk[..n]);
+    }
+}
+
+#[tokio::test]
+async fn a_head_trickled_past_the_head_timeout_ends_the_connection() {
+    let timeout = Duration::from_millis(600);
+    let (bound, _) = local(HttpSettings { head_timeout: timeout, ..HttpSettings::default() }).await;
+    let mut stream = TcpStream::connect(bound.local_addr).await.unwrap();
+    let started = Instant::now();
+    stream.write_all(b"POST /mcp HTTP/1.1\r\nhost: localhost\r\n").await.unwrap();
+    // One more byte of a header every 100 ms: never a whole head.
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        for byte in b"x-slow: ".iter().cycle() {
+            if stream.write_all(&[*byte]).await.is_err() {
+                return;
+            }
+            let mut sink = [0u8; 1024];
+            let read = tokio::time::timeout(Duration::from_millis(100), stream.read(&mut sink)).await;
+            // Closed (or reset) by the server; anything else is another 100 ms gone.
+            if let Ok(Ok(0) | Err(_)) = read {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(closed.is_ok(), "a trickled head kept its connection for 10 s");
+    assert!(started.elapsed() >= timeout, "closed after {:?}, before the head timeout", started.elapsed());
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_connection_that_keeps_sending_requests_outlives_many_head_timeouts() {
+    let timeout = Duration::from_millis(400);
+    let (bound, _) = local(HttpSettings { head_timeout: timeout, ..HttpSettings::default() }).await;
+    let addr = bound.local_addr;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let started = Instant::now();
+    // Each head comes well inside its own deadline; together they span five timeouts.
+    for id in 0..10 {
+        stream.write_all(&modern(id, "tools/list", json!({})).encode(addr)).await.unwrap();
+        assert_eq!(read_response(&mut stream).await, 200, "request {id}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(started.elapsed() >= 4 * timeout);
+    // Then, idle past its deadline, the connection is closed.
+    expect_closed(&mut stream).await;
+    bound.shutdown.cancel();
 }
 
 #[tokio::test]

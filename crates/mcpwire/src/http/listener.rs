@@ -2,32 +2,30 @@
 //! keep-alive, graceful shutdown, and a bound on open connections
 //! ([`HttpSettings::max_connections`](super::HttpSettings::max_connections)): one more is
 //! answered `503` and closed without being read. A connection that sends no complete
-//! request head for [`HEAD_TIMEOUT`] (a slow or idle client) is closed, so idle
-//! connections cannot hold every slot.
+//! request head for [`HttpSettings::head_timeout`](super::HttpSettings::head_timeout) (a
+//! slow or idle client) is closed, so idle connections cannot hold every slot.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
+use super::head_timer::HeadTimer;
 use super::McpService;
 
-/// How long a connection may take to send a request head, idle keep-alive time between
-/// requests included (hyper's `header_read_timeout`).
-const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// How often the accept loop's anchor timer fires. It is shorter than [`HEAD_TIMEOUT`]
-/// so the runtime always has a timer due before any request's head deadline: tokio's
-/// time driver wakes its parked thread (an eventfd write and one more `epoll_wait`)
-/// whenever a new timer is due before every other one, which, without the anchor, is
-/// every request hyper arms a head timer for on a server with no other timers.
+/// How often, at most, the accept loop's anchor timer fires (a third of the head timeout
+/// when that is shorter). It is shorter than the head timeout so the runtime always has
+/// a timer due before any connection's head deadline: tokio's time driver wakes its
+/// parked thread (an eventfd write and one more `epoll_wait`) whenever a new timer is
+/// due before every other one, which, without the anchor, is every head deadline
+/// registered on a server with no other timers.
 const ANCHOR_PERIOD: Duration = Duration::from_secs(10);
 
 /// Connections being refused at once; past it an excess connection is closed without
@@ -79,14 +77,17 @@ async fn accept_loop(listener: TcpListener, service: McpService, path: String, s
     let connections = tokio_util::task::TaskTracker::new();
     let slots = Arc::new(Semaphore::new(service.inner.settings.max_connections.max(1)));
     let refusing = Arc::new(Semaphore::new(REFUSING_AT_ONCE));
-    let anchor = tokio::time::sleep(ANCHOR_PERIOD);
+    let head_timeout = service.inner.settings.head_timeout;
+    let anchor_period =
+        if head_timeout.is_zero() { ANCHOR_PERIOD } else { ANCHOR_PERIOD.min(head_timeout / 3) };
+    let anchor = tokio::time::sleep(anchor_period);
     tokio::pin!(anchor);
     loop {
         let accepted = tokio::select! {
             _ = stop.cancelled() => break,
             accepted = listener.accept() => accepted,
             () = &mut anchor => {
-                anchor.as_mut().reset(tokio::time::Instant::now() + ANCHOR_PERIOD);
+                anchor.as_mut().reset(tokio::time::Instant::now() + anchor_period);
                 continue;
             }
         };
@@ -153,6 +154,7 @@ async fn serve_connection(
     stop: CancellationToken,
 ) {
     {
+        let head_timeout = Some(service.inner.settings.head_timeout).filter(|t| !t.is_zero());
         let handler = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let service = service.clone();
             let on_path = request.uri().path() == path;
@@ -170,8 +172,8 @@ async fn serve_connection(
             }
         });
         let connection = hyper::server::conn::http1::Builder::new()
-            .timer(TokioTimer::new())
-            .header_read_timeout(HEAD_TIMEOUT)
+            .timer(HeadTimer::default())
+            .header_read_timeout(head_timeout)
             .serve_connection(TokioIo::new(stream), handler);
         tokio::pin!(connection);
         tokio::select! {

@@ -13,6 +13,7 @@
 mod body;
 pub mod event_store;
 mod exchange;
+mod head_timer;
 mod header_check;
 pub mod headers;
 mod listener;
@@ -94,6 +95,11 @@ pub struct HttpSettings {
     /// [`stateless_2025`](Self::stateless_2025) POSTs, streams included (default 1024).
     /// One more is answered `503` with `Retry-After` and a JSON-RPC error.
     pub max_concurrent_requests: usize,
+    /// How long [`serve`] gives a connection to send a request head, the idle time
+    /// between keep-alive requests included (default 30 s). A connection past it is
+    /// closed, so slow or idle clients cannot hold every connection slot. Zero turns the
+    /// limit off.
+    pub head_timeout: Duration,
 }
 
 impl Default for HttpSettings {
@@ -112,6 +118,7 @@ impl Default for HttpSettings {
             hosts: HostPolicy::default(),
             max_connections: 1024,
             max_concurrent_requests: 1024,
+            head_timeout: Duration::from_secs(30),
         }
     }
 }
@@ -126,6 +133,7 @@ impl std::fmt::Debug for HttpSettings {
             .field("resumable", &self.event_store.is_some())
             .field("max_connections", &self.max_connections)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("head_timeout", &self.head_timeout)
             .finish()
     }
 }

@@ -79,7 +79,8 @@ impl Req {
         self
     }
 
-    fn encode(&self, addr: SocketAddr) -> Vec<u8> {
+    /// The request as it goes on the wire to `addr`.
+    pub fn encode(&self, addr: SocketAddr) -> Vec<u8> {
         let host = self.host.clone().unwrap_or_else(|| addr.to_string());
         let mut head = format!("{} {} HTTP/1.1\r\nhost: {host}\r\n", self.method, self.path);
         for (name, value) in &self.headers {
