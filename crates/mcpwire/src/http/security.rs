@@ -111,10 +111,14 @@ pub fn check_content_type(method: &Method, headers: &HeaderMap) -> Result<(), (S
     if method != Method::POST {
         return Ok(());
     }
-    let ok = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
+    // What clients send, recognised without splitting it; then the general reading
+    // (parameters, spaces, any letter case).
+    let ok = headers.get(header::CONTENT_TYPE).is_some_and(|v| {
+        v.as_bytes() == b"application/json"
+            || v.to_str().is_ok_and(|v| {
+                v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json")
+            })
+    });
     if ok {
         Ok(())
     } else {
@@ -134,6 +138,24 @@ mod tests {
             h.append(*k, HeaderValue::from_static(v));
         }
         h
+    }
+
+    #[test]
+    fn json_content_types_pass_in_any_spelling_and_others_fail() {
+        let post = |ct: &'static str| check_content_type(&Method::POST, &headers(&[("content-type", ct)]));
+        for ct in [
+            "application/json",
+            "Application/JSON",
+            " application/json ; charset=utf-8",
+            "application/json;x=1",
+        ] {
+            assert!(post(ct).is_ok(), "{ct:?}");
+        }
+        for ct in ["application/jsonx", "text/plain", "application/json-seq", "", "application/ json"] {
+            assert_eq!(post(ct).unwrap_err().0, StatusCode::UNSUPPORTED_MEDIA_TYPE, "{ct:?}");
+        }
+        assert!(check_content_type(&Method::POST, &HeaderMap::new()).is_err());
+        assert!(check_content_type(&Method::GET, &HeaderMap::new()).is_ok());
     }
 
     #[test]

@@ -70,6 +70,9 @@ impl InFlightTable {
                 // belongs to a connection that pipelines, which would only grow it again.
                 self.others = HashMap::new();
             }
+        } else if self.others.is_empty() {
+            // Not registered (a one-shot request never is): nothing to hash the key for,
+            // which `HashMap::remove` would do even on an empty map.
         } else if let Some(found) = self.others.remove(key) {
             if !Arc::ptr_eq(&found, entry) {
                 // Not this request's entry (rare): put it back.
