@@ -6,7 +6,9 @@
 //!
 //! A connection has `HttpSettings::head_timeout` to send each request head, keep-alive
 //! idle time included: a client that trickles a head is cut off at that deadline, while
-//! one that keeps sending requests keeps its connection for as long as it likes.
+//! one that keeps sending requests keeps its connection for as long as it likes. A body
+//! has `HttpSettings::body_timeout`: one trickled past it is answered `408` and its
+//! connection closed.
 //!
 //! And a 2026-era client that never reads its SSE response: the server's memory stays
 //! bounded (the per-request queue, then the socket buffers), and once the stream has
@@ -28,7 +30,7 @@ use mcpwire::http::{serve_with_shutdown, Bound, HttpSettings, McpService};
 use mcpwire::protocol::codes;
 use raw_http::{send, send_only, Req};
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// The fixture server on a loopback port with `settings`.
@@ -70,7 +72,7 @@ fn initialize() -> Req {
 }
 
 /// Reads until the server closes the connection; fails if it stays open.
-async fn expect_closed(stream: &mut TcpStream) {
+async fn expect_closed(stream: &mut (impl AsyncRead + Unpin)) {
     let mut sink = vec![0u8; 64 * 1024];
     let closed = tokio::time::timeout(Duration::from_secs(5), async {
         loop {
@@ -102,10 +104,16 @@ fn the_defaults_bound_connections_and_concurrent_requests() {
     assert_eq!(settings.max_connections, 1024);
     assert_eq!(settings.max_concurrent_requests, 1024);
     assert_eq!(settings.head_timeout, Duration::from_secs(30));
+    assert_eq!(settings.body_timeout, Duration::from_secs(60));
 }
 
 /// Reads one response with a `Content-Length` body from `stream`; returns its status.
-async fn read_response(stream: &mut TcpStream) -> u16 {
+async fn read_response(stream: &mut (impl AsyncRead + Unpin)) -> u16 {
+    read_response_and_body(stream).await.0
+}
+
+/// Reads one response with a `Content-Length` body from `stream`: its status and body.
+async fn read_response_and_body(stream: &mut (impl AsyncRead + Unpin)) -> (u16, Value) {
     let mut buf = Vec::new();
     loop {
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -116,7 +124,9 @@ async fn read_response(stream: &mut TcpStream) -> u16 {
                 .and_then(|v| v.trim().parse().ok())
                 .expect("a Content-Length");
             if buf.len() >= end + 4 + length {
-                return head.split(' ').nth(1).and_then(|c| c.parse().ok()).expect("a status");
+                let status = head.split(' ').nth(1).and_then(|c| c.parse().ok()).expect("a status");
+                let body = serde_json::from_slice(&buf[end + 4..end + 4 + length]).unwrap_or(Value::Null);
+                return (status, body);
             }
         }
         let mut chunk = [0u8; 4096];
@@ -153,6 +163,36 @@ async fn a_head_trickled_past_the_head_timeout_ends_the_connection() {
     .await;
     assert!(closed.is_ok(), "a trickled head kept its connection for 10 s");
     assert!(started.elapsed() >= timeout, "closed after {:?}, before the head timeout", started.elapsed());
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_body_trickled_past_the_body_timeout_gets_408_and_the_connection_closes() {
+    let timeout = Duration::from_millis(500);
+    let (bound, _) = local(HttpSettings { body_timeout: timeout, ..HttpSettings::default() }).await;
+    let addr = bound.local_addr;
+    let whole = modern(1, "tools/list", json!({})).encode(addr);
+    let body_start = whole.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let (mut read, mut write) = TcpStream::connect(addr).await.unwrap().into_split();
+    let started = Instant::now();
+    // The head and the body's first byte, then one more byte every 100 ms: the body
+    // (over 100 bytes) would take more than ten seconds.
+    write.write_all(&whole[..=body_start]).await.unwrap();
+    let rest = whole[body_start + 1..].to_vec();
+    let _trickle = tokio::spawn(async move {
+        for byte in rest {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if write.write_all(&[byte]).await.is_err() {
+                return;
+            }
+        }
+    });
+    let (status, answer) = read_response_and_body(&mut read).await;
+    assert_eq!(status, 408, "{answer}");
+    assert_eq!(answer["error"]["code"], codes::INVALID_REQUEST, "{answer}");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    assert!(started.elapsed() >= timeout, "answered after {:?}, before the body timeout", started.elapsed());
+    expect_closed(&mut read).await;
     bound.shutdown.cancel();
 }
 

@@ -11,6 +11,7 @@
 //! checked (415/406); sessions and every queue are bounded.
 
 mod body;
+mod body_read;
 pub mod event_store;
 mod exchange;
 mod head_timer;
@@ -32,9 +33,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use bytes::{Buf, Bytes};
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
-use http_body_util::BodyExt;
 use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, Request};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -100,6 +99,11 @@ pub struct HttpSettings {
     /// closed, so slow or idle clients cannot hold every connection slot. Zero turns the
     /// limit off.
     pub head_timeout: Duration,
+    /// How long a POST's body may take to arrive, from when the endpoint first waits for
+    /// it (default 60 s). Past it the request is answered `408` and its connection
+    /// closed, so a client cannot hold a connection by trickling a body. Zero turns the
+    /// limit off.
+    pub body_timeout: Duration,
 }
 
 impl Default for HttpSettings {
@@ -119,6 +123,7 @@ impl Default for HttpSettings {
             max_connections: 1024,
             max_concurrent_requests: 1024,
             head_timeout: Duration::from_secs(30),
+            body_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -134,6 +139,7 @@ impl std::fmt::Debug for HttpSettings {
             .field("max_connections", &self.max_connections)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
             .field("head_timeout", &self.head_timeout)
+            .field("body_timeout", &self.body_timeout)
             .finish()
     }
 }
@@ -264,7 +270,11 @@ impl McpService {
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
         let (accepts_json, accepts_sse) = security::accepts_json_and_sse(&parts.headers);
-        let bytes = match read_body(body, inner.settings.max_body_bytes, &parts.headers).await {
+        let limits = body_read::Limits {
+            max_bytes: inner.settings.max_body_bytes,
+            timeout: inner.settings.body_timeout,
+        };
+        let bytes = match body_read::read_body(body, limits, &parts.headers).await {
             Ok(b) => b,
             Err(response) => return *response,
         };
@@ -549,67 +559,6 @@ fn request_extensions(parts: &mut http::request::Parts) -> Extensions {
     extensions
 }
 
-/// Reads a body up to the limit: 413 beyond it (by `Content-Length` or by counting).
-async fn read_body<B>(
-    body: B,
-    limit: usize,
-    headers: &http::HeaderMap,
-) -> Result<Bytes, Box<Response<McpBody>>>
-where
-    B: http_body::Body + Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let too_large = || {
-        Box::new(status::error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            codes::INVALID_REQUEST,
-            format!("Request body exceeds {limit} bytes"),
-        ))
-    };
-    if let Some(len) =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
-    {
-        if len > limit as u64 {
-            return Err(too_large());
-        }
-    }
-    // Read frame by frame rather than with `collect`: a body mostly comes in one chunk,
-    // which is then taken as it is, without a list of chunks to keep it in.
-    let mut body = std::pin::pin!(http_body_util::Limited::new(body, limit));
-    let mut first: Option<Bytes> = None;
-    let mut joined: Vec<u8> = Vec::new();
-    while let Some(frame) = body.frame().await {
-        let frame = match frame {
-            Ok(frame) => frame,
-            Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
-                return Err(too_large())
-            }
-            Err(e) => {
-                return Err(Box::new(status::error(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    codes::PARSE_ERROR,
-                    format!("could not read the body: {e}"),
-                )))
-            }
-        };
-        // Trailers carry nothing for us.
-        let Ok(mut data) = frame.into_data() else { continue };
-        let chunk = data.copy_to_bytes(data.remaining());
-        match &first {
-            None => first = Some(chunk),
-            Some(first) => {
-                if joined.is_empty() {
-                    joined.extend_from_slice(first);
-                }
-                joined.extend_from_slice(&chunk);
-            }
-        }
-    }
-    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
-}
-
 impl<B> tower_service::Service<HttpRequest<B>> for McpService
 where
     B: http_body::Body + Send + 'static,
@@ -627,33 +576,5 @@ where
     fn call(&mut self, request: HttpRequest<B>) -> Self::Future {
         let service = self.clone();
         Box::pin(async move { Ok(service.handle(request).await) })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-    use http_body_util::StreamBody;
-
-    /// A body that arrives in `chunks`, with trailers at the end.
-    fn chunked(
-        chunks: &[&'static str],
-    ) -> StreamBody<impl futures_util::Stream<Item = Result<http_body::Frame<Bytes>, Infallible>>> {
-        let mut frames: Vec<Result<http_body::Frame<Bytes>, Infallible>> =
-            chunks.iter().map(|c| Ok(http_body::Frame::data(Bytes::from_static(c.as_bytes())))).collect();
-        frames.push(Ok(http_body::Frame::trailers(http::HeaderMap::new())));
-        StreamBody::new(futures_util::stream::iter(frames))
-    }
-
-    #[tokio::test]
-    async fn a_body_is_read_whole_however_it_is_chunked() {
-        let headers = http::HeaderMap::new();
-        for chunks in [&[][..], &[""], &["{}"], &["", "{", "", "}"], &["{\"a\"", ":", "1}"], &["{}", ""]] {
-            let bytes = read_body(chunked(chunks), 64, &headers).await.unwrap();
-            assert_eq!(bytes, chunks.concat().as_bytes(), "{chunks:?}");
-        }
-        let too_large = read_body(chunked(&["{\"a\":", "\"0123456789\"}"]), 10, &headers).await.unwrap_err();
-        assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 }

@@ -1,0 +1,208 @@
+//! Reading a POST's body, bounded in size and in time.
+//!
+//! A body larger than [`HttpSettings::max_body_bytes`](super::HttpSettings::max_body_bytes)
+//! is refused with `413`. A body that has not all arrived within
+//! [`HttpSettings::body_timeout`](super::HttpSettings::body_timeout) of the endpoint
+//! starting to wait for it is refused with `408` and its connection closed: without the
+//! deadline, a client that sends a head and then trickles its body would hold its
+//! connection (and the endpoint's memory for the body so far) for as long as it liked.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::task::Poll;
+use std::time::Duration;
+
+use bytes::{Buf, Bytes};
+use http::{header, HeaderValue, Response, StatusCode};
+use http_body::Body;
+use mcpwire_protocol::codes;
+
+use super::{status, McpBody};
+
+/// The bounds of one body.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Limits {
+    /// Largest accepted body.
+    pub(super) max_bytes: usize,
+    /// How long the whole body may take, from the first time the endpoint has to wait
+    /// for it; zero for no limit.
+    pub(super) timeout: Duration,
+}
+
+/// What waiting for the body's next frame gave.
+enum Next<F> {
+    Frame(F),
+    End,
+    Late,
+}
+
+/// Reads a body within `limits`: `413` beyond the size (at once when `Content-Length`
+/// says so, else as soon as the counted body passes it), `408` past the deadline.
+pub(super) async fn read_body<B>(
+    body: B,
+    limits: Limits,
+    headers: &http::HeaderMap,
+) -> Result<Bytes, Box<Response<McpBody>>>
+where
+    B: Body + Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let limit = limits.max_bytes;
+    let too_large = || {
+        Box::new(status::error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            None,
+            codes::INVALID_REQUEST,
+            format!("Request body exceeds {limit} bytes"),
+        ))
+    };
+    if let Some(len) =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
+    {
+        if len > limit as u64 {
+            return Err(too_large());
+        }
+    }
+    let mut body = std::pin::pin!(http_body_util::Limited::new(body, limit));
+    // The deadline's timer is made only when the body keeps the endpoint waiting: most
+    // bodies arrive with their head, and a timer made for each would cost every request.
+    let mut deadline: Option<Pin<Box<tokio::time::Sleep>>> = None;
+    // Read frame by frame rather than with `collect`: a body mostly comes in one chunk,
+    // which is then taken as it is, without a list of chunks to keep it in.
+    let mut first: Option<Bytes> = None;
+    let mut joined: Vec<u8> = Vec::new();
+    loop {
+        let next = std::future::poll_fn(|cx| {
+            if let Poll::Ready(frame) = body.as_mut().poll_frame(cx) {
+                return Poll::Ready(frame.map_or(Next::End, Next::Frame));
+            }
+            if limits.timeout.is_zero() {
+                return Poll::Pending;
+            }
+            let late = deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep(limits.timeout)));
+            late.as_mut().poll(cx).map(|()| Next::Late)
+        })
+        .await;
+        let frame = match next {
+            Next::End => break,
+            Next::Late => return Err(Box::new(too_late(limits.timeout))),
+            Next::Frame(Ok(frame)) => frame,
+            Next::Frame(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
+                return Err(too_large())
+            }
+            Next::Frame(Err(e)) => {
+                return Err(Box::new(status::error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    codes::PARSE_ERROR,
+                    format!("could not read the body: {e}"),
+                )))
+            }
+        };
+        // Trailers carry nothing for us.
+        let Ok(mut data) = frame.into_data() else { continue };
+        let chunk = data.copy_to_bytes(data.remaining());
+        match &first {
+            None => first = Some(chunk),
+            Some(first) => {
+                if joined.is_empty() {
+                    joined.extend_from_slice(first);
+                }
+                joined.extend_from_slice(&chunk);
+            }
+        }
+    }
+    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
+}
+
+/// `408` for a body that did not arrive in time; the connection is closed after it (what
+/// is left of the body is never read).
+fn too_late(timeout: Duration) -> Response<McpBody> {
+    let mut response = status::error(
+        StatusCode::REQUEST_TIMEOUT,
+        None,
+        codes::INVALID_REQUEST,
+        format!("Request body not received within {} ms", timeout.as_millis()),
+    );
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::convert::Infallible;
+
+    use super::*;
+    use http_body_util::StreamBody;
+
+    const NO_DEADLINE: Duration = Duration::ZERO;
+
+    fn limits(max_bytes: usize, timeout: Duration) -> Limits {
+        Limits { max_bytes, timeout }
+    }
+
+    /// A body that arrives in `chunks`, with trailers at the end.
+    fn chunked(
+        chunks: &[&'static str],
+    ) -> StreamBody<impl futures_util::Stream<Item = Result<http_body::Frame<Bytes>, Infallible>>> {
+        let mut frames: Vec<Result<http_body::Frame<Bytes>, Infallible>> =
+            chunks.iter().map(|c| Ok(http_body::Frame::data(Bytes::from_static(c.as_bytes())))).collect();
+        frames.push(Ok(http_body::Frame::trailers(http::HeaderMap::new())));
+        StreamBody::new(futures_util::stream::iter(frames))
+    }
+
+    /// A body whose chunks arrive `gap` apart.
+    fn trickled(
+        chunks: &'static [&'static str],
+        gap: Duration,
+    ) -> StreamBody<impl futures_util::Stream<Item = Result<http_body::Frame<Bytes>, Infallible>>> {
+        use futures_util::StreamExt;
+        StreamBody::new(futures_util::stream::iter(chunks).then(move |c| async move {
+            tokio::time::sleep(gap).await;
+            Ok(http_body::Frame::data(Bytes::from_static(c.as_bytes())))
+        }))
+    }
+
+    #[tokio::test]
+    async fn a_body_is_read_whole_however_it_is_chunked() {
+        let headers = http::HeaderMap::new();
+        for chunks in [&[][..], &[""], &["{}"], &["", "{", "", "}"], &["{\"a\"", ":", "1}"], &["{}", ""]] {
+            let bytes = read_body(chunked(chunks), limits(64, NO_DEADLINE), &headers).await.unwrap();
+            assert_eq!(bytes, chunks.concat().as_bytes(), "{chunks:?}");
+        }
+        let too_large =
+            read_body(chunked(&["{\"a\":", "\"0123456789\"}"]), limits(10, NO_DEADLINE), &headers)
+                .await
+                .unwrap_err();
+        assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_that_arrives_within_its_deadline_is_read() {
+        let headers = http::HeaderMap::new();
+        let body = trickled(&["{\"a\"", ":", "1}"], Duration::from_secs(9));
+        let bytes = read_body(body, limits(64, Duration::from_secs(30)), &headers).await.unwrap();
+        assert_eq!(bytes, "{\"a\":1}".as_bytes());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_body_trickled_past_its_deadline_gets_408_and_closes_the_connection() {
+        let headers = http::HeaderMap::new();
+        let start = tokio::time::Instant::now();
+        // Each piece comes well within the deadline of the last; the whole does not.
+        let body = trickled(&["{", "\"a\"", ":", "1", "}"], Duration::from_secs(8));
+        let late = read_body(body, limits(64, Duration::from_secs(30)), &headers).await.unwrap_err();
+        assert_eq!(start.elapsed(), Duration::from_secs(30));
+        assert_eq!(late.status(), StatusCode::REQUEST_TIMEOUT);
+        assert_eq!(late.headers().get(header::CONNECTION).unwrap(), "close");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_zero_timeout_waits_for_as_long_as_the_body_takes() {
+        let headers = http::HeaderMap::new();
+        let body = trickled(&["{", "}"], Duration::from_secs(3600));
+        let bytes = read_body(body, limits(64, NO_DEADLINE), &headers).await.unwrap();
+        assert_eq!(bytes, "{}".as_bytes());
+    }
+}
