@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 use crate::id::RequestId;
 use crate::jsonrpc::{present, read_id};
-use crate::lifecycle::{EnvelopeMembers, RequestEnvelope};
+use crate::lifecycle::RequestEnvelope;
 use crate::methods;
 use crate::tools::{CallToolRequestParams, CallToolWire};
 
@@ -59,7 +59,9 @@ pub fn decode_tool_call(text: &str) -> Option<ToolCallFrame> {
     }
     let id = read_id(frame.id).ok()?;
     let (params, meta) = frame.params.0.split();
-    let envelope = meta?.0.into_envelope()?;
+    // `_meta` is taken as text and read on its own: a client sends the same one on every
+    // request, and a thread that read it before has its envelope already.
+    let envelope = RequestEnvelope::read_members(meta??.get())?;
     Some(ToolCallFrame { id, params, envelope })
 }
 
@@ -72,8 +74,10 @@ struct CallFrame<'a> {
     id: &'a RawValue,
     #[serde(borrow)]
     method: &'a RawValue,
+    // `_meta` as its text (`Option` inside for the `Default` the derived `CallToolWire`
+    // asks of it: a `_meta` of `null` is `None` outside, as with any `Option`).
     #[serde(borrow)]
-    params: ObjectOnly<CallToolWire<ObjectOnly<EnvelopeMembers<'a>>>>,
+    params: ObjectOnly<CallToolWire<Option<&'a RawValue>>>,
     #[serde(default, borrow, deserialize_with = "present")]
     result: Option<&'a RawValue>,
     #[serde(default, borrow, deserialize_with = "present")]

@@ -1,8 +1,8 @@
 //! A per-thread memory of the last value read from a JSON text.
 //!
 //! A 2026 client sends its capabilities and its identity on every request, nearly always
-//! the same text, and a server reads both on every request: reading them is most of the
-//! cost of reading the envelope. Each thread keeps the last text it read for each such
+//! the same text (most often the same whole `_meta`), and a server reads both on every
+//! request: reading them is most of the cost of reading the envelope. Each thread keeps the last text it read for each such
 //! member and the value it made, shared; the same text again gives the same value,
 //! without reading it. The value is a function of the text alone, so a remembered one is
 //! exactly what reading would make.
@@ -32,6 +32,16 @@ pub(crate) fn read<T: DeserializeOwned + 'static>(
     slot: &'static LocalKey<Slot<T>>,
     text: &str,
 ) -> Result<Arc<T>, serde_json::Error> {
+    read_with(slot, text, |text| serde_json::from_str::<T>(text))
+}
+
+/// [`read`] with `make` as the reading: it must be a function of the text alone (its
+/// value is handed out again for the same text).
+pub(crate) fn read_with<T: 'static, E>(
+    slot: &'static LocalKey<Slot<T>>,
+    text: &str,
+    make: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<Arc<T>, E> {
     let remembered = slot.with(|s| match &*s.borrow() {
         Some(last) if *last.text == *text => Some(last.value.clone()),
         _ => None,
@@ -39,7 +49,7 @@ pub(crate) fn read<T: DeserializeOwned + 'static>(
     if let Some(value) = remembered {
         return Ok(value);
     }
-    let value = Arc::new(serde_json::from_str::<T>(text)?);
+    let value = Arc::new(make(text)?);
     if text.len() <= MAX_REMEMBERED {
         slot.with(|s| *s.borrow_mut() = Some(LastRead { text: text.into(), value: value.clone() }));
     }

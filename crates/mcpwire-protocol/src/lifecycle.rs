@@ -250,12 +250,19 @@ impl RequestEnvelope {
     }
 
     /// The envelope when every member present reads cleanly into its type, in one pass
-    /// over the text, else `None`.
-    fn read_members(text: &str) -> Option<Self> {
+    /// over the text, else `None`. A thread that reads the same `_meta` text again (a
+    /// client's usual request) gets the envelope it made from it last time.
+    pub(crate) fn read_members(text: &str) -> Option<Self> {
         if !text.trim_start().starts_with('{') {
             return None;
         }
-        serde_json::from_str::<EnvelopeMembers<'_>>(text).ok()?.into_envelope()
+        let read = |text: &str| {
+            serde_json::from_str::<EnvelopeMembers<'_>>(text)
+                .ok()
+                .and_then(EnvelopeMembers::into_envelope)
+                .ok_or(())
+        };
+        last_read::read_with(&LAST_ENVELOPE, text, read).ok().map(|envelope| (*envelope).clone())
     }
 
     /// Writes the envelope as a `_meta` object.
@@ -301,6 +308,7 @@ pub(crate) struct EnvelopeMembers<'a> {
 thread_local! {
     static LAST_CAPABILITIES: last_read::Slot<ClientCapabilities> = const { RefCell::new(None) };
     static LAST_CLIENT_INFO: last_read::Slot<Implementation> = const { RefCell::new(None) };
+    static LAST_ENVELOPE: last_read::Slot<RequestEnvelope> = const { RefCell::new(None) };
 }
 
 impl EnvelopeMembers<'_> {
@@ -336,6 +344,25 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_same_meta_text_gives_the_remembered_envelope_and_another_is_read() {
+        let meta = |version: &str| {
+            format!(
+                r#"{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{"roots":{{}}}},"io.modelcontextprotocol/clientInfo":{{"name":"a","version":"1"}}}}"#
+            )
+        };
+        let first = RequestEnvelope::read_members(&meta("2026-07-28")).unwrap();
+        let again = RequestEnvelope::read_members(&meta("2026-07-28")).unwrap();
+        assert_eq!(first, again);
+        assert!(Arc::ptr_eq(&first.client_capabilities, &again.client_capabilities), "remembered");
+        let other = RequestEnvelope::read_members(&meta("2099-01-01")).unwrap();
+        assert_eq!(other.protocol_version, ProtocolVersion::parse("2099-01-01"));
+        assert_eq!(other.client_capabilities, first.client_capabilities);
+        // A flawed text is not remembered as anything, and the last good one still is.
+        assert!(RequestEnvelope::read_members(r#"{"io.modelcontextprotocol/protocolVersion":7}"#).is_none());
+        assert_eq!(RequestEnvelope::read_members(&meta("2099-01-01")).unwrap(), other);
+    }
 
     /// `from_meta_text` answers what `from_meta` answers on the parsed object, whatever
     /// the text: well-formed envelopes (read directly) and every kind of flaw (decided
