@@ -8,7 +8,8 @@
 //! idle time included: a client that trickles a head is cut off at that deadline, while
 //! one that keeps sending requests keeps its connection for as long as it likes. A body
 //! has `HttpSettings::body_timeout`: one trickled past it is answered `408` and its
-//! connection closed.
+//! connection closed. And a client that reads nothing of its answer loses its connection
+//! (and gives its slot back) once the write has waited `HttpSettings::write_timeout`.
 //!
 //! And a 2026-era client that never reads its SSE response: the server's memory stays
 //! bounded (the per-request queue, then the socket buffers), and once the stream has
@@ -105,6 +106,7 @@ fn the_defaults_bound_connections_and_concurrent_requests() {
     assert_eq!(settings.max_concurrent_requests, 1024);
     assert_eq!(settings.head_timeout, Duration::from_secs(30));
     assert_eq!(settings.body_timeout, Duration::from_secs(60));
+    assert_eq!(settings.write_timeout, Duration::from_secs(60));
 }
 
 /// Reads one response with a `Content-Length` body from `stream`; returns its status.
@@ -193,6 +195,28 @@ async fn a_body_trickled_past_the_body_timeout_gets_408_and_the_connection_close
     assert_eq!(answer["id"], Value::Null, "{answer}");
     assert!(started.elapsed() >= timeout, "answered after {:?}, before the body timeout", started.elapsed());
     expect_closed(&mut read).await;
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_client_that_reads_nothing_loses_its_connection_at_the_write_timeout() {
+    let settings = HttpSettings {
+        write_timeout: Duration::from_millis(500),
+        max_connections: 1,
+        ..HttpSettings::default()
+    };
+    let (bound, _) = local(settings).await;
+    let addr = bound.local_addr;
+    // The one connection slot: a call whose answer (32 MiB) is far more than the socket
+    // buffers hold, and which the client never reads.
+    let big = modern(1, "tools/call", json!({ "name": "big", "arguments": { "n": 32 << 20 } }));
+    let stalled = send_only(addr, big).await;
+    let started = Instant::now();
+    // Once the answer's write has waited past the timeout, the server closes that
+    // connection and its slot serves another.
+    assert_eq!(served_within(addr, Duration::from_secs(15)).await, 200);
+    assert!(started.elapsed() >= Duration::from_millis(500));
+    drop(stalled);
     bound.shutdown.cancel();
 }
 

@@ -3,7 +3,10 @@
 //! ([`HttpSettings::max_connections`](super::HttpSettings::max_connections)): one more is
 //! answered `503` and closed without being read. A connection that sends no complete
 //! request head for [`HttpSettings::head_timeout`](super::HttpSettings::head_timeout) (a
-//! slow or idle client) is closed, so idle connections cannot hold every slot.
+//! slow or idle client) is closed, so idle connections cannot hold every slot; so is one
+//! whose response waits for longer than
+//! [`HttpSettings::write_timeout`](super::HttpSettings::write_timeout) on a client that reads
+//! nothing.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -18,6 +21,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::head_timer::HeadTimer;
+use super::write_deadline::WriteDeadline;
 use super::McpService;
 
 /// How often, at most, the accept loop's anchor timer fires (a third of the head timeout
@@ -155,6 +159,7 @@ async fn serve_connection(
 ) {
     {
         let head_timeout = Some(service.inner.settings.head_timeout).filter(|t| !t.is_zero());
+        let stream = WriteDeadline::new(stream, service.inner.settings.write_timeout);
         let handler = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
             let service = service.clone();
             let on_path = request.uri().path() == path;

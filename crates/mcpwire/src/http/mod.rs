@@ -25,6 +25,7 @@ mod sessions;
 mod sse;
 mod stateless25;
 mod status;
+mod write_deadline;
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -104,6 +105,11 @@ pub struct HttpSettings {
     /// closed, so a client cannot hold a connection by trickling a body. Zero turns the
     /// limit off.
     pub body_timeout: Duration,
+    /// How long [`serve`] lets a response write wait without progress, the client
+    /// reading nothing, before it closes the connection (default 60 s). It runs only
+    /// while a write waits, so idle connections and quiet streams are not affected, and
+    /// a slow reader that keeps reading keeps its connection. Zero turns the limit off.
+    pub write_timeout: Duration,
 }
 
 impl Default for HttpSettings {
@@ -124,6 +130,7 @@ impl Default for HttpSettings {
             max_concurrent_requests: 1024,
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(60),
+            write_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -140,6 +147,7 @@ impl std::fmt::Debug for HttpSettings {
             .field("max_concurrent_requests", &self.max_concurrent_requests)
             .field("head_timeout", &self.head_timeout)
             .field("body_timeout", &self.body_timeout)
+            .field("write_timeout", &self.write_timeout)
             .finish()
     }
 }
