@@ -82,8 +82,12 @@ async fn accept_loop(listener: TcpListener, service: McpService, path: String, s
     let slots = Arc::new(Semaphore::new(service.inner.settings.max_connections.max(1)));
     let refusing = Arc::new(Semaphore::new(REFUSING_AT_ONCE));
     let head_timeout = service.inner.settings.head_timeout;
-    let anchor_period =
-        if head_timeout.is_zero() { ANCHOR_PERIOD } else { ANCHOR_PERIOD.min(head_timeout / 3) };
+    // Never more often than every 100 ms, however short the head timeout.
+    let anchor_period = if head_timeout.is_zero() {
+        ANCHOR_PERIOD
+    } else {
+        ANCHOR_PERIOD.min(head_timeout / 3).max(Duration::from_millis(100))
+    };
     let anchor = tokio::time::sleep(anchor_period);
     tokio::pin!(anchor);
     loop {
