@@ -85,8 +85,8 @@ struct CallFrame<'a> {
 }
 
 /// `T` read from a JSON object only: a derived struct also reads an array by position,
-/// which the general reading refuses (it checks that params and `_meta` are objects).
-#[derive(Default)] // Needed by `CallToolWire`'s derived bounds; never used.
+/// which the general reading refuses (it checks that params are an object; `_meta`'s
+/// text is checked by [`RequestEnvelope::read_members`]).
 struct ObjectOnly<T>(T);
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOnly<T> {

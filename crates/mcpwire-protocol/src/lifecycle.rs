@@ -281,8 +281,8 @@ impl RequestEnvelope {
 /// is present (as in a tree) and fails its type, as does a repeated member (a tree keeps
 /// the last); either way the envelope is not made, and the caller lets the tree decide.
 /// Other members are skipped.
-#[derive(Default, Deserialize)]
-pub(crate) struct EnvelopeMembers<'a> {
+#[derive(Deserialize)]
+struct EnvelopeMembers<'a> {
     #[serde(
         rename = "io.modelcontextprotocol/protocolVersion",
         borrow,
@@ -314,7 +314,7 @@ thread_local! {
 impl EnvelopeMembers<'_> {
     /// The envelope, when its required members are there and every member present reads
     /// (else `from_meta` decides).
-    pub(crate) fn into_envelope(self) -> Option<RequestEnvelope> {
+    fn into_envelope(self) -> Option<RequestEnvelope> {
         let client_info = match self.info {
             Some(raw) => Some(last_read::read(&LAST_CLIENT_INFO, raw.get()).ok()?),
             None => None,

@@ -47,12 +47,6 @@ impl hyper::rt::Timer for HeadTimer {
         Box::pin(HeadSleep { slot: Arc::clone(&self.slot) })
     }
 
-    fn reset(&self, sleep: &mut Pin<Box<dyn hyper::rt::Sleep>>, new_deadline: Instant) {
-        // Every sleep this timer made shares the one tokio timer: moving its deadline is
-        // the whole reset (the handle itself stays as it is).
-        *sleep = self.sleep_until(new_deadline);
-    }
-
     /// tokio's clock, the one the deadlines are measured on (it differs from the system's
     /// only when a test pauses time).
     fn now(&self) -> Instant {
