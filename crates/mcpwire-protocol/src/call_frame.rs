@@ -11,6 +11,7 @@
 //! [`decode_frame`]: crate::jsonrpc::decode_frame
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use serde::de::{value::MapAccessDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
@@ -32,6 +33,10 @@ pub struct ToolCallFrame {
     pub params: CallToolRequestParams,
     /// The envelope in `_meta`.
     pub envelope: RequestEnvelope,
+    /// `_meta`'s text (an object), for a caller that reads its other members: shared
+    /// with this thread's memory of the last `_meta` read, so that the same `_meta` on
+    /// every request is copied once, not once a request.
+    pub meta: Arc<str>,
 }
 
 /// Reads `text` as one `tools/call` request whose `_meta` holds a well-formed envelope,
@@ -61,8 +66,8 @@ pub fn decode_tool_call(text: &str) -> Option<ToolCallFrame> {
     let (params, meta) = frame.params.0.split();
     // `_meta` is taken as text and read on its own: a client sends the same one on every
     // request, and a thread that read it before has its envelope already.
-    let envelope = RequestEnvelope::read_members(meta??.get())?;
-    Some(ToolCallFrame { id, params, envelope })
+    let (envelope, meta) = RequestEnvelope::read_members_with_text(meta??.get())?;
+    Some(ToolCallFrame { id, params, envelope, meta })
 }
 
 /// The members of a request frame, the params read as `tools/call` params.
@@ -123,7 +128,7 @@ mod tests {
             CallToolRequestParams::from_str_with_meta_text(r.params.as_deref().map_or("{}", RawValue::get))
                 .ok()?;
         let envelope = RequestEnvelope::from_meta_text(meta.as_deref()).ok()?;
-        Some(ToolCallFrame { id: r.id, params, envelope })
+        Some(ToolCallFrame { id: r.id, params, envelope, meta: meta?.get().into() })
     }
 
     const ENVELOPE: &str = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;

@@ -19,7 +19,8 @@ pub(crate) const MAX_REMEMBERED: usize = 1024;
 
 /// The last text a thread read for one member, and its value.
 pub(crate) struct LastRead<T> {
-    text: Box<str>,
+    /// Shared: a caller may keep the text with the value ([`read_with_text`]).
+    text: Arc<str>,
     value: Arc<T>,
 }
 
@@ -42,18 +43,44 @@ pub(crate) fn read_with<T: 'static, E>(
     text: &str,
     make: impl FnOnce(&str) -> Result<T, E>,
 ) -> Result<Arc<T>, E> {
-    let remembered = slot.with(|s| match &*s.borrow() {
-        Some(last) if *last.text == *text => Some(last.value.clone()),
-        _ => None,
-    });
-    if let Some(value) = remembered {
+    if let Some((value, _)) = remembered(slot, text) {
         return Ok(value);
     }
     let value = Arc::new(make(text)?);
     if text.len() <= MAX_REMEMBERED {
-        slot.with(|s| *s.borrow_mut() = Some(LastRead { text: text.into(), value: value.clone() }));
+        remember(slot, text.into(), value.clone());
     }
     Ok(value)
+}
+
+/// [`read_with`], and the text as a shared copy: the remembered one when the value was,
+/// so a caller that keeps the text (to read more of it later) copies nothing then.
+pub(crate) fn read_with_text<T: 'static, E>(
+    slot: &'static LocalKey<Slot<T>>,
+    text: &str,
+    make: impl FnOnce(&str) -> Result<T, E>,
+) -> Result<(Arc<T>, Arc<str>), E> {
+    if let Some(found) = remembered(slot, text) {
+        return Ok(found);
+    }
+    let value = Arc::new(make(text)?);
+    let copy: Arc<str> = text.into();
+    if text.len() <= MAX_REMEMBERED {
+        remember(slot, copy.clone(), value.clone());
+    }
+    Ok((value, copy))
+}
+
+/// The value and text remembered in `slot`, when its text is `text`.
+fn remembered<T: 'static>(slot: &'static LocalKey<Slot<T>>, text: &str) -> Option<(Arc<T>, Arc<str>)> {
+    slot.with(|s| match &*s.borrow() {
+        Some(last) if *last.text == *text => Some((last.value.clone(), last.text.clone())),
+        _ => None,
+    })
+}
+
+fn remember<T: 'static>(slot: &'static LocalKey<Slot<T>>, text: Arc<str>, value: Arc<T>) {
+    slot.with(|s| *s.borrow_mut() = Some(LastRead { text, value }));
 }
 
 #[cfg(test)]
@@ -80,5 +107,21 @@ mod tests {
         let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(MAX_REMEMBERED));
         let first = read(&SLOT, &long).unwrap();
         assert!(!Arc::ptr_eq(&first, &read(&SLOT, &long).unwrap()), "a long text is not kept");
+    }
+
+    #[test]
+    fn the_text_comes_back_shared_with_the_memory_of_it() {
+        let read = |text: &str| read_with_text(&SLOT, text, |t| serde_json::from_str::<Value>(t)).unwrap();
+        let (a, text) = read(r#"{"b":2}"#);
+        assert_eq!(&*text, r#"{"b":2}"#);
+        let (again, same) = read(r#"{"b":2}"#);
+        assert!(Arc::ptr_eq(&a, &again) && Arc::ptr_eq(&text, &same), "both remembered");
+        // A long text is read, and copied, every time.
+        let long = format!(r#"{{"b":"{}"}}"#, "x".repeat(MAX_REMEMBERED));
+        let (first, first_text) = read(&long);
+        let (second, second_text) = read(&long);
+        assert_eq!(*first_text, *long);
+        assert!(!Arc::ptr_eq(&first, &second) && !Arc::ptr_eq(&first_text, &second_text));
+        assert!(read_with_text(&SLOT, "{", |t| serde_json::from_str::<Value>(t)).is_err());
     }
 }

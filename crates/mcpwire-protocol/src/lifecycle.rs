@@ -256,13 +256,17 @@ impl RequestEnvelope {
         if !text.trim_start().starts_with('{') {
             return None;
         }
-        let read = |text: &str| {
-            serde_json::from_str::<EnvelopeMembers<'_>>(text)
-                .ok()
-                .and_then(EnvelopeMembers::into_envelope)
-                .ok_or(())
-        };
-        last_read::read_with(&LAST_ENVELOPE, text, read).ok().map(|envelope| (*envelope).clone())
+        last_read::read_with(&LAST_ENVELOPE, text, read_envelope).ok().map(|envelope| (*envelope).clone())
+    }
+
+    /// [`RequestEnvelope::read_members`], with `text` as a shared copy (the thread's
+    /// remembered one, when it read the same text last).
+    pub(crate) fn read_members_with_text(text: &str) -> Option<(Self, Arc<str>)> {
+        if !text.trim_start().starts_with('{') {
+            return None;
+        }
+        let (envelope, text) = last_read::read_with_text(&LAST_ENVELOPE, text, read_envelope).ok()?;
+        Some(((*envelope).clone(), text))
     }
 
     /// Writes the envelope as a `_meta` object.
@@ -326,6 +330,11 @@ impl EnvelopeMembers<'_> {
             log_level: self.level,
         })
     }
+}
+
+/// The envelope of a `_meta` text, when every member present reads cleanly.
+fn read_envelope(text: &str) -> Result<RequestEnvelope, ()> {
+    serde_json::from_str::<EnvelopeMembers<'_>>(text).ok().and_then(EnvelopeMembers::into_envelope).ok_or(())
 }
 
 /// A member that is present, read as `T` (`null` included, which most `T` refuse).

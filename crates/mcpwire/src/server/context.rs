@@ -158,7 +158,7 @@ impl SessionInfo {
 #[derive(Debug)]
 pub(crate) struct StatelessInfo {
     /// Boxed as the request's reading made it: moved here, not copied out of its box.
-    pub(crate) envelope: Box<RequestEnvelope>,
+    pub(crate) envelope: RequestEnvelope,
     /// `inputResponses` of a retry.
     pub(crate) responses: InputResponses,
     /// The verified user state of a retry's `requestState`.

@@ -17,10 +17,10 @@ use serde_json::value::RawValue;
 pub(crate) enum RequestMeta {
     Tree(Option<Meta>),
     Text(Box<RawValue>, OnceLock<Option<Meta>>),
-    /// Still in the request's body (an HTTP body), which was read once without keeping
-    /// `_meta`: `params._meta` is read from it on first use.
+    /// Shared text (an object) and the tree made from it on first use: the 2026 HTTP
+    /// endpoint's one-pass read of a call gives `_meta` as its thread's remembered copy.
     #[cfg(feature = "http")]
-    InBody(bytes::Bytes, OnceLock<Option<Meta>>),
+    Shared(std::sync::Arc<str>, OnceLock<Option<Meta>>),
 }
 
 impl RequestMeta {
@@ -36,10 +36,10 @@ impl RequestMeta {
         }
     }
 
-    /// `params._meta` of the JSON-RPC request in `body`, read on first use.
+    /// `_meta` from its shared text (an object), read on first use.
     #[cfg(feature = "http")]
-    pub(crate) fn in_body(body: bytes::Bytes) -> Self {
-        RequestMeta::InBody(body, OnceLock::new())
+    pub(crate) fn shared(text: std::sync::Arc<str>) -> Self {
+        RequestMeta::Shared(text, OnceLock::new())
     }
 
     /// The text, when it has not been parsed.
@@ -59,24 +59,9 @@ impl RequestMeta {
                 tree.get_or_init(|| serde_json::from_str(text.get()).ok()).as_ref()
             }
             #[cfg(feature = "http")]
-            RequestMeta::InBody(body, tree) => tree.get_or_init(|| meta_in_body(body)).as_ref(),
+            RequestMeta::Shared(text, tree) => tree.get_or_init(|| serde_json::from_str(text).ok()).as_ref(),
         }
     }
-}
-
-/// `params._meta` of the request in `body`.
-#[cfg(feature = "http")]
-fn meta_in_body(body: &[u8]) -> Option<Meta> {
-    #[derive(serde::Deserialize)]
-    struct Frame {
-        params: Params,
-    }
-    #[derive(serde::Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<Meta>,
-    }
-    serde_json::from_slice::<Frame>(body).ok()?.params.meta
 }
 
 impl From<Option<Meta>> for RequestMeta {
@@ -108,9 +93,8 @@ mod tests {
 
     #[cfg(feature = "http")]
     #[test]
-    fn meta_in_the_body_is_read_on_first_use() {
-        let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"a":[1],"b":{"c":null}}}}"#;
-        let meta = RequestMeta::in_body(bytes::Bytes::from_static(body.as_bytes()));
+    fn shared_text_is_read_on_first_use() {
+        let meta = RequestMeta::shared(r#"{"a":[1],"b":{"c":null}}"#.into());
         assert!(meta.text().is_none());
         let expected = json!({"a": [1], "b": {"c": null}});
         assert_eq!(meta.get().map(|m| serde_json::Value::Object(m.clone())), Some(expected));

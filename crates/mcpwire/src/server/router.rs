@@ -35,7 +35,7 @@ use crate::jsonrpc::RequestContext;
 /// What an era adapter knows before the method's params are read.
 pub(crate) enum Seed {
     Stateful(Arc<SessionInfo>),
-    Stateless(Box<RequestEnvelope>),
+    Stateless(RequestEnvelope),
 }
 
 /// The 2026 retry fields of `tools/call`, `prompts/get` and `resources/read`, and what

@@ -3,8 +3,6 @@
 //! with `resultType`, the server's identity and, where cacheable, cache hints. The server
 //! never sends requests: `ctx.elicit(..)` becomes an `input_required` result.
 
-use std::borrow::Borrow;
-
 #[cfg(feature = "http")]
 use mcpwire_protocol::call_frame::decode_tool_call;
 use mcpwire_protocol::lifecycle::{DiscoverResult, EnvelopeError, RequestEnvelope};
@@ -48,9 +46,9 @@ fn check_envelope(meta: Option<&Meta>) -> Result<RequestEnvelope, McpError> {
 }
 
 /// The envelope's errors as JSON-RPC errors, and its version checked.
-fn checked<E: Borrow<RequestEnvelope>>(envelope: Result<E, EnvelopeError>) -> Result<E, McpError> {
+fn checked(envelope: Result<RequestEnvelope, EnvelopeError>) -> Result<RequestEnvelope, McpError> {
     let envelope = envelope.map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))?;
-    let version = &envelope.borrow().protocol_version;
+    let version = &envelope.protocol_version;
     if !is_stateless_version(version) {
         return Err(unsupported_version(version.as_str()));
     }
@@ -70,7 +68,7 @@ pub(crate) fn unsupported_version(requested: &str) -> McpError {
 pub(crate) struct ParsedCall {
     pub(crate) params: CallToolRequestParams,
     meta: RequestMeta,
-    pub(crate) envelope: Box<RequestEnvelope>,
+    pub(crate) envelope: RequestEnvelope,
 }
 
 impl Server {
@@ -102,7 +100,7 @@ impl Server {
         if let Some((p, meta)) = self.tool_call_params(&request) {
             // The params were parsed once, `_meta` as text with them: the envelope is
             // read from that text, and the handler's context parses the rest on demand.
-            let envelope = RequestEnvelope::from_meta_text(meta.text()).map(Box::new);
+            let envelope = RequestEnvelope::from_meta_text(meta.text());
             return self.call_parsed(rpc, p, meta, envelope).await;
         }
         let envelope = read_envelope(&request)?;
@@ -120,10 +118,7 @@ impl Server {
                 let result = SubscriptionsListenResult::closed(rpc.id());
                 Reply::Custom(serde_json::to_value(result)?)
             }
-            _ => {
-                self.route(rpc, Seed::Stateless(Box::new(envelope)), method, request.params.as_deref())
-                    .await?
-            }
+            _ => self.route(rpc, Seed::Stateless(envelope), method, request.params.as_deref()).await?,
         };
         self.stamp(reply)
     }
@@ -134,7 +129,7 @@ impl Server {
         rpc: RequestContext,
         params: CallToolRequestParams,
         meta: RequestMeta,
-        envelope: Result<Box<RequestEnvelope>, EnvelopeError>,
+        envelope: Result<RequestEnvelope, EnvelopeError>,
     ) -> Result<RawJson, McpError> {
         let envelope = checked(envelope)?;
         let reply = self.call_tool(rpc, Seed::Stateless(envelope), params, meta).await?;
@@ -157,7 +152,7 @@ impl Server {
             return None;
         }
         let (params, meta) = self.tool_call_params(request)?;
-        let envelope = Box::new(RequestEnvelope::from_meta_text(meta.text()).ok()?);
+        let envelope = RequestEnvelope::from_meta_text(meta.text()).ok()?;
         // Boxed: the call moves from the endpoint into the handler, a pointer at a time.
         Some(Box::new(ParsedCall { params, meta, envelope }))
     }
@@ -168,8 +163,8 @@ impl Server {
     /// (`decode_frame`, then `parse_call`), which gives the same request and call for
     /// every body read here, and reports any flaw.
     ///
-    /// The request keeps no params: its call has them all, and `_meta` stays in (a copy
-    /// of) the body for the context to read if asked. A progress token is the one thing the
+    /// The request keeps no params: its call has them all, and `_meta`'s text (shared with
+    /// the thread's memory of it) stays for the context to read if asked. A progress token is the one thing the
     /// dispatcher reads from a request's params, so a body that names one is left to
     /// the general path.
     #[cfg(feature = "http")]
@@ -189,10 +184,10 @@ impl Server {
         };
         let call = ParsedCall {
             params: frame.params,
-            // A copy, not a share: the body is a slice of the connection's read buffer,
-            // which a share would pin (kilobytes) for as long as the handler runs.
-            meta: RequestMeta::in_body(bytes::Bytes::copy_from_slice(body)),
-            envelope: Box::new(frame.envelope),
+            // `_meta` alone, not the body: that is a slice of the connection's read
+            // buffer, which a share would pin (kilobytes) for as long as the handler runs.
+            meta: RequestMeta::shared(frame.meta),
+            envelope: frame.envelope,
         };
         Some((request, Box::new(call)))
     }
