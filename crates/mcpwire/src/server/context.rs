@@ -157,7 +157,7 @@ impl SessionInfo {
 /// The per-request state of a 2026 request.
 #[derive(Debug)]
 pub(crate) struct StatelessInfo {
-    /// Boxed as the request's reading made it: moved here, not copied out of its box.
+    /// The envelope, as the request's reading made it.
     pub(crate) envelope: RequestEnvelope,
     /// `inputResponses` of a retry.
     pub(crate) responses: InputResponses,
