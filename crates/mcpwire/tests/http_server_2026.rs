@@ -295,8 +295,9 @@ async fn modern_listen_acknowledges_then_forwards_list_changed() {
 }
 
 /// A handler sees the request's whole `_meta` and its envelope, whether the endpoint read
-/// the call in one pass (keeping `_meta` in the body) or on the general path (a progress
-/// token, a repeated member).
+/// the call in one pass (keeping `_meta`'s text, shared with the thread's memory of the
+/// last one when it is the same) or on the general path (a progress token, a repeated
+/// member).
 #[tokio::test]
 async fn handlers_see_the_whole_meta_over_http() {
     let t = start().await;
@@ -305,11 +306,17 @@ async fn handlers_see_the_whole_meta_over_http() {
     let mut meta = envelope();
     meta["example.com/trace"] = json!({ "spans": [1, 2], "escaped": "a\"b\u{e9}" });
     meta["io.modelcontextprotocol/clientInfo"] = json!({ "name": "one-pass", "version": "1" });
-    let req = modern(1, "tools/call", json!({ "name": "meta", "_meta": meta }));
-    assert_eq!(
-        shown(send(t.addr, req).await.json().await),
-        json!({ "meta": meta, "client": "one-pass", "elicits": false })
-    );
+    // The same `_meta` again (the remembered text), then one too long to remember.
+    let mut long = meta.clone();
+    long["example.com/padding"] = json!("x".repeat(2048));
+    for (id, meta) in [(1, &meta), (11, &meta), (12, &long), (13, &long), (14, &meta)] {
+        let req = modern(id, "tools/call", json!({ "name": "meta", "_meta": meta }));
+        assert_eq!(
+            shown(send(t.addr, req).await.json().await),
+            json!({ "meta": meta, "client": "one-pass", "elicits": false }),
+            "request {id}"
+        );
+    }
 
     let mut with_token = meta.clone();
     with_token["progressToken"] = json!("p-1");
