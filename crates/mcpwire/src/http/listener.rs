@@ -21,6 +21,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use super::head_timer::HeadTimer;
+use super::stop_signal::StopSignal;
 use super::write_deadline::WriteDeadline;
 use super::McpService;
 
@@ -191,7 +192,7 @@ async fn serve_connection(
                     tracing::debug!("connection ended: {e}");
                 }
             }
-            _ = stop.cancelled() => {
+            () = StopSignal::new(stop) => {
                 connection.as_mut().graceful_shutdown();
                 let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
             }

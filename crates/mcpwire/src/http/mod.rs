@@ -25,6 +25,7 @@ mod sessions;
 mod sse;
 mod stateless25;
 mod status;
+mod stop_signal;
 mod write_deadline;
 
 use std::convert::Infallible;
