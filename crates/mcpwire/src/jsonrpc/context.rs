@@ -13,6 +13,7 @@ use mcpwire_protocol::{RawJson, RequestId};
 use serde_json::value::RawValue;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
+use super::lazy_token::LazyToken;
 use super::outbound::CallOptions;
 use super::{Peer, PeerCancelMode};
 use crate::error::RequestError;
@@ -111,11 +112,11 @@ impl InFlight {
     /// The handler's token, made on first use as a child of `shutdown` (so it fires at
     /// shutdown even after the request settled, as it did when every request had one),
     /// and born cancelled if the request already fired.
-    pub(crate) fn token(&self, shutdown: &CancellationToken) -> &CancellationToken {
+    pub(crate) fn token(&self, shutdown: &LazyToken) -> &CancellationToken {
         if let Some(token) = self.token.get() {
             return token;
         }
-        let token = self.token.get_or_init(|| shutdown.child_token());
+        let token = self.token.get_or_init(|| shutdown.get().child_token());
         fence(Ordering::SeqCst);
         if self.is_fired() {
             token.cancel();

@@ -32,6 +32,7 @@ mod handler;
 mod in_flight;
 mod inbound;
 mod intake;
+mod lazy_token;
 #[cfg(feature = "http")]
 mod oneshot;
 mod outbound;
@@ -44,7 +45,6 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use tokio::sync::mpsc;
-use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 pub use context::{NotificationContext, RequestContext};
@@ -145,8 +145,8 @@ pub(crate) struct Shared {
     in_flight: Mutex<InFlightTable>,
     close_reason: Mutex<Option<String>>,
     /// Cancelled when the connection shuts down (the parent of every handler's token;
-    /// [`Shared::shut_down`] cancels it).
-    shutdown: CancellationToken,
+    /// [`Shared::shut_down`] cancels it). Made only when asked for.
+    shutdown: lazy_token::LazyToken,
 }
 
 impl Shared {
@@ -160,7 +160,7 @@ impl Shared {
             next_id: AtomicI64::new(1),
             in_flight: Mutex::new(InFlightTable::default()),
             close_reason: Mutex::new(None),
-            shutdown: CancellationToken::new(),
+            shutdown: lazy_token::LazyToken::default(),
         }
     }
 
