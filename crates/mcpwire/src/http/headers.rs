@@ -63,8 +63,12 @@ fn decode_cow(raw: &str) -> Option<Cow<'_, str>> {
     }
 }
 
+/// A header read as one value: `Ok(None)` if absent, `Err` (the `-32020` message) if
+/// repeated or not text.
+type Single<'a> = Result<Option<&'a str>, String>;
+
 /// The single value of a header: `Ok(None)` if absent, `Err` if repeated or not text.
-fn single<K>(headers: &HeaderMap, name: K) -> Result<Option<&str>, String>
+fn single<K>(headers: &HeaderMap, name: K) -> Single<'_>
 where
     K: AsHeaderName + std::fmt::Display + Copy,
 {
@@ -74,6 +78,46 @@ where
         return Err(format!("the {name} header is repeated"));
     }
     first.to_str().map(|s| Some(s.trim())).map_err(|_| format!("the {name} header is not valid text"))
+}
+
+/// [`single`] of `Mcp-Method` and of `Mcp-Name`, found in one walk of the map: the walk
+/// compares the names hyper has already parsed, where two lookups would hash both names
+/// and probe for each.
+fn method_and_name(headers: &HeaderMap) -> (Single<'_>, Single<'_>) {
+    let (mut method, mut name) = (Found::default(), Found::default());
+    for (key, value) in headers {
+        // By text, not `HeaderName` equality: a standard name is a table entry away from
+        // its text, and most names differ from both in length.
+        match key.as_str() {
+            METHOD => method.add(value),
+            NAME => name.add(value),
+            _ => {}
+        }
+    }
+    (method.single(&METHOD_NAME), name.single(&NAME_NAME))
+}
+
+/// The values of one header seen in a walk of a map: the first, and whether it repeats.
+#[derive(Default)]
+struct Found<'a> {
+    first: Option<&'a http::HeaderValue>,
+    repeated: bool,
+}
+
+impl<'a> Found<'a> {
+    fn add(&mut self, value: &'a http::HeaderValue) {
+        self.repeated |= self.first.is_some();
+        self.first.get_or_insert(value);
+    }
+
+    /// What [`single`] answers for the same values.
+    fn single(self, name: &HeaderName) -> Single<'a> {
+        let Some(first) = self.first else { return Ok(None) };
+        if self.repeated {
+            return Err(format!("the {name} header is repeated"));
+        }
+        first.to_str().map(|s| Some(s.trim())).map_err(|_| format!("the {name} header is not valid text"))
+    }
 }
 
 /// The `MCP-Protocol-Version` header, trimmed.
@@ -110,7 +154,8 @@ pub(crate) fn check_routing_name(
     request: &Request,
     body_name: Option<&str>,
 ) -> Result<(), String> {
-    match single(headers, &METHOD_NAME)? {
+    let (method, name) = method_and_name(headers);
+    match method? {
         None => return Err("the Mcp-Method header is required".into()),
         Some(m) if m != request.method => {
             return Err(format!(
@@ -124,7 +169,7 @@ pub(crate) fn check_routing_name(
         return Ok(());
     }
     let body_name = body_name.unwrap_or_default();
-    match single(headers, &NAME_NAME)? {
+    match name? {
         None => Err("the Mcp-Name header is required for this method".into()),
         Some(raw) => match decode_cow(raw) {
             Some(name) if name == body_name => Ok(()),
@@ -209,6 +254,34 @@ mod tests {
         assert_eq!(encode_value("us-west"), "us-west");
         assert_eq!(encode_value("\u{65e5}\u{672c}"), "=?base64?5pel5pys?=");
         assert_eq!(decode_value("=?base64?!!?="), None);
+    }
+
+    /// The one walk finds what two lookups find, errors included.
+    #[test]
+    fn one_walk_reads_method_and_name_as_two_lookups_do() {
+        let text = HeaderValue::from_static;
+        let not_text = || HeaderValue::from_bytes(b"caf\xe9").unwrap();
+        let cases: Vec<Vec<(&str, HeaderValue)>> = vec![
+            vec![],
+            vec![("content-type", text("application/json"))],
+            vec![(METHOD, text(" tools/call ")), ("accept", text("*/*")), (NAME, text("echo"))],
+            vec![(NAME, text("a")), (METHOD, text("tools/call")), (NAME, text("b"))],
+            vec![(METHOD, text("x")), (METHOD, text("x"))],
+            vec![(METHOD, not_text()), (NAME, text("n"))],
+            vec![(METHOD, text("m")), (NAME, not_text()), (NAME, not_text())],
+            vec![("mcp-name-other", text("z")), (PROTOCOL_VERSION, text("2026-07-28"))],
+        ];
+        for headers in cases {
+            let mut h = HeaderMap::new();
+            for (name, value) in &headers {
+                h.append(*name, value.clone());
+            }
+            assert_eq!(
+                method_and_name(&h),
+                (single(&h, &METHOD_NAME), single(&h, &NAME_NAME)),
+                "{headers:?}"
+            );
+        }
     }
 
     fn request(method: &str, params: Value) -> Request {
