@@ -19,8 +19,14 @@ pub(crate) struct LazyToken {
 }
 
 impl LazyToken {
-    /// The token, made now if it was not: cancelled already if [`LazyToken::cancel`] ran.
+    /// The token, made now if it was not: cancelled already if [`LazyToken::cancel`] ran
+    /// (or, when another thread is making it at that moment, as soon as that thread has).
     pub(crate) fn get(&self) -> &CancellationToken {
+        // Made already: whoever made it did the check below (a reading loop asks for the
+        // token once per message, and the fence is not free).
+        if let Some(token) = self.token.get() {
+            return token;
+        }
         let token = self.token.get_or_init(CancellationToken::new);
         // Published, then the flag read; `cancel` writes the flag, then reads the token:
         // with a fence in each, one of the two sees the other, so the token is cancelled
