@@ -72,12 +72,11 @@ fn single<K>(headers: &HeaderMap, name: K) -> Single<'_>
 where
     K: AsHeaderName + std::fmt::Display + Copy,
 {
-    let mut values = headers.get_all(name).iter();
-    let Some(first) = values.next() else { return Ok(None) };
-    if values.next().is_some() {
-        return Err(format!("the {name} header is repeated"));
+    let mut found = Found::default();
+    for value in headers.get_all(name) {
+        found.add(value);
     }
-    first.to_str().map(|s| Some(s.trim())).map_err(|_| format!("the {name} header is not valid text"))
+    found.single(name)
 }
 
 /// [`single`] of `Mcp-Method` and of `Mcp-Name`, found in one walk of the map: the walk
@@ -110,8 +109,9 @@ impl<'a> Found<'a> {
         self.first.get_or_insert(value);
     }
 
-    /// What [`single`] answers for the same values.
-    fn single(self, name: &HeaderName) -> Single<'a> {
+    /// The one value, trimmed: `Ok(None)` if none was seen, `Err` if it repeats or is not
+    /// text (`name` is the header's, for the message).
+    fn single(self, name: impl std::fmt::Display) -> Single<'a> {
         let Some(first) = self.first else { return Ok(None) };
         if self.repeated {
             return Err(format!("the {name} header is repeated"));
