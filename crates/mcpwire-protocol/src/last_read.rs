@@ -33,28 +33,13 @@ pub(crate) fn read<T: DeserializeOwned + 'static>(
     slot: &'static LocalKey<Slot<T>>,
     text: &str,
 ) -> Result<Arc<T>, serde_json::Error> {
-    read_with(slot, text, |text| serde_json::from_str::<T>(text))
+    read_with_text(slot, text, |text| serde_json::from_str::<T>(text)).map(|(value, _)| value)
 }
 
-/// [`read`] with `make` as the reading: it must be a function of the text alone (its
-/// value is handed out again for the same text).
-pub(crate) fn read_with<T: 'static, E>(
-    slot: &'static LocalKey<Slot<T>>,
-    text: &str,
-    make: impl FnOnce(&str) -> Result<T, E>,
-) -> Result<Arc<T>, E> {
-    if let Some((value, _)) = remembered(slot, text) {
-        return Ok(value);
-    }
-    let value = Arc::new(make(text)?);
-    if text.len() <= MAX_REMEMBERED {
-        remember(slot, text.into(), value.clone());
-    }
-    Ok(value)
-}
-
-/// [`read_with`], and the text as a shared copy: the remembered one when the value was,
-/// so a caller that keeps the text (to read more of it later) copies nothing then.
+/// [`read`] with `make` as the reading (it must be a function of the text alone: its
+/// value is handed out again for the same text), and the text as a shared copy: the
+/// remembered one when the value was, so a caller that keeps the text (to read more of it
+/// later) copies nothing then.
 pub(crate) fn read_with_text<T: 'static, E>(
     slot: &'static LocalKey<Slot<T>>,
     text: &str,
@@ -66,7 +51,8 @@ pub(crate) fn read_with_text<T: 'static, E>(
     let value = Arc::new(make(text)?);
     let copy: Arc<str> = text.into();
     if text.len() <= MAX_REMEMBERED {
-        remember(slot, copy.clone(), value.clone());
+        let last = LastRead { text: copy.clone(), value: value.clone() };
+        slot.with(|s| *s.borrow_mut() = Some(last));
     }
     Ok((value, copy))
 }
@@ -77,10 +63,6 @@ fn remembered<T: 'static>(slot: &'static LocalKey<Slot<T>>, text: &str) -> Optio
         Some(last) if *last.text == *text => Some((last.value.clone(), last.text.clone())),
         _ => None,
     })
-}
-
-fn remember<T: 'static>(slot: &'static LocalKey<Slot<T>>, text: Arc<str>, value: Arc<T>) {
-    slot.with(|s| *s.borrow_mut() = Some(LastRead { text, value }));
 }
 
 #[cfg(test)]

@@ -253,10 +253,7 @@ impl RequestEnvelope {
     /// over the text, else `None`. A thread that reads the same `_meta` text again (a
     /// client's usual request) gets the envelope it made from it last time.
     pub(crate) fn read_members(text: &str) -> Option<Self> {
-        if !text.trim_start().starts_with('{') {
-            return None;
-        }
-        last_read::read_with(&LAST_ENVELOPE, text, read_envelope).ok().map(|envelope| (*envelope).clone())
+        Self::read_members_with_text(text).map(|(envelope, _)| envelope)
     }
 
     /// [`RequestEnvelope::read_members`], with `text` as a shared copy (the thread's
