@@ -288,3 +288,49 @@ async fn after_shutdown_the_service_answers_503() {
     assert_eq!(response.status, 503);
     assert_eq!(response.json().await, transport_error(-32603, "The server is shutting down"));
 }
+
+/// A response is written into its request's own header map when the handler is done with
+/// it (hyper then parses the connection's next request into that map): none of the
+/// request's headers may survive into the response, whatever the era and body.
+#[tokio::test]
+async fn a_response_carries_none_of_its_requests_headers() {
+    let probe = |req: Req| req.header("x-probe", "request-only").header("authorization", "Bearer secret");
+    let assert_clean = |response: &raw_http::Response, what: &str| {
+        assert_eq!(response.status, 200, "{what}");
+        for name in ["x-probe", "authorization", "mcp-method", "mcp-name"] {
+            assert!(response.header(name).is_none(), "{what}: the response carries {name}");
+        }
+    };
+
+    // 2025, a session: the answer as SSE, and as JSON.
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let call = call_body(2, "echo", json!({ "text": "hi" }));
+    let mut response = send(t.addr, probe(in_session(Req::post(&call), &sid, V25))).await;
+    assert_clean(&response, "2025 SSE");
+    assert_eq!(response.content_type(), "text/event-stream");
+    assert_eq!(response.next_message().await, text_result(2, "echo: hi"));
+    let t = start_with(HttpSettings { json_response: true, ..HttpSettings::default() }).await;
+    let sid = open_session(t.addr, V25).await;
+    let response = send(t.addr, probe(in_session(Req::post(&call), &sid, V25))).await;
+    assert_clean(&response, "2025 JSON");
+    assert_eq!(response.content_type(), "application/json");
+    assert_eq!(response.json().await, text_result(2, "echo: hi"));
+
+    // 2026: a JSON answer, and an SSE one (the handler reports progress first).
+    let t = start().await;
+    let response = send(
+        t.addr,
+        probe(modern(3, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } }))),
+    )
+    .await;
+    assert_clean(&response, "2026 JSON");
+    assert_eq!(response.content_type(), "application/json");
+    assert_eq!(response.json().await, complete_text(3, "echo: hi"));
+    let params = json!({ "name": "progress", "arguments": {}, "_meta": { "progressToken": "p" } });
+    let mut response = send(t.addr, probe(modern(4, "tools/call", params))).await;
+    assert_clean(&response, "2026 SSE");
+    assert!(response.is_sse());
+    let last = response.events_to_end().await.pop().expect("events").json();
+    assert_eq!(last, complete_text(4, "progressed"));
+}

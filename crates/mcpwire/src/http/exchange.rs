@@ -74,6 +74,10 @@ impl McpService {
         if !session.deliver(events).await {
             return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
         }
+        // The handlers' facts share the request's header map: it comes back for the
+        // response once they are done with it ([`status::reclaim_room`]).
+        let headers = extensions.shared::<http::HeaderMap>();
+        drop(extensions);
 
         if json {
             let mut answers = Vec::with_capacity(request_ids.len());
@@ -96,11 +100,12 @@ impl McpService {
             } else {
                 answers.into_iter().next().unwrap_or_default()
             };
-            status::json(StatusCode::OK, body)
+            status::json_in(status::reclaim_room(headers), StatusCode::OK, body)
         } else {
             let (first, complete) = hold(&mut rx, self.inner.settings.stream_queue).await;
             if complete {
-                modern::sse_response(McpBody::full(concat(first)))
+                // The requests are answered: their handlers no longer hold the headers.
+                modern::sse_response_in(status::reclaim_room(headers), McpBody::full(concat(first)))
             } else {
                 modern::sse_response(McpBody::stream_after(first, rx))
             }

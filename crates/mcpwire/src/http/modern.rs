@@ -3,7 +3,7 @@
 //! `subscriptions/listen` stream). Closing the response cancels the request, and nothing
 //! more is written for it. The headers must agree with the body (`-32020` otherwise).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -78,9 +78,7 @@ pub(crate) async fn serve(
             let sent = call.sent(false);
             // The request is over: its context, and its hold on the headers, are gone.
             drop(call);
-            let room =
-                headers.and_then(|h| Arc::try_unwrap(h).ok()).filter(|h| h.capacity() <= status::ROOM_KEPT);
-            return answered(id, answer, sent, room);
+            return answered(id, answer, sent, status::reclaim_room(headers));
         }
         Poll::Pending => {
             // The handler waits: what it sends now is watched for (its queue is made).
@@ -166,11 +164,8 @@ pub(crate) async fn serve(
 
 /// The response of a request answered before its response was committed: JSON, unless
 /// the handler sent something first (then those events and the answer, as one SSE body).
-/// A JSON answer's headers go in `room` when given: the request's own header map, which
-/// hyper keeps after writing the response and parses the connection's next request into,
-/// so that a connection's requests reuse one map instead of each making one (a 1 KiB
-/// allocation, beyond the allocator's per-thread cache). A map grown large by a request
-/// with many headers is not kept ([`status::ROOM_KEPT`]): an idle connection would hold it.
+/// Its headers go in `room` when given: the request's own header map
+/// ([`status::reclaim_room`]).
 fn answered(
     id: mcpwire_protocol::RequestId,
     answer: Option<Message>,
@@ -188,7 +183,7 @@ fn answered(
         return json_answer(answer, room);
     }
     body.extend_from_slice(&sse::event(None, None, &answer.to_vec()));
-    sse_response(McpBody::full(body))
+    sse_response_in(room, McpBody::full(body))
 }
 
 /// The answer when a request ended without one.
@@ -232,15 +227,17 @@ fn json_answer(message: Message, room: Option<HeaderMap>) -> Response<McpBody> {
         Message::Error(e) => status::for_code(e.error.code),
         _ => StatusCode::OK,
     };
-    match room {
-        Some(headers) => status::json_in(headers, code, message.to_vec()),
-        None => status::json(code, message.to_vec()),
-    }
+    status::json_in(room, code, message.to_vec())
 }
 
 /// An SSE response.
 pub(crate) fn sse_response(body: McpBody) -> Response<McpBody> {
-    let mut response = status::response(body);
+    sse_response_in(None, body)
+}
+
+/// [`sse_response`] with its headers in `room` when given ([`status::response_in`]).
+pub(crate) fn sse_response_in(room: Option<HeaderMap>, body: McpBody) -> Response<McpBody> {
+    let mut response = status::response_in(room, body);
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));

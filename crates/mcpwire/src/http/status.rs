@@ -1,5 +1,7 @@
 //! HTTP statuses for JSON-RPC errors, and the error responses of the endpoint itself.
 
+use std::sync::Arc;
+
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Response, StatusCode};
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RequestId};
@@ -34,28 +36,48 @@ pub(crate) const ROOM_KEPT: usize = 2 * HEADER_ROOM;
 
 /// A response with a 200 status, no headers yet and [`HEADER_ROOM`].
 pub(crate) fn response(body: McpBody) -> Response<McpBody> {
+    response_in(None, body)
+}
+
+/// [`response`] with its headers in `room` when given: a map made earlier (emptied
+/// first), whose room is reused. hyper keeps a response's map after writing it and parses
+/// the connection's next request into it, so a connection whose responses reuse their
+/// requests' maps ([`reclaim_room`]) makes none per request (a map with [`HEADER_ROOM`]
+/// is a 1.2 KiB allocation, beyond the allocator's per-thread cache).
+pub(crate) fn response_in(room: Option<HeaderMap>, body: McpBody) -> Response<McpBody> {
     let mut response = Response::new(body);
-    *response.headers_mut() = HeaderMap::with_capacity(HEADER_ROOM);
+    *response.headers_mut() = match room {
+        Some(mut headers) => {
+            headers.clear();
+            headers
+        }
+        None => HeaderMap::with_capacity(HEADER_ROOM),
+    };
     response
+}
+
+/// The request's own header map, lent to its handlers (`headers`: the transport facts'
+/// copy, from `Extensions::shared`), taken back for its response ([`response_in`]).
+/// `None` while a handler still holds it, and for a map grown past [`ROOM_KEPT`] by a
+/// request with many headers: an idle connection would keep it.
+pub(crate) fn reclaim_room(headers: Option<Arc<HeaderMap>>) -> Option<HeaderMap> {
+    headers.and_then(|h| Arc::try_unwrap(h).ok()).filter(|h| h.capacity() <= ROOM_KEPT)
 }
 
 /// A JSON body response.
 pub fn json(status: StatusCode, body: impl Into<Bytes>) -> Response<McpBody> {
-    json_in(HeaderMap::with_capacity(HEADER_ROOM), status, body)
+    json_in(None, status, body)
 }
 
-/// [`json`] with its headers in `headers`, a map made earlier (emptied first): its room
-/// is reused.
+/// [`json`] with its headers in `room` when given ([`response_in`]).
 pub(crate) fn json_in(
-    mut headers: HeaderMap,
+    room: Option<HeaderMap>,
     status: StatusCode,
     body: impl Into<Bytes>,
 ) -> Response<McpBody> {
-    headers.clear();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    let mut response = Response::new(McpBody::full(body));
+    let mut response = response_in(room, McpBody::full(body));
     *response.status_mut() = status;
-    *response.headers_mut() = headers;
+    response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
 }
 
