@@ -2,20 +2,21 @@
 //! principal, ...) from a transport to the handler of a message.
 
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Values keyed by their type. Cloning is cheap: values are shared.
+/// Values keyed by their type. Cloning is cheap: values are shared, and so is the list
+/// they are kept in. Made for the few facts a transport attaches to a message: a lookup
+/// or an insert goes through every value.
 #[derive(Clone, Default)]
 pub struct Extensions {
     /// The first value stored. Most maps hold one value, a request's headers, which then
-    /// needs no table: a table is an allocation per request, and another per clone.
+    /// needs no list.
     first: Option<Value>,
-    /// Every later value of another type. Boxed, so that the map stays three words: it
-    /// is carried by value in every request's futures, and a few words more can push one
-    /// of those past the allocator's per-thread cache.
-    #[allow(clippy::box_collection)] // The box is for the size, above.
-    rest: Option<Box<HashMap<TypeId, Value, crate::hash::FastHash>>>,
+    /// Every later value of another type. An insert makes a new list (one allocation),
+    /// so that a clone, made for each message of a request, copies none; and the map is
+    /// four words, carried by value in every request's futures, where a few words more
+    /// can push one past the allocator's per-thread cache.
+    rest: Option<Arc<[Value]>>,
 }
 
 /// One stored value.
@@ -35,13 +36,25 @@ impl Extensions {
     /// Stores `value`, replacing any earlier value of the same type.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
         let id = TypeId::of::<T>();
-        match &mut self.first {
-            Some(first) if type_of(first) == id => *first = Arc::new(value),
-            Some(_) => {
-                self.rest.get_or_insert_with(Box::default).insert(id, Arc::new(value));
+        let value: Value = Arc::new(value);
+        let first = match &mut self.first {
+            Some(first) => first,
+            None => {
+                self.first = Some(value);
+                return;
             }
-            None => self.first = Some(Arc::new(value)),
+        };
+        if type_of(first) == id {
+            *first = value;
+            return;
         }
+        let rest = self.rest.as_deref().unwrap_or_default();
+        // Each list is made in one allocation (the length is known in advance).
+        self.rest = Some(if rest.iter().any(|v| type_of(v) == id) {
+            rest.iter().map(|v| if type_of(v) == id { value.clone() } else { v.clone() }).collect()
+        } else {
+            rest.iter().cloned().chain(std::iter::once(value)).collect()
+        });
     }
 
     /// The value of type `T`, if one was stored.
@@ -59,16 +72,16 @@ impl Extensions {
 
     /// The value stored under `id`.
     fn find(&self, id: TypeId) -> Option<&Value> {
-        match &self.first {
-            Some(first) if type_of(first) == id => Some(first),
-            Some(_) => self.rest.as_ref()?.get(&id),
-            None => None,
+        let first = self.first.as_ref()?;
+        if type_of(first) == id {
+            return Some(first);
         }
+        self.rest.as_deref()?.iter().find(|v| type_of(v) == id)
     }
 
     /// How many values are stored.
     fn len(&self) -> usize {
-        usize::from(self.first.is_some()) + self.rest.as_ref().map_or(0, |rest| rest.len())
+        usize::from(self.first.is_some()) + self.rest.as_deref().map_or(0, <[Value]>::len)
     }
 
     /// Whether no value is stored.
@@ -124,13 +137,19 @@ mod tests {
         copy.insert(7u32);
         assert_eq!(copy.get::<String>().map(String::as_str), Some("headers"));
         assert_eq!(map.get::<u32>(), None, "the original did not change");
+        // Nor when a clone replaces or adds a later value of the list they share.
+        let mut again = copy.clone();
+        again.insert(8u32);
+        again.insert(9u16);
+        assert_eq!((again.get::<u32>(), again.get::<u16>()), (Some(&8), Some(&9)));
+        assert_eq!((copy.get::<u32>(), copy.get::<u16>()), (Some(&7), None));
         #[cfg(feature = "http")]
         {
             // `shared` hands out the stored value itself: it comes back whole once every
             // map holding it is gone.
             let lent = map.shared::<String>().unwrap();
             assert!(Arc::ptr_eq(&lent, &copy.shared::<String>().unwrap()));
-            drop((map, copy));
+            drop((map, copy, again));
             assert_eq!(Arc::try_unwrap(lent).unwrap(), "headers");
         }
     }

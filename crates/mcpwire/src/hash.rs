@@ -1,5 +1,5 @@
 //! A fast hasher for the maps on the request path whose keys the server makes itself:
-//! random session ids, SSE stream names, type ids. A client's input is only ever looked
+//! random session ids and SSE stream names. A client's input is only ever looked
 //! up in them, never inserted, so they cannot be flooded with colliding keys, and the
 //! keyed SipHash std uses by default buys nothing there but its cost (a few hundred
 //! instructions for a stream name, several times per request).

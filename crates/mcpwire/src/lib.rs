@@ -11,6 +11,7 @@ pub mod auth;
 pub mod client;
 pub mod error;
 pub mod extensions;
+#[cfg(feature = "http")]
 mod hash;
 #[cfg(feature = "http")]
 pub mod http;
