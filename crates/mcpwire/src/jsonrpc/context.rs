@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{fence, AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 
@@ -13,7 +13,7 @@ use mcpwire_protocol::{RawJson, RequestId};
 use serde_json::value::RawValue;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use super::lazy_token::LazyToken;
+use super::lazy_token::{cancel_made, on_demand, LazyToken};
 use super::outbound::CallOptions;
 use super::{Peer, PeerCancelMode};
 use crate::error::RequestError;
@@ -94,12 +94,8 @@ impl InFlight {
             Fire::Shutdown => FIRED | SHUT_DOWN,
         };
         self.signals.fetch_or(bits, Ordering::SeqCst);
-        // Pairs with the fence in `token`: either its maker sees the flag, or this sees
-        // the token, so a token made while the request fires is never left uncancelled.
-        fence(Ordering::SeqCst);
-        if let Some(token) = self.token.get() {
-            token.cancel();
-        }
+        // The other half of `token`'s making (see `lazy_token::on_demand`).
+        cancel_made(&self.token);
         self.waker.wake();
     }
 
@@ -113,17 +109,12 @@ impl InFlight {
     /// shutdown even after the request settled, as it did when every request had one),
     /// and born cancelled if the request already fired.
     pub(crate) fn token(&self, shutdown: &LazyToken) -> &CancellationToken {
-        if let Some(token) = self.token.get() {
-            return token;
+        let (token, made) = on_demand(&self.token, || shutdown.get().child_token(), || self.is_fired());
+        if made {
+            // In interrupt mode the task running the handler watches the token from now
+            // on (the handler, or something it spawned, may cancel it itself).
+            self.waker.wake();
         }
-        let token = self.token.get_or_init(|| shutdown.get().child_token());
-        fence(Ordering::SeqCst);
-        if self.is_fired() {
-            token.cancel();
-        }
-        // In interrupt mode the task running the handler watches the token from now on
-        // (the handler, or something it spawned, may cancel it itself).
-        self.waker.wake();
         token
     }
 

@@ -5,6 +5,10 @@
 //! this one), nothing is spawned that watches it. Making a `CancellationToken`, then
 //! cancelling and dropping it, is an allocation and several lock round trips per
 //! request; this one is a flag until someone asks for the token itself.
+//!
+//! [`on_demand`] and [`cancel_made`] are the two halves of making a token on demand
+//! beside a flag that may be set at the same moment; a request's own token
+//! (`InFlight::token`) is made the same way.
 
 use std::sync::atomic::{fence, AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -22,29 +26,13 @@ impl LazyToken {
     /// The token, made now if it was not: cancelled already if [`LazyToken::cancel`] ran
     /// (or, when another thread is making it at that moment, as soon as that thread has).
     pub(crate) fn get(&self) -> &CancellationToken {
-        // Made already: whoever made it did the check below (a reading loop asks for the
-        // token once per message, and the fence is not free).
-        if let Some(token) = self.token.get() {
-            return token;
-        }
-        let token = self.token.get_or_init(CancellationToken::new);
-        // Published, then the flag read; `cancel` writes the flag, then reads the token:
-        // with a fence in each, one of the two sees the other, so the token is cancelled
-        // whichever comes first.
-        fence(Ordering::SeqCst);
-        if self.cancelled.load(Ordering::Relaxed) {
-            token.cancel();
-        }
-        token
+        on_demand(&self.token, CancellationToken::new, || self.cancelled.load(Ordering::Relaxed)).0
     }
 
     /// Cancels the token (and any made later).
     pub(crate) fn cancel(&self) {
         self.cancelled.store(true, Ordering::Relaxed);
-        fence(Ordering::SeqCst);
-        if let Some(token) = self.token.get() {
-            token.cancel();
-        }
+        cancel_made(&self.token);
     }
 
     /// Whether [`LazyToken::cancel`] ran.
@@ -55,6 +43,39 @@ impl LazyToken {
     /// Resolves once the token is cancelled.
     pub(crate) async fn cancelled(&self) {
         self.get().cancelled().await;
+    }
+}
+
+/// The token in `cell`, made with `make` if it is not yet, and whether this call made it
+/// (or took the one another thread made at that moment). One made here is cancelled at
+/// once if `fired` says its owner's flag is set; the owner's cancel sets the flag, then
+/// calls [`cancel_made`]. Each side has a fence between its write and its read, so one of
+/// the two sees the other and a token made while its owner fires is never left
+/// uncancelled. A token made already is returned without the fence: whoever made it did
+/// the check (a reading loop asks for its token once per message, and a fence is not
+/// free).
+pub(crate) fn on_demand(
+    cell: &OnceLock<CancellationToken>,
+    make: impl FnOnce() -> CancellationToken,
+    fired: impl FnOnce() -> bool,
+) -> (&CancellationToken, bool) {
+    if let Some(token) = cell.get() {
+        return (token, false);
+    }
+    let token = cell.get_or_init(make);
+    fence(Ordering::SeqCst);
+    if fired() {
+        token.cancel();
+    }
+    (token, true)
+}
+
+/// The cancel side of [`on_demand`], after the owner's flag is set: cancels the token in
+/// `cell` if one was made.
+pub(crate) fn cancel_made(cell: &OnceLock<CancellationToken>) {
+    fence(Ordering::SeqCst);
+    if let Some(token) = cell.get() {
+        token.cancel();
     }
 }
 
