@@ -164,9 +164,9 @@ impl Server {
     /// every body read here, and reports any flaw.
     ///
     /// The request keeps no params: its call has them all, and `_meta`'s text (shared with
-    /// the thread's memory of it) stays for the context to read if asked. A progress token is the one thing the
-    /// dispatcher reads from a request's params, so a body that names one is left to
-    /// the general path.
+    /// the thread's memory of it) stays for the context to read if asked. A progress
+    /// token is the one thing the dispatcher reads from a request's params, so a body
+    /// that names one is left to the general path.
     #[cfg(feature = "http")]
     pub(crate) fn decode_call(&self, body: &bytes::Bytes) -> Option<(Request, Box<ParsedCall>)> {
         if self.has_middleware()
