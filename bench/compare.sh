@@ -86,6 +86,9 @@ if [[ $BUILD == 1 ]]; then
   fi
 fi
 [[ -x $BENCH && -x $ECHO ]] || die "missing $BENCH or $ECHO (run without --no-build)"
+# echo-server's stdio functions are linked side by side (crates/mcpwire-bench/build.rs);
+# a list gone stale raises its peak RSS, so say so before measuring it.
+python3 "$ROOT/bench/link_order.py" --check "$ECHO" >&2 || log "WARNING: echo-server's link order is stale"
 TOOLS="${MCPWIRE_TOOLS_DIR:-$ROOT/.tools}"
 # shellcheck disable=SC1091
 [[ -f $TOOLS/env.sh ]] && source "$TOOLS/env.sh"
