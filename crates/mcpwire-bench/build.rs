@@ -4,7 +4,8 @@
 //! code a stdio session runs (about 550 KiB) costs as much memory as the windows it is
 //! scattered over: 2.1 MiB of echo-server's 2.6 MiB of text. Placed side by side it
 //! costs its own size, and the server's peak RSS falls by about 1.4 MiB.
-//! `bench/link_order.py` writes the list.
+//! `bench/link_order.py` writes the list, with a section for each way of building
+//! echo-server (Cargo's feature unification renames the dependencies' symbols).
 //!
 //! lld reads the list (`--symbol-ordering-file`); GNU ld does not know the option. rustc
 //! links with its own lld on x86_64 Linux since 1.90, so the list is passed only there,
