@@ -11,14 +11,13 @@ The kernel maps a program's code in 64 KiB windows around each page it runs
 `--symbol-ordering-file`, passed by the crate's build.rs) place them side by side.
 
 For each way `echo-server` is built in release (`-p mcpwire-bench`, and the whole
-workspace), the script builds it, runs `echo-server --stdio` under callgrind for a
-2025-era session and for a 2026-07-28 one (handshake, listing, calls one at a time
-and 32 in flight, the errors a client meets, end of input), and writes every
-function of the binary that ran, by the instructions it ran, most first. The
-builds go to CARGO_TARGET_DIR (or target/). Names the linker no longer
-finds are ignored, so a stale list costs memory, never a failed build: run the
-script again after changes to the stdio path. `--check` says how many of the
-listed functions BINARY still has (compare.sh runs it and warns below 90%).
+workspace), the script builds it into CARGO_TARGET_DIR (or target/) and runs it
+under callgrind: `--stdio` for a 2025-era session and for a 2026-07-28 one
+(handshake, listing, calls one at a time and 32 in flight, the errors a client
+meets, end of input). Names the linker no longer finds are ignored, so a stale
+list costs memory, never a failed build: run the script again after changes to
+the stdio path. `--check` says how many of the listed functions BINARY
+still has (compare.sh runs it and warns below 90%).
 """
 
 import collections
@@ -195,16 +194,36 @@ def check(binary):
     return 0
 
 
+# The C runtime's start-up code (crt1.o, crtbegin.o), which callgrind cannot name. It
+# runs once, but unlisted it lands after the listed functions and costs a window.
+START = ("_start", "deregister_tm_clones", "register_tm_clones", "__do_global_dtors_aux", "frame_dummy")
+
+
 def profile(binary):
     """The functions of `binary` that its stdio sessions run, most instructions first."""
+    known = text_symbols(binary)
     total = collections.Counter()
     with tempfile.TemporaryDirectory() as tmp:
         for era, messages, meta in (("2025", session_2025(), None), ("2026", session_2026(), META)):
             path = os.path.join(tmp, f"callgrind.{era}")
             drive(binary, list(messages), meta, path)
             total.update(self_costs(path, binary))
-    known = text_symbols(binary)
-    return [name for name, _ in total.most_common() if name in known]
+    return [name for name in START if name in known] + [
+        name for name, _ in total.most_common() if name in known and name not in START
+    ]
+
+
+def write(lists):
+    """Writes the list: one section of names for each (build label, names)."""
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, "w") as f:
+        f.write("# Written by bench/link_order.py: the functions echo-server --stdio runs,\n")
+        f.write("# hottest first, for each way of building it. lld places them side by side\n")
+        f.write("# (see build.rs).\n")
+        for label, names in lists:
+            f.write(f"{SECTION}{label}\n")
+            f.write("\n".join(names) + "\n")
+            print(f"{OUT}: {label}: {len(names)} functions")
 
 
 def main():
@@ -218,15 +237,7 @@ def main():
     for label, command in BUILDS:
         subprocess.run(command, cwd=ROOT, check=True)
         lists.append((label, profile(binary)))
-    os.makedirs(os.path.dirname(OUT), exist_ok=True)
-    with open(OUT, "w") as f:
-        f.write("# Written by bench/link_order.py: the functions echo-server --stdio runs,\n")
-        f.write("# hottest first, for each way of building it. lld places them side by side\n")
-        f.write("# (see build.rs).\n")
-        for label, names in lists:
-            f.write(f"{SECTION}{label}\n")
-            f.write("\n".join(names) + "\n")
-            print(f"{OUT}: {label}: {len(names)} functions")
+    write(lists)
 
 
 if __name__ == "__main__":
