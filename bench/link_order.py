@@ -120,8 +120,9 @@ def self_costs(path, binary):
     costs = collections.Counter()
     ob = fn = None
     skip_next = False
-    for line in open(path):
-        line = line.rstrip("\n")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    for line in lines:
         key, _, rest = line.partition("=")
         if key in ("ob", "cob", "fn", "cfn") and rest.startswith("("):
             m = re.match(r"\((\d+)\)(?: (.*))?", rest)
@@ -231,7 +232,8 @@ def main():
         sys.exit(check(os.path.abspath(sys.argv[2])))
     if len(sys.argv) > 1:
         sys.exit(__doc__)
-    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    # Absolute: callgrind names the binary by the path it ran from.
+    target = os.path.abspath(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")))
     binary = os.path.join(target, "release", "echo-server")
     lists = []
     for label, command in BUILDS:
