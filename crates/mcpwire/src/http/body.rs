@@ -1,5 +1,5 @@
 //! The response body of the MCP endpoint: a complete body, or a stream of SSE events fed
-//! by a bounded channel (the sender side decides what to do when a reader is slow).
+//! by a bounded queue (the sender side decides what to do when a reader is slow).
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -7,6 +7,8 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use tokio::sync::mpsc;
+
+use super::stream_queue::StreamReceiver;
 
 /// A body that is either complete or streamed.
 #[derive(Debug)]
@@ -30,6 +32,8 @@ enum Kind {
     Full(Option<Bytes>),
     /// Chunks already taken from the channel go first.
     Stream(std::vec::IntoIter<Bytes>, mpsc::Receiver<Bytes>),
+    /// A 2025 session's stream; chunks already taken from it go first.
+    Session(std::vec::IntoIter<Bytes>, StreamReceiver),
 }
 
 impl McpBody {
@@ -46,12 +50,13 @@ impl McpBody {
     /// A streamed body: each received chunk is sent as it comes; the body ends when every
     /// sender is dropped.
     pub fn stream(receiver: mpsc::Receiver<Bytes>) -> Self {
-        Self::stream_after(Vec::new(), receiver)
+        McpBody { kind: Kind::Stream(Vec::new().into_iter(), receiver), guard: None }
     }
 
-    /// A streamed body that sends `first` before what `receiver` brings.
-    pub(crate) fn stream_after(first: Vec<Bytes>, receiver: mpsc::Receiver<Bytes>) -> Self {
-        McpBody { kind: Kind::Stream(first.into_iter(), receiver), guard: None }
+    /// A 2025 session's stream: `first` (what was taken from it already), then what
+    /// `receiver` brings until the stream ends.
+    pub(crate) fn session_stream(first: Vec<Bytes>, receiver: StreamReceiver) -> Self {
+        McpBody { kind: Kind::Session(first.into_iter(), receiver), guard: None }
     }
 
     /// Keeps `guard` alive as long as the body: it is dropped when the response has been
@@ -76,6 +81,10 @@ impl Body for McpBody {
                 Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
                 None => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
             },
+            Kind::Session(first, rx) => match first.next() {
+                Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
+                None => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+            },
         }
     }
 
@@ -87,7 +96,7 @@ impl Body for McpBody {
         match &self.kind {
             Kind::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
             Kind::Full(None) => SizeHint::with_exact(0),
-            Kind::Stream(..) => SizeHint::default(),
+            Kind::Stream(..) | Kind::Session(..) => SizeHint::default(),
         }
     }
 }

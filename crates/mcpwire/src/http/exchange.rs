@@ -107,7 +107,7 @@ impl McpService {
                 // The requests are answered: their handlers no longer hold the headers.
                 modern::sse_response_in(status::reclaim_room(headers), McpBody::full(concat(first)))
             } else {
-                modern::sse_response(McpBody::stream_after(first, rx))
+                modern::sse_response(McpBody::session_stream(first, rx))
             }
         }
     }

@@ -26,6 +26,7 @@ mod sse;
 mod stateless25;
 mod status;
 mod stop_signal;
+mod stream_queue;
 mod write_deadline;
 
 use std::convert::Infallible;
@@ -530,7 +531,7 @@ impl McpService {
         }
         if let Some(last) = parts.headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
             return match session.resume(last.trim()) {
-                Some(rx) => modern::sse_response(McpBody::stream(rx)),
+                Some(rx) => modern::sse_response(McpBody::session_stream(Vec::new(), rx)),
                 None => status::error(
                     StatusCode::NOT_FOUND,
                     None,
@@ -540,7 +541,7 @@ impl McpService {
             };
         }
         match session.open_standalone() {
-            Some(rx) => modern::sse_response(McpBody::stream(rx)),
+            Some(rx) => modern::sse_response(McpBody::session_stream(Vec::new(), rx)),
             None => status::error(
                 StatusCode::CONFLICT,
                 None,

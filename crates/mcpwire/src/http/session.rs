@@ -11,19 +11,17 @@ use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, IdKey, Message, ProtocolVersion, RequestId};
-use tokio::sync::mpsc;
-use tokio::sync::mpsc::error::TrySendError;
 
 use super::event_store::guarded;
 use super::sse;
+use super::stream_queue::{stream_queue, Refused, StreamSender};
 use super::HttpSettings;
 use crate::jsonrpc::{Direct, Handler, NotificationContext, RequestContext, Route};
 use crate::server::stateful::StatefulSession;
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
 
-/// A stream's messages for one HTTP response.
-pub(crate) type StreamReceiver = mpsc::Receiver<Bytes>;
+pub(crate) use super::stream_queue::StreamReceiver;
 
 struct Stream {
     /// The stream's number in its session.
@@ -31,7 +29,7 @@ struct Stream {
     /// The stream's name in the event store (`<session>-<no>`).
     name: String,
     /// The HTTP response currently carrying the stream, if any.
-    live: Option<mpsc::Sender<Bytes>>,
+    live: Option<StreamSender>,
     /// Responses still expected on this stream (`usize::MAX` for the standalone stream).
     pending: usize,
     /// JSON-response mode: the response carries raw JSON responses only.
@@ -225,7 +223,7 @@ impl Session {
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let name = stream_name(&self.id, no);
-        let (tx, rx) = mpsc::channel(self.settings.stream_queue.max(requests.len() + 1));
+        let (tx, rx) = stream_queue(self.settings.stream_queue.max(requests.len() + 1));
         if !json && self.resumable() {
             let store = self.settings.event_store.as_deref();
             if let Some(id) = store.and_then(|s| guarded::store(s, &name, Bytes::new())) {
@@ -247,7 +245,7 @@ impl Session {
 
     /// Opens (or re-attaches) the standalone GET stream; `None` if one is connected.
     pub(crate) fn open_standalone(&self) -> Option<StreamReceiver> {
-        let (tx, rx) = mpsc::channel(self.settings.stream_queue);
+        let (tx, rx) = stream_queue(self.settings.stream_queue);
         let mut streams = lock(&self.streams);
         if let Some(no) = streams.standalone {
             let stream = streams.get_mut(no)?;
@@ -281,7 +279,7 @@ impl Session {
         if !replay.stream.strip_prefix(self.id.as_str()).is_some_and(|rest| rest.starts_with('-')) {
             return None;
         }
-        let (tx, rx) = mpsc::channel(self.settings.stream_queue + replay.events.len());
+        let (tx, rx) = stream_queue(self.settings.stream_queue + replay.events.len());
         for (id, message) in &replay.events {
             if !message.is_empty() {
                 let _ = tx.try_send(sse::event(Some(id), None, message));
@@ -377,11 +375,11 @@ impl Session {
         if let (Some(chunk), Some(live)) = (chunk, &stream.live) {
             match live.try_send(chunk) {
                 Ok(()) => {}
-                Err(TrySendError::Full(_)) => {
+                Err(Refused::Full) => {
                     tracing::warn!(session = %self.id, "a client is not reading its stream; dropping that connection");
                     stream.live = None;
                 }
-                Err(TrySendError::Closed(_)) => stream.live = None,
+                Err(Refused::Closed) => stream.live = None,
             }
         }
         if let Some(key) = response_id {

@@ -1,0 +1,232 @@
+//! The bounded queue between a 2025 session's router and the HTTP response carrying one
+//! of its streams: one sender (the stream's entry in the session), one receiver (the
+//! response body), at most `capacity` events waiting.
+//!
+//! Nearly every POST opens a stream for its one request, and the stream carries two
+//! events (the priming event and the answer) before it ends. tokio's channel is built
+//! for many senders and long lives: making one allocates its shared state and a block of
+//! 32 slots (past the allocator's per-thread cache), and every send and receive goes
+//! through its semaphore. For this one-to-one queue a mutex over a deque does the same
+//! job with two small allocations; the session's own lock already orders the sends.
+
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll, Waker};
+
+use bytes::Bytes;
+
+/// Makes a queue that holds at most `capacity` events (at least one).
+pub(crate) fn stream_queue(capacity: usize) -> (StreamSender, StreamReceiver) {
+    let shared = Arc::new(Mutex::new(State {
+        events: VecDeque::new(),
+        capacity: capacity.max(1),
+        waker: None,
+        sender_gone: false,
+        receiver_gone: false,
+    }));
+    (StreamSender(shared.clone()), StreamReceiver(shared))
+}
+
+struct State {
+    events: VecDeque<Bytes>,
+    capacity: usize,
+    /// The receiver's waker while it waits for an event.
+    waker: Option<Waker>,
+    sender_gone: bool,
+    receiver_gone: bool,
+}
+
+type Shared = Arc<Mutex<State>>;
+
+/// The state, even if a thread panicked while holding it (every update is whole).
+fn lock(shared: &Shared) -> MutexGuard<'_, State> {
+    shared.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Why an event was not queued. The event is dropped either way.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// `capacity` events are waiting: the reader is not keeping up.
+    Full,
+    /// The receiver is gone (the response ended or its client went away).
+    Closed,
+}
+
+/// The sending end. Dropping it ends the stream once its events are read.
+pub(crate) struct StreamSender(Shared);
+
+impl StreamSender {
+    /// Queues `event` without waiting.
+    pub(crate) fn try_send(&self, event: Bytes) -> Result<(), Refused> {
+        let mut state = lock(&self.0);
+        if state.receiver_gone {
+            return Err(Refused::Closed);
+        }
+        if state.events.len() >= state.capacity {
+            return Err(Refused::Full);
+        }
+        state.events.push_back(event);
+        let waker = state.waker.take();
+        drop(state);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Whether the receiver is gone.
+    pub(crate) fn is_closed(&self) -> bool {
+        lock(&self.0).receiver_gone
+    }
+}
+
+impl Drop for StreamSender {
+    fn drop(&mut self) {
+        let mut state = lock(&self.0);
+        state.sender_gone = true;
+        let waker = state.waker.take();
+        drop(state);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+/// The receiving end: the events in order, then `None` once the sender is gone.
+pub(crate) struct StreamReceiver(Shared);
+
+impl std::fmt::Debug for StreamReceiver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamReceiver")
+    }
+}
+
+impl StreamReceiver {
+    /// The next event, `Ready(None)` when the stream has ended.
+    pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<Bytes>> {
+        let mut state = lock(&self.0);
+        if let Some(event) = state.events.pop_front() {
+            return Poll::Ready(Some(event));
+        }
+        if state.sender_gone {
+            return Poll::Ready(None);
+        }
+        match &mut state.waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            slot => *slot = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+
+    /// Waits for the next event; `None` when the stream has ended.
+    pub(crate) async fn recv(&mut self) -> Option<Bytes> {
+        poll_fn(|cx| self.poll_recv(cx)).await
+    }
+}
+
+impl Drop for StreamReceiver {
+    fn drop(&mut self) {
+        let mut state = lock(&self.0);
+        state.receiver_gone = true;
+        // What was not read is dropped now, not when the sender goes.
+        let events = std::mem::take(&mut state.events);
+        state.waker = None;
+        drop(state);
+        drop(events);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn events_come_in_order_then_the_end() {
+        let (tx, mut rx) = stream_queue(4);
+        tx.try_send(Bytes::from_static(b"a")).unwrap();
+        tx.try_send(Bytes::from_static(b"b")).unwrap();
+        drop(tx);
+        assert_eq!(rx.recv().await.as_deref(), Some(&b"a"[..]));
+        assert_eq!(rx.recv().await.as_deref(), Some(&b"b"[..]));
+        assert_eq!(rx.recv().await, None);
+        assert_eq!(rx.recv().await, None);
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_refuses_and_a_read_makes_room() {
+        let (tx, mut rx) = stream_queue(2);
+        tx.try_send(Bytes::from_static(b"1")).unwrap();
+        tx.try_send(Bytes::from_static(b"2")).unwrap();
+        assert_eq!(tx.try_send(Bytes::from_static(b"3")), Err(Refused::Full));
+        assert_eq!(rx.recv().await.as_deref(), Some(&b"1"[..]));
+        tx.try_send(Bytes::from_static(b"3")).unwrap();
+        assert_eq!(rx.recv().await.as_deref(), Some(&b"2"[..]));
+        assert_eq!(rx.recv().await.as_deref(), Some(&b"3"[..]));
+    }
+
+    #[tokio::test]
+    async fn a_capacity_of_zero_holds_one() {
+        let (tx, _rx) = stream_queue(0);
+        tx.try_send(Bytes::new()).unwrap();
+        assert_eq!(tx.try_send(Bytes::new()), Err(Refused::Full));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_receiver_closes_the_queue_and_frees_its_events() {
+        let (tx, rx) = stream_queue(4);
+        let event = Bytes::from(vec![7u8; 64]);
+        tx.try_send(event.clone()).unwrap();
+        assert!(!tx.is_closed());
+        drop(rx);
+        assert!(tx.is_closed());
+        assert_eq!(tx.try_send(Bytes::new()), Err(Refused::Closed));
+        // The queued copy is gone: only this one is left.
+        assert!(event.is_unique());
+    }
+
+    #[tokio::test]
+    async fn a_waiting_receiver_wakes_for_an_event_and_for_the_end() {
+        let (tx, mut rx) = stream_queue(4);
+        let reader = tokio::spawn(async move {
+            let first = rx.recv().await;
+            let end = rx.recv().await;
+            (first, end)
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        tx.try_send(Bytes::from_static(b"x")).unwrap();
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(tx);
+        let (first, end) = tokio::time::timeout(Duration::from_secs(5), reader).await.unwrap().unwrap();
+        assert_eq!(first.as_deref(), Some(&b"x"[..]));
+        assert_eq!(end, None);
+    }
+
+    #[test]
+    fn works_across_threads() {
+        let (tx, mut rx) = stream_queue(8);
+        let writer = std::thread::spawn(move || {
+            let mut sent = 0u32;
+            while sent < 1000 {
+                if tx.try_send(Bytes::from(sent.to_be_bytes().to_vec())).is_ok() {
+                    sent += 1;
+                } else {
+                    std::thread::yield_now();
+                }
+            }
+        });
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let got = runtime.block_on(async {
+            let mut got = Vec::new();
+            while let Some(event) = rx.recv().await {
+                got.push(u32::from_be_bytes(event[..].try_into().unwrap()));
+            }
+            got
+        });
+        writer.join().unwrap();
+        assert_eq!(got, (0..1000).collect::<Vec<_>>());
+    }
+}
