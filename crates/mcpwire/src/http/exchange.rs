@@ -119,12 +119,22 @@ impl McpService {
 const SSE_HOLD: Duration = Duration::from_millis(5);
 
 /// Takes the stream's events for up to [`SSE_HOLD`] (and at most `limit` of them):
-/// `(events, true)` if the stream ended meanwhile.
+/// `(events, true)` if the stream ended meanwhile. What is there already is taken
+/// without a timer: a quick handler has answered before this runs, and a tokio timer
+/// costs a clock read and its registration.
 async fn hold(rx: &mut StreamReceiver, limit: usize) -> (Vec<Bytes>, bool) {
+    let limit = limit.max(1);
     let mut events = Vec::with_capacity(2);
+    while events.len() < limit {
+        match rx.try_recv() {
+            Ok(Some(event)) => events.push(event),
+            Ok(None) => return (events, true),
+            Err(()) => break,
+        }
+    }
     let deadline = tokio::time::sleep(SSE_HOLD);
     tokio::pin!(deadline);
-    while events.len() < limit.max(1) {
+    while events.len() < limit {
         tokio::select! {
             biased;
             event = rx.recv() => match event {

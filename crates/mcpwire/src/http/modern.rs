@@ -241,9 +241,13 @@ pub(crate) fn sse_response_in(room: Option<HeaderMap>, body: McpBody) -> Respons
     let h = response.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    h.insert(X_ACCEL_BUFFERING, HeaderValue::from_static("no"));
     response
 }
+
+/// Tells a proxy in front (nginx) not to buffer the stream. Made once: a name given as
+/// text is parsed and checked on every insert.
+const X_ACCEL_BUFFERING: http::HeaderName = http::HeaderName::from_static("x-accel-buffering");
 
 /// How long a 2026 response may stay uncommitted, and the keep-alive interval after.
 pub(crate) const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);

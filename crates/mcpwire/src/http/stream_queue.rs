@@ -119,6 +119,17 @@ impl StreamReceiver {
         Poll::Pending
     }
 
+    /// The next event if one is waiting: `Ok(Some(_))`, `Ok(None)` when the stream has
+    /// ended, `Err(())` when it is open and empty.
+    pub(crate) fn try_recv(&mut self) -> Result<Option<Bytes>, ()> {
+        let mut state = lock(&self.0);
+        match state.events.pop_front() {
+            Some(event) => Ok(Some(event)),
+            None if state.sender_gone => Ok(None),
+            None => Err(()),
+        }
+    }
+
     /// Waits for the next event; `None` when the stream has ended.
     pub(crate) async fn recv(&mut self) -> Option<Bytes> {
         poll_fn(|cx| self.poll_recv(cx)).await
@@ -151,9 +162,18 @@ mod tests {
         tx.try_send(Bytes::from_static(b"b")).unwrap();
         drop(tx);
         assert_eq!(rx.recv().await.as_deref(), Some(&b"a"[..]));
-        assert_eq!(rx.recv().await.as_deref(), Some(&b"b"[..]));
+        assert_eq!(rx.try_recv().unwrap().as_deref(), Some(&b"b"[..]));
+        assert_eq!(rx.try_recv(), Ok(None));
         assert_eq!(rx.recv().await, None);
-        assert_eq!(rx.recv().await, None);
+    }
+
+    #[tokio::test]
+    async fn an_open_empty_queue_has_nothing_to_try() {
+        let (tx, mut rx) = stream_queue(1);
+        assert_eq!(rx.try_recv(), Err(()));
+        tx.try_send(Bytes::from_static(b"x")).unwrap();
+        assert_eq!(rx.try_recv().unwrap().as_deref(), Some(&b"x"[..]));
+        assert_eq!(rx.try_recv(), Err(()));
     }
 
     #[tokio::test]
