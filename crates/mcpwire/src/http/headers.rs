@@ -27,6 +27,8 @@ pub const SESSION_ID: &str = "mcp-session-id";
 static PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION);
 static METHOD_NAME: HeaderName = HeaderName::from_static(METHOD);
 static NAME_NAME: HeaderName = HeaderName::from_static(NAME);
+/// [`SESSION_ID`], parsed once (read on every 2025 request of a session).
+pub(crate) static SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID);
 
 const SENTINEL_START: &str = "=?base64?";
 const SENTINEL_END: &str = "?=";

@@ -489,7 +489,7 @@ impl McpService {
     /// to another principal.
     #[allow(clippy::result_large_err)]
     fn find_session(&self, parts: &http::request::Parts) -> Result<Arc<Session>, Box<Response<McpBody>>> {
-        let Some(id) = parts.headers.get(headers::SESSION_ID).and_then(|v| v.to_str().ok()) else {
+        let Some(id) = parts.headers.get(&headers::SESSION_ID_NAME).and_then(|v| v.to_str().ok()) else {
             return Err(Box::new(status::error(
                 StatusCode::BAD_REQUEST,
                 None,
