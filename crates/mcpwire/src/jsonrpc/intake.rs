@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use mcpwire_protocol::{codes, methods, ErrorResponse, Message, Notification, RequestId};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio_util::task::TaskTracker;
 
 use super::{inbound, lock, Handler, NotificationContext, Peer, ProgressUpdate, Shared};
@@ -73,12 +73,9 @@ impl<H: Handler> Intake<H> {
                 match message {
                     Message::Request(request) => {
                         let is_inline = shared.config.inline_methods.contains(&request.method);
-                        let permit = tokio::select! {
-                            biased;
-                            _ = shared.shutdown.cancelled() => return Next::Stop { transport_closed: false },
-                            permit = permits.clone().acquire_owned() => permit,
+                        let Some(permit) = permit(shared, permits).await else {
+                            return Next::Stop { transport_closed: false };
                         };
-                        let Ok(permit) = permit else { return Next::Stop { transport_closed: false } };
                         let task = match inbound::start_request(peer, handler, request, meta, permit) {
                             Ok(task) => task,
                             Err(duplicate) => {
@@ -141,6 +138,25 @@ impl<H: Handler> Intake<H> {
     }
 }
 
+/// A slot for one more request in flight, waiting while all are taken; `None` once the
+/// connection is shutting down. A free slot is taken at once: the wait, which watches
+/// the shutdown token as well, registers with both and is for a full connection only.
+async fn permit(shared: &Shared, permits: &Arc<Semaphore>) -> Option<OwnedSemaphorePermit> {
+    if shared.shutdown.is_cancelled() {
+        return None;
+    }
+    match permits.clone().try_acquire_owned() {
+        Ok(permit) => return Some(permit),
+        Err(TryAcquireError::Closed) => return None,
+        Err(TryAcquireError::NoPermits) => {}
+    }
+    tokio::select! {
+        biased;
+        _ = shared.shutdown.cancelled() => None,
+        permit = permits.clone().acquire_owned() => permit.ok(),
+    }
+}
+
 /// Applies `notifications/cancelled` and routes progress to its callback; returns the
 /// notification if the handler should see it.
 fn intercept(shared: &Shared, notification: Notification) -> Option<Notification> {
@@ -193,5 +209,65 @@ async fn answer_invalid(peer: &Peer, error: mcpwire_protocol::DecodeError) {
             mcpwire_protocol::ErrorObject::new(error.code, error.message),
         );
         peer.send(Outgoing::unrelated(response)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use std::time::Duration;
+
+    use super::*;
+    use crate::jsonrpc::{DispatcherConfig, Outlet};
+
+    fn shared() -> Arc<Shared> {
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        Arc::new(Shared::new(Arc::new(DispatcherConfig::default()), Outlet::Queue(tx)))
+    }
+
+    #[tokio::test]
+    async fn a_free_slot_is_taken_and_a_stopped_connection_gets_none() {
+        let shared = shared();
+        let permits = Arc::new(Semaphore::new(1));
+        let held = permit(&shared, &permits).await.expect("a free slot");
+        assert_eq!(permits.available_permits(), 0);
+        drop(held);
+        shared.shutdown.cancel();
+        // Stopped: no slot, although one is free.
+        assert!(permit(&shared, &permits).await.is_none());
+        assert_eq!(permits.available_permits(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_full_connection_waits_for_a_slot_or_for_its_end() {
+        let shared = shared();
+        let permits = Arc::new(Semaphore::new(1));
+        let held = permit(&shared, &permits).await.unwrap();
+        let waiting = tokio::spawn({
+            let (shared, permits) = (shared.clone(), permits.clone());
+            async move { permit(&shared, &permits).await.is_some() }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished(), "it waits while every slot is taken");
+        drop(held);
+        assert!(tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap());
+
+        let _held = permit(&shared, &permits).await.unwrap();
+        let waiting = tokio::spawn({
+            let (shared, permits) = (shared.clone(), permits.clone());
+            async move { permit(&shared, &permits).await.is_none() }
+        });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        shared.shutdown.cancel();
+        assert!(tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_closed_semaphore_gives_none() {
+        let shared = shared();
+        let permits = Arc::new(Semaphore::new(1));
+        permits.close();
+        assert!(permit(&shared, &permits).await.is_none());
     }
 }
