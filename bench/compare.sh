@@ -136,7 +136,7 @@ wait_port() {
   return 1
 }
 
-PORT_BASE=$((20000 + RANDOM % 20000))
+PORT_BASE=$((20000 + RANDOM % 12000))  # below the ephemeral ports (32768 and up)
 run_http() {
   local round=$1 peer=$2 mode=$3 port=$4
   local addr="127.0.0.1:$port"

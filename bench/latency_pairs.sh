@@ -28,17 +28,25 @@ BENCH=${BENCH:-${CARGO_TARGET_DIR:-$ROOT/target}/release/mcpwire-bench}
 CALLS=${CALLS:-5000} SERVER_CPU=${SERVER_CPU:-1} CLIENT_CPU=${CLIENT_CPU:-0}
 [[ -x $BENCH ]] || { echo "no $BENCH: cargo build --release -p mcpwire-bench" >&2; exit 1; }
 
-# p50 in microseconds of one run of server $1.
+# p50 in microseconds of one run of server $1 on a free port: below the kernel's ephemeral
+# range (32768 and up here), where a client socket of an earlier run may hold the port,
+# and again on another port if the run gave nothing.
 run() {
-  local port=$((20000 + RANDOM % 20000)) pid p50
-  taskset -c "$SERVER_CPU" "$1" --http "127.0.0.1:$port" --mode stateless >/dev/null 2>&1 &
-  pid=$!
-  for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
-  p50=$(taskset -c "$CLIENT_CPU" "$BENCH" --json --era "$ERA" --calls "$CALLS" --clients 0 --timeout 60 \
-    "http://127.0.0.1:$port/mcp" | python3 -c \
-    'import json,sys; r=json.load(sys.stdin)["results"]; print(next(x["latency"]["p50_us"] for x in r if x["workload"].startswith("sequential")))')
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
+  local port pid p50 tries
+  for tries in 1 2 3; do
+    port=$((20000 + RANDOM % 12000))
+    taskset -c "$SERVER_CPU" "$1" --http "127.0.0.1:$port" --mode stateless >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+    p50=$(taskset -c "$CLIENT_CPU" "$BENCH" --json --era "$ERA" --calls "$CALLS" --clients 0 --timeout 60 \
+      "http://127.0.0.1:$port/mcp" 2>/dev/null | python3 -c \
+      'import json,sys; r=json.load(sys.stdin)["results"]; print(next(x["latency"]["p50_us"] for x in r if x["workload"].startswith("sequential")))' \
+      2>/dev/null) || p50=""
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    [[ -n $p50 ]] && break
+    echo "latency_pairs: run $tries of $1 gave nothing; trying another port" >&2
+  done
   echo "$p50"
 }
 
