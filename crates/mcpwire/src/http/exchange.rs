@@ -10,7 +10,8 @@ use bytes::Bytes;
 use http::{Response, StatusCode};
 use mcpwire_protocol::{codes, Message, RequestId};
 
-use super::session::{Session, StreamReceiver};
+use super::session::Session;
+use super::stream_queue::StreamReceiver;
 use super::{modern, request_extensions, status, McpBody, McpService};
 use crate::transport::{InboundMeta, TransportEvent};
 

@@ -14,14 +14,12 @@ use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, IdKey, Message, Protoc
 
 use super::event_store::guarded;
 use super::sse;
-use super::stream_queue::{stream_queue, Refused, StreamSender};
+use super::stream_queue::{stream_queue, Refused, StreamReceiver, StreamSender};
 use super::HttpSettings;
 use crate::jsonrpc::{Direct, Handler, NotificationContext, RequestContext, Route};
 use crate::server::stateful::StatefulSession;
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
-
-pub(crate) use super::stream_queue::StreamReceiver;
 
 struct Stream {
     /// The stream's number in its session.
