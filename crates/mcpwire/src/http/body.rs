@@ -2,7 +2,7 @@
 //! by a bounded queue (the sender side decides what to do when a reader is slow).
 
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{ready, Context, Poll};
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -30,8 +30,8 @@ impl std::fmt::Debug for Guard {
 #[derive(Debug)]
 enum Kind {
     Full(Option<Bytes>),
-    /// Chunks already taken from the channel go first.
-    Stream(std::vec::IntoIter<Bytes>, mpsc::Receiver<Bytes>),
+    /// A channel's chunks, as they come ([`McpBody::stream`]).
+    Stream(mpsc::Receiver<Bytes>),
     /// A 2025 session's stream; chunks already taken from it go first.
     Session(std::vec::IntoIter<Bytes>, StreamReceiver),
 }
@@ -50,7 +50,7 @@ impl McpBody {
     /// A streamed body: each received chunk is sent as it comes; the body ends when every
     /// sender is dropped.
     pub fn stream(receiver: mpsc::Receiver<Bytes>) -> Self {
-        McpBody { kind: Kind::Stream(Vec::new().into_iter(), receiver), guard: None }
+        McpBody { kind: Kind::Stream(receiver), guard: None }
     }
 
     /// A 2025 session's stream: `first` (what was taken from it already), then what
@@ -75,17 +75,15 @@ impl Body for McpBody {
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, Self::Error>>> {
-        match &mut self.kind {
-            Kind::Full(bytes) => Poll::Ready(bytes.take().map(|b| Ok(Frame::data(b)))),
-            Kind::Stream(first, rx) => match first.next() {
-                Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
-                None => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
-            },
+        let chunk = match &mut self.kind {
+            Kind::Full(bytes) => bytes.take(),
+            Kind::Stream(rx) => ready!(rx.poll_recv(cx)),
             Kind::Session(first, rx) => match first.next() {
-                Some(chunk) => Poll::Ready(Some(Ok(Frame::data(chunk)))),
-                None => rx.poll_recv(cx).map(|chunk| chunk.map(|b| Ok(Frame::data(b)))),
+                Some(chunk) => Some(chunk),
+                None => ready!(rx.poll_recv(cx)),
             },
-        }
+        };
+        Poll::Ready(chunk.map(|b| Ok(Frame::data(b))))
     }
 
     fn is_end_stream(&self) -> bool {
