@@ -27,6 +27,18 @@ impl std::fmt::Debug for Guard {
     }
 }
 
+/// The text of a body and what its request left behind ([`McpBody::full_leaving`]).
+struct Written<L> {
+    text: Vec<u8>,
+    _leftovers: L,
+}
+
+impl<L> AsRef<[u8]> for Written<L> {
+    fn as_ref(&self) -> &[u8] {
+        &self.text
+    }
+}
+
 #[derive(Debug)]
 enum Kind {
     Full(Option<Bytes>),
@@ -40,6 +52,14 @@ impl McpBody {
     /// A complete body.
     pub fn full(bytes: impl Into<Bytes>) -> Self {
         McpBody { kind: Kind::Full(Some(bytes.into())), guard: None }
+    }
+
+    /// A complete body whose bytes also own `leftovers`: what the request it answers
+    /// left behind (its parts, its body, its finished handler), freed with the bytes.
+    /// hyper keeps a body's bytes in its write queue until the socket has taken them, so
+    /// those frees come after the answer has left, not on the client's wait for it.
+    pub(crate) fn full_leaving(text: Vec<u8>, leftovers: impl Send + 'static) -> Self {
+        McpBody::full(Bytes::from_owner(Written { text, _leftovers: leftovers }))
     }
 
     /// An empty body.
@@ -96,5 +116,50 @@ impl Body for McpBody {
             Kind::Full(None) => SizeHint::with_exact(0),
             Kind::Stream(..) | Kind::Session(..) => SizeHint::default(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    use http_body_util::BodyExt;
+
+    use super::*;
+
+    /// Sets its flag when dropped.
+    struct Dropped(Arc<AtomicBool>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test]
+    async fn leftovers_outlive_the_body_until_its_bytes_are_dropped() {
+        let freed = Arc::new(AtomicBool::new(false));
+        let mut body = McpBody::full_leaving(b"{\"ok\":true}".to_vec(), Dropped(freed.clone()));
+        assert_eq!(body.size_hint().exact(), Some(11));
+        let chunk = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert!(body.is_end_stream());
+        assert!(body.frame().await.is_none());
+        // What a server does: the body is done with before its bytes are written.
+        drop(body);
+        assert_eq!(&chunk[..], b"{\"ok\":true}");
+        assert!(!freed.load(Ordering::SeqCst), "freed before the bytes were written");
+        let written = chunk.clone();
+        drop(chunk);
+        assert!(!freed.load(Ordering::SeqCst), "a share of the bytes is still alive");
+        drop(written);
+        assert!(freed.load(Ordering::SeqCst));
+    }
+
+    #[tokio::test]
+    async fn leftovers_of_a_body_never_polled_are_freed_with_it() {
+        let freed = Arc::new(AtomicBool::new(false));
+        drop(McpBody::full_leaving(Vec::new(), Dropped(freed.clone())));
+        assert!(freed.load(Ordering::SeqCst));
     }
 }

@@ -292,7 +292,7 @@ impl McpService {
         if modern_header && accepts_json && accepts_sse {
             if let Some((request, call)) = inner.server.decode_call(&bytes) {
                 let version = version_header.as_ref().map(ProtocolVersion::as_str);
-                return self.modern_request(&mut parts, version, request, Some(call)).await;
+                return self.modern_request(Box::new(parts), bytes, version, request, Some(call)).await;
             }
         }
         let frame = match decode_frame(&bytes) {
@@ -304,14 +304,15 @@ impl McpService {
             || matches!(&frame, Frame::Single(Message::Request(r)) if crate::server::is_enveloped(r));
         if modern_header || (version_header.is_none() && enveloped()) {
             let version = version_header.as_ref().map(ProtocolVersion::as_str);
-            return self.modern(&mut parts, version, frame, accepts_json, accepts_sse).await;
+            return self.modern(Box::new(parts), bytes, version, frame, accepts_json, accepts_sse).await;
         }
         self.post_2025(&mut parts, frame, accepts_json, accepts_sse).await
     }
 
     async fn modern(
         &self,
-        parts: &mut http::request::Parts,
+        parts: Box<http::request::Parts>,
+        body: bytes::Bytes,
         version: Option<&str>,
         frame: Frame,
         accepts_json: bool,
@@ -339,15 +340,19 @@ impl McpService {
         };
         // A `tools/call` is read once, for the header check and its handler alike.
         let parsed = self.inner.server.parse_call(&request);
-        self.modern_request(parts, version, request, parsed).await
+        self.modern_request(parts, body, version, request, parsed).await
     }
 
-    /// Serves one 2026 request (`parsed`: its `tools/call`, read already), once the
-    /// client's `Accept` has been checked: its headers are checked against its body, then
-    /// it runs.
+    /// Serves one 2026 request (`parsed`: its `tools/call`, read already; `body`: the
+    /// text it was read from), once the client's `Accept` has been checked: its headers
+    /// are checked against its body, then it runs.
+    ///
+    /// The request's parts and body are boxed and passed down by value: they are freed
+    /// with its answer's bytes, after those have been written (they were freed before).
     async fn modern_request(
         &self,
-        parts: &mut http::request::Parts,
+        mut parts: Box<http::request::Parts>,
+        body: bytes::Bytes,
         version: Option<&str>,
         request: Request,
         parsed: Option<Box<ParsedCall>>,
@@ -369,8 +374,8 @@ impl McpService {
         let Some(slot) = self.request_slot() else {
             return status::busy(Some(request.id), "Too many requests in progress; try again later");
         };
-        let extensions = request_extensions(parts);
-        modern::serve(&self.inner, request, parsed, extensions, slot).await
+        let extensions = request_extensions(&mut parts);
+        modern::serve(&self.inner, request, parsed, extensions, slot, (parts, body)).await
     }
 
     async fn post_2025(

@@ -60,6 +60,7 @@ pub(crate) async fn serve(
     parsed: Option<Box<ParsedCall>>,
     extensions: Extensions,
     slot: OwnedSemaphorePermit,
+    leftovers: impl Send + 'static,
 ) -> Response<McpBody> {
     let Inner { server, settings, dispatcher: config, closing, .. } = endpoint;
     let id = request.id.clone();
@@ -79,9 +80,10 @@ pub(crate) async fn serve(
     let (first, mut sent) = match poll_once(&mut call).await {
         Poll::Ready(answer) => {
             let sent = call.sent(false);
-            // The request is over: its context, and its hold on the headers, are gone.
-            drop(call);
-            return answered(id, answer, sent, status::reclaim_room(headers));
+            // The handler has finished, and its context, which held the headers, with it.
+            // The rest of the request is freed once its answer has been written.
+            let room = status::reclaim_room(headers);
+            return answered(id, answer, sent, room, (call, leftovers));
         }
         Poll::Pending => {
             // The handler waits: what it sends now is watched for (its queue is made).
@@ -89,7 +91,7 @@ pub(crate) async fn serve(
             let uncommitted = tokio::time::sleep(settings.keep_alive);
             let first = tokio::select! {
                 biased;
-                answer = &mut call => return answered(id, answer, Some(sent), None),
+                answer = &mut call => return answered(id, answer, Some(sent), None, leftovers),
                 first = sent.recv() => match first {
                     Some(out) => Some(out),
                     // Unreachable: the request holds a sender while it runs.
@@ -168,12 +170,14 @@ pub(crate) async fn serve(
 /// The response of a request answered before its response was committed: JSON, unless
 /// the handler sent something first (then those events and the answer, as one SSE body).
 /// Its headers go in `room` when given: the request's own header map
-/// ([`status::reclaim_room`]).
+/// ([`status::reclaim_room`]); `leftovers` are freed with a JSON body, once it is written
+/// ([`McpBody::full_leaving`]).
 fn answered(
     id: mcpwire_protocol::RequestId,
     answer: Option<Message>,
     sent: Option<mpsc::Receiver<Outgoing>>,
     room: Option<HeaderMap>,
+    leftovers: impl Send + 'static,
 ) -> Response<McpBody> {
     let Some(answer) = answer else { return internal_error(id) };
     let mut body = Vec::new();
@@ -183,7 +187,7 @@ fn answered(
         }
     }
     if body.is_empty() {
-        return json_answer(answer, room);
+        return json_answer(answer, room, leftovers);
     }
     body.extend_from_slice(&sse::event(None, None, &answer.to_vec()));
     sse_response_in(room, McpBody::full(body))
@@ -224,13 +228,17 @@ fn shutting_down(id: mcpwire_protocol::RequestId) -> Response<McpBody> {
 }
 
 /// A JSON answer, with the HTTP status the spec maps its error code to (its headers in
-/// `room`, emptied, when given).
-fn json_answer(message: Message, room: Option<HeaderMap>) -> Response<McpBody> {
+/// `room`, emptied, when given; `leftovers` freed once it is written).
+fn json_answer(
+    message: Message,
+    room: Option<HeaderMap>,
+    leftovers: impl Send + 'static,
+) -> Response<McpBody> {
     let code = match &message {
         Message::Error(e) => status::for_code(e.error.code),
         _ => StatusCode::OK,
     };
-    status::json_in(room, code, message.to_vec())
+    status::json_body_in(room, code, McpBody::full_leaving(message.to_vec(), (message, leftovers)))
 }
 
 /// An SSE response.

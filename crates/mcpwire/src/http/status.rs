@@ -75,7 +75,12 @@ pub(crate) fn json_in(
     status: StatusCode,
     body: impl Into<Bytes>,
 ) -> Response<McpBody> {
-    let mut response = response_in(room, McpBody::full(body));
+    json_body_in(room, status, McpBody::full(body))
+}
+
+/// [`json_in`] with its body made already.
+pub(crate) fn json_body_in(room: Option<HeaderMap>, status: StatusCode, body: McpBody) -> Response<McpBody> {
+    let mut response = response_in(room, body);
     *response.status_mut() = status;
     response.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     response
