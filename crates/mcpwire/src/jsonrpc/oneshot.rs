@@ -72,8 +72,11 @@ impl OnDemandQueue {
 }
 
 pub(crate) struct OneShot {
-    /// The handler under the dispatcher's rules; `None` once it has finished.
-    run: Option<Pin<Box<dyn Future<Output = Outcome> + Send>>>,
+    /// The handler under the dispatcher's rules. Kept when it has finished (`settled`):
+    /// its box is freed with this future, which a 2026 endpoint keeps until the answer
+    /// has been written.
+    run: Pin<Box<dyn Future<Output = Outcome> + Send>>,
+    settled: bool,
     shared: Arc<Shared>,
     entry: Arc<InFlight>,
     /// For the logs of [`inbound::settle`].
@@ -110,7 +113,7 @@ pub(crate) fn serve_one<H: Handler>(
         inbound::run(&run_shared, &run_entry, Box::pin(handler.on_request(request, ctx))).await
     };
     let run = Box::pin(run);
-    OneShot { run: Some(run), shared, entry, method, hook: meta.on_unanswered }
+    OneShot { run, settled: false, shared, entry, method, hook: meta.on_unanswered }
 }
 
 impl OneShot {
@@ -130,9 +133,11 @@ impl Future for OneShot {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Message>> {
         let this = &mut *self;
-        let Some(run) = this.run.as_mut() else { return Poll::Ready(None) };
-        let outcome = ready!(run.as_mut().poll(cx));
-        this.run = None;
+        if this.settled {
+            return Poll::Ready(None);
+        }
+        let outcome = ready!(this.run.as_mut().poll(cx));
+        this.settled = true;
         Poll::Ready(inbound::settle(&this.shared, &this.entry, &this.method, outcome, this.hook.take()))
     }
 }
