@@ -347,8 +347,8 @@ impl McpService {
     /// text it was read from), once the client's `Accept` has been checked: its headers
     /// are checked against its body, then it runs.
     ///
-    /// The request's parts and body are boxed and passed down by value: they are freed
-    /// with its answer's bytes, after those have been written (they were freed before).
+    /// The request's parts (boxed: a move copies a pointer) and body are passed down by
+    /// value, to be freed with its answer's bytes once those have been written.
     async fn modern_request(
         &self,
         mut parts: Box<http::request::Parts>,

@@ -27,13 +27,6 @@ use super::inbound::{self, Outcome};
 use super::{DispatcherConfig, Handler, Peer, Shared, State};
 use crate::transport::{InboundMeta, Outgoing, UnansweredHook};
 
-/// One request being served: resolves to its answer (`None` only if it settled
-/// unanswered, or when polled again after it resolved).
-///
-/// Dropping it before it resolves cancels the request: its token fires (so what the
-/// handler spawned can stop), then the handler's future is dropped, and nothing is
-/// answered. Dropping it after it resolved fires the token too, as the end of a
-/// connection does.
 /// The queue of what a one-shot request's handler sends before its answer. Made when
 /// first used (by the handler's first message, or by [`OneShot::sent`] when the answer
 /// did not come at once): most handlers send nothing, and a channel is two allocations
@@ -71,11 +64,19 @@ impl OnDemandQueue {
     }
 }
 
+/// One request being served: resolves to its answer (`None` only if it settled
+/// unanswered, or when polled again after it resolved).
+///
+/// Dropping it before it resolves cancels the request: its token fires (so what the
+/// handler spawned can stop), then the handler's future is dropped, and nothing is
+/// answered. Dropping it after it resolved fires the token too, as the end of a
+/// connection does.
 pub(crate) struct OneShot {
-    /// The handler under the dispatcher's rules. Kept when it has finished (`settled`):
-    /// its box is freed with this future, which a 2026 endpoint keeps until the answer
-    /// has been written.
+    /// The handler under the dispatcher's rules. Kept when it has finished: its box is
+    /// freed with this future, which a 2026 endpoint keeps until the answer has been
+    /// written.
     run: Pin<Box<dyn Future<Output = Outcome> + Send>>,
+    /// Whether `run` has finished and the request was settled.
     settled: bool,
     shared: Arc<Shared>,
     entry: Arc<InFlight>,
