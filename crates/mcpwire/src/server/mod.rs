@@ -7,6 +7,7 @@
 //! version checks, `resultType` and cache hints, log gating, and how `ctx.elicit(..)`
 //! reaches the client.
 
+mod call_result_text;
 mod context;
 pub mod cursor;
 mod dual;

@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::call_result_text::call_tool_result;
 use crate::error::McpError;
 
 /// A result, before era stamping.
@@ -195,7 +196,11 @@ impl Reply {
             Reply::Initialize(r) => serde_json::value::to_raw_value(&r),
             Reply::Discover(mut r) => with(&mut *r, complete, s),
             Reply::ListTools(mut r) => with(&mut r, complete, s),
-            Reply::CallTool(mut r) => with(&mut r, complete, s),
+            // Written by hand unless the handler set a `_meta` of its own: the same text.
+            Reply::CallTool(mut r) => match call_tool_result(&r, s.map(|s| &*s.server_info.raw)) {
+                Some(raw) => Ok(raw),
+                None => with(&mut r, complete, s),
+            },
             Reply::ListResources(mut r) => with(&mut r, complete, s),
             Reply::ListResourceTemplates(mut r) => with(&mut r, complete, s),
             Reply::ReadResource(mut r) => with(&mut r, complete, s),
@@ -278,6 +283,82 @@ mod tests {
                 assert_eq!(got.get(), expected);
             }
         }
+    }
+
+    /// Tool results of many shapes: text blocks whose strings need every kind of escape,
+    /// blocks serde writes (annotated text, an image), structured content, `isError`.
+    fn call_results() -> Vec<CallToolResult> {
+        use mcpwire_protocol::content::{Annotations, ContentBlock, ImageContent, TextContent};
+        let every_ascii: String = (0u8..0x80).map(char::from).collect();
+        let texts = [
+            "",
+            "hello",
+            "\"quoted\" \\ back",
+            "line\nbreak\ttab\r\u{8}\u{c}",
+            "é 漢字 🎉 \u{7f}",
+            &every_ascii,
+        ];
+        let mut results: Vec<CallToolResult> = texts.iter().map(|t| CallToolResult::text(*t)).collect();
+        results.push(CallToolResult::success(vec![]));
+        results.push(CallToolResult::success(texts.iter().map(|t| ContentBlock::text(*t)).collect()));
+        let annotated = ContentBlock::Text(TextContent {
+            annotations: Some(Annotations { priority: Some(0.5), ..Default::default() }),
+            ..TextContent::new("a")
+        });
+        let mut with_meta = TextContent::new("m");
+        with_meta.meta = Some(Meta::new());
+        let image = ContentBlock::Image(ImageContent {
+            data: "aGk=".into(),
+            mime_type: "image/png".into(),
+            ..Default::default()
+        });
+        results.push(CallToolResult::success(vec![
+            ContentBlock::text("x"),
+            annotated,
+            ContentBlock::Text(with_meta),
+            image,
+        ]));
+        results.push(CallToolResult::error("boom \"x\""));
+        let mut ok = CallToolResult::text("fine");
+        ok.is_error = Some(false);
+        results.push(ok);
+        results.push(CallToolResult::structured(json!({"b": [1, 2.5, null], "a": "\u{1}"})));
+        let mut set = CallToolResult::text("handler set its own resultType");
+        set.result_type = Some(ResultType::InputRequired);
+        results.push(set);
+        results
+    }
+
+    #[test]
+    fn tool_results_written_by_hand_are_serdes_text() {
+        for r in call_results() {
+            for info in identities() {
+                let server_info = ServerInfo::new(&info);
+                let s = Stamp { server_info: &server_info, cache: None };
+                let by_hand = call_tool_result(&r, Some(&server_info.raw)).unwrap();
+                assert_eq!(
+                    by_hand.get(),
+                    with(&mut r.clone(), ResultType::Complete, Some(&s)).unwrap().get()
+                );
+                assert_eq!(by_hand.get(), reference(r.clone(), ResultType::Complete, &s));
+            }
+            let by_hand = call_tool_result(&r, None).unwrap();
+            assert_eq!(by_hand.get(), with(&mut r.clone(), ResultType::Complete, None).unwrap().get());
+        }
+    }
+
+    #[test]
+    fn a_tool_result_with_its_own_meta_goes_through_serde_with_the_identity_merged() {
+        let info = Implementation::new("s", "0.1.0");
+        let server_info = ServerInfo::new(&info);
+        let mut r = CallToolResult::text("t");
+        r.meta = Some(Meta::new());
+        assert!(call_tool_result(&r, Some(&server_info.raw)).is_none());
+        let s = Stamp { server_info: &server_info, cache: None };
+        let raw = Reply::CallTool(r).into_raw(Some(&s)).unwrap();
+        let value: Value = serde_json::from_str(raw.get()).unwrap();
+        assert_eq!(value["_meta"][meta::SERVER_INFO]["name"], "s");
+        assert_eq!(value["resultType"], "complete");
     }
 
     #[test]

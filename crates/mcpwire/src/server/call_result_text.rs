@@ -1,0 +1,88 @@
+//! A tool call's result written without serde ([`crate::json_text`]): every answer to
+//! `tools/call` of either era goes through here, so its cost is on the path of every
+//! call a client waits for.
+
+use mcpwire_protocol::content::ContentBlock;
+use mcpwire_protocol::tools::CallToolResult;
+use mcpwire_protocol::RawJson;
+use serde_json::value::RawValue;
+
+use crate::json_text::JsonText;
+
+const OPEN_2026: &str = "{\"resultType\":\"complete\",\"content\":[";
+const OPEN_2025: &str = "{\"content\":[";
+const TEXT_OPEN: &str = "{\"type\":\"text\",\"text\":";
+const META_OPEN: &str = ",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
+/// Room for a block or a structured result written by serde, a guess.
+const SERDE_GUESS: usize = 64;
+
+/// The text serde writes for `result` stamped for its era (see `reply::with`): for
+/// 2026 (`server_info` given) `resultType` `complete` first and the server's identity as
+/// `_meta` last, for 2025 neither. `None` for a result with a `_meta` of its own (serde
+/// merges the identity into it), or if serde fails on a member (serde reports it again).
+pub(super) fn call_tool_result(result: &CallToolResult, server_info: Option<&RawValue>) -> Option<RawJson> {
+    if result.meta.is_some() {
+        return None;
+    }
+    let mut text = JsonText::with_capacity(length(result, server_info));
+    text.token(if server_info.is_some() { OPEN_2026 } else { OPEN_2025 });
+    for (i, block) in result.content.iter().enumerate() {
+        if i > 0 {
+            text.token(",");
+        }
+        match plain_text(block) {
+            Some(s) => {
+                text.token(TEXT_OPEN);
+                text.string(s);
+                text.token("}");
+            }
+            None => text.value(block).ok()?,
+        }
+    }
+    text.token("]");
+    if let Some(value) = &result.structured_content {
+        text.token(",\"structuredContent\":");
+        text.value(value).ok()?;
+    }
+    match result.is_error {
+        Some(true) => text.token(",\"isError\":true"),
+        Some(false) => text.token(",\"isError\":false"),
+        None => {}
+    }
+    if let Some(info) = server_info {
+        text.token(META_OPEN);
+        text.raw(info);
+        text.token("}");
+    }
+    text.token("}");
+    Some(text.finish())
+}
+
+/// A text block's text, if the block has nothing else (no annotations, no `_meta`).
+fn plain_text(block: &ContentBlock) -> Option<&str> {
+    match block {
+        ContentBlock::Text(t) if t.annotations.is_none() && t.meta.is_none() => Some(&t.text),
+        _ => None,
+    }
+}
+
+/// The text's length when its strings need no escapes and serde writes nothing (the
+/// common case: then the text is written into an allocation of exactly its size, which
+/// becomes the result as it is); a guess otherwise.
+fn length(result: &CallToolResult, server_info: Option<&RawValue>) -> usize {
+    let open = if server_info.is_some() { OPEN_2026.len() } else { OPEN_2025.len() };
+    let blocks: usize = result
+        .content
+        .iter()
+        .map(|block| plain_text(block).map_or(SERDE_GUESS, |s| TEXT_OPEN.len() + s.len() + 3))
+        .sum();
+    let commas = result.content.len().saturating_sub(1);
+    let structured = result.structured_content.as_ref().map_or(0, |_| SERDE_GUESS);
+    let is_error = match result.is_error {
+        Some(true) => ",\"isError\":true".len(),
+        Some(false) => ",\"isError\":false".len(),
+        None => 0,
+    };
+    let meta = server_info.map_or(0, |info| META_OPEN.len() + info.get().len() + 1);
+    open + blocks + commas + 1 + structured + is_error + meta + 1
+}
