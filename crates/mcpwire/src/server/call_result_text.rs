@@ -86,3 +86,30 @@ fn length(result: &CallToolResult, server_info: Option<&RawValue>) -> usize {
     let meta = server_info.map_or(0, |info| META_OPEN.len() + info.get().len() + 1);
     open + blocks + commas + 1 + structured + is_error + meta + 1
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// Text that needs no escapes is written into an allocation of exactly its length
+    /// (then made the result without a reallocation); the bytes themselves are checked
+    /// against serde's in `reply`'s tests.
+    #[test]
+    fn plain_results_are_sized_exactly() {
+        let info =
+            serde_json::value::to_raw_value(&serde_json::json!({"name": "s", "version": "1"})).unwrap();
+        let mut results = vec![CallToolResult::text("hello"), CallToolResult::success(vec![])];
+        results.push(CallToolResult::success(vec![ContentBlock::text("a"), ContentBlock::text("bc")]));
+        results.push(CallToolResult::error("failed"));
+        let mut ok = CallToolResult::text("ok");
+        ok.is_error = Some(false);
+        results.push(ok);
+        for r in results {
+            for server_info in [Some(&*info), None] {
+                let text = call_tool_result(&r, server_info).unwrap();
+                assert_eq!(length(&r, server_info), text.get().len(), "{}", text.get());
+            }
+        }
+    }
+}
