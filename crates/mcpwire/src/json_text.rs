@@ -5,15 +5,13 @@
 //! and shrinks it to fit at the end. For the echo benchmark's answer (a 32-byte text and
 //! the server's identity) that was 3.1k instructions, against 0.9k written here.
 //!
-//! This is the one place the crate uses `unsafe`: a [`RawJson`] made from text
+//! [`JsonText::finish`] is the one place the crate uses `unsafe`: a [`RawJson`] made from text
 //! serde_json did not write is otherwise re-parsed to check it, which costs more than
 //! the serialization it replaces (2.7k instructions for that answer). The text is
 //! valid by construction: tokens the caller spells out, strings escaped here exactly as
 //! serde_json escapes them, and values serde_json wrote; the tests of each caller
 //! compare its text with serde_json's for the same value, and in debug builds (every
 //! test run) serde_json re-parses whatever [`JsonText::finish`] is given.
-
-#![allow(unsafe_code)]
 
 use mcpwire_protocol::RawJson;
 use serde::Serialize;
@@ -84,6 +82,7 @@ impl JsonText {
     }
 
     /// The finished value.
+    #[allow(unsafe_code)]
     pub(crate) fn finish(self) -> RawJson {
         // SAFETY: `RawValue` must hold one well-formed JSON value without surrounding
         // whitespace. The text was built from the pieces above only (see the module's

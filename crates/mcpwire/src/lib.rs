@@ -4,7 +4,7 @@
 //! - [`transport`]: stdio (server side and child process), in-memory pairs, any byte stream.
 //! - [`protocol`]: every message type of every revision (the `mcpwire-protocol` crate).
 
-// `deny`, not `forbid`: one module (`json_text`) allows it, for one call.
+// `deny`, not `forbid`: `json_text::JsonText::finish` allows it, for one call.
 #![deny(unsafe_code)]
 
 #[cfg(feature = "auth")]

@@ -13,6 +13,8 @@ const OPEN_2026: &str = "{\"resultType\":\"complete\",\"content\":[";
 const OPEN_2025: &str = "{\"content\":[";
 const TEXT_OPEN: &str = "{\"type\":\"text\",\"text\":";
 const META_OPEN: &str = ",\"_meta\":{\"io.modelcontextprotocol/serverInfo\":";
+const IS_ERROR_TRUE: &str = ",\"isError\":true";
+const IS_ERROR_FALSE: &str = ",\"isError\":false";
 /// Room for a block or a structured result written by serde, a guess.
 const SERDE_GUESS: usize = 64;
 
@@ -25,7 +27,7 @@ pub(super) fn call_tool_result(result: &CallToolResult, server_info: Option<&Raw
         return None;
     }
     let mut text = JsonText::with_capacity(length(result, server_info));
-    text.token(if server_info.is_some() { OPEN_2026 } else { OPEN_2025 });
+    text.token(open(server_info));
     for (i, block) in result.content.iter().enumerate() {
         if i > 0 {
             text.token(",");
@@ -44,10 +46,8 @@ pub(super) fn call_tool_result(result: &CallToolResult, server_info: Option<&Raw
         text.token(",\"structuredContent\":");
         text.value(value).ok()?;
     }
-    match result.is_error {
-        Some(true) => text.token(",\"isError\":true"),
-        Some(false) => text.token(",\"isError\":false"),
-        None => {}
+    if let Some(member) = is_error(result) {
+        text.token(member);
     }
     if let Some(info) = server_info {
         text.token(META_OPEN);
@@ -56,6 +56,20 @@ pub(super) fn call_tool_result(result: &CallToolResult, server_info: Option<&Raw
     }
     text.token("}");
     Some(text.finish())
+}
+
+/// The text's opening: `resultType` first for 2026 (`server_info` given).
+fn open(server_info: Option<&RawValue>) -> &'static str {
+    if server_info.is_some() {
+        OPEN_2026
+    } else {
+        OPEN_2025
+    }
+}
+
+/// The `isError` member, if the result has one.
+fn is_error(result: &CallToolResult) -> Option<&'static str> {
+    result.is_error.map(|e| if e { IS_ERROR_TRUE } else { IS_ERROR_FALSE })
 }
 
 /// A text block's text, if the block has nothing else (no annotations, no `_meta`).
@@ -70,7 +84,6 @@ fn plain_text(block: &ContentBlock) -> Option<&str> {
 /// common case: then the text is written into an allocation of exactly its size, which
 /// becomes the result as it is); a guess otherwise.
 fn length(result: &CallToolResult, server_info: Option<&RawValue>) -> usize {
-    let open = if server_info.is_some() { OPEN_2026.len() } else { OPEN_2025.len() };
     let blocks: usize = result
         .content
         .iter()
@@ -78,13 +91,9 @@ fn length(result: &CallToolResult, server_info: Option<&RawValue>) -> usize {
         .sum();
     let commas = result.content.len().saturating_sub(1);
     let structured = result.structured_content.as_ref().map_or(0, |_| SERDE_GUESS);
-    let is_error = match result.is_error {
-        Some(true) => ",\"isError\":true".len(),
-        Some(false) => ",\"isError\":false".len(),
-        None => 0,
-    };
+    let is_error = is_error(result).map_or(0, str::len);
     let meta = server_info.map_or(0, |info| META_OPEN.len() + info.get().len() + 1);
-    open + blocks + commas + 1 + structured + is_error + meta + 1
+    open(server_info).len() + blocks + commas + 1 + structured + is_error + meta + 1
 }
 
 #[cfg(test)]
