@@ -18,6 +18,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::id::RequestId;
+use crate::json_scan::Cursor;
 use crate::jsonrpc::{present, read_id};
 use crate::lifecycle::RequestEnvelope;
 use crate::methods;
@@ -49,6 +50,111 @@ pub struct ToolCallFrame {
 ///
 /// [`decode_frame`]: crate::jsonrpc::decode_frame
 pub fn decode_tool_call(text: &str) -> Option<ToolCallFrame> {
+    scan_tool_call(text).or_else(|| decode_tool_call_with_serde(text))
+}
+
+/// [`decode_tool_call`] for the spelling clients use, read by hand ([`Cursor`]): the
+/// members `jsonrpc`, `id`, `method` and `params` once each in any order, the params'
+/// `name`, `arguments` (an object) and `_meta` once each in any order, names and the
+/// method without escapes, an id of plain digits or an unescaped string. Anything else,
+/// an unknown member included, is `None` and left to serde_json.
+fn scan_tool_call(text: &str) -> Option<ToolCallFrame> {
+    let mut cursor = Cursor::new(text);
+    cursor.eat(b'{')?;
+    let (mut version, mut id, mut method, mut params) = (None, None, None, None);
+    loop {
+        match cursor.member_name()? {
+            "jsonrpc" if version.is_none() => version = Some(cursor.value()?),
+            "id" if id.is_none() => id = Some(cursor.value()?),
+            "method" if method.is_none() => method = Some(cursor.plain_string()?),
+            "params" if params.is_none() => params = Some(scan_params(&mut cursor)?),
+            _ => return None,
+        }
+        if !cursor.next_member()? {
+            break;
+        }
+    }
+    if !cursor.at_end() || version? != "\"2.0\"" || method? != methods::TOOLS_CALL {
+        return None;
+    }
+    let params = params?;
+    let id = scan_id(id?)?;
+    let (envelope, meta) = match params.meta {
+        ScannedMeta::Remembered(envelope, text) => (envelope, text),
+        ScannedMeta::Text(text) => RequestEnvelope::read_members_with_text(text)?,
+    };
+    let arguments = match params.arguments {
+        // Checked by the scan already; serde_json makes the raw value.
+        Some(text) => Some(serde_json::from_str::<&RawValue>(text).ok()?.to_owned()),
+        None => None,
+    };
+    let params = CallToolRequestParams { name: params.name.to_owned(), arguments, ..Default::default() };
+    Some(ToolCallFrame { id, params, envelope, meta })
+}
+
+/// The params of a `tools/call`, as [`scan_params`] found them.
+struct ScannedParams<'a> {
+    name: &'a str,
+    arguments: Option<&'a str>,
+    meta: ScannedMeta<'a>,
+}
+
+/// `_meta`: the one this thread read last, with its envelope, or another object's text.
+enum ScannedMeta<'a> {
+    Remembered(RequestEnvelope, Arc<str>),
+    Text(&'a str),
+}
+
+/// `_meta`'s object. The one a client sends on every request is found by comparing it
+/// with the last one read, which is cheaper than scanning it.
+fn scan_meta<'a>(cursor: &mut Cursor<'a>) -> Option<ScannedMeta<'a>> {
+    cursor.ws();
+    if let Some((envelope, text)) = RequestEnvelope::remembered_at_start(cursor.rest()) {
+        cursor.skip(text.len());
+        return Some(ScannedMeta::Remembered(envelope, text));
+    }
+    object(cursor).map(ScannedMeta::Text)
+}
+
+/// `{"name": …, "arguments": {…}, "_meta": {…}}` in any order, `arguments` optional.
+fn scan_params<'a>(cursor: &mut Cursor<'a>) -> Option<ScannedParams<'a>> {
+    cursor.eat(b'{')?;
+    let (mut name, mut arguments, mut meta) = (None, None, None);
+    loop {
+        match cursor.member_name()? {
+            "name" if name.is_none() => name = Some(cursor.plain_string()?),
+            "arguments" if arguments.is_none() => arguments = Some(object(cursor)?),
+            "_meta" if meta.is_none() => meta = Some(scan_meta(cursor)?),
+            _ => return None,
+        }
+        if !cursor.next_member()? {
+            break;
+        }
+    }
+    Some(ScannedParams { name: name?, arguments, meta: meta? })
+}
+
+/// An object value's text.
+fn object<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
+    cursor.value().filter(|text| text.starts_with('{'))
+}
+
+/// The id: plain digits (up to 18, which always fit an `i64`) or a string without
+/// escapes; anything else is left to serde_json.
+fn scan_id(text: &str) -> Option<RequestId> {
+    if let Some(inner) = text.strip_prefix('"') {
+        // The scan found the string valid: it ends at its only unescaped quote.
+        let inner = inner.strip_suffix('"')?;
+        return (!inner.contains('\\')).then(|| RequestId::String(inner.to_owned()));
+    }
+    if text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().ok().map(RequestId::Number);
+    }
+    None
+}
+
+/// [`decode_tool_call`] through serde_json, for the spellings the scan leaves.
+fn decode_tool_call_with_serde(text: &str) -> Option<ToolCallFrame> {
     // A struct would also read an array, by position.
     if !text.trim_start().starts_with('{') {
         return None;
@@ -274,12 +380,11 @@ mod tests {
         }
     }
 
-    /// Mutated calls (bytes dropped, doubled or replaced by JSON's punctuation), read both
-    /// ways: whatever the one pass reads, the general reading reads the same.
-    #[test]
-    fn mutated_calls_are_read_alike_or_left_to_the_general_reading() {
-        const BYTES: &[u8] = br#"{}[]:,"\ 0123456789.-+eEtrufalsn"#;
-        let seeds = common();
+    /// `count` texts made from `seeds` by one to three changes each (a byte dropped, a
+    /// byte of JSON's punctuation inserted, or a byte replaced by one), from a fixed
+    /// xorshift sequence; those that are not UTF-8 are skipped.
+    fn mutations(seeds: &[String], count: usize) -> Vec<String> {
+        const BYTES: &[u8] = br#"{}[]:,"\ 0123456789.-+eEtrufalsnu"#;
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = move |n: usize| {
             state ^= state >> 12;
@@ -287,28 +392,76 @@ mod tests {
             state ^= state >> 27;
             (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n.max(1)
         };
-        let (mut read, mut left) = (0, 0);
-        for _ in 0..4000 {
+        let mut texts = Vec::with_capacity(count);
+        for _ in 0..count {
             let mut bytes = seeds[next(seeds.len())].clone().into_bytes();
             for _ in 0..=next(3) {
                 let at = next(bytes.len());
                 match next(3) {
                     0 => drop(bytes.remove(at)),
-                    1 => bytes.insert(at, bytes[at]),
+                    1 => bytes.insert(at, BYTES[next(BYTES.len())]),
                     _ => bytes[at] = BYTES[next(BYTES.len())],
                 }
             }
-            let Ok(text) = String::from_utf8(bytes) else { continue };
-            match decode_tool_call(&text) {
-                Some(fast) => {
+            texts.extend(String::from_utf8(bytes).ok());
+        }
+        texts
+    }
+
+    /// Reads each text with `first` and, where it reads a call, checks that `second`
+    /// reads the same: how many `first` read, and how many it left.
+    fn agreement(
+        texts: Vec<String>,
+        first: fn(&str) -> Option<ToolCallFrame>,
+        second: fn(&str) -> Option<ToolCallFrame>,
+    ) -> (usize, usize) {
+        let (mut read, mut left) = (0, 0);
+        for text in texts {
+            match first(&text) {
+                Some(frame) => {
                     read += 1;
-                    assert_eq!(Some(fast), general(&text), "{text}");
+                    assert_eq!(Some(frame), second(&text), "{text}");
                 }
                 None => left += 1,
             }
         }
+        (read, left)
+    }
+
+    /// Mutated calls, read both ways: whatever the one pass reads, the general reading
+    /// reads the same.
+    #[test]
+    fn mutated_calls_are_read_alike_or_left_to_the_general_reading() {
+        let (read, left) = agreement(mutations(&common(), 4000), decode_tool_call, general);
         // Both outcomes were tried: some mutations keep a readable call, most do not.
         assert!(read > 100 && left > 100, "{read} read, {left} left");
+    }
+
+    /// The hand scan takes the spellings clients send, and whatever it takes (of the
+    /// common calls and of thousands of mutations of them) serde_json reads alike.
+    #[test]
+    fn the_scan_takes_the_usual_spelling_and_agrees_with_serde_json() {
+        let meta = format!("{{{ENVELOPE}}}");
+        let usual = [
+            call("1", &params(&meta)),
+            call("\"abc\"", &params(&meta)),
+            format!(" \n{} \n", call("7", &params(&meta))),
+            format!(r#"{{"params":{},"method":"tools/call","id":3,"jsonrpc":"2.0"}}"#, params(&meta)),
+            call("1", &format!(r#"{{"name":"echo","_meta":{meta}}}"#)),
+            call(
+                "2",
+                &format!(
+                    r#"{{"_meta":{meta},"arguments":{{"a":[1,-2.5e3,{{"b":null}}],"c":"\u00e9\n"}},"name":"x"}}"#
+                ),
+            ),
+        ];
+        for text in &usual {
+            let scanned = scan_tool_call(text);
+            assert!(scanned.is_some(), "not scanned: {text}");
+            assert_eq!(scanned, decode_tool_call_with_serde(text), "{text}");
+        }
+        let (taken, left) = agreement(mutations(&usual, 20_000), scan_tool_call, decode_tool_call_with_serde);
+        assert!(taken > 500 && left > 1000, "{taken} taken, {left} left");
     }
 
     #[test]

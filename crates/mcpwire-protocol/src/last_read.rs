@@ -58,6 +58,24 @@ pub(crate) fn read_with_text<T: 'static, E>(
 }
 
 /// The value and text remembered in `slot`, when its text is `text`.
+/// The value remembered for a whole JSON object that `text` starts with, and that
+/// object's text. An object ends at its closing brace, so a text that starts with a
+/// remembered object (whose reading checked it) holds exactly that object there, whatever
+/// follows: a scanner can take it without reading it again.
+pub(crate) fn remembered_object_at_start<T: 'static>(
+    slot: &'static LocalKey<Slot<T>>,
+    text: &str,
+) -> Option<(Arc<T>, Arc<str>)> {
+    slot.with(|s| match &*s.borrow() {
+        Some(last)
+            if last.text.starts_with('{') && last.text.ends_with('}') && text.starts_with(&*last.text) =>
+        {
+            Some((last.value.clone(), last.text.clone()))
+        }
+        _ => None,
+    })
+}
+
 fn remembered<T: 'static>(slot: &'static LocalKey<Slot<T>>, text: &str) -> Option<(Arc<T>, Arc<str>)> {
     slot.with(|s| match &*s.borrow() {
         Some(last) if *last.text == *text => Some((last.value.clone(), last.text.clone())),
@@ -89,6 +107,20 @@ mod tests {
         let long = format!(r#"{{"a":"{}"}}"#, "x".repeat(MAX_REMEMBERED));
         let first = read(&SLOT, &long).unwrap();
         assert!(!Arc::ptr_eq(&first, &read(&SLOT, &long).unwrap()), "a long text is not kept");
+    }
+
+    #[test]
+    fn a_remembered_object_is_found_at_the_start_of_a_longer_text() {
+        let (a, text) = read_with_text(&SLOT, r#"{"c":[3]}"#, |t| serde_json::from_str::<Value>(t)).unwrap();
+        let (found, found_text) = remembered_object_at_start(&SLOT, r#"{"c":[3]},"more":1}"#).unwrap();
+        assert!(Arc::ptr_eq(&a, &found) && Arc::ptr_eq(&text, &found_text));
+        assert!(remembered_object_at_start(&SLOT, r#"{"c":[3"#).is_none(), "cut short");
+        assert!(remembered_object_at_start(&SLOT, r#" {"c":[3]}"#).is_none(), "not at the start");
+        // A remembered text with whitespace around its object is never taken as a prefix.
+        read_with_text(&SLOT, r#" {"d":1} "#, |t| serde_json::from_str::<Value>(t)).unwrap();
+        assert!(remembered_object_at_start(&SLOT, r#" {"d":1} ,"#).is_none());
+        read_with_text(&SLOT, "5", |t| serde_json::from_str::<Value>(t)).unwrap();
+        assert!(remembered_object_at_start(&SLOT, "56").is_none(), "not an object");
     }
 
     #[test]

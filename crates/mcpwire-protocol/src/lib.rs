@@ -20,6 +20,7 @@
 pub mod call_frame;
 pub mod error;
 pub mod id;
+mod json_scan;
 pub mod jsonrpc;
 mod last_read;
 pub mod meta;

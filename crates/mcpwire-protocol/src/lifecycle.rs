@@ -266,6 +266,14 @@ impl RequestEnvelope {
         Some(((*envelope).clone(), text))
     }
 
+    /// The envelope of the `_meta` object that `text` starts with, and that object's
+    /// text, when it is the `_meta` this thread read last (a client's usual request):
+    /// found without reading it, or even finding where it ends.
+    pub(crate) fn remembered_at_start(text: &str) -> Option<(Self, Arc<str>)> {
+        let (envelope, text) = last_read::remembered_object_at_start(&LAST_ENVELOPE, text)?;
+        Some(((*envelope).clone(), text))
+    }
+
     /// Writes the envelope as a `_meta` object.
     pub fn to_meta(&self) -> Meta {
         request_envelope(
