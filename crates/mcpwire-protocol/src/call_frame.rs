@@ -17,6 +17,7 @@ use serde::de::{value::MapAccessDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
+use crate::frame_scan::{object, raw_member, scan_call_params, scan_method_frame};
 use crate::id::RequestId;
 use crate::json_scan::Cursor;
 use crate::jsonrpc::{present, read_id};
@@ -53,50 +54,22 @@ pub fn decode_tool_call(text: &str) -> Option<ToolCallFrame> {
     scan_tool_call(text).or_else(|| decode_tool_call_with_serde(text))
 }
 
-/// [`decode_tool_call`] for the spelling clients use, read by hand ([`Cursor`]): the
-/// members `jsonrpc`, `id`, `method` and `params` once each in any order, the params'
-/// `name`, `arguments` (an object) and `_meta` once each in any order, names and the
-/// method without escapes, an id of plain digits or an unescaped string. Anything else,
-/// an unknown member included, is `None` and left to serde_json.
+/// [`decode_tool_call`] for the spelling clients use, read by hand: the frame as
+/// [`scan_method_frame`] reads it, with an id, and params as [`scan_call_params`] reads
+/// them, with `_meta`. Anything else is `None`, left to serde_json.
 fn scan_tool_call(text: &str) -> Option<ToolCallFrame> {
-    let mut cursor = Cursor::new(text);
-    cursor.eat(b'{')?;
-    let (mut version, mut id, mut method, mut params) = (None, None, None, None);
-    loop {
-        match cursor.member_name()? {
-            "jsonrpc" if version.is_none() => version = Some(cursor.value()?),
-            "id" if id.is_none() => id = Some(cursor.value()?),
-            "method" if method.is_none() => method = Some(cursor.plain_string()?),
-            "params" if params.is_none() => params = Some(scan_params(&mut cursor)?),
-            _ => return None,
-        }
-        if !cursor.next_member()? {
-            break;
-        }
-    }
-    if !cursor.at_end() || version? != "\"2.0\"" || method? != methods::TOOLS_CALL {
+    let frame = scan_method_frame(text, |cursor| scan_call_params(cursor, scan_meta))?;
+    if frame.method != methods::TOOLS_CALL {
         return None;
     }
-    let params = params?;
-    let id = scan_id(id?)?;
-    let (envelope, meta) = match params.meta {
+    let (id, params) = (frame.id?, frame.params?);
+    let (envelope, meta) = match params.meta? {
         ScannedMeta::Remembered(envelope, text) => (envelope, text),
         ScannedMeta::Text(text) => RequestEnvelope::read_members_with_text(text)?,
     };
-    let arguments = match params.arguments {
-        // Checked by the scan already; serde_json makes the raw value.
-        Some(text) => Some(serde_json::from_str::<&RawValue>(text).ok()?.to_owned()),
-        None => None,
-    };
+    let arguments = raw_member(params.arguments);
     let params = CallToolRequestParams { name: params.name.to_owned(), arguments, ..Default::default() };
     Some(ToolCallFrame { id, params, envelope, meta })
-}
-
-/// The params of a `tools/call`, as [`scan_params`] found them.
-struct ScannedParams<'a> {
-    name: &'a str,
-    arguments: Option<&'a str>,
-    meta: ScannedMeta<'a>,
 }
 
 /// `_meta`: the one this thread read last, with its envelope, or another object's text.
@@ -113,44 +86,7 @@ fn scan_meta<'a>(cursor: &mut Cursor<'a>) -> Option<ScannedMeta<'a>> {
         cursor.skip(text.len());
         return Some(ScannedMeta::Remembered(envelope, text));
     }
-    object(cursor).map(ScannedMeta::Text)
-}
-
-/// `{"name": …, "arguments": {…}, "_meta": {…}}` in any order, `arguments` optional.
-fn scan_params<'a>(cursor: &mut Cursor<'a>) -> Option<ScannedParams<'a>> {
-    cursor.eat(b'{')?;
-    let (mut name, mut arguments, mut meta) = (None, None, None);
-    loop {
-        match cursor.member_name()? {
-            "name" if name.is_none() => name = Some(cursor.plain_string()?),
-            "arguments" if arguments.is_none() => arguments = Some(object(cursor)?),
-            "_meta" if meta.is_none() => meta = Some(scan_meta(cursor)?),
-            _ => return None,
-        }
-        if !cursor.next_member()? {
-            break;
-        }
-    }
-    Some(ScannedParams { name: name?, arguments, meta: meta? })
-}
-
-/// An object value's text.
-fn object<'a>(cursor: &mut Cursor<'a>) -> Option<&'a str> {
-    cursor.value().filter(|text| text.starts_with('{'))
-}
-
-/// The id: plain digits (up to 18, which always fit an `i64`) or a string without
-/// escapes; anything else is left to serde_json.
-fn scan_id(text: &str) -> Option<RequestId> {
-    if let Some(inner) = text.strip_prefix('"') {
-        // The scan found the string valid: it ends at its only unescaped quote.
-        let inner = inner.strip_suffix('"')?;
-        return (!inner.contains('\\')).then(|| RequestId::String(inner.to_owned()));
-    }
-    if text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse().ok().map(RequestId::Number);
-    }
-    None
+    object(cursor).map(|meta| ScannedMeta::Text(meta.text()))
 }
 
 /// [`decode_tool_call`] through serde_json, for the spellings the scan leaves.

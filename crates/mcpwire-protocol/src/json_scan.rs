@@ -9,8 +9,34 @@
 //! captures each raw member with a second scan; for a `tools/call` of a few hundred bytes
 //! that costs more than the whole tool call.
 
+use serde_json::value::RawValue;
+
 /// Nesting deeper than this inside a skipped value is left to serde_json.
 pub(crate) const MAX_DEPTH: u32 = 128;
+
+/// The text of one JSON value that [`Cursor::value`] checked: well-formed, as serde_json
+/// reads it, with no whitespace around it. Only the scan makes one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Checked<'a>(&'a str);
+
+impl<'a> Checked<'a> {
+    /// The value's text.
+    pub(crate) fn text(self) -> &'a str {
+        self.0
+    }
+
+    /// The value as an owned raw value, without parsing it again (parsing it again,
+    /// serde_json's one safe way to make a `RawValue`, costs as much as the scan).
+    #[allow(unsafe_code)]
+    pub(crate) fn to_raw(self) -> Box<RawValue> {
+        // SAFETY: `RawValue` must hold one well-formed JSON value without surrounding
+        // whitespace, which is what a `Checked` is: `Cursor::value` makes it only from a
+        // value it read through, checking JSON's grammar as serde_json does (its tests
+        // compare the two on every one-byte change to many texts). Debug builds, every
+        // test run among them, parse the text again here and panic if it is not one.
+        unsafe { RawValue::from_string_unchecked(self.0.to_owned()) }
+    }
+}
 
 /// A position in a JSON text.
 pub(crate) struct Cursor<'a> {
@@ -102,7 +128,7 @@ impl<'a> Cursor<'a> {
 
     /// Whitespace, then one JSON value, checked as serde_json checks it: its text,
     /// without the whitespace around it.
-    pub(crate) fn value(&mut self) -> Option<&'a str> {
+    pub(crate) fn value(&mut self) -> Option<Checked<'a>> {
         self.ws();
         let start = self.pos;
         // One bit per open container, innermost lowest: 1 for an object, 0 for an array.
@@ -142,7 +168,7 @@ impl<'a> Cursor<'a> {
             // A value ended: close what it ends, up to the next value due.
             loop {
                 if depth == 0 {
-                    return self.text.get(start..self.pos);
+                    return self.text.get(start..self.pos).map(Checked);
                 }
                 self.ws();
                 let in_object = open & 1 == 1;
@@ -294,7 +320,8 @@ mod tests {
     fn scan(text: &str) -> Option<&str> {
         let mut cursor = Cursor::new(text);
         let value = cursor.value()?;
-        cursor.at_end().then_some(value)
+        assert_eq!(value.to_raw().get(), value.text());
+        cursor.at_end().then_some(value.text())
     }
 
     const VALID: &[&str] = &[

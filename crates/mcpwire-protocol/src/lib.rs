@@ -15,10 +15,9 @@
 //! its method and result, and the whole messages have aliases such as
 //! [`CallToolRequest`] = `Request<CallToolRequestParams>`.
 
-#![forbid(unsafe_code)]
-
 pub mod call_frame;
 pub mod error;
+mod frame_scan;
 pub mod id;
 mod json_scan;
 pub mod jsonrpc;
