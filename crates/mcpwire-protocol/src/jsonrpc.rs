@@ -612,6 +612,24 @@ mod tests {
         decode_message(s.as_bytes())
     }
 
+    /// Deep nesting in params: wherever the scan stops (it leaves values nested past
+    /// 128 levels to serde_json), the reading is serde_json's.
+    #[test]
+    fn deeply_nested_params_read_as_serde_json_reads_them() {
+        for depth in [1, 100, 125, 126, 127, 128, 129, 130, 200, 5000] {
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":{}1{}}}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
+            let serde = format!("{:?}", decode_frame_from(text.as_str()));
+            assert_eq!(format!("{:?}", decode_frame(text.as_bytes())), serde, "{depth}");
+            if let Some(scanned) = scan_message(&text) {
+                assert_eq!(format!("{:?}", Ok::<_, DecodeError>(Frame::Single(scanned))), serde, "{depth}");
+            }
+        }
+    }
+
     /// The hand scan of requests and notifications takes their usual spellings, and
     /// whatever it takes, of those and of every one-byte change to them, serde_json
     /// reads as the same message.
