@@ -17,9 +17,9 @@ use serde::de::{value::MapAccessDeserializer, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::frame_scan::{object, raw_member, scan_call_params, scan_method_frame};
+use crate::frame_scan::{object, scan_call_params, scan_method_frame};
 use crate::id::RequestId;
-use crate::json_scan::Cursor;
+use crate::json_scan::{Checked, Cursor};
 use crate::jsonrpc::{present, read_id};
 use crate::lifecycle::RequestEnvelope;
 use crate::methods;
@@ -67,7 +67,7 @@ fn scan_tool_call(text: &str) -> Option<ToolCallFrame> {
         ScannedMeta::Remembered(envelope, text) => (envelope, text),
         ScannedMeta::Text(text) => RequestEnvelope::read_members_with_text(text)?,
     };
-    let arguments = raw_member(params.arguments);
+    let arguments = params.arguments.map(Checked::to_raw);
     let params = CallToolRequestParams { name: params.name.to_owned(), arguments, ..Default::default() };
     Some(ToolCallFrame { id, params, envelope, meta })
 }

@@ -6,10 +6,9 @@
 //! [`decode_frame`]: crate::jsonrpc::decode_frame
 //! [`decode_tool_call`]: crate::call_frame::decode_tool_call
 
-use serde_json::value::RawValue;
-
 use crate::id::RequestId;
 use crate::json_scan::{Checked, Cursor};
+use crate::jsonrpc::plain_id;
 
 /// A request (with an id) or a notification, as [`scan_method_frame`] read it.
 pub(crate) struct MethodFrame<'a, P> {
@@ -21,27 +20,24 @@ pub(crate) struct MethodFrame<'a, P> {
 /// `{"jsonrpc": "2.0", "id": …, "method": "…", "params": …}` with each member at most
 /// once, in any order, `id` and `params` optional; `params` is read by `read_params`.
 /// `None` for anything else: another member (`result`, `error`, an unknown one), an id
-/// other than plain digits (up to 18) or a string without escapes, a method with an
+/// other than one [`plain_id`] reads, a method with an
 /// escape, a `jsonrpc` other than `"2.0"` spelled plainly, or text after the object.
 pub(crate) fn scan_method_frame<'a, P>(
     text: &'a str,
     mut read_params: impl FnMut(&mut Cursor<'a>) -> Option<P>,
 ) -> Option<MethodFrame<'a, P>> {
     let mut cursor = Cursor::new(text);
-    cursor.eat(b'{')?;
     let (mut version, mut id, mut method, mut params) = (None, None, None, None);
-    loop {
-        match cursor.member_name()? {
+    cursor.members(|name, cursor| {
+        match name {
             "jsonrpc" if version.is_none() => version = Some(cursor.value()?.text()),
-            "id" if id.is_none() => id = Some(scan_id(cursor.value()?.text())?),
+            "id" if id.is_none() => id = Some(plain_id(cursor.value()?.text())?),
             "method" if method.is_none() => method = Some(cursor.plain_string()?),
-            "params" if params.is_none() => params = Some(read_params(&mut cursor)?),
+            "params" if params.is_none() => params = Some(read_params(cursor)?),
             _ => return None,
         }
-        if !cursor.next_member()? {
-            break;
-        }
-    }
+        Some(())
+    })?;
     let plain = cursor.at_end() && version? == "\"2.0\"";
     plain.then_some(MethodFrame { id, method: method?, params })
 }
@@ -61,44 +57,22 @@ pub(crate) fn scan_call_params<'a, M>(
     cursor: &mut Cursor<'a>,
     mut read_meta: impl FnMut(&mut Cursor<'a>) -> Option<M>,
 ) -> Option<CallParams<'a, M>> {
-    cursor.eat(b'{')?;
     let (mut name, mut arguments, mut meta) = (None, None, None);
-    loop {
-        match cursor.member_name()? {
+    cursor.members(|member, cursor| {
+        match member {
             "name" if name.is_none() => name = Some(cursor.plain_string()?),
             "arguments" if arguments.is_none() => arguments = Some(object(cursor)?),
             "_meta" if meta.is_none() => meta = Some(read_meta(cursor)?),
             _ => return None,
         }
-        if !cursor.next_member()? {
-            break;
-        }
-    }
+        Some(())
+    })?;
     Some(CallParams { name: name?, arguments, meta })
 }
 
 /// An object value.
 pub(crate) fn object<'a>(cursor: &mut Cursor<'a>) -> Option<Checked<'a>> {
     cursor.value().filter(|value| value.text().starts_with('{'))
-}
-
-/// An optional member's raw value.
-pub(crate) fn raw_member(value: Option<Checked<'_>>) -> Option<Box<RawValue>> {
-    value.map(Checked::to_raw)
-}
-
-/// An id's text (a checked JSON value): plain digits (up to 18, which always fit an
-/// `i64`) or a string without escapes, else `None`.
-fn scan_id(text: &str) -> Option<RequestId> {
-    if let Some(inner) = text.strip_prefix('"') {
-        // A checked string ends at its only unescaped quote.
-        let inner = inner.strip_suffix('"')?;
-        return (!inner.contains('\\')).then(|| RequestId::String(inner.to_owned()));
-    }
-    if text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
-        return text.parse().ok().map(RequestId::Number);
-    }
-    None
 }
 
 #[cfg(test)]

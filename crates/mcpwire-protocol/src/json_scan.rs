@@ -88,25 +88,24 @@ impl<'a> Cursor<'a> {
         self.pos == self.text.len()
     }
 
-    /// A member's separator after a value: `Some(true)` for `,`, `Some(false)` for the
-    /// object's closing `}`.
-    pub(crate) fn next_member(&mut self) -> Option<bool> {
-        self.ws();
-        let more = match self.peek()? {
-            b',' => true,
-            b'}' => false,
-            _ => return None,
-        };
+    /// Whitespace, then a non-empty object whose members `member` reads: it is handed
+    /// each name (a string without escapes) with the cursor after its `:`, and reads the
+    /// value. `None` if `member` refuses one, or the object is not well-formed.
+    pub(crate) fn members(&mut self, mut member: impl FnMut(&'a str, &mut Self) -> Option<()>) -> Option<()> {
+        self.eat(b'{')?;
+        loop {
+            let name = self.plain_string()?;
+            self.eat(b':')?;
+            member(name, self)?;
+            self.ws();
+            match self.peek()? {
+                b',' => self.pos += 1,
+                b'}' => break,
+                _ => return None,
+            }
+        }
         self.pos += 1;
-        Some(more)
-    }
-
-    /// Whitespace, a string without escapes, whitespace and `:`: a member's name.
-    pub(crate) fn member_name(&mut self) -> Option<&'a str> {
-        self.ws();
-        let name = self.plain_string()?;
-        self.eat(b':')?;
-        Some(name)
+        Some(())
     }
 
     /// Whitespace, then a string with no escape: its text between the quotes. A string
@@ -303,6 +302,34 @@ fn plain_run(bytes: &[u8]) -> usize {
     at + bytes[at..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20).unwrap_or(bytes.len() - at)
 }
 
+/// Every prefix of `text` and every change of one byte to it (a byte of `bytes` inserted
+/// or put in place of one, or a byte removed) that is still UTF-8: what the scanners'
+/// tests read both ways.
+#[cfg(test)]
+pub(crate) fn one_byte_changes(text: &str, bytes: &[u8]) -> Vec<String> {
+    let text = text.as_bytes();
+    let mut variants = Vec::new();
+    for i in 0..=text.len() {
+        variants.push(text[..i].to_vec());
+        for &b in bytes {
+            let mut inserted = text.to_vec();
+            inserted.insert(i, b);
+            variants.push(inserted);
+            if i < text.len() {
+                let mut replaced = text.to_vec();
+                replaced[i] = b;
+                variants.push(replaced);
+            }
+        }
+        if i < text.len() {
+            let mut removed = text.to_vec();
+            removed.remove(i);
+            variants.push(removed);
+        }
+    }
+    variants.into_iter().filter_map(|v| String::from_utf8(v).ok()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -439,28 +466,7 @@ mod tests {
         const BYTES: &[u8] = b" \t\n{}[]:,\"\\/u0123456789abcdefeE+-.tnrlsx\x01";
         let mut checked = 0;
         for text in VALID.iter().chain(INVALID) {
-            let bytes = text.as_bytes();
-            let mut variants = Vec::new();
-            for i in 0..=bytes.len() {
-                variants.push(bytes[..i].to_vec());
-                for &b in BYTES {
-                    let mut inserted = bytes.to_vec();
-                    inserted.insert(i, b);
-                    variants.push(inserted);
-                    if i < bytes.len() {
-                        let mut replaced = bytes.to_vec();
-                        replaced[i] = b;
-                        variants.push(replaced);
-                    }
-                }
-                if i < bytes.len() {
-                    let mut removed = bytes.to_vec();
-                    removed.remove(i);
-                    variants.push(removed);
-                }
-            }
-            for variant in variants {
-                let Ok(variant) = String::from_utf8(variant) else { continue };
+            for variant in one_byte_changes(text, BYTES) {
                 if let Some(value) = scan(&variant) {
                     assert_eq!(serde(&variant), Some(value), "{variant:?}");
                 }

@@ -10,8 +10,9 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::error::{codes, ErrorObject};
-use crate::frame_scan::{object, raw_member, scan_method_frame};
+use crate::frame_scan::{object, scan_method_frame};
 use crate::id::RequestId;
+use crate::json_scan::Checked;
 
 /// The `"jsonrpc": "2.0"` member. Deserializing anything else fails.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -376,7 +377,7 @@ pub fn decode_frame(bytes: &[u8]) -> Result<Frame, DecodeError> {
 /// [`scan_method_frame`] reads: what [`Envelope::classify`] makes of it.
 fn scan_message(text: &str) -> Option<Message> {
     let frame = scan_method_frame(text, object)?;
-    let params = raw_member(frame.params);
+    let params = frame.params.map(Checked::to_raw);
     let method = frame.method.to_owned();
     Some(match frame.id {
         Some(id) => Message::Request(Request { jsonrpc: JsonRpcVersion, id, method, params }),
@@ -516,18 +517,27 @@ fn present_owned<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>
     Box::<RawValue>::deserialize(d).map(Some)
 }
 
-/// The id in `raw`: an integer in plain decimal digits is read directly; anything else
-/// (a string, a sign, a fraction, an exponent, a huge number) goes through
-/// [`RequestId`]'s own parser, which decides exactly as before.
+/// The id in `raw`: one [`plain_id`] reads is read directly; anything else (a sign, a
+/// fraction, an exponent, a huge number, an escaped string) goes through [`RequestId`]'s
+/// own parser, which decides exactly as before.
 pub(crate) fn read_id(raw: &RawValue) -> Result<RequestId, serde_json::Error> {
     let text = raw.get();
-    // 18 digits always fit in an i64. `raw` is valid JSON, so it has no leading zeros.
-    if !text.is_empty() && text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
-        if let Ok(n) = text.parse::<i64>() {
-            return Ok(RequestId::Number(n));
-        }
+    plain_id(text).map_or_else(|| serde_json::from_str(text), Ok)
+}
+
+/// The id in `text`, a checked JSON value, when it is plain decimal digits (up to 18,
+/// which always fit an `i64`; checked JSON has no leading zeros) or a string without
+/// escapes: what [`RequestId`]'s parser reads, without its machinery. `None` otherwise.
+pub(crate) fn plain_id(text: &str) -> Option<RequestId> {
+    if let Some(inner) = text.strip_prefix('"') {
+        // A checked string ends at its only unescaped quote.
+        let inner = inner.strip_suffix('"')?;
+        return (!inner.contains('\\')).then(|| RequestId::String(inner.to_owned()));
     }
-    serde_json::from_str(text)
+    if !text.is_empty() && text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse().ok().map(RequestId::Number);
+    }
+    None
 }
 
 /// The string in `raw`: one without escapes is its text between the quotes (valid JSON
@@ -651,24 +661,13 @@ mod tests {
         const BYTES: &[u8] = b" {}[]:,\"\\0123456789.-+eEtrufalsnu";
         let (mut taken, mut left) = (0, 0);
         for text in usual {
-            for at in 0..text.len() {
-                for &b in BYTES {
-                    let mut replaced = text.as_bytes().to_vec();
-                    replaced[at] = b;
-                    let mut inserted = text.as_bytes().to_vec();
-                    inserted.insert(at, b);
-                    let mut removed = text.as_bytes().to_vec();
-                    removed.remove(at);
-                    for variant in [replaced, inserted, removed] {
-                        let Ok(variant) = String::from_utf8(variant) else { continue };
-                        match scan(&variant) {
-                            Some(scanned) => {
-                                taken += 1;
-                                assert_eq!(scanned, serde(&variant), "{variant}");
-                            }
-                            None => left += 1,
-                        }
+            for variant in crate::json_scan::one_byte_changes(text, BYTES) {
+                match scan(&variant) {
+                    Some(scanned) => {
+                        taken += 1;
+                        assert_eq!(scanned, serde(&variant), "{variant}");
                     }
+                    None => left += 1,
                 }
             }
         }
