@@ -10,9 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::value::RawValue;
 
 use crate::error::{codes, ErrorObject};
-use crate::frame_scan::{object, scan_method_frame};
 use crate::id::RequestId;
-use crate::json_scan::Checked;
 
 /// The `"jsonrpc": "2.0"` member. Deserializing anything else fails.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -363,26 +361,12 @@ pub enum Frame {
 /// JSON-RPC message gives [`codes::INVALID_REQUEST`], with the id when it could be read.
 pub fn decode_frame(bytes: &[u8]) -> Result<Frame, DecodeError> {
     // Valid UTF-8 (nearly every frame) is checked once, here, and decoded as text: a
-    // decoder reading bytes checks every key and every captured member again, call by
-    // call. Invalid UTF-8 is decoded as bytes, which gives the error it always gave.
-    // A request or notification in its usual spelling is read by hand, at a fraction of
-    // serde_json's cost; the scan leaves anything else (and every error) to it.
+    // decoder reading bytes checks every key and every captured member again. Invalid
+    // UTF-8 is decoded as bytes, which gives serde_json's error for it.
     match std::str::from_utf8(bytes) {
-        Ok(text) => scan_message(text).map_or_else(|| decode_frame_from(text), |m| Ok(Frame::Single(m))),
+        Ok(text) => decode_frame_from(text),
         Err(_) => decode_frame_from(bytes),
     }
-}
-
-/// A request or a notification whose params (if any) are an object, in the spelling
-/// [`scan_method_frame`] reads: what [`Envelope::classify`] makes of it.
-fn scan_message(text: &str) -> Option<Message> {
-    let frame = scan_method_frame(text, object)?;
-    let params = frame.params.map(Checked::to_raw);
-    let method = frame.method.to_owned();
-    Some(match frame.id {
-        Some(id) => Message::Request(Request { jsonrpc: JsonRpcVersion, id, method, params }),
-        None => Message::Notification(Notification { jsonrpc: JsonRpcVersion, method, params }),
-    })
 }
 
 /// Decodes exactly one message; a batch is an [`codes::INVALID_REQUEST`].
@@ -620,58 +604,6 @@ mod tests {
 
     fn decode(s: &str) -> Result<Message, DecodeError> {
         decode_message(s.as_bytes())
-    }
-
-    /// Deep nesting in params: wherever the scan stops (it leaves values nested past
-    /// 128 levels to serde_json), the reading is serde_json's.
-    #[test]
-    fn deeply_nested_params_read_as_serde_json_reads_them() {
-        for depth in [1, 100, 125, 126, 127, 128, 129, 130, 200, 5000] {
-            let text = format!(
-                r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"a":{}1{}}}}}"#,
-                "[".repeat(depth),
-                "]".repeat(depth)
-            );
-            let serde = format!("{:?}", decode_frame_from(text.as_str()));
-            assert_eq!(format!("{:?}", decode_frame(text.as_bytes())), serde, "{depth}");
-            if let Some(scanned) = scan_message(&text) {
-                assert_eq!(format!("{:?}", Ok::<_, DecodeError>(Frame::Single(scanned))), serde, "{depth}");
-            }
-        }
-    }
-
-    /// The hand scan of requests and notifications takes their usual spellings, and
-    /// whatever it takes, of those and of every one-byte change to them, serde_json
-    /// reads as the same message.
-    #[test]
-    fn the_scan_reads_what_serde_json_reads() {
-        let usual = [
-            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}"#,
-            r#"{"jsonrpc":"2.0","id":"abc","method":"ping"}"#,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-            r#"{"method":"notifications/cancelled","params":{"requestId":3,"reason":"x"},"jsonrpc":"2.0"}"#,
-            " {\"jsonrpc\" : \"2.0\", \"id\" : 0, \"method\" : \"a\", \"params\" : {\"b\":[true,null,-1.5e2,\"\\u00e9\"]}}\n",
-        ];
-        let serde = |text: &str| format!("{:?}", decode_frame_from(text));
-        let scan =
-            |text: &str| scan_message(text).map(|m| format!("{:?}", Ok::<_, DecodeError>(Frame::Single(m))));
-        for text in usual {
-            assert_eq!(scan(text), Some(serde(text)), "{text}");
-        }
-        const BYTES: &[u8] = b" {}[]:,\"\\0123456789.-+eEtrufalsnu";
-        let (mut taken, mut left) = (0, 0);
-        for text in usual {
-            for variant in crate::json_scan::one_byte_changes(text, BYTES) {
-                match scan(&variant) {
-                    Some(scanned) => {
-                        taken += 1;
-                        assert_eq!(scanned, serde(&variant), "{variant}");
-                    }
-                    None => left += 1,
-                }
-            }
-        }
-        assert!(taken > 1000 && left > 1000, "{taken} taken, {left} left");
     }
 
     /// A response is written into a buffer of exactly its size, whatever its id, and

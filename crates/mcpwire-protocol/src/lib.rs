@@ -15,13 +15,11 @@
 //! its method and result, and the whole messages have aliases such as
 //! [`CallToolRequest`] = `Request<CallToolRequestParams>`.
 
-pub mod call_frame;
+#![forbid(unsafe_code)]
+
 pub mod error;
-mod frame_scan;
 pub mod id;
-mod json_scan;
 pub mod jsonrpc;
-mod last_read;
 pub mod meta;
 pub mod methods;
 pub mod result;

@@ -1,7 +1,6 @@
 //! Lifecycle: the 2025-era `initialize` handshake and `ping`, the 2026 `server/discover`,
 //! identities, and the 2026 per-request `_meta` envelope.
 
-use std::cell::RefCell;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -12,7 +11,6 @@ use crate::capabilities::{ClientCapabilities, ServerCapabilities};
 use crate::common::{cacheable, meta_only_params, notification, request, EmptyResult};
 use crate::content::Icon;
 use crate::jsonrpc::{Notification, Request, Response};
-use crate::last_read;
 use crate::logging::LoggingLevel;
 use crate::meta::{self, Meta};
 use crate::methods;
@@ -165,11 +163,8 @@ pub fn request_envelope(
 
 /// The parts of a 2026 request envelope, read from a request's `_meta`.
 ///
-/// The capabilities and the client's identity are shared: they are 520 and 144 bytes, a
-/// server reads an envelope on every request and moves it several times on its way to
-/// the handler (so held by pointer, the envelope is 56 bytes), and a client sends the
-/// same ones on every request, so a thread that read them once hands out the same
-/// values again ([`RequestEnvelope::from_meta_text`]).
+/// The capabilities and the client's identity are shared: a server moves the envelope
+/// several times on its way to the handler, and the contexts that hand it out clone it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RequestEnvelope {
     /// `io.modelcontextprotocol/protocolVersion`.
@@ -236,42 +231,16 @@ impl RequestEnvelope {
     /// envelope's members are read straight into their types. When that reading does
     /// not settle it (a member of the wrong shape, a repeated member, text that is not
     /// an object), the tree is built and `from_meta` decides, so the answer is always
-    /// `from_meta`'s. The capabilities and the identity are read once per thread for as
-    /// long as their text does not change (`last_read`).
+    /// `from_meta`'s.
     pub fn from_meta_text(meta: Option<&RawValue>) -> Result<Self, EnvelopeError> {
         let Some(text) = meta.map(RawValue::get).filter(|t| *t != "null") else {
             return Self::from_meta(None);
         };
-        if let Some(envelope) = Self::read_members(text) {
+        if let Some(envelope) = read_envelope(text) {
             return Ok(envelope);
         }
         let tree: Option<Meta> = serde_json::from_str(text).ok();
         Self::from_meta(tree.as_ref())
-    }
-
-    /// The envelope when every member present reads cleanly into its type, in one pass
-    /// over the text, else `None`. A thread that reads the same `_meta` text again (a
-    /// client's usual request) gets the envelope it made from it last time.
-    pub(crate) fn read_members(text: &str) -> Option<Self> {
-        Self::read_members_with_text(text).map(|(envelope, _)| envelope)
-    }
-
-    /// [`RequestEnvelope::read_members`], with `text` as a shared copy (the thread's
-    /// remembered one, when it read the same text last).
-    pub(crate) fn read_members_with_text(text: &str) -> Option<(Self, Arc<str>)> {
-        if !text.trim_start().starts_with('{') {
-            return None;
-        }
-        let (envelope, text) = last_read::read_with_text(&LAST_ENVELOPE, text, read_envelope).ok()?;
-        Some(((*envelope).clone(), text))
-    }
-
-    /// The envelope of the `_meta` object that `text` starts with, and that object's
-    /// text, when it is the `_meta` this thread read last (a client's usual request):
-    /// found without reading it, or even finding where it ends.
-    pub(crate) fn remembered_at_start(text: &str) -> Option<(Self, Arc<str>)> {
-        let (envelope, text) = last_read::remembered_object_at_start(&LAST_ENVELOPE, text)?;
-        Some(((*envelope).clone(), text))
     }
 
     /// Writes the envelope as a `_meta` object.
@@ -314,23 +283,17 @@ struct EnvelopeMembers<'a> {
     level: Option<LoggingLevel>,
 }
 
-thread_local! {
-    static LAST_CAPABILITIES: last_read::Slot<ClientCapabilities> = const { RefCell::new(None) };
-    static LAST_CLIENT_INFO: last_read::Slot<Implementation> = const { RefCell::new(None) };
-    static LAST_ENVELOPE: last_read::Slot<RequestEnvelope> = const { RefCell::new(None) };
-}
-
 impl EnvelopeMembers<'_> {
     /// The envelope, when its required members are there and every member present reads
     /// (else `from_meta` decides).
     fn into_envelope(self) -> Option<RequestEnvelope> {
         let client_info = match self.info {
-            Some(raw) => Some(last_read::read(&LAST_CLIENT_INFO, raw.get()).ok()?),
+            Some(raw) => Some(Arc::new(serde_json::from_str(raw.get()).ok()?)),
             None => None,
         };
         Some(RequestEnvelope {
             protocol_version: ProtocolVersion::parse(self.version?),
-            client_capabilities: last_read::read(&LAST_CAPABILITIES, self.capabilities?.get()).ok()?,
+            client_capabilities: Arc::new(serde_json::from_str(self.capabilities?.get()).ok()?),
             client_info,
             log_level: self.level,
         })
@@ -338,8 +301,8 @@ impl EnvelopeMembers<'_> {
 }
 
 /// The envelope of a `_meta` text, when every member present reads cleanly.
-fn read_envelope(text: &str) -> Result<RequestEnvelope, ()> {
-    serde_json::from_str::<EnvelopeMembers<'_>>(text).ok().and_then(EnvelopeMembers::into_envelope).ok_or(())
+fn read_envelope(text: &str) -> Option<RequestEnvelope> {
+    serde_json::from_str::<EnvelopeMembers<'_>>(text).ok().and_then(EnvelopeMembers::into_envelope)
 }
 
 /// A member that is present, read as `T` (`null` included, which most `T` refuse).
@@ -358,25 +321,6 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn the_same_meta_text_gives_the_remembered_envelope_and_another_is_read() {
-        let meta = |version: &str| {
-            format!(
-                r#"{{"io.modelcontextprotocol/protocolVersion":"{version}","io.modelcontextprotocol/clientCapabilities":{{"roots":{{}}}},"io.modelcontextprotocol/clientInfo":{{"name":"a","version":"1"}}}}"#
-            )
-        };
-        let first = RequestEnvelope::read_members(&meta("2026-07-28")).unwrap();
-        let again = RequestEnvelope::read_members(&meta("2026-07-28")).unwrap();
-        assert_eq!(first, again);
-        assert!(Arc::ptr_eq(&first.client_capabilities, &again.client_capabilities), "remembered");
-        let other = RequestEnvelope::read_members(&meta("2099-01-01")).unwrap();
-        assert_eq!(other.protocol_version, ProtocolVersion::parse("2099-01-01"));
-        assert_eq!(other.client_capabilities, first.client_capabilities);
-        // A flawed text is not remembered as anything, and the last good one still is.
-        assert!(RequestEnvelope::read_members(r#"{"io.modelcontextprotocol/protocolVersion":7}"#).is_none());
-        assert_eq!(RequestEnvelope::read_members(&meta("2099-01-01")).unwrap(), other);
-    }
 
     /// `from_meta_text` answers what `from_meta` answers on the parsed object, whatever
     /// the text: well-formed envelopes (read directly) and every kind of flaw (decided
@@ -417,8 +361,8 @@ mod tests {
             assert_eq!(RequestEnvelope::from_meta_text(Some(&raw)), expected, "{text}");
         }
         assert_eq!(RequestEnvelope::from_meta_text(None), RequestEnvelope::from_meta(None));
-        let direct = RawValue::from_string(cases[0].clone()).unwrap();
-        assert_eq!(RequestEnvelope::read_members(direct.get()).unwrap().client_info.unwrap().name, "a");
+        let direct = read_envelope(&cases[0]).unwrap();
+        assert_eq!(direct.client_info.unwrap().name, "a");
     }
 
     #[test]

@@ -20,8 +20,6 @@ use serde_json::{Map, Value};
 
 use crate::common::{cacheable, open_enum, paginated_params, request, JsonObject};
 use crate::content::{ContentBlock, Icon};
-use crate::frame_scan::{object, scan_call_params};
-use crate::json_scan::{Checked, Cursor};
 use crate::jsonrpc::{Request, Response};
 use crate::meta::Meta;
 use crate::methods;
@@ -216,20 +214,6 @@ impl<M> CallToolWire<M> {
     }
 }
 
-/// [`CallToolRequestParams::from_str_with_meta_text`] for the usual spelling (the members
-/// `name`, `arguments` and `_meta`, an object), read by hand; `None` leaves the text to
-/// serde_json.
-fn scan_with_meta_text(text: &str) -> Option<(CallToolRequestParams, Option<Box<RawValue>>)> {
-    let mut cursor = Cursor::new(text);
-    let found = scan_call_params(&mut cursor, object)?;
-    if !cursor.at_end() {
-        return None;
-    }
-    let arguments = found.arguments.map(Checked::to_raw);
-    let meta = found.meta.map(Checked::to_raw);
-    Some((CallToolRequestParams { name: found.name.to_owned(), arguments, ..Default::default() }, meta))
-}
-
 impl<'de> Deserialize<'de> for CallToolRequestParams {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (params, meta) = CallToolWire::<Meta>::deserialize(d)?.split();
@@ -243,9 +227,6 @@ impl CallToolRequestParams {
     /// reads only a few members of `_meta` (a 2026 request's envelope) does not build a
     /// tree of all of it. Errors are `Deserialize`'s.
     pub fn from_str_with_meta_text(text: &str) -> Result<(Self, Option<Box<RawValue>>), serde_json::Error> {
-        if let Some(found) = scan_with_meta_text(text) {
-            return Ok(found);
-        }
         let (params, meta) = serde_json::from_str::<CallToolWire<Box<RawValue>>>(text)?.split();
         if meta.as_ref().is_some_and(|m| !m.get().starts_with('{')) {
             // `_meta` must be an object: the tree reading reports it, word for word.
@@ -408,36 +389,6 @@ mod tests {
 
     /// Reading `_meta` as text gives what the tree reading gives: the same params, the
     /// same `_meta` once parsed, the same error word for word.
-    /// The hand scan of call params reads what serde_json reads, for the usual params and
-    /// every one-byte change to them that it takes.
-    #[test]
-    fn the_scan_of_call_params_agrees_with_serde_json() {
-        let usual = [
-            r#"{"name":"echo","arguments":{"text":"x"}}"#,
-            r#"{"name":"echo","arguments":{"text":"x"},"_meta":{"progressToken":7}}"#,
-            r#" { "_meta" : {"a":[1,{"b":null}]} , "name" : "e" } "#,
-        ];
-        let serde = |text: &str| {
-            let (params, meta) = serde_json::from_str::<CallToolWire<Box<RawValue>>>(text).ok()?.split();
-            Some(format!("{:?}", (params, meta)))
-        };
-        let scan = |text: &str| scan_with_meta_text(text).map(|found| format!("{found:?}"));
-        let (mut taken, mut left) = (0, 0);
-        for text in usual {
-            assert_eq!(scan(text), serde(text), "{text}");
-            for variant in crate::json_scan::one_byte_changes(text, br#" {}[]:,"\0123456789.-+eEtrufalsnu"#) {
-                match scan(&variant) {
-                    Some(found) => {
-                        taken += 1;
-                        assert_eq!(Some(found), serde(&variant), "{variant}");
-                    }
-                    None => left += 1,
-                }
-            }
-        }
-        assert!(taken > 500 && left > 500, "{taken} taken, {left} left");
-    }
-
     #[test]
     fn meta_as_text_agrees_with_the_tree() {
         let cases = [
