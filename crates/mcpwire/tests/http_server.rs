@@ -588,17 +588,15 @@ async fn tasks_back_to(baseline: usize) {
 #[tokio::test]
 async fn stateless_2025_serves_posts_without_a_session() {
     let t = start_with(stateless()).await;
-    let mut init = send(t.addr, Req::post(&initialize_body(1, V25))).await;
+    let init = send(t.addr, Req::post(&initialize_body(1, V25))).await;
     assert_eq!((init.status, init.header("mcp-session-id")), (200, None));
-    assert_eq!(init.next_message().await["result"]["protocolVersion"], V25);
+    assert_eq!(only_answer(init).await["result"]["protocolVersion"], V25);
     // No session id needed (and none kept): every POST stands alone.
     let req =
         Req::post(&call_body(2, "echo", json!({ "text": "alone" }))).header("mcp-protocol-version", V25);
-    let mut call = send(t.addr, req).await;
-    assert_eq!((call.status, call.content_type()), (200, "text/event-stream"));
-    let events = call.events_to_end().await;
-    assert_eq!(events.len(), 1, "no priming event: nothing can be resumed: {events:?}");
-    assert_eq!((events[0].id.clone(), events[0].json()), (None, text_result(2, "echo: alone")));
+    let call = send(t.addr, req).await;
+    assert_eq!(call.status, 200);
+    assert_eq!(only_answer(call).await, text_result(2, "echo: alone"));
     let note = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
     assert_eq!(send(t.addr, Req::post(&note).header("mcp-protocol-version", V25)).await.status, 202);
     assert_eq!(t.service.session_count(), 0);
@@ -610,6 +608,18 @@ async fn stateless_2025_serves_posts_without_a_session() {
     assert_eq!(answers, vec![json!({ "jsonrpc": "2.0", "id": 1, "result": {} }), text_result(2, "echo: b")]);
     let response = send(t.addr, Req::post(&batch).header("mcp-protocol-version", V25)).await;
     assert_eq!(response.status, 400);
+}
+
+/// The one answer of a session-less 2025 POST: a JSON body, or an SSE stream that holds
+/// only the answer (no priming event: nothing can be resumed).
+async fn only_answer(mut response: raw_http::Response) -> Value {
+    if !response.is_sse() {
+        return response.json().await;
+    }
+    let events = response.events_to_end().await;
+    assert_eq!(events.len(), 1, "no priming event: nothing can be resumed: {events:?}");
+    assert_eq!(events[0].id, None);
+    events[0].json()
 }
 
 #[tokio::test]
@@ -646,14 +656,15 @@ async fn stateless_2025_get_and_delete_get_405() {
 async fn stateless_2025_closing_the_response_cancels_and_nothing_leaks() {
     let t = start_with(stateless()).await;
     let req = |body: &Value| Req::post(body).header("mcp-protocol-version", V25);
-    send(t.addr, req(&call_body(1, "echo", json!({})))).await.events_to_end().await;
+    only_answer(send(t.addr, req(&call_body(1, "echo", json!({})))).await).await;
     let baseline = settled_tasks().await;
     for id in 2..22 {
-        let mut call = send(t.addr, req(&call_body(id, "echo", json!({ "text": "x" })))).await;
-        assert_eq!(call.next_message().await["id"], id);
+        let call = send(t.addr, req(&call_body(id, "echo", json!({ "text": "x" })))).await;
+        assert_eq!(only_answer(call).await["id"], id);
     }
     tasks_back_to(baseline).await;
-    let call = send(t.addr, req(&call_body(30, "slow", json!({})))).await;
+    // The handler sends nothing, so the response may stay uncommitted (no head yet).
+    let call = raw_http::send_only(t.addr, req(&call_body(30, "slow", json!({})))).await;
     wait_for("the slow tool to start", || t.probe.started.load(Ordering::SeqCst)).await;
     drop(call);
     wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;

@@ -1,10 +1,14 @@
 //! 2025-era requests without sessions ([`HttpSettings::stateless_2025`]): no
 //! `Mcp-Session-Id` is minted or required, GET and DELETE answer 405, and each POST is
-//! served by a throwaway session that ends with the response (so nothing is kept and
-//! nothing can be resumed). A POST that is not `initialize` finds its throwaway session
-//! already initialized at the version its `MCP-Protocol-Version` header names (2025-03-26
-//! without one), with no client capabilities: like a session whose client declared none,
-//! it cannot be asked for sampling, elicitation or roots.
+//! served on its own, as a 2026 request is: its handler runs inside the POST's future
+//! ([`modern::serve_alone`]), with a session of its own that ends with the response (so
+//! nothing is kept and nothing can be resumed). A request that is not `initialize` finds
+//! that session already initialized at the version its `MCP-Protocol-Version` header
+//! names (2025-03-26 without one), with no client capabilities: like a session whose
+//! client declared none, it cannot be asked for sampling, elicitation or roots.
+//!
+//! A batch (2025-03-26 only) is answered as one array: it is served by a throwaway
+//! [`Session`], which collects the answers of its requests.
 //!
 //! [`HttpSettings::stateless_2025`]: super::HttpSettings::stateless_2025
 
@@ -16,7 +20,9 @@ use mcpwire_protocol::{codes, methods, Message, ProtocolVersion, Request, Reques
 use serde_json::json;
 
 use super::session::Session;
-use super::{headers, status, McpBody, McpService};
+use super::{headers, modern, request_extensions, status, McpBody, McpService};
+use crate::jsonrpc::{Handler, NotificationContext, RequestContext};
+use crate::server::stateful::StatefulSession;
 use crate::transport::{InboundMeta, TransportEvent};
 
 /// Names the throwaway sessions (only logs and event-store names see them).
@@ -45,12 +51,36 @@ impl Drop for CloseOnDrop {
     }
 }
 
+/// The handler of one session-less 2025 request: a session of its own, through the
+/// server's middleware.
+struct Stateless {
+    session: StatefulSession,
+    version: ProtocolVersion,
+}
+
+impl Handler for Stateless {
+    async fn on_request(
+        &self,
+        request: Request,
+        ctx: RequestContext,
+    ) -> Result<mcpwire_protocol::RawJson, crate::McpError> {
+        if request.method != methods::INITIALIZE {
+            self.session.assume_initialized(self.version.clone(), ctx.peer());
+        }
+        self.session.on_request(request, ctx).await
+    }
+
+    async fn on_notification(&self, notification: mcpwire_protocol::Notification, ctx: NotificationContext) {
+        self.session.on_notification(notification, ctx).await;
+    }
+}
+
 impl McpService {
     /// Serves a session-less 2025 POST.
     pub(super) async fn post_stateless(
         &self,
         parts: &mut http::request::Parts,
-        messages: Vec<Message>,
+        mut messages: Vec<Message>,
         batch: bool,
         version: ProtocolVersion,
     ) -> Response<McpBody> {
@@ -75,6 +105,14 @@ impl McpService {
             return status::busy(id, "Too many requests in progress; try again later");
         };
         let inner = &self.inner;
+        if let (false, [Message::Request(_)]) = (batch, messages.as_slice()) {
+            if let Some(Message::Request(request)) = messages.pop() {
+                let handler = Stateless { session: StatefulSession::new(inner.server.clone()), version };
+                let extensions = request_extensions(parts);
+                let json_only = inner.settings.json_response;
+                return modern::serve_alone(inner, handler, request, extensions, slot, (), json_only).await;
+            }
+        }
         let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
         let name = format!("stateless-{}", NEXT.fetch_add(1, Ordering::Relaxed));
         let session =

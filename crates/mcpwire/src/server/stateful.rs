@@ -40,9 +40,6 @@ impl StatefulSession {
         request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
-        if !self.server.has_middleware() {
-            return self.handle(request, rpc).await;
-        }
         let this = self.clone();
         let endpoint: super::middleware::Endpoint = Arc::new(move |request, rpc| {
             let this = this.clone();
@@ -57,9 +54,6 @@ impl StatefulSession {
         notification: Notification,
         ctx: crate::jsonrpc::NotificationContext,
     ) {
-        if !self.server.has_middleware() {
-            return self.handle_notification(notification).await;
-        }
         let this = self.clone();
         let endpoint: super::middleware::NotificationEndpoint = Arc::new(move |notification, _ctx| {
             let this = this.clone();
@@ -68,11 +62,24 @@ impl StatefulSession {
         self.server.layered_notification(notification, ctx, endpoint).await
     }
 
+    /// A session-less 2025 request's session (HTTP's `stateless_2025`): initialized at
+    /// `version` for a client that declared no capabilities, unless it was initialized
+    /// already. It is not registered for change notifications: it has no stream.
+    #[cfg(feature = "http")]
+    pub(crate) fn assume_initialized(&self, version: ProtocolVersion, peer: &Peer) {
+        let mut slot = self.session.write().unwrap_or_else(|e| e.into_inner());
+        if slot.is_none() {
+            let client = mcpwire_protocol::Implementation::new("stateless-http-client", "0");
+            let capabilities = mcpwire_protocol::ClientCapabilities::default();
+            *slot = Some(Arc::new(SessionInfo::new(version, &capabilities, &client, peer.clone())));
+        }
+    }
+
     fn session(&self) -> Option<Arc<SessionInfo>> {
         self.session.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Serves a request (no middleware).
+    /// Serves a request, past the middleware.
     pub(crate) async fn handle(&self, request: Request, rpc: RequestContext) -> Result<RawJson, McpError> {
         let params = request.params.as_deref();
         let reply = match request.method.as_str() {
@@ -110,7 +117,7 @@ impl StatefulSession {
         reply.into_raw(None)
     }
 
-    /// Serves a notification (no middleware).
+    /// Serves a notification, past the middleware.
     pub(crate) async fn handle_notification(&self, notification: Notification) {
         match notification.method.as_str() {
             methods::INITIALIZED => tracing::debug!("the client finished initializing"),
