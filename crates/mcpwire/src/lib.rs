@@ -4,8 +4,7 @@
 //! - [`transport`]: stdio (server side and child process), in-memory pairs, any byte stream.
 //! - [`protocol`]: every message type of every revision (the `mcpwire-protocol` crate).
 
-// `deny`, not `forbid`: `json_text::JsonText::finish` allows it, for one call.
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 
 #[cfg(feature = "auth")]
 pub mod auth;
@@ -13,10 +12,7 @@ pub mod client;
 pub mod error;
 pub mod extensions;
 #[cfg(feature = "http")]
-mod hash;
-#[cfg(feature = "http")]
 pub mod http;
-mod json_text;
 pub mod jsonrpc;
 pub mod server;
 pub mod transport;

@@ -84,7 +84,7 @@ pub struct MemoryEventStore {
 struct Streams {
     /// Keyed by stream names, which the sessions make (a client's `Last-Event-ID` is
     /// only looked up).
-    logs: HashMap<Arc<str>, Log, crate::hash::FastHash>,
+    logs: HashMap<Arc<str>, Log, foldhash::fast::FixedState>,
     /// Stream names in creation order, for eviction. A forgotten stream's name may stay
     /// here (skipped, and compacted away once stale names outnumber live ones), so that
     /// forgetting a stream is not a scan of every stream.
