@@ -2,4 +2,6 @@
 //! checks (every tool, resource, prompt and multi round-trip fixture, named exactly as the
 //! suite expects), also the built-in example of the `mcpwire` command line.
 
+#![forbid(unsafe_code)]
+
 pub mod everything;

@@ -1,5 +1,7 @@
 //! `mcpwire`: the command line of the mcpwire MCP SDK. See `mcpwire --help`.
 
+#![forbid(unsafe_code)]
+
 mod args;
 mod bench;
 mod cli;

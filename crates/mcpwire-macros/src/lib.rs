@@ -19,6 +19,8 @@
 //! their error handling (see `IntoToolError`). Options: `name = "..."`,
 //! `description = "..."`, `title = "..."`.
 
+#![forbid(unsafe_code)]
+
 use proc_macro::TokenStream;
 use proc_macro2::TokenStream as Tokens;
 use quote::{format_ident, quote};

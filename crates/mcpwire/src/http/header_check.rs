@@ -13,7 +13,6 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::headers;
-use crate::server::stateless::ParsedCall;
 use crate::server::Server;
 
 /// The `Mcp-Param-*` headers each tool expects: `(header name from the schema, property)`.
@@ -136,25 +135,6 @@ pub(crate) fn check(
     check_facts(table, headers, version, request, body_facts(request))
 }
 
-/// [`check`] for a `tools/call` whose params were read already: the same facts, taken
-/// from that reading instead of a second pass over the body. (It read cleanly, so a
-/// probe would have found the same members: the envelope's version as a string, the
-/// name, and the arguments, an object or absent.)
-pub(crate) fn check_parsed(
-    table: &ToolHeaders,
-    headers: &HeaderMap,
-    version: Option<&str>,
-    request: &Request,
-    call: &ParsedCall,
-) -> Result<(), String> {
-    let facts = BodyFacts {
-        version: Some(Cow::Borrowed(call.envelope.protocol_version.as_str())),
-        routing_name: Some(Cow::Borrowed(call.params.name.as_str())),
-        arguments: Arguments::Raw(call.params.arguments.as_deref()),
-    };
-    check_facts(table, headers, version, request, facts)
-}
-
 fn check_facts(
     table: &ToolHeaders,
     headers: &HeaderMap,
@@ -244,71 +224,6 @@ mod tests {
             .tool(crate::server::tool("plain").handler(|| "ok"))
             .build()
             .unwrap()
-    }
-
-    /// A `tools/call` read once for the handler is checked exactly as a probe of its
-    /// body would check it, whatever the headers say; a body that reading refuses is
-    /// left to the probe.
-    #[test]
-    fn a_parsed_call_is_checked_as_its_body_is() {
-        let server = region_and_plain();
-        let table = ToolHeaders::new(&server);
-        let envelope = r#""io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}"#;
-        let meta = |version: &str| {
-            format!(r#""_meta":{{"io.modelcontextprotocol/protocolVersion":{version},{envelope}}}"#)
-        };
-        let v26 = meta(r#""2026-07-28""#);
-        let bodies = [
-            format!(r#"{{"name":"plain","arguments":{{"x":1}},{v26}}}"#),
-            format!(r#"{{"name":"pl\u0061in",{v26}}}"#),
-            format!(r#"{{"name":"region","arguments":{{"region":"eu"}},{v26}}}"#),
-            format!(r#"{{"name":"region","arguments":{{"region":null}},{v26}}}"#),
-            format!(r#"{{"name":"region","arguments":null,{v26}}}"#),
-            format!(r#"{{"name":"region",{}}}"#, meta(r#""2025-11-25""#)),
-            format!(r#"{{"name":"other",{}}}"#, meta(r#""2099-01-01""#)),
-        ];
-        let header_sets: [&[(&str, &str)]; 5] = [
-            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "plain")],
-            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "region")],
-            &[
-                ("mcp-protocol-version", "2026-07-28"),
-                ("mcp-method", "tools/call"),
-                ("mcp-name", "region"),
-                ("mcp-param-region", "eu"),
-            ],
-            &[("mcp-protocol-version", "2025-11-25"), ("mcp-method", "tools/call"), ("mcp-name", "region")],
-            &[("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/list")],
-        ];
-        let mut parsed_bodies = 0;
-        for body in &bodies {
-            let request = request("tools/call", body);
-            let Some(call) = server.parse_call(&request) else { continue };
-            parsed_bodies += 1;
-            for set in header_sets {
-                let mut h = HeaderMap::new();
-                for (name, value) in set {
-                    h.insert(*name, HeaderValue::from_str(value).unwrap());
-                }
-                let version = headers::protocol_version(&h).unwrap();
-                assert_eq!(
-                    check_parsed(&table, &h, version, &request, &call),
-                    check(&table, &h, version, &request),
-                    "{body} with {set:?}"
-                );
-            }
-        }
-        assert_eq!(parsed_bodies, bodies.len(), "every body above reads as a call");
-        // Bodies the one reading refuses go through the probe instead.
-        for body in [
-            r#"["region"]"#.to_owned(),
-            format!(r#"{{"name":"region","name":"plain",{v26}}}"#),
-            format!(r#"{{"name":"region","arguments":[1],{v26}}}"#),
-            r#"{"name":"region","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#
-                .to_owned(),
-            format!(r#"{{"name":"region",{}}}"#, meta("7")),
-        ] {
-            assert!(server.parse_call(&request("tools/call", &body)).is_none(), "{body}");
-        }
     }
 
     #[test]

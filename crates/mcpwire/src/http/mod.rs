@@ -51,7 +51,6 @@ pub use security::HostPolicy;
 pub use sse::event as encode_sse_event;
 
 use crate::extensions::Extensions;
-use crate::server::stateless::ParsedCall;
 use crate::server::Server;
 use session::Session;
 use sessions::SessionTable;
@@ -288,13 +287,6 @@ impl McpService {
             Ok(b) => b,
             Err(response) => return *response,
         };
-        // A 2026 `tools/call`, the commonest request, is read in one pass when it can be.
-        if modern_header && accepts_json && accepts_sse {
-            if let Some((request, call)) = inner.server.decode_call(&bytes) {
-                let version = version_header.as_ref().map(ProtocolVersion::as_str);
-                return self.modern_request(Box::new(parts), bytes, version, request, Some(call)).await;
-            }
-        }
         let frame = match decode_frame(&bytes) {
             Ok(f) => f,
             Err(e) => return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message),
@@ -338,14 +330,11 @@ impl McpService {
                 )
             }
         };
-        // A `tools/call` is read once, for the header check and its handler alike.
-        let parsed = self.inner.server.parse_call(&request);
-        self.modern_request(parts, body, version, request, parsed).await
+        self.modern_request(parts, body, version, request).await
     }
 
-    /// Serves one 2026 request (`parsed`: its `tools/call`, read already; `body`: the
-    /// text it was read from), once the client's `Accept` has been checked: its headers
-    /// are checked against its body, then it runs.
+    /// Serves one 2026 request (`body`: the text it was read from), once the client's
+    /// `Accept` has been checked: its headers are checked against its body, then it runs.
     ///
     /// The request's parts (boxed: a move copies a pointer) and body are passed down by
     /// value, to be freed with its answer's bytes once those have been written.
@@ -355,15 +344,8 @@ impl McpService {
         body: bytes::Bytes,
         version: Option<&str>,
         request: Request,
-        parsed: Option<Box<ParsedCall>>,
     ) -> Response<McpBody> {
-        let checked = match &parsed {
-            Some(call) => {
-                header_check::check_parsed(&self.inner.tool_headers, &parts.headers, version, &request, call)
-            }
-            None => header_check::check(&self.inner.tool_headers, &parts.headers, version, &request),
-        };
-        if let Err(e) = checked {
+        if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, version, &request) {
             return status::error(
                 StatusCode::BAD_REQUEST,
                 Some(request.id),
@@ -375,7 +357,7 @@ impl McpService {
             return status::busy(Some(request.id), "Too many requests in progress; try again later");
         };
         let extensions = request_extensions(&mut parts);
-        modern::serve(&self.inner, request, parsed, extensions, slot, (parts, body)).await
+        modern::serve(&self.inner, request, extensions, slot, (parts, body)).await
     }
 
     async fn post_2025(

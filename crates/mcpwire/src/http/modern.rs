@@ -3,7 +3,6 @@
 //! `subscriptions/listen` stream). Closing the response cancels the request, and nothing
 //! more is written for it. The headers must agree with the body (`-32020` otherwise).
 
-use std::sync::Mutex;
 use std::task::Poll;
 use std::time::Duration;
 
@@ -18,13 +17,11 @@ use super::body::McpBody;
 use super::{sse, status, Inner};
 use crate::extensions::Extensions;
 use crate::jsonrpc::{poll_once, serve_one, Handler, RequestContext};
-use crate::server::stateless::ParsedCall;
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing};
 
-/// The handler of one 2026 request, with its `tools/call` already read when the
-/// endpoint read it for the header check.
-struct Modern(Server, Mutex<Option<Box<ParsedCall>>>);
+/// The handler of one 2026 request: the server's 2026 era, through its middleware.
+struct Modern(Server);
 
 impl Handler for Modern {
     async fn on_request(
@@ -32,19 +29,11 @@ impl Handler for Modern {
         request: Request,
         ctx: RequestContext,
     ) -> Result<mcpwire_protocol::RawJson, crate::McpError> {
-        let parsed = self.1.lock().unwrap_or_else(|e| e.into_inner()).take();
-        match parsed {
-            Some(call) => self.0.serve_parsed(call, ctx).await,
-            // Boxed: the general path's future is the larger by far, and inline it set
-            // the size of every request's (boxed once per request: at 1.5 KiB that box
-            // was past the allocator's per-thread cache, whose limit is about 1 KiB).
-            None => Box::pin(self.0.serve_stateless(request, ctx)).await,
-        }
+        self.0.serve_stateless(request, ctx).await
     }
 }
 
-/// Serves one 2026 request (`parsed`: its `tools/call`, when the endpoint read it
-/// already), holding `slot` until its answer is written or its stream
+/// Serves one 2026 request, holding `slot` until its answer is written or its stream
 /// ends. The handler runs inside this future ([`serve_one`]): an answer that comes
 /// before anything else is sent as JSON; a notification first commits the response to
 /// SSE, and the handler moves with the request into the task that writes the stream.
@@ -57,33 +46,55 @@ impl Handler for Modern {
 pub(crate) async fn serve(
     endpoint: &Inner,
     request: Request,
-    parsed: Option<Box<ParsedCall>>,
     extensions: Extensions,
     slot: OwnedSemaphorePermit,
     leftovers: impl Send + 'static,
 ) -> Response<McpBody> {
-    let Inner { server, settings, dispatcher: config, closing, .. } = endpoint;
+    let handler = Modern(endpoint.server.clone());
+    serve_alone(endpoint, handler, request, extensions, slot, leftovers, false).await
+}
+
+/// Serves one request that is a connection of its own (a 2026 request, or a 2025 POST
+/// without a session) with `handler`, as [`serve`] describes. With `json_only` (a 2025
+/// endpoint set to answer in JSON), what the handler sends before its answer is dropped
+/// and the answer is always JSON.
+pub(crate) async fn serve_alone<H: Handler>(
+    endpoint: &Inner,
+    handler: H,
+    request: Request,
+    extensions: Extensions,
+    slot: OwnedSemaphorePermit,
+    leftovers: impl Send + 'static,
+    json_only: bool,
+) -> Response<McpBody> {
+    let Inner { settings, dispatcher: config, closing, .. } = endpoint;
     let id = request.id.clone();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
     let headers = extensions.shared::<HeaderMap>();
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
-    let mut call = serve_one(
-        Modern(server.clone(), Mutex::new(parsed)),
-        request,
-        meta,
-        config.clone(),
-        settings.stream_queue,
-    );
+    let mut call = serve_one(handler, request, meta, config.clone(), settings.stream_queue);
 
     // Most handlers answer at their first poll: then no timer is armed and `closing` is
     // not waited on (both cost more than the poll).
     let (first, mut sent) = match poll_once(&mut call).await {
         Poll::Ready(answer) => {
-            let sent = call.sent(false);
+            let sent = if json_only { None } else { call.sent(false) };
             // The handler has finished, and its context, which held the headers, with it.
             // The rest of the request is freed once its answer has been written.
             let room = status::reclaim_room(headers);
             return answered(id, answer, sent, room, (call, leftovers));
+        }
+        Poll::Pending if json_only => {
+            // Nothing but the answer is sent: the queue's receiver is dropped, so what
+            // the handler sends is discarded rather than left to fill the queue.
+            drop(call.sent(true));
+            let answer = tokio::select! {
+                biased;
+                answer = &mut call => answer,
+                _ = closing.cancelled() => return shutting_down(id),
+            };
+            let _slot = slot;
+            return answered(id, answer, None, None, (call, leftovers));
         }
         Poll::Pending => {
             // The handler waits: what it sends now is watched for (its queue is made).

@@ -66,9 +66,8 @@ fn decimal_len(n: u64) -> usize {
 
 /// Appends `n` in decimal (no intermediate `String`: this runs per event).
 pub(crate) fn push_decimal(out: &mut Vec<u8>, n: u64) {
-    // serde_json writes integers with `itoa`: `write!` would cost a few hundred
-    // instructions of formatting machinery, and this runs several times per request
-    // (stream names, event ids, `retry`). Writing a `u64` into a `Vec` cannot fail.
+    // serde_json writes integers with `itoa`, without `fmt`'s machinery. Writing a
+    // `u64` into a `Vec` cannot fail.
     let _ = serde_json::to_writer(out, &n);
 }
 

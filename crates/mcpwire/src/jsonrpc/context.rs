@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 
 use futures_util::task::AtomicWaker;
@@ -13,7 +13,6 @@ use mcpwire_protocol::{RawJson, RequestId};
 use serde_json::value::RawValue;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFutureOwned};
 
-use super::lazy_token::{cancel_made, on_demand, LazyToken};
 use super::outbound::CallOptions;
 use super::{Peer, PeerCancelMode};
 use crate::error::RequestError;
@@ -38,6 +37,9 @@ pub(crate) struct InFlight {
     /// The handler's token, once asked for: a child of the connection's shutdown token,
     /// also cancelled when the request fires.
     token: OnceLock<CancellationToken>,
+    /// Held while the token is made and while the request fires: a token made as the
+    /// request fires is then either born cancelled or cancelled by the firing.
+    making: Mutex<()>,
     /// Set (under the table lock) when the peer cancelled this request.
     pub(crate) peer_cancelled: AtomicBool,
     /// [`Settle`] state.
@@ -77,6 +79,7 @@ impl InFlight {
             signals: AtomicU8::new(0),
             waker: AtomicWaker::new(),
             token: OnceLock::new(),
+            making: Mutex::new(()),
             peer_cancelled: AtomicBool::new(false),
             settled: AtomicU8::new(Settle::Running as u8),
         }
@@ -93,9 +96,13 @@ impl InFlight {
             Fire::Cancel => FIRED,
             Fire::Shutdown => FIRED | SHUT_DOWN,
         };
-        self.signals.fetch_or(bits, Ordering::SeqCst);
-        // The other half of `token`'s making (see `lazy_token::on_demand`).
-        cancel_made(&self.token);
+        {
+            let _making = self.making.lock().unwrap_or_else(|e| e.into_inner());
+            self.signals.fetch_or(bits, Ordering::AcqRel);
+            if let Some(token) = self.token.get() {
+                token.cancel();
+            }
+        }
         self.waker.wake();
     }
 
@@ -108,8 +115,22 @@ impl InFlight {
     /// The handler's token, made on first use as a child of `shutdown` (so it fires at
     /// shutdown even after the request settled, as it did when every request had one),
     /// and born cancelled if the request already fired.
-    pub(crate) fn token(&self, shutdown: &LazyToken) -> &CancellationToken {
-        let (token, made) = on_demand(&self.token, || shutdown.get().child_token(), || self.is_fired());
+    pub(crate) fn token(&self, shutdown: &CancellationToken) -> &CancellationToken {
+        if let Some(token) = self.token.get() {
+            return token;
+        }
+        let mut made = false;
+        let token = {
+            let _making = self.making.lock().unwrap_or_else(|e| e.into_inner());
+            self.token.get_or_init(|| {
+                made = true;
+                let token = shutdown.child_token();
+                if self.is_fired() {
+                    token.cancel();
+                }
+                token
+            })
+        };
         if made {
             // In interrupt mode the task running the handler watches the token from now
             // on (the handler, or something it spawned, may cancel it itself).

@@ -6,7 +6,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -249,20 +249,11 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .unwrap_or("(non-string panic payload)")
 }
 
-/// Whether `text` names a progress token anywhere: when it does not, a request in it has
-/// none ([`progress_token`] finds none), and its params need not be read for one.
-pub(crate) fn mentions_progress_token(text: &[u8]) -> bool {
-    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
-        LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
-    KEY.find(text).is_some()
-}
-
-/// Reads `_meta.progressToken` from raw params, without parsing anything else.
+/// Reads `_meta.progressToken` from raw params, without parsing anything else (params
+/// that do not mention the key at all are not read).
 fn progress_token(params: Option<&serde_json::value::RawValue>) -> Option<RawJson> {
     let raw = params?.get();
-    if !mentions_progress_token(raw.as_bytes()) {
-        return None;
-    }
+    memchr::memmem::find(raw.as_bytes(), b"progressToken")?;
     #[derive(Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]

@@ -1,4 +1,6 @@
-//! The JSON-RPC dispatcher: the engine both the server and the client run on.
+//! The JSON-RPC dispatcher: the engine both the server and the client run on. How a
+//! request flows from a transport through here to a handler and back is in the
+//! repository's `docs/ARCHITECTURE.md`.
 //!
 //! It reads a transport's messages and routes them: responses to the outbound requests
 //! waiting for them, requests and notifications to a [`Handler`], each as its own task
@@ -32,7 +34,6 @@ mod handler;
 mod in_flight;
 mod inbound;
 mod intake;
-mod lazy_token;
 #[cfg(feature = "http")]
 mod oneshot;
 mod outbound;
@@ -51,8 +52,6 @@ pub use context::{NotificationContext, RequestContext};
 #[cfg(feature = "http")]
 pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
-#[cfg(feature = "http")]
-pub(crate) use inbound::mentions_progress_token;
 #[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
 pub use outbound::CallOptions;
@@ -145,8 +144,8 @@ pub(crate) struct Shared {
     in_flight: Mutex<InFlightTable>,
     close_reason: Mutex<Option<String>>,
     /// Cancelled when the connection shuts down (the parent of every handler's token;
-    /// [`Shared::shut_down`] cancels it). Made only when asked for.
-    shutdown: lazy_token::LazyToken,
+    /// [`Shared::shut_down`] cancels it).
+    shutdown: tokio_util::sync::CancellationToken,
 }
 
 impl Shared {
@@ -160,7 +159,7 @@ impl Shared {
             next_id: AtomicI64::new(1),
             in_flight: Mutex::new(InFlightTable::default()),
             close_reason: Mutex::new(None),
-            shutdown: lazy_token::LazyToken::default(),
+            shutdown: tokio_util::sync::CancellationToken::new(),
         }
     }
 

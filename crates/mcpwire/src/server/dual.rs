@@ -5,11 +5,11 @@
 //! enveloped request on a 2025 session answers `-32600`.
 
 use std::future::Future;
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{Arc, OnceLock};
 
-use futures_util::future::{BoxFuture, Either};
-
+use mcpwire_protocol::meta::PROTOCOL_VERSION;
 use mcpwire_protocol::{methods, Era, Notification, RawJson, Request};
+use serde_json::value::RawValue;
 
 use super::stateful::StatefulSession;
 use super::stateless::unsupported_version;
@@ -32,25 +32,42 @@ impl DualEra {
 }
 
 /// Whether a request carries the 2026 envelope (its `_meta` names a protocol version).
-/// A cheap text check first: most 2025 requests have no such key at all.
 pub(crate) fn is_enveloped(request: &Request) -> bool {
     let Some(params) = request.params.as_deref() else { return false };
-    // A prebuilt searcher: `str::contains` builds a two-way searcher per call, which was
-    // most of this function's cost on every 2025 request.
-    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
-        LazyLock::new(|| memchr::memmem::Finder::new(mcpwire_protocol::meta::PROTOCOL_VERSION));
-    if KEY.find(params.get().as_bytes()).is_none() {
+    // Most 2025 requests do not mention the key at all: no need to read them.
+    if memchr::memmem::find(params.get().as_bytes(), PROTOCOL_VERSION.as_bytes()).is_none() {
         return false;
     }
+    /// `_meta`'s protocol version member, as text (present even when `null`).
     #[derive(serde::Deserialize)]
-    struct Probe {
-        #[serde(rename = "_meta")]
-        meta: Option<mcpwire_protocol::Meta>,
+    struct VersionProbe<'a> {
+        #[serde(
+            rename = "io.modelcontextprotocol/protocolVersion",
+            borrow,
+            default,
+            deserialize_with = "present"
+        )]
+        version: Option<&'a RawValue>,
     }
-    serde_json::from_str::<Probe>(params.get())
-        .ok()
-        .and_then(|p| p.meta)
-        .is_some_and(|m| m.contains_key(mcpwire_protocol::meta::PROTOCOL_VERSION))
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(rename = "_meta", borrow)]
+        meta: Option<VersionProbe<'a>>,
+    }
+    match serde_json::from_str::<Probe<'_>>(params.get()) {
+        Ok(probe) => probe.meta.is_some_and(|m| m.version.is_some()),
+        // A repeated member, or params that are not an object: the tree decides.
+        Err(_) => request
+            .parse_params::<serde_json::Value>()
+            .ok()
+            .and_then(|p| p.get("_meta").and_then(|m| m.get(PROTOCOL_VERSION)).map(|_| ()))
+            .is_some(),
+    }
+}
+
+/// A member that is present, as its text (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&'de RawValue as serde::Deserialize>::deserialize(d).map(Some)
 }
 
 impl DualEra {
@@ -67,30 +84,18 @@ impl DualEra {
         })
     }
 
-    /// Serves one request of this stream (no middleware: [`Handler::on_request`] runs it
-    /// once around this).
-    ///
-    /// Not an `async fn`, nor is `on_request`: the arguments of one stay in its future
-    /// for its whole life, and this future is boxed once per request (past about a
-    /// kilobyte an allocation leaves the allocator's fast per-thread cache). A 2025
-    /// request's future is returned as it is; the rest run boxed.
-    fn handle(
-        &self,
-        request: Request,
-        ctx: RequestContext,
-    ) -> Either<
-        impl Future<Output = Result<RawJson, McpError>> + Send + '_,
-        BoxFuture<'_, Result<RawJson, McpError>>,
-    > {
+    /// Serves one request of this stream, past the middleware.
+    async fn handle(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
         let enveloped = is_enveloped(&request);
         let era = self.decide_era(&request, enveloped);
         match era {
-            Era::Stateful if !enveloped => Either::Left(self.stateful.handle(request, ctx)),
-            era => Either::Right(Box::pin(self.handle_other(request, ctx, era))),
+            Era::Stateful if !enveloped => self.stateful.handle(request, ctx).await,
+            era => Box::pin(self.handle_other(request, ctx, era)).await,
         }
     }
 
-    /// [`DualEra::handle`] for the 2026 era and for a request in the wrong era.
+    /// [`DualEra::handle`] for the 2026 era and for a request in the wrong era (boxed
+    /// there: the 2025 era's future need not carry this one's size).
     async fn handle_other(
         &self,
         request: Request,
@@ -127,15 +132,12 @@ impl Handler for DualEra {
         request: Request,
         ctx: RequestContext,
     ) -> impl Future<Output = Result<RawJson, McpError>> + Send {
-        if !self.server.has_middleware() {
-            return Either::Left(self.handle(request, ctx));
-        }
         let this = self.clone();
-        let endpoint: super::middleware::Endpoint = std::sync::Arc::new(move |request, ctx| {
+        let endpoint: super::middleware::Endpoint = Arc::new(move |request, ctx| {
             let this = this.clone();
             Box::pin(async move { this.handle(request, ctx).await })
         });
-        Either::Right(self.server.layered(request, ctx, endpoint))
+        self.server.layered(request, ctx, endpoint)
     }
 
     async fn on_notification(&self, notification: Notification, ctx: NotificationContext) {

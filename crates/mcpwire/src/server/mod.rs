@@ -7,7 +7,6 @@
 //! version checks, `resultType` and cache hints, log gating, and how `ctx.elicit(..)`
 //! reaches the client.
 
-mod call_result_text;
 mod context;
 pub mod cursor;
 mod dual;
@@ -28,7 +27,6 @@ pub mod uri_template;
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use mcpwire_protocol::capabilities::{
@@ -94,31 +92,9 @@ impl Default for ServerConfig {
 }
 
 /// Names (tools, prompts) and URIs to their registration index, looked up once per call.
-pub(crate) type NameIndex = HashMap<String, usize, BuildHasherDefault<NameHasher>>;
-
-/// FNV-1a: the default SipHash cost ~240 instructions per `tools/call` lookup of a short
-/// name. Flooding is no concern here: the tables are fixed when the server is built, and
-/// a client's names are only looked up, never inserted.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct NameHasher(u64);
-
-impl Default for NameHasher {
-    fn default() -> Self {
-        NameHasher(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Hasher for NameHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-}
+/// A fixed-seed fast hash: the tables are fixed when the server is built, and a client's
+/// names are only looked up, never inserted, so they cannot be flooded.
+pub(crate) type NameIndex = HashMap<String, usize, foldhash::fast::FixedState>;
 
 pub(crate) struct ServerInner {
     pub(crate) info: Implementation,
@@ -221,11 +197,6 @@ impl Server {
         middleware::NextNotification::new(self.inner.middleware.clone(), endpoint)
             .run(notification, ctx)
             .await
-    }
-
-    /// Whether any middleware is registered (the fast path skips the chain).
-    pub(crate) fn has_middleware(&self) -> bool {
-        !self.inner.middleware.is_empty()
     }
 
     /// Publishes a change to every connected client that asked for it.

@@ -14,7 +14,6 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::call_result_text::call_tool_result;
 use crate::error::McpError;
 
 /// A result, before era stamping.
@@ -196,11 +195,7 @@ impl Reply {
             Reply::Initialize(r) => serde_json::value::to_raw_value(&r),
             Reply::Discover(mut r) => with(&mut *r, complete, s),
             Reply::ListTools(mut r) => with(&mut r, complete, s),
-            // Written by hand unless the handler set a `_meta` of its own: the same text.
-            Reply::CallTool(mut r) => match call_tool_result(&r, s.map(|s| &*s.server_info.raw)) {
-                Some(raw) => Ok(raw),
-                None => with(&mut r, complete, s),
-            },
+            Reply::CallTool(mut r) => with(&mut r, complete, s),
             Reply::ListResources(mut r) => with(&mut r, complete, s),
             Reply::ListResourceTemplates(mut r) => with(&mut r, complete, s),
             Reply::ReadResource(mut r) => with(&mut r, complete, s),
@@ -329,31 +324,20 @@ mod tests {
         results
     }
 
+    /// Tool results of every shape are stamped as the tree stamp writes them.
     #[test]
-    fn tool_results_written_by_hand_are_serdes_text() {
+    fn tool_results_are_stamped_as_the_tree_stamp_writes_them() {
         for r in call_results() {
-            for info in identities() {
-                let server_info = ServerInfo::new(&info);
-                let s = Stamp { server_info: &server_info, cache: None };
-                let by_hand = call_tool_result(&r, Some(&server_info.raw)).unwrap();
-                assert_eq!(
-                    by_hand.get(),
-                    with(&mut r.clone(), ResultType::Complete, Some(&s)).unwrap().get()
-                );
-                assert_eq!(by_hand.get(), reference(r.clone(), ResultType::Complete, &s));
-            }
-            let by_hand = call_tool_result(&r, None).unwrap();
-            assert_eq!(by_hand.get(), with(&mut r.clone(), ResultType::Complete, None).unwrap().get());
+            check(r, ResultType::Complete);
         }
     }
 
     #[test]
-    fn a_tool_result_with_its_own_meta_goes_through_serde_with_the_identity_merged() {
+    fn a_tool_result_with_its_own_meta_gets_the_identity_merged() {
         let info = Implementation::new("s", "0.1.0");
         let server_info = ServerInfo::new(&info);
         let mut r = CallToolResult::text("t");
         r.meta = Some(Meta::new());
-        assert!(call_tool_result(&r, Some(&server_info.raw)).is_none());
         let s = Stamp { server_info: &server_info, cache: None };
         let raw = Reply::CallTool(r).into_raw(Some(&s)).unwrap();
         let value: Value = serde_json::from_str(raw.get()).unwrap();

@@ -17,10 +17,6 @@ use serde_json::value::RawValue;
 pub(crate) enum RequestMeta {
     Tree(Option<Meta>),
     Text(Box<RawValue>, OnceLock<Option<Meta>>),
-    /// Shared text (an object) and the tree made from it on first use: the 2026 HTTP
-    /// endpoint's one-pass read of a call gives `_meta` as its thread's remembered copy.
-    #[cfg(feature = "http")]
-    Shared(std::sync::Arc<str>, OnceLock<Option<Meta>>),
 }
 
 impl RequestMeta {
@@ -36,20 +32,6 @@ impl RequestMeta {
         }
     }
 
-    /// `_meta` from its shared text (an object), read on first use.
-    #[cfg(feature = "http")]
-    pub(crate) fn shared(text: std::sync::Arc<str>) -> Self {
-        RequestMeta::Shared(text, OnceLock::new())
-    }
-
-    /// The text, when it has not been parsed.
-    pub(crate) fn text(&self) -> Option<&RawValue> {
-        match self {
-            RequestMeta::Text(text, _) => Some(text),
-            _ => None,
-        }
-    }
-
     /// The tree (parsed now if it was text).
     pub(crate) fn get(&self) -> Option<&Meta> {
         match self {
@@ -58,8 +40,6 @@ impl RequestMeta {
             RequestMeta::Text(text, tree) => {
                 tree.get_or_init(|| serde_json::from_str(text.get()).ok()).as_ref()
             }
-            #[cfg(feature = "http")]
-            RequestMeta::Shared(text, tree) => tree.get_or_init(|| serde_json::from_str(text).ok()).as_ref(),
         }
     }
 }
@@ -83,21 +63,10 @@ mod tests {
         let text = r#"{"name":"t","_meta":{"progressToken":3,"x":{"y":[1]}}}"#;
         let (_, meta_text) = CallToolRequestParams::from_str_with_meta_text(text).unwrap();
         let meta = RequestMeta::from_text(meta_text);
-        assert!(meta.text().is_some());
         let expected = json!({"progressToken": 3, "x": {"y": [1]}});
         assert_eq!(meta.get().map(|m| serde_json::Value::Object(m.clone())), Some(expected));
         assert!(std::ptr::eq(meta.get().unwrap(), meta.get().unwrap()), "parsed once");
         assert!(RequestMeta::from_text(None).get().is_none());
-        assert!(RequestMeta::from(None).text().is_none());
-    }
-
-    #[cfg(feature = "http")]
-    #[test]
-    fn shared_text_is_read_on_first_use() {
-        let meta = RequestMeta::shared(r#"{"a":[1],"b":{"c":null}}"#.into());
-        assert!(meta.text().is_none());
-        let expected = json!({"a": [1], "b": {"c": null}});
-        assert_eq!(meta.get().map(|m| serde_json::Value::Object(m.clone())), Some(expected));
-        assert!(std::ptr::eq(meta.get().unwrap(), meta.get().unwrap()), "parsed once");
+        assert!(RequestMeta::from(None).get().is_none());
     }
 }

@@ -1,12 +1,9 @@
 //! The era-neutral core: routes a request to the registries and returns a typed reply;
 //! the era adapters stamp and serialize it.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use futures_util::future::Either;
-use futures_util::FutureExt;
 use mcpwire_protocol::completion::CompleteRequestParams;
 use mcpwire_protocol::lifecycle::RequestEnvelope;
 use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
@@ -92,16 +89,6 @@ pub(crate) fn parse_tool_call(
         .map_err(invalid_params)
 }
 
-/// A request that failed before anything was awaited, as a future: the error alone
-/// (`ready(Err(e))` would hold a whole `Result<Reply, _>`, a reply's size).
-type Failed =
-    futures_util::future::Map<std::future::Ready<McpError>, fn(McpError) -> Result<Reply, McpError>>;
-
-/// [`Failed`] with `error`.
-fn failed(error: McpError) -> Failed {
-    std::future::ready(error).map(Err)
-}
-
 /// A `tools/call` past its checks: what its handler's await needs, and no more.
 struct ToolCall<'a> {
     def: &'a ToolDef,
@@ -122,32 +109,10 @@ fn arguments<'a>(retry: &'a Option<Retry>, own: &'a Option<Box<RawValue>>) -> Op
 }
 
 impl Server {
-    /// Routes one era-neutral request.
-    ///
-    /// Not an `async fn`, and neither is [`Server::call_tool`]: the arguments of an
-    /// `async fn` stay in its future for its whole life, and this future is part of
-    /// every request's (boxed once per request; past about a kilobyte an allocation
-    /// leaves the allocator's fast per-thread cache). `tools/call` gets a future of its
-    /// own; every other method runs boxed.
-    pub(crate) fn route<'a>(
-        &'a self,
-        rpc: RequestContext,
-        seed: Seed,
-        method: &'a str,
-        params: Option<&'a RawValue>,
-    ) -> impl Future<Output = Result<Reply, McpError>> + Send + 'a {
-        if method == methods::TOOLS_CALL && self.inner.capabilities.tools.is_some() {
-            let call = match parse_tool_call(params) {
-                Ok((p, meta)) => self.call_tool(rpc, seed, p, meta),
-                Err(e) => Either::Right(failed(e)),
-            };
-            return Either::Left(call);
-        }
-        Either::Right(Box::pin(self.route_other(rpc, seed, method, params)))
-    }
-
-    /// Every method but `tools/call`.
-    async fn route_other(
+    /// Routes one era-neutral request. The branches that await a handler are boxed:
+    /// each holds its own state across the handler's await, and inline, the largest of
+    /// them would size every request's future.
+    pub(crate) async fn route(
         &self,
         rpc: RequestContext,
         seed: Seed,
@@ -157,6 +122,10 @@ impl Server {
         let inner = &self.inner;
         let caps = &inner.capabilities;
         match method {
+            methods::TOOLS_CALL if caps.tools.is_some() => {
+                let (p, meta) = parse_tool_call(params)?;
+                Box::pin(self.call_tool(rpc, seed, p, meta)).await
+            }
             methods::TOOLS_LIST if caps.tools.is_some() => {
                 let p: ListToolsRequestParams = parse(params)?;
                 let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
@@ -179,9 +148,6 @@ impl Server {
                     ..Default::default()
                 }))
             }
-            // The branches that await a handler are boxed: each holds its own state
-            // across the handler's await, and inline, the largest of them would size
-            // every request's future.
             methods::RESOURCES_READ if caps.resources.is_some() => {
                 Box::pin(self.read_resource(rpc, seed, parse(params)?)).await
             }
@@ -302,21 +268,16 @@ impl Server {
     }
 
     /// `tools/call`, its params parsed.
-    pub(crate) fn call_tool(
+    async fn call_tool(
         &self,
         rpc: RequestContext,
         seed: Seed,
         p: CallToolRequestParams,
         meta: RequestMeta,
-    ) -> Either<impl Future<Output = Result<Reply, McpError>> + Send + '_, Failed> {
-        let ToolCall { def, ctx, retry, arguments } = match self.prepare_tool_call(rpc, seed, p, meta) {
-            Ok(call) => call,
-            Err(e) => return Either::Right(failed(e)),
-        };
-        Either::Left(async move {
-            let outcome = def.call(ctx.clone(), self::arguments(&retry, &arguments)).await;
-            self.settle(ctx, retry, outcome.map(Reply::CallTool))
-        })
+    ) -> Result<Reply, McpError> {
+        let ToolCall { def, ctx, retry, arguments } = self.prepare_tool_call(rpc, seed, p, meta)?;
+        let outcome = def.call(ctx.clone(), self::arguments(&retry, &arguments)).await;
+        self.settle(ctx, retry, outcome.map(Reply::CallTool))
     }
 
     /// Everything `tools/call` does before its handler runs: the tool, the arguments'
@@ -331,8 +292,7 @@ impl Server {
         let inner = &self.inner;
         // `p.meta` is empty: `_meta` came as `meta` (see `parse_tool_call`).
         let CallToolRequestParams { name, arguments, meta: _, task: _, input_responses, request_state } = p;
-        // Borrowed, not cloned: a `ToolDef` carries the tool's schemas, and a deep copy
-        // per call was a fifth of a stdio call's instructions.
+        // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
         let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
