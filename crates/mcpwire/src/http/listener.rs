@@ -13,14 +13,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::head_timer::HeadTimer;
 use super::stop_signal::StopSignal;
 use super::write_deadline::WriteDeadline;
 use super::McpService;
@@ -182,7 +181,7 @@ async fn serve_connection(
             }
         });
         let connection = hyper::server::conn::http1::Builder::new()
-            .timer(HeadTimer::default())
+            .timer(TokioTimer::new())
             .header_read_timeout(head_timeout)
             .serve_connection(TokioIo::new(stream), handler);
         tokio::pin!(connection);
