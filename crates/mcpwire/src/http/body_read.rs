@@ -60,9 +60,7 @@ where
     let collected = if limits.timeout.is_zero() {
         collect.await
     } else {
-        tokio::time::timeout(limits.timeout, collect)
-            .await
-            .map_err(|_| Box::new(too_late(limits.timeout)))?
+        tokio::time::timeout(limits.timeout, collect).await.map_err(|_| Box::new(too_late(limits.timeout)))?
     };
     match collected {
         // A body that came in one chunk is that chunk, not a copy of it.
@@ -138,6 +136,25 @@ mod tests {
                 .await
                 .unwrap_err();
         assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[tokio::test]
+    async fn a_body_in_one_chunk_is_that_chunk_not_a_copy() {
+        let headers = http::HeaderMap::new();
+        let chunk = "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}";
+        let bytes =
+            read_body(chunked(&[chunk]), limits(64, Duration::from_secs(30)), &headers).await.unwrap();
+        assert_eq!(bytes.as_ptr(), chunk.as_ptr());
+    }
+
+    #[tokio::test]
+    async fn a_content_length_past_the_limit_gets_413_before_the_body_is_read() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("65"));
+        let never =
+            StreamBody::new(futures_util::stream::pending::<Result<http_body::Frame<Bytes>, Infallible>>());
+        let refused = read_body(never, limits(64, NO_DEADLINE), &headers).await.unwrap_err();
+        assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 
     #[tokio::test(start_paused = true)]
