@@ -1,20 +1,20 @@
 //! Reading a POST's body, bounded in size and in time.
 //!
 //! A body larger than [`HttpSettings::max_body_bytes`](super::HttpSettings::max_body_bytes)
-//! is refused with `413`. A body that has not all arrived within
-//! [`HttpSettings::body_timeout`](super::HttpSettings::body_timeout) of the endpoint
-//! starting to wait for it is refused with `408` and its connection closed: without the
-//! deadline, a client that sends a head and then trickles its body would hold its
-//! connection (and the endpoint's memory for the body so far) for as long as it liked.
+//! is refused with `413`: at once when its `Content-Length` says so, else as soon as
+//! [`http_body_util::Limited`] has counted past the limit. A body that has not all
+//! arrived within [`HttpSettings::body_timeout`](super::HttpSettings::body_timeout) is
+//! refused with `408` and its connection closed ([`tokio::time::timeout`] around the
+//! collection): without the deadline, a client that sends a head and then trickles its
+//! body would hold its connection (and the endpoint's memory for the body so far) for as
+//! long as it liked.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Poll;
 use std::time::Duration;
 
-use bytes::{Buf, Bytes};
+use bytes::Bytes;
 use http::{header, HeaderValue, Response, StatusCode};
 use http_body::Body;
+use http_body_util::{BodyExt, LengthLimitError, Limited};
 use mcpwire_protocol::codes;
 
 use super::{status, McpBody};
@@ -24,20 +24,13 @@ use super::{status, McpBody};
 pub(super) struct Limits {
     /// Largest accepted body.
     pub(super) max_bytes: usize,
-    /// How long the whole body may take, from the first time the endpoint has to wait
-    /// for it; zero for no limit.
+    /// How long the whole body may take; zero for no limit.
     pub(super) timeout: Duration,
-}
-
-/// What waiting for the body's next frame gave.
-enum Next<F> {
-    Frame(F),
-    End,
-    Late,
 }
 
 /// Reads a body within `limits`: `413` beyond the size (at once when `Content-Length`
 /// says so, else as soon as the counted body passes it), `408` past the deadline.
+/// Trailers are dropped: they carry nothing for the endpoint.
 pub(super) async fn read_body<B>(
     body: B,
     limits: Limits,
@@ -63,56 +56,23 @@ where
             return Err(too_large());
         }
     }
-    let mut body = std::pin::pin!(http_body_util::Limited::new(body, limit));
-    // The deadline's timer is made only when the body keeps the endpoint waiting: most
-    // bodies arrive with their head, and a timer made for each would cost every request.
-    let mut deadline: Option<Pin<Box<tokio::time::Sleep>>> = None;
-    // Read frame by frame rather than with `collect`: a body mostly comes in one chunk,
-    // which is then taken as it is, without a list of chunks to keep it in.
-    let mut first: Option<Bytes> = None;
-    let mut joined: Vec<u8> = Vec::new();
-    loop {
-        let next = std::future::poll_fn(|cx| {
-            if let Poll::Ready(frame) = body.as_mut().poll_frame(cx) {
-                return Poll::Ready(frame.map_or(Next::End, Next::Frame));
-            }
-            if limits.timeout.is_zero() {
-                return Poll::Pending;
-            }
-            let late = deadline.get_or_insert_with(|| Box::pin(tokio::time::sleep(limits.timeout)));
-            late.as_mut().poll(cx).map(|()| Next::Late)
-        })
-        .await;
-        let frame = match next {
-            Next::End => break,
-            Next::Late => return Err(Box::new(too_late(limits.timeout))),
-            Next::Frame(Ok(frame)) => frame,
-            Next::Frame(Err(e)) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
-                return Err(too_large())
-            }
-            Next::Frame(Err(e)) => {
-                return Err(Box::new(status::error(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    codes::PARSE_ERROR,
-                    format!("could not read the body: {e}"),
-                )))
-            }
-        };
-        // Trailers carry nothing for us.
-        let Ok(mut data) = frame.into_data() else { continue };
-        let chunk = data.copy_to_bytes(data.remaining());
-        match &first {
-            None => first = Some(chunk),
-            Some(first) => {
-                if joined.is_empty() {
-                    joined.extend_from_slice(first);
-                }
-                joined.extend_from_slice(&chunk);
-            }
-        }
+    let collect = Limited::new(body, limit).collect();
+    let collected = if limits.timeout.is_zero() {
+        collect.await
+    } else {
+        tokio::time::timeout(limits.timeout, collect).await.map_err(|_| Box::new(too_late(limits.timeout)))?
+    };
+    match collected {
+        // A body that came in one chunk is that chunk, not a copy of it.
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(e) => Err(Box::new(status::error(
+            StatusCode::BAD_REQUEST,
+            None,
+            codes::PARSE_ERROR,
+            format!("could not read the body: {e}"),
+        ))),
     }
-    Ok(if joined.is_empty() { first.unwrap_or_default() } else { Bytes::from(joined) })
 }
 
 /// `408` for a body that did not arrive in time; the connection is closed after it (what
@@ -176,6 +136,25 @@ mod tests {
                 .await
                 .unwrap_err();
         assert_eq!(too_large.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    }
+
+    #[tokio::test]
+    async fn a_body_in_one_chunk_is_that_chunk_not_a_copy() {
+        let headers = http::HeaderMap::new();
+        let chunk = "{\"jsonrpc\":\"2.0\",\"method\":\"ping\",\"id\":1}";
+        let bytes =
+            read_body(chunked(&[chunk]), limits(64, Duration::from_secs(30)), &headers).await.unwrap();
+        assert_eq!(bytes.as_ptr(), chunk.as_ptr());
+    }
+
+    #[tokio::test]
+    async fn a_content_length_past_the_limit_gets_413_before_the_body_is_read() {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("65"));
+        let never =
+            StreamBody::new(futures_util::stream::pending::<Result<http_body::Frame<Bytes>, Infallible>>());
+        let refused = read_body(never, limits(64, NO_DEADLINE), &headers).await.unwrap_err();
+        assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
     }
 
     #[tokio::test(start_paused = true)]

@@ -3,24 +3,27 @@
 //! ([`HttpSettings::max_connections`](super::HttpSettings::max_connections)): one more is
 //! answered `503` and closed without being read. A connection that sends no complete
 //! request head for [`HttpSettings::head_timeout`](super::HttpSettings::head_timeout) (a
-//! slow or idle client) is closed, so idle connections cannot hold every slot; so is one
-//! whose response waits for longer than
-//! [`HttpSettings::write_timeout`](super::HttpSettings::write_timeout) on a client that reads
-//! nothing.
+//! slow or idle client) is closed by hyper's `header_read_timeout` on hyper-util's
+//! `TokioTimer`, so idle connections cannot hold every slot; so is one whose response
+//! waits for longer than [`HttpSettings::write_timeout`](super::HttpSettings::write_timeout)
+//! on a client that reads nothing.
+//!
+//! Why not `tower::limit`: it bounds a service's requests in flight and makes the excess
+//! wait; here open connections are counted (a tokio semaphore) and the excess refused at
+//! once.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-use super::head_timer::HeadTimer;
 use super::stop_signal::StopSignal;
 use super::write_deadline::WriteDeadline;
 use super::McpService;
@@ -162,40 +165,38 @@ async fn serve_connection(
     path: String,
     stop: CancellationToken,
 ) {
-    {
-        let head_timeout = Some(service.inner.settings.head_timeout).filter(|t| !t.is_zero());
-        let stream = WriteDeadline::new(stream, service.inner.settings.write_timeout);
-        let handler = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
-            let service = service.clone();
-            let on_path = request.uri().path() == path;
-            async move {
-                if on_path {
-                    Ok::<_, std::convert::Infallible>(service.handle(request).await)
-                } else {
-                    Ok(super::status::error(
-                        http::StatusCode::NOT_FOUND,
-                        None,
-                        mcpwire_protocol::codes::INVALID_REQUEST,
-                        "Not found",
-                    ))
-                }
+    let head_timeout = Some(service.inner.settings.head_timeout).filter(|t| !t.is_zero());
+    let stream = WriteDeadline::new(stream, service.inner.settings.write_timeout);
+    let handler = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+        let service = service.clone();
+        let on_path = request.uri().path() == path;
+        async move {
+            if on_path {
+                Ok::<_, std::convert::Infallible>(service.handle(request).await)
+            } else {
+                Ok(super::status::error(
+                    http::StatusCode::NOT_FOUND,
+                    None,
+                    mcpwire_protocol::codes::INVALID_REQUEST,
+                    "Not found",
+                ))
             }
-        });
-        let connection = hyper::server::conn::http1::Builder::new()
-            .timer(HeadTimer::default())
-            .header_read_timeout(head_timeout)
-            .serve_connection(TokioIo::new(stream), handler);
-        tokio::pin!(connection);
-        tokio::select! {
-            result = connection.as_mut() => {
-                if let Err(e) = result {
-                    tracing::debug!("connection ended: {e}");
-                }
+        }
+    });
+    let connection = hyper::server::conn::http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(head_timeout)
+        .serve_connection(TokioIo::new(stream), handler);
+    tokio::pin!(connection);
+    tokio::select! {
+        result = connection.as_mut() => {
+            if let Err(e) = result {
+                tracing::debug!("connection ended: {e}");
             }
-            () = StopSignal::new(stop) => {
-                connection.as_mut().graceful_shutdown();
-                let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
-            }
+        }
+        () = StopSignal::new(stop) => {
+            connection.as_mut().graceful_shutdown();
+            let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
         }
     }
 }

@@ -14,7 +14,6 @@ mod body;
 mod body_read;
 pub mod event_store;
 mod exchange;
-mod head_timer;
 mod header_check;
 pub mod headers;
 mod listener;

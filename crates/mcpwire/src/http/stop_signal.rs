@@ -8,6 +8,10 @@
 //! locks that all connections contend for. [`StopSignal`] polls the token's future only
 //! when that future has woken it (and on its first poll, which registers it): the future
 //! gets a waker of this module's, which notes the wake before passing it on.
+//!
+//! Why not hyper-util's `GracefulShutdown`: its `watch` receiver takes a lock shared with
+//! other connections on every wake of a connection's task (the contention avoided here),
+//! and the connections it watches run on past any deadline put on its shutdown.
 
 use std::future::Future;
 use std::pin::Pin;

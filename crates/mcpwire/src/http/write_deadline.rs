@@ -11,6 +11,9 @@
 //! wait since the last progress: a connection that is idle, or a stream with nothing to
 //! send, is not writing and is never cut off by it, and a slow reader that keeps reading
 //! keeps its connection.
+//!
+//! Why not a crate: hyper has no write timeout, and `tokio::time::timeout` bounds a whole
+//! future, not each stalled write inside hyper's connection, so the socket carries it.
 
 use std::future::Future;
 use std::io;
