@@ -35,7 +35,7 @@
 #   CARGO_TARGET_DIR [<repo>/target]; peers build into $CARGO_TARGET_DIR/peers/<name>
 #   OUT [bench/results/<date>]      where the JSON reports and summary.md go (git-ignored)
 # --quick: ROUNDS=1 CALLS=1000 PIPE_CALLS=10000 DURATION=1.5 SESSIONS=300 STARTUP_RUNS=5
-# (about 5 minutes on 2 cores).
+# (about 3 minutes on 2 cores once built; the full run about 25).
 #
 # Needs: cargo, taskset (util-linux), python3; for the Python and TypeScript peers,
 # scripts/install-peers.sh (run here unless SKIP_INSTALL=1; a peer whose runtime is
