@@ -1,25 +1,41 @@
 #!/usr/bin/env bash
-# bench/compare.sh — mcpwire's echo server side by side with a bare tokio/hyper echo,
-# rmcp (crates.io), the Python SDK (PyPI) and the TypeScript SDK (npm), interleaved for
+# bench/compare.sh — mcpwire's echo-server side by side with rmcp (bench/peers/rmcp-echo)
+# and a bare serde_json/hyper echo (bench/peers/bare-echo), case by case, interleaved for
 # several rounds, client and server each pinned to one core. Not part of CI.
 #
 # Usage: bench/compare.sh [--quick] [--no-build]
 #
+# A case is a transport (SCENARIOS) times a request variant (VARIANTS):
+#   stdio           stdio, 2025 era: sequential calls, then pipelined calls (IN_FLIGHT in
+#                   flight), each on a fresh server
+#   sessions        HTTP, 2025 era, one session per client (SSE answers)
+#   stateless2025   HTTP, 2025 era without sessions: initialize, then POSTs with no
+#                   session id (echo-server: `--mode stateless`, i.e. `stateless_2025`)
+#   stateless2026   HTTP, 2026-07-28 era (no handshake, JSON answers)
+#   Each HTTP case runs 1 client (CALLS sequential calls) and CLIENTS clients for
+#   DURATION seconds against one server.
+#   Variants: 32B, 4KiB, 64KiB (the echo's text; any SIZE in bytes also works), SIZE+progress
+#   (every request carries `_meta.progressToken`), mix (tools/list, tools/call,
+#   resources/read of a 100 KiB text and prompts/get in turn).
+# Also measured: peak RSS of the stdio servers (32B), spawn to first response, and KiB
+# per idle 2025 session (sessions, 32B).
+#
 # Environment (defaults in brackets):
-#   ROUNDS [3]            rounds; each round runs every peer once per scenario, interleaved
-#   PEERS ["bare rmcp python typescript mcpwire lean"]   (lean: bench/stdio-echo, mcpwire
-#                         without default features on a current-thread runtime, built
-#                         alone into $CARGO_TARGET_DIR/lean; stdio scenario only)
+#   ROUNDS [3]            rounds; each round runs every peer once per case, interleaved
+#   PEERS ["bare rmcp mcpwire"]   also: lean (bench/stdio-echo: stdio only, echo variants
+#                         only), python and typescript (echo variants only)
+#   SCENARIOS ["stdio sessions stateless2025 stateless2026"]
+#   VARIANTS ["32B 4KiB 64KiB 32B+progress mix"]
 #   CALLS [5000]          sequential calls (stdio and HTTP single client)
 #   PIPE_CALLS [50000]    stdio pipelined calls, IN_FLIGHT [32] in flight
 #   CLIENTS [32]          concurrent HTTP clients, for DURATION [5] seconds
-#   SESSIONS [1000]       idle 2025 sessions for the memory-per-session figure
-#   STARTUP_RUNS [20]     spawns timed for spawn-to-first-response
-#   SCENARIOS ["stdio stateless sessions"]   which scenarios run (e.g. just "stdio")
+#   SESSIONS [1000]       idle 2025 sessions for the memory-per-session figure (0: skip)
+#   STARTUP_RUNS [20]     spawns timed for spawn-to-first-response (0: skip)
 #   CLIENT_CPU [0] SERVER_CPU [1]   the cores of taskset
 #   CARGO_TARGET_DIR [<repo>/target]; peers build into $CARGO_TARGET_DIR/peers/<name>
 #   OUT [bench/results/<date>]      where the JSON reports and summary.md go (git-ignored)
-# --quick: ROUNDS=1 CALLS=2000 PIPE_CALLS=20000 DURATION=2 SESSIONS=300 STARTUP_RUNS=10.
+# --quick: ROUNDS=1 CALLS=1000 PIPE_CALLS=10000 DURATION=1.5 SESSIONS=300 STARTUP_RUNS=5
+# (about 3 minutes on 2 cores once built; the full run about 25).
 #
 # Needs: cargo, taskset (util-linux), python3; for the Python and TypeScript peers,
 # scripts/install-peers.sh (run here unless SKIP_INSTALL=1; a peer whose runtime is
@@ -30,15 +46,15 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD=1
 for arg in "$@"; do
   case "$arg" in
-    --quick) ROUNDS="${ROUNDS:-1}"; CALLS="${CALLS:-2000}"; PIPE_CALLS="${PIPE_CALLS:-20000}"
-             DURATION="${DURATION:-2}"; SESSIONS="${SESSIONS:-300}"; STARTUP_RUNS="${STARTUP_RUNS:-10}" ;;
+    --quick) ROUNDS="${ROUNDS:-1}"; CALLS="${CALLS:-1000}"; PIPE_CALLS="${PIPE_CALLS:-10000}"
+             DURATION="${DURATION:-1.5}"; SESSIONS="${SESSIONS:-300}"; STARTUP_RUNS="${STARTUP_RUNS:-5}" ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,41p' "$0"; exit 0 ;;
     *) echo "compare.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
 ROUNDS="${ROUNDS:-3}"
-PEERS="${PEERS:-bare rmcp python typescript mcpwire lean}"
+PEERS="${PEERS:-bare rmcp mcpwire}"
 CALLS="${CALLS:-5000}"
 PIPE_CALLS="${PIPE_CALLS:-50000}"
 IN_FLIGHT="${IN_FLIGHT:-32}"
@@ -46,7 +62,8 @@ CLIENTS="${CLIENTS:-32}"
 DURATION="${DURATION:-5}"
 SESSIONS="${SESSIONS:-1000}"
 STARTUP_RUNS="${STARTUP_RUNS:-20}"
-SCENARIOS="${SCENARIOS:-stdio stateless sessions}"
+SCENARIOS="${SCENARIOS:-stdio sessions stateless2025 stateless2026}"
+VARIANTS="${VARIANTS:-32B 4KiB 64KiB 32B+progress mix}"
 CLIENT_CPU="${CLIENT_CPU:-0}"
 SERVER_CPU="${SERVER_CPU:-1}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -86,9 +103,6 @@ if [[ $BUILD == 1 ]]; then
   fi
 fi
 [[ -x $BENCH && -x $ECHO ]] || die "missing $BENCH or $ECHO (run without --no-build)"
-# echo-server's stdio functions are linked side by side (crates/mcpwire-bench/build.rs);
-# a list gone stale raises its peak RSS, so say so before measuring it.
-python3 "$ROOT/bench/link_order.py" --check "$ECHO" >&2 || log "WARNING: echo-server's link order is stale"
 TOOLS="${MCPWIRE_TOOLS_DIR:-$ROOT/.tools}"
 # shellcheck disable=SC1091
 [[ -f $TOOLS/env.sh ]] && source "$TOOLS/env.sh"
@@ -120,9 +134,31 @@ available() {
   esac
 }
 
-# The era a peer's stateless HTTP run uses: 2026 where the SDK speaks it, else the
-# 2025 stateless JSON form (TypeScript SDK 1.x).
-stateless_era() { [[ $1 == typescript ]] && echo 2025 || echo 2026; }
+# The load generator's flags for a variant: 32B | 4KiB | 64KiB | BYTES, each with an
+# optional +progress; or mix (32-byte texts).
+variant_flags() {
+  local v=$1 size progress=()
+  if [[ $v == mix ]]; then echo "--payload-bytes 32 --mix"; return; fi
+  if [[ $v == *+progress ]]; then progress=(--progress-token); v=${v%+progress}; fi
+  case "$v" in
+    *KiB) size=$(( ${v%KiB} * 1024 )) ;;
+    *B) size=${v%B} ;;
+    *) size=$v ;;
+  esac
+  echo "--payload-bytes $size ${progress[*]}"
+}
+
+# Whether PEER runs VARIANT in SCENARIO: lean is stdio only; the peers without the mix's
+# resource and prompt skip it; the TypeScript SDK 1.x does not speak 2026.
+runs_case() {
+  local peer=$1 scenario=$2 variant=$3
+  case "$peer" in
+    lean) [[ $scenario == stdio && $variant != mix ]] ;;
+    python) [[ $variant != mix ]] ;;
+    typescript) [[ $variant != mix && $scenario != stateless2026 ]] ;;
+    *) return 0 ;;
+  esac
+}
 
 bench() { taskset -c "$CLIENT_CPU" "$BENCH" --json "$@"; }
 
@@ -136,35 +172,45 @@ wait_port() {
   return 1
 }
 
+# File names: r<round>-<peer>-<scenario>-<variant>.json ("+" becomes "-").
+file_of() { echo "$OUT/r$1-$2-$3-${4//+/-}.json"; }
+
 PORT_BASE=$((20000 + RANDOM % 12000))  # below the ephemeral ports (32768 and up)
 run_http() {
-  local round=$1 peer=$2 mode=$3 port=$4
-  local addr="127.0.0.1:$port"
+  local round=$1 peer=$2 scenario=$3 variant=$4 port=$5
+  local addr="127.0.0.1:$port" mode=stateless era=2025 extra=()
+  case "$scenario" in
+    sessions) mode=sessions
+              [[ $variant == 32B && $SESSIONS -gt 0 ]] && extra=(--sessions "$SESSIONS") ;;
+    stateless2026) era=2026 ;;
+  esac
+  local log="$OUT/$peer-$scenario-${variant//+/-}.log"
   # shellcheck disable=SC2046
-  taskset -c "$SERVER_CPU" $(server_cmd "$peer" http "$addr" "$mode") >"$OUT/$peer-http-$mode.log" 2>&1 &
+  taskset -c "$SERVER_CPU" $(server_cmd "$peer" http "$addr" "$mode") >"$log" 2>&1 &
   local pid=$!
   if ! wait_port "$addr"; then
-    log "$peer http $mode did not start (see $OUT/$peer-http-$mode.log)"; kill "$pid" 2>/dev/null || true; return 0
+    log "$peer $scenario did not start (see $log)"; kill "$pid" 2>/dev/null || true; return 0
   fi
-  local era=2025 extra=()
-  if [[ $mode == stateless ]]; then era=$(stateless_era "$peer"); else extra=(--sessions "$SESSIONS"); fi
+  # shellcheck disable=SC2046
   bench --label "$peer" --era "$era" --calls "$CALLS" --clients "$CLIENTS" --seconds "$DURATION" \
-    --server-pid "$pid" "${extra[@]}" "http://$addr/mcp" >"$OUT/r$round-$peer-http-$mode.json" \
-    || log "$peer http $mode failed"
+    $(variant_flags "$variant") --server-pid "$pid" "${extra[@]}" "http://$addr/mcp" \
+    >"$(file_of "$round" "$peer" "$scenario" "$variant")" || log "$peer $scenario $variant failed"
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
 }
 
 run_stdio() {
-  local round=$1 peer=$2
+  local round=$1 peer=$2 variant=$3
   # shellcheck disable=SC2046
   bench --label "$peer" --era 2025 --calls "$CALLS" --pipelined-calls "$PIPE_CALLS" --in-flight "$IN_FLIGHT" \
-    --startup-runs 0 -- taskset -c "$SERVER_CPU" $(server_cmd "$peer" stdio) \
-    >"$OUT/r$round-$peer-stdio.json" || log "$peer stdio failed"
-  # Startup without the taskset wrapper (its exec would be counted).
-  # shellcheck disable=SC2046
-  bench --label "$peer" --era 2025 --calls 0 --pipelined-calls 0 --startup-runs "$STARTUP_RUNS" \
-    -- $(server_cmd "$peer" stdio) >"$OUT/r$round-$peer-startup.json" || log "$peer startup failed"
+    --startup-runs 0 $(variant_flags "$variant") -- taskset -c "$SERVER_CPU" $(server_cmd "$peer" stdio) \
+    >"$(file_of "$round" "$peer" stdio "$variant")" || log "$peer stdio $variant failed"
+  if [[ $variant == 32B && $STARTUP_RUNS -gt 0 ]]; then
+    # Startup without the taskset wrapper (its exec would be counted).
+    # shellcheck disable=SC2046
+    bench --label "$peer" --era 2025 --calls 0 --pipelined-calls 0 --startup-runs "$STARTUP_RUNS" \
+      -- $(server_cmd "$peer" stdio) >"$OUT/r$round-$peer-startup.json" || log "$peer startup failed"
+  fi
 }
 
 log "results in $OUT (rounds=$ROUNDS, peers: $PEERS)"
@@ -172,23 +218,29 @@ log "results in $OUT (rounds=$ROUNDS, peers: $PEERS)"
   echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "host: $(nproc) cores; load: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "rounds=$ROUNDS calls=$CALLS pipe_calls=$PIPE_CALLS in_flight=$IN_FLIGHT clients=$CLIENTS duration=$DURATION sessions=$SESSIONS startup_runs=$STARTUP_RUNS"
+  echo "scenarios: $SCENARIOS; variants: $VARIANTS"
   echo "client cpu=$CLIENT_CPU server cpu=$SERVER_CPU"
 } >"$OUT/meta.txt"
 
 port=$PORT_BASE
 for round in $(seq 1 "$ROUNDS"); do
   for scenario in $SCENARIOS; do
-    for peer in $PEERS; do
-      if ! available "$peer"; then log "skipping $peer (not built or installed)"; continue; fi
-      if [[ $peer == lean && $scenario != stdio ]]; then continue; fi
-      log "round $round: $peer $scenario"
-      port=$((port + 1))
-      case "$scenario" in
-        stdio) run_stdio "$round" "$peer" ;;
-        *) run_http "$round" "$peer" "$scenario" "$port" ;;
-      esac
+    for variant in $VARIANTS; do
+      for peer in $PEERS; do
+        if ! available "$peer"; then log "skipping $peer (not built or installed)"; continue; fi
+        runs_case "$peer" "$scenario" "$variant" || continue
+        log "round $round: $peer $scenario $variant"
+        port=$((port + 1))
+        case "$scenario" in
+          stdio) run_stdio "$round" "$peer" "$variant" ;;
+          sessions|stateless2025|stateless2026) run_http "$round" "$peer" "$scenario" "$variant" "$port" ;;
+          *) die "unknown scenario $scenario" ;;
+        esac
+      done
     done
   done
 done
+log "load after the runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$OUT/meta.txt"
 
 python3 "$ROOT/bench/summarize.py" "$OUT" | tee "$OUT/summary.md"

@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""Summarize the JSON reports of bench/compare.sh into the issue's table (Markdown).
+"""Summarize the JSON reports of bench/compare.sh into one table (Markdown).
 
 Usage: bench/summarize.py OUT_DIR
 
-Reads OUT_DIR/r<round>-<peer>-<scenario>.json (scenario: stdio, startup, http-stateless,
-http-sessions), takes the median over rounds of every figure, and prints one row per
-figure: each peer's value, mcpwire's ratio to rmcp and to bare, the issue-9 target and
-whether mcpwire meets it. Then the raw per-round figures.
+Reads OUT_DIR/r<round>-<peer>-<scenario>-<variant>.json (scenario: stdio, sessions,
+stateless2025, stateless2026; variant: 32B, 4KiB, 64KiB, 32B-progress, mix...) and
+OUT_DIR/r<round>-<peer>-startup.json. Each report holds two cases: stdio sequential and
+pipelined, or HTTP 1 client and CLIENTS clients. One row per case:
 
-A ratio is the median of the per-round ratios: compare.sh runs the peers one after the
-other within a round, so the two runs of a round saw the same machine, while the medians
-of two peers' figures can come from different rounds (a slow round of one against a fast
-round of the other). Targets set as ratios are judged on these paired ratios.
+  case | mcpwire calls/s | rmcp calls/s | mcpwire/rmcp | bare calls/s |
+  mcpwire server CPU per call / bare's | errors (mcpwire/rmcp/bare)
+
+Figures are medians over rounds; a ratio is the median of the per-round ratios (compare.sh
+runs the peers one after the other within a round, so the two runs of a round saw the
+same machine, while the medians of two peers' figures can come from different rounds).
+Other peers (lean, python, typescript) get a calls/s column each. Then the memory figures
+(stdio peak RSS, KiB per idle 2025 session) and spawn to first response, and the raw
+per-round figures.
 """
 
 from __future__ import annotations
@@ -23,100 +28,68 @@ import re
 import statistics
 import sys
 
-PEERS = ["bare", "rmcp", "python", "typescript", "mcpwire", "lean"]
+MAIN = ["mcpwire", "rmcp", "bare"]
+EXTRA = ["lean", "python", "typescript"]
+SCENARIOS = ["stdio", "sessions", "stateless2025", "stateless2026"]
+SCENARIO_NAMES = {
+    "stdio": "stdio",
+    "sessions": "HTTP 2025 sessions",
+    "stateless2025": "HTTP 2025 stateless",
+    "stateless2026": "HTTP 2026 stateless",
+}
+VARIANTS = ["32B", "4KiB", "64KiB", "32B-progress", "mix"]
 
-# Rows whose target is judged on another binary than `echo-server`: the peak RSS of a
-# stdio server is also measured on `stdio-echo` (peer "lean": stdio only, no HTTP code,
-# current-thread runtime), the setup README recommends for a server that only speaks
-# stdio.
-SUBJECT = {"stdio-only server peak RSS, stdio-echo (MiB)": "lean"}
 
-
-def load(out: str) -> dict:
+def load(out: str):
     runs: dict = {}
+    startup: dict = {}
     for path in sorted(glob.glob(os.path.join(out, "r*-*.json"))):
-        m = re.match(r"r(\d+)-([a-z]+)-(.+)\.json$", os.path.basename(path))
-        if not m:
-            continue
+        name = os.path.basename(path)
         try:
             with open(path) as f:
                 report = json.load(f)
         except (OSError, json.JSONDecodeError):
             continue
-        runs.setdefault((m.group(2), m.group(3)), []).append((int(m.group(1)), report))
-    return runs
+        m = re.match(r"r(\d+)-([a-z]+)-startup\.json$", name)
+        if m:
+            startup.setdefault(m.group(2), {})[int(m.group(1))] = report
+            continue
+        m = re.match(r"r(\d+)-([a-z]+)-([a-z0-9]+)-(.+)\.json$", name)
+        if m:
+            key = (m.group(3), m.group(4))
+            runs.setdefault(key, {}).setdefault(m.group(2), {})[int(m.group(1))] = report
+    return runs, startup
 
 
-def result(report: dict, prefix: str):
+def order(key):
+    scenario, variant = key
+    s = SCENARIOS.index(scenario) if scenario in SCENARIOS else len(SCENARIOS)
+    v = VARIANTS.index(variant) if variant in VARIANTS else len(VARIANTS)
+    return (s, v, variant)
+
+
+def cases(scenario: str, report: dict):
+    """(case label, workload result) of a report, the second-level case first."""
     for r in report.get("results", []):
-        if r["workload"].startswith(prefix):
-            return r
-    return None
+        w = r["workload"]
+        if scenario == "stdio":
+            label = "sequential" if w.startswith("sequential") else "pipelined k=" + w.split("k=")[1].split()[0]
+        else:
+            label = "1 client" if w.startswith("sequential") else w.split()[1].replace("c=", "") + " clients"
+        yield label, r
 
 
-# (label, scenario, extractor, unit, target description,
-#  check(mcpwire, mcpwire/rmcp, mcpwire/bare) -> bool|None), the ratios paired by round
-def figures():
-    def wl(prefix, key):
-        def get(rep):
-            r = result(rep, prefix)
-            if r is None:
-                return None
-            if key.startswith("latency."):
-                return r["latency"][key.split(".", 1)[1]]
-            return r.get(key)
-        return get
-
-    def stalls(rep):
-        return sum(r.get("stalls_40ms", 0) for r in rep.get("results", []))
-
-    return [
-        ("stdio pipelined k=32 (calls/s)", "stdio", wl("pipelined", "calls_per_sec"), "",
-         ">= 2x rmcp", lambda m, r, b: None if r is None else r >= 2),
-        ("stdio pipelined server CPU (us/call)", "stdio", wl("pipelined", "server_cpu_us_per_call"), "",
-         "<= 5 us", lambda m, r, b: m <= 5),
-        ("stdio sequential p50 (us)", "stdio", wl("sequential", "latency.p50_us"), "",
-         "<= 2x bare", lambda m, r, b: None if b is None else b <= 2),
-        ("stdio sequential p99 (us)", "stdio", wl("sequential", "latency.p99_us"), "", "", None),
-        ("HTTP stateless c=32 (req/s)", "http-stateless", wl("concurrent", "calls_per_sec"), "",
-         ">= 2x rmcp", lambda m, r, b: None if r is None else r >= 2),
-        ("HTTP stateless server CPU (us/req)", "http-stateless", wl("concurrent", "server_cpu_us_per_call"), "",
-         "<= 15 us", lambda m, r, b: m <= 15),
-        ("HTTP stateless c=32 p99 (us)", "http-stateless", wl("concurrent", "latency.p99_us"), "", "", None),
-        ("HTTP sessions+SSE c=32 (req/s)", "http-sessions", wl("concurrent", "calls_per_sec"), "",
-         ">= 2.5x rmcp", lambda m, r, b: None if r is None else r >= 2.5),
-        ("HTTP sessions server CPU (us/req)", "http-sessions", wl("concurrent", "server_cpu_us_per_call"), "",
-         "<= 17 us", lambda m, r, b: m <= 17),
-        ("HTTP single client p50 (us)", "http-stateless", wl("sequential", "latency.p50_us"), "",
-         "<= 1.1x bare", lambda m, r, b: None if b is None else b <= 1.1),
-        ("HTTP single client p99 (us)", "http-stateless", wl("sequential", "latency.p99_us"), "",
-         "<= 1.5x bare", lambda m, r, b: None if b is None else b <= 1.5),
-        ("KiB per idle 2025 session", "http-sessions",
-         lambda rep: (rep.get("sessions") or {}).get("kib_per_session"), "", "<= 4 KiB", lambda m, r, b: m <= 4),
-        ("stdio server peak RSS (MiB)", "stdio",
-         lambda rep: rep["server_peak_rss_kib"] / 1024 if rep.get("server_peak_rss_kib") else None, "",
-         "<= 4 MiB", lambda m, r, b: m <= 4),
-        ("stdio-only server peak RSS, stdio-echo (MiB)", "stdio",
-         lambda rep: rep["server_peak_rss_kib"] / 1024 if rep.get("server_peak_rss_kib") else None, "",
-         "<= 4 MiB", lambda m, r, b: m <= 4),
-        ("spawn to first response (ms, median)", "startup",
-         lambda rep: (rep.get("startup") or {}).get("median_ms"), "", "<= 5 ms", lambda m, r, b: m <= 5),
-        ("stalls >= 40 ms (all stdio runs)", "stdio", stalls, "", "0", lambda m, r, b: m == 0),
-        ("stalls >= 40 ms (HTTP stateless)", "http-stateless", stalls, "", "0", lambda m, r, b: m == 0),
-        ("stalls >= 40 ms (HTTP sessions)", "http-sessions", stalls, "", "0", lambda m, r, b: m == 0),
-        ("client CPU (us/call), stdio pipelined", "stdio", wl("pipelined", "client_cpu_us_per_call"), "", "", None),
-        ("client CPU share, HTTP stateless c=32", "http-stateless", wl("concurrent", "client_cpu_share"), "", "", None),
-        ("client CPU share, HTTP sessions c=32", "http-sessions", wl("concurrent", "client_cpu_share"), "", "", None),
-    ]
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
 
 
-def paired_ratio(a: dict, b: dict):
+def paired(a: dict, b: dict):
     """The median over rounds of a[round] / b[round], over the rounds both have."""
-    ratios = [a[k] / b[k] for k in a if k in b and a[k] is not None and b[k]]
-    return statistics.median(ratios) if ratios else None
+    return med([a[k] / b[k] for k in a if k in b and a[k] is not None and b[k]])
 
 
-def fmt(v):
+def fmt(v, digits=2):
     if v is None:
         return "-"
     if isinstance(v, float):
@@ -124,7 +97,7 @@ def fmt(v):
             return f"{v:,.0f}"
         if abs(v) >= 10:
             return f"{v:.1f}"
-        return f"{v:.2f}"
+        return f"{v:.{digits}f}"
     return str(v)
 
 
@@ -133,60 +106,101 @@ def main() -> int:
         print(__doc__, file=sys.stderr)
         return 2
     out = sys.argv[1]
-    runs = load(out)
-    peers = [p for p in PEERS if any(k[0] == p for k in runs)]
-    rows = figures()
+    runs, startup = load(out)
+    extras = [p for p in EXTRA if any(p in by_peer for by_peer in runs.values())]
     meta = os.path.join(out, "meta.txt")
     if os.path.exists(meta):
         print("```")
         print(open(meta).read().rstrip())
         print("```\n")
-    print("Median over rounds. Ratios are mcpwire / peer (lean / peer on the stdio-echo row), the median of the\n"
-          "per-round ratios; targets set as ratios are judged on those.\n")
-    print("| figure | " + " | ".join(peers) + " | mcpwire/rmcp | mcpwire/bare | target | met |")
-    print("|---" * (len(peers) + 5) + "|")
-    for label, scenario, get, _unit, target, check in rows:
-        values, by_round = {}, {}
-        for p in peers:
-            by_round[p] = {rnd: get(rep) for rnd, rep in runs.get((p, scenario), [])}
-            vals = [v for v in by_round[p].values() if v is not None]
-            values[p] = statistics.median(vals) if vals else None
-        subject = SUBJECT.get(label, "mcpwire")
-        m = values.get(subject)
-        mine = by_round.get(subject, {})
-        to_rmcp = paired_ratio(mine, by_round.get("rmcp", {}))
-        to_bare = paired_ratio(mine, by_round.get("bare", {}))
-        met = "-"
-        if check is not None and m is not None:
-            verdict = check(m, to_rmcp, to_bare)
-            met = "-" if verdict is None else ("yes" if verdict else "**no**")
-        print(
-            f"| {label} | " + " | ".join(fmt(values[p]) for p in peers)
-            + f" | {fmt(to_rmcp)} | {fmt(to_bare)} | {target} | {met} |"
-        )
+    print("Medians over rounds; ratios are medians of per-round ratios. CPU ÷ bare: mcpwire's server CPU\n"
+          "time per call divided by bare-echo's. `!`: the client used 90% of a core (the rate may be\n"
+          "the generator's). Errors: mcpwire/rmcp/bare, summed over rounds.\n")
+    head = ["case", "mcpwire calls/s", "rmcp calls/s", "mcpwire/rmcp", "bare calls/s", "CPU/call ÷ bare", "errors"]
+    head += [f"{p} calls/s" for p in extras]
+    print("| " + " | ".join(head) + " |")
+    print("|---" * len(head) + "|")
+    for key in sorted(runs, key=order):
+        scenario, variant = key
+        by_peer = runs[key]
+        labels = []
+        for rep in next(iter(by_peer.values())).values():
+            labels = [label for label, _ in cases(scenario, rep)]
+            break
+        for label in labels:
+            rate, cpu, errors, bound = {}, {}, {}, {}
+            for peer, rounds in by_peer.items():
+                rate[peer], cpu[peer], errors[peer], bound[peer] = {}, {}, 0, False
+                for rnd, rep in rounds.items():
+                    for l, r in cases(scenario, rep):
+                        if l == label:
+                            rate[peer][rnd] = r["calls_per_sec"]
+                            cpu[peer][rnd] = r.get("server_cpu_us_per_call")
+                            errors[peer] += r["errors"]
+                            bound[peer] |= r.get("client_bound", False)
+
+            def cell(peer):
+                if peer not in rate or not rate[peer]:
+                    return "-"
+                return fmt(med(rate[peer].values())) + ("!" if bound[peer] else "")
+
+            row = [
+                f"{SCENARIO_NAMES.get(scenario, scenario)} {label}, {variant.replace('-', '+')}",
+                cell("mcpwire"),
+                cell("rmcp"),
+                fmt(paired(rate.get("mcpwire", {}), rate.get("rmcp", {}))),
+                cell("bare"),
+                fmt(paired(cpu.get("mcpwire", {}), cpu.get("bare", {}))),
+                "/".join(str(errors[p]) if p in errors else "-" for p in MAIN),
+            ] + [cell(p) for p in extras]
+            print("| " + " | ".join(row) + " |")
+
+    peers = MAIN + extras
+    print("\n| memory and startup | " + " | ".join(peers) + " |")
+    print("|---" * (len(peers) + 1) + "|")
+
+    def figure(label, scenario, variant, get):
+        by_peer = runs.get((scenario, variant), {})
+        cells = [fmt(med([get(rep) for rep in by_peer.get(p, {}).values()])) for p in peers]
+        print(f"| {label} | " + " | ".join(cells) + " |")
+
+    figure("stdio server peak RSS, 32B (MiB)", "stdio", "32B",
+           lambda rep: rep["server_peak_rss_kib"] / 1024 if rep.get("server_peak_rss_kib") else None)
+    figure("KiB per idle 2025 session", "sessions", "32B",
+           lambda rep: (rep.get("sessions") or {}).get("kib_per_session"))
+    cells = [fmt(med([(rep.get("startup") or {}).get("median_ms") for rep in startup.get(p, {}).values()]))
+             for p in peers]
+    print("| spawn to first response (ms, median) | " + " | ".join(cells) + " |")
+
     print("\n## Raw per-round figures\n")
-    for (peer, scenario), reps in sorted(runs.items()):
-        for rnd, rep in sorted(reps, key=lambda x: x[0]):
-            for r in rep.get("results", []):
-                srv = r.get("server_cpu_us_per_call")
-                print(
-                    f"- r{rnd} {peer} {scenario} {r['workload']} ({rep['protocol']}): "
-                    f"{r['calls_per_sec']:,.0f} calls/s, p50 {r['latency']['p50_us']:.1f} us, "
-                    f"p90 {r['latency']['p90_us']:.1f}, p99 {r['latency']['p99_us']:.1f}, "
-                    f"max {r['latency']['max_us']:.0f}, stalls {r['stalls_40ms']}, "
-                    f"server {fmt(srv)} us/call, client {r['client_cpu_us_per_call']:.2f} us/call "
-                    f"({r['client_cpu_share'] * 100:.0f}% of a core), errors {r['errors']}"
-                )
-            if rep.get("startup"):
-                s = rep["startup"]
-                print(f"- r{rnd} {peer} startup: median {s['median_ms']:.2f} ms, min {s['min_ms']:.2f}, max {s['max_ms']:.2f}")
-            if rep.get("sessions"):
-                s = rep["sessions"]
-                print(f"- r{rnd} {peer} sessions: {s['kib_per_session']:.2f} KiB/session ({s['rss_before_kib']} -> {s['rss_after_kib']} KiB)")
-            if rep.get("server_peak_rss_kib") and scenario in ("stdio", "http-sessions", "http-stateless"):
-                print(f"- r{rnd} {peer} {scenario} server peak RSS: {rep['server_peak_rss_kib']} KiB")
-            for note in rep.get("notes", []):
-                print(f"- r{rnd} {peer} {scenario} note: {note}")
+    for key in sorted(runs, key=order):
+        scenario, variant = key
+        for peer, rounds in sorted(runs[key].items()):
+            for rnd, rep in sorted(rounds.items()):
+                for label, r in cases(scenario, rep):
+                    srv = r.get("server_cpu_us_per_call")
+                    print(
+                        f"- r{rnd} {peer} {scenario} {variant} {label} ({rep['protocol']}): "
+                        f"{r['calls_per_sec']:,.0f} calls/s, p50 {r['latency']['p50_us']:.1f} us, "
+                        f"p99 {r['latency']['p99_us']:.1f}, max {r['latency']['max_us']:.0f}, "
+                        f"stalls {r['stalls_40ms']}, server {fmt(srv)} us/call, "
+                        f"client {r['client_cpu_us_per_call']:.2f} us/call "
+                        f"({r['client_cpu_share'] * 100:.0f}% of a core), errors {r['errors']}"
+                    )
+                if rep.get("sessions"):
+                    s = rep["sessions"]
+                    print(f"- r{rnd} {peer} sessions: {s['kib_per_session']:.2f} KiB/session "
+                          f"({s['rss_before_kib']} -> {s['rss_after_kib']} KiB)")
+                if rep.get("server_peak_rss_kib"):
+                    print(f"- r{rnd} {peer} {scenario} {variant} server peak RSS: {rep['server_peak_rss_kib']} KiB")
+                for note in rep.get("notes", []):
+                    print(f"- r{rnd} {peer} {scenario} {variant} note: {note}")
+    for peer, rounds in sorted(startup.items()):
+        for rnd, rep in sorted(rounds.items()):
+            s = rep.get("startup") or {}
+            if s:
+                print(f"- r{rnd} {peer} startup: median {s['median_ms']:.2f} ms, "
+                      f"min {s['min_ms']:.2f}, max {s['max_ms']:.2f}")
     return 0
 
 

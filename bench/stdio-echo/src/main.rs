@@ -15,8 +15,7 @@
 //! Every request still runs as its own task; what the current-thread runtime gives up is
 //! running two handlers at once on two cores, which one stdio client rarely needs.
 //! `bench/compare.sh` measures it as peer `lean` beside `echo-server --stdio`, which
-//! runs on the same runtime flavour but carries the HTTP server and, linked for its
-//! `--http` mode, the multi-thread scheduler and libm.
+//! carries the HTTP server and runs on tokio's multi-thread runtime (`#[tokio::main]`).
 
 use std::process::ExitCode;
 

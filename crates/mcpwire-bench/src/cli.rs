@@ -69,8 +69,19 @@ pub struct BenchOptions {
     #[arg(long)]
     pub server_pid: Option<u32>,
     /// The `text` argument of every call.
-    #[arg(long, default_value = "hello")]
+    #[arg(long, default_value = "hello", conflicts_with = "payload_bytes")]
     pub text: String,
+    /// A `text` argument of this many bytes (ASCII words) instead of `--text`.
+    #[arg(long)]
+    pub payload_bytes: Option<usize>,
+    /// Every request carries `_meta.progressToken` (raw driver).
+    #[arg(long)]
+    pub progress_token: bool,
+    /// Cycle through `tools/list`, `tools/call echo`, `resources/read bench://text-100k`
+    /// and `prompts/get echo-prompt` instead of echo calls only (raw driver; the server
+    /// needs that resource and prompt, as `echo-server` has).
+    #[arg(long)]
+    pub mix: bool,
     /// Unmeasured calls before each measured run.
     #[arg(long, default_value_t = 200)]
     pub warmup: u64,
@@ -95,7 +106,12 @@ impl BenchOptions {
         let mut config = BenchConfig::new(self.label.clone(), target);
         config.protocol = if self.era == "2026" { Protocol::V2026 } else { Protocol::V2025 };
         config.driver = if self.driver == "sdk" { Driver::Sdk } else { Driver::Raw };
-        config.text = self.text.clone();
+        config.text = match self.payload_bytes {
+            Some(bytes) => crate::wire::payload_text(bytes),
+            None => self.text.clone(),
+        };
+        config.progress_token = self.progress_token;
+        config.mix = self.mix;
         config.warmup_calls = self.warmup;
         config.server_pid = self.server_pid;
         config.timeout = Duration::from_secs(self.timeout.max(1));
@@ -171,5 +187,11 @@ mod tests {
         let c = a.options.config();
         assert_eq!(c.target, Target::Stdio { command: vec!["echo-server".into(), "--stdio".into()] });
         assert!(c.workloads.iter().any(|w| matches!(w, Workload::Pipelined { in_flight: 32, .. })));
+        assert!(!c.mix && !c.progress_token);
+        assert_eq!(c.text, "hello");
+        let a = BenchArgs::parse_from(["b", "--payload-bytes", "4096", "--progress-token", "--mix", "x"]);
+        let c = a.options.config();
+        assert!(c.mix && c.progress_token);
+        assert_eq!(c.text.len(), 4096);
     }
 }

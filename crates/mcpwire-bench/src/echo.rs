@@ -1,23 +1,56 @@
-//! The benchmark server: one `echo` tool built with mcpwire's public API.
+//! The benchmark server, written the way README's "Write a server" section writes one:
+//! the `echo` tool with `#[mcpwire::tool]`, a resource and a prompt from the builders, and
+//! two middlewares, so that what the benchmarks measure is what an application built on
+//! mcpwire runs.
 
-use mcpwire::server::{tool, Args, BuildError, Server};
+use mcpwire::protocol::content::Role;
+use mcpwire::protocol::prompts::PromptMessage;
+use mcpwire::server::{middleware_fn, prompt, resource, BuildError, Server};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-/// The arguments of `echo`.
+use crate::wire::{payload_text, MIX_PROMPT, MIX_RESOURCE_BYTES, MIX_RESOURCE_URI};
+
+/// The arguments of `echo`, as a struct (the criterion benchmarks deserialize it; the
+/// tool itself takes them through `#[mcpwire::tool]`).
 #[derive(Debug, Deserialize, JsonSchema)]
 pub struct EchoArgs {
     /// The text to send back.
     pub text: String,
 }
 
-/// A server with one tool, `echo`: `{text}` comes back as one text content.
+/// Echoes the text back.
+#[mcpwire::tool]
+pub async fn echo(text: String) -> String {
+    text
+}
+
+/// The server `echo-server` serves (and `mcpwire serve --example echo`):
+///
+/// - the tool `echo`: `{text}` comes back as one text content;
+/// - the resource `bench://text-100k` ([`MIX_RESOURCE_URI`]): 100 KiB of text;
+/// - the prompt `echo-prompt` ([`MIX_PROMPT`]): one user message holding its `text`
+///   argument;
+/// - two middlewares that pass every request on, as a server with, say, an audit and a
+///   metrics layer has.
 pub fn server() -> Result<Server, BuildError> {
     Server::builder("mcpwire-echo", env!("CARGO_PKG_VERSION"))
-        .tool(
-            tool("echo")
-                .description("Echoes the text back")
-                .handler(|Args(EchoArgs { text }): Args<EchoArgs>| async move { text }),
+        .middleware(middleware_fn(|request, ctx, next| async move { next.run(request, ctx).await }))
+        .middleware(middleware_fn(|request, ctx, next| async move { next.run(request, ctx).await }))
+        .tool(echo_tool())
+        .resource(
+            resource(MIX_RESOURCE_URI, "text-100k")
+                .description("100 KiB of text")
+                .mime_type("text/plain")
+                .text(payload_text(MIX_RESOURCE_BYTES)),
+        )
+        .prompt(
+            prompt(MIX_PROMPT)
+                .description("Says the text back as a user message")
+                .argument("text", "The text of the message", true)
+                .handler(|_, args| async move {
+                    vec![PromptMessage::text(Role::User, args.get("text").unwrap_or_default())]
+                }),
         )
         .build()
 }

@@ -49,6 +49,12 @@ enum Post {
     Call,
 }
 
+/// The 2026 `Mcp-Method` and `Mcp-Name` headers of a POST (ASCII names only).
+type Route<'a> = (&'a str, Option<&'a str>);
+
+/// The route of the handshake's POSTs (2025 only, so never sent).
+const NO_ROUTE: Route<'static> = ("initialize", None);
+
 /// The head of a response; the JSON-RPC message is left in `Conn::message` (an SSE
 /// response's first response event, or the JSON body).
 struct Reply {
@@ -93,7 +99,7 @@ impl Conn {
             return Ok(());
         }
         let init = wire::initialize();
-        let reply = self.post(Post::Initialize, init.as_bytes()).await?;
+        let reply = self.post(Post::Initialize, init.as_bytes(), NO_ROUTE).await?;
         match wire::answer(&self.message) {
             Answer::Ok(0) if reply.status == 200 => {}
             other => {
@@ -104,37 +110,42 @@ impl Conn {
                 )))
             }
         }
-        let reply = self.post(Post::Initialized, wire::INITIALIZED.as_bytes()).await?;
+        let reply = self.post(Post::Initialized, wire::INITIALIZED.as_bytes(), NO_ROUTE).await?;
         if !(200..300).contains(&reply.status) {
             return Err(BenchError::Protocol(format!("initialized answered HTTP {}", reply.status)));
         }
         Ok(())
     }
 
-    /// One echo call; `Ok(true)` when answered with a result for `id`.
+    /// The request `id` of `call`; `Ok(true)` when answered with a result for `id`.
     async fn call(&mut self, call: &EchoCall, id: u64) -> Result<bool, BenchError> {
         let mut body = std::mem::take(&mut self.body);
         body.clear();
         call.write(id, &mut body);
-        let reply = self.post(Post::Call, &body).await;
+        let reply = self.post(Post::Call, &body, (call.method(id), call.name(id))).await;
         self.body = body;
         let reply = reply?;
         Ok(reply.status == 200 && wire::answer(&self.message) == Answer::Ok(id))
     }
 
-    /// One echo call whose answer is checked in full.
+    /// The request `id` of `call`, answered with a result; an echo call's answer is
+    /// checked in full.
     async fn checked_call(&mut self, call: &EchoCall, id: u64, text: &str) -> Result<(), BenchError> {
         if !self.call(call, id).await? {
             return Err(BenchError::Protocol(format!(
-                "the echo call failed: {}",
+                "the {} call failed: {}",
+                call.method(id),
                 String::from_utf8_lossy(&self.message)
             )));
+        }
+        if !call.is_echo(id) {
+            return Ok(());
         }
         wire::check_echo(&self.message, text).map_err(BenchError::Protocol)
     }
 
-    async fn post(&mut self, kind: Post, body: &[u8]) -> Result<Reply, BenchError> {
-        match tokio::time::timeout(EXCHANGE_TIMEOUT, self.exchange(kind, body)).await {
+    async fn post(&mut self, kind: Post, body: &[u8], route: Route<'_>) -> Result<Reply, BenchError> {
+        match tokio::time::timeout(EXCHANGE_TIMEOUT, self.exchange(kind, body, route)).await {
             Ok(r) => r,
             Err(_) => {
                 self.closed = true;
@@ -143,7 +154,7 @@ impl Conn {
         }
     }
 
-    async fn exchange(&mut self, kind: Post, body: &[u8]) -> Result<Reply, BenchError> {
+    async fn exchange(&mut self, kind: Post, body: &[u8], route: Route<'_>) -> Result<Reply, BenchError> {
         if self.closed {
             return Err(BenchError::Protocol("the connection is closed".into()));
         }
@@ -157,9 +168,17 @@ impl Conn {
             b"\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n",
         );
         match (self.protocol, kind) {
-            (Protocol::V2026, _) => w.extend_from_slice(
-                b"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\n",
-            ),
+            (Protocol::V2026, _) => {
+                let (method, name) = route;
+                w.extend_from_slice(b"MCP-Protocol-Version: 2026-07-28\r\nMcp-Method: ");
+                w.extend_from_slice(method.as_bytes());
+                w.extend_from_slice(b"\r\n");
+                if let Some(name) = name {
+                    w.extend_from_slice(b"Mcp-Name: ");
+                    w.extend_from_slice(name.as_bytes());
+                    w.extend_from_slice(b"\r\n");
+                }
+            }
             (Protocol::V2025, Post::Initialize) => {}
             (Protocol::V2025, _) => {
                 w.extend_from_slice(b"MCP-Protocol-Version: 2025-11-25\r\n");
@@ -327,7 +346,7 @@ const STOP: u8 = 2;
 /// A sequential or concurrent workload against a running endpoint.
 pub(crate) fn measure(url: &str, config: &BenchConfig, workload: &Workload) -> Result<Outcome, BenchError> {
     let url = Arc::new(Url::parse(url)?);
-    let call = Arc::new(EchoCall::new(config.protocol, &config.text));
+    let call = Arc::new(config.requests());
     let rt = runtime()?;
     rt.block_on(async {
         // Every run starts with one fully checked call.

@@ -13,7 +13,8 @@
 //! - [`cli`] is the command line of the `mcpwire-bench` binary (and of `mcpwire bench`).
 //!
 //! The server must have a tool `echo` taking `{"text": string}` and answering one text
-//! content with the same text.
+//! content with the same text; for the mix ([`BenchConfig::mix`]) also the resource
+//! [`wire::MIX_RESOURCE_URI`] and the prompt [`wire::MIX_PROMPT`].
 
 pub mod cli;
 pub mod echo;
@@ -165,6 +166,13 @@ pub struct BenchConfig {
     /// Draw a progress bar on stderr while a workload runs (only ever on a terminal).
     #[serde(default)]
     pub progress: bool,
+    /// Every request carries `_meta.progressToken` (raw drivers only).
+    #[serde(default)]
+    pub progress_token: bool,
+    /// Send the mix of `tools/list`, `tools/call`, `resources/read` and `prompts/get`
+    /// ([`wire::CallOptions::mix`]) instead of echo calls only (raw drivers only).
+    #[serde(default)]
+    pub mix: bool,
 }
 
 impl BenchConfig {
@@ -182,7 +190,15 @@ impl BenchConfig {
             server_pid: None,
             timeout: Duration::from_secs(120),
             progress: false,
+            progress_token: false,
+            mix: false,
         }
+    }
+
+    /// The requests the raw drivers send.
+    pub fn requests(&self) -> wire::EchoCall {
+        let options = wire::CallOptions { progress_token: self.progress_token, mix: self.mix };
+        wire::EchoCall::with_options(self.protocol, &self.text, options)
     }
 }
 
@@ -418,6 +434,11 @@ pub fn run_blocking(config: &BenchConfig) -> Result<BenchReport, BenchError> {
             }
             Workload::Startup { .. } | Workload::IdleSessions { .. } => None,
         };
+        if config.driver == Driver::Sdk && (config.mix || config.progress_token) {
+            return Err(BenchError::Unsupported(
+                "the mix and progress tokens are sent by the raw driver only".into(),
+            ));
+        }
         let _bar = goal.map(|goal| progress::Bar::start(workload.to_string(), goal, config.progress));
         let outcome = match (&config.target, workload, config.driver) {
             (Target::Stdio { command }, Workload::Startup { runs }, _) => {

@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use crate::stats::Samples;
@@ -106,10 +106,13 @@ impl Server {
             let line = self.read_line()?;
             if let Answer::Ok(got) = wire::answer(line) {
                 if got == id {
+                    if !call.is_echo(id) {
+                        return Ok(());
+                    }
                     return wire::check_echo(line, text).map_err(BenchError::Protocol);
                 }
             } else if let Answer::Err(_, e) = wire::answer(line) {
-                return Err(BenchError::Protocol(format!("the echo call failed: {e}")));
+                return Err(BenchError::Protocol(format!("the {} call failed: {e}", call.method(id))));
             }
         }
     }
@@ -134,7 +137,10 @@ impl Server {
     }
 
     /// `n` calls from id `first` with `k` in flight: each answer releases one more request;
-    /// requests are written in one batch per burst of buffered answers.
+    /// requests are written in one batch per burst of buffered answers. When `k` requests
+    /// could fill the pipe's buffer (large payloads), a writer thread writes the batches:
+    /// a server blocked writing answers nobody reads stops reading requests, and a client
+    /// blocked writing requests reads no answers.
     fn pipelined(
         &mut self,
         call: &EchoCall,
@@ -142,6 +148,12 @@ impl Server {
         n: u64,
         k: usize,
     ) -> Result<(Samples, u64), BenchError> {
+        let mut writer = if call.len(first + n) * k > PIPE_SAFE_BYTES {
+            let stdin = self.stdin.take().ok_or_else(|| BenchError::Protocol("stdin closed".into()))?;
+            Some(Writer::start(stdin))
+        } else {
+            None
+        };
         let mut samples = Samples::with_capacity(n as usize);
         let mut sent_at: Vec<Instant> = Vec::with_capacity(n as usize);
         let mut errors = 0;
@@ -159,8 +171,15 @@ impl Server {
                 let now = Instant::now();
                 sent_at.extend((flushed..sent).map(|_| now));
                 flushed = sent;
-                self.write(&out)?;
-                out.clear();
+                match &mut writer {
+                    Some(writer) => {
+                        writer.send(std::mem::replace(&mut out, Vec::with_capacity(64 * 1024)))?
+                    }
+                    None => {
+                        self.write(&out)?;
+                        out.clear();
+                    }
+                }
             }
             match self.read_answer()? {
                 Answer::Ok(id) if id >= first && id < first + flushed => {
@@ -174,6 +193,9 @@ impl Server {
                 out.push(b'\n');
                 sent += 1;
             }
+        }
+        if let Some(writer) = writer {
+            self.stdin = Some(writer.finish()?);
         }
         Ok((samples, errors))
     }
@@ -192,6 +214,44 @@ impl Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
         self.done.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Requests in flight up to this many bytes are written from the reading thread: they fit
+/// in a pipe's buffer (64 KiB on Linux) with room to spare, so that write never waits for
+/// the server.
+const PIPE_SAFE_BYTES: usize = 32 * 1024;
+
+/// A thread that writes batches of requests to the server's stdin.
+struct Writer {
+    batches: Option<mpsc::Sender<Vec<u8>>>,
+    thread: std::thread::JoinHandle<std::io::Result<ChildStdin>>,
+}
+
+impl Writer {
+    fn start(mut stdin: ChildStdin) -> Writer {
+        let (batches, receiver) = mpsc::channel::<Vec<u8>>();
+        let thread = std::thread::spawn(move || {
+            for batch in receiver {
+                stdin.write_all(&batch)?;
+            }
+            Ok(stdin)
+        });
+        Writer { batches: Some(batches), thread }
+    }
+
+    fn send(&mut self, batch: Vec<u8>) -> Result<(), BenchError> {
+        let sender = self.batches.as_ref().ok_or_else(|| BenchError::Protocol("stdin closed".into()))?;
+        sender.send(batch).map_err(|_| BenchError::Protocol("the writer thread stopped".into()))
+    }
+
+    /// Waits for the last batch to be written and gives stdin back.
+    fn finish(mut self) -> Result<ChildStdin, BenchError> {
+        drop(self.batches.take());
+        match self.thread.join() {
+            Ok(result) => Ok(result?),
+            Err(_) => Err(BenchError::Protocol("the writer thread panicked".into())),
+        }
     }
 }
 
@@ -222,7 +282,7 @@ pub(crate) fn measure(
     workload: &Workload,
 ) -> Result<Outcome, BenchError> {
     let mut server = Server::spawn(command, config.timeout)?;
-    let call = EchoCall::new(config.protocol, &config.text);
+    let call = config.requests();
     let result = (|| {
         server.handshake(config.protocol)?;
         server.checked_call(&call, 1, &config.text)?;

@@ -25,56 +25,189 @@ pub fn initialize() -> String {
 /// The `notifications/initialized` notification.
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-/// Builds `tools/call echo` requests quickly: the body is split around the id.
+/// The URI of the text resource the mix reads (`resources/read`); `echo-server` and the
+/// peers in `bench/peers` serve it with [`MIX_RESOURCE_BYTES`] of text.
+pub const MIX_RESOURCE_URI: &str = "bench://text-100k";
+/// The size of the mix's resource text: 100 KiB.
+pub const MIX_RESOURCE_BYTES: usize = 100 * 1024;
+/// The prompt the mix gets (`prompts/get`), with one argument, `text`.
+pub const MIX_PROMPT: &str = "echo-prompt";
+
+/// The requests a run sends besides the echo call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallOptions {
+    /// Every request carries `_meta.progressToken` (its id, so tokens are unique).
+    pub progress_token: bool,
+    /// Requests cycle through `tools/list`, `tools/call echo`, `resources/read`
+    /// ([`MIX_RESOURCE_URI`]) and `prompts/get` ([`MIX_PROMPT`]) by id (`id % 4`; an id of
+    /// the form `4n + 1` is always the echo call, so a check of id 1 checks the echo).
+    pub mix: bool,
+}
+
+/// One request form, split around its id (every `None` slot of `parts` is the id).
+#[derive(Clone, Debug)]
+struct Template {
+    parts: Vec<Option<String>>,
+    method: &'static str,
+    name: Option<String>,
+}
+
+impl Template {
+    /// `{"jsonrpc":"2.0","id":ID,"method":METHOD,"params":{FIELDS,"_meta":{...}}}`, the
+    /// `_meta` holding the progress token and (2026) the envelope.
+    fn new(
+        method: &'static str,
+        name: Option<String>,
+        fields: &str,
+        protocol: Protocol,
+        progress: bool,
+    ) -> Template {
+        let mut meta: Vec<Option<String>> = Vec::new();
+        if progress {
+            meta.push(Some(r#""progressToken":"#.to_owned()));
+            meta.push(None);
+        }
+        if protocol == Protocol::V2026 {
+            let sep = if progress { "," } else { "" };
+            meta.push(Some(format!(
+                concat!(
+                    r#"{}"io.modelcontextprotocol/protocolVersion":"{}","#,
+                    r#""io.modelcontextprotocol/clientCapabilities":{{}},"#,
+                    r#""io.modelcontextprotocol/clientInfo":{{"name":"mcpwire-bench","version":"{}"}}"#
+                ),
+                sep,
+                V2026,
+                env!("CARGO_PKG_VERSION")
+            )));
+        }
+        let mut parts = vec![Some(r#"{"jsonrpc":"2.0","id":"#.to_owned()), None];
+        let mut params = format!(r#","method":"{method}","params":{{{fields}"#);
+        if !meta.is_empty() {
+            if !fields.is_empty() {
+                params.push(',');
+            }
+            params.push_str(r#""_meta":{"#);
+            for part in meta {
+                match part {
+                    Some(text) => params.push_str(&text),
+                    None => {
+                        parts.push(Some(std::mem::take(&mut params)));
+                        parts.push(None);
+                    }
+                }
+            }
+            params.push('}');
+        }
+        params.push_str("}}");
+        parts.push(Some(params));
+        Template { parts, method, name }
+    }
+
+    fn write(&self, id: &[u8], out: &mut Vec<u8>) {
+        for part in &self.parts {
+            out.extend_from_slice(part.as_ref().map_or(id, |text| text.as_bytes()));
+        }
+    }
+
+    fn len(&self, id: &[u8]) -> usize {
+        self.parts.iter().map(|part| part.as_ref().map_or(id.len(), String::len)).sum()
+    }
+}
+
+/// Builds a run's requests quickly: `tools/call echo` (or, with [`CallOptions::mix`], the
+/// mix), each split around its id.
 #[derive(Clone, Debug)]
 pub struct EchoCall {
-    head: String,
-    tail: String,
+    templates: Vec<Template>,
 }
 
 impl EchoCall {
     /// The call for `protocol` with `text` as the argument.
     pub fn new(protocol: Protocol, text: &str) -> EchoCall {
+        EchoCall::with_options(protocol, text, CallOptions::default())
+    }
+
+    /// The requests for `protocol` and `options`; `text` is the echo's argument (and the
+    /// prompt's).
+    pub fn with_options(protocol: Protocol, text: &str, options: CallOptions) -> EchoCall {
         let text = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
-        let meta = match protocol {
-            Protocol::V2025 => String::new(),
-            Protocol::V2026 => format!(
-                concat!(
-                    r#","_meta":{{"io.modelcontextprotocol/protocolVersion":"{}","#,
-                    r#""io.modelcontextprotocol/clientCapabilities":{{}},"#,
-                    r#""io.modelcontextprotocol/clientInfo":{{"name":"mcpwire-bench","version":"{}"}}}}"#
+        let progress = options.progress_token;
+        let echo = Template::new(
+            "tools/call",
+            Some("echo".into()),
+            &format!(r#""name":"echo","arguments":{{"text":{text}}}"#),
+            protocol,
+            progress,
+        );
+        let templates = if options.mix {
+            vec![
+                Template::new("tools/list", None, "", protocol, progress),
+                echo,
+                Template::new(
+                    "resources/read",
+                    Some(MIX_RESOURCE_URI.into()),
+                    &format!(r#""uri":"{MIX_RESOURCE_URI}""#),
+                    protocol,
+                    progress,
                 ),
-                V2026,
-                env!("CARGO_PKG_VERSION")
-            ),
+                Template::new(
+                    "prompts/get",
+                    Some(MIX_PROMPT.into()),
+                    &format!(r#""name":"{MIX_PROMPT}","arguments":{{"text":{text}}}"#),
+                    protocol,
+                    progress,
+                ),
+            ]
+        } else {
+            vec![echo]
         };
-        EchoCall {
-            head: r#"{"jsonrpc":"2.0","id":"#.to_owned(),
-            tail: format!(
-                r#","method":"tools/call","params":{{"name":"echo","arguments":{{"text":{text}}}{meta}}}}}"#
-            ),
-        }
+        EchoCall { templates }
+    }
+
+    fn template(&self, id: u64) -> &Template {
+        &self.templates[(id % self.templates.len() as u64) as usize]
     }
 
     /// Appends the request with `id` to `out`.
     #[inline]
     pub fn write(&self, id: u64, out: &mut Vec<u8>) {
-        out.extend_from_slice(self.head.as_bytes());
         let mut buf = [0u8; 20];
-        out.extend_from_slice(format_u64(id, &mut buf));
-        out.extend_from_slice(self.tail.as_bytes());
+        self.template(id).write(format_u64(id, &mut buf), out);
     }
 
     /// The length of the request with `id`.
     pub fn len(&self, id: u64) -> usize {
         let mut buf = [0u8; 20];
-        self.head.len() + format_u64(id, &mut buf).len() + self.tail.len()
+        self.template(id).len(format_u64(id, &mut buf))
     }
 
     /// Never empty (for clippy's `len_without_is_empty`).
     pub fn is_empty(&self) -> bool {
         false
     }
+
+    /// The method of the request with `id` (the 2026 `Mcp-Method` header).
+    pub fn method(&self, id: u64) -> &'static str {
+        self.template(id).method
+    }
+
+    /// The name, URI or nothing that the 2026 `Mcp-Name` header of the request with `id`
+    /// carries.
+    pub fn name(&self, id: u64) -> Option<&str> {
+        self.template(id).name.as_deref()
+    }
+
+    /// Whether the request with `id` is the echo call.
+    pub fn is_echo(&self, id: u64) -> bool {
+        self.template(id).method == "tools/call"
+    }
+}
+
+/// A text of `bytes` bytes (ASCII words and spaces: nothing JSON escapes), for runs that
+/// measure a payload size.
+pub fn payload_text(bytes: usize) -> String {
+    const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod ";
+    WORDS.bytes().cycle().take(bytes).map(char::from).collect()
 }
 
 /// Formats `n` in decimal into `buf`, without allocating.
@@ -150,6 +283,35 @@ mod tests {
             assert_eq!(v["params"]["arguments"]["text"], "hi \"there\"");
             assert_eq!(v["params"]["_meta"].is_object(), p == Protocol::V2026);
         }
+        for p in [Protocol::V2025, Protocol::V2026] {
+            for progress_token in [false, true] {
+                let call = EchoCall::with_options(p, "x", CallOptions { progress_token, mix: true });
+                for id in 0..8u64 {
+                    let mut out = Vec::new();
+                    call.write(id, &mut out);
+                    assert_eq!(out.len(), call.len(id));
+                    let v: serde_json::Value = serde_json::from_slice(&out).unwrap_or_default();
+                    assert_eq!(v["id"], id, "{}", String::from_utf8_lossy(&out));
+                    assert_eq!(v["method"], call.method(id));
+                    assert_eq!(call.is_echo(id), id % 4 == 1);
+                    let meta = &v["params"]["_meta"];
+                    assert_eq!(meta["progressToken"] == id, progress_token);
+                    assert_eq!(
+                        meta["io.modelcontextprotocol/protocolVersion"] == V2026,
+                        p == Protocol::V2026
+                    );
+                    match call.method(id) {
+                        "resources/read" => assert_eq!(v["params"]["uri"], MIX_RESOURCE_URI),
+                        "prompts/get" => assert_eq!(v["params"]["arguments"]["text"], "x"),
+                        "tools/call" => assert_eq!(v["params"]["arguments"]["text"], "x"),
+                        "tools/list" => assert!(v["params"].is_object()),
+                        other => panic!("unexpected {other}"),
+                    }
+                }
+            }
+        }
+        assert_eq!(payload_text(65_536).len(), 65_536);
+        assert_eq!(serde_json::to_string(&payload_text(4096)).unwrap_or_default().len(), 4098);
         let init: serde_json::Value = serde_json::from_str(&initialize()).unwrap_or_default();
         assert_eq!(init["params"]["protocolVersion"], V2025);
     }

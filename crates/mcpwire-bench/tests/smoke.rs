@@ -99,6 +99,54 @@ async fn http_every_driver_and_mode() {
     }
 }
 
+/// The cases of bench/compare.sh beyond the plain echo: the mix, progress tokens and a
+/// 64 KiB payload (pipelined: more than a pipe's buffer in flight), over stdio and the
+/// three HTTP forms.
+#[tokio::test]
+async fn mix_progress_and_large_payloads() {
+    let variants = [(false, false, 32), (false, true, 32), (true, false, 32), (false, false, 64 * 1024)];
+    for (mix, progress_token, bytes) in variants {
+        for protocol in [Protocol::V2025, Protocol::V2026] {
+            let mut c = stdio_config(protocol, Driver::Raw);
+            c.workloads.truncate(2);
+            (c.mix, c.progress_token, c.text) =
+                (mix, progress_token, mcpwire_bench::wire::payload_text(bytes));
+            let report = run(c).await.unwrap();
+            for r in &report.results {
+                assert_eq!(
+                    r.errors, 0,
+                    "stdio {protocol} mix={mix} progress={progress_token} {bytes} B {}",
+                    r.workload
+                );
+                assert!(r.calls > 0);
+            }
+        }
+        for (mode, protocol) in
+            [("sessions", Protocol::V2025), ("stateless", Protocol::V2025), ("stateless", Protocol::V2026)]
+        {
+            let (server, url) = http_server(mode);
+            let mut c = BenchConfig::new("smoke", Target::Http { url });
+            c.protocol = protocol;
+            c.warmup_calls = 10;
+            c.server_pid = Some(server.0.id());
+            c.timeout = Duration::from_secs(60);
+            c.workloads =
+                vec![Workload::Sequential { calls: 30 }, Workload::Concurrent { clients: 4, seconds: 0.3 }];
+            (c.mix, c.progress_token, c.text) =
+                (mix, progress_token, mcpwire_bench::wire::payload_text(bytes));
+            let report = run(c).await.unwrap();
+            for r in &report.results {
+                assert_eq!(
+                    r.errors, 0,
+                    "{mode} {protocol} mix={mix} progress={progress_token} {bytes} B {}",
+                    r.workload
+                );
+                assert!(r.calls > 0);
+            }
+        }
+    }
+}
+
 #[tokio::test]
 async fn a_missing_tool_is_an_error_not_a_hang() {
     let mut c = BenchConfig::new("smoke", Target::Stdio { command: vec!["/bin/cat".into()] });

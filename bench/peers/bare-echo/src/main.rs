@@ -1,5 +1,7 @@
 //! bare-echo: the floor the SDKs are compared with. It parses each JSON-RPC message with
-//! serde_json and answers `initialize` and `tools/call` (`echo`) with the smallest valid
+//! serde_json and answers `initialize`, `tools/call` (`echo`), `tools/list`,
+//! `resources/read` (`bench://text-100k`: 100 KiB of text) and `prompts/get`
+//! (`echo-prompt`: its `text` argument as a user message) with the smallest valid
 //! results; no SDK, no validation beyond that.
 //!
 //! - `bare-echo --stdio`          blocking std I/O on one thread (the floor of a stdio server)
@@ -33,6 +35,8 @@ struct Message<'a> {
 struct Params<'a> {
     #[serde(borrow, default)]
     arguments: Option<Arguments<'a>>,
+    #[serde(borrow, default)]
+    uri: Option<&'a str>,
     #[serde(rename = "protocolVersion", borrow, default)]
     protocol_version: Option<&'a str>,
 }
@@ -42,6 +46,19 @@ struct Arguments<'a> {
     #[serde(borrow, default)]
     text: Option<std::borrow::Cow<'a, str>>,
 }
+
+/// The text of the resource `bench://text-100k`, as a JSON string (ASCII words, nothing
+/// to escape), built once.
+fn resource_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod ";
+        let text: String = WORDS.bytes().cycle().take(100 * 1024).map(char::from).collect();
+        serde_json::to_string(&text).unwrap_or_default()
+    })
+}
+
+const TOOLS: &[u8] = br#","result":{"tools":[{"name":"echo","description":"Echoes the text back","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}]}}"#;
 
 /// The answer to one message, or `None` for a notification.
 fn answer(input: &[u8]) -> Option<Vec<u8>> {
@@ -56,7 +73,7 @@ fn answer(input: &[u8]) -> Option<Vec<u8>> {
             out.extend_from_slice(br#","result":{"protocolVersion":"#);
             serde_json::to_writer(&mut out, version).ok()?;
             out.extend_from_slice(
-                br#","capabilities":{"tools":{}},"serverInfo":{"name":"bare-echo","version":"0"}}}"#,
+                br#","capabilities":{"tools":{},"resources":{},"prompts":{}},"serverInfo":{"name":"bare-echo","version":"0"}}}"#,
             );
         }
         Some("tools/call") => {
@@ -64,6 +81,27 @@ fn answer(input: &[u8]) -> Option<Vec<u8>> {
             out.extend_from_slice(br#","result":{"content":[{"type":"text","text":"#);
             serde_json::to_writer(&mut out, &text).ok()?;
             out.extend_from_slice(b"}]}}");
+        }
+        Some("tools/list") => out.extend_from_slice(TOOLS),
+        Some("resources/read") => {
+            let uri = msg.params.as_ref().and_then(|p| p.uri).unwrap_or_default();
+            if uri != "bench://text-100k" {
+                out.extend_from_slice(br#","error":{"code":-32602,"message":"unknown resource"}}"#);
+                return Some(out);
+            }
+            out.extend_from_slice(
+                br#","result":{"contents":[{"uri":"bench://text-100k","mimeType":"text/plain","text":"#,
+            );
+            out.extend_from_slice(resource_text().as_bytes());
+            out.extend_from_slice(b"}]}}");
+        }
+        Some("prompts/get") => {
+            let text = msg.params.and_then(|p| p.arguments).and_then(|a| a.text).unwrap_or_default();
+            out.extend_from_slice(
+                br#","result":{"messages":[{"role":"user","content":{"type":"text","text":"#,
+            );
+            serde_json::to_writer(&mut out, &text).ok()?;
+            out.extend_from_slice(b"}}]}}");
         }
         _ => out.extend_from_slice(br#","result":{}}"#),
     }
@@ -117,7 +155,10 @@ async fn stdio_tokio() {
 
 static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
-async fn handle(request: Request<hyper::body::Incoming>, sessions: bool) -> Result<Response<Full<Bytes>>, Infallible> {
+async fn handle(
+    request: Request<hyper::body::Incoming>,
+    sessions: bool,
+) -> Result<Response<Full<Bytes>>, Infallible> {
     let body = match request.into_body().collect().await {
         Ok(b) => b.to_bytes(),
         Err(_) => return Ok(status(StatusCode::BAD_REQUEST)),
@@ -139,7 +180,9 @@ async fn handle(request: Request<hyper::body::Incoming>, sessions: bool) -> Resu
         builder = builder.header("content-type", "application/json");
         reply
     };
-    Ok(builder.body(Full::new(Bytes::from(payload))).unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR)))
+    Ok(builder
+        .body(Full::new(Bytes::from(payload)))
+        .unwrap_or_else(|_| status(StatusCode::INTERNAL_SERVER_ERROR)))
 }
 
 fn status(code: StatusCode) -> Response<Full<Bytes>> {

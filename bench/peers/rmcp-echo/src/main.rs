@@ -1,4 +1,6 @@
-//! rmcp echo server for bench/compare.sh.
+//! rmcp echo server for bench/compare.sh: the tool `echo`, and for the mix the resource
+//! `bench://text-100k` (100 KiB of text) and the prompt `echo-prompt` (its `text` argument
+//! as a user message), as mcpwire's echo-server has them.
 //!
 //! - `rmcp-echo --stdio`            rmcp's fastest stdio setup (`stdio_pipes`, non-blocking pipes)
 //! - `rmcp-echo --stdio-blocking`   the plain `stdio()` transport (tokio's blocking stdin/stdout)
@@ -12,10 +14,17 @@
 use std::sync::Arc;
 
 use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{
+    GetPromptRequestParams, GetPromptResponse, GetPromptResult, ListPromptsResult, ListResourcesResult,
+    PaginatedRequestParams, Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities,
+    ServerConfig,
+};
+use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{schemars, tool, tool_router, ServiceExt};
+use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 #[derive(Clone, Default)]
 struct Echo;
@@ -26,11 +35,80 @@ struct EchoArgs {
     text: String,
 }
 
-#[tool_router(server_handler)]
+#[tool_router]
 impl Echo {
     #[tool(description = "Echoes the text back")]
     fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
         text
+    }
+}
+
+const RESOURCE_URI: &str = "bench://text-100k";
+const PROMPT: &str = "echo-prompt";
+
+/// The 100 KiB text of `bench://text-100k`, built once.
+fn resource_text() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod ";
+        WORDS.bytes().cycle().take(100 * 1024).map(char::from).collect()
+    })
+}
+
+#[tool_handler]
+impl ServerHandler for Echo {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder().enable_tools().enable_resources().enable_prompts().build(),
+        )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let resource = Resource::new(RESOURCE_URI, "text-100k").with_mime_type("text/plain");
+        Ok(ListResourcesResult::with_all_items(vec![resource]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != RESOURCE_URI {
+            return Err(ErrorData::invalid_params("unknown resource", None));
+        }
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(resource_text(), RESOURCE_URI)]).into())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let argument =
+            PromptArgument::new("text").with_description("The text of the message").with_required(true);
+        let prompt = Prompt::new(PROMPT, Some("Says the text back as a user message"), Some(vec![argument]));
+        Ok(ListPromptsResult::with_all_items(vec![prompt]))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        if request.name != PROMPT {
+            return Err(ErrorData::invalid_params("unknown prompt", None));
+        }
+        let text = request
+            .arguments
+            .as_ref()
+            .and_then(|a| a.get("text"))
+            .and_then(|t| t.as_str())
+            .ok_or_else(|| ErrorData::invalid_params("missing argument text", None))?;
+        Ok(GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]).into())
     }
 }
 

@@ -1,19 +1,21 @@
-//! `echo-server`: the mcpwire server the benchmarks measure. One tool, `echo`, whose
-//! `{text}` comes back as one text content.
+//! `echo-server`: the mcpwire server the benchmarks measure ([`mcpwire_bench::echo::server`]:
+//! the `echo` tool, a 100 KiB text resource, a prompt and two middlewares), started the
+//! way README's "Write a server" section starts one: `#[tokio::main]`, tokio's
+//! multi-thread runtime, built with cargo's default release profile.
 //!
 //! ```text
 //! echo-server --stdio
 //! echo-server --http 127.0.0.1:PORT --mode stateless|sessions
 //! ```
 //!
-//! `--mode stateless`: 2026-07-28 requests are answered with JSON and no session (2025
-//! requests too: `stateless_2025` and `json_response` are on). `--mode sessions`: the
-//! defaults, where a 2025 client opens a session and gets SSE responses.
+//! `--mode stateless`: 2026-07-28 requests are answered with JSON and no session, and so
+//! are 2025 ones (`stateless_2025` and `json_response` are on: a 2025 client initializes,
+//! then POSTs without a session). `--mode sessions`: the defaults, where a 2025 client
+//! opens a session and gets SSE responses.
 //!
-//! The runtime is the one README recommends for each: tokio's current-thread runtime for
-//! `--stdio` (a process spawned for one client: one thread, the least memory), the
-//! multi-thread runtime for `--http` (many clients; under `taskset -c N` it has one
-//! worker). `--current-thread` or `--multi-thread` chooses the other.
+//! `--current-thread` serves on tokio's current-thread runtime instead
+//! (`#[tokio::main(flavor = "current_thread")]`), for comparisons of the two;
+//! `--multi-thread` names the default.
 
 use std::process::ExitCode;
 
@@ -31,22 +33,26 @@ fn main() -> ExitCode {
     let current = args.iter().any(|a| a == "--current-thread");
     let multi = args.iter().any(|a| a == "--multi-thread");
     args.retain(|a| a != "--current-thread" && a != "--multi-thread");
-    if current && multi {
-        return usage();
+    match (current, multi) {
+        (true, true) => usage(),
+        (true, false) => serve_current_thread(args),
+        _ => serve(args),
     }
-    let stdio = args.first().is_some_and(|a| a == "--stdio");
-    let runtime = if current || (stdio && !multi) {
-        tokio::runtime::Builder::new_current_thread().enable_all().build()
-    } else {
-        tokio::runtime::Builder::new_multi_thread().enable_all().build()
-    };
-    let runtime = match runtime {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("echo-server: cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+}
+
+/// The default: `#[tokio::main]`, as README's server has it.
+#[tokio::main]
+async fn serve(args: Vec<String>) -> ExitCode {
+    run(args).await
+}
+
+/// `--current-thread`.
+#[tokio::main(flavor = "current_thread")]
+async fn serve_current_thread(args: Vec<String>) -> ExitCode {
+    run(args).await
+}
+
+async fn run(args: Vec<String>) -> ExitCode {
     let server = match mcpwire_bench::echo::server() {
         Ok(s) => s,
         Err(e) => {
@@ -55,30 +61,28 @@ fn main() -> ExitCode {
         }
     };
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    runtime.block_on(async move {
-        match args.as_slice() {
-            ["--stdio"] => {
-                server.serve_stdio().await;
-                ExitCode::SUCCESS
-            }
-            ["--http", addr, "--mode", mode] => {
-                let settings = match *mode {
-                    "stateless" => {
-                        HttpSettings { stateless_2025: true, json_response: true, ..HttpSettings::default() }
-                    }
-                    "sessions" => HttpSettings::default(),
-                    _ => return usage(),
-                };
-                let service = McpService::with_settings(server, settings);
-                match mcpwire::http::serve(service, *addr, "/mcp").await {
-                    Ok(()) => ExitCode::SUCCESS,
-                    Err(e) => {
-                        eprintln!("echo-server: cannot serve on {addr}: {e}");
-                        ExitCode::FAILURE
-                    }
+    match args.as_slice() {
+        ["--stdio"] => {
+            server.serve_stdio().await;
+            ExitCode::SUCCESS
+        }
+        ["--http", addr, "--mode", mode] => {
+            let settings = match *mode {
+                "stateless" => {
+                    HttpSettings { stateless_2025: true, json_response: true, ..HttpSettings::default() }
+                }
+                "sessions" => HttpSettings::default(),
+                _ => return usage(),
+            };
+            let service = McpService::with_settings(server, settings);
+            match mcpwire::http::serve(service, *addr, "/mcp").await {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("echo-server: cannot serve on {addr}: {e}");
+                    ExitCode::FAILURE
                 }
             }
-            _ => usage(),
         }
-    })
+        _ => usage(),
+    }
 }
