@@ -17,6 +17,8 @@
 //! `bench/compare.sh` measures it as peer `lean` beside `echo-server --stdio`, which
 //! carries the HTTP server and runs on tokio's multi-thread runtime (`#[tokio::main]`).
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use mcpwire::server::Server;

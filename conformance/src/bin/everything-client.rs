@@ -3,6 +3,8 @@
 //! sometimes `MCP_CONFORMANCE_CONTEXT` (JSON) set; it must do what the scenario asks and
 //! exit 0. Logs go to stderr (`RUST_LOG` sets the level).
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 use std::sync::Arc;
 

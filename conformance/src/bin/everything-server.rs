@@ -1,6 +1,8 @@
 //! `everything-server --stdio` or `everything-server --http 127.0.0.1:PORT`: the
 //! conformance fixture server. Logs go to stderr (`RUST_LOG` sets the level).
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 fn usage() -> ExitCode {

@@ -16,6 +16,8 @@
 //! content with the same text; for the mix ([`BenchConfig::mix`]) also the resource
 //! [`wire::MIX_RESOURCE_URI`] and the prompt [`wire::MIX_PROMPT`].
 
+#![forbid(unsafe_code)]
+
 pub mod cli;
 pub mod echo;
 mod http_raw;

@@ -17,6 +17,8 @@
 //! (`#[tokio::main(flavor = "current_thread")]`), for comparisons of the two;
 //! `--multi-thread` names the default.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use mcpwire::http::{HttpSettings, McpService};

@@ -1,5 +1,7 @@
 //! `mcpwire-bench`: measures an MCP server's `echo` tool. See `mcpwire_bench::cli`.
 
+#![forbid(unsafe_code)]
+
 use clap::Parser;
 
 #[tokio::main(flavor = "current_thread")]
