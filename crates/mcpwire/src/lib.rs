@@ -13,6 +13,7 @@ pub mod error;
 pub mod extensions;
 #[cfg(feature = "http")]
 pub mod http;
+mod json_write;
 pub mod jsonrpc;
 pub mod server;
 pub mod transport;

@@ -191,7 +191,7 @@ impl Peer {
         params: &P,
         options: CallOptions,
     ) -> Result<P::Result, RequestError> {
-        let raw = serde_json::value::to_raw_value(params).map_err(RequestError::Encode)?;
+        let raw = crate::json_write::to_raw_value(params).map_err(RequestError::Encode)?;
         let result = self.request_raw(P::METHOD, Some(raw), options).await?;
         serde_json::from_str(result.get()).map_err(RequestError::InvalidResult)
     }

@@ -53,7 +53,7 @@ impl ServerInfo {
         let value = serde_json::to_value(info).unwrap_or(Value::Null);
         // From the tree, not the struct, so the text is byte for byte what serializing
         // the tree inside a `_meta` map writes.
-        let raw = serde_json::value::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        let raw = crate::json_write::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
         ServerInfo { value, raw }
     }
 }
@@ -188,11 +188,11 @@ impl Reply {
                 Some(_) => {
                     let mut r = EmptyResult::default();
                     stamp(&mut r, complete, s);
-                    serde_json::value::to_raw_value(&r)
+                    crate::json_write::to_raw_value(&r)
                 }
-                None => serde_json::value::to_raw_value(&serde_json::Map::new()),
+                None => crate::json_write::to_raw_value(&serde_json::Map::new()),
             },
-            Reply::Initialize(r) => serde_json::value::to_raw_value(&r),
+            Reply::Initialize(r) => crate::json_write::to_raw_value(&r),
             Reply::Discover(mut r) => with(&mut *r, complete, s),
             Reply::ListTools(mut r) => with(&mut r, complete, s),
             Reply::CallTool(mut r) => with(&mut r, complete, s),
@@ -210,7 +210,7 @@ impl Reply {
                         m.entry(meta::SERVER_INFO).or_insert_with(|| s.server_info.value.clone());
                     }
                 }
-                serde_json::value::to_raw_value(&v)
+                crate::json_write::to_raw_value(&v)
             }
         };
         Ok(raw?)
@@ -228,11 +228,11 @@ fn with<T: ResultFields + Serialize>(
             // Everything but the identity, then the identity as already serialized.
             stamp_fields(r, kind, st);
             let meta = ServerInfoMeta { server_info: &st.server_info.raw };
-            return serde_json::value::to_raw_value(&WithServerInfo { result: &*r, meta });
+            return crate::json_write::to_raw_value(&WithServerInfo { result: &*r, meta });
         }
     }
     stamp(r, kind, s);
-    serde_json::value::to_raw_value(r)
+    crate::json_write::to_raw_value(r)
 }
 
 #[cfg(test)]
