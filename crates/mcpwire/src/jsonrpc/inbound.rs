@@ -6,7 +6,7 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use futures_util::FutureExt;
@@ -253,7 +253,10 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
 /// that do not mention the key at all are not read).
 fn progress_token(params: Option<&serde_json::value::RawValue>) -> Option<RawJson> {
     let raw = params?.get();
-    memchr::memmem::find(raw.as_bytes(), b"progressToken")?;
+    // A searcher is built once (a constant): building one is most of a short search.
+    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
+    KEY.find(raw.as_bytes())?;
     #[derive(Deserialize)]
     struct Params {
         #[serde(rename = "_meta")]

@@ -5,7 +5,7 @@
 //! enveloped request on a 2025 session answers `-32600`.
 
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, LazyLock, OnceLock};
 
 use mcpwire_protocol::meta::PROTOCOL_VERSION;
 use mcpwire_protocol::{methods, Era, Notification, RawJson, Request};
@@ -34,8 +34,11 @@ impl DualEra {
 /// Whether a request carries the 2026 envelope (its `_meta` names a protocol version).
 pub(crate) fn is_enveloped(request: &Request) -> bool {
     let Some(params) = request.params.as_deref() else { return false };
-    // Most 2025 requests do not mention the key at all: no need to read them.
-    if memchr::memmem::find(params.get().as_bytes(), PROTOCOL_VERSION.as_bytes()).is_none() {
+    // Most 2025 requests do not mention the key at all: no need to read them. The
+    // searcher is built once (a constant): building one is most of a short search.
+    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
+        LazyLock::new(|| memchr::memmem::Finder::new(PROTOCOL_VERSION));
+    if KEY.find(params.get().as_bytes()).is_none() {
         return false;
     }
     /// `_meta`'s protocol version member, as text (present even when `null`).
