@@ -21,7 +21,7 @@ use tokio::process::Command;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::lines::{read_loop, write_loop, DEFAULT_MAX_LINE_BYTES};
+use super::lines::{read_loop, write_loop, Arrivals, DEFAULT_MAX_LINE_BYTES};
 use super::{Connection, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
 /// How much of the child's stderr is kept for error messages.
@@ -150,8 +150,11 @@ impl ChildProcess {
         let max = self.max_line_bytes;
         let reader_status = status_rx.clone();
         let reader_tail = stderr_tail.clone();
+        let arrivals = Arrivals::new();
+        let read_arrivals = arrivals.clone();
         tokio::spawn(async move {
-            let read = read_loop(BufReader::with_capacity(64 * 1024, stdout), max, &in_tx).await;
+            let stdout = BufReader::with_capacity(64 * 1024, stdout);
+            let read = read_loop(stdout, max, &in_tx, &read_arrivals).await;
             let reason = exit_reason(read.err(), reader_status, &reader_tail).await;
             let _ = in_tx.send(TransportEvent::closed(Some(reason))).await;
         });
@@ -161,7 +164,7 @@ impl ChildProcess {
             let _writing = writing;
             let mut stdin = stdin;
             tokio::select! {
-                result = write_loop(&mut stdin, &mut out_rx) => {
+                result = write_loop(&mut stdin, &mut out_rx, &arrivals) => {
                     if let Err(e) = result {
                         tracing::debug!("writing to the child failed: {e}");
                     }

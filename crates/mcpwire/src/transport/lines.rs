@@ -1,6 +1,8 @@
 //! Newline-delimited JSON framing: a bounded line reader and a coalescing writer.
 
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use mcpwire_protocol::{codes, decode_frame, DecodeError, Frame, Message};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
@@ -16,6 +18,29 @@ const LINE_BUFFER_BYTES: usize = 8 * 1024;
 
 /// Writes are coalesced up to about this many bytes per system call.
 const COALESCE_BYTES: usize = 64 * 1024;
+
+/// How many messages the reader has delivered since the writer last looked, shared by
+/// one connection's [`read_loop`] and [`write_loop`]. More than one means the peer sent
+/// several messages at once (pipelined requests, or a batch of responses a client's tasks
+/// will follow up on), so more outgoing messages are about to be queued.
+#[derive(Debug, Clone, Default)]
+pub struct Arrivals(Arc<AtomicUsize>);
+
+impl Arrivals {
+    /// A counter at zero.
+    pub fn new() -> Self {
+        Arrivals::default()
+    }
+
+    fn note(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The count since the last call, resetting it.
+    fn take(&self) -> usize {
+        self.0.swap(0, Ordering::Relaxed)
+    }
+}
 
 /// What one call to [`LineReader::next_line`] found.
 #[derive(Debug, PartialEq, Eq)]
@@ -87,11 +112,12 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
 
 /// Reads lines, decodes each into messages and sends them on `events` until the input
 /// ends or the receiver is gone. Blank lines are skipped. A batch (a JSON array) is
-/// delivered element by element.
+/// delivered element by element. Every message delivered is counted in `arrivals`.
 pub async fn read_loop<R: AsyncBufRead + Unpin>(
     reader: R,
     max_line_bytes: usize,
     events: &mpsc::Sender<TransportEvent>,
+    arrivals: &Arrivals,
 ) -> io::Result<()> {
     let mut lines = LineReader::new(reader, max_line_bytes);
     let mut buf = Vec::with_capacity(LINE_BUFFER_BYTES);
@@ -113,24 +139,24 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
                     id: None,
                     had_method: false,
                 };
-                deliver(events, Err(error)).await
+                deliver(events, arrivals, Err(error)).await
             }
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
             // The common case, one message per line, goes straight to the channel
             // without a `Vec` around it.
             Line::Complete => match decode_frame(&buf) {
-                Ok(Frame::Single(m)) => deliver(events, Ok(m)).await,
+                Ok(Frame::Single(m)) => deliver(events, arrivals, Ok(m)).await,
                 Ok(Frame::Batch(items)) => {
                     let mut delivered = true;
                     for item in items {
-                        delivered = deliver(events, item).await;
+                        delivered = deliver(events, arrivals, item).await;
                         if !delivered {
                             break;
                         }
                     }
                     delivered
                 }
-                Err(e) => deliver(events, Err(e)).await,
+                Err(e) => deliver(events, arrivals, Err(e)).await,
             },
         };
         if !delivered {
@@ -141,7 +167,12 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
 }
 
 /// Sends one decoded item on `events`; `false` when the receiver is gone.
-async fn deliver(events: &mpsc::Sender<TransportEvent>, item: Result<Message, DecodeError>) -> bool {
+async fn deliver(
+    events: &mpsc::Sender<TransportEvent>,
+    arrivals: &Arrivals,
+    item: Result<Message, DecodeError>,
+) -> bool {
+    arrivals.note();
     let event = match item {
         Ok(message) => TransportEvent::message(message, InboundMeta::default()),
         Err(e) => TransportEvent::invalid(e),
@@ -149,16 +180,29 @@ async fn deliver(events: &mpsc::Sender<TransportEvent>, item: Result<Message, De
     events.send(event).await.is_ok()
 }
 
-/// Writes every [`Outgoing`] message as one line, coalescing whatever is already queued
-/// into a single write, until the channel closes.
+/// Writes every [`Outgoing`] message as one line, coalescing messages into as few writes
+/// as it can, until the channel closes.
+///
+/// Whatever is queued when the writer wakes goes out in one write. When the reader has
+/// delivered more than one message since the previous write (`arrivals`), the answers to
+/// them are being produced right now, by tasks that may be queued behind the writer or
+/// running on another worker thread: the writer then yields once before draining the
+/// queue, so that those finishing meanwhile share the write. Without that, on the
+/// multi-thread runtime the writer is woken (and run at once) by each answer in turn and
+/// writes them one by one. A lone request (one message since the last write) is written
+/// without yielding, so it waits for nothing.
 pub async fn write_loop<W: AsyncWrite + Unpin>(
     writer: &mut W,
     outgoing: &mut mpsc::Receiver<Outgoing>,
+    arrivals: &Arrivals,
 ) -> io::Result<()> {
     let mut buf = Vec::with_capacity(16 * 1024);
     while let Some(first) = outgoing.recv().await {
         buf.clear();
         encode_line(&first, &mut buf);
+        if arrivals.take() > 1 {
+            tokio::task::yield_now().await;
+        }
         while buf.len() < COALESCE_BYTES {
             match outgoing.try_recv() {
                 Ok(next) => encode_line(&next, &mut buf),
