@@ -231,6 +231,8 @@ fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
+    use std::future::Future;
+
     use super::*;
 
     async fn lines(input: &[u8], max: usize) -> Vec<Result<String, usize>> {
@@ -244,6 +246,77 @@ mod tests {
             });
         }
         out
+    }
+
+    /// Records each write it is given, and is always ready.
+    #[derive(Default)]
+    struct CountingWriter(Vec<Vec<u8>>);
+
+    impl AsyncWrite for CountingWriter {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<io::Result<usize>> {
+            self.get_mut().0.push(buf.to_vec());
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    fn outgoing(method: &str) -> Outgoing {
+        let line = format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#);
+        match decode_frame(line.as_bytes()).unwrap() {
+            Frame::Single(m) => Outgoing::unrelated(m),
+            Frame::Batch(_) => unreachable!(),
+        }
+    }
+
+    /// The writer is polled by hand, so what it does at each step is exact: no runtime,
+    /// no timing.
+    #[test]
+    fn answers_finishing_while_the_writer_yields_share_one_write_and_a_lone_one_goes_at_once() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let arrivals = Arrivals::new();
+        let mut writer = CountingWriter::default();
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        {
+            let mut writing = std::pin::pin!(write_loop(&mut writer, &mut rx, &arrivals));
+            // Three requests read; the first answer is queued: the writer takes it and yields.
+            (0..3).for_each(|_| arrivals.note());
+            tx.try_send(outgoing("a")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // The other two answers arrive meanwhile, and go out with the first.
+            tx.try_send(outgoing("b")).unwrap();
+            tx.try_send(outgoing("c")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // A lone request's answer is written on the first poll: no yield.
+            arrivals.note();
+            tx.try_send(outgoing("d")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // So is a message nobody asked for (nothing read since the last write).
+            tx.try_send(outgoing("e")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            drop(tx);
+            assert!(matches!(writing.as_mut().poll(&mut cx), std::task::Poll::Ready(Ok(()))));
+        }
+        let writes: Vec<String> = writer.0.into_iter().map(|w| String::from_utf8(w).unwrap()).collect();
+        let methods: Vec<Vec<&str>> =
+            writes.iter().map(|w| w.lines().map(|l| l.split('"').nth(7).unwrap()).collect()).collect();
+        assert_eq!(methods, vec![vec!["a", "b", "c"], vec!["d"], vec!["e"]], "{writes:?}");
     }
 
     #[tokio::test]
