@@ -160,16 +160,26 @@ impl ChildProcess {
         });
         let close_stdin = CancellationToken::new();
         let writer_close = close_stdin.clone();
+        let write_grace = self.close_grace;
         tokio::spawn(async move {
             let _writing = writing;
             let mut stdin = stdin;
+            // Shutdown does not drop the writer, which could lose messages it has taken:
+            // it writes what is already queued (the last answers, a cancel) and then
+            // stdin closes. A child that has stopped reading gets the close grace for
+            // that; then its stdin is closed anyway.
+            let write = write_loop(&mut stdin, &mut out_rx, &arrivals, writer_close.cancelled());
+            let deadline = async {
+                writer_close.cancelled().await;
+                tokio::time::sleep(write_grace).await;
+            };
             tokio::select! {
-                result = write_loop(&mut stdin, &mut out_rx, &arrivals) => {
+                result = write => {
                     if let Err(e) = result {
                         tracing::debug!("writing to the child failed: {e}");
                     }
                 }
-                _ = writer_close.cancelled() => {}
+                () = deadline => tracing::debug!("the child did not read what was left to write before its stdin closed"),
             }
             let _ = stdin.shutdown().await;
         });
@@ -261,7 +271,8 @@ impl ChildHandle {
         self.status.wait_for(Option::is_some).await.ok().and_then(|s| *s)
     }
 
-    /// Shuts the child down the way the spec describes: close its stdin and wait; then
+    /// Shuts the child down the way the spec describes: close its stdin (once what is
+    /// already queued for it is written, for at most the first wait) and wait; then
     /// `SIGTERM` its process group and wait; then `SIGKILL`. Returns the exit status.
     pub async fn shutdown(mut self) -> Option<ExitStatus> {
         self.close_stdin.cancel();

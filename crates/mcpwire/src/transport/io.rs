@@ -70,7 +70,7 @@ where
         // channel to close before it returns, so the last answers are not lost.
         let writing = in_tx;
         tokio::spawn(async move {
-            if let Err(e) = write_loop(&mut writer, &mut out_rx, &arrivals).await {
+            if let Err(e) = write_loop(&mut writer, &mut out_rx, &arrivals, std::future::pending()).await {
                 tracing::debug!("transport write failed: {e}");
             }
             let _ = writer.shutdown().await;

@@ -1,5 +1,6 @@
 //! Newline-delimited JSON framing: a bounded line reader and a coalescing writer.
 
+use std::future::Future;
 use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -191,13 +192,31 @@ async fn deliver(
 /// multi-thread runtime the writer is woken (and run at once) by each answer in turn and
 /// writes them one by one. A lone request (one message since the last write) is written
 /// without yielding, so it waits for nothing.
+///
+/// When `closing` resolves the queue is closed to new messages, and the writer returns
+/// once it has written everything already queued, including whatever it had taken when
+/// `closing` resolved: the writer is told to finish rather than dropped, which could
+/// lose a batch it holds. (Bounding how long that may take is the caller's business.)
 pub async fn write_loop<W: AsyncWrite + Unpin>(
     writer: &mut W,
     outgoing: &mut mpsc::Receiver<Outgoing>,
     arrivals: &Arrivals,
+    closing: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    let mut closing = std::pin::pin!(closing);
+    let mut closed = false;
     let mut buf = Vec::with_capacity(16 * 1024);
-    while let Some(first) = outgoing.recv().await {
+    loop {
+        let first = tokio::select! {
+            biased;
+            () = &mut closing, if !closed => {
+                closed = true;
+                outgoing.close();
+                continue;
+            }
+            first = outgoing.recv() => first,
+        };
+        let Some(first) = first else { break };
         buf.clear();
         encode_line(&first, &mut buf);
         if arrivals.take() > 1 {
@@ -231,8 +250,6 @@ fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use std::future::Future;
-
     use super::*;
 
     async fn lines(input: &[u8], max: usize) -> Vec<Result<String, usize>> {
@@ -294,7 +311,8 @@ mod tests {
         let mut writer = CountingWriter::default();
         let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
         {
-            let mut writing = std::pin::pin!(write_loop(&mut writer, &mut rx, &arrivals));
+            let mut writing =
+                std::pin::pin!(write_loop(&mut writer, &mut rx, &arrivals, std::future::pending()));
             // Three requests read; the first answer is queued: the writer takes it and yields.
             (0..3).for_each(|_| arrivals.note());
             tx.try_send(outgoing("a")).unwrap();
@@ -313,10 +331,34 @@ mod tests {
             drop(tx);
             assert!(matches!(writing.as_mut().poll(&mut cx), std::task::Poll::Ready(Ok(()))));
         }
-        let writes: Vec<String> = writer.0.into_iter().map(|w| String::from_utf8(w).unwrap()).collect();
-        let methods: Vec<Vec<&str>> =
-            writes.iter().map(|w| w.lines().map(|l| l.split('"').nth(7).unwrap()).collect()).collect();
-        assert_eq!(methods, vec![vec!["a", "b", "c"], vec!["d"], vec!["e"]], "{writes:?}");
+        assert_eq!(methods_by_write(writer), vec![vec!["a", "b", "c"], vec!["d"], vec!["e"]]);
+    }
+
+    #[test]
+    fn closing_while_the_writer_yields_still_writes_what_it_took_and_what_is_queued() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let arrivals = Arrivals::new();
+        let closing = tokio_util::sync::CancellationToken::new();
+        let mut writer = CountingWriter::default();
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        {
+            let mut writing =
+                std::pin::pin!(write_loop(&mut writer, &mut rx, &arrivals, closing.cancelled()));
+            (0..2).for_each(|_| arrivals.note());
+            tx.try_send(outgoing("a")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending(), "yielded, holding a");
+            tx.try_send(outgoing("b")).unwrap();
+            closing.cancel();
+            assert!(matches!(writing.as_mut().poll(&mut cx), std::task::Poll::Ready(Ok(()))));
+        }
+        assert!(tx.try_send(outgoing("c")).is_err(), "closed to new messages");
+        assert_eq!(methods_by_write(writer), vec![vec!["a", "b"]]);
+    }
+
+    /// The methods of the messages in each write.
+    fn methods_by_write(writer: CountingWriter) -> Vec<Vec<String>> {
+        let writes = writer.0.into_iter().map(|w| String::from_utf8(w).unwrap());
+        writes.map(|w| w.lines().map(|l| l.split('"').nth(7).unwrap().to_owned()).collect()).collect()
     }
 
     #[tokio::test]
