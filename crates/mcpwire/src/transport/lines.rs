@@ -184,14 +184,18 @@ async fn deliver(
 /// Writes every [`Outgoing`] message as one line, coalescing messages into as few writes
 /// as it can, until the channel closes.
 ///
-/// Whatever is queued when the writer wakes goes out in one write. When the reader has
-/// delivered more than one message since the previous write (`arrivals`), the answers to
-/// them are being produced right now, by tasks that may be queued behind the writer or
-/// running on another worker thread: the writer then yields once before draining the
-/// queue, so that those finishing meanwhile share the write. Without that, on the
-/// multi-thread runtime the writer is woken (and run at once) by each answer in turn and
-/// writes them one by one. A lone request (one message since the last write) is written
-/// without yielding, so it waits for nothing.
+/// Whatever is queued when the writer wakes goes out in one write. Beyond that, while the
+/// reader has delivered more messages since the previous write (`arrivals`) than the
+/// writer has taken answers for, the rest are being produced right now, by tasks that may
+/// be queued behind the writer or running on another worker thread: the writer yields
+/// and drains the queue again, so that those finishing meanwhile share the write. It
+/// stops at the first yield that brings no new answer (a slow handler holds the others
+/// back by one scheduling round at most) or at about [`COALESCE_BYTES`]. Without that, on
+/// the multi-thread runtime the writer is woken (and run at once) by each answer in turn
+/// and writes them one by one. A lone request (one message since the last write) is
+/// written without yielding, so it waits for nothing; so is a message nobody asked for.
+/// Not every message delivered is answered (notifications, responses), which costs at
+/// most one fruitless yield.
 ///
 /// When `closing` resolves the queue is closed to new messages, and the writer returns
 /// once it has written everything already queued, including whatever it had taken when
@@ -219,19 +223,33 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
         let Some(first) = first else { break };
         buf.clear();
         encode_line(&first, &mut buf);
-        if arrivals.take() > 1 {
+        let mut delivered = arrivals.take();
+        let mut taken = 1 + drain(outgoing, &mut buf);
+        while delivered > taken && buf.len() < COALESCE_BYTES {
             tokio::task::yield_now().await;
-        }
-        while buf.len() < COALESCE_BYTES {
-            match outgoing.try_recv() {
-                Ok(next) => encode_line(&next, &mut buf),
-                Err(_) => break,
+            delivered += arrivals.take();
+            match drain(outgoing, &mut buf) {
+                0 => break,
+                n => taken += n,
             }
         }
         writer.write_all(&buf).await?;
         writer.flush().await?;
     }
     Ok(())
+}
+
+/// Appends whatever is queued to `buf`, up to about [`COALESCE_BYTES`]; how many messages.
+fn drain(outgoing: &mut mpsc::Receiver<Outgoing>, buf: &mut Vec<u8>) -> usize {
+    let mut n = 0;
+    while buf.len() < COALESCE_BYTES {
+        match outgoing.try_recv() {
+            Ok(next) => encode_line(&next, buf),
+            Err(_) => break,
+        }
+        n += 1;
+    }
+    n
 }
 
 /// Appends one message and its newline. A newline byte in valid JSON can only be
@@ -305,7 +323,7 @@ mod tests {
     /// The writer is polled by hand, so what it does at each step is exact: no runtime,
     /// no timing.
     #[test]
-    fn answers_finishing_while_the_writer_yields_share_one_write_and_a_lone_one_goes_at_once() {
+    fn the_writer_yields_until_quiet_for_the_answers_owed_and_a_lone_one_goes_at_once() {
         let (tx, mut rx) = mpsc::channel(16);
         let arrivals = Arrivals::new();
         let mut writer = CountingWriter::default();
@@ -328,10 +346,23 @@ mod tests {
             // So is a message nobody asked for (nothing read since the last write).
             tx.try_send(outgoing("e")).unwrap();
             assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // Three more requests; each round that brings an answer earns another yield.
+            (0..3).for_each(|_| arrivals.note());
+            tx.try_send(outgoing("f")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            tx.try_send(outgoing("g")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // A round that brings none ends the batch: the third answer, late, goes alone.
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            tx.try_send(outgoing("h")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
             drop(tx);
             assert!(matches!(writing.as_mut().poll(&mut cx), std::task::Poll::Ready(Ok(()))));
         }
-        assert_eq!(methods_by_write(writer), vec![vec!["a", "b", "c"], vec!["d"], vec!["e"]]);
+        assert_eq!(
+            methods_by_write(writer),
+            vec![vec!["a", "b", "c"], vec!["d"], vec!["e"], vec!["f", "g"], vec!["h"]]
+        );
     }
 
     #[test]
