@@ -21,7 +21,7 @@ use tokio::process::Command;
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
-use super::lines::{read_loop, write_loop, DEFAULT_MAX_LINE_BYTES};
+use super::lines::{read_loop, write_loop, Arrivals, DEFAULT_MAX_LINE_BYTES};
 use super::{Connection, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
 /// How much of the child's stderr is kept for error messages.
@@ -150,23 +150,36 @@ impl ChildProcess {
         let max = self.max_line_bytes;
         let reader_status = status_rx.clone();
         let reader_tail = stderr_tail.clone();
+        let arrivals = Arrivals::new();
+        let read_arrivals = arrivals.clone();
         tokio::spawn(async move {
-            let read = read_loop(BufReader::with_capacity(64 * 1024, stdout), max, &in_tx).await;
+            let stdout = BufReader::with_capacity(64 * 1024, stdout);
+            let read = read_loop(stdout, max, &in_tx, &read_arrivals).await;
             let reason = exit_reason(read.err(), reader_status, &reader_tail).await;
             let _ = in_tx.send(TransportEvent::closed(Some(reason))).await;
         });
         let close_stdin = CancellationToken::new();
         let writer_close = close_stdin.clone();
+        let write_grace = self.close_grace;
         tokio::spawn(async move {
             let _writing = writing;
             let mut stdin = stdin;
+            // Shutdown does not drop the writer, which could lose messages it has taken:
+            // it writes what is already queued (the last answers, a cancel) and then
+            // stdin closes. A child that has stopped reading gets the close grace for
+            // that; then its stdin is closed anyway.
+            let write = write_loop(&mut stdin, &mut out_rx, &arrivals, writer_close.cancelled());
+            let deadline = async {
+                writer_close.cancelled().await;
+                tokio::time::sleep(write_grace).await;
+            };
             tokio::select! {
-                result = write_loop(&mut stdin, &mut out_rx) => {
+                result = write => {
                     if let Err(e) = result {
                         tracing::debug!("writing to the child failed: {e}");
                     }
                 }
-                _ = writer_close.cancelled() => {}
+                () = deadline => tracing::debug!("the child did not read what was left to write before its stdin closed"),
             }
             let _ = stdin.shutdown().await;
         });
@@ -258,7 +271,8 @@ impl ChildHandle {
         self.status.wait_for(Option::is_some).await.ok().and_then(|s| *s)
     }
 
-    /// Shuts the child down the way the spec describes: close its stdin and wait; then
+    /// Shuts the child down the way the spec describes: close its stdin (once what is
+    /// already queued for it is written, for at most the first wait) and wait; then
     /// `SIGTERM` its process group and wait; then `SIGKILL`. Returns the exit status.
     pub async fn shutdown(mut self) -> Option<ExitStatus> {
         self.close_stdin.cancel();

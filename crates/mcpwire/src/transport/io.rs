@@ -4,7 +4,7 @@
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
-use super::lines::{read_loop, write_loop, DEFAULT_MAX_LINE_BYTES};
+use super::lines::{read_loop, write_loop, Arrivals, DEFAULT_MAX_LINE_BYTES};
 use super::{Connection, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
 /// Newline-delimited JSON over a reader and a writer.
@@ -55,8 +55,11 @@ where
         let max = self.max_line_bytes;
         let reader = self.reader;
         let events = in_tx.clone();
+        let arrivals = Arrivals::new();
+        let read_arrivals = arrivals.clone();
         tokio::spawn(async move {
-            let reason = match read_loop(BufReader::with_capacity(64 * 1024, reader), max, &events).await {
+            let reader = BufReader::with_capacity(64 * 1024, reader);
+            let reason = match read_loop(reader, max, &events, &read_arrivals).await {
                 Ok(()) => None,
                 Err(e) => Some(format!("read failed: {e}")),
             };
@@ -67,7 +70,7 @@ where
         // channel to close before it returns, so the last answers are not lost.
         let writing = in_tx;
         tokio::spawn(async move {
-            if let Err(e) = write_loop(&mut writer, &mut out_rx).await {
+            if let Err(e) = write_loop(&mut writer, &mut out_rx, &arrivals, std::future::pending()).await {
                 tracing::debug!("transport write failed: {e}");
             }
             let _ = writer.shutdown().await;

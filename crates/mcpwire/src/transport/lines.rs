@@ -1,6 +1,9 @@
 //! Newline-delimited JSON framing: a bounded line reader and a coalescing writer.
 
+use std::future::Future;
 use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use mcpwire_protocol::{codes, decode_frame, DecodeError, Frame, Message};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
@@ -16,6 +19,29 @@ const LINE_BUFFER_BYTES: usize = 8 * 1024;
 
 /// Writes are coalesced up to about this many bytes per system call.
 const COALESCE_BYTES: usize = 64 * 1024;
+
+/// How many messages the reader has delivered since the writer last looked, shared by
+/// one connection's [`read_loop`] and [`write_loop`]. More than one means the peer sent
+/// several messages at once (pipelined requests, or a batch of responses a client's tasks
+/// will follow up on), so more outgoing messages are about to be queued.
+#[derive(Debug, Clone, Default)]
+pub struct Arrivals(Arc<AtomicUsize>);
+
+impl Arrivals {
+    /// A counter at zero.
+    pub fn new() -> Self {
+        Arrivals::default()
+    }
+
+    fn note(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The count since the last call, resetting it.
+    fn take(&self) -> usize {
+        self.0.swap(0, Ordering::Relaxed)
+    }
+}
 
 /// What one call to [`LineReader::next_line`] found.
 #[derive(Debug, PartialEq, Eq)]
@@ -87,11 +113,12 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
 
 /// Reads lines, decodes each into messages and sends them on `events` until the input
 /// ends or the receiver is gone. Blank lines are skipped. A batch (a JSON array) is
-/// delivered element by element.
+/// delivered element by element. Every message delivered is counted in `arrivals`.
 pub async fn read_loop<R: AsyncBufRead + Unpin>(
     reader: R,
     max_line_bytes: usize,
     events: &mpsc::Sender<TransportEvent>,
+    arrivals: &Arrivals,
 ) -> io::Result<()> {
     let mut lines = LineReader::new(reader, max_line_bytes);
     let mut buf = Vec::with_capacity(LINE_BUFFER_BYTES);
@@ -113,24 +140,24 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
                     id: None,
                     had_method: false,
                 };
-                deliver(events, Err(error)).await
+                deliver(events, arrivals, Err(error)).await
             }
             Line::Complete if buf.iter().all(u8::is_ascii_whitespace) => continue,
             // The common case, one message per line, goes straight to the channel
             // without a `Vec` around it.
             Line::Complete => match decode_frame(&buf) {
-                Ok(Frame::Single(m)) => deliver(events, Ok(m)).await,
+                Ok(Frame::Single(m)) => deliver(events, arrivals, Ok(m)).await,
                 Ok(Frame::Batch(items)) => {
                     let mut delivered = true;
                     for item in items {
-                        delivered = deliver(events, item).await;
+                        delivered = deliver(events, arrivals, item).await;
                         if !delivered {
                             break;
                         }
                     }
                     delivered
                 }
-                Err(e) => deliver(events, Err(e)).await,
+                Err(e) => deliver(events, arrivals, Err(e)).await,
             },
         };
         if !delivered {
@@ -141,7 +168,12 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
 }
 
 /// Sends one decoded item on `events`; `false` when the receiver is gone.
-async fn deliver(events: &mpsc::Sender<TransportEvent>, item: Result<Message, DecodeError>) -> bool {
+async fn deliver(
+    events: &mpsc::Sender<TransportEvent>,
+    arrivals: &Arrivals,
+    item: Result<Message, DecodeError>,
+) -> bool {
+    arrivals.note();
     let event = match item {
         Ok(message) => TransportEvent::message(message, InboundMeta::default()),
         Err(e) => TransportEvent::invalid(e),
@@ -149,26 +181,75 @@ async fn deliver(events: &mpsc::Sender<TransportEvent>, item: Result<Message, De
     events.send(event).await.is_ok()
 }
 
-/// Writes every [`Outgoing`] message as one line, coalescing whatever is already queued
-/// into a single write, until the channel closes.
+/// Writes every [`Outgoing`] message as one line, coalescing messages into as few writes
+/// as it can, until the channel closes.
+///
+/// Whatever is queued when the writer wakes goes out in one write. Beyond that, while the
+/// reader has delivered more messages since the previous write (`arrivals`) than the
+/// writer has taken answers for, the rest are being produced right now, by tasks that may
+/// be queued behind the writer or running on another worker thread: the writer yields
+/// and drains the queue again, so that those finishing meanwhile share the write. It
+/// stops at the first yield that brings no new answer (a slow handler holds the others
+/// back by one scheduling round at most) or at about [`COALESCE_BYTES`]. Without that, on
+/// the multi-thread runtime the writer is woken (and run at once) by each answer in turn
+/// and writes them one by one. A lone request (one message since the last write) is
+/// written without yielding, so it waits for nothing; so is a message nobody asked for.
+/// Not every message delivered is answered (notifications, responses), which costs at
+/// most one fruitless yield.
+///
+/// When `closing` resolves the queue is closed to new messages, and the writer returns
+/// once it has written everything already queued, including whatever it had taken when
+/// `closing` resolved: the writer is told to finish rather than dropped, which could
+/// lose a batch it holds. (Bounding how long that may take is the caller's business.)
 pub async fn write_loop<W: AsyncWrite + Unpin>(
     writer: &mut W,
     outgoing: &mut mpsc::Receiver<Outgoing>,
+    arrivals: &Arrivals,
+    closing: impl Future<Output = ()>,
 ) -> io::Result<()> {
+    let mut closing = std::pin::pin!(closing);
+    let mut closed = false;
     let mut buf = Vec::with_capacity(16 * 1024);
-    while let Some(first) = outgoing.recv().await {
+    loop {
+        let first = tokio::select! {
+            biased;
+            () = &mut closing, if !closed => {
+                closed = true;
+                outgoing.close();
+                continue;
+            }
+            first = outgoing.recv() => first,
+        };
+        let Some(first) = first else { break };
         buf.clear();
         encode_line(&first, &mut buf);
-        while buf.len() < COALESCE_BYTES {
-            match outgoing.try_recv() {
-                Ok(next) => encode_line(&next, &mut buf),
-                Err(_) => break,
+        let mut delivered = arrivals.take();
+        let mut taken = 1 + drain(outgoing, &mut buf);
+        while delivered > taken && buf.len() < COALESCE_BYTES {
+            tokio::task::yield_now().await;
+            delivered += arrivals.take();
+            match drain(outgoing, &mut buf) {
+                0 => break,
+                n => taken += n,
             }
         }
         writer.write_all(&buf).await?;
         writer.flush().await?;
     }
     Ok(())
+}
+
+/// Appends whatever is queued to `buf`, up to about [`COALESCE_BYTES`]; how many messages.
+fn drain(outgoing: &mut mpsc::Receiver<Outgoing>, buf: &mut Vec<u8>) -> usize {
+    let mut n = 0;
+    while buf.len() < COALESCE_BYTES {
+        match outgoing.try_recv() {
+            Ok(next) => encode_line(&next, buf),
+            Err(_) => break,
+        }
+        n += 1;
+    }
+    n
 }
 
 /// Appends one message and its newline. A newline byte in valid JSON can only be
@@ -200,6 +281,115 @@ mod tests {
             });
         }
         out
+    }
+
+    /// Records each write it is given, and is always ready.
+    #[derive(Default)]
+    struct CountingWriter(Vec<Vec<u8>>);
+
+    impl AsyncWrite for CountingWriter {
+        fn poll_write(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+            buf: &[u8],
+        ) -> std::task::Poll<io::Result<usize>> {
+            self.get_mut().0.push(buf.to_vec());
+            std::task::Poll::Ready(Ok(buf.len()))
+        }
+
+        fn poll_flush(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+
+        fn poll_shutdown(
+            self: std::pin::Pin<&mut Self>,
+            _: &mut std::task::Context<'_>,
+        ) -> std::task::Poll<io::Result<()>> {
+            std::task::Poll::Ready(Ok(()))
+        }
+    }
+
+    fn outgoing(method: &str) -> Outgoing {
+        let line = format!(r#"{{"jsonrpc":"2.0","method":"{method}"}}"#);
+        match decode_frame(line.as_bytes()).unwrap() {
+            Frame::Single(m) => Outgoing::unrelated(m),
+            Frame::Batch(_) => unreachable!(),
+        }
+    }
+
+    /// The writer is polled by hand, so what it does at each step is exact: no runtime,
+    /// no timing.
+    #[test]
+    fn the_writer_yields_until_quiet_for_the_answers_owed_and_a_lone_one_goes_at_once() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let arrivals = Arrivals::new();
+        let mut writer = CountingWriter::default();
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        {
+            let mut writing =
+                std::pin::pin!(write_loop(&mut writer, &mut rx, &arrivals, std::future::pending()));
+            // Three requests read; the first answer is queued: the writer takes it and yields.
+            (0..3).for_each(|_| arrivals.note());
+            tx.try_send(outgoing("a")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // The other two answers arrive meanwhile, and go out with the first.
+            tx.try_send(outgoing("b")).unwrap();
+            tx.try_send(outgoing("c")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // A lone request's answer is written on the first poll: no yield.
+            arrivals.note();
+            tx.try_send(outgoing("d")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // So is a message nobody asked for (nothing read since the last write).
+            tx.try_send(outgoing("e")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // Three more requests; each round that brings an answer earns another yield.
+            (0..3).for_each(|_| arrivals.note());
+            tx.try_send(outgoing("f")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            tx.try_send(outgoing("g")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            // A round that brings none ends the batch: the third answer, late, goes alone.
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            tx.try_send(outgoing("h")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending());
+            drop(tx);
+            assert!(matches!(writing.as_mut().poll(&mut cx), std::task::Poll::Ready(Ok(()))));
+        }
+        assert_eq!(
+            methods_by_write(writer),
+            vec![vec!["a", "b", "c"], vec!["d"], vec!["e"], vec!["f", "g"], vec!["h"]]
+        );
+    }
+
+    #[test]
+    fn closing_while_the_writer_yields_still_writes_what_it_took_and_what_is_queued() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let arrivals = Arrivals::new();
+        let closing = tokio_util::sync::CancellationToken::new();
+        let mut writer = CountingWriter::default();
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        {
+            let mut writing =
+                std::pin::pin!(write_loop(&mut writer, &mut rx, &arrivals, closing.cancelled()));
+            (0..2).for_each(|_| arrivals.note());
+            tx.try_send(outgoing("a")).unwrap();
+            assert!(writing.as_mut().poll(&mut cx).is_pending(), "yielded, holding a");
+            tx.try_send(outgoing("b")).unwrap();
+            closing.cancel();
+            assert!(matches!(writing.as_mut().poll(&mut cx), std::task::Poll::Ready(Ok(()))));
+        }
+        assert!(tx.try_send(outgoing("c")).is_err(), "closed to new messages");
+        assert_eq!(methods_by_write(writer), vec![vec!["a", "b"]]);
+    }
+
+    /// The methods of the messages in each write.
+    fn methods_by_write(writer: CountingWriter) -> Vec<Vec<String>> {
+        let writes = writer.0.into_iter().map(|w| String::from_utf8(w).unwrap());
+        writes.map(|w| w.lines().map(|l| l.split('"').nth(7).unwrap().to_owned()).collect()).collect()
     }
 
     #[tokio::test]
