@@ -190,7 +190,7 @@ async fn deliver(
 /// be queued behind the writer or running on another worker thread: the writer yields
 /// and drains the queue again, so that those finishing meanwhile share the write. It
 /// stops at the first yield that brings no new answer (a slow handler holds the others
-/// back by one scheduling round at most) or at about [`COALESCE_BYTES`]. Without that, on
+/// back by one scheduling round at most) or at about 64 KiB. Without that, on
 /// the multi-thread runtime the writer is woken (and run at once) by each answer in turn
 /// and writes them one by one. A lone request (one message since the last write) is
 /// written without yielding, so it waits for nothing; so is a message nobody asked for.
