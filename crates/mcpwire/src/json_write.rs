@@ -1,36 +1,79 @@
 //! JSON text of any `Serialize` value, as serde_json writes it, with long strings escaped
-//! a word at a time.
+//! 32 bytes at a time.
 //!
 //! serde_json's writer looks at every byte of a string on its own (a table lookup and a
 //! branch per byte), which makes strings the bulk of the cost of a large result (a
-//! resource's text, a tool's long output). [`to_raw_value`] wraps serde_json's own
-//! serializer in [`Strings`], which hands every string of [`LONG`] bytes or more to
-//! [`escape`] (32 bytes at a time; only a run holding a byte that needs escaping is
-//! looked at byte by byte) and writes the result through serde_json as a [`RawValue`].
-//! Everything else, short strings included, is serde_json's own writing, so the text is
-//! byte for byte what `serde_json::value::to_raw_value` makes.
+//! resource's text, a tool's long output). [`to_raw_value`] first lets serde_json write
+//! the value as it is; a value holding a string of [`LONG`] bytes or more is written
+//! again by [`with_long_strings`], with serde_json's own serializer but those strings
+//! escaped by [`escape`] (only a run holding a byte that needs escaping is looked at
+//! byte by byte). Everything else is serde_json's own writing, so the text is byte for
+//! byte what `serde_json::value::to_raw_value` makes.
+
+use std::io;
 
 use serde::ser::{
-    Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
-    SerializeTupleStruct, SerializeTupleVariant, Serializer,
+    Error as _, Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant,
+    SerializeTuple, SerializeTupleStruct, SerializeTupleVariant, Serializer,
 };
 use serde_json::value::RawValue;
 
-/// Strings at least this long are escaped by [`escape`]; shorter ones by serde_json,
-/// whose per-byte loop is cheaper than the detour through a [`RawValue`] there.
+/// Strings at least this long are escaped by [`escape`]; shorter ones by serde_json.
 pub(crate) const LONG: usize = 64;
+
+/// The error that ends serde_json's own writing of a value with a long string.
+const FOUND_LONG: &str = "mcpwire: a long string (written again)";
 
 /// `value` as JSON text, byte for byte what `serde_json::value::to_raw_value` writes.
 pub(crate) fn to_raw_value<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
-    serde_json::value::to_raw_value(&Wrapped(value))
+    match serde_json::value::to_raw_value(&Wrapped(value, Mode::Find)) {
+        Err(e) if e.to_string() == FOUND_LONG => with_long_strings(value),
+        written => written,
+    }
+}
+
+/// [`to_raw_value`] for a value holding a long string: written into a buffer of its own,
+/// long strings escaped by [`escape`], then read back as one JSON value (what makes it a
+/// `RawValue` without `unsafe`).
+fn with_long_strings<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
+    let mut out = Vec::with_capacity(4096);
+    Wrapped(value, Mode::Escape)
+        .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
+    let text = String::from_utf8(out).map_err(serde_json::Error::custom)?;
+    // Copied into a buffer of its size, and the grown one freed whole: a large buffer
+    // shrunk in place would stay in a mapping of its own, which glibc's allocator
+    // unmaps (and maps again for the next answer) without raising its mapping threshold.
+    let text = if text.capacity() > text.len() { text.as_str().to_owned() } else { text };
+    RawValue::from_string(text)
+}
+
+/// How [`Strings`] treats a long string.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Stop with [`FOUND_LONG`]: the value is written again by [`with_long_strings`].
+    Find,
+    /// Hand its bytes to the [`EscapeBytes`] formatter (as a byte array, the one call of
+    /// serde_json's serializer that reaches the formatter with the bytes as they are).
+    Escape,
+}
+
+/// serde_json's compact formatter, except that a byte array is a long string's bytes,
+/// written as a JSON string by [`escape`]. Only [`Strings`] in [`Mode::Escape`] writes
+/// byte arrays through it; it writes real byte arrays as sequences.
+struct EscapeBytes;
+
+impl serde_json::ser::Formatter for EscapeBytes {
+    fn write_byte_array<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: &[u8]) -> io::Result<()> {
+        escape(value, writer)
+    }
 }
 
 /// A value whose strings go through [`Strings`] when it is serialized.
-struct Wrapped<'a, T: ?Sized>(&'a T);
+struct Wrapped<'a, T: ?Sized>(&'a T, Mode);
 
 impl<T: Serialize + ?Sized> Serialize for Wrapped<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(Strings(serializer))
+        self.0.serialize(Strings(serializer, self.1))
     }
 }
 
@@ -38,29 +81,24 @@ impl<T: Serialize + ?Sized> Serialize for Wrapped<'_, T> {
 /// text: what is inside it must reach serde_json untouched.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// A serializer that passes everything to the one it wraps, except long strings, which
-/// it escapes itself and hands on as raw JSON text. Compound values are wrapped in turn,
-/// so the strings nested in them are seen too.
-struct Strings<S>(S);
+/// A serializer that passes everything to the one it wraps, except long strings (see
+/// [`Mode`]). Compound values are wrapped in turn, so the strings nested in them are seen
+/// too.
+struct Strings<S>(S, Mode);
 
 /// The compound serializers of [`Strings`]: `Some` wraps the values it is handed, `None`
 /// (a `RawValue`'s own struct) passes them on as they are.
 struct Compound<C> {
     inner: C,
     wrap: bool,
-}
-
-impl<C> Compound<C> {
-    fn wrapping(inner: C) -> Self {
-        Compound { inner, wrap: true }
-    }
+    mode: Mode,
 }
 
 /// Serializes `value` through `serialize`, wrapped when the compound wraps.
 macro_rules! element {
     ($self:ident, $value:ident, |$v:ident| $call:expr) => {
         if $self.wrap {
-            let $v = &Wrapped($value);
+            let $v = &Wrapped($value, $self.mode);
             $call
         } else {
             let $v = $value;
@@ -81,16 +119,10 @@ impl<S: Serializer> Serializer for Strings<S> {
     type SerializeStructVariant = Compound<S::SerializeStructVariant>;
 
     fn serialize_str(self, v: &str) -> Result<S::Ok, S::Error> {
-        if v.len() < LONG {
-            return self.0.serialize_str(v);
-        }
-        let mut text = String::with_capacity(v.len() + 2 + v.len() / 16);
-        escape(v, &mut text);
-        // The escaped text is one JSON string: reading it back (a fast scan in
-        // serde_json) is what makes it a `RawValue` without `unsafe`.
-        match serde_json::from_str::<&RawValue>(&text) {
-            Ok(raw) => raw.serialize(self.0),
-            Err(_) => self.0.serialize_str(v),
+        match self.1 {
+            _ if v.len() < LONG => self.0.serialize_str(v),
+            Mode::Find => Err(S::Error::custom(FOUND_LONG)),
+            Mode::Escape => self.0.serialize_bytes(v.as_bytes()),
         }
     }
 
@@ -137,13 +169,17 @@ impl<S: Serializer> Serializer for Strings<S> {
         self.0.serialize_char(v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<S::Ok, S::Error> {
-        self.0.serialize_bytes(v)
+        match self.1 {
+            Mode::Find => self.0.serialize_bytes(v),
+            // What serde_json writes for a byte array, without reaching the formatter.
+            Mode::Escape => self.0.collect_seq(v),
+        }
     }
     fn serialize_none(self) -> Result<S::Ok, S::Error> {
         self.0.serialize_none()
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
-        self.0.serialize_some(&Wrapped(value))
+        self.0.serialize_some(&Wrapped(value, self.1))
     }
     fn serialize_unit(self) -> Result<S::Ok, S::Error> {
         self.0.serialize_unit()
@@ -164,7 +200,7 @@ impl<S: Serializer> Serializer for Strings<S> {
         name: &'static str,
         value: &T,
     ) -> Result<S::Ok, S::Error> {
-        self.0.serialize_newtype_struct(name, &Wrapped(value))
+        self.0.serialize_newtype_struct(name, &Wrapped(value, self.1))
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -173,20 +209,20 @@ impl<S: Serializer> Serializer for Strings<S> {
         variant: &'static str,
         value: &T,
     ) -> Result<S::Ok, S::Error> {
-        self.0.serialize_newtype_variant(name, index, variant, &Wrapped(value))
+        self.0.serialize_newtype_variant(name, index, variant, &Wrapped(value, self.1))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        self.0.serialize_seq(len).map(Compound::wrapping)
+        self.0.serialize_seq(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        self.0.serialize_tuple(len).map(Compound::wrapping)
+        self.0.serialize_tuple(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_tuple_struct(
         self,
         name: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleStruct, S::Error> {
-        self.0.serialize_tuple_struct(name, len).map(Compound::wrapping)
+        self.0.serialize_tuple_struct(name, len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_tuple_variant(
         self,
@@ -195,14 +231,18 @@ impl<S: Serializer> Serializer for Strings<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        self.0.serialize_tuple_variant(name, index, variant, len).map(Compound::wrapping)
+        self.0.serialize_tuple_variant(name, index, variant, len).map(|inner| Compound {
+            inner,
+            wrap: true,
+            mode: self.1,
+        })
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        self.0.serialize_map(len).map(Compound::wrapping)
+        self.0.serialize_map(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
-        let wrap = name != RAW_VALUE_TOKEN;
-        self.0.serialize_struct(name, len).map(|inner| Compound { inner, wrap })
+        let (wrap, mode) = (name != RAW_VALUE_TOKEN, self.1);
+        self.0.serialize_struct(name, len).map(|inner| Compound { inner, wrap, mode })
     }
     fn serialize_struct_variant(
         self,
@@ -211,7 +251,11 @@ impl<S: Serializer> Serializer for Strings<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeStructVariant, S::Error> {
-        self.0.serialize_struct_variant(name, index, variant, len).map(Compound::wrapping)
+        self.0.serialize_struct_variant(name, index, variant, len).map(|inner| Compound {
+            inner,
+            wrap: true,
+            mode: self.1,
+        })
     }
     fn is_human_readable(&self) -> bool {
         self.0.is_human_readable()
@@ -328,9 +372,9 @@ fn needs_escape(b: u8) -> bool {
     b < 0x20 || b == b'"' || b == b'\\'
 }
 
-/// Appends the escape of a byte [`needs_escape`] flags, as serde_json writes it: the
-/// short forms where JSON has one, else `\u00XX` with lowercase hex.
-fn write_escape(b: u8, out: &mut String) {
+/// The escape of a byte [`needs_escape`] flags, as serde_json writes it: the short forms
+/// where JSON has one, else `\\u00XX` with lowercase hex.
+fn escape_of(b: u8) -> ([u8; 6], usize) {
     let short = match b {
         b'"' => b'"',
         b'\\' => b'\\',
@@ -341,41 +385,39 @@ fn write_escape(b: u8, out: &mut String) {
         0x0d => b'r',
         _ => {
             const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-            return;
+            let (high, low) = (HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]);
+            return ([b'\\', b'u', b'0', b'0', high, low], 6);
         }
     };
-    out.push('\\');
-    out.push(char::from(short));
+    ([b'\\', short, 0, 0, 0, 0], 2)
 }
 
-/// Appends `text` as a JSON string, quotes included, escaped as serde_json escapes: runs
-/// of bytes that need nothing are found [`CHUNK`] bytes at a time and copied whole. Every
-/// byte that needs an escape is ASCII, so the runs between them are whole characters.
-pub(crate) fn escape(text: &str, out: &mut String) {
-    let bytes = text.as_bytes();
-    out.push('"');
-    let mut run = 0; // where the bytes not yet copied begin
+/// Writes `text` (a string's UTF-8 bytes) as a JSON string, quotes included, escaped as
+/// serde_json escapes: runs of bytes that need nothing are found [`CHUNK`] bytes at a time
+/// and written whole. Every byte that needs an escape is ASCII, so the runs between them
+/// are whole characters.
+pub(crate) fn escape<W: ?Sized + io::Write>(text: &[u8], out: &mut W) -> io::Result<()> {
+    out.write_all(b"\"")?;
+    let mut run = 0; // where the bytes not yet written begin
     let mut at = 0;
-    while at < bytes.len() {
-        if bytes.get(at..at + CHUNK).is_some_and(clean) {
+    while at < text.len() {
+        if text.get(at..at + CHUNK).is_some_and(clean) {
             at += CHUNK;
             continue;
         }
         // The next byte on its own: the first of a chunk that needs an escape, or of the
         // last few bytes.
-        let b = bytes[at];
+        let b = text[at];
         if needs_escape(b) {
-            out.push_str(&text[run..at]);
-            write_escape(b, out);
+            out.write_all(&text[run..at])?;
+            let (escaped, len) = escape_of(b);
+            out.write_all(&escaped[..len])?;
             run = at + 1;
         }
         at += 1;
     }
-    out.push_str(&text[run..]);
-    out.push('"');
+    out.write_all(&text[run..])?;
+    out.write_all(b"\"")
 }
 
 #[cfg(test)]
@@ -385,9 +427,9 @@ mod tests {
     use serde_json::json;
 
     fn ours(s: &str) -> String {
-        let mut out = String::new();
-        escape(s, &mut out);
-        out
+        let mut out = Vec::new();
+        escape(s.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
     }
 
     /// Every byte serde_json escapes, and every one it does not, at every position of a
@@ -433,6 +475,14 @@ mod tests {
             tuple: (u8, String),
             #[serde(rename = "enum")]
             variant: Kind,
+            bytes: Bytes,
+        }
+        /// Serialized as a byte array (`serialize_bytes`), as `serde_bytes` does.
+        struct Bytes(Vec<u8>);
+        impl Serialize for Bytes {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_bytes(&self.0)
+            }
         }
         #[derive(serde::Serialize)]
         enum Kind {
@@ -445,7 +495,11 @@ mod tests {
             list: vec![None, Some(long.clone()), Some("s".into())],
             tuple: (7, long.clone()),
             variant: Kind::Text { body: long.clone() },
+            bytes: Bytes(vec![0, 34, 255]),
         };
+        let short = json!({ "a": ["s", 1], "b": { "c": "t\"u" } });
+        assert_eq!(to_raw_value(&short).unwrap().get(), serde_json::to_string(&short).unwrap());
+        assert_eq!(to_raw_value(&Bytes(vec![1, 2])).unwrap().get(), "[1,2]");
         let value = json!({ "a": [long.clone(), 1.5, null, { "b": long.clone() }], "c": "short" });
         assert_eq!(to_raw_value(&holder).unwrap().get(), serde_json::to_string(&holder).unwrap());
         assert_eq!(to_raw_value(&value).unwrap().get(), serde_json::to_string(&value).unwrap());
