@@ -4,12 +4,13 @@
 //! serde_json's writer looks at every byte of a string on its own (a table lookup and a
 //! branch per byte), which makes strings the bulk of the cost of a large result (a
 //! resource's text, a tool's long output). [`to_raw_value`] first lets serde_json write
-//! the value as it is; a value holding a string of [`LONG`] bytes or more is written
-//! again by [`with_long_strings`], with serde_json's own serializer but those strings
-//! escaped by [`escape`] (only a run holding a byte that needs escaping is looked at
-//! byte by byte). Everything else is serde_json's own writing, so the text is byte for
+//! the value with every string of [`LONG`] bytes or more left out and measured; a value
+//! that has any is written again by [`with_long_strings`], with serde_json's own
+//! serializer but those strings escaped by [`escape`] (only a run holding a byte that
+//! needs escaping is looked at byte by byte). Everything else is serde_json's own writing, so the text is byte for
 //! byte what `serde_json::value::to_raw_value` makes.
 
+use std::cell::Cell;
 use std::io;
 
 use serde::ser::{
@@ -21,37 +22,38 @@ use serde_json::value::RawValue;
 /// Strings at least this long are escaped by [`escape`]; shorter ones by serde_json.
 pub(crate) const LONG: usize = 64;
 
-/// The error that ends serde_json's own writing of a value with a long string.
-const FOUND_LONG: &str = "mcpwire: a long string (written again)";
-
 /// `value` as JSON text, byte for byte what `serde_json::value::to_raw_value` writes.
 pub(crate) fn to_raw_value<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
-    match serde_json::value::to_raw_value(&Wrapped(value, Mode::Find)) {
-        Err(e) if e.to_string() == FOUND_LONG => with_long_strings(value),
-        written => written,
+    let long = Cell::new(0);
+    let written = serde_json::value::to_raw_value(&Wrapped(value, Mode::Measure(&long)))?;
+    match long.get() {
+        0 => Ok(written),
+        long => with_long_strings(value, written.get().len() + long),
     }
 }
 
-/// [`to_raw_value`] for a value holding a long string: written into a buffer of its own,
+/// [`to_raw_value`] for a value holding long strings (`size`: its length with them
+/// unescaped): written into a buffer of about its size (a buffer grown by doubling past
+/// the allocator's mapping threshold is mapped and unmapped again for every answer),
 /// long strings escaped by [`escape`], then read back as one JSON value (what makes it a
 /// `RawValue` without `unsafe`).
-fn with_long_strings<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
-    let mut out = Vec::with_capacity(4096);
+fn with_long_strings<T: Serialize + ?Sized>(
+    value: &T,
+    size: usize,
+) -> Result<Box<RawValue>, serde_json::Error> {
+    let mut out = Vec::with_capacity(size + size / 16 + 64);
     Wrapped(value, Mode::Escape)
         .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
     let text = String::from_utf8(out).map_err(serde_json::Error::custom)?;
-    // Copied into a buffer of its size, and the grown one freed whole: a large buffer
-    // shrunk in place would stay in a mapping of its own, which glibc's allocator
-    // unmaps (and maps again for the next answer) without raising its mapping threshold.
-    let text = if text.capacity() > text.len() { text.as_str().to_owned() } else { text };
     RawValue::from_string(text)
 }
 
 /// How [`Strings`] treats a long string.
 #[derive(Clone, Copy)]
-enum Mode {
-    /// Stop with [`FOUND_LONG`]: the value is written again by [`with_long_strings`].
-    Find,
+enum Mode<'a> {
+    /// Write it as `""` and add its length here: a value with none is written whole this
+    /// way, and one with some is written again by [`with_long_strings`].
+    Measure(&'a Cell<usize>),
     /// Hand its bytes to the [`EscapeBytes`] formatter (as a byte array, the one call of
     /// serde_json's serializer that reaches the formatter with the bytes as they are).
     Escape,
@@ -69,7 +71,7 @@ impl serde_json::ser::Formatter for EscapeBytes {
 }
 
 /// A value whose strings go through [`Strings`] when it is serialized.
-struct Wrapped<'a, T: ?Sized>(&'a T, Mode);
+struct Wrapped<'a, T: ?Sized>(&'a T, Mode<'a>);
 
 impl<T: Serialize + ?Sized> Serialize for Wrapped<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -84,14 +86,14 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// A serializer that passes everything to the one it wraps, except long strings (see
 /// [`Mode`]). Compound values are wrapped in turn, so the strings nested in them are seen
 /// too.
-struct Strings<S>(S, Mode);
+struct Strings<'a, S>(S, Mode<'a>);
 
 /// The compound serializers of [`Strings`]: `Some` wraps the values it is handed, `None`
 /// (a `RawValue`'s own struct) passes them on as they are.
-struct Compound<C> {
+struct Compound<'a, C> {
     inner: C,
     wrap: bool,
-    mode: Mode,
+    mode: Mode<'a>,
 }
 
 /// Serializes `value` through `serialize`, wrapped when the compound wraps.
@@ -107,21 +109,24 @@ macro_rules! element {
     };
 }
 
-impl<S: Serializer> Serializer for Strings<S> {
+impl<'a, S: Serializer> Serializer for Strings<'a, S> {
     type Ok = S::Ok;
     type Error = S::Error;
-    type SerializeSeq = Compound<S::SerializeSeq>;
-    type SerializeTuple = Compound<S::SerializeTuple>;
-    type SerializeTupleStruct = Compound<S::SerializeTupleStruct>;
-    type SerializeTupleVariant = Compound<S::SerializeTupleVariant>;
-    type SerializeMap = Compound<S::SerializeMap>;
-    type SerializeStruct = Compound<S::SerializeStruct>;
-    type SerializeStructVariant = Compound<S::SerializeStructVariant>;
+    type SerializeSeq = Compound<'a, S::SerializeSeq>;
+    type SerializeTuple = Compound<'a, S::SerializeTuple>;
+    type SerializeTupleStruct = Compound<'a, S::SerializeTupleStruct>;
+    type SerializeTupleVariant = Compound<'a, S::SerializeTupleVariant>;
+    type SerializeMap = Compound<'a, S::SerializeMap>;
+    type SerializeStruct = Compound<'a, S::SerializeStruct>;
+    type SerializeStructVariant = Compound<'a, S::SerializeStructVariant>;
 
     fn serialize_str(self, v: &str) -> Result<S::Ok, S::Error> {
         match self.1 {
             _ if v.len() < LONG => self.0.serialize_str(v),
-            Mode::Find => Err(S::Error::custom(FOUND_LONG)),
+            Mode::Measure(long) => {
+                long.set(long.get() + v.len());
+                self.0.serialize_str("")
+            }
             Mode::Escape => self.0.serialize_bytes(v.as_bytes()),
         }
     }
@@ -170,7 +175,7 @@ impl<S: Serializer> Serializer for Strings<S> {
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<S::Ok, S::Error> {
         match self.1 {
-            Mode::Find => self.0.serialize_bytes(v),
+            Mode::Measure(_) => self.0.serialize_bytes(v),
             // What serde_json writes for a byte array, without reaching the formatter.
             Mode::Escape => self.0.collect_seq(v),
         }
@@ -262,7 +267,7 @@ impl<S: Serializer> Serializer for Strings<S> {
     }
 }
 
-impl<C: SerializeSeq> SerializeSeq for Compound<C> {
+impl<C: SerializeSeq> SerializeSeq for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -273,7 +278,7 @@ impl<C: SerializeSeq> SerializeSeq for Compound<C> {
     }
 }
 
-impl<C: SerializeTuple> SerializeTuple for Compound<C> {
+impl<C: SerializeTuple> SerializeTuple for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -284,7 +289,7 @@ impl<C: SerializeTuple> SerializeTuple for Compound<C> {
     }
 }
 
-impl<C: SerializeTupleStruct> SerializeTupleStruct for Compound<C> {
+impl<C: SerializeTupleStruct> SerializeTupleStruct for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -295,7 +300,7 @@ impl<C: SerializeTupleStruct> SerializeTupleStruct for Compound<C> {
     }
 }
 
-impl<C: SerializeTupleVariant> SerializeTupleVariant for Compound<C> {
+impl<C: SerializeTupleVariant> SerializeTupleVariant for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -306,7 +311,7 @@ impl<C: SerializeTupleVariant> SerializeTupleVariant for Compound<C> {
     }
 }
 
-impl<C: SerializeMap> SerializeMap for Compound<C> {
+impl<C: SerializeMap> SerializeMap for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     // Keys are left to serde_json: it writes them through a serializer of its own that
@@ -322,7 +327,7 @@ impl<C: SerializeMap> SerializeMap for Compound<C> {
     }
 }
 
-impl<C: SerializeStruct> SerializeStruct for Compound<C> {
+impl<C: SerializeStruct> SerializeStruct for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -340,7 +345,7 @@ impl<C: SerializeStruct> SerializeStruct for Compound<C> {
     }
 }
 
-impl<C: SerializeStructVariant> SerializeStructVariant for Compound<C> {
+impl<C: SerializeStructVariant> SerializeStructVariant for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(
