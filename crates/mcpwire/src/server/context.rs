@@ -169,8 +169,8 @@ pub(crate) struct StatelessInfo {
     pub(crate) next_state: Mutex<Option<String>>,
 }
 
-/// The era's part of a context. A 2026 request's state is boxed: inline, it made every
-/// context larger (a 2025 one too) and measured no faster.
+/// The era's part of a context. A 2026 request's state is boxed, so that it does not
+/// make every context (a 2025 one too) larger.
 pub(crate) enum EraInfo {
     Stateful(Arc<SessionInfo>),
     Stateless(Box<StatelessInfo>),
