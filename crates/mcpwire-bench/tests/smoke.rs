@@ -99,6 +99,14 @@ async fn http_every_driver_and_mode() {
     }
 }
 
+/// Every workload of `report` made calls, and none failed.
+fn assert_clean(report: &mcpwire_bench::BenchReport, label: &str) {
+    for r in &report.results {
+        assert_eq!(r.errors, 0, "{label} {}", r.workload);
+        assert!(r.calls > 0, "{label} {}", r.workload);
+    }
+}
+
 /// The cases of bench/compare.sh beyond the plain echo: the mix, progress tokens and a
 /// 64 KiB payload (pipelined: more than a pipe's buffer in flight), over stdio and the
 /// three HTTP forms.
@@ -111,15 +119,8 @@ async fn mix_progress_and_large_payloads() {
             c.workloads.truncate(2);
             (c.mix, c.progress_token, c.text) =
                 (mix, progress_token, mcpwire_bench::wire::payload_text(bytes));
-            let report = run(c).await.unwrap();
-            for r in &report.results {
-                assert_eq!(
-                    r.errors, 0,
-                    "stdio {protocol} mix={mix} progress={progress_token} {bytes} B {}",
-                    r.workload
-                );
-                assert!(r.calls > 0);
-            }
+            let label = format!("stdio {protocol} mix={mix} progress={progress_token} {bytes} B");
+            assert_clean(&run(c).await.unwrap(), &label);
         }
         for (mode, protocol) in
             [("sessions", Protocol::V2025), ("stateless", Protocol::V2025), ("stateless", Protocol::V2026)]
@@ -134,15 +135,8 @@ async fn mix_progress_and_large_payloads() {
                 vec![Workload::Sequential { calls: 30 }, Workload::Concurrent { clients: 4, seconds: 0.3 }];
             (c.mix, c.progress_token, c.text) =
                 (mix, progress_token, mcpwire_bench::wire::payload_text(bytes));
-            let report = run(c).await.unwrap();
-            for r in &report.results {
-                assert_eq!(
-                    r.errors, 0,
-                    "{mode} {protocol} mix={mix} progress={progress_token} {bytes} B {}",
-                    r.workload
-                );
-                assert!(r.calls > 0);
-            }
+            let label = format!("{mode} {protocol} mix={mix} progress={progress_token} {bytes} B");
+            assert_clean(&run(c).await.unwrap(), &label);
         }
     }
 }

@@ -93,7 +93,6 @@ pub(crate) async fn serve_alone<H: Handler>(
                 answer = &mut call => answer,
                 _ = closing.cancelled() => return shutting_down(id),
             };
-            let _slot = slot;
             return answered(id, answer, None, None, (call, leftovers));
         }
         Poll::Pending => {

@@ -21,7 +21,7 @@ use serde_json::json;
 
 use super::session::Session;
 use super::{headers, modern, request_extensions, status, McpBody, McpService};
-use crate::jsonrpc::{Handler, NotificationContext, RequestContext};
+use crate::jsonrpc::{Handler, RequestContext};
 use crate::server::stateful::StatefulSession;
 use crate::transport::{InboundMeta, TransportEvent};
 
@@ -68,10 +68,6 @@ impl Handler for Stateless {
             self.session.assume_initialized(self.version.clone(), ctx.peer());
         }
         self.session.on_request(request, ctx).await
-    }
-
-    async fn on_notification(&self, notification: mcpwire_protocol::Notification, ctx: NotificationContext) {
-        self.session.on_notification(notification, ctx).await;
     }
 }
 
