@@ -11,7 +11,9 @@ use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::prompts::{GetPromptResult, PromptMessage};
 use mcpwire::protocol::sampling::CreateMessageRequestParams;
 use mcpwire::protocol::tools::CallToolResult;
-use mcpwire::server::{prompt, resource, resource_template, tool, Args, Blob, Ctx, Server};
+use mcpwire::server::{
+    prompt, resource, resource_template, tool, Args, Blob, Ctx, PromptArgs, ResourceRequest, Server,
+};
 use mcpwire::McpError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -394,7 +396,7 @@ fn resources_and_prompts(b: mcpwire::server::ServerBuilder) -> mcpwire::server::
         resource("test://static-binary", "Static Binary Resource")
             .description("A static binary resource (image) for testing")
             .mime_type("image/png")
-            .handler(|_, _| async { blob_png() }),
+            .handler(|| async { blob_png() }),
     )
     .resource(
         resource("test://watched-resource", "Watched Resource")
@@ -406,12 +408,12 @@ fn resources_and_prompts(b: mcpwire::server::ServerBuilder) -> mcpwire::server::
         resource_template("test://template/{id}/data", "Resource Template")
             .description("A resource template with parameter substitution")
             .mime_type("application/json")
-            .handler(|_, request| async move {
+            .handler(|request: ResourceRequest| async move {
                 let id = request.var("id").unwrap_or_default().to_owned();
                 json!({ "id": id, "templateTest": true, "data": format!("Data for ID: {id}") }).to_string()
             }),
     )
-    .prompt(prompt("test_simple_prompt").description("A simple prompt without arguments").handler(|_, _| async {
+    .prompt(prompt("test_simple_prompt").description("A simple prompt without arguments").handler(|| async {
         vec![PromptMessage::text(Role::User, "This is a simple prompt for testing.")]
     }))
     .prompt(
@@ -419,7 +421,7 @@ fn resources_and_prompts(b: mcpwire::server::ServerBuilder) -> mcpwire::server::
             .description("A prompt with required arguments")
             .argument("arg1", "First test argument", true)
             .argument("arg2", "Second test argument", true)
-            .handler(|_, args| async move {
+            .handler(|args: PromptArgs| async move {
                 let text = format!("Prompt with arguments: arg1='{}', arg2='{}'", args.get("arg1").unwrap_or(""), args.get("arg2").unwrap_or(""));
                 vec![PromptMessage::text(Role::User, text)]
             }),
@@ -428,7 +430,7 @@ fn resources_and_prompts(b: mcpwire::server::ServerBuilder) -> mcpwire::server::
         prompt("test_prompt_with_embedded_resource")
             .description("A prompt that includes an embedded resource")
             .argument("resourceUri", "URI of the resource to embed", true)
-            .handler(|_, args| async move {
+            .handler(|args: PromptArgs| async move {
                 let uri = args.get("resourceUri").unwrap_or("").to_owned();
                 let embedded = content(json!({ "type": "resource", "resource": { "uri": uri, "mimeType": "text/plain", "text": "Embedded resource content for testing." } }));
                 vec![
@@ -437,13 +439,13 @@ fn resources_and_prompts(b: mcpwire::server::ServerBuilder) -> mcpwire::server::
                 ]
             }),
     )
-    .prompt(prompt("test_prompt_with_image").description("A prompt that includes image content").handler(|_, _| async {
+    .prompt(prompt("test_prompt_with_image").description("A prompt that includes image content").handler(|| async {
         vec![
             PromptMessage { role: Role::User, content: image() },
             PromptMessage::text(Role::User, "Please analyze the image above."),
         ]
     }))
-    .prompt(prompt("test_input_required_result_prompt").description("MRTR: prompt that requires elicitation input").handler(|ctx, _| async move {
+    .prompt(prompt("test_input_required_result_prompt").description("MRTR: prompt that requires elicitation input").handler(|ctx: Ctx| async move {
         let answer = ctx
             .elicit_as("user_context", form("What context should the prompt use?", json!({ "context": { "type": "string" } }), &["context"]))
             .await?;

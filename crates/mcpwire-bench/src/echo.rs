@@ -5,7 +5,7 @@
 
 use mcpwire::protocol::content::Role;
 use mcpwire::protocol::prompts::PromptMessage;
-use mcpwire::server::{middleware_fn, prompt, resource, BuildError, Server};
+use mcpwire::server::{middleware_fn, prompt, resource, BuildError, PromptArgs, Server};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -48,7 +48,7 @@ pub fn server() -> Result<Server, BuildError> {
             prompt(MIX_PROMPT)
                 .description("Says the text back as a user message")
                 .argument("text", "The text of the message", true)
-                .handler(|_, args| async move {
+                .handler(|args: PromptArgs| async move {
                     vec![PromptMessage::text(Role::User, args.get("text").unwrap_or_default())]
                 }),
         )

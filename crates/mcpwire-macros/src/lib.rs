@@ -1,4 +1,6 @@
-//! `#[mcpwire::tool]`: turns a plain Rust function into an MCP tool.
+//! The attribute macros of mcpwire: `#[mcpwire::tool]`, `#[mcpwire::prompt]` and
+//! `#[mcpwire::resource]` turn plain Rust functions into MCP tools, prompts and resources,
+//! and `mcpwire::definitions![...]` collects them for `ServerBuilder::register_all`.
 //!
 //! ```ignore
 //! /// Adds two numbers.
@@ -7,65 +9,127 @@
 //!     a + b
 //! }
 //!
-//! let server = Server::builder("calc", "1.0").tool(add_tool()).build()?;
+//! /// Greets someone.
+//! #[mcpwire::prompt]
+//! async fn greet(#[arg(description = "Who to greet")] name: String) -> String {
+//!     format!("Say hello to {name}")
+//! }
+//!
+//! /// A note, by id.
+//! #[mcpwire::resource(uri = "notes://{id}", mime_type = "text/plain")]
+//! async fn note(id: String) -> String {
+//!     format!("note {id}")
+//! }
+//!
+//! let server = Server::builder("demo", "1.0").register_all(mcpwire::definitions![add, greet, note]).build()?;
 //! ```
 //!
-//! The function stays as written. Next to it the macro generates `<name>_tool()`, which
-//! returns the tool's definition: its parameters (other than a `Ctx` or `State<T>`)
-//! become the fields of the arguments type, so the `inputSchema` is generated from their
-//! types; its doc comment (or `description = "..."`) is the description; a return value
-//! that is not already a tool result (text, content, `CallToolResult`, `Json<T>`) is sent
-//! as structured content with a generated `outputSchema`. `Result<T, E>` returns keep
-//! their error handling (see `IntoToolError`). Options: `name = "..."`,
-//! `description = "..."`, `title = "..."`.
+//! The function stays as written. Its parameters, other than extractors (`Ctx`,
+//! `State<T>`, and for resources `Uri` or `ResourceRequest`), become the fields of an
+//! arguments type, so the tool's `inputSchema`, the prompt's arguments or the template's
+//! variables come from their types; `#[arg(description = "...")]` on a parameter
+//! describes it. The doc comment (or `description = "..."`) is the description. Next to
+//! the function the macro generates `<name>_tool()`, `<name>_prompt()` or
+//! `<name>_resource()`, which returns its definition, and a hidden function that
+//! `definitions!` names, so registering needs no generated name.
+//!
+//! A tool's return value is sent as it is when its type implements `IntoToolResult`
+//! (text, content, `CallToolResult`, `Json<T>`, `Result`s of those), and otherwise, when it
+//! implements `Serialize + JsonSchema`, as structured content with a generated
+//! `outputSchema` (for `Result<T, E>`, the `Ok` value). The choice is made by those
+//! traits, not by the type's name, so aliases work. Options of all three: `name`,
+//! `description`, `title`; of `resource`: `uri` (required; with `{variables}` it is a
+//! template) and `mime_type`.
 
 #![forbid(unsafe_code)]
 
 use proc_macro::TokenStream;
-use proc_macro2::TokenStream as Tokens;
+use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote};
-use syn::parse::{Parse, ParseStream};
+use syn::parse::{ParseStream, Parser};
 use syn::punctuated::Punctuated;
-use syn::{
-    Expr, ExprLit, FnArg, GenericArgument, ItemFn, Lit, Meta, Pat, PathArguments, ReturnType, Token, Type,
-};
+use syn::{Attribute, Expr, ExprLit, FnArg, Ident, ItemFn, Lit, Meta, Pat, Path, ReturnType, Token, Type};
 
-/// Options of `#[tool(...)]`.
+/// The three kinds of definition.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Kind {
+    fn word(self) -> &'static str {
+        match self {
+            Kind::Tool => "tool",
+            Kind::Prompt => "prompt",
+            Kind::Resource => "resource",
+        }
+    }
+
+    /// Parameter types that are extractors rather than arguments. Decided by the type's
+    /// last path segment: an extractor is a handful of mcpwire's own types.
+    fn is_extractor(self, ty: &Type) -> bool {
+        let Some(name) = last_segment(ty).map(|s| s.ident.to_string()) else { return false };
+        match name.as_str() {
+            "Ctx" | "State" => true,
+            "Uri" | "ResourceRequest" => self == Kind::Resource,
+            _ => false,
+        }
+    }
+}
+
+/// Options of the attribute: `name = "..."` pairs.
 #[derive(Default)]
 struct Options {
     name: Option<String>,
     description: Option<String>,
     title: Option<String>,
+    uri: Option<String>,
+    mime_type: Option<String>,
 }
 
-impl Parse for Options {
-    fn parse(input: ParseStream) -> syn::Result<Self> {
+impl Options {
+    fn parse(kind: Kind, input: ParseStream) -> syn::Result<Self> {
         let mut options = Options::default();
-        for meta in Punctuated::<Meta, Token![,]>::parse_terminated(input)? {
-            let Meta::NameValue(nv) = &meta else {
-                return Err(syn::Error::new_spanned(meta, "expected name = \"value\""));
-            };
-            let Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) = &nv.value else {
-                return Err(syn::Error::new_spanned(&nv.value, "expected a string"));
-            };
-            let key = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
-            match key.as_str() {
-                "name" => options.name = Some(value.value()),
-                "description" => options.description = Some(value.value()),
-                "title" => options.title = Some(value.value()),
+        for (key, value, span) in name_values(input)? {
+            let slot = match (key.as_str(), kind) {
+                ("name", _) => &mut options.name,
+                ("description", _) => &mut options.description,
+                ("title", _) => &mut options.title,
+                ("uri", Kind::Resource) => &mut options.uri,
+                ("mime_type", Kind::Resource) => &mut options.mime_type,
                 _ => {
-                    return Err(syn::Error::new_spanned(
-                        &nv.path,
-                        "unknown option: use name, description or title",
-                    ))
+                    let known = match kind {
+                        Kind::Resource => "uri, name, description, title or mime_type",
+                        _ => "name, description or title",
+                    };
+                    return Err(syn::Error::new(span, format!("unknown option: use {known}")));
                 }
-            }
+            };
+            *slot = Some(value);
         }
         Ok(options)
     }
 }
 
-/// The last segment of a type's path (`Ctx`, `State`, `Result`, ...).
+/// `key = "value", ...` as (key, value, span of the key).
+fn name_values(input: ParseStream) -> syn::Result<Vec<(String, String, Span)>> {
+    let mut out = Vec::new();
+    for meta in Punctuated::<Meta, Token![,]>::parse_terminated(input)? {
+        let Meta::NameValue(nv) = &meta else {
+            return Err(syn::Error::new_spanned(meta, "expected name = \"value\""));
+        };
+        let Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) = &nv.value else {
+            return Err(syn::Error::new_spanned(&nv.value, "expected a string"));
+        };
+        let key = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
+        out.push((key, value.value(), syn::spanned::Spanned::span(&nv.path)));
+    }
+    Ok(out)
+}
+
+/// The last segment of a type's path (`Ctx`, `State`, ...).
 fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     match ty {
         Type::Path(p) => p.path.segments.last(),
@@ -74,47 +138,8 @@ fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
     }
 }
 
-/// Whether a value of this type already is a tool result.
-fn is_tool_result(ty: &Type) -> bool {
-    match ty {
-        Type::Tuple(t) => t.elems.is_empty(),
-        Type::Reference(r) => matches!(&*r.elem, Type::Path(p) if p.path.is_ident("str")),
-        _ => last_segment(ty).is_some_and(|s| {
-            matches!(
-                s.ident.to_string().as_str(),
-                "String" | "CallToolResult" | "ContentBlock" | "Vec" | "Json"
-            )
-        }),
-    }
-}
-
-/// How to turn the function's return value into a tool result.
-fn wrap_return(output: &ReturnType, value: Tokens) -> Tokens {
-    let ty = match output {
-        ReturnType::Default => return value,
-        ReturnType::Type(_, ty) => ty,
-    };
-    if is_tool_result(ty) {
-        return value;
-    }
-    if let Some(segment) = last_segment(ty).filter(|s| s.ident == "Result") {
-        if let PathArguments::AngleBracketed(args) = &segment.arguments {
-            if let Some(GenericArgument::Type(ok)) = args.args.first() {
-                return if is_tool_result(ok) {
-                    value
-                } else {
-                    quote! { (#value).map(::mcpwire::server::Json) }
-                };
-            }
-        }
-        return value;
-    }
-    quote! { ::mcpwire::server::Json(#value) }
-}
-
-fn doc_comment(item: &ItemFn) -> Option<String> {
-    let lines: Vec<String> = item
-        .attrs
+fn doc_comment(attrs: &[Attribute]) -> Option<String> {
+    let lines: Vec<String> = attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
@@ -129,50 +154,133 @@ fn doc_comment(item: &ItemFn) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-fn expand(options: Options, item: ItemFn) -> syn::Result<Tokens> {
-    let fn_ident = &item.sig.ident;
-    let vis = &item.vis;
-    let name = options.name.unwrap_or_else(|| fn_ident.to_string());
-    let description = options.description.or_else(|| doc_comment(&item)).unwrap_or_default();
-    let args_ident = format_ident!("__{}_tool_args", fn_ident);
-    let tool_fn = format_ident!("{}_tool", fn_ident);
+/// The function's parameters, split: arguments become fields of the arguments type,
+/// extractors stay parameters of the handler closure.
+struct Parameters {
+    fields: Vec<Tokens>,
+    extractors: Vec<Tokens>,
+    call_args: Vec<Tokens>,
+}
 
-    let mut fields = Vec::new();
-    let mut extractors = Vec::new();
-    let mut call_args = Vec::new();
-    for (i, input) in item.sig.inputs.iter().enumerate() {
+/// Splits the parameters and takes the `#[arg(...)]` attributes off them (the function
+/// is emitted without them, as Rust has no such attribute).
+fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
+    let mut parameters = Parameters { fields: Vec::new(), extractors: Vec::new(), call_args: Vec::new() };
+    for (i, input) in item.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(pat_type) = input else {
-            return Err(syn::Error::new_spanned(input, "#[tool] works on free functions, not methods"));
+            let message = format!("#[{}] works on free functions, not methods", kind.word());
+            return Err(syn::Error::new_spanned(input, message));
         };
+        let description = take_arg_description(&mut pat_type.attrs)?;
         let ty = &pat_type.ty;
-        let is_extractor = last_segment(ty).is_some_and(|s| s.ident == "Ctx" || s.ident == "State");
-        if is_extractor {
+        if kind.is_extractor(ty) {
             let ident = format_ident!("__extractor_{}", i);
-            extractors.push(quote! { #ident: #ty });
-            call_args.push(quote! { #ident });
+            parameters.extractors.push(quote! { #ident: #ty });
+            parameters.call_args.push(quote! { #ident });
             continue;
         }
         let Pat::Ident(pat) = &*pat_type.pat else {
-            return Err(syn::Error::new_spanned(&pat_type.pat, "tool parameters must be plain names"));
+            return Err(syn::Error::new_spanned(&pat_type.pat, "parameters must be plain names"));
         };
         let field = &pat.ident;
-        fields.push(quote! { #field: #ty });
-        call_args.push(quote! { __args.#field });
+        let doc = description.map(|d| quote! { #[doc = #d] });
+        parameters.fields.push(quote! { #doc #field: #ty });
+        parameters.call_args.push(quote! { __args.#field });
     }
+    Ok(parameters)
+}
+
+/// Removes `#[arg(description = "...")]` from a parameter and returns the description.
+fn take_arg_description(attrs: &mut Vec<Attribute>) -> syn::Result<Option<String>> {
+    let mut description = None;
+    let mut kept = Vec::new();
+    for attr in attrs.drain(..) {
+        if !attr.path().is_ident("arg") {
+            kept.push(attr);
+            continue;
+        }
+        let list = attr.meta.require_list()?;
+        for (key, value, span) in name_values.parse2(list.tokens.clone())? {
+            if key != "description" {
+                return Err(syn::Error::new(span, "unknown option: use description"));
+            }
+            description = Some(value);
+        }
+    }
+    *attrs = kept;
+    Ok(description)
+}
+
+/// The function's return type (`()` when it declares none).
+fn return_type(item: &ItemFn) -> syn::Result<Tokens> {
+    match &item.sig.output {
+        ReturnType::Default => Ok(quote! { () }),
+        ReturnType::Type(_, ty) if matches!(**ty, Type::ImplTrait(_)) => Err(syn::Error::new_spanned(
+            ty,
+            "name the return type: `impl Trait` cannot say what result it is",
+        )),
+        ReturnType::Type(_, ty) => Ok(quote! { #ty }),
+    }
+}
+
+fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens> {
+    let parameters = split_parameters(kind, &mut item)?;
+    let fn_ident = item.sig.ident.clone();
+    let vis = item.vis.clone();
+    let name = options.name.clone().unwrap_or_else(|| fn_ident.to_string());
+    let description = options.description.clone().or_else(|| doc_comment(&item.attrs)).unwrap_or_default();
+    let args_ident = format_ident!("__{}_{}_args", fn_ident, kind.word());
+    let def_fn = format_ident!("{}_{}", fn_ident, kind.word());
+    let hidden_fn = definition_fn(&fn_ident);
+    let Parameters { fields, extractors, call_args } = parameters;
 
     let call = if item.sig.asyncness.is_some() {
         quote! { #fn_ident(#(#call_args),*).await }
     } else {
         quote! { #fn_ident(#(#call_args),*) }
     };
-    let result = wrap_return(&item.sig.output, call);
-    let title = options.title.map(|t| quote! { .title(#t) });
-    let doc =
-        format!("The `{name}` tool (generated by `#[tool]` from `{fn_ident}`), for `ServerBuilder::tool`.");
-    // The input schema's title names the tool, not the hidden struct (whose name would
+    let title = options.title.as_ref().map(|t| quote! { .title(#t) });
+    let handler_params = quote! {
+        #(#extractors,)* ::mcpwire::server::Args(__args): ::mcpwire::server::Args<#args_ident>
+    };
+    let (def_type, definition) = match kind {
+        Kind::Tool => {
+            let ret = return_type(&item)?;
+            let definition = quote! {
+                let __kind = {
+                    use ::mcpwire::__private::tool_output::*;
+                    (&&Probe::<#ret>::new()).kind()
+                };
+                ::mcpwire::server::tool(#name)
+                    .description(#description)
+                    #title
+                    .output_schema(__kind.schema(::mcpwire::__private::tool_output::Probe::<#ret>::new()))
+                    .handler(move |#handler_params| async move { __kind.wrap(#call) })
+            };
+            (quote! { ToolDef }, definition)
+        }
+        Kind::Prompt => {
+            let definition = quote! {
+                ::mcpwire::server::prompt(#name)
+                    .description(#description)
+                    #title
+                    .handler(|#handler_params| async move { #call })
+            };
+            (quote! { PromptDef }, definition)
+        }
+        Kind::Resource => {
+            resource_definition(&options, &name, &description, title, &handler_params, &call, &fields)?
+        }
+    };
+
+    let doc = format!(
+        "The `{name}` {} (generated by `#[{}]` from `{fn_ident}`), for `ServerBuilder::register`.",
+        kind.word(),
+        kind.word()
+    );
+    // The schema's title names the definition, not the hidden struct (whose name would
     // otherwise become the title); `<tool>Arguments` is what the Python SDK calls it.
     let schema_title = format!("{name}Arguments");
-
     Ok(quote! {
         #item
 
@@ -186,21 +294,58 @@ fn expand(options: Options, item: ItemFn) -> syn::Result<Tokens> {
         }
 
         #[doc = #doc]
-        #vis fn #tool_fn() -> ::mcpwire::server::ToolDef {
-            ::mcpwire::server::tool(#name)
-                .description(#description)
-                #title
-                .handler(|#(#extractors,)* ::mcpwire::server::Args(__args): ::mcpwire::server::Args<#args_ident>| async move {
-                    #result
-                })
+        #vis fn #def_fn() -> ::mcpwire::server::#def_type {
+            #definition
+        }
+
+        #[doc(hidden)]
+        #vis fn #hidden_fn() -> ::mcpwire::server::Definition {
+            ::core::convert::Into::into(#def_fn())
         }
     })
 }
 
-/// Turns a function into an MCP tool; see the crate documentation.
-#[proc_macro_attribute]
-pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let options = match syn::parse::<Options>(attr) {
+/// A fixed resource (its URI has no `{variable}`) or a template.
+fn resource_definition(
+    options: &Options,
+    name: &str,
+    description: &str,
+    title: Option<Tokens>,
+    handler_params: &Tokens,
+    call: &Tokens,
+    fields: &[Tokens],
+) -> syn::Result<(Tokens, Tokens)> {
+    let Some(uri) = &options.uri else {
+        return Err(syn::Error::new(Span::call_site(), "#[resource] needs uri = \"...\""));
+    };
+    let mime_type = options.mime_type.as_ref().map(|m| quote! { .mime_type(#m) });
+    let is_template = uri.contains('{');
+    if !is_template && !fields.is_empty() {
+        let message = "a resource with a fixed URI takes no arguments: give the URI {variables}, or take only Ctx, State, Uri";
+        return Err(syn::Error::new(Span::call_site(), message));
+    }
+    let (builder, def_type) = if is_template {
+        (quote! { ::mcpwire::server::resource_template(#uri, #name) }, quote! { TemplateDef })
+    } else {
+        (quote! { ::mcpwire::server::resource(#uri, #name) }, quote! { ResourceDef })
+    };
+    let definition = quote! {
+        #builder
+            .description(#description)
+            #title
+            #mime_type
+            .handler(|#handler_params| async move { #call })
+    };
+    Ok((def_type, definition))
+}
+
+/// The hidden function `definitions!` calls for the function `ident`.
+fn definition_fn(ident: &Ident) -> Ident {
+    format_ident!("__mcpwire_definition_{}", ident)
+}
+
+fn attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let options = match (|input: ParseStream| Options::parse(kind, input)).parse(attr) {
         Ok(o) => o,
         Err(e) => return e.to_compile_error().into(),
     };
@@ -208,8 +353,45 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         Ok(i) => i,
         Err(e) => return e.to_compile_error().into(),
     };
-    match expand(options, item) {
+    match expand(kind, options, item) {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }
+}
+
+/// Turns a function into an MCP tool; see the crate documentation.
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    attribute(Kind::Tool, attr, item)
+}
+
+/// Turns a function into an MCP prompt; see the crate documentation.
+#[proc_macro_attribute]
+pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    attribute(Kind::Prompt, attr, item)
+}
+
+/// Turns a function into an MCP resource or resource template; see the crate
+/// documentation.
+#[proc_macro_attribute]
+pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    attribute(Kind::Resource, attr, item)
+}
+
+/// The definitions of functions marked `#[tool]`, `#[prompt]` or `#[resource]`, as an
+/// array of `mcpwire::server::Definition` for `ServerBuilder::register_all`:
+/// `definitions![add, greet, notes::read]`.
+#[proc_macro]
+pub fn definitions(input: TokenStream) -> TokenStream {
+    let paths = match Punctuated::<Path, Token![,]>::parse_terminated.parse(input) {
+        Ok(paths) => paths,
+        Err(e) => return e.to_compile_error().into(),
+    };
+    let calls = paths.into_iter().map(|mut path| {
+        if let Some(last) = path.segments.last_mut() {
+            last.ident = definition_fn(&last.ident);
+        }
+        quote! { #path() }
+    });
+    quote! { [#(#calls),*] }.into()
 }

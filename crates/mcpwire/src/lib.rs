@@ -22,11 +22,12 @@ pub use mcpwire_protocol as protocol;
 
 pub use error::{McpError, RequestError};
 #[cfg(feature = "macros")]
-pub use mcpwire_macros::tool;
+pub use mcpwire_macros::{definitions, prompt, resource, tool};
 
-/// What the `#[tool]` macro's generated code names; not part of the public API.
+/// What the attribute macros' generated code names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::server::tool_output;
     pub use schemars;
     pub use serde;
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcpwire::server::{resource_template, tool, Args, Ctx, Server, State};
+use mcpwire::server::{resource_template, tool, Args, Ctx, ResourceRequest, Server, State};
 use mcpwire::McpError;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -136,7 +136,7 @@ pub fn fixture_server() -> (Server, Arc<Stats>) {
         )
         .resource_template(
             resource_template("test://item/{id}", "item")
-                .handler(|_, r| async move { r.var("id").unwrap_or_default().to_owned() }),
+                .handler(|r: ResourceRequest| async move { r.var("id").unwrap_or_default().to_owned() }),
         )
         .method("test/stats", |ctx: Ctx, _| async move {
             let stats = ctx.state::<Arc<Stats>>().cloned().unwrap_or_default();

@@ -65,15 +65,6 @@ fn server() -> Server {
         .unwrap()
 }
 
-async fn initialized() -> RawPeer {
-    let (conn, mut raw) = raw_connection();
-    let server = server();
-    tokio::spawn(async move { server.serve(conn).await });
-    raw.request(0, "initialize", json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } })).await;
-    expect_result(&raw.next().await, 0);
-    raw
-}
-
 async fn call(raw: &mut RawPeer, id: i64, name: &str, arguments: Value) -> Value {
     raw.request(id, "tools/call", json!({ "name": name, "arguments": arguments })).await;
     expect_result(&raw.next().await, id)
@@ -81,7 +72,7 @@ async fn call(raw: &mut RawPeer, id: i64, name: &str, arguments: Value) -> Value
 
 #[tokio::test]
 async fn the_macro_derives_schemas_descriptions_and_structured_output() {
-    let mut raw = initialized().await;
+    let mut raw = initialized(server()).await;
     raw.request(1, "tools/list", json!({})).await;
     let tools = expect_result(&raw.next().await, 1)["tools"].clone();
     let add = &tools[0];
@@ -114,7 +105,7 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
 
 #[tokio::test]
 async fn local_handlers_run_non_send_futures() {
-    let mut raw = initialized().await;
+    let mut raw = initialized(server()).await;
     let futures = (0..20).map(|i| i + 10);
     for id in futures.clone() {
         raw.request(id, "tools/call", json!({ "name": "count_locally", "arguments": { "times": id } })).await;

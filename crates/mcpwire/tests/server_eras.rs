@@ -8,7 +8,10 @@ use mcpwire::protocol::content::ContentBlock;
 use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
 use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::{codes, Message};
-use mcpwire::server::{prompt, resource, resource_template, tool, Args, Ctx, Json, Server, ToolError};
+use mcpwire::server::{
+    prompt, resource, resource_template, tool, Args, Ctx, Json, PromptArgs, ResourceRequest, Server,
+    ToolError,
+};
 use mcpwire::McpError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -64,10 +67,11 @@ fn server() -> Server {
         }))
         .resource(resource("test://static", "Static").mime_type("text/plain").text("static text"))
         .resource_template(
-            resource_template("test://items/{id}", "Item")
-                .handler(|_ctx, req| async move { format!("item {}", req.var("id").unwrap_or("?")) }),
+            resource_template("test://items/{id}", "Item").handler(|req: ResourceRequest| async move {
+                format!("item {}", req.var("id").unwrap_or("?"))
+            }),
         )
-        .prompt(prompt("greet").argument("name", "who", true).handler(|_ctx, args| async move {
+        .prompt(prompt("greet").argument("name", "who", true).handler(|args: PromptArgs| async move {
             vec![mcpwire::protocol::prompts::PromptMessage::text(
                 mcpwire::protocol::content::Role::User,
                 format!("Hello {}", args.get("name").unwrap_or("")),

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 fn server() -> Server {
     Server::builder("notify", "0")
         .tool(tool("t").handler(|| "t"))
-        .resource(resource("file:///a", "a").handler(|_, _| async { "a" }))
+        .resource(resource("file:///a", "a").handler(|| async { "a" }))
         .build()
         .unwrap()
 }

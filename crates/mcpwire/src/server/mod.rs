@@ -9,7 +9,9 @@
 
 mod context;
 pub mod cursor;
+mod definition;
 mod dual;
+pub mod extract;
 mod local;
 mod middleware;
 mod notify;
@@ -23,6 +25,8 @@ pub mod schema;
 pub(crate) mod stateful;
 pub(crate) mod stateless;
 mod tool;
+#[doc(hidden)]
+pub mod tool_output;
 pub mod uri_template;
 
 use std::collections::{HashMap, HashSet};
@@ -40,8 +44,10 @@ use mcpwire_protocol::{methods, CacheHint, CacheScope, ProtocolVersion};
 use serde_json::Value;
 
 pub use context::Ctx;
+pub use definition::Definition;
 #[cfg(feature = "http")]
 pub(crate) use dual::is_enveloped;
+pub use extract::{Args, FromRequest, Handler, Rejection, RequestParts, State, Uri};
 pub use middleware::{middleware_fn, Middleware, Next, NextNotification};
 pub use notify::ServerEvent;
 pub use prompt::{prompt, IntoPromptResult, PromptArgs, PromptBuilder, PromptDef};
@@ -50,8 +56,8 @@ pub use resource::{
     TemplateBuilder, TemplateDef,
 };
 pub use tool::{
-    is_valid_tool_name, tool, Args, FromToolCall, IntoToolError, IntoToolResult, Json, Rejection, State,
-    ToolBuilder, ToolDef, ToolError, ToolHandler,
+    is_valid_tool_name, tool, IntoToolError, IntoToolResult, Json, ToolBuilder, ToolDef, ToolError,
+    ToolHandler,
 };
 
 use crate::error::McpError;
@@ -333,6 +339,24 @@ impl ServerBuilder {
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
         self
+    }
+
+    /// Registers a tool, prompt, resource or template (what `#[mcpwire::tool]` and its
+    /// siblings generate, or a builder's definition).
+    pub fn register(self, definition: impl Into<Definition>) -> Self {
+        match definition.into() {
+            Definition::Tool(tool) => self.tool(tool),
+            Definition::Prompt(prompt) => self.prompt(prompt),
+            Definition::Resource(resource) => self.resource(resource),
+            Definition::Template(template) => self.resource_template(template),
+        }
+    }
+
+    /// Registers several definitions: `register_all(mcpwire::definitions![add, greet, note])`
+    /// registers the functions marked `#[mcpwire::tool]`, `#[mcpwire::prompt]` or
+    /// `#[mcpwire::resource]` without naming what the macros generate.
+    pub fn register_all(self, definitions: impl IntoIterator<Item = Definition>) -> Self {
+        definitions.into_iter().fold(self, Self::register)
     }
 
     /// Registers a tool (see [`tool`]).

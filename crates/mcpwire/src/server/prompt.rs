@@ -1,18 +1,36 @@
-//! Prompts: named message templates with string arguments.
+//! Prompts: named message templates whose arguments (strings on the wire) a handler
+//! takes typed, through the same extractors as tools ([`super::extract`]).
+//!
+//! ```
+//! use mcpwire::server::{prompt, Args};
+//! # use schemars::JsonSchema; use serde::Deserialize;
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Greet {
+//!     /// Who to greet.
+//!     name: String,
+//! }
+//!
+//! // The prompt's argument list (`name`, required, "Who to greet.") comes from `Greet`.
+//! let greet = prompt("greet").handler(|Args(g): Args<Greet>| async move { format!("Say hello to {}", g.name) });
+//! # let _ = greet;
+//! ```
 
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::sync::Arc;
 
-use mcpwire_protocol::content::Icon;
+use mcpwire_protocol::common::JsonObject;
+use mcpwire_protocol::content::{Icon, Role};
 use mcpwire_protocol::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
 use mcpwire_protocol::Meta;
+use serde_json::Value;
 
 use super::context::Ctx;
+use super::extract::{decode_arguments, rejection_error, FromRequest, Handler, Rejection, RequestParts};
 use super::tool::BoxFuture;
 use crate::error::McpError;
 
-/// The arguments of a `prompts/get` call.
+/// The arguments of a `prompts/get` call as the strings they are on the wire; an
+/// extractor, for a handler that takes them untyped.
 #[derive(Clone, Debug, Default)]
 pub struct PromptArgs(pub BTreeMap<String, String>);
 
@@ -20,6 +38,12 @@ impl PromptArgs {
     /// An argument's value.
     pub fn get(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
+    }
+}
+
+impl FromRequest for PromptArgs {
+    fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
+        decode_arguments(parts.arguments()).map(PromptArgs).map_err(Rejection::InvalidArguments)
     }
 }
 
@@ -32,6 +56,13 @@ pub trait IntoPromptResult: Send + 'static {
 impl IntoPromptResult for GetPromptResult {
     fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
         Ok(self)
+    }
+}
+
+/// One user message with this text.
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        Ok(GetPromptResult { messages: vec![PromptMessage::text(Role::User, self)], ..Default::default() })
     }
 }
 
@@ -131,20 +162,60 @@ impl PromptBuilder {
         self
     }
 
-    /// Sets the async handler and finishes the prompt.
-    pub fn handler<F, Fut, R>(self, handler: F) -> PromptDef
+    /// Sets the async handler and finishes the prompt. The handler's parameters are
+    /// extractors; with [`Args<T>`](super::Args), the fields of `T` are the prompt's
+    /// arguments (name, description from the field's doc comment, required unless
+    /// optional), unless [`argument`](Self::argument) declared them by hand.
+    pub fn handler<M, H>(mut self, handler: H) -> PromptDef
     where
-        F: Fn(Ctx, PromptArgs) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoPromptResult,
+        H: Handler<M>,
+        H::Output: IntoPromptResult,
     {
+        if self.prompt.arguments.is_none() {
+            self.prompt.arguments = H::arguments_schema().map(|schema| arguments_from_schema(&schema));
+        }
+        let what = format!("prompt {}", self.prompt.name);
         let handler = Arc::new(handler);
         PromptDef {
             prompt: self.prompt,
             handler: Arc::new(move |ctx, args| {
-                let handler = handler.clone();
-                Box::pin(async move { handler(ctx, args).await.into_prompt_result() })
+                // Prompt arguments are a string map on the wire; as a JSON object they
+                // decode into a typed `Args<T>` like a tool's.
+                let raw = match serde_json::value::to_raw_value(&args.0) {
+                    Ok(raw) => raw,
+                    Err(e) => return Box::pin(std::future::ready(Err(McpError::from(e)))),
+                };
+                match handler.call(&RequestParts::new(&ctx, Some(&raw), None)) {
+                    Ok(fut) => Box::pin(async move { fut.await.into_prompt_result() }),
+                    Err(rejection) => Box::pin(std::future::ready(Err(rejection_error(rejection, &what)))),
+                }
             }),
         }
     }
+}
+
+/// A prompt's argument list from the JSON Schema of its arguments type: one argument per
+/// property, with the property's description and title, required as the schema says.
+fn arguments_from_schema(schema: &JsonObject) -> Vec<PromptArgument> {
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let text = |property: &Value, key: &str| property.get(key).and_then(Value::as_str).map(str::to_owned);
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .map(|(name, property)| PromptArgument {
+                    name: name.clone(),
+                    title: text(property, "title"),
+                    description: text(property, "description"),
+                    required: Some(required.contains(&name.as_str())),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }

@@ -1,10 +1,27 @@
-//! Resources: fixed URIs, and RFC 6570 templates that match many.
+//! Resources: fixed URIs, and RFC 6570 templates that match many. A read handler takes
+//! extractors ([`super::extract`]): [`Uri`](super::Uri), the template's variables typed
+//! as [`Args<T>`](super::Args) (each field a variable of the template), [`ResourceRequest`],
+//! [`Ctx`], [`State<T>`](super::State).
+//!
+//! ```
+//! use mcpwire::server::{resource_template, Args};
+//! # use schemars::JsonSchema; use serde::Deserialize;
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Note {
+//!     id: String,
+//! }
+//!
+//! let notes = resource_template("notes://{id}", "note")
+//!     .mime_type("text/plain")
+//!     .handler(|Args(note): Args<Note>| async move { format!("the text of note {}", note.id) });
+//! # let _ = notes;
+//! ```
 
 use std::collections::HashMap;
-use std::future::Future;
 use std::sync::Arc;
 
 use base64::Engine;
+use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::content::{
     Annotations, BlobResourceContents, Icon, ResourceContents, TextResourceContents,
 };
@@ -12,11 +29,13 @@ use mcpwire_protocol::resources::{ReadResourceResult, Resource, ResourceTemplate
 use mcpwire_protocol::Meta;
 
 use super::context::Ctx;
+use super::extract::{decode_arguments, rejection_error, FromRequest, Handler, Rejection, RequestParts};
 use super::tool::BoxFuture;
 use super::uri_template::UriTemplate;
 use crate::error::McpError;
 
-/// What a resource handler is asked to read.
+/// What a resource handler is asked to read; an extractor, for a handler that takes the
+/// template's variables untyped.
 #[derive(Clone, Debug)]
 pub struct ResourceRequest {
     /// The URI asked for.
@@ -29,6 +48,14 @@ impl ResourceRequest {
     /// The value of a template variable.
     pub fn var(&self, name: &str) -> Option<&str> {
         self.variables.get(name).map(String::as_str)
+    }
+}
+
+impl FromRequest for ResourceRequest {
+    fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
+        let uri = parts.uri().unwrap_or_default().to_owned();
+        let variables = decode_arguments(parts.arguments()).map_err(Rejection::InvalidArguments)?;
+        Ok(ResourceRequest { uri, variables })
     }
 }
 
@@ -104,20 +131,29 @@ impl<T: IntoReadResult> IntoReadResult for Result<T, McpError> {
 pub(crate) type ReadHandler =
     Arc<dyn Fn(Ctx, ResourceRequest) -> BoxFuture<Result<ReadResourceResult, McpError>> + Send + Sync>;
 
-fn erase<F, Fut, R>(handler: F, mime_type: Option<String>) -> ReadHandler
+/// The handler behind the router's one signature: the request's variables become the
+/// arguments extractors read, the URI the one [`Uri`](super::Uri) reads.
+fn erase<M, H>(handler: H, mime_type: Option<String>) -> ReadHandler
 where
-    F: Fn(Ctx, ResourceRequest) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = R> + Send + 'static,
-    R: IntoReadResult,
+    H: Handler<M>,
+    H::Output: IntoReadResult,
 {
     let handler = Arc::new(handler);
-    Arc::new(move |ctx, request| {
-        let handler = handler.clone();
-        let mime_type = mime_type.clone();
-        Box::pin(async move {
-            let uri = request.uri.clone();
-            handler(ctx, request).await.into_read_result(&uri, mime_type.as_deref())
-        })
+    Arc::new(move |ctx, request: ResourceRequest| {
+        let variables = match serde_json::value::to_raw_value(&request.variables) {
+            Ok(raw) => raw,
+            Err(e) => return Box::pin(std::future::ready(Err(McpError::from(e)))),
+        };
+        match handler.call(&RequestParts::new(&ctx, Some(&variables), Some(&request.uri))) {
+            Ok(fut) => {
+                let mime_type = mime_type.clone();
+                Box::pin(async move { fut.await.into_read_result(&request.uri, mime_type.as_deref()) })
+            }
+            Err(rejection) => {
+                let error = rejection_error(rejection, &format!("resource {}", request.uri));
+                Box::pin(std::future::ready(Err(error)))
+            }
+        }
     })
 }
 
@@ -217,15 +253,15 @@ impl ResourceBuilder {
     /// Serves fixed text.
     pub fn text(self, text: impl Into<String>) -> ResourceDef {
         let text: String = text.into();
-        self.handler(move |_, _| std::future::ready(text.clone()))
+        self.handler(move || std::future::ready(text.clone()))
     }
 
-    /// Sets the async read handler and finishes the resource.
-    pub fn handler<F, Fut, R>(self, handler: F) -> ResourceDef
+    /// Sets the async read handler (its parameters are extractors) and finishes the
+    /// resource.
+    pub fn handler<M, H>(self, handler: H) -> ResourceDef
     where
-        F: Fn(Ctx, ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult,
+        H: Handler<M>,
+        H::Output: IntoReadResult,
     {
         let mime = self.resource.mime_type.clone();
         ResourceDef { resource: self.resource, handler: erase(handler, mime) }
@@ -241,15 +277,30 @@ pub struct TemplateBuilder {
 impl TemplateBuilder {
     descriptive_setters!(template);
 
-    /// Sets the async read handler (it gets the matched variables) and finishes.
-    pub fn handler<F, Fut, R>(self, handler: F) -> TemplateDef
+    /// Sets the async read handler and finishes. Its parameters are extractors; with
+    /// [`Args<T>`](super::Args) the template's variables decode into `T`, and a required
+    /// field of `T` that the template does not have is an error when the server is built.
+    pub fn handler<M, H>(self, handler: H) -> TemplateDef
     where
-        F: Fn(Ctx, ResourceRequest) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = R> + Send + 'static,
-        R: IntoReadResult,
+        H: Handler<M>,
+        H::Output: IntoReadResult,
     {
-        let parsed = UriTemplate::parse(&self.template.uri_template).map_err(|e| e.to_string());
+        let parsed = UriTemplate::parse(&self.template.uri_template)
+            .map_err(|e| e.to_string())
+            .and_then(|parsed| check_variables(parsed, H::arguments_schema()));
         let mime = self.template.mime_type.clone();
         TemplateDef { template: self.template, parsed, handler: erase(handler, mime) }
     }
+}
+
+/// Refuses a template whose handler requires a field that is none of its variables (the
+/// handler could never be called), so the two cannot drift apart unnoticed.
+fn check_variables(parsed: UriTemplate, schema: Option<JsonObject>) -> Result<UriTemplate, String> {
+    let required = schema.as_ref().and_then(|s| s.get("required")).and_then(serde_json::Value::as_array);
+    for name in required.into_iter().flatten().filter_map(serde_json::Value::as_str) {
+        if !parsed.variables().any(|v| v == name) {
+            return Err(format!("the handler needs a variable {name:?} that the template does not have"));
+        }
+    }
+    Ok(parsed)
 }

@@ -99,7 +99,7 @@ struct ToolCall<'a> {
 }
 
 /// The arguments of a call: its retry's (a 2026 call), else its own. A `&Box`, since
-/// that is what [`FromToolCall`](super::FromToolCall) extractors are handed.
+/// that is what [`FromRequest`](super::FromRequest) extractors are handed.
 #[allow(clippy::borrowed_box)]
 fn arguments<'a>(retry: &'a Option<Retry>, own: &'a Option<Box<RawValue>>) -> Option<&'a Box<RawValue>> {
     match retry {

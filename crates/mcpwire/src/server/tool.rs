@@ -1,7 +1,8 @@
 //! Tools as plain Rust functions, sync or async, in the style of axum handlers.
 //!
-//! A handler takes any number (0 to 6) of extractors — [`Ctx`], [`State<T>`], [`Args<T>`]
-//! (the typed arguments; the tool's `inputSchema` is generated from `T`) — and returns
+//! A handler takes any number (0 to 6) of extractors ([`super::extract`]) — [`Ctx`],
+//! [`State<T>`](super::State), [`Args<T>`] (the typed arguments; the tool's `inputSchema`
+//! is generated from `T`) — and returns
 //! anything that is [`IntoToolResult`]: text, content blocks, [`Json<T>`] (structured
 //! content, with an `outputSchema` generated from `T`), a full `CallToolResult`, or a
 //! `Result` of those. A tool's own failure (`Err` of [`ToolError`], a string, an I/O
@@ -36,94 +37,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::context::Ctx;
+use super::extract::{decode_arguments, Args, FromRequest, Handler, Rejection, RequestParts};
 use super::schema;
 use crate::error::McpError;
 
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
-/// Why an extractor refused a call.
-#[derive(Debug)]
-pub enum Rejection {
-    /// The arguments do not fit the tool's input type; the message names the field.
-    InvalidArguments(String),
-    /// A protocol error (for example missing shared state).
-    Protocol(McpError),
-}
-
-/// Turns part of a call into a handler argument.
-pub trait FromToolCall: Sized + Send + 'static {
-    /// Extracts the value.
-    fn from_call(ctx: &Ctx, arguments: Option<&RawJson>) -> Result<Self, Rejection>;
-
-    /// The input schema this extractor implies (only [`Args`] has one).
-    fn input_schema() -> Option<JsonObject> {
-        None
-    }
-}
-
-impl FromToolCall for Ctx {
-    fn from_call(ctx: &Ctx, _: Option<&RawJson>) -> Result<Self, Rejection> {
-        Ok(ctx.clone())
-    }
-}
-
-/// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state),
-/// cloned into the handler (register an `Arc` for large state).
-#[derive(Clone, Debug)]
-pub struct State<T>(pub T);
-
-impl<T: Clone + Send + Sync + 'static> FromToolCall for State<T> {
-    fn from_call(ctx: &Ctx, _: Option<&RawJson>) -> Result<Self, Rejection> {
-        ctx.state::<T>().cloned().map(State).ok_or_else(|| {
-            Rejection::Protocol(McpError::internal(format!(
-                "no shared state of type {} was registered",
-                std::any::type_name::<T>()
-            )))
-        })
-    }
-}
-
-/// The call's arguments, decoded into `T`; the tool's `inputSchema` is generated from `T`.
-#[derive(Clone, Debug)]
-pub struct Args<T>(pub T);
-
-impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromToolCall for Args<T> {
-    fn from_call(_: &Ctx, arguments: Option<&RawJson>) -> Result<Self, Rejection> {
-        decode_arguments(arguments).map(Args).map_err(Rejection::InvalidArguments)
-    }
-
-    fn input_schema() -> Option<JsonObject> {
-        Some(schema::input_schema_for::<T>())
-    }
-}
-
-/// Decodes raw arguments (absent = `{}`) into `T`, with an error that names the field.
-///
-/// Plain `serde_json` first: tracking the path costs about twice as much, and only an
-/// error needs it. A failure is decoded again with the path tracked, so the error (and
-/// anything the path-tracking decoder accepts that the plain one does not) is exactly
-/// what it always was.
-pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
-    let text = arguments.map_or("{}", |a| a.get());
-    if let Ok(value) = serde_json::from_str(text) {
-        return Ok(value);
-    }
-    decode_tracked(text)
-}
-
-/// Decodes `text` with the path tracked, for an error that names the field.
-fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." {
-            inner.to_string()
-        } else {
-            format!("{path}: {inner}")
-        }
-    })
-}
 
 /// A value sent as structured content, with an `outputSchema` generated from `T`. A value
 /// that is not a JSON object is sent as `{"result": value}` (and its schema wrapped to
@@ -257,8 +175,8 @@ impl<T: IntoToolResult, E: IntoToolError> IntoToolResult for Result<T, E> {
     }
 }
 
-/// A function usable as a tool handler. Implemented for sync and async functions and
-/// closures of up to six [`FromToolCall`] arguments returning [`IntoToolResult`].
+/// A function usable as a tool handler: sync or async functions and closures of up to
+/// six [`FromRequest`] arguments returning [`IntoToolResult`].
 pub trait ToolHandler<M>: Send + Sync + 'static {
     /// The input schema implied by the arguments.
     fn input_schema() -> Option<JsonObject>;
@@ -277,64 +195,53 @@ pub struct IsAsync;
 #[doc(hidden)]
 pub struct IsSync;
 
-macro_rules! impl_tool_handler {
-    ($($e:ident),*) => {
-        #[allow(non_snake_case, unused_variables)]
-        impl<F, Fut, R, $($e,)*> ToolHandler<(IsAsync, $($e,)*)> for F
-        where
-            F: Fn($($e),*) -> Fut + Send + Sync + 'static,
-            Fut: Future<Output = R> + Send + 'static,
-            R: IntoToolResult,
-            $($e: FromToolCall,)*
-        {
-            fn input_schema() -> Option<JsonObject> {
-                None$(.or_else($e::input_schema))*
-            }
-            fn output_schema() -> Option<JsonObject> {
-                R::output_schema()
-            }
-            fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
-                $(let $e = match $e::from_call(&ctx, arguments) {
-                    Ok(v) => v,
-                    Err(r) => return Box::pin(std::future::ready(Err(r))),
-                };)*
-                let fut = (self)($($e),*);
-                Box::pin(async move { fut.await.into_tool_result().map_err(Rejection::Protocol) })
-            }
+impl<H, M> ToolHandler<(IsAsync, M)> for H
+where
+    H: Handler<M>,
+    H::Output: IntoToolResult,
+{
+    fn input_schema() -> Option<JsonObject> {
+        H::arguments_schema()
+    }
+    fn output_schema() -> Option<JsonObject> {
+        H::Output::output_schema()
+    }
+    fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
+        match Handler::call(self, &RequestParts::new(&ctx, arguments, None)) {
+            Ok(fut) => Box::pin(async move { fut.await.into_tool_result().map_err(Rejection::Protocol) }),
+            Err(rejection) => Box::pin(std::future::ready(Err(rejection))),
         }
+    }
+}
 
+macro_rules! impl_sync_tool_handler {
+    ($($e:ident),*) => {
         #[allow(non_snake_case, unused_variables)]
         impl<F, R, $($e,)*> ToolHandler<(IsSync, $($e,)*)> for F
         where
             F: Fn($($e),*) -> R + Send + Sync + 'static,
             R: IntoToolResult,
-            $($e: FromToolCall,)*
+            $($e: FromRequest,)*
         {
             fn input_schema() -> Option<JsonObject> {
-                None$(.or_else($e::input_schema))*
+                None$(.or_else($e::arguments_schema))*
             }
             fn output_schema() -> Option<JsonObject> {
                 R::output_schema()
             }
             fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
-                $(let $e = match $e::from_call(&ctx, arguments) {
-                    Ok(v) => v,
-                    Err(r) => return Box::pin(std::future::ready(Err(r))),
-                };)*
-                let result = (self)($($e),*).into_tool_result().map_err(Rejection::Protocol);
-                Box::pin(std::future::ready(result))
+                let parts = RequestParts::new(&ctx, arguments, None);
+                let run = || {
+                    $(let $e = $e::from_request(&parts)?;)*
+                    (self)($($e),*).into_tool_result().map_err(Rejection::Protocol)
+                };
+                Box::pin(std::future::ready(run()))
             }
         }
     };
 }
 
-impl_tool_handler!();
-impl_tool_handler!(E1);
-impl_tool_handler!(E1, E2);
-impl_tool_handler!(E1, E2, E3);
-impl_tool_handler!(E1, E2, E3, E4);
-impl_tool_handler!(E1, E2, E3, E4, E5);
-impl_tool_handler!(E1, E2, E3, E4, E5, E6);
+super::extract::for_each_arity!(impl_sync_tool_handler);
 
 type ErasedHandler =
     Arc<dyn Fn(Ctx, Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> + Send + Sync>;
@@ -489,57 +396,4 @@ impl ToolBuilder {
 pub fn is_valid_tool_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-    use serde::Deserialize;
-    use serde_json::value::RawValue;
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    struct Inner {
-        n: u8,
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    struct Outer {
-        text: String,
-        #[serde(default)]
-        list: Vec<Inner>,
-        #[serde(default)]
-        flag: Option<bool>,
-    }
-
-    /// The decoder before the plain-serde fast path: path tracking on every call.
-    fn tracked<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
-        decode_tracked(arguments.map_or("{}", |a| a.get()))
-    }
-
-    #[test]
-    fn fast_path_decodes_and_fails_exactly_like_path_tracking() {
-        let inputs = [
-            r#"{"text":"a"}"#,
-            r#"{"text":"a\"b\u00e9","list":[{"n":1},{"n":2}],"flag":true}"#,
-            r#"{"text":"a","extra":[1,2,3]}"#,
-            r#"{}"#,
-            r#"{"text":1}"#,
-            r#"{"text":"a","list":[{"n":1},{"n":300}]}"#,
-            r#"{"text":"a","list":[{"m":1}]}"#,
-            r#"{"text":"a","flag":"yes"}"#,
-            r#"{"text":"a","text":"b"}"#,
-            r#"[1]"#,
-            r#"["a",[]]"#,
-            r#"5"#,
-        ];
-        for input in inputs {
-            let raw = RawValue::from_string(input.to_owned()).unwrap();
-            let fast = decode_arguments::<Outer>(Some(&raw));
-            assert_eq!(fast, tracked::<Outer>(Some(&raw)), "{input}");
-        }
-        assert_eq!(decode_arguments::<Outer>(None), tracked::<Outer>(None));
-        let err = decode_arguments::<Outer>(Some(&RawValue::from_string(inputs[5].to_owned()).unwrap()));
-        assert!(err.unwrap_err().starts_with("list[1].n: "), "the error names the field");
-    }
 }

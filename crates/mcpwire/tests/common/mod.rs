@@ -24,6 +24,16 @@ pub fn raw_connection() -> (Connection, RawPeer) {
     (Connection { incoming: ev_rx, outgoing: out_tx }, RawPeer { events: ev_tx, written: out_rx })
 }
 
+/// A server serving one connection whose 2025-11-25 `initialize` (id 0) is done.
+pub async fn initialized(server: mcpwire::server::Server) -> RawPeer {
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    let params = serde_json::json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
+    raw.request(0, "initialize", params).await;
+    expect_result(&raw.next().await, 0);
+    raw
+}
+
 pub fn to_raw(value: Value) -> Option<RawJson> {
     Some(serde_json::value::to_raw_value(&value).unwrap())
 }

@@ -1,0 +1,291 @@
+//! Extractors: the typed pieces a handler asks for, in the style of axum.
+//!
+//! Tools, prompts and resources share them. A handler's parameters are any of [`Ctx`],
+//! [`State<T>`], [`Args<T>`] (a tool's arguments, a prompt's arguments or a resource
+//! template's variables, decoded into `T`, whose JSON Schema describes them) and, for
+//! resources, [`Uri`] or [`ResourceRequest`](super::ResourceRequest). Each implements
+//! [`FromRequest`]; write your own the same way.
+//!
+//! ```
+//! use mcpwire::server::{prompt, Args};
+//! # use schemars::JsonSchema; use serde::Deserialize;
+//! /// The arguments of the `review` prompt: its fields are the prompt's arguments.
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Review {
+//!     /// The code to review.
+//!     code: String,
+//!     /// What to focus on.
+//!     focus: Option<String>,
+//! }
+//!
+//! let review = prompt("review").handler(|Args(r): Args<Review>| async move {
+//!     format!("Review this code for {}:\n{}", r.focus.as_deref().unwrap_or("bugs"), r.code)
+//! });
+//! # let _ = review;
+//! ```
+
+use std::future::Future;
+
+use mcpwire_protocol::common::JsonObject;
+use mcpwire_protocol::RawJson;
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+
+use super::context::Ctx;
+use super::schema;
+use super::tool::BoxFuture;
+use crate::error::McpError;
+
+/// What an extractor reads from: the request's context, its arguments as one JSON object
+/// (a tool's `arguments`, a prompt's `arguments`, a template's matched variables), and
+/// the URI a resource read asks for.
+#[derive(Clone, Copy)]
+pub struct RequestParts<'a> {
+    ctx: &'a Ctx,
+    arguments: Option<&'a RawJson>,
+    uri: Option<&'a str>,
+}
+
+impl std::fmt::Debug for RequestParts<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestParts").field("arguments", &self.arguments).field("uri", &self.uri).finish()
+    }
+}
+
+impl<'a> RequestParts<'a> {
+    pub(crate) fn new(ctx: &'a Ctx, arguments: Option<&'a RawJson>, uri: Option<&'a str>) -> Self {
+        RequestParts { ctx, arguments, uri }
+    }
+
+    /// The request's context.
+    pub fn ctx(&self) -> &'a Ctx {
+        self.ctx
+    }
+
+    /// The arguments as sent (absent when the request had none).
+    pub fn arguments(&self) -> Option<&'a RawJson> {
+        self.arguments
+    }
+
+    /// The URI of a `resources/read`; `None` for tools and prompts.
+    pub fn uri(&self) -> Option<&'a str> {
+        self.uri
+    }
+}
+
+/// Why an extractor refused a request.
+#[derive(Debug)]
+pub enum Rejection {
+    /// The arguments do not fit the handler's input type; the message names the field.
+    InvalidArguments(String),
+    /// A protocol error (for example missing shared state).
+    Protocol(McpError),
+}
+
+/// Turns part of a request into a handler parameter.
+pub trait FromRequest: Sized + Send + 'static {
+    /// Extracts the value.
+    fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection>;
+
+    /// The JSON Schema of the arguments this extractor reads (only [`Args`] has one): a
+    /// tool's `inputSchema`, a prompt's argument list, a template's variables.
+    fn arguments_schema() -> Option<JsonObject> {
+        None
+    }
+}
+
+impl FromRequest for Ctx {
+    fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
+        Ok(parts.ctx.clone())
+    }
+}
+
+/// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state),
+/// cloned into the handler (register an `Arc` for large state).
+#[derive(Clone, Debug)]
+pub struct State<T>(pub T);
+
+impl<T: Clone + Send + Sync + 'static> FromRequest for State<T> {
+    fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
+        parts.ctx.state::<T>().cloned().map(State).ok_or_else(|| {
+            Rejection::Protocol(McpError::internal(format!(
+                "no shared state of type {} was registered",
+                std::any::type_name::<T>()
+            )))
+        })
+    }
+}
+
+/// The request's arguments decoded into `T`; `T`'s JSON Schema describes them (a tool's
+/// `inputSchema`, a prompt's arguments, a template's variables).
+#[derive(Clone, Debug)]
+pub struct Args<T>(pub T);
+
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromRequest for Args<T> {
+    fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
+        decode_arguments(parts.arguments).map(Args).map_err(Rejection::InvalidArguments)
+    }
+
+    fn arguments_schema() -> Option<JsonObject> {
+        Some(schema::input_schema_for::<T>())
+    }
+}
+
+/// The URI a resource handler is asked to read.
+#[derive(Clone, Debug)]
+pub struct Uri(pub String);
+
+impl FromRequest for Uri {
+    fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
+        parts.uri.map(|uri| Uri(uri.to_owned())).ok_or_else(|| {
+            Rejection::Protocol(McpError::internal("`Uri` is an extractor for resource handlers only"))
+        })
+    }
+}
+
+/// Decodes raw arguments (absent = `{}`) into `T`, with an error that names the field.
+///
+/// Plain `serde_json` first: tracking the path costs about twice as much, and only an
+/// error needs it. A failure is decoded again with the path tracked, so the error (and
+/// anything the path-tracking decoder accepts that the plain one does not) is exactly
+/// what it always was.
+pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
+    let text = arguments.map_or("{}", |a| a.get());
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
+    decode_tracked(text)
+}
+
+/// Decodes `text` with the path tracked, for an error that names the field.
+fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            inner.to_string()
+        } else {
+            format!("{path}: {inner}")
+        }
+    })
+}
+
+/// An async function of extractors: the handler of a prompt or a resource (tools also
+/// take sync functions, see [`ToolHandler`](super::ToolHandler)). Implemented for
+/// functions and closures of up to six [`FromRequest`] parameters returning a future.
+pub trait Handler<M>: Send + Sync + 'static {
+    /// What the future yields.
+    type Output: Send + 'static;
+
+    /// The schema of the arguments, from the first extractor that has one.
+    fn arguments_schema() -> Option<JsonObject>;
+
+    /// Extracts the parameters (the arguments are lent, not given: they are read before
+    /// the future starts) and starts the handler.
+    fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<Self::Output>, Rejection>;
+}
+
+macro_rules! impl_handler {
+    ($($e:ident),*) => {
+        #[allow(non_snake_case, unused_variables)]
+        impl<F, Fut, $($e,)*> Handler<($($e,)*)> for F
+        where
+            F: Fn($($e),*) -> Fut + Send + Sync + 'static,
+            Fut: Future + Send + 'static,
+            Fut::Output: Send + 'static,
+            $($e: FromRequest,)*
+        {
+            type Output = Fut::Output;
+
+            fn arguments_schema() -> Option<JsonObject> {
+                None$(.or_else($e::arguments_schema))*
+            }
+
+            fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<Self::Output>, Rejection> {
+                $(let $e = $e::from_request(parts)?;)*
+                Ok(Box::pin((self)($($e),*)))
+            }
+        }
+    };
+}
+
+/// Invokes `$m!` for handlers of zero to six extractors.
+macro_rules! for_each_arity {
+    ($m:ident) => {
+        $m!();
+        $m!(E1);
+        $m!(E1, E2);
+        $m!(E1, E2, E3);
+        $m!(E1, E2, E3, E4);
+        $m!(E1, E2, E3, E4, E5);
+        $m!(E1, E2, E3, E4, E5, E6);
+    };
+}
+pub(crate) use for_each_arity;
+
+for_each_arity!(impl_handler);
+
+/// A rejection as the protocol error a prompt or resource request gets: arguments that
+/// do not fit are `-32602`, naming what was asked for.
+pub(crate) fn rejection_error(rejection: Rejection, what: &str) -> McpError {
+    match rejection {
+        Rejection::InvalidArguments(detail) => {
+            McpError::invalid_params(format!("Invalid arguments for {what}: {detail}"))
+        }
+        Rejection::Protocol(error) => error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::value::RawValue;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Inner {
+        n: u8,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Outer {
+        text: String,
+        #[serde(default)]
+        list: Vec<Inner>,
+        #[serde(default)]
+        flag: Option<bool>,
+    }
+
+    /// The decoder before the plain-serde fast path: path tracking on every call.
+    fn tracked<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
+        decode_tracked(arguments.map_or("{}", |a| a.get()))
+    }
+
+    #[test]
+    fn fast_path_decodes_and_fails_exactly_like_path_tracking() {
+        let inputs = [
+            r#"{"text":"a"}"#,
+            r#"{"text":"a\"b\u00e9","list":[{"n":1},{"n":2}],"flag":true}"#,
+            r#"{"text":"a","extra":[1,2,3]}"#,
+            r#"{}"#,
+            r#"{"text":1}"#,
+            r#"{"text":"a","list":[{"n":1},{"n":300}]}"#,
+            r#"{"text":"a","list":[{"m":1}]}"#,
+            r#"{"text":"a","flag":"yes"}"#,
+            r#"{"text":"a","text":"b"}"#,
+            r#"[1]"#,
+            r#"["a",[]]"#,
+            r#"5"#,
+        ];
+        for input in inputs {
+            let raw = RawValue::from_string(input.to_owned()).unwrap();
+            let fast = decode_arguments::<Outer>(Some(&raw));
+            assert_eq!(fast, tracked::<Outer>(Some(&raw)), "{input}");
+        }
+        assert_eq!(decode_arguments::<Outer>(None), tracked::<Outer>(None));
+        let err = decode_arguments::<Outer>(Some(&RawValue::from_string(inputs[5].to_owned()).unwrap()));
+        assert!(err.unwrap_err().starts_with("list[1].n: "), "the error names the field");
+    }
+}

@@ -1,0 +1,201 @@
+//! Prompts and resources take extractors as tools do; `#[mcpwire::prompt]`,
+//! `#[mcpwire::resource]` and `definitions!` register them without generated names; a
+//! tool's result kind follows its type's traits, aliases included. End to end over a
+//! connection, 2025-11-25.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use mcpwire::protocol::content::{ContentBlock, Role};
+use mcpwire::protocol::prompts::PromptMessage;
+use mcpwire::server::{prompt, resource, resource_template, Args, BuildError, Ctx, Server, State, Uri};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Writes a haiku.
+#[mcpwire::prompt(title = "Haiku")]
+async fn haiku(
+    #[arg(description = "What the haiku is about")] topic: String,
+    #[arg(description = "The mood")] mood: Option<String>,
+) -> String {
+    format!("Write a {} haiku about {topic}.", mood.as_deref().unwrap_or("calm"))
+}
+
+/// A note, by id.
+#[mcpwire::resource(uri = "notes://{id}", mime_type = "text/plain")]
+async fn note(id: String, State(prefix): State<&'static str>) -> String {
+    format!("{prefix} {id}")
+}
+
+/// The server's motto.
+#[mcpwire::resource(uri = "info://motto", name = "motto")]
+fn motto(Uri(uri): Uri) -> String {
+    format!("{uri}: small and exact")
+}
+
+/// A list of numbers is structured content, though its type's name is `Vec`.
+type Numbers = Vec<i64>;
+
+/// Counts up to `n`.
+#[mcpwire::tool]
+fn count(n: i64) -> Numbers {
+    (1..=n).collect()
+}
+
+/// Content blocks under another name still go as content.
+type Blocks = Vec<ContentBlock>;
+
+/// Echoes as a content block.
+#[mcpwire::tool]
+async fn blocks(text: String) -> Blocks {
+    vec![ContentBlock::text(text)]
+}
+
+/// A `Result` of a serializable value sends its `Ok` value as structured content.
+#[mcpwire::tool]
+fn halve(n: i64) -> Result<i64, String> {
+    if n % 2 == 0 {
+        Ok(n / 2)
+    } else {
+        Err(format!("{n} is odd"))
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Review {
+    /// The code to review.
+    code: String,
+    /// What to look at.
+    focus: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct FileVars {
+    dir: String,
+    name: String,
+}
+
+fn server() -> Server {
+    Server::builder("handlers", "1")
+        .state("note")
+        .register_all(mcpwire::definitions![haiku, note, motto, count, blocks, halve])
+        .register(prompt("review").description("Reviews code").handler(
+            |ctx: Ctx, Args(r): Args<Review>| async move {
+                let focus = r.focus.unwrap_or_else(|| "bugs".into());
+                let version = ctx.protocol_version().to_string();
+                vec![PromptMessage::text(Role::User, format!("[{version}] Review for {focus}:\n{}", r.code))]
+            },
+        ))
+        .register(resource_template("files://{dir}/{name}", "file").handler(
+            |Args(v): Args<FileVars>, Uri(uri): Uri| async move { format!("{uri} = {}/{}", v.dir, v.name) },
+        ))
+        .register(resource("info://plain", "plain").handler(|| async { "plain" }))
+        .build()
+        .unwrap()
+}
+
+async fn ask(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Value {
+    raw.request(id, method, params).await;
+    expect_result(&raw.next().await, id)
+}
+
+fn by_name<'a>(list: &'a Value, key: &str, name: &str) -> &'a Value {
+    list.as_array().unwrap().iter().find(|v| v[key] == name).unwrap_or_else(|| panic!("no {name} in {list}"))
+}
+
+#[tokio::test]
+async fn prompt_arguments_come_from_the_handlers_types() {
+    let mut raw = initialized(server()).await;
+    let prompts = ask(&mut raw, 1, "prompts/list", json!({})).await["prompts"].clone();
+    let haiku = by_name(&prompts, "name", "haiku");
+    assert_eq!(haiku["title"], "Haiku");
+    assert_eq!(haiku["description"], "Writes a haiku.");
+    let args = &haiku["arguments"];
+    assert_eq!(by_name(args, "name", "topic")["description"], "What the haiku is about");
+    assert_eq!(by_name(args, "name", "topic")["required"], true);
+    assert_eq!(by_name(args, "name", "mood")["required"], false, "an Option is optional");
+    let review = by_name(&prompts, "name", "review");
+    assert_eq!(by_name(&review["arguments"], "name", "code")["description"], "The code to review.");
+
+    let got =
+        ask(&mut raw, 2, "prompts/get", json!({ "name": "haiku", "arguments": { "topic": "rain" } })).await;
+    assert_eq!(got["messages"][0]["content"]["text"], "Write a calm haiku about rain.");
+    assert_eq!(got["messages"][0]["role"], "user");
+    let got = ask(
+        &mut raw,
+        3,
+        "prompts/get",
+        json!({ "name": "review", "arguments": { "code": "x+1", "focus": "style" } }),
+    )
+    .await;
+    assert_eq!(got["messages"][0]["content"]["text"], "[2025-11-25] Review for style:\nx+1");
+
+    raw.request(4, "prompts/get", json!({ "name": "haiku", "arguments": { "mood": "dark" } })).await;
+    let error = expect_error(&raw.next().await, 4);
+    assert_eq!(error.code, -32602);
+    assert!(error.message.contains("topic"), "{}", error.message);
+}
+
+#[tokio::test]
+async fn resource_handlers_take_typed_variables_and_the_uri() {
+    let mut raw = initialized(server()).await;
+    let templates =
+        ask(&mut raw, 1, "resources/templates/list", json!({})).await["resourceTemplates"].clone();
+    let note = by_name(&templates, "uriTemplate", "notes://{id}");
+    assert_eq!((note["name"].clone(), note["mimeType"].clone()), (json!("note"), json!("text/plain")));
+    assert_eq!(note["description"], "A note, by id.");
+    let resources = ask(&mut raw, 2, "resources/list", json!({})).await["resources"].clone();
+    assert_eq!(by_name(&resources, "uri", "info://motto")["name"], "motto");
+
+    let read = |id, uri: &str| (id, json!({ "uri": uri }));
+    let (id, params) = read(3, "notes://42");
+    assert_eq!(ask(&mut raw, id, "resources/read", params).await["contents"][0]["text"], "note 42");
+    let (id, params) = read(4, "files://docs/a.txt");
+    let contents = ask(&mut raw, id, "resources/read", params).await["contents"][0].clone();
+    assert_eq!(contents["text"], "files://docs/a.txt = docs/a.txt");
+    assert_eq!(contents["uri"], "files://docs/a.txt");
+    let (id, params) = read(5, "info://motto");
+    assert_eq!(
+        ask(&mut raw, id, "resources/read", params).await["contents"][0]["text"],
+        "info://motto: small and exact"
+    );
+    let (id, params) = read(6, "info://plain");
+    assert_eq!(ask(&mut raw, id, "resources/read", params).await["contents"][0]["text"], "plain");
+}
+
+#[tokio::test]
+async fn a_tools_result_kind_follows_its_traits_not_its_name() {
+    let mut raw = initialized(server()).await;
+    let tools = ask(&mut raw, 1, "tools/list", json!({})).await["tools"].clone();
+    assert_eq!(by_name(&tools, "name", "count")["outputSchema"]["properties"]["result"]["type"], "array");
+    assert!(by_name(&tools, "name", "blocks").get("outputSchema").is_none(), "content has no output schema");
+    assert_eq!(by_name(&tools, "name", "halve")["outputSchema"]["properties"]["result"]["type"], "integer");
+
+    let call = |id, name: &str, arguments: Value| (id, json!({ "name": name, "arguments": arguments }));
+    let (id, p) = call(2, "count", json!({ "n": 3 }));
+    assert_eq!(ask(&mut raw, id, "tools/call", p).await["structuredContent"], json!({ "result": [1, 2, 3] }));
+    let (id, p) = call(3, "blocks", json!({ "text": "hi" }));
+    let result = ask(&mut raw, id, "tools/call", p).await;
+    assert_eq!((result["content"][0]["text"].clone(), result.get("structuredContent")), (json!("hi"), None));
+    let (id, p) = call(4, "halve", json!({ "n": 8 }));
+    assert_eq!(ask(&mut raw, id, "tools/call", p).await["structuredContent"], json!({ "result": 4 }));
+    let (id, p) = call(5, "halve", json!({ "n": 7 }));
+    let odd = ask(&mut raw, id, "tools/call", p).await;
+    assert_eq!((odd["isError"].clone(), odd["content"][0]["text"].clone()), (json!(true), json!("7 is odd")));
+}
+
+#[test]
+fn a_template_without_the_variables_its_handler_needs_does_not_build() {
+    let template = resource_template("files://{dir}", "file")
+        .handler(|Args(v): Args<FileVars>| async move { format!("{}/{}", v.dir, v.name) });
+    let error = Server::builder("s", "1").register(template).build().unwrap_err();
+    match &error {
+        BuildError::InvalidTemplate { template, reason } => {
+            assert_eq!(template, "files://{dir}");
+            assert!(reason.contains("\"name\""), "{reason}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
