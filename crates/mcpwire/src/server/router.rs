@@ -380,7 +380,6 @@ impl Server {
                     next_state: Mutex::new(None),
                 };
                 if let Some(retry) = retry {
-                    info.responses = retry.responses.clone().unwrap_or_default();
                     if let Some(token) = &retry.request_state {
                         let digest = retry.args.digest();
                         let binding = Binding {
@@ -389,12 +388,18 @@ impl Server {
                             args_digest: digest,
                             principal: None,
                         };
-                        info.request_state = self
+                        let invalid = || McpError::invalid_params("Invalid or expired requestState");
+                        let sealed = self
                             .inner
                             .sealer
                             .open(token, &binding, SystemTime::now())
-                            .map_err(|_| McpError::invalid_params("Invalid or expired requestState"))?;
+                            .map_err(|_| invalid())?;
+                        let carried = CarriedState::read(sealed.as_deref()).ok_or_else(invalid)?;
+                        info.request_state = carried.user;
+                        info.responses = carried.answers;
                     }
+                    // This round's answers join those carried from earlier rounds.
+                    info.responses.extend(retry.responses.clone().unwrap_or_default());
                 }
                 EraInfo::Stateless(Box::new(info))
             }
@@ -425,10 +430,13 @@ impl Server {
         if !pending.is_empty() {
             result.input_requests.get_or_insert_with(Default::default).extend(pending);
         }
-        let user_state = result
+        let user = result
             .request_state
             .take()
             .or_else(|| info.next_state.lock().unwrap_or_else(|e| e.into_inner()).take());
+        // The answers of every round so far travel in the sealed state, so a handler that
+        // asks one question after another finds the earlier answers when it runs again.
+        let user_state = CarriedState { user, answers: info.responses.clone() }.write()?;
         let binding = Binding {
             method: retry.method,
             target: &retry.target,
@@ -438,6 +446,35 @@ impl Server {
         result.request_state =
             Some(self.inner.sealer.seal(&binding, user_state.as_deref(), SystemTime::now()));
         Ok(Reply::InputRequired(result))
+    }
+}
+
+/// What a sealed `requestState` holds: the handler's own state
+/// ([`Ctx::set_request_state`](super::Ctx::set_request_state)) and the answers of the
+/// rounds so far. Sealed by this server, so a token that does not read is refused.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct CarriedState {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    user: Option<String>,
+    #[serde(default, skip_serializing_if = "InputResponses::is_empty")]
+    answers: InputResponses,
+}
+
+impl CarriedState {
+    /// The state of a token (`None` inside: an empty one); `None` if it does not read.
+    fn read(sealed: Option<&str>) -> Option<CarriedState> {
+        match sealed {
+            None => Some(CarriedState { user: None, answers: InputResponses::new() }),
+            Some(text) => serde_json::from_str(text).ok(),
+        }
+    }
+
+    /// The text to seal; `None` when there is nothing to carry.
+    fn write(&self) -> Result<Option<String>, McpError> {
+        if self.user.is_none() && self.answers.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(serde_json::to_string(self)?))
     }
 }
 
