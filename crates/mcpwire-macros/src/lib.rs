@@ -249,7 +249,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
             let definition = quote! {
                 let __kind = {
                     use ::mcpwire::__private::tool_output::*;
-                    (&&Probe::<#ret>::new()).kind()
+                    (&&&Probe::<#ret>::new()).kind()
                 };
                 ::mcpwire::server::tool(#name)
                     .description(#description)

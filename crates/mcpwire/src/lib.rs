@@ -1,8 +1,50 @@
-//! mcpwire: a Rust SDK for the Model Context Protocol.
+//! mcpwire: a Rust SDK for the Model Context Protocol, for servers and clients, in both
+//! protocol eras (the 2025 `initialize` sessions and the stateless 2026-07-28 revision).
 //!
+//! - [`server`]: tools, prompts, resources and templates as Rust functions (`#[tool]`,
+//!   `#[prompt]`, `#[resource]`, or builders with extractors), completion, logging,
+//!   progress, elicitation and sampling, middleware; served over stdio or HTTP.
+//! - [`client`]: connect to any server (it probes the era), call it, answer its questions
+//!   with callbacks.
+//! - `http` (feature `http`): the Streamable HTTP server, a tower `Service` to serve or
+//!   mount in an axum `Router`; `auth` (feature `auth`): OAuth for clients and bearer
+//!   tokens for servers.
 //! - [`jsonrpc`]: the transport-agnostic JSON-RPC dispatcher both sides run on.
 //! - [`transport`]: stdio (server side and child process), in-memory pairs, any byte stream.
 //! - [`protocol`]: every message type of every revision (the `mcpwire-protocol` crate).
+//!
+//! Start with the examples, one small program per capability (in `crates/mcpwire/examples/`):
+//! `tools.rs` (structured output), `resources.rs` (templates and completion), `prompts.rs`,
+//! `logging_progress.rs`, `elicitation_sampling.rs` (the same handler in both eras) and
+//! `client.rs`. Each says how to run it; the tests run each against the official Python
+//! SDK client and mcpwire's own.
+//!
+//! ```no_run
+//! /// Adds two numbers.
+//! #[mcpwire::tool]
+//! async fn add(a: i64, b: i64) -> i64 {
+//!     a + b
+//! }
+//!
+//! /// Greets someone.
+//! #[mcpwire::prompt]
+//! async fn greet(#[arg(description = "Who to greet")] name: String) -> String {
+//!     format!("Say hello to {name}.")
+//! }
+//!
+//! /// A note, by id.
+//! #[mcpwire::resource(uri = "notes://{id}", mime_type = "text/plain")]
+//! async fn note(id: String) -> String {
+//!     format!("The note {id}.")
+//! }
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = mcpwire::server::Server::builder("notes", "1.0.0")
+//!     .register_all(mcpwire::definitions![add, greet, note])
+//!     .build()?;
+//! server.serve_stdio().await;
+//! # Ok(()) }
+//! ```
 
 #![forbid(unsafe_code)]
 
@@ -32,6 +74,11 @@ pub mod __private {
     pub use serde;
 }
 pub use extensions::{Extensions, Principal};
+
+/// README.md's Rust examples, compiled by `cargo test --doc` so that they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeExamples;
 /// Cancels a request ([`client::RequestOptions::cancel_on`]) or tells a handler it was
 /// cancelled ([`server::Ctx::cancellation`]).
 pub use tokio_util::sync::CancellationToken;

@@ -53,6 +53,12 @@ async fn blocks(text: String) -> Blocks {
     vec![ContentBlock::text(text)]
 }
 
+/// A `Result` of text is text: being a tool result comes before being serializable.
+#[mcpwire::tool]
+async fn greet(name: String) -> Result<String, mcpwire::McpError> {
+    Ok(format!("hello {name}"))
+}
+
 /// A `Result` of a serializable value sends its `Ok` value as structured content.
 #[mcpwire::tool]
 fn halve(n: i64) -> Result<i64, String> {
@@ -80,7 +86,7 @@ struct FileVars {
 fn server() -> Server {
     Server::builder("handlers", "1")
         .state("note")
-        .register_all(mcpwire::definitions![haiku, note, motto, count, blocks, halve])
+        .register_all(mcpwire::definitions![haiku, note, motto, count, blocks, halve, greet])
         .register(prompt("review").description("Reviews code").handler(
             |ctx: Ctx, Args(r): Args<Review>| async move {
                 let focus = r.focus.unwrap_or_else(|| "bugs".into());
@@ -172,6 +178,7 @@ async fn a_tools_result_kind_follows_its_traits_not_its_name() {
     assert_eq!(by_name(&tools, "name", "count")["outputSchema"]["properties"]["result"]["type"], "array");
     assert!(by_name(&tools, "name", "blocks").get("outputSchema").is_none(), "content has no output schema");
     assert_eq!(by_name(&tools, "name", "halve")["outputSchema"]["properties"]["result"]["type"], "integer");
+    assert!(by_name(&tools, "name", "greet").get("outputSchema").is_none(), "Result<String, _> is text");
 
     let call = |id, name: &str, arguments: Value| (id, json!({ "name": name, "arguments": arguments }));
     let (id, p) = call(2, "count", json!({ "n": 3 }));
@@ -181,6 +188,12 @@ async fn a_tools_result_kind_follows_its_traits_not_its_name() {
     assert_eq!((result["content"][0]["text"].clone(), result.get("structuredContent")), (json!("hi"), None));
     let (id, p) = call(4, "halve", json!({ "n": 8 }));
     assert_eq!(ask(&mut raw, id, "tools/call", p).await["structuredContent"], json!({ "result": 4 }));
+    let (id, p) = call(6, "greet", json!({ "name": "Ada" }));
+    let result = ask(&mut raw, id, "tools/call", p).await;
+    assert_eq!(
+        (result["content"][0]["text"].clone(), result.get("structuredContent")),
+        (json!("hello Ada"), None)
+    );
     let (id, p) = call(5, "halve", json!({ "n": 7 }));
     let odd = ask(&mut raw, id, "tools/call", p).await;
     assert_eq!((odd["isError"].clone(), odd["content"][0]["text"].clone()), (json!(true), json!("7 is odd")));

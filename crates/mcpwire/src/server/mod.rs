@@ -7,6 +7,7 @@
 //! version checks, `resultType` and cache hints, log gating, and how `ctx.elicit(..)`
 //! reaches the client.
 
+mod ask;
 mod context;
 pub mod cursor;
 mod definition;
@@ -43,6 +44,7 @@ use mcpwire_protocol::lifecycle::Implementation;
 use mcpwire_protocol::{methods, CacheHint, CacheScope, ProtocolVersion};
 use serde_json::Value;
 
+pub use ask::Elicited;
 pub use context::Ctx;
 pub use definition::Definition;
 #[cfg(feature = "http")]

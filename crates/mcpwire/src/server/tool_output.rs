@@ -1,11 +1,12 @@
 //! How `#[tool]`'s generated code sends a function's return value, chosen by the traits
 //! its type implements rather than by its name (so a type alias works).
 //!
-//! Method lookup on `&&Probe<T>` tries impls for `&&Probe<T>` first, then `&Probe<T>`,
-//! then `Probe<T>` ("autoref specialization"): a value that already is a tool result
-//! goes as it is; else a `Result` whose `Ok` is serializable sends that value as
-//! structured content; else a serializable value does. Each `kind()` returns a tag whose
-//! `schema` and `wrap` do the work. Not part of the public API.
+//! The generated code calls `(&&&Probe::<T>::new()).kind()`. Method lookup takes the
+//! first receiver type that has a `kind`, trying `&&&Probe<T>` (the `&self` of an impl for
+//! `&&Probe<T>`), then `&&Probe<T>`, then `&Probe<T>` ("autoref specialization"): a value
+//! that already is a tool result goes as it is; else a `Result` whose `Ok` is serializable
+//! sends that value as structured content; else a serializable value does. Each `kind()`
+//! returns a tag whose `schema` and `wrap` do the work. Not part of the public API.
 
 use std::marker::PhantomData;
 

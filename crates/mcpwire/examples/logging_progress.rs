@@ -1,0 +1,39 @@
+//! Logging and progress: a long tool call that tells the client how far it has got and
+//! logs as it goes. The client sees progress only if it sent a `progressToken`, and logs
+//! at or above the level it set (`logging/setLevel`); both are no-ops otherwise. A
+//! cancelled call stops at its next `await` on the cancellation token. Served over stdio.
+//!
+//! ```sh
+//! cargo build -p mcpwire --example logging_progress
+//! mcpwire -v call stdio:target/debug/examples/logging_progress crunch steps=5
+//! ```
+
+use std::time::Duration;
+
+use mcpwire::protocol::logging::LoggingLevel;
+use mcpwire::server::{Ctx, Server, ToolError};
+
+/// Crunches numbers in `steps` steps, reporting progress and logging each step.
+#[mcpwire::tool]
+async fn crunch(ctx: Ctx, steps: u32) -> Result<String, ToolError> {
+    let mut total: u64 = 0;
+    for step in 1..=steps {
+        tokio::select! {
+            _ = ctx.cancellation().cancelled() => return Err(ToolError::new("cancelled")),
+            _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+        }
+        total += u64::from(step) * u64::from(step);
+        ctx.log(LoggingLevel::Info, format!("step {step}: running total {total}")).await;
+        ctx.progress(f64::from(step), Some(f64::from(steps)), Some(&format!("step {step} of {steps}"))).await;
+    }
+    Ok(format!("the sum of squares up to {steps} is {total}"))
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let server = Server::builder("logging-progress-example", "1.0.0")
+        .register_all(mcpwire::definitions![crunch])
+        .build()?;
+    server.serve_stdio().await;
+    Ok(())
+}

@@ -1,0 +1,126 @@
+//! Typed questions to the client: a form whose fields are a Rust type's, and a plain
+//! text completion. Both go through [`Ctx::elicit`] and [`Ctx::sample`], so they work in
+//! both eras (a 2025 request to the client, or a 2026 `input_required` round).
+
+use mcpwire_protocol::common::OneOrMany;
+use mcpwire_protocol::content::{Role, SamplingContent};
+use mcpwire_protocol::elicitation::{ElicitAction, ElicitRequestParams};
+use mcpwire_protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+
+use super::context::Ctx;
+use super::schema;
+use crate::error::McpError;
+
+/// What the user did with a form asked for by [`Ctx::elicit_form`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Elicited<T> {
+    /// Submitted it, with these values.
+    Accepted(T),
+    /// Explicitly declined.
+    Declined,
+    /// Dismissed it without choosing.
+    Cancelled,
+}
+
+impl Ctx {
+    /// Asks the user to fill a form whose fields are `T`'s. Forms hold flat values only
+    /// (strings, numbers, booleans, string enums); an `Option` field is optional.
+    pub async fn elicit_form<T: DeserializeOwned + JsonSchema>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<Elicited<T>, McpError> {
+        let params = form_params::<T>(message.into())?;
+        let result = self.elicit(params).await?;
+        match result.action {
+            ElicitAction::Decline => Ok(Elicited::Declined),
+            ElicitAction::Cancel => Ok(Elicited::Cancelled),
+            ElicitAction::Accept => {
+                let content = serde_json::to_value(result.content.unwrap_or_default())?;
+                serde_json::from_value(content)
+                    .map(Elicited::Accepted)
+                    .map_err(|e| McpError::invalid_params(format!("the submitted form does not fit: {e}")))
+            }
+        }
+    }
+
+    /// Asks the client's model to answer `prompt` in at most `max_tokens` tokens, and
+    /// returns the text of its answer.
+    pub async fn sample_text(&self, prompt: impl Into<String>, max_tokens: u64) -> Result<String, McpError> {
+        let params = CreateMessageRequestParams {
+            messages: vec![SamplingMessage::text(Role::User, prompt)],
+            max_tokens,
+            ..Default::default()
+        };
+        let result = self.sample(params).await?;
+        let blocks = match result.content {
+            OneOrMany::One(block) => vec![block],
+            OneOrMany::Many(blocks) => blocks,
+        };
+        let texts: Vec<String> = blocks
+            .into_iter()
+            .filter_map(|block| match block {
+                SamplingContent::Text(text) => Some(text.text),
+                _ => None,
+            })
+            .collect();
+        if texts.is_empty() {
+            return Err(McpError::internal("the client's model answered without text"));
+        }
+        Ok(texts.join("\n"))
+    }
+}
+
+/// The form for `T`: its schema's properties and required list, each property's `type`
+/// made the single primitive a form field has (an `Option`'s `["string", "null"]`
+/// becomes `"string"`).
+fn form_params<T: JsonSchema>(message: String) -> Result<ElicitRequestParams, McpError> {
+    let schema = schema::schema_for::<T>();
+    let mut properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+    for property in properties.values_mut() {
+        if let Some(types) = property.get("type").and_then(Value::as_array) {
+            let single = types.iter().find(|t| t.as_str() != Some("null")).cloned().unwrap_or(Value::Null);
+            property["type"] = single;
+        }
+    }
+    let required = schema.get("required").cloned().unwrap_or_else(|| json!([]));
+    let form = json!({
+        "message": message,
+        "requestedSchema": { "type": "object", "properties": properties, "required": required },
+    });
+    serde_json::from_value(form).map_err(|e| {
+        McpError::internal(format!("{} cannot be an elicitation form: {e}", std::any::type_name::<T>()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde::Deserialize;
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    struct Booking {
+        /// Your name.
+        name: String,
+        guests: u8,
+        vegetarian: Option<bool>,
+    }
+
+    #[test]
+    fn a_flat_struct_becomes_a_form_with_its_required_fields() {
+        let ElicitRequestParams::Form(form) = form_params::<Booking>("Book a table".into()).unwrap() else {
+            panic!("not a form")
+        };
+        assert_eq!(form.message, "Book a table");
+        let schema = serde_json::to_value(&form.requested_schema).unwrap();
+        assert_eq!(schema["properties"]["name"]["type"], "string");
+        assert_eq!(schema["properties"]["name"]["description"], "Your name.");
+        assert_eq!(schema["properties"]["guests"]["type"], "integer");
+        assert_eq!(schema["properties"]["vegetarian"]["type"], "boolean");
+        assert_eq!(schema["required"], json!(["name", "guests"]));
+    }
+}

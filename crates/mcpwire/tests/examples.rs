@@ -1,0 +1,163 @@
+//! The examples in `crates/mcpwire/examples/` run as their docs say, in both protocol
+//! eras: against the official Python SDK client, against mcpwire's client library, and
+//! the `client` example against the example servers. `cargo test` builds the examples
+//! next to the test binaries.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpwire::client::{Client, RequestOptions};
+use mcpwire::protocol::completion::{
+    CompleteRequestParams, CompletionArgument, CompletionReference, ResourceTemplateReference,
+};
+use mcpwire::protocol::logging::LoggingLevel;
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::transport::child::ChildProcess;
+use serde_json::{json, Value};
+
+/// A built example.
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap().join("examples");
+    let path = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(path.exists(), "{} is missing: build the examples (cargo test builds them)", path.display());
+    path
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The Python with the official SDK (`scripts/install-peers.sh` installs it).
+fn python() -> Option<PathBuf> {
+    let path = std::env::var_os("MCPWIRE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(".tools/venv/bin/python"));
+    if path.is_file() {
+        return Some(path);
+    }
+    assert!(std::env::var_os("CI").is_none(), "CI must install the Python SDK (scripts/install-peers.sh)");
+    eprintln!("skipped: no Python SDK at {} (run scripts/install-peers.sh)", path.display());
+    None
+}
+
+/// A client connected to an example, in the 2025 era or (probing) the 2026 one.
+async fn connect(name: &str, era_2025: bool) -> Client {
+    let mut builder = Client::builder("examples-test", "1");
+    if era_2025 {
+        builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+    }
+    let client = builder.spawn(ChildProcess::new(example(name))).await.unwrap();
+    let expected = if era_2025 { "2025-11-25" } else { "2026-07-28" };
+    assert_eq!(client.protocol_version().to_string(), expected);
+    client
+}
+
+#[test]
+fn the_python_sdk_client_uses_every_example_server_in_both_eras() {
+    let Some(python) = python() else { return };
+    for mode in ["legacy", "auto"] {
+        let out = Command::new(&python)
+            .arg(workspace().join("tests/peers/python/client_examples.py"))
+            .arg(mode)
+            .arg(example("tools").parent().unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{mode}: {stderr}");
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(got["tools"]["names"], json!(["add", "forecast", "shout"]), "{mode}");
+        assert_eq!(got["tools"]["forecast"]["city"], "Lisbon", "{mode}");
+        assert_eq!(got["tools"]["shout"], json!(["HI"]), "{mode}");
+        assert_eq!(got["plan_trip"], json!(["2 nights in Lisbon: see the tiles"]), "{mode}");
+        assert_eq!(got["prompts"]["arguments"]["commit_message"], json!(["change", "style"]), "{mode}");
+        assert_eq!(got["prompts"]["arguments"]["review"], json!(["code", "focus"]), "{mode}");
+        let message = got["prompts"]["commit_message"][0].as_str().unwrap();
+        assert!(message.ends_with("this change: fix the parser"), "{mode}: {message}");
+        assert_eq!(got["resources"][0].as_str().unwrap().split(';').next(), Some("Each value has one owner"));
+    }
+}
+
+#[test]
+fn the_client_example_calls_the_example_servers_in_both_eras() {
+    for era in [&["--era", "2025"][..], &[]] {
+        let run = |server: &str, tool: &str, arguments: &str| {
+            let out = Command::new(example("client"))
+                .args(era)
+                .arg(example(server))
+                .args([tool, arguments])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{era:?}: {}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let forecast = run("tools", "forecast", r#"{"city":"Lisbon"}"#);
+        assert!(forecast.contains("tool shout: Says the text back in capitals."), "{forecast}");
+        assert!(
+            forecast.contains(r#"structured: {"celsius":20.0,"city":"Lisbon","summary":"cloudy"}"#),
+            "{forecast}"
+        );
+        let trip = run("elicitation_sampling", "plan_trip", "{}");
+        assert!(trip.contains("the server asks: Where would you like to go?"), "{trip}");
+        assert!(trip.contains("text: 3 nights in Porto: walk along the river at dusk"), "{trip}");
+        let version = if era.is_empty() { "(2026-07-28)" } else { "(2025-11-25)" };
+        assert!(trip.contains(version), "{trip}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn logging_and_progress_reach_the_client_in_both_eras() {
+    for era_2025 in [true, false] {
+        let logs = Arc::new(Mutex::new(Vec::new()));
+        let sink = logs.clone();
+        let mut builder = Client::builder("examples-test", "1")
+            .on_log(move |log| sink.lock().unwrap().push(log.data.as_str().unwrap_or_default().to_owned()));
+        if era_2025 {
+            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+        }
+        let client = builder.spawn(ChildProcess::new(example("logging_progress"))).await.unwrap();
+        client.set_log_level(LoggingLevel::Info).await.unwrap();
+        let progress = Arc::new(Mutex::new(Vec::new()));
+        let seen = progress.clone();
+        let options = RequestOptions::default()
+            .timeout(Duration::from_secs(20))
+            .on_progress(move |p| seen.lock().unwrap().push((p.progress, p.total)));
+        let result = client.call_tool_with("crunch", json!({ "steps": 3 }), options).await.unwrap();
+        assert_eq!(
+            result.content[0].as_text(),
+            Some("the sum of squares up to 3 is 14"),
+            "era 2025: {era_2025}"
+        );
+        assert_eq!(*progress.lock().unwrap(), vec![(1.0, Some(3.0)), (2.0, Some(3.0)), (3.0, Some(3.0))]);
+        assert_eq!(logs.lock().unwrap().last().map(String::as_str), Some("step 3: running total 14"));
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resource_templates_complete_and_read_typed_variables() {
+    for era_2025 in [true, false] {
+        let client = connect("resources", era_2025).await;
+        let templates = client.list_all_resource_templates().await.unwrap();
+        assert_eq!(templates[0].uri_template, "books://{shelf}/{title}");
+        let params = CompleteRequestParams {
+            reference: CompletionReference::Resource(ResourceTemplateReference {
+                uri: "books://{shelf}/{title}".into(),
+                ..Default::default()
+            }),
+            argument: CompletionArgument { name: "shelf".into(), value: "m".into() },
+            context: None,
+            meta: None,
+        };
+        assert_eq!(client.complete(&params).await.unwrap().completion.values, vec!["mcp"]);
+        let read = client.read_resource("books://mcp/tools").await.unwrap();
+        let text = serde_json::to_value(&read.contents[0]).unwrap()["text"].clone();
+        assert_eq!(text, "A tool is a function the model may call.");
+        let missing = client.read_resource("books://mcp/nothing").await.unwrap_err();
+        assert!(missing.to_string().contains("no book at books://mcp/nothing"), "{missing}");
+        client.close().await;
+    }
+}
