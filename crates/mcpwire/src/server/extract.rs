@@ -26,6 +26,7 @@
 
 use std::future::Future;
 
+use futures_util::future::BoxFuture;
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::RawJson;
 use schemars::JsonSchema;
@@ -33,7 +34,6 @@ use serde::de::DeserializeOwned;
 
 use super::context::Ctx;
 use super::schema;
-use super::tool::BoxFuture;
 use crate::error::McpError;
 
 /// What an extractor reads from: the request's context, its arguments as one JSON object
@@ -183,7 +183,7 @@ pub trait Handler<M>: Send + Sync + 'static {
 
     /// Extracts the parameters (the arguments are lent, not given: they are read before
     /// the future starts) and starts the handler.
-    fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<Self::Output>, Rejection>;
+    fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<'static, Self::Output>, Rejection>;
 }
 
 macro_rules! impl_handler {
@@ -202,7 +202,7 @@ macro_rules! impl_handler {
                 None$(.or_else($e::arguments_schema))*
             }
 
-            fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<Self::Output>, Rejection> {
+            fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<'static, Self::Output>, Rejection> {
                 $(let $e = $e::from_request(parts)?;)*
                 Ok(Box::pin((self)($($e),*)))
             }

@@ -19,21 +19,19 @@
 //! ```
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use mcpwire_protocol::{Notification, RawJson, Request};
 
 use crate::error::McpError;
 use crate::jsonrpc::{NotificationContext, RequestContext};
 
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 /// What runs after a middleware: the rest of the chain, then the server.
 pub(crate) type Endpoint =
-    Arc<dyn Fn(Request, RequestContext) -> BoxFuture<Result<RawJson, McpError>> + Send + Sync>;
+    Arc<dyn Fn(Request, RequestContext) -> BoxFuture<'static, Result<RawJson, McpError>> + Send + Sync>;
 pub(crate) type NotificationEndpoint =
-    Arc<dyn Fn(Notification, NotificationContext) -> BoxFuture<()> + Send + Sync>;
+    Arc<dyn Fn(Notification, NotificationContext) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// A layer around every inbound message.
 pub trait Middleware: Send + Sync + 'static {
@@ -43,7 +41,7 @@ pub trait Middleware: Send + Sync + 'static {
         request: Request,
         ctx: RequestContext,
         next: Next,
-    ) -> BoxFuture<Result<RawJson, McpError>>;
+    ) -> BoxFuture<'static, Result<RawJson, McpError>>;
 
     /// Handles a notification; the default passes it on.
     fn on_notification(
@@ -51,7 +49,7 @@ pub trait Middleware: Send + Sync + 'static {
         notification: Notification,
         ctx: NotificationContext,
         next: NextNotification,
-    ) -> BoxFuture<()> {
+    ) -> BoxFuture<'static, ()> {
         next.run(notification, ctx)
     }
 }
@@ -69,7 +67,7 @@ impl Next {
     }
 
     /// Runs the rest of the chain, then the server.
-    pub fn run(self, request: Request, ctx: RequestContext) -> BoxFuture<Result<RawJson, McpError>> {
+    pub fn run(self, request: Request, ctx: RequestContext) -> BoxFuture<'static, Result<RawJson, McpError>> {
         match self.chain.get(self.index).cloned() {
             Some(middleware) => {
                 let next = Next { chain: self.chain, index: self.index + 1, endpoint: self.endpoint };
@@ -93,7 +91,7 @@ impl NextNotification {
     }
 
     /// Runs the rest of the chain, then the server.
-    pub fn run(self, notification: Notification, ctx: NotificationContext) -> BoxFuture<()> {
+    pub fn run(self, notification: Notification, ctx: NotificationContext) -> BoxFuture<'static, ()> {
         match self.chain.get(self.index).cloned() {
             Some(middleware) => {
                 let next =
@@ -117,7 +115,7 @@ where
         request: Request,
         ctx: RequestContext,
         next: Next,
-    ) -> BoxFuture<Result<RawJson, McpError>> {
+    ) -> BoxFuture<'static, Result<RawJson, McpError>> {
         Box::pin((self.0)(request, ctx, next))
     }
 }

@@ -66,12 +66,13 @@ use crate::error::McpError;
 use crate::extensions::Extensions;
 use crate::jsonrpc::{Dispatcher, DispatcherConfig};
 use crate::transport::Transport;
+use futures_util::future::BoxFuture;
 use request_state::StateSealer;
-use tool::BoxFuture;
 
-type CompletionHandler =
-    Arc<dyn Fn(Ctx, CompleteRequestParams) -> BoxFuture<Result<CompleteResult, McpError>> + Send + Sync>;
-type MethodHandler = Arc<dyn Fn(Ctx, Value) -> BoxFuture<Result<Value, McpError>> + Send + Sync>;
+type CompletionHandler = Arc<
+    dyn Fn(Ctx, CompleteRequestParams) -> BoxFuture<'static, Result<CompleteResult, McpError>> + Send + Sync,
+>;
+type MethodHandler = Arc<dyn Fn(Ctx, Value) -> BoxFuture<'static, Result<Value, McpError>> + Send + Sync>;
 
 /// Settings with defaults; every bound has a setter on [`ServerBuilder`].
 #[derive(Clone, Debug)]

@@ -18,6 +18,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::content::{Icon, Role};
 use mcpwire_protocol::prompts::{GetPromptResult, Prompt, PromptArgument, PromptMessage};
@@ -26,7 +27,6 @@ use serde_json::Value;
 
 use super::context::Ctx;
 use super::extract::{decode_arguments, rejection_error, FromRequest, Handler, Rejection, RequestParts};
-use super::tool::BoxFuture;
 use crate::error::McpError;
 
 /// The arguments of a `prompts/get` call as the strings they are on the wire; an
@@ -79,7 +79,7 @@ impl<T: IntoPromptResult> IntoPromptResult for Result<T, McpError> {
 }
 
 type PromptHandler =
-    Arc<dyn Fn(Ctx, PromptArgs) -> BoxFuture<Result<GetPromptResult, McpError>> + Send + Sync>;
+    Arc<dyn Fn(Ctx, PromptArgs) -> BoxFuture<'static, Result<GetPromptResult, McpError>> + Send + Sync>;
 
 /// A registered prompt.
 #[derive(Clone)]

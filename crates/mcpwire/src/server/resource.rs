@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine;
+use futures_util::future::BoxFuture;
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::content::{
     Annotations, BlobResourceContents, Icon, ResourceContents, TextResourceContents,
@@ -30,7 +31,6 @@ use mcpwire_protocol::Meta;
 
 use super::context::Ctx;
 use super::extract::{decode_arguments, rejection_error, FromRequest, Handler, Rejection, RequestParts};
-use super::tool::BoxFuture;
 use super::uri_template::UriTemplate;
 use crate::error::McpError;
 
@@ -128,8 +128,9 @@ impl<T: IntoReadResult> IntoReadResult for Result<T, McpError> {
     }
 }
 
-pub(crate) type ReadHandler =
-    Arc<dyn Fn(Ctx, ResourceRequest) -> BoxFuture<Result<ReadResourceResult, McpError>> + Send + Sync>;
+pub(crate) type ReadHandler = Arc<
+    dyn Fn(Ctx, ResourceRequest) -> BoxFuture<'static, Result<ReadResourceResult, McpError>> + Send + Sync,
+>;
 
 /// The handler behind the router's one signature: the request's variables become the
 /// arguments extractors read, the URI the one [`Uri`](super::Uri) reads.

@@ -24,8 +24,9 @@
 //! ```
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
 
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::content::{ContentBlock, Icon};
@@ -40,8 +41,6 @@ use super::context::Ctx;
 use super::extract::{decode_arguments, Args, FromRequest, Handler, Rejection, RequestParts};
 use super::schema;
 use crate::error::McpError;
-
-pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
 /// A value sent as structured content, with an `outputSchema` generated from `T`. A value
 /// that is not a JSON object is sent as `{"result": value}` (and its schema wrapped to
@@ -185,7 +184,11 @@ pub trait ToolHandler<M>: Send + Sync + 'static {
     /// Runs the handler. The arguments are lent, not given: the handler reads them into
     /// its typed arguments before its future starts, and the caller keeps them (a 2026
     /// round binds its `requestState` to them) without a copy.
-    fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>>;
+    fn call(
+        &self,
+        ctx: Ctx,
+        arguments: Option<&RawJson>,
+    ) -> BoxFuture<'static, Result<CallToolResult, Rejection>>;
 }
 
 /// Marker for async handlers.
@@ -206,7 +209,11 @@ where
     fn output_schema() -> Option<JsonObject> {
         H::Output::output_schema()
     }
-    fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
+    fn call(
+        &self,
+        ctx: Ctx,
+        arguments: Option<&RawJson>,
+    ) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
         match Handler::call(self, &RequestParts::new(&ctx, arguments, None)) {
             Ok(fut) => Box::pin(async move { fut.await.into_tool_result().map_err(Rejection::Protocol) }),
             Err(rejection) => Box::pin(std::future::ready(Err(rejection))),
@@ -229,7 +236,7 @@ macro_rules! impl_sync_tool_handler {
             fn output_schema() -> Option<JsonObject> {
                 R::output_schema()
             }
-            fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> {
+            fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
                 let parts = RequestParts::new(&ctx, arguments, None);
                 let run = || {
                     $(let $e = $e::from_request(&parts)?;)*
@@ -244,7 +251,7 @@ macro_rules! impl_sync_tool_handler {
 super::extract::for_each_arity!(impl_sync_tool_handler);
 
 type ErasedHandler =
-    Arc<dyn Fn(Ctx, Option<&RawJson>) -> BoxFuture<Result<CallToolResult, Rejection>> + Send + Sync>;
+    Arc<dyn Fn(Ctx, Option<&RawJson>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> + Send + Sync>;
 
 /// A registered tool: its description and its handler.
 #[derive(Clone)]
