@@ -8,6 +8,7 @@
 #[path = "hostile_fixture.rs"]
 mod fixture;
 mod hostile_http_support;
+mod mcp_http;
 mod raw_http;
 
 use std::sync::atomic::Ordering;
@@ -15,14 +16,14 @@ use std::time::Duration;
 
 use fixture::ChildServer;
 use hostile_http_support::{
-    call, code, in_session, local, modern, open_session, read_request_id, wait_for, V25, V26,
+    call_body, code, in_session, local, modern, open_session, read_request_id, wait_for, V25, V26,
 };
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::{codes, ProtocolVersion};
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::RequestError;
-use raw_http::{send, Next};
+use raw_http::{send, Next, Req};
 use serde_json::{json, Value};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
@@ -77,7 +78,7 @@ async fn shutdown_with_2026_and_2025_requests_in_flight_answers_each_exactly_onc
         let req = if i < 5 {
             modern(i, "tools/call", json!({ "name": "hang" }))
         } else {
-            in_session(&call(i, "hang", json!({})), &session, V25)
+            in_session(Req::post(&call_body(i, "hang", json!({}))), &session, V25)
         };
         pending.push((i, tokio::spawn(async move { messages(send(addr, req).await).await })));
     }

@@ -7,9 +7,10 @@
 mod common;
 
 use common::*;
+use mcpwire::client::Client;
 use mcpwire::protocol::content::{ContentBlock, Role};
 use mcpwire::protocol::prompts::PromptMessage;
-use mcpwire::server::{prompt, resource, resource_template, Args, BuildError, Ctx, Server, State, Uri};
+use mcpwire::server::{prompt, resource, resource_template, tool, Args, BuildError, Ctx, Server, State, Uri};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -197,6 +198,40 @@ async fn a_tools_result_kind_follows_its_traits_not_its_name() {
     let (id, p) = call(5, "halve", json!({ "n": 7 }));
     let odd = ask(&mut raw, id, "tools/call", p).await;
     assert_eq!((odd["isError"].clone(), odd["content"][0]["text"].clone()), (json!(true), json!("7 is odd")));
+}
+
+/// A tool taking `Args<serde_json::Value>`: its input schema is `{"type": "object"}`, and
+/// any arguments reach it verbatim.
+fn any_args_server() -> Server {
+    Server::builder("any", "0")
+        .tool(tool("any").handler(|Args(a): Args<Value>| a.to_string()))
+        .build()
+        .expect("a tool taking Args<Value> builds")
+}
+
+#[tokio::test]
+async fn a_tool_taking_any_json_value_builds_with_an_open_object_schema() {
+    let server = any_args_server();
+    let listed: Vec<Value> = server.tools().map(|t| serde_json::to_value(t.tool()).unwrap()).collect();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0]["inputSchema"], json!({ "type": "object" }), "{}", listed[0]);
+}
+
+#[tokio::test]
+async fn a_tool_taking_any_json_value_gets_the_arguments_verbatim() {
+    let server = any_args_server();
+    let (a, b) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(b).await });
+    let client = Client::builder("t", "0").connect(a).await.unwrap();
+    let tools = client.list_tools(None).await.unwrap();
+    assert_eq!(serde_json::to_value(&tools.tools[0].input_schema).unwrap(), json!({ "type": "object" }));
+    let arguments = json!({ "n": 1, "nested": { "list": [true, null, "x"] } });
+    let result = client.call_tool("any", arguments.clone()).await.unwrap();
+    let text = serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+    assert_eq!(serde_json::from_str::<Value>(text.as_str().unwrap()).unwrap(), arguments);
+    let result = client.call_tool("any", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "{}");
+    client.close().await;
 }
 
 #[test]

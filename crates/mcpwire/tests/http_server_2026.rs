@@ -6,6 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod http_server_support;
+mod mcp_http;
 mod raw_http;
 
 use http_server_support::*;

@@ -21,10 +21,8 @@ pub use mcpwire::server::{middleware_fn, tool, Args, Ctx, Json, Next as Middlewa
 pub use mcpwire::McpError;
 pub use serde_json::{json, Value};
 
+pub use crate::mcp_http::*;
 pub use crate::raw_http::{send, Next, Req, Response};
-
-pub const V25: &str = "2025-11-25";
-pub const V26: &str = "2026-07-28";
 
 // ---------------------------------------------------------------------------------------
 // The server under test
@@ -224,14 +222,6 @@ pub async fn start() -> TestServer {
 }
 
 /// Waits until `cond` holds (at most 5 s).
-pub async fn wait_for(what: &str, cond: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
 /// The JSON-RPC error body the endpoint writes for transport-level failures. It has no
 /// `id` member: since 2025-11-25 the schema makes `id` optional on error responses and
 /// does not allow `null`.
@@ -246,41 +236,6 @@ pub fn text_result(id: i64, text: &str) -> Value {
 // ---------------------------------------------------------------------------------------
 // 2025-era helpers
 // ---------------------------------------------------------------------------------------
-
-pub fn initialize_body(id: i64, version: &str) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
-        "protocolVersion": version,
-        "capabilities": { "elicitation": { "form": {} } },
-        "clientInfo": { "name": "raw-http-test", "version": "1" }
-    } })
-}
-
-pub fn call_body(id: i64, name: &str, arguments: Value) -> Value {
-    json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "arguments": arguments } })
-}
-
-/// A request of session `sid` at `version` (no version header for 2025-03-26).
-pub fn in_session(req: Req, sid: &str, version: &str) -> Req {
-    let req = req.header("mcp-session-id", sid);
-    if version == "2025-03-26" {
-        req
-    } else {
-        req.header("mcp-protocol-version", version)
-    }
-}
-
-/// Initializes a session (and sends `notifications/initialized`); returns its id.
-pub async fn open_session(addr: SocketAddr, version: &str) -> String {
-    let mut response = send(addr, Req::post(&initialize_body(1, version))).await;
-    assert_eq!(response.status, 200);
-    let sid = response.header("mcp-session-id").expect("an Mcp-Session-Id").to_owned();
-    let answer = if response.is_sse() { response.next_message().await } else { response.json().await };
-    assert_eq!(answer["result"]["protocolVersion"], version, "{answer}");
-    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    let response = send(addr, in_session(Req::post(&initialized), &sid, version)).await;
-    assert_eq!(response.status, 202);
-    sid
-}
 
 /// POSTs `body` in session `sid` at 2025-11-25.
 pub async fn post(addr: SocketAddr, sid: &str, body: &Value) -> Response {
@@ -312,28 +267,6 @@ pub async fn expect_session_end(get: &mut Response, call: &mut Response, id: i64
 // ---------------------------------------------------------------------------------------
 // 2026-era helpers
 // ---------------------------------------------------------------------------------------
-
-pub fn envelope() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": V26,
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
-
-/// A 2026 request with its envelope and every header it needs.
-pub fn modern(id: i64, method: &str, mut params: Value) -> Req {
-    let meta = params.as_object_mut().unwrap().entry("_meta").or_insert_with(|| json!({}));
-    for (k, v) in envelope().as_object().unwrap() {
-        meta.as_object_mut().unwrap().entry(k.clone()).or_insert(v.clone());
-    }
-    let name = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str).map(str::to_owned);
-    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-    let mut req = Req::post(&body).header("mcp-protocol-version", V26).header("mcp-method", method);
-    if let Some(name) = name.filter(|_| matches!(method, "tools/call" | "prompts/get" | "resources/read")) {
-        req = req.header("mcp-name", &name);
-    }
-    req
-}
 
 /// A 2026 text result (every 2026 result names the server in `_meta`).
 pub fn complete_text(id: i64, text: &str) -> Value {

@@ -7,6 +7,7 @@
 #[path = "hostile_fixture.rs"]
 mod fixture;
 mod hostile_http_support;
+mod mcp_http;
 mod raw_http;
 
 use std::net::SocketAddr;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fixture::ChildServer;
-use hostile_http_support::{answer, call, code, in_session, local, modern, open_session, wait_for, V25};
+use hostile_http_support::{answer, call_body, code, in_session, local, modern, open_session, wait_for, V25};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{send, send_only, Req};
@@ -48,7 +49,7 @@ async fn a_flood_of_notifications_over_http_is_absorbed_with_bounded_memory() {
     // 200,000 in batches of 20,000 (each ~1.5 MB, under the 4 MiB body limit).
     for b in 0..10 {
         let batch = notification_batch(20_000, b * 20_000);
-        let resp = send(addr, in_session(&batch, &old, "2025-03-26")).await;
+        let resp = send(addr, in_session(Req::post(&batch), &old, "2025-03-26")).await;
         assert_eq!(resp.status, 202, "batch {b}");
         assert!(resp.bytes().await.is_empty());
     }
@@ -61,7 +62,7 @@ async fn a_flood_of_notifications_over_http_is_absorbed_with_bounded_memory() {
                 let _permit = gate.acquire_owned().await.unwrap();
                 let note = json!({ "jsonrpc": "2.0", "method": "notifications/progress", "params": { "progressToken": i, "progress": 1 } });
                 let req = if i % 2 == 0 {
-                    in_session(&note, &session, V25)
+                    in_session(Req::post(&note), &session, V25)
                 } else {
                     Req::post(&note).header("mcp-protocol-version", hostile_http_support::V26)
                 };
@@ -76,7 +77,7 @@ async fn a_flood_of_notifications_over_http_is_absorbed_with_bounded_memory() {
     // Nothing answered a notification; both sessions still answer.
     for (sid, version) in [(&old, "2025-03-26"), (&session, V25)] {
         let ping = json!({ "jsonrpc": "2.0", "id": "after", "method": "ping" });
-        let reply = answer(send(addr, in_session(&ping, sid, version)).await).await;
+        let reply = answer(send(addr, in_session(Req::post(&ping), sid, version)).await).await;
         assert_eq!(reply, json!({ "jsonrpc": "2.0", "id": "after", "result": {} }));
     }
     let (_, hwm_after) = fixture::memory_of(pid);
@@ -102,7 +103,7 @@ async fn params_of_the_wrong_type_are_invalid_params_over_http() {
         let id = i as i64;
         // 2025 session.
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        let reply = answer(send(addr, in_session(&body, &session, V25)).await).await;
+        let reply = answer(send(addr, in_session(Req::post(&body), &session, V25)).await).await;
         assert_eq!(
             (reply["id"].clone(), code(&reply)),
             (json!(id), codes::INVALID_PARAMS),
@@ -121,7 +122,10 @@ async fn params_of_the_wrong_type_are_invalid_params_over_http() {
         assert_eq!(status, 400, "{method} {params}: {reply}");
     }
     let ping = json!({ "jsonrpc": "2.0", "id": "ok", "method": "ping" });
-    assert_eq!(answer(send(addr, in_session(&ping, &session, V25)).await).await["result"], json!({}));
+    assert_eq!(
+        answer(send(addr, in_session(Req::post(&ping), &session, V25)).await).await["result"],
+        json!({})
+    );
     bound.shutdown.cancel();
 }
 
@@ -134,7 +138,7 @@ async fn a_body_cut_short_by_a_disconnect_runs_nothing() {
         let req = if modern_era {
             modern(1, "tools/call", json!({ "name": "hang" }))
         } else {
-            in_session(&call(1, "hang", json!({})), &session, V25)
+            in_session(Req::post(&call_body(1, "hang", json!({}))), &session, V25)
         };
         // The head announces the whole body; half of it comes, then the client goes.
         let mut head =
@@ -152,7 +156,10 @@ async fn a_body_cut_short_by_a_disconnect_runs_nothing() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(stats.started.load(Ordering::SeqCst), 0, "a handler ran on half a body");
     let ping = json!({ "jsonrpc": "2.0", "id": "ok", "method": "ping" });
-    assert_eq!(answer(send(addr, in_session(&ping, &session, V25)).await).await["result"], json!({}));
+    assert_eq!(
+        answer(send(addr, in_session(Req::post(&ping), &session, V25)).await).await["result"],
+        json!({})
+    );
     bound.shutdown.cancel();
 }
 
@@ -168,7 +175,8 @@ async fn a_client_disconnecting_mid_call_fires_the_handlers_cancellation_token()
     wait_for("the 2026 handler's token to fire", || fired() == 1).await;
     // 2025 session: a disconnect is not a cancel (the spec: SHOULD NOT be read as one) ...
     let session = open_session(addr, V25).await;
-    let stream = send_only(addr, in_session(&call("h", "hang", json!({})), &session, V25)).await;
+    let stream =
+        send_only(addr, in_session(Req::post(&call_body("h", "hang", json!({}))), &session, V25)).await;
     wait_for("the 2025 handler to start", || stats.started.load(Ordering::SeqCst) == 2).await;
     drop(stream);
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -182,7 +190,7 @@ async fn a_client_disconnecting_mid_call_fires_the_handlers_cancellation_token()
     // it cancels.
     let (bound, stats) = local(HttpSettings { stateless_2025: true, ..HttpSettings::default() }).await;
     let addr = bound.local_addr;
-    let req = Req::post(&call(1, "hang", json!({}))).header("mcp-protocol-version", V25);
+    let req = Req::post(&call_body(1, "hang", json!({}))).header("mcp-protocol-version", V25);
     let stream = send_only(addr, req).await;
     wait_for("the stateless 2025 handler to start", || stats.started.load(Ordering::SeqCst) == 1).await;
     drop(stream);
