@@ -121,11 +121,7 @@ async fn params_of_the_wrong_type_are_invalid_params_over_http() {
         // Both are request-shape errors: 400 (`http/status.rs`).
         assert_eq!(status, 400, "{method} {params}: {reply}");
     }
-    let ping = json!({ "jsonrpc": "2.0", "id": "ok", "method": "ping" });
-    assert_eq!(
-        answer(send(addr, in_session(Req::post(&ping), &session, V25)).await).await["result"],
-        json!({})
-    );
+    assert_session_serves(addr, &session).await;
     bound.shutdown.cancel();
 }
 
@@ -155,11 +151,7 @@ async fn a_body_cut_short_by_a_disconnect_runs_nothing() {
     }
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(stats.started.load(Ordering::SeqCst), 0, "a handler ran on half a body");
-    let ping = json!({ "jsonrpc": "2.0", "id": "ok", "method": "ping" });
-    assert_eq!(
-        answer(send(addr, in_session(Req::post(&ping), &session, V25)).await).await["result"],
-        json!({})
-    );
+    assert_session_serves(addr, &session).await;
     bound.shutdown.cancel();
 }
 
@@ -198,4 +190,13 @@ async fn a_client_disconnecting_mid_call_fires_the_handlers_cancellation_token()
         .await;
     assert_eq!(stats.dropped.load(Ordering::SeqCst), 1);
     bound.shutdown.cancel();
+}
+
+/// The session still answers a ping.
+async fn assert_session_serves(addr: std::net::SocketAddr, session: &str) {
+    let ping = json!({ "jsonrpc": "2.0", "id": "ok", "method": "ping" });
+    assert_eq!(
+        answer(send(addr, in_session(Req::post(&ping), session, V25)).await).await["result"],
+        json!({})
+    );
 }
