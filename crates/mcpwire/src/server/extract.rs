@@ -26,7 +26,6 @@
 
 use std::future::Future;
 
-use futures_util::future::BoxFuture;
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::RawJson;
 use schemars::JsonSchema;
@@ -177,13 +176,15 @@ fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 pub trait Handler<M>: Send + Sync + 'static {
     /// What the future yields.
     type Output: Send + 'static;
+    /// The handler's future (boxed once, by whoever turns its output into a result).
+    type Future: Future<Output = Self::Output> + Send + 'static;
 
     /// The schema of the arguments, from the first extractor that has one.
     fn arguments_schema() -> Option<JsonObject>;
 
     /// Extracts the parameters (the arguments are lent, not given: they are read before
     /// the future starts) and starts the handler.
-    fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<'static, Self::Output>, Rejection>;
+    fn call(&self, parts: &RequestParts<'_>) -> Result<Self::Future, Rejection>;
 }
 
 macro_rules! impl_handler {
@@ -197,14 +198,15 @@ macro_rules! impl_handler {
             $($e: FromRequest,)*
         {
             type Output = Fut::Output;
+            type Future = Fut;
 
             fn arguments_schema() -> Option<JsonObject> {
                 None$(.or_else($e::arguments_schema))*
             }
 
-            fn call(&self, parts: &RequestParts<'_>) -> Result<BoxFuture<'static, Self::Output>, Rejection> {
+            fn call(&self, parts: &RequestParts<'_>) -> Result<Fut, Rejection> {
                 $(let $e = $e::from_request(parts)?;)*
-                Ok(Box::pin((self)($($e),*)))
+                Ok((self)($($e),*))
             }
         }
     };
