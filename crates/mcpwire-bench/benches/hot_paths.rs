@@ -1,7 +1,8 @@
 //! criterion micro-benchmarks of mcpwire's hot paths for one `tools/call echo`:
-//! frame decode, `tools/call` params and argument decode, result encode, SSE event
-//! encode, one request through a `Dispatcher` over the in-memory transport, and one
-//! request through `McpService::handle` (no sockets) in both eras.
+//! frame decode, `tools/call` params and argument decode, result encode, one request
+//! through a `Dispatcher` over the in-memory transport, and one request through
+//! `McpService::handle` (no sockets) in both eras. The SSE encoder is library-internal:
+//! `http_handle/session_2025_sse` measures it where it runs.
 //!
 //! Run: `cargo bench -p mcpwire-bench --bench hot_paths` (add `-- --quick` for a short run).
 
@@ -82,25 +83,6 @@ fn result_encode(c: &mut Criterion) {
             black_box(buf.len())
         })
     });
-    g.finish();
-}
-
-fn sse_encode(c: &mut Criterion) {
-    let mut g = c.benchmark_group("sse_event_encode");
-    let small =
-        br#"{"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":"hello"}]}}"#.to_vec();
-    let big = {
-        let text = "x".repeat(16 * 1024);
-        let r =
-            serde_json::json!({"jsonrpc":"2.0","id":42,"result":{"content":[{"type":"text","text":text}]}});
-        serde_json::to_vec(&r).unwrap()
-    };
-    for (name, data) in [("echo_80B", &small), ("echo_16KiB", &big)] {
-        g.throughput(Throughput::Bytes(data.len() as u64));
-        g.bench_function(name, |b| {
-            b.iter(|| mcpwire::http::encode_sse_event(Some("1:7"), None, black_box(data)))
-        });
-    }
     g.finish();
 }
 
@@ -251,6 +233,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = hot_paths;
     config = config();
-    targets = frame_decode, arguments_decode, result_encode, sse_encode, dispatch, http_handle
+    targets = frame_decode, arguments_decode, result_encode, dispatch, http_handle
 }
 criterion_main!(hot_paths);

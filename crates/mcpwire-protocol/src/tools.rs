@@ -226,6 +226,10 @@ impl CallToolRequestParams {
     /// back as its text beside the params (whose `meta` is then `None`): a server that
     /// reads only a few members of `_meta` (a 2026 request's envelope) does not build a
     /// tree of all of it. Errors are `Deserialize`'s.
+    ///
+    /// Not part of the API: `mcpwire`'s server reads `tools/call` with it, and the wire
+    /// struct it needs lives here. Hidden so that no one else comes to rely on it.
+    #[doc(hidden)]
     pub fn from_str_with_meta_text(text: &str) -> Result<(Self, Option<Box<RawValue>>), serde_json::Error> {
         let (params, meta) = serde_json::from_str::<CallToolWire<Box<RawValue>>>(text)?.split();
         if meta.as_ref().is_some_and(|m| !m.get().starts_with('{')) {

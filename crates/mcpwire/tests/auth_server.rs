@@ -121,7 +121,8 @@ async fn protect_with<V: TokenVerifier>(
     metadata.scopes_supported = vec![SCOPE.into()];
     metadata.resource_name = Some("Protected test server".into());
     let auth = configure(BearerAuthLayer::new(verifier(&resource), metadata.url()).required_scopes([SCOPE]));
-    let app = MetadataRouter::new(&metadata, auth.layer(McpService::new(mcp_server())));
+    // Through tower's trait, as `ServiceBuilder` or axum would apply it.
+    let app = MetadataRouter::new(&metadata, tower_layer::Layer::layer(&auth, McpService::new(mcp_server())));
     let bound = serve_service(listener, app).unwrap();
     Protected { addr, resource, bound }
 }

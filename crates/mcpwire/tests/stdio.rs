@@ -261,6 +261,7 @@ async fn progress_and_server_to_client_requests_cross_real_pipes() {
     handle.shutdown().await;
 }
 
+#[cfg(not(feature = "portable-stdio"))]
 #[tokio::test]
 async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
     use std::os::unix::process::ExitStatusExt;
@@ -281,6 +282,32 @@ async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let status = handle.shutdown().await.unwrap();
     assert_eq!(status.signal(), Some(9));
+}
+
+/// The sequence of platforms without `SIGTERM`: close stdin, wait, kill. A child that
+/// would exit 3 on `SIGTERM` shows it was never sent one.
+#[cfg(feature = "portable-stdio")]
+#[tokio::test]
+async fn portable_shutdown_closes_stdin_then_kills_without_sigterm_and_reaps() {
+    use std::os::unix::process::ExitStatusExt;
+    let script = "trap 'exit 3' TERM; while :; do sleep 0.05; done";
+    let (_conn, handle) = ChildProcess::new("sh")
+        .args(["-c", script])
+        .shutdown_timeouts(Duration::from_millis(200), Duration::from_secs(30))
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = std::time::Instant::now();
+    let status = tokio::time::timeout(Duration::from_secs(10), handle.shutdown()).await.unwrap().unwrap();
+    assert_eq!(status.signal(), Some(9), "killed, not terminated: {status:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "the term grace is not waited for");
+    // A child that ends on stdin's close ends by itself, before any kill.
+    let (_conn, handle) = ChildProcess::new("cat")
+        .shutdown_timeouts(Duration::from_secs(5), Duration::from_secs(5))
+        .spawn()
+        .unwrap();
+    let status = handle.shutdown().await.unwrap();
+    assert!(status.success(), "{status:?}");
 }
 
 #[tokio::test]

@@ -1,15 +1,18 @@
 //! The little JOSE the OAuth client needs: signing compact JWTs with ES256 or RS256 keys
 //! (client assertions for `private_key_jwt`, RFC 7523, and DPoP proofs, RFC 9449), the
 //! public JWK of an EC key, and the base64url, clock and random helpers around them.
-//! Signing only: the client never verifies a JWT (the servers do). Without the `auth`
-//! feature (no `ring`), no key can be made, so every signing path reports an error.
+//! Signing only: the client never verifies a JWT (the servers do). The signatures are
+//! `jsonwebtoken`'s; ring generates DPoP keys and gives their public points. Without the
+//! `auth` feature no key can be made, so every signing path reports an error.
 
 use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use base64::Engine;
 #[cfg(feature = "auth")]
+use jsonwebtoken::{Algorithm, EncodingKey};
+#[cfg(feature = "auth")]
 use ring::rand::SystemRandom;
 #[cfg(feature = "auth")]
-use ring::signature::{EcdsaKeyPair, KeyPair, RsaKeyPair, ECDSA_P256_SHA256_FIXED_SIGNING, RSA_PKCS1_SHA256};
+use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
 #[cfg(feature = "auth")]
 use serde_json::json;
 use serde_json::Value;
@@ -36,10 +39,12 @@ pub(crate) fn random_id() -> Result<String, AuthError> {
     Ok(b64url(bytes))
 }
 
+/// The key as `jsonwebtoken` signs with it, and for an EC key its public point.
 #[cfg(feature = "auth")]
 enum Key {
-    Es256(EcdsaKeyPair),
-    Rs256(RsaKeyPair),
+    /// The uncompressed SEC1 point `04 || x || y` beside the signing key.
+    Es256(EncodingKey, Vec<u8>),
+    Rs256(EncodingKey),
 }
 
 /// Without `ring` there are no keys.
@@ -50,8 +55,6 @@ enum Key {}
 /// unencrypted PKCS#8 document (PEM `-----BEGIN PRIVATE KEY-----` or DER) or generated.
 pub struct SigningKey {
     key: Key,
-    #[cfg(feature = "auth")]
-    rng: SystemRandom,
 }
 
 impl std::fmt::Debug for SigningKey {
@@ -108,24 +111,20 @@ impl SigningKey {
     /// Reads a PKCS#8 private key in DER (see [`from_pem`](Self::from_pem)).
     #[cfg(feature = "auth")]
     pub fn from_pkcs8_der(der: &[u8], alg: Option<&str>) -> Result<SigningKey, AuthError> {
-        let rng = SystemRandom::new();
-        let es256 = || EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &rng).map(Key::Es256);
-        let rs256 = || RsaKeyPair::from_pkcs8(der).map(Key::Rs256);
         let key = match alg {
-            Some("ES256") => es256().map_err(|e| e.to_string()),
-            Some("RS256") => rs256().map_err(|e| e.to_string()),
+            Some("ES256") => es256(der),
+            Some("RS256") => rs256(der),
             Some(other) => Err(format!("unsupported signing algorithm {other:?} (ES256 or RS256)")),
-            None => es256().or_else(|_| rs256()).map_err(|e| e.to_string()),
+            None => es256(der).or_else(|_| rs256(der)),
         }
         .map_err(|e| AuthError::Protocol(format!("unusable private key: {e}")))?;
-        Ok(SigningKey { key, rng })
+        Ok(SigningKey { key })
     }
 
     /// A fresh ECDSA P-256 key (for DPoP, one per client).
     #[cfg(feature = "auth")]
     pub fn generate_es256() -> Result<SigningKey, AuthError> {
-        let rng = SystemRandom::new();
-        let document = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+        let document = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
             .map_err(|_| AuthError::Protocol("cannot generate a P-256 key".into()))?;
         SigningKey::from_pkcs8_der(document.as_ref(), Some("ES256"))
     }
@@ -134,7 +133,7 @@ impl SigningKey {
     #[cfg(feature = "auth")]
     pub fn alg(&self) -> &'static str {
         match self.key {
-            Key::Es256(_) => "ES256",
+            Key::Es256(..) => "ES256",
             Key::Rs256(_) => "RS256",
         }
     }
@@ -142,9 +141,7 @@ impl SigningKey {
     /// The public key as a JWK (EC keys only: the members RFC 7638 hashes, in its order).
     #[cfg(feature = "auth")]
     pub(crate) fn public_jwk(&self) -> Option<Value> {
-        let Key::Es256(pair) = &self.key else { return None };
-        // An uncompressed SEC1 point: 0x04 || x (32 bytes) || y (32 bytes).
-        let point = pair.public_key().as_ref();
+        let Key::Es256(_, point) = &self.key else { return None };
         if point.len() != 65 {
             return None;
         }
@@ -163,20 +160,33 @@ impl SigningKey {
             h.insert("alg".into(), Value::from(self.alg()));
         }
         let input = format!("{}.{}", b64url(header.to_string()), b64url(claims.to_string()));
-        let signature = match &self.key {
-            Key::Es256(pair) => pair
-                .sign(&self.rng, input.as_bytes())
-                .map(|s| s.as_ref().to_vec())
-                .map_err(|_| AuthError::Protocol("ES256 signing failed".into()))?,
-            Key::Rs256(pair) => {
-                let mut out = vec![0; pair.public().modulus_len()];
-                pair.sign(&RSA_PKCS1_SHA256, &self.rng, input.as_bytes(), &mut out)
-                    .map_err(|_| AuthError::Protocol("RS256 signing failed".into()))?;
-                out
-            }
+        let (key, alg) = match &self.key {
+            Key::Es256(key, _) => (key, Algorithm::ES256),
+            Key::Rs256(key) => (key, Algorithm::RS256),
         };
-        Ok(format!("{input}.{}", b64url(signature)))
+        let signature = jsonwebtoken::crypto::sign(input.as_bytes(), key, alg)
+            .map_err(|e| AuthError::Protocol(format!("{} signing failed: {e}", self.alg())))?;
+        Ok(format!("{input}.{signature}"))
     }
+}
+
+/// An ES256 key from PKCS#8 DER. ring reads it first, which checks it and gives the
+/// public point that `jsonwebtoken` does not expose.
+#[cfg(feature = "auth")]
+fn es256(der: &[u8]) -> Result<Key, String> {
+    let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, der, &SystemRandom::new())
+        .map_err(|e| e.to_string())?;
+    Ok(Key::Es256(EncodingKey::from_ec_der(der), pair.public_key().as_ref().to_vec()))
+}
+
+/// An RS256 key from PKCS#8 DER, which `jsonwebtoken` reads from PEM only.
+#[cfg(feature = "auth")]
+fn rs256(der: &[u8]) -> Result<Key, String> {
+    let pem = format!("-----BEGIN PRIVATE KEY-----\n{}\n-----END PRIVATE KEY-----\n", STANDARD.encode(der));
+    let key = EncodingKey::from_rsa_pem(pem.as_bytes()).map_err(|e| e.to_string())?;
+    // Refused now rather than at the first signature: jsonwebtoken only stores the bytes.
+    ring::signature::RsaKeyPair::from_pkcs8(der).map_err(|e| e.to_string())?;
+    Ok(Key::Rs256(key))
 }
 
 #[cfg(all(test, feature = "auth"))]
@@ -220,7 +230,16 @@ pub(crate) mod tests {
         assert_eq!(key.alg(), "RS256");
         assert!(key.public_jwk().is_none(), "DPoP keys are EC keys");
         let jwt = key.sign_jwt(json!({}), &json!({"iss": "cid"})).unwrap();
-        let Key::Rs256(pair) = &key.key else { panic!("an RSA key") };
+        // The public key from ring, independently of the signer.
+        let der = STANDARD
+            .decode(
+                include_str!("rs256_test_key.pem")
+                    .lines()
+                    .filter(|l| !l.starts_with("-----"))
+                    .collect::<String>(),
+            )
+            .unwrap();
+        let pair = ring::signature::RsaKeyPair::from_pkcs8(&der).unwrap();
         let parts: Vec<&str> = jwt.split('.').collect();
         UnparsedPublicKey::new(&RSA_PKCS1_2048_8192_SHA256, pair.public().as_ref())
             .verify(

@@ -1,25 +1,52 @@
 //! Checks a tool's structured content against its `outputSchema`, as clients should:
 //! a tool that declares an output schema must return structured content that conforms.
-//! Validators are compiled once per tool and kept; an unknown tool's schema is learned
-//! from `tools/list` once. Schemas never fetch network `$ref`s.
+//! Schemas are compiled once per tool and kept; an unknown tool's schema is learned from
+//! `tools/list` once.
+//!
+//! How much is checked depends on the `jsonschema` feature: with it, the whole schema
+//! (`full.rs`); without it, the top level only (`shallow.rs`: the value's type, required
+//! members, the JSON types of declared members), which keeps a schema compiler and its
+//! Unicode and regex tables out of the build.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use mcpwire_protocol::tools::{CallToolResult, Tool};
-use serde_json::Value;
 
 use super::Client;
 use crate::error::RequestError;
 
+#[cfg(feature = "jsonschema")]
+mod full;
+// Compiled (and unit-tested) in every build; used when `jsonschema` is off.
+#[cfg_attr(feature = "jsonschema", allow(dead_code))]
+mod shallow;
+
+#[cfg(feature = "jsonschema")]
+type Validator = full::FullSchema;
+#[cfg(not(feature = "jsonschema"))]
+type Validator = shallow::ShallowSchema;
+
+/// Compiles one tool's schema the way this build checks them.
+#[cfg(feature = "jsonschema")]
+fn compile(schema: &mcpwire_protocol::JsonObject) -> Result<Validator, String> {
+    full::FullSchema::compile(schema)
+}
+
+/// Compiles one tool's schema the way this build checks them.
+#[cfg(not(feature = "jsonschema"))]
+fn compile(schema: &mcpwire_protocol::JsonObject) -> Result<Validator, String> {
+    Ok(shallow::ShallowSchema::compile(schema))
+}
+
 /// Compiled output schemas by tool name (`None`: the tool declares none).
 #[derive(Default)]
 pub(crate) struct OutputSchemas {
-    validators: Mutex<HashMap<String, Option<Arc<jsonschema::Validator>>>>,
+    validators: Mutex<HashMap<String, Option<Arc<Validator>>>>,
 }
 
 impl OutputSchemas {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<jsonschema::Validator>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Validator>>>> {
         self.validators.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -28,20 +55,18 @@ impl OutputSchemas {
     pub(crate) fn learn(&self, tools: &[Tool]) {
         let mut validators = self.lock();
         for tool in tools {
-            let validator = tool.output_schema.as_ref().and_then(|schema| {
-                match jsonschema::validator_for(&Value::Object(schema.clone())) {
-                    Ok(v) => Some(Arc::new(v)),
-                    Err(e) => {
-                        tracing::warn!(tool = %tool.name, "ignoring an output schema that does not compile: {e}");
-                        None
-                    }
+            let validator = tool.output_schema.as_ref().and_then(|schema| match compile(schema) {
+                Ok(v) => Some(Arc::new(v)),
+                Err(e) => {
+                    tracing::warn!(tool = %tool.name, "ignoring an output schema that does not compile: {e}");
+                    None
                 }
             });
             validators.insert(tool.name.clone(), validator);
         }
     }
 
-    fn known(&self, name: &str) -> Option<Option<Arc<jsonschema::Validator>>> {
+    fn known(&self, name: &str) -> Option<Option<Arc<Validator>>> {
         self.lock().get(name).cloned()
     }
 }

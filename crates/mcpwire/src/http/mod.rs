@@ -44,10 +44,6 @@ pub use body::McpBody;
 pub use event_store::{EventStore, MemoryEventStore};
 pub use listener::{serve, serve_with_shutdown, Bound};
 pub use security::HostPolicy;
-/// Builds one SSE `message` event exactly as the server writes it. Not part of the API:
-/// exposed so the benchmarks measure the real encoder instead of a copy.
-#[doc(hidden)]
-pub use sse::event as encode_sse_event;
 
 use crate::extensions::Extensions;
 use crate::server::Server;

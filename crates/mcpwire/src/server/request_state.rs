@@ -387,11 +387,10 @@ fn keyed_mac(key: &[u8; 32]) -> HmacSha256 {
     <HmacSha256 as KeyInit>::new(&block)
 }
 
+/// Whether `a` and `b` are equal, in time that does not depend on where they differ
+/// (a length difference is not secret).
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    subtle::ConstantTimeEq::ct_eq(a, b).into()
 }
 
 fn unix_millis(t: SystemTime) -> u64 {

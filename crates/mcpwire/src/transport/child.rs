@@ -2,9 +2,11 @@
 //! stdin and stdout.
 //!
 //! Shutdown follows the spec: close the child's stdin, wait, send `SIGTERM`, wait, send
-//! `SIGKILL` (both waits configurable). The child runs in its own process group, so the
-//! signals reach whatever it spawned, and a terminal's Ctrl-C reaches only us. The child is
-//! always reaped (no zombies). When it exits or crashes, the connection closes with a
+//! `SIGKILL` (both waits configurable). On Unix the child runs in its own process group,
+//! so the signals reach whatever it spawned, and a terminal's Ctrl-C reaches only us.
+//! Other platforms have no `SIGTERM`: there shutdown closes stdin, waits, and kills the
+//! child (the `portable-stdio` feature selects that sequence on Unix too, to test it).
+//! The child is always reaped (no zombies). When it exits or crashes, the connection closes with a
 //! reason naming its exit status and the tail of its stderr, so waiting requests fail with
 //! a clear error instead of hanging.
 
@@ -100,7 +102,9 @@ impl ChildProcess {
     }
 
     /// How long shutdown waits after closing stdin before `SIGTERM`, and after `SIGTERM`
-    /// before `SIGKILL` (defaults: 2 s each).
+    /// before `SIGKILL` (defaults: 2 s each). Where there is no `SIGTERM` (not Unix, or
+    /// the `portable-stdio` feature), the child is killed after the first wait and the
+    /// second is unused.
     pub fn shutdown_timeouts(mut self, after_close: Duration, after_term: Duration) -> Self {
         self.close_grace = after_close;
         self.term_grace = after_term;
@@ -123,8 +127,9 @@ impl ChildProcess {
                 StderrMode::Capture => Stdio::piped(),
                 StderrMode::Null => Stdio::null(),
             })
-            .kill_on_drop(true)
-            .process_group(0);
+            .kill_on_drop(true);
+        #[cfg(all(unix, not(feature = "portable-stdio")))]
+        self.command.process_group(0);
         let mut child = self.command.spawn()?;
         let pid = child.id();
         let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
@@ -136,11 +141,22 @@ impl ChildProcess {
             tokio::spawn(capture_stderr(stderr, stderr_tail.clone()));
         }
 
-        // The monitor owns the child: it reaps it whatever else happens.
+        // The monitor owns the child: it reaps it whatever else happens, and kills it
+        // when shutdown asks (`wait` is cancel-safe).
         let (status_tx, status_rx) = watch::channel(None);
+        let kill = CancellationToken::new();
+        let monitor_kill = kill.clone();
         tokio::spawn(async move {
-            let status = child.wait().await.ok();
-            let _ = status_tx.send(status);
+            let status = tokio::select! {
+                status = child.wait() => status,
+                () = monitor_kill.cancelled() => {
+                    if let Err(e) = child.start_kill() {
+                        tracing::debug!("killing the server process failed: {e}");
+                    }
+                    child.wait().await
+                }
+            };
+            let _ = status_tx.send(status.ok());
         });
 
         let (in_tx, in_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
@@ -188,6 +204,7 @@ impl ChildProcess {
             pid,
             status: status_rx,
             close_stdin,
+            kill,
             close_grace: self.close_grace,
             term_grace: self.term_grace,
             stderr_tail,
@@ -245,7 +262,11 @@ pub struct ChildHandle {
     pid: Option<u32>,
     status: watch::Receiver<Option<ExitStatus>>,
     close_stdin: CancellationToken,
+    /// Tells the monitor to kill the child (the process alone, not its group).
+    kill: CancellationToken,
     close_grace: Duration,
+    /// Unused where there is no `SIGTERM`.
+    #[cfg_attr(any(not(unix), feature = "portable-stdio"), allow(dead_code))]
     term_grace: Duration,
     stderr_tail: Arc<Mutex<VecDeque<u8>>>,
 }
@@ -272,23 +293,30 @@ impl ChildHandle {
     }
 
     /// Shuts the child down the way the spec describes: close its stdin (once what is
-    /// already queued for it is written, for at most the first wait) and wait; then
-    /// `SIGTERM` its process group and wait; then `SIGKILL`. Returns the exit status.
+    /// already queued for it is written, for at most the first wait) and wait; then, on
+    /// Unix, `SIGTERM` its process group and wait, then `SIGKILL` it; elsewhere, kill the
+    /// child. Returns the exit status.
     pub async fn shutdown(mut self) -> Option<ExitStatus> {
         self.close_stdin.cancel();
         if let Ok(status) = tokio::time::timeout(self.close_grace, self.wait()).await {
             return status;
         }
-        self.signal(nix::sys::signal::Signal::SIGTERM);
-        if let Ok(status) = tokio::time::timeout(self.term_grace, self.wait()).await {
-            return status;
+        #[cfg(all(unix, not(feature = "portable-stdio")))]
+        {
+            self.signal(nix::sys::signal::Signal::SIGTERM);
+            if let Ok(status) = tokio::time::timeout(self.term_grace, self.wait()).await {
+                return status;
+            }
+            self.signal(nix::sys::signal::Signal::SIGKILL);
         }
-        self.signal(nix::sys::signal::Signal::SIGKILL);
+        // The child itself, should signalling its group have failed.
+        self.kill.cancel();
         self.wait().await
     }
 
     /// Sends `signal` to the child's process group (the child leads it), unless the child
     /// is already reaped (its pid may then belong to someone else).
+    #[cfg(all(unix, not(feature = "portable-stdio")))]
     fn signal(&self, signal: nix::sys::signal::Signal) {
         let Some(pid) = self.pid.and_then(|p| i32::try_from(p).ok()) else { return };
         if self.try_status().is_some() {

@@ -1,5 +1,5 @@
-//! The authorization server's signing keys (a JWK Set, RFC 7517) as ring public keys:
-//! fetched from `jwks_uri` (given, or read from the authorization server's metadata),
+//! The authorization server's signing keys (a JWK Set, RFC 7517) as `jsonwebtoken`
+//! decoding keys: fetched from `jwks_uri` (given, or read from the authorization server's metadata),
 //! cached for a TTL, and refetched when a token names an unknown `kid`, at most once per
 //! interval so that a flood of made-up `kid`s cannot hammer the authorization server.
 
@@ -7,7 +7,8 @@ use std::time::{Duration, Instant};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine;
-use ring::signature::{self, RsaPublicKeyComponents, UnparsedPublicKey};
+use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, PublicKeyUse};
+use jsonwebtoken::DecodingKey;
 use serde_json::Value;
 
 use super::claims::TokenError;
@@ -53,87 +54,97 @@ impl Algorithm {
             Algorithm::EdDSA => "EdDSA",
         }
     }
+
+    /// The same algorithm as `jsonwebtoken` names it.
+    fn to_jwt(self) -> jsonwebtoken::Algorithm {
+        match self {
+            Algorithm::RS256 => jsonwebtoken::Algorithm::RS256,
+            Algorithm::PS256 => jsonwebtoken::Algorithm::PS256,
+            Algorithm::ES256 => jsonwebtoken::Algorithm::ES256,
+            Algorithm::EdDSA => jsonwebtoken::Algorithm::EdDSA,
+        }
+    }
 }
 
-/// The public part of one key.
-#[derive(Clone, Debug)]
-enum KeyMaterial {
-    /// Big-endian modulus and exponent, without leading zeros.
-    Rsa { n: Vec<u8>, e: Vec<u8> },
-    /// The uncompressed point `04 || x || y`.
-    P256(Vec<u8>),
-    /// The 32-byte public key.
-    Ed25519(Vec<u8>),
+/// The kinds of key this crate verifies with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Rsa,
+    P256,
+    Ed25519,
 }
 
 /// One verification key of the set.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Jwk {
     kid: Option<String>,
     alg: Option<String>,
-    key: KeyMaterial,
+    kind: Kind,
+    key: DecodingKey,
+}
+
+impl std::fmt::Debug for Jwk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Jwk")
+            .field("kid", &self.kid)
+            .field("alg", &self.alg)
+            .field("kind", &self.kind)
+            .finish()
+    }
 }
 
 impl Jwk {
-    /// Parses one JWK; keys of unsupported types or curves, and encryption keys, are `None`.
+    /// Parses one JWK (as `jsonwebtoken` reads it); keys of unsupported types or curves,
+    /// keys that do not parse, and encryption keys are `None`.
     fn parse(value: &Value) -> Option<Jwk> {
-        let text = |name: &str| value.get(name).and_then(Value::as_str);
-        let bytes = |name: &str| text(name).and_then(|s| URL_SAFE_NO_PAD.decode(s).ok());
-        if text("use").is_some_and(|u| u != "sig") {
+        let jwk: jsonwebtoken::jwk::Jwk = serde_json::from_value(value.clone()).ok()?;
+        if jwk.common.public_key_use.as_ref().is_some_and(|u| *u != PublicKeyUse::Signature) {
             return None;
         }
-        let key = match (text("kty")?, text("crv")) {
-            ("RSA", _) => KeyMaterial::Rsa { n: strip_zeros(bytes("n")?), e: strip_zeros(bytes("e")?) },
-            ("EC", Some("P-256")) => {
-                let (x, y) = (bytes("x")?, bytes("y")?);
-                if x.len() != 32 || y.len() != 32 {
-                    return None;
-                }
-                KeyMaterial::P256([&[4u8][..], &x, &y].concat())
+        let (kind, key) = match &jwk.algorithm {
+            // Some servers write the modulus with a leading zero byte, which ring refuses.
+            AlgorithmParameters::RSA(rsa) => {
+                let (n, e) = (URL_SAFE_NO_PAD.decode(&rsa.n).ok()?, URL_SAFE_NO_PAD.decode(&rsa.e).ok()?);
+                (Kind::Rsa, DecodingKey::from_rsa_raw_components(strip_zeros(&n), strip_zeros(&e)))
             }
-            ("OKP", Some("Ed25519")) => KeyMaterial::Ed25519(bytes("x")?),
+            AlgorithmParameters::EllipticCurve(ec) if ec.curve == EllipticCurve::P256 => {
+                (Kind::P256, DecodingKey::from_jwk(&jwk).ok()?)
+            }
+            AlgorithmParameters::OctetKeyPair(okp) if okp.curve == EllipticCurve::Ed25519 => {
+                (Kind::Ed25519, DecodingKey::from_jwk(&jwk).ok()?)
+            }
             _ => return None,
         };
-        Some(Jwk { kid: text("kid").map(str::to_owned), alg: text("alg").map(str::to_owned), key })
+        Some(Jwk {
+            kid: jwk.common.key_id.clone(),
+            alg: value.get("alg").and_then(Value::as_str).map(str::to_owned),
+            kind,
+            key,
+        })
     }
 
     /// Whether this key can check a signature made with `alg`.
     fn fits(&self, alg: Algorithm) -> bool {
         let kind_fits = matches!(
-            (&self.key, alg),
-            (KeyMaterial::Rsa { .. }, Algorithm::RS256 | Algorithm::PS256)
-                | (KeyMaterial::P256(_), Algorithm::ES256)
-                | (KeyMaterial::Ed25519(_), Algorithm::EdDSA)
+            (self.kind, alg),
+            (Kind::Rsa, Algorithm::RS256 | Algorithm::PS256)
+                | (Kind::P256, Algorithm::ES256)
+                | (Kind::Ed25519, Algorithm::EdDSA)
         );
         kind_fits && self.alg.as_deref().is_none_or(|a| a == alg.name())
     }
 
-    /// Whether `signature` is this key's `alg` signature of `message`.
-    pub(crate) fn verifies(&self, alg: Algorithm, message: &[u8], signature: &[u8]) -> bool {
-        match (&self.key, alg) {
-            (KeyMaterial::Rsa { n, e }, Algorithm::RS256) => RsaPublicKeyComponents { n, e }
-                .verify(&signature::RSA_PKCS1_2048_8192_SHA256, message, signature)
-                .is_ok(),
-            (KeyMaterial::Rsa { n, e }, Algorithm::PS256) => RsaPublicKeyComponents { n, e }
-                .verify(&signature::RSA_PSS_2048_8192_SHA256, message, signature)
-                .is_ok(),
-            (KeyMaterial::P256(point), Algorithm::ES256) => {
-                UnparsedPublicKey::new(&signature::ECDSA_P256_SHA256_FIXED, point)
-                    .verify(message, signature)
-                    .is_ok()
-            }
-            (KeyMaterial::Ed25519(key), Algorithm::EdDSA) => {
-                UnparsedPublicKey::new(&signature::ED25519, key).verify(message, signature).is_ok()
-            }
-            _ => false,
-        }
+    /// Whether `signature` (base64url, as in the token) is this key's `alg` signature of
+    /// `message`.
+    pub(crate) fn verifies(&self, alg: Algorithm, message: &[u8], signature: &str) -> bool {
+        self.fits(alg)
+            && jsonwebtoken::crypto::verify(signature, message, &self.key, alg.to_jwt()).unwrap_or(false)
     }
 }
 
-fn strip_zeros(mut bytes: Vec<u8>) -> Vec<u8> {
+fn strip_zeros(bytes: &[u8]) -> &[u8] {
     let zeros = bytes.iter().take_while(|b| **b == 0).count();
-    bytes.drain(..zeros);
-    bytes
+    &bytes[zeros..]
 }
 
 /// Parses a JWK Set document, keeping the usable keys (at most [`MAX_KEYS`]).
@@ -317,10 +328,13 @@ mod tests {
         ]});
         let keys = parse_set(&set).unwrap();
         assert_eq!(keys.len(), 3);
-        assert!(matches!(&keys[0].key, KeyMaterial::Rsa { n, .. } if n == &[1, 2]));
+        assert_eq!(keys.iter().map(|k| k.kind).collect::<Vec<_>>(), [Kind::Rsa, Kind::P256, Kind::Ed25519]);
+        assert_eq!(
+            keys.iter().map(|k| k.kid.as_deref()).collect::<Vec<_>>(),
+            [Some("r"), Some("e"), Some("o")]
+        );
         assert!(keys[0].fits(Algorithm::PS256) && !keys[0].fits(Algorithm::ES256));
         assert!(keys[1].fits(Algorithm::ES256) && !keys[1].fits(Algorithm::EdDSA));
-        assert!(matches!(&keys[1].key, KeyMaterial::P256(p) if p.len() == 65 && p[0] == 4));
         assert!(keys[2].fits(Algorithm::EdDSA));
         assert!(parse_set(&json!({"keys": {}})).is_none());
         assert_eq!(Algorithm::from_name("none"), None);

@@ -115,9 +115,20 @@ impl BearerAuthLayer {
         self.edit(|c| c.max_body_bytes = limit)
     }
 
-    /// Wraps `inner` (tower's `Layer::layer`).
+    /// Wraps `inner`: the same as [`tower_layer::Layer::layer`], callable without
+    /// importing the trait.
     pub fn layer<S>(&self, inner: S) -> BearerAuth<S> {
         BearerAuth { inner, config: self.config.clone() }
+    }
+}
+
+/// So that the layer goes wherever tower layers go (`ServiceBuilder::layer`, axum's
+/// `Router::layer`, `route_layer`).
+impl<S> tower_layer::Layer<S> for BearerAuthLayer {
+    type Service = BearerAuth<S>;
+
+    fn layer(&self, inner: S) -> BearerAuth<S> {
+        BearerAuthLayer::layer(self, inner)
     }
 }
 
