@@ -15,8 +15,9 @@
 //!
 //! Start with the examples, one small program per capability (in `crates/mcpwire/examples/`):
 //! `tools.rs` (structured output), `resources.rs` (templates and completion), `prompts.rs`,
-//! `logging_progress.rs`, `elicitation_sampling.rs` (the same handler in both eras) and
-//! `client.rs`. Each says how to run it; the tests run each against the official Python
+//! `logging_progress.rs`, `elicitation_sampling.rs` (the same handler in both eras),
+//! `client.rs`, and `http_axum.rs` (the HTTP endpoint in an axum `Router` behind
+//! `BearerAuthLayer` and tower-http layers). Each says how to run it; the tests run each against the official Python
 //! SDK client and mcpwire's own.
 //!
 //! ```no_run

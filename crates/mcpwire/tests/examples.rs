@@ -16,7 +16,9 @@ use mcpwire::protocol::completion::{
 use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::child::ChildProcess;
+use mcpwire::transport::http_client::HttpClientTransport;
 use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 
 /// A built example.
 fn example(name: &str) -> PathBuf {
@@ -160,4 +162,60 @@ async fn resource_templates_complete_and_read_typed_variables() {
         assert!(missing.to_string().contains("no book at books://mcp/nothing"), "{missing}");
         client.close().await;
     }
+}
+
+/// A plain HTTP/1.1 request to the example (`Connection: close`): the status line and the
+/// whole response text.
+async fn http(addr: &str, request: &str) -> String {
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut text = String::new();
+    stream.read_to_string(&mut text).await.unwrap();
+    text
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_axum_example_serves_mcp_behind_bearer_auth_beside_its_own_routes() {
+    let mut child = tokio::process::Command::new(example("http_axum"))
+        .arg("127.0.0.1:0")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first =
+        tokio::time::timeout(Duration::from_secs(20), lines.next_line()).await.unwrap().unwrap().unwrap();
+    let base = first.split_whitespace().nth(2).expect("listening on http://ADDR").to_owned();
+    let addr = base.trim_start_matches("http://").to_owned();
+
+    let health = http(&addr, "GET /health HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n").await;
+    assert!(health.starts_with("HTTP/1.1 200") && health.ends_with("ok"), "{health}");
+    let post = "POST /mcp HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}";
+    let refused = http(&addr, post).await;
+    assert!(refused.starts_with("HTTP/1.1 401"), "{refused}");
+    let challenge = format!("resource_metadata=\"{base}/.well-known/oauth-protected-resource/mcp\"");
+    assert!(
+        refused.to_lowercase().contains("www-authenticate: bearer") && refused.contains(&challenge),
+        "{refused}"
+    );
+    let metadata = http(
+        &addr,
+        "GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+    )
+    .await;
+    assert!(metadata.contains(&format!("\"resource\":\"{base}/mcp\"")), "{metadata}");
+
+    for era_2025 in [true, false] {
+        let transport =
+            HttpClientTransport::new(&format!("{base}/mcp")).unwrap().bearer_token("demo-token").unwrap();
+        let mut builder = Client::builder("examples-test", "1");
+        if era_2025 {
+            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+        }
+        let client = builder.connect(transport).await.unwrap();
+        let result = client.call_tool("whoami", json!({})).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("you are demo-user"), "era 2025: {era_2025}");
+        client.close().await;
+    }
+    child.kill().await.unwrap();
 }
