@@ -4,6 +4,8 @@
 use std::any::{Any, TypeId};
 use std::sync::Arc;
 
+use serde_json::Map;
+
 /// Values keyed by their type. Cloning is cheap: values are shared, and so is the list
 /// they are kept in. Made for the few facts a transport attaches to a message: a lookup
 /// or an insert goes through every value.
@@ -101,6 +103,42 @@ impl std::fmt::Debug for Extensions {
 /// principal that created them; requests of another principal do not find the session.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Principal(pub String);
+
+/// The verified claims of an access token, put in the HTTP request's extensions by an
+/// authentication layer (`auth::server::BearerAuth`) next to the [`Principal`], and
+/// handed to handlers in theirs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TokenClaims {
+    /// `sub`: the resource owner (or the client itself for client credentials).
+    pub subject: Option<String>,
+    /// `client_id` (or `azp`): the client the token was issued to.
+    pub client_id: Option<String>,
+    /// The granted scopes (`scope`, space-separated, or `scp`, an array).
+    pub scopes: Vec<String>,
+    /// `aud`: the resources the token is for.
+    pub audience: Vec<String>,
+    /// `iss`: who issued the token.
+    pub issuer: Option<String>,
+    /// `exp`, in seconds since the Unix epoch.
+    pub expires_at: Option<u64>,
+    /// Every claim as received (the ones above included), for application checks.
+    pub claims: Map<String, serde_json::Value>,
+}
+
+impl TokenClaims {
+    /// The identity sessions are bound to: the subject, else the client id. One
+    /// authorization server names both, so a client id equal to some user's subject
+    /// would share that user's sessions: servers that accept client-credentials tokens
+    /// from an authorization server that allows this should bind on richer claims.
+    pub fn principal(&self) -> Option<&str> {
+        self.subject.as_deref().or(self.client_id.as_deref())
+    }
+
+    /// Whether every scope of `required` was granted.
+    pub fn has_scopes<S: AsRef<str>>(&self, required: &[S]) -> bool {
+        required.iter().all(|r| self.scopes.iter().any(|s| s == r.as_ref()))
+    }
+}
 
 #[cfg(test)]
 mod tests {

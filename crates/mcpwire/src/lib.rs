@@ -74,7 +74,7 @@ pub mod __private {
     pub use schemars;
     pub use serde;
 }
-pub use extensions::{Extensions, Principal};
+pub use extensions::{Extensions, Principal, TokenClaims};
 
 /// README.md's Rust examples, compiled by `cargo test --doc` so that they stay true.
 #[cfg(doctest)]

@@ -544,8 +544,7 @@ fn request_extensions(parts: &mut http::request::Parts) -> Extensions {
     }
     // The verified token (scopes, claims) a `BearerAuthLayer` in front of this service
     // found, for handlers to read through their context.
-    #[cfg(feature = "auth")]
-    if let Some(claims) = parts.extensions.get::<crate::auth::server::TokenClaims>() {
+    if let Some(claims) = parts.extensions.get::<crate::extensions::TokenClaims>() {
         extensions.insert(claims.clone());
     }
     extensions

@@ -8,6 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
+pub use crate::extensions::TokenClaims;
+
 /// A boxed future, the return type of [`TokenVerifier::verify`] (keeps the trait usable
 /// as `dyn TokenVerifier`).
 pub type VerifyFuture<'a> = Pin<Box<dyn Future<Output = Result<TokenClaims, TokenError>> + Send + 'a>>;
@@ -23,41 +25,6 @@ pub trait TokenVerifier: Send + Sync + 'static {
 impl<V: TokenVerifier + ?Sized> TokenVerifier for std::sync::Arc<V> {
     fn verify<'a>(&'a self, token: &'a str) -> VerifyFuture<'a> {
         (**self).verify(token)
-    }
-}
-
-/// The verified claims of an access token. Put in the HTTP request's extensions by
-/// [`BearerAuth`](super::BearerAuth), next to the [`Principal`](crate::Principal).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct TokenClaims {
-    /// `sub`: the resource owner (or the client itself for client credentials).
-    pub subject: Option<String>,
-    /// `client_id` (or `azp`): the client the token was issued to.
-    pub client_id: Option<String>,
-    /// The granted scopes (`scope`, space-separated, or `scp`, an array).
-    pub scopes: Vec<String>,
-    /// `aud`: the resources the token is for.
-    pub audience: Vec<String>,
-    /// `iss`: who issued the token.
-    pub issuer: Option<String>,
-    /// `exp`, in seconds since the Unix epoch.
-    pub expires_at: Option<u64>,
-    /// Every claim as received (the ones above included), for application checks.
-    pub claims: Map<String, Value>,
-}
-
-impl TokenClaims {
-    /// The identity sessions are bound to: the subject, else the client id. One
-    /// authorization server names both, so a client id equal to some user's subject
-    /// would share that user's sessions: servers that accept client-credentials tokens
-    /// from an authorization server that allows this should bind on richer claims.
-    pub fn principal(&self) -> Option<&str> {
-        self.subject.as_deref().or(self.client_id.as_deref())
-    }
-
-    /// Whether every scope of `required` was granted.
-    pub fn has_scopes<S: AsRef<str>>(&self, required: &[S]) -> bool {
-        required.iter().all(|r| self.scopes.iter().any(|s| s == r.as_ref()))
     }
 }
 
