@@ -8,6 +8,7 @@ mod common;
 
 use common::*;
 use mcpwire::client::Client;
+use mcpwire::protocol::completion::{CompleteResult, Completion};
 use mcpwire::protocol::content::{ContentBlock, Role};
 use mcpwire::protocol::prompts::PromptMessage;
 use mcpwire::server::{prompt, resource, resource_template, tool, Args, BuildError, Ctx, Server, State, Uri};
@@ -60,6 +61,15 @@ async fn greet(name: String) -> Result<String, mcpwire::McpError> {
     Ok(format!("hello {name}"))
 }
 
+/// Reports progress out of order; only increasing values reach the client.
+#[mcpwire::tool]
+async fn wobble(ctx: Ctx) -> String {
+    for value in [1.0, 1.0, 0.5, 2.0, f64::NAN, 3.0] {
+        ctx.progress(value, Some(3.0), None).await;
+    }
+    "done".to_owned()
+}
+
 /// A `Result` of a serializable value sends its `Ok` value as structured content.
 #[mcpwire::tool]
 fn halve(n: i64) -> Result<i64, String> {
@@ -87,7 +97,7 @@ struct FileVars {
 fn server() -> Server {
     Server::builder("handlers", "1")
         .state("note")
-        .register_all(mcpwire::definitions![haiku, note, motto, count, blocks, halve, greet])
+        .register_all(mcpwire::definitions![haiku, note, motto, count, blocks, halve, greet, wobble])
         .register(prompt("review").description("Reviews code").handler(
             |ctx: Ctx, Args(r): Args<Review>| async move {
                 let focus = r.focus.unwrap_or_else(|| "bugs".into());
@@ -246,4 +256,62 @@ fn a_template_without_the_variables_its_handler_needs_does_not_build() {
         }
         other => panic!("unexpected {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn progress_that_does_not_increase_is_not_sent() {
+    let mut raw = initialized(server()).await;
+    let params = json!({ "name": "wobble", "arguments": {}, "_meta": { "progressToken": "p" } });
+    raw.request(1, "tools/call", params).await;
+    let mut seen = Vec::new();
+    loop {
+        let message = json_of(&raw.next().await);
+        if message["method"] == "notifications/progress" {
+            seen.push(message["params"]["progress"].clone());
+            continue;
+        }
+        assert_eq!(message["result"]["content"][0]["text"], "done", "{message}");
+        break;
+    }
+    assert_eq!(seen, vec![json!(1.0), json!(2.0), json!(3.0)]);
+}
+
+#[tokio::test]
+async fn unknown_prompts_and_methods_of_capabilities_not_offered_are_errors() {
+    let mut raw = initialized(server()).await;
+    raw.request(1, "prompts/get", json!({ "name": "nope" })).await;
+    let error = expect_error(&raw.next().await, 1);
+    assert_eq!(error.code, -32602, "an unknown prompt is invalid params");
+    assert!(error.message.contains("nope"), "{}", error.message);
+    // This server offers no completion: the method is not found.
+    raw.request(
+        2,
+        "completion/complete",
+        json!({
+            "ref": { "type": "ref/prompt", "name": "haiku" }, "argument": { "name": "topic", "value": "r" }
+        }),
+    )
+    .await;
+    assert_eq!(expect_error(&raw.next().await, 2).code, -32601);
+}
+
+#[tokio::test]
+async fn a_completion_of_more_than_100_values_is_cut_and_says_so() {
+    let server = Server::builder("s", "1")
+        .register(prompt("p").handler(|| async { "p" }))
+        .completion(|_ctx, _params| async {
+            let values = (0..250).map(|i| format!("v{i}")).collect();
+            Ok(CompleteResult {
+                completion: Completion { values, ..Default::default() },
+                ..Default::default()
+            })
+        })
+        .build()
+        .unwrap();
+    let mut raw = initialized(server).await;
+    let params =
+        json!({ "ref": { "type": "ref/prompt", "name": "p" }, "argument": { "name": "x", "value": "" } });
+    let completion = ask(&mut raw, 1, "completion/complete", params).await["completion"].clone();
+    assert_eq!(completion["values"].as_array().unwrap().len(), 100);
+    assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(250), json!(true)));
 }

@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::task::{Context, Poll};
 
@@ -44,6 +44,9 @@ pub(crate) struct InFlight {
     pub(crate) peer_cancelled: AtomicBool,
     /// [`Settle`] state.
     pub(crate) settled: AtomicU8,
+    /// The last progress value sent (the bits of an `f64`; none yet: `-inf`): progress
+    /// must increase, so a value that does not is dropped.
+    last_progress: AtomicU64,
 }
 
 /// The request's cancellation fired: the peer cancelled it, its handler timed out, or
@@ -82,6 +85,7 @@ impl InFlight {
             making: Mutex::new(()),
             peer_cancelled: AtomicBool::new(false),
             settled: AtomicU8::new(Settle::Running as u8),
+            last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
         }
     }
 
@@ -245,9 +249,20 @@ impl RequestContext {
     }
 
     /// Sends `notifications/progress` for this request, if it asked for progress (no-op
-    /// otherwise).
+    /// otherwise). A value that is not above the last one sent (or not a number) is
+    /// dropped, since the protocol requires progress to increase.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let Some(token) = self.progress_token.as_deref() else { return };
+        let last = &self.entry.last_progress;
+        let increases = last
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
+                (progress > f64::from_bits(bits)).then_some(progress.to_bits())
+            })
+            .is_ok();
+        if !increases {
+            tracing::debug!(progress, "dropped a progress value that does not increase");
+            return;
+        }
         let mut params = serde_json::Map::new();
         params.insert("progressToken".into(), serde_json::from_str(token.get()).unwrap_or_default());
         params.insert("progress".into(), progress.into());

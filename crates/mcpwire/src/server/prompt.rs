@@ -66,6 +66,13 @@ impl IntoPromptResult for String {
     }
 }
 
+/// One user message with this text.
+impl IntoPromptResult for &'static str {
+    fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
+        self.to_owned().into_prompt_result()
+    }
+}
+
 impl IntoPromptResult for Vec<PromptMessage> {
     fn into_prompt_result(self) -> Result<GetPromptResult, McpError> {
         Ok(GetPromptResult { messages: self, ..Default::default() })

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
-use mcpwire_protocol::completion::CompleteRequestParams;
+use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult, Completion};
 use mcpwire_protocol::lifecycle::RequestEnvelope;
 use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
 use mcpwire_protocol::prompts::{GetPromptRequestParams, ListPromptsRequestParams, ListPromptsResult};
@@ -228,7 +228,8 @@ impl Server {
             return Err(McpError::method_not_found(methods::COMPLETION_COMPLETE));
         };
         let meta = p.meta.clone();
-        self.with_context(rpc, seed, meta, None, |ctx| handler(ctx, p), Reply::Complete).await
+        let complete = |ctx| async move { handler(ctx, p).await.map(at_most_max_values) };
+        self.with_context(rpc, seed, meta, None, complete, Reply::Complete).await
     }
 
     /// A method registered with the server builder, or `-32601`.
@@ -447,6 +448,18 @@ impl Server {
             Some(self.inner.sealer.seal(&binding, user_state.as_deref(), SystemTime::now()));
         Ok(Reply::InputRequired(result))
     }
+}
+
+/// A completion result cut to the protocol's 100 values, saying how many there were and
+/// that there are more.
+fn at_most_max_values(mut result: CompleteResult) -> CompleteResult {
+    let completion = &mut result.completion;
+    if completion.values.len() > Completion::MAX_VALUES {
+        completion.total.get_or_insert(completion.values.len() as u64);
+        completion.has_more = Some(true);
+        completion.values.truncate(Completion::MAX_VALUES);
+    }
+    result
 }
 
 /// What a sealed `requestState` holds: the handler's own state
