@@ -28,6 +28,7 @@ pub(crate) mod stateless;
 mod tool;
 #[doc(hidden)]
 pub mod tool_output;
+mod trace;
 pub mod uri_template;
 
 use std::collections::{HashMap, HashSet};
@@ -61,6 +62,7 @@ pub use tool::{
     is_valid_tool_name, tool, IntoToolError, IntoToolResult, Json, ToolBuilder, ToolDef, ToolError,
     ToolHandler,
 };
+pub use trace::{trace_requests, TraceRequests};
 
 use crate::error::McpError;
 use crate::extensions::Extensions;
