@@ -163,6 +163,9 @@ struct Inner {
     request_slots: Arc<Semaphore>,
     /// The server's dispatcher settings, shared by every 2026 request instead of copied.
     dispatcher: Arc<crate::jsonrpc::DispatcherConfig>,
+    /// Numbers the throwaway sessions of session-less 2025 batches (only logs and
+    /// event-store names see them).
+    throwaway_sessions: std::sync::atomic::AtomicU64,
 }
 
 /// The MCP endpoint as a `tower::Service`. Cheap to clone; clones share sessions.
@@ -201,6 +204,7 @@ impl McpService {
             tool_headers,
             request_slots,
             dispatcher,
+            throwaway_sessions: Default::default(),
         };
         McpService { inner: Arc::new(inner) }
     }

@@ -12,7 +12,7 @@
 //!
 //! [`HttpSettings::stateless_2025`]: super::HttpSettings::stateless_2025
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use http::{HeaderMap, Response, StatusCode};
@@ -24,9 +24,6 @@ use super::{headers, modern, request_extensions, status, McpBody, McpService};
 use crate::jsonrpc::{Handler, RequestContext};
 use crate::server::stateful::StatefulSession;
 use crate::transport::{InboundMeta, TransportEvent};
-
-/// Names the throwaway sessions (only logs and event-store names see them).
-static NEXT: AtomicU64 = AtomicU64::new(1);
 
 /// The id of the `initialize` request a throwaway session is opened with.
 const INIT_ID: &str = "mcpwire-stateless-initialize";
@@ -110,7 +107,7 @@ impl McpService {
             }
         }
         let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
-        let name = format!("stateless-{}", NEXT.fetch_add(1, Ordering::Relaxed));
+        let name = format!("stateless-{}", inner.throwaway_sessions.fetch_add(1, Ordering::Relaxed) + 1);
         let session =
             Session::start(&inner.server, inner.stateless_settings.clone(), name, principal, version.clone());
         let guard = (CloseOnDrop(session.clone()), slot);

@@ -132,6 +132,8 @@ pub(crate) struct ServerInner {
     /// The live 2025 sessions, which change events are pushed to.
     pub(crate) sessions: stateful::Registry,
     pub(crate) middleware: Arc<[Arc<dyn Middleware>]>,
+    /// Where local (non-`Send`) handlers run.
+    pub(crate) local: local::LocalExecutor,
 }
 
 /// An MCP server: what was registered, ready to serve any number of connections.
@@ -534,6 +536,7 @@ impl ServerBuilder {
                 bus: notify::Bus::default(),
                 sessions: stateful::Registry::default(),
                 middleware: self.middleware.into(),
+                local: local::LocalExecutor::default(),
             }),
         })
     }

@@ -379,9 +379,11 @@ impl ToolBuilder {
             Box::pin(async move {
                 let args = args?;
                 let cancel = ctx.cancellation().clone();
-                let output = super::local::run_local(move || handler(ctx, Args(args)), cancel)
-                    .await
-                    .map_err(Rejection::Protocol)?;
+                let server = ctx.inner.server.clone();
+                let output =
+                    super::local::run_local(&server.inner.local, move || handler(ctx, Args(args)), cancel)
+                        .await
+                        .map_err(Rejection::Protocol)?;
                 output.into_tool_result().map_err(Rejection::Protocol)
             })
         });
