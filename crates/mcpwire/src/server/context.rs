@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::notify::ServerEvent;
+use super::tasks::TaskLink;
 use super::Server;
 use crate::error::McpError;
 use crate::extensions::Extensions;
@@ -181,6 +182,9 @@ pub(crate) struct CtxInner {
     pub(crate) rpc: RequestContext,
     pub(crate) era: EraInfo,
     pub(crate) meta: super::request_meta::RequestMeta,
+    /// Set once the handler runs as a task: its input requests and cancellation go
+    /// through the task, not the request that created it.
+    pub(crate) task: OnceLock<TaskLink>,
 }
 
 /// The context of one request. Cheap to clone.
@@ -190,14 +194,31 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Cancelled when the client cancels this request (or the connection closes).
+    /// Cancelled when the client cancels this request (or the connection closes); in a
+    /// task, when the client cancels the task (`tasks/cancel`) or its TTL runs out.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.inner.rpc.cancellation()
+        match self.inner.task.get() {
+            Some(link) => &link.running.cancel,
+            None => self.inner.rpc.cancellation(),
+        }
     }
 
-    /// Whether the request was cancelled.
+    /// Whether the request (or, in a task, the task) was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.rpc.is_cancelled()
+        match self.inner.task.get() {
+            Some(link) => link.running.cancel.is_cancelled(),
+            None => self.inner.rpc.is_cancelled(),
+        }
+    }
+
+    /// The id of the task this handler runs as, if it runs as one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task.get().map(TaskLink::id)
+    }
+
+    /// Whether this is a 2026 task, which sends no progress or log notifications.
+    fn is_silent_task(&self) -> bool {
+        self.inner.task.get().is_some() && matches!(self.inner.era, EraInfo::Stateless(_))
     }
 
     /// The protocol version of this request (the session's in 2025, the envelope's in 2026).
@@ -268,6 +289,9 @@ impl Ctx {
 
     /// Reports progress, if the client asked for it (no-op otherwise).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if self.is_silent_task() {
+            return;
+        }
         self.inner.rpc.progress(progress, total, message).await;
     }
 
@@ -280,6 +304,9 @@ impl Ctx {
 
     /// [`Ctx::log`] with a logger name.
     pub async fn log_as(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        if self.is_silent_task() {
+            return;
+        }
         let threshold = match &self.inner.era {
             EraInfo::Stateful(s) => *s.log_level.lock().unwrap_or_else(|e| e.into_inner()),
             EraInfo::Stateless(s) => match s.envelope.log_level {
@@ -416,6 +443,14 @@ impl Ctx {
                 let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
                 if let Some(answer) = s.responses.get(&key).and_then(&pick) {
                     return Ok(answer);
+                }
+                if let Some(link) = self.inner.task.get() {
+                    let answer = link.ask(key, request).await?;
+                    return pick(&answer).ok_or_else(|| {
+                        McpError::invalid_params(format!(
+                            "the answer to a task's {method} request has the wrong shape"
+                        ))
+                    });
                 }
                 s.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
                 Err(McpError::input_required())

@@ -1,7 +1,7 @@
 //! The era-neutral core: routes a request to the registries and returns a typed reply;
 //! the era adapters stamp and serialize it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use mcpwire_protocol::completion::CompleteRequestParams;
@@ -276,6 +276,16 @@ impl Server {
         meta: RequestMeta,
     ) -> Result<Reply, McpError> {
         let ToolCall { def, ctx, retry, arguments } = self.prepare_tool_call(rpc, seed, p, meta)?;
+        if self.runs_as_task(def, &ctx)? {
+            // Input the tool gathers before its task exists comes in `input_required` rounds.
+            if let Some(gather) = &def.before_task {
+                if let Err(e) = gather(ctx.clone()).await {
+                    return self.settle(ctx, retry, Err(e));
+                }
+            }
+            let arguments = self::arguments(&retry, &arguments).map(|a| &**a);
+            return self.start_tool_task(def, ctx, arguments).await;
+        }
         let outcome = def.call(ctx.clone(), self::arguments(&retry, &arguments)).await;
         self.settle(ctx, retry, outcome.map(Reply::CallTool))
     }
@@ -399,7 +409,7 @@ impl Server {
                 EraInfo::Stateless(Box::new(info))
             }
         };
-        Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta }) })
+        Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta, task: OnceLock::new() }) })
     }
 
     /// Turns a handler's "input required" marker into the `input_required` result of a
