@@ -42,6 +42,8 @@ pub(crate) struct SessionInfo {
     subscriptions: Mutex<Subscriptions>,
     /// The session's connection, for the change notifications pushed to it.
     pub(crate) peer: Peer,
+    /// A random id that marks the tasks this session created (only it sees them).
+    pub(crate) task_owner: u64,
 }
 
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
@@ -102,6 +104,7 @@ impl SessionInfo {
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(None),
             peer,
+            task_owner: random_u64(),
         }
     }
 
@@ -153,6 +156,13 @@ impl SessionInfo {
             tracing::warn!(method, "a session missed a change notification: its queue is full");
         }
     }
+}
+
+/// A random number (0 if the system has no randomness: the session's tasks are then
+/// told apart from other sessions' by their unguessable ids alone).
+fn random_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_or(0, |()| u64::from_le_bytes(bytes))
 }
 
 /// The per-request state of a 2026 request.
@@ -421,7 +431,8 @@ impl Ctx {
 
     /// One server-to-client question: a real request on a 2025 session; on a 2026
     /// request, the recorded answer of a retry, or (not answered yet) an `input_required`
-    /// result that ends this round.
+    /// result that ends this round. In a task (either era), the task waits in
+    /// `input_required` for the answer instead.
     async fn ask<R: DeserializeOwned>(
         &self,
         key: Option<&str>,
@@ -430,32 +441,32 @@ impl Ctx {
         request: InputRequest,
         pick: impl Fn(&mcpwire_protocol::mrtr::InputResponse) -> Option<R>,
     ) -> Result<R, McpError> {
-        match &self.inner.era {
-            EraInfo::Stateful(_) => {
-                let params = match &request {
-                    InputRequest::ListRoots(None) => None,
-                    other => Some(serde_json::value::to_raw_value(&ParamsOf(other))?),
-                };
-                let raw = self.inner.rpc.request(method, params, CallOptions::default()).await?;
-                Ok(serde_json::from_str(raw.get())?)
+        let task = self.inner.task.get();
+        if let (EraInfo::Stateful(_), None) = (&self.inner.era, task) {
+            let params = match &request {
+                InputRequest::ListRoots(None) => None,
+                other => Some(serde_json::value::to_raw_value(&ParamsOf(other))?),
+            };
+            let raw = self.inner.rpc.request(method, params, CallOptions::default()).await?;
+            return Ok(serde_json::from_str(raw.get())?);
+        }
+        let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
+        // A 2026 call's own answers first (a task's handler may ask again what was asked
+        // before its task existed).
+        if let EraInfo::Stateless(s) = &self.inner.era {
+            if let Some(answer) = s.responses.get(&key).and_then(&pick) {
+                return Ok(answer);
             }
-            EraInfo::Stateless(s) => {
-                let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
-                if let Some(answer) = s.responses.get(&key).and_then(&pick) {
-                    return Ok(answer);
-                }
-                if let Some(link) = self.inner.task.get() {
-                    let answer = link.ask(key, request).await?;
-                    return pick(&answer).ok_or_else(|| {
-                        McpError::invalid_params(format!(
-                            "the answer to a task's {method} request has the wrong shape"
-                        ))
-                    });
-                }
+            if task.is_none() {
                 s.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
-                Err(McpError::input_required())
+                return Err(McpError::input_required());
             }
         }
+        let Some(link) = task else { return Err(McpError::internal("no task to ask through")) };
+        let answer = link.ask(key, request).await?;
+        pick(&answer).ok_or_else(|| {
+            McpError::invalid_params(format!("the answer to a task's {method} request has the wrong shape"))
+        })
     }
 
     /// Tells clients the tool list changed (2025 sessions get

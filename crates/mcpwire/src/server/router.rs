@@ -12,6 +12,7 @@ use mcpwire_protocol::resources::{
     resource_not_found_code, ListResourceTemplatesRequestParams, ListResourceTemplatesResult,
     ListResourcesRequestParams, ListResourcesResult, ReadResourceRequestParams,
 };
+use mcpwire_protocol::tasks::TaskMetadata;
 use mcpwire_protocol::tools::{CallToolRequestParams, ListToolsRequestParams, ListToolsResult};
 use mcpwire_protocol::{codes, methods, Meta, ProtocolVersion};
 use serde::de::DeserializeOwned;
@@ -96,6 +97,8 @@ struct ToolCall<'a> {
     retry: Option<Retry>,
     /// The arguments, unless `retry` holds them.
     arguments: Option<Box<RawValue>>,
+    /// `params.task` (2025-11-25 core tasks).
+    task: Option<TaskMetadata>,
 }
 
 /// The arguments of a call: its retry's (a 2026 call), else its own. A `&Box`, since
@@ -129,7 +132,7 @@ impl Server {
             methods::TOOLS_LIST if caps.tools.is_some() => {
                 let p: ListToolsRequestParams = parse(params)?;
                 let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
-                let tools = page.iter().map(|d| d.tool.clone()).collect();
+                let tools = page.iter().map(|d| self.listed_tool(d, &seed)).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_LIST if caps.resources.is_some() => {
@@ -275,8 +278,8 @@ impl Server {
         p: CallToolRequestParams,
         meta: RequestMeta,
     ) -> Result<Reply, McpError> {
-        let ToolCall { def, ctx, retry, arguments } = self.prepare_tool_call(rpc, seed, p, meta)?;
-        if self.runs_as_task(def, &ctx)? {
+        let ToolCall { def, ctx, retry, arguments, task } = self.prepare_tool_call(rpc, seed, p, meta)?;
+        if self.runs_as_task(def, &ctx, task.as_ref())? {
             // Input the tool gathers before its task exists comes in `input_required` rounds.
             if let Some(gather) = &def.before_task {
                 if let Err(e) = gather(ctx.clone()).await {
@@ -284,7 +287,7 @@ impl Server {
                 }
             }
             let arguments = self::arguments(&retry, &arguments).map(|a| &**a);
-            return self.start_tool_task(def, ctx, arguments).await;
+            return self.start_tool_task(def, ctx, arguments, task).await;
         }
         let outcome = def.call(ctx.clone(), self::arguments(&retry, &arguments)).await;
         self.settle(ctx, retry, outcome.map(Reply::CallTool))
@@ -301,7 +304,7 @@ impl Server {
     ) -> Result<ToolCall<'_>, McpError> {
         let inner = &self.inner;
         // `p.meta` is empty: `_meta` came as `meta` (see `parse_tool_call`).
-        let CallToolRequestParams { name, arguments, meta: _, task: _, input_responses, request_state } = p;
+        let CallToolRequestParams { name, arguments, meta: _, task, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
         let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
@@ -318,7 +321,7 @@ impl Server {
                 RetryArgs::Tool(arguments.take())
             });
         let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
-        Ok(ToolCall { def, ctx, retry, arguments })
+        Ok(ToolCall { def, ctx, retry, arguments, task })
     }
 
     /// One page of a list, from an opaque cursor.

@@ -13,6 +13,7 @@ mod clock;
 mod memory;
 mod runtime;
 mod serve;
+mod serve_core;
 mod store;
 
 pub use mcpwire_protocol::tools::TaskSupport;
@@ -20,7 +21,8 @@ pub use memory::MemoryTaskStore;
 pub use store::{StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
 
 pub(crate) use runtime::{TaskLink, Tasks};
-pub(crate) use serve::tasks_extension_required;
+pub(crate) use serve::{has_core_tasks, tasks_extension_required};
+pub(crate) use serve_core::core_capability;
 
 use std::time::Duration;
 

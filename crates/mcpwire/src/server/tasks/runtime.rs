@@ -258,6 +258,15 @@ impl Tasks {
         self.store.get(id).await.map_err(store_error)?.ok_or_else(|| unknown_task(id))
     }
 
+    /// The record of `id` if `owner` created it (`None`: a 2026 task), or `-32602`.
+    pub(crate) async fn get_owned(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, McpError> {
+        let record = self.get(id).await?;
+        if record.owner.as_deref() != owner {
+            return Err(unknown_task(id));
+        }
+        Ok(record)
+    }
+
     /// `tasks/update`: hands each answer to the handler waiting for it; unknown or
     /// already answered keys are ignored. `-32602` for an unknown task.
     pub(crate) async fn answer(&self, id: &str, responses: InputResponses) -> Result<(), McpError> {
