@@ -280,8 +280,9 @@ impl Server {
     ) -> Result<Reply, McpError> {
         let ToolCall { def, ctx, retry, arguments, task } = self.prepare_tool_call(rpc, seed, p, meta)?;
         if self.runs_as_task(def, &ctx, task.as_ref())? {
-            // Input the tool gathers before its task exists comes in `input_required` rounds.
-            if let Some(gather) = &def.before_task {
+            // Input the tool gathers before its task exists comes in 2026 `input_required`
+            // rounds (a 2025 task asks through the task instead).
+            if let (Some(gather), EraInfo::Stateless(_)) = (&def.before_task, &ctx.inner.era) {
                 if let Err(e) = gather(ctx.clone()).await {
                     return self.settle(ctx, retry, Err(e));
                 }
