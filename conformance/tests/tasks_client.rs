@@ -1,5 +1,5 @@
 //! mcpwire's client following tasks on mcpwire's everything server (in process, over an
-//! in-memory pair), in both eras: `call_tool` polls a task to its end, answers its
+//! in-memory pair; and as a process over Streamable HTTP), in both eras: `call_tool` polls a task to its end, answers its
 //! questions through the elicitation callback, and cancels it when the call times out;
 //! the lower-level calls start, inspect, list and cancel tasks.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::callbacks::{first_text, recording_client, Seen};
+use common::peers::EverythingHttp;
 use mcpwire::client::{Client, RequestOptions, ToolCallStart};
 use mcpwire::error::RequestError;
 use mcpwire::protocol::tasks::TaskStatus;
@@ -116,5 +117,30 @@ async fn the_lower_level_calls_in_both_eras() {
         // A plain tool is never a task.
         let start = client.start_tool_call("greet", json!({ "name": "x" }), RequestOptions::default()).await;
         assert!(matches!(start.unwrap(), ToolCallStart::Done(_)), "{version}");
+    }
+}
+
+#[tokio::test]
+async fn tasks_over_streamable_http_in_both_eras() {
+    let server = EverythingHttp::start();
+    for version in ERAS {
+        let seen = Arc::new(Seen::default());
+        let transport = mcpwire::transport::http_client::HttpClientTransport::new(&server.url()).unwrap();
+        let client =
+            recording_client(&seen).protocol_version(version.clone()).connect(transport).await.unwrap();
+        // 2026: an MRTR round, then a task polled over separate POSTs (Mcp-Name = the
+        // task id); 2025: the question is a server request on the tasks/result stream.
+        let result = client.call_tool("test_tool_with_task", json!({})).await.unwrap();
+        assert_eq!(first_text(&result), "Hello from a task, Ada!", "{version}");
+        let start =
+            client.start_tool_call("slow_compute", json!({ "seconds": 60 }), RequestOptions::default()).await;
+        let ToolCallStart::Task(task) = start.unwrap() else { panic!("{version}: not a task") };
+        client.cancel_task(&task.task_id).await.unwrap();
+        assert_eq!(
+            client.get_task(&task.task_id).await.unwrap().status(),
+            TaskStatus::Cancelled,
+            "{version}"
+        );
+        client.close().await;
     }
 }
