@@ -49,9 +49,19 @@ fn start() -> RawPeer {
     raw
 }
 
+/// The next frame that is not a `notifications/tasks/status`.
+async fn next(raw: &mut RawPeer) -> Message {
+    loop {
+        match raw.next().await {
+            Message::Notification(n) if n.method == "notifications/tasks/status" => continue,
+            other => return other,
+        }
+    }
+}
+
 async fn call(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Message {
     raw.request(id, method, params).await;
-    raw.next().await
+    next(raw).await
 }
 
 async fn initialize(raw: &mut RawPeer, version: &str) -> Value {
@@ -136,14 +146,14 @@ async fn tasks_result_carries_the_tasks_question_to_the_client() {
         expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
     let id = created["task"]["taskId"].as_str().unwrap().to_owned();
     raw.request(2, "tasks/result", json!({ "taskId": id })).await;
-    let Message::Request(question) = raw.next().await else { panic!("expected elicitation/create") };
+    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
     assert_eq!(question.method, "elicitation/create");
     let params: Value = serde_json::from_str(question.params.as_ref().unwrap().get()).unwrap();
     assert_eq!(params["message"], "Name?");
     assert_eq!(params["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
     let answer = json!({ "action": "accept", "content": { "name": "Ada" } });
     raw.send(Response::new(question.id, serde_json::value::to_raw_value(&answer).unwrap())).await;
-    let result = expect_result(&raw.next().await, 2);
+    let result = expect_result(&next(&mut raw).await, 2);
     assert_eq!(result["content"][0]["text"], "hello Ada");
 }
 
@@ -156,4 +166,23 @@ async fn older_sessions_see_no_tasks() {
     assert!(tools["tools"][2].get("execution").is_none());
     let e = expect_error(&call(&mut raw, 2, "tasks/get", json!({ "taskId": "x" })).await, 2);
     assert_eq!(e.code, codes::METHOD_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn status_changes_are_notified_to_the_session() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    raw.request(1, "tools/call", json!({ "name": "maybe", "task": {} })).await;
+    let mut created = None;
+    let mut completed = false;
+    while created.is_none() || !completed {
+        let m = json_of(&raw.next().await);
+        if m["id"] == 1 {
+            created = Some(m["result"]["task"]["taskId"].clone());
+        } else {
+            assert_eq!(m["method"], "notifications/tasks/status", "{m}");
+            assert!(m["params"]["createdAt"].is_string() && m["params"]["taskId"].is_string(), "{m}");
+            completed |= m["params"]["status"] == "completed";
+        }
+    }
 }

@@ -36,11 +36,16 @@ impl std::fmt::Debug for Tasks {
     }
 }
 
+/// Told every new state of a task while it runs (a 2025 session's
+/// `notifications/tasks/status`).
+pub(crate) type StatusHook = Box<dyn Fn(&TaskRecord) + Send + Sync>;
+
 /// One task running in this process.
 pub(crate) struct Running {
     pub(crate) id: String,
     pub(crate) cancel: CancellationToken,
     inputs: tokio::sync::Mutex<Inputs>,
+    on_status: Option<StatusHook>,
 }
 
 /// A task's outstanding input requests, and every key it ever used (keys are never
@@ -164,6 +169,7 @@ impl Tasks {
         self: &Arc<Self>,
         owner: Option<String>,
         ttl: Option<Duration>,
+        on_status: Option<StatusHook>,
     ) -> Result<(TaskRecord, TaskLink), McpError> {
         if self.running().len() >= self.config.max_running {
             return Err(McpError::internal("too many tasks running"));
@@ -184,6 +190,7 @@ impl Tasks {
             id: record.task_id.clone(),
             cancel: CancellationToken::new(),
             inputs: tokio::sync::Mutex::new(Inputs::default()),
+            on_status,
         });
         self.running().insert(record.task_id.clone(), running.clone());
         Ok((record, TaskLink { tasks: self.clone(), running }))
@@ -234,8 +241,8 @@ impl Tasks {
                 None => TaskState::Cancelled,
             };
             cancel.cancel();
-            tasks.running().remove(link.id());
             tasks.record(link.id(), state).await;
+            tasks.running().remove(link.id());
         });
     }
 
@@ -248,7 +255,15 @@ impl Tasks {
             }
         });
         match self.store.update(id, change).await {
-            Ok(_) => self.changed(id),
+            Ok(record) => {
+                self.changed(id);
+                let running = self.running().get(id).cloned();
+                if let (Some(record), Some(hook)) =
+                    (record, running.as_ref().and_then(|r| r.on_status.as_ref()))
+                {
+                    hook(&record);
+                }
+            }
             Err(e) => tracing::warn!(task = id, "could not record a task's state: {e}"),
         }
     }

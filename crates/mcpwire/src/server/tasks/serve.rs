@@ -4,7 +4,9 @@
 
 use mcpwire_protocol::capabilities::ClientCapabilities;
 use mcpwire_protocol::lifecycle::RequestEnvelope;
-use mcpwire_protocol::tasks::{CreateTaskResult as CoreCreateTaskResult, TaskMetadata};
+use mcpwire_protocol::tasks::{
+    CreateTaskResult as CoreCreateTaskResult, TaskMetadata, TaskStatusNotificationParams,
+};
 use mcpwire_protocol::tasks_ext::{
     CancelTaskRequestParams, CreateTaskResult, GetTaskRequestParams, UpdateTaskRequestParams,
 };
@@ -12,13 +14,16 @@ use mcpwire_protocol::tools::{TaskSupport, Tool, ToolExecution};
 use mcpwire_protocol::{codes, meta, methods, ProtocolVersion, ResultType};
 use serde_json::json;
 use serde_json::value::RawValue;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use super::super::context::{Ctx, EraInfo};
+use super::super::context::{Ctx, EraInfo, SessionInfo};
 use super::super::reply::Reply;
 use super::super::router::{parse, Seed};
 use super::super::tool::ToolDef;
 use super::super::Server;
+use super::runtime::StatusHook;
+use super::TaskRecord;
 use crate::error::McpError;
 
 /// `-32021`: the call needs a task and the client did not declare the extension.
@@ -41,6 +46,16 @@ pub(crate) fn has_core_tasks(version: &ProtocolVersion) -> bool {
 fn task_support_violation(def: &ToolDef, wanted: bool) -> McpError {
     let how = if wanted { "must not be called as a task" } else { "must be called as a task" };
     McpError::new(codes::METHOD_NOT_FOUND, format!("Tool {} {how}", def.tool.name))
+}
+
+/// Sends a 2025 session `notifications/tasks/status` on each change of its task (while
+/// the session lives; a session that reads nothing misses them, as the spec allows).
+fn status_notifier(session: Weak<SessionInfo>) -> StatusHook {
+    Box::new(move |record: &TaskRecord| {
+        let Some(session) = session.upgrade() else { return };
+        let params = TaskStatusNotificationParams { task: record.core_task(), meta: None };
+        session.push(methods::NOTIFICATION_TASKS_STATUS, serde_json::value::to_raw_value(&params).ok());
+    })
 }
 
 impl Server {
@@ -100,7 +115,11 @@ impl Server {
             EraInfo::Stateless(_) => None,
         };
         let ttl = wanted.and_then(|t| t.ttl).map(Duration::from_millis);
-        let (record, link) = tasks.create(owner.clone(), ttl).await?;
+        let on_status = match &ctx.inner.era {
+            EraInfo::Stateful(session) => Some(status_notifier(Arc::downgrade(session))),
+            EraInfo::Stateless(_) => None,
+        };
+        let (record, link) = tasks.create(owner.clone(), ttl, on_status).await?;
         let _ = ctx.inner.task.set(link.clone());
         let arguments = arguments.map(ToOwned::to_owned);
         tasks.spawn(link, record.ttl, def.call_owned(ctx, arguments));
