@@ -51,7 +51,7 @@ fn elicit_summary(prefix: &str, result: &ElicitResult) -> String {
 }
 
 /// The text a form answer gave for `field`.
-fn answer_text(result: &ElicitResult, field: &str) -> String {
+pub(crate) fn answer_text(result: &ElicitResult, field: &str) -> String {
     let value = serde_json::to_value(result).unwrap_or(Value::Null);
     match &value["content"][field] {
         Value::String(s) => s.clone(),
@@ -60,7 +60,8 @@ fn answer_text(result: &ElicitResult, field: &str) -> String {
     }
 }
 
-fn form(message: &str, properties: Value, required: &[&str]) -> ElicitRequestParams {
+/// A form asking for `properties`.
+pub(crate) fn form(message: &str, properties: Value, required: &[&str]) -> ElicitRequestParams {
     elicitation(json!({
         "message": message,
         "requestedSchema": { "type": "object", "properties": properties, "required": required },
@@ -120,6 +121,7 @@ pub fn server() -> Server {
     let builder = interactive_tools(builder);
     let builder = mrtr_tools(builder);
     let builder = resources_and_prompts(builder);
+    let builder = crate::everything_tasks::task_tools(builder);
     builder.build().unwrap_or_else(|e| panic!("the everything server is misconfigured: {e}"))
 }
 

@@ -5,3 +5,4 @@
 #![forbid(unsafe_code)]
 
 pub mod everything;
+pub mod everything_tasks;

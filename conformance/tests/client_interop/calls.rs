@@ -15,7 +15,7 @@ use crate::fixture::{matrix, Fixture, Mode, Server};
 
 matrix!(handshake, tools, resources, prompts_and_completion, raw_requests);
 
-const RUST_TOOLS: [&str; 28] = [
+const RUST_TOOLS: [&str; 35] = [
     "test_simple_text",
     "test_image_content",
     "test_audio_content",
@@ -44,6 +44,13 @@ const RUST_TOOLS: [&str; 28] = [
     "test_input_required_result_multiple_inputs",
     "test_input_required_result_multi_round",
     "test_input_required_result_capabilities",
+    "greet",
+    "slow_compute",
+    "failing_job",
+    "protocol_error_job",
+    "confirm_delete",
+    "multi_input",
+    "test_tool_with_task",
 ];
 
 /// The negotiated era, version, server identity and capabilities.
@@ -84,21 +91,35 @@ async fn handshake(f: Fixture) {
             assert_eq!(c.instructions(), Some("A fixture server for the MCP conformance suite."));
         }
     }
-    // Both servers declare the same capabilities, in both eras.
+    // Both servers declare the same capabilities, in both eras, but for tasks: the Rust
+    // server runs tools as tasks (the 2026 extension, 2025-11-25 core tasks).
+    let mut expected = json!({
+        "completions": {},
+        "logging": {},
+        "prompts": { "listChanged": true },
+        "resources": { "listChanged": true, "subscribe": true },
+        "tools": { "listChanged": true }
+    });
+    if f.server == Server::Rust {
+        match f.mode {
+            Mode::Auto => expected["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} }),
+            Mode::Legacy => {
+                expected["tasks"] =
+                    json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })
+            }
+        }
+    }
     assert_eq!(
         serde_json::to_value(c.server_capabilities().expect("server capabilities")).unwrap(),
-        json!({
-            "completions": {},
-            "logging": {},
-            "prompts": { "listChanged": true },
-            "resources": { "listChanged": true, "subscribe": true },
-            "tools": { "listChanged": true }
-        })
+        expected
     );
-    assert_eq!(
-        serde_json::to_value(c.capabilities()).unwrap(),
-        json!({ "elicitation": { "form": {} }, "roots": { "listChanged": true }, "sampling": {} })
-    );
+    // A 2026 client follows tasks, so it declares the tasks extension.
+    let mut declared =
+        json!({ "elicitation": { "form": {} }, "roots": { "listChanged": true }, "sampling": {} });
+    if f.modern() {
+        declared["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
+    }
+    assert_eq!(serde_json::to_value(c.capabilities()).unwrap(), declared);
     assert!(!c.is_closed());
     f.close().await;
 }

@@ -70,6 +70,10 @@ pub enum Command {
     /// Log in to an OAuth-protected server in the browser (a loopback redirect); the
     /// tokens are saved (0600) and later commands on that URL use and refresh them.
     Login(Login),
+    /// A server's tasks: `mcpwire tasks list|get|cancel TARGET [TASK_ID]` (`call` follows
+    /// a task tool's task by itself: its status as progress, Ctrl-C cancels it).
+    #[command(subcommand)]
+    Tasks(crate::tasks::TasksCommand),
 }
 
 /// `mcpwire login URL`.

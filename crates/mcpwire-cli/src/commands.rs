@@ -30,14 +30,14 @@ pub struct Env {
 
 impl Env {
     /// Prints a value as pretty JSON on stdout.
-    fn print_json(&self, value: &Value) -> anyhow::Result<()> {
+    pub(crate) fn print_json(&self, value: &Value) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(value)?;
         print_stdout(&format!("{text}\n"))
     }
 }
 
 /// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
-fn print_stdout(text: &str) -> anyhow::Result<()> {
+pub(crate) fn print_stdout(text: &str) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
@@ -157,7 +157,7 @@ pub async fn run_connected(
 }
 
 /// Connects (Ctrl-C aborts), then runs the command.
-async fn session<F, Fut>(
+pub(crate) async fn session<F, Fut>(
     env: &Env,
     c: &Connect,
     interaction: Option<&Interaction>,
@@ -381,6 +381,7 @@ pub async fn list(env: &Env, c: &Connect, list: List) -> anyhow::Result<i32> {
                         (d, _) if !d.is_empty() => d,
                         (_, title) => title,
                     };
+                    let description = format!("{}{description}", crate::tasks::tool_note(tool));
                     t.row(vec![text(tool, "name"), output::schema_arguments(&schema), description]);
                 }
                 t
@@ -488,8 +489,7 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
             None
         };
         let arguments = tool_arguments(&c.tool, schema.as_ref(), c.args_json.as_deref(), &pairs)?;
-        let ui = env.ui.clone();
-        let options = RequestOptions::default().on_progress(move |update| ui.progress(&update));
+        let options = RequestOptions::default().on_progress(crate::tasks::progress_hook(env.ui.clone()));
         tracing::debug!(tool = %c.tool, "calling the tool");
         let result = client
             .call_tool_with(&c.tool, Value::Object(arguments), options)

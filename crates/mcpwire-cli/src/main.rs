@@ -13,6 +13,7 @@ mod output;
 mod proxy;
 mod serve;
 mod target;
+mod tasks;
 mod ui;
 
 use clap::Parser;
@@ -57,6 +58,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Proxy(p) => proxy::run(p).await,
         Command::Bench(b) => bench::run(b, cli.json).await,
         Command::Login(l) => commands::login(l).await,
+        Command::Tasks(t) => tasks::run(&env, t).await,
     }
 }
 

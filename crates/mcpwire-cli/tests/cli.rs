@@ -4,7 +4,11 @@
 //! HTTP), error messages, and a Python SDK server when one is at hand.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use common::{spawn, stderr_lines};
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -28,15 +32,7 @@ fn mcpwire(args: &[&str]) -> Output {
 
 /// [`mcpwire`] with a chosen deadline.
 fn mcpwire_within(args: &[&str], deadline: Duration) -> Output {
-    let child = Command::new(BIN)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the mcpwire binary runs");
-    wait(child, deadline)
+    wait(spawn(args), deadline)
 }
 
 /// Waits for a child's output; kills it (by its own pid) past the deadline.
@@ -414,33 +410,6 @@ fn python3() -> Option<PathBuf> {
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Spawns `mcpwire ARGS` with piped stderr, for tests that watch it while it runs.
-fn spawn(args: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Reads `child`'s stderr lines on a thread; returns a receiver of lines.
-fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    let err = child.stderr.take().unwrap();
-    thread::spawn(move || {
-        for line in BufReader::new(err).lines() {
-            let Ok(line) = line else { return };
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    rx
 }
 
 /// Waits for a stderr line containing `needle`; returns it and everything before it.

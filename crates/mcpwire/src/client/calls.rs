@@ -137,6 +137,7 @@ impl Client {
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, RequestError> {
         let page: ListToolsResult = decode(&self.list(methods::TOOLS_LIST, cursor).await?)?;
         self.inner.output_schemas.learn(&page.tools);
+        self.inner.task_tools.learn(&page.tools);
         Ok(page)
     }
 
@@ -173,8 +174,22 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".into(), Value::String(name.to_owned()));
         params.insert("arguments".into(), Value::Object(object(&arguments)?));
-        let result: CallToolResult =
-            decode(&self.send_with_input(methods::TOOLS_CALL, params, &options).await?)?;
+        // A task (2025-11-25: when the tool requires one; 2026: when the server makes
+        // one) is followed to its end.
+        let raw = match self.start_core_task(&params, &options, false).await? {
+            Some(task) => self.follow_task(&task, &options).await?,
+            None => {
+                let raw = self.send_with_input(methods::TOOLS_CALL, params, &options).await?;
+                match super::is_task_result(&raw)? {
+                    true => {
+                        let created: mcpwire_protocol::tasks_ext::CreateTaskResult = decode(&raw)?;
+                        self.follow_task(&created.task, &options).await?
+                    }
+                    false => raw,
+                }
+            }
+        };
+        let result: CallToolResult = decode(&raw)?;
         self.check_output(name, &result).await?;
         Ok(result)
     }

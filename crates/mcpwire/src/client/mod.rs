@@ -35,6 +35,7 @@ mod listen;
 mod mrtr;
 mod output_schema;
 mod router;
+mod tasks;
 
 use std::future::Future;
 use std::sync::atomic::AtomicU64;
@@ -53,6 +54,7 @@ use serde_json::{Map, Value};
 pub use callbacks::ServerChange;
 pub use calls::RequestOptions;
 pub use listen::Subscription;
+pub use tasks::ToolCallStart;
 
 use crate::error::{McpError, RequestError};
 use crate::jsonrpc::{CallOptions, Dispatcher, DispatcherConfig, Peer};
@@ -141,6 +143,8 @@ pub(crate) struct ClientInner {
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     pub(crate) next_listen: AtomicU64,
     pub(crate) output_schemas: output_schema::OutputSchemas,
+    /// 2025-11-25 tools' task support, learned from `tools/list`.
+    pub(crate) task_tools: tasks::TaskTools,
     child: Mutex<Option<ChildHandle>>,
     /// The transport's "everything sent" signal ([`Transport::finished_signal`]).
     transport_finished: Option<CancellationToken>,
@@ -320,6 +324,11 @@ impl Client {
     }
 }
 
+/// Whether a 2026 result is a task (`resultType: "task"`).
+pub(crate) fn is_task_result(raw: &RawJson) -> Result<bool, RequestError> {
+    Ok(result_type(raw)? == ResultType::Task)
+}
+
 /// Reads `resultType` (absent = complete); an unknown value is an error.
 fn result_type(raw: &RawJson) -> Result<ResultType, RequestError> {
     #[derive(serde::Deserialize)]
@@ -486,6 +495,14 @@ impl ClientBuilder {
                 }
             }
         };
+        // A 2026 client follows tasks (`Client::call_tool`), so it declares the tasks
+        // extension on every request.
+        let capabilities = match &session {
+            Session::Stateless { .. } => {
+                capabilities.with_extension(mcpwire_protocol::meta::TASKS_EXTENSION, Default::default())
+            }
+            Session::Stateful(_) => capabilities,
+        };
         if let Some(key) = era_key.filter(|_| probed) {
             let era = match &session {
                 Session::Stateful(_) => Era::Stateful,
@@ -506,6 +523,7 @@ impl ClientBuilder {
                 log_level: Mutex::new(None),
                 next_listen: AtomicU64::new(1),
                 output_schemas: Default::default(),
+                task_tools: Default::default(),
                 child: Mutex::new(None),
                 transport_finished,
             }),

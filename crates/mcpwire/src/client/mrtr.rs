@@ -51,6 +51,8 @@ impl Client {
             let (kind, raw) = self.send(method, round, options).await?;
             match kind {
                 ResultType::Complete => return Ok(raw),
+                // The caller follows the task (only a tool call may become one).
+                ResultType::Task if method == methods::TOOLS_CALL => return Ok(raw),
                 ResultType::InputRequired => {
                     let result: InputRequiredResult =
                         serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)?;
@@ -112,7 +114,7 @@ impl Client {
     /// Answers one input request through the callbacks. A declined or failed elicitation
     /// is answered as such; a sampling or roots request this client cannot answer ends
     /// the call (the server is not waiting for a retry).
-    async fn resolve(&self, request: InputRequest) -> Result<Value, RequestError> {
+    pub(crate) async fn resolve(&self, request: InputRequest) -> Result<Value, RequestError> {
         let callbacks = &self.inner.callbacks;
         let value = match request {
             InputRequest::Elicit(params) => match callbacks.elicitation {

@@ -21,6 +21,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::notify::ServerEvent;
+use super::tasks::TaskLink;
 use super::Server;
 use crate::error::McpError;
 use crate::extensions::Extensions;
@@ -41,6 +42,8 @@ pub(crate) struct SessionInfo {
     subscriptions: Mutex<Subscriptions>,
     /// The session's connection, for the change notifications pushed to it.
     pub(crate) peer: Peer,
+    /// A random id that marks the tasks this session created (only it sees them).
+    pub(crate) task_owner: u64,
 }
 
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
@@ -101,6 +104,7 @@ impl SessionInfo {
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(None),
             peer,
+            task_owner: random_u64(),
         }
     }
 
@@ -154,6 +158,13 @@ impl SessionInfo {
     }
 }
 
+/// A random number (0 if the system has no randomness: the session's tasks are then
+/// told apart from other sessions' by their unguessable ids alone).
+fn random_u64() -> u64 {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes).map_or(0, |()| u64::from_le_bytes(bytes))
+}
+
 /// The per-request state of a 2026 request.
 #[derive(Debug)]
 pub(crate) struct StatelessInfo {
@@ -181,6 +192,9 @@ pub(crate) struct CtxInner {
     pub(crate) rpc: RequestContext,
     pub(crate) era: EraInfo,
     pub(crate) meta: super::request_meta::RequestMeta,
+    /// Set once the handler runs as a task: its input requests and cancellation go
+    /// through the task, not the request that created it.
+    pub(crate) task: OnceLock<TaskLink>,
 }
 
 /// The context of one request. Cheap to clone.
@@ -190,14 +204,31 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    /// Cancelled when the client cancels this request (or the connection closes).
+    /// Cancelled when the client cancels this request (or the connection closes); in a
+    /// task, when the client cancels the task (`tasks/cancel`) or its TTL runs out.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.inner.rpc.cancellation()
+        match self.inner.task.get() {
+            Some(link) => &link.running.cancel,
+            None => self.inner.rpc.cancellation(),
+        }
     }
 
-    /// Whether the request was cancelled.
+    /// Whether the request (or, in a task, the task) was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.inner.rpc.is_cancelled()
+        match self.inner.task.get() {
+            Some(link) => link.running.cancel.is_cancelled(),
+            None => self.inner.rpc.is_cancelled(),
+        }
+    }
+
+    /// The id of the task this handler runs as, if it runs as one.
+    pub fn task_id(&self) -> Option<&str> {
+        self.inner.task.get().map(TaskLink::id)
+    }
+
+    /// Whether this is a 2026 task, which sends no progress or log notifications.
+    fn is_silent_task(&self) -> bool {
+        self.inner.task.get().is_some() && matches!(self.inner.era, EraInfo::Stateless(_))
     }
 
     /// The protocol version of this request (the session's in 2025, the envelope's in 2026).
@@ -268,6 +299,9 @@ impl Ctx {
 
     /// Reports progress, if the client asked for it (no-op otherwise).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        if self.is_silent_task() {
+            return;
+        }
         self.inner.rpc.progress(progress, total, message).await;
     }
 
@@ -280,6 +314,9 @@ impl Ctx {
 
     /// [`Ctx::log`] with a logger name.
     pub async fn log_as(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
+        if self.is_silent_task() {
+            return;
+        }
         let threshold = match &self.inner.era {
             EraInfo::Stateful(s) => *s.log_level.lock().unwrap_or_else(|e| e.into_inner()),
             EraInfo::Stateless(s) => match s.envelope.log_level {
@@ -394,7 +431,8 @@ impl Ctx {
 
     /// One server-to-client question: a real request on a 2025 session; on a 2026
     /// request, the recorded answer of a retry, or (not answered yet) an `input_required`
-    /// result that ends this round.
+    /// result that ends this round. In a task (either era), the task waits in
+    /// `input_required` for the answer instead.
     async fn ask<R: DeserializeOwned>(
         &self,
         key: Option<&str>,
@@ -403,24 +441,32 @@ impl Ctx {
         request: InputRequest,
         pick: impl Fn(&mcpwire_protocol::mrtr::InputResponse) -> Option<R>,
     ) -> Result<R, McpError> {
-        match &self.inner.era {
-            EraInfo::Stateful(_) => {
-                let params = match &request {
-                    InputRequest::ListRoots(None) => None,
-                    other => Some(serde_json::value::to_raw_value(&ParamsOf(other))?),
-                };
-                let raw = self.inner.rpc.request(method, params, CallOptions::default()).await?;
-                Ok(serde_json::from_str(raw.get())?)
+        let task = self.inner.task.get();
+        if let (EraInfo::Stateful(_), None) = (&self.inner.era, task) {
+            let params = match &request {
+                InputRequest::ListRoots(None) => None,
+                other => Some(serde_json::value::to_raw_value(&ParamsOf(other))?),
+            };
+            let raw = self.inner.rpc.request(method, params, CallOptions::default()).await?;
+            return Ok(serde_json::from_str(raw.get())?);
+        }
+        let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
+        // A 2026 call's own answers first (a task's handler may ask again what was asked
+        // before its task existed).
+        if let EraInfo::Stateless(s) = &self.inner.era {
+            if let Some(answer) = s.responses.get(&key).and_then(&pick) {
+                return Ok(answer);
             }
-            EraInfo::Stateless(s) => {
-                let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
-                if let Some(answer) = s.responses.get(&key).and_then(&pick) {
-                    return Ok(answer);
-                }
+            if task.is_none() {
                 s.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
-                Err(McpError::input_required())
+                return Err(McpError::input_required());
             }
         }
+        let Some(link) = task else { return Err(McpError::internal("no task to ask through")) };
+        let answer = link.ask(key, request).await?;
+        pick(&answer).ok_or_else(|| {
+            McpError::invalid_params(format!("the answer to a task's {method} request has the wrong shape"))
+        })
     }
 
     /// Tells clients the tool list changed (2025 sessions get

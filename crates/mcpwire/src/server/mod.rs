@@ -25,6 +25,7 @@ mod router;
 pub mod schema;
 pub(crate) mod stateful;
 pub(crate) mod stateless;
+pub mod tasks;
 mod tool;
 #[doc(hidden)]
 pub mod tool_output;
@@ -134,6 +135,10 @@ pub(crate) struct ServerInner {
     pub(crate) middleware: Arc<[Arc<dyn Middleware>]>,
     /// Where local (non-`Send`) handlers run.
     pub(crate) local: local::LocalExecutor,
+    /// Task records and the tasks running here.
+    pub(crate) tasks: Arc<tasks::Tasks>,
+    /// Whether any tool runs as a task (the extension is advertised, `tasks/*` served).
+    pub(crate) tasks_enabled: bool,
 }
 
 /// An MCP server: what was registered, ready to serve any number of connections.
@@ -166,6 +171,8 @@ impl Server {
             sealer: None,
             extra_capabilities: None,
             middleware: Vec::new(),
+            task_store: None,
+            task_config: tasks::TaskConfig::default(),
         }
     }
 
@@ -309,6 +316,8 @@ pub struct ServerBuilder {
     sealer: Option<StateSealer>,
     extra_capabilities: Option<JsonObject>,
     middleware: Vec<Arc<dyn Middleware>>,
+    task_store: Option<Arc<dyn tasks::TaskStore>>,
+    task_config: tasks::TaskConfig,
 }
 
 impl ServerBuilder {
@@ -456,6 +465,18 @@ impl ServerBuilder {
         self
     }
 
+    /// Where task records are kept (default: a [`tasks::MemoryTaskStore`] of 10 000).
+    pub fn task_store(mut self, store: impl tasks::TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// Task TTLs, polling interval and bounds (see [`tasks::TaskConfig`]).
+    pub fn task_config(mut self, config: tasks::TaskConfig) -> Self {
+        self.task_config = config;
+        self
+    }
+
     /// Checks what was registered and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
         let mut tool_index = NameIndex::default();
@@ -511,8 +532,13 @@ impl ServerBuilder {
             capabilities.extra.extend(extra);
         }
 
+        let tasks_enabled =
+            self.tools.iter().any(|d| !matches!(d.task_support, tasks::TaskSupport::Forbidden));
+        let task_store = self.task_store.unwrap_or_else(|| Arc::new(tasks::MemoryTaskStore::default()));
         Ok(Server {
             inner: Arc::new(ServerInner {
+                tasks: Arc::new(tasks::Tasks::new(task_store, self.task_config)),
+                tasks_enabled,
                 server_info: reply::ServerInfo::new(&self.info),
                 info: self.info,
                 instructions: self.instructions,

@@ -1,7 +1,7 @@
 //! The era-neutral core: routes a request to the registries and returns a typed reply;
 //! the era adapters stamp and serialize it.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
 use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult, Completion};
@@ -12,6 +12,7 @@ use mcpwire_protocol::resources::{
     resource_not_found_code, ListResourceTemplatesRequestParams, ListResourceTemplatesResult,
     ListResourcesRequestParams, ListResourcesResult, ReadResourceRequestParams,
 };
+use mcpwire_protocol::tasks::TaskMetadata;
 use mcpwire_protocol::tools::{CallToolRequestParams, ListToolsRequestParams, ListToolsResult};
 use mcpwire_protocol::{codes, methods, Meta, ProtocolVersion};
 use serde::de::DeserializeOwned;
@@ -96,6 +97,8 @@ struct ToolCall<'a> {
     retry: Option<Retry>,
     /// The arguments, unless `retry` holds them.
     arguments: Option<Box<RawValue>>,
+    /// `params.task` (2025-11-25 core tasks).
+    task: Option<TaskMetadata>,
 }
 
 /// The arguments of a call: its retry's (a 2026 call), else its own. A `&Box`, since
@@ -129,7 +132,7 @@ impl Server {
             methods::TOOLS_LIST if caps.tools.is_some() => {
                 let p: ListToolsRequestParams = parse(params)?;
                 let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
-                let tools = page.iter().map(|d| d.tool.clone()).collect();
+                let tools = page.iter().map(|d| self.listed_tool(d, &seed)).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_LIST if caps.resources.is_some() => {
@@ -276,7 +279,18 @@ impl Server {
         p: CallToolRequestParams,
         meta: RequestMeta,
     ) -> Result<Reply, McpError> {
-        let ToolCall { def, ctx, retry, arguments } = self.prepare_tool_call(rpc, seed, p, meta)?;
+        let ToolCall { def, ctx, retry, arguments, task } = self.prepare_tool_call(rpc, seed, p, meta)?;
+        if self.runs_as_task(def, &ctx, task.as_ref())? {
+            // Input the tool gathers before its task exists comes in 2026 `input_required`
+            // rounds (a 2025 task asks through the task instead).
+            if let (Some(gather), EraInfo::Stateless(_)) = (&def.before_task, &ctx.inner.era) {
+                if let Err(e) = gather(ctx.clone()).await {
+                    return self.settle(ctx, retry, Err(e));
+                }
+            }
+            let arguments = self::arguments(&retry, &arguments).map(|a| &**a);
+            return self.start_tool_task(def, ctx, arguments, task).await;
+        }
         let outcome = def.call(ctx.clone(), self::arguments(&retry, &arguments)).await;
         self.settle(ctx, retry, outcome.map(Reply::CallTool))
     }
@@ -292,7 +306,7 @@ impl Server {
     ) -> Result<ToolCall<'_>, McpError> {
         let inner = &self.inner;
         // `p.meta` is empty: `_meta` came as `meta` (see `parse_tool_call`).
-        let CallToolRequestParams { name, arguments, meta: _, task: _, input_responses, request_state } = p;
+        let CallToolRequestParams { name, arguments, meta: _, task, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
         let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
@@ -309,7 +323,7 @@ impl Server {
                 RetryArgs::Tool(arguments.take())
             });
         let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
-        Ok(ToolCall { def, ctx, retry, arguments })
+        Ok(ToolCall { def, ctx, retry, arguments, task })
     }
 
     /// One page of a list, from an opaque cursor.
@@ -405,7 +419,7 @@ impl Server {
                 EraInfo::Stateless(Box::new(info))
             }
         };
-        Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta }) })
+        Ok(Ctx { inner: Arc::new(CtxInner { server: self.clone(), rpc, era, meta, task: OnceLock::new() }) })
     }
 
     /// Turns a handler's "input required" marker into the `input_required` result of a

@@ -16,6 +16,7 @@ use super::context::SessionInfo;
 use super::notify::ServerEvent;
 use super::reply::Reply;
 use super::router::{parse, Seed};
+use super::tasks::{core_capability, has_core_tasks};
 use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::{Peer, RequestContext};
@@ -107,6 +108,14 @@ impl StatefulSession {
                         session.unsubscribe(&p.uri);
                         Reply::Empty
                     }
+                    methods::TASKS_GET
+                    | methods::TASKS_RESULT
+                    | methods::TASKS_LIST
+                    | methods::TASKS_CANCEL
+                        if self.server.inner.tasks_enabled && has_core_tasks(&session.version) =>
+                    {
+                        self.server.serve_core_task_method(&session, &rpc, method, params).await?
+                    }
                     methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
                         return Err(McpError::method_not_found(method));
                     }
@@ -147,9 +156,13 @@ impl StatefulSession {
         self.server.inner.sessions.register(&session);
         *slot = Some(session);
         let inner = &self.server.inner;
+        let mut capabilities = inner.capabilities.clone();
+        if inner.tasks_enabled && has_core_tasks(&version) {
+            capabilities.tasks = Some(core_capability());
+        }
         Ok(Reply::Initialize(Box::new(InitializeResult {
             protocol_version: version,
-            capabilities: inner.capabilities.clone(),
+            capabilities,
             server_info: inner.info.clone(),
             instructions: inner.instructions.clone(),
             meta: None,

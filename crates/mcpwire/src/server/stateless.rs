@@ -96,13 +96,24 @@ impl Server {
         let reply = match method {
             methods::SERVER_DISCOVER => Reply::Discover(Box::new(DiscoverResult {
                 supported_versions: supported_stateless(),
-                capabilities: self.inner.capabilities.clone(),
+                capabilities: self.discover_capabilities(),
                 instructions: self.inner.instructions.clone(),
                 ..Default::default()
             })),
             m if methods::REMOVED_IN_2026.contains(&m) => return Err(McpError::method_not_found(m)),
+            methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL
+                if self.inner.tasks_enabled =>
+            {
+                self.serve_task_method(&envelope, method, request.params.as_deref()).await?
+            }
             methods::SUBSCRIPTIONS_LISTEN => {
                 let p: SubscriptionsListenRequestParams = parse(request.params.as_deref())?;
+                if p.notifications.task_ids.is_some()
+                    && self.inner.tasks_enabled
+                    && !envelope.client_capabilities.supports_tasks_extension()
+                {
+                    return Err(super::tasks::tasks_extension_required());
+                }
                 self.listen(p.notifications, &rpc).await;
                 let result = SubscriptionsListenResult::closed(rpc.id());
                 Reply::Custom(serde_json::to_value(result)?)
@@ -110,6 +121,16 @@ impl Server {
             _ => self.route(rpc, Seed::Stateless(envelope), method, request.params.as_deref()).await?,
         };
         self.stamp(reply)
+    }
+
+    /// The capabilities `server/discover` advertises: the tasks extension too when a
+    /// tool runs as a task.
+    fn discover_capabilities(&self) -> mcpwire_protocol::capabilities::ServerCapabilities {
+        let caps = self.inner.capabilities.clone();
+        if self.inner.tasks_enabled {
+            return caps.with_extension(meta::TASKS_EXTENSION, Default::default());
+        }
+        caps
     }
 
     /// Stamps a 2026 reply (`resultType`, the server's identity, cache hints) and
@@ -130,9 +151,11 @@ impl Server {
             prompts_list_changed: asked.prompts_list_changed.filter(|_| caps.prompts.is_some()),
             resources_list_changed: asked.resources_list_changed.filter(|_| caps.resources.is_some()),
             resource_subscriptions: asked.resource_subscriptions.filter(|_| caps.resources.is_some()),
+            task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled),
             ..Default::default()
         };
         let mut events = self.inner.bus.subscribe();
+        let mut task_changes = honoured.task_ids.as_ref().map(|_| self.inner.tasks.subscribe());
         let id = rpc.id().clone();
         let ack = SubscriptionsAcknowledgedNotificationParams {
             notifications: honoured.clone(),
@@ -144,7 +167,21 @@ impl Server {
         )
         .await;
         loop {
-            let method = match events.recv().await {
+            let event = match &mut task_changes {
+                Some(changes) => tokio::select! {
+                    event = events.recv() => event,
+                    changed = changes.recv() => {
+                        if let Ok(task_id) = changed {
+                            if honoured.task_ids.as_ref().is_some_and(|ids| ids.contains(&task_id)) {
+                                self.push_task(&task_id, &id, rpc).await;
+                            }
+                        }
+                        continue;
+                    }
+                },
+                None => events.recv().await,
+            };
+            let method = match event {
                 Ok(ServerEvent::ToolsChanged) if honoured.tools_list_changed == Some(true) => {
                     methods::NOTIFICATION_TOOLS_LIST_CHANGED
                 }
@@ -175,6 +212,16 @@ impl Server {
             let params = json!({ "_meta": subscription_meta(&id) });
             rpc.notify(method, serde_json::value::to_raw_value(&params).ok()).await;
         }
+    }
+}
+
+impl Server {
+    /// `notifications/tasks` with the task's current state, on a listen stream.
+    async fn push_task(&self, task_id: &str, subscription: &RequestId, rpc: &RequestContext) {
+        let Ok(record) = self.inner.tasks.get(task_id).await else { return };
+        let mut detailed = record.detailed();
+        detailed.meta = Some(subscription_meta(subscription));
+        rpc.notify(methods::NOTIFICATION_TASKS, serde_json::value::to_raw_value(&detailed).ok()).await;
     }
 }
 

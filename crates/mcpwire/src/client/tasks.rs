@@ -1,0 +1,364 @@
+//! Tool calls that the server runs as tasks, in both eras. [`Client::call_tool`] follows
+//! a task to its end by itself: it polls at the server's suggested interval, answers the
+//! task's questions through the client's elicitation and sampling callbacks, reports
+//! each status to the call's progress callback, and cancels the task when the call is
+//! dropped, times out or is cancelled. The lower-level calls here start, inspect, answer,
+//! cancel and list tasks one request at a time.
+//!
+//! 2026-07-28 (extension `io.modelcontextprotocol/tasks`, declared on every request of a
+//! 2026 client): the server decides; `tasks/get` shows the result and any questions,
+//! `tasks/update` answers them. 2025-11-25 (core tasks): the client asks with
+//! `params.task`; questions arrive as server requests during `tasks/result`, which also
+//! returns the result.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use mcpwire_protocol::mrtr::InputResponses;
+use mcpwire_protocol::tasks::{GetTaskResult, ListTasksResult, Task as CoreTask, TaskStatus};
+use mcpwire_protocol::tasks_ext::{CreateTaskResult, DetailedTask, Task, TaskState};
+use mcpwire_protocol::tools::{CallToolResult, TaskSupport, Tool};
+use mcpwire_protocol::{methods, Era, ProtocolVersion, RawJson};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+
+use super::{Client, RequestOptions};
+use crate::error::RequestError;
+use crate::jsonrpc::ProgressUpdate;
+
+/// A server's suggested polling interval is honoured within these bounds.
+const MIN_POLL: Duration = Duration::from_millis(10);
+const MAX_POLL: Duration = Duration::from_secs(30);
+/// The interval when the server suggests none.
+const DEFAULT_POLL: Duration = Duration::from_millis(500);
+
+/// How a tool call began: with its result, or as a task on the server.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolCallStart {
+    /// The server answered at once.
+    Done(CallToolResult),
+    /// The server runs the call as a task; follow it with [`Client::get_task`] or
+    /// [`Client::wait_task`].
+    Task(Task),
+}
+
+/// The `execution.taskSupport` of a 2025-11-25 server's tools, learned from `tools/list`.
+#[derive(Debug, Default)]
+pub(crate) struct TaskTools {
+    support: Mutex<HashMap<String, TaskSupport>>,
+}
+
+impl TaskTools {
+    /// Learns the listed tools' task support.
+    pub(crate) fn learn(&self, tools: &[Tool]) {
+        let mut support = self.support.lock().unwrap_or_else(|e| e.into_inner());
+        for tool in tools {
+            let s = tool.execution.as_ref().and_then(|e| e.task_support.clone());
+            support.insert(tool.name.clone(), s.unwrap_or(TaskSupport::Forbidden));
+        }
+    }
+
+    fn get(&self, name: &str) -> Option<TaskSupport> {
+        self.support.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+    }
+}
+
+/// Sends `tasks/cancel` for a task whose follower goes away before its end (the call
+/// was dropped or timed out).
+struct CancelOnDrop {
+    client: Client,
+    task_id: Option<String>,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        let Some(task_id) = self.task_id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let client = self.client.clone();
+        runtime.spawn(async move {
+            if let Err(e) = client.cancel_task(&task_id).await {
+                tracing::debug!(task = %task_id, "could not cancel an abandoned task: {e}");
+            }
+        });
+    }
+}
+
+fn decode<T: serde::de::DeserializeOwned>(raw: &RawJson) -> Result<T, RequestError> {
+    serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)
+}
+
+fn task_params(task_id: &str) -> Map<String, Value> {
+    let mut params = Map::new();
+    params.insert("taskId".into(), Value::String(task_id.to_owned()));
+    params
+}
+
+/// The server's suggested interval, within bounds.
+fn poll_interval(ms: Option<u64>) -> Duration {
+    ms.map_or(DEFAULT_POLL, Duration::from_millis).clamp(MIN_POLL, MAX_POLL)
+}
+
+/// A 2025 task in the 2026 shape (the two carry the same facts under other names).
+fn from_core(task: CoreTask) -> Task {
+    Task {
+        task_id: task.task_id,
+        status: task.status,
+        status_message: task.status_message,
+        created_at: task.created_at,
+        last_updated_at: task.last_updated_at,
+        ttl_ms: task.ttl,
+        poll_interval_ms: task.poll_interval,
+    }
+}
+
+fn cancelled() -> RequestError {
+    RequestError::Cancelled { method: methods::TOOLS_CALL.to_owned() }
+}
+
+/// Tells the call's progress callback the task's status.
+fn report(options: &RequestOptions, polls: u32, task: &Task) {
+    let Some(on_progress) = &options.on_progress else { return };
+    let status = serde_json::to_value(task.status).ok();
+    let status = status.as_ref().and_then(Value::as_str).unwrap_or("unknown");
+    let message = match &task.status_message {
+        Some(m) => format!("task {}: {status} ({m})", task.task_id),
+        None => format!("task {}: {status}", task.task_id),
+    };
+    on_progress(ProgressUpdate { progress: f64::from(polls), total: None, message: Some(message) });
+}
+
+impl Client {
+    /// Whether this is a 2025-11-25 connection to a server that runs tool calls as tasks.
+    fn core_tasks(&self) -> bool {
+        self.era() == Era::Stateful
+            && self.protocol_version().is_at_least(&ProtocolVersion::V2025_11_25)
+            && self
+                .server_capabilities()
+                .and_then(|c| c.tasks.as_ref())
+                .and_then(|t| t.requests.as_ref())
+                .and_then(|r| r.tools.as_ref())
+                .is_some_and(|t| t.call.is_some())
+    }
+
+    /// A 2025-11-25 tool's task support (the tool list is fetched once if the tool is
+    /// not known yet); `None` without core tasks.
+    async fn core_task_support(&self, name: &str) -> Option<TaskSupport> {
+        if !self.core_tasks() {
+            return None;
+        }
+        if let Some(support) = self.inner.task_tools.get(name) {
+            return Some(support);
+        }
+        let _ = self.list_all_tools().await;
+        self.inner.task_tools.get(name)
+    }
+
+    /// `tools/call` as a 2025-11-25 task when the tool requires one (or, with
+    /// `optional_too`, allows one): the created task; `None` to call it plainly.
+    pub(crate) async fn start_core_task(
+        &self,
+        params: &Map<String, Value>,
+        options: &RequestOptions,
+        optional_too: bool,
+    ) -> Result<Option<Task>, RequestError> {
+        let name = params.get("name").and_then(Value::as_str).unwrap_or_default();
+        let wanted = match self.core_task_support(name).await {
+            Some(TaskSupport::Required) => true,
+            Some(TaskSupport::Optional) => optional_too,
+            _ => false,
+        };
+        if !wanted {
+            return Ok(None);
+        }
+        let mut params = params.clone();
+        params.insert("task".into(), json!({}));
+        let (_, raw) = self.send(methods::TOOLS_CALL, params, options).await?;
+        let created: mcpwire_protocol::tasks::CreateTaskResult = decode(&raw)?;
+        Ok(Some(from_core(created.task)))
+    }
+
+    /// Starts a tool call without following the task it may become: its result, or the
+    /// task (2026: when the server makes it one; 2025-11-25: when the tool supports one).
+    pub async fn start_tool_call(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        options: RequestOptions,
+    ) -> Result<ToolCallStart, RequestError> {
+        let mut params = Map::new();
+        params.insert("name".into(), Value::String(name.to_owned()));
+        params.insert("arguments".into(), serde_json::to_value(arguments).map_err(RequestError::Encode)?);
+        if let Some(task) = self.start_core_task(&params, &options, true).await? {
+            return Ok(ToolCallStart::Task(task));
+        }
+        let raw = self.send_with_input(methods::TOOLS_CALL, params, &options).await?;
+        match super::is_task_result(&raw)? {
+            true => Ok(ToolCallStart::Task(decode::<CreateTaskResult>(&raw)?.task)),
+            false => Ok(ToolCallStart::Done(decode(&raw)?)),
+        }
+    }
+
+    /// The state of a task. 2026: everything `tasks/get` says, outstanding questions
+    /// included. 2025-11-25: a finished task's result is fetched with `tasks/result`;
+    /// its questions are asked only during `tasks/result`, so `inputRequests` is empty.
+    pub async fn get_task(&self, task_id: &str) -> Result<DetailedTask, RequestError> {
+        let options = RequestOptions::default();
+        let (_, raw) = self.send(methods::TASKS_GET, task_params(task_id), &options).await?;
+        if self.era() == Era::Stateless {
+            return decode(&raw);
+        }
+        let task = from_core(decode::<GetTaskResult>(&raw)?.task);
+        let state = match task.status {
+            TaskStatus::Working => TaskState::Working,
+            TaskStatus::InputRequired => TaskState::InputRequired { input_requests: Default::default() },
+            TaskStatus::Cancelled => TaskState::Cancelled,
+            TaskStatus::Completed | TaskStatus::Failed => {
+                match self.core_task_result(task_id, &options).await {
+                    Ok(raw) => TaskState::Completed { result: decode(&raw)? },
+                    Err(RequestError::Peer(error)) => TaskState::Failed { error },
+                    Err(other) => return Err(other),
+                }
+            }
+        };
+        Ok(DetailedTask::new(task, state))
+    }
+
+    /// Answers a 2026 task's questions (`tasks/update`; unknown keys are ignored).
+    pub async fn update_task(&self, task_id: &str, responses: InputResponses) -> Result<(), RequestError> {
+        if self.era() != Era::Stateless {
+            return Err(RequestError::Protocol(
+                "tasks/update is 2026-07-28 only: a 2025 task asks during tasks/result".into(),
+            ));
+        }
+        let mut params = task_params(task_id);
+        params
+            .insert("inputResponses".into(), serde_json::to_value(responses).map_err(RequestError::Encode)?);
+        self.send(methods::TASKS_UPDATE, params, &RequestOptions::default()).await.map(drop)
+    }
+
+    /// Asks the server to cancel a task (`tasks/cancel`).
+    pub async fn cancel_task(&self, task_id: &str) -> Result<(), RequestError> {
+        self.send(methods::TASKS_CANCEL, task_params(task_id), &RequestOptions::default()).await.map(drop)
+    }
+
+    /// One page of this session's tasks (`tasks/list`, 2025-11-25 only: 2026 has none).
+    pub async fn list_tasks(&self, cursor: Option<&str>) -> Result<ListTasksResult, RequestError> {
+        if self.era() != Era::Stateful {
+            return Err(RequestError::Protocol(
+                "tasks/list does not exist in the 2026-07-28 revision".into(),
+            ));
+        }
+        let mut params = Map::new();
+        if let Some(cursor) = cursor {
+            params.insert("cursor".into(), Value::String(cursor.to_owned()));
+        }
+        decode(&self.send(methods::TASKS_LIST, params, &RequestOptions::default()).await?.1)
+    }
+
+    /// Follows a task to its end and returns the tool's result (see the module docs).
+    pub async fn wait_task(
+        &self,
+        task: &Task,
+        options: RequestOptions,
+    ) -> Result<CallToolResult, RequestError> {
+        decode(&self.follow_task(task, &options).await?)
+    }
+
+    /// `tasks/result` (2025-11-25): waits for the end; the task's questions arrive as
+    /// server requests meanwhile and go to the callbacks.
+    async fn core_task_result(
+        &self,
+        task_id: &str,
+        options: &RequestOptions,
+    ) -> Result<RawJson, RequestError> {
+        let options =
+            RequestOptions { timeout: options.timeout, cancel: options.cancel.clone(), ..Default::default() };
+        Ok(self.send(methods::TASKS_RESULT, task_params(task_id), &options).await?.1)
+    }
+
+    /// Follows a task to its end: the raw tool result. The call's timeout (if it has
+    /// one) bounds it; without one, the task's TTL does. Dropped, timed out or cancelled
+    /// before the end, the task is cancelled on the server.
+    pub(crate) async fn follow_task(
+        &self,
+        task: &Task,
+        options: &RequestOptions,
+    ) -> Result<RawJson, RequestError> {
+        let mut guard = CancelOnDrop { client: self.clone(), task_id: Some(task.task_id.clone()) };
+        let run = self.poll_task(task, options);
+        let outcome = match options.timeout {
+            Some(timeout) => tokio::time::timeout(timeout, run).await.unwrap_or_else(|_| {
+                Err(RequestError::Timeout { method: methods::TOOLS_CALL.to_owned(), timeout })
+            }),
+            None => run.await,
+        };
+        if !matches!(outcome, Err(RequestError::Timeout { .. })) {
+            guard.task_id = None;
+        }
+        outcome
+    }
+
+    async fn poll_task(&self, task: &Task, options: &RequestOptions) -> Result<RawJson, RequestError> {
+        let id = task.task_id.as_str();
+        let mut interval = poll_interval(task.poll_interval_ms);
+        let mut answered = HashSet::new();
+        let mut polls = 0u32;
+        report(options, polls, task);
+        loop {
+            match &options.cancel {
+                Some(token) => tokio::select! {
+                    () = tokio::time::sleep(interval) => {}
+                    () = token.cancelled() => {
+                        self.cancel_task(id).await?;
+                        return Err(cancelled());
+                    }
+                },
+                None => tokio::time::sleep(interval).await,
+            }
+            polls += 1;
+            if self.era() == Era::Stateful {
+                let (_, raw) =
+                    self.send(methods::TASKS_GET, task_params(id), &RequestOptions::default()).await?;
+                let current = from_core(decode::<GetTaskResult>(&raw)?.task);
+                interval = poll_interval(current.poll_interval_ms);
+                report(options, polls, &current);
+                match current.status {
+                    TaskStatus::Working => continue,
+                    TaskStatus::Cancelled => return Err(cancelled()),
+                    // Input needed or finished: tasks/result carries both.
+                    _ => match self.core_task_result(id, options).await {
+                        Err(RequestError::Timeout { .. }) => continue,
+                        outcome => return outcome,
+                    },
+                }
+            }
+            let current = self.get_task(id).await?;
+            interval = poll_interval(current.poll_interval_ms);
+            report(options, polls, &current.task());
+            match current.state {
+                TaskState::Working => {}
+                TaskState::Completed { result } => {
+                    return serde_json::value::to_raw_value(&result).map_err(RequestError::Encode)
+                }
+                TaskState::Failed { error } => return Err(RequestError::Peer(error)),
+                TaskState::Cancelled => return Err(cancelled()),
+                TaskState::InputRequired { input_requests } => {
+                    // Keys are never reused: each question is answered once.
+                    let mut answers = Map::new();
+                    for (key, request) in input_requests {
+                        if answered.insert(key.clone()) {
+                            answers.insert(key, self.resolve(request).await?);
+                        }
+                    }
+                    if !answers.is_empty() {
+                        let mut params = task_params(id);
+                        params.insert("inputResponses".into(), Value::Object(answers));
+                        self.send(methods::TASKS_UPDATE, params, &RequestOptions::default()).await?;
+                        interval = MIN_POLL.max(interval / 4);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+//! The default [`TaskStore`]: records in memory, bounded in number, dropped when their
+//! TTL runs out, so a client that never polls cannot make the server grow.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
+use std::time::SystemTime;
+
+use super::store::{StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
+
+/// In-memory task records (the default store). When it is full, expired records go
+/// first, then the oldest finished one; a store full of unfinished tasks refuses new ones.
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    capacity: usize,
+    inner: Mutex<Records>,
+}
+
+#[derive(Debug, Default)]
+struct Records {
+    by_id: HashMap<String, (u64, TaskRecord)>,
+    /// Creation sequence number to id: the listing order and the eviction order.
+    order: BTreeMap<u64, String>,
+    next: u64,
+}
+
+impl Records {
+    fn remove(&mut self, id: &str) {
+        if let Some((seq, _)) = self.by_id.remove(id) {
+            self.order.remove(&seq);
+        }
+    }
+
+    /// Drops expired records; then, if still full, the oldest finished one.
+    fn make_room(&mut self, capacity: usize, now: SystemTime) {
+        let expired: Vec<String> =
+            self.by_id.iter().filter(|(_, (_, r))| r.is_expired(now)).map(|(id, _)| id.clone()).collect();
+        for id in expired {
+            self.remove(&id);
+        }
+        if self.by_id.len() < capacity {
+            return;
+        }
+        let oldest_done = self
+            .order
+            .values()
+            .find(|id| self.by_id.get(*id).is_some_and(|(_, r)| r.status().is_terminal()))
+            .cloned();
+        if let Some(id) = oldest_done {
+            self.remove(&id);
+        }
+    }
+}
+
+impl MemoryTaskStore {
+    /// A store of at most `capacity` records (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        MemoryTaskStore { capacity: capacity.max(1), inner: Mutex::new(Records::default()) }
+    }
+
+    fn records(&self) -> std::sync::MutexGuard<'_, Records> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// How many records are held (expired ones included until they are swept).
+    pub fn len(&self) -> usize {
+        self.records().by_id.len()
+    }
+
+    /// Whether no record is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Default for MemoryTaskStore {
+    /// 10 000 records.
+    fn default() -> Self {
+        MemoryTaskStore::new(10_000)
+    }
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        let result = (|| {
+            let mut records = self.records();
+            if records.by_id.contains_key(&record.task_id) {
+                return Err(TaskStoreError::Duplicate(record.task_id));
+            }
+            if records.by_id.len() >= self.capacity {
+                records.make_room(self.capacity, SystemTime::now());
+                if records.by_id.len() >= self.capacity {
+                    return Err(TaskStoreError::Full);
+                }
+            }
+            let seq = records.next;
+            records.next += 1;
+            records.order.insert(seq, record.task_id.clone());
+            records.by_id.insert(record.task_id.clone(), (seq, record));
+            Ok(())
+        })();
+        Box::pin(std::future::ready(result))
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let mut records = self.records();
+        let found = match records.by_id.get(task_id) {
+            Some((_, r)) if r.is_expired(SystemTime::now()) => {
+                records.remove(task_id);
+                None
+            }
+            Some((_, r)) => Some(r.clone()),
+            None => None,
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        let mut records = self.records();
+        let now = SystemTime::now();
+        let found = match records.by_id.get_mut(task_id) {
+            Some((_, r)) if !r.is_expired(now) => {
+                change(r);
+                Some(r.clone())
+            }
+            Some(_) => {
+                records.remove(task_id);
+                None
+            }
+            None => None,
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
+        let records = self.records();
+        let now = SystemTime::now();
+        let start = after.and_then(|id| records.by_id.get(id)).map_or(0, |(seq, _)| seq + 1);
+        let page = records
+            .order
+            .range(start..)
+            .filter_map(|(_, id)| records.by_id.get(id).map(|(_, r)| r))
+            .filter(|r| !r.is_expired(now) && r.owner.as_deref() == owner)
+            .take(limit)
+            .cloned()
+            .collect();
+        Box::pin(std::future::ready(Ok(page)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use mcpwire_protocol::tasks_ext::TaskState;
+    use std::time::Duration;
+
+    fn record(id: &str, ttl: Option<Duration>, state: TaskState) -> TaskRecord {
+        let now = SystemTime::now();
+        TaskRecord {
+            task_id: id.into(),
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl,
+            poll_interval: None,
+            state,
+            owner: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn bounded_evicting_expired_then_finished_never_running() {
+        let store = MemoryTaskStore::new(2);
+        store.create(record("a", Some(Duration::ZERO), TaskState::Working)).await.unwrap();
+        store.create(record("b", None, TaskState::Cancelled)).await.unwrap();
+        // Full: the expired one goes.
+        store.create(record("c", None, TaskState::Working)).await.unwrap();
+        assert!(store.get("a").await.unwrap().is_none());
+        // Full again: the finished one goes.
+        store.create(record("d", None, TaskState::Working)).await.unwrap();
+        assert!(store.get("b").await.unwrap().is_none());
+        // Full of running tasks: refused.
+        assert!(matches!(
+            store.create(record("e", None, TaskState::Working)).await,
+            Err(TaskStoreError::Full)
+        ));
+        assert_eq!(store.len(), 2);
+        assert!(matches!(
+            store.create(record("c", None, TaskState::Working)).await,
+            Err(TaskStoreError::Duplicate(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn update_and_list_skip_expired_and_page_in_order() {
+        let store = MemoryTaskStore::new(10);
+        for id in ["a", "b", "c"] {
+            store.create(record(id, None, TaskState::Working)).await.unwrap();
+        }
+        store.create(record("x", Some(Duration::ZERO), TaskState::Working)).await.unwrap();
+        let changed = store.update("b", Box::new(|r| r.state = TaskState::Cancelled)).await.unwrap();
+        assert_eq!(changed.unwrap().state, TaskState::Cancelled);
+        assert!(store.update("x", Box::new(|_| {})).await.unwrap().is_none());
+        let ids = |v: Vec<TaskRecord>| v.into_iter().map(|r| r.task_id).collect::<Vec<_>>();
+        assert_eq!(ids(store.list(None, None, 2).await.unwrap()), ["a", "b"]);
+        assert_eq!(ids(store.list(None, Some("b"), 2).await.unwrap()), ["c"]);
+        assert!(store.list(Some("s1"), None, 10).await.unwrap().is_empty());
+    }
+}

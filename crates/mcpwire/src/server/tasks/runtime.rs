@@ -1,0 +1,315 @@
+//! The tasks running in this process: their cancellation tokens and outstanding input
+//! requests, the runner that records each handler's outcome, and the change feed that
+//! `subscriptions/listen` (2026) and `tasks/result` (2025) wait on.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use futures_util::FutureExt;
+use mcpwire_protocol::codes;
+use mcpwire_protocol::mrtr::{InputRequest, InputRequests, InputResponse, InputResponses};
+use mcpwire_protocol::tasks_ext::TaskState;
+use mcpwire_protocol::tools::CallToolResult;
+use tokio::sync::{broadcast, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use super::store::{TaskRecord, TaskStore, TaskStoreError};
+use super::TaskConfig;
+use crate::error::McpError;
+
+/// Task changes a slow listener may fall behind before it misses some.
+const CHANGES_CAPACITY: usize = 256;
+
+/// The server's tasks: the store and what runs here.
+pub(crate) struct Tasks {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) config: TaskConfig,
+    running: Mutex<HashMap<String, Arc<Running>>>,
+    changes: broadcast::Sender<String>,
+}
+
+impl std::fmt::Debug for Tasks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tasks").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+/// Told every new state of a task while it runs (a 2025 session's
+/// `notifications/tasks/status`).
+pub(crate) type StatusHook = Box<dyn Fn(&TaskRecord) + Send + Sync>;
+
+/// One task running in this process.
+pub(crate) struct Running {
+    pub(crate) id: String,
+    pub(crate) cancel: CancellationToken,
+    inputs: tokio::sync::Mutex<Inputs>,
+    on_status: Option<StatusHook>,
+}
+
+/// A task's outstanding input requests, and every key it ever used (keys are never
+/// reused over a task's life).
+#[derive(Default)]
+struct Inputs {
+    pending: BTreeMap<String, (InputRequest, oneshot::Sender<InputResponse>)>,
+    used: HashSet<String>,
+}
+
+impl Inputs {
+    /// `key`, or `key-2`, `key-3`... if it was used before.
+    fn fresh_key(&mut self, key: String) -> String {
+        let mut candidate = key.clone();
+        let mut n = 1;
+        while self.used.contains(&candidate) {
+            n += 1;
+            candidate = format!("{key}-{n}");
+        }
+        self.used.insert(candidate.clone());
+        candidate
+    }
+
+    /// The state these inputs put the task in.
+    fn state(&self) -> TaskState {
+        if self.pending.is_empty() {
+            TaskState::Working
+        } else {
+            let input_requests: InputRequests =
+                self.pending.iter().map(|(k, (r, _))| (k.clone(), r.clone())).collect();
+            TaskState::InputRequired { input_requests }
+        }
+    }
+}
+
+/// What a handler running as a task holds: the way to its task.
+#[derive(Clone)]
+pub(crate) struct TaskLink {
+    pub(crate) tasks: Arc<Tasks>,
+    pub(crate) running: Arc<Running>,
+}
+
+impl TaskLink {
+    /// The task id.
+    pub(crate) fn id(&self) -> &str {
+        &self.running.id
+    }
+
+    /// Asks the client for input through the task: the task shows the request in
+    /// `input_required` until `tasks/update` answers it (or the task is cancelled).
+    pub(crate) async fn ask(&self, key: String, request: InputRequest) -> Result<InputResponse, McpError> {
+        let answer = {
+            let mut inputs = self.running.inputs.lock().await;
+            if inputs.pending.len() >= self.tasks.config.max_pending_inputs {
+                return Err(McpError::internal("too many outstanding input requests"));
+            }
+            let key = inputs.fresh_key(key);
+            let (tx, rx) = oneshot::channel();
+            inputs.pending.insert(key, (request, tx));
+            self.tasks.record(self.id(), inputs.state()).await;
+            rx
+        };
+        tokio::select! {
+            answer = answer => answer.map_err(|_| McpError::internal("the task's input request was dropped")),
+            () = self.running.cancel.cancelled() => Err(cancelled()),
+        }
+    }
+}
+
+/// The error a cancelled task's pending calls end with.
+fn cancelled() -> McpError {
+    McpError::new(codes::REQUEST_CANCELLED, "Task cancelled")
+}
+
+/// A random 128-bit task id, in hex.
+fn new_task_id() -> Result<String, McpError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|_| McpError::internal("no randomness for a task id"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn store_error(e: TaskStoreError) -> McpError {
+    match e {
+        TaskStoreError::Full => McpError::internal("too many tasks: the task store is full"),
+        other => McpError::internal(other.to_string()),
+    }
+}
+
+/// `-32602` for a task id this server does not know.
+pub(crate) fn unknown_task(id: &str) -> McpError {
+    McpError::invalid_params(format!("Unknown task: {id}"))
+}
+
+impl Tasks {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, config: TaskConfig) -> Self {
+        Tasks {
+            store,
+            config,
+            running: Mutex::new(HashMap::new()),
+            changes: broadcast::channel(CHANGES_CAPACITY).0,
+        }
+    }
+
+    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Running>>> {
+        self.running.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The ids of tasks that change from now on.
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self, id: &str) {
+        // No receiver is not an error: nobody listens right now.
+        let _ = self.changes.send(id.to_owned());
+    }
+
+    /// Creates a task (stored before this returns) and the link its handler runs with.
+    /// `ttl` is the client's wish (2025), capped; `None` takes the default.
+    pub(crate) async fn create(
+        self: &Arc<Self>,
+        owner: Option<String>,
+        ttl: Option<Duration>,
+        on_status: Option<StatusHook>,
+    ) -> Result<(TaskRecord, TaskLink), McpError> {
+        if self.running().len() >= self.config.max_running {
+            return Err(McpError::internal("too many tasks running"));
+        }
+        let now = SystemTime::now();
+        let record = TaskRecord {
+            task_id: new_task_id()?,
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl: Some(ttl.unwrap_or(self.config.default_ttl).min(self.config.max_ttl)),
+            poll_interval: Some(self.config.poll_interval),
+            state: TaskState::Working,
+            owner,
+        };
+        self.store.create(record.clone()).await.map_err(store_error)?;
+        let running = Arc::new(Running {
+            id: record.task_id.clone(),
+            cancel: CancellationToken::new(),
+            inputs: tokio::sync::Mutex::new(Inputs::default()),
+            on_status,
+        });
+        self.running().insert(record.task_id.clone(), running.clone());
+        Ok((record, TaskLink { tasks: self.clone(), running }))
+    }
+
+    /// Runs a task's handler to its end in the background, and records the outcome: a
+    /// result (an `isError` one too) completes the task, an error fails it, and a
+    /// cancellation, the TTL running out, or a panic end it as cancelled or failed.
+    pub(crate) fn spawn<F>(self: &Arc<Self>, link: TaskLink, ttl: Option<Duration>, handler: F)
+    where
+        F: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
+    {
+        let tasks = self.clone();
+        let grace = self.config.cancel_grace;
+        tokio::spawn(async move {
+            let cancel = link.running.cancel.clone();
+            let expiry = async {
+                match ttl {
+                    Some(ttl) => tokio::time::sleep(ttl).await,
+                    None => std::future::pending().await,
+                }
+            };
+            // Cancelled, or out of time: the token fires, and the handler has `grace` to
+            // notice it before it is dropped.
+            let stop = async {
+                tokio::select! {
+                    () = cancel.cancelled() => {}
+                    () = expiry => cancel.cancel(),
+                }
+                tokio::time::sleep(grace).await;
+            };
+            let outcome = tokio::select! {
+                out = AssertUnwindSafe(handler).catch_unwind() => Some(out),
+                () = stop => None,
+            };
+            let state = match outcome {
+                _ if cancel.is_cancelled() => TaskState::Cancelled,
+                Some(Ok(Ok(result))) => match serde_json::to_value(result) {
+                    Ok(serde_json::Value::Object(result)) => TaskState::Completed { result },
+                    _ => TaskState::Failed {
+                        error: McpError::internal("unserializable result").to_error_object(),
+                    },
+                },
+                Some(Ok(Err(e))) => TaskState::Failed { error: e.to_error_object() },
+                Some(Err(_panic)) => TaskState::Failed {
+                    error: McpError::internal("the task's handler panicked").to_error_object(),
+                },
+                None => TaskState::Cancelled,
+            };
+            cancel.cancel();
+            tasks.record(link.id(), state).await;
+            tasks.running().remove(link.id());
+        });
+    }
+
+    /// Records a state unless the task already finished (a terminal state stays).
+    async fn record(&self, id: &str, state: TaskState) {
+        let change = Box::new(move |r: &mut TaskRecord| {
+            if !r.status().is_terminal() {
+                r.state = state;
+                r.last_updated_at = SystemTime::now();
+            }
+        });
+        match self.store.update(id, change).await {
+            Ok(record) => {
+                self.changed(id);
+                let running = self.running().get(id).cloned();
+                if let (Some(record), Some(hook)) =
+                    (record, running.as_ref().and_then(|r| r.on_status.as_ref()))
+                {
+                    hook(&record);
+                }
+            }
+            Err(e) => tracing::warn!(task = id, "could not record a task's state: {e}"),
+        }
+    }
+
+    /// The record of `id`, or `-32602`.
+    pub(crate) async fn get(&self, id: &str) -> Result<TaskRecord, McpError> {
+        self.store.get(id).await.map_err(store_error)?.ok_or_else(|| unknown_task(id))
+    }
+
+    /// The record of `id` if `owner` created it (`None`: a 2026 task), or `-32602`.
+    pub(crate) async fn get_owned(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, McpError> {
+        let record = self.get(id).await?;
+        if record.owner.as_deref() != owner {
+            return Err(unknown_task(id));
+        }
+        Ok(record)
+    }
+
+    /// `tasks/update`: hands each answer to the handler waiting for it; unknown or
+    /// already answered keys are ignored. `-32602` for an unknown task.
+    pub(crate) async fn answer(&self, id: &str, responses: InputResponses) -> Result<(), McpError> {
+        let running = self.running().get(id).cloned();
+        let Some(running) = running else {
+            // Not running here: known (finished) tasks ignore late answers.
+            return self.get(id).await.map(|_| ());
+        };
+        let mut inputs = running.inputs.lock().await;
+        for (key, response) in responses {
+            if let Some((_, waiter)) = inputs.pending.remove(&key) {
+                let _ = waiter.send(response);
+            }
+        }
+        self.record(id, inputs.state()).await;
+        Ok(())
+    }
+
+    /// `tasks/cancel`: records `cancelled` (unless finished) and fires the handler's
+    /// token. Returns the record as it was before.
+    pub(crate) async fn cancel(&self, id: &str) -> Result<TaskRecord, McpError> {
+        let before = self.get(id).await?;
+        if !before.status().is_terminal() {
+            self.record(id, TaskState::Cancelled).await;
+            if let Some(running) = self.running().get(id) {
+                running.cancel.cancel();
+            }
+        }
+        Ok(before)
+    }
+}

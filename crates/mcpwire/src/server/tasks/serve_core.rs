@@ -1,0 +1,196 @@
+//! The 2025-11-25 core task methods on a session: `tasks/get`, `tasks/list`,
+//! `tasks/cancel` and `tasks/result`, which waits for the task to finish and, while the
+//! task waits for input, asks the client its questions on this request (each marked
+//! with the `related-task` `_meta`).
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use mcpwire_protocol::capabilities::{ServerTaskRequests, ServerTasksCapability, TaskToolsRequests};
+use mcpwire_protocol::mrtr::{InputRequest, InputResponse, InputResponses};
+use mcpwire_protocol::tasks::{
+    CancelTaskRequestParams, GetTaskPayloadRequestParams, GetTaskRequestParams, GetTaskResult,
+    ListTasksRequestParams, ListTasksResult,
+};
+use mcpwire_protocol::tasks_ext::TaskState;
+use mcpwire_protocol::{codes, meta, methods};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::super::context::SessionInfo;
+use super::super::reply::Reply;
+use super::super::router::parse;
+use super::super::Server;
+use super::TaskRecord;
+use crate::error::McpError;
+use crate::jsonrpc::{CallOptions, RequestContext};
+
+/// How often `tasks/result` re-reads a task it has heard nothing about (a change feed
+/// that lagged, or a store written by another process).
+const RESULT_RECHECK: Duration = Duration::from_secs(1);
+
+/// The `tasks` capability of a 2025-11-25 server whose tools run as tasks.
+pub(crate) fn core_capability() -> ServerTasksCapability {
+    ServerTasksCapability {
+        list: Some(Default::default()),
+        cancel: Some(Default::default()),
+        requests: Some(ServerTaskRequests {
+            tools: Some(TaskToolsRequests { call: Some(Default::default()), ..Default::default() }),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// `_meta` naming the task a message belongs to.
+fn related(task_id: &str) -> Value {
+    json!({ meta::RELATED_TASK: { "taskId": task_id } })
+}
+
+fn core_task_reply(record: &TaskRecord) -> Result<Reply, McpError> {
+    Ok(Reply::Custom(serde_json::to_value(GetTaskResult { task: record.core_task(), meta: None })?))
+}
+
+impl Server {
+    /// A 2025-11-25 core task method on `session` (only its own tasks are visible).
+    pub(crate) async fn serve_core_task_method(
+        &self,
+        session: &SessionInfo,
+        rpc: &RequestContext,
+        method: &str,
+        params: Option<&RawValue>,
+    ) -> Result<Reply, McpError> {
+        let owner = session.task_owner.to_string();
+        let tasks = &self.inner.tasks;
+        match method {
+            methods::TASKS_GET => {
+                let p: GetTaskRequestParams = parse(params)?;
+                core_task_reply(&tasks.get_owned(&p.task_id, Some(&owner)).await?)
+            }
+            methods::TASKS_CANCEL => {
+                let p: CancelTaskRequestParams = parse(params)?;
+                let before = tasks.get_owned(&p.task_id, Some(&owner)).await?;
+                if before.status().is_terminal() {
+                    return Err(McpError::invalid_params(format!(
+                        "Task {} already finished ({:?})",
+                        p.task_id,
+                        before.status()
+                    )));
+                }
+                tasks.cancel(&p.task_id).await?;
+                core_task_reply(&tasks.get_owned(&p.task_id, Some(&owner)).await?)
+            }
+            methods::TASKS_LIST => {
+                let p: ListTasksRequestParams = parse(params)?;
+                if let Some(cursor) = &p.cursor {
+                    tasks
+                        .get_owned(cursor, Some(&owner))
+                        .await
+                        .map_err(|_| McpError::invalid_params("Invalid cursor"))?;
+                }
+                let limit = self.inner.config.page_size;
+                let mut page = tasks
+                    .store
+                    .list(Some(&owner), p.cursor.as_deref(), limit + 1)
+                    .await
+                    .map_err(|e| McpError::internal(e.to_string()))?;
+                let more = page.len() > limit;
+                page.truncate(limit);
+                let next_cursor = more.then(|| page.last().map(|r| r.task_id.clone())).flatten();
+                let result = ListTasksResult {
+                    tasks: page.iter().map(TaskRecord::core_task).collect(),
+                    next_cursor,
+                    meta: None,
+                };
+                Ok(Reply::Custom(serde_json::to_value(result)?))
+            }
+            methods::TASKS_RESULT => {
+                let p: GetTaskPayloadRequestParams = parse(params)?;
+                self.task_result(&p.task_id, &owner, rpc).await
+            }
+            other => Err(McpError::method_not_found(other)),
+        }
+    }
+
+    /// `tasks/result`: waits until the task finishes and answers with its result (or its
+    /// error), marked with `related-task`. While it waits for input, each question is
+    /// asked once on this request and its answer handed to the task.
+    async fn task_result(&self, id: &str, owner: &str, rpc: &RequestContext) -> Result<Reply, McpError> {
+        let tasks = &self.inner.tasks;
+        let mut changes = tasks.subscribe();
+        let mut asked = HashSet::new();
+        loop {
+            let record = tasks.get_owned(id, Some(owner)).await?;
+            match record.state {
+                TaskState::Completed { mut result } => {
+                    let meta = result.entry("_meta").or_insert_with(|| json!({}));
+                    if let (Value::Object(m), Value::Object(r)) = (meta, related(id)) {
+                        m.extend(r);
+                    }
+                    return Ok(Reply::Custom(Value::Object(result)));
+                }
+                TaskState::Failed { mut error } => {
+                    let data = error.data.take().unwrap_or_else(|| json!({}));
+                    error.data = Some(match data {
+                        Value::Object(mut d) => {
+                            d.insert("_meta".into(), related(id));
+                            Value::Object(d)
+                        }
+                        other => other,
+                    });
+                    return Err(McpError::from_error_object(error));
+                }
+                TaskState::Cancelled => {
+                    return Err(McpError::new(codes::INVALID_PARAMS, format!("Task {id} was cancelled"))
+                        .with_data(json!({ "taskId": id, "_meta": related(id) })));
+                }
+                TaskState::InputRequired { input_requests } => {
+                    let mut answers = InputResponses::new();
+                    for (key, request) in input_requests {
+                        if asked.insert(key.clone()) {
+                            answers.insert(key, ask_client(rpc, id, &request).await?);
+                        }
+                    }
+                    if !answers.is_empty() {
+                        tasks.answer(id, answers).await?;
+                        continue;
+                    }
+                }
+                TaskState::Working => {}
+            }
+            // Until this task changes (or a while passes: re-read it anyway).
+            let _ = tokio::time::timeout(RESULT_RECHECK, async {
+                loop {
+                    match changes.recv().await {
+                        Ok(changed) if changed == id => return,
+                        Ok(_) => continue,
+                        Err(RecvError::Lagged(_)) | Err(RecvError::Closed) => return,
+                    }
+                }
+            })
+            .await;
+        }
+    }
+}
+
+/// Sends one of a task's questions to the client on `rpc`'s request, with `related-task`.
+async fn ask_client(
+    rpc: &RequestContext,
+    id: &str,
+    request: &InputRequest,
+) -> Result<InputResponse, McpError> {
+    let call = serde_json::to_value(request)?;
+    let method = call["method"]
+        .as_str()
+        .ok_or_else(|| McpError::internal("an input request without a method"))?
+        .to_owned();
+    let mut params = match call.get("params") {
+        Some(Value::Object(p)) => p.clone(),
+        _ => Default::default(),
+    };
+    params.insert("_meta".into(), related(id));
+    let raw = serde_json::value::to_raw_value(&params)?;
+    let answer = rpc.request(&method, Some(raw), CallOptions::default()).await?;
+    Ok(serde_json::from_str(answer.get())?)
+}

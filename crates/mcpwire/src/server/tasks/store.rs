@@ -1,0 +1,130 @@
+//! Where task records live: the [`TaskStore`] trait, so that a durable store can replace
+//! the in-memory default, and the record both protocol eras read their answers from.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::time::{Duration, SystemTime};
+
+use mcpwire_protocol::tasks::TaskStatus;
+use mcpwire_protocol::tasks_ext::{DetailedTask, Task as ExtTask, TaskState};
+
+use super::clock::iso8601;
+
+/// The future a [`TaskStore`] method returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One task as stored: what `tasks/get` answers in either era.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TaskRecord {
+    /// The task id (unguessable: it is the only handle a client needs).
+    pub task_id: String,
+    /// A message describing the state.
+    pub status_message: Option<String>,
+    /// When the task was created.
+    pub created_at: SystemTime,
+    /// When the task last changed.
+    pub last_updated_at: SystemTime,
+    /// How long after creation the record is kept; `None` keeps it until evicted.
+    pub ttl: Option<Duration>,
+    /// The polling interval suggested to clients.
+    pub poll_interval: Option<Duration>,
+    /// The status and what goes with it (outstanding input requests, result, error).
+    pub state: TaskState,
+    /// Who may see the task: the 2025 session that created it (`tasks/list` lists only
+    /// a session's own tasks); `None` for a 2026 task, which its id alone reaches.
+    pub owner: Option<String>,
+}
+
+impl TaskRecord {
+    /// The status.
+    pub fn status(&self) -> TaskStatus {
+        self.state.status()
+    }
+
+    /// Whether the record outlived its TTL at `now`.
+    pub fn is_expired(&self, now: SystemTime) -> bool {
+        self.ttl.is_some_and(|ttl| now >= self.created_at + ttl)
+    }
+
+    /// The 2026 extension's common task fields.
+    pub fn ext_task(&self) -> ExtTask {
+        ExtTask {
+            task_id: self.task_id.clone(),
+            status: self.status(),
+            status_message: self.status_message.clone(),
+            created_at: iso8601(self.created_at),
+            last_updated_at: iso8601(self.last_updated_at),
+            ttl_ms: self.ttl.map(millis),
+            poll_interval_ms: self.poll_interval.map(millis),
+        }
+    }
+
+    /// The record as `tasks/get` (2026) answers it.
+    pub fn detailed(&self) -> DetailedTask {
+        DetailedTask::new(self.ext_task(), self.state.clone())
+    }
+
+    /// The 2025-11-25 core task fields.
+    pub fn core_task(&self) -> mcpwire_protocol::tasks::Task {
+        mcpwire_protocol::tasks::Task {
+            task_id: self.task_id.clone(),
+            status: self.status(),
+            status_message: self.status_message.clone(),
+            created_at: iso8601(self.created_at),
+            last_updated_at: iso8601(self.last_updated_at),
+            ttl: self.ttl.map(millis),
+            poll_interval: self.poll_interval.map(millis),
+        }
+    }
+}
+
+/// A duration in whole milliseconds, at least 1 (the wire forbids fractions and zero).
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1)
+}
+
+/// Why a store refused.
+#[derive(Debug, thiserror::Error)]
+pub enum TaskStoreError {
+    /// The store holds as many tasks as it may, none of them finished.
+    #[error("the task store is full")]
+    Full,
+    /// A task with this id exists already.
+    #[error("task {0} exists already")]
+    Duplicate(String),
+    /// The backing store failed.
+    #[error("task store failure: {0}")]
+    Backend(String),
+}
+
+/// A change applied to one record, atomically with respect to other changes.
+pub type TaskChange<'a> = Box<dyn FnOnce(&mut TaskRecord) + Send + 'a>;
+
+/// Keeps task records. The server writes a record before it answers with the task
+/// (so a `tasks/get` right after always finds it) and on every change of state; handlers
+/// run in this process, so a store only has to keep the records. Expired records must
+/// not be returned.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Adds a new record.
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>>;
+
+    /// The record of `task_id`, unless unknown or expired.
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Applies `change` to the record of `task_id` and returns the record as changed, or
+    /// `None` when it is unknown or expired.
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>>;
+
+    /// Up to `limit` records of `owner`, in creation order, starting after the task
+    /// `after` (a page cursor); unknown `after` starts at the beginning.
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>>;
+}

@@ -1,0 +1,188 @@
+//! The server side of the 2025-11-25 core tasks over the in-memory transport, frame by
+//! frame: the capability and `execution.taskSupport`, `params.task`, the `-32601` and
+//! `-32602` rules, `tasks/get`, `tasks/list`, `tasks/cancel`, and `tasks/result`, which
+//! waits for the end and carries the task's questions to the client.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mcpwire::protocol::elicitation::ElicitRequestParams;
+use mcpwire::protocol::{codes, Message, Response};
+use mcpwire::server::tasks::TaskSupport;
+use mcpwire::server::{tool, Ctx, Server};
+use mcpwire::McpError;
+use serde_json::{json, Value};
+
+fn start() -> RawPeer {
+    let server = Server::builder("tasks-2025", "0.1.0")
+        .tool(tool("plain").description("Never a task").handler(|| "plain"))
+        .tool(
+            tool("maybe")
+                .description("Optionally a task")
+                .task_support(TaskSupport::Optional)
+                .handler(|| "maybe"),
+        )
+        .tool(tool("forever").description("Until cancelled").task_support(TaskSupport::Required).handler(
+            |ctx: Ctx| async move {
+                ctx.cancellation().cancelled().await;
+                Err::<String, _>(McpError::internal("stopped"))
+            },
+        ))
+        .tool(tool("asks").description("Asks a name").task_support(TaskSupport::Required).handler(
+            |ctx: Ctx| async move {
+                let form: ElicitRequestParams = serde_json::from_value(json!({
+                    "message": "Name?",
+                    "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } }
+                }))
+                .unwrap();
+                let answer = serde_json::to_value(ctx.elicit(form).await?).unwrap();
+                Ok::<_, McpError>(format!("hello {}", answer["content"]["name"].as_str().unwrap_or("")))
+            },
+        ))
+        .build()
+        .unwrap();
+    let (conn, raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    raw
+}
+
+/// The next frame that is not a `notifications/tasks/status`.
+async fn next(raw: &mut RawPeer) -> Message {
+    loop {
+        match raw.next().await {
+            Message::Notification(n) if n.method == "notifications/tasks/status" => continue,
+            other => return other,
+        }
+    }
+}
+
+async fn call(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Message {
+    raw.request(id, method, params).await;
+    next(raw).await
+}
+
+async fn initialize(raw: &mut RawPeer, version: &str) -> Value {
+    let params = json!({ "protocolVersion": version, "capabilities": { "elicitation": {} },
+        "clientInfo": { "name": "c", "version": "1" } });
+    let r = expect_result(&call(raw, 0, "initialize", params).await, 0);
+    raw.send(mcpwire::protocol::Notification::new("notifications/initialized", None)).await;
+    r
+}
+
+#[tokio::test]
+async fn capability_task_support_and_the_error_rules() {
+    let mut raw = start();
+    let init = initialize(&mut raw, "2025-11-25").await;
+    assert_eq!(
+        init["capabilities"]["tasks"],
+        json!({ "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } } })
+    );
+    assert!(init["capabilities"].get("extensions").is_none());
+    let tools = expect_result(&call(&mut raw, 1, "tools/list", json!({})).await, 1);
+    let support: Vec<Value> =
+        tools["tools"].as_array().unwrap().iter().map(|t| t["execution"]["taskSupport"].clone()).collect();
+    assert_eq!(support, [json!(null), json!("optional"), json!("required"), json!("required")]);
+
+    let e = expect_error(&call(&mut raw, 2, "tools/call", json!({ "name": "plain", "task": {} })).await, 2);
+    assert_eq!(e.code, codes::METHOD_NOT_FOUND);
+    let e = expect_error(&call(&mut raw, 3, "tools/call", json!({ "name": "forever" })).await, 3);
+    assert_eq!(e.code, codes::METHOD_NOT_FOUND);
+    // Optional without `task`: an ordinary call.
+    let r = expect_result(&call(&mut raw, 4, "tools/call", json!({ "name": "maybe" })).await, 4);
+    assert_eq!(r["content"][0]["text"], "maybe");
+    let e = expect_error(&call(&mut raw, 5, "tasks/get", json!({ "taskId": "nope" })).await, 5);
+    assert_eq!(e.code, codes::INVALID_PARAMS);
+}
+
+#[tokio::test]
+async fn a_task_is_polled_listed_and_its_result_fetched() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let created = expect_result(
+        &call(&mut raw, 1, "tools/call", json!({ "name": "maybe", "task": { "ttl": 60000 } })).await,
+        1,
+    );
+    let task = &created["task"];
+    assert_eq!(task["ttl"], 60000);
+    assert!(task["pollInterval"].as_u64().unwrap() > 0);
+    let id = task["taskId"].as_str().unwrap().to_owned();
+    let result = expect_result(&call(&mut raw, 2, "tasks/result", json!({ "taskId": id })).await, 2);
+    assert_eq!(result["content"][0]["text"], "maybe");
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
+    let got = expect_result(&call(&mut raw, 3, "tasks/get", json!({ "taskId": id })).await, 3);
+    assert_eq!(got["status"], "completed");
+    let list = expect_result(&call(&mut raw, 4, "tasks/list", json!({})).await, 4);
+    assert_eq!(list["tasks"][0]["taskId"], id.as_str());
+    let e = expect_error(&call(&mut raw, 5, "tasks/cancel", json!({ "taskId": id })).await, 5);
+    assert_eq!(e.code, codes::INVALID_PARAMS, "a finished task cannot be cancelled");
+    let e = expect_error(&call(&mut raw, 6, "tasks/list", json!({ "cursor": "bogus" })).await, 6);
+    assert_eq!(e.code, codes::INVALID_PARAMS);
+}
+
+#[tokio::test]
+async fn cancel_reaches_cancelled_before_answering() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "forever", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let r = expect_result(&call(&mut raw, 2, "tasks/cancel", json!({ "taskId": id })).await, 2);
+    assert_eq!(r["status"], "cancelled");
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let got = expect_result(&call(&mut raw, 3, "tasks/get", json!({ "taskId": id })).await, 3);
+    assert_eq!(got["status"], "cancelled", "cancelled sticks");
+    let e = expect_error(&call(&mut raw, 4, "tasks/result", json!({ "taskId": id })).await, 4);
+    assert!(e.message.contains("cancelled"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn tasks_result_carries_the_tasks_question_to_the_client() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
+    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    assert_eq!(question.method, "elicitation/create");
+    let params: Value = serde_json::from_str(question.params.as_ref().unwrap().get()).unwrap();
+    assert_eq!(params["message"], "Name?");
+    assert_eq!(params["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
+    let answer = json!({ "action": "accept", "content": { "name": "Ada" } });
+    raw.send(Response::new(question.id, serde_json::value::to_raw_value(&answer).unwrap())).await;
+    let result = expect_result(&next(&mut raw).await, 2);
+    assert_eq!(result["content"][0]["text"], "hello Ada");
+}
+
+#[tokio::test]
+async fn older_sessions_see_no_tasks() {
+    let mut raw = start();
+    let init = initialize(&mut raw, "2025-06-18").await;
+    assert!(init["capabilities"].get("tasks").is_none());
+    let tools = expect_result(&call(&mut raw, 1, "tools/list", json!({})).await, 1);
+    assert!(tools["tools"][2].get("execution").is_none());
+    let e = expect_error(&call(&mut raw, 2, "tasks/get", json!({ "taskId": "x" })).await, 2);
+    assert_eq!(e.code, codes::METHOD_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn status_changes_are_notified_to_the_session() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    raw.request(1, "tools/call", json!({ "name": "maybe", "task": {} })).await;
+    let mut created = None;
+    let mut completed = false;
+    while created.is_none() || !completed {
+        let m = json_of(&raw.next().await);
+        if m["id"] == 1 {
+            created = Some(m["result"]["task"]["taskId"].clone());
+        } else {
+            assert_eq!(m["method"], "notifications/tasks/status", "{m}");
+            assert!(m["params"]["createdAt"].is_string() && m["params"]["taskId"].is_string(), "{m}");
+            completed |= m["params"]["status"] == "completed";
+        }
+    }
+}

@@ -1,0 +1,260 @@
+//! The server side of the 2026 tasks extension (`io.modelcontextprotocol/tasks`) over the
+//! in-memory transport, frame by frame: task creation only for clients that declared the
+//! extension, polling, input through `tasks/update`, cancellation reaching the handler,
+//! `notifications/tasks` on a listen stream, TTL expiry and the store's bound.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use mcpwire::protocol::elicitation::ElicitRequestParams;
+use mcpwire::protocol::{codes, Message};
+use mcpwire::server::tasks::{MemoryTaskStore, TaskConfig, TaskSupport};
+use mcpwire::server::{tool, Ctx, Server, ServerBuilder};
+use mcpwire::McpError;
+use serde_json::{json, Value};
+
+/// Whether the `forever` tool's handler saw its cancellation token fire.
+#[derive(Clone, Default)]
+struct Fired(Arc<AtomicBool>);
+
+fn builder(fired: Fired) -> ServerBuilder {
+    Server::builder("tasks-test", "0.1.0")
+        .tool(
+            tool("quick")
+                .description("Answers at once")
+                .task_support(TaskSupport::Optional)
+                .handler(|| "done"),
+        )
+        .tool(
+            tool("must")
+                .description("Always a task")
+                .task_support(TaskSupport::Required)
+                .handler(|| "must done"),
+        )
+        .tool(
+            tool("forever").description("Runs until cancelled").task_support(TaskSupport::Required).handler(
+                move |ctx: Ctx| {
+                    let fired = fired.clone();
+                    async move {
+                        ctx.cancellation().cancelled().await;
+                        fired.0.store(true, Ordering::SeqCst);
+                        Err::<String, _>(McpError::internal("stopped"))
+                    }
+                },
+            ),
+        )
+        .tool(tool("asks").description("Asks a question").task_support(TaskSupport::Optional).handler(
+            |ctx: Ctx| async move {
+                let form: ElicitRequestParams = serde_json::from_value(json!({
+                    "message": "Name?",
+                    "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } }
+                }))
+                .unwrap();
+                let answer = ctx.elicit_as("name", form).await?;
+                let answer = serde_json::to_value(&answer).unwrap();
+                Ok::<_, McpError>(format!("hello {}", answer["content"]["name"]))
+            },
+        ))
+}
+
+fn start(builder: ServerBuilder) -> RawPeer {
+    let (conn, raw) = raw_connection();
+    let server = builder.build().unwrap();
+    tokio::spawn(async move { server.serve(conn).await });
+    raw
+}
+
+fn meta(extension: bool) -> Value {
+    let mut caps = json!({ "elicitation": {} });
+    if extension {
+        caps["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
+    }
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    })
+}
+
+/// Sends a request with the envelope and returns its answer (skipping notifications).
+async fn ask(raw: &mut RawPeer, id: i64, method: &str, mut params: Value, extension: bool) -> Message {
+    params["_meta"] = meta(extension);
+    raw.request(id, method, params).await;
+    loop {
+        match raw.next().await {
+            Message::Notification(_) => continue,
+            other => return other,
+        }
+    }
+}
+
+async fn get(raw: &mut RawPeer, id: i64, task: &str) -> Value {
+    expect_result(&ask(raw, id, "tasks/get", json!({ "taskId": task }), true).await, id)
+}
+
+/// Polls `tasks/get` until the task has `status` (at most 5 s).
+async fn until(raw: &mut RawPeer, id: &mut i64, task: &str, status: &str) -> Value {
+    for _ in 0..100 {
+        *id += 1;
+        let t = get(raw, *id, task).await;
+        if t["status"] == status {
+            return t;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("task {task} never reached {status}");
+}
+
+#[tokio::test]
+async fn tasks_only_for_declaring_clients_and_results_inline() {
+    let mut raw = start(builder(Fired::default()));
+    let discover = expect_result(&ask(&mut raw, 1, "server/discover", json!({}), false).await, 1);
+    assert_eq!(discover["capabilities"]["extensions"]["io.modelcontextprotocol/tasks"], json!({}));
+    assert!(discover["capabilities"].get("tasks").is_none());
+
+    // Not declared: an optional tool answers in place, a required one is -32021.
+    let r = expect_result(&ask(&mut raw, 2, "tools/call", json!({ "name": "quick" }), false).await, 2);
+    assert_eq!(
+        (r["resultType"].clone(), r["content"][0]["text"].clone()),
+        (json!("complete"), json!("done"))
+    );
+    let e = expect_error(&ask(&mut raw, 3, "tools/call", json!({ "name": "must" }), false).await, 3);
+    assert_eq!(e.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
+    assert_eq!(
+        e.data.unwrap()["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+        json!({})
+    );
+    let e = expect_error(&ask(&mut raw, 4, "tasks/get", json!({ "taskId": "x" }), false).await, 4);
+    assert_eq!(e.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
+
+    // Declared: a flat task, stored before the answer, its result inlined once done.
+    let created = expect_result(&ask(&mut raw, 5, "tools/call", json!({ "name": "must" }), true).await, 5);
+    assert_eq!(created["resultType"], "task");
+    assert!(created["ttlMs"].as_u64().unwrap() > 0 && created["pollIntervalMs"].as_u64().unwrap() > 0);
+    assert!(created["createdAt"].as_str().unwrap().ends_with('Z'));
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let mut id = 10;
+    let done = until(&mut raw, &mut id, &task, "completed").await;
+    assert_eq!(done["resultType"], "complete");
+    assert_eq!(done["result"]["content"][0]["text"], "must done");
+    assert!(done["result"].get("resultType").is_none());
+
+    let e = expect_error(&ask(&mut raw, 99, "tasks/get", json!({ "taskId": "nope" }), true).await, 99);
+    assert_eq!(e.code, codes::INVALID_PARAMS);
+    let e = expect_error(&ask(&mut raw, 100, "tasks/list", json!({}), true).await, 100);
+    assert_eq!(e.code, codes::METHOD_NOT_FOUND);
+}
+
+#[tokio::test]
+async fn cancel_fires_the_handlers_token_and_sticks() {
+    let fired = Fired::default();
+    let mut raw = start(builder(fired.clone()));
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "forever" }), true).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(get(&mut raw, 2, &task).await["status"], "working");
+    let ack = expect_result(&ask(&mut raw, 3, "tasks/cancel", json!({ "taskId": task }), true).await, 3);
+    assert_eq!(ack["resultType"], "complete");
+    assert!(ack.get("status").is_none() && ack.get("taskId").is_none());
+    assert_eq!(get(&mut raw, 4, &task).await["status"], "cancelled");
+    for _ in 0..100 {
+        if fired.0.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(fired.0.load(Ordering::SeqCst), "the handler's cancellation token fired");
+    // The handler's own error afterwards does not turn the task into `failed`.
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(get(&mut raw, 5, &task).await["status"], "cancelled");
+    // Cancelling a finished task is the same empty acknowledgement.
+    expect_result(&ask(&mut raw, 6, "tasks/cancel", json!({ "taskId": task }), true).await, 6);
+}
+
+#[tokio::test]
+async fn elicitation_inside_a_task_is_input_required_until_updated() {
+    let mut raw = start(builder(Fired::default()));
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "asks" }), true).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let mut id = 1;
+    let waiting = until(&mut raw, &mut id, &task, "input_required").await;
+    let request = &waiting["inputRequests"]["name"];
+    assert_eq!(request["method"], "elicitation/create");
+    assert_eq!(request["params"]["message"], "Name?");
+    // An unknown key is ignored; the right one resumes the task.
+    let answers = json!({ "taskId": task, "inputResponses": {
+        "other": { "action": "accept", "content": { "name": "x" } },
+    }});
+    expect_result(&ask(&mut raw, 50, "tasks/update", answers, true).await, 50);
+    assert_eq!(get(&mut raw, 51, &task).await["status"], "input_required");
+    let answers = json!({ "taskId": task, "inputResponses": {
+        "name": { "action": "accept", "content": { "name": "Ada" } },
+    }});
+    let ack = expect_result(&ask(&mut raw, 52, "tasks/update", answers, true).await, 52);
+    assert_eq!(ack["resultType"], "complete");
+    let done = until(&mut raw, &mut id, &task, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello \"Ada\"");
+}
+
+#[tokio::test]
+async fn listen_streams_task_notifications_for_the_asked_ids() {
+    let mut raw = start(builder(Fired::default()));
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "forever" }), true).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+
+    // Undeclared: -32021.
+    let e = expect_error(
+        &ask(&mut raw, 2, "subscriptions/listen", json!({ "notifications": { "taskIds": [task] } }), false)
+            .await,
+        2,
+    );
+    assert_eq!(e.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
+
+    let mut params = json!({ "notifications": { "taskIds": [task] } });
+    params["_meta"] = meta(true);
+    raw.request("listen", "subscriptions/listen", params).await;
+    let ack = json_of(&raw.next().await);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(ack["params"]["notifications"]["taskIds"], json!([task]));
+
+    let mut cancel = json!({ "taskId": task });
+    cancel["_meta"] = meta(true);
+    raw.request(3, "tasks/cancel", cancel).await;
+    let mut saw_ack = false;
+    let mut saw_cancelled = false;
+    while !(saw_ack && saw_cancelled) {
+        let m = json_of(&raw.next().await);
+        if m["id"] == 3 {
+            saw_ack = true;
+        } else if m["method"] == "notifications/tasks" {
+            assert_eq!(m["params"]["taskId"], task.as_str());
+            assert_eq!(m["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen");
+            saw_cancelled |= m["params"]["status"] == "cancelled";
+        } else {
+            panic!("unexpected frame {m}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_task_nobody_polls_expires_and_the_store_stays_bounded() {
+    let fired = Fired::default();
+    let config = TaskConfig { default_ttl: Duration::from_millis(300), ..TaskConfig::default() };
+    let mut raw = start(builder(fired.clone()).task_config(config).task_store(MemoryTaskStore::new(1)));
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "forever" }), true).await, 1);
+    assert_eq!(created["ttlMs"], 300);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    // The store holds one unfinished task: another is refused with an error, not queued.
+    let e = expect_error(&ask(&mut raw, 2, "tools/call", json!({ "name": "forever" }), true).await, 2);
+    assert_eq!(e.code, codes::INTERNAL_ERROR);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let e = expect_error(&ask(&mut raw, 3, "tasks/get", json!({ "taskId": task }), true).await, 3);
+    assert_eq!(e.code, codes::INVALID_PARAMS, "an expired task is gone");
+    assert!(fired.0.load(Ordering::SeqCst), "the expired task's handler was cancelled");
+    // Room again.
+    let created = expect_result(&ask(&mut raw, 4, "tools/call", json!({ "name": "quick" }), true).await, 4);
+    assert_eq!(created["resultType"], "task");
+}
