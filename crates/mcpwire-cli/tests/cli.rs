@@ -4,7 +4,7 @@
 //! HTTP), error messages, and a Python SDK server when one is at hand.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_mcpwire");
+mod support;
+
+use support::{expect_code, spawn, stderr, stderr_lines, stdout, BIN};
 
 /// The everything server as a stdio target.
 fn everything() -> String {
@@ -28,60 +30,7 @@ fn mcpwire(args: &[&str]) -> Output {
 
 /// [`mcpwire`] with a chosen deadline.
 fn mcpwire_within(args: &[&str], deadline: Duration) -> Output {
-    let child = Command::new(BIN)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the mcpwire binary runs");
-    wait(child, deadline)
-}
-
-/// Waits for a child's output; kills it (by its own pid) past the deadline.
-fn wait(mut child: Child, deadline: Duration) -> Output {
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = stdout.read_to_end(&mut b);
-        b
-    });
-    let err = thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = stderr.read_to_end(&mut b);
-        b
-    });
-    thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    let status = match rx.recv_timeout(deadline) {
-        Ok(status) => status.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            panic!("mcpwire (pid {pid}) did not finish within {deadline:?}");
-        }
-    };
-    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Asserts the exit code, showing the output when it differs; never a panic or a
-/// backtrace on stderr.
-fn expect_code(o: &Output, code: i32) {
-    assert_eq!(o.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o));
-    let err = stderr(o);
-    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "a panic:\n{err}");
+    support::mcpwire(args, deadline)
 }
 
 /// Parses stdout as one JSON document (nothing else may be there).
@@ -414,33 +363,6 @@ fn python3() -> Option<PathBuf> {
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Spawns `mcpwire ARGS` with piped stderr, for tests that watch it while it runs.
-fn spawn(args: &[&str]) -> Child {
-    Command::new(BIN)
-        .args(args)
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Reads `child`'s stderr lines on a thread; returns a receiver of lines.
-fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
-    let (tx, rx) = mpsc::channel();
-    let err = child.stderr.take().unwrap();
-    thread::spawn(move || {
-        for line in BufReader::new(err).lines() {
-            let Ok(line) = line else { return };
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    rx
 }
 
 /// Waits for a stderr line containing `needle`; returns it and everything before it.

@@ -153,6 +153,7 @@ impl Server {
             sealer: None,
             extra_capabilities: None,
             middleware: Vec::new(),
+            without_logging: false,
         }
     }
 
@@ -296,6 +297,7 @@ pub struct ServerBuilder {
     sealer: Option<StateSealer>,
     extra_capabilities: Option<JsonObject>,
     middleware: Vec<Arc<dyn Middleware>>,
+    without_logging: bool,
 }
 
 impl ServerBuilder {
@@ -425,6 +427,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Leaves the `logging` capability out of what the server declares (it is declared by
+    /// default): for a server that relays another's capabilities, such as a proxy in
+    /// front of a server without logging, and must not claim more.
+    pub fn without_logging(mut self) -> Self {
+        self.without_logging = true;
+        self
+    }
+
     /// Checks what was registered and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
         let mut tool_index = NameIndex::default();
@@ -459,7 +469,7 @@ impl ServerBuilder {
         }
 
         let mut capabilities = ServerCapabilities {
-            logging: Some(JsonObject::new()),
+            logging: (!self.without_logging).then(JsonObject::new),
             completions: self.completion.as_ref().map(|_| JsonObject::new()),
             ..Default::default()
         };

@@ -1,0 +1,82 @@
+//! The CLI and the proxy against the real third-party peers that `scripts/install-peers.sh`
+//! installs (npm server-everything, server-filesystem, server-memory; PyPI
+//! mcp-server-time, mcp-server-git, fastmcp; the Python SDK as a client), as users meet
+//! them: server-initiated requests through the proxy, piped output, oversized messages.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+use support::*;
+
+/// Runs the Python SDK relay client (`tests/peers/python/proxy_relay_client.py`): `count`
+/// clients at once, each answering elicitation and sampling with its own name.
+fn relay_clients(mode: &str, url: &str, count: usize) -> std::process::Output {
+    let script = workspace().join("tests/peers/python/proxy_relay_client.py");
+    let child = Command::new(peer("PYTHON"))
+        .arg(script)
+        .args([mode, url, &count.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait(child, Duration::from_secs(180))
+}
+
+#[test]
+fn the_proxy_carries_server_requests_to_the_client_that_caused_them() {
+    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    // 2025 sessions and 2026 stateless clients, four of each at once: every client gets
+    // back the answer it gave, never another's.
+    for mode in ["legacy", "auto"] {
+        let o = relay_clients(mode, &proxy.url, 4);
+        assert!(o.status.success(), "{mode}:\n{}\n{}", stdout(&o), stderr(&o));
+        assert_eq!(stdout(&o).matches("ok client-").count(), 4, "{}", stdout(&o));
+    }
+    // mcpwire's own client, both eras: it declines (stdin is not a terminal), and the
+    // decline reaches the server, which says so.
+    for version in ["2026-07-28", "2025-11-25"] {
+        let o = mcpwire(
+            &["call", &proxy.url, "trigger-elicitation-request", "--protocol-version", version],
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("decline"), "{}", stdout(&o));
+    }
+}
+
+#[test]
+fn the_proxy_declares_only_what_the_upstream_and_its_clients_have() {
+    // server-memory has no logging: neither does the proxy in front of it.
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_MEMORY_JS", "")]);
+    for version in ["2026-07-28", "2025-11-25"] {
+        let o =
+            mcpwire(&["info", "--json", &proxy.url, "--protocol-version", version], Duration::from_secs(60));
+        expect_code(&o, 0);
+        let info: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(info["capabilities"]["tools"].is_object(), "{info}");
+        assert!(info["capabilities"].get("logging").is_none(), "{info}");
+    }
+    // A client that declares no elicitation does not see server-everything's
+    // elicitation tool (the upstream connection it uses declared none); mcpwire's
+    // client declares it and does.
+    let proxy =
+        start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
+    let o = mcpwire(&["tools", &proxy.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("trigger-elicitation-request"), "{}", stdout(&o));
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let o = Command::new("curl")
+        .args(["-s", "-X", "POST", &proxy.url, "-H", "Content-Type: application/json"])
+        .args(["-H", "Accept: application/json, text/event-stream", "-H", "MCP-Protocol-Version: 2026-07-28"])
+        .args(["-H", "Mcp-Method: tools/list", "--data", body])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\"echo\"") && !text.contains("trigger-elicitation-request"), "{text}");
+}
