@@ -33,6 +33,12 @@ pub struct Cli {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
+    /// The largest JSON-RPC message read or accepted (stdio lines, HTTP bodies and SSE
+    /// events), for example 64M or 1G. An answer over it fails its request at once.
+    #[arg(long, global = true, value_name = "SIZE", default_value = crate::size::DEFAULT_MAX_MESSAGE,
+          value_parser = crate::size::parse_size)]
+    pub max_message_size: usize,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

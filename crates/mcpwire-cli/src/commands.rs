@@ -26,6 +26,8 @@ pub struct Env {
     pub json: bool,
     /// Progress, logs and notes.
     pub ui: Ui,
+    /// `--max-message-size`, in bytes.
+    pub max_message: usize,
 }
 
 impl Env {
@@ -102,6 +104,7 @@ pub async fn connect(
     connect: &Connect,
     interaction: Option<&Interaction>,
     ui: &Ui,
+    max_message: usize,
 ) -> anyhow::Result<Client> {
     let target = connect.target.clone().with_http_options(&connect.headers, connect.bearer.as_deref())?;
     let mut builder = Client::builder("mcpwire", env!("CARGO_PKG_VERSION"))
@@ -122,7 +125,7 @@ pub async fn connect(
     builder =
         builder.on_elicitation(move |params| elicit::answer(params, policy, elicit_ui.clone(), turn.clone()));
     tracing::debug!(%target, "connecting");
-    target::connect(&target, builder).await
+    target::connect(&target, builder, max_message).await
 }
 
 /// Runs `body` on a connected client until it ends or Ctrl-C: then the body (and the
@@ -168,7 +171,7 @@ where
     Fut: Future<Output = anyhow::Result<i32>>,
 {
     let client = tokio::select! {
-        client = connect(c, interaction, &env.ui) => client?,
+        client = connect(c, interaction, &env.ui, env.max_message) => client?,
         _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
     };
     if let Some(level) = interaction.map(|i| log_level(&i.log_level)).transpose()?.flatten() {

@@ -131,6 +131,10 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
         RequestError::NotRunning => {
             (format!("{what} failed: the connection is not running"), "try again".to_owned())
         }
+        RequestError::Transport { reason } if reason.contains("message size limit") => (
+            format!("{what} failed: {reason}"),
+            "raise the limit with --max-message-size SIZE (for example --max-message-size 64M)".to_owned(),
+        ),
         RequestError::Transport { reason } => (
             format!("{what} failed: {reason}"),
             "the request never got the server's answer; check that the server is still reachable".to_owned(),

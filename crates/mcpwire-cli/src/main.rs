@@ -12,6 +12,7 @@ mod interrupt;
 mod output;
 mod proxy;
 mod serve;
+mod size;
 mod target;
 mod ui;
 
@@ -39,7 +40,7 @@ fn init_tracing(verbose: u8) {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<i32> {
-    let env = Env { json: cli.json, ui: ui::Ui::new(false) };
+    let env = Env { json: cli.json, ui: ui::Ui::new(false), max_message: cli.max_message_size };
     let needs_interrupts = !matches!(&cli.command, Command::Serve(s) if s.http.is_none());
     if needs_interrupts {
         interrupt::install()?;
@@ -53,8 +54,8 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Call(c) => commands::call(&env, c).await,
         Command::Read(c) => commands::read(&env, c).await,
         Command::Prompt(c) => commands::prompt(&env, c).await,
-        Command::Serve(s) => serve::run(s).await,
-        Command::Proxy(p) => proxy::run(p).await,
+        Command::Serve(s) => serve::run(s, cli.max_message_size).await,
+        Command::Proxy(p) => proxy::run(p, cli.max_message_size).await,
         Command::Bench(b) => bench::run(b, cli.json).await,
         Command::Login(l) => commands::login(l).await,
     }

@@ -199,13 +199,15 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
 /// Connects to `target` with a configured client builder: spawns a stdio server (its
 /// stderr captured, for error messages), or opens a Streamable HTTP connection. Every
 /// failure comes back as a [`Failure`] with a hint.
-pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<Client> {
+/// `max_message` bounds every message read (`--max-message-size`).
+pub async fn connect(target: &Target, builder: ClientBuilder, max_message: usize) -> anyhow::Result<Client> {
     match target {
         Target::Stdio { program, args } => {
             // Spawned here rather than by `ClientBuilder::spawn`, to keep the child's
             // handle: a server that dies during the handshake is waited for, so that
             // its whole stderr tail makes it into the message.
-            let process = ChildProcess::new(program).args(args).stderr(StderrMode::Capture);
+            let process =
+                ChildProcess::new(program).args(args).stderr(StderrMode::Capture).max_line_bytes(max_message);
             let (connection, mut child) =
                 process.spawn().map_err(|e| connect_failure(target, ConnectError::Spawn(e)))?;
             match builder.connect(connection).await {
@@ -241,7 +243,8 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
             let invalid = |e: &dyn std::fmt::Display| {
                 Failure::usage(format!("{e}")).hint("a target URL looks like http://127.0.0.1:8080/mcp")
             };
-            let mut transport = HttpClientTransport::new(url).map_err(|e| invalid(&e))?;
+            let mut transport =
+                HttpClientTransport::new(url).map_err(|e| invalid(&e))?.max_message_bytes(max_message);
             for (name, value) in headers {
                 transport = transport.header(name, value).map_err(|e| invalid(&e))?;
             }

@@ -6,8 +6,9 @@
 
 mod support;
 
+use std::path::PathBuf;
 use std::process::Command;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use support::*;
@@ -79,4 +80,39 @@ fn the_proxy_declares_only_what_the_upstream_and_its_clients_have() {
         .unwrap();
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(text.contains("\"echo\"") && !text.contains("trigger-elicitation-request"), "{text}");
+}
+
+/// A directory with one file of `bytes` random-ish bytes, for server-filesystem.
+fn big_file(name: &str, bytes: usize) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("mcpwire-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.bin");
+    let data: Vec<u8> = (0..bytes).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(&file, data).unwrap();
+    (dir.canonicalize().unwrap(), file.canonicalize().unwrap())
+}
+
+#[test]
+fn an_oversized_answer_fails_its_request_at_once_and_the_limit_can_be_raised() {
+    // 14 MB of file comes back as a base64 blob well over 16 MiB.
+    let (dir, file) = big_file("oversized", 14_000_000);
+    let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.display()));
+    let path = format!("path={}", file.display());
+    let started = Instant::now();
+    let o = mcpwire(&["--json", "call", &target, "read_media_file", &path], Duration::from_secs(60));
+    expect_code(&o, 2);
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    let err = stderr(&o);
+    assert!(err.contains("exceeds the 16777216-byte message size limit"), "{err}");
+    assert!(err.contains("--max-message-size"), "{err}");
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+    // Raised, the same call succeeds.
+    let o = mcpwire(
+        &["--max-message-size", "64M", "--json", "call", &target, "read_media_file", &path],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    let result: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(result["content"][0].to_string().len() > 16 << 20, "a short result");
+    let _ = std::fs::remove_dir_all(dir);
 }

@@ -125,7 +125,7 @@ async fn bridge(relay: &Arc<Relay>, client: &Client) -> anyhow::Result<Server> {
 }
 
 /// `mcpwire proxy`.
-pub async fn run(args: &Proxy) -> anyhow::Result<i32> {
+pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
     interrupt::install()?;
     let c = &args.connect;
     let target = c.target.clone().with_http_options(&c.headers, c.bearer.as_deref())?;
@@ -148,7 +148,7 @@ pub async fn run(args: &Proxy) -> anyhow::Result<i32> {
     }
     let options = client_options(c.timeout, matches!(target, Target::Stdio { .. }))?;
     let version = c.protocol_version.as_deref().map(pinned_version).transpose()?;
-    let settings = Settings { target: target.clone(), options, version };
+    let settings = Settings { target: target.clone(), options, version, max_message };
     let pool = tokio::select! {
         pool = Pool::open(settings) => pool?,
         _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
@@ -183,7 +183,7 @@ pub async fn run(args: &Proxy) -> anyhow::Result<i32> {
     };
     let code = match &args.listen {
         Some(addr) => {
-            let bound = mcpwire::http::serve_with_shutdown(mcpwire::http::McpService::new(server), addr.as_str(), "/mcp")
+            let bound = mcpwire::http::serve_with_shutdown(crate::serve::service(server, max_message), addr.as_str(), "/mcp")
                 .await
                 .map_err(|e| {
                     Failure::connect(format!("cannot listen on {addr}: {e}"))
@@ -206,7 +206,7 @@ pub async fn run(args: &Proxy) -> anyhow::Result<i32> {
         }
         None => {
             tokio::select! {
-                _ = server.serve_stdio() => EXIT_OK,
+                _ = crate::serve::serve_stdio(&server, max_message) => EXIT_OK,
                 _ = interrupt::interrupted(1) => EXIT_INTERRUPTED,
                 _ = upstream_gone => {
                     eprintln!("error: the upstream server closed the connection");

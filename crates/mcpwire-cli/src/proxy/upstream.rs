@@ -135,6 +135,8 @@ pub struct Settings {
     pub options: ClientOptions,
     /// `--protocol-version`, if given; later connections use the first one's version.
     pub version: Option<ProtocolVersion>,
+    /// `--max-message-size`.
+    pub max_message: usize,
 }
 
 struct State {
@@ -198,7 +200,7 @@ impl Pool {
         let holder = HolderSlot::default();
         let builder =
             builder(Wants::default(), &holder, &active, &server, &settings, settings.version.clone());
-        let primary = target::connect(&settings.target, builder).await?;
+        let primary = target::connect(&settings.target, builder, settings.max_message).await?;
         let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, leased: false };
         Ok(Arc::new(Pool {
             settings,
@@ -270,7 +272,7 @@ impl Pool {
         let slot: HolderSlot = Arc::new(Mutex::new(holder));
         let version = Some(self.primary.protocol_version().clone());
         let builder = builder(wants, &slot, &self.active, &self.server, &self.settings, version);
-        let connected = target::connect(&self.settings.target, builder).await;
+        let connected = target::connect(&self.settings.target, builder, self.settings.max_message).await;
         let opened = {
             let mut state = self.lock();
             state.opening -= 1;
