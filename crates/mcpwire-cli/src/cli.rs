@@ -72,10 +72,33 @@ pub enum Command {
     /// stdio throughput, C concurrent HTTP clients for T seconds, CPU per call, spawn time
     /// and memory, in either era. TARGET: an http:// URL, stdio:'COMMAND ARGS', or a
     /// command after `--`. Try it on `mcpwire serve --example echo`.
-    Bench(mcpwire_bench::cli::BenchOptions),
+    Bench(Bench),
     /// Log in to an OAuth-protected server in the browser (a loopback redirect); the
     /// tokens are saved (0600) and later commands on that URL use and refresh them.
     Login(Login),
+}
+
+/// `mcpwire bench`: its options come before TARGET (everything after TARGET is the
+/// server's command line).
+#[derive(Debug, Args)]
+pub struct Bench {
+    /// Measure this tool instead of `echo {text}` (the raw driver); give its arguments
+    /// with --arg and --args, as `mcpwire call` takes them.
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+
+    /// An argument of --tool, repeatable: key=value (typed by the tool's input schema:
+    /// integers, numbers, booleans, objects and arrays are read as JSON) or key:=JSON.
+    #[arg(long = "arg", value_name = "KEY=VALUE", requires = "tool")]
+    pub pairs: Vec<String>,
+
+    /// The arguments of --tool as one JSON object (--arg pairs are added on top).
+    #[arg(long = "args", value_name = "JSON", requires = "tool")]
+    pub args_json: Option<String>,
+
+    /// What to measure and how.
+    #[command(flatten)]
+    pub options: mcpwire_bench::cli::BenchOptions,
 }
 
 /// `mcpwire login URL`.

@@ -449,7 +449,7 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
         .map(|(_, c)| c)
 }
 
-fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Failure {
+pub fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Failure {
     let failure = Failure::usage(format!("the server has no {kind} named {name:?}"));
     match closest(name, names.iter().map(String::as_str)) {
         Some(near) => {
@@ -459,7 +459,7 @@ fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Fail
     }
 }
 
-fn pairs(raw: &[String]) -> Result<Vec<Pair>, Failure> {
+pub fn pairs(raw: &[String]) -> Result<Vec<Pair>, Failure> {
     raw.iter().map(|s| parse_pair(s)).collect()
 }
 

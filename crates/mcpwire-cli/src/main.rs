@@ -56,7 +56,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Prompt(c) => commands::prompt(&env, c).await,
         Command::Serve(s) => serve::run(s, cli.max_message_size).await,
         Command::Proxy(p) => proxy::run(p, cli.max_message_size).await,
-        Command::Bench(b) => bench::run(b, cli.json).await,
+        Command::Bench(b) => bench::run(&env, b).await,
         Command::Login(l) => commands::login(l).await,
     }
 }

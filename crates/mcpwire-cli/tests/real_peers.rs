@@ -116,3 +116,70 @@ fn an_oversized_answer_fails_its_request_at_once_and_the_limit_can_be_raised() {
     assert!(result["content"][0].to_string().len() > 16 << 20, "a short result");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// Runs `mcpwire ARGS` with its stdout closed before it writes (as `| head -c 0` would).
+fn with_closed_stdout(args: &[&str]) -> std::process::Output {
+    let mut child = spawn(args);
+    drop(child.stdout.take());
+    wait_stderr_only(child, Duration::from_secs(120))
+}
+
+/// [`wait`] for a child whose stdout is already gone.
+fn wait_stderr_only(mut child: std::process::Child, deadline: Duration) -> std::process::Output {
+    child.stdout = None;
+    let pid = child.id();
+    let end = Instant::now() + deadline;
+    loop {
+        if let Some(_status) = child.try_wait().unwrap() {
+            return child.wait_with_output().unwrap();
+        }
+        if Instant::now() > end {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            panic!("pid {pid} ran past {deadline:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn bench_measures_a_named_tool_with_typed_arguments() {
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let quick = ["--calls", "40", "--pipelined-calls", "200", "--startup-runs", "1", "--warmup", "5"];
+    // By default bench calls `echo {text}`: server-everything's echo takes `message`.
+    let o = mcpwire(&[&["bench"], &quick[..], &[&target]].concat(), Duration::from_secs(120));
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("takes no `text`") && err.contains("--tool echo --arg message="), "{err}");
+    // Named, with its argument.
+    let args =
+        [&["--json", "bench", "--tool", "echo", "--arg", "message=hi"], &quick[..], &[&target]].concat();
+    let o = mcpwire(&args, Duration::from_secs(120));
+    expect_code(&o, 0);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert!(!results.is_empty(), "{report}");
+    for result in results.iter().filter(|r| r.get("errors").is_some()) {
+        assert_eq!(result["errors"], 0, "{result}");
+    }
+    // The server's start-up message on stderr is not let through (only with -v).
+    assert!(!stderr(&o).contains("Starting"), "{}", stderr(&o));
+    // A tool that does not exist is named, with a suggestion.
+    let args = [&["bench", "--tool", "ecko"], &quick[..], &[&target]].concat();
+    let o = mcpwire(&args, Duration::from_secs(120));
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("did you mean \"echo\""), "{}", stderr(&o));
+}
+
+#[test]
+fn a_closed_stdout_is_no_panic() {
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let bench = ["--json", "bench", "--tool", "echo", "--arg", "message=hi", "--calls", "20"];
+    let bench =
+        [&bench[..], &["--pipelined-calls", "0", "--startup-runs", "0", "--warmup", "2", &target]].concat();
+    let tools = ["tools", &target];
+    let json_tools = ["--json", "tools", &target];
+    for args in [&bench[..], &tools[..], &json_tools[..]] {
+        let o = with_closed_stdout(args);
+        expect_code(&o, 0);
+    }
+}
