@@ -106,7 +106,12 @@ impl std::error::Error for Failure {}
 pub fn describe_request_error(what: &str, error: &RequestError) -> (String, String) {
     match error {
         RequestError::Peer(e) => {
+            let needs_capability = e.data.as_ref().is_some_and(|d| d.get("requiredCapabilities").is_some());
             let hint = match e.code {
+                // 2025 has no code of its own for a missing client capability.
+                codes::METHOD_NOT_FOUND if needs_capability => {
+                    "the server needs a client capability this command line does not offer (sampling needs a model)"
+                }
                 codes::METHOD_NOT_FOUND => "the server does not offer this; `mcpwire info TARGET` shows what it does",
                 codes::INVALID_PARAMS => "check the names and arguments against `mcpwire tools|prompts TARGET`",
                 codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {

@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use crate::args::describe_type;
 
-/// The widest a column other than the last may be; longer cells are cut with `…`.
+/// The widest a column other than the last may be on a terminal; longer cells are cut
+/// with `…`. Piped output keeps every cell whole, so identifiers can be used as printed.
 const MAX_COLUMN: usize = 44;
 
 /// A table: a header row and rows, printed with aligned columns. The last column is
@@ -27,13 +28,15 @@ impl Table {
         self.rows.push(cells.into_iter().map(|c| one_line(&c)).collect());
     }
 
-    /// Renders the table; `width` cuts each line (for terminals).
+    /// Renders the table; `width` (a terminal's) cuts long cells and each line, `None`
+    /// (piped output) cuts nothing.
     pub fn render(&self, width: Option<usize>) -> String {
         let columns = self.header.len();
+        let cap = if width.is_some() { MAX_COLUMN } else { usize::MAX };
         let mut widths = vec![0; columns];
         for row in std::iter::once(&self.header).chain(&self.rows) {
             for (i, cell) in row.iter().enumerate().take(columns) {
-                widths[i] = widths[i].max(cell.chars().count()).min(MAX_COLUMN);
+                widths[i] = widths[i].max(cell.chars().count()).min(cap);
             }
         }
         // Drop columns that are empty in every row.
@@ -297,6 +300,15 @@ mod tests {
     }
 
     #[test]
+    fn piped_tables_keep_identifiers_whole() {
+        let uri = "demo://resource/static/document/architecture-and-design-notes.md";
+        let mut t = Table::new(&["URI", "NAME"]);
+        t.row(vec![uri.into(), "notes".into()]);
+        assert!(t.render(None).contains(&format!("{uri}  notes")), "{}", t.render(None));
+        assert!(!t.render(Some(200)).contains(uri));
+    }
+
+    #[test]
     fn describes_schemas() {
         let schema = json!({ "type": "object", "properties": {
             "b": { "type": "integer" }, "a": { "type": "string" } }, "required": ["b"] });
@@ -323,7 +335,7 @@ mod tests {
         assert_eq!(base64_len("aGVsbG8="), 5);
         assert_eq!(
             capabilities(&json!({ "tools": { "listChanged": true }, "logging": {} })),
-            ["logging", "tools (listChanged)"]
+            ["tools (listChanged)", "logging"]
         );
     }
 }

@@ -183,3 +183,41 @@ fn a_closed_stdout_is_no_panic() {
         expect_code(&o, 0);
     }
 }
+
+#[test]
+fn piped_output_keeps_identifiers_whole_and_the_servers_key_order() {
+    // server-everything's resource URIs are longer than a terminal column.
+    let o = mcpwire(&["resources", &node_server("SERVER_EVERYTHING_JS", "stdio")], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("demo://resource/static/document/architecture.md "), "{}", stdout(&o));
+    assert!(!stdout(&o).contains('…'), "{}", stdout(&o));
+    // server-filesystem declares write_file's `path` before `content`.
+    let dir = std::env::temp_dir();
+    let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.display()));
+    let o = mcpwire(&["tools", &target], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let line = stdout(&o).lines().find(|l| l.starts_with("write_file ")).unwrap_or_default().to_owned();
+    assert!(line.contains("<path: string> <content: string>"), "{line}");
+    let o = mcpwire(&["--json", "tools", &target], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let text = stdout(&o);
+    let write_file = &text[text.find("\"write_file\"").unwrap()..];
+    let (path, content) = (write_file.find("\"path\"").unwrap(), write_file.find("\"content\"").unwrap());
+    assert!(path < content, "{write_file}");
+}
+
+#[test]
+fn a_missing_client_capability_gets_each_eras_own_code() {
+    // mcpwire's client declares no sampling; the example's test_sampling asks for it.
+    let target = format!("stdio:'{BIN}' serve --example everything");
+    for (version, code) in [("2025-11-25", "(code -32601)"), ("2026-07-28", "(code -32021)")] {
+        let o = mcpwire(
+            &["call", &target, "test_sampling", "prompt=hi", "--protocol-version", version],
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(code), "{version}: {err}");
+        assert!(err.contains("needs a client capability"), "{version}: {err}");
+    }
+}
