@@ -15,7 +15,8 @@ Exit status: 0 success, 1 the tool reported an error (isError), 2 a usage,
 connection or protocol error, 130 interrupted (Ctrl-C).
 
 Examples:
-  mcpwire tools stdio:'mcpwire serve --example everything'
+  mcpwire tools stdio:'mcpwire serve --example notes'
+  mcpwire call stdio:'mcpwire serve --example notes' search_notes query=mcp
   mcpwire call stdio:'python3 server.py' add a=2 b=3
   mcpwire call stdio:'python3 server.py' search query='two words' limit:=5 --json
   mcpwire read stdio:'./server' file:///etc/hosts
@@ -215,6 +216,9 @@ pub struct GetPrompt {
 /// The built-in example servers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Example {
+    /// A small notes server: tools to add, search and delete notes, each note a
+    /// resource, and a prompt to summarize them. The one to try first.
+    Notes,
     /// The conformance "everything" server: every kind of tool, resource and prompt.
     Everything,
     /// The benchmark server (the same as `echo-server`): one tool, `echo`, whose `{text}`

@@ -11,7 +11,8 @@ use crate::interrupt;
 /// The example server called `example`.
 pub fn example(example: Example) -> anyhow::Result<Server> {
     Ok(match example {
-        Example::Everything => mcpwire_conformance::everything::server(),
+        Example::Notes => mcpwire_examples::notes::server()?,
+        Example::Everything => mcpwire_examples::everything::server(),
         Example::Echo => mcpwire_bench::echo::server()?,
     })
 }
@@ -54,6 +55,7 @@ pub async fn serve_http(server: Server, addr: &str, what: &str, max_message: usi
 pub async fn run(args: &Serve, max_message: usize) -> anyhow::Result<i32> {
     let server = example(args.example)?;
     let what = match args.example {
+        Example::Notes => "the notes example",
         Example::Everything => "the everything example",
         Example::Echo => "the echo example",
     };

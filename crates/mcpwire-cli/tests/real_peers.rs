@@ -221,3 +221,25 @@ fn a_missing_client_capability_gets_each_eras_own_code() {
         assert!(err.contains("needs a client capability"), "{version}: {err}");
     }
 }
+
+#[test]
+fn the_notes_example_is_a_server_to_try_the_cli_on() {
+    let target = format!("stdio:'{BIN}' serve --example notes");
+    let run = |args: &[&str]| {
+        let o = mcpwire(args, Duration::from_secs(60));
+        expect_code(&o, 0);
+        stdout(&o)
+    };
+    let tools = run(&["tools", &target]);
+    assert!(tools.contains("add_note      <title: string> <text: string> [tags: array]"), "{tools}");
+    assert!(run(&["call", &target, "search_notes", "query=mcp"]).contains("[1] Welcome (notes://note/1)"));
+    assert!(run(&["read", &target, "notes://note/2"]).contains("# Shopping"));
+    assert!(run(&["prompt", &target, "summarize", "tag=errands"]).contains("Coffee beans"));
+    // Each process has its own notes: a note added is there for the rest of that session.
+    let added =
+        run(&["call", &target, "add_note", "title=Plan", "text=ship it", "--protocol-version", "2025-11-25"]);
+    assert!(added.contains("Added note 3 (notes://note/3)"), "{added}");
+    let o = mcpwire(&["call", &target, "delete_note", "id=42"], Duration::from_secs(60));
+    expect_code(&o, 1);
+    assert!(stderr(&o).contains("there is no note 42"), "{}", stderr(&o));
+}
