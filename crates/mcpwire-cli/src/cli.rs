@@ -40,9 +40,32 @@ pub struct Cli {
           value_parser = crate::size::parse_size)]
     pub max_message_size: usize,
 
+    /// Use this protocol version instead of probing the era (for example 2025-11-25 or
+    /// 2026-07-28).
+    #[arg(long, global = true, value_name = "VERSION")]
+    pub protocol_version: Option<String>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Command {
+    /// The command's connection options, for the commands that connect.
+    pub fn connect_mut(&mut self) -> Option<&mut Connect> {
+        match self {
+            Command::Info(c)
+            | Command::Tools(c)
+            | Command::Resources(c)
+            | Command::Templates(c)
+            | Command::Prompts(c) => Some(c),
+            Command::Call(c) => Some(&mut c.connect),
+            Command::Read(c) => Some(&mut c.connect),
+            Command::Prompt(c) => Some(&mut c.connect),
+            Command::Proxy(p) => Some(&mut p.connect),
+            Command::Serve(_) | Command::Bench(_) | Command::Login(_) => None,
+        }
+    }
 }
 
 /// The commands.
@@ -120,9 +143,8 @@ pub struct Connect {
     #[arg(value_name = "TARGET", value_parser = Target::parse)]
     pub target: Target,
 
-    /// Use this protocol version instead of probing the era (for example 2025-11-25 or
-    /// 2026-07-28).
-    #[arg(long, value_name = "VERSION")]
+    /// The global `--protocol-version` (set from [`Cli`] after parsing).
+    #[arg(skip)]
     pub protocol_version: Option<String>,
 
     /// An HTTP header for every request, as 'Name: value' (repeatable; HTTP targets).

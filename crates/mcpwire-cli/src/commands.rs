@@ -125,7 +125,10 @@ pub async fn connect(
     builder =
         builder.on_elicitation(move |params| elicit::answer(params, policy, elicit_ui.clone(), turn.clone()));
     tracing::debug!(%target, "connecting");
-    target::connect(&target, builder, max_message).await
+    // --timeout bounds the whole handshake (an era probe and its fallback included), not
+    // each of its requests.
+    let limit = Duration::from_secs_f64(connect.timeout);
+    target::connect(&target, builder, max_message, limit).await
 }
 
 /// Runs `body` on a connected client until it ends or Ctrl-C: then the body (and the
@@ -384,6 +387,14 @@ pub async fn list(env: &Env, c: &Connect, list: List) -> anyhow::Result<i32> {
                         (d, _) if !d.is_empty() => d,
                         (_, title) => title,
                     };
+                    // A tool that runs only as a task cannot be called as a plain call.
+                    let task_only =
+                        tool.pointer("/execution/taskSupport").and_then(Value::as_str) == Some("required");
+                    let description = if task_only {
+                        format!("[task required] {description}").trim_end().to_owned()
+                    } else {
+                        description
+                    };
                     t.row(vec![text(tool, "name"), output::schema_arguments(&schema), description]);
                 }
                 t
@@ -539,9 +550,10 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
                 if !std::io::stdout().is_terminal() {
                     if let Some(bytes) = output::base64_decode(blob) {
                         let mut out = std::io::stdout().lock();
-                        out.write_all(&bytes)?;
-                        out.flush()?;
-                        return Ok(EXIT_OK);
+                        match out.write_all(&bytes).and_then(|()| out.flush()) {
+                            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+                            _ => return Ok(EXIT_OK),
+                        }
                     }
                 }
             }
@@ -551,7 +563,8 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
             if contents.len() > 1 {
                 out.push_str(&format!("{}== {} ==\n", if i > 0 { "\n" } else { "" }, text(item, "uri")));
             }
-            output::resource_contents(item, &mut out);
+            let redirect_saves = contents.len() == 1 && std::io::stdout().is_terminal();
+            output::resource_contents(item, &mut out, redirect_saves);
         }
         print_stdout(&out)?;
         Ok(EXIT_OK)

@@ -140,6 +140,13 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
             format!("{what} failed: {reason}"),
             "raise the limit with --max-message-size SIZE (for example --max-message-size 64M)".to_owned(),
         ),
+        RequestError::Transport { reason } if crate::target::http_status(reason).is_some() => {
+            let (status, body) = crate::target::http_status(reason).unwrap_or_default();
+            (
+                format!("{what} failed: the server answered {status}{body}"),
+                "the server refused the request over HTTP; if it speaks only 2025 revisions, try --protocol-version 2025-11-25".to_owned(),
+            )
+        }
         RequestError::Transport { reason } => (
             format!("{what} failed: {reason}"),
             "the request never got the server's answer; check that the server is still reachable".to_owned(),

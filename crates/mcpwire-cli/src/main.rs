@@ -82,7 +82,11 @@ fn report(error: &anyhow::Error) -> i32 {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    let version = cli.protocol_version.clone();
+    if let Some(connect) = cli.command.connect_mut() {
+        connect.protocol_version = version;
+    }
     init_tracing(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,

@@ -144,8 +144,10 @@ pub fn base64_decode(data: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// A resource's contents, for people: text as is, binary described.
-pub fn resource_contents(contents: &Value, out: &mut String) {
+/// A resource's contents, for people: text as is, binary described. `redirect_saves`:
+/// this is `mcpwire read`'s only content on a terminal, which a redirection of stdout
+/// would save as bytes (said only then: anywhere else it would not).
+pub fn resource_contents(contents: &Value, out: &mut String, redirect_saves: bool) {
     let uri = contents.get("uri").and_then(Value::as_str).unwrap_or("");
     let mime = contents.get("mimeType").and_then(Value::as_str);
     if let Some(text) = contents.get("text").and_then(Value::as_str) {
@@ -154,9 +156,14 @@ pub fn resource_contents(contents: &Value, out: &mut String) {
             out.push('\n');
         }
     } else if let Some(blob) = contents.get("blob").and_then(Value::as_str) {
+        let how = if redirect_saves {
+            "redirect stdout to a file to save it, or use --json"
+        } else {
+            "--json shows its base64 data"
+        };
         let _ = writeln!(
             out,
-            "[binary {uri}: {}, {} bytes; redirect stdout to a file to save it, or use --json]",
+            "[binary {uri}: {}, {} bytes; {how}]",
             mime.unwrap_or("application/octet-stream"),
             base64_len(blob)
         );
@@ -198,7 +205,7 @@ pub fn content_block(block: &Value, out: &mut String) {
                     let _ = writeln!(out, "[resource {uri}]");
                 }
             }
-            resource_contents(&resource, out);
+            resource_contents(&resource, out, false);
         }
         _ => {
             let _ = writeln!(out, "{}", serde_json::to_string_pretty(block).unwrap_or_default());
@@ -241,7 +248,7 @@ pub fn call_result(result: &Value) -> String {
 /// A prompt for people: its description, then each message as `[role]` and content.
 pub fn prompt_result(result: &Value) -> String {
     let mut out = String::new();
-    if let Some(d) = result.get("description").and_then(Value::as_str) {
+    if let Some(d) = result.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty()) {
         let _ = writeln!(out, "# {d}");
     }
     for message in result.get("messages").and_then(Value::as_array).into_iter().flatten() {

@@ -160,7 +160,8 @@ fn arguments_are_typed_by_the_input_schema() {
         r#"address={"city":"Paris"}"#,
     ]);
     expect_code(&o, 0);
-    assert!(stdout(&o).contains(r#"{"address":{"city":"Paris"},"name":"42"}"#), "{}", stdout(&o));
+    // The arguments keep the order they were given in (serde_json's preserve_order).
+    assert!(stdout(&o).contains(r#"{"name":"42","address":{"city":"Paris"}}"#), "{}", stdout(&o));
     let o = mcpwire(&["call", &everything(), "json_schema_2020_12_tool", "name:=42"]);
     expect_code(&o, 0);
     assert!(stdout(&o).contains(r#"{"name":42}"#), "{}", stdout(&o));
@@ -239,10 +240,11 @@ fn log_messages_go_to_stderr_at_the_chosen_level() {
         expect_code(&o, 0);
         assert!(!stderr(&o).contains("[info]"), "{}", stderr(&o));
     }
-    // Progress is drawn only on a terminal: nothing here, and the result is intact.
+    // Progress is a bar only on a terminal: here, plain lines, and the result is intact.
     let o = mcpwire(&["call", &everything(), "test_tool_with_progress"]);
     expect_code(&o, 0);
-    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("progress: 50/100 (50%) Completed step 50 of 100\n"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains('\r'), "{}", stderr(&o));
 }
 
 #[test]

@@ -243,3 +243,107 @@ fn the_notes_example_is_a_server_to_try_the_cli_on() {
     expect_code(&o, 1);
     assert!(stderr(&o).contains("there is no note 42"), "{}", stderr(&o));
 }
+
+/// server-everything over Streamable HTTP (a 2025-only server) on a free port; killed
+/// (its own pid) when dropped.
+struct EverythingHttp {
+    child: std::process::Child,
+    url: String,
+}
+
+impl EverythingHttp {
+    fn start() -> EverythingHttp {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut child = Command::new(peer("NODE22"))
+            .args([peer("SERVER_EVERYTHING_JS").as_str(), "streamableHttp"])
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = stderr_lines(&mut child);
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (tx, started) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut line = String::new();
+            while out.read_line(&mut line).is_ok_and(|n| n > 0) {
+                if line.contains("listening on port") {
+                    let _ = tx.send(());
+                }
+                line.clear();
+            }
+        });
+        let ready = started.recv_timeout(Duration::from_secs(30)).is_ok()
+            || lines.recv_timeout(Duration::from_millis(10)).is_ok_and(|l| l.contains("listening"));
+        assert!(ready, "server-everything did not start listening on port {port}");
+        EverythingHttp { child, url: format!("http://127.0.0.1:{port}/mcp") }
+    }
+}
+
+impl Drop for EverythingHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn failures_say_what_happened() {
+    // A server that never answers: --timeout bounds the whole handshake.
+    let started = Instant::now();
+    let o = mcpwire(&["tools", "stdio:sleep 60", "--timeout", "2"], Duration::from_secs(60));
+    expect_code(&o, 2);
+    assert!(started.elapsed() < Duration::from_secs(8), "took {:?}", started.elapsed());
+    assert!(stderr(&o).contains("did not answer the handshake within 2 s"), "{}", stderr(&o));
+    // A 2025-only server refuses 2026 requests with HTTP 400: said so, with the way out;
+    // --protocol-version is global, before the command as after it.
+    let server = EverythingHttp::start();
+    let o = mcpwire(&["--protocol-version", "2026-07-28", "tools", &server.url], Duration::from_secs(60));
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("answered HTTP 400 Bad Request"), "{err}");
+    assert!(err.contains("--protocol-version 2025-11-25") && !err.contains("never got"), "{err}");
+    let o = mcpwire(
+        &["--protocol-version", "2025-11-25", "call", &server.url, "echo", "message=hi"],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("Echo: hi"), "{}", stdout(&o));
+    // An HTTP server that is not MCP: its status, not its HTML page.
+    let (stdout_dir, _) = big_file("plain-http", 10);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut plain = Command::new(peer("PYTHON"))
+        .args(["-m", "http.server", &port.to_string(), "--bind", "127.0.0.1"])
+        .current_dir(&stdout_dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let o = mcpwire(&["tools", &format!("http://127.0.0.1:{port}/mcp")], Duration::from_secs(60));
+    let _ = plain.kill();
+    let _ = plain.wait();
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("answered HTTP 50") && !err.contains('<'), "{err}");
+}
+
+#[test]
+fn piped_stderr_gets_plain_progress_and_task_only_tools_are_marked() {
+    let server = EverythingHttp::start();
+    let o = mcpwire(
+        &["call", &server.url, "trigger-long-running-operation", "duration=1", "steps=3"],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    let err = stderr(&o);
+    assert!(err.contains("progress: 1/3 (33%)") && err.contains("progress: 3/3 (100%)"), "{err}");
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+    let o = mcpwire(&["tools", &server.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let line =
+        stdout(&o).lines().find(|l| l.starts_with("simulate-research-query")).unwrap_or_default().to_owned();
+    assert!(line.contains("[task required]"), "{line}");
+}

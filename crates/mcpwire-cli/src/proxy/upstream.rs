@@ -200,7 +200,8 @@ impl Pool {
         let holder = HolderSlot::default();
         let builder =
             builder(Wants::default(), &holder, &active, &server, &settings, settings.version.clone());
-        let primary = target::connect(&settings.target, builder, settings.max_message).await?;
+        let limit = settings.options.request_timeout;
+        let primary = target::connect(&settings.target, builder, settings.max_message, limit).await?;
         let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, leased: false };
         Ok(Arc::new(Pool {
             settings,
@@ -272,7 +273,8 @@ impl Pool {
         let slot: HolderSlot = Arc::new(Mutex::new(holder));
         let version = Some(self.primary.protocol_version().clone());
         let builder = builder(wants, &slot, &self.active, &self.server, &self.settings, version);
-        let connected = target::connect(&self.settings.target, builder, self.settings.max_message).await;
+        let (max, limit) = (self.settings.max_message, self.settings.options.request_timeout);
+        let connected = target::connect(&self.settings.target, builder, max, limit).await;
         let opened = {
             let mut state = self.lock();
             state.opening -= 1;
