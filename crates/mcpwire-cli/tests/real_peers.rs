@@ -347,3 +347,64 @@ fn piped_stderr_gets_plain_progress_and_task_only_tools_are_marked() {
         stdout(&o).lines().find(|l| l.starts_with("simulate-research-query")).unwrap_or_default().to_owned();
     assert!(line.contains("[task required]"), "{line}");
 }
+
+/// The fastmcp fixture server (`tests/peers/python/fastmcp_server.py`) as a stdio target.
+fn fastmcp_server() -> String {
+    let script = workspace().join("tests/peers/python/fastmcp_server.py");
+    format!("stdio:'{}' '{}'", peer("PYTHON"), script.display())
+}
+
+#[test]
+fn pypi_servers_through_the_cli_and_the_proxy() {
+    // mcp-server-time and mcp-server-git, as published.
+    let time = python_script("mcp-server-time", "");
+    let o = mcpwire(&["call", &time, "get_current_time", "timezone=UTC"], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("\"timezone\": \"UTC\""), "{}", stdout(&o));
+    let repo = workspace();
+    let git = python_script("mcp-server-git", &format!("--repository '{}'", repo.display()));
+    let o = mcpwire(
+        &["call", &git, "git_status", &format!("repo_path={}", repo.display())],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("Repository status:"), "{}", stdout(&o));
+    // fastmcp: the declared argument order; an elicitation put to a 2025 client (mcpwire
+    // declines without a terminal).
+    let fast = fastmcp_server();
+    let o = mcpwire(&["tools", &fast], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(
+        stdout(&o).contains("<restaurant: string> <party_size: integer> <date: string>"),
+        "{}",
+        stdout(&o)
+    );
+    let o = mcpwire(&["--protocol-version", "2025-11-25", "call", &fast, "greet"], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("No name (decline)"), "{}", stdout(&o));
+    // The proxy in front of fastmcp spoken to in 2025: the question reaches the client
+    // whose call caused it, a 2025 session or a 2026 client (as an input_required round).
+    let proxy = start_http(&["--protocol-version", "2025-11-25", "proxy", "--listen", "127.0.0.1:0", &fast]);
+    for version in ["2025-11-25", "2026-07-28"] {
+        let o =
+            mcpwire(&["--protocol-version", version, "call", &proxy.url, "greet"], Duration::from_secs(60));
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("No name (decline)"), "{version}: {}", stdout(&o));
+        let o = mcpwire(&["call", &proxy.url, "get_current_time"], Duration::from_secs(60));
+        assert!(
+            stderr(&o).contains("did you mean") || stderr(&o).contains("no tool named"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // And in front of mcp-server-time, both eras.
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &time]);
+    for version in ["2025-11-25", "2026-07-28"] {
+        let o = mcpwire(
+            &["--protocol-version", version, "call", &proxy.url, "get_current_time", "timezone=UTC"],
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("\"timezone\": \"UTC\""), "{version}: {}", stdout(&o));
+    }
+}
