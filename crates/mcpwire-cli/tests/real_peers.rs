@@ -312,7 +312,7 @@ fn failures_say_what_happened() {
     expect_code(&o, 0);
     assert!(stdout(&o).contains("Echo: hi"), "{}", stdout(&o));
     // An HTTP server that is not MCP: its status, not its HTML page.
-    let (stdout_dir, _) = big_file("plain-http", 10);
+    let (stdout_dir, _) = big_file("plain-http", 10); // a directory to serve, nothing more
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut plain = Command::new(peer("PYTHON"))
         .args(["-m", "http.server", &port.to_string(), "--bind", "127.0.0.1"])
@@ -325,6 +325,7 @@ fn failures_say_what_happened() {
     let o = mcpwire(&["tools", &format!("http://127.0.0.1:{port}/mcp")], Duration::from_secs(60));
     let _ = plain.kill();
     let _ = plain.wait();
+    let _ = std::fs::remove_dir_all(&stdout_dir);
     expect_code(&o, 2);
     let err = stderr(&o);
     assert!(err.contains("answered HTTP 50") && !err.contains('<'), "{err}");
