@@ -149,23 +149,42 @@ pub async fn main(args: BenchArgs) -> ExitCode {
 /// Runs the bench `options` describe and prints the report on stdout: JSON if `json`,
 /// else the summary table. Failures go to stderr.
 pub async fn run(options: &BenchOptions, json: bool) -> ExitCode {
-    match crate::run(options.config()).await {
+    run_config(options.config(), json).await
+}
+
+/// [`run`] with a configuration built by the caller.
+pub async fn run_config(config: BenchConfig, json: bool) -> ExitCode {
+    match crate::run(config).await {
         Ok(report) => {
-            if json {
+            let text = if json {
                 match serde_json::to_string_pretty(&report) {
-                    Ok(text) => println!("{text}"),
+                    Ok(text) => text + "\n",
                     Err(e) => {
                         eprintln!("mcpwire-bench: {e}");
                         return ExitCode::FAILURE;
                     }
                 }
             } else {
-                print!("{}", report.table());
-            }
-            ExitCode::SUCCESS
+                report.table()
+            };
+            print_stdout(&text)
         }
         Err(e) => {
             eprintln!("mcpwire-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes the report; a reader that went away (`| head`) is no failure.
+fn print_stdout(text: &str) -> ExitCode {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcpwire-bench: cannot write the report: {e}");
             ExitCode::FAILURE
         }
     }

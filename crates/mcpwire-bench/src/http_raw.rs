@@ -141,7 +141,7 @@ impl Conn {
         if !call.is_echo(id) {
             return Ok(());
         }
-        wire::check_echo(&self.message, text).map_err(BenchError::Protocol)
+        call.check(&self.message, text).map_err(BenchError::Protocol)
     }
 
     async fn post(&mut self, kind: Post, body: &[u8], route: Route<'_>) -> Result<Reply, BenchError> {

@@ -175,6 +175,25 @@ pub struct BenchConfig {
     /// ([`wire::CallOptions::mix`]) instead of echo calls only (raw drivers only).
     #[serde(default)]
     pub mix: bool,
+    /// Call this tool instead of `echo {text}` (raw drivers only).
+    #[serde(default)]
+    pub tool: Option<ToolCall>,
+    /// Let a spawned server's stderr through to this process's (else it is discarded).
+    #[serde(default = "yes")]
+    pub server_stderr: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A tool and its arguments, called in place of `echo`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub name: String,
+    /// Its arguments.
+    pub arguments: serde_json::Map<String, serde_json::Value>,
 }
 
 impl BenchConfig {
@@ -194,12 +213,15 @@ impl BenchConfig {
             progress: false,
             progress_token: false,
             mix: false,
+            tool: None,
+            server_stderr: true,
         }
     }
 
     /// The requests the raw drivers send.
     pub fn requests(&self) -> wire::EchoCall {
-        let options = wire::CallOptions { progress_token: self.progress_token, mix: self.mix };
+        let options =
+            wire::CallOptions { progress_token: self.progress_token, mix: self.mix, tool: self.tool.clone() };
         wire::EchoCall::with_options(self.protocol, &self.text, options)
     }
 }

@@ -22,14 +22,15 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) fn spawn(command: &[String], timeout: Duration) -> Result<Server, BenchError> {
+    /// `stderr`: the server's stderr goes to this process's, else nowhere.
+    pub(crate) fn spawn(command: &[String], timeout: Duration, stderr: bool) -> Result<Server, BenchError> {
         let (program, args) =
             command.split_first().ok_or_else(|| BenchError::Unsupported("empty stdio command".into()))?;
         let mut child = Command::new(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(if stderr { Stdio::inherit() } else { Stdio::null() })
             .spawn()?;
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().ok_or_else(|| BenchError::Protocol("no stdout pipe".into()))?;
@@ -109,7 +110,7 @@ impl Server {
                     if !call.is_echo(id) {
                         return Ok(());
                     }
-                    return wire::check_echo(line, text).map_err(BenchError::Protocol);
+                    return call.check(line, text).map_err(BenchError::Protocol);
                 }
             } else if let Answer::Err(_, e) = wire::answer(line) {
                 return Err(BenchError::Protocol(format!("the {} call failed: {e}", call.method(id))));
@@ -281,7 +282,7 @@ pub(crate) fn measure(
     config: &BenchConfig,
     workload: &Workload,
 ) -> Result<Outcome, BenchError> {
-    let mut server = Server::spawn(command, config.timeout)?;
+    let mut server = Server::spawn(command, config.timeout, config.server_stderr)?;
     let call = config.requests();
     let result = (|| {
         server.handshake(config.protocol)?;
@@ -315,7 +316,7 @@ pub(crate) fn startup(
     runs: u32,
 ) -> Result<StartupResult, BenchError> {
     let mut times = Vec::with_capacity(runs as usize);
-    let call = EchoCall::new(config.protocol, &config.text);
+    let call = config.requests();
     for _ in 0..runs.max(1) {
         let mut first = Vec::new();
         match config.protocol {
@@ -324,7 +325,7 @@ pub(crate) fn startup(
         }
         first.push(b'\n');
         let t = Instant::now();
-        let mut server = Server::spawn(command, config.timeout)?;
+        let mut server = Server::spawn(command, config.timeout, config.server_stderr)?;
         let answered = server.write(&first).and_then(|()| server.read_answer());
         let elapsed = t.elapsed();
         server.close();

@@ -34,7 +34,7 @@ pub const MIX_RESOURCE_BYTES: usize = 100 * 1024;
 pub const MIX_PROMPT: &str = "echo-prompt";
 
 /// The requests a run sends besides the echo call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct CallOptions {
     /// Every request carries `_meta.progressToken` (its id, so tokens are unique).
     pub progress_token: bool,
@@ -42,6 +42,9 @@ pub struct CallOptions {
     /// ([`MIX_RESOURCE_URI`]) and `prompts/get` ([`MIX_PROMPT`]) by id (`id % 4`; an id of
     /// the form `4n + 1` is always the echo call, so a check of id 1 checks the echo).
     pub mix: bool,
+    /// Call this tool with these arguments instead of `echo {text}`: its answers are
+    /// checked for a result that is not a tool error.
+    pub tool: Option<crate::ToolCall>,
 }
 
 /// One request form, split around its id (every `None` slot of `parts` is the id).
@@ -119,6 +122,8 @@ impl Template {
 #[derive(Clone, Debug)]
 pub struct EchoCall {
     templates: Vec<Template>,
+    /// A chosen tool rather than `echo`.
+    custom: bool,
 }
 
 impl EchoCall {
@@ -132,13 +137,21 @@ impl EchoCall {
     pub fn with_options(protocol: Protocol, text: &str, options: CallOptions) -> EchoCall {
         let text = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
         let progress = options.progress_token;
-        let echo = Template::new(
-            "tools/call",
-            Some("echo".into()),
-            &format!(r#""name":"echo","arguments":{{"text":{text}}}"#),
-            protocol,
-            progress,
-        );
+        let echo = match &options.tool {
+            Some(tool) => {
+                let name = serde_json::to_string(&tool.name).unwrap_or_else(|_| "\"\"".into());
+                let arguments = serde_json::to_string(&tool.arguments).unwrap_or_else(|_| "{}".into());
+                let params = format!(r#""name":{name},"arguments":{arguments}"#);
+                Template::new("tools/call", Some(tool.name.clone()), &params, protocol, progress)
+            }
+            None => Template::new(
+                "tools/call",
+                Some("echo".into()),
+                &format!(r#""name":"echo","arguments":{{"text":{text}}}"#),
+                protocol,
+                progress,
+            ),
+        };
         let templates = if options.mix {
             vec![
                 Template::new("tools/list", None, "", protocol, progress),
@@ -161,7 +174,20 @@ impl EchoCall {
         } else {
             vec![echo]
         };
-        EchoCall { templates }
+        EchoCall { templates, custom: options.tool.is_some() }
+    }
+
+    /// Full check of the answer to the tool call: the echo came back, or (a chosen tool)
+    /// a result that is not a tool error.
+    pub fn check(&self, line: &[u8], text: &str) -> Result<(), String> {
+        if !self.custom {
+            return check_echo(line, text);
+        }
+        let v: serde_json::Value = serde_json::from_slice(line).map_err(|e| format!("not JSON: {e}"))?;
+        match v.get("result") {
+            Some(result) if result.get("isError") != Some(&serde_json::Value::Bool(true)) => Ok(()),
+            _ => Err(format!("the tool call failed: {}", String::from_utf8_lossy(line))),
+        }
     }
 
     fn template(&self, id: u64) -> &Template {
@@ -285,7 +311,8 @@ mod tests {
         }
         for p in [Protocol::V2025, Protocol::V2026] {
             for progress_token in [false, true] {
-                let call = EchoCall::with_options(p, "x", CallOptions { progress_token, mix: true });
+                let call =
+                    EchoCall::with_options(p, "x", CallOptions { progress_token, mix: true, tool: None });
                 for id in 0..8u64 {
                     let mut out = Vec::new();
                     call.write(id, &mut out);

@@ -15,7 +15,8 @@ Exit status: 0 success, 1 the tool reported an error (isError), 2 a usage,
 connection or protocol error, 130 interrupted (Ctrl-C).
 
 Examples:
-  mcpwire tools stdio:'mcpwire serve --example everything'
+  mcpwire tools stdio:'mcpwire serve --example notes'
+  mcpwire call stdio:'mcpwire serve --example notes' search_notes query=mcp
   mcpwire call stdio:'python3 server.py' add a=2 b=3
   mcpwire call stdio:'python3 server.py' search query='two words' limit:=5 --json
   mcpwire read stdio:'./server' file:///etc/hosts
@@ -33,9 +34,42 @@ pub struct Cli {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
+    /// The largest JSON-RPC message read or accepted (stdio lines, HTTP bodies and SSE
+    /// events), for example 64M or 1G. An answer over it fails its request at once.
+    #[arg(long, global = true, value_name = "SIZE", default_value = crate::size::DEFAULT_MAX_MESSAGE,
+          value_parser = crate::size::parse_size)]
+    pub max_message_size: usize,
+
+    /// Use this protocol version instead of probing the era (for example 2025-11-25 or
+    /// 2026-07-28).
+    #[arg(long, global = true, value_name = "VERSION")]
+    pub protocol_version: Option<String>,
+
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Command {
+    /// The command's connection options, for the commands that connect.
+    pub fn connect_mut(&mut self) -> Option<&mut Connect> {
+        match self {
+            Command::Info(c)
+            | Command::Tools(c)
+            | Command::Resources(c)
+            | Command::Templates(c)
+            | Command::Prompts(c) => Some(c),
+            Command::Call(c) => Some(&mut c.connect),
+            Command::Read(c) => Some(&mut c.connect),
+            Command::Prompt(c) => Some(&mut c.connect),
+            Command::Proxy(p) => Some(&mut p.connect),
+            Command::Tasks(t) => Some(match t {
+                crate::tasks::TasksCommand::List(c) => c,
+                crate::tasks::TasksCommand::Get(t) | crate::tasks::TasksCommand::Cancel(t) => &mut t.connect,
+            }),
+            Command::Serve(_) | Command::Bench(_) | Command::Login(_) => None,
+        }
+    }
 }
 
 /// The commands.
@@ -66,7 +100,7 @@ pub enum Command {
     /// stdio throughput, C concurrent HTTP clients for T seconds, CPU per call, spawn time
     /// and memory, in either era. TARGET: an http:// URL, stdio:'COMMAND ARGS', or a
     /// command after `--`. Try it on `mcpwire serve --example echo`.
-    Bench(mcpwire_bench::cli::BenchOptions),
+    Bench(Bench),
     /// Log in to an OAuth-protected server in the browser (a loopback redirect); the
     /// tokens are saved (0600) and later commands on that URL use and refresh them.
     Login(Login),
@@ -74,6 +108,29 @@ pub enum Command {
     /// a task tool's task by itself: its status as progress, Ctrl-C cancels it).
     #[command(subcommand)]
     Tasks(crate::tasks::TasksCommand),
+}
+
+/// `mcpwire bench`: its options come before TARGET (everything after TARGET is the
+/// server's command line).
+#[derive(Debug, Args)]
+pub struct Bench {
+    /// Measure this tool instead of `echo {text}` (the raw driver); give its arguments
+    /// with --arg and --args, as `mcpwire call` takes them.
+    #[arg(long, value_name = "NAME")]
+    pub tool: Option<String>,
+
+    /// An argument of --tool, repeatable: key=value (typed by the tool's input schema:
+    /// integers, numbers, booleans, objects and arrays are read as JSON) or key:=JSON.
+    #[arg(long = "arg", value_name = "KEY=VALUE", requires = "tool")]
+    pub pairs: Vec<String>,
+
+    /// The arguments of --tool as one JSON object (--arg pairs are added on top).
+    #[arg(long = "args", value_name = "JSON", requires = "tool")]
+    pub args_json: Option<String>,
+
+    /// What to measure and how.
+    #[command(flatten)]
+    pub options: mcpwire_bench::cli::BenchOptions,
 }
 
 /// `mcpwire login URL`.
@@ -94,9 +151,8 @@ pub struct Connect {
     #[arg(value_name = "TARGET", value_parser = Target::parse)]
     pub target: Target,
 
-    /// Use this protocol version instead of probing the era (for example 2025-11-25 or
-    /// 2026-07-28).
-    #[arg(long, value_name = "VERSION")]
+    /// The global `--protocol-version` (set from [`Cli`] after parsing).
+    #[arg(skip)]
     pub protocol_version: Option<String>,
 
     /// An HTTP header for every request, as 'Name: value' (repeatable; HTTP targets).
@@ -190,6 +246,9 @@ pub struct GetPrompt {
 /// The built-in example servers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Example {
+    /// A small notes server: tools to add, search and delete notes, each note a
+    /// resource, and a prompt to summarize them. The one to try first.
+    Notes,
     /// The conformance "everything" server: every kind of tool, resource and prompt.
     Everything,
     /// The benchmark server (the same as `echo-server`): one tool, `echo`, whose `{text}`

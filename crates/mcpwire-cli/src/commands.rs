@@ -26,6 +26,8 @@ pub struct Env {
     pub json: bool,
     /// Progress, logs and notes.
     pub ui: Ui,
+    /// `--max-message-size`, in bytes.
+    pub max_message: usize,
 }
 
 impl Env {
@@ -102,6 +104,7 @@ pub async fn connect(
     connect: &Connect,
     interaction: Option<&Interaction>,
     ui: &Ui,
+    max_message: usize,
 ) -> anyhow::Result<Client> {
     let target = connect.target.clone().with_http_options(&connect.headers, connect.bearer.as_deref())?;
     let mut builder = Client::builder("mcpwire", env!("CARGO_PKG_VERSION"))
@@ -122,7 +125,10 @@ pub async fn connect(
     builder =
         builder.on_elicitation(move |params| elicit::answer(params, policy, elicit_ui.clone(), turn.clone()));
     tracing::debug!(%target, "connecting");
-    target::connect(&target, builder).await
+    // --timeout bounds the whole handshake (an era probe and its fallback included), not
+    // each of its requests.
+    let limit = Duration::from_secs_f64(connect.timeout);
+    target::connect(&target, builder, max_message, limit).await
 }
 
 /// Runs `body` on a connected client until it ends or Ctrl-C: then the body (and the
@@ -168,7 +174,7 @@ where
     Fut: Future<Output = anyhow::Result<i32>>,
 {
     let client = tokio::select! {
-        client = connect(c, interaction, &env.ui) => client?,
+        client = connect(c, interaction, &env.ui, env.max_message) => client?,
         _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
     };
     if let Some(level) = interaction.map(|i| log_level(&i.log_level)).transpose()?.flatten() {
@@ -447,7 +453,7 @@ fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<
         .map(|(_, c)| c)
 }
 
-fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Failure {
+pub fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Failure {
     let failure = Failure::usage(format!("the server has no {kind} named {name:?}"));
     match closest(name, names.iter().map(String::as_str)) {
         Some(near) => {
@@ -457,7 +463,7 @@ fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Fail
     }
 }
 
-fn pairs(raw: &[String]) -> Result<Vec<Pair>, Failure> {
+pub fn pairs(raw: &[String]) -> Result<Vec<Pair>, Failure> {
     raw.iter().map(|s| parse_pair(s)).collect()
 }
 
@@ -536,9 +542,10 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
                 if !std::io::stdout().is_terminal() {
                     if let Some(bytes) = output::base64_decode(blob) {
                         let mut out = std::io::stdout().lock();
-                        out.write_all(&bytes)?;
-                        out.flush()?;
-                        return Ok(EXIT_OK);
+                        match out.write_all(&bytes).and_then(|()| out.flush()) {
+                            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
+                            _ => return Ok(EXIT_OK),
+                        }
                     }
                 }
             }
@@ -548,7 +555,8 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
             if contents.len() > 1 {
                 out.push_str(&format!("{}== {} ==\n", if i > 0 { "\n" } else { "" }, text(item, "uri")));
             }
-            output::resource_contents(item, &mut out);
+            let redirect_saves = contents.len() == 1 && std::io::stdout().is_terminal();
+            output::resource_contents(item, &mut out, redirect_saves);
         }
         print_stdout(&out)?;
         Ok(EXIT_OK)

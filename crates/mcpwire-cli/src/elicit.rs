@@ -227,6 +227,17 @@ fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
 }
 
 /// The dialog: each field, then whether to send. End of input cancels.
+/// The order fields are asked in: the server's own (kept when the map keeps it), with
+/// required fields first, in the order of the schema's `required` list (a list keeps its
+/// order even where a form's properties were sorted on the way).
+fn asking_order<'a>(properties: &'a Map<String, Value>, required: &[&str]) -> Vec<(&'a String, &'a Value)> {
+    let mut fields: Vec<(&String, &Value)> = properties.iter().collect();
+    let rank = |name: &str| required.iter().position(|r| *r == name).unwrap_or(usize::MAX);
+    // A stable sort: optional fields keep their relative order.
+    fields.sort_by_key(|(name, _)| rank(name));
+    fields
+}
+
 pub fn dialog(
     message: &str,
     schema: &Value,
@@ -243,7 +254,7 @@ pub fn dialog(
     let empty = Map::new();
     let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
     let mut content = Map::new();
-    for (name, property) in properties {
+    for (name, property) in asking_order(properties, &required) {
         let field = field_of(property);
         let is_required = required.contains(&name.as_str());
         let default = property.get("default");
@@ -326,6 +337,16 @@ pub fn dialog(
 mod tests {
     use super::*;
 
+    #[test]
+    fn required_fields_are_asked_first() {
+        let schema = json!({ "a": {}, "b": {}, "name": {}, "z": {}, "email": {} });
+        let order: Vec<&str> = asking_order(schema.as_object().unwrap(), &["name", "email"])
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert_eq!(order, ["name", "email", "a", "b", "z"]);
+    }
+
     fn run(schema: Value, typed: &str) -> (Value, String) {
         let mut input = io::Cursor::new(typed.as_bytes().to_vec());
         let mut out = Vec::new();
@@ -348,7 +369,8 @@ mod tests {
             },
             "required": ["name"]
         });
-        let (result, shown) = run(schema, "x\n-1\n41\n\n2\n1, second\nno\n\n");
+        // `name`, the required field, is asked first; then the others in the schema's order.
+        let (result, shown) = run(schema, "\nx\n-1\n41\n2\n1, second\nno\n\n");
         assert_eq!(
             result,
             json!({ "action": "accept", "content": {

@@ -106,7 +106,12 @@ impl std::error::Error for Failure {}
 pub fn describe_request_error(what: &str, error: &RequestError) -> (String, String) {
     match error {
         RequestError::Peer(e) => {
+            let needs_capability = e.data.as_ref().is_some_and(|d| d.get("requiredCapabilities").is_some());
             let hint = match e.code {
+                // 2025 has no code of its own for a missing client capability.
+                codes::METHOD_NOT_FOUND if needs_capability => {
+                    "the server needs a client capability this command line does not offer (sampling needs a model)"
+                }
                 codes::METHOD_NOT_FOUND => "the server does not offer this; `mcpwire info TARGET` shows what it does",
                 codes::INVALID_PARAMS => "check the names and arguments against `mcpwire tools|prompts TARGET`",
                 codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
@@ -130,6 +135,17 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
         }
         RequestError::NotRunning => {
             (format!("{what} failed: the connection is not running"), "try again".to_owned())
+        }
+        RequestError::Transport { reason } if reason.contains("message size limit") => (
+            format!("{what} failed: {reason}"),
+            "raise the limit with --max-message-size SIZE (for example --max-message-size 64M)".to_owned(),
+        ),
+        RequestError::Transport { reason } if crate::target::http_status(reason).is_some() => {
+            let (status, body) = crate::target::http_status(reason).unwrap_or_default();
+            (
+                format!("{what} failed: the server answered {status}{body}"),
+                "the server refused the request over HTTP; if it speaks only 2025 revisions, try --protocol-version 2025-11-25".to_owned(),
+            )
         }
         RequestError::Transport { reason } => (
             format!("{what} failed: {reason}"),

@@ -12,6 +12,7 @@ mod interrupt;
 mod output;
 mod proxy;
 mod serve;
+mod size;
 mod target;
 mod tasks;
 mod ui;
@@ -40,7 +41,7 @@ fn init_tracing(verbose: u8) {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<i32> {
-    let env = Env { json: cli.json, ui: ui::Ui::new(false) };
+    let env = Env { json: cli.json, ui: ui::Ui::new(false), max_message: cli.max_message_size };
     let needs_interrupts = !matches!(&cli.command, Command::Serve(s) if s.http.is_none());
     if needs_interrupts {
         interrupt::install()?;
@@ -54,9 +55,9 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Call(c) => commands::call(&env, c).await,
         Command::Read(c) => commands::read(&env, c).await,
         Command::Prompt(c) => commands::prompt(&env, c).await,
-        Command::Serve(s) => serve::run(s).await,
-        Command::Proxy(p) => proxy::run(p).await,
-        Command::Bench(b) => bench::run(b, cli.json).await,
+        Command::Serve(s) => serve::run(s, cli.max_message_size).await,
+        Command::Proxy(p) => proxy::run(p, cli.max_message_size).await,
+        Command::Bench(b) => bench::run(&env, b).await,
         Command::Login(l) => commands::login(l).await,
         Command::Tasks(t) => tasks::run(&env, t).await,
     }
@@ -83,7 +84,11 @@ fn report(error: &anyhow::Error) -> i32 {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    let version = cli.protocol_version.clone();
+    if let Some(connect) = cli.command.connect_mut() {
+        connect.protocol_version = version;
+    }
     init_tracing(cli.verbose);
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,

@@ -6,7 +6,8 @@ use serde_json::Value;
 
 use crate::args::describe_type;
 
-/// The widest a column other than the last may be; longer cells are cut with `…`.
+/// The widest a column other than the last may be on a terminal; longer cells are cut
+/// with `…`. Piped output keeps every cell whole, so identifiers can be used as printed.
 const MAX_COLUMN: usize = 44;
 
 /// A table: a header row and rows, printed with aligned columns. The last column is
@@ -27,13 +28,15 @@ impl Table {
         self.rows.push(cells.into_iter().map(|c| one_line(&c)).collect());
     }
 
-    /// Renders the table; `width` cuts each line (for terminals).
+    /// Renders the table; `width` (a terminal's) cuts long cells and each line, `None`
+    /// (piped output) cuts nothing.
     pub fn render(&self, width: Option<usize>) -> String {
         let columns = self.header.len();
+        let cap = if width.is_some() { MAX_COLUMN } else { usize::MAX };
         let mut widths = vec![0; columns];
         for row in std::iter::once(&self.header).chain(&self.rows) {
             for (i, cell) in row.iter().enumerate().take(columns) {
-                widths[i] = widths[i].max(cell.chars().count()).min(MAX_COLUMN);
+                widths[i] = widths[i].max(cell.chars().count()).min(cap);
             }
         }
         // Drop columns that are empty in every row.
@@ -141,8 +144,10 @@ pub fn base64_decode(data: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// A resource's contents, for people: text as is, binary described.
-pub fn resource_contents(contents: &Value, out: &mut String) {
+/// A resource's contents, for people: text as is, binary described. `redirect_saves`:
+/// this is `mcpwire read`'s only content on a terminal, which a redirection of stdout
+/// would save as bytes (said only then: anywhere else it would not).
+pub fn resource_contents(contents: &Value, out: &mut String, redirect_saves: bool) {
     let uri = contents.get("uri").and_then(Value::as_str).unwrap_or("");
     let mime = contents.get("mimeType").and_then(Value::as_str);
     if let Some(text) = contents.get("text").and_then(Value::as_str) {
@@ -151,9 +156,14 @@ pub fn resource_contents(contents: &Value, out: &mut String) {
             out.push('\n');
         }
     } else if let Some(blob) = contents.get("blob").and_then(Value::as_str) {
+        let how = if redirect_saves {
+            "redirect stdout to a file to save it, or use --json"
+        } else {
+            "--json shows its base64 data"
+        };
         let _ = writeln!(
             out,
-            "[binary {uri}: {}, {} bytes; redirect stdout to a file to save it, or use --json]",
+            "[binary {uri}: {}, {} bytes; {how}]",
             mime.unwrap_or("application/octet-stream"),
             base64_len(blob)
         );
@@ -195,7 +205,7 @@ pub fn content_block(block: &Value, out: &mut String) {
                     let _ = writeln!(out, "[resource {uri}]");
                 }
             }
-            resource_contents(&resource, out);
+            resource_contents(&resource, out, false);
         }
         _ => {
             let _ = writeln!(out, "{}", serde_json::to_string_pretty(block).unwrap_or_default());
@@ -238,7 +248,7 @@ pub fn call_result(result: &Value) -> String {
 /// A prompt for people: its description, then each message as `[role]` and content.
 pub fn prompt_result(result: &Value) -> String {
     let mut out = String::new();
-    if let Some(d) = result.get("description").and_then(Value::as_str) {
+    if let Some(d) = result.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty()) {
         let _ = writeln!(out, "# {d}");
     }
     for message in result.get("messages").and_then(Value::as_array).into_iter().flatten() {
@@ -297,6 +307,15 @@ mod tests {
     }
 
     #[test]
+    fn piped_tables_keep_identifiers_whole() {
+        let uri = "demo://resource/static/document/architecture-and-design-notes.md";
+        let mut t = Table::new(&["URI", "NAME"]);
+        t.row(vec![uri.into(), "notes".into()]);
+        assert!(t.render(None).contains(&format!("{uri}  notes")), "{}", t.render(None));
+        assert!(!t.render(Some(200)).contains(uri));
+    }
+
+    #[test]
     fn describes_schemas() {
         let schema = json!({ "type": "object", "properties": {
             "b": { "type": "integer" }, "a": { "type": "string" } }, "required": ["b"] });
@@ -323,7 +342,7 @@ mod tests {
         assert_eq!(base64_len("aGVsbG8="), 5);
         assert_eq!(
             capabilities(&json!({ "tools": { "listChanged": true }, "logging": {} })),
-            ["logging", "tools (listChanged)"]
+            ["tools (listChanged)", "logging"]
         );
     }
 }

@@ -1,7 +1,8 @@
 //! `mcpwire serve`: the built-in example servers.
 
-use mcpwire::http::{serve_with_shutdown, McpService};
+use mcpwire::http::{serve_with_shutdown, HttpSettings, McpService};
 use mcpwire::server::Server;
+use mcpwire::server::StdioLimits;
 
 use crate::cli::{Example, Serve};
 use crate::errors::{Failure, EXIT_INTERRUPTED, EXIT_OK};
@@ -10,16 +11,27 @@ use crate::interrupt;
 /// The example server called `example`.
 pub fn example(example: Example) -> anyhow::Result<Server> {
     Ok(match example {
-        Example::Everything => mcpwire_conformance::everything::server(),
+        Example::Notes => mcpwire_examples::notes::server()?,
+        Example::Everything => mcpwire_examples::everything::server(),
         Example::Echo => mcpwire_bench::echo::server()?,
     })
 }
 
+/// The HTTP endpoint for `server`, reading request bodies up to `max_message` bytes.
+pub fn service(server: Server, max_message: usize) -> McpService {
+    McpService::with_settings(server, HttpSettings { max_body_bytes: max_message, ..HttpSettings::default() })
+}
+
+/// Serves `server` on stdin and stdout, reading lines up to `max_message` bytes.
+pub async fn serve_stdio(server: &Server, max_message: usize) {
+    server.serve_stdio_with(StdioLimits { max_line_bytes: max_message, ..StdioLimits::default() }).await;
+}
+
 /// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until Ctrl-C, printing the
 /// URL on stderr (`what` names it).
-pub async fn serve_http(server: Server, addr: &str, what: &str) -> anyhow::Result<i32> {
+pub async fn serve_http(server: Server, addr: &str, what: &str, max_message: usize) -> anyhow::Result<i32> {
     interrupt::install()?;
-    let service = McpService::new(server);
+    let service = service(server, max_message);
     let bound = serve_with_shutdown(service, addr, "/mcp").await.map_err(|e| {
         Failure::connect(format!("cannot listen on {addr}: {e}"))
             .hint("use HOST:PORT that is free on this machine, for example 127.0.0.1:8080 (port 0 picks one)")
@@ -40,17 +52,18 @@ pub async fn serve_http(server: Server, addr: &str, what: &str) -> anyhow::Resul
 }
 
 /// `mcpwire serve`.
-pub async fn run(args: &Serve) -> anyhow::Result<i32> {
+pub async fn run(args: &Serve, max_message: usize) -> anyhow::Result<i32> {
     let server = example(args.example)?;
     let what = match args.example {
+        Example::Notes => "the notes example",
         Example::Everything => "the everything example",
         Example::Echo => "the echo example",
     };
     match &args.http {
-        Some(addr) => serve_http(server, addr, what).await,
+        Some(addr) => serve_http(server, addr, what, max_message).await,
         None => {
             // Ctrl-C keeps its default meaning here: the process ends.
-            server.serve_stdio().await;
+            serve_stdio(&server, max_message).await;
             Ok(EXIT_OK)
         }
     }

@@ -199,16 +199,32 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
 /// Connects to `target` with a configured client builder: spawns a stdio server (its
 /// stderr captured, for error messages), or opens a Streamable HTTP connection. Every
 /// failure comes back as a [`Failure`] with a hint.
-pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<Client> {
+/// `max_message` bounds every message read (`--max-message-size`); `limit` bounds the
+/// whole handshake (a server started here is shut down when it passes).
+pub async fn connect(
+    target: &Target,
+    builder: ClientBuilder,
+    max_message: usize,
+    limit: Duration,
+) -> anyhow::Result<Client> {
+    let silent = || {
+        Failure::connect(format!("{target} did not answer the handshake within {} s", limit.as_secs_f64()))
+            .hint("the server may still be starting, or may not speak MCP there; raise --timeout, or run it alone to see what it prints")
+    };
     match target {
         Target::Stdio { program, args } => {
             // Spawned here rather than by `ClientBuilder::spawn`, to keep the child's
             // handle: a server that dies during the handshake is waited for, so that
             // its whole stderr tail makes it into the message.
-            let process = ChildProcess::new(program).args(args).stderr(StderrMode::Capture);
+            let process =
+                ChildProcess::new(program).args(args).stderr(StderrMode::Capture).max_line_bytes(max_message);
             let (connection, mut child) =
                 process.spawn().map_err(|e| connect_failure(target, ConnectError::Spawn(e)))?;
-            match builder.connect(connection).await {
+            let Ok(connected) = tokio::time::timeout(limit, builder.connect(connection)).await else {
+                child.shutdown().await;
+                return Err(silent().into());
+            };
+            match connected {
                 Ok(client) => {
                     CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).push(child);
                     Ok(client)
@@ -241,7 +257,8 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
             let invalid = |e: &dyn std::fmt::Display| {
                 Failure::usage(format!("{e}")).hint("a target URL looks like http://127.0.0.1:8080/mcp")
             };
-            let mut transport = HttpClientTransport::new(url).map_err(|e| invalid(&e))?;
+            let mut transport =
+                HttpClientTransport::new(url).map_err(|e| invalid(&e))?.max_message_bytes(max_message);
             for (name, value) in headers {
                 transport = transport.header(name, value).map_err(|e| invalid(&e))?;
             }
@@ -255,7 +272,10 @@ pub async fn connect(target: &Target, builder: ClientBuilder) -> anyhow::Result<
                     }
                 }
             }
-            builder.connect(transport).await.map_err(|e| connect_failure(target, e).into())
+            match tokio::time::timeout(limit, builder.connect(transport)).await {
+                Ok(connected) => connected.map_err(|e| connect_failure(target, e).into()),
+                Err(_) => Err(silent().into()),
+            }
         }
     }
 }
@@ -321,6 +341,11 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
         ))
         .hint("is it an MCP server that speaks JSON-RPC on stdout? If it starts slowly, raise --timeout"),
         // The HTTP transport's own failure: the connection, not the server, said no.
+        ConnectError::Handshake(RequestError::Transport { reason }) if http_status(&reason).is_some() => {
+            let (status, body) = http_status(&reason).unwrap_or_default();
+            Failure::connect(format!("{program} answered {status}, not an MCP endpoint's answer{body}"))
+                .hint("check the URL: the path of an MCP endpoint is often /mcp")
+        }
         ConnectError::Handshake(RequestError::Transport { reason }) => {
             let refused = reason.to_ascii_lowercase().contains("refused");
             let why = if refused { "connection refused".to_owned() } else { reason.clone() };
@@ -361,6 +386,21 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
 /// Every protocol version this client speaks, comma-separated.
 pub fn known_versions() -> String {
     mcpwire::protocol::ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// An HTTP error status in a transport failure (`HTTP 404 Not Found: BODY`): the status,
+/// and `: ` with the body's first line when it is short text (an HTML page is left out).
+pub fn http_status(reason: &str) -> Option<(String, String)> {
+    let rest = reason.strip_prefix("HTTP ").filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))?;
+    let (status, body) = rest.split_once(':').unwrap_or((rest, ""));
+    let body = body.trim();
+    let first = body.lines().next().unwrap_or("").trim();
+    let shown = if first.is_empty() || body.starts_with('<') || first.chars().count() > 200 {
+        String::new()
+    } else {
+        format!(": {first}")
+    };
+    Some((format!("HTTP {}", status.trim()), shown))
 }
 
 /// Splits a transport's close reason into its first part and the stderr tail (last

@@ -1,6 +1,7 @@
-//! Everything written to stderr while a request runs: the progress bar (only when stderr
-//! is a terminal), the server's log messages, and notes. One lock keeps them from
-//! tearing each other: a note first erases the bar, then the bar is drawn again.
+//! Everything written to stderr while a request runs: progress (a bar redrawn in place on
+//! a terminal, a plain line per update elsewhere), the server's log messages, and notes.
+//! One lock keeps them from tearing each other: a note first erases the bar, then the bar
+//! is drawn again.
 
 use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex};
@@ -63,10 +64,7 @@ impl Ui {
         }
         let level = serde_json::to_value(params.level).ok().and_then(|v| v.as_str().map(str::to_owned));
         let level = level.unwrap_or_else(|| "log".to_owned());
-        let data = match &params.data {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
+        let data = log_text(&params.data);
         let line = match &params.logger {
             Some(logger) => format!("[{level}] {logger}: {data}"),
             None => format!("[{level}] {data}"),
@@ -74,9 +72,11 @@ impl Ui {
         self.note(&line);
     }
 
-    /// Shows a progress update as a bar (terminals only).
+    /// Shows a progress update: a bar on a terminal, else a plain line
+    /// (`progress: 3/10 (30%) message`) that a log file or a pipe can keep.
     pub fn progress(&self, update: &ProgressUpdate) {
         if !self.tty {
+            self.note(&format!("progress: {}", plain_progress(update)));
             return;
         }
         let mut state = self.lock();
@@ -102,6 +102,48 @@ impl Ui {
             let _ = err.flush();
         }
     }
+}
+
+/// A log message's data as a line: a string as it is; an object as its `message` (or
+/// `msg`) followed by its other members as `key=value`; anything else as compact JSON.
+pub fn log_text(data: &Value) -> String {
+    let fields = match data {
+        Value::String(s) => return s.clone(),
+        Value::Object(fields) => fields,
+        other => return other.to_string(),
+    };
+    let message =
+        ["message", "msg"].iter().find_map(|k| fields.get(*k).and_then(Value::as_str).map(|m| (*k, m)));
+    let mut parts: Vec<String> = message.iter().map(|(_, m)| m.to_string()).collect();
+    for (key, value) in fields {
+        if message.is_some_and(|(k, _)| k == key) {
+            continue;
+        }
+        let value = match value {
+            Value::String(s) if !s.is_empty() && !s.contains(char::is_whitespace) => s.clone(),
+            other => other.to_string(),
+        };
+        parts.push(format!("{key}={value}"));
+    }
+    parts.join(" ")
+}
+
+/// `3/10 (30%) message`, `7 message` without a total.
+fn plain_progress(update: &ProgressUpdate) -> String {
+    let mut line = match update.total {
+        Some(total) if total > 0.0 => format!(
+            "{}/{} ({:.0}%)",
+            trim_number(update.progress),
+            trim_number(total),
+            (update.progress / total).clamp(0.0, 1.0) * 100.0
+        ),
+        _ => trim_number(update.progress),
+    };
+    if let Some(m) = update.message.as_deref().filter(|m| !m.is_empty()) {
+        line.push(' ');
+        line.push_str(m);
+    }
+    line
 }
 
 fn terminal_width() -> usize {
@@ -171,5 +213,16 @@ mod tests {
         let open = render_bar(&update(7.0, None, None), 0, 200);
         assert!(open.starts_with("[<=>") && open.ends_with("] 7"), "{open}");
         assert!(render_bar(&update(1.0, Some(2.0), Some(&"x".repeat(300))), 1, 80).chars().count() <= 79);
+    }
+
+    #[test]
+    fn plain_lines_for_pipes() {
+        assert_eq!(plain_progress(&update(3.0, Some(10.0), Some("copying"))), "3/10 (30%) copying");
+        assert_eq!(plain_progress(&update(7.0, None, None)), "7");
+        let data =
+            serde_json::json!({ "message": "disk almost full", "free": "2 GB", "mount": "/", "pct": 97 });
+        assert_eq!(log_text(&data), "disk almost full free=\"2 GB\" mount=/ pct=97");
+        assert_eq!(log_text(&serde_json::json!("plain")), "plain");
+        assert_eq!(log_text(&serde_json::json!([1, 2])), "[1,2]");
     }
 }

@@ -161,6 +161,8 @@ fn bench_prints_a_summary_table_and_fails_cleanly_without_a_server() {
     let out = run(&["bench", "--calls", "5", "--clients", "0", "http://127.0.0.1:1/mcp"]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("mcpwire-bench:") && !err.contains("panicked"), "{err}");
+    // The tool check before the run finds no server, and says so with a hint.
+    assert!(err.contains("cannot reach http://127.0.0.1:1/mcp") && err.contains("hint:"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
     assert!(out.stdout.is_empty());
 }

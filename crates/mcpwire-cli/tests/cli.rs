@@ -4,10 +4,6 @@
 //! HTTP), error messages, and a Python SDK server when one is at hand.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
-
-use common::{spawn, stderr_lines};
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -18,7 +14,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_mcpwire");
+mod support;
+
+use support::{expect_code, spawn, stderr, stderr_lines, stdout, BIN};
 
 /// The everything server as a stdio target.
 fn everything() -> String {
@@ -32,52 +30,7 @@ fn mcpwire(args: &[&str]) -> Output {
 
 /// [`mcpwire`] with a chosen deadline.
 fn mcpwire_within(args: &[&str], deadline: Duration) -> Output {
-    wait(spawn(args), deadline)
-}
-
-/// Waits for a child's output; kills it (by its own pid) past the deadline.
-fn wait(mut child: Child, deadline: Duration) -> Output {
-    let pid = child.id();
-    let (tx, rx) = mpsc::channel();
-    let mut stdout = child.stdout.take().unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let out = thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = stdout.read_to_end(&mut b);
-        b
-    });
-    let err = thread::spawn(move || {
-        let mut b = Vec::new();
-        let _ = stderr.read_to_end(&mut b);
-        b
-    });
-    thread::spawn(move || {
-        let _ = tx.send(child.wait());
-    });
-    let status = match rx.recv_timeout(deadline) {
-        Ok(status) => status.unwrap(),
-        Err(_) => {
-            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
-            panic!("mcpwire (pid {pid}) did not finish within {deadline:?}");
-        }
-    };
-    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Asserts the exit code, showing the output when it differs; never a panic or a
-/// backtrace on stderr.
-fn expect_code(o: &Output, code: i32) {
-    assert_eq!(o.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o));
-    let err = stderr(o);
-    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "a panic:\n{err}");
+    support::mcpwire(args, deadline)
 }
 
 /// Parses stdout as one JSON document (nothing else may be there).
@@ -207,7 +160,8 @@ fn arguments_are_typed_by_the_input_schema() {
         r#"address={"city":"Paris"}"#,
     ]);
     expect_code(&o, 0);
-    assert!(stdout(&o).contains(r#"{"address":{"city":"Paris"},"name":"42"}"#), "{}", stdout(&o));
+    // The arguments keep the order they were given in (serde_json's preserve_order).
+    assert!(stdout(&o).contains(r#"{"name":"42","address":{"city":"Paris"}}"#), "{}", stdout(&o));
     let o = mcpwire(&["call", &everything(), "json_schema_2020_12_tool", "name:=42"]);
     expect_code(&o, 0);
     assert!(stdout(&o).contains(r#"{"name":42}"#), "{}", stdout(&o));
@@ -286,10 +240,11 @@ fn log_messages_go_to_stderr_at_the_chosen_level() {
         expect_code(&o, 0);
         assert!(!stderr(&o).contains("[info]"), "{}", stderr(&o));
     }
-    // Progress is drawn only on a terminal: nothing here, and the result is intact.
+    // Progress is a bar only on a terminal: here, plain lines, and the result is intact.
     let o = mcpwire(&["call", &everything(), "test_tool_with_progress"]);
     expect_code(&o, 0);
-    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("progress: 50/100 (50%) Completed step 50 of 100\n"), "{}", stderr(&o));
+    assert!(!stderr(&o).contains('\r'), "{}", stderr(&o));
 }
 
 #[test]

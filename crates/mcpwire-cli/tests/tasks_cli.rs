@@ -4,7 +4,7 @@
 //! `simulate-research-query` (2025-11-25 tasks) over stdio and HTTP.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use common::{spawn, stderr_lines, BIN};
+use support::{spawn, stderr_lines, BIN};
 
 fn everything() -> String {
     format!("stdio:'{BIN}' serve --example everything")

@@ -119,6 +119,10 @@ pub type InputRequests = BTreeMap<String, InputRequest>;
 /// `content` a sampling result; anything else is kept as [`InputResponse::Other`]. A
 /// response that has a known shape but is malformed is an error.
 #[derive(Clone, Debug, PartialEq)]
+// With serde_json's `preserve_order` (enabled in any build that includes the CLI) a map
+// is larger than an elicitation result; most answers are elicitation results, so the
+// rare `Other` stays unboxed rather than every answer paying for a box.
+#[allow(clippy::large_enum_variant)]
 pub enum InputResponse {
     /// The answer to `elicitation/create`.
     Elicit(ElicitResult),

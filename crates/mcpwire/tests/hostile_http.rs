@@ -997,7 +997,11 @@ async fn the_client_against_a_server_sending_garbage_or_huge_bodies() {
     let url = fake_server(Misbehave::Huge).await;
     let client = modern_client(&url, 10_000).await;
     let error = client.call_tool("x", json!({})).await.unwrap_err();
-    assert!(is_transport_failure(&error, "the response body could not be read"), "{error:?}");
+    // The error names the limit (HttpClientTransport::max_message_bytes raises it).
+    assert!(
+        is_transport_failure(&error, "the response body exceeds the 16777216-byte message size limit"),
+        "{error:?}"
+    );
 }
 
 /// Whether the client's error is the HTTP transport's own failure, with a reason starting

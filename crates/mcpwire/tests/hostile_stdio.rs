@@ -250,9 +250,10 @@ async fn a_64_mib_line_is_refused_and_memory_stays_bounded() {
     s.write(b"\"}}\n").await;
     let answer = s.line().await;
     assert_eq!(code(&answer), codes::INVALID_REQUEST, "{answer}");
-    assert!(answer.get("id").is_none(), "the id of an unread line is unknown: {answer}");
+    // The id, read from the line's first bytes, names the request the error answers.
+    assert_eq!(answer["id"], 1, "{answer}");
     let message = answer["error"]["message"].as_str().unwrap();
-    assert!(message.contains("exceeds the 16777216-byte limit"), "{message}");
+    assert!(message.contains("exceeds the 16777216-byte message size limit"), "{message}");
     still_usable(&mut s, "after").await;
     let (_, hwm_after) = s.memory("m1").await;
     // The reader keeps at most one line of 16 MiB (and then lets it go).

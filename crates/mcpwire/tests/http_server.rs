@@ -631,13 +631,14 @@ async fn stateless_2025_json_mode_and_no_client_capabilities() {
     let response = send(t.addr, req(&call_body(2, "echo", json!({ "text": "j" })))).await;
     assert_eq!((response.status, response.content_type()), (200, "application/json"));
     assert_eq!(response.json().await, text_result(2, "echo: j"));
-    // The throwaway session knows no client capabilities: asking the client fails at once.
+    // The throwaway session knows no client capabilities: asking the client fails at once,
+    // with the code 2025 has for a missing capability (-32021 exists only in 2026).
     let started = Instant::now();
     let answer = send(t.addr, req(&call_body(3, "ask", json!({})))).await.json().await;
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(
         answer,
-        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32021, "message": "Missing required client capability",
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32601, "message": "Method not found: the client did not declare a capability this needs",
             "data": { "requiredCapabilities": { "elicitation": { "form": {} } } } } })
     );
 }

@@ -45,9 +45,11 @@ async fn serve_stdio_with_enforces_its_line_limit_and_goes_on() {
     s.write(&long).await;
     let answer = s.line().await;
     assert_eq!(answer["error"]["code"], codes::INVALID_REQUEST, "{answer}");
+    // (The overwritten byte is in the key "method": with no method seen, the line is
+    // answered without an id.)
     assert!(answer.get("id").is_none(), "{answer}");
     let message = answer["error"]["message"].as_str().unwrap();
-    assert_eq!(message, "Invalid request: message of 1025 bytes exceeds the 1024-byte limit");
+    assert_eq!(message, "Invalid request: a message of 1025 bytes exceeds the 1024-byte message size limit");
     let answer = s.call(json!(3), "ping", json!({})).await;
     assert_eq!(answer["result"], json!({}));
     s.close_stdin();

@@ -200,8 +200,22 @@ fn intercept(shared: &Shared, notification: Notification) -> Option<Notification
 /// Answers a frame that did not decode, where JSON-RPC says to: parse errors and invalid
 /// requests get an error response (with the id when it could be read); a malformed frame
 /// that looks like a response is only logged, since answering it could start a loop.
-async fn answer_invalid(peer: &Peer, error: mcpwire_protocol::DecodeError) {
+async fn answer_invalid(peer: &Peer, mut error: mcpwire_protocol::DecodeError) {
     tracing::debug!(code = error.code, "invalid frame from the peer: {}", error.message);
+    // An answer (an id, no method) that could not be taken in fails the request it
+    // answers now, rather than leaving it to time out.
+    if let (Some(id), false) = (&error.id, error.had_method) {
+        let why = error.message.strip_prefix("Invalid request: ").unwrap_or(&error.message);
+        let reason = format!("the peer's answer could not be taken in: {why}");
+        if lock(&peer.shared.pending).fail(id, crate::error::RequestError::Transport { reason }) {
+            return;
+        }
+        // A line too long to read whole may still be a request whose `method` came after
+        // the part that was looked at: answered as before, without an id.
+        if error.message.contains(crate::transport::lines::SIZE_LIMIT_WORDS) {
+            error.id = None;
+        }
+    }
     let answer = error.code == codes::PARSE_ERROR || error.had_method || error.id.is_none();
     if answer {
         let response = ErrorResponse::new(

@@ -57,7 +57,16 @@ impl CallOptions {
     }
 }
 
-type Waiter = oneshot::Sender<Result<RawJson, ErrorObject>>;
+/// How an outbound request ends: the peer's result, the peer's error, or a failure
+/// found here (for example an answer too large to read), which must not look like the
+/// peer's own error.
+enum Answer {
+    Result(RawJson),
+    Error(ErrorObject),
+    Local(RequestError),
+}
+
+type Waiter = oneshot::Sender<Answer>;
 
 struct PendingEntry {
     waiter: Waiter,
@@ -82,8 +91,22 @@ impl PendingTable {
             }
             self.recent_progress.push_back((key, progress));
         }
-        let _ = entry.waiter.send(outcome);
+        let _ = entry.waiter.send(match outcome {
+            Ok(result) => Answer::Result(result),
+            Err(error) => Answer::Error(error),
+        });
         true
+    }
+
+    /// Fails the request waiting for `id` with a local error; `false` if none waits.
+    pub(crate) fn fail(&mut self, id: &RequestId, error: RequestError) -> bool {
+        match self.entries.remove(&id.key()) {
+            Some(entry) => {
+                let _ = entry.waiter.send(Answer::Local(error));
+                true
+            }
+            None => false,
+        }
     }
 
     /// The progress callback registered for `token`, if any.
@@ -179,8 +202,9 @@ impl Peer {
         };
         guard.done = true;
         match outcome {
-            Ok(Ok(result)) => Ok(result),
-            Ok(Err(error)) => Err(RequestError::from_answer(error)),
+            Ok(Answer::Result(result)) => Ok(result),
+            Ok(Answer::Error(error)) => Err(RequestError::from_answer(error)),
+            Ok(Answer::Local(error)) => Err(error),
             Err(_) => Err(self.shared.closed_error()),
         }
     }

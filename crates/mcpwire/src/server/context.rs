@@ -361,7 +361,7 @@ impl Ctx {
         };
         if !declared {
             let mode = if matches!(params, ElicitRequestParams::Url(_)) { "url" } else { "form" };
-            return Err(missing_capability(json!({ "elicitation": { mode: {} } })));
+            return Err(self.missing_capability(json!({ "elicitation": { mode: {} } })));
         }
         self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
             r.as_elicit().cloned()
@@ -390,10 +390,10 @@ impl Ctx {
     ) -> Result<CreateMessageResult, McpError> {
         let caps = self.client_capabilities();
         let Some(sampling) = &caps.sampling else {
-            return Err(missing_capability(json!({ "sampling": {} })));
+            return Err(self.missing_capability(json!({ "sampling": {} })));
         };
         if params.tools.is_some() && sampling.tools.is_none() {
-            return Err(missing_capability(json!({ "sampling": { "tools": {} } })));
+            return Err(self.missing_capability(json!({ "sampling": { "tools": {} } })));
         }
         self.ask(key, "sample", methods::SAMPLING_CREATE_MESSAGE, InputRequest::CreateMessage(params), |r| {
             r.as_create_message().cloned()
@@ -413,12 +413,29 @@ impl Ctx {
 
     async fn list_roots_keyed(&self, key: Option<&str>) -> Result<ListRootsResult, McpError> {
         if self.client_capabilities().roots.is_none() {
-            return Err(missing_capability(json!({ "roots": {} })));
+            return Err(self.missing_capability(json!({ "roots": {} })));
         }
         self.ask(key, "roots", methods::ROOTS_LIST, InputRequest::ListRoots(None), |r| {
             r.as_list_roots().cloned()
         })
         .await
+    }
+
+    /// The error for a question the client did not declare it can answer: `-32021` in
+    /// 2026, which defines it; a 2025 session gets `-32601`, the code 2025 uses when a
+    /// capability is missing (a client without roots answers `roots/list` with it), since
+    /// `-32021` does not exist there. Both carry `data.requiredCapabilities`.
+    fn missing_capability(&self, required: Value) -> McpError {
+        let (code, message) = match &self.inner.era {
+            EraInfo::Stateless(_) => {
+                (codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability")
+            }
+            EraInfo::Stateful(_) => (
+                codes::METHOD_NOT_FOUND,
+                "Method not found: the client did not declare a capability this needs",
+            ),
+        };
+        McpError::new(code, message).with_data(json!({ "requiredCapabilities": required }))
     }
 
     /// Sets the state carried to the next 2026 round (sealed by the server; the retry's
@@ -516,9 +533,4 @@ fn input_key(kind: &str, request: &InputRequest) -> String {
         .iter()
         .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3));
     format!("{kind}_{:08x}", hash as u32)
-}
-
-fn missing_capability(required: Value) -> McpError {
-    McpError::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability")
-        .with_data(json!({ "requiredCapabilities": required }))
 }

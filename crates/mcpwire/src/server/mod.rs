@@ -173,6 +173,7 @@ impl Server {
             middleware: Vec::new(),
             task_store: None,
             task_config: tasks::TaskConfig::default(),
+            without_logging: false,
         }
     }
 
@@ -318,6 +319,7 @@ pub struct ServerBuilder {
     middleware: Vec<Arc<dyn Middleware>>,
     task_store: Option<Arc<dyn tasks::TaskStore>>,
     task_config: tasks::TaskConfig,
+    without_logging: bool,
 }
 
 impl ServerBuilder {
@@ -477,6 +479,14 @@ impl ServerBuilder {
         self
     }
 
+    /// Leaves the `logging` capability out of what the server declares (it is declared by
+    /// default): for a server that relays another's capabilities, such as a proxy in
+    /// front of a server without logging, and must not claim more.
+    pub fn without_logging(mut self) -> Self {
+        self.without_logging = true;
+        self
+    }
+
     /// Checks what was registered and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
         let mut tool_index = NameIndex::default();
@@ -511,7 +521,7 @@ impl ServerBuilder {
         }
 
         let mut capabilities = ServerCapabilities {
-            logging: Some(JsonObject::new()),
+            logging: (!self.without_logging).then(JsonObject::new),
             completions: self.completion.as_ref().map(|_| JsonObject::new()),
             ..Default::default()
         };

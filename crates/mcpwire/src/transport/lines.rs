@@ -14,6 +14,9 @@ use super::{InboundMeta, Outgoing, TransportEvent};
 /// The default maximum line length: 16 MiB.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+/// The words every "message too large" error carries, for code that must tell it apart.
+pub(crate) const SIZE_LIMIT_WORDS: &str = "message size limit";
+
 /// The line buffer's usual size; it shrinks back to this after a long line.
 const LINE_BUFFER_BYTES: usize = 8 * 1024;
 
@@ -57,12 +60,22 @@ pub enum Line {
 pub struct LineReader<R> {
     inner: R,
     max_bytes: usize,
+    /// The first and last bytes of the last line that was too long, for
+    /// [`LineReader::oversized`].
+    head: Vec<u8>,
+    tail: Vec<u8>,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
     /// A reader with a line limit.
     pub fn new(inner: R, max_bytes: usize) -> Self {
-        LineReader { inner, max_bytes }
+        LineReader { inner, max_bytes, head: Vec::new(), tail: Vec::new() }
+    }
+
+    /// What the last line reported as [`Line::TooLong`] said about itself: its `id` and
+    /// whether it was a request (see [`super::oversized`]).
+    pub(crate) fn oversized(&self) -> super::oversized::Probe {
+        super::oversized::probe(&self.head, &self.tail)
     }
 
     /// Reads the next line into `buf` (cleared first). `Ok(None)` at the end of input.
@@ -88,15 +101,19 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 Some(i) => (&available[..i], Some(i)),
                 None => (available, None),
             };
+            let consumed = chunk.len() + usize::from(found_newline.is_some());
             match &mut discarded {
-                Some(n) => *n += chunk.len(),
+                Some(n) => {
+                    *n += chunk.len();
+                    keep_ends(&mut self.head, &mut self.tail, None, chunk);
+                }
                 None if buf.len() + chunk.len() > self.max_bytes => {
                     discarded = Some(buf.len() + chunk.len());
+                    keep_ends(&mut self.head, &mut self.tail, Some(buf.as_slice()), chunk);
                     buf.clear();
                 }
                 None => buf.extend_from_slice(chunk),
             }
-            let consumed = chunk.len() + usize::from(found_newline.is_some());
             self.inner.consume(consumed);
             if found_newline.is_some() {
                 if let Some(n) = discarded {
@@ -108,6 +125,24 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                 return Ok(Some(Line::Complete));
             }
         }
+    }
+}
+
+/// Keeps the start of a line that turned out too long (`buffered`: what was read of it
+/// before `chunk`), and every discarded chunk's end, within [`super::oversized`]'s bounds.
+fn keep_ends(head: &mut Vec<u8>, tail: &mut Vec<u8>, buffered: Option<&[u8]>, chunk: &[u8]) {
+    use super::oversized::{HEAD_BYTES, TAIL_BYTES};
+    if let Some(buffered) = buffered {
+        head.clear();
+        tail.clear();
+        for part in [buffered, chunk] {
+            let room = HEAD_BYTES - head.len();
+            head.extend_from_slice(&part[..part.len().min(room)]);
+        }
+    }
+    tail.extend_from_slice(&chunk[chunk.len().saturating_sub(TAIL_BYTES)..]);
+    if tail.len() > 2 * TAIL_BYTES {
+        tail.drain(..tail.len() - TAIL_BYTES);
     }
 }
 
@@ -132,13 +167,14 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
         let Some(line) = lines.next_line(&mut buf).await? else { break };
         let delivered = match line {
             Line::TooLong(n) => {
+                let probe = lines.oversized();
                 let error = DecodeError {
                     code: codes::INVALID_REQUEST,
                     message: format!(
-                        "Invalid request: message of {n} bytes exceeds the {max_line_bytes}-byte limit"
+                        "Invalid request: a message of {n} bytes exceeds the {max_line_bytes}-byte {SIZE_LIMIT_WORDS}"
                     ),
-                    id: None,
-                    had_method: false,
+                    id: probe.id,
+                    had_method: probe.method,
                 };
                 deliver(events, arrivals, Err(error)).await
             }

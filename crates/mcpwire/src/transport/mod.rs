@@ -12,6 +12,7 @@ pub mod http_client;
 pub mod io;
 pub mod lines;
 pub mod memory;
+pub(crate) mod oversized;
 pub mod stdio;
 
 use std::fmt;

@@ -7,7 +7,7 @@ use http_body_util::BodyExt;
 use mcpwire_protocol::{decode_frame, Frame, Message, RequestId};
 
 use super::exchange::read_limited;
-use super::{lock, Shared, SseParser, MAX_MESSAGE_BYTES, MAX_RESUMES};
+use super::{lock, Shared, SseParser, MAX_RESUMES};
 
 impl Shared {
     /// Reads a successful answer: a JSON body or an SSE stream (resumed if it drops).
@@ -24,7 +24,7 @@ impl Shared {
             .unwrap_or("")
             .to_owned();
         if content_type.starts_with("text/event-stream") {
-            let mut parser = SseParser::new(MAX_MESSAGE_BYTES);
+            let mut parser = SseParser::new(self.max_message_bytes);
             let mut answered = self.read_sse(response.into_body(), &mut parser, id).await;
             let mut resumes = 0;
             while !answered && !modern && resumes < MAX_RESUMES {
@@ -42,11 +42,11 @@ impl Shared {
             }
             return;
         }
-        let body = match read_limited(response.into_body()).await {
-            Some(b) => b,
-            None => {
+        let body = match read_limited(response.into_body(), self.max_message_bytes).await {
+            Ok(b) => b,
+            Err(reason) => {
                 if let Some(id) = id {
-                    self.fail(id, "the response body could not be read".into()).await;
+                    self.fail(id, reason).await;
                 }
                 return;
             }
@@ -87,6 +87,11 @@ impl Shared {
                 Ok(events) => events,
                 Err(e) => {
                     tracing::warn!("closing an SSE stream: {e}");
+                    // The answer this stream was for will not come: say why now.
+                    if let Some(id) = id.filter(|id| lock(&self.pending).contains_key(&id.key())) {
+                        self.fail(id, e.to_string()).await;
+                        answered = true;
+                    }
                     break;
                 }
             };

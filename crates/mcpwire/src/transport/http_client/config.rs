@@ -29,6 +29,7 @@ pub struct HttpClientTransport {
     pub(super) url: Uri,
     pub(super) headers: HeaderMap,
     pub(super) connect_timeout: Duration,
+    pub(super) max_message_bytes: usize,
     #[cfg(feature = "auth")]
     pub(super) oauth: Option<crate::auth::OAuthClient>,
     pub(super) middlewares: super::middleware::Middlewares,
@@ -60,6 +61,7 @@ impl HttpClientTransport {
             url: uri,
             headers: HeaderMap::new(),
             connect_timeout: Duration::from_secs(10),
+            max_message_bytes: super::DEFAULT_MAX_MESSAGE_BYTES,
             #[cfg(feature = "auth")]
             oauth: None,
             middlewares: Default::default(),
@@ -112,6 +114,14 @@ impl HttpClientTransport {
     /// How long connecting may take (default 10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// The largest response body or SSE event this client reads (default
+    /// [`DEFAULT_MAX_MESSAGE_BYTES`](super::DEFAULT_MAX_MESSAGE_BYTES), 16 MiB). An answer
+    /// over it fails its request at once with an error naming the limit.
+    pub fn max_message_bytes(mut self, bytes: usize) -> Self {
+        self.max_message_bytes = bytes.max(1);
         self
     }
 }

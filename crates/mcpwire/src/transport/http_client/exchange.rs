@@ -10,7 +10,7 @@ use http_body_util::{BodyExt, Full};
 use mcpwire_protocol::{codes, decode_frame, methods, ErrorResponse, Frame, Message, RequestId};
 
 use super::oauth::Authorization;
-use super::{lock, modern, Shared, MAX_MESSAGE_BYTES};
+use super::{lock, modern, Shared};
 use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::transport::{InboundMeta, TransportEvent};
 
@@ -128,7 +128,7 @@ impl Shared {
                 self.read_answer(response, request_id.as_ref(), modern.is_some()).await;
                 return;
             }
-            let body = read_limited(response.into_body()).await.unwrap_or_default();
+            let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();
             let rpc_error = decode_frame(&body).ok().and_then(|f| match f {
                 Frame::Single(Message::Error(e)) => Some(e),
                 _ => None,
@@ -188,9 +188,15 @@ impl Shared {
     }
 }
 
-/// Reads a whole body, refusing more than [`MAX_MESSAGE_BYTES`].
-pub(super) async fn read_limited(body: hyper::body::Incoming) -> Option<Bytes> {
-    http_body_util::Limited::new(body, MAX_MESSAGE_BYTES).collect().await.ok().map(|c| c.to_bytes())
+/// Reads a whole body, refusing more than `limit` bytes; the error says which.
+pub(super) async fn read_limited(body: hyper::body::Incoming, limit: usize) -> Result<Bytes, String> {
+    match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+            Err(format!("the response body exceeds the {limit}-byte message size limit"))
+        }
+        Err(e) => Err(format!("the response body could not be read: {e}")),
+    }
 }
 
 /// An error and its sources, `: `-separated (hyper's own message alone, "client error

@@ -7,7 +7,7 @@ use std::time::Duration;
 use http::{header, HeaderMap, HeaderValue, Method, Uri};
 use http_body_util::BodyExt;
 
-use super::{lock, Shared, SseParser, MAX_MESSAGE_BYTES};
+use super::{lock, Shared, SseParser};
 
 impl Shared {
     /// Switches to the legacy HTTP+SSE transport: GET the endpoint, wait for the
@@ -21,7 +21,7 @@ impl Shared {
             return false;
         }
         let mut body = response.into_body();
-        let mut parser = SseParser::new(MAX_MESSAGE_BYTES);
+        let mut parser = SseParser::new(self.max_message_bytes);
         let endpoint = loop {
             let Some(Ok(frame)) =
                 tokio::time::timeout(Duration::from_secs(10), body.frame()).await.ok().flatten()

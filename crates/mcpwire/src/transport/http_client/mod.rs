@@ -53,8 +53,9 @@ pub use sse::{SseError, SseEvent, SseParser};
 
 use super::{Connection, Outgoing, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
-/// The largest response body or SSE event accepted (16 MiB).
-const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// The largest response body or SSE event accepted by default (16 MiB; see
+/// [`HttpClientTransport::max_message_bytes`]).
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// How often a dropped 2025 SSE response is resumed before the request fails.
 const MAX_RESUMES: usize = 3;
 
@@ -98,6 +99,8 @@ struct Shared {
     middlewares: middleware::Middlewares,
     /// Cancelled when the connection closes: background readers stop.
     closed: CancellationToken,
+    /// The largest response body or SSE event read.
+    max_message_bytes: usize,
     #[cfg(feature = "auth")]
     oauth: Option<crate::auth::OAuthClient>,
 }
@@ -137,6 +140,7 @@ impl Transport for HttpClientTransport {
             http,
             url: self.url,
             headers: self.headers,
+            max_message_bytes: self.max_message_bytes,
             incoming: in_tx,
             session: Mutex::new(Session::default()),
             pending: Mutex::new(HashMap::new()),

@@ -60,7 +60,7 @@ impl Shared {
             return Authorization::Answered(response);
         }
         *attempts += 1;
-        let _ = super::exchange::read_limited(response.into_body()).await;
+        let _ = super::exchange::read_limited(response.into_body(), self.max_message_bytes).await;
         match oauth.authorize(&self.url.to_string(), &response_headers, forbidden).await {
             Ok(()) => Authorization::Retry,
             Err(e) => Authorization::Failed(format!("authorization failed: {e}")),

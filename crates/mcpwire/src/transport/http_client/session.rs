@@ -9,7 +9,7 @@ use http::{header, HeaderMap, HeaderValue, Method};
 use mcpwire_protocol::{methods, Message, RequestId};
 
 use super::exchange::read_limited;
-use super::{lock, Shared, SseParser, MAX_MESSAGE_BYTES, MAX_RESUMES};
+use super::{lock, Shared, SseParser, MAX_RESUMES};
 use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
 
 impl Shared {
@@ -59,7 +59,7 @@ impl Shared {
         };
         let owner = self.clone();
         owner.spawn_until_closed(async move {
-            let mut parser = SseParser::new(MAX_MESSAGE_BYTES);
+            let mut parser = SseParser::new(self.max_message_bytes);
             let mut body = Some(first);
             for _ in 0..=MAX_RESUMES {
                 let stream = match body.take() {
@@ -106,7 +106,7 @@ impl Shared {
         let Ok(response) = self.send(request).await else { return false };
         let sid = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let ok = response.status().is_success();
-        let _ = read_limited(response.into_body()).await;
+        let _ = read_limited(response.into_body(), self.max_message_bytes).await;
         if !ok {
             return false;
         }

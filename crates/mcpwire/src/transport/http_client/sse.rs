@@ -24,7 +24,7 @@ pub enum SseError {
 impl std::fmt::Display for SseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            SseError::TooLong(n) => write!(f, "an SSE event exceeds {n} bytes"),
+            SseError::TooLong(n) => write!(f, "an SSE event exceeds the {n}-byte message size limit"),
         }
     }
 }

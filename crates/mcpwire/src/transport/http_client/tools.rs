@@ -82,7 +82,7 @@ impl Shared {
             return;
         };
         let Ok(response) = self.send(request).await else { return };
-        let body = read_limited(response.into_body()).await.unwrap_or_default();
+        let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();
         if let Ok(Frame::Single(Message::Response(resp))) = decode_frame(&body) {
             lock(&self.pending)
                 .insert(id.key(), Pending { method: methods::TOOLS_LIST.into(), modern: true, abort: None });

@@ -258,7 +258,12 @@ fn interactive_tools(b: mcpwire::server::ServerBuilder) -> mcpwire::server::Serv
     }))
     .tool(tool("test_missing_capability").description("Test tool requiring sampling").handler(|ctx: Ctx| async move {
         if ctx.client_capabilities().sampling.is_none() {
-            return Err(McpError::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability")
+            // -32021 is a 2026 code; a 2025 session gets 2025's -32601.
+            let code = match ctx.protocol_version().era() {
+                Some(mcpwire::protocol::Era::Stateful) => codes::METHOD_NOT_FOUND,
+                _ => codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            };
+            return Err(McpError::new(code, "Missing required client capability")
                 .with_data(json!({ "requiredCapabilities": { "sampling": {} } })));
         }
         Ok("Success")

@@ -1,0 +1,247 @@
+//! `mcpwire proxy`: one server, another transport.
+//!
+//! `proxy --listen ADDR stdio:'...'` spawns the stdio server once and serves it over
+//! Streamable HTTP at `http://ADDR/mcp`, to 2025 clients (sessions, SSE) and 2026
+//! clients (stateless) at once. `proxy --stdio URL` does the reverse (it waits for the
+//! HTTP client transport: see `target::connect`).
+//!
+//! The bridge is a [`Server`] that registers no tools, resources or prompts of its own:
+//! it advertises the upstream server's identity and capabilities, and registers each
+//! forwarded method (`tools/call`, `resources/read`, ...) as a custom method, which the
+//! SDK's router reaches because the matching built-in capability is not set. The
+//! HTTP-side `Server` still owns each era's handshake, envelope checks, stamping,
+//! sessions and `subscriptions/listen` streams. What passes through:
+//! - **cancellation**: a downstream cancel (or a closed 2026 response) drops the handler,
+//!   and dropping the upstream request sends `notifications/cancelled` upstream;
+//! - **progress**: asked for downstream, forwarded as it arrives;
+//! - **server-to-client input**: a 2026 upstream's `input_required` result passes through
+//!   to a 2026 client unchanged (its retry carries `inputResponses` and `requestState`
+//!   back); for a 2025 client the bridge asks it for real (`elicitation/create`,
+//!   `sampling/createMessage`, `roots/list`) and retries upstream. A 2025 upstream's
+//!   requests are put to the one downstream request in flight (see the limits below);
+//! - **list changes**: republished to every client that asked for them;
+//! - **log messages**: to the downstream request in flight, at that client's level.
+//!
+//! Limits: `resources/updated` does not reach 2025 downstream sessions (their
+//! subscriptions are forwarded, but the SDK's per-session subscription set is not
+//! updated by a custom method); a 2026 upstream sees, on each request, the capabilities
+//! of the connection it came on (one per set of client capabilities), not the client's
+//! own `clientInfo`; a 2025 server that asks for roots at start-up asks the client whose
+//! request opened that connection, and later clients of the same kind share its answer.
+
+mod relay;
+mod upstream;
+
+use std::sync::Arc;
+
+use mcpwire::client::Client;
+use mcpwire::protocol::capabilities::ServerCapabilities;
+use mcpwire::protocol::subscriptions::SubscriptionFilter;
+use mcpwire::protocol::{meta, methods, Era};
+use mcpwire::server::Server;
+use serde_json::{Map, Value};
+
+use relay::Relay;
+use upstream::{Pool, Settings};
+
+use crate::cli::Proxy;
+use crate::commands::{client_options, pinned_version};
+use crate::errors::{Failure, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
+use crate::interrupt;
+use crate::target::{self, Target};
+
+/// The methods forwarded upstream as they are.
+const FORWARDED: [&str; 10] = [
+    methods::TOOLS_LIST,
+    methods::TOOLS_CALL,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::RESOURCES_READ,
+    methods::RESOURCES_SUBSCRIBE,
+    methods::RESOURCES_UNSUBSCRIBE,
+    methods::PROMPTS_LIST,
+    methods::PROMPTS_GET,
+    methods::COMPLETION_COMPLETE,
+];
+
+/// The upstream's capabilities as the bridge advertises them: all of them, `logging`
+/// only when the upstream has it (the bridge server then declares it itself).
+fn advertised(caps: Option<&ServerCapabilities>) -> (Map<String, Value>, bool) {
+    let mut caps = match caps.map(serde_json::to_value) {
+        Some(Ok(Value::Object(o))) => o,
+        _ => Map::new(),
+    };
+    let logging = caps.remove("logging").is_some();
+    (caps, logging)
+}
+
+/// Builds the bridge server in front of a connected upstream client.
+async fn bridge(relay: &Arc<Relay>, client: &Client) -> anyhow::Result<Server> {
+    let (mut info, mut caps, mut instructions) = (
+        client.server_info(),
+        client.server_capabilities().cloned(),
+        client.instructions().map(str::to_owned),
+    );
+    if client.era() == Era::Stateless && client.discover_result().is_none() {
+        let discover = client.discover().await.map_err(|e| Failure::request("server/discover", &e))?;
+        info = info.or_else(|| {
+            discover
+                .meta
+                .as_ref()
+                .and_then(|m| m.get(meta::SERVER_INFO))
+                .and_then(|v| serde_json::from_value(v.clone()).ok())
+        });
+        instructions = instructions.or(discover.instructions.clone());
+        caps = Some(discover.capabilities);
+    }
+    let (name, version) = match &info {
+        Some(i) => (i.name.clone(), i.version.clone()),
+        None => ("mcpwire-proxy".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
+    };
+    let (caps, logging) = advertised(caps.as_ref());
+    let mut builder = Server::builder(name, version).extra_capabilities(caps);
+    if !logging {
+        builder = builder.without_logging();
+    }
+    if let Some(i) = &info {
+        if let Some(t) = &i.title {
+            builder = builder.title(t.clone());
+        }
+        if let Some(d) = &i.description {
+            builder = builder.description(d.clone());
+        }
+        if let Some(w) = &i.website_url {
+            builder = builder.website_url(w.clone());
+        }
+    }
+    if let Some(text) = instructions {
+        builder = builder.instructions(text);
+    }
+    for method in FORWARDED {
+        let relay = relay.clone();
+        builder = builder.method(method, move |ctx, params| relay.clone().forward(ctx, method, params));
+    }
+    Ok(builder.build()?)
+}
+
+/// `mcpwire proxy`.
+pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
+    interrupt::install()?;
+    let c = &args.connect;
+    let target = c.target.clone().with_http_options(&c.headers, c.bearer.as_deref())?;
+    match (&args.listen, &target) {
+        (Some(_), Target::Http { .. }) => {
+            return Err(Failure::usage(
+                "proxy --listen exposes a stdio server: give a stdio:'COMMAND ARGS' target",
+            )
+            .hint("to reach an HTTP server over stdio, use proxy --stdio URL")
+            .into())
+        }
+        (None, Target::Stdio { .. }) => {
+            return Err(Failure::usage(
+                "proxy --stdio exposes an http(s):// server over stdio: give a URL target",
+            )
+            .hint("to expose a stdio server over HTTP, use proxy --listen ADDR stdio:'COMMAND ARGS'")
+            .into())
+        }
+        _ => {}
+    }
+    let options = client_options(c.timeout, matches!(target, Target::Stdio { .. }))?;
+    let version = c.protocol_version.as_deref().map(pinned_version).transpose()?;
+    let settings = Settings { target: target.clone(), options, version, max_message };
+    let pool = tokio::select! {
+        pool = Pool::open(settings) => pool?,
+        _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
+    };
+    let client = pool.primary().clone();
+    tracing::debug!(era = ?client.era(), version = %client.protocol_version().as_str(), "upstream connected");
+    let relay = Relay::new(pool.clone());
+    let server = bridge(&relay, &client).await?;
+    let _ = pool.server.set(server.clone());
+    upstream::set_log_level(&client).await;
+    // A 2026 upstream pushes list changes only on a listen stream.
+    let _listen = if client.era() == Era::Stateless {
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            ..Default::default()
+        };
+        match client.listen(filter).await {
+            Ok(subscription) => Some(drain(subscription)),
+            Err(e) => {
+                tracing::debug!("the upstream refused subscriptions/listen: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
+    let upstream_gone = {
+        let peer = client.peer().clone();
+        async move { peer.closed().await }
+    };
+    let code = match &args.listen {
+        Some(addr) => {
+            let bound = mcpwire::http::serve_with_shutdown(crate::serve::service(server, max_message), addr.as_str(), "/mcp")
+                .await
+                .map_err(|e| {
+                    Failure::connect(format!("cannot listen on {addr}: {e}"))
+                        .hint("use HOST:PORT that is free on this machine, for example 127.0.0.1:8080 (port 0 picks one)")
+                })?;
+            eprintln!("mcpwire: proxying {target} at http://{}/mcp (Ctrl-C stops)", bound.local_addr);
+            let code = tokio::select! {
+                _ = interrupt::interrupted(1) => EXIT_INTERRUPTED,
+                _ = upstream_gone => {
+                    eprintln!("error: the upstream server stopped; the proxy stops too");
+                    EXIT_FAILURE
+                }
+            };
+            bound.shutdown.cancel();
+            tokio::select! {
+                _ = bound.task => {}
+                _ = interrupt::interrupted(2) => {}
+            }
+            code
+        }
+        None => {
+            tokio::select! {
+                _ = crate::serve::serve_stdio(&server, max_message) => EXIT_OK,
+                _ = interrupt::interrupted(1) => EXIT_INTERRUPTED,
+                _ = upstream_gone => {
+                    eprintln!("error: the upstream server closed the connection");
+                    EXIT_FAILURE
+                }
+            }
+        }
+    };
+    for client in pool.clients() {
+        client.close().await;
+    }
+    target::close(&client).await;
+    Ok(code)
+}
+
+/// Keeps a listen stream read (its notifications already reached `on_change`).
+fn drain(mut subscription: mcpwire::client::Subscription) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move { while subscription.next().await.is_some() {} })
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn advertises_upstream_capabilities_without_logging() {
+        let caps: ServerCapabilities =
+            serde_json::from_value(json!({ "tools": { "listChanged": true }, "logging": {} })).unwrap();
+        let (advertised, logging) = advertised(Some(&caps));
+        assert_eq!(Value::Object(advertised), json!({ "tools": { "listChanged": true } }));
+        assert!(logging);
+        let caps: ServerCapabilities = serde_json::from_value(json!({ "tools": {} })).unwrap();
+        assert!(!super::advertised(Some(&caps)).1);
+    }
+}

@@ -1,0 +1,380 @@
+//! Forwarding one downstream request upstream, and carrying what the upstream server
+//! asks while it runs (elicitation, sampling, roots) to the client that sent it.
+//!
+//! - A 2026 server asks inside its result (`input_required`): a 2026 client gets that
+//!   result as it is and retries; for a 2025 client the proxy asks it for real and
+//!   retries upstream itself.
+//! - A 2025 server asks with requests of its own on a connection this request holds
+//!   alone (see [`super::upstream`]). A 2025 client is asked for real. A 2026 client
+//!   gets an `input_required` result whose `requestState` names the waiting upstream
+//!   request, parked here until the retry brings the answer (or the timeout ends it,
+//!   which cancels the upstream request).
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpwire::client::{Client, RequestOptions};
+use mcpwire::jsonrpc::ProgressUpdate;
+use mcpwire::protocol::mrtr::{InputRequest, InputRequiredResult};
+use mcpwire::protocol::{codes, meta, methods, Era};
+use mcpwire::server::Ctx;
+use mcpwire::{McpError, RequestError};
+use serde_json::{json, Map, Value};
+use tokio::sync::mpsc;
+
+use super::upstream::{park_time, Ask, Holder, Lease, Pool, Wants};
+
+/// Results that 2026 clients expect cache hints on.
+const CACHEABLE: [&str; 5] = [
+    methods::TOOLS_LIST,
+    methods::RESOURCES_LIST,
+    methods::RESOURCES_TEMPLATES_LIST,
+    methods::RESOURCES_READ,
+    methods::PROMPTS_LIST,
+];
+
+/// Listings: they ask the client nothing, so they share a connection.
+const LISTINGS: [&str; 4] =
+    [methods::TOOLS_LIST, methods::RESOURCES_LIST, methods::RESOURCES_TEMPLATES_LIST, methods::PROMPTS_LIST];
+
+/// Most `input_required` rounds the bridge resolves for a 2025 client.
+const MAX_ROUNDS: usize = 10;
+
+/// Progress updates kept for a request whose handler is busy (more are dropped).
+const PROGRESS_QUEUE: usize = 64;
+
+type Pending = Pin<Box<dyn Future<Output = Result<Value, RequestError>> + Send>>;
+
+/// An upstream request on a leased connection, with what arrives for it.
+struct Flight {
+    lease: Lease,
+    request: Pending,
+    asks: mpsc::Receiver<Ask>,
+    progress: mpsc::Receiver<ProgressUpdate>,
+    /// A question put to a 2026 client, waiting for its retry: its input key and itself.
+    pending: Option<(String, Ask)>,
+    asked: u64,
+}
+
+/// Forwards requests; holds the flights that wait for a 2026 client's retry.
+pub struct Relay {
+    pool: Arc<Pool>,
+    parked: Arc<Mutex<HashMap<String, Flight>>>,
+    next: AtomicU64,
+}
+
+impl Relay {
+    /// A relay over the upstream connections.
+    pub fn new(pool: Arc<Pool>) -> Arc<Relay> {
+        Arc::new(Relay { pool, parked: Arc::default(), next: AtomicU64::new(1) })
+    }
+
+    /// Forwards one downstream request.
+    pub async fn forward(
+        self: Arc<Self>,
+        ctx: Ctx,
+        method: &'static str,
+        params: Value,
+    ) -> Result<Value, McpError> {
+        let wants = Wants::of(ctx.client_capabilities());
+        let stateless_upstream = self.pool.primary().era() == Era::Stateless;
+        if stateless_upstream || !wants.can_be_asked() || LISTINGS.contains(&method) {
+            let _active = self.pool.active.enter(&ctx);
+            let client = self.pool.shared(wants).await?;
+            return forward_shared(&client, &ctx, method, params).await;
+        }
+        let era = ctx.protocol_version().era();
+        let mut params = match params {
+            Value::Object(o) => o,
+            _ => Map::new(),
+        };
+        let responses = match params.remove("inputResponses") {
+            Some(Value::Object(r)) => r,
+            _ => Map::new(),
+        };
+        if let Some(state) = params.remove("requestState").filter(|_| era == Some(Era::Stateless)) {
+            let parked =
+                state.as_str().and_then(|s| self.parked.lock().unwrap_or_else(|e| e.into_inner()).remove(s));
+            return match parked {
+                Some(flight) => self.run(ctx, flight, method, responses).await,
+                None => Err(McpError::invalid_params(
+                    "mcpwire proxy: this retry's upstream request is gone (it timed out or was answered); send the request again without requestState",
+                )),
+            };
+        }
+        let (asks_tx, asks) = mpsc::channel(super::upstream::ASK_QUEUE);
+        let lease = self.pool.lease(wants, Some(Holder { asks: asks_tx, ctx: ctx.clone() })).await?;
+        let (progress_tx, progress) = mpsc::channel(PROGRESS_QUEUE);
+        let options = RequestOptions::default().on_progress(move |update| {
+            let _ = progress_tx.try_send(update);
+        });
+        let client = lease.client.clone();
+        let params = Value::Object(upstream_params(Value::Object(params)));
+        let request: Pending = Box::pin(async move { client.send_request(method, params, options).await });
+        let flight = Flight { lease, request, asks, progress, pending: None, asked: 0 };
+        self.run(ctx, flight, method, Map::new()).await
+    }
+
+    /// Runs a flight for `ctx` until its result, or until a 2026 client must be asked:
+    /// then the flight is parked and the answer is an `input_required` result.
+    /// `responses` are a 2026 retry's `inputResponses`.
+    async fn run(
+        &self,
+        ctx: Ctx,
+        mut flight: Flight,
+        method: &'static str,
+        responses: Map<String, Value>,
+    ) -> Result<Value, McpError> {
+        flight.lease.retarget(&ctx);
+        let era = ctx.protocol_version().era();
+        loop {
+            if let Some((key, ask)) = flight.pending.take() {
+                let answered = match era {
+                    Some(Era::Stateless) => Ok(responses.get(&key).cloned()),
+                    _ => answer(&ctx, &key, &ask.request).await.map(Some),
+                };
+                match answered {
+                    Ok(Some(value)) => {
+                        let _ = ask.reply.send(Ok(value));
+                    }
+                    Ok(None) => {
+                        let requests = json!({ key.as_str(): ask.request.clone() });
+                        flight.pending = Some((key, ask));
+                        let token = self.park(flight);
+                        return Ok(json!({
+                            "resultType": "input_required",
+                            "inputRequests": requests,
+                            "requestState": token,
+                        }));
+                    }
+                    Err(e) => {
+                        let _ = ask.reply.send(Err(e));
+                    }
+                }
+            }
+            tokio::select! {
+                biased;
+                Some(update) = flight.progress.recv() => {
+                    ctx.progress(update.progress, update.total, update.message.as_deref()).await;
+                }
+                Some(ask) = flight.asks.recv() => {
+                    flight.asked += 1;
+                    flight.pending = Some((format!("upstream-{}", flight.asked), ask));
+                }
+                result = &mut flight.request => {
+                    while let Ok(update) = flight.progress.try_recv() {
+                        ctx.progress(update.progress, update.total, update.message.as_deref()).await;
+                    }
+                    return result.map(|r| downstream_result(r, method, era)).map_err(upstream_error);
+                }
+            }
+        }
+    }
+
+    /// Keeps a flight for its retry; returns the token its `requestState` carries. The
+    /// flight is dropped (its upstream request cancelled, its connection given back) if
+    /// no retry comes within the request timeout.
+    fn park(&self, flight: Flight) -> String {
+        let token = token(self.next.fetch_add(1, Ordering::Relaxed));
+        self.parked.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), flight);
+        let (parked, key) = (self.parked.clone(), token.clone());
+        let wait = park_time(self.pool.options()).max(Duration::from_secs(1));
+        tokio::spawn(async move {
+            tokio::time::sleep(wait).await;
+            let expired = parked.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+            drop(expired);
+        });
+        token
+    }
+}
+
+/// A parked flight's name: unguessable (the `requestState` of one client must not let
+/// another answer its questions), and unique.
+fn token(n: u64) -> String {
+    let mut bytes = [0u8; 16];
+    if getrandom::fill(&mut bytes).is_err() {
+        bytes[..8].copy_from_slice(&n.to_le_bytes());
+    }
+    let random: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!("mcpwire-proxy-{n}-{random}")
+}
+
+/// Puts one upstream question to a 2025 downstream client, as a real request.
+async fn answer(ctx: &Ctx, key: &str, request: &InputRequest) -> Result<Value, McpError> {
+    Ok(match request {
+        InputRequest::Elicit(p) => serde_json::to_value(ctx.elicit_as(key, p.clone()).await?)?,
+        InputRequest::CreateMessage(p) => serde_json::to_value(ctx.sample_as(key, p.clone()).await?)?,
+        InputRequest::ListRoots(_) => serde_json::to_value(ctx.list_roots_as(key).await?)?,
+        InputRequest::Other(call) => return Err(McpError::method_not_found(&call.method)),
+    })
+}
+
+/// Params as received downstream, made ready for upstream: the downstream era's
+/// envelope and progress token go (the upstream client adds its own).
+pub fn upstream_params(params: Value) -> Map<String, Value> {
+    let mut params = match params {
+        Value::Object(o) => o,
+        _ => Map::new(),
+    };
+    if let Some(Value::Object(m)) = params.get_mut("_meta") {
+        m.retain(|k, _| {
+            k != meta::PROGRESS_TOKEN
+                && ![meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES, meta::CLIENT_INFO, meta::LOG_LEVEL]
+                    .contains(&k.as_str())
+        });
+        if m.is_empty() {
+            params.remove("_meta");
+        }
+    }
+    params
+}
+
+/// An upstream result shaped for the downstream era: a 2025 client gets no 2026-only
+/// members; a 2026 client gets cache hints on cacheable results.
+pub fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> Value {
+    if let Value::Object(o) = &mut result {
+        match era {
+            Some(Era::Stateless) => {
+                if CACHEABLE.contains(&method) {
+                    o.entry("ttlMs").or_insert(json!(0));
+                    o.entry("cacheScope").or_insert(json!("private"));
+                }
+            }
+            _ => {
+                o.remove("resultType");
+                o.remove("ttlMs");
+                o.remove("cacheScope");
+                if let Some(Value::Object(m)) = o.get_mut("_meta") {
+                    m.remove(meta::SERVER_INFO);
+                    if m.is_empty() {
+                        o.remove("_meta");
+                    }
+                }
+            }
+        }
+    }
+    result
+}
+
+/// The upstream server's own error goes downstream as it is; anything else (a timeout, a
+/// transport failure) is this proxy's internal error.
+fn upstream_error(e: RequestError) -> McpError {
+    match e {
+        RequestError::Peer(e) => McpError::from_error_object(e),
+        other => McpError::new(codes::INTERNAL_ERROR, format!("upstream server: {other}")),
+    }
+}
+
+/// One upstream request, with progress forwarded to the downstream request.
+async fn send(
+    client: &Client,
+    ctx: &Ctx,
+    method: &str,
+    params: &Map<String, Value>,
+) -> Result<Value, McpError> {
+    let wants_progress = ctx.meta().is_some_and(|m| m.contains_key(meta::PROGRESS_TOKEN));
+    if !wants_progress {
+        let sent = client.send_request(method, Value::Object(params.clone()), RequestOptions::default());
+        return sent.await.map_err(upstream_error);
+    }
+    let (tx, mut rx) = mpsc::channel::<ProgressUpdate>(PROGRESS_QUEUE);
+    let options = RequestOptions::default().on_progress(move |update| {
+        let _ = tx.try_send(update);
+    });
+    let request = client.send_request(method, Value::Object(params.clone()), options);
+    tokio::pin!(request);
+    loop {
+        tokio::select! {
+            biased;
+            Some(update) = rx.recv() => {
+                ctx.progress(update.progress, update.total, update.message.as_deref()).await;
+            }
+            result = &mut request => {
+                while let Ok(update) = rx.try_recv() {
+                    ctx.progress(update.progress, update.total, update.message.as_deref()).await;
+                }
+                return result.map_err(upstream_error);
+            }
+        }
+    }
+}
+
+/// Forwards one request on a shared connection; resolves a 2026 upstream's
+/// `input_required` rounds with a 2025 client, and passes them through to a 2026 client.
+async fn forward_shared(
+    client: &Client,
+    ctx: &Ctx,
+    method: &'static str,
+    params: Value,
+) -> Result<Value, McpError> {
+    let era = ctx.protocol_version().era();
+    let mut params = upstream_params(params);
+    let mut backoff = Duration::from_millis(50);
+    for _ in 0..=MAX_ROUNDS {
+        let result = send(client, ctx, method, &params).await?;
+        let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
+        if !input_required || era == Some(Era::Stateless) {
+            return Ok(downstream_result(result, method, era));
+        }
+        // A 2025 client: ask it for real, then retry upstream.
+        let round: InputRequiredResult = serde_json::from_value(result)?;
+        let requests = round.input_requests.unwrap_or_default();
+        if requests.is_empty() {
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(Duration::from_millis(250));
+        }
+        let mut answers = Map::new();
+        for (key, request) in requests {
+            answers.insert(key.clone(), answer(ctx, &key, &request).await?);
+        }
+        params.remove("inputResponses");
+        params.remove("requestState");
+        if !answers.is_empty() {
+            params.insert("inputResponses".into(), Value::Object(answers));
+        }
+        if let Some(state) = round.request_state {
+            params.insert("requestState".into(), Value::String(state));
+        }
+    }
+    Err(McpError::new(
+        codes::INTERNAL_ERROR,
+        format!("{method} still needed input after {MAX_ROUNDS} rounds"),
+    ))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strips_the_downstream_envelope() {
+        let params = json!({ "name": "t", "_meta": {
+            "progressToken": 7, "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}, "custom": 1 } });
+        assert_eq!(Value::Object(upstream_params(params)), json!({ "name": "t", "_meta": { "custom": 1 } }));
+        let bare = json!({ "_meta": { "progressToken": 1 } });
+        assert_eq!(Value::Object(upstream_params(bare)), json!({}));
+    }
+
+    #[test]
+    fn shapes_results_per_era() {
+        let upstream = json!({ "tools": [], "resultType": "complete", "ttlMs": 5,
+            "_meta": { "io.modelcontextprotocol/serverInfo": {} } });
+        assert_eq!(
+            downstream_result(upstream.clone(), methods::TOOLS_LIST, Some(Era::Stateful)),
+            json!({ "tools": [] })
+        );
+        let modern = downstream_result(json!({ "tools": [] }), methods::TOOLS_LIST, Some(Era::Stateless));
+        assert_eq!(modern, json!({ "tools": [], "ttlMs": 0, "cacheScope": "private" }));
+        assert_eq!(downstream_result(upstream.clone(), methods::TOOLS_LIST, Some(Era::Stateless)), {
+            let mut u = upstream;
+            u["cacheScope"] = json!("private");
+            u
+        });
+    }
+}

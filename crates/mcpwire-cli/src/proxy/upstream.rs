@@ -1,0 +1,434 @@
+//! The proxy's upstream connections, one set per kind of downstream client.
+//!
+//! A 2025 server over stdio sends `elicitation/create`, `sampling/createMessage` and
+//! `roots/list` with nothing on the wire that names the request they belong to, and
+//! decides what to offer (tools, start-up `roots/list`) from the capabilities the
+//! connection declared at `initialize`. So the proxy connects upstream once per set of
+//! client capabilities it has seen ([`Wants`]), declaring exactly that set, and a
+//! request from a client that can be asked something holds a connection of its own
+//! ([`Lease`]) while it runs: whatever the server asks on that connection belongs to
+//! that request. Clients that can be asked nothing share one connection (the server may
+//! not ask them anything), as do all requests to a 2026 server, whose questions come
+//! back inside the result of the request that caused them.
+
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use mcpwire::client::{Client, ClientOptions, ServerChange};
+use mcpwire::protocol::capabilities::ClientCapabilities;
+use mcpwire::protocol::mrtr::InputRequest;
+use mcpwire::protocol::{codes, Era, ProtocolVersion};
+use mcpwire::server::{Ctx, Server, ServerEvent};
+use mcpwire::McpError;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tokio::sync::{mpsc, oneshot, Notify};
+
+use crate::target::{self, Target};
+
+/// Most upstream connections open at once (each a server process for a stdio target).
+pub const MAX_CONNECTIONS: usize = 16;
+
+/// Most questions a leased connection may have waiting for its request's handler.
+pub const ASK_QUEUE: usize = 8;
+
+/// The client capabilities that change what a server does, as one connection declares
+/// them upstream.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Wants {
+    roots: bool,
+    sampling: bool,
+    sampling_tools: bool,
+    elicit_form: bool,
+    elicit_url: bool,
+}
+
+impl Wants {
+    /// What a downstream client declared.
+    pub fn of(caps: &ClientCapabilities) -> Wants {
+        let elicitation = caps.elicitation.as_ref();
+        Wants {
+            roots: caps.roots.is_some(),
+            sampling: caps.sampling.is_some(),
+            sampling_tools: caps.sampling.as_ref().is_some_and(|s| s.tools.is_some()),
+            elicit_form: elicitation.is_some_and(|e| e.supports_form()),
+            elicit_url: elicitation.is_some_and(|e| e.supports_url()),
+        }
+    }
+
+    /// Whether a server may ask such a client anything.
+    pub fn can_be_asked(&self) -> bool {
+        self.roots || self.sampling || self.elicit_form || self.elicit_url
+    }
+}
+
+/// A question the upstream server asked on a leased connection, for the request that
+/// holds it; `reply` takes the client's answer (a JSON result) or an error.
+pub struct Ask {
+    /// The question.
+    pub request: InputRequest,
+    /// Where its answer goes.
+    pub reply: oneshot::Sender<Result<Value, McpError>>,
+}
+
+/// Who a connection's questions and log messages go to while it is leased.
+#[derive(Clone)]
+pub struct Holder {
+    /// The leasing request's handler reads questions here.
+    pub asks: mpsc::Sender<Ask>,
+    /// The leasing request (log messages go to it).
+    pub ctx: Ctx,
+}
+
+type HolderSlot = Arc<Mutex<Option<Holder>>>;
+
+/// One upstream connection.
+struct Conn {
+    client: Client,
+    wants: Wants,
+    holder: HolderSlot,
+    leased: bool,
+}
+
+/// The downstream requests in flight on shared connections, for log messages: a 2025
+/// server's messages name no request, so they reach the request in flight when there
+/// is exactly one.
+#[derive(Clone, Default)]
+pub struct Active {
+    requests: Arc<Mutex<Vec<(u64, Ctx)>>>,
+    next: Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// Removes a request from [`Active`] when its handler ends (or is dropped).
+pub struct ActiveGuard {
+    active: Active,
+    id: u64,
+}
+
+impl Drop for ActiveGuard {
+    fn drop(&mut self) {
+        self.active.requests.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| *id != self.id);
+    }
+}
+
+impl Active {
+    /// Records `ctx` as in flight until the guard drops.
+    pub fn enter(&self, ctx: &Ctx) -> ActiveGuard {
+        let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.requests.lock().unwrap_or_else(|e| e.into_inner()).push((id, ctx.clone()));
+        ActiveGuard { active: self.clone(), id }
+    }
+
+    fn single(&self) -> Option<Ctx> {
+        match self.requests.lock().unwrap_or_else(|e| e.into_inner()).as_slice() {
+            [(_, ctx)] => Some(ctx.clone()),
+            _ => None,
+        }
+    }
+}
+
+/// How to open another upstream connection like the first.
+pub struct Settings {
+    /// The upstream server.
+    pub target: Target,
+    /// `--timeout` and the probe's.
+    pub options: ClientOptions,
+    /// `--protocol-version`, if given; later connections use the first one's version.
+    pub version: Option<ProtocolVersion>,
+    /// `--max-message-size`.
+    pub max_message: usize,
+}
+
+struct State {
+    conns: Vec<Conn>,
+    /// Connections being opened, counted against [`MAX_CONNECTIONS`].
+    opening: usize,
+}
+
+/// The upstream connections.
+pub struct Pool {
+    settings: Settings,
+    state: Mutex<State>,
+    freed: Notify,
+    /// The bridge server, for list-change notifications (set once it is built).
+    pub server: Arc<OnceLock<Server>>,
+    /// Requests in flight on shared connections.
+    pub active: Active,
+    primary: Client,
+}
+
+/// A connection held by one request; given back when dropped.
+pub struct Lease {
+    pool: Arc<Pool>,
+    index: usize,
+    /// The leased connection.
+    pub client: Client,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        let mut state = self.pool.lock();
+        if let Some(conn) = state.conns.get_mut(self.index) {
+            conn.leased = false;
+            *conn.holder.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        }
+        drop(state);
+        self.pool.freed.notify_waiters();
+    }
+}
+
+impl Lease {
+    /// Sends the connection's log messages to `ctx` from now on (a 2026 retry is a new
+    /// request with the same flight).
+    pub fn retarget(&self, ctx: &Ctx) {
+        let state = self.pool.lock();
+        if let Some(conn) = state.conns.get(self.index) {
+            if let Some(holder) = conn.holder.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                holder.ctx = ctx.clone();
+            }
+        }
+    }
+}
+
+impl Pool {
+    /// Opens the first connection, which declares no client capabilities: the bridge
+    /// takes the server's identity and capabilities from it, and clients that can be
+    /// asked nothing share it.
+    pub async fn open(settings: Settings) -> anyhow::Result<Arc<Pool>> {
+        let server = Arc::new(OnceLock::new());
+        let active = Active::default();
+        let holder = HolderSlot::default();
+        let builder =
+            builder(Wants::default(), &holder, &active, &server, &settings, settings.version.clone());
+        let limit = settings.options.request_timeout;
+        let primary = target::connect(&settings.target, builder, settings.max_message, limit).await?;
+        let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, leased: false };
+        Ok(Arc::new(Pool {
+            settings,
+            state: Mutex::new(State { conns: vec![conn], opening: 0 }),
+            freed: Notify::new(),
+            server,
+            active,
+            primary,
+        }))
+    }
+
+    /// The first connection.
+    pub fn primary(&self) -> &Client {
+        &self.primary
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A connection declaring `wants` that other requests may use at the same time: for
+    /// listings, for clients that can be asked nothing, and for a 2026 server.
+    pub async fn shared(self: &Arc<Self>, wants: Wants) -> Result<Client, McpError> {
+        if let Some(conn) = self.lock().conns.iter().find(|c| c.wants == wants) {
+            return Ok(conn.client.clone());
+        }
+        // A lease opens one if needed; giving it back leaves it for sharing.
+        Ok(self.lease(wants, None).await?.client.clone())
+    }
+
+    /// A connection declaring `wants` for this request alone; `holder` (if any) gets what
+    /// the server asks on it, from the moment it is opened (a server may ask for roots
+    /// during its start-up). Waits up to the request timeout for one to be free.
+    pub async fn lease(self: &Arc<Self>, wants: Wants, holder: Option<Holder>) -> Result<Lease, McpError> {
+        let deadline = tokio::time::Instant::now() + self.settings.options.request_timeout;
+        loop {
+            let freed = self.freed.notified();
+            tokio::pin!(freed);
+            freed.as_mut().enable();
+            let open = {
+                let mut state = self.lock();
+                if let Some(index) = state.conns.iter().position(|c| c.wants == wants && !c.leased) {
+                    let conn = &mut state.conns[index];
+                    conn.leased = true;
+                    *conn.holder.lock().unwrap_or_else(|e| e.into_inner()) = holder;
+                    return Ok(Lease { pool: self.clone(), index, client: conn.client.clone() });
+                }
+                let room = state.conns.len() + state.opening < MAX_CONNECTIONS;
+                if room {
+                    state.opening += 1;
+                }
+                room
+            };
+            if open {
+                return self.open_leased(wants, holder).await;
+            }
+            if tokio::time::timeout_at(deadline, freed).await.is_err() {
+                return Err(McpError::new(
+                    codes::INTERNAL_ERROR,
+                    format!(
+                        "mcpwire proxy: all {MAX_CONNECTIONS} upstream connections stayed busy; try again later"
+                    ),
+                ));
+            }
+        }
+    }
+
+    async fn open_leased(self: &Arc<Self>, wants: Wants, holder: Option<Holder>) -> Result<Lease, McpError> {
+        let slot: HolderSlot = Arc::new(Mutex::new(holder));
+        let version = Some(self.primary.protocol_version().clone());
+        let builder = builder(wants, &slot, &self.active, &self.server, &self.settings, version);
+        let (max, limit) = (self.settings.max_message, self.settings.options.request_timeout);
+        let connected = target::connect(&self.settings.target, builder, max, limit).await;
+        let opened = {
+            let mut state = self.lock();
+            state.opening -= 1;
+            connected.map(|client| {
+                state.conns.push(Conn { client: client.clone(), wants, holder: slot, leased: true });
+                (state.conns.len() - 1, client)
+            })
+        };
+        let (index, client) = match opened {
+            Ok(opened) => opened,
+            Err(e) => {
+                self.freed.notify_waiters();
+                return Err(McpError::new(
+                    codes::INTERNAL_ERROR,
+                    format!("mcpwire proxy: cannot open another upstream connection: {e:#}"),
+                ));
+            }
+        };
+        if self.primary.era() == Era::Stateful {
+            set_log_level(&client).await;
+        }
+        Ok(Lease { pool: self.clone(), index, client })
+    }
+
+    /// Every connection, for shutting them down.
+    pub fn clients(&self) -> Vec<Client> {
+        self.lock().conns.iter().map(|c| c.client.clone()).collect()
+    }
+}
+
+/// Asks a 2025 server for every log message (each downstream request then gets what its
+/// own level asks for: the bridge's `ctx.log` filters).
+pub async fn set_log_level(client: &Client) {
+    let logs =
+        client.era() == Era::Stateless || client.server_capabilities().is_some_and(|c| c.logging.is_some());
+    if !logs {
+        return;
+    }
+    if let Ok(debug) = serde_json::from_value(Value::String("debug".into())) {
+        if let Err(e) = client.set_log_level(debug).await {
+            tracing::debug!("setting the upstream log level failed: {e}");
+        }
+    }
+}
+
+fn no_request(what: &str) -> McpError {
+    McpError::new(
+        codes::INTERNAL_ERROR,
+        format!("mcpwire proxy: no client request is in flight on this connection to carry {what} to"),
+    )
+}
+
+/// Puts one question to the connection's holder and waits for the answer.
+async fn ask<R: DeserializeOwned>(
+    slot: &HolderSlot,
+    what: &str,
+    request: InputRequest,
+) -> Result<R, McpError> {
+    let holder = slot.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    let Some(holder) = holder else { return Err(no_request(what)) };
+    let (reply, answer) = oneshot::channel();
+    holder.asks.send(Ask { request, reply }).await.map_err(|_| no_request(what))?;
+    let value = answer.await.map_err(|_| no_request(what))??;
+    serde_json::from_value(value).map_err(|e| McpError::new(codes::INTERNAL_ERROR, format!("{what}: {e}")))
+}
+
+/// A client builder declaring `wants`, whose questions go to the connection's holder.
+fn builder(
+    wants: Wants,
+    holder: &HolderSlot,
+    active: &Active,
+    server: &Arc<OnceLock<Server>>,
+    settings: &Settings,
+    version: Option<ProtocolVersion>,
+) -> mcpwire::client::ClientBuilder {
+    let mut b = Client::builder("mcpwire-proxy", env!("CARGO_PKG_VERSION")).options(settings.options.clone());
+    if let Some(version) = version {
+        b = b.protocol_version(version);
+    }
+    if wants.elicit_form || wants.elicit_url {
+        let slot = holder.clone();
+        b = b
+            .on_elicitation(move |params| {
+                let slot = slot.clone();
+                async move { ask(&slot, "elicitation", InputRequest::Elicit(params)).await }
+            })
+            .elicitation_url(wants.elicit_url);
+    }
+    if wants.sampling {
+        let slot = holder.clone();
+        b = b
+            .on_sampling(move |params| {
+                let slot = slot.clone();
+                async move { ask(&slot, "sampling", InputRequest::CreateMessage(params)).await }
+            })
+            .sampling_tools(wants.sampling_tools);
+    }
+    if wants.roots {
+        let slot = holder.clone();
+        b = b.on_roots(move || {
+            let slot = slot.clone();
+            async move { ask(&slot, "roots/list", InputRequest::ListRoots(None)).await }
+        });
+    }
+    let (slot, active) = (holder.clone(), active.clone());
+    b = b.on_log(move |params| {
+        let holder = slot.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|h| h.ctx.clone());
+        match holder.or_else(|| active.single()) {
+            Some(ctx) => {
+                tokio::spawn(async move {
+                    ctx.log_as(params.level, params.logger.as_deref(), params.data).await;
+                });
+            }
+            None => tracing::debug!(target: "mcpwire::upstream", "log message with no single request in flight: {:?}", params.data),
+        }
+    });
+    let server = server.clone();
+    b.on_change(move |change| {
+        let Some(server) = server.get() else { return };
+        server.notify(match change {
+            ServerChange::ToolsChanged => ServerEvent::ToolsChanged,
+            ServerChange::PromptsChanged => ServerEvent::PromptsChanged,
+            ServerChange::ResourcesChanged => ServerEvent::ResourcesChanged,
+            ServerChange::ResourceUpdated(uri) => ServerEvent::ResourceUpdated(uri),
+        });
+    })
+}
+
+/// How long an unanswered question may wait for a 2026 client's retry.
+pub fn park_time(options: &ClientOptions) -> Duration {
+    options.request_timeout
+}
+
+impl Pool {
+    /// The options every connection uses.
+    pub fn options(&self) -> &ClientOptions {
+        &self.settings.options
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wants_follow_the_declared_capabilities() {
+        let caps: ClientCapabilities = serde_json::from_value(serde_json::json!({
+            "elicitation": {}, "sampling": { "tools": {} }, "experimental": { "x": {} }
+        }))
+        .unwrap();
+        let w = Wants::of(&caps);
+        assert!(w.elicit_form && !w.elicit_url && w.sampling && w.sampling_tools && !w.roots);
+        assert!(w.can_be_asked());
+        assert!(!Wants::of(&ClientCapabilities::default()).can_be_asked());
+    }
+}

@@ -1,0 +1,411 @@
+//! The CLI and the proxy against the real third-party peers that `scripts/install-peers.sh`
+//! installs (npm server-everything, server-filesystem, server-memory; PyPI
+//! mcp-server-time, mcp-server-git, fastmcp; the Python SDK as a client), as users meet
+//! them: server-initiated requests through the proxy, piped output, oversized messages.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use support::*;
+
+/// Runs the Python SDK relay client (`tests/peers/python/proxy_relay_client.py`): `count`
+/// clients at once, each answering elicitation and sampling with its own name.
+fn relay_clients(mode: &str, url: &str, count: usize) -> std::process::Output {
+    let script = workspace().join("tests/peers/python/proxy_relay_client.py");
+    let child = Command::new(peer("PYTHON"))
+        .arg(script)
+        .args([mode, url, &count.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait(child, Duration::from_secs(180))
+}
+
+#[test]
+fn the_proxy_carries_server_requests_to_the_client_that_caused_them() {
+    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    // 2025 sessions and 2026 stateless clients, four of each at once: every client gets
+    // back the answer it gave, never another's.
+    for mode in ["legacy", "auto"] {
+        let o = relay_clients(mode, &proxy.url, 4);
+        assert!(o.status.success(), "{mode}:\n{}\n{}", stdout(&o), stderr(&o));
+        assert_eq!(stdout(&o).matches("ok client-").count(), 4, "{}", stdout(&o));
+    }
+    // mcpwire's own client, both eras: it declines (stdin is not a terminal), and the
+    // decline reaches the server, which says so.
+    for version in ["2026-07-28", "2025-11-25"] {
+        let o = mcpwire(
+            &["call", &proxy.url, "trigger-elicitation-request", "--protocol-version", version],
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("decline"), "{}", stdout(&o));
+    }
+}
+
+#[test]
+fn the_proxy_declares_only_what_the_upstream_and_its_clients_have() {
+    // server-memory has no logging: neither does the proxy in front of it.
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_MEMORY_JS", "")]);
+    for version in ["2026-07-28", "2025-11-25"] {
+        let o =
+            mcpwire(&["info", "--json", &proxy.url, "--protocol-version", version], Duration::from_secs(60));
+        expect_code(&o, 0);
+        let info: Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(info["capabilities"]["tools"].is_object(), "{info}");
+        assert!(info["capabilities"].get("logging").is_none(), "{info}");
+    }
+    // A client that declares no elicitation does not see server-everything's
+    // elicitation tool (the upstream connection it uses declared none); mcpwire's
+    // client declares it and does.
+    let proxy =
+        start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
+    let o = mcpwire(&["tools", &proxy.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("trigger-elicitation-request"), "{}", stdout(&o));
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let o = Command::new("curl")
+        .args(["-s", "-X", "POST", &proxy.url, "-H", "Content-Type: application/json"])
+        .args(["-H", "Accept: application/json, text/event-stream", "-H", "MCP-Protocol-Version: 2026-07-28"])
+        .args(["-H", "Mcp-Method: tools/list", "--data", body])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("\"echo\"") && !text.contains("trigger-elicitation-request"), "{text}");
+}
+
+/// A directory with one file of `bytes` random-ish bytes, for server-filesystem.
+fn big_file(name: &str, bytes: usize) -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("mcpwire-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("big.bin");
+    let data: Vec<u8> = (0..bytes).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    std::fs::write(&file, data).unwrap();
+    (dir.canonicalize().unwrap(), file.canonicalize().unwrap())
+}
+
+#[test]
+fn an_oversized_answer_fails_its_request_at_once_and_the_limit_can_be_raised() {
+    // 14 MB of file comes back as a base64 blob well over 16 MiB.
+    let (dir, file) = big_file("oversized", 14_000_000);
+    let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.display()));
+    let path = format!("path={}", file.display());
+    let started = Instant::now();
+    let o = mcpwire(&["--json", "call", &target, "read_media_file", &path], Duration::from_secs(60));
+    expect_code(&o, 2);
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    let err = stderr(&o);
+    assert!(err.contains("exceeds the 16777216-byte message size limit"), "{err}");
+    assert!(err.contains("--max-message-size"), "{err}");
+    assert!(o.stdout.is_empty(), "{}", stdout(&o));
+    // Raised, the same call succeeds.
+    let o = mcpwire(
+        &["--max-message-size", "64M", "--json", "call", &target, "read_media_file", &path],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    let result: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert!(result["content"][0].to_string().len() > 16 << 20, "a short result");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runs `mcpwire ARGS` with its stdout closed before it writes (as `| head -c 0` would).
+fn with_closed_stdout(args: &[&str]) -> std::process::Output {
+    let mut child = spawn(args);
+    drop(child.stdout.take());
+    wait_stderr_only(child, Duration::from_secs(120))
+}
+
+/// [`wait`] for a child whose stdout is already gone.
+fn wait_stderr_only(mut child: std::process::Child, deadline: Duration) -> std::process::Output {
+    child.stdout = None;
+    let pid = child.id();
+    let end = Instant::now() + deadline;
+    loop {
+        if let Some(_status) = child.try_wait().unwrap() {
+            return child.wait_with_output().unwrap();
+        }
+        if Instant::now() > end {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            panic!("pid {pid} ran past {deadline:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn bench_measures_a_named_tool_with_typed_arguments() {
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let quick = ["--calls", "40", "--pipelined-calls", "200", "--startup-runs", "1", "--warmup", "5"];
+    // By default bench calls `echo {text}`: server-everything's echo takes `message`.
+    let o = mcpwire(&[&["bench"], &quick[..], &[&target]].concat(), Duration::from_secs(120));
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("takes no `text`") && err.contains("--tool echo --arg message="), "{err}");
+    // Named, with its argument.
+    let args =
+        [&["--json", "bench", "--tool", "echo", "--arg", "message=hi"], &quick[..], &[&target]].concat();
+    let o = mcpwire(&args, Duration::from_secs(120));
+    expect_code(&o, 0);
+    let report: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let results = report["results"].as_array().unwrap();
+    assert!(!results.is_empty(), "{report}");
+    for result in results.iter().filter(|r| r.get("errors").is_some()) {
+        assert_eq!(result["errors"], 0, "{result}");
+    }
+    // The server's start-up message on stderr is not let through (only with -v).
+    assert!(!stderr(&o).contains("Starting"), "{}", stderr(&o));
+    // A tool that does not exist is named, with a suggestion.
+    let args = [&["bench", "--tool", "ecko"], &quick[..], &[&target]].concat();
+    let o = mcpwire(&args, Duration::from_secs(120));
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("did you mean \"echo\""), "{}", stderr(&o));
+}
+
+#[test]
+fn a_closed_stdout_is_no_panic() {
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let bench = ["--json", "bench", "--tool", "echo", "--arg", "message=hi", "--calls", "20"];
+    let bench =
+        [&bench[..], &["--pipelined-calls", "0", "--startup-runs", "0", "--warmup", "2", &target]].concat();
+    let tools = ["tools", &target];
+    let json_tools = ["--json", "tools", &target];
+    for args in [&bench[..], &tools[..], &json_tools[..]] {
+        let o = with_closed_stdout(args);
+        expect_code(&o, 0);
+    }
+}
+
+#[test]
+fn piped_output_keeps_identifiers_whole_and_the_servers_key_order() {
+    // server-everything's resource URIs are longer than a terminal column.
+    let o = mcpwire(&["resources", &node_server("SERVER_EVERYTHING_JS", "stdio")], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("demo://resource/static/document/architecture.md "), "{}", stdout(&o));
+    assert!(!stdout(&o).contains('…'), "{}", stdout(&o));
+    // server-filesystem declares write_file's `path` before `content`.
+    let dir = std::env::temp_dir();
+    let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.display()));
+    let o = mcpwire(&["tools", &target], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let line = stdout(&o).lines().find(|l| l.starts_with("write_file ")).unwrap_or_default().to_owned();
+    assert!(line.contains("<path: string> <content: string>"), "{line}");
+    let o = mcpwire(&["--json", "tools", &target], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let text = stdout(&o);
+    let write_file = &text[text.find("\"write_file\"").unwrap()..];
+    let (path, content) = (write_file.find("\"path\"").unwrap(), write_file.find("\"content\"").unwrap());
+    assert!(path < content, "{write_file}");
+}
+
+#[test]
+fn a_missing_client_capability_gets_each_eras_own_code() {
+    // mcpwire's client declares no sampling; the example's test_sampling asks for it.
+    let target = format!("stdio:'{BIN}' serve --example everything");
+    for (version, code) in [("2025-11-25", "(code -32601)"), ("2026-07-28", "(code -32021)")] {
+        let o = mcpwire(
+            &["call", &target, "test_sampling", "prompt=hi", "--protocol-version", version],
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(code), "{version}: {err}");
+        assert!(err.contains("needs a client capability"), "{version}: {err}");
+    }
+}
+
+#[test]
+fn the_notes_example_is_a_server_to_try_the_cli_on() {
+    let target = format!("stdio:'{BIN}' serve --example notes");
+    let run = |args: &[&str]| {
+        let o = mcpwire(args, Duration::from_secs(60));
+        expect_code(&o, 0);
+        stdout(&o)
+    };
+    let tools = run(&["tools", &target]);
+    assert!(tools.contains("add_note      <title: string> <text: string> [tags: array]"), "{tools}");
+    assert!(run(&["call", &target, "search_notes", "query=mcp"]).contains("[1] Welcome (notes://note/1)"));
+    assert!(run(&["read", &target, "notes://note/2"]).contains("# Shopping"));
+    assert!(run(&["prompt", &target, "summarize", "tag=errands"]).contains("Coffee beans"));
+    // Each process has its own notes: a note added is there for the rest of that session.
+    let added =
+        run(&["call", &target, "add_note", "title=Plan", "text=ship it", "--protocol-version", "2025-11-25"]);
+    assert!(added.contains("Added note 3 (notes://note/3)"), "{added}");
+    let o = mcpwire(&["call", &target, "delete_note", "id=42"], Duration::from_secs(60));
+    expect_code(&o, 1);
+    assert!(stderr(&o).contains("there is no note 42"), "{}", stderr(&o));
+}
+
+/// server-everything over Streamable HTTP (a 2025-only server) on a free port; killed
+/// (its own pid) when dropped.
+struct EverythingHttp {
+    child: std::process::Child,
+    url: String,
+}
+
+impl EverythingHttp {
+    fn start() -> EverythingHttp {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let mut child = Command::new(peer("NODE22"))
+            .args([peer("SERVER_EVERYTHING_JS").as_str(), "streamableHttp"])
+            .env("PORT", port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = stderr_lines(&mut child);
+        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (tx, started) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            let mut line = String::new();
+            while out.read_line(&mut line).is_ok_and(|n| n > 0) {
+                if line.contains("listening on port") {
+                    let _ = tx.send(());
+                }
+                line.clear();
+            }
+        });
+        let ready = started.recv_timeout(Duration::from_secs(30)).is_ok()
+            || lines.recv_timeout(Duration::from_millis(10)).is_ok_and(|l| l.contains("listening"));
+        assert!(ready, "server-everything did not start listening on port {port}");
+        EverythingHttp { child, url: format!("http://127.0.0.1:{port}/mcp") }
+    }
+}
+
+impl Drop for EverythingHttp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn failures_say_what_happened() {
+    // A server that never answers: --timeout bounds the whole handshake.
+    let started = Instant::now();
+    let o = mcpwire(&["tools", "stdio:sleep 60", "--timeout", "2"], Duration::from_secs(60));
+    expect_code(&o, 2);
+    assert!(started.elapsed() < Duration::from_secs(8), "took {:?}", started.elapsed());
+    assert!(stderr(&o).contains("did not answer the handshake within 2 s"), "{}", stderr(&o));
+    // A 2025-only server refuses 2026 requests with HTTP 400: said so, with the way out;
+    // --protocol-version is global, before the command as after it.
+    let server = EverythingHttp::start();
+    let o = mcpwire(&["--protocol-version", "2026-07-28", "tools", &server.url], Duration::from_secs(60));
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("answered HTTP 400 Bad Request"), "{err}");
+    assert!(err.contains("--protocol-version 2025-11-25") && !err.contains("never got"), "{err}");
+    let o = mcpwire(
+        &["--protocol-version", "2025-11-25", "call", &server.url, "echo", "message=hi"],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("Echo: hi"), "{}", stdout(&o));
+    // An HTTP server that is not MCP: its status, not its HTML page.
+    let (stdout_dir, _) = big_file("plain-http", 10); // a directory to serve, nothing more
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut plain = Command::new(peer("PYTHON"))
+        .args(["-m", "http.server", &port.to_string(), "--bind", "127.0.0.1"])
+        .current_dir(&stdout_dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let o = mcpwire(&["tools", &format!("http://127.0.0.1:{port}/mcp")], Duration::from_secs(60));
+    let _ = plain.kill();
+    let _ = plain.wait();
+    let _ = std::fs::remove_dir_all(&stdout_dir);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("answered HTTP 50") && !err.contains('<'), "{err}");
+}
+
+#[test]
+fn piped_stderr_gets_plain_progress_and_task_only_tools_are_marked() {
+    let server = EverythingHttp::start();
+    let o = mcpwire(
+        &["call", &server.url, "trigger-long-running-operation", "duration=1", "steps=3"],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    let err = stderr(&o);
+    assert!(err.contains("progress: 1/3 (33%)") && err.contains("progress: 3/3 (100%)"), "{err}");
+    assert!(!err.contains('\r') && !err.contains('\x1b'), "{err:?}");
+    let o = mcpwire(&["tools", &server.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let line =
+        stdout(&o).lines().find(|l| l.starts_with("simulate-research-query")).unwrap_or_default().to_owned();
+    assert!(line.contains("[task required]"), "{line}");
+}
+
+/// The fastmcp fixture server (`tests/peers/python/fastmcp_server.py`) as a stdio target.
+fn fastmcp_server() -> String {
+    let script = workspace().join("tests/peers/python/fastmcp_server.py");
+    format!("stdio:'{}' '{}'", peer("PYTHON"), script.display())
+}
+
+#[test]
+fn pypi_servers_through_the_cli_and_the_proxy() {
+    // mcp-server-time and mcp-server-git, as published.
+    let time = python_script("mcp-server-time", "");
+    let o = mcpwire(&["call", &time, "get_current_time", "timezone=UTC"], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("\"timezone\": \"UTC\""), "{}", stdout(&o));
+    let repo = workspace();
+    let git = python_script("mcp-server-git", &format!("--repository '{}'", repo.display()));
+    let o = mcpwire(
+        &["call", &git, "git_status", &format!("repo_path={}", repo.display())],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("Repository status:"), "{}", stdout(&o));
+    // fastmcp: the declared argument order; an elicitation put to a 2025 client (mcpwire
+    // declines without a terminal).
+    let fast = fastmcp_server();
+    let o = mcpwire(&["tools", &fast], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(
+        stdout(&o).contains("<restaurant: string> <party_size: integer> <date: string>"),
+        "{}",
+        stdout(&o)
+    );
+    let o = mcpwire(&["--protocol-version", "2025-11-25", "call", &fast, "greet"], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("No name (decline)"), "{}", stdout(&o));
+    // The proxy in front of fastmcp spoken to in 2025: the question reaches the client
+    // whose call caused it, a 2025 session or a 2026 client (as an input_required round).
+    let proxy = start_http(&["--protocol-version", "2025-11-25", "proxy", "--listen", "127.0.0.1:0", &fast]);
+    for version in ["2025-11-25", "2026-07-28"] {
+        let o =
+            mcpwire(&["--protocol-version", version, "call", &proxy.url, "greet"], Duration::from_secs(60));
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("No name (decline)"), "{version}: {}", stdout(&o));
+        let o = mcpwire(&["call", &proxy.url, "get_current_time"], Duration::from_secs(60));
+        assert!(
+            stderr(&o).contains("did you mean") || stderr(&o).contains("no tool named"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // And in front of mcp-server-time, both eras.
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &time]);
+    for version in ["2025-11-25", "2026-07-28"] {
+        let o = mcpwire(
+            &["--protocol-version", version, "call", &proxy.url, "get_current_time", "timezone=UTC"],
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 0);
+        assert!(stdout(&o).contains("\"timezone\": \"UTC\""), "{version}: {}", stdout(&o));
+    }
+}

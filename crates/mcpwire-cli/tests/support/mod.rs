@@ -1,0 +1,183 @@
+//! What the real-peer tests share: the installed peers (npm and PyPI servers, Node 22,
+//! the Python SDK), found through `scripts/install-peers.sh` as the conformance script
+//! finds them, and running `mcpwire` with a deadline.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::{mpsc, OnceLock};
+use std::thread;
+use std::time::{Duration, Instant};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_mcpwire");
+
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// The exports of `<tools>/env.sh` after `scripts/install-peers.sh` (idempotent: quick
+/// when everything is there) ran once for this test binary.
+pub fn peers() -> &'static HashMap<String, String> {
+    static PEERS: OnceLock<HashMap<String, String>> = OnceLock::new();
+    PEERS.get_or_init(|| {
+        let root = workspace();
+        let tools = std::env::var_os("MCPWIRE_TOOLS_DIR").map_or_else(|| root.join(".tools"), PathBuf::from);
+        let installed =
+            Command::new(root.join("scripts/install-peers.sh")).output().expect("install-peers.sh runs");
+        assert!(
+            installed.status.success(),
+            "scripts/install-peers.sh failed:\n{}{}",
+            String::from_utf8_lossy(&installed.stdout),
+            String::from_utf8_lossy(&installed.stderr)
+        );
+        let text = std::fs::read_to_string(tools.join("env.sh")).expect("install-peers.sh writes env.sh");
+        text.lines()
+            .filter_map(|l| l.strip_prefix("export "))
+            .filter_map(|l| l.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.trim_matches('"').to_owned()))
+            .collect()
+    })
+}
+
+/// One export of `env.sh`.
+pub fn peer(name: &str) -> String {
+    peers().get(name).unwrap_or_else(|| panic!("env.sh exports no {name}")).clone()
+}
+
+/// A stdio target running one of the npm servers (`SERVER_EVERYTHING_JS`, ...) on Node 22.
+pub fn node_server(js: &str, args: &str) -> String {
+    format!("stdio:'{}' '{}' {args}", peer("NODE22"), peer(js))
+}
+
+/// A stdio target running a console script of the peers' Python venv.
+pub fn python_script(name: &str, args: &str) -> String {
+    format!("stdio:'{}/{name}' {args}", peer("PY_BIN"))
+}
+
+/// Runs `mcpwire ARGS` with stdin closed, within `deadline`.
+pub fn mcpwire(args: &[&str], deadline: Duration) -> Output {
+    wait(spawn(args), deadline)
+}
+
+/// Spawns `mcpwire ARGS` with stdin closed and stdout and stderr piped.
+pub fn spawn(args: &[&str]) -> Child {
+    Command::new(BIN)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the mcpwire binary runs")
+}
+
+/// Waits for a child's output; kills it (by its own pid) past the deadline.
+pub fn wait(mut child: Child, deadline: Duration) -> Output {
+    let pid = child.id();
+    let (tx, rx) = mpsc::channel();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stdout.read_to_end(&mut b);
+        b
+    });
+    let err = thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = stderr.read_to_end(&mut b);
+        b
+    });
+    thread::spawn(move || {
+        let _ = tx.send(child.wait());
+    });
+    let status = match rx.recv_timeout(deadline) {
+        Ok(status) => status.unwrap(),
+        Err(_) => {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+            panic!("pid {pid} did not finish within {deadline:?}");
+        }
+    };
+    Output { status, stdout: out.join().unwrap(), stderr: err.join().unwrap() }
+}
+
+/// stdout as text.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// stderr as text.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Asserts the exit code, showing the output when it differs; never a panic.
+pub fn expect_code(o: &Output, code: i32) {
+    assert_eq!(o.status.code(), Some(code), "stdout:\n{}\nstderr:\n{}", stdout(o), stderr(o));
+    let err = stderr(o);
+    assert!(!err.contains("panicked") && !err.contains("RUST_BACKTRACE"), "a panic:\n{err}");
+}
+
+/// Reads `child`'s stderr lines on a thread; returns a receiver of lines.
+pub fn stderr_lines(child: &mut Child) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    thread::spawn(move || {
+        for line in BufReader::new(err).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// A running `mcpwire` that serves HTTP (`serve --http`, `proxy --listen`); killed
+/// (by its own pid) when dropped.
+pub struct Running {
+    /// The process.
+    pub child: Child,
+    /// Its endpoint.
+    pub url: String,
+    /// Its stderr lines so far and to come.
+    pub lines: mpsc::Receiver<String>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = Command::new("kill").args(["-INT", &self.child.id().to_string()]).status();
+        let end = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < end {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `mcpwire ARGS` and waits for the `http://...` URL it prints on stderr.
+pub fn start_http(args: &[&str]) -> Running {
+    let mut child = spawn(args);
+    let lines = stderr_lines(&mut child);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    while Instant::now() < deadline {
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
+            if let Some(url) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+                let url = url.to_owned();
+                return Running { child, url, lines };
+            }
+            seen.push(line);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("no URL on stderr of mcpwire {args:?}; saw:\n{}", seen.join("\n"));
+}

@@ -1,0 +1,213 @@
+//! A small notes server, the example to try the command line on
+//! (`mcpwire serve --example notes`): tools to add, search and delete notes, each note
+//! readable as a resource (`notes://note/{id}`) with an index (`notes://index`), and a
+//! prompt that asks a model to summarize them. Notes live in memory for the server's
+//! lifetime, up to [`MAX_NOTES`].
+
+use std::sync::{Arc, Mutex};
+
+use mcpwire::protocol::content::Role;
+use mcpwire::protocol::prompts::PromptMessage;
+use mcpwire::protocol::resources::resource_not_found_code;
+use mcpwire::server::{prompt, resource, resource_template, tool, Args, Ctx, Server, State, Uri};
+use mcpwire::McpError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The variable of the `notes://note/{id}` template.
+#[derive(Deserialize, JsonSchema)]
+struct NoteUri {
+    id: String,
+}
+
+/// The arguments of the `summarize` prompt.
+#[derive(Deserialize, JsonSchema)]
+struct Summarize {
+    /// Only notes with this tag
+    tag: Option<String>,
+}
+
+/// The server's name.
+pub const NAME: &str = "mcpwire-notes";
+
+/// The most notes kept: adding past it is refused, so memory stays bounded.
+pub const MAX_NOTES: usize = 1000;
+
+/// One note.
+#[derive(Clone, Debug)]
+struct Note {
+    id: u64,
+    title: String,
+    text: String,
+    tags: Vec<String>,
+}
+
+impl Note {
+    fn uri(&self) -> String {
+        format!("notes://note/{}", self.id)
+    }
+
+    fn markdown(&self) -> String {
+        let tags =
+            if self.tags.is_empty() { String::new() } else { format!("\n\nTags: {}", self.tags.join(", ")) };
+        format!("# {}\n\n{}{tags}\n", self.title, self.text)
+    }
+
+    fn matches(&self, query: &str) -> bool {
+        let query = query.to_lowercase();
+        [&self.title, &self.text].iter().any(|t| t.to_lowercase().contains(&query))
+            || self.tags.iter().any(|t| t.eq_ignore_ascii_case(&query))
+    }
+}
+
+/// The notes, shared by every handler.
+#[derive(Clone, Default)]
+struct Notes(Arc<Mutex<Book>>);
+
+#[derive(Default)]
+struct Book {
+    notes: Vec<Note>,
+    next_id: u64,
+}
+
+impl Notes {
+    fn book(&self) -> std::sync::MutexGuard<'_, Book> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn add(&self, title: String, text: String, tags: Vec<String>) -> Result<Note, String> {
+        let mut book = self.book();
+        if book.notes.len() >= MAX_NOTES {
+            return Err(format!("there are already {MAX_NOTES} notes: delete some first"));
+        }
+        book.next_id += 1;
+        let note = Note { id: book.next_id, title, text, tags };
+        book.notes.push(note.clone());
+        Ok(note)
+    }
+
+    fn get(&self, id: u64) -> Option<Note> {
+        self.book().notes.iter().find(|n| n.id == id).cloned()
+    }
+
+    fn all(&self) -> Vec<Note> {
+        self.book().notes.clone()
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct AddNote {
+    /// A short title.
+    title: String,
+    /// The note itself.
+    text: String,
+    /// Labels to find it by.
+    #[serde(default)]
+    tags: Vec<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Search {
+    /// Words to look for in titles and texts, or a tag.
+    query: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct NoteId {
+    /// The note's number, as `add_note` and `search_notes` show it.
+    id: u64,
+}
+
+/// One line per note: `[id] title (notes://note/id)`.
+fn listing(notes: &[Note]) -> String {
+    notes.iter().map(|n| format!("[{}] {} ({})\n", n.id, n.title, n.uri())).collect()
+}
+
+/// The notes server, with two notes to start from.
+pub fn server() -> Result<Server, mcpwire::server::BuildError> {
+    let notes = Notes::default();
+    let seed = [
+        ("Welcome", "This server keeps notes in memory. Try search_notes with query=mcp.", vec!["mcp"]),
+        ("Shopping", "Coffee beans, oat milk, a notebook.", vec!["errands"]),
+    ];
+    for (title, text, tags) in seed {
+        let _ = notes.add(title.into(), text.into(), tags.into_iter().map(str::to_owned).collect());
+    }
+    let for_index = notes.clone();
+    let for_notes = notes.clone();
+    let for_prompt = notes.clone();
+    Server::builder(NAME, env!("CARGO_PKG_VERSION"))
+        .title("Notes")
+        .instructions("Keeps short notes: add_note, search_notes, delete_note; read notes://index or notes://note/{id}; the summarize prompt asks a model to sum them up.")
+        .state(notes)
+        .tool(tool("add_note").description("Add a note; returns its number and URI.").handler(
+            |State(notes): State<Notes>, Args(a): Args<AddNote>| {
+                notes.add(a.title, a.text, a.tags).map(|n| format!("Added note {} ({})", n.id, n.uri()))
+            },
+        ))
+        .tool(tool("search_notes").description("Find notes whose title or text contains the words, or that carry the tag.").handler(
+            |State(notes): State<Notes>, Args(a): Args<Search>| {
+                let found: Vec<Note> = notes.all().into_iter().filter(|n| n.matches(&a.query)).collect();
+                match found.is_empty() {
+                    true => format!("No note matches {:?}.", a.query),
+                    false => listing(&found),
+                }
+            },
+        ))
+        .tool(tool("delete_note").description("Delete a note by its number.").handler(
+            |State(notes): State<Notes>, Args(a): Args<NoteId>| {
+                let mut book = notes.book();
+                let before = book.notes.len();
+                book.notes.retain(|n| n.id != a.id);
+                match book.notes.len() < before {
+                    true => Ok(format!("Deleted note {}", a.id)),
+                    false => Err(format!("there is no note {}", a.id)),
+                }
+            },
+        ))
+        .resource(
+            resource("notes://index", "index")
+                .description("Every note, one line each")
+                .mime_type("text/plain")
+                .handler(move || {
+                    let notes = for_index.clone();
+                    async move { listing(&notes.all()) }
+                }),
+        )
+        .resource_template(
+            resource_template("notes://note/{id}", "note")
+                .description("One note, as Markdown")
+                .mime_type("text/markdown")
+                .handler(move |ctx: Ctx, Args(note): Args<NoteUri>, Uri(uri): Uri| {
+                    let notes = for_notes.clone();
+                    // The era's own code for a missing resource (-32002 in 2025, -32602 in 2026).
+                    let code = resource_not_found_code(ctx.protocol_version());
+                    async move {
+                        match note.id.parse::<u64>().ok().and_then(|id| notes.get(id)) {
+                            Some(note) => Ok(note.markdown()),
+                            None => Err(McpError::new(code, "Resource not found")
+                                .with_data(serde_json::json!({ "uri": uri }))),
+                        }
+                    }
+                }),
+        )
+        .prompt(
+            prompt("summarize")
+                .description("Ask the model for a summary of the notes (all, or those with a tag)")
+                .handler(move |Args(args): Args<Summarize>| {
+                    let notes = for_prompt.clone();
+                    async move {
+                        let tag = args.tag.unwrap_or_default();
+                        let chosen: Vec<String> = notes
+                            .all()
+                            .iter()
+                            .filter(|n| tag.is_empty() || n.tags.iter().any(|t| t.eq_ignore_ascii_case(&tag)))
+                            .map(Note::markdown)
+                            .collect();
+                        let text = format!("Summarize these notes in a few bullet points:\n\n{}", chosen.join("\n"));
+                        vec![PromptMessage::text(Role::User, text)]
+                    }
+                }),
+        )
+        .build()
+}
