@@ -64,8 +64,8 @@ impl Command {
             Command::Prompt(c) => Some(&mut c.connect),
             Command::Proxy(p) => Some(&mut p.connect),
             Command::Tasks(t) => Some(match t {
-                crate::tasks::TasksCommand::List(c) => c,
-                crate::tasks::TasksCommand::Get(t) | crate::tasks::TasksCommand::Cancel(t) => &mut t.connect,
+                TasksCommand::List(c) => c,
+                TasksCommand::Get(t) | TasksCommand::Cancel(t) => &mut t.connect,
             }),
             Command::Serve(_) | Command::Bench(_) | Command::Login(_) => None,
         }
@@ -107,7 +107,7 @@ pub enum Command {
     /// A server's tasks: `mcpwire tasks list|get|cancel TARGET [TASK_ID]` (`call` follows
     /// a task tool's task by itself: its status as progress, Ctrl-C cancels it).
     #[command(subcommand)]
-    Tasks(crate::tasks::TasksCommand),
+    Tasks(TasksCommand),
 }
 
 /// `mcpwire bench`: its options come before TARGET (everything after TARGET is the
@@ -288,4 +288,26 @@ pub struct Proxy {
     /// The server to expose.
     #[command(flatten)]
     pub connect: Connect,
+}
+
+/// `mcpwire tasks ...`.
+#[derive(Debug, Subcommand)]
+pub enum TasksCommand {
+    /// List the session's tasks (2025-11-25 servers; 2026 has no tasks/list).
+    List(Connect),
+    /// Show a task: its status and, once it finished, its result or error.
+    Get(TaskTarget),
+    /// Ask the server to cancel a task.
+    Cancel(TaskTarget),
+}
+
+/// A server and one of its tasks.
+#[derive(Debug, Args)]
+pub struct TaskTarget {
+    /// The server.
+    #[command(flatten)]
+    pub connect: Connect,
+    /// The task's id.
+    #[arg(value_name = "TASK_ID")]
+    pub task_id: String,
 }

@@ -387,7 +387,7 @@ pub async fn list(env: &Env, c: &Connect, list: List) -> anyhow::Result<i32> {
                         (d, _) if !d.is_empty() => d,
                         (_, title) => title,
                     };
-                    let description = format!("{}{description}", crate::tasks::tool_note(tool));
+                    let description = format!("{}{description}", crate::task_status::tool_note(tool));
                     t.row(vec![text(tool, "name"), output::schema_arguments(&schema), description]);
                 }
                 t
@@ -495,7 +495,8 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
             None
         };
         let arguments = tool_arguments(&c.tool, schema.as_ref(), c.args_json.as_deref(), &pairs)?;
-        let options = RequestOptions::default().on_progress(crate::tasks::progress_hook(env.ui.clone()));
+        let options =
+            RequestOptions::default().on_progress(crate::task_status::progress_hook(env.ui.clone()));
         tracing::debug!(tool = %c.tool, "calling the tool");
         let result = client
             .call_tool_with(&c.tool, Value::Object(arguments), options)

@@ -86,7 +86,7 @@ impl Failure {
             _ => Kind::Protocol,
         };
         let details = match error {
-            RequestError::ConnectionClosed { reason } => crate::target::split_reason(reason.as_deref()).1,
+            RequestError::ConnectionClosed { reason } => split_reason(reason.as_deref()).1,
             _ => Vec::new(),
         };
         Failure { kind, message, details, hint: Some(hint) }
@@ -127,7 +127,7 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
             "raise the limit with --timeout SECONDS".to_owned(),
         ),
         RequestError::ConnectionClosed { reason } => {
-            let (why, _) = crate::target::split_reason(reason.as_deref());
+            let (why, _) = split_reason(reason.as_deref());
             (
                 format!("{what} failed: the connection closed: {why}"),
                 "the server stopped; run it on its own to see why".to_owned(),
@@ -161,4 +161,17 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
         ),
         other => (format!("{what} failed: {other}"), "run again with -v for details".to_owned()),
     }
+}
+
+/// Splits a transport's close reason into its first part and the stderr tail (last
+/// few lines, each prefixed `stderr: `).
+pub fn split_reason(reason: Option<&str>) -> (String, Vec<String>) {
+    let reason = reason.unwrap_or("the connection closed");
+    let (what, tail) = match reason.split_once("; its stderr ended with: ") {
+        Some((what, tail)) => (what, tail),
+        None => (reason, ""),
+    };
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(6)..].iter().map(|l| format!("stderr: {l}")).collect();
+    (what.to_owned(), tail)
 }

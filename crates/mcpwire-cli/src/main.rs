@@ -14,6 +14,7 @@ mod proxy;
 mod serve;
 mod size;
 mod target;
+mod task_status;
 mod tasks;
 mod ui;
 

@@ -233,7 +233,7 @@ pub async fn connect(
                     let exited = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
                     let mut reason = match exited {
                         Ok(Some(status)) => format!("the server process exited ({status})"),
-                        _ => split_reason(reason.as_deref()).0,
+                        _ => crate::errors::split_reason(reason.as_deref()).0,
                     };
                     // The stderr reader finishes on its own task: give it a moment.
                     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -326,7 +326,7 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
         ConnectError::Spawn(e) => Failure::connect(format!("cannot start {program:?}: {e}"))
             .hint("check the command line of the stdio target"),
         ConnectError::Handshake(RequestError::ConnectionClosed { reason }) => {
-            let (what, tail) = split_reason(reason.as_deref());
+            let (what, tail) = crate::errors::split_reason(reason.as_deref());
             let message = match target {
                 Target::Stdio { .. } => format!("the server exited during the handshake: {what}"),
                 Target::Http { .. } => format!("the connection closed during the handshake: {what}"),
@@ -403,23 +403,11 @@ pub fn http_status(reason: &str) -> Option<(String, String)> {
     Some((format!("HTTP {}", status.trim()), shown))
 }
 
-/// Splits a transport's close reason into its first part and the stderr tail (last
-/// few lines, each prefixed `stderr: `).
-pub fn split_reason(reason: Option<&str>) -> (String, Vec<String>) {
-    let reason = reason.unwrap_or("the connection closed");
-    let (what, tail) = match reason.split_once("; its stderr ended with: ") {
-        Some((what, tail)) => (what, tail),
-        None => (reason, ""),
-    };
-    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
-    let tail = lines[lines.len().saturating_sub(6)..].iter().map(|l| format!("stderr: {l}")).collect();
-    (what.to_owned(), tail)
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use crate::errors::split_reason;
 
     fn stdio(program: &str, args: &[&str]) -> Target {
         Target::Stdio { program: program.into(), args: args.iter().map(|s| s.to_string()).collect() }

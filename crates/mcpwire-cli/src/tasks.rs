@@ -3,67 +3,13 @@
 //! id from any connection; a 2025-11-25 task belongs to the session that created it, so
 //! these commands see only what that server shares with a new session.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use clap::{Args, Subcommand};
-use mcpwire::jsonrpc::ProgressUpdate;
 use mcpwire::protocol::tasks_ext::{DetailedTask, TaskState};
 use serde_json::Value;
 
-use crate::cli::Connect;
+use crate::cli::TasksCommand;
 use crate::commands::{print_stdout, session, Env};
 use crate::errors::{Failure, EXIT_OK};
 use crate::output::Table;
-use crate::ui::Ui;
-
-/// `mcpwire tasks ...`.
-#[derive(Debug, Subcommand)]
-pub enum TasksCommand {
-    /// List the session's tasks (2025-11-25 servers; 2026 has no tasks/list).
-    List(Connect),
-    /// Show a task: its status and, once it finished, its result or error.
-    Get(TaskTarget),
-    /// Ask the server to cancel a task.
-    Cancel(TaskTarget),
-}
-
-/// A server and one of its tasks.
-#[derive(Debug, Args)]
-pub struct TaskTarget {
-    /// The server.
-    #[command(flatten)]
-    pub connect: Connect,
-    /// The task's id.
-    #[arg(value_name = "TASK_ID")]
-    pub task_id: String,
-}
-
-/// The progress callback of `mcpwire call`: progress and task statuses on the bar (a
-/// terminal), and once, on stderr, the id of the task the server made of the call, so
-/// that `mcpwire tasks get|cancel` can reach it later.
-pub fn progress_hook(ui: Ui) -> impl Fn(ProgressUpdate) + Send + Sync + 'static {
-    let announced = AtomicBool::new(false);
-    move |update: ProgressUpdate| {
-        let task =
-            update.message.as_deref().and_then(|m| m.strip_prefix("task ")).and_then(|m| m.split(':').next());
-        if let Some(id) = task {
-            if !announced.swap(true, Ordering::Relaxed) {
-                ui.note(&format!("mcpwire: the server runs this call as task {id}"));
-            }
-        }
-        ui.progress(&update);
-    }
-}
-
-/// A `tools` listing's note for a tool that can only be called as a task (2025-11-25
-/// servers say so in `execution.taskSupport`; 2026 servers decide per call).
-pub fn tool_note(tool: &Value) -> &'static str {
-    match tool.pointer("/execution/taskSupport").and_then(Value::as_str) {
-        Some("required") => "[task required] ",
-        Some("optional") => "[task optional] ",
-        _ => "",
-    }
-}
 
 /// The status name as the protocol writes it.
 fn status_name(task: &DetailedTask) -> String {

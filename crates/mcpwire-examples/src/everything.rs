@@ -3,6 +3,8 @@
 
 use std::time::Duration;
 
+use crate::forms::{answer_text, form};
+
 use mcpwire::protocol::codes;
 use mcpwire::protocol::completion::{CompleteResult, Completion};
 use mcpwire::protocol::content::{ContentBlock, EmbeddedResource, ImageContent, ResourceContents, Role};
@@ -32,10 +34,6 @@ fn content(value: Value) -> ContentBlock {
     serde_json::from_value(value).unwrap_or_else(|_| ContentBlock::text("invalid fixture content"))
 }
 
-fn elicitation(value: Value) -> ElicitRequestParams {
-    serde_json::from_value(value).unwrap_or_else(|e| panic!("invalid fixture elicitation: {e}"))
-}
-
 fn sampling(value: Value) -> CreateMessageRequestParams {
     serde_json::from_value(value).unwrap_or_else(|e| panic!("invalid fixture sampling request: {e}"))
 }
@@ -48,24 +46,6 @@ fn elicit_summary(prefix: &str, result: &ElicitResult) -> String {
     let value = serde_json::to_value(result).unwrap_or(Value::Null);
     let content = value.get("content").cloned().unwrap_or_else(|| json!({}));
     format!("{prefix}: action={}, content={}", value["action"].as_str().unwrap_or(""), content)
-}
-
-/// The text a form answer gave for `field`.
-pub(crate) fn answer_text(result: &ElicitResult, field: &str) -> String {
-    let value = serde_json::to_value(result).unwrap_or(Value::Null);
-    match &value["content"][field] {
-        Value::String(s) => s.clone(),
-        Value::Null => String::new(),
-        other => other.to_string(),
-    }
-}
-
-/// A form asking for `properties`.
-pub(crate) fn form(message: &str, properties: Value, required: &[&str]) -> ElicitRequestParams {
-    elicitation(json!({
-        "message": message,
-        "requestedSchema": { "type": "object", "properties": properties, "required": required },
-    }))
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::everything::{answer_text, form};
+use crate::forms::{answer_text, form};
 
 #[derive(Deserialize, JsonSchema)]
 struct NameArg {

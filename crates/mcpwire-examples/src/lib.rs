@@ -7,4 +7,5 @@
 
 pub mod everything;
 pub mod everything_tasks;
+pub mod forms;
 pub mod notes;
