@@ -235,15 +235,20 @@ impl Client {
         }
     }
 
-    /// `resources/read` (from the 2026 cache while its `ttlMs` lasts).
+    /// `resources/read` (from the 2026 cache while its `ttlMs` lasts; a result that took
+    /// `input_required` rounds is not cached).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, RequestError> {
         if let Some(hit) = self.inner.cache.get(methods::RESOURCES_READ, uri) {
             return decode(&hit);
         }
         let mut params = Map::new();
         params.insert("uri".into(), Value::String(uri.to_owned()));
-        let raw = self.send_with_input(methods::RESOURCES_READ, params, &RequestOptions::default()).await?;
-        self.remember(methods::RESOURCES_READ, uri, &raw);
+        let options = RequestOptions::default();
+        let (raw, retried) = self.send_with_input_rounds(methods::RESOURCES_READ, params, &options).await?;
+        // The result of a retry is never cached: it answered this exchange's questions.
+        if !retried {
+            self.remember(methods::RESOURCES_READ, uri, &raw);
+        }
         decode(&raw)
     }
 

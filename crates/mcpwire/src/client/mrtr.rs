@@ -22,6 +22,17 @@ impl Client {
         params: Map<String, Value>,
         options: &RequestOptions,
     ) -> Result<RawJson, RequestError> {
+        self.send_with_input_rounds(method, params, options).await.map(|(raw, _)| raw)
+    }
+
+    /// [`Client::send_with_input`], saying also whether the result answered a retry (one
+    /// that followed `input_required` rounds): such a result is never cached.
+    pub(crate) async fn send_with_input_rounds(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &RequestOptions,
+    ) -> Result<(RawJson, bool), RequestError> {
         let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);
         match tokio::time::timeout(timeout, self.input_rounds(method, params, options)).await {
             Ok(outcome) => outcome,
@@ -35,12 +46,12 @@ impl Client {
         method: &str,
         params: Map<String, Value>,
         options: &RequestOptions,
-    ) -> Result<RawJson, RequestError> {
+    ) -> Result<(RawJson, bool), RequestError> {
         let max_rounds = self.inner.options.max_input_rounds;
         let mut responses: Option<Map<String, Value>> = None;
         let mut state: Option<String> = None;
         let mut backoff = Duration::from_millis(50);
-        for _ in 0..=max_rounds {
+        for n in 0..=max_rounds {
             let mut round = params.clone();
             if let Some(r) = responses.take() {
                 round.insert("inputResponses".into(), Value::Object(r));
@@ -50,9 +61,9 @@ impl Client {
             }
             let (kind, raw) = self.send(method, round, options).await?;
             match kind {
-                ResultType::Complete => return Ok(raw),
+                ResultType::Complete => return Ok((raw, n > 0)),
                 // The caller follows the task (only a tool call may become one).
-                ResultType::Task if method == methods::TOOLS_CALL => return Ok(raw),
+                ResultType::Task if method == methods::TOOLS_CALL => return Ok((raw, n > 0)),
                 ResultType::InputRequired => {
                     let result: InputRequiredResult =
                         serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)?;
