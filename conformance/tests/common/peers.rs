@@ -239,12 +239,12 @@ impl EverythingHttp {
             .spawn()
             .expect("cannot start everything-server");
         let mut server = EverythingHttp { child, addr };
-        let deadline = Instant::now() + Duration::from_secs(10);
+        let deadline = Instant::now() + Duration::from_secs(30);
         while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
             if let Some(status) = server.child.try_wait().unwrap() {
                 panic!("everything-server --http {addr} exited early with {status}");
             }
-            assert!(Instant::now() < deadline, "everything-server did not listen on {addr} within 10 s");
+            assert!(Instant::now() < deadline, "everything-server did not listen on {addr} within 30 s");
             thread::sleep(Duration::from_millis(20));
         }
         server

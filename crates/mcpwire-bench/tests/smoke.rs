@@ -59,10 +59,10 @@ fn http_server(mode: &str) -> (Server, String) {
     let addr = format!("127.0.0.1:{port}");
     let child =
         Command::new(ECHO).args(["--http", &addr, "--mode", mode]).stdout(Stdio::null()).spawn().unwrap();
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(&addr).is_ok() {
-            break;
-        }
+    // A loaded machine can take seconds to start a debug binary: wait, but not forever.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while std::net::TcpStream::connect(&addr).is_err() {
+        assert!(std::time::Instant::now() < deadline, "echo-server did not listen on {addr}");
         std::thread::sleep(Duration::from_millis(25));
     }
     (Server(child), format!("http://{addr}/mcp"))

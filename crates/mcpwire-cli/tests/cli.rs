@@ -16,7 +16,7 @@ use serde_json::Value;
 
 mod support;
 
-use support::{expect_code, spawn, stderr, stderr_lines, stdout, BIN};
+use support::{expect_code, spawn, start_http, stderr, stderr_lines, stdout, Running, BIN};
 
 /// The everything server as a stdio target.
 fn everything() -> String {
@@ -465,40 +465,30 @@ fn tools_list_2026(url: &str) -> String {
     )
 }
 
-/// Starts a command that prints `... at http://ADDR/mcp ...` on stderr; returns the URL.
-fn start_http(args: &[&str]) -> (Child, String, mpsc::Receiver<String>) {
-    let mut child = spawn(args);
-    let lines = stderr_lines(&mut child);
-    let mut seen = Vec::new();
-    let line = wait_for_line(&lines, "http://", &mut seen);
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
-    (child, url, lines)
-}
-
 #[test]
 fn serve_http_prints_its_url_and_serves_both_eras() {
-    let (mut child, url, _lines) = start_http(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
-    let response = post(&url, &[], INITIALIZE, "serverInfo");
+    let mut server = start_http(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
+    assert!(server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"), "{}", server.url);
+    let response = post(&server.url, &[], INITIALIZE, "serverInfo");
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("mcp-conformance-test-server"), "{response}");
-    let response = tools_list_2026(&url);
+    let response = tools_list_2026(&server.url);
     assert!(response.starts_with("HTTP/1.1 200") && response.contains("test_error_handling"), "{response}");
-    interrupt(&child);
-    assert_eq!(wait_status(&mut child, Duration::from_secs(20)), Some(130));
+    interrupt(&server.child);
+    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
 }
 
 #[test]
 fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
-    let (mut child, url, _lines) = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    let mut server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
     // 2025: an initialize handshake opens a session; the upstream's identity shows.
-    let response = post(&url, &[], INITIALIZE, "serverInfo");
+    let response = post(&server.url, &[], INITIALIZE, "serverInfo");
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("mcp-session-id"), "{response}");
     assert!(response.contains(r#""name":"mcp-conformance-test-server""#), "{response}");
     assert!(response.contains(r#""tools":{"listChanged":true}"#), "{response}");
     // 2026: a stateless tools/list is forwarded upstream.
-    let response = tools_list_2026(&url);
+    let response = tools_list_2026(&server.url);
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(
         response.contains(r#""resultType":"complete""#) && response.contains("test_simple_text"),
@@ -511,21 +501,21 @@ fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", "test_simple_text"),
     ];
-    let response = post(&url, &headers, body, "simple text response");
+    let response = post(&server.url, &headers, body, "simple text response");
     assert!(response.contains("This is a simple text response for testing."), "{response}");
-    interrupt(&child);
-    assert_eq!(wait_status(&mut child, Duration::from_secs(20)), Some(130));
+    interrupt(&server.child);
+    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
 }
 
 #[test]
 fn proxy_passes_a_cancellation_upstream() {
     // -v on both: the proxy relays its upstream's debug log, which notes the cancel.
     let upstream = format!("stdio:'{BIN}' -v serve --example everything");
-    let (mut child, url, lines) = start_http(&["-v", "proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let mut server = start_http(&["-v", "proxy", "--listen", "127.0.0.1:0", &upstream]);
     // A 2026 call to a tool that takes ~150 ms; the client hangs up after 50 ms, which
     // cancels the request downstream, and the proxy cancels its upstream request.
     let body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_reconnection","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    let rest = url.strip_prefix("http://").unwrap();
+    let rest = server.url.strip_prefix("http://").unwrap();
     let (host, path) = rest.split_at(rest.find('/').unwrap());
     let mut stream = TcpStream::connect(host).unwrap();
     let request = format!(
@@ -536,10 +526,10 @@ fn proxy_passes_a_cancellation_upstream() {
     thread::sleep(Duration::from_millis(50));
     drop(stream);
     let mut seen = Vec::new();
-    let line = wait_for_line(&lines, "request cancelled by the peer", &mut seen);
+    let line = wait_for_line(&server.lines, "request cancelled by the peer", &mut seen);
     assert!(line.contains("tools/call"), "{line}");
-    interrupt(&child);
-    assert_eq!(wait_status(&mut child, Duration::from_secs(20)), Some(130));
+    interrupt(&server.child);
+    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
 }
 
 #[test]
@@ -719,44 +709,23 @@ fn a_python_sdk_server_in_both_eras() {
     }
 }
 
-/// `serve --http` on a free port, stopped on drop.
-struct HttpExample(Child, String);
-
-impl Drop for HttpExample {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn http_example() -> HttpExample {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpwire"))
-        .args(["serve", "--example", "everything", "--http", &format!("127.0.0.1:{port}")])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    HttpExample(child, format!("http://127.0.0.1:{port}/mcp"))
+/// `serve --http` on a port the OS picks; the URL is the one the server prints once it
+/// listens, so no request races its start.
+fn http_example() -> Running {
+    start_http(&["serve", "--example", "everything", "--http", "127.0.0.1:0"])
 }
 
 #[test]
 fn http_targets_work_in_both_eras() {
     let server = http_example();
-    let info = mcpwire(&["--json", "info", &server.1]);
+    let info = mcpwire(&["--json", "info", &server.url]);
     expect_code(&info, 0);
     assert_eq!(json(&info)["protocolVersion"], "2026-07-28");
-    let call = mcpwire(&["call", &server.1, "test_x_mcp_header", "region=eu-west"]);
+    let call = mcpwire(&["call", &server.url, "test_x_mcp_header", "region=eu-west"]);
     expect_code(&call, 0);
     assert_eq!(stdout(&call).trim(), "Region: eu-west");
     let legacy =
-        mcpwire(&["--json", "call", "--protocol-version", "2025-11-25", &server.1, "test_error_handling"]);
+        mcpwire(&["--json", "call", "--protocol-version", "2025-11-25", &server.url, "test_error_handling"]);
     expect_code(&legacy, 1);
     assert_eq!(json(&legacy)["isError"], true);
     let refused = mcpwire(&["tools", "http://127.0.0.1:9/mcp"]);
@@ -769,7 +738,7 @@ fn login_needs_a_server_that_asks_for_authorization() {
     let server = http_example();
     let config = std::env::temp_dir().join(format!("mcpwire-login-{}", std::process::id()));
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpwire"))
-        .args(["login", &server.1, "--timeout", "5"])
+        .args(["login", &server.url, "--timeout", "5"])
         .env("XDG_CONFIG_HOME", &config)
         .output()
         .unwrap();
