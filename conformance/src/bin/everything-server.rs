@@ -1,5 +1,7 @@
-//! `everything-server --stdio` or `everything-server --http 127.0.0.1:PORT`: the
-//! conformance fixture server. Logs go to stderr (`RUST_LOG` sets the level).
+//! `everything-server --stdio` or `everything-server --http 127.0.0.1:PORT [--redis URL]`:
+//! the conformance fixture server. With `--redis`, every instance started with the same
+//! Redis URL is one logical server (docs/DEPLOY.md). Logs go to stderr (`RUST_LOG` sets
+//! the level).
 
 #![forbid(unsafe_code)]
 
@@ -7,7 +9,7 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: everything-server --stdio | --http ADDR (for example --http 127.0.0.1:3001; endpoint /mcp)"
+        "usage: everything-server --stdio | --http ADDR [--redis URL] (for example --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379; endpoint /mcp)"
     );
     ExitCode::from(2)
 }
@@ -21,22 +23,47 @@ async fn main() -> ExitCode {
         )
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let server = mcpwire_conformance::everything::server();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["--stdio"] => {
-            server.serve_stdio().await;
+            mcpwire_conformance::everything::server().serve_stdio().await;
             ExitCode::SUCCESS
         }
         ["--http", addr] => {
-            let service = mcpwire::http::McpService::new(server);
-            match mcpwire::http::serve(service, *addr, "/mcp").await {
-                Ok(()) => ExitCode::SUCCESS,
+            serve(mcpwire::http::McpService::new(mcpwire_conformance::everything::server()), addr).await
+        }
+        ["--http", addr, "--redis", url] | ["--redis", url, "--http", addr] => {
+            let cluster = match mcpwire::http::cluster::Cluster::connect(url).await {
+                Ok(c) => c,
                 Err(e) => {
-                    eprintln!("everything-server: cannot serve on {addr}: {e}");
+                    eprintln!("everything-server: cannot join the cluster at {url}: {e}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let builder = mcpwire_conformance::everything::builder();
+            match cluster.service(builder, mcpwire::http::HttpSettings::default()) {
+                Ok(service) => serve(service, addr).await,
+                Err(e) => {
+                    eprintln!("everything-server: {e}");
                     ExitCode::FAILURE
                 }
             }
         }
         _ => usage(),
+    }
+}
+
+/// Serves `service` at `http://ADDR/mcp` until the process ends, printing the URL on
+/// stderr once it listens (port 0 picks a free port).
+async fn serve(service: mcpwire::http::McpService, addr: &str) -> ExitCode {
+    match mcpwire::http::serve_with_shutdown(service, addr, "/mcp").await {
+        Ok(bound) => {
+            eprintln!("everything-server: serving at http://{}/mcp", bound.local_addr);
+            let _ = bound.task.await;
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("everything-server: cannot serve on {addr}: {e}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -34,6 +34,12 @@ pub async fn echo(text: String) -> String {
 /// - two middlewares that pass every request on, as a server with, say, an audit and a
 ///   metrics layer has.
 pub fn server() -> Result<Server, BuildError> {
+    builder().build()
+}
+
+/// The echo server's builder (to build it otherwise, as one instance of a cluster for
+/// example).
+pub fn builder() -> mcpwire::server::ServerBuilder {
     Server::builder("mcpwire-echo", env!("CARGO_PKG_VERSION"))
         .middleware(middleware_fn(|request, ctx, next| async move { next.run(request, ctx).await }))
         .middleware(middleware_fn(|request, ctx, next| async move { next.run(request, ctx).await }))
@@ -52,5 +58,4 @@ pub fn server() -> Result<Server, BuildError> {
                     vec![PromptMessage::text(Role::User, args.get("text").unwrap_or_default())]
                 }),
         )
-        .build()
 }

@@ -271,6 +271,12 @@ pub struct Serve {
     /// 127.0.0.1:8080 (port 0 picks a free port; the URL is printed on stderr).
     #[arg(long, value_name = "ADDR")]
     pub http: Option<String>,
+
+    /// With --http: serve as one instance of a cluster whose shared state lives in the
+    /// Redis at URL (redis://HOST:PORT); every instance started with the same URL is one
+    /// logical server behind a load balancer.
+    #[arg(long, value_name = "URL", requires = "http")]
+    pub redis: Option<String>,
 }
 
 /// `mcpwire proxy`.

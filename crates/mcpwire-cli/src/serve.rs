@@ -17,6 +17,22 @@ pub fn example(example: Example) -> anyhow::Result<Server> {
     })
 }
 
+/// The example server called `example`, served as one instance of the cluster at
+/// `redis` (its `requestState` key is the cluster's).
+async fn clustered(example: Example, redis: &str, max_message: usize) -> anyhow::Result<McpService> {
+    let cluster = mcpwire::http::cluster::Cluster::connect(redis).await.map_err(|e| {
+        Failure::connect(format!("cannot join the cluster at {redis}: {e}"))
+            .hint("start redis-server, or check the URL (redis://HOST:PORT)")
+    })?;
+    let builder = match example {
+        Example::Notes => mcpwire_examples::notes::builder(),
+        Example::Everything => mcpwire_examples::everything::builder(),
+        Example::Echo => mcpwire_bench::echo::builder(),
+    };
+    let settings = HttpSettings { max_body_bytes: max_message, ..HttpSettings::default() };
+    Ok(cluster.service(builder, settings)?)
+}
+
 /// The HTTP endpoint for `server`, reading request bodies up to `max_message` bytes.
 pub fn service(server: Server, max_message: usize) -> McpService {
     McpService::with_settings(server, HttpSettings { max_body_bytes: max_message, ..HttpSettings::default() })
@@ -30,8 +46,12 @@ pub async fn serve_stdio(server: &Server, max_message: usize) {
 /// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until Ctrl-C, printing the
 /// URL on stderr (`what` names it).
 pub async fn serve_http(server: Server, addr: &str, what: &str, max_message: usize) -> anyhow::Result<i32> {
+    serve_service(service(server, max_message), addr, what).await
+}
+
+/// Serves `service` at `http://ADDR/mcp` until Ctrl-C, printing the URL on stderr.
+async fn serve_service(service: McpService, addr: &str, what: &str) -> anyhow::Result<i32> {
     interrupt::install()?;
-    let service = service(server, max_message);
     let bound = serve_with_shutdown(service, addr, "/mcp").await.map_err(|e| {
         Failure::connect(format!("cannot listen on {addr}: {e}"))
             .hint("use HOST:PORT that is free on this machine, for example 127.0.0.1:8080 (port 0 picks one)")
@@ -53,12 +73,16 @@ pub async fn serve_http(server: Server, addr: &str, what: &str, max_message: usi
 
 /// `mcpwire serve`.
 pub async fn run(args: &Serve, max_message: usize) -> anyhow::Result<i32> {
-    let server = example(args.example)?;
     let what = match args.example {
         Example::Notes => "the notes example",
         Example::Everything => "the everything example",
         Example::Echo => "the echo example",
     };
+    if let (Some(addr), Some(redis)) = (&args.http, &args.redis) {
+        let service = clustered(args.example, redis, max_message).await?;
+        return serve_service(service, addr, what).await;
+    }
+    let server = example(args.example)?;
     match &args.http {
         Some(addr) => serve_http(server, addr, what, max_message).await,
         None => {

@@ -94,6 +94,12 @@ fn json_schema_2020_12() -> Value {
 
 /// Builds the everything server.
 pub fn server() -> Server {
+    builder().build().unwrap_or_else(|e| panic!("the everything server is misconfigured: {e}"))
+}
+
+/// The everything server's builder, with every tool, resource and prompt registered (to
+/// build it otherwise, as one instance of a cluster for example).
+pub fn builder() -> mcpwire::server::ServerBuilder {
     let builder = Server::builder(NAME, env!("CARGO_PKG_VERSION"))
         .title("MCP conformance test server (mcpwire)")
         .instructions("A fixture server for the MCP conformance suite.");
@@ -101,8 +107,7 @@ pub fn server() -> Server {
     let builder = interactive_tools(builder);
     let builder = mrtr_tools(builder);
     let builder = resources_and_prompts(builder);
-    let builder = crate::everything_tasks::task_tools(builder);
-    builder.build().unwrap_or_else(|e| panic!("the everything server is misconfigured: {e}"))
+    crate::everything_tasks::task_tools(builder)
 }
 
 fn content_tools(b: mcpwire::server::ServerBuilder) -> mcpwire::server::ServerBuilder {

@@ -125,6 +125,12 @@ fn listing(notes: &[Note]) -> String {
 
 /// The notes server, with two notes to start from.
 pub fn server() -> Result<Server, mcpwire::server::BuildError> {
+    builder().build()
+}
+
+/// The notes server's builder, with its tools, resources and prompts registered (to
+/// build it otherwise, as one instance of a cluster for example).
+pub fn builder() -> mcpwire::server::ServerBuilder {
     let notes = Notes::default();
     let seed = [
         ("Welcome", "This server keeps notes in memory. Try search_notes with query=mcp.", vec!["mcp"]),
@@ -209,5 +215,4 @@ pub fn server() -> Result<Server, mcpwire::server::BuildError> {
                     }
                 }),
         )
-        .build()
 }

@@ -30,6 +30,12 @@ pub trait EventStore: Send + Sync + 'static {
 
     /// Forgets a stream (its session ended).
     fn forget(&self, stream: &str);
+
+    /// A stream was opened for these requests (a store shared between instances keeps
+    /// them, to answer the ones that die with their instance). Does nothing by default.
+    fn stream_opened(&self, stream: &str, requests: &[mcpwire_protocol::RequestId]) {
+        let _ = (stream, requests);
+    }
 }
 
 /// Calls into a store with its panics contained: a broken store must cost resumption
@@ -57,6 +63,18 @@ pub(crate) mod guarded {
     /// [`EventStore::replay_after`], `None` (unknown id) if it panicked.
     pub(crate) fn replay_after(store: &dyn EventStore, last_event_id: &str) -> Option<Replay> {
         contain("replay_after", || store.replay_after(last_event_id))
+    }
+
+    /// [`EventStore::stream_opened`], with a panic logged and ignored.
+    pub(crate) fn stream_opened(
+        store: &dyn EventStore,
+        stream: &str,
+        requests: &[mcpwire_protocol::RequestId],
+    ) {
+        contain("stream_opened", || {
+            store.stream_opened(stream, requests);
+            Some(())
+        });
     }
 
     /// [`EventStore::forget`], with a panic logged and ignored.

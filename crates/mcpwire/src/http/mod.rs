@@ -12,6 +12,8 @@
 
 mod body;
 mod body_read;
+#[cfg(feature = "redis")]
+pub mod cluster;
 pub mod event_store;
 mod exchange;
 mod header_check;
@@ -106,6 +108,10 @@ pub struct HttpSettings {
     /// while a write waits, so idle connections and quiet streams are not affected, and
     /// a slow reader that keeps reading keeps its connection. Zero turns the limit off.
     pub write_timeout: Duration,
+    /// Serve as one instance of a cluster sharing state through Redis (default `None`:
+    /// this process alone). [`cluster::Cluster::service`] sets it.
+    #[cfg(feature = "redis")]
+    pub cluster: Option<cluster::Cluster>,
 }
 
 impl Default for HttpSettings {
@@ -127,6 +133,8 @@ impl Default for HttpSettings {
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(60),
             write_timeout: Duration::from_secs(60),
+            #[cfg(feature = "redis")]
+            cluster: None,
         }
     }
 }
@@ -188,9 +196,23 @@ impl McpService {
 
     /// The endpoint with chosen settings.
     pub fn with_settings(server: Server, settings: HttpSettings) -> Self {
+        #[cfg(feature = "redis")]
+        let settings = match &settings.cluster {
+            // Events go to Redis too, behind this instance's own store.
+            Some(c) => HttpSettings {
+                event_store: settings.event_store.clone().map(|local| -> Arc<dyn EventStore> {
+                    Arc::new(cluster::ClusterEventStore::new(local, c))
+                }),
+                ..settings
+            },
+            None => settings,
+        };
         let stateless_settings = Arc::new(HttpSettings { event_store: None, ..settings.clone() });
         let settings = Arc::new(settings);
-        let sessions = Arc::new(SessionTable::new(settings.max_sessions, settings.session_idle_timeout));
+        let sessions = SessionTable::new(settings.max_sessions, settings.session_idle_timeout);
+        #[cfg(feature = "redis")]
+        let sessions = sessions.in_cluster(settings.cluster.clone());
+        let sessions = Arc::new(sessions);
         let closing = CancellationToken::new();
         let tool_headers = header_check::ToolHeaders::new(&server);
         let request_slots = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
@@ -206,7 +228,12 @@ impl McpService {
             dispatcher,
             throwaway_sessions: Default::default(),
         };
-        McpService { inner: Arc::new(inner) }
+        let inner = Arc::new(inner);
+        #[cfg(feature = "redis")]
+        if let Some(cluster) = &inner.settings.cluster {
+            cluster.attach(&inner, &inner.server);
+        }
+        McpService { inner }
     }
 
     /// The number of live 2025 sessions.
@@ -225,6 +252,11 @@ impl McpService {
     /// by closing its stream, which cancels it), and answers later requests 503. Without
     /// it, open streams would keep a graceful shutdown waiting.
     pub fn shutdown(&self) {
+        // Other instances take this one's sessions over at once.
+        #[cfg(feature = "redis")]
+        if let Some(cluster) = &self.inner.settings.cluster {
+            cluster.leave();
+        }
         self.inner.closing.cancel();
         self.close_sessions();
     }
@@ -236,6 +268,28 @@ impl McpService {
         B::Data: Send,
         B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
     {
+        self.serve_request(request, true).await
+    }
+
+    /// Handles a request another instance of the cluster sent here: its session is
+    /// served here or nowhere.
+    #[cfg(feature = "redis")]
+    pub(crate) async fn handle_here(
+        &self,
+        request: HttpRequest<http_body_util::Full<bytes::Bytes>>,
+    ) -> Response<McpBody> {
+        self.serve_request(request, false).await
+    }
+
+    /// Handles one HTTP request; `route`: a 2025 session owned by another instance of
+    /// the cluster is served there.
+    async fn serve_request<B>(&self, request: HttpRequest<B>, route: bool) -> Response<McpBody>
+    where
+        B: http_body::Body + Send + 'static,
+        B::Data: Send,
+        B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let _ = route;
         let inner = &self.inner;
         if inner.closing.is_cancelled() {
             return status::error(
@@ -260,7 +314,11 @@ impl McpService {
         match parts.method {
             Method::POST => {}
             Method::GET | Method::DELETE if !modern_header && !stateless => {
-                return self.session_stream(&parts).await
+                #[cfg(feature = "redis")]
+                if let Some(response) = self.clustered(route, &parts, bytes::Bytes::new()).await {
+                    return response;
+                }
+                return self.session_stream(&parts).await;
             }
             _ => {
                 let mut response = status::error(
@@ -286,6 +344,12 @@ impl McpService {
             Ok(b) => b,
             Err(response) => return *response,
         };
+        #[cfg(feature = "redis")]
+        if !modern_header && !stateless {
+            if let Some(response) = self.clustered(route, &parts, bytes.clone()).await {
+                return response;
+            }
+        }
         let frame = match decode_frame(&bytes) {
             Ok(f) => f,
             Err(e) => return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message),
@@ -448,6 +512,10 @@ impl McpService {
             },
         };
         session.touch();
+        #[cfg(feature = "redis")]
+        if let Some(response) = self.share_session_state(&session, &messages, initialize.is_some()).await {
+            return response;
+        }
         if batch && !session.version.lock().map(|v| v.accepts_batches()).unwrap_or(false) {
             return status::error(
                 StatusCode::BAD_REQUEST,
@@ -504,6 +572,10 @@ impl McpService {
         session.touch();
         if parts.method == Method::DELETE {
             self.inner.sessions.remove(&session.id);
+            #[cfg(feature = "redis")]
+            if let Some(cluster) = &self.inner.settings.cluster {
+                cluster.forget_session(&session.id);
+            }
             session.close();
             return status::empty(StatusCode::OK);
         }
@@ -516,15 +588,22 @@ impl McpService {
             );
         }
         if let Some(last) = parts.headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
-            return match session.resume(last.trim()) {
-                Some(rx) => modern::sse_response(McpBody::session_stream(Vec::new(), rx)),
-                None => status::error(
-                    StatusCode::NOT_FOUND,
-                    None,
-                    codes::INVALID_REQUEST,
-                    "Unknown Last-Event-ID",
-                ),
-            };
+            if let Some(rx) = session.resume(last.trim()) {
+                return modern::sse_response(McpBody::session_stream(Vec::new(), rx));
+            }
+            // A stream of the session's previous owner in the cluster, which stopped.
+            #[cfg(feature = "redis")]
+            if let Some(cluster) = &self.inner.settings.cluster {
+                if let Some(events) = cluster.replay_remote(&session.id, last.trim()).await {
+                    return modern::sse_response(McpBody::full(events.concat()));
+                }
+            }
+            return status::error(
+                StatusCode::NOT_FOUND,
+                None,
+                codes::INVALID_REQUEST,
+                "Unknown Last-Event-ID",
+            );
         }
         match session.open_standalone() {
             Some(rx) => modern::sse_response(McpBody::session_stream(Vec::new(), rx)),

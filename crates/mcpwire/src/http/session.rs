@@ -107,6 +107,10 @@ pub(crate) struct Session {
     pub(crate) version: Mutex<ProtocolVersion>,
     /// The session's connection: fed by its POSTs, in their own tasks.
     conn: Direct<SessionHandler>,
+    /// The session's state, for a restore after a takeover (the connection's handler
+    /// holds the same).
+    #[cfg(feature = "redis")]
+    stateful: StatefulSession,
     /// Set when the session starts closing: requests delivered after it get no `-32800`
     /// terminator.
     closed: AtomicBool,
@@ -151,23 +155,33 @@ impl Session {
         id: String,
         principal: Option<String>,
         version: ProtocolVersion,
+        first_stream: u64,
     ) -> Arc<Session> {
         Arc::new_cyclic(|weak: &Weak<Session>| {
             let route: Weak<dyn Route> = weak.clone();
-            let handler = SessionHandler(StatefulSession::new(server.clone()));
+            let stateful = StatefulSession::new(server.clone());
             Session {
+                #[cfg(feature = "redis")]
+                stateful: stateful.clone(),
                 id,
                 principal,
                 version: Mutex::new(version),
-                conn: Direct::new(handler, route, server.inner.dispatcher.clone()),
+                conn: Direct::new(SessionHandler(stateful), route, server.inner.dispatcher.clone()),
                 closed: AtomicBool::new(false),
                 runtime: tokio::runtime::Handle::current(),
                 streams: Mutex::new(Streams::default()),
                 last_active: AtomicU64::new(ticks(Instant::now())),
-                next_stream: AtomicU64::new(1),
+                next_stream: AtomicU64::new(first_stream.max(1)),
                 settings,
             }
         })
+    }
+
+    /// Sets up a session taken over from another instance of a cluster (see
+    /// [`StatefulSession::restore`]).
+    #[cfg(feature = "redis")]
+    pub(crate) fn restore(&self, journal: &[mcpwire_protocol::Request]) {
+        self.stateful.restore(journal, self.conn.peer());
     }
 
     /// Marks the session as used now.
@@ -224,6 +238,9 @@ impl Session {
         let (tx, rx) = stream_queue(self.settings.stream_queue.max(requests.len() + 1));
         if !json && self.resumable() {
             let store = self.settings.event_store.as_deref();
+            if let Some(store) = store {
+                guarded::stream_opened(store, &name, requests);
+            }
             if let Some(id) = store.and_then(|s| guarded::store(s, &name, Bytes::new())) {
                 let _ = tx.try_send(sse::priming(&id, self.settings.sse_retry_ms));
             }

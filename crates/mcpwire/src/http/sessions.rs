@@ -19,6 +19,9 @@ pub(crate) struct SessionTable {
     max: usize,
     idle: Duration,
     reaper_started: AtomicBool,
+    /// The cluster whose records of expired sessions this table deletes.
+    #[cfg(feature = "redis")]
+    cluster: Option<super::cluster::Cluster>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -57,7 +60,16 @@ impl SessionTable {
             max: max.max(1),
             idle,
             reaper_started: AtomicBool::new(false),
+            #[cfg(feature = "redis")]
+            cluster: None,
         }
+    }
+
+    /// The table of one instance of `cluster`: an expired session's record goes too.
+    #[cfg(feature = "redis")]
+    pub(crate) fn in_cluster(mut self, cluster: Option<super::cluster::Cluster>) -> Self {
+        self.cluster = cluster;
+        self
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -83,9 +95,34 @@ impl SessionTable {
         if map.len() >= self.max {
             return Err(());
         }
-        let session = Session::start(server, settings.clone(), id, principal, version);
+        let session = Session::start(server, settings.clone(), id, principal, version, 1);
         map.insert(key, session.clone());
         Ok(session)
+    }
+
+    /// Starts a session under an id another instance of a cluster minted (a takeover),
+    /// numbering its streams from `first_stream` so that their names differ from the
+    /// previous owner's; `None` if the id is malformed, taken here, or the table is full.
+    #[cfg(feature = "redis")]
+    pub(crate) fn adopt(
+        self: &Arc<Self>,
+        server: &Server,
+        settings: &Arc<HttpSettings>,
+        id: &str,
+        principal: Option<String>,
+        version: ProtocolVersion,
+        first_stream: u64,
+    ) -> Option<Arc<Session>> {
+        self.start_reaper();
+        let key = key_of(id)?;
+        let mut map = lock(&self.map);
+        if map.len() >= self.max || map.contains_key(&key) {
+            return None;
+        }
+        let session =
+            Session::start(server, settings.clone(), id.to_owned(), principal, version, first_stream);
+        map.insert(key, session.clone());
+        Some(session)
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
@@ -113,6 +150,10 @@ impl SessionTable {
         };
         for s in expired {
             tracing::debug!(session = %s.id, "session expired");
+            #[cfg(feature = "redis")]
+            if let Some(cluster) = &self.cluster {
+                cluster.forget_session(&s.id);
+            }
             s.close();
         }
     }

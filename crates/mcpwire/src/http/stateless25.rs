@@ -108,8 +108,14 @@ impl McpService {
         }
         let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
         let name = format!("stateless-{}", inner.throwaway_sessions.fetch_add(1, Ordering::Relaxed) + 1);
-        let session =
-            Session::start(&inner.server, inner.stateless_settings.clone(), name, principal, version.clone());
+        let session = Session::start(
+            &inner.server,
+            inner.stateless_settings.clone(),
+            name,
+            principal,
+            version.clone(),
+            1,
+        );
         let guard = (CloseOnDrop(session.clone()), slot);
         let initialize =
             matches!(messages.as_slice(), [Message::Request(r)] if r.method == methods::INITIALIZE);

@@ -139,7 +139,13 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: Arc<tasks::Tasks>,
     /// Whether any tool runs as a task (the extension is advertised, `tasks/*` served).
     pub(crate) tasks_enabled: bool,
+    /// Where [`Server::notify`] also sends each change, beyond this process's clients
+    /// (the other instances of a cluster); set at most once.
+    pub(crate) relay: std::sync::OnceLock<EventRelay>,
 }
+
+/// Carries a change event beyond this process (see [`Server::relay_events`]).
+pub(crate) type EventRelay = Box<dyn Fn(&ServerEvent) + Send + Sync>;
 
 /// An MCP server: what was registered, ready to serve any number of connections.
 /// Cheap to clone.
@@ -222,9 +228,25 @@ impl Server {
 
     /// Publishes a change to every connected client that asked for it.
     pub fn notify(&self, event: ServerEvent) {
+        if let Some(relay) = self.inner.relay.get() {
+            relay(&event);
+        }
+        self.publish_local(event);
+    }
+
+    /// Publishes a change to this process's clients only (a change another instance of
+    /// a cluster made).
+    pub(crate) fn publish_local(&self, event: ServerEvent) {
         // 2025 sessions get it queued now; 2026 listen streams through the broadcast.
         self.inner.sessions.publish(&self.inner.capabilities, &event);
         self.inner.bus.publish(event);
+    }
+
+    /// Sends every later [`Server::notify`] event to `relay` too (the first relay set
+    /// stays).
+    #[cfg(feature = "redis")]
+    pub(crate) fn relay_events(&self, relay: EventRelay) {
+        let _ = self.inner.relay.set(relay);
     }
 
     /// Serves one connection on `transport` until it closes, in both eras (the first
@@ -549,6 +571,7 @@ impl ServerBuilder {
             inner: Arc::new(ServerInner {
                 tasks: Arc::new(tasks::Tasks::new(task_store, self.task_config)),
                 tasks_enabled,
+                relay: std::sync::OnceLock::new(),
                 server_info: reply::ServerInfo::new(&self.info),
                 info: self.info,
                 instructions: self.instructions,

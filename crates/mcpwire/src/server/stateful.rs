@@ -76,6 +76,37 @@ impl StatefulSession {
         }
     }
 
+    /// Sets up a session taken over from another instance of a cluster: applies the
+    /// requests that set its state there (`initialize`, `logging/setLevel`,
+    /// `resources/subscribe` and `unsubscribe`), oldest first, answering none of them.
+    #[cfg(feature = "redis")]
+    pub(crate) fn restore(&self, journal: &[Request], peer: &Peer) {
+        for request in journal {
+            let params = request.params.as_deref();
+            let restored = match request.method.as_str() {
+                methods::INITIALIZE => parse(params).and_then(|p| self.initialize(p, peer)).map(drop),
+                method => match self.session() {
+                    Some(session) => match method {
+                        methods::LOGGING_SET_LEVEL => parse::<SetLevelRequestParams>(params).map(|p| {
+                            *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(p.level);
+                        }),
+                        methods::RESOURCES_SUBSCRIBE => {
+                            parse::<SubscribeRequestParams>(params).map(|p| session.subscribe(p.uri))
+                        }
+                        methods::RESOURCES_UNSUBSCRIBE => {
+                            parse::<UnsubscribeRequestParams>(params).map(|p| session.unsubscribe(&p.uri))
+                        }
+                        _ => Ok(()),
+                    },
+                    None => Ok(()),
+                },
+            };
+            if let Err(e) = restored {
+                tracing::debug!(method = %request.method, "a journalled request did not apply again: {e}");
+            }
+        }
+    }
+
     fn session(&self) -> Option<Arc<SessionInfo>> {
         self.session.read().unwrap_or_else(|e| e.into_inner()).clone()
     }

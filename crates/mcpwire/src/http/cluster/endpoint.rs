@@ -1,0 +1,149 @@
+//! The endpoint's side of a cluster: where a 2025 request is served (here, tunnelled
+//! to the session's owner, or here after taking the session over), and what of a
+//! session's state is written to Redis.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{Response, StatusCode};
+use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, Request};
+
+use super::{Cluster, SessionRecord};
+use crate::http::session::Session;
+use crate::http::{headers, status, McpBody, McpService};
+
+/// The requests whose effect on a session is journalled for a takeover.
+fn sets_session_state(method: &str) -> bool {
+    matches!(
+        method,
+        methods::INITIALIZE
+            | methods::LOGGING_SET_LEVEL
+            | methods::RESOURCES_SUBSCRIBE
+            | methods::RESOURCES_UNSUBSCRIBE
+    )
+}
+
+fn store_unavailable() -> Response<McpBody> {
+    status::error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        codes::INTERNAL_ERROR,
+        "The session store is unavailable; try again later",
+    )
+}
+
+impl McpService {
+    fn cluster(&self) -> Option<&Cluster> {
+        self.inner.settings.cluster.as_ref()
+    }
+
+    /// Serves a request for a 2025 session that this instance does not hold: tunnelled
+    /// to its live owner, or `None` to serve it here (the session is here now, taken
+    /// over from an owner that stopped, or unknown: the usual 404 follows). `route` is
+    /// false for a request another instance tunnelled here.
+    pub(crate) async fn clustered(
+        &self,
+        route: bool,
+        parts: &http::request::Parts,
+        body: Bytes,
+    ) -> Option<Response<McpBody>> {
+        let cluster = self.cluster()?;
+        let id = parts.headers.get(&headers::SESSION_ID_NAME)?.to_str().ok()?.trim();
+        if self.inner.sessions.get(id).is_some() {
+            cluster.refresh_session(id);
+            return None;
+        }
+        if !route {
+            return None;
+        }
+        // Twice: a takeover lost to another instance is followed to the winner.
+        for _ in 0..2 {
+            let record = match cluster.lookup_session(id).await {
+                Ok(Some(record)) => record,
+                Ok(None) => return None,
+                Err(e) => {
+                    tracing::warn!("could not look a session up in redis: {e}");
+                    return Some(store_unavailable());
+                }
+            };
+            if record.owner != cluster.instance_id() {
+                match cluster.is_alive(&record.owner).await {
+                    Ok(true) => return Some(cluster.forward(&record.owner, parts, body).await),
+                    Ok(false) => {}
+                    Err(_) => return Some(store_unavailable()),
+                }
+            }
+            match cluster.claim_session(id, &record.owner).await {
+                Ok(Some(generation)) => {
+                    self.adopt(id, record, generation);
+                    return None;
+                }
+                Ok(None) => continue,
+                Err(_) => return Some(store_unavailable()),
+            }
+        }
+        None
+    }
+
+    /// Starts session `id` here from its record, in the state its journal sets.
+    fn adopt(&self, id: &str, record: SessionRecord, generation: u64) {
+        let version = ProtocolVersion::parse(&record.version);
+        // Stream names carry the generation, so they never repeat an earlier owner's.
+        let first_stream = generation << 32;
+        let Some(session) = self.inner.sessions.adopt(
+            &self.inner.server,
+            &self.inner.settings,
+            id,
+            record.principal,
+            version,
+            first_stream,
+        ) else {
+            tracing::warn!(session = id, "could not take a session over (the table is full)");
+            return;
+        };
+        let journal: Vec<Request> = record
+            .journal
+            .iter()
+            .filter_map(|raw| match decode_frame(raw) {
+                Ok(Frame::Single(Message::Request(r))) => Some(r),
+                _ => None,
+            })
+            .collect();
+        session.restore(&journal);
+        tracing::info!(session = id, previous = %record.owner, "took a session over");
+    }
+
+    /// Writes what a POST changes of a session's shared state: a new session's record
+    /// (with its `initialize`), or a state-setting request in its journal. A response
+    /// when Redis cannot take it (the session is then not usable cluster-wide).
+    pub(crate) async fn share_session_state(
+        &self,
+        session: &Arc<Session>,
+        messages: &[Message],
+        initialize: bool,
+    ) -> Option<Response<McpBody>> {
+        let cluster = self.cluster()?;
+        for message in messages {
+            let Message::Request(request) = message else { continue };
+            if !sets_session_state(&request.method) {
+                continue;
+            }
+            let raw = message.to_vec();
+            let written = if initialize {
+                let version = session.version.lock().map(|v| v.as_str().to_owned()).unwrap_or_default();
+                cluster.register_session(&session.id, session.principal.as_deref(), &version, &raw).await
+            } else {
+                cluster.journal(&session.id, &raw).await
+            };
+            if let Err(e) = written {
+                tracing::warn!(session = %session.id, "could not write session state to redis: {e}");
+                if initialize {
+                    self.inner.sessions.remove(&session.id);
+                    session.close();
+                }
+                return Some(store_unavailable());
+            }
+        }
+        None
+    }
+}

@@ -1,0 +1,187 @@
+//! Session records in Redis: who owns each 2025 session, and the journal of the
+//! requests that set its state, so that another instance can take it over.
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use redis::Value;
+
+use super::Cluster;
+
+/// A 2025 session as Redis knows it.
+#[derive(Debug)]
+pub(crate) struct SessionRecord {
+    /// The instance that serves it.
+    pub(crate) owner: String,
+    /// The principal that created it.
+    pub(crate) principal: Option<String>,
+    /// The negotiated protocol version.
+    pub(crate) version: String,
+    /// The requests that set its state, oldest first (JSON).
+    pub(crate) journal: Vec<Bytes>,
+}
+
+/// Deletes the record if `ARGV[1]` owns it.
+const FORGET: &str = r"
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
+  return redis.call('DEL', KEYS[1], KEYS[2])
+end
+return 0
+";
+
+/// Hands the session to `ARGV[2]` if `ARGV[1]` still owns it; answers the new
+/// generation, or -1 when someone else took it first (or the record is gone).
+const CLAIM: &str = r"
+if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
+  redis.call('HSET', KEYS[1], 'owner', ARGV[2])
+  return redis.call('HINCRBY', KEYS[1], 'generation', 1)
+end
+return -1
+";
+
+impl Cluster {
+    fn session_key(&self, id: &str) -> String {
+        self.key("session", id)
+    }
+
+    fn journal_key(&self, id: &str) -> String {
+        self.key("journal", id)
+    }
+
+    fn session_ttl_ms(&self) -> u64 {
+        self.shared.options.session_ttl.as_millis().max(1) as u64
+    }
+
+    /// Records a new session owned by this instance, with its `initialize` request.
+    pub(crate) async fn register_session(
+        &self,
+        id: &str,
+        principal: Option<&str>,
+        version: &str,
+        initialize: &[u8],
+    ) -> Result<(), redis::RedisError> {
+        let (key, journal) = (self.session_key(id), self.journal_key(id));
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .cmd("HSET")
+            .arg(&key)
+            .arg("owner")
+            .arg(&self.shared.id)
+            .arg("version")
+            .arg(version)
+            .arg("generation")
+            .arg(0)
+            .ignore();
+        if let Some(principal) = principal {
+            pipe.cmd("HSET").arg(&key).arg("principal").arg(principal).ignore();
+        }
+        pipe.cmd("DEL").arg(&journal).ignore();
+        pipe.cmd("RPUSH").arg(&journal).arg(initialize).ignore();
+        pipe.cmd("PEXPIRE").arg(&key).arg(self.session_ttl_ms()).ignore();
+        pipe.cmd("PEXPIRE").arg(&journal).arg(self.session_ttl_ms()).ignore();
+        pipe.query_async(&mut self.redis()).await
+    }
+
+    /// Adds a state-setting request to a session's journal and keeps the record alive.
+    pub(crate) async fn journal(&self, id: &str, request: &[u8]) -> Result<(), redis::RedisError> {
+        let (key, journal) = (self.session_key(id), self.journal_key(id));
+        redis::pipe()
+            .atomic()
+            .cmd("RPUSH")
+            .arg(&journal)
+            .arg(request)
+            .ignore()
+            .cmd("PEXPIRE")
+            .arg(&key)
+            .arg(self.session_ttl_ms())
+            .ignore()
+            .cmd("PEXPIRE")
+            .arg(&journal)
+            .arg(self.session_ttl_ms())
+            .ignore()
+            .query_async(&mut self.redis())
+            .await
+    }
+
+    /// Keeps a used session's record alive (in the background: the request goes on).
+    pub(crate) fn refresh_session(&self, id: &str) {
+        let (key, journal, ttl) = (self.session_key(id), self.journal_key(id), self.session_ttl_ms());
+        let mut redis = self.redis();
+        tokio::spawn(async move {
+            let refreshed: Result<(), _> = redis::pipe()
+                .cmd("PEXPIRE")
+                .arg(&key)
+                .arg(ttl)
+                .ignore()
+                .cmd("PEXPIRE")
+                .arg(&journal)
+                .arg(ttl)
+                .ignore()
+                .query_async(&mut redis)
+                .await;
+            if let Err(e) = refreshed {
+                tracing::debug!("could not refresh a session record: {e}");
+            }
+        });
+    }
+
+    /// The record of session `id`, if Redis has one.
+    pub(crate) async fn lookup_session(&self, id: &str) -> Result<Option<SessionRecord>, redis::RedisError> {
+        let (fields, journal): (HashMap<String, Value>, Vec<Vec<u8>>) = redis::pipe()
+            .cmd("HGETALL")
+            .arg(self.session_key(id))
+            .cmd("LRANGE")
+            .arg(self.journal_key(id))
+            .arg(0)
+            .arg(-1)
+            .query_async(&mut self.redis())
+            .await?;
+        let text = |name: &str| match fields.get(name) {
+            Some(Value::BulkString(b)) => String::from_utf8(b.clone()).ok(),
+            Some(Value::SimpleString(s)) => Some(s.clone()),
+            Some(Value::Int(i)) => Some(i.to_string()),
+            _ => None,
+        };
+        let Some(owner) = text("owner") else { return Ok(None) };
+        Ok(Some(SessionRecord {
+            owner,
+            principal: text("principal"),
+            version: text("version").unwrap_or_default(),
+            journal: journal.into_iter().map(Bytes::from).collect(),
+        }))
+    }
+
+    /// Takes session `id` over from `previous` (gone): the new generation, or `None`
+    /// if another instance took it first.
+    pub(crate) async fn claim_session(
+        &self,
+        id: &str,
+        previous: &str,
+    ) -> Result<Option<u64>, redis::RedisError> {
+        let generation: i64 = redis::Script::new(CLAIM)
+            .key(self.session_key(id))
+            .arg(previous)
+            .arg(&self.shared.id)
+            .invoke_async(&mut self.redis())
+            .await?;
+        Ok(u64::try_from(generation).ok())
+    }
+
+    /// Deletes session `id`'s record if this instance owns it (the session ended here:
+    /// DELETE or idle expiry).
+    pub(crate) fn forget_session(&self, id: &str) {
+        let (key, journal, me) = (self.session_key(id), self.journal_key(id), self.shared.id.clone());
+        let mut redis = self.redis();
+        tokio::spawn(async move {
+            let deleted = redis::Script::new(FORGET)
+                .key(key)
+                .key(journal)
+                .arg(me)
+                .invoke_async::<i64>(&mut redis)
+                .await;
+            if let Err(e) = deleted {
+                tracing::warn!("could not delete an ended session's record: {e}");
+            }
+        });
+    }
+}
