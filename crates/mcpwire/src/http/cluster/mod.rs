@@ -19,6 +19,9 @@
 //!   sessions and 2026 `subscriptions/listen` streams of every instance.
 //! - Every instance seals and opens 2026 `requestState` with one shared key, so an MRTR
 //!   retry may land anywhere.
+//! - Task records live in Redis ([`RedisTaskStore`]): any instance answers `tasks/get`;
+//!   an answer or a cancellation reaching another instance is carried to the one that
+//!   runs the task's handler.
 //!
 //! ```no_run
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -35,6 +38,7 @@
 mod endpoint;
 mod events;
 mod records;
+mod tasks;
 mod tunnel;
 mod wire;
 
@@ -53,6 +57,7 @@ use crate::server::{BuildError, Server, ServerBuilder};
 
 pub(crate) use events::ClusterEventStore;
 pub(crate) use records::SessionRecord;
+pub use tasks::RedisTaskStore;
 use wire::Frame;
 
 use super::{HttpSettings, McpService};
@@ -225,10 +230,13 @@ impl Cluster {
             .unwrap_or_else(|_| unreachable!("one key is enough for a sealer"))
     }
 
-    /// Builds `builder`'s server with the shared `requestState` key and serves it as
-    /// one instance of this cluster: the one call a clustered endpoint needs.
+    /// Builds `builder`'s server with the shared `requestState` key and task store, and
+    /// serves it as one instance of this cluster: the one call a clustered endpoint needs.
     pub fn service(&self, builder: ServerBuilder, settings: HttpSettings) -> Result<McpService, BuildError> {
-        let server = builder.request_state_sealer(self.request_state_sealer()).build()?;
+        let server = builder
+            .request_state_sealer(self.request_state_sealer())
+            .task_store(self.task_store())
+            .build()?;
         Ok(McpService::with_settings(server, HttpSettings { cluster: Some(self.clone()), ..settings }))
     }
 
@@ -411,6 +419,10 @@ impl Cluster {
                     token.cancel();
                 }
             }
+            Frame::TaskSignal { task, signal } => match serde_json::from_value(signal) {
+                Ok(signal) => self.receive_task_signal(task, signal),
+                Err(e) => tracing::debug!("ignored a malformed task signal: {e}"),
+            },
             Frame::Event { from, event } => {
                 if from != self.shared.id {
                     if let Some(endpoint) = self.endpoint() {

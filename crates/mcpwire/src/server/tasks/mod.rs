@@ -18,7 +18,7 @@ mod store;
 
 pub use mcpwire_protocol::tools::TaskSupport;
 pub use memory::MemoryTaskStore;
-pub use store::{StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
+pub use store::{StoreFuture, TaskChange, TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 
 pub(crate) use runtime::{TaskLink, Tasks};
 pub(crate) use serve::{has_core_tasks, tasks_extension_required};

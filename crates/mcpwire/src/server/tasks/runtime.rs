@@ -15,7 +15,7 @@ use mcpwire_protocol::tools::CallToolResult;
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::store::{TaskRecord, TaskStore, TaskStoreError};
+use super::store::{TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 use super::TaskConfig;
 use crate::error::McpError;
 
@@ -287,8 +287,13 @@ impl Tasks {
     pub(crate) async fn answer(&self, id: &str, responses: InputResponses) -> Result<(), McpError> {
         let running = self.running().get(id).cloned();
         let Some(running) = running else {
-            // Not running here: known (finished) tasks ignore late answers.
-            return self.get(id).await.map(|_| ());
+            // Not running here: another instance may run it; finished tasks ignore late
+            // answers.
+            let record = self.get(id).await?;
+            if !record.status().is_terminal() {
+                self.store.signal(id, TaskSignal::Answer { responses }).await.map_err(store_error)?;
+            }
+            return Ok(());
         };
         let mut inputs = running.inputs.lock().await;
         for (key, response) in responses {
@@ -300,14 +305,39 @@ impl Tasks {
         Ok(())
     }
 
+    /// Acts on a signal another instance sent for a task running here.
+    #[cfg(feature = "redis")]
+    pub(crate) async fn receive_signal(&self, id: &str, signal: TaskSignal) {
+        let Some(running) = self.running().get(id).cloned() else { return };
+        match signal {
+            TaskSignal::Answer { responses } => {
+                if let Err(e) = self.answer(id, responses).await {
+                    tracing::debug!(task = id, "answers from another instance did not apply: {e}");
+                }
+            }
+            // The sender recorded the cancellation already.
+            TaskSignal::Cancel => running.cancel.cancel(),
+        }
+    }
+
     /// `tasks/cancel`: records `cancelled` (unless finished) and fires the handler's
     /// token. Returns the record as it was before.
     pub(crate) async fn cancel(&self, id: &str) -> Result<TaskRecord, McpError> {
         let before = self.get(id).await?;
         if !before.status().is_terminal() {
             self.record(id, TaskState::Cancelled).await;
-            if let Some(running) = self.running().get(id) {
-                running.cancel.cancel();
+            let running = self.running().get(id).cloned();
+            match running {
+                Some(running) => running.cancel.cancel(),
+                // Another instance may run it: its handler is told to stop.
+                None => {
+                    if let Err(e) = self.store.signal(id, TaskSignal::Cancel).await {
+                        tracing::warn!(
+                            task = id,
+                            "could not tell a task's instance of its cancellation: {e}"
+                        );
+                    }
+                }
             }
         }
         Ok(before)

@@ -97,6 +97,20 @@ pub enum TaskStoreError {
     Backend(String),
 }
 
+/// What a client asked of a task that runs in another process (a store shared by many
+/// instances of one server carries it there: see [`TaskStore::signal`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TaskSignal {
+    /// `tasks/update`: answers to the task's input requests.
+    Answer {
+        /// The answers, by input request key.
+        responses: mcpwire_protocol::mrtr::InputResponses,
+    },
+    /// `tasks/cancel`.
+    Cancel,
+}
+
 /// A change applied to one record, atomically with respect to other changes.
 pub type TaskChange<'a> = Box<dyn FnOnce(&mut TaskRecord) + Send + 'a>;
 
@@ -127,4 +141,16 @@ pub trait TaskStore: Send + Sync + 'static {
         after: Option<&'a str>,
         limit: usize,
     ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>>;
+
+    /// Carries `signal` to the process running `task_id`, when that is not this one (a
+    /// store shared by many instances knows which runs it); `Ok(false)` when no other
+    /// process runs it. A store of one process (the default) has nowhere to carry it.
+    fn signal<'a>(
+        &'a self,
+        task_id: &'a str,
+        signal: TaskSignal,
+    ) -> StoreFuture<'a, Result<bool, TaskStoreError>> {
+        let _ = (task_id, signal);
+        Box::pin(async { Ok(false) })
+    }
 }

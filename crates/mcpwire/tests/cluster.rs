@@ -1,0 +1,294 @@
+//! Instances of one server sharing state through a real Redis (`http::cluster`): tasks
+//! created on one instance, followed, answered and cancelled through another; an MRTR
+//! `requestState` sealed by one instance and opened by another; a 2025 session used
+//! through both, its state (log level) kept when its owner leaves, and ended everywhere
+//! by a DELETE on either; Redis gone: a clear error in time, never a hang.
+//!
+//! Needs `redis-server` (Debian's package; CI installs it). Without it the tests fail,
+//! unless `MCPWIRE_SKIP_REDIS=1`.
+#![cfg(feature = "redis")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod mcp_http;
+mod raw_http;
+
+use std::net::SocketAddr;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcp_http::{answer, in_session, initialize_body, modern, open_session, V25};
+use mcpwire::client::{Client, ToolCallStart};
+use mcpwire::error::McpError;
+use mcpwire::http::cluster::Cluster;
+use mcpwire::http::{serve_with_shutdown, HttpSettings};
+use mcpwire::protocol::elicitation::{ElicitRequestParams, ElicitResult, ElicitValue};
+use mcpwire::protocol::logging::LoggingLevel;
+use mcpwire::protocol::mrtr::{InputResponse, InputResponses};
+use mcpwire::protocol::tasks::TaskStatus;
+use mcpwire::protocol::tools::TaskSupport;
+use mcpwire::server::{tool, Ctx, Server, ServerBuilder};
+use raw_http::{send, Req};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+/// A `redis-server` on a free loopback port, killed when dropped.
+struct Redis {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn redis() -> Option<Redis> {
+    if std::env::var_os("MCPWIRE_SKIP_REDIS").is_some() {
+        eprintln!("MCPWIRE_SKIP_REDIS is set: skipped");
+        return None;
+    }
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new("redis-server")
+        .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-server is needed (apt-get install redis-server), or set MCPWIRE_SKIP_REDIS=1");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "redis-server did not listen on {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Some(Redis { child, url: format!("redis://127.0.0.1:{port}") })
+}
+
+/// What the test sees of the handlers that ran on any instance.
+#[derive(Default)]
+struct Seen {
+    cancelled: AtomicBool,
+}
+
+/// A form asking for a name.
+fn ask(message: &str) -> ElicitRequestParams {
+    let form = json!({ "message": message, "requestedSchema": {
+        "type": "object", "properties": { "name": { "type": "string" } }, "required": ["name"] } });
+    serde_json::from_value(form).unwrap()
+}
+
+fn builder(seen: Arc<Seen>) -> ServerBuilder {
+    Server::builder("cluster-test", "1")
+        .tool(tool("two_names").task_support(TaskSupport::Required).handler(|ctx: Ctx| async move {
+            let first = ctx.elicit_as("first", ask("First?")).await?;
+            let second = ctx.elicit_as("second", ask("Second?")).await?;
+            Ok::<_, McpError>(format!("{} and {}", name(&first), name(&second)))
+        }))
+        .tool(tool("wait_for_cancel").task_support(TaskSupport::Required).handler(move |ctx: Ctx| {
+            let seen = seen.clone();
+            async move {
+                ctx.cancellation().cancelled().await;
+                seen.cancelled.store(true, Ordering::SeqCst);
+                Ok::<_, McpError>("stopped".to_owned())
+            }
+        }))
+        .tool(tool("log_twice").handler(|ctx: Ctx| async move {
+            ctx.log(LoggingLevel::Info, "an info line").await;
+            ctx.log(LoggingLevel::Error, "an error line").await;
+            "logged"
+        }))
+        .tool(tool("greet").handler(|ctx: Ctx| async move {
+            let answer = ctx.elicit_as("name", ask("Name?")).await?;
+            Ok::<_, McpError>(format!("Hello, {}!", name(&answer)))
+        }))
+}
+
+fn name(result: &ElicitResult) -> String {
+    match result.content.as_ref().and_then(|c| c.get("name")) {
+        Some(ElicitValue::String(name)) => name.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// One instance on a free port.
+struct Instance {
+    addr: SocketAddr,
+    shutdown: CancellationToken,
+}
+
+async fn instance(redis: &Redis, seen: &Arc<Seen>) -> Instance {
+    let cluster = Cluster::connect(&redis.url).await.unwrap();
+    let service = cluster.service(builder(seen.clone()), HttpSettings::default()).unwrap();
+    let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
+    Instance { addr: bound.local_addr, shutdown: bound.shutdown }
+}
+
+async fn client(instance: &Instance) -> Client {
+    let url = format!("http://{}/mcp", instance.addr);
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
+    // Declares elicitation (the tasks' questions are answered with `tasks/update` here).
+    Client::builder("cluster-test-client", "1")
+        .on_elicitation(|_params| async {
+            Ok(serde_json::from_value(json!({ "action": "decline" })).unwrap())
+        })
+        .connect(transport)
+        .await
+        .unwrap()
+}
+
+fn accept(name: &str) -> InputResponse {
+    serde_json::from_value(json!({ "action": "accept", "content": { "name": name } })).unwrap()
+}
+
+/// Polls `tasks/get` through `client` until the task has `status`.
+async fn until(
+    client: &Client,
+    task: &str,
+    status: TaskStatus,
+) -> mcpwire::protocol::tasks_ext::DetailedTask {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let got = client.get_task(task).await.unwrap();
+        if got.task().status == status {
+            return got;
+        }
+        assert!(Instant::now() < deadline, "task {task} never reached {status:?}: {got:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_started_on_one_instance_is_followed_answered_and_cancelled_through_another() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let (on_a, on_b) = (client(&a).await, client(&b).await);
+
+    let ToolCallStart::Task(task) =
+        on_a.start_tool_call("two_names", json!({}), Default::default()).await.unwrap()
+    else {
+        panic!("two_names runs as a task")
+    };
+    // B reads the record A wrote, and B's answers reach the handler waiting on A.
+    let waiting = until(&on_b, &task.task_id, TaskStatus::InputRequired).await;
+    assert!(serde_json::to_string(&waiting).unwrap().contains("First?"), "{waiting:?}");
+    on_b.update_task(&task.task_id, [("first".to_owned(), accept("Ada"))].into()).await.unwrap();
+    // The handler asks its second question once the first is answered.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !serde_json::to_string(&on_a.get_task(&task.task_id).await.unwrap()).unwrap().contains("Second?") {
+        assert!(Instant::now() < deadline, "the handler on A never asked its second question");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let answers: InputResponses = [("second".to_owned(), accept("Grace"))].into();
+    on_b.update_task(&task.task_id, answers).await.unwrap();
+    let done = until(&on_b, &task.task_id, TaskStatus::Completed).await;
+    assert!(serde_json::to_string(&done).unwrap().contains("Ada and Grace"), "{done:?}");
+
+    // A cancellation sent to B stops the handler running on A.
+    let ToolCallStart::Task(task) =
+        on_a.start_tool_call("wait_for_cancel", json!({}), Default::default()).await.unwrap()
+    else {
+        panic!("wait_for_cancel runs as a task")
+    };
+    until(&on_b, &task.task_id, TaskStatus::Working).await;
+    on_b.cancel_task(&task.task_id).await.unwrap();
+    mcp_http::wait_for("the handler on A to see its cancellation", || seen.cancelled.load(Ordering::SeqCst))
+        .await;
+    assert_eq!(until(&on_a, &task.task_id, TaskStatus::Cancelled).await.task().status, TaskStatus::Cancelled);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_state_sealed_by_one_instance_is_opened_by_another() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let caps = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } } });
+    let first = json!({ "name": "greet", "arguments": {}, "_meta": caps });
+    let first = answer(send(a.addr, modern(1, "tools/call", first)).await).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().unwrap().to_owned();
+    let retry = json!({ "name": "greet", "arguments": {}, "requestState": state, "_meta": caps,
+        "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } } });
+    let done = answer(send(b.addr, modern(2, "tools/call", retry)).await).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
+    // Tampered, it fails on B as it would on A.
+    let forged = json!({ "name": "greet", "arguments": {}, "requestState": format!("{state}x"), "_meta": caps,
+        "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } } });
+    let refused = answer(send(b.addr, modern(3, "tools/call", forged)).await).await;
+    assert!(refused.get("error").is_some(), "{refused}");
+}
+
+/// `logging/setLevel` through `addr`, in session `sid`.
+async fn set_level(addr: SocketAddr, sid: &str, level: &str) {
+    let body =
+        json!({ "jsonrpc": "2.0", "id": 7, "method": "logging/setLevel", "params": { "level": level } });
+    let reply = answer(send(addr, in_session(Req::post(&body), sid, V25)).await).await;
+    assert!(reply.get("result").is_some(), "{reply}");
+}
+
+async fn tools_list(addr: SocketAddr, sid: &str, id: i64) -> raw_http::Response {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/list" });
+    send(addr, in_session(Req::post(&body), sid, V25)).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_session_works_through_every_instance_outlives_its_owner_and_ends_everywhere() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b, c) =
+        (instance(&redis, &seen).await, instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let sid = open_session(a.addr, V25).await;
+    // B carries the session's requests to A.
+    set_level(b.addr, &sid, "error").await;
+    let listed = answer(tools_list(b.addr, &sid, 2).await).await;
+    assert!(listed["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{listed}");
+    // A leaves (shutdown): C takes the session over, in the state it had: the log level
+    // set through B lets only the error line through.
+    a.shutdown.cancel();
+    let call = mcp_http::call_body(3, "log_twice", json!({}));
+    let mut stream = send(c.addr, in_session(Req::post(&call), &sid, V25)).await;
+    assert_eq!(stream.status, 200);
+    let mut logged = Vec::new();
+    loop {
+        let message = stream.next_message().await;
+        if message.get("method").is_none() {
+            assert_eq!(message["result"]["content"][0]["text"], "logged", "{message}");
+            break;
+        }
+        logged.push(message["params"]["data"].clone());
+    }
+    assert_eq!(logged, vec![json!("an error line")]);
+    // A second initialize-less request on B now goes to C, the new owner.
+    let listed = answer(tools_list(b.addr, &sid, 4).await).await;
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
+    // DELETE through B ends it everywhere.
+    let deleted = send(b.addr, in_session(Req::new("DELETE"), &sid, V25)).await;
+    assert_eq!(deleted.status, 200);
+    for addr in [b.addr, c.addr] {
+        assert_eq!(tools_list(addr, &sid, 5).await.status, 404, "the session is gone on {addr}");
+    }
+    // A session that never existed is 404 everywhere, as without a cluster.
+    assert_eq!(tools_list(c.addr, &"0".repeat(32), 6).await.status, 404);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_redis_a_remote_session_fails_in_time_and_2026_requests_go_on() {
+    let Some(mut redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let sid = open_session(a.addr, V25).await;
+    let _ = redis.child.kill();
+    let _ = redis.child.wait();
+    let started = Instant::now();
+    let response = tools_list(b.addr, &sid, 2).await;
+    assert_eq!(response.status, 503, "a request needing redis fails clearly");
+    assert!(started.elapsed() < Duration::from_secs(8), "took {:?}", started.elapsed());
+    let initialize = send(b.addr, Req::post(&initialize_body(1, V25))).await;
+    assert_eq!(initialize.status, 503, "a session cannot start without its record");
+    // The session's own instance and the stateless era need no redis.
+    assert!(answer(tools_list(a.addr, &sid, 3).await).await["result"]["tools"].is_array());
+    let modern = answer(send(b.addr, modern(4, "tools/list", json!({}))).await).await;
+    assert!(modern["result"]["tools"].is_array(), "{modern}");
+    drop(b);
+}
