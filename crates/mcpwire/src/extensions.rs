@@ -192,3 +192,31 @@ mod tests {
         }
     }
 }
+
+/// A W3C trace context (<https://www.w3.org/TR/trace-context/>) as MCP carries it in a
+/// message's `_meta`: `traceparent`, and `tracestate` when there is one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceContext {
+    /// `version-traceid-parentid-flags`, for example
+    /// `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01`.
+    pub traceparent: String,
+    /// Vendor-specific trace data, if any.
+    pub tracestate: Option<String>,
+}
+
+impl TraceContext {
+    /// The trace context in a `_meta` object, if it has a `traceparent`.
+    pub fn from_meta(meta: &serde_json::Map<String, serde_json::Value>) -> Option<TraceContext> {
+        let traceparent = meta.get("traceparent")?.as_str()?.to_owned();
+        let tracestate = meta.get("tracestate").and_then(|v| v.as_str()).map(str::to_owned);
+        Some(TraceContext { traceparent, tracestate })
+    }
+
+    /// Writes the trace context into a `_meta` object.
+    pub fn write_to(&self, meta: &mut serde_json::Map<String, serde_json::Value>) {
+        meta.insert("traceparent".into(), self.traceparent.clone().into());
+        if let Some(state) = &self.tracestate {
+            meta.insert("tracestate".into(), state.clone().into());
+        }
+    }
+}

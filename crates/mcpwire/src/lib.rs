@@ -7,8 +7,9 @@
 //! - [`client`]: connect to any server (it probes the era), call it, answer its questions
 //!   with callbacks.
 //! - `http` (feature `http`): the Streamable HTTP server, a tower `Service` to serve or
-//!   mount in an axum `Router`; `auth` (feature `auth`): OAuth for clients and bearer
-//!   tokens for servers.
+//!   mount in an axum `Router`; `http::cluster` (feature `redis`): many instances of
+//!   one server behind a load balancer, sharing sessions through Redis; `auth` (feature
+//!   `auth`): OAuth for clients and bearer tokens for servers.
 //! - [`jsonrpc`]: the transport-agnostic JSON-RPC dispatcher both sides run on.
 //! - [`transport`]: stdio (server side and child process), in-memory pairs, any byte stream.
 //! - [`protocol`]: every message type of every revision (the `mcpwire-protocol` crate).
@@ -16,7 +17,8 @@
 //! Start with the examples, one small program per capability (in `crates/mcpwire/examples/`):
 //! `tools.rs` (structured output), `resources.rs` (templates and completion), `prompts.rs`,
 //! `logging_progress.rs`, `elicitation_sampling.rs` (the same handler in both eras),
-//! `client.rs`, and `http_axum.rs` (the HTTP endpoint in an axum `Router` behind
+//! `client.rs`, `opentelemetry.rs` (a client's trace continued in the server), and
+//! `http_axum.rs` (the HTTP endpoint in an axum `Router` behind
 //! `BearerAuthLayer` and tower-http layers). Each says how to run it; the tests run each against the official Python
 //! SDK client and mcpwire's own.
 //!

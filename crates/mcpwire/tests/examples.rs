@@ -224,3 +224,13 @@ async fn the_axum_example_serves_mcp_behind_bearer_auth_beside_its_own_routes() 
     }
     child.kill().await.unwrap();
 }
+
+/// `opentelemetry`: the server's span for the client's call continues the client's trace.
+#[test]
+fn the_opentelemetry_example_continues_the_clients_trace_in_the_server() {
+    let output = Command::new(example("opentelemetry")).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("add(2, 3) = {\"result\":5}"), "{stdout}");
+    assert!(stdout.contains("span continues the client's trace"), "{stdout}");
+}

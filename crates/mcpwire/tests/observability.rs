@@ -1,6 +1,8 @@
 //! `trace_requests()`: every request gets an `mcp.request` span with its method, name,
 //! era, the client's W3C trace context from `_meta`, and its outcome and duration, in
-//! both eras; a request the client cancels ends its span as `cancelled`.
+//! both eras; a request the client cancels ends its span as `cancelled`. A client's
+//! trace context reaches the server's handler, and a 2025 server's question to the
+//! client carries it back.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -137,4 +139,64 @@ async fn a_cancelled_request_ends_its_span_as_cancelled() {
     let spans = wait_for_spans(&spans, 2).await;
     let hang = spans.iter().find(|f| f["id"] == "1").unwrap_or_else(|| panic!("no span: {spans:?}"));
     assert_eq!(hang["outcome"], "cancelled");
+}
+
+/// Reports the trace context its request came with.
+#[mcpwire::tool]
+async fn whose_trace(ctx: Ctx) -> String {
+    ctx.trace_context().map(|t| format!("{} {:?}", t.traceparent, t.tracestate)).unwrap_or_default()
+}
+
+/// Asks the client a question (a real request to a 2025 client).
+#[mcpwire::tool]
+async fn ask_back(ctx: Ctx) -> Result<String, mcpwire::error::McpError> {
+    let form = json!({ "message": "Name?", "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } } });
+    ctx.elicit(serde_json::from_value(form).unwrap()).await?;
+    Ok("asked".into())
+}
+
+#[tokio::test]
+async fn a_clients_trace_context_reaches_the_handler_and_comes_back_on_its_questions() {
+    use mcpwire::extensions::TraceContext;
+    use mcpwire::protocol::elicitation::ElicitRequestParams;
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    for version in ["2025-11-25", "2026-07-28"] {
+        let server = Server::builder("traced", "1")
+            .register_all(mcpwire::definitions![whose_trace, ask_back])
+            .build()
+            .unwrap();
+        let (a, b) = mcpwire::transport::memory::pair();
+        tokio::spawn(async move { server.serve(a).await });
+        let seen: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
+        let record = seen.clone();
+        let client = mcpwire::client::Client::builder("tracer", "1")
+            .protocol_version(mcpwire::protocol::ProtocolVersion::parse(version))
+            .trace_context(move || {
+                Some(TraceContext { traceparent: traceparent.into(), tracestate: Some("k=v".into()) })
+            })
+            .on_elicitation(move |params: ElicitRequestParams| {
+                let meta = match &params {
+                    ElicitRequestParams::Form(p) => p.meta.clone(),
+                    ElicitRequestParams::Url(p) => p.meta.clone(),
+                };
+                let traceparent =
+                    meta.and_then(|m| m.get("traceparent").and_then(|t| t.as_str()).map(str::to_owned));
+                record.lock().unwrap().push(traceparent);
+                async { Ok(serde_json::from_value(json!({ "action": "decline" })).unwrap()) }
+            })
+            .connect(b)
+            .await
+            .unwrap();
+        let result = client.call_tool("whose_trace", json!({})).await.unwrap();
+        assert_eq!(
+            result.content[0].as_text(),
+            Some(format!("{traceparent} Some(\"k=v\")").as_str()),
+            "{version}"
+        );
+        client.call_tool("ask_back", json!({})).await.unwrap();
+        // 2025: a real request, carrying the trace on; 2026: the question rides in the
+        // result and the client's retry carries its own trace context.
+        let expected = if version == "2025-11-25" { vec![Some(traceparent.to_owned())] } else { vec![None] };
+        assert_eq!(*seen.lock().unwrap(), expected, "{version}");
+    }
 }

@@ -288,6 +288,13 @@ impl Client {
         if let Some(extra) = extra {
             meta.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
         }
+        if let Some(current) =
+            self.inner.callbacks.trace_context.as_ref().filter(|_| !meta.contains_key("traceparent"))
+        {
+            if let Some(context) = current() {
+                context.write_to(&mut meta);
+            }
+        }
         if let Session::Stateless { version, .. } = &self.inner.session {
             let level = *self.inner.log_level.lock().unwrap_or_else(|e| e.into_inner());
             meta.extend(request_envelope(version, &self.inner.capabilities, Some(&self.inner.info), level));
@@ -398,6 +405,20 @@ impl ClientBuilder {
     /// connection's read path, like [`ClientBuilder::on_log`]: keep it short.
     pub fn on_change(mut self, f: impl Fn(ServerChange) + Send + Sync + 'static) -> Self {
         self.callbacks.change = Some(Arc::new(f));
+        self
+    }
+
+    /// Puts a W3C trace context in every request's `_meta` (`traceparent`, and
+    /// `tracestate` when there is one), so that a server that traces requests (for
+    /// example with [`trace_requests`](crate::server::trace_requests)) continues the
+    /// caller's trace. `current` is asked once per request, in the calling task: with
+    /// OpenTelemetry it reads the current span's context (see the `opentelemetry`
+    /// example). A request whose `_meta` has a `traceparent` already keeps it.
+    pub fn trace_context(
+        mut self,
+        current: impl Fn() -> Option<crate::extensions::TraceContext> + Send + Sync + 'static,
+    ) -> Self {
+        self.callbacks.trace_context = Some(Arc::new(current));
         self
     }
 

@@ -260,6 +260,12 @@ impl Ctx {
         self.inner.meta.get()
     }
 
+    /// The W3C trace context the client sent in this request's `_meta` (`traceparent`,
+    /// `tracestate`), if any. Questions this handler asks a 2025 client carry it on.
+    pub fn trace_context(&self) -> Option<crate::extensions::TraceContext> {
+        self.meta().and_then(crate::extensions::TraceContext::from_meta)
+    }
+
     /// Transport facts (HTTP headers, the authenticated principal).
     pub fn extensions(&self) -> &Extensions {
         self.inner.rpc.extensions()
@@ -460,9 +466,25 @@ impl Ctx {
     ) -> Result<R, McpError> {
         let task = self.inner.task.get();
         if let (EraInfo::Stateful(_), None) = (&self.inner.era, task) {
-            let params = match &request {
-                InputRequest::ListRoots(None) => None,
-                other => Some(serde_json::value::to_raw_value(&ParamsOf(other))?),
+            // The question carries the trace context of the request that asks it, so the
+            // client's handling of it joins the same trace.
+            let params = match (&request, self.trace_context()) {
+                (InputRequest::ListRoots(None), None) => None,
+                (InputRequest::ListRoots(None), Some(trace)) => {
+                    let mut meta = Meta::new();
+                    trace.write_to(&mut meta);
+                    Some(serde_json::value::to_raw_value(&json!({ "_meta": meta }))?)
+                }
+                (other, trace) => {
+                    let mut params = serde_json::to_value(ParamsOf(other))?;
+                    if let (Some(trace), Some(object)) = (trace, params.as_object_mut()) {
+                        let meta = object.entry("_meta").or_insert_with(|| json!({}));
+                        if let Some(meta) = meta.as_object_mut() {
+                            trace.write_to(meta);
+                        }
+                    }
+                    Some(serde_json::value::to_raw_value(&params)?)
+                }
             };
             let raw = self.inner.rpc.request(method, params, CallOptions::default()).await?;
             return Ok(serde_json::from_str(raw.get())?);
