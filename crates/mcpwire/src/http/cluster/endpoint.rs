@@ -75,7 +75,11 @@ impl McpService {
             }
             match cluster.claim_session(id, &record.owner).await {
                 Ok(Some(generation)) => {
-                    self.adopt(id, record, generation);
+                    let journal = match cluster.session_journal(id).await {
+                        Ok(journal) => journal,
+                        Err(_) => return Some(store_unavailable()),
+                    };
+                    self.adopt(id, record, &journal, generation);
                     return None;
                 }
                 Ok(None) => continue,
@@ -86,7 +90,7 @@ impl McpService {
     }
 
     /// Starts session `id` here from its record, in the state its journal sets.
-    fn adopt(&self, id: &str, record: SessionRecord, generation: u64) {
+    fn adopt(&self, id: &str, record: SessionRecord, journal: &[Bytes], generation: u64) {
         let version = ProtocolVersion::parse(&record.version);
         // Stream names carry the generation, so they never repeat an earlier owner's.
         let first_stream = generation << 32;
@@ -101,8 +105,7 @@ impl McpService {
             tracing::warn!(session = id, "could not take a session over (the table is full)");
             return;
         };
-        let journal: Vec<Request> = record
-            .journal
+        let journal: Vec<Request> = journal
             .iter()
             .filter_map(|raw| match decode_frame(raw) {
                 Ok(Frame::Single(Message::Request(r))) => Some(r),

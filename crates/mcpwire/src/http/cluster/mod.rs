@@ -136,6 +136,8 @@ pub(crate) struct Shared {
     /// Exchanges this instance tunnelled to another, by number: where their frames go.
     tunnels: Mutex<HashMap<u64, mpsc::Sender<Frame>>>,
     next_tunnel: AtomicU64,
+    /// When each session's record was last kept alive ([`Cluster::refresh_session`]).
+    refreshed: Mutex<HashMap<String, std::time::Instant>>,
     /// Exchanges other instances tunnelled here, by (sender, number): their cancellation.
     serving: Mutex<HashMap<(String, u64), CancellationToken>>,
     /// The endpoint that serves tunnelled requests and change events (set once, by
@@ -200,6 +202,7 @@ impl Cluster {
             tunnels: Mutex::default(),
             next_tunnel: AtomicU64::new(1),
             serving: Mutex::default(),
+            refreshed: Mutex::default(),
             endpoint: OnceLock::new(),
             request_state_key,
             outgoing_events: event_tx,

@@ -17,9 +17,11 @@ pub(crate) struct SessionRecord {
     pub(crate) principal: Option<String>,
     /// The negotiated protocol version.
     pub(crate) version: String,
-    /// The requests that set its state, oldest first (JSON).
-    pub(crate) journal: Vec<Bytes>,
 }
+
+/// Sessions whose last refresh time is remembered before old entries are dropped (one
+/// per session at most; the table holds fewer sessions by default).
+const REFRESH_MEMORY: usize = 16_384;
 
 /// Deletes the record if `ARGV[1]` owns it.
 const FORGET: &str = r"
@@ -103,8 +105,21 @@ impl Cluster {
             .await
     }
 
-    /// Keeps a used session's record alive (in the background: the request goes on).
+    /// Keeps a used session's record alive: at most once per eighth of its lifetime
+    /// per session, in the background (the request goes on).
     pub(crate) fn refresh_session(&self, id: &str) {
+        let now = std::time::Instant::now();
+        let every = self.shared.options.session_ttl / 8;
+        {
+            let mut refreshed = super::lock(&self.shared.refreshed);
+            if refreshed.get(id).is_some_and(|at| now.duration_since(*at) < every) {
+                return;
+            }
+            if refreshed.len() >= REFRESH_MEMORY {
+                refreshed.retain(|_, at| now.duration_since(*at) < every);
+            }
+            refreshed.insert(id.to_owned(), now);
+        }
         let (key, journal, ttl) = (self.session_key(id), self.journal_key(id), self.session_ttl_ms());
         let mut redis = self.redis();
         tokio::spawn(async move {
@@ -127,19 +142,11 @@ impl Cluster {
 
     /// The record of session `id`, if Redis has one.
     pub(crate) async fn lookup_session(&self, id: &str) -> Result<Option<SessionRecord>, redis::RedisError> {
-        let (fields, journal): (HashMap<String, Value>, Vec<Vec<u8>>) = redis::pipe()
-            .cmd("HGETALL")
-            .arg(self.session_key(id))
-            .cmd("LRANGE")
-            .arg(self.journal_key(id))
-            .arg(0)
-            .arg(-1)
-            .query_async(&mut self.redis())
-            .await?;
+        let fields: HashMap<String, Value> =
+            redis::cmd("HGETALL").arg(self.session_key(id)).query_async(&mut self.redis()).await?;
         let text = |name: &str| match fields.get(name) {
             Some(Value::BulkString(b)) => String::from_utf8(b.clone()).ok(),
             Some(Value::SimpleString(s)) => Some(s.clone()),
-            Some(Value::Int(i)) => Some(i.to_string()),
             _ => None,
         };
         let Some(owner) = text("owner") else { return Ok(None) };
@@ -147,8 +154,18 @@ impl Cluster {
             owner,
             principal: text("principal"),
             version: text("version").unwrap_or_default(),
-            journal: journal.into_iter().map(Bytes::from).collect(),
         }))
+    }
+
+    /// The requests that set session `id`'s state, oldest first (JSON).
+    pub(crate) async fn session_journal(&self, id: &str) -> Result<Vec<Bytes>, redis::RedisError> {
+        let journal: Vec<Vec<u8>> = redis::cmd("LRANGE")
+            .arg(self.journal_key(id))
+            .arg(0)
+            .arg(-1)
+            .query_async(&mut self.redis())
+            .await?;
+        Ok(journal.into_iter().map(Bytes::from).collect())
     }
 
     /// Takes session `id` over from `previous` (gone): the new generation, or `None`
