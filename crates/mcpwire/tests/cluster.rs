@@ -93,6 +93,10 @@ fn builder(seen: Arc<Seen>) -> ServerBuilder {
                 Ok::<_, McpError>("stopped".to_owned())
             }
         }))
+        .tool(tool("change_tools").handler(|ctx: Ctx| async move {
+            ctx.notify_tools_changed();
+            "changed"
+        }))
         .tool(tool("log_twice").handler(|ctx: Ctx| async move {
             ctx.log(LoggingLevel::Info, "an info line").await;
             ctx.log(LoggingLevel::Error, "an error line").await;
@@ -291,4 +295,52 @@ async fn without_redis_a_remote_session_fails_in_time_and_2026_requests_go_on() 
     let modern = answer(send(b.addr, modern(4, "tools/list", json!({}))).await).await;
     assert!(modern["result"]["tools"].is_array(), "{modern}");
     drop(b);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_listen_stream_on_one_instance_hears_of_changes_and_tasks_on_another() {
+    use mcpwire::protocol::subscriptions::SubscriptionFilter;
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let (on_a, on_b) = (client(&a).await, client(&b).await);
+    let ToolCallStart::Task(task) =
+        on_a.start_tool_call("wait_for_cancel", json!({}), Default::default()).await.unwrap()
+    else {
+        panic!("wait_for_cancel runs as a task")
+    };
+    let filter = SubscriptionFilter {
+        tools_list_changed: Some(true),
+        task_ids: Some(vec![task.task_id.clone()]),
+        ..Default::default()
+    };
+    let mut listening = on_b.listen(filter).await.unwrap();
+    // The task runs on A and is cancelled through A: B's stream hears of it.
+    on_a.cancel_task(&task.task_id).await.unwrap();
+    let deadline = Duration::from_secs(10);
+    let heard = tokio::time::timeout(deadline, async {
+        loop {
+            let note = listening.next().await.expect("the listen stream ended");
+            let params = serde_json::to_value(&note.params).unwrap();
+            if note.method == "notifications/tasks" && params["status"] == "cancelled" {
+                return params;
+            }
+        }
+    })
+    .await
+    .expect("no notifications/tasks on B for the task cancelled on A");
+    assert_eq!(heard["taskId"], task.task_id.as_str());
+    // A list change published on A reaches B's listen stream too.
+    tokio::time::timeout(deadline, async {
+        let trigger = json!({ "name": "change_tools", "arguments": {} });
+        let _ = answer(send(a.addr, modern(9, "tools/call", trigger)).await).await;
+        loop {
+            let note = listening.next().await.expect("the listen stream ended");
+            if note.method == "notifications/tools/list_changed" {
+                return;
+            }
+        }
+    })
+    .await
+    .expect("no tools/list_changed on B for the change on A");
 }

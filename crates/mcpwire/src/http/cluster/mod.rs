@@ -146,7 +146,7 @@ pub(crate) struct Shared {
     /// The shared `requestState` key.
     request_state_key: [u8; 32],
     /// Change events this instance publishes, on their way to Redis.
-    outgoing_events: mpsc::Sender<wire::WireEvent>,
+    outgoing_events: mpsc::Sender<Outgoing>,
     /// Fired when the instance leaves (its endpoint shuts down).
     leaving: CancellationToken,
 }
@@ -252,8 +252,14 @@ impl Cluster {
         }
         let events = self.shared.outgoing_events.clone();
         server.relay_events(Box::new(move |event| {
-            if events.try_send(wire::WireEvent::from(event)).is_err() {
+            if events.try_send(Outgoing::Event(wire::WireEvent::from(event))).is_err() {
                 tracing::warn!("too many change events waiting for redis; one was not shared");
+            }
+        }));
+        let events = self.shared.outgoing_events.clone();
+        server.inner.tasks.relay_changes(Box::new(move |task| {
+            if events.try_send(Outgoing::TaskChanged(task.to_owned())).is_err() {
+                tracing::warn!("too many change events waiting for redis; a task change was not shared");
             }
         }));
     }
@@ -360,12 +366,24 @@ async fn heartbeat(weak: Weak<Shared>) {
     }
 }
 
+/// A change this instance shares with the others.
+enum Outgoing {
+    /// A server event.
+    Event(wire::WireEvent),
+    /// A task changed.
+    TaskChanged(String),
+}
+
 /// Publishes this instance's change events for the others.
-async fn publish_events(weak: Weak<Shared>, mut events: mpsc::Receiver<wire::WireEvent>) {
+async fn publish_events(weak: Weak<Shared>, mut events: mpsc::Receiver<Outgoing>) {
     while let Some(event) = events.recv().await {
         let Some(shared) = weak.upgrade() else { return };
         let cluster = Cluster { shared };
-        let frame = Frame::Event { from: cluster.shared.id.clone(), event };
+        let from = cluster.shared.id.clone();
+        let frame = match event {
+            Outgoing::Event(event) => Frame::Event { from, event },
+            Outgoing::TaskChanged(task) => Frame::TaskChanged { from, task },
+        };
         let sent: Result<(), _> = redis::cmd("PUBLISH")
             .arg(cluster.events_channel())
             .arg(frame.to_bytes())
@@ -420,6 +438,13 @@ impl Cluster {
             Frame::Cancel { tunnel, from } => {
                 if let Some(token) = lock(&self.shared.serving).remove(&(from, tunnel)) {
                     token.cancel();
+                }
+            }
+            Frame::TaskChanged { from, task } => {
+                if from != self.shared.id {
+                    if let Some(endpoint) = self.endpoint() {
+                        endpoint.inner.server.inner.tasks.changed_elsewhere(&task);
+                    }
                 }
             }
             Frame::TaskSignal { task, signal } => match serde_json::from_value(signal) {

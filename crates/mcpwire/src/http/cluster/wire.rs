@@ -37,6 +37,8 @@ pub(crate) enum Frame {
     End { tunnel: u64 },
     /// The requesting side gave up on an exchange (its client went away).
     Cancel { tunnel: u64, from: String },
+    /// A task changed on instance `from` (for listen streams that follow it).
+    TaskChanged { from: String, task: String },
     /// An answer or cancellation for a task that runs on the receiving instance.
     TaskSignal { task: String, signal: serde_json::Value },
     /// A change that every instance publishes to its own clients, from instance `from`.

@@ -28,7 +28,13 @@ pub(crate) struct Tasks {
     pub(crate) config: TaskConfig,
     running: Mutex<HashMap<String, Arc<Running>>>,
     changes: broadcast::Sender<String>,
+    /// Where each change is also told, beyond this process (the other instances of a
+    /// cluster, whose listen streams may follow the task); set at most once.
+    relay: std::sync::OnceLock<TaskRelay>,
 }
+
+/// Carries a task change beyond this process (see [`Tasks::relay_changes`]).
+pub(crate) type TaskRelay = Box<dyn Fn(&str) + Send + Sync>;
 
 impl std::fmt::Debug for Tasks {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -146,6 +152,7 @@ impl Tasks {
             config,
             running: Mutex::new(HashMap::new()),
             changes: broadcast::channel(CHANGES_CAPACITY).0,
+            relay: std::sync::OnceLock::new(),
         }
     }
 
@@ -158,7 +165,23 @@ impl Tasks {
         self.changes.subscribe()
     }
 
+    /// Tells `relay` of every later change too (the first relay set stays).
+    #[cfg(feature = "redis")]
+    pub(crate) fn relay_changes(&self, relay: TaskRelay) {
+        let _ = self.relay.set(relay);
+    }
+
+    /// A change made elsewhere (another instance of a cluster), for this process's
+    /// listen streams.
+    #[cfg(feature = "redis")]
+    pub(crate) fn changed_elsewhere(&self, id: &str) {
+        let _ = self.changes.send(id.to_owned());
+    }
+
     fn changed(&self, id: &str) {
+        if let Some(relay) = self.relay.get() {
+            relay(id);
+        }
         // No receiver is not an error: nobody listens right now.
         let _ = self.changes.send(id.to_owned());
     }
