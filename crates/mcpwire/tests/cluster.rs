@@ -69,6 +69,16 @@ fn redis() -> Option<Redis> {
 #[derive(Default)]
 struct Seen {
     cancelled: AtomicBool,
+    hang_stopped: AtomicBool,
+}
+
+/// Records that the `hang` handler stopped.
+struct Stopped(Arc<Seen>);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        self.0.hang_stopped.store(true, Ordering::SeqCst);
+    }
 }
 
 /// A form asking for a name.
@@ -79,6 +89,7 @@ fn ask(message: &str) -> ElicitRequestParams {
 }
 
 fn builder(seen: Arc<Seen>) -> ServerBuilder {
+    let hang_seen = seen.clone();
     Server::builder("cluster-test", "1")
         .tool(tool("two_names").task_support(TaskSupport::Required).handler(|ctx: Ctx| async move {
             let first = ctx.elicit_as("first", ask("First?")).await?;
@@ -91,6 +102,19 @@ fn builder(seen: Arc<Seen>) -> ServerBuilder {
                 ctx.cancellation().cancelled().await;
                 seen.cancelled.store(true, Ordering::SeqCst);
                 Ok::<_, McpError>("stopped".to_owned())
+            }
+        }))
+        .tool(tool("hang").handler({
+            let seen = hang_seen;
+            move || {
+                // Set when the handler stops, whether it sees its cancellation or is
+                // dropped.
+                let stopped = Stopped(seen.clone());
+                async move {
+                    std::future::pending::<()>().await;
+                    drop(stopped);
+                    "never"
+                }
             }
         }))
         .tool(tool("change_tools").handler(|ctx: Ctx| async move {
@@ -343,4 +367,26 @@ async fn a_listen_stream_on_one_instance_hears_of_changes_and_tasks_on_another()
     })
     .await
     .expect("no tools/list_changed on B for the change on A");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tunnelled_call_keeps_local_semantics_a_hang_up_detaches_and_a_cancellation_stops_it() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let sid = open_session(a.addr, V25).await;
+    let call = mcp_http::call_body(2, "hang", json!({}));
+    let connection = raw_http::send_only(b.addr, in_session(Req::post(&call), &sid, V25)).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // A 2025 client that drops its stream has not cancelled (it may resume): the call
+    // goes on on A, as it would had the client been on A.
+    drop(connection);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(!seen.hang_stopped.load(Ordering::SeqCst), "a hang-up is not a cancellation in 2025");
+    // notifications/cancelled through B reaches the handler on A.
+    let cancel =
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 2 } });
+    let sent = send(b.addr, in_session(Req::post(&cancel), &sid, V25)).await;
+    assert_eq!(sent.status, 202);
+    mcp_http::wait_for("the handler on A to be cancelled", || seen.hang_stopped.load(Ordering::SeqCst)).await;
 }

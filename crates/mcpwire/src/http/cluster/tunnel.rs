@@ -33,15 +33,27 @@ const BODY_QUEUE: usize = 64;
 /// How many frames of one exchange may wait for the tunnel's pump.
 pub(super) const FRAME_QUEUE: usize = 256;
 
-/// Forgets a tunnel when its exchange ends, however it ends.
+/// Forgets a tunnel when its exchange ends, however it ends; unless the owner ended
+/// it, tells the owner to stop (the client went away, or the tunnel broke), as a
+/// dropped connection would stop the request locally.
 struct Registered {
     cluster: Cluster,
     tunnel: u64,
+    owner: String,
+    ended: bool,
 }
 
 impl Drop for Registered {
     fn drop(&mut self) {
         lock(&self.cluster.shared.tunnels).remove(&self.tunnel);
+        if !self.ended {
+            let cluster = self.cluster.clone();
+            let (owner, cancel) =
+                (self.owner.clone(), Frame::Cancel { tunnel: self.tunnel, from: cluster.shared.id.clone() });
+            tokio::spawn(async move {
+                let _ = cluster.send(&owner, &cancel).await;
+            });
+        }
     }
 }
 
@@ -65,7 +77,8 @@ impl Cluster {
         let tunnel = self.next_tunnel();
         let (frames_tx, mut frames) = mpsc::channel(FRAME_QUEUE);
         lock(&self.shared.tunnels).insert(tunnel, frames_tx);
-        let registered = Registered { cluster: self.clone(), tunnel };
+        let mut registered =
+            Registered { cluster: self.clone(), tunnel, owner: owner.to_owned(), ended: false };
         let request = Frame::Request {
             tunnel,
             from: self.shared.id.clone(),
@@ -76,6 +89,7 @@ impl Cluster {
             body: wire::encode(&body),
         };
         if let Err(e) = self.send(owner, &request).await {
+            registered.ended = true;
             tracing::warn!("could not reach the instance that owns a session: {e}");
             return unavailable("The session store is unavailable; try again later");
         }
@@ -93,12 +107,10 @@ impl Cluster {
         let cluster = self.clone();
         let owner = owner.to_owned();
         tokio::spawn(async move {
-            let _registered = registered;
-            let ended = cluster.pump(&owner, &mut frames, body_tx).await;
-            if !ended {
-                let cancel = Frame::Cancel { tunnel, from: cluster.shared.id.clone() };
-                let _ = cluster.send(&owner, &cancel).await;
-            }
+            // The whole guard moves here (not just the field), to drop when the pump ends.
+            let mut registered = registered;
+            registered.ended = cluster.pump(&owner, &mut frames, body_tx).await;
+            drop(registered);
         });
         response
     }
@@ -147,6 +159,7 @@ impl Cluster {
         let Incoming { tunnel, from, method, uri, headers, principal, body } = incoming;
         let cancel = CancellationToken::new();
         lock(&self.shared.serving).insert((from.clone(), tunnel), cancel.clone());
+        let _serving = Serving { cluster: self.clone(), key: (from.clone(), tunnel) };
         let head = |status: u16, headers| Frame::Head { tunnel, status, headers };
         let Some(endpoint) = self.endpoint() else {
             let _ = self.send(&from, &head(503, Vec::new())).await;
@@ -184,6 +197,17 @@ impl Cluster {
                 }
             }
         }
-        lock(&self.shared.serving).remove(&(from, tunnel));
+    }
+}
+
+/// Forgets an exchange served here when it ends, however it ends.
+struct Serving {
+    cluster: Cluster,
+    key: (String, u64),
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        lock(&self.cluster.shared.serving).remove(&self.key);
     }
 }
