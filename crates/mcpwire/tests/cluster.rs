@@ -2,7 +2,8 @@
 //! created on one instance, followed, answered and cancelled through another; an MRTR
 //! `requestState` sealed by one instance and opened by another; a 2025 session used
 //! through both, its state (log level) kept when its owner leaves, and ended everywhere
-//! by a DELETE on either; Redis gone: a clear error in time, never a hang.
+//! by a DELETE on either; Redis gone: a clear error in time, never a hang, and service
+//! again once it is back, with no instance restarted.
 //!
 //! Needs `redis-server` (Debian's package; CI installs it). Without it the tests fail,
 //! unless `MCPWIRE_SKIP_REDIS=1`.
@@ -318,7 +319,27 @@ async fn without_redis_a_remote_session_fails_in_time_and_2026_requests_go_on() 
     assert!(answer(tools_list(a.addr, &sid, 3).await).await["result"]["tools"].is_array());
     let modern = answer(send(b.addr, modern(4, "tools/list", json!({}))).await).await;
     assert!(modern["result"]["tools"].is_array(), "{modern}");
-    drop(b);
+    // Redis back on the same port: the instances reconnect by themselves.
+    let port = redis.url.rsplit(':').next().unwrap().to_owned();
+    redis.child = Command::new("redis-server")
+        .args(["--port", &port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let sid = loop {
+        let mut response = send(b.addr, Req::post(&initialize_body(1, V25))).await;
+        if response.status == 200 {
+            let _ = response.next_message().await;
+            break response.header("mcp-session-id").unwrap().to_owned();
+        }
+        assert!(Instant::now() < deadline, "no session could start after redis came back");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    // A session made after the restart is served through the other instance again.
+    let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+    assert_eq!(send(a.addr, in_session(Req::post(&initialized), &sid, V25)).await.status, 202);
+    assert!(answer(tools_list(a.addr, &sid, 5).await).await["result"]["tools"].is_array());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
