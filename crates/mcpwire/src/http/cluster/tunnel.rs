@@ -28,6 +28,9 @@ pub(crate) struct Incoming {
     pub(crate) body: String,
 }
 
+/// Liveness checks in a row that Redis may fail before a tunnel gives up.
+const MAX_UNANSWERED_CHECKS: u32 = 3;
+
 /// How many response pieces may wait between the tunnel and the client's connection.
 const BODY_QUEUE: usize = 64;
 /// How many frames of one exchange may wait for the tunnel's pump.
@@ -140,15 +143,25 @@ impl Cluster {
     /// The exchange's next frame; `None` when the tunnel broke or `owner` stopped
     /// beating while this waited.
     async fn next_frame(&self, owner: &str, frames: &mut mpsc::Receiver<Frame>) -> Option<Frame> {
+        let mut unanswered = 0;
         loop {
             match tokio::time::timeout(self.liveness_check(), frames.recv()).await {
                 Ok(frame) => return frame,
                 Err(_) => match self.is_alive(owner).await {
-                    Ok(true) => continue,
-                    Ok(false) => return None,
-                    // Redis away: the owner may be fine; keep waiting, the request has
-                    // its own timeouts end to end.
-                    Err(_) => continue,
+                    Ok(alive) => {
+                        if !alive {
+                            return None;
+                        }
+                        unanswered = 0;
+                    }
+                    // Redis away: frames cannot come either. A short outage is waited
+                    // out; a longer one ends the exchange (the client may resume).
+                    Err(_) => {
+                        unanswered += 1;
+                        if unanswered >= MAX_UNANSWERED_CHECKS {
+                            return None;
+                        }
+                    }
                 },
             }
         }
