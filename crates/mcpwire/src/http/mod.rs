@@ -594,8 +594,13 @@ impl McpService {
             // A stream of the session's previous owner in the cluster, which stopped.
             #[cfg(feature = "redis")]
             if let Some(cluster) = &self.inner.settings.cluster {
-                if let Some(events) = cluster.replay_remote(&session.id, last.trim()).await {
-                    return modern::sse_response(McpBody::full(events.concat()));
+                if let Some(replay) = cluster.replay_remote(&session.id, last.trim()).await {
+                    // The standalone stream goes on here, live, after what it missed.
+                    let live = replay.standalone.then(|| session.open_standalone()).flatten();
+                    return match live {
+                        Some(rx) => modern::sse_response(McpBody::session_stream(replay.events, rx)),
+                        None => modern::sse_response(McpBody::full(replay.events.concat())),
+                    };
                 }
             }
             return status::error(

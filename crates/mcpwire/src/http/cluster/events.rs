@@ -118,7 +118,7 @@ impl Cluster {
     /// A stream of session `session` resumed after its owner died: its events after
     /// `last_event_id` from Redis, then an error for each of its requests that got no
     /// answer. `None` if Redis does not know the event (or it is another session's).
-    pub(crate) async fn replay_remote(&self, session: &str, last_event_id: &str) -> Option<Vec<Bytes>> {
+    pub(crate) async fn replay_remote(&self, session: &str, last_event_id: &str) -> Option<RemoteReplay> {
         let (stream, _) = last_event_id.rsplit_once('#')?;
         if !stream.strip_prefix(session).is_some_and(|rest| rest.starts_with('-')) {
             return None;
@@ -157,6 +157,8 @@ impl Cluster {
             .filter(|(_, message)| !message.is_empty())
             .map(|(id, message)| crate::http::sse::event(Some(id), None, message))
             .collect();
+        // A stream opened for no request is the session's standalone GET stream.
+        let standalone = requests.is_none();
         let requests: Vec<RequestId> =
             requests.and_then(|r| serde_json::from_str(&r).ok()).unwrap_or_default();
         for id in requests.into_iter().filter(|id| !answered.contains(&id.key())) {
@@ -167,6 +169,14 @@ impl Cluster {
             let message = Message::Error(ErrorResponse::new(Some(id), error));
             out.push(crate::http::sse::event(None, None, &message.to_vec()));
         }
-        Some(out)
+        Some(RemoteReplay { events: out, standalone })
     }
+}
+
+/// What [`Cluster::replay_remote`] found of a stream.
+pub(crate) struct RemoteReplay {
+    /// SSE events to send, in order.
+    pub(crate) events: Vec<Bytes>,
+    /// The stream was the session's standalone GET stream (it goes on after the replay).
+    pub(crate) standalone: bool,
 }
