@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Method, Request as HttpRequest, StatusCode, Uri};
 use http_body_util::{BodyExt, Full};
-use mcpwire_protocol::{codes, decode_frame, methods, ErrorResponse, Frame, Message, RequestId};
+use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, RequestId};
 
 use super::oauth::Authorization;
 use super::{lock, modern, Shared};
@@ -25,11 +25,7 @@ impl Shared {
     /// looks like the server's.
     pub(super) async fn fail(&self, id: &RequestId, reason: String) {
         lock(&self.pending).remove(&id.key());
-        let error = Message::Error(ErrorResponse::new(
-            Some(id.clone()),
-            crate::RequestError::transport_failure(reason),
-        ));
-        let _ = self.incoming.send(TransportEvent::message(error, InboundMeta::default())).await;
+        let _ = self.incoming.send(TransportEvent::failed(id.clone(), reason)).await;
     }
 
     pub(super) fn post_url(&self) -> Uri {
