@@ -204,7 +204,9 @@ impl Session {
     ///
     /// Fails with the offending id when a request id is already in flight in this session
     /// (or repeated in the batch): answers are routed by id, so a duplicate would take
-    /// over the original's stream and leave it without its answer forever.
+    /// over the original's stream and leave it without its answer forever. The caller
+    /// refuses it with [`jsonrpc::duplicate_id`](crate::jsonrpc::duplicate_id), the
+    /// dispatcher's own answer to a duplicate.
     pub(crate) fn open_stream(
         &self,
         requests: &[RequestId],
