@@ -52,6 +52,7 @@ pub use context::{NotificationContext, RequestContext};
 #[cfg(feature = "http")]
 pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
+#[cfg(feature = "http")]
 pub(crate) use inbound::duplicate_id;
 #[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
