@@ -1,6 +1,9 @@
-//! Authorization (OAuth 2.1) for Streamable HTTP: the client side, which gets an access
-//! token when a server answers `401`/`403`, used by
+//! Authorization (OAuth 2.1) for Streamable HTTP, in two halves that sit above the
+//! transports they serve. The client half ([`OAuthClient`]) gets an access token when a
+//! server answers `401`/`403`: it is the HTTP client transport's
+//! [`AuthHook`](crate::transport::http_client::AuthHook), given to
 //! [`HttpClientTransport::oauth`](crate::transport::http_client::HttpClientTransport::oauth).
+//! The server half ([`server`]) checks bearer tokens in front of the HTTP endpoint.
 //!
 //! The client runs the authorization code flow with PKCE by default, or a
 //! machine-to-machine [`Grant`] (`client_credentials` with a secret or `private_key_jwt`,
@@ -8,13 +11,16 @@
 //! with DPoP when the authorization server supports it; refreshes them; and keeps them
 //! in a [`TokenStore`]. [`login`] is the CLI's interactive login.
 
+mod authorizer;
 mod challenge;
 mod client;
 mod code_flow;
+mod credentials;
 mod discovery;
 mod dpop;
 mod fetch;
 mod grant;
+mod hook;
 mod jose;
 mod login;
 mod loopback;
@@ -23,10 +29,10 @@ pub mod server;
 mod store;
 mod token_endpoint;
 
+pub use authorizer::{AuthorizationHandler, FetchRedirect};
 pub use challenge::Challenge;
-pub use client::{
-    AuthorizationHandler, ClientCredentials, DpopPolicy, FetchRedirect, OAuthClient, OAuthConfig,
-};
+pub use client::{DpopPolicy, OAuthClient, OAuthConfig};
+pub use credentials::ClientCredentials;
 pub use grant::{
     AssertionSource, Grant, IdentityProvider, StaticAssertion, JWT_BEARER_GRANT, TOKEN_EXCHANGE_GRANT,
 };

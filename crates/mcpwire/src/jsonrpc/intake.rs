@@ -9,8 +9,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio_util::task::TaskTracker;
 
 use super::{inbound, lock, Handler, NotificationContext, Peer, ProgressUpdate, Shared};
+use crate::error::RequestError;
 use crate::transport::{Inbound, LocalFailure, Outgoing, TransportEvent};
-use crate::RequestError;
 
 /// Where requests run: how a request whose method is one of
 /// [`DispatcherConfig::inline_methods`](super::DispatcherConfig::inline_methods) runs before the

@@ -19,12 +19,13 @@
 //!   wire); a stream that ends without the answer fails that request with a clear error.
 
 mod answer;
+mod auth_hook;
+mod body;
 mod config;
 mod exchange;
 mod legacy;
 mod middleware;
 mod modern;
-mod oauth;
 mod session;
 mod sse;
 #[cfg(feature = "tls")]
@@ -47,6 +48,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use auth_hook::AuthHook;
 pub use config::{HttpClientError, HttpClientTransport};
 pub use middleware::{HttpMiddleware, MiddlewareError};
 pub use sse::{SseError, SseEvent, SseParser};
@@ -101,8 +103,7 @@ struct Shared {
     closed: CancellationToken,
     /// The largest response body or SSE event read.
     max_message_bytes: usize,
-    #[cfg(feature = "auth")]
-    oauth: Option<crate::auth::OAuthClient>,
+    auth: auth_hook::Hook,
 }
 
 /// Locks a mutex, ignoring poison (no lock is held across a panic that matters here).
@@ -148,8 +149,7 @@ impl Transport for HttpClientTransport {
             internal_ids: AtomicU64::new(1),
             closed: CancellationToken::new(),
             middlewares: self.middlewares,
-            #[cfg(feature = "auth")]
-            oauth: self.oauth,
+            auth: self.auth,
         });
         let finished = self.finished;
         tokio::spawn(async move {

@@ -8,7 +8,7 @@ use std::time::Duration;
 use http::{header, HeaderMap, HeaderValue, Method};
 use mcpwire_protocol::{methods, Message, RequestId};
 
-use super::exchange::read_limited;
+use super::body::read_limited;
 use super::{lock, Shared, SseParser, MAX_RESUMES};
 use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
 
