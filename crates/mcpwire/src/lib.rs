@@ -16,9 +16,11 @@
 //! Start with the examples, one small program per capability (in `crates/mcpwire/examples/`):
 //! `tools.rs` (structured output), `resources.rs` (templates and completion), `prompts.rs`,
 //! `logging_progress.rs`, `elicitation_sampling.rs` (the same handler in both eras),
-//! `client.rs`, and `http_axum.rs` (the HTTP endpoint in an axum `Router` behind
-//! `BearerAuthLayer` and tower-http layers). Each says how to run it; the tests run each against the official Python
-//! SDK client and mcpwire's own.
+//! `client.rs`, `http_axum.rs` (the HTTP endpoint in an axum `Router` behind
+//! `BearerAuthLayer` and tower-http layers), and `oauth_login.rs` (an OAuth client that
+//! logs in through the browser and keeps its token). Each says how to run it; the tests
+//! run each against the official Python SDK client, mcpwire's own client, or (the login)
+//! the tests' authorization server.
 //!
 //! ```no_run
 //! /// Adds two numbers.
