@@ -1,5 +1,20 @@
 //! The two error types: [`McpError`], what a handler fails with (and what becomes a
 //! JSON-RPC error on the wire), and [`RequestError`], what an outbound request fails with.
+//!
+//! ```
+//! use mcpwire::protocol::{codes, ErrorObject};
+//! use mcpwire::{McpError, RequestError};
+//!
+//! // A handler refuses bad input: the client gets `-32602` and this message.
+//! let refused = McpError::invalid_params("`city` must not be empty");
+//! assert_eq!(refused.code(), codes::INVALID_PARAMS);
+//! // Any other failure is logged here and answered as a bare "Internal error".
+//! let hidden = McpError::internal(std::io::Error::other("disk full"));
+//! assert_eq!(hidden.to_error_object(), ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"));
+//! // A request the transport could not deliver is never the peer's answer.
+//! let local = RequestError::Transport { reason: "HTTP 502 Bad Gateway".into() };
+//! assert!(local.peer_error().is_none());
+//! ```
 
 use std::fmt;
 use std::time::Duration;

@@ -10,6 +10,27 @@
 //! the `jwt-bearer` grant of workload identity, enterprise-managed ID-JAG); binds tokens
 //! with DPoP when the authorization server supports it; refreshes them; and keeps them
 //! in a [`TokenStore`]. [`login`] is the CLI's interactive login.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::sync::Arc;
+//!
+//! use mcpwire::auth::{LoopbackRedirect, OAuthClient, OAuthConfig};
+//! use mcpwire::client::Client;
+//! use mcpwire::transport::http_client::HttpClientTransport;
+//!
+//! // Logs in through the browser on the first 401, then sends the token with every request.
+//! let oauth = OAuthClient::new(OAuthConfig {
+//!     authorizer: Arc::new(LoopbackRedirect::bind()?),
+//!     ..OAuthConfig::default()
+//! });
+//! let transport = HttpClientTransport::new("https://mcp.example.com/mcp")?.oauth(oauth);
+//! let client = Client::builder("my-client", "1.0.0").connect(transport).await?;
+//! client.close().await;
+//! # Ok(()) }
+//! ```
+//!
+//! `crates/mcpwire/examples/oauth_login.rs` is the whole program.
 
 mod authorizer;
 mod challenge;

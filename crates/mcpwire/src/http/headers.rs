@@ -1,6 +1,16 @@
 //! The 2026 HTTP header rules: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
 //! `Mcp-Param-*` headers of tool arguments whose schema carries `x-mcp-header`, compared
 //! with the body after decoding the `=?base64?...?=` form. Any disagreement is `-32020`.
+//!
+//! ```
+//! use mcpwire::http::headers::{decode_value, encode_value};
+//!
+//! assert_eq!(encode_value("Lisbon"), "Lisbon");
+//! // Not plain visible ASCII: sent in the base64 form, read back whole.
+//! let encoded = encode_value("São Paulo");
+//! assert!(encoded.starts_with("=?base64?"));
+//! assert_eq!(decode_value(&encoded).as_deref(), Some("São Paulo"));
+//! ```
 
 use std::borrow::Cow;
 

@@ -5,6 +5,24 @@
 //! [`Connection::outgoing`] takes what we send. Each transport runs its own reader and
 //! writer tasks; the dispatcher never sees bytes. Bounded channels give back-pressure end
 //! to end: a slow writer slows the handlers, a full inbound queue stops the reader.
+//!
+//! ```
+//! use mcpwire::protocol::{Message, Notification};
+//! use mcpwire::transport::{memory, Outgoing, TransportEvent};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let (a, mut b) = memory::pair();
+//! let hello = Notification::new("notifications/initialized", None);
+//! a.outgoing.send(Outgoing::unrelated(hello)).await.unwrap();
+//! match b.incoming.recv().await {
+//!     Some(TransportEvent::Message(inbound)) => {
+//!         assert!(matches!(inbound.message, Message::Notification(n) if n.method == "notifications/initialized"))
+//!     }
+//!     other => panic!("{other:?}"),
+//! }
+//! # }
+//! ```
 
 pub mod child;
 #[cfg(feature = "http")]

@@ -17,6 +17,26 @@
 //!   the session is deleted on close;
 //! - 2026: cancelling a request closes its response stream (that is the cancel on this
 //!   wire); a stream that ends without the answer fails that request with a clear error.
+//!
+//! ```
+//! use mcpwire::client::Client;
+//! use mcpwire::http::{serve_with_shutdown, McpService};
+//! use mcpwire::protocol::Era;
+//! use mcpwire::server::{tool, Server};
+//! use mcpwire::transport::http_client::HttpClientTransport;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("s", "1").tool(tool("ping").description("p").handler(|| "pong")).build().unwrap();
+//! let bound = serve_with_shutdown(McpService::new(server), "127.0.0.1:0", "/mcp").await.unwrap();
+//! let url = format!("http://{}/mcp", bound.local_addr);
+//! let client = Client::builder("c", "1").connect(HttpClientTransport::new(&url).unwrap()).await.unwrap();
+//! assert_eq!(client.era(), Era::Stateless); // the probe found a 2026 server
+//! assert_eq!(client.call_tool("ping", serde_json::json!({})).await.unwrap().content[0].as_text(), Some("pong"));
+//! client.close().await;
+//! bound.shutdown.cancel();
+//! # }
+//! ```
 
 mod answer;
 mod auth_hook;
