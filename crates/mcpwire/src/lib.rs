@@ -60,6 +60,8 @@ pub mod extensions;
 pub mod http;
 mod json_write;
 pub mod jsonrpc;
+#[cfg(feature = "http")]
+mod mcp_headers;
 pub mod server;
 pub mod transport;
 

@@ -12,7 +12,7 @@ use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, RequestId};
 use super::auth_hook::Authorization;
 use super::body::read_limited;
 use super::{lock, modern, Shared};
-use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
+use crate::mcp_headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::transport::{InboundMeta, TransportEvent};
 
 impl Shared {

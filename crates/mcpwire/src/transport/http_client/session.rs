@@ -10,7 +10,7 @@ use mcpwire_protocol::{methods, Message, RequestId};
 
 use super::body::read_limited;
 use super::{lock, Shared, SseParser, MAX_RESUMES};
-use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
+use crate::mcp_headers::{PROTOCOL_VERSION, SESSION_ID};
 
 impl Shared {
     /// A GET SSE stream of the session (resuming from `last_event_id` if given).
