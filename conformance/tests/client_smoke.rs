@@ -169,8 +169,12 @@ async fn structured_content_is_checked_against_the_output_schema() {
     assert!(missing.contains("no structuredContent"), "{missing}");
 }
 
+/// A client remembers a server's era only in the [`EraCache`](mcpwire::client::EraCache)
+/// it is given: connections sharing one probe a 2025-only server once; connections without
+/// one (the default) keep no memory and probe every time.
 #[tokio::test]
 async fn the_era_of_an_http_server_is_remembered_per_endpoint() {
+    use mcpwire::client::EraCache;
     use mcpwire::server::{middleware_fn, Server};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
@@ -196,13 +200,22 @@ async fn the_era_of_an_http_server_is_remembered_per_endpoint() {
             .await
             .unwrap();
     let url = format!("http://127.0.0.1:{}/mcp", bound.local_addr.port());
+    let eras = EraCache::new();
     for _ in 0..3 {
+        let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
+        let client = Client::builder("c", "1").era_cache(eras.clone()).connect(transport).await.unwrap();
+        assert_eq!(client.era(), Era::Stateful);
+        client.close().await;
+    }
+    assert_eq!(probes.load(Ordering::SeqCst), 1, "only the first connection sharing the cache probes");
+    assert_eq!(eras.get(&url), Some(Era::Stateful));
+    for _ in 0..2 {
         let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
         let client = Client::builder("c", "1").connect(transport).await.unwrap();
         assert_eq!(client.era(), Era::Stateful);
         client.close().await;
     }
-    assert_eq!(probes.load(Ordering::SeqCst), 1, "only the first connection probes");
+    assert_eq!(probes.load(Ordering::SeqCst), 3, "a client without a cache probes every time");
     bound.shutdown.cancel();
 }
 

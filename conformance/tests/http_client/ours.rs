@@ -326,21 +326,30 @@ async fn close_ends_every_stream_2026() {
     close_ends_streams(Mode::Auto).await;
 }
 
-/// A connection pinned to 2025 does not teach the client that a dual-era server is
-/// 2025-only: a later probing connection to the same URL still lands in 2026.
+/// A connection pinned to 2025 does not teach a shared era cache that a dual-era server is
+/// 2025-only: a later probing connection to the same URL, with the same cache, still
+/// lands in 2026.
 #[tokio::test]
 async fn a_pinned_connection_does_not_decide_the_era_of_the_url() {
+    use mcpwire::client::{Client, EraCache};
+    use mcpwire::transport::http_client::HttpClientTransport;
     limited("era cache", async {
         let server = EverythingHttp::start();
-        let pinned = connect(&server.url(), Mode::Pinned2025).await;
-        assert_eq!(pinned.client.era(), Era::Stateful);
-        pinned.client.close().await;
-        let auto = connect(&server.url(), Mode::Auto).await;
-        assert_eq!(
-            (auto.client.era(), auto.client.protocol_version()),
-            (Era::Stateless, &ProtocolVersion::V2026_07_28)
-        );
-        auto.client.close().await;
+        let eras = EraCache::new();
+        let transport = || HttpClientTransport::new(&server.url()).unwrap();
+        let pinned = Client::builder("c", "1")
+            .era_cache(eras.clone())
+            .protocol_version(ProtocolVersion::V2025_11_25)
+            .connect(transport())
+            .await
+            .unwrap();
+        assert_eq!(pinned.era(), Era::Stateful);
+        pinned.close().await;
+        assert!(eras.is_empty(), "a pinned connection recorded an era");
+        let auto = Client::builder("c", "1").era_cache(eras.clone()).connect(transport()).await.unwrap();
+        assert_eq!((auto.era(), auto.protocol_version()), (Era::Stateless, &ProtocolVersion::V2026_07_28));
+        auto.close().await;
+        assert_eq!(eras.get(&server.url()), Some(Era::Stateless));
     })
     .await;
 }

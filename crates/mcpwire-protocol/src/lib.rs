@@ -7,7 +7,10 @@
 //!
 //! Every feature has its module ([`tools`], [`resources`], [`prompts`], [`completion`],
 //! [`logging`], [`sampling`], [`elicitation`], [`roots`], [`notifications`],
-//! [`subscriptions`], [`mrtr`], [`tasks`], ...), and their types are re-exported here. The
+//! [`subscriptions`], [`mrtr`], [`tasks`], ...), and their types are re-exported here.
+//! Modules import one way: a tool's definition ([`tool_definition`]) sits below sampling,
+//! which offers tools to the model; multi round-trip input ([`mrtr`]) below the requests
+//! that carry it; and [`outcome`], which tells their results apart, above them all. The
 //! 2026 tasks extension's types share their names with the 2025-11-25 core tasks and are
 //! used through [`tasks_ext`].
 //!
@@ -36,6 +39,7 @@ pub mod lifecycle;
 pub mod logging;
 pub mod mrtr;
 pub mod notifications;
+pub mod outcome;
 pub mod pagination;
 pub mod prompts;
 pub mod resources;
@@ -45,6 +49,7 @@ pub mod subscriptions;
 pub mod tags;
 pub mod tasks;
 pub mod tasks_ext;
+pub mod tool_definition;
 pub mod tools;
 
 pub use error::{codes, ErrorObject};
@@ -68,6 +73,7 @@ pub use lifecycle::*;
 pub use logging::*;
 pub use mrtr::*;
 pub use notifications::*;
+pub use outcome::*;
 pub use pagination::*;
 pub use prompts::*;
 pub use resources::*;

@@ -14,7 +14,7 @@ use crate::jsonrpc::{MethodCall, Request, Response};
 use crate::meta::Meta;
 use crate::methods;
 use crate::tasks::TaskMetadata;
-use crate::tools::Tool;
+use crate::tool_definition::Tool;
 
 /// One message of a sampling conversation.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

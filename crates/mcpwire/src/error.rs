@@ -1,5 +1,20 @@
 //! The two error types: [`McpError`], what a handler fails with (and what becomes a
 //! JSON-RPC error on the wire), and [`RequestError`], what an outbound request fails with.
+//!
+//! ```
+//! use mcpwire::protocol::{codes, ErrorObject};
+//! use mcpwire::{McpError, RequestError};
+//!
+//! // A handler refuses bad input: the client gets `-32602` and this message.
+//! let refused = McpError::invalid_params("`city` must not be empty");
+//! assert_eq!(refused.code(), codes::INVALID_PARAMS);
+//! // Any other failure is logged here and answered as a bare "Internal error".
+//! let hidden = McpError::internal(std::io::Error::other("disk full"));
+//! assert_eq!(hidden.to_error_object(), ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"));
+//! // A request the transport could not deliver is never the peer's answer.
+//! let local = RequestError::Transport { reason: "HTTP 502 Bad Gateway".into() };
+//! assert!(local.peer_error().is_none());
+//! ```
 
 use std::fmt;
 use std::time::Duration;
@@ -141,14 +156,9 @@ impl From<ErrorObject> for McpError {
 }
 
 /// A failed outbound call passes through with the peer's code (useful for proxies);
-/// local failures become internal errors (a transport failure too, even when it still
-/// arrives wrapped in `Peer`: its marked error object never goes back on the wire).
+/// local failures, a transport's own failure among them, become internal errors.
 impl From<RequestError> for McpError {
     fn from(error: RequestError) -> Self {
-        let error = match error {
-            RequestError::Peer(e) => RequestError::from_answer(e),
-            other => other,
-        };
         match error {
             RequestError::Peer(e) => McpError::from_error_object(e),
             other => McpError::internal(other),
@@ -253,77 +263,21 @@ impl RequestError {
     }
 }
 
-/// The `data` key that marks an error object as a transport's own failure. Its value is a
-/// secret of this process, so a peer cannot make its errors pass for local ones.
-const TRANSPORT_FAILURE_KEY: &str = "mcpwire/transportFailure";
-
-/// The per-process secret of the transport failure marker.
-fn transport_failure_secret() -> &'static str {
-    static SECRET: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    SECRET.get_or_init(|| {
-        let mut bytes = [0u8; 16];
-        if getrandom::fill(&mut bytes).is_err() {
-            // No OS randomness: the std hasher's keys are still seeded per process.
-            use std::hash::{BuildHasher, Hasher};
-            let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-            hasher.write_usize(std::process::id() as usize);
-            bytes[..8].copy_from_slice(&hasher.finish().to_le_bytes());
-        }
-        bytes.iter().map(|b| format!("{b:02x}")).collect()
-    })
-}
-
-impl RequestError {
-    /// The error object a transport delivers for a request in place of an answer that
-    /// cannot come (a refused connection, an unreadable body, an HTTP failure). It is
-    /// marked so that [`RequestError::from_answer`] makes it a
-    /// [`RequestError::Transport`], never a [`RequestError::Peer`].
-    pub fn transport_failure(reason: impl Into<String>) -> ErrorObject {
-        let reason = reason.into();
-        ErrorObject::new(codes::CONNECTION_CLOSED, reason)
-            .with_data(serde_json::json!({ TRANSPORT_FAILURE_KEY: transport_failure_secret() }))
-    }
-
-    /// Classifies the error object a request was answered with: a transport's own failure
-    /// (made by [`RequestError::transport_failure`] in this process) is
-    /// [`RequestError::Transport`]; anything else came from the peer.
-    pub fn from_answer(error: ErrorObject) -> RequestError {
-        let marked = error
-            .data
-            .as_ref()
-            .and_then(|d| d.get(TRANSPORT_FAILURE_KEY))
-            .and_then(Value::as_str)
-            .is_some_and(|secret| secret == transport_failure_secret());
-        if marked {
-            RequestError::Transport { reason: error.message }
-        } else {
-            RequestError::Peer(error)
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn only_this_process_marks_transport_failures() {
-        let local = RequestError::from_answer(RequestError::transport_failure("HTTP 502 Bad Gateway"));
-        assert!(matches!(&local, RequestError::Transport { reason } if reason == "HTTP 502 Bad Gateway"));
+    fn a_transport_failure_relayed_by_a_handler_is_an_internal_error() {
+        let local = RequestError::Transport { reason: "HTTP 502 Bad Gateway".into() };
         assert_eq!(local.to_string(), "transport failure: HTTP 502 Bad Gateway");
         assert_eq!(local.code(), codes::CONNECTION_CLOSED);
         assert!(local.peer_error().is_none());
-        // A peer copying the key with any other value is still the peer.
-        let forged = ErrorObject::new(codes::CONNECTION_CLOSED, "x")
-            .with_data(serde_json::json!({ TRANSPORT_FAILURE_KEY: "00000000000000000000000000000000" }));
-        assert!(matches!(RequestError::from_answer(forged), RequestError::Peer(_)));
-        // Handlers that propagate it answer "Internal error", without the marker.
-        let relayed = McpError::from(RequestError::Peer(RequestError::transport_failure("refused")));
+        let relayed = McpError::from(local);
         assert!(relayed.is_internal());
         assert_eq!(relayed.to_error_object(), ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"));
-        let plain = ErrorObject::new(codes::INVALID_PARAMS, "bad");
-        assert!(
-            matches!(RequestError::from_answer(plain), RequestError::Peer(e) if e.code == codes::INVALID_PARAMS)
-        );
+        // The peer's own error passes through with its code.
+        let plain = McpError::from(RequestError::Peer(ErrorObject::new(codes::INVALID_PARAMS, "bad")));
+        assert_eq!(plain.to_error_object(), ErrorObject::new(codes::INVALID_PARAMS, "bad"));
     }
 }

@@ -1,5 +1,15 @@
 //! A small type map that carries transport facts (HTTP headers, the authenticated
 //! principal, ...) from a transport to the handler of a message.
+//!
+//! ```
+//! use mcpwire::extensions::Extensions;
+//! use mcpwire::Principal;
+//!
+//! let mut facts = Extensions::new();
+//! facts.insert(Principal("alice".into()));
+//! assert_eq!(facts.get::<Principal>().map(|p| p.0.as_str()), Some("alice"));
+//! assert!(facts.get::<String>().is_none());
+//! ```
 
 use std::any::{Any, TypeId};
 use std::sync::Arc;

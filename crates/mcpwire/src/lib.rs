@@ -17,10 +17,12 @@
 //! Start with the examples, one small program per capability (in `crates/mcpwire/examples/`):
 //! `tools.rs` (structured output), `resources.rs` (templates and completion), `prompts.rs`,
 //! `logging_progress.rs`, `elicitation_sampling.rs` (the same handler in both eras),
-//! `client.rs`, `opentelemetry.rs` (a client's trace continued in the server), and
-//! `http_axum.rs` (the HTTP endpoint in an axum `Router` behind
-//! `BearerAuthLayer` and tower-http layers). Each says how to run it; the tests run each against the official Python
-//! SDK client and mcpwire's own.
+//! `client.rs`, `opentelemetry.rs` (a client's trace continued in the server),
+//! `http_axum.rs` (the HTTP endpoint in an axum `Router` behind `BearerAuthLayer` and
+//! tower-http layers), and `oauth_login.rs` (an OAuth client that logs in through the
+//! browser and keeps its token). Each says how to run it; the tests run each against the
+//! official Python SDK client, mcpwire's own client, or (the login) the tests'
+//! authorization server.
 //!
 //! ```no_run
 //! /// Adds two numbers.
@@ -60,6 +62,8 @@ pub mod extensions;
 pub mod http;
 mod json_write;
 pub mod jsonrpc;
+#[cfg(feature = "http")]
+mod mcp_headers;
 pub mod server;
 pub mod transport;
 

@@ -303,6 +303,44 @@ async fn outbound_ids_start_at_one_and_custom_ids_are_used_verbatim() {
     assert_eq!(call.await.unwrap(), ("1".to_owned(), "2".to_owned()));
 }
 
+/// Only the transport's own `Failed` event makes a transport failure: an error the peer
+/// sends stays the peer's, whatever its code, message or data (the old in-band marker
+/// included).
+#[tokio::test]
+async fn a_peer_error_never_passes_for_a_transport_failure() {
+    use mcpwire::protocol::{ErrorObject, ErrorResponse};
+    let (peer, mut raw) = client();
+    let p = peer.clone();
+    let call = tokio::spawn(async move { p.request_raw("a", None, CallOptions::default()).await });
+    let Message::Request(r) = raw.next().await else { panic!() };
+    let forged = ErrorObject::new(codes::CONNECTION_CLOSED, "HTTP 502 Bad Gateway")
+        .with_data(json!({ "mcpwire/transportFailure": "00000000000000000000000000000000" }));
+    raw.send(ErrorResponse::new(Some(r.id), forged.clone())).await;
+    let err = call.await.unwrap().unwrap_err();
+    assert!(matches!(&err, RequestError::Peer(e) if *e == forged), "{err:?}");
+    assert_eq!(err.peer_error(), Some(&forged));
+
+    let p = peer.clone();
+    let call = tokio::spawn(async move { p.request_raw("b", None, CallOptions::default()).await });
+    let Message::Request(r) = raw.next().await else { panic!() };
+    raw.events.send(TransportEvent::failed(r.id.clone(), "HTTP 502 Bad Gateway")).await.unwrap();
+    let err = call.await.unwrap().unwrap_err();
+    assert!(
+        matches!(&err, RequestError::Transport { reason } if reason == "HTTP 502 Bad Gateway"),
+        "{err:?}"
+    );
+    assert!(err.peer_error().is_none());
+    assert_eq!(err.code(), codes::CONNECTION_CLOSED);
+    // The peer's late answer to the failed request is dropped; the connection still works.
+    raw.send(Response::new(r.id, serde_json::value::to_raw_value(&json!(1)).unwrap())).await;
+    raw.events.send(TransportEvent::failed(RequestId::from(99), "no such request")).await.unwrap();
+    let p = peer.clone();
+    let call = tokio::spawn(async move { p.request_raw("c", None, CallOptions::default()).await });
+    let Message::Request(r) = raw.next().await else { panic!() };
+    raw.send(Response::new(r.id, serde_json::value::to_raw_value(&json!(5)).unwrap())).await;
+    assert_eq!(call.await.unwrap().unwrap().get(), "5");
+}
+
 #[tokio::test]
 async fn a_timeout_sends_cancelled_and_a_late_response_is_dropped() {
     let (peer, mut raw) = client();

@@ -234,3 +234,127 @@ fn the_opentelemetry_example_continues_the_clients_trace_in_the_server() {
     assert!(stdout.contains("add(2, 3) = {\"result\":5}"), "{stdout}");
     assert!(stdout.contains("span continues the client's trace"), "{stdout}");
 }
+
+/// The `oauth_login` example against the tests' authorization server
+/// (`auth_server/test_as.rs`: metadata, Dynamic Client Registration, authorization code
+/// with PKCE) and an MCP server behind `BearerAuthLayer` that trusts its tokens. The test
+/// plays the browser: it opens the URL the example shows, follows the authorization
+/// server's redirect to the example's loopback listener, and the example lists the tools
+/// with its new token. A second run with the same token file needs no login.
+#[cfg(feature = "auth")]
+#[path = "auth_server/test_as.rs"]
+mod test_as;
+
+#[cfg(feature = "auth")]
+mod oauth_login {
+    use std::process::Stdio;
+    use std::sync::atomic::Ordering;
+    use std::time::Duration;
+
+    use mcpwire::auth::server::{
+        serve_service, BearerAuthLayer, JwtVerifier, MetadataRouter, ResourceMetadata,
+    };
+    use mcpwire::http::{Bound, McpService};
+    use mcpwire::server::{tool, Ctx, Server};
+    use mcpwire::Principal;
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
+
+    use super::{example, http, test_as};
+
+    const SCOPE: &str = "mcp:tools";
+
+    /// An MCP server with a `whoami` tool behind a layer that trusts `issuer`'s JWTs.
+    async fn protected(issuer: &str) -> (String, Bound) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let resource = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let server = Server::builder("protected", "1.0.0")
+            .tool(tool("whoami").description("The caller").handler(|ctx: Ctx| async move {
+                ctx.extensions().get::<Principal>().map(|p| p.0.clone()).unwrap_or_default()
+            }))
+            .build()
+            .unwrap();
+        let mut metadata = ResourceMetadata::new(&resource, issuer);
+        metadata.scopes_supported = vec![SCOPE.into()];
+        let verifier = JwtVerifier::from_issuer(issuer.to_owned(), &resource);
+        let layer = BearerAuthLayer::new(verifier, metadata.url()).required_scopes([SCOPE]);
+        let app = MetadataRouter::new(&metadata, tower_layer::Layer::layer(&layer, McpService::new(server)));
+        (resource, serve_service(listener, app).unwrap())
+    }
+
+    /// `GET url` (an `http://` URL): the response's `Location` header and status line.
+    async fn get(url: &str) -> (String, Option<String>) {
+        let rest = url.strip_prefix("http://").unwrap();
+        let (addr, path) = rest.split_at(rest.find('/').unwrap());
+        let text =
+            http(addr, &format!("GET {path} HTTP/1.1\r\nhost: {addr}\r\nconnection: close\r\n\r\n")).await;
+        let status = text.lines().next().unwrap_or_default().to_owned();
+        let location = text
+            .lines()
+            .find_map(|l| l.split_once(':').filter(|(k, _)| k.eq_ignore_ascii_case("location")))
+            .map(|(_, v)| v.trim().to_owned());
+        (status, location)
+    }
+
+    /// Runs the example; when it shows an authorization URL, approves it as a browser
+    /// would. Returns (stdout, whether it asked to log in).
+    async fn run(url: &str, tokens: &std::path::Path) -> (String, bool) {
+        let mut child = tokio::process::Command::new(example("oauth_login"))
+            .arg("--tokens")
+            .arg(tokens)
+            .arg("--no-browser")
+            .arg(url)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap()).lines();
+        let mut asked = false;
+        let session = async {
+            while let Some(line) = stderr.next_line().await.unwrap() {
+                let Some(authorize) = line.trim().strip_prefix("http://").map(|u| format!("http://{u}"))
+                else {
+                    continue;
+                };
+                asked = true;
+                let (status, location) = get(&authorize).await;
+                assert!(status.contains(" 302 "), "{status}");
+                let callback = location.expect("the authorization server redirects");
+                let (status, _) = get(&callback).await;
+                assert!(status.contains(" 200 "), "the example's loopback page: {status}");
+            }
+            let mut out = String::new();
+            stdout.read_to_string(&mut out).await.unwrap();
+            (out, child.wait().await.unwrap())
+        };
+        let (out, status) =
+            tokio::time::timeout(Duration::from_secs(60), session).await.expect("oauth_login hung");
+        assert!(status.success(), "oauth_login failed: {out}");
+        (out, asked)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_oauth_login_example_logs_in_through_the_browser_then_reuses_its_token() {
+        let auth = test_as::TestAs::start().await;
+        let (url, bound) = protected(&auth.issuer).await;
+        let dir = std::env::temp_dir().join(format!("mcpwire-oauth-login-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tokens = dir.join("tokens.json");
+        let _ = std::fs::remove_file(&tokens);
+
+        let (out, asked) = run(&url, &tokens).await;
+        assert!(asked, "the first run logs in");
+        assert!(out.contains("tools: whoami"), "{out}");
+        assert!(out.lines().any(|l| l.starts_with("scope: ") && l.contains(SCOPE)), "{out}");
+        assert_eq!(auth.tokens_issued.load(Ordering::SeqCst), 1);
+        assert!(std::fs::read_to_string(&tokens).unwrap().contains("access_token"));
+
+        let (out, asked) = run(&url, &tokens).await;
+        assert!(!asked, "the second run uses the stored token");
+        assert!(out.contains("tools: whoami"), "{out}");
+        assert_eq!(auth.tokens_issued.load(Ordering::SeqCst), 1, "no new token");
+        bound.shutdown.cancel();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

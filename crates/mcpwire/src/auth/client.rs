@@ -8,86 +8,23 @@
 //! times.
 
 use std::collections::{BTreeSet, HashMap};
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Arc, PoisonError};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Mutex;
 
+use super::authorizer::{AuthorizationHandler, FetchRedirect};
 use super::challenge::Challenge;
 use super::code_flow::CodeFlow;
+use super::credentials::ClientCredentials;
 use super::discovery::{canonical_resource, discover, register, require_pkce_s256, Discovered};
 use super::dpop::Dpop;
 use super::fetch::Fetcher;
 use super::grant::{grant_fields, Grant};
-use super::jose::{now_secs, SigningKey};
+use super::jose::now_secs;
 use super::store::{MemoryTokenStore, TokenStore, Tokens};
 use super::token_endpoint::{self, parse_tokens};
 use super::AuthError;
-
-type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
-/// Completes the user's part of the authorization: given the authorization URL, returns
-/// the redirect URL the authorization server sent back (with `code`, `state`, `iss`).
-/// A CLI opens a browser and listens on a loopback redirect
-/// ([`LoopbackRedirect`](super::LoopbackRedirect)); tests and headless agents may fetch
-/// the URL and read the redirect ([`FetchRedirect`]).
-pub trait AuthorizationHandler: Send + Sync + 'static {
-    /// Returns the final redirect URL.
-    fn authorize(&self, url: String) -> BoxFuture<Result<String, AuthError>>;
-
-    /// The redirect URI this handler receives on, when it chooses one (a loopback
-    /// listener knows its port only once bound); `None` uses
-    /// [`OAuthConfig::redirect_uri`].
-    fn redirect_uri(&self) -> Option<String> {
-        None
-    }
-}
-
-/// Fetches the authorization URL without following redirects and returns the
-/// `Location` it redirects to (for authorization servers that approve without a user).
-#[derive(Clone, Debug, Default)]
-pub struct FetchRedirect;
-
-impl AuthorizationHandler for FetchRedirect {
-    fn authorize(&self, url: String) -> BoxFuture<Result<String, AuthError>> {
-        Box::pin(async move {
-            let fetched = Fetcher::default().get(&url).await?;
-            match fetched.location {
-                Some(location) if fetched.status.is_redirection() => Ok(location),
-                _ => Err(AuthError::Protocol(format!(
-                    "the authorization endpoint answered {} without a redirect",
-                    fetched.status
-                ))),
-            }
-        })
-    }
-}
-
-/// Client credentials at one authorization server.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-pub struct ClientCredentials {
-    /// `client_id`.
-    pub client_id: String,
-    /// `client_secret`, for confidential clients.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_secret: Option<String>,
-    /// `none`, `client_secret_basic`, `client_secret_post` or `private_key_jwt`. By
-    /// default: `private_key_jwt` with a signing key; with a secret, basic (post when
-    /// the server supports only that); else `none`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_endpoint_auth_method: Option<String>,
-    /// The private key of `private_key_jwt` (RFC 7523): client assertions are signed
-    /// with it. Never stored.
-    #[serde(skip)]
-    pub signing_key: Option<Arc<SigningKey>>,
-    /// The redirect URI these credentials were registered with (Dynamic Client
-    /// Registration), so that a stored registration for another one is not reused.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub redirect_uri: Option<String>,
-}
 
 /// When tokens are sender-constrained with DPoP (RFC 9449).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -10,7 +10,8 @@ use base64::Engine;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-use super::client::{AuthorizationHandler, ClientCredentials};
+use super::authorizer::AuthorizationHandler;
+use super::credentials::ClientCredentials;
 use super::fetch::{form_encode, query_params};
 use super::jose::random_id;
 use super::AuthError;

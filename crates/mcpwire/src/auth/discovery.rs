@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::client::ClientCredentials;
+use super::credentials::ClientCredentials;
 use super::fetch::{origin, path, Fetched, Fetcher};
 use super::AuthError;
 

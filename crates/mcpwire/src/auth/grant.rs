@@ -10,7 +10,7 @@ use std::sync::Arc;
 use base64::Engine;
 use serde_json::{json, Value};
 
-use super::client::ClientCredentials;
+use super::credentials::ClientCredentials;
 use super::fetch::encode;
 use super::jose::{now_secs, random_id};
 use super::AuthError;

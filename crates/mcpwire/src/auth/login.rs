@@ -10,7 +10,8 @@ use std::time::Duration;
 use http::Method;
 use serde_json::json;
 
-use super::client::{ClientCredentials, OAuthClient, OAuthConfig};
+use super::client::{OAuthClient, OAuthConfig};
+use super::credentials::ClientCredentials;
 use super::fetch::Fetcher;
 use super::loopback::{LoopbackRedirect, UrlOpener};
 use super::store::{FileTokenStore, Tokens};

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::client::AuthorizationHandler;
+use super::authorizer::AuthorizationHandler;
 use super::fetch::query_params;
 use super::AuthError;
 

@@ -9,7 +9,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
-use super::client::ClientCredentials;
+use super::credentials::ClientCredentials;
 use super::AuthError;
 
 /// The tokens granted for one protected resource.

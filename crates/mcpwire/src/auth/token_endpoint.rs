@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::client::ClientCredentials;
+use super::credentials::ClientCredentials;
 use super::discovery::Discovered;
 use super::dpop::Dpop;
 use super::fetch::{Fetched, Fetcher};

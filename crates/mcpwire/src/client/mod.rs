@@ -29,6 +29,7 @@
 mod cache;
 mod callbacks;
 mod calls;
+mod era_cache;
 mod handler;
 mod handshake;
 mod listen;
@@ -53,6 +54,7 @@ use serde_json::{Map, Value};
 
 pub use callbacks::ServerChange;
 pub use calls::RequestOptions;
+pub use era_cache::EraCache;
 pub use listen::Subscription;
 pub use tasks::ToolCallStart;
 
@@ -175,6 +177,7 @@ pub struct ClientBuilder {
     mode: Mode,
     prior_discover: Option<DiscoverResult>,
     options: ClientOptions,
+    era_cache: Option<EraCache>,
 }
 
 impl Client {
@@ -186,6 +189,7 @@ impl Client {
             mode: Mode::Auto,
             prior_discover: None,
             options: ClientOptions::default(),
+            era_cache: None,
         }
     }
 
@@ -435,6 +439,14 @@ impl ClientBuilder {
         self
     }
 
+    /// Remembers the era of the server in `cache`, and goes straight to `initialize` when
+    /// `cache` knows the server as 2025-era (see [`EraCache`]). Without one, every
+    /// connection that is not pinned probes.
+    pub fn era_cache(mut self, cache: EraCache) -> Self {
+        self.era_cache = Some(cache);
+        self
+    }
+
     /// Options (timeouts, MRTR round cap).
     pub fn options(mut self, options: ClientOptions) -> Self {
         self.options = options;
@@ -463,7 +475,7 @@ impl ClientBuilder {
             DispatcherConfig { request_timeout: Some(self.options.request_timeout), ..Default::default() };
         let cache = Arc::new(Cache::default());
         let listeners: Listeners = Default::default();
-        let era_key = transport.era_cache_key();
+        let era_key = self.era_cache.as_ref().and_then(|_| transport.era_cache_key());
         let transport_finished = transport.finished_signal();
         let probe_options = ClientOptions {
             probe_timeout: match transport.answers_every_request() {
@@ -497,7 +509,9 @@ impl ClientBuilder {
             (Mode::Auto, None) => {
                 // A server known to be 2025-era: go straight to the handshake, and re-probe
                 // if that fails (it may have changed).
-                let known_stateful = era_key.as_deref().and_then(cached_era) == Some(Era::Stateful);
+                let known_stateful =
+                    era_key.as_deref().zip(self.era_cache.as_ref()).and_then(|(key, cache)| cache.get(key))
+                        == Some(Era::Stateful);
                 let direct = match known_stateful {
                     true => initialize(
                         &peer,
@@ -524,12 +538,12 @@ impl ClientBuilder {
             }
             Session::Stateful(_) => capabilities,
         };
-        if let Some(key) = era_key.filter(|_| probed) {
+        if let (Some(key), Some(cache)) = (era_key.filter(|_| probed), &self.era_cache) {
             let era = match &session {
                 Session::Stateful(_) => Era::Stateful,
                 Session::Stateless { .. } => Era::Stateless,
             };
-            remember_era(key, era);
+            cache.remember(key, era);
         }
         Ok(Client {
             inner: Arc::new(ClientInner {
@@ -550,22 +564,4 @@ impl ClientBuilder {
             }),
         })
     }
-}
-
-/// Eras of the servers this process has connected to, by transport key (bounded).
-static ERA_CACHE: std::sync::OnceLock<Mutex<std::collections::HashMap<String, Era>>> =
-    std::sync::OnceLock::new();
-
-/// The era last seen at `key`.
-fn cached_era(key: &str) -> Option<Era> {
-    ERA_CACHE.get()?.lock().unwrap_or_else(|e| e.into_inner()).get(key).copied()
-}
-
-/// Remembers the era of the server at `key`.
-fn remember_era(key: String, era: Era) {
-    let mut cache = ERA_CACHE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
-    if cache.len() >= 1024 {
-        cache.clear();
-    }
-    cache.insert(key, era);
 }

@@ -1,6 +1,20 @@
 //! Where 2025-era SSE events are kept so that a client whose connection dropped can
 //! resume a stream with `GET` and `Last-Event-ID` (the stream's events after that id are
 //! replayed, and no other stream's).
+//!
+//! ```
+//! use bytes::Bytes;
+//! use mcpwire::http::event_store::{EventStore, MemoryEventStore};
+//!
+//! // At most 100 events per stream, 1000 streams.
+//! let store = MemoryEventStore::new(100, 1000);
+//! let first = store.store("session-1-1", Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"method\":\"a\"}")).unwrap();
+//! store.store("session-1-1", Bytes::from_static(b"{\"jsonrpc\":\"2.0\",\"method\":\"b\"}")).unwrap();
+//! // A client that saw `first` resumes after it: only the later event comes back.
+//! let replay = store.replay_after(&first).unwrap();
+//! assert_eq!(replay.stream, "session-1-1");
+//! assert_eq!(replay.events.len(), 1);
+//! ```
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};

@@ -55,13 +55,8 @@ impl McpService {
         let (stream, mut rx) = match session.open_stream(request_ids, json) {
             Ok(opened) => opened,
             Err(duplicate) => {
-                let message = format!("Invalid request: request id {duplicate} is already in flight");
-                return status::error(
-                    StatusCode::BAD_REQUEST,
-                    Some(duplicate),
-                    codes::INVALID_REQUEST,
-                    message,
-                );
+                let error = crate::jsonrpc::duplicate_id(&duplicate);
+                return status::error_object(StatusCode::BAD_REQUEST, Some(duplicate), error);
             }
         };
         // Each message is made an event as it is delivered, with no list in between.

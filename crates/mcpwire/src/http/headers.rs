@@ -1,69 +1,35 @@
 //! The 2026 HTTP header rules: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the
 //! `Mcp-Param-*` headers of tool arguments whose schema carries `x-mcp-header`, compared
 //! with the body after decoding the `=?base64?...?=` form. Any disagreement is `-32020`.
+//!
+//! ```
+//! use mcpwire::http::headers::{decode_value, encode_value};
+//!
+//! assert_eq!(encode_value("Lisbon"), "Lisbon");
+//! // Not plain visible ASCII: sent in the base64 form, read back whole.
+//! let encoded = encode_value("São Paulo");
+//! assert!(encoded.starts_with("=?base64?"));
+//! assert_eq!(decode_value(&encoded).as_deref(), Some("São Paulo"));
+//! ```
 
-use std::borrow::Cow;
-
-use base64::Engine;
 use http::header::{AsHeaderName, HeaderName};
 use http::HeaderMap;
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::{methods, Request};
 use serde_json::Value;
 
-/// The header carrying the protocol version.
-pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
-/// The header carrying the method (2026).
-pub const METHOD: &str = "mcp-method";
-/// The header carrying the tool or prompt name or the resource URI (2026).
-pub const NAME: &str = "mcp-name";
-/// The prefix of the headers carrying `x-mcp-header` tool arguments (2026).
-pub const PARAM_PREFIX: &str = "mcp-param-";
-/// The session header (2025).
-pub const SESSION_ID: &str = "mcp-session-id";
+use crate::mcp_headers::decode_cow;
+pub use crate::mcp_headers::{
+    decode_value, encode_value, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION, SESSION_ID,
+};
 
-/// The names above, parsed once: a lookup by `&str` parses and validates the name on
+/// The header names, parsed once: a lookup by `&str` parses and validates the name on
 /// every call.
 static PROTOCOL_VERSION_NAME: HeaderName = HeaderName::from_static(PROTOCOL_VERSION);
 static METHOD_NAME: HeaderName = HeaderName::from_static(METHOD);
 static NAME_NAME: HeaderName = HeaderName::from_static(NAME);
 /// [`SESSION_ID`], parsed once (read on every 2025 request of a session).
 pub(crate) static SESSION_ID_NAME: HeaderName = HeaderName::from_static(SESSION_ID);
-
-const SENTINEL_START: &str = "=?base64?";
-const SENTINEL_END: &str = "?=";
-
-/// Encodes a header value: as-is when it is safe visible ASCII without leading or trailing
-/// spaces and does not look like the base64 form; otherwise `=?base64?<standard base64 of
-/// the UTF-8>?=`.
-pub fn encode_value(value: &str) -> String {
-    let looks_encoded = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
-    let visible = value.bytes().all(|b| (0x20..0x7f).contains(&b));
-    let padded = value.starts_with(' ') || value.ends_with(' ');
-    let safe = !value.is_empty() && visible && !padded && !looks_encoded;
-    if safe {
-        value.to_owned()
-    } else {
-        format!("{SENTINEL_START}{}{SENTINEL_END}", base64::engine::general_purpose::STANDARD.encode(value))
-    }
-}
-
-/// Decodes a header value (trimmed); `None` when the base64 form is malformed.
-pub fn decode_value(raw: &str) -> Option<String> {
-    decode_cow(raw).map(Cow::into_owned)
-}
-
-/// [`decode_value`] borrowing the plain form (no copy on the hot path).
-fn decode_cow(raw: &str) -> Option<Cow<'_, str>> {
-    let raw = raw.trim();
-    match raw.strip_prefix(SENTINEL_START).and_then(|r| r.strip_suffix(SENTINEL_END)) {
-        Some(b64) => {
-            let bytes = base64::engine::general_purpose::STANDARD.decode(b64).ok()?;
-            String::from_utf8(bytes).ok().map(Cow::Owned)
-        }
-        None => Some(Cow::Borrowed(raw)),
-    }
-}
 
 /// A header read as one value: `Ok(None)` if absent, `Err` (the `-32020` message) if
 /// repeated or not text.

@@ -82,12 +82,10 @@ impl Streams {
     }
 }
 
-/// Milliseconds from the first session's start to `at`: a session's last activity fits
-/// in an atomic word this way (an `Instant` behind a mutex is three times its size).
-fn ticks(at: Instant) -> u64 {
-    static EPOCH: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    let epoch = *EPOCH.get_or_init(Instant::now);
-    u64::try_from(at.saturating_duration_since(epoch).as_millis()).unwrap_or(u64::MAX)
+/// Milliseconds from `start` to `at`: a session's last activity fits in an atomic word
+/// this way (an `Instant` behind a mutex is three times its size).
+fn ticks(start: Instant, at: Instant) -> u64 {
+    u64::try_from(at.saturating_duration_since(start).as_millis()).unwrap_or(u64::MAX)
 }
 
 /// `<session>-<no>`, a stream's name in the event store.
@@ -118,7 +116,9 @@ pub(crate) struct Session {
     /// from anywhere, a service's `shutdown` included) lets its requests finish.
     runtime: tokio::runtime::Handle,
     streams: Mutex<Streams>,
-    /// When the session was last used, in [`ticks`].
+    /// When the session started: the origin of [`ticks`].
+    started: Instant,
+    /// When the session was last used, in [`ticks`] since `started`.
     last_active: AtomicU64,
     next_stream: AtomicU64,
     settings: Arc<HttpSettings>,
@@ -170,7 +170,8 @@ impl Session {
                 closed: AtomicBool::new(false),
                 runtime: tokio::runtime::Handle::current(),
                 streams: Mutex::new(Streams::default()),
-                last_active: AtomicU64::new(ticks(Instant::now())),
+                started: Instant::now(),
+                last_active: AtomicU64::new(0),
                 next_stream: AtomicU64::new(first_stream.max(1)),
                 settings,
             }
@@ -186,7 +187,7 @@ impl Session {
 
     /// Marks the session as used now.
     pub(crate) fn touch(&self) {
-        self.last_active.store(ticks(Instant::now()), Ordering::Relaxed);
+        self.last_active.store(ticks(self.started, Instant::now()), Ordering::Relaxed);
     }
 
     /// Whether the session has been idle longer than its timeout (a connected stream
@@ -194,7 +195,9 @@ impl Session {
     pub(crate) fn is_expired(&self, now: Instant) -> bool {
         let has_live =
             lock(&self.streams).streams.iter().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()));
-        let idle = Duration::from_millis(ticks(now).saturating_sub(self.last_active.load(Ordering::Relaxed)));
+        let idle = Duration::from_millis(
+            ticks(self.started, now).saturating_sub(self.last_active.load(Ordering::Relaxed)),
+        );
         !has_live && idle > self.settings.session_idle_timeout
     }
 
@@ -215,7 +218,9 @@ impl Session {
     ///
     /// Fails with the offending id when a request id is already in flight in this session
     /// (or repeated in the batch): answers are routed by id, so a duplicate would take
-    /// over the original's stream and leave it without its answer forever.
+    /// over the original's stream and leave it without its answer forever. The caller
+    /// refuses it with [`jsonrpc::duplicate_id`](crate::jsonrpc::duplicate_id), the
+    /// dispatcher's own answer to a duplicate.
     pub(crate) fn open_stream(
         &self,
         requests: &[RequestId],

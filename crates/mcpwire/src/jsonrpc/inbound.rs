@@ -36,10 +36,7 @@ pub(super) fn start_request<H: Handler>(
     let entry = in_flight(&request);
     let duplicate = !lock(&shared.in_flight).insert(request.id.key(), entry.clone());
     if duplicate {
-        let error = ErrorObject::new(
-            codes::INVALID_REQUEST,
-            format!("Invalid request: request id {} is already in flight", request.id),
-        );
+        let error = duplicate_id(&request.id);
         return Err(Outgoing::unrelated(ErrorResponse::new(Some(request.id), error)));
     }
     // Registered after a shutdown began, it would not be among the requests it fired.
@@ -58,6 +55,15 @@ pub(super) fn start_request<H: Handler>(
     let handler = handler.clone();
     let call = Box::pin(async move { handler.on_request(request, ctx).await });
     Ok(serve(peer.clone(), call, method, entry, hook, permit))
+}
+
+/// The answer to a request whose id is already in flight on its connection: `-32600`,
+/// the original request left alone (JSON-RPC ids name one request at a time). The one
+/// statement of that rule: the dispatcher refuses with it here, and an HTTP session,
+/// which must refuse before it delivers (its answers find their streams by id), with the
+/// same error.
+pub(crate) fn duplicate_id(id: &RequestId) -> ErrorObject {
+    ErrorObject::new(codes::INVALID_REQUEST, format!("Invalid request: request id {id} is already in flight"))
 }
 
 /// A request's method, kept for the logs of [`settle`]: borrowed when it is one of the

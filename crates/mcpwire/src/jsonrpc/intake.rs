@@ -9,7 +9,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 use tokio_util::task::TaskTracker;
 
 use super::{inbound, lock, Handler, NotificationContext, Peer, ProgressUpdate, Shared};
-use crate::transport::{Inbound, Outgoing, TransportEvent};
+use crate::error::RequestError;
+use crate::transport::{Inbound, LocalFailure, Outgoing, TransportEvent};
 
 /// Where requests run: how a request whose method is one of
 /// [`DispatcherConfig::inline_methods`](super::DispatcherConfig::inline_methods) runs before the
@@ -68,6 +69,12 @@ impl<H: Handler> Intake<H> {
                 return Next::Stop { transport_closed: true };
             }
             TransportEvent::Invalid(error) => answer_invalid(peer, *error).await,
+            TransportEvent::Failed(failure) => {
+                let LocalFailure { id, reason } = *failure;
+                if !lock(&shared.pending).fail(&id, RequestError::Transport { reason }) {
+                    tracing::debug!(%id, "dropped a transport failure for an unknown or abandoned request");
+                }
+            }
             TransportEvent::Message(inbound) => {
                 let Inbound { message, meta } = *inbound;
                 match message {

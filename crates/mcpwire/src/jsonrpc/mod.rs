@@ -26,6 +26,33 @@
 //! queue kept between them. There each request is first polled by the POST that brought
 //! it (which waits for its answer anyway) and gets a task of its own only if it has to
 //! wait, so it goes on if that POST's client goes away.
+//!
+//! ```
+//! use mcpwire::jsonrpc::{CallOptions, Dispatcher, Handler, NoHandler, RequestContext};
+//! use mcpwire::protocol::{RawJson, Request};
+//! use mcpwire::McpError;
+//!
+//! /// Answers every request with its own params.
+//! struct Echo;
+//!
+//! impl Handler for Echo {
+//!     async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
+//!         request.params.ok_or_else(|| McpError::invalid_params("nothing to echo"))
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let (a, b) = mcpwire::transport::memory::pair();
+//! Dispatcher::new(b).spawn(Echo);
+//! let caller = Dispatcher::new(a);
+//! let peer = caller.peer();
+//! caller.spawn(NoHandler);
+//! let params = serde_json::value::to_raw_value(&serde_json::json!({ "n": 1 })).unwrap();
+//! let answer = peer.request_raw("echo", Some(params), CallOptions::default()).await.unwrap();
+//! assert_eq!(answer.get(), r#"{"n":1}"#);
+//! # }
+//! ```
 
 mod context;
 #[cfg(feature = "http")]
@@ -52,6 +79,8 @@ pub use context::{NotificationContext, RequestContext};
 #[cfg(feature = "http")]
 pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
+#[cfg(feature = "http")]
+pub(crate) use inbound::duplicate_id;
 #[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
 pub use outbound::CallOptions;

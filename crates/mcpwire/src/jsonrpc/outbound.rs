@@ -203,7 +203,7 @@ impl Peer {
         guard.done = true;
         match outcome {
             Ok(Answer::Result(result)) => Ok(result),
-            Ok(Answer::Error(error)) => Err(RequestError::from_answer(error)),
+            Ok(Answer::Error(error)) => Err(RequestError::Peer(error)),
             Ok(Answer::Local(error)) => Err(error),
             Err(_) => Err(self.shared.closed_error()),
         }

@@ -16,6 +16,15 @@
 //! Note: in MCP an empty string is a valid cursor that a server *may*
 //! issue. [`encode_offset`] never produces `""`, and [`decode_offset`]
 //! rejects `""` with [`CursorError::Empty`].
+//!
+//! ```
+//! use mcpwire::server::cursor::{decode_offset, encode_offset};
+//!
+//! let cursor = encode_offset(50);
+//! assert_eq!(decode_offset(&cursor).unwrap(), 50);
+//! // A cursor this module did not make is refused, not read as an offset.
+//! assert!(decode_offset("50").is_err());
+//! ```
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;

@@ -6,6 +6,27 @@
 //! 2025 `initialize` sessions, `stateless` for 2026-07-28 requests) own the differences:
 //! version checks, `resultType` and cache hints, log gating, and how `ctx.elicit(..)`
 //! reaches the client.
+//!
+//! ```
+//! use mcpwire::client::Client;
+//! use mcpwire::server::{tool, Server};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("weather", "1.0.0")
+//!     .tool(tool("forecast").description("Tomorrow's weather").handler(|| "sunny"))
+//!     .build()
+//!     .unwrap();
+//! // A real server runs `server.serve_stdio().await`; here a client in the same process
+//! // calls it over an in-memory pair.
+//! let (ours, theirs) = mcpwire::transport::memory::pair();
+//! tokio::spawn(async move { server.serve(theirs).await });
+//! let client = Client::builder("my-client", "1.0.0").connect(ours).await.unwrap();
+//! let result = client.call_tool("forecast", serde_json::json!({})).await.unwrap();
+//! assert_eq!(result.content[0].as_text(), Some("sunny"));
+//! client.close().await;
+//! # }
+//! ```
 
 mod ask;
 mod context;

@@ -1,4 +1,20 @@
 //! JSON Schemas generated from Rust types (schemars, JSON Schema 2020-12).
+//!
+//! ```
+//! use mcpwire::server::schema::input_schema_for;
+//!
+//! /// A forecast request.
+//! #[derive(schemars::JsonSchema)]
+//! #[allow(dead_code)]
+//! struct Forecast {
+//!     city: String,
+//!     days: Option<u8>,
+//! }
+//!
+//! let schema = input_schema_for::<Forecast>();
+//! assert_eq!(schema["type"], "object");
+//! assert_eq!(schema["required"], serde_json::json!(["city"]));
+//! ```
 
 use mcpwire_protocol::common::JsonObject;
 use schemars::generate::SchemaSettings;

@@ -9,6 +9,22 @@
 //! The child is always reaped (no zombies). When it exits or crashes, the connection closes with a
 //! reason naming its exit status and the tail of its stderr, so waiting requests fail with
 //! a clear error instead of hanging.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use std::time::Duration;
+//!
+//! use mcpwire::client::Client;
+//! use mcpwire::transport::child::ChildProcess;
+//!
+//! let server = ChildProcess::new("npx")
+//!     .args(["-y", "@modelcontextprotocol/server-everything"])
+//!     .shutdown_timeouts(Duration::from_secs(2), Duration::from_secs(2));
+//! let client = Client::builder("my-client", "1.0.0").spawn(server).await?;
+//! // Closes the child's stdin, waits, then signals it: no zombie is left behind.
+//! client.close().await;
+//! # Ok(()) }
+//! ```
 
 use std::collections::VecDeque;
 use std::ffi::OsStr;

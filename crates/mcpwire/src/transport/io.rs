@@ -1,5 +1,23 @@
 //! A transport over any byte stream pair, framed as newline-delimited JSON: the basis of
 //! stdio on both sides, and handy over `tokio::io::duplex` in tests.
+//!
+//! ```
+//! use mcpwire::client::Client;
+//! use mcpwire::server::{tool, Server};
+//! use mcpwire::transport::io::IoTransport;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("s", "1").tool(tool("ping").description("p").handler(|| "pong")).build().unwrap();
+//! // Two byte streams joined back to back, as a socket or a pipe pair would be.
+//! let (ours, theirs) = tokio::io::duplex(64 * 1024);
+//! let (read, write) = tokio::io::split(theirs);
+//! tokio::spawn(async move { server.serve(IoTransport::new(read, write)).await });
+//! let (read, write) = tokio::io::split(ours);
+//! let client = Client::builder("c", "1").connect(IoTransport::new(read, write)).await.unwrap();
+//! assert_eq!(client.call_tool("ping", serde_json::json!({})).await.unwrap().content[0].as_text(), Some("pong"));
+//! # }
+//! ```
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;

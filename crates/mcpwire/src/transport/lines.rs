@@ -1,4 +1,19 @@
 //! Newline-delimited JSON framing: a bounded line reader and a coalescing writer.
+//!
+//! ```
+//! use mcpwire::transport::lines::{Line, LineReader};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let input: &[u8] = b"{\"jsonrpc\":\"2.0\"}\n{\"far too long for the limit\":true}\n";
+//! let mut lines = LineReader::new(input, 20);
+//! let mut buf = Vec::new();
+//! assert_eq!(lines.next_line(&mut buf).await.unwrap(), Some(Line::Complete));
+//! assert_eq!(buf, b"{\"jsonrpc\":\"2.0\"}");
+//! buf.clear();
+//! assert!(matches!(lines.next_line(&mut buf).await.unwrap(), Some(Line::TooLong(_))));
+//! # }
+//! ```
 
 use std::future::Future;
 use std::io;

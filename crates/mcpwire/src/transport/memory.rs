@@ -1,5 +1,19 @@
 //! An in-memory transport pair: two connected [`Connection`]s that pass messages without
 //! serializing them. For tests and in-process clients.
+//!
+//! ```
+//! use mcpwire::client::Client;
+//! use mcpwire::server::{tool, Server};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("s", "1").tool(tool("ping").description("p").handler(|| "pong")).build().unwrap();
+//! let (ours, theirs) = mcpwire::transport::memory::pair();
+//! tokio::spawn(async move { server.serve(theirs).await });
+//! let client = Client::builder("c", "1").connect(ours).await.unwrap();
+//! assert_eq!(client.call_tool("ping", serde_json::json!({})).await.unwrap().content[0].as_text(), Some("pong"));
+//! # }
+//! ```
 
 use tokio::sync::mpsc;
 

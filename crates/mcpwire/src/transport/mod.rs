@@ -5,6 +5,24 @@
 //! [`Connection::outgoing`] takes what we send. Each transport runs its own reader and
 //! writer tasks; the dispatcher never sees bytes. Bounded channels give back-pressure end
 //! to end: a slow writer slows the handlers, a full inbound queue stops the reader.
+//!
+//! ```
+//! use mcpwire::protocol::{Message, Notification};
+//! use mcpwire::transport::{memory, Outgoing, TransportEvent};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let (a, mut b) = memory::pair();
+//! let hello = Notification::new("notifications/initialized", None);
+//! a.outgoing.send(Outgoing::unrelated(hello)).await.unwrap();
+//! match b.incoming.recv().await {
+//!     Some(TransportEvent::Message(inbound)) => {
+//!         assert!(matches!(inbound.message, Message::Notification(n) if n.method == "notifications/initialized"))
+//!     }
+//!     other => panic!("{other:?}"),
+//! }
+//! # }
+//! ```
 
 pub mod child;
 #[cfg(feature = "http")]
@@ -32,7 +50,8 @@ pub trait Transport: Send + 'static {
     fn connect(self) -> Connection;
 
     /// A key naming the server this transport reaches (for HTTP, the endpoint URL), under
-    /// which a client caches the server's era so later connections skip the probe.
+    /// which a client given an [`EraCache`](crate::client::EraCache) remembers the
+    /// server's era so later connections skip the probe.
     fn era_cache_key(&self) -> Option<String> {
         None
     }
@@ -83,6 +102,12 @@ pub enum TransportEvent {
     Message(Box<Inbound>),
     /// A frame that did not decode. The dispatcher answers it where JSON-RPC says to.
     Invalid(Box<DecodeError>),
+    /// The transport itself failed one of our requests: its answer cannot come (a refused
+    /// connection, an unreadable body, an HTTP failure). The waiting caller gets
+    /// [`RequestError::Transport`](crate::RequestError::Transport). Only a transport's
+    /// own code makes this event; nothing a peer sends decodes to it, so a peer's error
+    /// never passes for a local failure.
+    Failed(Box<LocalFailure>),
     /// The peer is gone; `reason` says what the transport knows (an exit status, the tail
     /// of a child's stderr). The channel closes right after.
     Closed {
@@ -103,10 +128,25 @@ impl TransportEvent {
         TransportEvent::Invalid(Box::new(error))
     }
 
+    /// The transport failed the outbound request `id` for `reason`.
+    pub fn failed(id: RequestId, reason: impl Into<String>) -> Self {
+        TransportEvent::Failed(Box::new(LocalFailure { id, reason: reason.into() }))
+    }
+
     /// The peer is gone, for the given reason if known.
     pub fn closed(reason: Option<String>) -> Self {
         TransportEvent::Closed { reason: reason.map(Box::new) }
     }
+}
+
+/// A transport's own failure of one outbound request: the payload of
+/// [`TransportEvent::Failed`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalFailure {
+    /// The request that failed.
+    pub id: RequestId,
+    /// What failed, for a person to read (for example `HTTP 502 Bad Gateway`).
+    pub reason: String,
 }
 
 /// A decoded message and what the transport attaches to it: the payload of

@@ -14,6 +14,20 @@
 //! A stdio server does its I/O on one thread either way, so tokio's current-thread
 //! runtime (`#[tokio::main(flavor = "current_thread")]`) serves it with the least memory;
 //! the multi-thread runtime works too.
+//!
+//! ```no_run
+//! use mcpwire::server::{tool, Server};
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() {
+//!     let server = Server::builder("weather", "1.0.0")
+//!         .tool(tool("forecast").description("Tomorrow's weather").handler(|| "sunny"))
+//!         .build()
+//!         .unwrap();
+//!     // The same as `server.serve_stdio().await`.
+//!     server.serve(mcpwire::transport::stdio::stdio()).await;
+//! }
+//! ```
 
 use std::io;
 use std::pin::Pin;

@@ -8,6 +8,25 @@
 //! `ctx.sample(..)` park the task in `input_required` until the client answers, and
 //! `ctx.cancellation()` fires on `tasks/cancel`. Records live in a [`TaskStore`]
 //! (in memory by default, bounded and TTL-expired); the handlers run in this process.
+//!
+//! ```
+//! use mcpwire::server::tasks::TaskSupport;
+//! use mcpwire::server::{tool, Ctx, Server};
+//!
+//! let server = Server::builder("reports", "1.0.0")
+//!     .tool(
+//!         tool("report")
+//!             .description("A slow report; a task when the client allows it")
+//!             .task_support(TaskSupport::Optional)
+//!             .handler(|ctx: Ctx| async move {
+//!                 tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+//!                 if ctx.is_cancelled() { "cancelled" } else { "done" }
+//!             }),
+//!     )
+//!     .build()
+//!     .unwrap();
+//! # drop(server);
+//! ```
 
 mod clock;
 mod memory;

@@ -68,6 +68,15 @@
 //! breaks one of them, a backtracking search in the same priority order looks
 //! for one that keeps them, within a fixed budget of steps (past it, no
 //! match), so `{a}{b}{c:2}` matches `njklab` and `{x}{x}` matches `abab`.
+//!
+//! ```
+//! use mcpwire::server::uri_template::UriTemplate;
+//!
+//! let template = UriTemplate::parse("books://{shelf}/{title}").unwrap();
+//! let found = template.match_uri("books://mcp/tools").unwrap();
+//! assert_eq!((found["shelf"].as_str(), found["title"].as_str()), ("mcp", "tools"));
+//! assert!(template.match_uri("films://mcp/tools").is_none());
+//! ```
 
 use std::collections::HashMap;
 use std::fmt;

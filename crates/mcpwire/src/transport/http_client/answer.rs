@@ -6,7 +6,7 @@ use http::header;
 use http_body_util::BodyExt;
 use mcpwire_protocol::{decode_frame, Frame, Message, RequestId};
 
-use super::exchange::read_limited;
+use super::body::read_limited;
 use super::{lock, Shared, SseParser, MAX_RESUMES};
 
 impl Shared {

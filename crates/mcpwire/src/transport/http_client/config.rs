@@ -30,8 +30,7 @@ pub struct HttpClientTransport {
     pub(super) headers: HeaderMap,
     pub(super) connect_timeout: Duration,
     pub(super) max_message_bytes: usize,
-    #[cfg(feature = "auth")]
-    pub(super) oauth: Option<crate::auth::OAuthClient>,
+    pub(super) auth: super::auth_hook::Hook,
     pub(super) middlewares: super::middleware::Middlewares,
     #[cfg(feature = "tls")]
     pub(super) tls: super::tls::Tls,
@@ -62,8 +61,7 @@ impl HttpClientTransport {
             headers: HeaderMap::new(),
             connect_timeout: Duration::from_secs(10),
             max_message_bytes: super::DEFAULT_MAX_MESSAGE_BYTES,
-            #[cfg(feature = "auth")]
-            oauth: None,
+            auth: Default::default(),
             middlewares: Default::default(),
             #[cfg(feature = "tls")]
             tls: super::tls::Tls::new().map_err(HttpClientError::Tls)?,
@@ -86,12 +84,13 @@ impl HttpClientTransport {
         self.header("authorization", &format!("Bearer {token}"))
     }
 
-    /// Authorizes with OAuth 2.1 when the server answers `401` (or `403
-    /// insufficient_scope`), and sends the access token with every request (feature
-    /// `auth`, on by default).
-    #[cfg(feature = "auth")]
-    pub fn oauth(mut self, client: crate::auth::OAuthClient) -> Self {
-        self.oauth = Some(client);
+    /// Authorizes requests through `hook`: its headers go with every request, and it
+    /// authorizes when a response asks for it, after which the request is sent again.
+    /// With `mcpwire::auth::OAuthClient` (feature `auth`, on by default) that is OAuth
+    /// 2.1: a token on every request, the flow on a `401`, a step-up on a `403
+    /// insufficient_scope`.
+    pub fn oauth(mut self, hook: impl super::AuthHook) -> Self {
+        self.auth = super::auth_hook::Hook(Some(std::sync::Arc::new(hook)));
         self
     }
 

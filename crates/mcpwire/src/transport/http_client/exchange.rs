@@ -6,12 +6,13 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Method, Request as HttpRequest, StatusCode, Uri};
-use http_body_util::{BodyExt, Full};
-use mcpwire_protocol::{codes, decode_frame, methods, ErrorResponse, Frame, Message, RequestId};
+use http_body_util::Full;
+use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, RequestId};
 
-use super::oauth::Authorization;
+use super::auth_hook::Authorization;
+use super::body::read_limited;
 use super::{lock, modern, Shared};
-use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
+use crate::mcp_headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::transport::{InboundMeta, TransportEvent};
 
 impl Shared {
@@ -25,11 +26,7 @@ impl Shared {
     /// looks like the server's.
     pub(super) async fn fail(&self, id: &RequestId, reason: String) {
         lock(&self.pending).remove(&id.key());
-        let error = Message::Error(ErrorResponse::new(
-            Some(id.clone()),
-            crate::RequestError::transport_failure(reason),
-        ));
-        let _ = self.incoming.send(TransportEvent::message(error, InboundMeta::default())).await;
+        let _ = self.incoming.send(TransportEvent::failed(id.clone(), reason)).await;
     }
 
     pub(super) fn post_url(&self) -> Uri {
@@ -185,17 +182,6 @@ impl Shared {
             }
             return;
         }
-    }
-}
-
-/// Reads a whole body, refusing more than `limit` bytes; the error says which.
-pub(super) async fn read_limited(body: hyper::body::Incoming, limit: usize) -> Result<Bytes, String> {
-    match http_body_util::Limited::new(body, limit).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-            Err(format!("the response body exceeds the {limit}-byte message size limit"))
-        }
-        Err(e) => Err(format!("the response body could not be read: {e}")),
     }
 }
 

@@ -17,14 +17,35 @@
 //!   the session is deleted on close;
 //! - 2026: cancelling a request closes its response stream (that is the cancel on this
 //!   wire); a stream that ends without the answer fails that request with a clear error.
+//!
+//! ```
+//! use mcpwire::client::Client;
+//! use mcpwire::http::{serve_with_shutdown, McpService};
+//! use mcpwire::protocol::Era;
+//! use mcpwire::server::{tool, Server};
+//! use mcpwire::transport::http_client::HttpClientTransport;
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() {
+//! let server = Server::builder("s", "1").tool(tool("ping").description("p").handler(|| "pong")).build().unwrap();
+//! let bound = serve_with_shutdown(McpService::new(server), "127.0.0.1:0", "/mcp").await.unwrap();
+//! let url = format!("http://{}/mcp", bound.local_addr);
+//! let client = Client::builder("c", "1").connect(HttpClientTransport::new(&url).unwrap()).await.unwrap();
+//! assert_eq!(client.era(), Era::Stateless); // the probe found a 2026 server
+//! assert_eq!(client.call_tool("ping", serde_json::json!({})).await.unwrap().content[0].as_text(), Some("pong"));
+//! client.close().await;
+//! bound.shutdown.cancel();
+//! # }
+//! ```
 
 mod answer;
+mod auth_hook;
+mod body;
 mod config;
 mod exchange;
 mod legacy;
 mod middleware;
 mod modern;
-mod oauth;
 mod session;
 mod sse;
 #[cfg(feature = "tls")]
@@ -47,6 +68,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use auth_hook::AuthHook;
 pub use config::{HttpClientError, HttpClientTransport};
 pub use middleware::{HttpMiddleware, MiddlewareError};
 pub use sse::{SseError, SseEvent, SseParser};
@@ -101,8 +123,7 @@ struct Shared {
     closed: CancellationToken,
     /// The largest response body or SSE event read.
     max_message_bytes: usize,
-    #[cfg(feature = "auth")]
-    oauth: Option<crate::auth::OAuthClient>,
+    auth: auth_hook::Hook,
 }
 
 /// Locks a mutex, ignoring poison (no lock is held across a panic that matters here).
@@ -148,8 +169,7 @@ impl Transport for HttpClientTransport {
             internal_ids: AtomicU64::new(1),
             closed: CancellationToken::new(),
             middlewares: self.middlewares,
-            #[cfg(feature = "auth")]
-            oauth: self.oauth,
+            auth: self.auth,
         });
         let finished = self.finished;
         tokio::spawn(async move {

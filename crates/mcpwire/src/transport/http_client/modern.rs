@@ -8,7 +8,7 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use mcpwire_protocol::{meta, methods, Message};
 use serde_json::Value;
 
-use crate::http::headers::{encode_value, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION};
+use crate::mcp_headers::{encode_value, METHOD, NAME, PARAM_PREFIX, PROTOCOL_VERSION};
 
 /// The protocol version of a 2026 message (from its `_meta` envelope).
 pub(crate) fn envelope_version(message: &Message) -> Option<String> {

@@ -8,9 +8,9 @@ use std::time::Duration;
 use http::{header, HeaderMap, HeaderValue, Method};
 use mcpwire_protocol::{methods, Message, RequestId};
 
-use super::exchange::read_limited;
+use super::body::read_limited;
 use super::{lock, Shared, SseParser, MAX_RESUMES};
-use crate::http::headers::{PROTOCOL_VERSION, SESSION_ID};
+use crate::mcp_headers::{PROTOCOL_VERSION, SESSION_ID};
 
 impl Shared {
     /// A GET SSE stream of the session (resuming from `last_event_id` if given).

@@ -7,7 +7,7 @@ use http::Method;
 use mcpwire_protocol::{decode_frame, methods, Frame, Message, RequestId};
 use serde_json::Value;
 
-use super::exchange::read_limited;
+use super::body::read_limited;
 use super::{lock, modern, Pending, Shared};
 
 impl Shared {
