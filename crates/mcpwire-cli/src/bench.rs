@@ -58,7 +58,7 @@ fn connect_args(options: &BenchOptions) -> Connect {
 async fn check_tool(env: &Env, args: &Bench, options: &BenchOptions) -> anyhow::Result<Option<ToolCall>> {
     let pairs = pairs(&args.pairs)?;
     let connect = connect_args(options);
-    let client = crate::commands::connect(&connect, None, &env.ui, env.max_message).await?;
+    let client = crate::commands::connect(&connect, None, &env.ui, env.max_message, None).await?;
     let listed = client.list_all_tools().await;
     target::close(&client).await;
     let tools = listed.map_err(|e| Failure::request("tools/list", &e))?;

@@ -3,6 +3,7 @@
 //! id from any connection; a 2025-11-25 task belongs to the session that created it, so
 //! these commands see only what that server shares with a new session.
 
+use mcpwire::protocol::methods;
 use mcpwire::protocol::tasks_ext::{DetailedTask, TaskState};
 use serde_json::Value;
 
@@ -10,6 +11,7 @@ use crate::cli::TasksCommand;
 use crate::commands::{print_stdout, session, Env};
 use crate::errors::{Failure, EXIT_OK};
 use crate::output::Table;
+use crate::wire::whole;
 
 /// The status name as the protocol writes it.
 fn status_name(task: &DetailedTask) -> String {
@@ -59,6 +61,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                     }
                 }
                 if env.json {
+                    let tasks = env.wire().list_as_sent(methods::TASKS_LIST, "tasks", &tasks)?;
                     env.print_json(&serde_json::json!({ "tasks": tasks }))?;
                     return Ok(EXIT_OK);
                 }
@@ -89,7 +92,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                     .await
                     .map_err(|e| Failure::request(&format!("getting task {}", t.task_id), &e))?;
                 if env.json {
-                    env.print_json(&serde_json::to_value(&task)?)?;
+                    env.print_json(&env.wire().as_sent(&[(methods::TASKS_GET, whole)], &task)?)?;
                 } else {
                     print_stdout(&describe(&task))?;
                 }

@@ -409,3 +409,57 @@ fn pypi_servers_through_the_cli_and_the_proxy() {
         assert!(stdout(&o).contains("\"timezone\": \"UTC\""), "{version}: {}", stdout(&o));
     }
 }
+
+#[test]
+fn json_output_is_the_servers_json_in_its_own_key_order() {
+    // server-everything orders its keys unlike mcpwire's types (capabilities start with
+    // tools, serverInfo puts title before version, ...): what `--json` prints must be
+    // what came on the wire, key for key, in that order.
+    let (node, js) = (peer("NODE22"), peer("SERVER_EVERYTHING_JS"));
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let call = serde_json::json!({"name": "get-annotated-message",
+        "arguments": {"messageType": "error", "includeImage": true}});
+    let uri = "demo://resource/static/document/architecture.md";
+    let requests = [
+        ("tools/list", serde_json::json!({})),
+        ("resources/list", serde_json::json!({})),
+        ("resources/templates/list", serde_json::json!({})),
+        ("prompts/list", serde_json::json!({})),
+        ("tools/call", call),
+        ("resources/read", serde_json::json!({"uri": uri})),
+        ("prompts/get", serde_json::json!({"name": "args-prompt", "arguments": {"city": "Oslo"}})),
+    ];
+    let raw = raw_answers(&node, &[&js, "stdio"], &requests);
+    let json = |args: &[&str]| -> Value {
+        let o = mcpwire(
+            &[&["--json", "--protocol-version", "2025-11-25"], args].concat(),
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 0);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    // serde_json keeps insertion order in this build (preserve_order): the text of two
+    // values is equal only when their keys come in the same order.
+    let same = |what: &str, printed: &Value, sent: &Value| {
+        assert_eq!(printed.to_string(), sent.to_string(), "{what}: printed, then sent");
+    };
+    let info = json(&["info", &target]);
+    same("capabilities", &info["capabilities"], &raw[0]["capabilities"]);
+    same("serverInfo", &info["serverInfo"], &raw[0]["serverInfo"]);
+    let lists = [
+        ("tools", "tools"),
+        ("resources", "resources"),
+        ("templates", "resourceTemplates"),
+        ("prompts", "prompts"),
+    ];
+    for (i, (command, key)) in lists.into_iter().enumerate() {
+        same(command, &json(&[command, &target])[key], &raw[i + 1][key]);
+    }
+    same(
+        "call",
+        &json(&["call", &target, "get-annotated-message", "messageType=error", "includeImage:=true"]),
+        &raw[5],
+    );
+    same("read", &json(&["read", &target, uri]), &raw[6]);
+    same("prompt", &json(&["prompt", &target, "args-prompt", "city=Oslo"]), &raw[7]);
+}

@@ -201,7 +201,7 @@ impl Pool {
         let builder =
             builder(Wants::default(), &holder, &active, &server, &settings, settings.version.clone());
         let limit = settings.options.request_timeout;
-        let primary = target::connect(&settings.target, builder, settings.max_message, limit).await?;
+        let primary = target::connect(&settings.target, builder, settings.max_message, limit, None).await?;
         let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, leased: false };
         Ok(Arc::new(Pool {
             settings,
@@ -274,7 +274,7 @@ impl Pool {
         let version = Some(self.primary.protocol_version().clone());
         let builder = builder(wants, &slot, &self.active, &self.server, &self.settings, version);
         let (max, limit) = (self.settings.max_message, self.settings.options.request_timeout);
-        let connected = target::connect(&self.settings.target, builder, max, limit).await;
+        let connected = target::connect(&self.settings.target, builder, max, limit, None).await;
         let opened = {
             let mut state = self.lock();
             state.opening -= 1;
