@@ -463,3 +463,46 @@ fn json_output_is_the_servers_json_in_its_own_key_order() {
     same("read", &json(&["read", &target, uri]), &raw[6]);
     same("prompt", &json(&["prompt", &target, "args-prompt", "city=Oslo"]), &raw[7]);
 }
+
+/// Runs `mcpwire ARGS` on a pseudo-terminal (util-linux `script`), typing `input`: the
+/// elicitation form asks only on a terminal. Its terminal output comes back as text.
+fn on_a_terminal(args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{}'", a.replace('\'', r"'\''"))).collect();
+    let command = format!("'{BIN}' {}", quoted.join(" "));
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux script runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let o = wait(child, Duration::from_secs(60));
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    stdout(&o)
+}
+
+#[test]
+fn the_elicitation_form_asks_in_the_servers_order() {
+    // server-everything's form: 13 fields, `name` (the only required one) first. Answer
+    // it, leave the rest empty (defaults), then decline to send.
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let input = format!("Ada\n{}n\n", "\n".repeat(12));
+    let shown = on_a_terminal(&["call", &target, "trigger-elicitation-request"], &input);
+    let asked = [
+        "Your full, legal name",
+        "Agree to the terms and conditions",
+        "Favorite first line of a story",
+        "Your email address",
+        "Portfolio / personal website",
+        "Your date of birth",
+    ];
+    let positions: Vec<usize> = asked
+        .iter()
+        .map(|a| shown.find(a).unwrap_or_else(|| panic!("{a:?} never asked:\n{shown}")))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "asked out of the server's order:\n{shown}");
+    assert!(shown.contains("decline"), "{shown}");
+}
