@@ -115,11 +115,6 @@ fn example_call(name: &str, schema: &Map<String, Value>) -> String {
 /// server it spawned sees its stdin close when this process exits).
 pub async fn run(env: &Env, args: &Bench) -> anyhow::Result<i32> {
     let options = normalize(args.options.clone())?;
-    if args.tool.is_some() && options.driver == "sdk" {
-        return Err(Failure::usage("--tool is measured by the raw driver")
-            .hint("leave out --driver sdk")
-            .into());
-    }
     let tool = tokio::select! {
         tool = check_tool(env, args, &options) => tool?,
         _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
