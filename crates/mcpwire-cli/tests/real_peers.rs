@@ -506,3 +506,22 @@ fn the_elicitation_form_asks_in_the_servers_order() {
     assert!(positions.windows(2).all(|w| w[0] < w[1]), "asked out of the server's order:\n{shown}");
     assert!(shown.contains("decline"), "{shown}");
 }
+
+#[test]
+fn the_proxy_passes_a_clients_roots_change_upstream() {
+    // server-everything asks for roots again when told they changed; the Python SDK
+    // client (a 2025 session) tells it through the proxy and sees its new roots.
+    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let script = workspace().join("crates/mcpwire-cli/tests/python/proxy_roots_client.py");
+    let child = Command::new(peer("PYTHON"))
+        .arg(script)
+        .arg(&proxy.url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait(child, Duration::from_secs(120));
+    assert!(o.status.success() && stdout(&o).contains("ok"), "{}\n{}", stdout(&o), stderr(&o));
+}

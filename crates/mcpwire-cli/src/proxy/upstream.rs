@@ -15,9 +15,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use mcpwire::client::{Client, ClientOptions, ServerChange};
+use mcpwire::jsonrpc::{CallOptions, Peer};
 use mcpwire::protocol::capabilities::ClientCapabilities;
 use mcpwire::protocol::mrtr::InputRequest;
-use mcpwire::protocol::{codes, Era, ProtocolVersion};
+use mcpwire::protocol::roots::ListRootsResult;
+use mcpwire::protocol::{codes, methods, Era, ProtocolVersion};
 use mcpwire::server::{Ctx, Server, ServerEvent};
 use mcpwire::McpError;
 use serde::de::DeserializeOwned;
@@ -82,11 +84,17 @@ pub struct Holder {
 
 type HolderSlot = Arc<Mutex<Option<Holder>>>;
 
+/// The downstream 2025 client whose `notifications/roots/list_changed` a connection last
+/// passed upstream: the server's `roots/list` that follows, with no request holding the
+/// connection, is put to that client.
+type RootsSlot = Arc<Mutex<Option<Peer>>>;
+
 /// One upstream connection.
 struct Conn {
     client: Client,
     wants: Wants,
     holder: HolderSlot,
+    roots: RootsSlot,
     leased: bool,
 }
 
@@ -197,12 +205,12 @@ impl Pool {
     pub async fn open(settings: Settings) -> anyhow::Result<Arc<Pool>> {
         let server = Arc::new(OnceLock::new());
         let active = Active::default();
-        let holder = HolderSlot::default();
-        let builder =
-            builder(Wants::default(), &holder, &active, &server, &settings, settings.version.clone());
+        let (holder, roots) = (HolderSlot::default(), RootsSlot::default());
+        let slots = (&holder, &roots);
+        let builder = builder(Wants::default(), slots, &active, &server, &settings, settings.version.clone());
         let limit = settings.options.request_timeout;
         let primary = target::connect(&settings.target, builder, settings.max_message, limit, None).await?;
-        let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, leased: false };
+        let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, roots, leased: false };
         Ok(Arc::new(Pool {
             settings,
             state: Mutex::new(State { conns: vec![conn], opening: 0 }),
@@ -271,15 +279,16 @@ impl Pool {
 
     async fn open_leased(self: &Arc<Self>, wants: Wants, holder: Option<Holder>) -> Result<Lease, McpError> {
         let slot: HolderSlot = Arc::new(Mutex::new(holder));
+        let roots = RootsSlot::default();
         let version = Some(self.primary.protocol_version().clone());
-        let builder = builder(wants, &slot, &self.active, &self.server, &self.settings, version);
+        let builder = builder(wants, (&slot, &roots), &self.active, &self.server, &self.settings, version);
         let (max, limit) = (self.settings.max_message, self.settings.options.request_timeout);
         let connected = target::connect(&self.settings.target, builder, max, limit, None).await;
         let opened = {
             let mut state = self.lock();
             state.opening -= 1;
             connected.map(|client| {
-                state.conns.push(Conn { client: client.clone(), wants, holder: slot, leased: true });
+                state.conns.push(Conn { client: client.clone(), wants, holder: slot, roots, leased: true });
                 (state.conns.len() - 1, client)
             })
         };
@@ -297,6 +306,32 @@ impl Pool {
             set_log_level(&client).await;
         }
         Ok(Lease { pool: self.clone(), index, client })
+    }
+
+    /// A downstream 2025 client's roots changed: every connection that declared roots
+    /// to a 2025 server passes the notification on, and the server's `roots/list` that
+    /// follows (outside a request) is put to that client. Connections are shared by
+    /// clients of one kind, so the server's roots are those of the client that last
+    /// told it about them.
+    pub async fn roots_changed(&self, client: &Peer) {
+        if self.primary.era() != Era::Stateful {
+            return;
+        }
+        let told: Vec<Client> = {
+            let state = self.lock();
+            state
+                .conns
+                .iter()
+                .filter(|c| c.wants.roots)
+                .map(|c| {
+                    *c.roots.lock().unwrap_or_else(|e| e.into_inner()) = Some(client.clone());
+                    c.client.clone()
+                })
+                .collect()
+        };
+        for upstream in told {
+            upstream.send_notification(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
+        }
     }
 
     /// Every connection, for shutting them down.
@@ -341,10 +376,29 @@ async fn ask<R: DeserializeOwned>(
     serde_json::from_value(value).map_err(|e| McpError::new(codes::INTERNAL_ERROR, format!("{what}: {e}")))
 }
 
-/// A client builder declaring `wants`, whose questions go to the connection's holder.
+/// The answer to a server's `roots/list`: from the request holding the connection, or
+/// else from the client that last said its roots changed.
+async fn roots(holder: &HolderSlot, rest: &RootsSlot, limit: Duration) -> Result<ListRootsResult, McpError> {
+    let held = holder.lock().unwrap_or_else(|e| e.into_inner()).is_some();
+    let client = rest.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    match client {
+        Some(client) if !held => {
+            let options = CallOptions::default().timeout(limit);
+            let raw = client.request_raw(methods::ROOTS_LIST, None, options).await.map_err(|e| {
+                McpError::new(codes::INTERNAL_ERROR, format!("mcpwire proxy: roots/list: {e}"))
+            })?;
+            serde_json::from_str(raw.get())
+                .map_err(|e| McpError::new(codes::INTERNAL_ERROR, format!("mcpwire proxy: roots/list: {e}")))
+        }
+        _ => ask(holder, "roots/list", InputRequest::ListRoots(None)).await,
+    }
+}
+
+/// A client builder declaring `wants`, whose questions go to the connection's holder
+/// (`slots`: the holder, and the client asked for roots when there is none).
 fn builder(
     wants: Wants,
-    holder: &HolderSlot,
+    (holder, rest): (&HolderSlot, &RootsSlot),
     active: &Active,
     server: &Arc<OnceLock<Server>>,
     settings: &Settings,
@@ -373,10 +427,10 @@ fn builder(
             .sampling_tools(wants.sampling_tools);
     }
     if wants.roots {
-        let slot = holder.clone();
+        let (slot, rest, limit) = (holder.clone(), rest.clone(), settings.options.request_timeout);
         b = b.on_roots(move || {
-            let slot = slot.clone();
-            async move { ask(&slot, "roots/list", InputRequest::ListRoots(None)).await }
+            let (slot, rest) = (slot.clone(), rest.clone());
+            async move { roots(&slot, &rest, limit).await }
         });
     }
     let (slot, active) = (holder.clone(), active.clone());
