@@ -508,9 +508,11 @@ fn the_elicitation_form_asks_in_the_servers_order() {
 }
 
 #[test]
-fn the_proxy_passes_a_clients_roots_change_upstream() {
-    // server-everything asks for roots again when told they changed; the Python SDK
-    // client (a 2025 session) tells it through the proxy and sees its new roots.
+fn the_proxy_carries_roots_at_start_up_and_after_a_change() {
+    // server-everything asks for roots 350 ms after `initialized` (no request holds the
+    // connection by then) and again when told they changed; the Python SDK client (a
+    // 2025 session) gets the first question and, after telling it of a change through
+    // the proxy, sees its new roots.
     let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
     let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
     let script = workspace().join("crates/mcpwire-cli/tests/python/proxy_roots_client.py");

@@ -27,11 +27,12 @@
 //! subscriptions are forwarded, but the SDK's per-session subscription set is not
 //! updated by a custom method); a 2026 upstream sees, on each request, the capabilities
 //! of the connection it came on (one per set of client capabilities), not the client's
-//! own `clientInfo`; a 2025 server that asks for roots at start-up asks the client whose
-//! request opened that connection, and later clients of the same kind share its answer.
+//! own `clientInfo`; a 2025 server's `roots/list` outside a request (at start-up, after a
+//! change) goes to the 2025 client that last used that connection or last said its roots
+//! changed ([`downstream`]), and clients of the same kind share its answer.
 
+mod downstream;
 mod relay;
-mod roots;
 mod upstream;
 
 use std::sync::Arc;
@@ -103,7 +104,7 @@ async fn bridge(relay: &Arc<Relay>, pool: &Arc<Pool>, client: &Client) -> anyhow
     let (caps, logging) = advertised(caps.as_ref());
     let mut builder = Server::builder(name, version)
         .extra_capabilities(caps)
-        .middleware(roots::RootsChanged::new(pool.clone()));
+        .middleware(downstream::Downstream::new(pool.clone()));
     if !logging {
         builder = builder.without_logging();
     }

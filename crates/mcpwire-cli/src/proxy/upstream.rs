@@ -26,6 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use super::downstream::Clients;
 use crate::target::{self, Target};
 
 /// Most upstream connections open at once (each a server process for a stdio target).
@@ -58,6 +59,11 @@ impl Wants {
         }
     }
 
+    /// Whether such a client offers roots.
+    pub fn roots(&self) -> bool {
+        self.roots
+    }
+
     /// Whether a server may ask such a client anything.
     pub fn can_be_asked(&self) -> bool {
         self.roots || self.sampling || self.elicit_form || self.elicit_url
@@ -84,9 +90,9 @@ pub struct Holder {
 
 type HolderSlot = Arc<Mutex<Option<Holder>>>;
 
-/// The downstream 2025 client whose `notifications/roots/list_changed` a connection last
-/// passed upstream: the server's `roots/list` that follows, with no request holding the
-/// connection, is put to that client.
+/// The downstream 2025 client whose request last used a connection that declared roots
+/// (or that last said its roots changed): a `roots/list` the server sends while no
+/// request holds the connection (at start-up, after a change) is put to that client.
 type RootsSlot = Arc<Mutex<Option<Peer>>>;
 
 /// One upstream connection.
@@ -96,6 +102,16 @@ struct Conn {
     holder: HolderSlot,
     roots: RootsSlot,
     leased: bool,
+}
+
+impl Conn {
+    /// From now on a `roots/list` outside a request goes to `client` (if given, and if
+    /// this connection declared roots).
+    fn roots_client(&self, client: Option<Peer>) {
+        if let Some(client) = client.filter(|_| self.wants.roots) {
+            *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = Some(client);
+        }
+    }
 }
 
 /// The downstream requests in flight on shared connections, for log messages: a 2025
@@ -162,6 +178,8 @@ pub struct Pool {
     pub server: Arc<OnceLock<Server>>,
     /// Requests in flight on shared connections.
     pub active: Active,
+    /// The downstream clients' connections.
+    pub clients: Clients,
     primary: Client,
 }
 
@@ -217,6 +235,7 @@ impl Pool {
             freed: Notify::new(),
             server,
             active,
+            clients: Clients::default(),
             primary,
         }))
     }
@@ -231,19 +250,27 @@ impl Pool {
     }
 
     /// A connection declaring `wants` that other requests may use at the same time: for
-    /// listings, for clients that can be asked nothing, and for a 2026 server.
-    pub async fn shared(self: &Arc<Self>, wants: Wants) -> Result<Client, McpError> {
+    /// listings, for clients that can be asked nothing, and for a 2026 server. `client`:
+    /// the downstream client a `roots/list` outside a request goes to from now on.
+    pub async fn shared(self: &Arc<Self>, wants: Wants, client: Option<Peer>) -> Result<Client, McpError> {
         if let Some(conn) = self.lock().conns.iter().find(|c| c.wants == wants) {
+            conn.roots_client(client);
             return Ok(conn.client.clone());
         }
         // A lease opens one if needed; giving it back leaves it for sharing.
-        Ok(self.lease(wants, None).await?.client.clone())
+        Ok(self.lease(wants, None, client).await?.client.clone())
     }
 
     /// A connection declaring `wants` for this request alone; `holder` (if any) gets what
-    /// the server asks on it, from the moment it is opened (a server may ask for roots
-    /// during its start-up). Waits up to the request timeout for one to be free.
-    pub async fn lease(self: &Arc<Self>, wants: Wants, holder: Option<Holder>) -> Result<Lease, McpError> {
+    /// the server asks on it, from the moment it is opened, and `client` what it asks
+    /// outside a request (see [`Pool::shared`]). Waits up to the request timeout for
+    /// one to be free.
+    pub async fn lease(
+        self: &Arc<Self>,
+        wants: Wants,
+        holder: Option<Holder>,
+        client: Option<Peer>,
+    ) -> Result<Lease, McpError> {
         let deadline = tokio::time::Instant::now() + self.settings.options.request_timeout;
         loop {
             let freed = self.freed.notified();
@@ -255,6 +282,7 @@ impl Pool {
                     let conn = &mut state.conns[index];
                     conn.leased = true;
                     *conn.holder.lock().unwrap_or_else(|e| e.into_inner()) = holder;
+                    conn.roots_client(client);
                     return Ok(Lease { pool: self.clone(), index, client: conn.client.clone() });
                 }
                 let room = state.conns.len() + state.opening < MAX_CONNECTIONS;
@@ -264,7 +292,7 @@ impl Pool {
                 room
             };
             if open {
-                return self.open_leased(wants, holder).await;
+                return self.open_leased(wants, holder, client).await;
             }
             if tokio::time::timeout_at(deadline, freed).await.is_err() {
                 return Err(McpError::new(
@@ -277,9 +305,14 @@ impl Pool {
         }
     }
 
-    async fn open_leased(self: &Arc<Self>, wants: Wants, holder: Option<Holder>) -> Result<Lease, McpError> {
+    async fn open_leased(
+        self: &Arc<Self>,
+        wants: Wants,
+        holder: Option<Holder>,
+        client: Option<Peer>,
+    ) -> Result<Lease, McpError> {
         let slot: HolderSlot = Arc::new(Mutex::new(holder));
-        let roots = RootsSlot::default();
+        let roots: RootsSlot = Arc::new(Mutex::new(client.filter(|_| wants.roots)));
         let version = Some(self.primary.protocol_version().clone());
         let builder = builder(wants, (&slot, &roots), &self.active, &self.server, &self.settings, version);
         let (max, limit) = (self.settings.max_message, self.settings.options.request_timeout);

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A Python SDK client (2025-11-25 session) through ``mcpwire proxy`` in front of
-server-everything: it offers one root, changes to two, says so with
-``notifications/roots/list_changed``, and checks that server-everything (which asks for
-roots again when told) reports two. Prints ``ok`` and exits 0 when it does, else prints
+server-everything: it offers one root, which the server asks for at start-up (outside
+any request: the client's first request is a listing); then it changes to two roots,
+says so with ``notifications/roots/list_changed``, and checks that server-everything
+(which asks for roots again when told) reports two. Prints ``ok`` and exits 0 when it does, else prints
 what it saw and exits 1 (also when the SDK is missing); 2 on a usage error.
 
 Usage:
@@ -30,11 +31,19 @@ async def roots_seen(client: Any) -> str:
 
 async def main(url: str) -> int:
     roots = [types.Root(uri="file:///tmp/mcpwire-one", name="one")]
+    asked = anyio.Event()
 
     async def list_roots(context: Any) -> types.ListRootsResult:
+        asked.set()
         return types.ListRootsResult(roots=list(roots))
 
     async with Client(url, mode="legacy", list_roots_callback=list_roots) as client:
+        await client.list_tools()
+        with anyio.move_on_after(10):
+            await asked.wait()
+        if not asked.is_set():
+            print("FAIL the server's start-up roots/list never reached the client", flush=True)
+            return 1
         first = await roots_seen(client)
         if "(1 total)" not in first:
             print(f"FAIL before the change: {first[:300]!r}", flush=True)
