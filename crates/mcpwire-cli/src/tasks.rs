@@ -47,6 +47,13 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
     match command {
         TasksCommand::List(c) => {
             session(env, c, None, |client| async move {
+                if client.era() == mcpwire::protocol::Era::Stateless {
+                    return Err(Failure::usage(
+                        "a 2026-07-28 server lists no tasks (tasks/list is a 2025-11-25 method)",
+                    )
+                    .hint("`mcpwire tasks get TARGET TASK_ID` reaches a task by its id; add --protocol-version 2025-11-25 to list a dual-era server's tasks")
+                    .into());
+                }
                 let mut tasks = Vec::new();
                 let mut cursor: Option<String> = None;
                 loop {
