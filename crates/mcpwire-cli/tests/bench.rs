@@ -176,7 +176,8 @@ fn bench_prints_a_summary_table_and_fails_cleanly_without_a_server() {
 fn bench_measures_a_named_tool_with_either_driver() {
     // The notes example has no `echo`: a run that succeeds called the named tool.
     let target = format!("stdio:'{BIN}' serve --example notes");
-    let (mut server, url) = start_http_example("notes");
+    let (server, url) = start_http_example("notes");
+    let _server = Stopped(server);
     let tool = ["--tool", "search_notes", "--arg", "query=milk"];
     for driver in ["sdk", "raw"] {
         for (era, version) in ERAS {
@@ -220,6 +221,14 @@ fn bench_measures_a_named_tool_with_either_driver() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("failed") && !err.contains("panicked"), "{driver}: {err}");
     }
-    let _ = server.kill();
-    let _ = server.wait();
+}
+
+/// A server killed (by its own pid) when the test ends, passed or failed.
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
