@@ -175,7 +175,7 @@ pub struct BenchConfig {
     /// ([`wire::CallOptions::mix`]) instead of echo calls only (raw drivers only).
     #[serde(default)]
     pub mix: bool,
-    /// Call this tool instead of `echo {text}` (raw drivers only).
+    /// Call this tool instead of `echo {text}` (both drivers).
     #[serde(default)]
     pub tool: Option<ToolCall>,
     /// Let a spawned server's stderr through to this process's (else it is discarded).

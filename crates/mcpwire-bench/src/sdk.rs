@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use mcpwire::client::Client;
 use mcpwire::protocol::ProtocolVersion;
-use mcpwire::transport::child::ChildProcess;
+use mcpwire::transport::child::{ChildProcess, StderrMode};
 use mcpwire::transport::http_client::HttpClientTransport;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::stats::Samples;
 use crate::{sys, BenchConfig, BenchError, Outcome, Protocol, Workload};
@@ -29,13 +29,47 @@ fn connect_error(e: impl std::fmt::Display) -> BenchError {
     BenchError::Protocol(format!("the SDK client could not connect: {e}"))
 }
 
-/// One call through the client; `Ok(true)` when the echo came back.
-async fn echo(client: &Client, text: &str) -> bool {
-    match client.call_tool("echo", json!({ "text": text })).await {
-        Ok(result) => serde_json::to_value(&result)
-            .ok()
-            .and_then(|v| v.pointer("/content/0/text").and_then(|t| t.as_str()).map(|t| t == text))
-            .unwrap_or(false),
+/// The call a run repeats: `echo {text}`, or the configured tool with its arguments.
+struct Call {
+    name: String,
+    arguments: Value,
+    /// For `echo`: the text that must come back.
+    echoed: Option<String>,
+}
+
+impl Call {
+    fn of(config: &BenchConfig) -> Arc<Call> {
+        Arc::new(match &config.tool {
+            Some(tool) => Call {
+                name: tool.name.clone(),
+                arguments: Value::Object(tool.arguments.clone()),
+                echoed: None,
+            },
+            None => Call {
+                name: "echo".into(),
+                arguments: json!({ "text": config.text }),
+                echoed: Some(config.text.clone()),
+            },
+        })
+    }
+
+    /// The error of a first call that failed.
+    fn failed(&self) -> BenchError {
+        BenchError::Protocol(format!("the first call of the tool {:?} failed", self.name))
+    }
+}
+
+/// One call through the client; `true` when the echo came back, or (a chosen tool) a
+/// result that is not a tool error.
+async fn call(client: &Client, call: &Call) -> bool {
+    match client.call_tool(&call.name, &call.arguments).await {
+        Ok(result) => match &call.echoed {
+            Some(text) => serde_json::to_value(&result)
+                .ok()
+                .and_then(|v| v.pointer("/content/0/text").and_then(|t| t.as_str()).map(|t| t == text))
+                .unwrap_or(false),
+            None => !result.is_error(),
+        },
         Err(_) => false,
     }
 }
@@ -50,7 +84,8 @@ pub(crate) fn measure_stdio(
         command.split_first().ok_or_else(|| BenchError::Unsupported("empty stdio command".into()))?;
     let rt = runtime()?;
     rt.block_on(async {
-        let (connection, child) = ChildProcess::new(program).args(args).spawn()?;
+        let stderr = if config.server_stderr { StderrMode::Inherit } else { StderrMode::Null };
+        let (connection, child) = ChildProcess::new(program).args(args).stderr(stderr).spawn()?;
         let pid = child.pid();
         let client = Client::builder("mcpwire-bench", env!("CARGO_PKG_VERSION"))
             .protocol_version(version(config.protocol))
@@ -73,33 +108,34 @@ async fn calls(
     workload: &Workload,
     pid: Option<u32>,
 ) -> Result<Outcome, BenchError> {
-    if !echo(client, &config.text).await {
-        return Err(BenchError::Protocol("the echo call failed".into()));
+    let one = Call::of(config);
+    if !call(client, &one).await {
+        return Err(one.failed());
     }
     let (in_flight, calls) = match workload {
         Workload::Sequential { calls } => (1, *calls),
         Workload::Pipelined { in_flight, calls } => ((*in_flight).max(1), *calls),
         other => return Err(BenchError::Unsupported(format!("{other} over stdio"))),
     };
-    run_parallel(client, &config.text, in_flight, config.warmup_calls).await;
+    run_parallel(client, &one, in_flight, config.warmup_calls).await;
     let meter = sys::Meter::start(pid);
-    let (samples, errors) = run_parallel(client, &config.text, in_flight, calls).await;
+    let (samples, errors) = run_parallel(client, &one, in_flight, calls).await;
     let usage = meter.stop();
     Ok(Outcome::new(workload, samples, errors, usage, pid.and_then(sys::peak_rss_kib)))
 }
 
 /// `total` calls by `k` concurrent loops sharing one client.
-async fn run_parallel(client: &Client, text: &str, k: usize, total: u64) -> (Samples, u64) {
+async fn run_parallel(client: &Client, one: &Arc<Call>, k: usize, total: u64) -> (Samples, u64) {
     let left = Arc::new(AtomicU64::new(total));
     let mut tasks = Vec::with_capacity(k);
     for _ in 0..k {
-        let (client, text, left) = (client.clone(), text.to_owned(), left.clone());
+        let (client, one, left) = (client.clone(), one.clone(), left.clone());
         tasks.push(tokio::spawn(async move {
             let mut samples = Samples::default();
             let mut errors = 0u64;
             while left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok() {
                 let t = Instant::now();
-                if echo(&client, &text).await {
+                if call(&client, &one).await {
                     samples.push(t.elapsed());
                 } else {
                     errors += 1;
@@ -139,12 +175,13 @@ pub(crate) fn measure_http(
         match workload {
             Workload::Sequential { calls } => {
                 let client = connect().await?;
-                if !echo(&client, &config.text).await {
-                    return Err(BenchError::Protocol("the echo call failed".into()));
+                let one = Call::of(config);
+                if !call(&client, &one).await {
+                    return Err(one.failed());
                 }
-                run_parallel(&client, &config.text, 1, config.warmup_calls).await;
+                run_parallel(&client, &one, 1, config.warmup_calls).await;
                 let meter = sys::Meter::start(config.server_pid);
-                let (samples, errors) = run_parallel(&client, &config.text, 1, *calls).await;
+                let (samples, errors) = run_parallel(&client, &one, 1, *calls).await;
                 let usage = meter.stop();
                 client.close().await;
                 Ok(Outcome::new(workload, samples, errors, usage, None))
@@ -156,8 +193,9 @@ pub(crate) fn measure_http(
                 }
                 let phase = Arc::new(AtomicU8::new(0));
                 let mut tasks = Vec::new();
+                let one = Call::of(config);
                 for client in connected.clone() {
-                    let (phase, text) = (phase.clone(), config.text.clone());
+                    let (phase, one) = (phase.clone(), one.clone());
                     tasks.push(tokio::spawn(async move {
                         let mut samples = Samples::default();
                         let mut errors = 0u64;
@@ -167,7 +205,7 @@ pub(crate) fn measure_http(
                                 break;
                             }
                             let t = Instant::now();
-                            let ok = echo(&client, &text).await;
+                            let ok = call(&client, &one).await;
                             let counted = before == 1 && phase.load(Ordering::Acquire) == 1;
                             match (ok, counted) {
                                 (true, true) => samples.push(t.elapsed()),

@@ -58,7 +58,7 @@ fn connect_args(options: &BenchOptions) -> Connect {
 async fn check_tool(env: &Env, args: &Bench, options: &BenchOptions) -> anyhow::Result<Option<ToolCall>> {
     let pairs = pairs(&args.pairs)?;
     let connect = connect_args(options);
-    let client = crate::commands::connect(&connect, None, &env.ui, env.max_message).await?;
+    let client = crate::commands::connect(&connect, None, &env.ui, env.max_message, None).await?;
     let listed = client.list_all_tools().await;
     target::close(&client).await;
     let tools = listed.map_err(|e| Failure::request("tools/list", &e))?;
@@ -115,11 +115,6 @@ fn example_call(name: &str, schema: &Map<String, Value>) -> String {
 /// server it spawned sees its stdin close when this process exits).
 pub async fn run(env: &Env, args: &Bench) -> anyhow::Result<i32> {
     let options = normalize(args.options.clone())?;
-    if args.tool.is_some() && options.driver == "sdk" {
-        return Err(Failure::usage("--tool is measured by the raw driver")
-            .hint("leave out --driver sdk")
-            .into());
-    }
     let tool = tokio::select! {
         tool = check_tool(env, args, &options) => tool?,
         _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),

@@ -114,7 +114,7 @@ pub enum Command {
 /// server's command line).
 #[derive(Debug, Args)]
 pub struct Bench {
-    /// Measure this tool instead of `echo {text}` (the raw driver); give its arguments
+    /// Measure this tool instead of `echo {text}` (either driver); give its arguments
     /// with --arg and --args, as `mcpwire call` takes them.
     #[arg(long, value_name = "NAME")]
     pub tool: Option<String>,

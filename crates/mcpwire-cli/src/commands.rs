@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use mcpwire::client::{Client, ClientOptions, RequestOptions};
 use mcpwire::protocol::logging::LoggingLevel;
-use mcpwire::protocol::{Era, ProtocolVersion};
+use mcpwire::protocol::{methods, Era, ProtocolVersion};
 use serde_json::{json, Value};
 
 use crate::args::{parse_pair, tool_arguments, Pair};
@@ -19,6 +19,7 @@ use crate::interrupt;
 use crate::output::{self, Table};
 use crate::target::{self, known_versions};
 use crate::ui::Ui;
+use crate::wire::{whole, Pick, Recorder};
 
 /// What every client command shares: JSON or not, and the stderr UI.
 pub struct Env {
@@ -28,6 +29,8 @@ pub struct Env {
     pub ui: Ui,
     /// `--max-message-size`, in bytes.
     pub max_message: usize,
+    /// With `--json`: the server's raw answers, printed as they came.
+    pub wire: Option<Recorder>,
 }
 
 impl Env {
@@ -35,6 +38,11 @@ impl Env {
     pub(crate) fn print_json(&self, value: &Value) -> anyhow::Result<()> {
         let text = serde_json::to_string_pretty(value)?;
         print_stdout(&format!("{text}\n"))
+    }
+
+    /// The recorder of the server's raw answers (an empty one without `--json`).
+    pub(crate) fn wire(&self) -> Recorder {
+        self.wire.clone().unwrap_or_default()
     }
 }
 
@@ -105,6 +113,7 @@ pub async fn connect(
     interaction: Option<&Interaction>,
     ui: &Ui,
     max_message: usize,
+    wire: Option<&Recorder>,
 ) -> anyhow::Result<Client> {
     let target = connect.target.clone().with_http_options(&connect.headers, connect.bearer.as_deref())?;
     let mut builder = Client::builder("mcpwire", env!("CARGO_PKG_VERSION"))
@@ -128,7 +137,7 @@ pub async fn connect(
     // --timeout bounds the whole handshake (an era probe and its fallback included), not
     // each of its requests.
     let limit = Duration::from_secs_f64(connect.timeout);
-    target::connect(&target, builder, max_message, limit).await
+    target::connect(&target, builder, max_message, limit, wire).await
 }
 
 /// Runs `body` on a connected client until it ends or Ctrl-C: then the body (and the
@@ -174,7 +183,7 @@ where
     Fut: Future<Output = anyhow::Result<i32>>,
 {
     let client = tokio::select! {
-        client = connect(c, interaction, &env.ui, env.max_message) => client?,
+        client = connect(c, interaction, &env.ui, env.max_message, env.wire.as_ref()) => client?,
         _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
     };
     if let Some(level) = interaction.map(|i| log_level(&i.log_level)).transpose()?.flatten() {
@@ -231,8 +240,24 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
         let era = client.era();
         let version = client.protocol_version().as_str().to_owned();
         if env.json {
+            // The server's parts as it sent them (its handshake or discover answer).
+            let wire = env.wire();
+            let server_info = wire.as_sent(
+                &[
+                    (methods::INITIALIZE, |v| v.get("serverInfo")),
+                    (methods::SERVER_DISCOVER, |v| v.get("_meta")?.get(mcpwire::protocol::meta::SERVER_INFO)),
+                ],
+                &server,
+            )?;
+            let capabilities = wire.as_sent(
+                &[
+                    (methods::INITIALIZE, |v| v.get("capabilities")),
+                    (methods::SERVER_DISCOVER, |v| v.get("capabilities")),
+                ],
+                &capabilities,
+            )?;
             env.print_json(&json!({
-                "serverInfo": server,
+                "serverInfo": server_info,
                 "era": era_name(era),
                 "protocolVersion": version,
                 "capabilities": capabilities,
@@ -333,29 +358,21 @@ impl List {
     }
 }
 
-/// Every item of a list, as JSON values (empty when the server does not offer it).
-async fn fetch_list(client: &Client, list: List) -> anyhow::Result<Vec<Value>> {
+/// Every item of a list, as JSON values (empty when the server does not offer it), in
+/// the server's own key order where `wire` recorded its answers.
+async fn fetch_list(client: &Client, list: List, wire: &Recorder) -> anyhow::Result<Vec<Value>> {
     if !list.offered(client) {
         return Ok(Vec::new());
     }
     let fail = |e: mcpwire::RequestError| Failure::request(list.method(), &e);
-    let values: Result<Vec<Value>, serde_json::Error> = match list {
-        List::Tools => {
-            client.list_all_tools().await.map_err(fail)?.iter().map(serde_json::to_value).collect()
+    let (method, key) = (list.method(), list.key());
+    let values = match list {
+        List::Tools => wire.list_as_sent(method, key, &client.list_all_tools().await.map_err(fail)?),
+        List::Resources => wire.list_as_sent(method, key, &client.list_all_resources().await.map_err(fail)?),
+        List::Templates => {
+            wire.list_as_sent(method, key, &client.list_all_resource_templates().await.map_err(fail)?)
         }
-        List::Resources => {
-            client.list_all_resources().await.map_err(fail)?.iter().map(serde_json::to_value).collect()
-        }
-        List::Templates => client
-            .list_all_resource_templates()
-            .await
-            .map_err(fail)?
-            .iter()
-            .map(serde_json::to_value)
-            .collect(),
-        List::Prompts => {
-            client.list_all_prompts().await.map_err(fail)?.iter().map(serde_json::to_value).collect()
-        }
+        List::Prompts => wire.list_as_sent(method, key, &client.list_all_prompts().await.map_err(fail)?),
     };
     Ok(values?)
 }
@@ -367,7 +384,7 @@ fn text(v: &Value, key: &str) -> String {
 /// `mcpwire tools|resources|templates|prompts`.
 pub async fn list(env: &Env, c: &Connect, list: List) -> anyhow::Result<i32> {
     session(env, c, None, |client| async move {
-        let items = fetch_list(&client, list).await?;
+        let items = fetch_list(&client, list, &env.wire()).await?;
         if env.json {
             let mut object = serde_json::Map::new();
             object.insert(list.key().to_owned(), Value::Array(items));
@@ -503,7 +520,13 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
             .await
             .map_err(|e| Failure::request(&format!("calling {:?}", c.tool), &e));
         env.ui.clear();
-        let result = serde_json::to_value(result?)?;
+        // A task's result comes from tasks/result (2025-11-25) or inside tasks/get (2026).
+        let sources: [(&str, Pick); 3] = [
+            (methods::TOOLS_CALL, whole),
+            (methods::TASKS_RESULT, whole),
+            (methods::TASKS_GET, |v| v.get("result")),
+        ];
+        let result = env.wire().as_sent(&sources, &result?)?;
         let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
         if env.json {
             env.print_json(&result)?;
@@ -531,7 +554,7 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
                 failure
             }
         })?;
-        let result = serde_json::to_value(result)?;
+        let result = env.wire().as_sent(&[(methods::RESOURCES_READ, whole)], &result)?;
         if env.json {
             env.print_json(&result)?;
             return Ok(EXIT_OK);
@@ -610,7 +633,7 @@ pub async fn prompt(env: &Env, c: &GetPrompt) -> anyhow::Result<i32> {
             .get_prompt(&c.name, arguments)
             .await
             .map_err(|e| Failure::request(&format!("getting prompt {:?}", c.name), &e))?;
-        let result = serde_json::to_value(result)?;
+        let result = env.wire().as_sent(&[(methods::PROMPTS_GET, whole)], &result)?;
         if env.json {
             env.print_json(&result)?;
         } else {

@@ -226,18 +226,8 @@ fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
     Ok(Some(line.trim_end_matches(['\n', '\r']).trim().to_owned()))
 }
 
-/// The dialog: each field, then whether to send. End of input cancels.
-/// The order fields are asked in: the server's own (kept when the map keeps it), with
-/// required fields first, in the order of the schema's `required` list (a list keeps its
-/// order even where a form's properties were sorted on the way).
-fn asking_order<'a>(properties: &'a Map<String, Value>, required: &[&str]) -> Vec<(&'a String, &'a Value)> {
-    let mut fields: Vec<(&String, &Value)> = properties.iter().collect();
-    let rank = |name: &str| required.iter().position(|r| *r == name).unwrap_or(usize::MAX);
-    // A stable sort: optional fields keep their relative order.
-    fields.sort_by_key(|(name, _)| rank(name));
-    fields
-}
-
+/// The dialog: each field in the schema's order (the protocol type and this build's
+/// JSON maps keep the server's order), then whether to send. End of input cancels.
 pub fn dialog(
     message: &str,
     schema: &Value,
@@ -254,7 +244,7 @@ pub fn dialog(
     let empty = Map::new();
     let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
     let mut content = Map::new();
-    for (name, property) in asking_order(properties, &required) {
+    for (name, property) in properties {
         let field = field_of(property);
         let is_required = required.contains(&name.as_str());
         let default = property.get("default");
@@ -337,16 +327,6 @@ pub fn dialog(
 mod tests {
     use super::*;
 
-    #[test]
-    fn required_fields_are_asked_first() {
-        let schema = json!({ "a": {}, "b": {}, "name": {}, "z": {}, "email": {} });
-        let order: Vec<&str> = asking_order(schema.as_object().unwrap(), &["name", "email"])
-            .iter()
-            .map(|(n, _)| n.as_str())
-            .collect();
-        assert_eq!(order, ["name", "email", "a", "b", "z"]);
-    }
-
     fn run(schema: Value, typed: &str) -> (Value, String) {
         let mut input = io::Cursor::new(typed.as_bytes().to_vec());
         let mut out = Vec::new();
@@ -369,8 +349,9 @@ mod tests {
             },
             "required": ["name"]
         });
-        // `name`, the required field, is asked first; then the others in the schema's order.
-        let (result, shown) = run(schema, "\nx\n-1\n41\n2\n1, second\nno\n\n");
+        // In the schema's order: age (twice refused), name (its default), status, tags,
+        // verified, then send.
+        let (result, shown) = run(schema, "x\n-1\n41\n\n2\n1, second\nno\n\n");
         assert_eq!(
             result,
             json!({ "action": "accept", "content": {
@@ -380,6 +361,22 @@ mod tests {
         assert!(shown.contains("(expected a whole number)"), "{shown}");
         assert!(shown.contains("(expected at least 0)"), "{shown}");
         assert!(shown.contains("name — User name (text, required) [John Doe]"), "{shown}");
+    }
+
+    #[test]
+    fn asks_in_the_order_the_server_wrote() {
+        // Through the protocol type, as `answer` gets it: its fields keep their order.
+        let text = r#"{"message":"m","requestedSchema":{"type":"object","properties":{
+            "zip":{"type":"string"},"age":{"type":"integer"},"name":{"type":"string"}},"required":["name"]}}"#;
+        let params: ElicitRequestParams = serde_json::from_str(text).unwrap();
+        let schema = serde_json::to_value(&params).unwrap()["requestedSchema"].clone();
+        let (_, shown) = run(schema, "");
+        let first = shown.lines().nth(1).unwrap_or_default();
+        assert!(first.starts_with("  zip (text)"), "{shown}");
+        let (_, shown) = run(serde_json::to_value(&params).unwrap()["requestedSchema"].clone(), "z\n4\n");
+        let (zip, age, name) =
+            (shown.find("zip (").unwrap(), shown.find("age (").unwrap(), shown.find("name (").unwrap());
+        assert!(zip < age && age < name, "{shown}");
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod target;
 mod task_status;
 mod tasks;
 mod ui;
+mod wire;
 
 use clap::Parser;
 
@@ -42,7 +43,12 @@ fn init_tracing(verbose: u8) {
 }
 
 async fn run(cli: Cli) -> anyhow::Result<i32> {
-    let env = Env { json: cli.json, ui: ui::Ui::new(false), max_message: cli.max_message_size };
+    let env = Env {
+        json: cli.json,
+        ui: ui::Ui::new(false),
+        max_message: cli.max_message_size,
+        wire: cli.json.then(wire::Recorder::default),
+    };
     let needs_interrupts = !matches!(&cli.command, Command::Serve(s) if s.http.is_none());
     if needs_interrupts {
         interrupt::install()?;

@@ -6,15 +6,19 @@
 //! endpoint.
 
 use std::fmt;
+use std::future::Future;
 use std::io::ErrorKind;
+use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
 use mcpwire::client::{Client, ClientBuilder, ConnectError};
 use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
+use mcpwire::transport::Transport;
 use mcpwire::RequestError;
 
 use crate::errors::{describe_request_error, Failure};
+use crate::wire::{Recorder, Tap};
 
 /// Where a server is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -200,12 +204,14 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
 /// stderr captured, for error messages), or opens a Streamable HTTP connection. Every
 /// failure comes back as a [`Failure`] with a hint.
 /// `max_message` bounds every message read (`--max-message-size`); `limit` bounds the
-/// whole handshake (a server started here is shut down when it passes).
+/// whole handshake (a server started here is shut down when it passes); `wire`, when
+/// given, records the server's raw answers.
 pub async fn connect(
     target: &Target,
     builder: ClientBuilder,
     max_message: usize,
     limit: Duration,
+    wire: Option<&Recorder>,
 ) -> anyhow::Result<Client> {
     let silent = || {
         Failure::connect(format!("{target} did not answer the handshake within {} s", limit.as_secs_f64()))
@@ -220,7 +226,8 @@ pub async fn connect(
                 ChildProcess::new(program).args(args).stderr(StderrMode::Capture).max_line_bytes(max_message);
             let (connection, mut child) =
                 process.spawn().map_err(|e| connect_failure(target, ConnectError::Spawn(e)))?;
-            let Ok(connected) = tokio::time::timeout(limit, builder.connect(connection)).await else {
+            let connecting = tapped(builder, connection, wire);
+            let Ok(connected) = tokio::time::timeout(limit, connecting).await else {
                 child.shutdown().await;
                 return Err(silent().into());
             };
@@ -272,11 +279,24 @@ pub async fn connect(
                     }
                 }
             }
-            match tokio::time::timeout(limit, builder.connect(transport)).await {
+            let connecting = tapped(builder, transport, wire);
+            match tokio::time::timeout(limit, connecting).await {
                 Ok(connected) => connected.map_err(|e| connect_failure(target, e).into()),
                 Err(_) => Err(silent().into()),
             }
         }
+    }
+}
+
+/// The client's connection over `transport`, through a [`Tap`] when `wire` is given.
+fn tapped(
+    builder: ClientBuilder,
+    transport: impl Transport,
+    wire: Option<&Recorder>,
+) -> Pin<Box<dyn Future<Output = Result<Client, ConnectError>> + Send>> {
+    match wire {
+        Some(wire) => Box::pin(builder.connect(Tap::new(transport, wire.clone()))),
+        None => Box::pin(builder.connect(transport)),
     }
 }
 

@@ -3,6 +3,7 @@
 //! id from any connection; a 2025-11-25 task belongs to the session that created it, so
 //! these commands see only what that server shares with a new session.
 
+use mcpwire::protocol::methods;
 use mcpwire::protocol::tasks_ext::{DetailedTask, TaskState};
 use serde_json::Value;
 
@@ -10,6 +11,7 @@ use crate::cli::TasksCommand;
 use crate::commands::{print_stdout, session, Env};
 use crate::errors::{Failure, EXIT_OK};
 use crate::output::Table;
+use crate::wire::whole;
 
 /// The status name as the protocol writes it.
 fn status_name(task: &DetailedTask) -> String {
@@ -45,6 +47,13 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
     match command {
         TasksCommand::List(c) => {
             session(env, c, None, |client| async move {
+                if client.era() == mcpwire::protocol::Era::Stateless {
+                    return Err(Failure::usage(
+                        "a 2026-07-28 server lists no tasks (tasks/list is a 2025-11-25 method)",
+                    )
+                    .hint("`mcpwire tasks get TARGET TASK_ID` reaches a task by its id; add --protocol-version 2025-11-25 to list a dual-era server's tasks")
+                    .into());
+                }
                 let mut tasks = Vec::new();
                 let mut cursor: Option<String> = None;
                 loop {
@@ -59,6 +68,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                     }
                 }
                 if env.json {
+                    let tasks = env.wire().list_as_sent(methods::TASKS_LIST, "tasks", &tasks)?;
                     env.print_json(&serde_json::json!({ "tasks": tasks }))?;
                     return Ok(EXIT_OK);
                 }
@@ -89,7 +99,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                     .await
                     .map_err(|e| Failure::request(&format!("getting task {}", t.task_id), &e))?;
                 if env.json {
-                    env.print_json(&serde_json::to_value(&task)?)?;
+                    env.print_json(&env.wire().as_sent(&[(methods::TASKS_GET, whole)], &task)?)?;
                 } else {
                     print_stdout(&describe(&task))?;
                 }

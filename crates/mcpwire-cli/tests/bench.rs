@@ -102,7 +102,12 @@ fn bench_over_stdio_reports_latency_throughput_startup_and_memory_in_both_eras()
 
 /// `mcpwire serve --example echo --http 127.0.0.1:0`, and the URL it prints.
 fn start_http_echo() -> (Child, String) {
-    let mut child = start(&["serve", "--example", "echo", "--http", "127.0.0.1:0"], Stdio::null());
+    start_http_example("echo")
+}
+
+/// `mcpwire serve --example NAME --http 127.0.0.1:0`, and the URL it prints.
+fn start_http_example(name: &str) -> (Child, String) {
+    let mut child = start(&["serve", "--example", name, "--http", "127.0.0.1:0"], Stdio::null());
     let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
     // The server prints its URL first; a missing line ends the loop (and the test).
     let line = lines.next().expect("the server prints its URL").unwrap();
@@ -165,4 +170,65 @@ fn bench_prints_a_summary_table_and_fails_cleanly_without_a_server() {
     assert!(err.contains("cannot reach http://127.0.0.1:1/mcp") && err.contains("hint:"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn bench_measures_a_named_tool_with_either_driver() {
+    // The notes example has no `echo`: a run that succeeds called the named tool.
+    let target = format!("stdio:'{BIN}' serve --example notes");
+    let (server, url) = start_http_example("notes");
+    let _server = Stopped(server);
+    let tool = ["--tool", "search_notes", "--arg", "query=milk"];
+    for driver in ["sdk", "raw"] {
+        for (era, version) in ERAS {
+            let common =
+                ["--json", "bench", "--driver", driver, "--era", era, "--warmup", "5", "--timeout", "60"];
+            let stdio =
+                ["--calls", "50", "--pipelined-calls", "200", "--in-flight", "4", "--startup-runs", "0"];
+            let out = run(&[&common[..], &tool[..], &stdio[..], &[&target]].concat());
+            let r = report(&out);
+            assert_eq!(r["protocol"], version, "{r}");
+            assert_eq!(r["driver"], driver, "{r}");
+            let results = r["results"].as_array().unwrap();
+            check_result(&results[0], "sequential n=50", Some(50));
+            check_result(&results[1], "pipelined k=4 n=200", Some(200));
+            let http = ["--calls", "30", "--clients", "0"];
+            let r = report(&run(&[&common[..], &tool[..], &http[..], &[&url]].concat()));
+            assert_eq!(r["driver"], driver, "{r}");
+            check_result(&r["results"][0], "sequential n=30", Some(30));
+        }
+    }
+    // A tool that answers with a tool error (no note 999) fails the run at its first
+    // call, with either driver, rather than counting errors.
+    for driver in ["sdk", "raw"] {
+        let out = run(&[
+            "bench",
+            "--driver",
+            driver,
+            "--tool",
+            "delete_note",
+            "--arg",
+            "id=999",
+            "--calls",
+            "5",
+            "--startup-runs",
+            "0",
+            "--timeout",
+            "60",
+            &target,
+        ]);
+        assert_ne!(out.status.code(), Some(0), "{driver}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("failed") && !err.contains("panicked"), "{driver}: {err}");
+    }
+}
+
+/// A server killed (by its own pid) when the test ends, passed or failed.
+struct Stopped(Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

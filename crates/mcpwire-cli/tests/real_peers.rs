@@ -409,3 +409,121 @@ fn pypi_servers_through_the_cli_and_the_proxy() {
         assert!(stdout(&o).contains("\"timezone\": \"UTC\""), "{version}: {}", stdout(&o));
     }
 }
+
+#[test]
+fn json_output_is_the_servers_json_in_its_own_key_order() {
+    // server-everything orders its keys unlike mcpwire's types (capabilities start with
+    // tools, serverInfo puts title before version, ...): what `--json` prints must be
+    // what came on the wire, key for key, in that order.
+    let (node, js) = (peer("NODE22"), peer("SERVER_EVERYTHING_JS"));
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let call = serde_json::json!({"name": "get-annotated-message",
+        "arguments": {"messageType": "error", "includeImage": true}});
+    let uri = "demo://resource/static/document/architecture.md";
+    let requests = [
+        ("tools/list", serde_json::json!({})),
+        ("resources/list", serde_json::json!({})),
+        ("resources/templates/list", serde_json::json!({})),
+        ("prompts/list", serde_json::json!({})),
+        ("tools/call", call),
+        ("resources/read", serde_json::json!({"uri": uri})),
+        ("prompts/get", serde_json::json!({"name": "args-prompt", "arguments": {"city": "Oslo"}})),
+    ];
+    let raw = raw_answers(&node, &[&js, "stdio"], &requests);
+    let json = |args: &[&str]| -> Value {
+        let o = mcpwire(
+            &[&["--json", "--protocol-version", "2025-11-25"], args].concat(),
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 0);
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    // serde_json keeps insertion order in this build (preserve_order): the text of two
+    // values is equal only when their keys come in the same order.
+    let same = |what: &str, printed: &Value, sent: &Value| {
+        assert_eq!(printed.to_string(), sent.to_string(), "{what}: printed, then sent");
+    };
+    let info = json(&["info", &target]);
+    same("capabilities", &info["capabilities"], &raw[0]["capabilities"]);
+    same("serverInfo", &info["serverInfo"], &raw[0]["serverInfo"]);
+    let lists = [
+        ("tools", "tools"),
+        ("resources", "resources"),
+        ("templates", "resourceTemplates"),
+        ("prompts", "prompts"),
+    ];
+    for (i, (command, key)) in lists.into_iter().enumerate() {
+        same(command, &json(&[command, &target])[key], &raw[i + 1][key]);
+    }
+    same(
+        "call",
+        &json(&["call", &target, "get-annotated-message", "messageType=error", "includeImage:=true"]),
+        &raw[5],
+    );
+    same("read", &json(&["read", &target, uri]), &raw[6]);
+    same("prompt", &json(&["prompt", &target, "args-prompt", "city=Oslo"]), &raw[7]);
+}
+
+/// Runs `mcpwire ARGS` on a pseudo-terminal (util-linux `script`), typing `input`: the
+/// elicitation form asks only on a terminal. Its terminal output comes back as text.
+fn on_a_terminal(args: &[&str], input: &str) -> String {
+    use std::io::Write;
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{}'", a.replace('\'', r"'\''"))).collect();
+    let command = format!("'{BIN}' {}", quoted.join(" "));
+    let mut child = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env_remove("RUST_LOG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("util-linux script runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let o = wait(child, Duration::from_secs(60));
+    assert!(o.status.success(), "{}\n{}", stdout(&o), stderr(&o));
+    stdout(&o)
+}
+
+#[test]
+fn the_elicitation_form_asks_in_the_servers_order() {
+    // server-everything's form: 13 fields, `name` (the only required one) first. Answer
+    // it, leave the rest empty (defaults), then decline to send.
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let input = format!("Ada\n{}n\n", "\n".repeat(12));
+    let shown = on_a_terminal(&["call", &target, "trigger-elicitation-request"], &input);
+    let asked = [
+        "Your full, legal name",
+        "Agree to the terms and conditions",
+        "Favorite first line of a story",
+        "Your email address",
+        "Portfolio / personal website",
+        "Your date of birth",
+    ];
+    let positions: Vec<usize> = asked
+        .iter()
+        .map(|a| shown.find(a).unwrap_or_else(|| panic!("{a:?} never asked:\n{shown}")))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "asked out of the server's order:\n{shown}");
+    assert!(shown.contains("decline"), "{shown}");
+}
+
+#[test]
+fn the_proxy_carries_roots_at_start_up_and_after_a_change() {
+    // server-everything asks for roots 350 ms after `initialized` (no request holds the
+    // connection by then) and again when told they changed; the Python SDK client (a
+    // 2025 session) gets the first question and, after telling it of a change through
+    // the proxy, sees its new roots.
+    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let script = workspace().join("crates/mcpwire-cli/tests/python/proxy_roots_client.py");
+    let child = Command::new(peer("PYTHON"))
+        .arg(script)
+        .arg(&proxy.url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait(child, Duration::from_secs(120));
+    assert!(o.status.success() && stdout(&o).contains("ok"), "{}\n{}", stdout(&o), stderr(&o));
+}

@@ -128,6 +128,11 @@ fn ctrl_c_cancels_the_task_and_tasks_get_shows_it() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     let out = mcpwire(&["tasks", "list", &url, "--protocol-version", "2025-11-25"]);
     assert_eq!(text(&out.stdout).trim(), "(no tasks)", "a new session has none: {}", text(&out.stderr));
+    // A 2026 connection has no tasks/list: said as such, not as the server's fault.
+    let out = mcpwire(&["tasks", "list", &url, "--protocol-version", "2026-07-28"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("lists no tasks") && err.contains("tasks get") && !err.contains("broke"), "{err}");
 }
 
 fn tool(var: &str, default: &str) -> PathBuf {

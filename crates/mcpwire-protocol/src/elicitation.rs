@@ -12,6 +12,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use indexmap::IndexMap;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Number, Value};
@@ -114,6 +115,10 @@ impl From<ElicitRequestURLParams> for ElicitRequestParams {
     }
 }
 
+/// A form's fields by name, in the order they were written or inserted (independent of
+/// serde_json's `preserve_order`).
+pub type ElicitationProperties = IndexMap<String, PrimitiveSchemaDefinition>;
+
 /// The `requestedSchema` of a form: an object schema whose properties are primitives.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ElicitationSchema {
@@ -123,8 +128,9 @@ pub struct ElicitationSchema {
     /// Always `"object"`.
     #[serde(rename = "type")]
     pub kind: tags::Object,
-    /// The fields, by name.
-    pub properties: BTreeMap<String, PrimitiveSchemaDefinition>,
+    /// The fields, by name, in the order the server wrote them: a client asks them in
+    /// that order (a sorted map would put a form's one required field anywhere).
+    pub properties: ElicitationProperties,
     /// The names of the required fields.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub required: Option<Vec<String>>,
@@ -614,6 +620,17 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn form_fields_keep_the_servers_order() {
+        // From text, not a Value: a Value's map is sorted unless serde_json's
+        // preserve_order is on, which this crate must not need.
+        let text = r#"{"type":"object","properties":{"zip":{"type":"string"},"age":{"type":"integer"},"name":{"type":"string"}},"required":["name"]}"#;
+        let schema: ElicitationSchema = serde_json::from_str(text).unwrap();
+        let names: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
+        assert_eq!(names, ["zip", "age", "name"]);
+        assert_eq!(serde_json::to_string(&schema).unwrap(), text);
+    }
 
     #[test]
     fn mode_dispatch() {

@@ -19,16 +19,19 @@
 //!   back); for a 2025 client the bridge asks it for real (`elicitation/create`,
 //!   `sampling/createMessage`, `roots/list`) and retries upstream. A 2025 upstream's
 //!   requests are put to the one downstream request in flight (see the limits below);
-//! - **list changes**: republished to every client that asked for them;
+//! - **list changes**: republished to every client that asked for them; a 2025 client's
+//!   `notifications/roots/list_changed` goes upstream (see [`upstream::Pool::roots_changed`]);
 //! - **log messages**: to the downstream request in flight, at that client's level.
 //!
 //! Limits: `resources/updated` does not reach 2025 downstream sessions (their
 //! subscriptions are forwarded, but the SDK's per-session subscription set is not
 //! updated by a custom method); a 2026 upstream sees, on each request, the capabilities
 //! of the connection it came on (one per set of client capabilities), not the client's
-//! own `clientInfo`; a 2025 server that asks for roots at start-up asks the client whose
-//! request opened that connection, and later clients of the same kind share its answer.
+//! own `clientInfo`; a 2025 server's `roots/list` outside a request (at start-up, after a
+//! change) goes to the 2025 client that last used that connection or last said its roots
+//! changed ([`downstream`]), and clients of the same kind share its answer.
 
+mod downstream;
 mod relay;
 mod upstream;
 
@@ -76,7 +79,7 @@ fn advertised(caps: Option<&ServerCapabilities>) -> (Map<String, Value>, bool) {
 }
 
 /// Builds the bridge server in front of a connected upstream client.
-async fn bridge(relay: &Arc<Relay>, client: &Client) -> anyhow::Result<Server> {
+async fn bridge(relay: &Arc<Relay>, pool: &Arc<Pool>, client: &Client) -> anyhow::Result<Server> {
     let (mut info, mut caps, mut instructions) = (
         client.server_info(),
         client.server_capabilities().cloned(),
@@ -99,7 +102,9 @@ async fn bridge(relay: &Arc<Relay>, client: &Client) -> anyhow::Result<Server> {
         None => ("mcpwire-proxy".to_owned(), env!("CARGO_PKG_VERSION").to_owned()),
     };
     let (caps, logging) = advertised(caps.as_ref());
-    let mut builder = Server::builder(name, version).extra_capabilities(caps);
+    let mut builder = Server::builder(name, version)
+        .extra_capabilities(caps)
+        .middleware(downstream::Downstream::new(pool.clone()));
     if !logging {
         builder = builder.without_logging();
     }
@@ -156,7 +161,7 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
     let client = pool.primary().clone();
     tracing::debug!(era = ?client.era(), version = %client.protocol_version().as_str(), "upstream connected");
     let relay = Relay::new(pool.clone());
-    let server = bridge(&relay, &client).await?;
+    let server = bridge(&relay, &pool, &client).await?;
     let _ = pool.server.set(server.clone());
     upstream::set_log_level(&client).await;
     // A 2026 upstream pushes list changes only on a listen stream.

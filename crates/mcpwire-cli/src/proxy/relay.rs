@@ -82,12 +82,16 @@ impl Relay {
     ) -> Result<Value, McpError> {
         let wants = Wants::of(ctx.client_capabilities());
         let stateless_upstream = self.pool.primary().era() == Era::Stateless;
+        let era = ctx.protocol_version().era();
+        // Who a 2025 server's roots/list outside a request goes to: this 2025 client.
+        let roots_client = (wants.roots() && !stateless_upstream && era != Some(Era::Stateless))
+            .then(|| self.pool.clients.of(ctx.extensions()))
+            .flatten();
         if stateless_upstream || !wants.can_be_asked() || LISTINGS.contains(&method) {
             let _active = self.pool.active.enter(&ctx);
-            let client = self.pool.shared(wants).await?;
+            let client = self.pool.shared(wants, roots_client).await?;
             return forward_shared(&client, &ctx, method, params).await;
         }
-        let era = ctx.protocol_version().era();
         let mut params = match params {
             Value::Object(o) => o,
             _ => Map::new(),
@@ -107,7 +111,8 @@ impl Relay {
             };
         }
         let (asks_tx, asks) = mpsc::channel(super::upstream::ASK_QUEUE);
-        let lease = self.pool.lease(wants, Some(Holder { asks: asks_tx, ctx: ctx.clone() })).await?;
+        let holder = Holder { asks: asks_tx, ctx: ctx.clone() };
+        let lease = self.pool.lease(wants, Some(holder), roots_client).await?;
         let (progress_tx, progress) = mpsc::channel(PROGRESS_QUEUE);
         let options = RequestOptions::default().on_progress(move |update| {
             let _ = progress_tx.try_send(update);

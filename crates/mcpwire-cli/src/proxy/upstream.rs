@@ -15,15 +15,18 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use mcpwire::client::{Client, ClientOptions, ServerChange};
+use mcpwire::jsonrpc::{CallOptions, Peer};
 use mcpwire::protocol::capabilities::ClientCapabilities;
 use mcpwire::protocol::mrtr::InputRequest;
-use mcpwire::protocol::{codes, Era, ProtocolVersion};
+use mcpwire::protocol::roots::ListRootsResult;
+use mcpwire::protocol::{codes, methods, Era, ProtocolVersion};
 use mcpwire::server::{Ctx, Server, ServerEvent};
 use mcpwire::McpError;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use super::downstream::Clients;
 use crate::target::{self, Target};
 
 /// Most upstream connections open at once (each a server process for a stdio target).
@@ -56,6 +59,11 @@ impl Wants {
         }
     }
 
+    /// Whether such a client offers roots.
+    pub fn roots(&self) -> bool {
+        self.roots
+    }
+
     /// Whether a server may ask such a client anything.
     pub fn can_be_asked(&self) -> bool {
         self.roots || self.sampling || self.elicit_form || self.elicit_url
@@ -82,12 +90,28 @@ pub struct Holder {
 
 type HolderSlot = Arc<Mutex<Option<Holder>>>;
 
+/// The downstream 2025 client whose request last used a connection that declared roots
+/// (or that last said its roots changed): a `roots/list` the server sends while no
+/// request holds the connection (at start-up, after a change) is put to that client.
+type RootsSlot = Arc<Mutex<Option<Peer>>>;
+
 /// One upstream connection.
 struct Conn {
     client: Client,
     wants: Wants,
     holder: HolderSlot,
+    roots: RootsSlot,
     leased: bool,
+}
+
+impl Conn {
+    /// From now on a `roots/list` outside a request goes to `client` (if given, and if
+    /// this connection declared roots).
+    fn roots_client(&self, client: Option<Peer>) {
+        if let Some(client) = client.filter(|_| self.wants.roots) {
+            *self.roots.lock().unwrap_or_else(|e| e.into_inner()) = Some(client);
+        }
+    }
 }
 
 /// The downstream requests in flight on shared connections, for log messages: a 2025
@@ -154,6 +178,8 @@ pub struct Pool {
     pub server: Arc<OnceLock<Server>>,
     /// Requests in flight on shared connections.
     pub active: Active,
+    /// The downstream clients' connections.
+    pub clients: Clients,
     primary: Client,
 }
 
@@ -197,18 +223,19 @@ impl Pool {
     pub async fn open(settings: Settings) -> anyhow::Result<Arc<Pool>> {
         let server = Arc::new(OnceLock::new());
         let active = Active::default();
-        let holder = HolderSlot::default();
-        let builder =
-            builder(Wants::default(), &holder, &active, &server, &settings, settings.version.clone());
+        let (holder, roots) = (HolderSlot::default(), RootsSlot::default());
+        let slots = (&holder, &roots);
+        let builder = builder(Wants::default(), slots, &active, &server, &settings, settings.version.clone());
         let limit = settings.options.request_timeout;
-        let primary = target::connect(&settings.target, builder, settings.max_message, limit).await?;
-        let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, leased: false };
+        let primary = target::connect(&settings.target, builder, settings.max_message, limit, None).await?;
+        let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, roots, leased: false };
         Ok(Arc::new(Pool {
             settings,
             state: Mutex::new(State { conns: vec![conn], opening: 0 }),
             freed: Notify::new(),
             server,
             active,
+            clients: Clients::default(),
             primary,
         }))
     }
@@ -223,19 +250,27 @@ impl Pool {
     }
 
     /// A connection declaring `wants` that other requests may use at the same time: for
-    /// listings, for clients that can be asked nothing, and for a 2026 server.
-    pub async fn shared(self: &Arc<Self>, wants: Wants) -> Result<Client, McpError> {
+    /// listings, for clients that can be asked nothing, and for a 2026 server. `client`:
+    /// the downstream client a `roots/list` outside a request goes to from now on.
+    pub async fn shared(self: &Arc<Self>, wants: Wants, client: Option<Peer>) -> Result<Client, McpError> {
         if let Some(conn) = self.lock().conns.iter().find(|c| c.wants == wants) {
+            conn.roots_client(client);
             return Ok(conn.client.clone());
         }
         // A lease opens one if needed; giving it back leaves it for sharing.
-        Ok(self.lease(wants, None).await?.client.clone())
+        Ok(self.lease(wants, None, client).await?.client.clone())
     }
 
     /// A connection declaring `wants` for this request alone; `holder` (if any) gets what
-    /// the server asks on it, from the moment it is opened (a server may ask for roots
-    /// during its start-up). Waits up to the request timeout for one to be free.
-    pub async fn lease(self: &Arc<Self>, wants: Wants, holder: Option<Holder>) -> Result<Lease, McpError> {
+    /// the server asks on it, from the moment it is opened, and `client` what it asks
+    /// outside a request (see [`Pool::shared`]). Waits up to the request timeout for
+    /// one to be free.
+    pub async fn lease(
+        self: &Arc<Self>,
+        wants: Wants,
+        holder: Option<Holder>,
+        client: Option<Peer>,
+    ) -> Result<Lease, McpError> {
         let deadline = tokio::time::Instant::now() + self.settings.options.request_timeout;
         loop {
             let freed = self.freed.notified();
@@ -247,6 +282,7 @@ impl Pool {
                     let conn = &mut state.conns[index];
                     conn.leased = true;
                     *conn.holder.lock().unwrap_or_else(|e| e.into_inner()) = holder;
+                    conn.roots_client(client);
                     return Ok(Lease { pool: self.clone(), index, client: conn.client.clone() });
                 }
                 let room = state.conns.len() + state.opening < MAX_CONNECTIONS;
@@ -256,7 +292,7 @@ impl Pool {
                 room
             };
             if open {
-                return self.open_leased(wants, holder).await;
+                return self.open_leased(wants, holder, client).await;
             }
             if tokio::time::timeout_at(deadline, freed).await.is_err() {
                 return Err(McpError::new(
@@ -269,17 +305,23 @@ impl Pool {
         }
     }
 
-    async fn open_leased(self: &Arc<Self>, wants: Wants, holder: Option<Holder>) -> Result<Lease, McpError> {
+    async fn open_leased(
+        self: &Arc<Self>,
+        wants: Wants,
+        holder: Option<Holder>,
+        client: Option<Peer>,
+    ) -> Result<Lease, McpError> {
         let slot: HolderSlot = Arc::new(Mutex::new(holder));
+        let roots: RootsSlot = Arc::new(Mutex::new(client.filter(|_| wants.roots)));
         let version = Some(self.primary.protocol_version().clone());
-        let builder = builder(wants, &slot, &self.active, &self.server, &self.settings, version);
+        let builder = builder(wants, (&slot, &roots), &self.active, &self.server, &self.settings, version);
         let (max, limit) = (self.settings.max_message, self.settings.options.request_timeout);
-        let connected = target::connect(&self.settings.target, builder, max, limit).await;
+        let connected = target::connect(&self.settings.target, builder, max, limit, None).await;
         let opened = {
             let mut state = self.lock();
             state.opening -= 1;
             connected.map(|client| {
-                state.conns.push(Conn { client: client.clone(), wants, holder: slot, leased: true });
+                state.conns.push(Conn { client: client.clone(), wants, holder: slot, roots, leased: true });
                 (state.conns.len() - 1, client)
             })
         };
@@ -297,6 +339,32 @@ impl Pool {
             set_log_level(&client).await;
         }
         Ok(Lease { pool: self.clone(), index, client })
+    }
+
+    /// A downstream 2025 client's roots changed: every connection that declared roots
+    /// to a 2025 server passes the notification on, and the server's `roots/list` that
+    /// follows (outside a request) is put to that client. Connections are shared by
+    /// clients of one kind, so the server's roots are those of the client that last
+    /// told it about them.
+    pub async fn roots_changed(&self, client: &Peer) {
+        if self.primary.era() != Era::Stateful {
+            return;
+        }
+        let told: Vec<Client> = {
+            let state = self.lock();
+            state
+                .conns
+                .iter()
+                .filter(|c| c.wants.roots)
+                .map(|c| {
+                    *c.roots.lock().unwrap_or_else(|e| e.into_inner()) = Some(client.clone());
+                    c.client.clone()
+                })
+                .collect()
+        };
+        for upstream in told {
+            upstream.send_notification(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
+        }
     }
 
     /// Every connection, for shutting them down.
@@ -341,10 +409,29 @@ async fn ask<R: DeserializeOwned>(
     serde_json::from_value(value).map_err(|e| McpError::new(codes::INTERNAL_ERROR, format!("{what}: {e}")))
 }
 
-/// A client builder declaring `wants`, whose questions go to the connection's holder.
+/// The answer to a server's `roots/list`: from the request holding the connection, or
+/// else from the client that last said its roots changed.
+async fn roots(holder: &HolderSlot, rest: &RootsSlot, limit: Duration) -> Result<ListRootsResult, McpError> {
+    let held = holder.lock().unwrap_or_else(|e| e.into_inner()).is_some();
+    let client = rest.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    match client {
+        Some(client) if !held => {
+            let options = CallOptions::default().timeout(limit);
+            let raw = client.request_raw(methods::ROOTS_LIST, None, options).await.map_err(|e| {
+                McpError::new(codes::INTERNAL_ERROR, format!("mcpwire proxy: roots/list: {e}"))
+            })?;
+            serde_json::from_str(raw.get())
+                .map_err(|e| McpError::new(codes::INTERNAL_ERROR, format!("mcpwire proxy: roots/list: {e}")))
+        }
+        _ => ask(holder, "roots/list", InputRequest::ListRoots(None)).await,
+    }
+}
+
+/// A client builder declaring `wants`, whose questions go to the connection's holder
+/// (`slots`: the holder, and the client asked for roots when there is none).
 fn builder(
     wants: Wants,
-    holder: &HolderSlot,
+    (holder, rest): (&HolderSlot, &RootsSlot),
     active: &Active,
     server: &Arc<OnceLock<Server>>,
     settings: &Settings,
@@ -373,10 +460,10 @@ fn builder(
             .sampling_tools(wants.sampling_tools);
     }
     if wants.roots {
-        let slot = holder.clone();
+        let (slot, rest, limit) = (holder.clone(), rest.clone(), settings.options.request_timeout);
         b = b.on_roots(move || {
-            let slot = slot.clone();
-            async move { ask(&slot, "roots/list", InputRequest::ListRoots(None)).await }
+            let (slot, rest) = (slot.clone(), rest.clone());
+            async move { roots(&slot, &rest, limit).await }
         });
     }
     let (slot, active) = (holder.clone(), active.clone());

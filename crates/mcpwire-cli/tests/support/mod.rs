@@ -181,3 +181,64 @@ pub fn start_http(args: &[&str]) -> Running {
     let _ = child.wait();
     panic!("no URL on stderr of mcpwire {args:?}; saw:\n{}", seen.join("\n"));
 }
+
+/// The raw results a stdio server sends for `requests` (method and params) after a
+/// 2025-11-25 handshake that declares elicitation (as mcpwire does), read straight off its stdout: the wire order of its keys, to
+/// compare with what `mcpwire --json` prints.
+pub fn raw_answers(
+    program: &str,
+    args: &[&str],
+    requests: &[(&str, serde_json::Value)],
+) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = mpsc::channel();
+    thread::spawn(move || {
+        for line in stdout.lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let mut send = |text: String| {
+        stdin.write_all(text.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    let answer = |id: usize| -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while let Ok(line) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            let message: serde_json::Value = serde_json::from_str(&line).unwrap();
+            if message.get("id") == Some(&serde_json::json!(id)) && message.get("method").is_none() {
+                return message.get("result").cloned().unwrap_or_else(|| panic!("an error: {message}"));
+            }
+        }
+        panic!("no answer to request {id}");
+    };
+    send(
+        serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "raw", "version": "1"}}})
+        .to_string(),
+    );
+    let mut results = vec![answer(0)];
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned());
+    for (i, (method, params)) in requests.iter().enumerate() {
+        let id = i + 1;
+        send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        results.push(answer(id));
+    }
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    results
+}

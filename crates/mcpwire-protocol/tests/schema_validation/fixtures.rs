@@ -406,7 +406,7 @@ pub(crate) fn task_metadata(m: bool) -> Option<TaskMetadata> {
 }
 
 pub(crate) fn form_params(m: bool) -> ElicitRequestFormParams {
-    let properties: BTreeMap<String, PrimitiveSchemaDefinition> =
+    let properties: ElicitationProperties =
         field_schemas().into_iter().enumerate().map(|(i, f)| (format!("field{i}"), f)).collect();
     ElicitRequestFormParams {
         mode: Some(tags::Form),
