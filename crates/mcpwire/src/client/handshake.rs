@@ -1,5 +1,5 @@
 //! The handshake: the era probe (`server/discover`, `-32022` retries, the `initialize`
-//! fallback, and a late modern answer to that fallback), and the 2025 `initialize`.
+//! fallback, and a late stateless answer to that fallback), and the 2025 `initialize`.
 
 use std::time::Duration;
 
@@ -36,8 +36,9 @@ async fn discover(
     serde_json::from_str(result.get()).map_err(RequestError::InvalidResult)
 }
 
-/// Probes the era: `server/discover` first; a recognised modern error means modern
-/// (retry once with a shared version); anything else falls back to `initialize`.
+/// Probes the era: `server/discover` first; a recognised `-32022` error means a stateless
+/// (2026) server (retry once with a shared version); anything else falls back to
+/// `initialize`.
 pub(super) async fn probe(
     peer: &Peer,
     capabilities: &ClientCapabilities,
@@ -53,8 +54,8 @@ pub(super) async fn probe(
                 }
                 match shared_stateless(&d.supported_versions) {
                     Some(v) if attempt == 0 => version = v,
-                    // A discover result naming no modern version we speak: the server's
-                    // modern side is unusable, try its 2025 side.
+                    // A discover result naming no stateless version we speak: the server's
+                    // 2026 side is unusable, try its 2025 side.
                     _ => break,
                 }
             }
@@ -83,13 +84,13 @@ pub(super) async fn probe(
         }
     }
     match initialize(peer, &ProtocolVersion::LATEST_STATEFUL, capabilities, info, options).await {
-        // A modern server that answered the probe too late (a slow start, say) has fixed
-        // its stream to the 2026 era by now, and says so: it is modern after all.
+        // A stateless (2026) server that answered the probe too late (a slow start, say) has fixed
+        // its stream to the 2026 era by now, and says so: it is stateless after all.
         Err(ConnectError::Handshake(RequestError::Peer(e)))
             if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION =>
         {
-            tracing::debug!("initialize was refused with {e}; the server is modern");
-            modern_after_all(peer, &supported_versions(&e), capabilities, info, options).await
+            tracing::debug!("initialize was refused with {e}; the server is stateless (2026)");
+            stateless_after_all(peer, &supported_versions(&e), capabilities, info, options).await
         }
         other => other.map(Session::Stateful),
     }
@@ -105,9 +106,9 @@ fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
         .unwrap_or_default()
 }
 
-/// Connects in the 2026 era after `initialize` was refused as a modern server refuses it:
+/// Connects in the 2026 era after `initialize` was refused as a stateless (2026) server refuses it:
 /// `server/discover` again, with the request timeout this time.
-async fn modern_after_all(
+async fn stateless_after_all(
     peer: &Peer,
     supported: &[ProtocolVersion],
     capabilities: &ClientCapabilities,

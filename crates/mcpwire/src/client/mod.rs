@@ -15,10 +15,10 @@
 //! ```
 //!
 //! By default the client probes the server's era: it sends `server/discover` (2026); a
-//! recognised `-32022` error means the server is modern (retry with a shared version),
-//! and any other error or a timeout falls back to the 2025 `initialize` handshake. A
-//! modern server that answered the probe too late refuses that `initialize` with `-32022`;
-//! the client then connects in 2026 after all. A version can be pinned, and a saved
+//! recognised `-32022` error means the server is stateless, 2026 (retry with a shared
+//! version), and any other error or a timeout falls back to the stateful 2025 `initialize`
+//! handshake. A stateless server that answered the probe too late refuses that
+//! `initialize` with `-32022`; the client then connects in 2026 after all. A version can be pinned, and a saved
 //! discover result reused to skip the probe.
 //!
 //! A call's timeout covers all of it: in 2026 the `input_required` rounds and the

@@ -15,7 +15,7 @@ impl Shared {
         &self,
         response: hyper::Response<hyper::body::Incoming>,
         id: Option<&RequestId>,
-        modern: bool,
+        stateless: bool,
     ) {
         let content_type = response
             .headers()
@@ -27,7 +27,7 @@ impl Shared {
             let mut parser = SseParser::new(self.max_message_bytes);
             let mut answered = self.read_sse(response.into_body(), &mut parser, id).await;
             let mut resumes = 0;
-            while !answered && !modern && resumes < MAX_RESUMES {
+            while !answered && !stateless && resumes < MAX_RESUMES {
                 let Some(last) = parser.last_event_id().map(str::to_owned) else { break };
                 resumes += 1;
                 tokio::time::sleep(Duration::from_millis(parser.retry_ms().unwrap_or(1000).min(30_000)))

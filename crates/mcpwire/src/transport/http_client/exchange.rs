@@ -11,7 +11,7 @@ use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, RequestId};
 
 use super::auth_hook::Authorization;
 use super::body::read_limited;
-use super::{lock, modern, Shared};
+use super::{lock, stateless, Shared};
 use crate::mcp_headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::transport::{InboundMeta, TransportEvent};
 
@@ -49,14 +49,14 @@ impl Shared {
     }
 
     /// The headers of one message.
-    pub(super) fn message_headers(&self, message: &Message, modern: Option<&str>) -> HeaderMap {
+    pub(super) fn message_headers(&self, message: &Message, stateless: Option<&str>) -> HeaderMap {
         let mut h = HeaderMap::new();
         h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         h.insert(header::ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
-        match modern {
+        match stateless {
             Some(version) => {
                 let tools = lock(&self.tool_headers).clone();
-                modern::add_headers(&mut h, message, version, |name| {
+                stateless::add_headers(&mut h, message, version, |name| {
                     tools.get(name).cloned().unwrap_or_default()
                 });
             }
@@ -77,7 +77,7 @@ impl Shared {
     }
 
     /// One message's exchange, with the retries this wire allows.
-    pub(super) async fn exchange(self: &Arc<Self>, message: Message, modern: Option<String>) {
+    pub(super) async fn exchange(self: &Arc<Self>, message: Message, stateless: Option<String>) {
         let request_id = match &message {
             Message::Request(r) => Some(r.id.clone()),
             _ => None,
@@ -88,7 +88,7 @@ impl Shared {
         let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
         for _ in 0..8 {
             let had_session = lock(&self.session).id.is_some();
-            let headers = self.message_headers(&message, modern.as_deref());
+            let headers = self.message_headers(&message, stateless.as_deref());
             let Some(request) = self.build(Method::POST, self.post_url(), Some(body.clone()), headers) else {
                 return;
             };
@@ -122,7 +122,7 @@ impl Shared {
                 if legacy {
                     return; // answers come on the legacy SSE stream
                 }
-                self.read_answer(response, request_id.as_ref(), modern.is_some()).await;
+                self.read_answer(response, request_id.as_ref(), stateless.is_some()).await;
                 return;
             }
             let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();
@@ -132,7 +132,7 @@ impl Shared {
             });
             // A stale 2025 session: re-initialize once, then retry.
             if status == StatusCode::NOT_FOUND
-                && modern.is_none()
+                && stateless.is_none()
                 && had_session
                 && !is_initialize
                 && !std::mem::replace(&mut reinitialized, true)
@@ -155,7 +155,7 @@ impl Shared {
                 continue;
             }
             // 2026 `-32020`: the tool list may be stale; re-fetch it once and retry.
-            if let (Some(e), Some(_), false) = (&rpc_error, &modern, refreshed_tools) {
+            if let (Some(e), Some(_), false) = (&rpc_error, &stateless, refreshed_tools) {
                 if e.error.code == codes::HEADER_MISMATCH
                     && matches!(&message, Message::Request(r) if r.method == methods::TOOLS_CALL)
                 {

@@ -45,9 +45,9 @@ mod config;
 mod exchange;
 mod legacy;
 mod middleware;
-mod modern;
 mod session;
 mod sse;
+mod stateless;
 #[cfg(feature = "tls")]
 mod tls;
 mod tools;
@@ -96,7 +96,7 @@ struct Session {
 /// A request in flight: what its answer teaches, and how to stop its exchange.
 struct Pending {
     method: String,
-    modern: bool,
+    stateless: bool,
     abort: Option<AbortHandle>,
 }
 
@@ -184,7 +184,7 @@ impl Transport for HttpClientTransport {
 async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>) {
     while let Some(out) = outgoing.recv().await {
         let (message, _) = out.into_parts();
-        let modern = modern::envelope_version(&message);
+        let stateless = stateless::envelope_version(&message);
         if let Message::Notification(n) = &message {
             if n.method == methods::NOTIFICATION_CANCELLED && shared.stop_exchange(n) {
                 continue;
@@ -197,7 +197,7 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
                 }
                 lock(&shared.pending).insert(
                     r.id.key(),
-                    Pending { method: r.method.clone(), modern: modern.is_some(), abort: None },
+                    Pending { method: r.method.clone(), stateless: stateless.is_some(), abort: None },
                 );
                 Some(r.id.clone())
             }
@@ -209,7 +209,7 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
             // acknowledges them at once with 202.
             let initialized =
                 matches!(&message, Message::Notification(n) if n.method == methods::INITIALIZED);
-            shared.exchange(message, modern).await;
+            shared.exchange(message, stateless).await;
             if initialized {
                 // Established before anything else is sent, so the server can already
                 // reach us on it (and never mistakes it for a later resumption).
@@ -219,7 +219,7 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
         };
         // Requests run concurrently: each waits for its own answer.
         let task_shared = shared.clone();
-        let task = tokio::spawn(async move { task_shared.exchange(message, modern).await });
+        let task = tokio::spawn(async move { task_shared.exchange(message, stateless).await });
         if let Some(p) = lock(&shared.pending).get_mut(&id.key()) {
             p.abort = Some(task.abort_handle());
         }
@@ -251,7 +251,7 @@ impl Shared {
         if let Some(abort) = &pending.abort {
             abort.abort();
         }
-        pending.modern
+        pending.stateless
     }
 
     /// Runs a background reader (the standalone GET stream, the legacy SSE stream) until

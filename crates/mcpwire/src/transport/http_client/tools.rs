@@ -8,7 +8,7 @@ use mcpwire_protocol::{decode_frame, methods, Frame, Message, RequestId};
 use serde_json::Value;
 
 use super::body::read_limited;
-use super::{lock, modern, Pending, Shared};
+use super::{lock, stateless, Pending, Shared};
 
 impl Shared {
     /// Learns from answers as they pass: the negotiated version of `initialize`, and the
@@ -35,13 +35,13 @@ impl Shared {
                         v.get("protocolVersion").and_then(Value::as_str).map(str::to_owned);
                 }
             }
-            methods::TOOLS_LIST if pending.modern => {
+            methods::TOOLS_LIST if pending.stateless => {
                 if let Ok(mut v) = serde_json::from_str::<Value>(response.result.get()) {
                     if let Some(Value::Array(tools)) = v.get_mut("tools") {
                         let mut table = lock(&self.tool_headers);
                         tools.retain(|tool| {
                             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-                            match modern::tool_param_headers(tool.get("inputSchema").unwrap_or(&Value::Null)) {
+                            match stateless::tool_param_headers(tool.get("inputSchema").unwrap_or(&Value::Null)) {
                                 Ok(pairs) => {
                                     table.insert(name, pairs);
                                     true
@@ -65,7 +65,7 @@ impl Shared {
 
     /// Fetches `tools/list` (2026) to learn fresh `x-mcp-header` annotations.
     pub(super) async fn refresh_tools(&self, call: &Message) {
-        let Some(version) = modern::envelope_version(call) else { return };
+        let Some(version) = stateless::envelope_version(call) else { return };
         let Message::Request(r) = call else { return };
         let meta =
             r.parse_params::<Value>().ok().and_then(|p| p.get("_meta").cloned()).unwrap_or(Value::Null);
@@ -84,8 +84,10 @@ impl Shared {
         let Ok(response) = self.send(request).await else { return };
         let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();
         if let Ok(Frame::Single(Message::Response(resp))) = decode_frame(&body) {
-            lock(&self.pending)
-                .insert(id.key(), Pending { method: methods::TOOLS_LIST.into(), modern: true, abort: None });
+            lock(&self.pending).insert(
+                id.key(),
+                Pending { method: methods::TOOLS_LIST.into(), stateless: true, abort: None },
+            );
             let _ = self.inspect(Message::Response(resp));
         }
     }
