@@ -8,7 +8,26 @@
 //!
 //! Security defaults: `Host` and `Origin` must be loopback names (421/403 otherwise), so
 //! DNS rebinding fails; bodies are limited to 4 MiB (413); `Content-Type` and `Accept` are
-//! checked (415/406); sessions and every queue are bounded.
+//! checked (415/406); sessions and every queue are bounded. Many instances behind a load
+//! balancer share their state through Redis with `cluster` (feature `redis`).
+//!
+//! ```
+//! # async fn run() -> std::io::Result<()> {
+//! use mcpwire::http::{serve_with_shutdown, HttpSettings, McpService};
+//! use mcpwire::server::{tool, Server};
+//!
+//! let server = Server::builder("hello", "1.0.0")
+//!     .tool(tool("hello").description("Says hello").handler(|| async { "hello" }))
+//!     .build()
+//!     .expect("a valid server");
+//! let settings = HttpSettings { max_body_bytes: 1024 * 1024, ..HttpSettings::default() };
+//! let bound = serve_with_shutdown(McpService::with_settings(server, settings), "127.0.0.1:0", "/mcp").await?;
+//! println!("serving at http://{}/mcp", bound.local_addr);
+//! bound.shutdown.cancel();
+//! let _ = bound.task.await;
+//! # Ok(()) }
+//! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
+//! ```
 
 mod body;
 mod body_read;
