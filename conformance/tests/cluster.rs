@@ -34,6 +34,7 @@ use serde_json::{json, Value};
 use common::callbacks::{eventually, first_text, recording_client, Seen};
 use common::cluster::{call_text, Cluster, Raw};
 use common::peers::{python, run_script, workspace_root};
+use common::proxy::Proxy;
 
 const SIMPLE: &str = "This is a simple text response for testing.";
 
@@ -155,16 +156,18 @@ async fn an_elicitation_answered_through_another_instance() {
 async fn a_list_change_reaches_streams_on_other_instances() {
     let Some(cluster) = Cluster::start(3).await else { return };
     limited("list change", async {
-        let [a, b, c] = [0, 1, 2].map(|i| cluster.instances[i].url());
-        let (on_b, seen_b) = client(&b, true).await;
+        let [a, c] = [0, 2].map(|i| cluster.instances[i].url());
+        // B behind a recording proxy, to see its GET stream open.
+        let b = Proxy::start(cluster.instances[1].addr()).await;
+        let (on_b, seen_b) = client(&b.url("/mcp"), true).await;
         assert_eq!(on_b.protocol_version(), &ProtocolVersion::V2025_11_25);
         let (on_c, _) = client(&c, false).await;
         assert_eq!(on_c.protocol_version(), &ProtocolVersion::V2026_07_28);
         let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
         let mut listen = on_c.listen(filter).await.unwrap();
-        // The 2025 client opens its GET stream once initialized; give it a moment to be
-        // held on B before the change happens.
-        tokio::time::sleep(Duration::from_millis(500)).await;
+        // The 2025 client opens its GET stream once initialized: wait until B holds it.
+        let get_open = || b.requests().iter().any(|r| r.method == "GET" && r.status == 200);
+        assert!(eventually(get_open).await, "no GET stream on B: {:#?}", b.requests());
         let (on_a, _) = client(&a, false).await;
         let result = on_a.call_tool("test_trigger_tool_change", json!({})).await.unwrap();
         assert_eq!(first_text(&result), "Tool list change notification sent");

@@ -316,7 +316,7 @@ impl Balancer {
         let http = HyperClient::builder(TokioExecutor::new())
             .pool_idle_timeout(Duration::from_secs(5))
             .pool_max_idle_per_host(32)
-            .build(HttpConnector::new());
+            .build(connector());
         let state = Arc::new(BalancerState {
             served: backends.iter().map(|_| AtomicU64::new(0)).collect(),
             backends,
@@ -328,6 +328,7 @@ impl Balancer {
         let shared = state.clone();
         let task = tokio::spawn(async move {
             while let Ok((stream, _)) = listener.accept().await {
+                let _ = stream.set_nodelay(true);
                 let state = shared.clone();
                 let service = service_fn(move |request| route(request, state.clone()));
                 tokio::spawn(async move {
@@ -427,8 +428,16 @@ pub struct Raw {
 
 impl Default for Raw {
     fn default() -> Self {
-        Raw { http: HyperClient::builder(TokioExecutor::new()).build(HttpConnector::new()) }
+        Raw { http: HyperClient::builder(TokioExecutor::new()).build(connector()) }
     }
+}
+
+/// A connector with `TCP_NODELAY`: without it a response or request written in pieces
+/// waits for the peer's delayed ACK (tens of milliseconds on loopback).
+fn connector() -> HttpConnector {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    connector
 }
 
 /// A whole answer: status, headers and the JSON-RPC messages of its body (a JSON body
