@@ -552,26 +552,35 @@ async fn rate(url: &str, stateless: bool, workers: u64, secs: u64) -> f64 {
     done.load(Ordering::SeqCst) as f64 / started.elapsed().as_secs_f64()
 }
 
-/// Throughput for `docs/DEPLOY.md`: 2026 and 2025-session `tools/call` per second with
-/// one instance without Redis, one with Redis, and three behind the balancer. Run on a
-/// release build: `cargo test --release -p mcpwire-conformance --test cluster
-/// cluster_throughput -- --ignored --nocapture`.
+/// Throughput for `docs/DEPLOY.md`: 2026 and 2025-session `tools/call` per second from
+/// 16 concurrent workers, and the time of one call from a single sequential worker, with
+/// one instance without Redis (alone, and behind a balancer of one, to show the
+/// balancer's own cost), one with Redis, and three behind the balancer. Run on a release
+/// build: `cargo test --release -p mcpwire-conformance --test cluster cluster_throughput
+/// -- --ignored --nocapture`.
 #[tokio::test(flavor = "multi_thread")]
 #[ignore]
 async fn cluster_throughput() {
     let Some(cluster) = Cluster::start(3).await else { return };
     let plain = common::peers::EverythingHttp::start();
-    let (workers, secs) = (16, 5);
+    let plain_balanced = common::cluster::Balancer::start(vec![plain.addr()]).await;
+    let secs = 3;
     let mut rows = Vec::new();
     for (label, url) in [
         ("1 instance, in memory", plain.url()),
+        ("1 in memory + balancer", plain_balanced.url()),
         ("1 instance, redis", cluster.instances[0].url()),
-        ("3 instances + balancer", cluster.url()),
+        ("3 redis + balancer", cluster.url()),
     ] {
-        let stateless = rate(&url, true, workers, secs).await;
-        let session = rate(&url, false, workers, secs).await;
-        rows.push(format!("{label:<24} 2026 stateless {stateless:>8.0}/s   2025 session {session:>8.0}/s"));
+        let stateless = rate(&url, true, 16, secs).await;
+        let session = rate(&url, false, 16, secs).await;
+        let stateless_one = 1e6 / rate(&url, true, 1, secs).await;
+        let session_one = 1e6 / rate(&url, false, 1, secs).await;
+        rows.push(format!(
+            "{label:<24} 2026: {stateless:>7.0}/s, {stateless_one:>5.0} us/call   2025 session: {session:>7.0}/s, {session_one:>5.0} us/call"
+        ));
     }
+    println!("16 workers (calls/s) and 1 sequential worker (us per call), {secs} s each:");
     for row in rows {
         println!("{row}");
     }

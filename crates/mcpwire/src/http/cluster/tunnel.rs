@@ -349,3 +349,34 @@ impl Cluster {
         lock(&self.shared.serving).remove(&(from, tunnel));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_broken_stream_answers_the_requests_it_had_not_answered() {
+        let body = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"b","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+        let mut waiting = Waiting::new(request_ids(body));
+        assert_eq!(waiting.ids.len(), 2);
+        // The answer to 1 arrives split over two pieces, then a request of the server's.
+        waiting.saw(b"id: s#1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,");
+        waiting
+            .saw(b"\"result\":{}}\n\nid: s#2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n\n");
+        let errors: Vec<Message> = waiting
+            .errors()
+            .iter()
+            .map(|event| {
+                let text = std::str::from_utf8(event).unwrap();
+                let data = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+                serde_json::from_str(data).unwrap()
+            })
+            .collect();
+        let [Message::Error(error)] = errors.as_slice() else { panic!("{errors:?}") };
+        assert_eq!(error.id, Some(RequestId::String("b".into())));
+        assert_eq!(error.error.code, codes::INTERNAL_ERROR);
+        assert!(request_ids(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_empty());
+        assert!(Waiting::new(Vec::new()).errors().is_empty());
+    }
+}
