@@ -403,7 +403,11 @@ async fn dispatch(weak: Weak<Shared>, mut inbox: mpsc::Receiver<PushInfo>) {
         match push.kind {
             PushKind::Message => {}
             PushKind::Disconnection => {
+                // Frames sent while the link is down are lost (pub/sub delivers at most
+                // once): every exchange in flight through Redis ends now, rather than
+                // waiting for what will never come.
                 tracing::warn!("lost the connection to redis; reconnecting");
+                lock(&cluster.shared.tunnels).clear();
                 continue;
             }
             _ => continue,

@@ -2,20 +2,27 @@
 //! request in one frame, the response as a head, body pieces and an end. The requesting
 //! side checks the owner's heartbeat while it waits, so an owner that dies mid-exchange
 //! ends the client's response instead of leaving it hanging; a client that goes away
-//! cancels the owner's side, as a dropped connection would locally.
+//! cancels the owner's side, as a dropped connection would locally. Pub/sub delivers at
+//! most once: frames sent while this instance's Redis connection was down are lost, so
+//! an exchange whose connection was made anew (Redis restarted, or the link dropped) or
+//! that cannot reach Redis at a check ends too, rather than waiting for frames that
+//! will never come.
 
 use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Request as HttpRequest, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
-use mcpwire_protocol::codes;
+use mcpwire_protocol::{
+    codes, decode_frame, ErrorObject, ErrorResponse, Frame as JsonRpcFrame, Message, RequestId,
+};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::wire::{self, Frame};
 use super::{lock, Cluster};
 use crate::http::{status, McpBody};
+use crate::transport::http_client::SseParser;
 
 /// A request another instance tunnelled here.
 pub(crate) struct Incoming {
@@ -27,9 +34,6 @@ pub(crate) struct Incoming {
     pub(crate) principal: Option<String>,
     pub(crate) body: String,
 }
-
-/// Liveness checks in a row that Redis may fail before a tunnel gives up.
-const MAX_UNANSWERED_CHECKS: u32 = 3;
 
 /// How many response pieces may wait between the tunnel and the client's connection.
 const BODY_QUEUE: usize = 64;
@@ -58,6 +62,85 @@ impl Drop for Registered {
             });
         }
     }
+}
+
+/// The ids of the requests in a tunnelled POST body (none for a GET or a notification).
+fn request_ids(body: &[u8]) -> Vec<RequestId> {
+    let requests = |m: Message| match m {
+        Message::Request(r) => Some(r.id),
+        _ => None,
+    };
+    match decode_frame(body) {
+        Ok(JsonRpcFrame::Single(m)) => requests(m).into_iter().collect(),
+        Ok(JsonRpcFrame::Batch(items)) => {
+            items.into_iter().filter_map(|m| m.ok().and_then(requests)).collect()
+        }
+        Err(_) => Vec::new(),
+    }
+}
+
+/// The requests of a tunnelled POST whose SSE response has not carried their answer yet,
+/// found by reading the events passed to the client.
+struct Waiting {
+    ids: Vec<RequestId>,
+    parser: Option<SseParser>,
+}
+
+impl Waiting {
+    fn new(ids: Vec<RequestId>) -> Self {
+        let parser = (!ids.is_empty()).then(|| SseParser::new(MAX_EVENT_BYTES));
+        Waiting { ids, parser }
+    }
+
+    /// Reads a piece of the response body on its way to the client.
+    fn saw(&mut self, bytes: &[u8]) {
+        let Some(parser) = self.parser.as_mut() else { return };
+        let events = match parser.push(bytes) {
+            Ok(events) => events,
+            // An event too large to follow: stop following (no error can be made up
+            // for a stream whose answers are unknown).
+            Err(_) => {
+                self.ids.clear();
+                self.parser = None;
+                return;
+            }
+        };
+        for event in events {
+            let answered = match serde_json::from_str::<Message>(&event.data) {
+                Ok(Message::Response(r)) => Some(r.id),
+                Ok(Message::Error(e)) => e.id,
+                _ => None,
+            };
+            if let Some(id) = answered {
+                self.ids.retain(|waiting| waiting.key() != id.key());
+            }
+        }
+    }
+
+    /// An SSE event with a JSON-RPC error for each request still waiting.
+    fn errors(&self) -> Vec<Bytes> {
+        self.ids
+            .iter()
+            .map(|id| {
+                let error = ErrorObject::new(
+                    codes::INTERNAL_ERROR,
+                    "The connection to the server instance running this request was lost; its outcome is unknown",
+                );
+                let message = Message::Error(ErrorResponse::new(Some(id.clone()), error));
+                crate::http::sse::event(None, None, &message.to_vec())
+            })
+            .collect()
+    }
+}
+
+/// The largest SSE event a tunnel follows to see which requests it answers.
+const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// What a waiting exchange checks: the instance that serves it, and the id of the
+/// Redis connection its frames arrive on.
+struct Watch<'a> {
+    owner: &'a str,
+    connection: i64,
 }
 
 fn unavailable(message: &str) -> Response<McpBody> {
@@ -91,13 +174,22 @@ impl Cluster {
             principal: parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone()),
             body: wire::encode(&body),
         };
-        if let Err(e) = self.send(owner, &request).await {
-            registered.ended = true;
-            tracing::warn!("could not reach the instance that owns a session: {e}");
-            return unavailable("The session store is unavailable; try again later");
-        }
+        let connection = match self.send_watched(owner, &request).await {
+            Ok(Some(connection)) => connection,
+            Ok(None) => {
+                registered.ended = true;
+                tracing::warn!("the instance that owns a session is not listening to redis");
+                return unavailable("The instance serving this session is not reachable; try again");
+            }
+            Err(e) => {
+                registered.ended = true;
+                tracing::warn!("could not reach the instance that owns a session: {e}");
+                return unavailable("The session store is unavailable; try again later");
+            }
+        };
+        let watch = Watch { owner, connection };
         let (status_code, headers) = loop {
-            match self.next_frame(owner, &mut frames).await {
+            match self.next_frame(&watch, &mut frames).await {
                 Some(Frame::Head { status, headers, .. }) => break (status, headers),
                 Some(_) => continue,
                 None => return unavailable("The instance serving this session stopped; try again"),
@@ -107,12 +199,29 @@ impl Cluster {
         let mut response = Response::new(McpBody::stream(body_rx));
         *response.status_mut() = StatusCode::from_u16(status_code).unwrap_or(StatusCode::BAD_GATEWAY);
         *response.headers_mut() = wire::header_map(&headers);
+        let sse = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let mut waiting = Waiting::new(if sse { request_ids(&body) } else { Vec::new() });
         let cluster = self.clone();
         let owner = owner.to_owned();
         tokio::spawn(async move {
-            // The whole guard moves here (not just the field), to drop when the pump ends.
+            // The whole guard moves here (not just the field), to drop when the pump ends:
+            // unless the owner ended the answer, the guard tells the owner to stop.
             let mut registered = registered;
-            registered.ended = cluster.pump(&owner, &mut frames, body_tx).await;
+            let watch = Watch { owner: &owner, connection };
+            registered.ended = cluster.pump(&watch, &mut frames, &body_tx, &mut waiting).await;
+            if !registered.ended {
+                // The client's stream would end in silence: its requests still waiting
+                // get an error instead (their outcome on the owner is unknown).
+                for error in waiting.errors() {
+                    if body_tx.try_send(error).is_err() {
+                        break;
+                    }
+                }
+            }
             drop(registered);
         });
         response
@@ -120,15 +229,22 @@ impl Cluster {
 
     /// Moves body pieces to the client until the owner ends the body (`true`), or the
     /// client goes away, the owner dies or the tunnel breaks (`false`).
-    async fn pump(&self, owner: &str, frames: &mut mpsc::Receiver<Frame>, body: mpsc::Sender<Bytes>) -> bool {
+    async fn pump(
+        &self,
+        watch: &Watch<'_>,
+        frames: &mut mpsc::Receiver<Frame>,
+        body: &mpsc::Sender<Bytes>,
+        waiting: &mut Waiting,
+    ) -> bool {
         loop {
             let frame = tokio::select! {
-                frame = self.next_frame(owner, frames) => frame,
+                frame = self.next_frame(watch, frames) => frame,
                 () = body.closed() => return false,
             };
             match frame {
                 Some(Frame::Data { data, .. }) => {
                     let Some(bytes) = wire::decode(&data) else { return false };
+                    waiting.saw(&bytes);
                     if body.send(bytes).await.is_err() {
                         return false;
                     }
@@ -140,29 +256,64 @@ impl Cluster {
         }
     }
 
-    /// The exchange's next frame; `None` when the tunnel broke or `owner` stopped
-    /// beating while this waited.
-    async fn next_frame(&self, owner: &str, frames: &mut mpsc::Receiver<Frame>) -> Option<Frame> {
-        let mut unanswered = 0;
+    /// Publishes a request frame to `owner` and returns the id of the Redis connection
+    /// that will carry the answer (one round trip for both); `None` when no one received
+    /// the frame (the owner's subscription is down, for a moment after Redis restarted).
+    async fn send_watched(&self, owner: &str, frame: &Frame) -> Result<Option<i64>, redis::RedisError> {
+        let (receivers, connection): (u64, i64) = redis::pipe()
+            .cmd("PUBLISH")
+            .arg(self.inbox(owner))
+            .arg(frame.to_bytes())
+            .cmd("CLIENT")
+            .arg("ID")
+            .query_async(&mut self.redis())
+            .await?;
+        Ok((receivers > 0).then_some(connection))
+    }
+
+    /// Sends one frame of a tunnelled answer to `instance`; an error also when no one
+    /// received it (the requester's subscription is down, so the rest would be lost too).
+    async fn send_answer(&self, instance: &str, frame: &Frame) -> Result<(), ()> {
+        let receivers: Result<u64, _> = redis::cmd("PUBLISH")
+            .arg(self.inbox(instance))
+            .arg(frame.to_bytes())
+            .query_async(&mut self.redis())
+            .await;
+        match receivers {
+            Ok(n) if n > 0 => Ok(()),
+            _ => Err(()),
+        }
+    }
+
+    /// The exchange's next frame; `None` when the tunnel broke, or when at a check (after
+    /// a quiet while) the owner stopped beating, Redis could not be reached, or this
+    /// instance's Redis connection is not the one the exchange began on (frames may have
+    /// been lost in between).
+    async fn next_frame(&self, watch: &Watch<'_>, frames: &mut mpsc::Receiver<Frame>) -> Option<Frame> {
         loop {
             match tokio::time::timeout(self.liveness_check(), frames.recv()).await {
                 Ok(frame) => return frame,
-                Err(_) => match self.is_alive(owner).await {
-                    Ok(alive) => {
-                        if !alive {
+                Err(_) => {
+                    let checked: Result<(bool, i64), _> = redis::pipe()
+                        .cmd("EXISTS")
+                        .arg(self.instance_key(watch.owner))
+                        .cmd("CLIENT")
+                        .arg("ID")
+                        .query_async(&mut self.redis())
+                        .await;
+                    match checked {
+                        Ok((true, connection)) if connection == watch.connection => continue,
+                        Ok((true, _)) => {
+                            tracing::warn!("the redis connection was made anew during a tunnelled exchange; it is ended (its frames may be lost)");
                             return None;
                         }
-                        unanswered = 0;
-                    }
-                    // Redis away: frames cannot come either. A short outage is waited
-                    // out; a longer one ends the exchange (the client may resume).
-                    Err(_) => {
-                        unanswered += 1;
-                        if unanswered >= MAX_UNANSWERED_CHECKS {
+                        Ok((false, _)) => return None,
+                        Err(e) => {
+                            tracing::warn!("redis is away during a tunnelled exchange; it is ended: {e}");
                             return None;
                         }
                     }
-                },
+                }
             }
         }
     }
@@ -175,8 +326,9 @@ impl Cluster {
         let _serving = Serving { cluster: self.clone(), key: (from.clone(), tunnel) };
         let head = |status: u16, headers| Frame::Head { tunnel, status, headers };
         let Some(endpoint) = self.endpoint() else {
-            let _ = self.send(&from, &head(503, Vec::new())).await;
-            let _ = self.send(&from, &Frame::End { tunnel }).await;
+            let _ = self.send_answer(&from, &head(503, Vec::new())).await;
+            let _ = self.send_answer(&from, &Frame::End { tunnel }).await;
+            lock(&self.shared.serving).remove(&(from, tunnel));
             return;
         };
         let mut request = HttpRequest::new(Full::new(wire::decode(&body).unwrap_or_default()));
@@ -192,7 +344,7 @@ impl Cluster {
         };
         let (parts, mut body) = response.into_parts();
         let mut sent =
-            self.send(&from, &head(parts.status.as_u16(), wire::text_headers(&parts.headers))).await;
+            self.send_answer(&from, &head(parts.status.as_u16(), wire::text_headers(&parts.headers))).await;
         while sent.is_ok() {
             let frame = tokio::select! {
                 frame = body.frame() => frame,
@@ -201,11 +353,12 @@ impl Cluster {
             match frame {
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
-                        sent = self.send(&from, &Frame::Data { tunnel, data: wire::encode(&data) }).await;
+                        sent =
+                            self.send_answer(&from, &Frame::Data { tunnel, data: wire::encode(&data) }).await;
                     }
                 }
                 Some(Err(_)) | None => {
-                    let _ = self.send(&from, &Frame::End { tunnel }).await;
+                    let _ = self.send_answer(&from, &Frame::End { tunnel }).await;
                     break;
                 }
             }
@@ -222,5 +375,36 @@ struct Serving {
 impl Drop for Serving {
     fn drop(&mut self) {
         lock(&self.cluster.shared.serving).remove(&self.key);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn a_broken_stream_answers_the_requests_it_had_not_answered() {
+        let body = br#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":"b","method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"}]"#;
+        let mut waiting = Waiting::new(request_ids(body));
+        assert_eq!(waiting.ids.len(), 2);
+        // The answer to 1 arrives split over two pieces, then a request of the server's.
+        waiting.saw(b"id: s#1\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,");
+        waiting
+            .saw(b"\"result\":{}}\n\nid: s#2\ndata: {\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n\n");
+        let errors: Vec<Message> = waiting
+            .errors()
+            .iter()
+            .map(|event| {
+                let text = std::str::from_utf8(event).unwrap();
+                let data = text.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+                serde_json::from_str(data).unwrap()
+            })
+            .collect();
+        let [Message::Error(error)] = errors.as_slice() else { panic!("{errors:?}") };
+        assert_eq!(error.id, Some(RequestId::String("b".into())));
+        assert_eq!(error.error.code, codes::INTERNAL_ERROR);
+        assert!(request_ids(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).is_empty());
+        assert!(Waiting::new(Vec::new()).errors().is_empty());
     }
 }
