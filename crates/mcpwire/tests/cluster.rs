@@ -411,3 +411,37 @@ async fn a_tunnelled_call_keeps_local_semantics_a_hang_up_detaches_and_a_cancell
     assert_eq!(sent.status, 202);
     mcp_http::wait_for("the handler on A to be cancelled", || seen.hang_stopped.load(Ordering::SeqCst)).await;
 }
+
+/// The session's standalone GET stream, resumed after `last_event_id` if given.
+async fn get_stream(addr: SocketAddr, sid: &str, last_event_id: Option<&str>) -> raw_http::Response {
+    let mut req = in_session(Req::new("GET").header("accept", "text/event-stream"), sid, V25);
+    if let Some(id) = last_event_id {
+        req = req.header("last-event-id", id);
+    }
+    send(addr, req).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_get_stream_resumed_after_its_owner_left_goes_on_live_on_the_new_owner() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let sid = open_session(a.addr, V25).await;
+    let mut stream = get_stream(a.addr, &sid, None).await;
+    assert_eq!(stream.status, 200);
+    let change = mcp_http::call_body(2, "change_tools", json!({}));
+    let _ = answer(send(a.addr, in_session(Req::post(&change), &sid, V25)).await).await;
+    let first = stream.next_event().await;
+    assert!(first.data.contains("notifications/tools/list_changed"), "{first:?}");
+    let last = first.id.expect("a resumable event");
+    // Written behind to redis within milliseconds; then A leaves.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    a.shutdown.cancel();
+    let mut resumed = get_stream(b.addr, &sid, Some(&last)).await;
+    assert_eq!(resumed.status, 200);
+    // The stream is live on B: a change made there now arrives on it.
+    let change = mcp_http::call_body(3, "change_tools", json!({}));
+    let _ = answer(send(b.addr, in_session(Req::post(&change), &sid, V25)).await).await;
+    let next = resumed.next_message().await;
+    assert_eq!(next["method"], "notifications/tools/list_changed", "{next}");
+}

@@ -68,7 +68,11 @@ impl McpService {
             };
             if record.owner != cluster.instance_id() {
                 match cluster.is_alive(&record.owner).await {
-                    Ok(true) => return Some(cluster.forward(&record.owner, parts, body).await),
+                    Ok(true) => match cluster.forward(&record.owner, parts, body.clone()).await {
+                        Ok(response) => return Some(response),
+                        // Leaving: take the session over (below).
+                        Err(_gone) => {}
+                    },
                     Ok(false) => {}
                     Err(_) => return Some(store_unavailable()),
                 }

@@ -429,7 +429,10 @@ impl Cluster {
                 let request = tunnel::Incoming { tunnel, from, method, uri, headers, principal, body };
                 tokio::spawn(self.clone().serve_tunnel(request));
             }
-            Frame::Head { tunnel, .. } | Frame::Data { tunnel, .. } | Frame::End { tunnel } => {
+            Frame::Head { tunnel, .. }
+            | Frame::Data { tunnel, .. }
+            | Frame::End { tunnel }
+            | Frame::Gone { tunnel } => {
                 let mut tunnels = lock(&self.shared.tunnels);
                 if let Some(sender) = tunnels.get(&tunnel) {
                     if sender.try_send(frame).is_err() {

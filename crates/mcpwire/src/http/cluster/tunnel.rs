@@ -24,6 +24,10 @@ use super::{lock, Cluster};
 use crate::http::{status, McpBody};
 use crate::transport::http_client::SseParser;
 
+/// The owner of a session is leaving: serve the session elsewhere.
+#[derive(Debug)]
+pub(crate) struct OwnerGone;
+
 /// A request another instance tunnelled here.
 pub(crate) struct Incoming {
     pub(crate) tunnel: u64,
@@ -154,12 +158,14 @@ impl Cluster {
     }
 
     /// Carries a request for a session of `owner` there and streams the answer back.
+    /// `Err(OwnerGone)` when the owner is leaving (shutting down): the caller takes the
+    /// session over instead.
     pub(crate) async fn forward(
         &self,
         owner: &str,
         parts: &http::request::Parts,
         body: Bytes,
-    ) -> Response<McpBody> {
+    ) -> Result<Response<McpBody>, OwnerGone> {
         let tunnel = self.next_tunnel();
         let (frames_tx, mut frames) = mpsc::channel(FRAME_QUEUE);
         lock(&self.shared.tunnels).insert(tunnel, frames_tx);
@@ -179,20 +185,24 @@ impl Cluster {
             Ok(None) => {
                 registered.ended = true;
                 tracing::warn!("the instance that owns a session is not listening to redis");
-                return unavailable("The instance serving this session is not reachable; try again");
+                return Ok(unavailable("The instance serving this session is not reachable; try again"));
             }
             Err(e) => {
                 registered.ended = true;
                 tracing::warn!("could not reach the instance that owns a session: {e}");
-                return unavailable("The session store is unavailable; try again later");
+                return Ok(unavailable("The session store is unavailable; try again later"));
             }
         };
         let watch = Watch { owner, connection };
         let (status_code, headers) = loop {
             match self.next_frame(&watch, &mut frames).await {
                 Some(Frame::Head { status, headers, .. }) => break (status, headers),
+                Some(Frame::Gone { .. }) => {
+                    registered.ended = true;
+                    return Err(OwnerGone);
+                }
                 Some(_) => continue,
-                None => return unavailable("The instance serving this session stopped; try again"),
+                None => return Ok(unavailable("The instance serving this session stopped; try again")),
             }
         };
         let (body_tx, body_rx) = mpsc::channel(BODY_QUEUE);
@@ -224,7 +234,7 @@ impl Cluster {
             }
             drop(registered);
         });
-        response
+        Ok(response)
     }
 
     /// Moves body pieces to the client until the owner ends the body (`true`), or the
@@ -325,6 +335,11 @@ impl Cluster {
         lock(&self.shared.serving).insert((from.clone(), tunnel), cancel.clone());
         let _serving = Serving { cluster: self.clone(), key: (from.clone(), tunnel) };
         let head = |status: u16, headers| Frame::Head { tunnel, status, headers };
+        if self.shared.leaving.is_cancelled() {
+            // Shutting down: the requester takes the session over.
+            let _ = self.send_answer(&from, &Frame::Gone { tunnel }).await;
+            return;
+        }
         let Some(endpoint) = self.endpoint() else {
             let _ = self.send_answer(&from, &head(503, Vec::new())).await;
             let _ = self.send_answer(&from, &Frame::End { tunnel }).await;

@@ -35,6 +35,8 @@ pub(crate) enum Frame {
     Data { tunnel: u64, data: String },
     /// The end of a tunnelled response body.
     End { tunnel: u64 },
+    /// The owner is leaving and serves nothing more: the requester takes the session over.
+    Gone { tunnel: u64 },
     /// The requesting side gave up on an exchange (its client went away).
     Cancel { tunnel: u64, from: String },
     /// A task changed on instance `from` (for listen streams that follow it).
