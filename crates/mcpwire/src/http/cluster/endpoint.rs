@@ -8,6 +8,7 @@ use bytes::Bytes;
 use http::{Response, StatusCode};
 use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, Request};
 
+use super::tunnel::NotDelivered;
 use super::{Cluster, SessionRecord};
 use crate::http::session::Session;
 use crate::http::{headers, status, McpBody, McpService};
@@ -20,6 +21,15 @@ fn sets_session_state(method: &str) -> bool {
             | methods::LOGGING_SET_LEVEL
             | methods::RESOURCES_SUBSCRIBE
             | methods::RESOURCES_UNSUBSCRIBE
+    )
+}
+
+fn owner_unreachable() -> Response<McpBody> {
+    status::error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        codes::INTERNAL_ERROR,
+        "The instance serving this session is not reachable; try again",
     )
 }
 
@@ -56,6 +66,14 @@ impl McpService {
         if !route {
             return None;
         }
+        // The owner this instance last reached for the session: no lookup. If the
+        // request does not reach it, the lookup below finds where the session is now.
+        if let Some(owner) = cluster.known_owner(id) {
+            match cluster.forward(&owner, parts, body.clone()).await {
+                Ok(response) => return Some(response),
+                Err(_) => cluster.forget_owner(id),
+            }
+        }
         // Twice: a takeover lost to another instance is followed to the winner.
         for _ in 0..2 {
             let record = match cluster.lookup_session(id).await {
@@ -69,9 +87,13 @@ impl McpService {
             if record.owner != cluster.instance_id() {
                 match cluster.is_alive(&record.owner).await {
                     Ok(true) => match cluster.forward(&record.owner, parts, body.clone()).await {
-                        Ok(response) => return Some(response),
+                        Ok(response) => {
+                            cluster.remember_owner(id, &record.owner);
+                            return Some(response);
+                        }
                         // Leaving: take the session over (below).
-                        Err(_gone) => {}
+                        Err(NotDelivered::Leaving) => {}
+                        Err(NotDelivered::NotListening) => return Some(owner_unreachable()),
                     },
                     Ok(false) => {}
                     Err(_) => return Some(store_unavailable()),

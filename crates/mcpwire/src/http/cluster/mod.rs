@@ -136,6 +136,9 @@ pub(crate) struct Shared {
     /// Exchanges this instance tunnelled to another, by number: where their frames go.
     tunnels: Mutex<HashMap<u64, mpsc::Sender<Frame>>>,
     next_tunnel: AtomicU64,
+    /// The owner last reached for each session held elsewhere (a request for it goes
+    /// straight there; a stale entry is dropped when a request does not reach it).
+    owners: Mutex<HashMap<String, String>>,
     /// When each session's record was last kept alive ([`Cluster::refresh_session`]).
     refreshed: Mutex<HashMap<String, std::time::Instant>>,
     /// Exchanges other instances tunnelled here, by (sender, number): their cancellation.
@@ -203,6 +206,7 @@ impl Cluster {
             next_tunnel: AtomicU64::new(1),
             serving: Mutex::default(),
             refreshed: Mutex::default(),
+            owners: Mutex::default(),
             endpoint: OnceLock::new(),
             request_state_key,
             outgoing_events: event_tx,
@@ -432,6 +436,7 @@ impl Cluster {
             Frame::Head { tunnel, .. }
             | Frame::Data { tunnel, .. }
             | Frame::End { tunnel }
+            | Frame::Whole { tunnel, .. }
             | Frame::Gone { tunnel } => {
                 let mut tunnels = lock(&self.shared.tunnels);
                 if let Some(sender) = tunnels.get(&tunnel) {

@@ -201,4 +201,23 @@ impl Cluster {
             }
         });
     }
+
+    /// The owner this instance last reached for session `id`, if it remembers one.
+    pub(crate) fn known_owner(&self, id: &str) -> Option<String> {
+        super::lock(&self.shared.owners).get(id).cloned()
+    }
+
+    /// Remembers that session `id` was served by `owner`.
+    pub(crate) fn remember_owner(&self, id: &str, owner: &str) {
+        let mut owners = super::lock(&self.shared.owners);
+        if owners.len() >= REFRESH_MEMORY {
+            owners.clear();
+        }
+        owners.insert(id.to_owned(), owner.to_owned());
+    }
+
+    /// Forgets where session `id` was served.
+    pub(crate) fn forget_owner(&self, id: &str) {
+        super::lock(&self.shared.owners).remove(id);
+    }
 }

@@ -24,9 +24,16 @@ use super::{lock, Cluster};
 use crate::http::{status, McpBody};
 use crate::transport::http_client::SseParser;
 
-/// The owner of a session is leaving: serve the session elsewhere.
-#[derive(Debug)]
-pub(crate) struct OwnerGone;
+/// Why a tunnelled request did not reach its session's owner (it was not served, so
+/// it may be sent again).
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum NotDelivered {
+    /// The owner is shutting down: the session is to be taken over.
+    Leaving,
+    /// No instance listens on the owner's inbox (it stopped, or its Redis subscription
+    /// is down for a moment).
+    NotListening,
+}
 
 /// A request another instance tunnelled here.
 pub(crate) struct Incoming {
@@ -38,6 +45,9 @@ pub(crate) struct Incoming {
     pub(crate) principal: Option<String>,
     pub(crate) body: String,
 }
+
+/// The largest complete answer sent as one frame (larger ones go in pieces).
+const WHOLE_LIMIT: usize = 1024 * 1024;
 
 /// How many response pieces may wait between the tunnel and the client's connection.
 const BODY_QUEUE: usize = 64;
@@ -158,14 +168,13 @@ impl Cluster {
     }
 
     /// Carries a request for a session of `owner` there and streams the answer back.
-    /// `Err(OwnerGone)` when the owner is leaving (shutting down): the caller takes the
-    /// session over instead.
+    /// `Err` when the request reached no one able to serve it, so it was not served.
     pub(crate) async fn forward(
         &self,
         owner: &str,
         parts: &http::request::Parts,
         body: Bytes,
-    ) -> Result<Response<McpBody>, OwnerGone> {
+    ) -> Result<Response<McpBody>, NotDelivered> {
         let tunnel = self.next_tunnel();
         let (frames_tx, mut frames) = mpsc::channel(FRAME_QUEUE);
         lock(&self.shared.tunnels).insert(tunnel, frames_tx);
@@ -184,8 +193,8 @@ impl Cluster {
             Ok(Some(connection)) => connection,
             Ok(None) => {
                 registered.ended = true;
-                tracing::warn!("the instance that owns a session is not listening to redis");
-                return Ok(unavailable("The instance serving this session is not reachable; try again"));
+                tracing::debug!("the instance that owns a session is not listening to redis");
+                return Err(NotDelivered::NotListening);
             }
             Err(e) => {
                 registered.ended = true;
@@ -197,9 +206,16 @@ impl Cluster {
         let (status_code, headers) = loop {
             match self.next_frame(&watch, &mut frames).await {
                 Some(Frame::Head { status, headers, .. }) => break (status, headers),
+                Some(Frame::Whole { status, headers, data, .. }) => {
+                    registered.ended = true;
+                    let mut response = Response::new(McpBody::full(wire::decode(&data).unwrap_or_default()));
+                    *response.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_GATEWAY);
+                    *response.headers_mut() = wire::header_map(&headers);
+                    return Ok(response);
+                }
                 Some(Frame::Gone { .. }) => {
                     registered.ended = true;
-                    return Err(OwnerGone);
+                    return Err(NotDelivered::Leaving);
                 }
                 Some(_) => continue,
                 None => return Ok(unavailable("The instance serving this session stopped; try again")),
@@ -358,6 +374,23 @@ impl Cluster {
             () = cancel.cancelled() => return,
         };
         let (parts, mut body) = response.into_parts();
+        // An answer complete already (most are) goes in one frame.
+        if http_body::Body::size_hint(&body).exact().is_some_and(|len| len <= WHOLE_LIMIT as u64) {
+            let mut data = Vec::new();
+            while let Some(Ok(frame)) = body.frame().await {
+                if let Ok(chunk) = frame.into_data() {
+                    data.extend_from_slice(&chunk);
+                }
+            }
+            let whole = Frame::Whole {
+                tunnel,
+                status: parts.status.as_u16(),
+                headers: wire::text_headers(&parts.headers),
+                data: wire::encode(&data),
+            };
+            let _ = self.send_answer(&from, &whole).await;
+            return;
+        }
         let mut sent =
             self.send_answer(&from, &head(parts.status.as_u16(), wire::text_headers(&parts.headers))).await;
         while sent.is_ok() {

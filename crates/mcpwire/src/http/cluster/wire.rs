@@ -35,6 +35,8 @@ pub(crate) enum Frame {
     Data { tunnel: u64, data: String },
     /// The end of a tunnelled response body.
     End { tunnel: u64 },
+    /// A complete tunnelled response in one frame: status, headers and body (base64).
+    Whole { tunnel: u64, status: u16, headers: Vec<(String, String)>, data: String },
     /// The owner is leaving and serves nothing more: the requester takes the session over.
     Gone { tunnel: u64 },
     /// The requesting side gave up on an exchange (its client went away).
