@@ -16,7 +16,7 @@ use serde_json::Value;
 
 mod support;
 
-use support::{expect_code, spawn, start_http, stderr, stderr_lines, stdout, Running, BIN};
+use support::{expect_code, post, spawn, start_http, stderr, stderr_lines, stdout, Running, BIN};
 
 /// The everything server as a stdio target.
 fn everything() -> String {
@@ -420,39 +420,6 @@ fn ctrl_c_cancels_the_call_and_exits_130() {
     }
 }
 
-/// Posts one JSON-RPC message over HTTP/1.1 and returns the raw response (status line,
-/// headers, body) once `until` shows up in it or the connection closes.
-fn post(url: &str, headers: &[(&str, &str)], body: &str, until: &str) -> String {
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = TcpStream::connect(host).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (k, v) in headers {
-        request.push_str(&format!("{k}: {v}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = Vec::new();
-    let mut chunk = [0u8; 8192];
-    loop {
-        match stream.read(&mut chunk) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                response.extend_from_slice(&chunk[..n]);
-                if String::from_utf8_lossy(&response).contains(until) {
-                    break;
-                }
-            }
-        }
-    }
-    String::from_utf8_lossy(&response).into_owned()
-}
-
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
 fn tools_list_2026(url: &str) -> String {
@@ -461,7 +428,7 @@ fn tools_list_2026(url: &str) -> String {
         url,
         &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")],
         body,
-        "test_error_handling",
+        Some("test_error_handling"),
     )
 }
 
@@ -469,7 +436,7 @@ fn tools_list_2026(url: &str) -> String {
 fn serve_http_prints_its_url_and_serves_both_eras() {
     let mut server = start_http(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
     assert!(server.url.starts_with("http://127.0.0.1:") && server.url.ends_with("/mcp"), "{}", server.url);
-    let response = post(&server.url, &[], INITIALIZE, "serverInfo");
+    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("mcp-conformance-test-server"), "{response}");
     let response = tools_list_2026(&server.url);
@@ -482,7 +449,7 @@ fn serve_http_prints_its_url_and_serves_both_eras() {
 fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
     let mut server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
     // 2025: an initialize handshake opens a session; the upstream's identity shows.
-    let response = post(&server.url, &[], INITIALIZE, "serverInfo");
+    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
     assert!(response.starts_with("HTTP/1.1 200"), "{response}");
     assert!(response.contains("mcp-session-id"), "{response}");
     assert!(response.contains(r#""name":"mcp-conformance-test-server""#), "{response}");
@@ -501,7 +468,7 @@ fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
         ("Mcp-Method", "tools/call"),
         ("Mcp-Name", "test_simple_text"),
     ];
-    let response = post(&server.url, &headers, body, "simple text response");
+    let response = post(&server.url, &headers, body, Some("simple text response"));
     assert!(response.contains("This is a simple text response for testing."), "{response}");
     interrupt(&server.child);
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));

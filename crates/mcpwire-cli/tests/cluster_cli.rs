@@ -4,14 +4,13 @@
 //! it); without it the test fails, unless `MCPWIRE_SKIP_REDIS=1`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
 
-use support::start_http;
+use support::{post, start_http};
 
 struct Redis(Child);
 
@@ -20,27 +19,6 @@ impl Drop for Redis {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// POSTs `body` to `url` with `headers`; the whole response as text.
-fn post(url: &str, headers: &[(&str, &str)], body: &str) -> String {
-    let rest = url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = TcpStream::connect(host).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    let mut request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-        body.len()
-    );
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    request.push_str(body);
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = String::new();
-    let _ = stream.read_to_string(&mut response);
-    response
 }
 
 #[test]
@@ -66,7 +44,7 @@ fn instances_started_with_one_redis_serve_one_session() {
     let (a, b) = (start_http(&args), start_http(&args));
 
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let opened = post(&a.url, &[], initialize);
+    let opened = post(&a.url, &[], initialize, None);
     assert!(opened.starts_with("HTTP/1.1 200"), "{opened}");
     let sid = opened
         .lines()
@@ -76,9 +54,9 @@ fn instances_started_with_one_redis_serve_one_session() {
         .to_owned();
     let in_session = [("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    assert!(post(&b.url, &in_session, initialized).starts_with("HTTP/1.1 202"));
+    assert!(post(&b.url, &in_session, initialized, None).starts_with("HTTP/1.1 202"));
     let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text","arguments":{}}}"#;
-    let answered = post(&b.url, &in_session, call);
+    let answered = post(&b.url, &in_session, call, None);
     assert!(answered.contains("This is a simple text response for testing."), "{answered}");
 
     // A 2026 MRTR round sealed by A is completed by B (one shared requestState key).
@@ -91,11 +69,11 @@ fn instances_started_with_one_redis_serve_one_session() {
     let first = format!(
         r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"test_input_required_result_elicitation","arguments":{{}},{meta}}}}}"#
     );
-    let asked = post(&a.url, &headers, &first);
+    let asked = post(&a.url, &headers, &first, None);
     let state = asked.split(r#""requestState":""#).nth(1).and_then(|r| r.split('"').next()).expect(&asked);
     let retry = format!(
         r#"{{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{{"name":"test_input_required_result_elicitation","arguments":{{}},"requestState":"{state}","inputResponses":{{"user_name":{{"action":"accept","content":{{"name":"Ada"}}}}}},{meta}}}}}"#
     );
-    let done = post(&b.url, &headers, &retry);
+    let done = post(&b.url, &headers, &retry, None);
     assert!(done.contains("Ada"), "{done}");
 }

@@ -242,3 +242,36 @@ pub fn raw_answers(
     let _ = child.wait();
     results
 }
+
+/// Posts one JSON-RPC message over HTTP/1.1 and returns the raw response (status line,
+/// headers, body) once `until` shows up in it, or (`None`) when the connection closes.
+pub fn post(url: &str, headers: &[(&str, &str)], body: &str, until: Option<&str>) -> String {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        request.push_str(&format!("{k}: {v}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => {
+                response.extend_from_slice(&chunk[..n]);
+                if until.is_some_and(|u| String::from_utf8_lossy(&response).contains(u)) {
+                    break;
+                }
+            }
+        }
+    }
+    String::from_utf8_lossy(&response).into_owned()
+}
