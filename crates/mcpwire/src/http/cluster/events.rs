@@ -143,14 +143,8 @@ impl Cluster {
             .collect();
         let from = events.iter().position(|(id, _)| *id == last_event_id)? + 1;
         let mut answered = std::collections::HashSet::new();
-        for (_, message) in &events {
-            if let Ok(Message::Response(r)) = serde_json::from_slice::<Message>(message) {
-                answered.insert(r.id.key());
-            } else if let Ok(Message::Error(e)) = serde_json::from_slice::<Message>(message) {
-                if let Some(id) = e.id {
-                    answered.insert(id.key());
-                }
-            }
+        for id in events.iter().filter_map(|(_, message)| answered_request(message)) {
+            answered.insert(id.key());
         }
         let mut out: Vec<Bytes> = events[from..]
             .iter()
@@ -170,6 +164,15 @@ impl Cluster {
             out.push(crate::http::sse::event(None, None, &message.to_vec()));
         }
         Some(RemoteReplay { events: out, standalone })
+    }
+}
+
+/// The request a message (JSON) answers, if it is a response or an error with an id.
+pub(super) fn answered_request(message: &[u8]) -> Option<RequestId> {
+    match serde_json::from_slice::<Message>(message).ok()? {
+        Message::Response(r) => Some(r.id),
+        Message::Error(e) => e.id,
+        _ => None,
     }
 }
 

@@ -19,9 +19,9 @@ pub(crate) struct SessionRecord {
     pub(crate) version: String,
 }
 
-/// Sessions whose last refresh time is remembered before old entries are dropped (one
-/// per session at most; the table holds fewer sessions by default).
-const REFRESH_MEMORY: usize = 16_384;
+/// Sessions a per-session memory (last refresh, last owner reached) holds before it
+/// drops old entries (one per session at most; the table holds fewer by default).
+const SESSION_MEMORY: usize = 16_384;
 
 /// Deletes the record if `ARGV[1]` owns it.
 const FORGET: &str = r"
@@ -115,7 +115,7 @@ impl Cluster {
             if refreshed.get(id).is_some_and(|at| now.duration_since(*at) < every) {
                 return;
             }
-            if refreshed.len() >= REFRESH_MEMORY {
+            if refreshed.len() >= SESSION_MEMORY {
                 refreshed.retain(|_, at| now.duration_since(*at) < every);
             }
             refreshed.insert(id.to_owned(), now);
@@ -210,7 +210,7 @@ impl Cluster {
     /// Remembers that session `id` was served by `owner`.
     pub(crate) fn remember_owner(&self, id: &str, owner: &str) {
         let mut owners = super::lock(&self.shared.owners);
-        if owners.len() >= REFRESH_MEMORY {
+        if owners.len() >= SESSION_MEMORY {
             owners.clear();
         }
         owners.insert(id.to_owned(), owner.to_owned());

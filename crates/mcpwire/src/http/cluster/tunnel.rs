@@ -120,11 +120,7 @@ impl Waiting {
             }
         };
         for event in events {
-            let answered = match serde_json::from_str::<Message>(&event.data) {
-                Ok(Message::Response(r)) => Some(r.id),
-                Ok(Message::Error(e)) => e.id,
-                _ => None,
-            };
+            let answered = super::events::answered_request(event.data.as_bytes());
             if let Some(id) = answered {
                 self.ids.retain(|waiting| waiting.key() != id.key());
             }
@@ -359,7 +355,6 @@ impl Cluster {
         let Some(endpoint) = self.endpoint() else {
             let _ = self.send_answer(&from, &head(503, Vec::new())).await;
             let _ = self.send_answer(&from, &Frame::End { tunnel }).await;
-            lock(&self.shared.serving).remove(&(from, tunnel));
             return;
         };
         let mut request = HttpRequest::new(Full::new(wire::decode(&body).unwrap_or_default()));
