@@ -60,27 +60,27 @@ pub struct ListToolsResult {
 ///
 /// `arguments` stays raw JSON, so a server can parse it straight into the tool's own
 /// argument type ([`CallToolRequestParams::arguments`]) without an intermediate tree.
-/// Equality compares the raw argument text. (Read through `CallToolWire`, below.)
-#[derive(Clone, Debug, Default, Serialize)]
+/// Equality compares the raw argument text.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallToolRequestParams {
     /// The tool's name.
     pub name: String,
     /// The arguments: a JSON object, raw. Parsing checks that it is an object (`null`
     /// reads as absent) without parsing its members.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "raw_object_arguments", skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Box<RawValue>>,
     /// `_meta`: `progressToken`, and on 2026 requests the required envelope.
-    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
     /// Run the call as a task (2025-11-25 core tasks only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<TaskMetadata>,
     /// Answers to the input requests of an `input_required` result (2026 retry).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_responses: Option<InputResponses>,
     /// The `requestState` of an `input_required` result, echoed unchanged (2026 retry).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
 }
 
@@ -95,58 +95,7 @@ impl PartialEq for CallToolRequestParams {
     }
 }
 
-/// The members of `tools/call` params as JSON holds them, `_meta` read as `M`: the one
-/// list behind both readings of [`CallToolRequestParams`] (`_meta` as a tree, or as its
-/// text).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct CallToolWire<M> {
-    name: String,
-    #[serde(default, deserialize_with = "raw_object_arguments")]
-    arguments: Option<Box<RawValue>>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<M>,
-    #[serde(default)]
-    task: Option<TaskMetadata>,
-    #[serde(default)]
-    input_responses: Option<InputResponses>,
-    #[serde(default)]
-    request_state: Option<String>,
-}
-
-impl<M> CallToolWire<M> {
-    /// The params without `_meta`, and `_meta`.
-    pub(crate) fn split(self) -> (CallToolRequestParams, Option<M>) {
-        let CallToolWire { name, arguments, meta, task, input_responses, request_state } = self;
-        (CallToolRequestParams { name, arguments, meta: None, task, input_responses, request_state }, meta)
-    }
-}
-
-impl<'de> Deserialize<'de> for CallToolRequestParams {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (params, meta) = CallToolWire::<Meta>::deserialize(d)?.split();
-        Ok(CallToolRequestParams { meta, ..params })
-    }
-}
-
 impl CallToolRequestParams {
-    /// Parses params from JSON text as `Deserialize` does, except `_meta`, which comes
-    /// back as its text beside the params (whose `meta` is then `None`): a server that
-    /// reads only a few members of `_meta` (a 2026 request's envelope) does not build a
-    /// tree of all of it. Errors are `Deserialize`'s.
-    ///
-    /// Not part of the API: `mcpwire`'s server reads `tools/call` with it, and the wire
-    /// struct it needs lives here. Hidden so that no one else comes to rely on it.
-    #[doc(hidden)]
-    pub fn from_str_with_meta_text(text: &str) -> Result<(Self, Option<Box<RawValue>>), serde_json::Error> {
-        let (params, meta) = serde_json::from_str::<CallToolWire<Box<RawValue>>>(text)?.split();
-        if meta.as_ref().is_some_and(|m| !m.get().starts_with('{')) {
-            // `_meta` must be an object: the tree reading reports it, word for word.
-            return serde_json::from_str::<Self>(text).map(|params| (params, None));
-        }
-        Ok((params, meta))
-    }
-
     /// A call of `name` with `arguments`.
     pub fn new(name: impl Into<String>, arguments: Map<String, Value>) -> Self {
         CallToolRequestParams { name: name.into(), arguments: raw_object(&arguments), ..Default::default() }
@@ -298,39 +247,6 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
-
-    /// Reading `_meta` as text gives what the tree reading gives: the same params, the
-    /// same `_meta` once parsed, the same error word for word.
-    #[test]
-    fn meta_as_text_agrees_with_the_tree() {
-        let cases = [
-            r#"{"name":"echo","arguments":{"text":"x"}}"#,
-            r#"{"name":"echo","_meta":{"progressToken":1,"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
-            r#"{"_meta":{"a":[1,{"b":null}]},"name":"e","requestState":"s","task":{"ttl":5},"extra":1}"#,
-            r#"{"name":"echo","_meta":null}"#,
-            r#"{"name":"echo","_meta":5}"#,
-            r#"{"name":"echo","_meta":[]}"#,
-            r#"{"name":"echo","_meta":"x"}"#,
-            r#"{"arguments":{}}"#,
-            r#"{"name":"echo","arguments":[1]}"#,
-            r#"{"name":"echo","name":"twice"}"#,
-            r#"[]"#,
-        ];
-        for text in cases {
-            let tree = serde_json::from_str::<CallToolRequestParams>(text);
-            match (CallToolRequestParams::from_str_with_meta_text(text), tree) {
-                (Ok((params, meta_text)), Ok(tree)) => {
-                    let meta = match meta_text {
-                        Some(t) => Some(serde_json::from_str::<Meta>(t.get()).unwrap()),
-                        None => params.meta.clone(),
-                    };
-                    assert_eq!(CallToolRequestParams { meta, ..params }, tree, "{text}");
-                }
-                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{text}"),
-                (a, b) => panic!("{text}: {a:?} against {b:?}"),
-            }
-        }
-    }
 
     #[test]
     fn arguments_stay_raw_and_parse_on_demand() {

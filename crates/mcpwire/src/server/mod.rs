@@ -37,6 +37,7 @@ pub mod extract;
 mod local;
 mod middleware;
 mod notify;
+mod params;
 mod prompt;
 mod reply;
 mod request_meta;

@@ -14,17 +14,15 @@ use serde_json::value::RawValue;
 
 /// `_meta`: parsed already, or its JSON text (an object) and the tree made from it on
 /// first use.
+#[derive(Debug)]
 pub(crate) enum RequestMeta {
     Tree(Option<Meta>),
     Text(Box<RawValue>, OnceLock<Option<Meta>>),
 }
 
 impl RequestMeta {
-    /// `_meta` from its text, as [`CallToolRequestParams::from_str_with_meta_text`]
-    /// returns it (`None`: the params had none).
-    ///
-    /// [`CallToolRequestParams::from_str_with_meta_text`]:
-    ///     mcpwire_protocol::tools::CallToolRequestParams::from_str_with_meta_text
+    /// `_meta` from its text, as [`parse_with_meta`](super::params::parse_with_meta)
+    /// sets it aside (`None`: the params had none).
     pub(crate) fn from_text(text: Option<Box<RawValue>>) -> Self {
         match text {
             Some(text) => RequestMeta::Text(text, OnceLock::new()),
@@ -55,14 +53,12 @@ mod tests {
     #![allow(clippy::unwrap_used)]
 
     use super::*;
-    use mcpwire_protocol::tools::CallToolRequestParams;
     use serde_json::json;
 
     #[test]
     fn text_parses_on_first_use_into_the_same_tree() {
-        let text = r#"{"name":"t","_meta":{"progressToken":3,"x":{"y":[1]}}}"#;
-        let (_, meta_text) = CallToolRequestParams::from_str_with_meta_text(text).unwrap();
-        let meta = RequestMeta::from_text(meta_text);
+        let text = r#"{"progressToken":3,"x":{"y":[1]}}"#;
+        let meta = RequestMeta::from_text(Some(RawValue::from_string(text.to_owned()).unwrap()));
         let expected = json!({"progressToken": 3, "x": {"y": [1]}});
         assert_eq!(meta.get().map(|m| serde_json::Value::Object(m.clone())), Some(expected));
         assert!(std::ptr::eq(meta.get().unwrap(), meta.get().unwrap()), "parsed once");

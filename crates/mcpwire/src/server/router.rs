@@ -14,12 +14,13 @@ use mcpwire_protocol::resources::{
 };
 use mcpwire_protocol::tasks::TaskMetadata;
 use mcpwire_protocol::tools::{CallToolRequestParams, ListToolsRequestParams, ListToolsResult};
-use mcpwire_protocol::{codes, methods, Meta, ProtocolVersion};
+use mcpwire_protocol::{codes, methods, ProtocolVersion};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::context::{Ctx, CtxInner, EraInfo, SessionInfo, StatelessInfo};
+use super::params::parse_with_meta;
 use super::prompt::PromptArgs;
 use super::reply::Reply;
 use super::request_meta::RequestMeta;
@@ -76,18 +77,8 @@ pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T,
 }
 
 /// A params parse error as the `-32602` that answers it.
-fn invalid_params(error: serde_json::Error) -> McpError {
+pub(crate) fn invalid_params(error: serde_json::Error) -> McpError {
     McpError::invalid_params(format!("Invalid params: {error}"))
-}
-
-/// `tools/call` params, `_meta` kept as text for the context to parse on demand (the
-/// same params and errors as [`parse`]).
-pub(crate) fn parse_tool_call(
-    params: Option<&RawValue>,
-) -> Result<(CallToolRequestParams, RequestMeta), McpError> {
-    CallToolRequestParams::from_str_with_meta_text(params.map_or("{}", RawValue::get))
-        .map(|(p, meta)| (p, RequestMeta::from_text(meta)))
-        .map_err(invalid_params)
 }
 
 /// A `tools/call` past its checks: what its handler's await needs, and no more.
@@ -126,23 +117,23 @@ impl Server {
         let caps = &inner.capabilities;
         match method {
             methods::TOOLS_CALL if caps.tools.is_some() => {
-                let (p, meta) = parse_tool_call(params)?;
+                let (p, meta) = parse_with_meta(params)?;
                 Box::pin(self.call_tool(rpc, seed, p, meta)).await
             }
             methods::TOOLS_LIST if caps.tools.is_some() => {
-                let p: ListToolsRequestParams = parse(params)?;
+                let (p, _): (ListToolsRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
                 let tools = page.iter().map(|d| self.listed_tool(d, &seed)).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_LIST if caps.resources.is_some() => {
-                let p: ListResourcesRequestParams = parse(params)?;
+                let (p, _): (ListResourcesRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.resources, p.cursor.as_deref())?;
                 let resources = page.iter().map(|d| d.resource.clone()).collect();
                 Ok(Reply::ListResources(ListResourcesResult { resources, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
-                let p: ListResourceTemplatesRequestParams = parse(params)?;
+                let (p, _): (ListResourceTemplatesRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.templates, p.cursor.as_deref())?;
                 let resource_templates = page.iter().map(|d| d.template.clone()).collect();
                 Ok(Reply::ListResourceTemplates(ListResourceTemplatesResult {
@@ -152,16 +143,18 @@ impl Server {
                 }))
             }
             methods::RESOURCES_READ if caps.resources.is_some() => {
-                Box::pin(self.read_resource(rpc, seed, parse(params)?)).await
+                let (p, meta) = parse_with_meta(params)?;
+                Box::pin(self.read_resource(rpc, seed, p, meta)).await
             }
             methods::PROMPTS_LIST if caps.prompts.is_some() => {
-                let p: ListPromptsRequestParams = parse(params)?;
+                let (p, _): (ListPromptsRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.prompts, p.cursor.as_deref())?;
                 let prompts = page.iter().map(|d| d.prompt.clone()).collect();
                 Ok(Reply::ListPrompts(ListPromptsResult { prompts, next_cursor, ..Default::default() }))
             }
             methods::PROMPTS_GET if caps.prompts.is_some() => {
-                Box::pin(self.get_prompt(rpc, seed, parse(params)?)).await
+                let (p, meta) = parse_with_meta(params)?;
+                Box::pin(self.get_prompt(rpc, seed, p, meta)).await
             }
             methods::COMPLETION_COMPLETE if caps.completions.is_some() => {
                 Box::pin(self.complete(rpc, seed, parse(params)?)).await
@@ -176,6 +169,7 @@ impl Server {
         rpc: RequestContext,
         seed: Seed,
         p: ReadResourceRequestParams,
+        meta: RequestMeta,
     ) -> Result<Reply, McpError> {
         let found = self.find_resource(&p.uri);
         let retry = self.retry_fields(
@@ -194,7 +188,7 @@ impl Server {
             return Err(McpError::new(not_found_code, format!("Resource not found: {}", p.uri))
                 .with_data(json!({ "uri": p.uri })));
         };
-        self.with_context(rpc, seed, p.meta, retry, |ctx| handler(ctx, request), Reply::ReadResource).await
+        self.with_context(rpc, seed, meta, retry, |ctx| handler(ctx, request), Reply::ReadResource).await
     }
 
     /// `prompts/get`, its params parsed.
@@ -203,6 +197,7 @@ impl Server {
         rpc: RequestContext,
         seed: Seed,
         p: GetPromptRequestParams,
+        meta: RequestMeta,
     ) -> Result<Reply, McpError> {
         let inner = &self.inner;
         let Some(def) = inner.prompt_index.get(&p.name).and_then(|i| inner.prompts.get(*i)) else {
@@ -217,7 +212,7 @@ impl Server {
             &p.name,
             || RetryArgs::Value(serde_json::to_value(&args.0).unwrap_or(Value::Null)),
         );
-        self.with_context(rpc, seed, p.meta, retry, |ctx| def.get(ctx, args), Reply::GetPrompt).await
+        self.with_context(rpc, seed, meta, retry, |ctx| def.get(ctx, args), Reply::GetPrompt).await
     }
 
     /// `completion/complete`, its params parsed.
@@ -230,7 +225,7 @@ impl Server {
         let Some(handler) = self.inner.completion.clone() else {
             return Err(McpError::method_not_found(methods::COMPLETION_COMPLETE));
         };
-        let meta = p.meta.clone();
+        let meta = p.meta.clone().into();
         let complete = |ctx| async move { handler(ctx, p).await.map(at_most_max_values) };
         self.with_context(rpc, seed, meta, None, complete, Reply::Complete).await
     }
@@ -247,7 +242,7 @@ impl Server {
             return Err(McpError::method_not_found(method));
         };
         let value: Value = parse(params)?;
-        let meta = value.get("_meta").and_then(|m| m.as_object().cloned());
+        let meta = value.get("_meta").and_then(|m| m.as_object().cloned()).into();
         self.with_context(rpc, seed, meta, None, |ctx| handler(ctx, value), Reply::Custom).await
     }
 
@@ -257,7 +252,7 @@ impl Server {
         &self,
         rpc: RequestContext,
         seed: Seed,
-        meta: Option<Meta>,
+        meta: RequestMeta,
         retry: Option<Retry>,
         handler: F,
         reply: fn(T) -> Reply,
@@ -266,7 +261,7 @@ impl Server {
         F: FnOnce(Ctx) -> Fut,
         Fut: std::future::Future<Output = Result<T, McpError>>,
     {
-        let ctx = self.context(rpc, seed, meta.into(), retry.as_ref())?;
+        let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
         let outcome = handler(ctx.clone()).await;
         self.settle(ctx, retry, outcome.map(reply))
     }
@@ -305,7 +300,7 @@ impl Server {
         meta: RequestMeta,
     ) -> Result<ToolCall<'_>, McpError> {
         let inner = &self.inner;
-        // `p.meta` is empty: `_meta` came as `meta` (see `parse_tool_call`).
+        // `p.meta` is empty: `_meta` came as `meta` (see `parse_with_meta`).
         let CallToolRequestParams { name, arguments, meta: _, task, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
         let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
