@@ -8,7 +8,7 @@
 //! mcpwire read stdio:target/debug/examples/resources books://rust/ownership
 //! ```
 
-use mcpwire::protocol::completion::{CompleteRequestParams, CompleteResult, Completion};
+use mcpwire::protocol::completion::{CompleteRequestParams, CompleteResult, Completion, CompletionReference};
 use mcpwire::server::{Ctx, Server, Uri};
 
 /// The books this server knows: (shelf, title, text).
@@ -35,8 +35,14 @@ async fn book(shelf: String, title: String, Uri(uri): Uri) -> Result<String, mcp
         .ok_or_else(|| mcpwire::McpError::invalid_params(format!("no book at {uri}")))
 }
 
-/// Offers the shelves and titles that start with what the user typed.
+/// Offers the shelves and titles that start with what the user typed. One handler
+/// answers for every prompt and template: `params.reference` says which is being filled.
 async fn complete(_ctx: Ctx, params: CompleteRequestParams) -> Result<CompleteResult, mcpwire::McpError> {
+    let for_books =
+        matches!(&params.reference, CompletionReference::Resource(r) if r.uri == "books://{shelf}/{title}");
+    if !for_books {
+        return Ok(CompleteResult::default());
+    }
     let typed = &params.argument.value;
     let shelf = params.context.as_ref().and_then(|c| c.arguments.as_ref()).and_then(|a| a.get("shelf"));
     let mut values: Vec<String> = BOOKS

@@ -160,6 +160,14 @@ async fn resource_templates_complete_and_read_typed_variables() {
             meta: None,
         };
         assert_eq!(client.complete(&params).await.unwrap().completion.values, vec!["mcp"]);
+        let other = CompleteRequestParams {
+            reference: CompletionReference::Resource(ResourceTemplateReference {
+                uri: "films://{shelf}".into(),
+                ..Default::default()
+            }),
+            ..params
+        };
+        assert!(client.complete(&other).await.unwrap().completion.values.is_empty(), "another template");
         let read = client.read_resource("books://mcp/tools").await.unwrap();
         let text = serde_json::to_value(&read.contents[0]).unwrap()["text"].clone();
         assert_eq!(text, "A tool is a function the model may call.");

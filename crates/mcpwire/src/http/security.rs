@@ -6,7 +6,9 @@ use http::{header, HeaderMap, Method, StatusCode};
 /// Which `Host` and `Origin` values are accepted.
 #[derive(Clone, Debug)]
 pub struct HostPolicy {
-    /// Accepted host names (without port), lowercase. `None` accepts any host.
+    /// Accepted host names (without port), lowercase. `None` accepts any host; a
+    /// browser's `Origin` must then name the request's own host (or be in `origins`), so
+    /// a page of another site still cannot call the server.
     pub hosts: Option<Vec<String>>,
     /// Extra accepted origins (`scheme://host[:port]`), besides those whose host is an
     /// accepted host.
@@ -47,10 +49,11 @@ impl HostPolicy {
     }
 
     /// Checks `Host` (421 when not accepted) and `Origin` (403 when present and not
-    /// accepted).
+    /// accepted: listed in `origins`, or naming an accepted host; with any host accepted,
+    /// naming the request's own).
     pub fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
+        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(host_of);
         if self.hosts.is_some() {
-            let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(host_of);
             match host {
                 Some(h) if self.host_allowed(h) => {}
                 _ => return Err((StatusCode::MISDIRECTED_REQUEST, "Host not allowed")),
@@ -59,7 +62,11 @@ impl HostPolicy {
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("").trim();
             let listed = self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin));
-            let host_ok = origin.split_once("://").is_some_and(|(_, rest)| self.host_allowed(host_of(rest)));
+            let origin_host = origin.split_once("://").map(|(_, rest)| host_of(rest));
+            let host_ok = origin_host.is_some_and(|o| match self.hosts {
+                Some(_) => self.host_allowed(o),
+                None => host.is_some_and(|h| h.eq_ignore_ascii_case(o)),
+            });
             if !(listed || host_ok) {
                 return Err((StatusCode::FORBIDDEN, "Origin not allowed"));
             }
@@ -179,6 +186,25 @@ mod tests {
         assert!(HostPolicy { hosts: None, origins: vec![] }
             .check(&headers(&[("host", "any.example")]))
             .is_ok());
+    }
+
+    #[test]
+    fn with_any_host_accepted_an_origin_must_be_the_requests_own() {
+        let any = HostPolicy { hosts: None, origins: vec!["https://app.example".into()] };
+        let check = |pairs: &[(&'static str, &'static str)]| any.check(&headers(pairs)).map_err(|e| e.0);
+        assert!(check(&[("host", "mcp.example:8080"), ("origin", "https://MCP.example")]).is_ok());
+        assert!(check(&[("host", "mcp.example"), ("origin", "https://app.example")]).is_ok(), "listed");
+        assert!(check(&[("host", "mcp.example")]).is_ok(), "no Origin: not a browser");
+        assert_eq!(
+            check(&[("host", "mcp.example"), ("origin", "https://evil.example")]),
+            Err(StatusCode::FORBIDDEN)
+        );
+        assert_eq!(
+            check(&[("origin", "https://mcp.example")]),
+            Err(StatusCode::FORBIDDEN),
+            "no Host to match"
+        );
+        assert_eq!(check(&[("host", "mcp.example"), ("origin", "null")]), Err(StatusCode::FORBIDDEN));
     }
 
     #[test]
