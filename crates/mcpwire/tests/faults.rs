@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use fixture::ChildServer;
 use hostile_http_support::{
-    call_body, code, in_session, local, modern, open_session, read_request_id, wait_for, V25, V26,
+    call_body, code, in_session, local, open_session, read_request_id, stateless_request, wait_for, V25, V26,
 };
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::HttpSettings;
@@ -76,7 +76,7 @@ async fn shutdown_with_2026_and_2025_requests_in_flight_answers_each_exactly_onc
     let mut pending = Vec::new();
     for i in 0..10 {
         let req = if i < 5 {
-            modern(i, "tools/call", json!({ "name": "hang" }))
+            stateless_request(i, "tools/call", json!({ "name": "hang" }))
         } else {
             in_session(Req::post(&call_body(i, "hang", json!({}))), &session, V25)
         };

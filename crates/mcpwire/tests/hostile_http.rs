@@ -234,7 +234,7 @@ fn meta() -> Value {
 }
 
 /// A 2026 request body and the headers a well-behaved client sends with it.
-fn modern(id: i64, method: &str, mut params: Value) -> (Vec<u8>, Vec<(String, String)>) {
+fn stateless_request(id: i64, method: &str, mut params: Value) -> (Vec<u8>, Vec<(String, String)>) {
     params["_meta"] = meta();
     let mut headers = vec![("mcp-method".to_owned(), method.to_owned())];
     if let Some(name) = params.get("name").or_else(|| params.get("uri")).and_then(Value::as_str) {
@@ -244,8 +244,14 @@ fn modern(id: i64, method: &str, mut params: Value) -> (Vec<u8>, Vec<(String, St
     (serde_json::to_vec(&body).unwrap(), headers)
 }
 
-async fn post_modern(addr: SocketAddr, id: i64, method: &str, params: Value, extra: &[(&str, &str)]) -> Resp {
-    let (body, routing) = modern(id, method, params);
+async fn post_stateless(
+    addr: SocketAddr,
+    id: i64,
+    method: &str,
+    params: Value,
+    extra: &[(&str, &str)],
+) -> Resp {
+    let (body, routing) = stateless_request(id, method, params);
     let mut headers: Vec<(&str, &str)> = vec![JSON, ACCEPT, V2026];
     headers.extend(routing.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     headers.extend_from_slice(extra);
@@ -428,7 +434,7 @@ async fn a_64_mib_body_is_refused_and_memory_stays_bounded() {
     let grown_mib = hwm_after.saturating_sub(hwm_before) / 1024;
     assert!(grown_mib < 32, "peak memory grew by {grown_mib} MiB for a 64 MiB body");
     // And the server goes on.
-    let resp = post_modern(addr, 1, "tools/list", json!({}), &[]).await;
+    let resp = post_stateless(addr, 1, "tools/list", json!({}), &[]).await;
     assert_eq!(resp.status, 200);
 }
 
@@ -528,7 +534,7 @@ async fn ten_thousand_requests_in_one_batch_and_a_thousand_concurrent_posts() {
             let gate = gate.clone();
             tokio::spawn(async move {
                 let _permit = gate.acquire_owned().await.unwrap();
-                post_modern(addr, i, "tools/call", json!({ "name": "echo", "arguments": { "i": i } }), &[])
+                post_stateless(addr, i, "tools/call", json!({ "name": "echo", "arguments": { "i": i } }), &[])
                     .await
                     .json()
                     .await
@@ -613,7 +619,8 @@ async fn session_ids_cannot_be_guessed() {
 async fn missing_or_lying_2026_headers_are_refused() {
     let (bound, _) = local(HttpSettings::default()).await;
     let addr = bound.local_addr;
-    let (body, _) = modern(1, "tools/call", json!({ "name": "region", "arguments": { "region": "eu" } }));
+    let (body, _) =
+        stateless_request(1, "tools/call", json!({ "name": "region", "arguments": { "region": "eu" } }));
     let good = [("mcp-method", "tools/call"), ("mcp-name", "region"), ("mcp-param-region", "eu")];
     let ok = raw(addr, "POST", &[JSON, ACCEPT, V2026, good[0], good[1], good[2]], &body).await;
     assert_eq!(ok.status, 200);
@@ -665,7 +672,7 @@ async fn missing_or_lying_2026_headers_are_refused() {
     let resp = raw(addr, "GET", &[("accept", "text/event-stream"), V2026], b"").await;
     assert_eq!(resp.status, 405);
     // A 2026 unknown method: 404 with -32601 in the body.
-    let resp = post_modern(addr, 3, "no/such", json!({}), &[]).await;
+    let resp = post_stateless(addr, 3, "no/such", json!({}), &[]).await;
     assert_eq!(resp.status, 404);
     assert_eq!(code(&resp.json().await), codes::METHOD_NOT_FOUND);
     bound.shutdown.cancel();
@@ -675,7 +682,7 @@ async fn missing_or_lying_2026_headers_are_refused() {
 async fn a_host_or_origin_from_another_site_is_refused() {
     let (bound, _) = local(HttpSettings::default()).await;
     let addr = bound.local_addr;
-    let (body, routing) = modern(1, "tools/list", json!({}));
+    let (body, routing) = stateless_request(1, "tools/list", json!({}));
     let m = ("mcp-method", routing[0].1.as_str());
     for (headers, status) in [
         (vec![("host", "evil.example")], 421),
@@ -741,7 +748,7 @@ async fn a_slow_reader_loses_its_stream_and_the_server_stays_bounded() {
     }
     assert!(!answered, "the answer went to a dropped connection");
     assert!(events < 4_000, "all {events} events were buffered");
-    let resp = post_modern(addr, 1, "tools/list", json!({}), &[]).await;
+    let resp = post_stateless(addr, 1, "tools/list", json!({}), &[]).await;
     assert_eq!(resp.status, 200);
 }
 
@@ -751,7 +758,7 @@ async fn a_2026_client_that_disconnects_mid_call_cancels_it_but_a_2025_one_does_
     let addr = bound.local_addr;
     // 2026: closing the response stream is the cancel.
     // (The answer is not committed yet, so only the request is written.)
-    let (body, routing) = modern(1, "tools/call", json!({ "name": "hang" }));
+    let (body, routing) = stateless_request(1, "tools/call", json!({ "name": "hang" }));
     let mut headers: Vec<(&str, &str)> = vec![JSON, ACCEPT, V2026];
     headers.extend(routing.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let mut stream = send_head(addr, "POST", &headers, Some(body.len())).await;
@@ -777,7 +784,7 @@ async fn a_2026_client_that_disconnects_mid_call_cancels_it_but_a_2025_one_does_
 async fn a_panicking_handler_is_an_internal_error_over_http() {
     let (bound, _) = local(HttpSettings::default()).await;
     let addr = bound.local_addr;
-    let resp = post_modern(addr, 1, "tools/call", json!({ "name": "panic" }), &[]).await;
+    let resp = post_stateless(addr, 1, "tools/call", json!({ "name": "panic" }), &[]).await;
     assert_eq!(resp.status, 200);
     let answer = resp.json().await;
     assert_eq!(
@@ -873,7 +880,7 @@ fn options(timeout_ms: u64) -> ClientOptions {
     }
 }
 
-async fn modern_client(url: &str, timeout_ms: u64) -> Client {
+async fn stateless_client(url: &str, timeout_ms: u64) -> Client {
     Client::builder("t", "0")
         .protocol_version(ProtocolVersion::parse("2026-07-28"))
         .options(options(timeout_ms))
@@ -991,11 +998,11 @@ async fn fake_server(mode: Misbehave) -> String {
 #[tokio::test]
 async fn the_client_against_a_server_sending_garbage_or_huge_bodies() {
     let url = fake_server(Misbehave::Garbage).await;
-    let client = modern_client(&url, 2_000).await;
+    let client = stateless_client(&url, 2_000).await;
     let error = client.call_tool("x", json!({})).await.unwrap_err();
     assert!(is_transport_failure(&error, "the server's answer is not JSON-RPC"), "{error:?}");
     let url = fake_server(Misbehave::Huge).await;
-    let client = modern_client(&url, 10_000).await;
+    let client = stateless_client(&url, 10_000).await;
     let error = client.call_tool("x", json!({})).await.unwrap_err();
     // The error names the limit (HttpClientTransport::max_message_bytes raises it).
     assert!(
@@ -1014,7 +1021,7 @@ fn is_transport_failure(error: &RequestError, reason: &str) -> bool {
 async fn the_client_times_out_unknown_ids_silence_and_endless_streams() {
     for mode in [Misbehave::UnknownId, Misbehave::Silent, Misbehave::EndlessStream] {
         let url = fake_server(mode).await;
-        let client = modern_client(&url, 300).await;
+        let client = stateless_client(&url, 300).await;
         let started = Instant::now();
         let error = client.call_tool("x", json!({})).await.unwrap_err();
         assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
@@ -1025,7 +1032,7 @@ async fn the_client_times_out_unknown_ids_silence_and_endless_streams() {
 #[tokio::test]
 async fn the_client_reads_a_dripping_stream() {
     let url = fake_server(Misbehave::Drip).await;
-    let client = modern_client(&url, 10_000).await;
+    let client = stateless_client(&url, 10_000).await;
     let result = client.call_tool("x", json!({})).await.unwrap();
     assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "dripped");
 }
@@ -1034,7 +1041,7 @@ async fn the_client_reads_a_dripping_stream() {
 async fn a_2026_call_that_never_returns_times_out_and_the_server_drops_it() {
     let (bound, stats) = local(HttpSettings::default()).await;
     let url = format!("http://{}/mcp", bound.local_addr);
-    let client = modern_client(&url, 300).await;
+    let client = stateless_client(&url, 300).await;
     let error = client.call_tool("hang", json!({})).await.unwrap_err();
     assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
     wait_for("the server to drop the handler", || stats.dropped.load(Ordering::SeqCst) == 1).await;

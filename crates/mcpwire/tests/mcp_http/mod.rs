@@ -73,7 +73,7 @@ pub fn envelope() -> Value {
 
 /// A 2026 request with its envelope (merged into any `_meta` given) and every header it
 /// needs.
-pub fn modern(id: i64, method: &str, mut params: Value) -> Req {
+pub fn stateless_request(id: i64, method: &str, mut params: Value) -> Req {
     let meta = params.as_object_mut().unwrap().entry("_meta").or_insert_with(|| json!({}));
     for (k, v) in envelope().as_object().unwrap() {
         meta.as_object_mut().unwrap().entry(k.clone()).or_insert(v.clone());
