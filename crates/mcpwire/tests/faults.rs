@@ -1,8 +1,8 @@
-//! Faults over Streamable HTTP that `hostile_http.rs` does not cover: shutdown with 2026
-//! and 2025 requests in flight, a handler that never returns under a 2025 client's
-//! timeout, the server process restarted under a 2026 client, and a server that floods
-//! notifications or answers with JSON that is not JSON-RPC. Real sockets throughout; the
-//! restarted server is a child process.
+//! Faults over Streamable HTTP that the `hostile_http_*.rs` files do not cover: shutdown
+//! with 2026 and 2025 requests in flight, a handler that never returns under a 2025
+//! client's timeout, the server process restarted under a 2026 client, and a server that
+//! floods notifications or answers with JSON that is not JSON-RPC. Real sockets throughout;
+//! the restarted server is a child process.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "hostile_fixture.rs"]
@@ -16,14 +16,15 @@ use std::time::Duration;
 
 use fixture::ChildServer;
 use hostile_http_support::{
-    call_body, code, in_session, local, open_session, read_request_id, stateless_request, wait_for, V25, V26,
+    call_body, code, in_session, local, messages, open_session, read_request_id, stateless_request, wait_for,
+    V25, V26,
 };
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::{codes, ProtocolVersion};
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::RequestError;
-use raw_http::{send, Next, Req};
+use raw_http::{send, Req};
 use serde_json::{json, Value};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
@@ -47,23 +48,6 @@ async fn client_at(url: &str, version: &str, timeout_ms: u64) -> Client {
 
 fn text_of(result: &mcpwire::protocol::tools::CallToolResult) -> Value {
     serde_json::to_value(&result.content).unwrap()[0]["text"].clone()
-}
-
-/// Every JSON-RPC message a response carries (one JSON body, or each SSE event's data).
-async fn messages(mut resp: raw_http::Response) -> Vec<Value> {
-    if !resp.is_sse() {
-        let body = resp.bytes().await;
-        return if body.is_empty() { Vec::new() } else { vec![serde_json::from_slice(&body).unwrap()] };
-    }
-    let mut out = Vec::new();
-    loop {
-        match resp.next_within(Duration::from_secs(10)).await {
-            Next::Event(e) if e.data.is_empty() => {}
-            Next::Event(e) => out.push(e.json()),
-            Next::End => return out,
-            Next::Timeout => panic!("the stream did not end; messages so far: {out:?}"),
-        }
-    }
 }
 
 #[tokio::test]

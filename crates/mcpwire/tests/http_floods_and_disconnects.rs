@@ -1,7 +1,7 @@
-//! Hostile input to our HTTP server that `hostile_http.rs` does not cover: a flood of
-//! notifications (memory measured in a child process), params of the wrong type in both
-//! eras, a body cut short by a disconnect, and a client that disconnects mid-call, with the
-//! handler's cancellation token observed in each era.
+//! Hostile input to our HTTP server that the `hostile_http_*.rs` files do not cover: a
+//! flood of notifications (memory measured in a child process), params of the wrong type in
+//! both eras, a body cut short by a disconnect, and a client that disconnects mid-call,
+//! with the handler's cancellation token observed in each era.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "hostile_fixture.rs"]

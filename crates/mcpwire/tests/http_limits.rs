@@ -19,53 +19,21 @@
 
 #[path = "hostile_fixture.rs"]
 mod fixture;
+mod hostile_http_support;
+mod mcp_http;
 mod raw_http;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fixture::Stats;
-use mcpwire::http::{serve_with_shutdown, Bound, HttpSettings, McpService};
+use hostile_http_support::{local, stateless_request, wait_for};
+use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{send, send_only, Req};
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-/// The fixture server on a loopback port with `settings`.
-async fn local(settings: HttpSettings) -> (Bound, Arc<Stats>) {
-    let (server, stats) = fixture::fixture_server();
-    let service = McpService::with_settings(server, settings);
-    (serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap(), stats)
-}
-
-async fn wait_for(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// A 2026 request with the headers a well-behaved client sends (`_meta` members already
-/// in `params` are kept).
-fn stateless_request(id: i64, method: &str, mut params: Value) -> Req {
-    let meta = params["_meta"].as_object().cloned().unwrap_or_default();
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    params["_meta"].as_object_mut().unwrap().extend(meta);
-    let name = params.get("name").and_then(Value::as_str).map(str::to_owned);
-    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-    let mut req = Req::post(&body).header("mcp-protocol-version", "2026-07-28").header("mcp-method", method);
-    if let Some(name) = name {
-        req = req.header("mcp-name", &name);
-    }
-    req
-}
 
 fn initialize() -> Req {
     Req::post(&json!({ "jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
