@@ -79,7 +79,7 @@ def post(body, headers, read=True):
     conn.close()
     return resp.status, resp.getheader("mcp-session-id"), payload
 
-def modern(i, method, params):
+def stateless_request(i, method, params):
     params = dict(params)
     params["_meta"] = META
     headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": method}
@@ -92,7 +92,7 @@ def check(status, ok=(200, 202)):
     if status not in ok:
         count("errors")
 
-def modern_round(rng, i):
+def stateless_round(rng, i):
     for method, params in [
         ("tools/call", {"name": "test_simple_text", "arguments": {}}),
         ("tools/list", {}),
@@ -101,13 +101,13 @@ def modern_round(rng, i):
         ("server/discover", {}),
         ("tools/call", {"name": "test_tool_with_progress", "arguments": {}}),
     ]:
-        body, headers = modern(i, method, params)
+        body, headers = stateless_request(i, method, params)
         if method == "tools/call" and params["name"] == "test_tool_with_progress":
             body["params"]["_meta"] = dict(META, progressToken=i)
         status, _, _ = post(body, headers)
         check(status)
     # A stream closed mid-call: the cancel of 2026.
-    body, headers = modern(i, "tools/call", {"name": "test_tool_with_progress", "arguments": {}})
+    body, headers = stateless_request(i, "tools/call", {"name": "test_tool_with_progress", "arguments": {}})
     body["params"]["_meta"] = dict(META, progressToken=i)
     conn, resp = post(body, headers, read=False)
     resp.read(1)
@@ -116,7 +116,7 @@ def modern_round(rng, i):
     # Malformed: not JSON, lying headers.
     status, _, _ = post(b"{not json", {"MCP-Protocol-Version": "2026-07-28"})
     check(status, (400,))
-    body, headers = modern(i, "tools/list", {})
+    body, headers = stateless_request(i, "tools/list", {})
     headers["Mcp-Method"] = "tools/call"
     status, _, _ = post(body, headers)
     check(status, (400,))
@@ -161,7 +161,7 @@ def worker(n):
         i += 1
         try:
             if rng.random() < 0.5:
-                modern_round(rng, i)
+                stateless_round(rng, i)
             else:
                 session_round(rng, i)
         except (OSError, http.client.HTTPException):
@@ -181,7 +181,7 @@ for t in threads:
     t.join()
 print(f"load done: {stats}")
 # Still answering?
-body, headers = modern(1, "tools/list", {})
+body, headers = stateless_request(1, "tools/list", {})
 status, _, _ = post(body, headers)
 print(f"final tools/list: HTTP {status}")
 sys.exit(0 if status == 200 else 1)

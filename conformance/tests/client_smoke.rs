@@ -106,18 +106,18 @@ async fn connect_http(url: &str, pin: Option<ProtocolVersion>) -> Client {
 #[tokio::test]
 async fn over_http_in_both_eras() {
     let server = EverythingHttp::start();
-    let modern = connect_http(&server.url(), None).await;
-    assert_eq!(modern.era(), Era::Stateless);
-    assert!(modern.list_all_tools().await.unwrap().len() > 20);
+    let stateless = connect_http(&server.url(), None).await;
+    assert_eq!(stateless.era(), Era::Stateless);
+    assert!(stateless.list_all_tools().await.unwrap().len() > 20);
     assert_eq!(
-        text(&modern.call_tool("test_x_mcp_header", json!({ "region": "eu-west" })).await.unwrap()),
+        text(&stateless.call_tool("test_x_mcp_header", json!({ "region": "eu-west" })).await.unwrap()),
         "Region: eu-west"
     );
     assert_eq!(
-        text(&modern.call_tool("test_input_required_result_multi_round", json!({})).await.unwrap()),
+        text(&stateless.call_tool("test_input_required_result_multi_round", json!({})).await.unwrap()),
         "Multi-round complete for Ada who likes blue"
     );
-    modern.close().await;
+    stateless.close().await;
 
     let legacy = connect_http(&server.url(), Some(ProtocolVersion::V2025_11_25)).await;
     assert_eq!(legacy.era(), Era::Stateful);

@@ -110,10 +110,10 @@ def main():
     # http_endpoint: requests separated by 0xFF (method, flags, version, [headers], body).
     init = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"f","version":"0"}}}'
     call = b'{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"a":1}}}'
-    modern = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"region","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+    stateless_request = b'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"region","arguments":{"region":"eu"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
     http = [
         bytes([0, 0, 0]) + init + b"\xff" + bytes([0, 0x20, 1]) + call + b"\xff" + bytes([5, 0x20, 1]) + b"\xff" + bytes([6, 0x20, 1]),
-        bytes([0, 0, 4]) + modern,
+        bytes([0, 0, 4]) + stateless_request,
         bytes([0, 0x40, 0, 0]) + b"\xff" + bytes([0, 0x60, 1, 2]) + b"\xff" + bytes([0, 0x60, 1, 3]) + b"\xff" + bytes([0, 0x60, 1, 6]),
         bytes([0, 0x40, 4, 9]) + b"\xff" + bytes([0, 0x40, 4, 11]) + b"\xff" + bytes([0, 0x40, 4, 12]),
         bytes([0, 0x80, 0]) + b"mcp-session-id: nope\nlast-event-id: x#1\n\n" + call,

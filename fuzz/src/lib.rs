@@ -12,7 +12,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use mcpwire::http::headers;
+use mcpwire::http::header_rules as headers;
 use mcpwire::http::{HttpSettings, McpService};
 use mcpwire::server::uri_template::{TemplateValue, UriTemplate};
 use mcpwire::transport::http_client::SseParser;

@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::fixture::{Fixture, Mode, Server, TEST_LIMIT};
 
-/// A modern server that answers the probe too late (a slow start: importing the Python SDK
+/// A 2026 server that answers the probe too late (a slow start: importing the Python SDK
 /// alone can take seconds) has fixed its stream to 2026 by the time `initialize` arrives,
 /// and refuses it with `-32022`: the client must land in 2026, not fail.
 async fn late_probe_answer(server: Server) {

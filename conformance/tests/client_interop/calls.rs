@@ -116,7 +116,7 @@ async fn handshake(f: Fixture) {
     // A 2026 client follows tasks, so it declares the tasks extension.
     let mut declared =
         json!({ "elicitation": { "form": {} }, "roots": { "listChanged": true }, "sampling": {} });
-    if f.modern() {
+    if f.stateless() {
         declared["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
     }
     assert_eq!(serde_json::to_value(c.capabilities()).unwrap(), declared);
@@ -225,7 +225,7 @@ async fn resources(f: Fixture) {
     // -32002 and the Python SDK -32602 (both allowed).
     let missing = c.read_resource("nowhere://missing").await.unwrap_err();
     let error = missing.peer_error().unwrap_or_else(|| panic!("a peer error, not {missing:?}"));
-    let expected = if f.server == Server::Rust && !f.modern() { -32002 } else { -32602 };
+    let expected = if f.server == Server::Rust && !f.stateless() { -32002 } else { -32602 };
     assert_eq!(error.code, expected, "{error:?}");
     assert_eq!(error.data, Some(json!({ "uri": "nowhere://missing" })));
 
@@ -301,7 +301,7 @@ async fn raw_requests(f: Fixture) {
     let listed = c.send_request("tools/list", json!({}), RequestOptions::default()).await.unwrap();
     let count = if f.server == Server::Python { PYTHON_TOOLS.len() } else { RUST_TOOLS.len() };
     assert_eq!(listed["tools"].as_array().unwrap().len(), count);
-    if f.modern() {
+    if f.stateless() {
         assert_eq!(listed["resultType"], "complete");
     }
     let unknown = c.send_request("no/such/method", json!({}), RequestOptions::default()).await.unwrap_err();

@@ -109,7 +109,7 @@ impl Fixture {
     }
 
     /// Whether the client probed (2026).
-    pub fn modern(&self) -> bool {
+    pub fn stateless(&self) -> bool {
         self.mode == Mode::Auto
     }
 

@@ -171,7 +171,7 @@ fn http_handle(c: &mut Criterion) {
     // 2026 stateless, JSON.
     let service = McpService::with_settings(
         server.clone(),
-        HttpSettings { stateless_2025: true, json_response: true, ..HttpSettings::default() },
+        HttpSettings { sessionless: true, json_response: true, ..HttpSettings::default() },
     );
     let call = EchoCall::new(Protocol::V2026, "hello");
     let headers =

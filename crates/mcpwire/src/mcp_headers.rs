@@ -1,7 +1,7 @@
 //! The header vocabulary of MCP over Streamable HTTP, the one place both sides take it
 //! from: the Streamable HTTP endpoint (`http`) checks these headers and the client
 //! (`transport::http_client`) sends them. Their names, and the `=?base64?...?=` form of
-//! a value that is not plain visible ASCII. `mcpwire::http::headers` re-exports them.
+//! a value that is not plain visible ASCII. `mcpwire::http::header_rules` re-exports them.
 
 use std::borrow::Cow;
 

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_http::{answer, in_session, initialize_body, modern, open_session, V25};
+use mcp_http::{answer, in_session, initialize_body, open_session, stateless_request, V25};
 use mcpwire::client::{Client, ToolCallStart};
 use mcpwire::error::McpError;
 use mcpwire::http::cluster::Cluster;
@@ -234,17 +234,17 @@ async fn request_state_sealed_by_one_instance_is_opened_by_another() {
     let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
     let caps = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } } });
     let first = json!({ "name": "greet", "arguments": {}, "_meta": caps });
-    let first = answer(send(a.addr, modern(1, "tools/call", first)).await).await;
+    let first = answer(send(a.addr, stateless_request(1, "tools/call", first)).await).await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let state = first["result"]["requestState"].as_str().unwrap().to_owned();
     let retry = json!({ "name": "greet", "arguments": {}, "requestState": state, "_meta": caps,
         "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } } });
-    let done = answer(send(b.addr, modern(2, "tools/call", retry)).await).await;
+    let done = answer(send(b.addr, stateless_request(2, "tools/call", retry)).await).await;
     assert_eq!(done["result"]["content"][0]["text"], "Hello, Ada!", "{done}");
     // Tampered, it fails on B as it would on A.
     let forged = json!({ "name": "greet", "arguments": {}, "requestState": format!("{state}x"), "_meta": caps,
         "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } } });
-    let refused = answer(send(b.addr, modern(3, "tools/call", forged)).await).await;
+    let refused = answer(send(b.addr, stateless_request(3, "tools/call", forged)).await).await;
     assert!(refused.get("error").is_some(), "{refused}");
 }
 
@@ -317,8 +317,8 @@ async fn without_redis_a_remote_session_fails_in_time_and_2026_requests_go_on() 
     assert_eq!(initialize.status, 503, "a session cannot start without its record");
     // The session's own instance and the stateless era need no redis.
     assert!(answer(tools_list(a.addr, &sid, 3).await).await["result"]["tools"].is_array());
-    let modern = answer(send(b.addr, modern(4, "tools/list", json!({}))).await).await;
-    assert!(modern["result"]["tools"].is_array(), "{modern}");
+    let listed = answer(send(b.addr, stateless_request(4, "tools/list", json!({}))).await).await;
+    assert!(listed["result"]["tools"].is_array(), "{listed}");
     // Redis back on the same port: the instances reconnect by themselves.
     let port = redis.url.rsplit(':').next().unwrap().to_owned();
     redis.child = Command::new("redis-server")
@@ -378,7 +378,7 @@ async fn a_listen_stream_on_one_instance_hears_of_changes_and_tasks_on_another()
     // A list change published on A reaches B's listen stream too.
     tokio::time::timeout(deadline, async {
         let trigger = json!({ "name": "change_tools", "arguments": {} });
-        let _ = answer(send(a.addr, modern(9, "tools/call", trigger)).await).await;
+        let _ = answer(send(a.addr, stateless_request(9, "tools/call", trigger)).await).await;
         loop {
             let note = listening.next().await.expect("the listen stream ended");
             if note.method == "notifications/tools/list_changed" {

@@ -1,8 +1,8 @@
-//! Faults over Streamable HTTP that `hostile_http.rs` does not cover: shutdown with 2026
-//! and 2025 requests in flight, a handler that never returns under a 2025 client's
-//! timeout, the server process restarted under a 2026 client, and a server that floods
-//! notifications or answers with JSON that is not JSON-RPC. Real sockets throughout; the
-//! restarted server is a child process.
+//! Faults over Streamable HTTP that the `hostile_http_*.rs` files do not cover: shutdown
+//! with 2026 and 2025 requests in flight, a handler that never returns under a 2025
+//! client's timeout, the server process restarted under a 2026 client, and a server that
+//! floods notifications or answers with JSON that is not JSON-RPC. Real sockets throughout;
+//! the restarted server is a child process.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "hostile_fixture.rs"]
@@ -16,14 +16,15 @@ use std::time::Duration;
 
 use fixture::ChildServer;
 use hostile_http_support::{
-    call_body, code, in_session, local, modern, open_session, read_request_id, wait_for, V25, V26,
+    call_body, code, in_session, local, messages, open_session, read_request_id, stateless_request, wait_for,
+    V25, V26,
 };
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::{codes, ProtocolVersion};
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::RequestError;
-use raw_http::{send, Next, Req};
+use raw_http::{send, Req};
 use serde_json::{json, Value};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
@@ -49,23 +50,6 @@ fn text_of(result: &mcpwire::protocol::tools::CallToolResult) -> Value {
     serde_json::to_value(&result.content).unwrap()[0]["text"].clone()
 }
 
-/// Every JSON-RPC message a response carries (one JSON body, or each SSE event's data).
-async fn messages(mut resp: raw_http::Response) -> Vec<Value> {
-    if !resp.is_sse() {
-        let body = resp.bytes().await;
-        return if body.is_empty() { Vec::new() } else { vec![serde_json::from_slice(&body).unwrap()] };
-    }
-    let mut out = Vec::new();
-    loop {
-        match resp.next_within(Duration::from_secs(10)).await {
-            Next::Event(e) if e.data.is_empty() => {}
-            Next::Event(e) => out.push(e.json()),
-            Next::End => return out,
-            Next::Timeout => panic!("the stream did not end; messages so far: {out:?}"),
-        }
-    }
-}
-
 #[tokio::test]
 async fn shutdown_with_2026_and_2025_requests_in_flight_answers_each_exactly_once() {
     let (bound, stats) = local(HttpSettings::default()).await;
@@ -76,7 +60,7 @@ async fn shutdown_with_2026_and_2025_requests_in_flight_answers_each_exactly_onc
     let mut pending = Vec::new();
     for i in 0..10 {
         let req = if i < 5 {
-            modern(i, "tools/call", json!({ "name": "hang" }))
+            stateless_request(i, "tools/call", json!({ "name": "hang" }))
         } else {
             in_session(Req::post(&call_body(i, "hang", json!({}))), &session, V25)
         };

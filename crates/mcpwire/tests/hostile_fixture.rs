@@ -2,8 +2,9 @@
 //! process (the test binary itself, re-entered through the `child_entry` test), raw pipes
 //! and sockets, and resident-memory readings from `/proc`.
 //!
-//! Included by `hostile_stdio.rs` and `hostile_http.rs` with `#[path]`; built alone it
-//! checks that the fixture answers in memory.
+//! Included with `#[path]` by `hostile_stdio.rs`, the `hostile_http_*.rs` files and the
+//! other tests of the fixture server over HTTP; built alone it checks that the fixture
+//! answers in memory.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Stdio;

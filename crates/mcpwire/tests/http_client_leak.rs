@@ -3,16 +3,20 @@
 //! that never ends, and must see the client close it once the caller gave up.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod mcp_http;
+mod raw_http;
+
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
+use mcp_http::wait_for;
 use mcpwire::client::{Client, ClientOptions, RequestOptions};
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::http_client::HttpClientTransport;
@@ -135,14 +139,6 @@ async fn client(url: &str, timeout: Duration) -> Client {
         .connect(HttpClientTransport::new(url).unwrap())
         .await
         .unwrap()
-}
-
-async fn wait_for(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
 }
 
 fn alive_tasks() -> usize {

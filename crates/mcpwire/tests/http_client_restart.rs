@@ -9,6 +9,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod http_client_support;
+mod mcp_http;
+mod raw_http;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
+use mcp_http::wait_for;
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::McpService;
 use mcpwire::protocol::ProtocolVersion;
@@ -159,11 +162,7 @@ async fn restart_under_a_live_client(version: &str) {
         let client = client.clone();
         tokio::spawn(async move { client.call_tool("hang", json!({})).await })
     };
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while first.started.load(Ordering::SeqCst) == 0 {
-        assert!(Instant::now() < deadline, "the hang call never started");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    wait_for("the hang call to start", || first.started.load(Ordering::SeqCst) != 0).await;
     first.kill().await;
     let started = Instant::now();
     let error = tokio::time::timeout(Duration::from_secs(20), in_flight).await.unwrap().unwrap().unwrap_err();

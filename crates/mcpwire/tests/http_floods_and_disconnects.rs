@@ -1,7 +1,7 @@
-//! Hostile input to our HTTP server that `hostile_http.rs` does not cover: a flood of
-//! notifications (memory measured in a child process), params of the wrong type in both
-//! eras, a body cut short by a disconnect, and a client that disconnects mid-call, with the
-//! handler's cancellation token observed in each era.
+//! Hostile input to our HTTP server that the `hostile_http_*.rs` files do not cover: a
+//! flood of notifications (memory measured in a child process), params of the wrong type in
+//! both eras, a body cut short by a disconnect, and a client that disconnects mid-call,
+//! with the handler's cancellation token observed in each era.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "hostile_fixture.rs"]
@@ -16,7 +16,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use fixture::ChildServer;
-use hostile_http_support::{answer, call_body, code, in_session, local, modern, open_session, wait_for, V25};
+use hostile_http_support::{
+    answer, call_body, code, in_session, local, open_session, stateless_request, wait_for, V25,
+};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{send, send_only, Req};
@@ -99,7 +101,7 @@ async fn params_of_the_wrong_type_are_invalid_params_over_http() {
         ("resources/list", json!({ "cursor": false }), codes::INVALID_PARAMS),
         ("tools/list", json!({ "cursor": 7 }), codes::INVALID_PARAMS),
     ];
-    for (i, (method, params, modern_code)) in cases.iter().enumerate() {
+    for (i, (method, params, stateless_code)) in cases.iter().enumerate() {
         let id = i as i64;
         // 2025 session.
         let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
@@ -110,12 +112,12 @@ async fn params_of_the_wrong_type_are_invalid_params_over_http() {
             "{method} {params}: {reply}"
         );
         // 2026 request.
-        let resp = send(addr, modern(id, method, params.clone())).await;
+        let resp = send(addr, stateless_request(id, method, params.clone())).await;
         let status = resp.status;
         let reply = answer(resp).await;
         assert_eq!(
             (reply["id"].clone(), code(&reply)),
-            (json!(id), *modern_code),
+            (json!(id), *stateless_code),
             "{method} {params}: {reply}"
         );
         // Both are request-shape errors: 400 (`http/status.rs`).
@@ -130,9 +132,9 @@ async fn a_body_cut_short_by_a_disconnect_runs_nothing() {
     let (bound, stats) = local(HttpSettings::default()).await;
     let addr = bound.local_addr;
     let session = open_session(addr, V25).await;
-    for modern_era in [false, true] {
-        let req = if modern_era {
-            modern(1, "tools/call", json!({ "name": "hang" }))
+    for stateless_era in [false, true] {
+        let req = if stateless_era {
+            stateless_request(1, "tools/call", json!({ "name": "hang" }))
         } else {
             in_session(Req::post(&call_body(1, "hang", json!({}))), &session, V25)
         };
@@ -161,7 +163,7 @@ async fn a_client_disconnecting_mid_call_fires_the_handlers_cancellation_token()
     let addr = bound.local_addr;
     let fired = || stats.cancelled.load(Ordering::SeqCst);
     // 2026: closing the response is the cancel.
-    let stream = send_only(addr, modern(1, "tools/call", json!({ "name": "hang" }))).await;
+    let stream = send_only(addr, stateless_request(1, "tools/call", json!({ "name": "hang" }))).await;
     wait_for("the 2026 handler to start", || stats.started.load(Ordering::SeqCst) == 1).await;
     drop(stream);
     wait_for("the 2026 handler's token to fire", || fired() == 1).await;
@@ -178,9 +180,9 @@ async fn a_client_disconnecting_mid_call_fires_the_handlers_cancellation_token()
     assert_eq!(send(addr, delete).await.status, 200);
     wait_for("the 2025 handler's token to fire on DELETE", || fired() == 2).await;
     bound.shutdown.cancel();
-    // 2025 without sessions (`stateless_2025`): the response is all there is, so closing
+    // 2025 without sessions (`sessionless`): the response is all there is, so closing
     // it cancels.
-    let (bound, stats) = local(HttpSettings { stateless_2025: true, ..HttpSettings::default() }).await;
+    let (bound, stats) = local(HttpSettings { sessionless: true, ..HttpSettings::default() }).await;
     let addr = bound.local_addr;
     let req = Req::post(&call_body(1, "hang", json!({}))).header("mcp-protocol-version", V25);
     let stream = send_only(addr, req).await;

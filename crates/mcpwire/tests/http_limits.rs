@@ -19,53 +19,21 @@
 
 #[path = "hostile_fixture.rs"]
 mod fixture;
+mod hostile_http_support;
+mod mcp_http;
 mod raw_http;
 
 use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use fixture::Stats;
-use mcpwire::http::{serve_with_shutdown, Bound, HttpSettings, McpService};
+use hostile_http_support::{local, stateless_request, wait_for};
+use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{send, send_only, Req};
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-
-/// The fixture server on a loopback port with `settings`.
-async fn local(settings: HttpSettings) -> (Bound, Arc<Stats>) {
-    let (server, stats) = fixture::fixture_server();
-    let service = McpService::with_settings(server, settings);
-    (serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap(), stats)
-}
-
-async fn wait_for(what: &str, check: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !check() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
-}
-
-/// A 2026 request with the headers a well-behaved client sends (`_meta` members already
-/// in `params` are kept).
-fn modern(id: i64, method: &str, mut params: Value) -> Req {
-    let meta = params["_meta"].as_object().cloned().unwrap_or_default();
-    params["_meta"] = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {}
-    });
-    params["_meta"].as_object_mut().unwrap().extend(meta);
-    let name = params.get("name").and_then(Value::as_str).map(str::to_owned);
-    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-    let mut req = Req::post(&body).header("mcp-protocol-version", "2026-07-28").header("mcp-method", method);
-    if let Some(name) = name {
-        req = req.header("mcp-name", &name);
-    }
-    req
-}
 
 fn initialize() -> Req {
     Req::post(&json!({ "jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
@@ -91,7 +59,7 @@ async fn expect_closed(stream: &mut (impl AsyncRead + Unpin)) {
 async fn served_within(addr: SocketAddr, wait: Duration) -> u16 {
     let deadline = Instant::now() + wait;
     loop {
-        let resp = send(addr, modern(9, "tools/list", json!({}))).await;
+        let resp = send(addr, stateless_request(9, "tools/list", json!({}))).await;
         if resp.status == 200 || Instant::now() >= deadline {
             return resp.status;
         }
@@ -173,7 +141,7 @@ async fn a_body_trickled_past_the_body_timeout_gets_408_and_the_connection_close
     let timeout = Duration::from_millis(500);
     let (bound, _) = local(HttpSettings { body_timeout: timeout, ..HttpSettings::default() }).await;
     let addr = bound.local_addr;
-    let whole = modern(1, "tools/list", json!({})).encode(addr);
+    let whole = stateless_request(1, "tools/list", json!({})).encode(addr);
     let body_start = whole.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
     let (mut read, mut write) = TcpStream::connect(addr).await.unwrap().into_split();
     let started = Instant::now();
@@ -209,7 +177,7 @@ async fn a_client_that_reads_nothing_loses_its_connection_at_the_write_timeout()
     let addr = bound.local_addr;
     // The one connection slot: a call whose answer (32 MiB) is far more than the socket
     // buffers hold, and which the client never reads.
-    let big = modern(1, "tools/call", json!({ "name": "big", "arguments": { "n": 32 << 20 } }));
+    let big = stateless_request(1, "tools/call", json!({ "name": "big", "arguments": { "n": 32 << 20 } }));
     let stalled = send_only(addr, big).await;
     let started = Instant::now();
     // Once the answer's write has waited past the timeout, the server closes that
@@ -229,7 +197,7 @@ async fn a_connection_that_keeps_sending_requests_outlives_many_head_timeouts() 
     let started = Instant::now();
     // Each head comes well inside its own deadline; together they span five timeouts.
     for id in 0..10 {
-        stream.write_all(&modern(id, "tools/list", json!({})).encode(addr)).await.unwrap();
+        stream.write_all(&stateless_request(id, "tools/list", json!({})).encode(addr)).await.unwrap();
         assert_eq!(read_response(&mut stream).await, 200, "request {id}");
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -247,7 +215,7 @@ async fn connections_past_the_limit_get_503_with_retry_after_and_are_closed() {
     let first = TcpStream::connect(addr).await.unwrap();
     let _second = TcpStream::connect(addr).await.unwrap();
 
-    let resp = send(addr, modern(1, "ping", json!({}))).await;
+    let resp = send(addr, stateless_request(1, "ping", json!({}))).await;
     assert_eq!(resp.status, 503);
     assert_eq!(resp.header("retry-after"), Some("1"));
     assert_eq!(resp.header("connection"), Some("close"));
@@ -258,7 +226,7 @@ async fn connections_past_the_limit_get_503_with_retry_after_and_are_closed() {
     assert_eq!(answer["id"], Value::Null, "the request was not read, so its id is unknown");
 
     // The refused connection is closed by the server.
-    let mut refused = send_only(addr, modern(2, "ping", json!({}))).await;
+    let mut refused = send_only(addr, stateless_request(2, "ping", json!({}))).await;
     expect_closed(&mut refused).await;
 
     // Closing a connection gives its slot back.
@@ -273,11 +241,12 @@ async fn concurrent_2026_requests_past_the_limit_get_503_and_sessions_go_on() {
     let (bound, stats) = local(settings).await;
     let addr = bound.local_addr;
     // Two calls that never return hold both slots.
-    let hung_1 = send_only(addr, modern(1, "tools/call", json!({ "name": "hang" }))).await;
-    let _hung_2 = send_only(addr, modern(2, "tools/call", json!({ "name": "hang" }))).await;
+    let hung_1 = send_only(addr, stateless_request(1, "tools/call", json!({ "name": "hang" }))).await;
+    let _hung_2 = send_only(addr, stateless_request(2, "tools/call", json!({ "name": "hang" }))).await;
     wait_for("both handlers to start", || stats.started.load(Ordering::SeqCst) == 2).await;
 
-    let resp = send(addr, modern(3, "tools/call", json!({ "name": "echo", "arguments": {} }))).await;
+    let resp =
+        send(addr, stateless_request(3, "tools/call", json!({ "name": "echo", "arguments": {} }))).await;
     assert_eq!(resp.status, 503);
     assert_eq!(resp.header("retry-after"), Some("1"));
     let answer = resp.json().await;
@@ -301,10 +270,10 @@ async fn concurrent_2026_requests_past_the_limit_get_503_and_sessions_go_on() {
 }
 
 #[tokio::test]
-async fn stateless_2025_posts_share_the_request_limit() {
+async fn sessionless_posts_share_the_request_limit() {
     let settings = HttpSettings {
         max_concurrent_requests: 1,
-        stateless_2025: true,
+        sessionless: true,
         json_response: true,
         ..HttpSettings::default()
     };
@@ -349,7 +318,7 @@ async fn a_2026_stream_nobody_reads_is_dropped_and_memory_stays_bounded() {
     // 200,000 progress notifications of ~1 KiB each (~200 MiB) on a response nobody reads.
     let flood = json!({ "name": "progress", "arguments": { "n": 200_000, "pad": 1024 },
         "_meta": { "progressToken": "p" } });
-    let mut stuck = send_only(addr, modern(1, "tools/call", flood)).await;
+    let mut stuck = send_only(addr, stateless_request(1, "tools/call", flood)).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     while stats.dropped.load(Ordering::SeqCst) == 0 {
         assert_eq!(
@@ -367,7 +336,7 @@ async fn a_2026_stream_nobody_reads_is_dropped_and_memory_stays_bounded() {
     assert!(grown_mib < 48, "peak memory grew by {grown_mib} MiB while a 2026 reader stalled");
 
     // The server goes on serving.
-    let resp = send(addr, modern(2, "tools/list", json!({}))).await;
+    let resp = send(addr, stateless_request(2, "tools/list", json!({}))).await;
     assert_eq!(resp.status, 200);
     assert!(resp.json().await["result"]["tools"].is_array());
 

@@ -1,7 +1,7 @@
 //! The Streamable HTTP server's 2025-era session transport over real loopback sockets,
 //! one test per rule: sessions, SSE and JSON answers, server-to-client requests, the GET
 //! stream, resumption, cancellation, expiry, limits and batches, and 2025 requests served
-//! without sessions (`stateless_2025`). Requests are written byte for byte by the tiny
+//! without sessions (`sessionless`). Requests are written byte for byte by the tiny
 //! client in `raw_http`, so statuses, headers and bodies are asserted exactly. The server
 //! under test is in `http_server_support`; the 2026 transport is tested in
 //! `http_server_2026.rs`, the security checks in `http_server_hygiene.rs`.
@@ -551,11 +551,11 @@ async fn batches_are_rejected_at_2025_11_25() {
 }
 
 // ---------------------------------------------------------------------------------------
-// 2025 without sessions (`stateless_2025`), and leaks
+// 2025 without sessions (`sessionless`), and leaks
 // ---------------------------------------------------------------------------------------
 
 fn stateless() -> HttpSettings {
-    HttpSettings { stateless_2025: true, ..Default::default() }
+    HttpSettings { sessionless: true, ..Default::default() }
 }
 
 /// The runtime's live tasks once they settle (the test's own tasks included).
@@ -587,7 +587,7 @@ async fn tasks_back_to(baseline: usize) {
 }
 
 #[tokio::test]
-async fn stateless_2025_serves_posts_without_a_session() {
+async fn sessionless_serves_posts_without_a_session() {
     let t = start_with(stateless()).await;
     let init = send(t.addr, Req::post(&initialize_body(1, V25))).await;
     assert_eq!((init.status, init.header("mcp-session-id")), (200, None));
@@ -624,9 +624,8 @@ async fn only_answer(mut response: raw_http::Response) -> Value {
 }
 
 #[tokio::test]
-async fn stateless_2025_json_mode_and_no_client_capabilities() {
-    let t =
-        start_with(HttpSettings { stateless_2025: true, json_response: true, ..Default::default() }).await;
+async fn sessionless_json_mode_and_no_client_capabilities() {
+    let t = start_with(HttpSettings { sessionless: true, json_response: true, ..Default::default() }).await;
     let req = |body: &Value| Req::post(body).header("mcp-protocol-version", V25);
     let response = send(t.addr, req(&call_body(2, "echo", json!({ "text": "j" })))).await;
     assert_eq!((response.status, response.content_type()), (200, "application/json"));
@@ -644,7 +643,7 @@ async fn stateless_2025_json_mode_and_no_client_capabilities() {
 }
 
 #[tokio::test]
-async fn stateless_2025_get_and_delete_get_405() {
+async fn sessionless_get_and_delete_get_405() {
     let t = start_with(stateless()).await;
     for method in ["GET", "DELETE"] {
         let req = Req::new(method).header("accept", "text/event-stream").header("mcp-protocol-version", V25);
@@ -655,7 +654,7 @@ async fn stateless_2025_get_and_delete_get_405() {
 }
 
 #[tokio::test]
-async fn stateless_2025_closing_the_response_cancels_and_nothing_leaks() {
+async fn sessionless_closing_the_response_cancels_and_nothing_leaks() {
     let t = start_with(stateless()).await;
     let req = |body: &Value| Req::post(body).header("mcp-protocol-version", V25);
     only_answer(send(t.addr, req(&call_body(1, "echo", json!({})))).await).await;
@@ -674,19 +673,19 @@ async fn stateless_2025_closing_the_response_cancels_and_nothing_leaks() {
 }
 
 #[tokio::test]
-async fn deleted_and_modern_requests_leave_no_task_behind() {
+async fn deleted_and_stateless_requests_leave_no_task_behind() {
     let t = start().await;
     let sid = open_session(t.addr, V25).await;
     send(t.addr, in_session(Req::new("DELETE"), &sid, V25)).await.bytes().await;
-    let modern_call = || modern(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
-    send(t.addr, modern_call()).await.json().await;
+    let stateless_call = || stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
+    send(t.addr, stateless_call()).await.json().await;
     let baseline = settled_tasks().await;
     for _ in 0..10 {
         let sid = open_session(t.addr, V25).await;
         let mut call = post(t.addr, &sid, &call_body(2, "echo", json!({}))).await;
         call.events_to_end().await;
         send(t.addr, in_session(Req::new("DELETE"), &sid, V25)).await.bytes().await;
-        send(t.addr, modern_call()).await.json().await;
+        send(t.addr, stateless_call()).await.json().await;
     }
     tasks_back_to(baseline).await;
 }

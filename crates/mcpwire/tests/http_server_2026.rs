@@ -16,10 +16,13 @@ use http_server_support::*;
 // ---------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn modern_answers_json_when_nothing_streams() {
+async fn stateless_answers_json_when_nothing_streams() {
     let t = start().await;
-    let response =
-        send(t.addr, modern(1, "tools/call", json!({ "name": "echo", "arguments": { "text": "m" } }))).await;
+    let response = send(
+        t.addr,
+        stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": { "text": "m" } })),
+    )
+    .await;
     assert_eq!((response.status, response.content_type()), (200, "application/json"));
     assert_eq!(response.header("mcp-session-id"), None, "no session in 2026");
     assert_eq!(response.json().await, complete_text(1, "echo: m"));
@@ -27,9 +30,9 @@ async fn modern_answers_json_when_nothing_streams() {
 }
 
 #[tokio::test]
-async fn modern_answers_sse_when_progress_comes_first() {
+async fn stateless_answers_sse_when_progress_comes_first() {
     let t = start().await;
-    let req = modern(
+    let req = stateless_request(
         1,
         "tools/call",
         json!({ "name": "progress", "arguments": {}, "_meta": { "progressToken": "tok" } }),
@@ -66,9 +69,9 @@ async fn expect_header_mismatch(addr: SocketAddr, req: Req, id: Option<i64>, det
 }
 
 #[tokio::test]
-async fn modern_version_header_is_required_and_must_match() {
+async fn stateless_version_header_is_required_and_must_match() {
     let t = start().await;
-    let call = || modern(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
+    let call = || stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
     expect_header_mismatch(
         t.addr,
         call().without("mcp-protocol-version"),
@@ -86,9 +89,9 @@ async fn modern_version_header_is_required_and_must_match() {
 }
 
 #[tokio::test]
-async fn modern_method_and_name_headers_are_checked() {
+async fn stateless_method_and_name_headers_are_checked() {
     let t = start().await;
-    let call = || modern(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
+    let call = || stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
     expect_header_mismatch(t.addr, call().without("mcp-method"), Some(1), "Mcp-Method header is required")
         .await;
     expect_header_mismatch(t.addr, call().set("mcp-method", "tools/list"), Some(1), "Mcp-Method header")
@@ -100,15 +103,15 @@ async fn modern_method_and_name_headers_are_checked() {
     assert_eq!(ok.status, 200);
     assert_eq!(ok.json().await, complete_text(1, "echo: "));
     // A method without a name needs no Mcp-Name.
-    let list = send(t.addr, modern(2, "tools/list", json!({}))).await;
+    let list = send(t.addr, stateless_request(2, "tools/list", json!({}))).await;
     assert_eq!(list.status, 200);
 }
 
 #[tokio::test]
-async fn modern_param_headers_follow_x_mcp_header() {
+async fn stateless_param_headers_follow_x_mcp_header() {
     let t = start().await;
     let call = |region: &str| {
-        modern(1, "tools/call", json!({ "name": "region", "arguments": { "region": region } }))
+        stateless_request(1, "tools/call", json!({ "name": "region", "arguments": { "region": region } }))
     };
     expect_header_mismatch(t.addr, call("eu-west-1"), Some(1), "Mcp-Param-Region header is required").await;
     expect_header_mismatch(
@@ -135,7 +138,7 @@ async fn modern_param_headers_follow_x_mcp_header() {
 }
 
 #[tokio::test]
-async fn modern_missing_meta_gets_400_32602() {
+async fn stateless_missing_meta_gets_400_32602() {
     let t = start().await;
     let body = json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {} });
     let req = Req::post(&body).header("mcp-protocol-version", V26).header("mcp-method", "tools/list");
@@ -149,7 +152,7 @@ async fn modern_missing_meta_gets_400_32602() {
 }
 
 #[tokio::test]
-async fn modern_notifications_get_202_and_responses_or_batches_400() {
+async fn stateless_notifications_get_202_and_responses_or_batches_400() {
     let t = start().await;
     let headers = |req: Req| req.header("mcp-protocol-version", V26);
     let note = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 1 } });
@@ -171,13 +174,13 @@ async fn modern_notifications_get_202_and_responses_or_batches_400() {
 #[tokio::test]
 async fn an_enveloped_request_without_any_header_takes_the_2026_path() {
     let t = start().await;
-    let req = modern(1, "tools/list", json!({})).without("mcp-protocol-version");
+    let req = stateless_request(1, "tools/list", json!({})).without("mcp-protocol-version");
     expect_header_mismatch(t.addr, req, Some(1), "MCP-Protocol-Version header is required").await;
     assert_eq!(t.service.session_count(), 0);
 }
 
 #[tokio::test]
-async fn modern_unsupported_version_gets_32022() {
+async fn stateless_unsupported_version_gets_32022() {
     let t = start().await;
     let body = json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": { "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": {} } } });
@@ -192,13 +195,13 @@ async fn modern_unsupported_version_gets_32022() {
 }
 
 #[tokio::test]
-async fn modern_removed_methods_get_404_32601() {
+async fn stateless_removed_methods_get_404_32601() {
     let t = start().await;
     for (id, method) in
         [(1, "ping"), (2, "initialize"), (3, "logging/setLevel"), (4, "resources/subscribe"), (5, "no/such")]
     {
         let params = if method == "logging/setLevel" { json!({ "level": "info" }) } else { json!({}) };
-        let response = send(t.addr, modern(id, method, params)).await;
+        let response = send(t.addr, stateless_request(id, method, params)).await;
         assert_eq!(response.status, 404, "{method}");
         let body = response.json().await;
         assert_eq!(
@@ -210,7 +213,7 @@ async fn modern_removed_methods_get_404_32601() {
 }
 
 #[tokio::test]
-async fn modern_get_and_delete_get_405_allow_post() {
+async fn stateless_get_and_delete_get_405_allow_post() {
     let t = start().await;
     for method in ["GET", "DELETE"] {
         let req = Req::new(method).header("accept", "text/event-stream").header("mcp-protocol-version", V26);
@@ -227,7 +230,7 @@ async fn a_handler_that_outruns_its_queue_gets_every_message_out_in_order_then_i
     // first used (here it holds 4): a handler that sends more waits for room, and
     // nothing is lost, reordered or left behind when the answer comes.
     let t = start_with(HttpSettings { stream_queue: 4, ..Default::default() }).await;
-    let req = modern(
+    let req = stateless_request(
         1,
         "tools/call",
         json!({ "name": "flood", "arguments": { "count": 40, "size": 8 },
@@ -244,13 +247,15 @@ async fn a_handler_that_outruns_its_queue_gets_every_message_out_in_order_then_i
 }
 
 #[tokio::test]
-async fn closing_a_modern_response_cancels_the_handler() {
+async fn closing_a_stateless_response_cancels_the_handler() {
     // Before anything was sent (the answer is not committed yet).
     let t = start().await;
     // No response head comes yet: the server waits to choose JSON or SSE.
-    let connection =
-        raw_http::send_only(t.addr, modern(1, "tools/call", json!({ "name": "slow", "arguments": {} })))
-            .await;
+    let connection = raw_http::send_only(
+        t.addr,
+        stateless_request(1, "tools/call", json!({ "name": "slow", "arguments": {} })),
+    )
+    .await;
     wait_for("the slow tool to start", || t.probe.started.load(Ordering::SeqCst)).await;
     assert!(!t.probe.cancelled.load(Ordering::SeqCst));
     drop(connection);
@@ -258,10 +263,10 @@ async fn closing_a_modern_response_cancels_the_handler() {
 }
 
 #[tokio::test]
-async fn closing_a_modern_sse_response_cancels_the_handler() {
+async fn closing_a_stateless_sse_response_cancels_the_handler() {
     // After progress committed the answer to SSE.
     let t = start().await;
-    let req = modern(
+    let req = stateless_request(
         1,
         "tools/call",
         json!({ "name": "slow_progress", "arguments": {}, "_meta": { "progressToken": 5 } }),
@@ -276,16 +281,21 @@ async fn closing_a_modern_sse_response_cancels_the_handler() {
 }
 
 #[tokio::test]
-async fn modern_listen_acknowledges_then_forwards_list_changed() {
+async fn stateless_listen_acknowledges_then_forwards_list_changed() {
     let t = start().await;
-    let listen = modern(7, "subscriptions/listen", json!({ "notifications": { "toolsListChanged": true } }));
+    let listen = stateless_request(
+        7,
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true } }),
+    );
     let mut stream = send(t.addr, listen).await;
     assert_eq!((stream.status, stream.content_type()), (200, "text/event-stream"));
     let ack = stream.next_message().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
     assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
     assert_eq!(ack["params"]["notifications"]["toolsListChanged"], true);
-    let trigger = send(t.addr, modern(8, "tools/call", json!({ "name": "notify", "arguments": {} }))).await;
+    let trigger =
+        send(t.addr, stateless_request(8, "tools/call", json!({ "name": "notify", "arguments": {} }))).await;
     assert_eq!(trigger.json().await, complete_text(8, "notified"));
     let changed = stream.next_message().await;
     assert_eq!(
@@ -311,7 +321,7 @@ async fn handlers_see_the_whole_meta_over_http() {
     let mut long = meta.clone();
     long["example.com/padding"] = json!("x".repeat(2048));
     for (id, meta) in [(1, &meta), (11, &meta), (12, &long), (13, &long), (14, &meta)] {
-        let req = modern(id, "tools/call", json!({ "name": "meta", "_meta": meta }));
+        let req = stateless_request(id, "tools/call", json!({ "name": "meta", "_meta": meta }));
         assert_eq!(
             shown(send(t.addr, req).await.json().await),
             json!({ "meta": meta, "client": "one-pass", "elicits": false }),
@@ -322,7 +332,7 @@ async fn handlers_see_the_whole_meta_over_http() {
     let mut with_token = meta.clone();
     with_token["progressToken"] = json!("p-1");
     with_token["io.modelcontextprotocol/clientCapabilities"] = json!({ "elicitation": {} });
-    let req = modern(2, "tools/call", json!({ "name": "meta", "_meta": with_token }));
+    let req = stateless_request(2, "tools/call", json!({ "name": "meta", "_meta": with_token }));
     assert_eq!(
         shown(send(t.addr, req).await.json().await),
         json!({ "meta": with_token, "client": "one-pass", "elicits": true })
@@ -332,7 +342,7 @@ async fn handlers_see_the_whole_meta_over_http() {
     let body = format!(
         r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"meta","_meta":{{"io.modelcontextprotocol/protocolVersion":"{V26}","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"first","version":"1"}},"io.modelcontextprotocol/clientInfo":{{"name":"last","version":"1"}}}}}}}}"#
     );
-    let req = modern(3, "tools/call", json!({ "name": "meta" })).body(body.into_bytes());
+    let req = stateless_request(3, "tools/call", json!({ "name": "meta" })).body(body.into_bytes());
     assert_eq!(shown(send(t.addr, req).await.json().await)["client"], json!("last"));
 }
 
@@ -350,7 +360,7 @@ async fn flawed_calls_get_the_general_paths_errors() {
     ];
     for (i, (params, code)) in cases.into_iter().enumerate() {
         let id = i as i64 + 1;
-        let body = send(t.addr, modern(id, "tools/call", params.clone())).await.json().await;
+        let body = send(t.addr, stateless_request(id, "tools/call", params.clone())).await.json().await;
         assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(id), json!(code)), "{params}");
     }
 }
@@ -360,7 +370,7 @@ async fn flawed_calls_get_the_general_paths_errors() {
 #[tokio::test]
 async fn a_json_answer_carries_none_of_the_requests_headers() {
     let t = start().await;
-    let req = modern(1, "tools/call", json!({ "name": "echo", "arguments": { "text": "h" } }))
+    let req = stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": { "text": "h" } }))
         .header("x-secret", "s3");
     let response = send(t.addr, req).await;
     assert_eq!((response.status, response.content_type()), (200, "application/json"));

@@ -33,9 +33,11 @@ async fn a_foreign_origin_gets_403() {
         send(t.addr, Req::post(&initialize_body(1, V25)).header("origin", "http://evil.example")).await;
     assert_eq!(response.status, 403);
     assert_eq!(response.json().await, transport_error(-32600, "Origin not allowed"));
-    let response =
-        send(t.addr, modern(1, "tools/list", json!({})).header("origin", "https://localhost.evil.example"))
-            .await;
+    let response = send(
+        t.addr,
+        stateless_request(1, "tools/list", json!({})).header("origin", "https://localhost.evil.example"),
+    )
+    .await;
     assert_eq!(response.status, 403);
     assert_eq!(t.service.session_count(), 0);
 }
@@ -114,8 +116,8 @@ async fn a_missing_accept_gets_406() {
     );
     let json_only = Req::post(&initialize_body(1, V25)).set("accept", "application/json");
     assert_eq!(send(t.addr, json_only).await.status, 406);
-    let modern_json_only = modern(1, "tools/list", json!({})).set("accept", "application/json");
-    assert_eq!(send(t.addr, modern_json_only).await.status, 406);
+    let stateless_json_only = stateless_request(1, "tools/list", json!({})).set("accept", "application/json");
+    assert_eq!(send(t.addr, stateless_json_only).await.status, 406);
     let sid = open_session(t.addr, V25).await;
     let get = in_session(Req::new("GET"), &sid, V25);
     let response = send(t.addr, get).await;
@@ -249,16 +251,20 @@ async fn shutdown_ends_every_open_stream_promptly() {
     let mut get = get_stream(t.addr, &sid, None).await;
     let mut call = post(t.addr, &sid, &call_body(2, "slow", json!({}))).await;
     let _priming = call.next_event().await;
-    let listen = modern(7, "subscriptions/listen", json!({ "notifications": { "toolsListChanged": true } }));
+    let listen = stateless_request(
+        7,
+        "subscriptions/listen",
+        json!({ "notifications": { "toolsListChanged": true } }),
+    );
     let mut subscription = send(t.addr, listen).await;
     assert_eq!(subscription.next_message().await["method"], "notifications/subscriptions/acknowledged");
-    let slow = modern(
+    let slow = stateless_request(
         8,
         "tools/call",
         json!({ "name": "slow_progress", "arguments": {}, "_meta": { "progressToken": 1 } }),
     );
-    let mut modern_call = send(t.addr, slow).await;
-    assert_eq!(modern_call.next_message().await["method"], "notifications/progress");
+    let mut stateless_call = send(t.addr, slow).await;
+    assert_eq!(stateless_call.next_message().await["method"], "notifications/progress");
 
     let started = Instant::now();
     let Bound { shutdown, task, .. } = &t.bound;
@@ -272,7 +278,7 @@ async fn shutdown_ends_every_open_stream_promptly() {
             "result": { "resultType": "complete", "_meta": { "io.modelcontextprotocol/subscriptionId": 7 } } })],
         "a listen stream ends with its final result"
     );
-    assert!(modern_call.expect_end_within(limit).await.is_empty(), "a 2026 call's stream is closed");
+    assert!(stateless_call.expect_end_within(limit).await.is_empty(), "a 2026 call's stream is closed");
     wait_for("the 2026 handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
     while !task.is_finished() {
         assert!(started.elapsed() < limit, "the server did not stop within {limit:?}");
@@ -322,14 +328,14 @@ async fn a_response_carries_none_of_its_requests_headers() {
     let t = start().await;
     let response = send(
         t.addr,
-        probe(modern(3, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } }))),
+        probe(stateless_request(3, "tools/call", json!({ "name": "echo", "arguments": { "text": "hi" } }))),
     )
     .await;
     assert_clean(&response, "2026 JSON");
     assert_eq!(response.content_type(), "application/json");
     assert_eq!(response.json().await, complete_text(3, "echo: hi"));
     let params = json!({ "name": "progress", "arguments": {}, "_meta": { "progressToken": "p" } });
-    let mut response = send(t.addr, probe(modern(4, "tools/call", params))).await;
+    let mut response = send(t.addr, probe(stateless_request(4, "tools/call", params))).await;
     assert_clean(&response, "2026 SSE");
     assert!(response.is_sse());
     let last = response.events_to_end().await.pop().expect("events").json();

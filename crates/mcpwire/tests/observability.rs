@@ -105,12 +105,12 @@ async fn every_request_gets_a_span_with_its_facts_and_outcome_in_both_eras() {
         "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "1" }
     });
     // A 2026 client on a connection of its own (no handshake).
-    let (conn, mut modern) = raw_connection();
+    let (conn, mut stateless_peer) = raw_connection();
     let second = server();
     tokio::spawn(async move { second.serve(conn).await });
     let params = json!({ "name": "echo", "arguments": { "text": "x" }, "_meta": envelope });
-    modern.request(3, "tools/call", params).await;
-    expect_result(&modern.next().await, 3);
+    stateless_peer.request(3, "tools/call", params).await;
+    expect_result(&stateless_peer.next().await, 3);
 
     let spans = wait_for_spans(&spans, 4).await;
     let by_id =

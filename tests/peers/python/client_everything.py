@@ -474,7 +474,7 @@ def make_client(
 class Run:
     def __init__(self, mode: str, server: StdioServerParameters) -> None:
         self.mode = mode
-        self.modern = mode != "legacy"
+        self.stateless = mode != "legacy"
         self.server = server
         self.c = Checks(mode)
         self.tap = Tap()
@@ -492,7 +492,7 @@ class Run:
         c = self.c
         exchanges = self.tap.exchanges(mark, "tools/call", tool)
         server_requests = self.tap.server_requests(mark)
-        if self.modern:
+        if self.stateless:
             c.eq([r["method"] for r in server_requests], [], f"{tool}: no server-to-client request on the wire (2026)")
             first = exchanges[0][1] if exchanges and exchanges[0][1] else {}
             result = first.get("result", {})
@@ -517,7 +517,7 @@ class Run:
         c, cl, tap = self.c, self.client, self.tap
         first = tap.client_requests(0)
         first_method = first[0]["method"] if first else None
-        if self.modern:
+        if self.stateless:
             c.eq(first_method, "server/discover", "the first request is server/discover")
             c.eq(tap.client_requests(0, "initialize"), [], "no initialize was sent")
             c.eq(cl.protocol_version, MODERN_VERSION, "negotiated protocol version")
@@ -565,7 +565,7 @@ class Run:
         for _, resp in self.tap.exchanges(mark, "tools/list"):
             for t in ((resp or {}).get("result") or {}).get("tools", []):
                 wire_tools[t["name"]] = t
-            if self.modern:
+            if self.stateless:
                 result = (resp or {}).get("result") or {}
                 c.check(result.get("resultType") == "complete" and "ttlMs" in result and "cacheScope" in result,
                         "tools/list page carries resultType, ttlMs and cacheScope", {k: v for k, v in result.items() if k != "tools"})
@@ -695,12 +695,12 @@ class Run:
         mark = tap.mark()
         r = await self.call("test_tool_with_logging")
         c.eq(only_text(r), "Tool with logging executed successfully", "test_tool_with_logging text")
-        if self.modern:
+        if self.stateless:
             await anyio.sleep(0.2)  # give stray messages a chance to show up
         else:
             await eventually(lambda: len(peer.logs) >= 3)
         wire_logs = tap.server_notifications(mark, "notifications/message")
-        if self.modern:
+        if self.stateless:
             c.eq(peer.logs, [], "2026 without log_level: the logging callback got nothing")
             c.eq(wire_logs, [], "2026 without log_level: no notifications/message on the wire")
         else:
@@ -738,7 +738,7 @@ class Run:
             c.check(all((n.get("params") or {}).get("progressToken") == token for n in wire) and len(wire) == 3,
                     f"progress call {attempt}: three notifications/progress with that token on the wire", wire)
 
-    async def modern_log_levels(self) -> None:
+    async def stateless_log_levels(self) -> None:
         """2026: log messages flow only when the request opts in with a logLevel."""
         c = self.c
         want_logs = [("info", "Tool execution started"), ("info", "Tool processing data"), ("info", "Tool execution completed")]
@@ -788,7 +788,7 @@ class Run:
             if name == "test_input_required_result_multi_round":
                 c.eq([e.get("message") for e in peer.elicitations],
                      ["Step 1: What is your name?", "Step 2: What is your favorite color?"], f"{name}: two elicitations in order")
-                if self.modern:
+                if self.stateless:
                     ex = self.tap.exchanges(mark, "tools/call", name)
                     c.eq(len(ex), 3, f"{name}: three rounds on the wire")
                     if len(ex) == 3:
@@ -798,13 +798,13 @@ class Run:
                         s2 = r2.get("requestState")
                         c.check(s1 is not None and s2 is not None and s1 != s2, f"{name}: the requestState evolves between rounds", [s1, s2])
                         c.eq(ex[2][0]["params"].get("requestState"), s2, f"{name}: round 3 echoes round 2's requestState")
-            if name == "test_input_required_result_request_state" and self.modern:
+            if name == "test_input_required_result_request_state" and self.stateless:
                 ex = self.tap.exchanges(mark, "tools/call", name)
                 state = (ex[0][1] or {}).get("result", {}).get("requestState") if ex else None
                 c.check(isinstance(state, str) and state != "", f"{name}: round 1 carries a requestState", state)
                 c.check(len(ex) > 1 and ex[1][0]["params"].get("requestState") == state, f"{name}: the retry echoes it")
 
-        if self.modern:
+        if self.stateless:
             await self.mrtr_manual()
 
         # The prompt with an input round (2026: input_required; 2025: a real elicitation).
@@ -815,7 +815,7 @@ class Run:
              "test_input_required_result_prompt result")
         c.eq(len(peer.elicitations), 1, "test_input_required_result_prompt: one elicitation")
         ex = self.tap.exchanges(mark, "prompts/get")
-        if self.modern:
+        if self.stateless:
             first = (ex[0][1] or {}).get("result", {}) if ex else {}
             c.eq(first.get("resultType"), "input_required", "test_input_required_result_prompt: round 1 is input_required")
             c.eq(sorted(first.get("inputRequests", {})), ["user_context"], "test_input_required_result_prompt: key user_context")
@@ -900,7 +900,7 @@ class Run:
         tmpl = [t for t in tdump if t.get("uriTemplate") == "test://template/{id}/data"]
         c.check(len(tmpl) == 1 and tmpl[0].get("mimeType") == "application/json" and bool(tmpl[0].get("name")),
                 "resources/templates/list has test://template/{id}/data (application/json)", tdump)
-        if self.modern:
+        if self.stateless:
             for req, resp in self.tap.exchanges(mark, "resources/list") + self.tap.exchanges(mark, "resources/templates/list"):
                 result = (resp or {}).get("result") or {}
                 c.check(result.get("resultType") == "complete" and "ttlMs" in result and "cacheScope" in result,
@@ -931,13 +931,13 @@ class Run:
             c.fail("read test://template/42/data", _exc_text(result) if isinstance(result, MCPError) else result)
 
         err = await expect_error(cl.read_resource("test://no-such-resource"))
-        want_code = -32602 if self.modern else -32002
+        want_code = -32602 if self.stateless else -32002
         got = _exc_text(err) if isinstance(err, MCPError) else err
         c.check(isinstance(err, MCPError) and err.code == want_code, f"unknown resource -> error {want_code}", got)
         c.check(isinstance(err, MCPError) and isinstance(err.data, dict) and err.data.get("uri") == "test://no-such-resource",
                 "unknown resource error carries data.uri", got)
 
-        if not self.modern:
+        if not self.stateless:
             res = await cl.subscribe_resource("test://watched-resource")
             c.eq(dump(res), {}, "resources/subscribe returns {} (2025)")
             res = await cl.unsubscribe_resource("test://watched-resource")
@@ -997,14 +997,14 @@ class Run:
         c.eq(only_text(r), "Success", "test_missing_capability with sampling declared -> Success")
         tap = Tap()
         async with make_client(self.mode, self.server, tap, None) as bare:
-            caps = ((tap.client_requests(0)[0].get("params") or {}).get("capabilities")) if not self.modern else None
+            caps = ((tap.client_requests(0)[0].get("params") or {}).get("capabilities")) if not self.stateless else None
             if caps is not None:
                 c.check("sampling" not in caps, "the bare client declares no sampling capability", caps)
             err = await expect_error(bare.call_tool("test_missing_capability", {}))
             got = _exc_text(err) if isinstance(err, MCPError) else err
             # -32021 is a 2026 code; a 2025 session gets -32601 (the code 2025 gives a request
             # the client's capabilities cannot serve), with the same data.
-            code = -32021 if self.modern else -32601
+            code = -32021 if self.stateless else -32601
             c.check(isinstance(err, MCPError) and err.code == code, f"test_missing_capability without sampling -> error {code}", got)
             c.check(isinstance(err, MCPError) and err.data == {"requiredCapabilities": {"sampling": {}}},
                     f"the {code} error carries data.requiredCapabilities {{sampling:{{}}}}", got)
@@ -1050,7 +1050,7 @@ class Run:
             self.peer.sampling_hang = False
         await anyio.sleep(0.3)
         calls = tap.exchanges(mark, "tools/call", "test_sampling")
-        if self.modern:
+        if self.stateless:
             # Round 1 already ended with input_required; the cancelled client must not retry.
             c.eq(len(calls), 1, "2026: the cancelled client sent no retry round")
             first = (calls[0][1] or {}).get("result", {}) if calls else {}
@@ -1103,7 +1103,7 @@ class Run:
         """Checks over everything the main connection saw."""
         c = self.c
         msgs = self.tap.since(0, "in")
-        if self.modern:
+        if self.stateless:
             c.eq([m["method"] for m in self.tap.server_requests(0)], [], "2026: no server-to-client request over the whole run")
             missing = [m for m in msgs if "result" in m and m["result"].get("resultType") not in ("complete", "input_required")]
             c.eq(missing, [], "2026: every result carries resultType")
@@ -1131,11 +1131,11 @@ class Run:
                     await self.c.section_run("completion", self.completion)
                     await self.c.section_run("capability gate", self.capabilities_gate)
                     await self.c.section_run("cancellation", self.cancellation)
-                    if self.modern:
+                    if self.stateless:
                         await self.c.section_run("subscriptions/listen", self.listen)
                     await self.c.section_run("wire invariants", self.wire_invariants)
-                if self.modern:
-                    await self.c.section_run("2026 log levels", self.modern_log_levels)
+                if self.stateless:
+                    await self.c.section_run("2026 log levels", self.stateless_log_levels)
         except Exception as exc:
             self.c.fail(f"the run aborted: {type(exc).__name__}: {_exc_text(exc)}", traceback.format_exc())
         trace = os.environ.get("MCPWIRE_INTEROP_TRACE")

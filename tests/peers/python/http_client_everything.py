@@ -160,7 +160,7 @@ class HttpRun(ce.Run):
                 bad_status.append((e["status"], code, e["body"][:120]))
         c.eq(bad_status, [], "every POST got 200/202, or the status of its JSON-RPC error code (400/404)")
         sse = [e for e in posts if e["headers"].get("content-type", "").startswith("text/event-stream")]
-        if self.modern:
+        if self.stateless:
             c.eq([e for e in log.exchanges if e["method"] != "POST"], [], "2026: only POSTs (no GET stream, no DELETE)")
             c.eq([e["headers"][SESSION_HEADER] for e in posts if SESSION_HEADER in e["headers"]], [],
                  "2026: the server never mints an Mcp-Session-Id")
@@ -218,7 +218,7 @@ class HttpRun(ce.Run):
             await super().cancellation()
         finally:
             del self.tap.responses_to
-        if self.modern:
+        if self.stateless:
             self.c.eq(terminators, [], "2026: no -32800 (a cancelled 2026 request gets nothing more)")
         else:
             print(f"  (2025: {len(terminators)} cancelled stream(s) ended with -32800)")
@@ -241,16 +241,16 @@ class HttpRun(ce.Run):
                     await self.c.section_run("completion", self.completion)
                     await self.c.section_run("capability gate", self.capabilities_gate)
                     await self.c.section_run("cancellation", self.cancellation)
-                    if self.modern:
+                    if self.stateless:
                         await self.c.section_run("subscriptions/listen", self.listen)
                     await self.c.section_run("wire invariants", self.wire_invariants)
                     await self.c.section_run("HTTP transport rules", self.transport_rules)
-                if not self.modern:
+                if not self.stateless:
                     deletes = self.http.since(0, "DELETE")
                     self.c.section = "session end"
                     self.c.eq([e["status"] for e in deletes], [200], "2025: closing the client DELETEs the session (200)")
-                if self.modern:
-                    await self.c.section_run("2026 log levels", self.modern_log_levels)
+                if self.stateless:
+                    await self.c.section_run("2026 log levels", self.stateless_log_levels)
         except Exception as exc:
             self.c.fail(f"the run aborted: {type(exc).__name__}: {ce._exc_text(exc)}", ce.traceback.format_exc())
         print()

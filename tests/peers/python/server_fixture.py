@@ -202,13 +202,13 @@ def fail() -> str:
     raise ToolError("boom")
 
 
-def modern(ctx: Context) -> bool:
+def stateless(ctx: Context) -> bool:
     return ctx.protocol_version == "2026-07-28"
 
 
 @server.tool(description="Announces notifications/resources/updated for a URI")
 async def touch(uri: str, ctx: Context) -> str:
-    if modern(ctx):
+    if stateless(ctx):
         await ctx.notify_resource_updated(uri)
     else:
         await ctx.session.send_resource_updated(uri)
@@ -217,7 +217,7 @@ async def touch(uri: str, ctx: Context) -> str:
 
 @server.tool(description="Announces notifications/tools/list_changed")
 async def change_tools(ctx: Context) -> str:
-    if modern(ctx):
+    if stateless(ctx):
         await ctx.notify_tools_changed()
     else:
         await ctx.session.send_tool_list_changed()

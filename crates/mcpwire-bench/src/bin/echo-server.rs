@@ -71,7 +71,7 @@ async fn run(args: Vec<String>) -> ExitCode {
         ["--http", addr, "--mode", mode] => {
             let settings = match *mode {
                 "stateless" => {
-                    HttpSettings { stateless_2025: true, json_response: true, ..HttpSettings::default() }
+                    HttpSettings { sessionless: true, json_response: true, ..HttpSettings::default() }
                 }
                 "sessions" => HttpSettings::default(),
                 _ => return usage(),

@@ -374,8 +374,8 @@ mod tests {
             downstream_result(upstream.clone(), methods::TOOLS_LIST, Some(Era::Stateful)),
             json!({ "tools": [] })
         );
-        let modern = downstream_result(json!({ "tools": [] }), methods::TOOLS_LIST, Some(Era::Stateless));
-        assert_eq!(modern, json!({ "tools": [], "ttlMs": 0, "cacheScope": "private" }));
+        let stateless = downstream_result(json!({ "tools": [] }), methods::TOOLS_LIST, Some(Era::Stateless));
+        assert_eq!(stateless, json!({ "tools": [], "ttlMs": 0, "cacheScope": "private" }));
         assert_eq!(downstream_result(upstream.clone(), methods::TOOLS_LIST, Some(Era::Stateless)), {
             let mut u = upstream;
             u["cacheScope"] = json!("private");

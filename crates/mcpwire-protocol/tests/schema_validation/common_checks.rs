@@ -9,7 +9,7 @@ use super::Schema;
 
 /// Checks shared by both revisions (with revision-appropriate values).
 pub(crate) fn check_common(s: &mut Schema) {
-    let m = s.modern();
+    let m = s.stateless();
     let rmeta = request_meta(m);
 
     // Content.

@@ -1,4 +1,4 @@
-//! Builders of well-filled values. `m` is true for 2026-07-28 (modern), false for
+//! Builders of well-filled values. `m` is true for 2026-07-28 (the stateless era), false for
 //! 2025-11-25.
 
 use std::collections::BTreeMap;

@@ -40,7 +40,7 @@ impl Schema {
         }
     }
 
-    fn modern(&self) -> bool {
+    fn stateless(&self) -> bool {
         self.rev == "2026-07-28"
     }
 

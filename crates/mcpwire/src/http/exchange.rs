@@ -12,7 +12,7 @@ use mcpwire_protocol::{codes, Message, RequestId};
 
 use super::session::Session;
 use super::stream_queue::StreamReceiver;
-use super::{modern, request_extensions, status, McpBody, McpService};
+use super::{request_extensions, stateless, status, McpBody, McpService};
 use crate::transport::{InboundMeta, TransportEvent};
 
 impl McpService {
@@ -101,9 +101,9 @@ impl McpService {
             let (first, complete) = hold(&mut rx, self.inner.settings.stream_queue).await;
             if complete {
                 // The requests are answered: their handlers no longer hold the headers.
-                modern::sse_response_in(status::reclaim_room(headers), McpBody::full(concat(first)))
+                stateless::sse_response_in(status::reclaim_room(headers), McpBody::full(concat(first)))
             } else {
-                modern::sse_response(McpBody::session_stream(first, rx))
+                stateless::sse_response(McpBody::session_stream(first, rx))
             }
         }
     }

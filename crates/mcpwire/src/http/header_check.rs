@@ -1,7 +1,7 @@
 //! The 2026 header check on the hot path: the request's params are read once (only the
 //! members the headers mirror, borrowed from the body), and each tool's `Mcp-Param-*`
 //! headers are derived from its schema once, when the endpoint is built, instead of on
-//! every call. The rules themselves live in [`super::headers`].
+//! every call. The rules themselves live in [`super::header_rules`].
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::headers;
+use super::header_rules;
 use crate::server::Server;
 
 /// The `Mcp-Param-*` headers each tool expects: `(header name from the schema, property)`.
@@ -29,7 +29,7 @@ impl ToolHeaders {
             .filter_map(|name| {
                 // The tool the router runs for this name.
                 let tool = server.tool_def(name)?.tool();
-                let annotated = headers::param_headers(&tool.input_schema);
+                let annotated = header_rules::param_headers(&tool.input_schema);
                 (!annotated.is_empty()).then(|| (name.to_owned(), annotated))
             })
             .collect();
@@ -98,7 +98,7 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
         return BodyFacts { version: None, routing_name: None, arguments: Arguments::Raw(None) };
     }
     let Ok(probe) = serde_json::from_str::<Probe<'a>>(raw) else { return body_facts_slow(request, raw) };
-    let name_member = match headers::name_member(&request.method) {
+    let name_member = match header_rules::name_member(&request.method) {
         Some("name") => probe.name,
         Some("uri") => probe.uri,
         Some(_) => probe.task_id,
@@ -118,14 +118,14 @@ fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| Cow::Owned(s.to_owned()));
     BodyFacts {
         version: text(params.get("_meta").and_then(|m| m.get(mcpwire_protocol::meta::PROTOCOL_VERSION))),
-        routing_name: text(headers::name_member(&request.method).and_then(|k| params.get(k))),
+        routing_name: text(header_rules::name_member(&request.method).and_then(|k| params.get(k))),
         arguments: Arguments::Decoded(params.get("arguments").cloned()),
     }
 }
 
 /// Checks the 2026 headers of a request against its body (`Err` is the `-32020`
 /// message). `version` is the `MCP-Protocol-Version` header, as the caller read it with
-/// [`headers::protocol_version`] (which also rejected a repeated one).
+/// [`header_rules::protocol_version`] (which also rejected a repeated one).
 pub(crate) fn check(
     table: &ToolHeaders,
     headers: &HeaderMap,
@@ -149,7 +149,7 @@ fn check_facts(
         }
         _ => {}
     }
-    headers::check_routing_name(headers, request, facts.routing_name.as_deref())?;
+    header_rules::check_routing_name(headers, request, facts.routing_name.as_deref())?;
     if request.method == methods::TOOLS_CALL {
         let annotated = facts.routing_name.as_deref().and_then(|name| table.0.get(name));
         if let Some(annotated) = annotated {
@@ -157,7 +157,7 @@ fn check_facts(
                 Arguments::Raw(raw) => raw.and_then(|a| serde_json::from_str::<Value>(a.get()).ok()),
                 Arguments::Decoded(value) => value,
             };
-            headers::check_params(headers, annotated, arguments.as_ref())?;
+            header_rules::check_params(headers, annotated, arguments.as_ref())?;
         }
     }
     Ok(())
@@ -233,15 +233,16 @@ mod tests {
         assert_eq!(table.0.len(), 1, "only annotated tools have an entry");
         let body = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"region","arguments":{"region":"eu"}}"#;
         let mut h = HeaderMap::new();
-        h.insert(headers::PROTOCOL_VERSION, HeaderValue::from_static("2026-07-28"));
-        h.insert(headers::METHOD, HeaderValue::from_static("tools/call"));
-        h.insert(headers::NAME, HeaderValue::from_static("region"));
-        let check = |h: &HeaderMap, r: &Request| check(&table, h, headers::protocol_version(h).unwrap(), r);
+        h.insert(header_rules::PROTOCOL_VERSION, HeaderValue::from_static("2026-07-28"));
+        h.insert(header_rules::METHOD, HeaderValue::from_static("tools/call"));
+        h.insert(header_rules::NAME, HeaderValue::from_static("region"));
+        let check =
+            |h: &HeaderMap, r: &Request| check(&table, h, header_rules::protocol_version(h).unwrap(), r);
         let err = check(&h, &request("tools/call", body)).unwrap_err();
         assert!(err.contains("Mcp-Param-Region header is required"), "{err}");
         h.insert("mcp-param-region", HeaderValue::from_static("eu"));
         assert_eq!(check(&h, &request("tools/call", body)), Ok(()));
-        h.insert(headers::PROTOCOL_VERSION, HeaderValue::from_static("2025-11-25"));
+        h.insert(header_rules::PROTOCOL_VERSION, HeaderValue::from_static("2025-11-25"));
         assert!(check(&h, &request("tools/call", body)).unwrap_err().contains("does not match _meta"));
     }
 }

@@ -29,21 +29,21 @@
 //! # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(run()).unwrap();
 //! ```
 
-mod body;
-mod body_read;
 #[cfg(feature = "redis")]
 pub mod cluster;
 pub mod event_store;
 mod exchange;
 mod header_check;
-pub mod headers;
+pub mod header_rules;
 mod listener;
-mod modern;
+mod request_body;
+mod response_body;
 mod security;
 mod session;
-mod sessions;
+mod session_table;
+mod sessionless;
 mod sse;
-mod stateless25;
+mod stateless;
 mod status;
 mod stop_signal;
 mod stream_queue;
@@ -61,15 +61,15 @@ use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVer
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-pub use body::McpBody;
 pub use event_store::{EventStore, MemoryEventStore};
 pub use listener::{serve, serve_with_shutdown, Bound};
+pub use response_body::McpBody;
 pub use security::HostPolicy;
 
 use crate::extensions::Extensions;
 use crate::server::Server;
 use session::Session;
-use sessions::SessionTable;
+use session_table::SessionTable;
 
 /// Settings of the endpoint. Every bound has a default and a setter on [`McpService`].
 #[derive(Clone)]
@@ -86,7 +86,12 @@ pub struct HttpSettings {
     /// DELETE answer 405, and each POST runs in a throwaway session (no resumption, no
     /// client capabilities unless the POST is `initialize` itself, no
     /// `notifications/cancelled` across POSTs: closing the response cancels instead).
-    pub stateless_2025: bool,
+    ///
+    /// This is what other SDKs call the 2025 "stateless mode" (the Python SDK's
+    /// `stateless_http`, the TypeScript SDK's transport without a session id generator).
+    /// Here "stateless" names the 2026 era alone, which needs no setting: 2026 requests
+    /// are always served without sessions, whatever this says.
+    pub sessionless: bool,
     /// Where 2025 SSE events are kept for resumption (default: in memory, bounded);
     /// `None` disables resumption.
     pub event_store: Option<Arc<dyn EventStore>>,
@@ -109,7 +114,7 @@ pub struct HttpSettings {
     /// is bounded by that server.)
     pub max_connections: usize,
     /// Most requests served at once without a session: 2026-era POSTs and
-    /// [`stateless_2025`](Self::stateless_2025) POSTs, streams included (default 1024).
+    /// [`sessionless`](Self::sessionless) POSTs, streams included (default 1024).
     /// One more is answered `503` with `Retry-After` and a JSON-RPC error.
     pub max_concurrent_requests: usize,
     /// How long [`serve`] gives a connection to send a request head, the idle time
@@ -140,12 +145,12 @@ impl Default for HttpSettings {
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
             json_response: false,
-            stateless_2025: false,
+            sessionless: false,
             event_store: Some(Arc::new(MemoryEventStore::default())),
             sse_retry_ms: 1000,
             stream_queue: 256,
             session_queue: 256,
-            keep_alive: modern::DEFAULT_KEEP_ALIVE,
+            keep_alive: stateless::DEFAULT_KEEP_ALIVE,
             hosts: HostPolicy::default(),
             max_connections: 1024,
             max_concurrent_requests: 1024,
@@ -164,7 +169,7 @@ impl std::fmt::Debug for HttpSettings {
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_sessions", &self.max_sessions)
             .field("json_response", &self.json_response)
-            .field("stateless_2025", &self.stateless_2025)
+            .field("sessionless", &self.sessionless)
             .field("resumable", &self.event_store.is_some())
             .field("max_connections", &self.max_connections)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
@@ -179,9 +184,9 @@ struct Inner {
     server: Server,
     settings: Arc<HttpSettings>,
     sessions: Arc<SessionTable>,
-    /// The settings of throwaway sessions ([`HttpSettings::stateless_2025`]): no event
+    /// The settings of throwaway sessions ([`HttpSettings::sessionless`]): no event
     /// store, since nothing can resume without a session.
-    stateless_settings: Arc<HttpSettings>,
+    sessionless_settings: Arc<HttpSettings>,
     /// Fired by [`McpService::shutdown`].
     closing: CancellationToken,
     /// Each tool's `Mcp-Param-*` headers, derived once.
@@ -226,7 +231,7 @@ impl McpService {
             },
             None => settings,
         };
-        let stateless_settings = Arc::new(HttpSettings { event_store: None, ..settings.clone() });
+        let sessionless_settings = Arc::new(HttpSettings { event_store: None, ..settings.clone() });
         let settings = Arc::new(settings);
         let sessions = SessionTable::new(settings.max_sessions, settings.session_idle_timeout);
         #[cfg(feature = "redis")]
@@ -240,7 +245,7 @@ impl McpService {
             server,
             settings,
             sessions,
-            stateless_settings,
+            sessionless_settings,
             closing,
             tool_headers,
             request_slots,
@@ -322,17 +327,17 @@ impl McpService {
         if let Err((status, message)) = inner.settings.hosts.check(&parts.headers) {
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
-        let version_header = match headers::protocol_version(&parts.headers) {
+        let version_header = match header_rules::protocol_version(&parts.headers) {
             Ok(v) => v.map(ProtocolVersion::parse),
             Err(e) => return status::error(StatusCode::BAD_REQUEST, None, codes::HEADER_MISMATCH, e),
         };
         let stateful_header = version_header.as_ref().is_some_and(|v| ProtocolVersion::STATEFUL.contains(v));
-        let modern_header = version_header.is_some() && !stateful_header;
-        let stateless = inner.settings.stateless_2025;
+        let stateless_header = version_header.is_some() && !stateful_header;
+        let sessionless = inner.settings.sessionless;
 
         match parts.method {
             Method::POST => {}
-            Method::GET | Method::DELETE if !modern_header && !stateless => {
+            Method::GET | Method::DELETE if !stateless_header && !sessionless => {
                 #[cfg(feature = "redis")]
                 if let Some(response) = self.clustered(route, &parts, bytes::Bytes::new()).await {
                     return response;
@@ -346,7 +351,7 @@ impl McpService {
                     codes::INVALID_REQUEST,
                     "Method not allowed",
                 );
-                let allow = if modern_header || stateless { "POST" } else { "GET, POST, DELETE" };
+                let allow = if stateless_header || sessionless { "POST" } else { "GET, POST, DELETE" };
                 response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
                 return response;
             }
@@ -355,16 +360,16 @@ impl McpService {
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
         let (accepts_json, accepts_sse) = security::accepts_json_and_sse(&parts.headers);
-        let limits = body_read::Limits {
+        let limits = request_body::Limits {
             max_bytes: inner.settings.max_body_bytes,
             timeout: inner.settings.body_timeout,
         };
-        let bytes = match body_read::read_body(body, limits, &parts.headers).await {
+        let bytes = match request_body::read_body(body, limits, &parts.headers).await {
             Ok(b) => b,
             Err(response) => return *response,
         };
         #[cfg(feature = "redis")]
-        if !modern_header && !stateless {
+        if !stateless_header && !sessionless {
             if let Some(response) = self.clustered(route, &parts, bytes.clone()).await {
                 return response;
             }
@@ -376,14 +381,14 @@ impl McpService {
         // Only a request without a version header is read for the envelope.
         let enveloped =
             || matches!(&frame, Frame::Single(Message::Request(r)) if crate::server::is_enveloped(r));
-        if modern_header || (version_header.is_none() && enveloped()) {
+        if stateless_header || (version_header.is_none() && enveloped()) {
             let version = version_header.as_ref().map(ProtocolVersion::as_str);
-            return self.modern(Box::new(parts), bytes, version, frame, accepts_json, accepts_sse).await;
+            return self.stateless(Box::new(parts), bytes, version, frame, accepts_json, accepts_sse).await;
         }
         self.post_2025(&mut parts, frame, accepts_json, accepts_sse).await
     }
 
-    async fn modern(
+    async fn stateless(
         &self,
         parts: Box<http::request::Parts>,
         body: bytes::Bytes,
@@ -412,7 +417,7 @@ impl McpService {
                 )
             }
         };
-        self.modern_request(parts, body, version, request).await
+        self.stateless_request(parts, body, version, request).await
     }
 
     /// Serves one 2026 request (`body`: the text it was read from), once the client's
@@ -420,7 +425,7 @@ impl McpService {
     ///
     /// The request's parts (boxed: a move copies a pointer) and body are passed down by
     /// value, to be freed with its answer's bytes once those have been written.
-    async fn modern_request(
+    async fn stateless_request(
         &self,
         mut parts: Box<http::request::Parts>,
         body: bytes::Bytes,
@@ -439,7 +444,7 @@ impl McpService {
             return status::busy(Some(request.id), "Too many requests in progress; try again later");
         };
         let extensions = request_extensions(&mut parts);
-        modern::serve(&self.inner, request, extensions, slot, (parts, body)).await
+        stateless::serve(&self.inner, request, extensions, slot, (parts, body)).await
     }
 
     async fn post_2025(
@@ -497,12 +502,12 @@ impl McpService {
                 "Invalid request: initialize must be sent alone",
             );
         }
-        if settings.stateless_2025 {
+        if settings.sessionless {
             let version = match initialize {
                 Some((_, requested)) => requested,
-                None => stateless25::header_version(&parts.headers),
+                None => sessionless::header_version(&parts.headers),
             };
-            return self.post_stateless(parts, messages, batch, version).await;
+            return self.post_sessionless(parts, messages, batch, version).await;
         }
         let session = match &initialize {
             Some((init_id, requested)) => {
@@ -547,7 +552,7 @@ impl McpService {
         let mut response = self.exchange(&session, parts, messages, batch, json).await;
         if initialize.is_some() {
             if let Ok(value) = HeaderValue::from_str(&session.id) {
-                response.headers_mut().insert(headers::SESSION_ID, value);
+                response.headers_mut().insert(header_rules::SESSION_ID, value);
             }
         }
         response
@@ -562,7 +567,7 @@ impl McpService {
     /// to another principal.
     #[allow(clippy::result_large_err)]
     fn find_session(&self, parts: &http::request::Parts) -> Result<Arc<Session>, Box<Response<McpBody>>> {
-        let Some(id) = parts.headers.get(&headers::SESSION_ID_NAME).and_then(|v| v.to_str().ok()) else {
+        let Some(id) = parts.headers.get(&header_rules::SESSION_ID_NAME).and_then(|v| v.to_str().ok()) else {
             return Err(Box::new(status::error(
                 StatusCode::BAD_REQUEST,
                 None,
@@ -608,7 +613,7 @@ impl McpService {
         }
         if let Some(last) = parts.headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
             if let Some(rx) = session.resume(last.trim()) {
-                return modern::sse_response(McpBody::session_stream(Vec::new(), rx));
+                return stateless::sse_response(McpBody::session_stream(Vec::new(), rx));
             }
             // A stream of the session's previous owner in the cluster, which stopped.
             #[cfg(feature = "redis")]
@@ -617,8 +622,8 @@ impl McpService {
                     // The standalone stream goes on here, live, after what it missed.
                     let live = replay.standalone.then(|| session.open_standalone()).flatten();
                     return match live {
-                        Some(rx) => modern::sse_response(McpBody::session_stream(replay.events, rx)),
-                        None => modern::sse_response(McpBody::full(replay.events.concat())),
+                        Some(rx) => stateless::sse_response(McpBody::session_stream(replay.events, rx)),
+                        None => stateless::sse_response(McpBody::full(replay.events.concat())),
                     };
                 }
             }
@@ -630,7 +635,7 @@ impl McpService {
             );
         }
         match session.open_standalone() {
-            Some(rx) => modern::sse_response(McpBody::session_stream(Vec::new(), rx)),
+            Some(rx) => stateless::sse_response(McpBody::session_stream(Vec::new(), rx)),
             None => status::error(
                 StatusCode::CONFLICT,
                 None,

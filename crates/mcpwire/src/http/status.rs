@@ -6,7 +6,7 @@ use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Response, StatusCode};
 use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RequestId};
 
-use super::body::McpBody;
+use super::response_body::McpBody;
 
 /// The HTTP status of a JSON-RPC error sent as a plain JSON body (2026): 400 for the
 /// request-shape errors, 404 for an unknown method, 200 otherwise.

@@ -63,7 +63,7 @@ impl StatefulSession {
         self.server.layered_notification(notification, ctx, endpoint).await
     }
 
-    /// A session-less 2025 request's session (HTTP's `stateless_2025`): initialized at
+    /// A session-less 2025 request's session (HTTP's `sessionless` setting): initialized at
     /// `version` for a client that declared no capabilities, unless it was initialized
     /// already. It is not registered for change notifications: it has no stream.
     #[cfg(feature = "http")]

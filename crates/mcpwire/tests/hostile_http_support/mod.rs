@@ -1,7 +1,9 @@
-//! What `http_floods_and_disconnects.rs` and `faults.rs` share: the fixture server behind a real
-//! socket, and reading requests in a scripted fake server; the MCP request builders come
-//! from `mcp_http`. A module directory, not a test target; the including crate declares
-//! `mod raw_http;`, `mod mcp_http;` and `mod fixture;` at its root.
+//! What the tests of the fixture server over HTTP share (`hostile_http_*.rs`,
+//! `http_floods_and_disconnects.rs`, `http_limits.rs`, `faults.rs`): the fixture server
+//! behind a real socket, and reading requests in a scripted fake server; the MCP request
+//! builders come from `mcp_http`, re-exported here. A module directory, not a test target;
+//! the including crate declares `mod raw_http;`, `mod mcp_http;` and `mod fixture;` at its
+//! root.
 #![allow(dead_code)]
 
 use std::sync::Arc;

@@ -221,7 +221,6 @@ pub async fn start() -> TestServer {
     start_with(HttpSettings::default()).await
 }
 
-/// Waits until `cond` holds (at most 5 s).
 /// The JSON-RPC error body the endpoint writes for transport-level failures. It has no
 /// `id` member: since 2025-11-25 the schema makes `id` optional on error responses and
 /// does not allow `null`.
@@ -236,20 +235,6 @@ pub fn text_result(id: i64, text: &str) -> Value {
 // ---------------------------------------------------------------------------------------
 // 2025-era helpers
 // ---------------------------------------------------------------------------------------
-
-/// POSTs `body` in session `sid` at 2025-11-25.
-pub async fn post(addr: SocketAddr, sid: &str, body: &Value) -> Response {
-    send(addr, in_session(Req::post(body), sid, V25)).await
-}
-
-/// The standalone GET stream (or a resumption with `last_event_id`).
-pub async fn get_stream(addr: SocketAddr, sid: &str, last_event_id: Option<&str>) -> Response {
-    let mut req = in_session(Req::new("GET").header("accept", "text/event-stream"), sid, V25);
-    if let Some(id) = last_event_id {
-        req = req.header("last-event-id", id);
-    }
-    send(addr, req).await
-}
 
 /// The session ended under an open call: within `limit` the GET stream ends with no
 /// event, and the call's stream ends with exactly one: `id`'s "Connection closed".

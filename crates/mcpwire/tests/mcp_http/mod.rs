@@ -10,14 +10,15 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::raw_http::{send, Req, Response};
+use crate::raw_http::{send, Next, Req, Response, READ_TIMEOUT};
 
 /// The 2025 revision these tests open sessions at.
 pub const V25: &str = "2025-11-25";
 /// The 2026 revision.
 pub const V26: &str = "2026-07-28";
 
-/// Waits until `check` holds, failing after 10 s.
+/// Waits until `check` holds, failing after 10 s: the one wait of every HTTP test, long
+/// enough for a loaded machine, short enough that a hang fails the test.
 pub async fn wait_for(what: &str, mut check: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !check() {
@@ -50,6 +51,20 @@ pub fn in_session(req: Req, sid: &str, version: &str) -> Req {
     }
 }
 
+/// POSTs `body` in session `sid` at 2025-11-25.
+pub async fn post(addr: SocketAddr, sid: &str, body: &Value) -> Response {
+    send(addr, in_session(Req::post(body), sid, V25)).await
+}
+
+/// The standalone GET stream (or a resumption with `last_event_id`).
+pub async fn get_stream(addr: SocketAddr, sid: &str, last_event_id: Option<&str>) -> Response {
+    let mut req = in_session(Req::new("GET").header("accept", "text/event-stream"), sid, V25);
+    if let Some(id) = last_event_id {
+        req = req.header("last-event-id", id);
+    }
+    send(addr, req).await
+}
+
 /// Initializes a session (and sends `notifications/initialized`); returns its id.
 pub async fn open_session(addr: SocketAddr, version: &str) -> String {
     let mut response = send(addr, Req::post(&initialize_body(1, version))).await;
@@ -73,7 +88,7 @@ pub fn envelope() -> Value {
 
 /// A 2026 request with its envelope (merged into any `_meta` given) and every header it
 /// needs.
-pub fn modern(id: i64, method: &str, mut params: Value) -> Req {
+pub fn stateless_request(id: i64, method: &str, mut params: Value) -> Req {
     let meta = params.as_object_mut().unwrap().entry("_meta").or_insert_with(|| json!({}));
     for (k, v) in envelope().as_object().unwrap() {
         meta.as_object_mut().unwrap().entry(k.clone()).or_insert(v.clone());
@@ -97,6 +112,24 @@ pub async fn answer(mut resp: Response) -> Value {
         let message = resp.next_message().await;
         if message.get("method").is_none() {
             return message;
+        }
+    }
+}
+
+/// Every JSON-RPC message a response carries, to its end: its JSON body, or the data of
+/// each of its SSE events (priming events, which carry none, skipped).
+pub async fn messages(mut resp: Response) -> Vec<Value> {
+    if !resp.is_sse() {
+        let body = resp.bytes().await;
+        return if body.is_empty() { Vec::new() } else { vec![serde_json::from_slice(&body).unwrap()] };
+    }
+    let mut out = Vec::new();
+    loop {
+        match resp.next_within(READ_TIMEOUT).await {
+            Next::Event(e) if e.data.is_empty() => {}
+            Next::Event(e) => out.push(e.json()),
+            Next::End => return out,
+            Next::Timeout => panic!("the stream did not end; messages so far: {out:?}"),
         }
     }
 }

@@ -42,15 +42,26 @@ impl Req {
 
     /// A POST with JSON content type and `Accept` listing both types.
     pub fn post(body: &Value) -> Req {
+        Req::post_bytes(serde_json::to_vec(body).unwrap())
+    }
+
+    /// A POST like [`Req::post`] whose body is these bytes as they are (malformed JSON
+    /// included).
+    pub fn post_bytes(body: impl Into<Vec<u8>>) -> Req {
         Req::new("POST")
             .header("content-type", "application/json")
             .header("accept", "application/json, text/event-stream")
-            .body(serde_json::to_vec(body).unwrap())
+            .body(body.into())
     }
 
     pub fn header(mut self, name: &str, value: &str) -> Req {
         self.headers.push((name.into(), value.into()));
         self
+    }
+
+    /// Adds each of `headers`, in order.
+    pub fn with_headers(self, headers: &[(&str, &str)]) -> Req {
+        headers.iter().fold(self, |req, (name, value)| req.header(name, value))
     }
 
     /// Removes every header of that name.
@@ -79,6 +90,14 @@ impl Req {
         self
     }
 
+    /// Whether the test set the body's framing itself (`Content-Length` or
+    /// `Transfer-Encoding`, to announce a body it never sends or sends by hand).
+    fn frames_itself(&self) -> bool {
+        self.headers.iter().any(|(n, _)| {
+            n.eq_ignore_ascii_case("content-length") || n.eq_ignore_ascii_case("transfer-encoding")
+        })
+    }
+
     /// The request as it goes on the wire to `addr`.
     pub fn encode(&self, addr: SocketAddr) -> Vec<u8> {
         let host = self.host.clone().unwrap_or_else(|| addr.to_string());
@@ -97,7 +116,7 @@ impl Req {
             }
             out.extend_from_slice(b"0\r\n\r\n");
         } else {
-            if !self.body.is_empty() || self.method == "POST" {
+            if !self.frames_itself() && (!self.body.is_empty() || self.method == "POST") {
                 head.push_str(&format!("content-length: {}\r\n", self.body.len()));
             }
             head.push_str("\r\n");
@@ -122,7 +141,7 @@ pub async fn send_only(addr: SocketAddr, req: Req) -> TcpStream {
 pub async fn send(addr: SocketAddr, req: Req) -> Response {
     let stream = TcpStream::connect(addr).await.expect("connect to the test server");
     stream.set_nodelay(true).unwrap();
-    let (mut read, mut write) = stream.into_split();
+    let (read, mut write) = stream.into_split();
     let bytes = req.encode(addr);
     let writer = tokio::spawn(async move {
         // Errors are expected when the server closes early (e.g. after a 413).
@@ -130,6 +149,21 @@ pub async fn send(addr: SocketAddr, req: Req) -> Response {
         let _ = write.flush().await;
         write
     });
+    read_head(read, writer).await
+}
+
+/// Reads the response to what the test wrote on `stream` itself (after [`send_only`]).
+pub async fn read_response(stream: TcpStream) -> Response {
+    let (read, write) = stream.into_split();
+    read_head(read, tokio::spawn(async move { write })).await
+}
+
+/// Reads a response head from `read`; `writer` is the task holding the write half, kept
+/// with the response so that the connection stays open while the body is read.
+async fn read_head(
+    mut read: tokio::net::tcp::OwnedReadHalf,
+    writer: tokio::task::JoinHandle<tokio::net::tcp::OwnedWriteHalf>,
+) -> Response {
     let mut buf = Vec::new();
     let head_end = loop {
         if let Some(i) = find(&buf, b"\r\n\r\n") {

@@ -11,7 +11,7 @@ use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVer
 use super::tunnel::NotDelivered;
 use super::{Cluster, SessionRecord};
 use crate::http::session::Session;
-use crate::http::{headers, status, McpBody, McpService};
+use crate::http::{header_rules, status, McpBody, McpService};
 
 /// The requests whose effect on a session is journalled for a takeover.
 fn sets_session_state(method: &str) -> bool {
@@ -58,7 +58,7 @@ impl McpService {
         body: Bytes,
     ) -> Option<Response<McpBody>> {
         let cluster = self.cluster()?;
-        let id = parts.headers.get(&headers::SESSION_ID_NAME)?.to_str().ok()?.trim();
+        let id = parts.headers.get(&header_rules::SESSION_ID_NAME)?.to_str().ok()?.trim();
         if self.inner.sessions.get(id).is_some() {
             cluster.refresh_session(id);
             return None;

@@ -1,7 +1,8 @@
-//! 2025-era requests without sessions ([`HttpSettings::stateless_2025`]): no
+//! 2025-era requests without sessions ([`HttpSettings::sessionless`], what other SDKs
+//! call the 2025 "stateless mode"; "stateless" here names the 2026 era alone): no
 //! `Mcp-Session-Id` is minted or required, GET and DELETE answer 405, and each POST is
 //! served on its own, as a 2026 request is: its handler runs inside the POST's future
-//! ([`modern::serve_alone`]), with a session of its own that ends with the response (so
+//! ([`stateless::serve_alone`]), with a session of its own that ends with the response (so
 //! nothing is kept and nothing can be resumed). A request that is not `initialize` finds
 //! that session already initialized at the version its `MCP-Protocol-Version` header
 //! names (2025-03-26 without one), with no client capabilities: like a session whose
@@ -10,7 +11,7 @@
 //! A batch (2025-03-26 only) is answered as one array: it is served by a throwaway
 //! [`Session`], which collects the answers of its requests.
 //!
-//! [`HttpSettings::stateless_2025`]: super::HttpSettings::stateless_2025
+//! [`HttpSettings::sessionless`]: super::HttpSettings::sessionless
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -20,18 +21,18 @@ use mcpwire_protocol::{codes, methods, Message, ProtocolVersion, Request, Reques
 use serde_json::json;
 
 use super::session::Session;
-use super::{headers, modern, request_extensions, status, McpBody, McpService};
+use super::{header_rules, request_extensions, stateless, status, McpBody, McpService};
 use crate::jsonrpc::{Handler, RequestContext};
 use crate::server::stateful::StatefulSession;
 use crate::transport::{InboundMeta, TransportEvent};
 
 /// The id of the `initialize` request a throwaway session is opened with.
-const INIT_ID: &str = "mcpwire-stateless-initialize";
+const INIT_ID: &str = "mcpwire-sessionless-initialize";
 
 /// The version a session-less request runs at: its header's, if that names a 2025
 /// revision, else 2025-03-26 (the spec's assumption for a request without the header).
 pub(super) fn header_version(headers: &HeaderMap) -> ProtocolVersion {
-    headers::protocol_version(headers)
+    header_rules::protocol_version(headers)
         .ok()
         .flatten()
         .map(ProtocolVersion::parse)
@@ -50,12 +51,12 @@ impl Drop for CloseOnDrop {
 
 /// The handler of one session-less 2025 request: a session of its own, through the
 /// server's middleware.
-struct Stateless {
+struct Sessionless {
     session: StatefulSession,
     version: ProtocolVersion,
 }
 
-impl Handler for Stateless {
+impl Handler for Sessionless {
     async fn on_request(
         &self,
         request: Request,
@@ -70,7 +71,7 @@ impl Handler for Stateless {
 
 impl McpService {
     /// Serves a session-less 2025 POST.
-    pub(super) async fn post_stateless(
+    pub(super) async fn post_sessionless(
         &self,
         parts: &mut http::request::Parts,
         mut messages: Vec<Message>,
@@ -100,17 +101,18 @@ impl McpService {
         let inner = &self.inner;
         if let (false, [Message::Request(_)]) = (batch, messages.as_slice()) {
             if let Some(Message::Request(request)) = messages.pop() {
-                let handler = Stateless { session: StatefulSession::new(inner.server.clone()), version };
+                let handler = Sessionless { session: StatefulSession::new(inner.server.clone()), version };
                 let extensions = request_extensions(parts);
                 let json_only = inner.settings.json_response;
-                return modern::serve_alone(inner, handler, request, extensions, slot, (), json_only).await;
+                return stateless::serve_alone(inner, handler, request, extensions, slot, (), json_only)
+                    .await;
             }
         }
         let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
-        let name = format!("stateless-{}", inner.throwaway_sessions.fetch_add(1, Ordering::Relaxed) + 1);
+        let name = format!("sessionless-{}", inner.throwaway_sessions.fetch_add(1, Ordering::Relaxed) + 1);
         let session = Session::start(
             &inner.server,
-            inner.stateless_settings.clone(),
+            inner.sessionless_settings.clone(),
             name,
             principal,
             version.clone(),

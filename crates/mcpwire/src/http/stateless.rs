@@ -13,7 +13,7 @@ use mcpwire_protocol::{codes, methods, Message, Request};
 use serde_json::value::RawValue;
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
-use super::body::McpBody;
+use super::response_body::McpBody;
 use super::{sse, status, Inner};
 use crate::extensions::Extensions;
 use crate::jsonrpc::{poll_once, serve_one, Handler, RequestContext};
@@ -21,9 +21,9 @@ use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing};
 
 /// The handler of one 2026 request: the server's 2026 era, through its middleware.
-struct Modern(Server);
+struct Stateless(Server);
 
-impl Handler for Modern {
+impl Handler for Stateless {
     async fn on_request(
         &self,
         request: Request,
@@ -50,7 +50,7 @@ pub(crate) async fn serve(
     slot: OwnedSemaphorePermit,
     leftovers: impl Send + 'static,
 ) -> Response<McpBody> {
-    let handler = Modern(endpoint.server.clone());
+    let handler = Stateless(endpoint.server.clone());
     serve_alone(endpoint, handler, request, extensions, slot, leftovers, false).await
 }
 

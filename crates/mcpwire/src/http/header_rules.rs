@@ -3,7 +3,7 @@
 //! with the body after decoding the `=?base64?...?=` form. Any disagreement is `-32020`.
 //!
 //! ```
-//! use mcpwire::http::headers::{decode_value, encode_value};
+//! use mcpwire::http::header_rules::{decode_value, encode_value};
 //!
 //! assert_eq!(encode_value("Lisbon"), "Lisbon");
 //! // Not plain visible ASCII: sent in the base64 form, read back whole.

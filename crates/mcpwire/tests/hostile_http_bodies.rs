@@ -1,0 +1,199 @@
+//! Hostile request bodies over Streamable HTTP, on real sockets: malformed JSON and
+//! JSON-RPC get their exact status and error, wrong media types and methods theirs; a
+//! 64 MiB body is refused (announced or chunked) while the server's memory stays bounded;
+//! a batch of ten thousand requests and a thousand concurrent 2026 POSTs are each answered
+//! exactly once.
+//!
+//! The fixture server runs in this process, or in a child process where memory is
+//! measured; requests are written by hand on raw TCP (`raw_http`) so that every byte is
+//! ours. The other hostile HTTP files: `hostile_http_headers.rs`,
+//! `hostile_http_sessions.rs`, `hostile_http_streams.rs`, `hostile_http_client.rs`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "hostile_fixture.rs"]
+mod fixture;
+mod hostile_http_support;
+mod mcp_http;
+mod raw_http;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use fixture::ChildServer;
+use hostile_http_support::{
+    answer, code, in_session, local, messages, open_session, post, stateless_request, V25,
+};
+use mcpwire::http::HttpSettings;
+use mcpwire::protocol::codes;
+use raw_http::{read_response, send, send_only, Req};
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+
+#[tokio::test]
+async fn malformed_bodies_get_exact_statuses_and_errors() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_member = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"x\":{deep}}}");
+    // (body, status, code, id); the same with and without a session.
+    let cases: Vec<(Vec<u8>, u16, i64, Value)> = vec![
+        (b"not json".to_vec(), 400, codes::PARSE_ERROR, Value::Null),
+        (b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":".to_vec(), 400, codes::PARSE_ERROR, Value::Null),
+        (b"".to_vec(), 400, codes::PARSE_ERROR, Value::Null),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}".to_vec(),
+            400,
+            codes::PARSE_ERROR,
+            Value::Null,
+        ),
+        (b"42".to_vec(), 400, codes::INVALID_REQUEST, Value::Null),
+        (b"{\"hello\":1}".to_vec(), 400, codes::INVALID_REQUEST, Value::Null),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}".to_vec(),
+            400,
+            codes::INVALID_REQUEST,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"ping\"}".to_vec(),
+            400,
+            codes::INVALID_REQUEST,
+            Value::Null,
+        ),
+        (
+            b"{\"jsonrpc\":\"1.0\",\"id\":3,\"method\":\"ping\"}".to_vec(),
+            400,
+            codes::INVALID_REQUEST,
+            json!(3),
+        ),
+        (
+            b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"params\":[1]}".to_vec(),
+            400,
+            codes::INVALID_REQUEST,
+            json!(4),
+        ),
+        ("[".repeat(100_000).into_bytes(), 400, codes::PARSE_ERROR, Value::Null),
+        (deep.clone().into_bytes(), 400, codes::INVALID_REQUEST, Value::Null),
+    ];
+    for with_session in [false, true] {
+        for (body, status, expected, id) in &cases {
+            let mut req = Req::post_bytes(body.clone()).header("mcp-protocol-version", V25);
+            if with_session {
+                req = req.header("mcp-session-id", &session);
+            }
+            let resp = send(addr, req).await;
+            let shown = String::from_utf8_lossy(&body[..body.len().min(40)]).into_owned();
+            assert_eq!(resp.status, *status, "{shown}");
+            let answer = resp.json().await;
+            assert_eq!(code(&answer), *expected, "{shown}: {answer}");
+            assert_eq!(answer.get("id").cloned().unwrap_or(Value::Null), *id, "{shown}: {answer}");
+        }
+    }
+    let in_the_session = |body: Vec<u8>| in_session(Req::post_bytes(body), &session, V25);
+    // A deep unknown member is skipped without recursion: the request is served.
+    let resp = send(addr, in_the_session(deep_member.into_bytes())).await;
+    assert_eq!(answer(resp).await["result"], json!({}));
+    // Deep tool arguments: a tool execution error.
+    let body = format!("{{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"a\":{deep}}}}}}}");
+    let resp = send(addr, in_the_session(body.into_bytes())).await;
+    assert_eq!(answer(resp).await["result"]["isError"], true);
+    // Wrong media types and methods.
+    let ping = br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#.to_vec();
+    let resp = send(addr, in_the_session(ping.clone()).without("content-type")).await;
+    assert_eq!(resp.status, 415);
+    let resp = send(addr, in_the_session(ping.clone()).set("content-type", "text/plain")).await;
+    assert_eq!(resp.status, 415);
+    let resp = send(addr, in_the_session(ping.clone()).without("accept")).await;
+    assert_eq!(resp.status, 406);
+    let resp = send(addr, Req { method: "PUT".into(), ..in_the_session(ping) }).await;
+    assert_eq!(resp.status, 405);
+    assert_eq!(resp.header("allow"), Some("GET, POST, DELETE"));
+    // The session survived all of it.
+    let resp = post(addr, &session, &json!({ "jsonrpc": "2.0", "id": "ok", "method": "ping" })).await;
+    assert_eq!(answer(resp).await["result"], json!({}));
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_64_mib_body_is_refused_and_memory_stays_bounded() {
+    let server = ChildServer::start("http", &[]).await;
+    let addr: SocketAddr = server.addr.as_deref().unwrap().parse().unwrap();
+    let pid = server.pid();
+    let (_, hwm_before) = fixture::memory_of(pid);
+    // Announced: refused before a byte of it is read.
+    let announced = Req::post_bytes(Vec::new()).header("content-length", &(64usize << 20).to_string());
+    let resp = read_response(send_only(addr, announced).await).await;
+    assert_eq!(resp.status, 413);
+    assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST);
+    // Chunked: counted as it comes, refused past 4 MiB.
+    let chunked = Req::post_bytes(Vec::new()).header("transfer-encoding", "chunked");
+    let mut stream = send_only(addr, chunked).await;
+    let chunk = vec![b' '; 1 << 20];
+    let header = format!("{:x}\r\n", chunk.len());
+    for _ in 0..64 {
+        if stream.write_all(header.as_bytes()).await.is_err()
+            || stream.write_all(&chunk).await.is_err()
+            || stream.write_all(b"\r\n").await.is_err()
+        {
+            break; // the server stopped reading and answered
+        }
+    }
+    let _ = stream.write_all(b"0\r\n\r\n").await;
+    let resp = read_response(stream).await;
+    assert_eq!(resp.status, 413);
+    let (_, hwm_after) = fixture::memory_of(pid);
+    let grown_mib = hwm_after.saturating_sub(hwm_before) / 1024;
+    assert!(grown_mib < 32, "peak memory grew by {grown_mib} MiB for a 64 MiB body");
+    // And the server goes on.
+    let resp = send(addr, stateless_request(1, "tools/list", json!({}))).await;
+    assert_eq!(resp.status, 200);
+}
+
+#[tokio::test]
+async fn ten_thousand_requests_in_one_batch_and_a_thousand_concurrent_posts() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    // 2025-03-26 accepts batches.
+    let session = open_session(addr, "2025-03-26").await;
+    let batch: Vec<Value> =
+        (0..10_000).map(|i| json!({ "jsonrpc": "2.0", "id": i, "method": "ping" })).collect();
+    let req = Req::post(&Value::from(batch))
+        .header("mcp-protocol-version", "2025-03-26")
+        .header("mcp-session-id", &session);
+    let resp = send(addr, req).await;
+    assert_eq!(resp.status, 200);
+    let mut seen: HashMap<i64, usize> = HashMap::new();
+    for e in messages(resp).await {
+        assert_eq!(e["result"], json!({}), "{e}");
+        *seen.entry(e["id"].as_i64().unwrap()).or_default() += 1;
+    }
+    assert_eq!(seen.len(), 10_000);
+    assert!(seen.values().all(|n| *n == 1));
+    // A batch at 2025-11-25 is refused.
+    let late = open_session(addr, V25).await;
+    let resp = post(addr, &late, &json!([{ "jsonrpc": "2.0", "id": 1, "method": "ping" }])).await;
+    assert_eq!(resp.status, 400);
+    assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST);
+    // 1,000 2026 requests, 100 at a time (one connection each; more would only test the
+    // kernel's accept queue).
+    let gate = Arc::new(tokio::sync::Semaphore::new(100));
+    let tasks: Vec<_> = (0..1000)
+        .map(|i| {
+            let gate = gate.clone();
+            tokio::spawn(async move {
+                let _permit = gate.acquire_owned().await.unwrap();
+                let call =
+                    stateless_request(i, "tools/call", json!({ "name": "echo", "arguments": { "i": i } }));
+                send(addr, call).await.json().await
+            })
+        })
+        .collect();
+    for (i, t) in tasks.into_iter().enumerate() {
+        let answer = t.await.unwrap();
+        assert_eq!(answer["id"], i as i64);
+        assert_eq!(answer["result"]["content"][0]["text"], json!({ "i": i }).to_string());
+    }
+    bound.shutdown.cancel();
+}

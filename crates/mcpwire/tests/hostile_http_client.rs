@@ -1,0 +1,214 @@
+//! The HTTP client against hostile servers, on real sockets: a raw TCP listener that
+//! answers with garbage, a huge body, an unknown id, silence, an endless or dripping
+//! stream; a 2026 call that never returns; the server process killed and restarted under
+//! a 2025 client. The tests assert what the client's calls return: a clear error or a
+//! timeout, never a hang.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "hostile_fixture.rs"]
+mod fixture;
+mod hostile_http_support;
+mod mcp_http;
+mod raw_http;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use fixture::ChildServer;
+use hostile_http_support::{local, read_request_id, wait_for};
+use mcpwire::client::{Client, ClientOptions};
+use mcpwire::http::HttpSettings;
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::transport::http_client::HttpClientTransport;
+use mcpwire::RequestError;
+use serde_json::json;
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+
+fn options(timeout_ms: u64) -> ClientOptions {
+    ClientOptions {
+        probe_timeout: Duration::from_millis(timeout_ms),
+        request_timeout: Duration::from_millis(timeout_ms),
+        ..Default::default()
+    }
+}
+
+async fn stateless_client(url: &str, timeout_ms: u64) -> Client {
+    Client::builder("t", "0")
+        .protocol_version(ProtocolVersion::parse("2026-07-28"))
+        .options(options(timeout_ms))
+        .connect(HttpClientTransport::new(url).unwrap())
+        .await
+        .unwrap()
+}
+
+/// What a raw fake server does with each request it reads.
+#[derive(Clone, Copy)]
+enum Misbehave {
+    Garbage,
+    Huge,
+    UnknownId,
+    Silent,
+    EndlessStream,
+    Drip,
+}
+
+async fn fake_server(mode: Misbehave) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(stream);
+                while let Some(id) = read_request_id(&mut stream).await {
+                    let s = stream.get_mut();
+                    let json_head = |len: usize| {
+                        format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n")
+                    };
+                    let sse_head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+                    match mode {
+                        Misbehave::Garbage => {
+                            let body = b"<html>not json</html>";
+                            let _ = s.write_all(json_head(body.len()).as_bytes()).await;
+                            let _ = s.write_all(body).await;
+                        }
+                        Misbehave::Huge => {
+                            let len = 20 << 20;
+                            let _ = s.write_all(json_head(len).as_bytes()).await;
+                            let chunk = vec![b' '; 1 << 20];
+                            for _ in 0..20 {
+                                if s.write_all(&chunk).await.is_err() {
+                                    break;
+                                }
+                            }
+                        }
+                        Misbehave::UnknownId => {
+                            let body =
+                                serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 987654, "result": {} }))
+                                    .unwrap();
+                            let _ = s.write_all(json_head(body.len()).as_bytes()).await;
+                            let _ = s.write_all(&body).await;
+                        }
+                        Misbehave::Silent => {
+                            tokio::time::sleep(Duration::from_secs(3600)).await;
+                        }
+                        Misbehave::EndlessStream => {
+                            let _ = s.write_all(sse_head.as_bytes()).await;
+                            loop {
+                                if s.write_all(b": still here\n\n").await.is_err() {
+                                    return;
+                                }
+                                tokio::time::sleep(Duration::from_millis(20)).await;
+                            }
+                        }
+                        Misbehave::Drip => {
+                            let _ = s.write_all(sse_head.as_bytes()).await;
+                            let event = format!(
+                                "event: message\ndata: {}\n\n",
+                                json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": "dripped" }] } })
+                            );
+                            for b in event.bytes() {
+                                if s.write_all(&[b]).await.is_err() {
+                                    return;
+                                }
+                                let _ = s.flush().await;
+                                tokio::time::sleep(Duration::from_millis(1)).await;
+                            }
+                            // ...and never ends the stream.
+                            tokio::time::sleep(Duration::from_secs(3600)).await;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn the_client_against_a_server_sending_garbage_or_huge_bodies() {
+    let url = fake_server(Misbehave::Garbage).await;
+    let client = stateless_client(&url, 2_000).await;
+    let error = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(is_transport_failure(&error, "the server's answer is not JSON-RPC"), "{error:?}");
+    let url = fake_server(Misbehave::Huge).await;
+    let client = stateless_client(&url, 10_000).await;
+    let error = client.call_tool("x", json!({})).await.unwrap_err();
+    // The error names the limit (HttpClientTransport::max_message_bytes raises it).
+    assert!(
+        is_transport_failure(&error, "the response body exceeds the 16777216-byte message size limit"),
+        "{error:?}"
+    );
+}
+
+/// Whether the client's error is the HTTP transport's own failure, with a reason starting
+/// with `reason`, rather than anything the server said.
+fn is_transport_failure(error: &RequestError, reason: &str) -> bool {
+    matches!(error, RequestError::Transport { reason: r } if r.starts_with(reason))
+}
+
+#[tokio::test]
+async fn the_client_times_out_unknown_ids_silence_and_endless_streams() {
+    for mode in [Misbehave::UnknownId, Misbehave::Silent, Misbehave::EndlessStream] {
+        let url = fake_server(mode).await;
+        let client = stateless_client(&url, 300).await;
+        let started = Instant::now();
+        let error = client.call_tool("x", json!({})).await.unwrap_err();
+        assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+        assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    }
+}
+
+#[tokio::test]
+async fn the_client_reads_a_dripping_stream() {
+    let url = fake_server(Misbehave::Drip).await;
+    let client = stateless_client(&url, 10_000).await;
+    let result = client.call_tool("x", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "dripped");
+}
+
+#[tokio::test]
+async fn a_2026_call_that_never_returns_times_out_and_the_server_drops_it() {
+    let (bound, stats) = local(HttpSettings::default()).await;
+    let url = format!("http://{}/mcp", bound.local_addr);
+    let client = stateless_client(&url, 300).await;
+    let error = client.call_tool("hang", json!({})).await.unwrap_err();
+    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    wait_for("the server to drop the handler", || stats.dropped.load(Ordering::SeqCst) == 1).await;
+    client.close().await;
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn the_http_server_restarted_under_a_2025_client() {
+    let first = ChildServer::start("http", &[]).await;
+    let addr = first.addr.clone().unwrap();
+    let url = format!("http://{addr}/mcp");
+    let client = Client::builder("t", "0")
+        .protocol_version(ProtocolVersion::parse("2025-11-25"))
+        .options(options(5_000))
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let result = client.call_tool("echo", json!({ "n": 1 })).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], json!({ "n": 1 }).to_string());
+    // The server dies: a clean error, not a hang.
+    let mut first = first;
+    first.child.kill().await.unwrap();
+    let started = Instant::now();
+    let error = client.call_tool("echo", json!({ "n": 2 })).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        is_transport_failure(&error, "HTTP request failed")
+            || matches!(error, RequestError::ConnectionClosed { .. }),
+        "{error:?}"
+    );
+    // A new process on the same address: it does not know the session; the client
+    // re-initializes on its next call and goes on.
+    let second = ChildServer::start("http", &[("MCPWIRE_HOSTILE_ADDR", &addr)]).await;
+    let result = client.call_tool("echo", json!({ "n": 3 })).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], json!({ "n": 3 }).to_string());
+    client.close().await;
+    drop(second);
+}

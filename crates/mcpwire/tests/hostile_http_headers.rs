@@ -1,0 +1,117 @@
+//! Hostile headers over Streamable HTTP, on real sockets: 2026 requests whose
+//! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` headers are missing,
+//! repeated or lie about the body are refused with `-32020` (an unknown version with
+//! `-32022` and the supported list), and a `Host` or `Origin` from another site is refused
+//! (421, 403) so that DNS rebinding fails.
+//!
+//! The fixture server runs in this process; requests are written by hand on raw TCP
+//! (`raw_http`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "hostile_fixture.rs"]
+mod fixture;
+mod hostile_http_support;
+mod mcp_http;
+mod raw_http;
+
+use hostile_http_support::{code, local, stateless_request, V25, V26};
+use mcpwire::http::HttpSettings;
+use mcpwire::protocol::codes;
+use raw_http::{send, Req};
+use serde_json::{json, Value};
+
+/// The 2026 version header.
+const VERSION_2026: (&str, &str) = ("mcp-protocol-version", V26);
+
+#[tokio::test]
+async fn missing_or_lying_2026_headers_are_refused() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let body =
+        stateless_request(1, "tools/call", json!({ "name": "region", "arguments": { "region": "eu" } })).body;
+    // The body with no header but the content type and `Accept`.
+    let bare = || Req::post_bytes(body.clone());
+    let good = [("mcp-method", "tools/call"), ("mcp-name", "region"), ("mcp-param-region", "eu")];
+    let ok = send(addr, bare().with_headers(&[VERSION_2026, good[0], good[1], good[2]])).await;
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json().await["result"]["content"][0]["text"], "region \"eu\"");
+    // (headers, status, code)
+    type Case<'a> = (Vec<(&'a str, &'a str)>, u16, i64);
+    let cases: Vec<Case> = vec![
+        (vec![good[0], good[1], good[2]], 400, codes::HEADER_MISMATCH), // no version header
+        (vec![VERSION_2026, good[1], good[2]], 400, codes::HEADER_MISMATCH), // no Mcp-Method
+        (vec![VERSION_2026, ("mcp-method", "tools/list"), good[1], good[2]], 400, codes::HEADER_MISMATCH),
+        (vec![VERSION_2026, good[0], good[2]], 400, codes::HEADER_MISMATCH), // no Mcp-Name
+        (vec![VERSION_2026, good[0], ("mcp-name", "echo"), good[2]], 400, codes::HEADER_MISMATCH),
+        (vec![VERSION_2026, good[0], good[1]], 400, codes::HEADER_MISMATCH), // no Mcp-Param
+        (vec![VERSION_2026, good[0], good[1], ("mcp-param-region", "us")], 400, codes::HEADER_MISMATCH),
+        (
+            vec![VERSION_2026, good[0], good[1], ("mcp-param-region", "=?base64?!!?=")],
+            400,
+            codes::HEADER_MISMATCH,
+        ),
+        (
+            vec![VERSION_2026, good[0], good[1], good[2], ("mcp-method", "tools/call")],
+            400,
+            codes::HEADER_MISMATCH,
+        ),
+        (
+            vec![("mcp-protocol-version", "2099-01-01"), good[0], good[1], good[2]],
+            400,
+            codes::HEADER_MISMATCH,
+        ),
+    ];
+    for (extra, status, expected) in &cases {
+        let resp = send(addr, bare().with_headers(extra)).await;
+        assert_eq!(resp.status, *status, "{extra:?}");
+        let answer = resp.json().await;
+        assert_eq!(code(&answer), *expected, "{extra:?}: {answer}");
+    }
+    // The header names a 2025 version: the 2025 path, which wants a session.
+    let resp =
+        send(addr, bare().with_headers(&[("mcp-protocol-version", V25), good[0], good[1], good[2]])).await;
+    assert_eq!(resp.status, 400);
+    // Both say an unknown version: -32022 with the supported list.
+    let mut unknown: Value = serde_json::from_slice(&body).unwrap();
+    unknown["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] = json!("2099-01-01");
+    let headers = [("mcp-protocol-version", "2099-01-01"), good[0], good[1], good[2]];
+    let resp = send(addr, Req::post(&unknown).with_headers(&headers)).await;
+    assert_eq!(resp.status, 400);
+    let answer = resp.json().await;
+    assert_eq!(code(&answer), codes::UNSUPPORTED_PROTOCOL_VERSION, "{answer}");
+    assert_eq!(answer["error"]["data"]["supported"], json!([V26]));
+    // 2026 with GET or DELETE: 405.
+    let get = Req::new("GET").header("accept", "text/event-stream").with_headers(&[VERSION_2026]);
+    assert_eq!(send(addr, get).await.status, 405);
+    // A 2026 unknown method: 404 with -32601 in the body.
+    let resp = send(addr, stateless_request(3, "no/such", json!({}))).await;
+    assert_eq!(resp.status, 404);
+    assert_eq!(code(&resp.json().await), codes::METHOD_NOT_FOUND);
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_host_or_origin_from_another_site_is_refused() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let list = stateless_request(1, "tools/list", json!({}));
+    for (headers, status) in [
+        (vec![("host", "evil.example")], 421),
+        (vec![("host", "localhost.evil.example:80")], 421),
+        (vec![("host", "127.0.0.1.nip.io")], 421),
+        (vec![("origin", "http://evil.example")], 403),
+        (vec![("origin", "http://localhost.evil.example")], 403),
+        (vec![("origin", "null")], 403),
+        (vec![("origin", "http://localhost:5173")], 200),
+        (vec![("host", "127.0.0.1:9"), ("origin", "http://[::1]:3000")], 200),
+    ] {
+        let req = headers.iter().fold(list.clone(), |req, (name, value)| match *name {
+            "host" => req.host(value),
+            _ => req.header(name, value),
+        });
+        let resp = send(addr, req).await;
+        assert_eq!(resp.status, status, "{headers:?}");
+        let _ = resp.bytes().await;
+    }
+    bound.shutdown.cancel();
+}

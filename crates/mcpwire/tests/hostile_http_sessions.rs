@@ -1,0 +1,146 @@
+//! Hostile use of 2025 sessions over Streamable HTTP, on real sockets: a request id
+//! reused while in flight, stray responses and cancels, a cancel racing its answer,
+//! requests before `initialize` or after `DELETE`, and guessed session ids. Each gets its
+//! exact status and error, each stream ends exactly once, and the session goes on.
+//!
+//! The fixture server runs in this process; requests are written by hand on raw TCP
+//! (`raw_http`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "hostile_fixture.rs"]
+mod fixture;
+mod hostile_http_support;
+mod mcp_http;
+mod raw_http;
+
+use std::sync::atomic::Ordering;
+
+use hostile_http_support::{
+    answer, call_body, code, get_stream, in_session, local, messages, open_session, post, V25,
+};
+use mcpwire::http::HttpSettings;
+use mcpwire::protocol::codes;
+use raw_http::{send, Req};
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn duplicate_ids_responses_and_unknown_cancels_in_a_session() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let slow = post(addr, &session, &call_body(1, "sleep", json!({ "ms": 300 }))).await;
+    assert_eq!(slow.status, 200);
+    let dup = post(addr, &session, &call_body(1, "echo", json!({}))).await;
+    assert_eq!(dup.status, 400);
+    let answered = dup.json().await;
+    assert_eq!((answered["id"].clone(), code(&answered)), (json!(1), codes::INVALID_REQUEST), "{answered}");
+    let answered = answer(slow).await;
+    assert_eq!(answered["result"]["content"][0]["text"], "slept", "{answered}");
+    // Responses and notifications are accepted with 202 and no body.
+    for body in [
+        json!({ "jsonrpc": "2.0", "id": 777, "result": {} }),
+        json!({ "jsonrpc": "2.0", "id": 778, "error": { "code": 1, "message": "x" } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 4242 } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/unknown" }),
+    ] {
+        let resp = post(addr, &session, &body).await;
+        assert_eq!(resp.status, 202, "{body}");
+        assert!(resp.bytes().await.is_empty());
+    }
+    let resp = post(addr, &session, &json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
+    assert_eq!(answer(resp).await["result"], json!({}));
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_cancel_racing_the_response_ends_each_stream_exactly_once() {
+    let (bound, stats) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let mut streams = Vec::new();
+    for i in 0..40 {
+        let resp = post(addr, &session, &call_body(i, "sleep", json!({ "ms": i % 3 }))).await;
+        let cancel =
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": i } });
+        assert_eq!(post(addr, &session, &cancel).await.status, 202);
+        streams.push((i, resp));
+    }
+    for (i, resp) in streams {
+        let answers: Vec<Value> =
+            messages(resp).await.into_iter().filter(|e| e.get("method").is_none()).collect();
+        assert_eq!(answers.len(), 1, "{i}: {answers:?}");
+        let a = &answers[0];
+        assert_eq!(a["id"], i);
+        // Either its result, or the SDK's terminator for a cancelled request.
+        assert!(a["result"]["content"][0]["text"] == "slept" || code(a) == codes::REQUEST_CANCELLED, "{a}");
+    }
+    let (started, dropped, finished) = (
+        stats.started.load(Ordering::SeqCst),
+        stats.dropped.load(Ordering::SeqCst),
+        stats.finished.load(Ordering::SeqCst),
+    );
+    assert_eq!(started, dropped + finished);
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn the_2025_session_lifecycle_is_enforced() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let list = json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" });
+    // Before initialize: no session.
+    let resp = send(addr, Req::post(&list).header("mcp-protocol-version", V25)).await;
+    assert_eq!(resp.status, 400);
+    assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST);
+    let get = Req::new("GET").header("accept", "text/event-stream").header("mcp-protocol-version", V25);
+    assert_eq!(send(addr, get).await.status, 400);
+    let session = open_session(addr, V25).await;
+    assert_eq!(session.len(), 32);
+    assert!(session.bytes().all(|b| b.is_ascii_hexdigit()));
+    let resp = post(addr, &session, &list).await;
+    assert!(answer(resp).await["result"]["tools"].is_array());
+    // Ending the session: DELETE, then 404 for everything on it.
+    let delete = || in_session(Req::new("DELETE"), &session, V25);
+    assert_eq!(send(addr, delete()).await.status, 200);
+    assert_eq!(post(addr, &session, &list).await.status, 404);
+    assert_eq!(get_stream(addr, &session, None).await.status, 404);
+    assert_eq!(send(addr, delete()).await.status, 404);
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn session_ids_cannot_be_guessed() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    // Near misses and wild guesses.
+    let mut guesses = vec![
+        session.to_uppercase(),
+        session[..31].to_owned(),
+        format!("{session}0"),
+        format!("{}{}", &session[..31], if session.ends_with('0') { "1" } else { "0" }),
+        "0".repeat(32),
+        "1".to_owned(),
+        "../../etc/passwd".to_owned(),
+    ];
+    let mut seed = 0x243f_6a88_85a3_08d3_u64;
+    for _ in 0..500 {
+        let mut id = String::new();
+        for _ in 0..2 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            id.push_str(&format!("{seed:016x}"));
+        }
+        guesses.push(id);
+    }
+    for guess in &guesses {
+        let resp = post(addr, guess, &ping).await;
+        assert_eq!(resp.status, 404, "{guess}");
+        assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST);
+    }
+    let resp = post(addr, &session, &ping).await;
+    assert_eq!(answer(resp).await["result"], json!({}));
+    bound.shutdown.cancel();
+}
