@@ -128,9 +128,15 @@ pub struct Bench {
     #[arg(long = "args", value_name = "JSON", requires = "tool")]
     pub args_json: Option<String>,
 
+    /// Skip the check of the tool before the run (a `tools/list` on a connection of its
+    /// own): the run's first call is still checked. For measurements that must see the
+    /// measured calls alone, such as instruction counts under callgrind.
+    #[arg(long, conflicts_with = "tool")]
+    pub no_check: bool,
+
     /// What to measure and how.
     #[command(flatten)]
-    pub options: mcpwire_bench::cli::BenchOptions,
+    pub options: crate::bench::options::BenchOptions,
 }
 
 /// `mcpwire login URL`.

@@ -1,33 +1,19 @@
-//! The command line of `mcpwire-bench`, reusable by `mcpwire bench`: a command line that
-//! has its own `--json` flattens [`BenchOptions`] into a subcommand and calls [`run`];
-//! the `mcpwire-bench` binary parses [`BenchArgs`] (the options plus `--json`) and calls
-//! [`main`].
+//! The options of `mcpwire bench` (flattened into the CLI's `Bench` command; the CLI's
+//! own `--json` picks the output) and the printing of a run's report.
 //!
 //! ```text
-//! mcpwire-bench [OPTIONS] TARGET...
+//! mcpwire bench [OPTIONS] TARGET...
 //!   TARGET: an http:// URL, or a command (and its arguments, after `--`) to spawn over stdio
 //! ```
 
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::Parser;
+use mcpwire_examples::echo::payload_text;
 
-use crate::{BenchConfig, Driver, Protocol, Target, Workload};
+use super::config::{BenchConfig, Driver, Protocol, Target, Workload};
 
-/// Measure an MCP server's `echo` tool (latency, throughput, CPU per call, memory).
-#[derive(Debug, Clone, Parser)]
-#[command(name = "mcpwire-bench", version)]
-pub struct BenchArgs {
-    /// What to measure and how.
-    #[command(flatten)]
-    pub options: BenchOptions,
-    /// Print the report as JSON instead of a table.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Everything but the output format: what to measure and how.
+/// What to measure and how (the output format is the CLI's `--json`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchOptions {
     /// An `http://host:port/path` URL, or a command to spawn over stdio (put its own
@@ -107,7 +93,7 @@ impl BenchOptions {
         config.protocol = if self.era == "2026" { Protocol::V2026 } else { Protocol::V2025 };
         config.driver = if self.driver == "sdk" { Driver::Sdk } else { Driver::Raw };
         config.text = match self.payload_bytes {
-            Some(bytes) => crate::wire::payload_text(bytes),
+            Some(bytes) => payload_text(bytes),
             None => self.text.clone(),
         };
         config.progress_token = self.progress_token;
@@ -141,26 +127,16 @@ impl BenchOptions {
     }
 }
 
-/// Runs the bench the arguments describe and prints the report (table or JSON).
-pub async fn main(args: BenchArgs) -> ExitCode {
-    run(&args.options, args.json).await
-}
-
-/// Runs the bench `options` describe and prints the report on stdout: JSON if `json`,
+/// Runs the bench `config` describes and prints the report on stdout: JSON if `json`,
 /// else the summary table. Failures go to stderr.
-pub async fn run(options: &BenchOptions, json: bool) -> ExitCode {
-    run_config(options.config(), json).await
-}
-
-/// [`run`] with a configuration built by the caller.
 pub async fn run_config(config: BenchConfig, json: bool) -> ExitCode {
-    match crate::run(config).await {
+    match super::run::run(config).await {
         Ok(report) => {
             let text = if json {
                 match serde_json::to_string_pretty(&report) {
                     Ok(text) => text + "\n",
                     Err(e) => {
-                        eprintln!("mcpwire-bench: {e}");
+                        eprintln!("mcpwire bench: {e}");
                         return ExitCode::FAILURE;
                     }
                 }
@@ -170,7 +146,7 @@ pub async fn run_config(config: BenchConfig, json: bool) -> ExitCode {
             print_stdout(&text)
         }
         Err(e) => {
-            eprintln!("mcpwire-bench: {e}");
+            eprintln!("mcpwire bench: {e}");
             ExitCode::FAILURE
         }
     }
@@ -184,32 +160,41 @@ fn print_stdout(text: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mcpwire-bench: cannot write the report: {e}");
+            eprintln!("mcpwire bench: cannot write the report: {e}");
             ExitCode::FAILURE
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
+    #![allow(clippy::unwrap_used)]
+    use clap::Parser;
+
     use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// The options of `mcpwire ARGS`, which must be a bench command.
+    pub(in crate::bench) fn parse(args: &[&str]) -> BenchOptions {
+        let cli = Cli::parse_from(std::iter::once("mcpwire").chain(args.iter().copied()));
+        match cli.command {
+            Command::Bench(bench) => bench.options,
+            _ => panic!("not a bench command: {args:?}"),
+        }
+    }
 
     #[test]
     fn http_and_stdio_targets() {
-        let a = BenchArgs::parse_from(["b", "--era", "2026", "http://127.0.0.1:1/mcp"]);
-        let c = a.options.config();
+        let c = parse(&["bench", "--era", "2026", "http://127.0.0.1:1/mcp"]).config();
         assert_eq!(c.target, Target::Http { url: "http://127.0.0.1:1/mcp".into() });
         assert_eq!(c.protocol, Protocol::V2026);
         assert!(c.workloads.iter().any(|w| matches!(w, Workload::Concurrent { clients: 32, .. })));
-        let a = BenchArgs::parse_from(["b", "--json", "--", "echo-server", "--stdio"]);
-        assert!(a.json);
-        let c = a.options.config();
+        let c = parse(&["--json", "bench", "--", "echo-server", "--stdio"]).config();
         assert_eq!(c.target, Target::Stdio { command: vec!["echo-server".into(), "--stdio".into()] });
         assert!(c.workloads.iter().any(|w| matches!(w, Workload::Pipelined { in_flight: 32, .. })));
         assert!(!c.mix && !c.progress_token);
         assert_eq!(c.text, "hello");
-        let a = BenchArgs::parse_from(["b", "--payload-bytes", "4096", "--progress-token", "--mix", "x"]);
-        let c = a.options.config();
+        let c = parse(&["bench", "--payload-bytes", "4096", "--progress-token", "--mix", "x"]).config();
         assert!(c.mix && c.progress_token);
         assert_eq!(c.text.len(), 4096);
     }
