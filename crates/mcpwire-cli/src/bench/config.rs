@@ -193,3 +193,9 @@ impl BenchConfig {
         }
     }
 }
+
+/// The warm-up before a timed run of `seconds` ([`Workload::Concurrent`]): a quarter of
+/// it, at most 1 s.
+pub(crate) fn warmup_for(seconds: f64) -> Duration {
+    Duration::from_secs_f64((seconds / 4.0).clamp(0.0, 1.0))
+}

@@ -9,9 +9,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::config::{BenchConfig, Protocol, Workload};
+use super::config::{warmup_for, BenchConfig, Protocol, Workload};
 use super::report::{BenchError, Outcome, SessionMemory};
-use super::run::warmup_for;
 use super::stats::Samples;
 use super::sys;
 use super::wire::{self, Answer, EchoCall};

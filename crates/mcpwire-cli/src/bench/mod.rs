@@ -5,7 +5,8 @@
 //! (or a `--tool` that does not exist) is a clear error with a hint rather than a failed
 //! run, and `--arg key=value` is typed by the tool's schema as `mcpwire call` types it.
 //!
-//! - [`options`]: the command's options and the report's printing;
+//! - [`options`]: from the command's options (`cli::BenchOptions`) to a run, and the
+//!   report's printing;
 //! - [`config`]: what one run measures ([`config::BenchConfig`]); [`run`] runs it and
 //!   [`report`] holds what it measured;
 //! - the drivers: [`stdio_raw`] (hand-built JSON-RPC on blocking pipes) and [`http_raw`]
@@ -22,7 +23,7 @@
 
 mod config;
 mod http_raw;
-pub mod options;
+mod options;
 mod progress;
 mod report;
 mod run;
@@ -36,10 +37,9 @@ use mcpwire::protocol::ProtocolVersion;
 use serde_json::{Map, Value};
 
 use self::config::ToolCall;
-use self::options::BenchOptions;
 
 use crate::args::tool_arguments;
-use crate::cli::{Bench, Connect};
+use crate::cli::{Bench, BenchOptions, Connect};
 use crate::commands::{pairs, unknown, Env};
 use crate::errors::{Failure, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::interrupt;

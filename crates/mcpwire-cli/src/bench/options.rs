@@ -1,10 +1,5 @@
-//! The options of `mcpwire bench` (flattened into the CLI's `Bench` command; the CLI's
-//! own `--json` picks the output) and the printing of a run's report.
-//!
-//! ```text
-//! mcpwire bench [OPTIONS] TARGET...
-//!   TARGET: an http:// URL, or a command (and its arguments, after `--`) to spawn over stdio
-//! ```
+//! From the options of `mcpwire bench` ([`BenchOptions`], as clap parses them) to a run's
+//! configuration, and the printing of its report (the CLI's `--json` picks the form).
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -12,75 +7,10 @@ use std::time::Duration;
 use mcpwire_examples::echo::payload_text;
 
 use super::config::{BenchConfig, Driver, Protocol, Target, Workload};
-
-/// What to measure and how (the output format is the CLI's `--json`).
-#[derive(Debug, Clone, clap::Args)]
-pub struct BenchOptions {
-    /// An `http://host:port/path` URL, or a command to spawn over stdio (put its own
-    /// flags after `--`).
-    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
-    pub target: Vec<String>,
-    /// A name for the report.
-    #[arg(long, default_value = "target")]
-    pub label: String,
-    /// The protocol era: 2025 (`initialize`, sessions over HTTP) or 2026 (stateless).
-    #[arg(long, default_value = "2025", value_parser = ["2025", "2026"])]
-    pub era: String,
-    /// The measuring client: `raw` (lean JSON-RPC driver) or `sdk` (mcpwire's Client).
-    #[arg(long, default_value = "raw", value_parser = ["raw", "sdk"])]
-    pub driver: String,
-    /// Sequential calls measured (0 skips the sequential run).
-    #[arg(long, default_value_t = 5000)]
-    pub calls: u64,
-    /// Stdio: pipelined calls measured (0 skips).
-    #[arg(long, default_value_t = 50_000)]
-    pub pipelined_calls: u64,
-    /// Stdio: requests in flight in the pipelined run.
-    #[arg(long, default_value_t = 32)]
-    pub in_flight: usize,
-    /// HTTP: concurrent clients (0 skips the concurrent run).
-    #[arg(long, default_value_t = 32)]
-    pub clients: usize,
-    /// HTTP: seconds of the concurrent run.
-    #[arg(long, default_value_t = 5.0)]
-    pub seconds: f64,
-    /// Stdio: spawns timed for spawn-to-first-response (0 skips).
-    #[arg(long, default_value_t = 10)]
-    pub startup_runs: u32,
-    /// HTTP 2025: idle sessions opened to measure memory per session (0 skips; needs
-    /// `--server-pid`).
-    #[arg(long, default_value_t = 0)]
-    pub sessions: usize,
-    /// The HTTP server's pid, for its CPU time and memory.
-    #[arg(long)]
-    pub server_pid: Option<u32>,
-    /// The `text` argument of every call.
-    #[arg(long, default_value = "hello", conflicts_with = "payload_bytes")]
-    pub text: String,
-    /// A `text` argument of this many bytes (ASCII words) instead of `--text`.
-    #[arg(long)]
-    pub payload_bytes: Option<usize>,
-    /// Every request carries `_meta.progressToken` (raw driver).
-    #[arg(long)]
-    pub progress_token: bool,
-    /// Cycle through `tools/list`, `tools/call echo`, `resources/read bench://text-100k`
-    /// and `prompts/get echo-prompt` instead of echo calls only (raw driver; the server
-    /// needs that resource and prompt, as `echo-server` has).
-    #[arg(long)]
-    pub mix: bool,
-    /// Unmeasured calls before each measured run.
-    #[arg(long, default_value_t = 200)]
-    pub warmup: u64,
-    /// Abandon a workload after this many seconds.
-    #[arg(long, default_value_t = 120)]
-    pub timeout: u64,
-    /// No progress bar (it is only drawn when stderr is a terminal anyway).
-    #[arg(long)]
-    pub no_progress: bool,
-}
+use crate::cli::BenchOptions;
 
 impl BenchOptions {
-    /// The configuration these arguments describe.
+    /// The configuration these options describe.
     pub fn config(&self) -> BenchConfig {
         let target = match self.target.as_slice() {
             [url] if url.starts_with("http://") || url.starts_with("https://") => {

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use super::config::{BenchConfig, Driver, Target, Workload};
+use super::config::{warmup_for, BenchConfig, Driver, Target, Workload};
 use super::report::{BenchError, BenchReport};
 use super::{http_raw, progress, sdk, stdio_raw, sys};
 
@@ -98,11 +98,6 @@ pub fn run_blocking(config: &BenchConfig) -> Result<BenchReport, BenchError> {
         report.server_peak_rss_kib = sys::peak_rss_kib(pid);
     }
     Ok(report)
-}
-
-/// Splits `seconds` into the warm-up and measured parts of a timed run.
-pub(crate) fn warmup_for(seconds: f64) -> Duration {
-    Duration::from_secs_f64((seconds / 4.0).clamp(0.0, 1.0))
 }
 
 #[cfg(test)]

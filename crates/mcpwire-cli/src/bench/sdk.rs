@@ -11,9 +11,8 @@ use mcpwire::transport::child::{ChildProcess, StderrMode};
 use mcpwire::transport::http_client::HttpClientTransport;
 use serde_json::{json, Value};
 
-use super::config::{BenchConfig, Protocol, Workload};
+use super::config::{warmup_for, BenchConfig, Protocol, Workload};
 use super::report::{BenchError, Outcome};
-use super::run::warmup_for;
 use super::stats::Samples;
 use super::sys;
 
