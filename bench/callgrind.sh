@@ -17,13 +17,14 @@
 #
 # Environment: CARGO_TARGET_DIR [<repo>/target], N1 [500], N2 [2500], PIPE [10000],
 # ONLY [all; `stdio` skips the HTTP scenarios], ECHO_SERVER [the mcpwire server binary;
-# set it to a saved copy to measure a before/after pair], BENCH [the mcpwire-bench binary],
+# set it to a saved copy to measure a before/after pair], MCPWIRE [the mcpwire binary, whose
+# `bench --no-check` drives the calls],
 # SERVER_ARGS [extra arguments for mcpwire's echo-server, e.g. --current-thread].
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 T="${CARGO_TARGET_DIR:-$ROOT/target}"
-BENCH="${BENCH:-$T/release/mcpwire-bench}"
+MCPWIRE="${MCPWIRE:-$T/release/mcpwire}"
 ONLY="${ONLY:-all}"
 read -r -a SERVER_ARGS <<< "${SERVER_ARGS:-}"
 OUTDIR="${OUTDIR:-$ROOT/bench/callgrind}"
@@ -32,7 +33,7 @@ N2="${N2:-2500}"
 PIPE="${PIPE:-10000}"
 mkdir -p "$OUTDIR"
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not found" >&2; exit 1; }
-[[ -x $BENCH ]] || { echo "callgrind.sh: build first: cargo build --release -p mcpwire-bench" >&2; exit 1; }
+[[ -x $MCPWIRE ]] || { echo "callgrind.sh: build first: cargo build --release -p mcpwire-cli -p mcpwire-bench" >&2; exit 1; }
 
 server() {
   case "$1" in
@@ -51,7 +52,7 @@ stdio_run() { # PEER TAG CALLS PIPE -> instruction total
   local extra=()
   [[ $peer == mcpwire ]] && extra=("${SERVER_ARGS[@]}")
   rm -f "$file"
-  "$BENCH" --calls "$calls" --pipelined-calls "$pipe" --warmup 0 --startup-runs 0 --timeout 900 -- \
+  "$MCPWIRE" bench --no-check --calls "$calls" --pipelined-calls "$pipe" --warmup 0 --startup-runs 0 --timeout 900 -- \
     valgrind --tool=callgrind --callgrind-out-file="$file" "$(server "$peer")" --stdio "${extra[@]}" >/dev/null 2>&1
   # Wait (bounded) for valgrind to write the file after the server exits.
   for _ in $(seq 1 100); do [[ -s $file ]] && break; sleep 0.1; done
@@ -66,9 +67,9 @@ http_run() { # PEER MODE ERA -> instructions per call
     --http "127.0.0.1:$port" --mode "$mode" >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  "$BENCH" --era "$era" --calls 200 --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
+  "$MCPWIRE" bench --no-check --era "$era" --calls 200 --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
   callgrind_control -z "$pid" >/dev/null
-  "$BENCH" --era "$era" --calls "$((N2 - N1))" --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
+  "$MCPWIRE" bench --no-check --era "$era" --calls "$((N2 - N1))" --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
   callgrind_control -d "$pid" >/dev/null
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true

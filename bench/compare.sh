@@ -75,7 +75,7 @@ die() { echo "compare: ERROR: $*" >&2; exit 1; }
 command -v taskset >/dev/null || die "taskset not found (Debian package util-linux)"
 command -v python3 >/dev/null || die "python3 not found"
 
-BENCH="$CARGO_TARGET_DIR/release/mcpwire-bench"
+MCPWIRE="$CARGO_TARGET_DIR/release/mcpwire"  # its `bench` command is the load generator
 ECHO="$CARGO_TARGET_DIR/release/echo-server"
 LEAN="$CARGO_TARGET_DIR/lean/release/stdio-echo"
 RMCP="$CARGO_TARGET_DIR/peers/rmcp/release/rmcp-echo"
@@ -83,8 +83,8 @@ BARE="$CARGO_TARGET_DIR/peers/bare/release/bare-echo"
 
 # ---- build and install -------------------------------------------------------------
 if [[ $BUILD == 1 ]]; then
-  log "building mcpwire-bench and echo-server (release)"
-  (cd "$ROOT" && cargo build --release -p mcpwire-bench)
+  log "building mcpwire (the load generator: mcpwire bench) and echo-server (release)"
+  (cd "$ROOT" && cargo build --release -p mcpwire-cli -p mcpwire-bench)
   for p in $PEERS; do
     case "$p" in
       rmcp) log "building the rmcp peer (crates.io)"
@@ -102,7 +102,7 @@ if [[ $BUILD == 1 ]]; then
     "$ROOT/scripts/install-peers.sh" >&2 || log "install-peers failed; those peers may be skipped"
   fi
 fi
-[[ -x $BENCH && -x $ECHO ]] || die "missing $BENCH or $ECHO (run without --no-build)"
+[[ -x $MCPWIRE && -x $ECHO ]] || die "missing $MCPWIRE or $ECHO (run without --no-build)"
 TOOLS="${MCPWIRE_TOOLS_DIR:-$ROOT/.tools}"
 # shellcheck disable=SC1091
 [[ -f $TOOLS/env.sh ]] && source "$TOOLS/env.sh"
@@ -134,7 +134,7 @@ available() {
   esac
 }
 
-# The load generator's flags for a variant: 32B | 4KiB | 64KiB | BYTES, each with an
+# The load generator's (mcpwire bench) flags for a variant: 32B | 4KiB | 64KiB | BYTES, each with an
 # optional +progress; or mix (32-byte texts).
 variant_flags() {
   local v=$1 size progress=()
@@ -160,7 +160,7 @@ runs_case() {
   esac
 }
 
-bench() { taskset -c "$CLIENT_CPU" "$BENCH" --json "$@"; }
+bench() { taskset -c "$CLIENT_CPU" "$MCPWIRE" --json bench "$@"; }
 
 # Waits (bounded) until ADDR accepts connections.
 wait_port() {

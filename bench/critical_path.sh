@@ -5,7 +5,8 @@
 #
 # Usage: bench/critical_path.sh SERVER [SERVER...]
 #   SERVER: a binary that takes `--http ADDR --mode stateless` (echo-server, the bare and
-#   rmcp peers). Environment: ERA [2026], CALLS [300], CARGO_TARGET_DIR, BENCH.
+#   rmcp peers). Environment: ERA [2026], CALLS [300], CARGO_TARGET_DIR, MCPWIRE [the
+#   mcpwire binary, whose `bench --no-check` drives the calls].
 #
 # The server runs under callgrind with `--dump-after=recv --dump-before=writev`, so each
 # request leaves two profiles: one from its read to its answer's write (what the client
@@ -17,11 +18,11 @@
 # counts both. Profiles stay in bench/callgrind/critical-<name>/ (git-ignored); read one
 # with `callgrind_annotate --inclusive=yes FILE`.
 set -euo pipefail
-[[ $# -ge 1 ]] || { sed -n '5,8p' "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n '5,9p' "$0" >&2; exit 2; }
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=${BENCH:-${CARGO_TARGET_DIR:-$ROOT/target}/release/mcpwire-bench}
+MCPWIRE=${MCPWIRE:-${CARGO_TARGET_DIR:-$ROOT/target}/release/mcpwire}
 ERA=${ERA:-2026} CALLS=${CALLS:-300}
-[[ -x $BENCH ]] || { echo "no $BENCH: cargo build --release -p mcpwire-bench" >&2; exit 1; }
+[[ -x $MCPWIRE ]] || { echo "no $MCPWIRE: cargo build --release -p mcpwire-cli" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "critical_path.sh: valgrind not found" >&2; exit 1; }
 
 # The instruction total of each profile of trigger $2 among the last 200 in folder $1.
@@ -42,7 +43,7 @@ for server in "$@"; do
     "$server" --http "127.0.0.1:$port" --mode stateless >/dev/null 2>&1 &
   pid=$!
   for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  "$BENCH" --era "$ERA" --calls "$CALLS" --clients 0 --warmup 0 --timeout 900 \
+  "$MCPWIRE" bench --no-check --era "$ERA" --calls "$CALLS" --clients 0 --warmup 0 --timeout 900 \
     "http://127.0.0.1:$port/mcp" >/dev/null || echo "critical_path.sh: the run of $server failed" >&2
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true

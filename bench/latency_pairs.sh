@@ -24,9 +24,9 @@ done
 [[ $# -eq 2 ]] || { sed -n '4,9p' "$0" >&2; exit 2; }
 A=$1 B=$2
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BENCH=${BENCH:-${CARGO_TARGET_DIR:-$ROOT/target}/release/mcpwire-bench}
+MCPWIRE=${MCPWIRE:-${CARGO_TARGET_DIR:-$ROOT/target}/release/mcpwire}
 CALLS=${CALLS:-5000} SERVER_CPU=${SERVER_CPU:-1} CLIENT_CPU=${CLIENT_CPU:-0}
-[[ -x $BENCH ]] || { echo "no $BENCH: cargo build --release -p mcpwire-bench" >&2; exit 1; }
+[[ -x $MCPWIRE ]] || { echo "no $MCPWIRE: cargo build --release -p mcpwire-cli" >&2; exit 1; }
 
 # p50 in microseconds of one run of server $1 on a free port: below the kernel's ephemeral
 # range (32768 and up here), where a client socket of an earlier run may hold the port,
@@ -38,7 +38,7 @@ run() {
     taskset -c "$SERVER_CPU" "$1" --http "127.0.0.1:$port" --mode stateless >/dev/null 2>&1 &
     pid=$!
     for _ in $(seq 1 200); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
-    p50=$(taskset -c "$CLIENT_CPU" "$BENCH" --json --era "$ERA" --calls "$CALLS" --clients 0 --timeout 60 \
+    p50=$(taskset -c "$CLIENT_CPU" "$MCPWIRE" --json bench --era "$ERA" --calls "$CALLS" --clients 0 --timeout 60 \
       "http://127.0.0.1:$port/mcp" 2>/dev/null | python3 -c \
       'import json,sys; r=json.load(sys.stdin)["results"]; print(next(x["latency"]["p50_us"] for x in r if x["workload"].startswith("sequential")))' \
       2>/dev/null) || p50=""

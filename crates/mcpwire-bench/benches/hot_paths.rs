@@ -9,6 +9,7 @@
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::hint::black_box;
+use std::io::Write as _;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -18,13 +19,59 @@ use mcpwire::protocol::{
     decode_frame, CallToolRequestParams, CallToolResult, Frame, Message, RequestId, Response,
 };
 use mcpwire::transport::{Outgoing, TransportEvent};
-use mcpwire_bench::echo::EchoArgs;
-use mcpwire_bench::wire::EchoCall;
-use mcpwire_bench::Protocol;
+use mcpwire_examples::echo::EchoArgs;
+
+/// The protocol era of the requests.
+#[derive(Clone, Copy, PartialEq)]
+enum Protocol {
+    V2025,
+    V2026,
+}
+
+/// The 2025 `initialize` request (id 0).
+const INITIALIZE: &str = concat!(
+    r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","#,
+    r#""capabilities":{},"clientInfo":{"name":"hot-paths","version":"0"}}}"#
+);
+
+/// The `notifications/initialized` notification.
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// `tools/call echo {"text":"hello"}` in one era, split around its id so that writing one
+/// in a timed loop costs two copies and the id's digits (2026-07-28: the `_meta` envelope).
+struct EchoCall {
+    tail: &'static str,
+}
+
+impl EchoCall {
+    const HEAD: &'static str = r#"{"jsonrpc":"2.0","id":"#;
+
+    fn new(protocol: Protocol) -> EchoCall {
+        let tail = match protocol {
+            Protocol::V2025 => {
+                r#","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}"#
+            }
+            Protocol::V2026 => concat!(
+                r#","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{"#,
+                r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+                r#""io.modelcontextprotocol/clientCapabilities":{},"#,
+                r#""io.modelcontextprotocol/clientInfo":{"name":"hot-paths","version":"0"}}}}"#
+            ),
+        };
+        EchoCall { tail }
+    }
+
+    /// Appends the request with `id` to `out`.
+    fn write(&self, id: u64, out: &mut Vec<u8>) {
+        out.extend_from_slice(Self::HEAD.as_bytes());
+        let _ = write!(out, "{id}");
+        out.extend_from_slice(self.tail.as_bytes());
+    }
+}
 
 fn request_bytes(protocol: Protocol) -> Vec<u8> {
     let mut out = Vec::new();
-    EchoCall::new(protocol, "hello").write(42, &mut out);
+    EchoCall::new(protocol).write(42, &mut out);
     out
 }
 
@@ -101,18 +148,18 @@ fn dispatch(c: &mut Criterion) {
     let mut g = c.benchmark_group("dispatch_memory");
     for (name, p) in [("tools_call_2025", Protocol::V2025), ("tools_call_2026", Protocol::V2026)] {
         let rt = runtime();
-        let server = mcpwire_bench::echo::server().unwrap();
+        let server = mcpwire_examples::echo::server().unwrap();
         // The pair spawns its forwarding tasks: it needs the runtime's context.
         let _guard = rt.enter();
         let (mut client, server_end) = mcpwire::transport::memory::pair();
         rt.spawn(async move { server.serve(server_end).await });
-        let call = EchoCall::new(p, "hello");
+        let call = EchoCall::new(p);
         rt.block_on(async {
             if p == Protocol::V2025 {
-                let init = decode_request(mcpwire_bench::wire::initialize().as_bytes());
+                let init = decode_request(INITIALIZE.as_bytes());
                 client.outgoing.send(Outgoing::unrelated(init)).await.unwrap();
                 client.incoming.recv().await.unwrap();
-                let done = decode_request(mcpwire_bench::wire::INITIALIZED.as_bytes());
+                let done = decode_request(INITIALIZED.as_bytes());
                 client.outgoing.send(Outgoing::unrelated(done)).await.unwrap();
             }
         });
@@ -153,7 +200,7 @@ fn http_handle(c: &mut Criterion) {
     use mcpwire::http::{HttpSettings, McpService};
     let mut g = c.benchmark_group("http_handle");
     let rt = runtime();
-    let server = mcpwire_bench::echo::server().unwrap();
+    let server = mcpwire_examples::echo::server().unwrap();
 
     fn post(body: Vec<u8>, headers: &[(&str, &str)]) -> http::Request<Full<Bytes>> {
         let mut b = http::Request::builder()
@@ -173,7 +220,7 @@ fn http_handle(c: &mut Criterion) {
         server.clone(),
         HttpSettings { sessionless: true, json_response: true, ..HttpSettings::default() },
     );
-    let call = EchoCall::new(Protocol::V2026, "hello");
+    let call = EchoCall::new(Protocol::V2026);
     let headers =
         [("mcp-protocol-version", "2026-07-28"), ("mcp-method", "tools/call"), ("mcp-name", "echo")];
     g.bench_function("stateless_2026_json", |b| {
@@ -195,15 +242,15 @@ fn http_handle(c: &mut Criterion) {
     // 2025 session, SSE response.
     let service = McpService::new(server);
     let session = rt.block_on(async {
-        let response = service.handle(post(mcpwire_bench::wire::initialize().into_bytes(), &[])).await;
+        let response = service.handle(post(INITIALIZE.as_bytes().to_vec(), &[])).await;
         let sid = response.headers().get("mcp-session-id").unwrap().to_str().unwrap().to_owned();
         let _ = response.into_body().collect().await;
         let headers = [("mcp-protocol-version", "2025-11-25"), ("mcp-session-id", sid.as_str())];
-        let r = service.handle(post(mcpwire_bench::wire::INITIALIZED.as_bytes().to_vec(), &headers)).await;
+        let r = service.handle(post(INITIALIZED.as_bytes().to_vec(), &headers)).await;
         let _ = r.into_body().collect().await;
         sid
     });
-    let call = EchoCall::new(Protocol::V2025, "hello");
+    let call = EchoCall::new(Protocol::V2025);
     let headers = [("mcp-protocol-version", "2025-11-25"), ("mcp-session-id", session.as_str())];
     let mut next_id = 1u64;
     g.bench_function("session_2025_sse", |b| {

@@ -1,50 +1,77 @@
-//! The load generator against the real `echo-server`, tiny sizes: every driver, era and
-//! transport answers without errors, and the report serializes and prints.
+//! `echo-server` built as the benchmarks run it: over stdio and over Streamable HTTP in
+//! both modes (`stateless`, `sessions`), mcpwire's client in either era gets the echo
+//! back, reads the 100 KiB resource and gets the prompt (what `mcpwire bench --mix`
+//! asks for). The load generator itself is tested with the CLI (`mcpwire bench`).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use mcpwire_bench::{run, BenchConfig, Driver, Protocol, Target, Workload};
+use mcpwire::client::Client;
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::transport::child::ChildProcess;
+use mcpwire::transport::http_client::HttpClientTransport;
+use mcpwire_examples::echo::{MIX_PROMPT, MIX_RESOURCE_BYTES, MIX_RESOURCE_URI};
+use serde_json::json;
 
 const ECHO: &str = env!("CARGO_BIN_EXE_echo-server");
 
-fn stdio_config(protocol: Protocol, driver: Driver) -> BenchConfig {
-    let mut c = BenchConfig::new("smoke", Target::Stdio { command: vec![ECHO.into(), "--stdio".into()] });
-    c.protocol = protocol;
-    c.driver = driver;
-    c.warmup_calls = 10;
-    c.timeout = Duration::from_secs(60);
-    c.workloads = vec![Workload::Sequential { calls: 50 }, Workload::Pipelined { in_flight: 8, calls: 200 }];
-    if driver == Driver::Raw {
-        c.workloads.push(Workload::Startup { runs: 2 });
-    }
-    c
+const ERAS: [ProtocolVersion; 2] = [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28];
+
+/// A bound on every exchange: a server that stops answering fails the test.
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// The echo, the resource and the prompt, each checked against what the server serves.
+async fn exercise(client: &Client, what: &str) {
+    let text = "hello \"echo\" \u{e9}";
+    let result = tokio::time::timeout(LIMIT, client.call_tool("echo", json!({ "text": text })))
+        .await
+        .expect("echo within the limit")
+        .unwrap();
+    let result = serde_json::to_value(&result).unwrap();
+    assert_eq!(result["content"][0]["text"], text, "{what}: {result}");
+    assert_ne!(result["isError"], true, "{what}: {result}");
+
+    let read = tokio::time::timeout(LIMIT, client.read_resource(MIX_RESOURCE_URI))
+        .await
+        .expect("resources/read within the limit")
+        .unwrap();
+    let read = serde_json::to_value(&read).unwrap();
+    let body = read["contents"][0]["text"].as_str().unwrap_or_else(|| panic!("{what}: {read}"));
+    assert_eq!(body.len(), MIX_RESOURCE_BYTES, "{what}");
+
+    let arguments = BTreeMap::from([("text".to_owned(), text.to_owned())]);
+    let prompt = tokio::time::timeout(LIMIT, client.get_prompt(MIX_PROMPT, arguments))
+        .await
+        .expect("prompts/get within the limit")
+        .unwrap();
+    let prompt = serde_json::to_value(&prompt).unwrap();
+    assert_eq!(prompt["messages"][0]["role"], "user", "{what}: {prompt}");
+    assert_eq!(prompt["messages"][0]["content"]["text"], text, "{what}: {prompt}");
 }
 
 #[tokio::test]
-async fn stdio_every_driver_and_era() {
-    for driver in [Driver::Raw, Driver::Sdk] {
-        for protocol in [Protocol::V2025, Protocol::V2026] {
-            let report = run(stdio_config(protocol, driver)).await.unwrap();
-            assert_eq!(report.results.len(), 2, "{driver:?} {protocol}");
-            for r in &report.results {
-                assert_eq!(r.errors, 0, "{driver:?} {protocol} {}", r.workload);
-                assert!(r.calls > 0);
-                assert!(r.server_cpu_us_per_call.is_some());
-            }
-            assert!(report.server_peak_rss_kib.unwrap_or(0) > 0);
-            if driver == Driver::Raw {
-                assert!(report.startup.as_ref().unwrap().median_ms > 0.0);
-            }
-            let json = serde_json::to_string(&report).unwrap();
-            assert!(json.contains("\"results\""));
-            assert!(report.table().contains("pipelined k=8"));
+async fn stdio_in_both_eras_and_both_runtimes() {
+    for flavor in [None, Some("--current-thread")] {
+        for era in ERAS {
+            let process = ChildProcess::new(ECHO).arg("--stdio").args(flavor);
+            let client = tokio::time::timeout(
+                LIMIT,
+                Client::builder("smoke", "0").protocol_version(era.clone()).spawn(process),
+            )
+            .await
+            .expect("the handshake within the limit")
+            .unwrap();
+            assert_eq!(client.protocol_version(), &era);
+            exercise(&client, &format!("stdio {flavor:?} {}", era.as_str())).await;
+            client.close().await;
         }
     }
 }
 
+/// An `echo-server --http` child, killed (by its own pid) when dropped.
 struct Server(Child);
 
 impl Drop for Server {
@@ -59,95 +86,44 @@ fn http_server(mode: &str) -> (Server, String) {
     let addr = format!("127.0.0.1:{port}");
     let child =
         Command::new(ECHO).args(["--http", &addr, "--mode", mode]).stdout(Stdio::null()).spawn().unwrap();
+    let server = Server(child);
     // A loaded machine can take seconds to start a debug binary: wait, but not forever.
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let deadline = Instant::now() + LIMIT;
     while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(std::time::Instant::now() < deadline, "echo-server did not listen on {addr}");
+        assert!(Instant::now() < deadline, "echo-server did not listen on {addr}");
         std::thread::sleep(Duration::from_millis(25));
     }
-    (Server(child), format!("http://{addr}/mcp"))
+    (server, format!("http://{addr}/mcp"))
 }
 
 #[tokio::test]
-async fn http_every_driver_and_mode() {
-    for (mode, protocol) in
-        [("stateless", Protocol::V2026), ("sessions", Protocol::V2025), ("sessions", Protocol::V2026)]
+async fn http_in_both_modes_and_both_eras() {
+    for mode in ["stateless", "sessions"] {
+        let (_server, url) = http_server(mode);
+        for era in ERAS {
+            let transport = HttpClientTransport::new(url.as_str()).unwrap();
+            let client = tokio::time::timeout(
+                LIMIT,
+                Client::builder("smoke", "0").protocol_version(era.clone()).connect(transport),
+            )
+            .await
+            .expect("the handshake within the limit")
+            .unwrap();
+            assert_eq!(client.protocol_version(), &era);
+            exercise(&client, &format!("{mode} {}", era.as_str())).await;
+            client.close().await;
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_print_the_usage() {
+    for args in
+        [&[][..], &["--http", "127.0.0.1:0", "--mode", "neither"], &["--current-thread", "--multi-thread"]]
     {
-        let (server, url) = http_server(mode);
-        for driver in [Driver::Raw, Driver::Sdk] {
-            let mut c = BenchConfig::new("smoke", Target::Http { url: url.clone() });
-            c.protocol = protocol;
-            c.driver = driver;
-            c.warmup_calls = 10;
-            c.server_pid = Some(server.0.id());
-            c.timeout = Duration::from_secs(60);
-            c.workloads =
-                vec![Workload::Sequential { calls: 30 }, Workload::Concurrent { clients: 4, seconds: 0.3 }];
-            if mode == "sessions" && protocol == Protocol::V2025 && driver == Driver::Raw {
-                c.workloads.push(Workload::IdleSessions { sessions: 20 });
-            }
-            let report = run(c).await.unwrap();
-            assert_eq!(report.results.len(), 2);
-            for r in &report.results {
-                assert_eq!(r.errors, 0, "{mode} {protocol} {driver:?} {}", r.workload);
-                assert!(r.calls > 0, "{mode} {protocol} {driver:?} {}", r.workload);
-            }
-            if mode == "sessions" && protocol == Protocol::V2025 && driver == Driver::Raw {
-                assert_eq!(report.sessions.as_ref().unwrap().sessions, 20);
-            }
-        }
+        let out = Command::new(ECHO).args(args).stdin(Stdio::null()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("usage: echo-server"), "{args:?}: {err}");
     }
-}
-
-/// Every workload of `report` made calls, and none failed.
-fn assert_clean(report: &mcpwire_bench::BenchReport, label: &str) {
-    for r in &report.results {
-        assert_eq!(r.errors, 0, "{label} {}", r.workload);
-        assert!(r.calls > 0, "{label} {}", r.workload);
-    }
-}
-
-/// The cases of bench/compare.sh beyond the plain echo: the mix, progress tokens and a
-/// 64 KiB payload (pipelined: more than a pipe's buffer in flight), over stdio and the
-/// three HTTP forms.
-#[tokio::test]
-async fn mix_progress_and_large_payloads() {
-    let variants = [(false, false, 32), (false, true, 32), (true, false, 32), (false, false, 64 * 1024)];
-    for (mix, progress_token, bytes) in variants {
-        for protocol in [Protocol::V2025, Protocol::V2026] {
-            let mut c = stdio_config(protocol, Driver::Raw);
-            c.workloads.truncate(2);
-            (c.mix, c.progress_token, c.text) =
-                (mix, progress_token, mcpwire_bench::wire::payload_text(bytes));
-            let label = format!("stdio {protocol} mix={mix} progress={progress_token} {bytes} B");
-            assert_clean(&run(c).await.unwrap(), &label);
-        }
-        for (mode, protocol) in
-            [("sessions", Protocol::V2025), ("stateless", Protocol::V2025), ("stateless", Protocol::V2026)]
-        {
-            let (server, url) = http_server(mode);
-            let mut c = BenchConfig::new("smoke", Target::Http { url });
-            c.protocol = protocol;
-            c.warmup_calls = 10;
-            c.server_pid = Some(server.0.id());
-            c.timeout = Duration::from_secs(60);
-            c.workloads =
-                vec![Workload::Sequential { calls: 30 }, Workload::Concurrent { clients: 4, seconds: 0.3 }];
-            (c.mix, c.progress_token, c.text) =
-                (mix, progress_token, mcpwire_bench::wire::payload_text(bytes));
-            let label = format!("{mode} {protocol} mix={mix} progress={progress_token} {bytes} B");
-            assert_clean(&run(c).await.unwrap(), &label);
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_missing_tool_is_an_error_not_a_hang() {
-    let mut c = BenchConfig::new("smoke", Target::Stdio { command: vec!["/bin/cat".into()] });
-    c.protocol = Protocol::V2026;
-    c.timeout = Duration::from_secs(5);
-    c.workloads = vec![Workload::Sequential { calls: 5 }];
-    // `cat` echoes the request back: not a response, so the reader keeps waiting until the
-    // watchdog kills the child and the read ends.
-    assert!(run(c).await.is_err());
 }

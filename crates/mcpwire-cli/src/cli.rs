@@ -128,9 +128,81 @@ pub struct Bench {
     #[arg(long = "args", value_name = "JSON", requires = "tool")]
     pub args_json: Option<String>,
 
+    /// Skip the check of the tool before the run (a `tools/list` on a connection of its
+    /// own): the run's first call is still checked. For measurements that must see the
+    /// measured calls alone, such as instruction counts under callgrind.
+    #[arg(long, conflicts_with = "tool")]
+    pub no_check: bool,
+
     /// What to measure and how.
     #[command(flatten)]
-    pub options: mcpwire_bench::cli::BenchOptions,
+    pub options: BenchOptions,
+}
+
+/// What to measure and how (the output format is the CLI's `--json`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchOptions {
+    /// An `http://host:port/path` URL, or a command to spawn over stdio (put its own
+    /// flags after `--`).
+    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    pub target: Vec<String>,
+    /// A name for the report.
+    #[arg(long, default_value = "target")]
+    pub label: String,
+    /// The protocol era: 2025 (`initialize`, sessions over HTTP) or 2026 (stateless).
+    #[arg(long, default_value = "2025", value_parser = ["2025", "2026"])]
+    pub era: String,
+    /// The measuring client: `raw` (lean JSON-RPC driver) or `sdk` (mcpwire's Client).
+    #[arg(long, default_value = "raw", value_parser = ["raw", "sdk"])]
+    pub driver: String,
+    /// Sequential calls measured (0 skips the sequential run).
+    #[arg(long, default_value_t = 5000)]
+    pub calls: u64,
+    /// Stdio: pipelined calls measured (0 skips).
+    #[arg(long, default_value_t = 50_000)]
+    pub pipelined_calls: u64,
+    /// Stdio: requests in flight in the pipelined run.
+    #[arg(long, default_value_t = 32)]
+    pub in_flight: usize,
+    /// HTTP: concurrent clients (0 skips the concurrent run).
+    #[arg(long, default_value_t = 32)]
+    pub clients: usize,
+    /// HTTP: seconds of the concurrent run.
+    #[arg(long, default_value_t = 5.0)]
+    pub seconds: f64,
+    /// Stdio: spawns timed for spawn-to-first-response (0 skips).
+    #[arg(long, default_value_t = 10)]
+    pub startup_runs: u32,
+    /// HTTP 2025: idle sessions opened to measure memory per session (0 skips; needs
+    /// `--server-pid`).
+    #[arg(long, default_value_t = 0)]
+    pub sessions: usize,
+    /// The HTTP server's pid, for its CPU time and memory.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// The `text` argument of every call.
+    #[arg(long, default_value = "hello", conflicts_with = "payload_bytes")]
+    pub text: String,
+    /// A `text` argument of this many bytes (ASCII words) instead of `--text`.
+    #[arg(long)]
+    pub payload_bytes: Option<usize>,
+    /// Every request carries `_meta.progressToken` (raw driver).
+    #[arg(long)]
+    pub progress_token: bool,
+    /// Cycle through `tools/list`, `tools/call echo`, `resources/read bench://text-100k`
+    /// and `prompts/get echo-prompt` instead of echo calls only (raw driver; the server
+    /// needs that resource and prompt, as `echo-server` has).
+    #[arg(long)]
+    pub mix: bool,
+    /// Unmeasured calls before each measured run.
+    #[arg(long, default_value_t = 200)]
+    pub warmup: u64,
+    /// Abandon a workload after this many seconds.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// No progress bar (it is only drawn when stderr is a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
 }
 
 /// `mcpwire login URL`.

@@ -140,8 +140,8 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
             format!("{what} failed: {reason}"),
             "raise the limit with --max-message-size SIZE (for example --max-message-size 64M)".to_owned(),
         ),
-        RequestError::Transport { reason } if crate::target::http_status(reason).is_some() => {
-            let (status, body) = crate::target::http_status(reason).unwrap_or_default();
+        RequestError::Transport { reason } if http_status(reason).is_some() => {
+            let (status, body) = http_status(reason).unwrap_or_default();
             (
                 format!("{what} failed: the server answered {status}{body}"),
                 "the server refused the request over HTTP; if it speaks only 2025 revisions, try --protocol-version 2025-11-25".to_owned(),
@@ -174,4 +174,39 @@ pub fn split_reason(reason: Option<&str>) -> (String, Vec<String>) {
     let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
     let tail = lines[lines.len().saturating_sub(6)..].iter().map(|l| format!("stderr: {l}")).collect();
     (what.to_owned(), tail)
+}
+
+/// An HTTP error status in a transport failure (`HTTP 404 Not Found: BODY`): the status,
+/// and `: ` with the body's first line when it is short text (an HTML page is left out).
+pub fn http_status(reason: &str) -> Option<(String, String)> {
+    let rest = reason.strip_prefix("HTTP ").filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))?;
+    let (status, body) = rest.split_once(':').unwrap_or((rest, ""));
+    let body = body.trim();
+    let first = body.lines().next().unwrap_or("").trim();
+    let shown = if first.is_empty() || body.starts_with('<') || first.chars().count() > 200 {
+        String::new()
+    } else {
+        format!(": {first}")
+    };
+    Some((format!("HTTP {}", status.trim()), shown))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_an_http_status_and_a_short_body() {
+        assert_eq!(
+            http_status("HTTP 404 Not Found: no such path"),
+            Some(("HTTP 404 Not Found".into(), ": no such path".into()))
+        );
+        assert_eq!(
+            http_status("HTTP 502 Bad Gateway: <html><body>x</body></html>"),
+            Some(("HTTP 502 Bad Gateway".into(), String::new()))
+        );
+        assert_eq!(http_status("HTTP 401"), Some(("HTTP 401".into(), String::new())));
+        assert_eq!(http_status("HTTP/1.1 parse error"), None);
+        assert_eq!(http_status("connection refused"), None);
+    }
 }

@@ -13,7 +13,7 @@ pub fn example(example: Example) -> anyhow::Result<Server> {
     Ok(match example {
         Example::Notes => mcpwire_examples::notes::server()?,
         Example::Everything => mcpwire_examples::everything::server(),
-        Example::Echo => mcpwire_bench::echo::server()?,
+        Example::Echo => mcpwire_examples::echo::server()?,
     })
 }
 
@@ -27,7 +27,7 @@ async fn clustered(example: Example, redis: &str, max_message: usize) -> anyhow:
     let builder = match example {
         Example::Notes => mcpwire_examples::notes::builder(),
         Example::Everything => mcpwire_examples::everything::builder(),
-        Example::Echo => mcpwire_bench::echo::builder(),
+        Example::Echo => mcpwire_examples::echo::builder(),
     };
     let settings = HttpSettings { max_body_bytes: max_message, ..HttpSettings::default() };
     Ok(cluster.service(builder, settings)?)

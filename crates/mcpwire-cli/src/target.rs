@@ -17,7 +17,7 @@ use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
 use mcpwire::transport::Transport;
 use mcpwire::RequestError;
 
-use crate::errors::{describe_request_error, Failure};
+use crate::errors::{describe_request_error, http_status, Failure};
 use crate::wire::{Recorder, Tap};
 
 /// Where a server is.
@@ -406,21 +406,6 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
 /// Every protocol version this client speaks, comma-separated.
 pub fn known_versions() -> String {
     mcpwire::protocol::ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
-}
-
-/// An HTTP error status in a transport failure (`HTTP 404 Not Found: BODY`): the status,
-/// and `: ` with the body's first line when it is short text (an HTML page is left out).
-pub fn http_status(reason: &str) -> Option<(String, String)> {
-    let rest = reason.strip_prefix("HTTP ").filter(|r| r.starts_with(|c: char| c.is_ascii_digit()))?;
-    let (status, body) = rest.split_once(':').unwrap_or((rest, ""));
-    let body = body.trim();
-    let first = body.lines().next().unwrap_or("").trim();
-    let shown = if first.is_empty() || body.starts_with('<') || first.chars().count() > 200 {
-        String::new()
-    } else {
-        format!(": {first}")
-    };
-    Some((format!("HTTP {}", status.trim()), shown))
 }
 
 #[cfg(test)]

@@ -232,3 +232,84 @@ impl Drop for Stopped {
         let _ = self.0.wait();
     }
 }
+
+/// The echo example served in this test process over HTTP with `settings`; stops when
+/// the runtime is dropped.
+fn serve_echo_here(settings: mcpwire::http::HttpSettings) -> (tokio::runtime::Runtime, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+    let server = mcpwire_examples::echo::server().unwrap();
+    let service = mcpwire::http::McpService::with_settings(server, settings);
+    let bound = runtime.block_on(mcpwire::http::serve_with_shutdown(service, "127.0.0.1:0", "/mcp")).unwrap();
+    (runtime, format!("http://{}/mcp", bound.local_addr))
+}
+
+/// The requests of `bench/compare.sh` beyond the plain echo (the mix, progress tokens, a
+/// 64 KiB text: more than a pipe's buffer in flight when pipelined) and the SDK driver,
+/// over stdio and the three HTTP forms: 2025 with sessions (SSE answers), 2025 without
+/// sessions (`stateless_2025`, JSON answers) and 2026; and the idle-session memory.
+#[test]
+fn bench_sends_the_mix_progress_tokens_and_large_payloads_over_every_transport() {
+    use mcpwire::http::HttpSettings;
+    let stdio = format!("stdio:'{BIN}' serve --example echo");
+    let (sessions, sessions_url) = start_http_echo();
+    let _sessions = Stopped(sessions);
+    let stateless = HttpSettings { stateless_2025: true, json_response: true, ..HttpSettings::default() };
+    let (_runtime, stateless_url) = serve_echo_here(stateless);
+    let here = std::process::id().to_string();
+    let variants: [&[&str]; 5] = [
+        &["--payload-bytes", "32"],
+        &["--payload-bytes", "32", "--progress-token"],
+        &["--payload-bytes", "32", "--mix"],
+        &["--payload-bytes", "65536"],
+        &["--driver", "sdk"],
+    ];
+    for variant in variants {
+        for (era, version) in ERAS {
+            let common = ["--json", "bench", "--era", era, "--warmup", "5", "--timeout", "60"];
+            let pipe =
+                ["--calls", "30", "--pipelined-calls", "200", "--in-flight", "8", "--startup-runs", "0"];
+            let r = report(&run(&[&common[..], variant, &pipe[..], &[&stdio]].concat()));
+            assert_eq!(r["protocol"], version, "{variant:?} {r}");
+            check_result(&r["results"][0], "sequential n=30", Some(30));
+            check_result(&r["results"][1], "pipelined k=8 n=200", Some(200));
+            for url in [&sessions_url, &stateless_url] {
+                let http = ["--calls", "30", "--clients", "4", "--seconds", "0.3"];
+                let r = report(&run(&[&common[..], variant, &http[..], &[url.as_str()]].concat()));
+                assert_eq!(r["protocol"], version, "{variant:?} {url} {r}");
+                check_result(&r["results"][0], "sequential n=30", Some(30));
+                check_result(&r["results"][1], "concurrent c=4 t=0.3s", None);
+            }
+        }
+    }
+    // KiB per idle 2025 session, measured on the in-process server (its pid is this one).
+    let session_settings = HttpSettings::default();
+    let (_runtime2, url) = serve_echo_here(session_settings);
+    let out = run(&[
+        "--json",
+        "bench",
+        "--calls",
+        "0",
+        "--clients",
+        "0",
+        "--sessions",
+        "20",
+        "--server-pid",
+        &here,
+        &url,
+    ]);
+    let r = report(&out);
+    assert_eq!(r["sessions"]["sessions"], 20, "{r}");
+    assert!(r["sessions"]["rss_after_kib"].as_u64().unwrap() > 0, "{r}");
+}
+
+#[test]
+fn bench_without_the_check_runs_the_echo_and_refuses_a_tool() {
+    let target = format!("stdio:'{BIN}' serve --example echo");
+    let args =
+        ["--json", "bench", "--no-check", "--calls", "20", "--pipelined-calls", "0", "--startup-runs", "0"];
+    let r = report(&run(&[&args[..], &[&target]].concat()));
+    check_result(&r["results"][0], "sequential n=20", Some(20));
+    // --no-check with --tool: the tool's arguments are typed by the check.
+    let out = run(&["bench", "--no-check", "--tool", "echo", &target]);
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+}

@@ -1,4 +1,4 @@
-//! `echo-server`: the mcpwire server the benchmarks measure ([`mcpwire_bench::echo::server`]:
+//! `echo-server`: the mcpwire server the benchmarks measure ([`mcpwire_examples::echo::server`]:
 //! the `echo` tool, a 100 KiB text resource, a prompt and two middlewares), started the
 //! way README's "Write a server" section starts one: `#[tokio::main]`, tokio's
 //! multi-thread runtime, built with cargo's default release profile.
@@ -55,7 +55,7 @@ async fn serve_current_thread(args: Vec<String>) -> ExitCode {
 }
 
 async fn run(args: Vec<String>) -> ExitCode {
-    let server = match mcpwire_bench::echo::server() {
+    let server = match mcpwire_examples::echo::server() {
         Ok(s) => s,
         Err(e) => {
             eprintln!("echo-server: {e}");

@@ -2,7 +2,7 @@
 //! (a log file or a pipe gets nothing).
 //!
 //! The drivers do not call into this module: every measured call is counted where its
-//! latency is recorded ([`crate::stats::Samples::push`]), with one relaxed atomic add, and
+//! latency is recorded ([`Samples::push`](super::stats::Samples::push)), with one relaxed atomic add, and
 //! a drawing thread reads the count five times a second. The count is process-wide, so
 //! two benches running at once in one process would share the bar (only the bar).
 
@@ -30,7 +30,7 @@ pub enum Goal {
     Time(Duration),
 }
 
-/// A bar being drawn; [`Bar::finish`] (or drop) erases it.
+/// A bar being drawn; dropping it stops the drawing and erases it.
 pub struct Bar {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -63,11 +63,6 @@ impl Bar {
             })
             .ok();
         Bar { stop, thread }
-    }
-
-    /// Stops drawing and erases the bar.
-    pub fn finish(mut self) {
-        self.stop_thread();
     }
 
     fn stop_thread(&mut self) {

@@ -7,9 +7,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use crate::stats::Samples;
-use crate::wire::{self, Answer, EchoCall};
-use crate::{sys, BenchConfig, BenchError, Outcome, Protocol, StartupResult, Workload};
+use super::config::{BenchConfig, Protocol, Workload};
+use super::report::{BenchError, Outcome, StartupResult};
+use super::stats::Samples;
+use super::sys;
+use super::wire::{self, Answer, EchoCall};
 
 /// A spawned server with a watchdog that kills it when the run takes too long.
 pub(crate) struct Server {
@@ -283,7 +285,7 @@ pub(crate) fn measure(
     workload: &Workload,
 ) -> Result<Outcome, BenchError> {
     let mut server = Server::spawn(command, config.timeout, config.server_stderr)?;
-    let call = config.requests();
+    let call = EchoCall::for_config(config);
     let result = (|| {
         server.handshake(config.protocol)?;
         server.checked_call(&call, 1, &config.text)?;
@@ -316,7 +318,7 @@ pub(crate) fn startup(
     runs: u32,
 ) -> Result<StartupResult, BenchError> {
     let mut times = Vec::with_capacity(runs as usize);
-    let call = config.requests();
+    let call = EchoCall::for_config(config);
     for _ in 0..runs.max(1) {
         let mut first = Vec::new();
         match config.protocol {

@@ -35,7 +35,7 @@ impl Samples {
     /// Records one latency (and counts the call for the progress bar).
     #[inline]
     pub fn push(&mut self, d: std::time::Duration) {
-        crate::progress::tick();
+        super::progress::tick();
         self.nanos.push(d.as_nanos() as u64);
     }
 

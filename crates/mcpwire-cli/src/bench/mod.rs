@@ -1,17 +1,45 @@
-//! `mcpwire bench`: the load generator of `mcpwire-bench` (sequential latency, pipelined
-//! stdio throughput, concurrent HTTP clients, spawn time and memory, in either era) behind
-//! this command line's target syntax, its `--json`, and a check of the tool first: the
-//! server is asked for its tools, so that a missing `echo` (or a `--tool` that does not
-//! exist) is a clear error with a hint rather than a failed run, and `--arg key=value`
-//! is typed by the tool's schema as `mcpwire call` types it.
+//! `mcpwire bench`: a load generator for any MCP server's `echo` tool (or `--tool`):
+//! sequential latency, pipelined stdio throughput, concurrent HTTP clients, spawn time and
+//! memory, in either era, behind this command line's target syntax, its `--json`, and a
+//! check of the tool first: the server is asked for its tools, so that a missing `echo`
+//! (or a `--tool` that does not exist) is a clear error with a hint rather than a failed
+//! run, and `--arg key=value` is typed by the tool's schema as `mcpwire call` types it.
+//!
+//! - [`options`]: from the command's options (`cli::BenchOptions`) to a run, and the
+//!   report's printing;
+//! - [`config`]: what one run measures ([`config::BenchConfig`]); [`run`] runs it and
+//!   [`report`] holds what it measured;
+//! - the drivers: [`stdio_raw`] (hand-built JSON-RPC on blocking pipes) and [`http_raw`]
+//!   (a minimal HTTP/1.1 client on a current-thread runtime), whose own cost stays a small
+//!   fraction of the server's, and [`sdk`] (the same workloads through
+//!   [`mcpwire::client::Client`]); [`wire`] writes and reads their messages;
+//! - [`stats`], [`sys`] and [`progress`]: latency percentiles, CPU time and memory from
+//!   `/proc` and `getrusage`, and the progress bar.
+//!
+//! The server must have a tool `echo` taking `{"text": string}` and answering one text
+//! content with the same text (or be given `--tool`); for `--mix` also the resource
+//! [`wire::MIX_RESOURCE_URI`] and the prompt [`wire::MIX_PROMPT`], as the echo example
+//! (`mcpwire serve --example echo`, `echo-server`) has.
+
+mod config;
+mod http_raw;
+mod options;
+mod progress;
+mod report;
+mod run;
+mod sdk;
+mod stats;
+mod stdio_raw;
+mod sys;
+mod wire;
 
 use mcpwire::protocol::ProtocolVersion;
-use mcpwire_bench::cli::BenchOptions;
-use mcpwire_bench::ToolCall;
 use serde_json::{Map, Value};
 
+use self::config::ToolCall;
+
 use crate::args::tool_arguments;
-use crate::cli::{Bench, Connect};
+use crate::cli::{Bench, BenchOptions, Connect};
 use crate::commands::{pairs, unknown, Env};
 use crate::errors::{Failure, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::interrupt;
@@ -115,16 +143,20 @@ fn example_call(name: &str, schema: &Map<String, Value>) -> String {
 /// server it spawned sees its stdin close when this process exits).
 pub async fn run(env: &Env, args: &Bench) -> anyhow::Result<i32> {
     let options = normalize(args.options.clone())?;
-    let tool = tokio::select! {
-        tool = check_tool(env, args, &options) => tool?,
-        _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
+    let tool = if args.no_check {
+        None
+    } else {
+        tokio::select! {
+            tool = check_tool(env, args, &options) => tool?,
+            _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),
+        }
     };
     let mut config = options.config();
     config.tool = tool;
     // The server's stderr is shown with -v, as by the other commands.
     config.server_stderr = tracing::enabled!(tracing::Level::DEBUG);
     tokio::select! {
-        code = mcpwire_bench::cli::run_config(config, env.json) => {
+        code = options::run_config(config, env.json) => {
             Ok(if code == std::process::ExitCode::SUCCESS { EXIT_OK } else { EXIT_FAILURE })
         }
         _ = interrupt::interrupted(1) => Ok(EXIT_INTERRUPTED),
@@ -134,25 +166,18 @@ pub async fn run(env: &Env, args: &Bench) -> anyhow::Result<i32> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use clap::Parser;
 
+    use super::options::tests::parse;
     use super::*;
-
-    #[derive(Parser)]
-    struct Wrapper {
-        #[command(flatten)]
-        options: BenchOptions,
-    }
 
     #[test]
     fn a_stdio_target_is_split_like_the_other_commands() {
-        let w = Wrapper::parse_from(["x", "stdio:'echo-server' --stdio"]);
-        let options = normalize(w.options).unwrap();
+        let options = normalize(parse(&["bench", "stdio:'echo-server' --stdio"])).unwrap();
         assert_eq!(options.target, vec!["echo-server".to_owned(), "--stdio".to_owned()]);
-        let w = Wrapper::parse_from(["x", "--", "echo-server", "--stdio"]);
-        assert_eq!(normalize(w.options).unwrap().target, vec!["echo-server", "--stdio"]);
-        let w = Wrapper::parse_from(["x", "http://127.0.0.1:1/mcp"]);
-        assert_eq!(normalize(w.options).unwrap().target, vec!["http://127.0.0.1:1/mcp"]);
+        let options = normalize(parse(&["bench", "--", "echo-server", "--stdio"])).unwrap();
+        assert_eq!(options.target, vec!["echo-server", "--stdio"]);
+        let options = normalize(parse(&["bench", "http://127.0.0.1:1/mcp"])).unwrap();
+        assert_eq!(options.target, vec!["http://127.0.0.1:1/mcp"]);
     }
 
     #[test]

@@ -1,7 +1,8 @@
-//! The benchmark server, written the way README's "Write a server" section writes one:
-//! the `echo` tool with `#[mcpwire::tool]`, a resource and a prompt from the builders, and
-//! two middlewares, so that what the benchmarks measure is what an application built on
-//! mcpwire runs.
+//! The echo server, written the way README's "Write a server" section writes one: the
+//! `echo` tool with `#[mcpwire::tool]`, a resource and a prompt from the builders, and two
+//! middlewares. The benchmarks measure it (`echo-server` serves it, `mcpwire bench`
+//! measures it), so that what they measure is what an application built on mcpwire runs;
+//! `mcpwire serve --example echo` serves it too.
 
 use mcpwire::protocol::content::Role;
 use mcpwire::protocol::prompts::PromptMessage;
@@ -9,7 +10,20 @@ use mcpwire::server::{middleware_fn, prompt, resource, BuildError, PromptArgs, S
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::wire::{payload_text, MIX_PROMPT, MIX_RESOURCE_BYTES, MIX_RESOURCE_URI};
+/// The URI of the text resource: [`MIX_RESOURCE_BYTES`] of text. `mcpwire bench --mix`
+/// reads it, and the peers in `bench/peers` serve it too.
+pub const MIX_RESOURCE_URI: &str = "bench://text-100k";
+/// The size of the resource's text: 100 KiB.
+pub const MIX_RESOURCE_BYTES: usize = 100 * 1024;
+/// The prompt (one argument, `text`) that `mcpwire bench --mix` gets.
+pub const MIX_PROMPT: &str = "echo-prompt";
+
+/// A text of `bytes` bytes (ASCII words and spaces: nothing JSON escapes): the resource's
+/// text here, and the payload of `mcpwire bench --payload-bytes`.
+pub fn payload_text(bytes: usize) -> String {
+    const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod ";
+    WORDS.bytes().cycle().take(bytes).map(char::from).collect()
+}
 
 /// The arguments of `echo`, as a struct (the criterion benchmarks deserialize it; the
 /// tool itself takes them through `#[mcpwire::tool]`).

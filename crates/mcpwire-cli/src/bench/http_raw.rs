@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use crate::stats::Samples;
-use crate::wire::{self, Answer, EchoCall};
-use crate::{sys, BenchConfig, BenchError, Outcome, Protocol, SessionMemory, Workload};
+use super::config::{warmup_for, BenchConfig, Protocol, Workload};
+use super::report::{BenchError, Outcome, SessionMemory};
+use super::stats::Samples;
+use super::sys;
+use super::wire::{self, Answer, EchoCall};
 
 /// How long one HTTP exchange may take before it counts as failed.
 const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -346,7 +348,7 @@ const STOP: u8 = 2;
 /// A sequential or concurrent workload against a running endpoint.
 pub(crate) fn measure(url: &str, config: &BenchConfig, workload: &Workload) -> Result<Outcome, BenchError> {
     let url = Arc::new(Url::parse(url)?);
-    let call = Arc::new(config.requests());
+    let call = Arc::new(EchoCall::for_config(config));
     let rt = runtime()?;
     rt.block_on(async {
         // Every run starts with one fully checked call.
@@ -383,7 +385,7 @@ pub(crate) fn measure(url: &str, config: &BenchConfig, workload: &Workload) -> R
                         (url.clone(), call.clone(), phase.clone(), config.protocol);
                     tasks.push(tokio::spawn(client_loop(url, call, phase, protocol)));
                 }
-                tokio::time::sleep(crate::warmup_for(*seconds)).await;
+                tokio::time::sleep(warmup_for(*seconds)).await;
                 let meter = sys::Meter::start(config.server_pid);
                 phase.store(MEASURE, Ordering::Release);
                 tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;

@@ -11,8 +11,10 @@ use mcpwire::transport::child::{ChildProcess, StderrMode};
 use mcpwire::transport::http_client::HttpClientTransport;
 use serde_json::{json, Value};
 
-use crate::stats::Samples;
-use crate::{sys, BenchConfig, BenchError, Outcome, Protocol, Workload};
+use super::config::{warmup_for, BenchConfig, Protocol, Workload};
+use super::report::{BenchError, Outcome};
+use super::stats::Samples;
+use super::sys;
 
 fn version(protocol: Protocol) -> ProtocolVersion {
     match protocol {
@@ -216,7 +218,7 @@ pub(crate) fn measure_http(
                         (samples, errors)
                     }));
                 }
-                tokio::time::sleep(crate::warmup_for(*seconds)).await;
+                tokio::time::sleep(warmup_for(*seconds)).await;
                 let meter = sys::Meter::start(config.server_pid);
                 phase.store(1, Ordering::Release);
                 tokio::time::sleep(Duration::from_secs_f64(*seconds)).await;

@@ -3,12 +3,9 @@
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::Protocol;
+pub use mcpwire_examples::echo::{MIX_PROMPT, MIX_RESOURCE_URI};
 
-/// The 2025 revision the raw drivers speak.
-pub const V2025: &str = "2025-11-25";
-/// The 2026 revision the raw drivers speak.
-pub const V2026: &str = "2026-07-28";
+use super::config::{BenchConfig, Protocol, ToolCall, V2025, V2026};
 
 /// The `initialize` request (2025 era) with id 0.
 pub fn initialize() -> String {
@@ -25,14 +22,6 @@ pub fn initialize() -> String {
 /// The `notifications/initialized` notification.
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-/// The URI of the text resource the mix reads (`resources/read`); `echo-server` and the
-/// peers in `bench/peers` serve it with [`MIX_RESOURCE_BYTES`] of text.
-pub const MIX_RESOURCE_URI: &str = "bench://text-100k";
-/// The size of the mix's resource text: 100 KiB.
-pub const MIX_RESOURCE_BYTES: usize = 100 * 1024;
-/// The prompt the mix gets (`prompts/get`), with one argument, `text`.
-pub const MIX_PROMPT: &str = "echo-prompt";
-
 /// The requests a run sends besides the echo call.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CallOptions {
@@ -44,7 +33,7 @@ pub struct CallOptions {
     pub mix: bool,
     /// Call this tool with these arguments instead of `echo {text}`: its answers are
     /// checked for a result that is not a tool error.
-    pub tool: Option<crate::ToolCall>,
+    pub tool: Option<ToolCall>,
 }
 
 /// One request form, split around its id (every `None` slot of `parts` is the id).
@@ -127,9 +116,11 @@ pub struct EchoCall {
 }
 
 impl EchoCall {
-    /// The call for `protocol` with `text` as the argument.
-    pub fn new(protocol: Protocol, text: &str) -> EchoCall {
-        EchoCall::with_options(protocol, text, CallOptions::default())
+    /// The requests the raw drivers send for `config`.
+    pub fn for_config(config: &BenchConfig) -> EchoCall {
+        let options =
+            CallOptions { progress_token: config.progress_token, mix: config.mix, tool: config.tool.clone() };
+        EchoCall::with_options(config.protocol, &config.text, options)
     }
 
     /// The requests for `protocol` and `options`; `text` is the echo's argument (and the
@@ -207,11 +198,6 @@ impl EchoCall {
         self.template(id).len(format_u64(id, &mut buf))
     }
 
-    /// Never empty (for clippy's `len_without_is_empty`).
-    pub fn is_empty(&self) -> bool {
-        false
-    }
-
     /// The method of the request with `id` (the 2026 `Mcp-Method` header).
     pub fn method(&self, id: u64) -> &'static str {
         self.template(id).method
@@ -227,13 +213,6 @@ impl EchoCall {
     pub fn is_echo(&self, id: u64) -> bool {
         self.template(id).method == "tools/call"
     }
-}
-
-/// A text of `bytes` bytes (ASCII words and spaces: nothing JSON escapes), for runs that
-/// measure a payload size.
-pub fn payload_text(bytes: usize) -> String {
-    const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod ";
-    WORDS.bytes().cycle().take(bytes).map(char::from).collect()
 }
 
 /// Formats `n` in decimal into `buf`, without allocating.
@@ -296,11 +275,12 @@ pub fn check_echo(line: &[u8], text: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mcpwire_examples::echo::payload_text;
 
     #[test]
     fn builds_valid_requests() {
         for p in [Protocol::V2025, Protocol::V2026] {
-            let call = EchoCall::new(p, "hi \"there\"");
+            let call = EchoCall::with_options(p, "hi \"there\"", CallOptions::default());
             let mut out = Vec::new();
             call.write(1234, &mut out);
             assert_eq!(out.len(), call.len(1234));
