@@ -10,7 +10,7 @@
 #                   flight), each on a fresh server
 #   sessions        HTTP, 2025 era, one session per client (SSE answers)
 #   stateless2025   HTTP, 2025 era without sessions: initialize, then POSTs with no
-#                   session id (echo-server: `--mode stateless`, i.e. `stateless_2025`)
+#                   session id (echo-server: `--mode stateless`, i.e. `HttpSettings::sessionless`)
 #   stateless2026   HTTP, 2026-07-28 era (no handshake, JSON answers)
 #   Each HTTP case runs 1 client (CALLS sequential calls) and CLIENTS clients for
 #   DURATION seconds against one server.

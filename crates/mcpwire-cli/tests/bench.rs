@@ -246,14 +246,14 @@ fn serve_echo_here(settings: mcpwire::http::HttpSettings) -> (tokio::runtime::Ru
 /// The requests of `bench/compare.sh` beyond the plain echo (the mix, progress tokens, a
 /// 64 KiB text: more than a pipe's buffer in flight when pipelined) and the SDK driver,
 /// over stdio and the three HTTP forms: 2025 with sessions (SSE answers), 2025 without
-/// sessions (`stateless_2025`, JSON answers) and 2026; and the idle-session memory.
+/// sessions (`sessionless`, JSON answers) and 2026; and the idle-session memory.
 #[test]
 fn bench_sends_the_mix_progress_tokens_and_large_payloads_over_every_transport() {
     use mcpwire::http::HttpSettings;
     let stdio = format!("stdio:'{BIN}' serve --example echo");
     let (sessions, sessions_url) = start_http_echo();
     let _sessions = Stopped(sessions);
-    let stateless = HttpSettings { stateless_2025: true, json_response: true, ..HttpSettings::default() };
+    let stateless = HttpSettings { sessionless: true, json_response: true, ..HttpSettings::default() };
     let (_runtime, stateless_url) = serve_echo_here(stateless);
     let here = std::process::id().to_string();
     let variants: [&[&str]; 5] = [

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! `--mode stateless`: 2026-07-28 requests are answered with JSON and no session, and so
-//! are 2025 ones (`stateless_2025` and `json_response` are on: a 2025 client initializes,
+//! are 2025 ones (`sessionless` and `json_response` are on: a 2025 client initializes,
 //! then POSTs without a session). `--mode sessions`: the defaults, where a 2025 client
 //! opens a session and gets SSE responses.
 //!
