@@ -26,8 +26,8 @@ fn clock_ticks_per_second() -> u64 {
 }
 
 /// CPU time (user + system) used so far by process `pid`, exited threads included
-/// (`/proc/PID/stat` fields 14 and 15; resolution one clock tick, usually 10 ms, so
-/// measure over seconds). `None` when the process is gone or not readable.
+/// (`/proc/PID/stat` fields 14 and 15; resolution one clock tick, usually 10 ms).
+/// `None` when the process is gone or not readable.
 pub fn process_cpu(pid: u32) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may contain spaces: fields are counted after its `)`.
@@ -38,6 +38,37 @@ pub fn process_cpu(pid: u32) -> Option<Duration> {
     let stime: u64 = fields.get(12)?.parse().ok()?;
     let ticks = clock_ticks_per_second();
     Some(Duration::from_micros((utime + stime) * 1_000_000 / ticks))
+}
+
+/// Time on CPU of each live thread of `pid`, in nanoseconds (`/proc/PID/task/TID/schedstat`,
+/// first field): exact where [`process_cpu`] counts whole ticks, which a fast server's
+/// short run may not even fill. `None` when it is not readable.
+fn thread_cpu(pid: u32) -> Option<Vec<(u32, u64)>> {
+    let mut threads = Vec::new();
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let Ok(entry) = entry else { continue };
+        let Some(tid) = entry.file_name().to_str().and_then(|t| t.parse().ok()) else { continue };
+        // A thread may end between the listing and the read: it is left out.
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("schedstat")) else { continue };
+        if let Some(nanos) = stat.split_whitespace().next().and_then(|n| n.parse().ok()) {
+            threads.push((tid, nanos));
+        }
+    }
+    (!threads.is_empty()).then_some(threads)
+}
+
+/// What `pid` used between two [`thread_cpu`] readings: each thread's growth (a thread
+/// born in between counts from zero; one that ended in between is lost, so the
+/// tick-counted [`process_cpu`] is the floor).
+fn cpu_between(before: &[(u32, u64)], after: &[(u32, u64)]) -> Duration {
+    let grown: u64 = after
+        .iter()
+        .map(|(tid, now)| {
+            let then = before.iter().find(|(t, _)| t == tid).map_or(0, |(_, n)| *n);
+            now.saturating_sub(then)
+        })
+        .sum();
+    Duration::from_nanos(grown)
 }
 
 /// A field of `/proc/PID/status` in KiB (`VmRSS`, `VmHWM`, ...).
@@ -60,11 +91,12 @@ pub fn peak_rss_kib(pid: u32) -> Option<u64> {
 }
 
 /// A snapshot of wall time and CPU of this process and, if known, the server's.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Meter {
     wall: std::time::Instant,
     client: Duration,
     server: Option<Duration>,
+    server_threads: Option<Vec<(u32, u64)>>,
     pid: Option<u32>,
 }
 
@@ -86,18 +118,60 @@ impl Meter {
             wall: std::time::Instant::now(),
             client: self_cpu(),
             server: server.and_then(process_cpu),
+            server_threads: server.and_then(thread_cpu),
             pid: server,
         }
     }
 
-    /// The usage since [`Meter::start`].
+    /// The usage since [`Meter::start`]. The server's CPU is its threads' exact time
+    /// unless a thread ended meanwhile and the tick count says more.
     pub fn stop(&self) -> Usage {
         let wall = self.wall.elapsed();
         let client_cpu = self_cpu().saturating_sub(self.client);
-        let server_cpu = match (self.server, self.pid.and_then(process_cpu)) {
+        let ticks = match (self.server, self.pid.and_then(process_cpu)) {
             (Some(a), Some(b)) => Some(b.saturating_sub(a)),
             _ => None,
         };
+        let exact = match (&self.server_threads, self.pid.and_then(thread_cpu)) {
+            (Some(a), Some(b)) => Some(cpu_between(a, &b)),
+            _ => None,
+        };
+        // Ticks are whole: more than a tick above the exact count means time was lost
+        // with an ended thread.
+        let tick = Duration::from_micros(1_000_000 / clock_ticks_per_second());
+        let server_cpu = match (exact, ticks) {
+            (Some(exact), Some(ticks)) if ticks > exact + tick => Some(ticks),
+            (Some(exact), _) => Some(exact),
+            (None, ticks) => ticks,
+        };
         Usage { wall, client_cpu, server_cpu }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::expect_used)]
+
+    use super::*;
+
+    #[test]
+    fn threads_are_counted_by_their_growth() {
+        let before = [(1, 100), (2, 50)];
+        let after = [(1, 400), (3, 70)];
+        // Thread 1 grew 300, thread 3 is new (70), thread 2 ended (its time is lost).
+        assert_eq!(cpu_between(&before, &after), Duration::from_nanos(370));
+    }
+
+    #[test]
+    fn this_process_reads_its_own_threads_in_nanoseconds() {
+        let me = std::process::id();
+        let meter = Meter::start(Some(me));
+        let spin = std::time::Instant::now();
+        while spin.elapsed() < Duration::from_millis(30) {
+            std::hint::black_box(spin.elapsed());
+        }
+        let used = meter.stop().server_cpu.expect("own /proc is readable");
+        assert!(used >= Duration::from_millis(20) && used < Duration::from_secs(5), "{used:?}");
+        assert!(thread_cpu(me).is_some_and(|t| t.iter().any(|(tid, _)| *tid == me)));
     }
 }
