@@ -10,6 +10,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::config::{warmup_for, BenchConfig, Protocol, Workload};
+use super::progress::CallCounter;
 use super::report::{BenchError, Outcome, SessionMemory};
 use super::stats::Samples;
 use super::sys;
@@ -345,8 +346,14 @@ const WARMUP: u8 = 0;
 const MEASURE: u8 = 1;
 const STOP: u8 = 2;
 
-/// A sequential or concurrent workload against a running endpoint.
-pub(crate) fn measure(url: &str, config: &BenchConfig, workload: &Workload) -> Result<Outcome, BenchError> {
+/// A sequential or concurrent workload against a running endpoint; its measured calls are
+/// counted in `counter`.
+pub(crate) fn measure(
+    url: &str,
+    config: &BenchConfig,
+    workload: &Workload,
+    counter: &CallCounter,
+) -> Result<Outcome, BenchError> {
     let url = Arc::new(Url::parse(url)?);
     let call = Arc::new(EchoCall::for_config(config));
     let rt = runtime()?;
@@ -362,7 +369,7 @@ pub(crate) fn measure(url: &str, config: &BenchConfig, workload: &Workload) -> R
                     conn.call(&call, id).await?;
                     id += 1;
                 }
-                let mut samples = Samples::with_capacity(*calls as usize);
+                let mut samples = Samples::counting(*calls as usize, counter);
                 let mut errors = 0;
                 let meter = sys::Meter::start(config.server_pid);
                 for _ in 0..*calls {
@@ -381,9 +388,9 @@ pub(crate) fn measure(url: &str, config: &BenchConfig, workload: &Workload) -> R
                 let phase = Arc::new(AtomicU8::new(WARMUP));
                 let mut tasks = Vec::with_capacity(*clients);
                 for _ in 0..*clients {
-                    let (url, call, phase, protocol) =
-                        (url.clone(), call.clone(), phase.clone(), config.protocol);
-                    tasks.push(tokio::spawn(client_loop(url, call, phase, protocol)));
+                    let (url, call, phase, protocol, counter) =
+                        (url.clone(), call.clone(), phase.clone(), config.protocol, counter.clone());
+                    tasks.push(tokio::spawn(client_loop(url, call, phase, protocol, counter)));
                 }
                 tokio::time::sleep(warmup_for(*seconds)).await;
                 let meter = sys::Meter::start(config.server_pid);
@@ -415,16 +422,17 @@ pub(crate) fn measure(url: &str, config: &BenchConfig, workload: &Workload) -> R
 }
 
 /// One simulated client: its own connection (and session), calling until told to stop.
-/// Only calls that start and end inside the measured window count.
+/// Only calls that start and end inside the measured window count (in `counter` too).
 async fn client_loop(
     url: Arc<Url>,
     call: Arc<EchoCall>,
     phase: Arc<AtomicU8>,
     protocol: Protocol,
+    counter: CallCounter,
 ) -> Result<(Samples, u64), BenchError> {
     let mut conn = Conn::connect(url.clone(), protocol).await?;
     conn.handshake().await?;
-    let mut samples = Samples::with_capacity(1 << 16);
+    let mut samples = Samples::counting(1 << 16, &counter);
     let mut errors = 0;
     let mut id = 1u64;
     loop {

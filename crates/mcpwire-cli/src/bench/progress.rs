@@ -2,9 +2,10 @@
 //! (a log file or a pipe gets nothing).
 //!
 //! The drivers do not call into this module: every measured call is counted where its
-//! latency is recorded ([`Samples::push`](super::stats::Samples::push)), with one relaxed atomic add, and
-//! a drawing thread reads the count five times a second. The count is process-wide, so
-//! two benches running at once in one process would share the bar (only the bar).
+//! latency is recorded ([`Samples::push`](super::stats::Samples::push)), with one relaxed
+//! atomic add on the [`CallCounter`] the run gave it, and a drawing thread reads that
+//! counter five times a second. Each workload has its own counter, so two benches in one
+//! process draw their own counts.
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -12,13 +13,23 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Calls recorded so far (process-wide).
-static CALLS: AtomicU64 = AtomicU64::new(0);
+/// The measured calls of one workload: the drivers' [`Samples`](super::stats::Samples)
+/// count into it and its [`Bar`] reads it. Clones share the count, so the driver's
+/// threads and tasks and the drawing thread see one number.
+#[derive(Clone, Debug, Default)]
+pub struct CallCounter(Arc<AtomicU64>);
 
-/// Counts one measured call.
-#[inline]
-pub(crate) fn tick() {
-    CALLS.fetch_add(1, Ordering::Relaxed);
+impl CallCounter {
+    /// Counts one measured call.
+    #[inline]
+    pub(crate) fn tick(&self) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The calls counted so far.
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 /// How far along a workload is measured.
@@ -40,21 +51,21 @@ pub struct Bar {
 const WIDTH: usize = 30;
 
 impl Bar {
-    /// Starts drawing `label`'s progress towards `goal`, if `enabled` and stderr is a
-    /// terminal.
-    pub fn start(label: String, goal: Goal, enabled: bool) -> Bar {
+    /// Starts drawing `label`'s progress towards `goal`, counted by `calls` from now on,
+    /// if `enabled` and stderr is a terminal.
+    pub fn start(label: String, goal: Goal, enabled: bool, calls: &CallCounter) -> Bar {
         let stop = Arc::new(AtomicBool::new(false));
         if !enabled || !std::io::stderr().is_terminal() {
             return Bar { stop, thread: None };
         }
-        let flag = stop.clone();
-        let base = CALLS.load(Ordering::Relaxed);
+        let (flag, calls) = (stop.clone(), calls.clone());
+        let base = calls.get();
         let started = Instant::now();
         let thread = std::thread::Builder::new()
             .name("bench-progress".into())
             .spawn(move || {
                 while !flag.load(Ordering::Relaxed) {
-                    let done = CALLS.load(Ordering::Relaxed).saturating_sub(base);
+                    let done = calls.get().saturating_sub(base);
                     draw(&label, goal, done, started.elapsed());
                     std::thread::sleep(Duration::from_millis(200));
                 }
@@ -118,5 +129,15 @@ mod tests {
         assert!(line.contains(" 50%") && line.contains("50 calls") && line.contains("1.0 s"), "{line}");
         let line = render("c=32", Goal::Time(Duration::from_secs(4)), 7, Duration::from_secs(8));
         assert!(line.contains(&format!("[{}]", "#".repeat(WIDTH))) && line.contains("100%"), "{line}");
+    }
+
+    #[test]
+    fn counters_are_independent_and_clones_share_one() {
+        let (a, b) = (CallCounter::default(), CallCounter::default());
+        let a2 = a.clone();
+        a.tick();
+        a2.tick();
+        b.tick();
+        assert_eq!((a.get(), a2.get(), b.get()), (2, 2, 1));
     }
 }

@@ -47,7 +47,9 @@ pub fn run_blocking(config: &BenchConfig) -> Result<BenchReport, BenchError> {
                 "the mix and progress tokens are sent by the raw driver only".into(),
             ));
         }
-        let _bar = goal.map(|goal| progress::Bar::start(workload.to_string(), goal, config.progress));
+        let counter = progress::CallCounter::default();
+        let _bar =
+            goal.map(|goal| progress::Bar::start(workload.to_string(), goal, config.progress, &counter));
         let outcome = match (&config.target, workload, config.driver) {
             (Target::Stdio { command }, Workload::Startup { runs }, _) => {
                 report.startup = Some(stdio_raw::startup(command, config, *runs)?);
@@ -61,22 +63,22 @@ pub fn run_blocking(config: &BenchConfig) -> Result<BenchReport, BenchError> {
                 Target::Stdio { command },
                 Workload::Sequential { .. } | Workload::Pipelined { .. },
                 Driver::Raw,
-            ) => stdio_raw::measure(command, config, workload)?,
+            ) => stdio_raw::measure(command, config, workload, &counter)?,
             (
                 Target::Stdio { command },
                 Workload::Sequential { .. } | Workload::Pipelined { .. },
                 Driver::Sdk,
-            ) => sdk::measure_stdio(command, config, workload)?,
+            ) => sdk::measure_stdio(command, config, workload, &counter)?,
             (
                 Target::Http { url },
                 Workload::Sequential { .. } | Workload::Concurrent { .. },
                 Driver::Raw,
-            ) => http_raw::measure(url, config, workload)?,
+            ) => http_raw::measure(url, config, workload, &counter)?,
             (
                 Target::Http { url },
                 Workload::Sequential { .. } | Workload::Concurrent { .. },
                 Driver::Sdk,
-            ) => sdk::measure_http(url, config, workload)?,
+            ) => sdk::measure_http(url, config, workload, &counter)?,
             (target, workload, _) => {
                 report.notes.push(format!("skipped {workload}: not measured over {target}"));
                 continue;

@@ -12,6 +12,7 @@ use mcpwire::transport::http_client::HttpClientTransport;
 use serde_json::{json, Value};
 
 use super::config::{warmup_for, BenchConfig, Protocol, Workload};
+use super::progress::CallCounter;
 use super::report::{BenchError, Outcome};
 use super::stats::Samples;
 use super::sys;
@@ -76,11 +77,13 @@ async fn call(client: &Client, call: &Call) -> bool {
     }
 }
 
-/// Sequential or pipelined calls over stdio, through `Client` on a spawned child.
+/// Sequential or pipelined calls over stdio, through `Client` on a spawned child; the
+/// measured calls are counted in `counter`.
 pub(crate) fn measure_stdio(
     command: &[String],
     config: &BenchConfig,
     workload: &Workload,
+    counter: &CallCounter,
 ) -> Result<Outcome, BenchError> {
     let (program, args) =
         command.split_first().ok_or_else(|| BenchError::Unsupported("empty stdio command".into()))?;
@@ -94,7 +97,8 @@ pub(crate) fn measure_stdio(
             .connect(connection)
             .await
             .map_err(connect_error)?;
-        let outcome = tokio::time::timeout(config.timeout, calls(&client, config, workload, pid)).await;
+        let outcome =
+            tokio::time::timeout(config.timeout, calls(&client, config, workload, pid, counter)).await;
         client.close().await;
         child.shutdown().await;
         match outcome {
@@ -109,6 +113,7 @@ async fn calls(
     config: &BenchConfig,
     workload: &Workload,
     pid: Option<u32>,
+    counter: &CallCounter,
 ) -> Result<Outcome, BenchError> {
     let one = Call::of(config);
     if !call(client, &one).await {
@@ -119,21 +124,29 @@ async fn calls(
         Workload::Pipelined { in_flight, calls } => ((*in_flight).max(1), *calls),
         other => return Err(BenchError::Unsupported(format!("{other} over stdio"))),
     };
-    run_parallel(client, &one, in_flight, config.warmup_calls).await;
+    // The warm-up advances no bar: the bar's goal is the measured calls.
+    run_parallel(client, &one, in_flight, config.warmup_calls, &CallCounter::default()).await;
     let meter = sys::Meter::start(pid);
-    let (samples, errors) = run_parallel(client, &one, in_flight, calls).await;
+    let (samples, errors) = run_parallel(client, &one, in_flight, calls, counter).await;
     let usage = meter.stop();
     Ok(Outcome::new(workload, samples, errors, usage, pid.and_then(sys::peak_rss_kib)))
 }
 
-/// `total` calls by `k` concurrent loops sharing one client.
-async fn run_parallel(client: &Client, one: &Arc<Call>, k: usize, total: u64) -> (Samples, u64) {
+/// `total` calls by `k` concurrent loops sharing one client, each answered one counted in
+/// `counter`.
+async fn run_parallel(
+    client: &Client,
+    one: &Arc<Call>,
+    k: usize,
+    total: u64,
+    counter: &CallCounter,
+) -> (Samples, u64) {
     let left = Arc::new(AtomicU64::new(total));
     let mut tasks = Vec::with_capacity(k);
     for _ in 0..k {
         let (client, one, left) = (client.clone(), one.clone(), left.clone());
+        let mut samples = Samples::counting(0, counter);
         tasks.push(tokio::spawn(async move {
-            let mut samples = Samples::default();
             let mut errors = 0u64;
             while left.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1)).is_ok() {
                 let t = Instant::now();
@@ -158,11 +171,13 @@ async fn run_parallel(client: &Client, one: &Arc<Call>, k: usize, total: u64) ->
 }
 
 /// Sequential calls, or `clients` clients (each its own `Client`, connection and, in
-/// 2025, session) calling for a while, over HTTP.
+/// 2025, session) calling for a while, over HTTP; the measured calls are counted in
+/// `counter`.
 pub(crate) fn measure_http(
     url: &str,
     config: &BenchConfig,
     workload: &Workload,
+    counter: &CallCounter,
 ) -> Result<Outcome, BenchError> {
     let rt = runtime()?;
     rt.block_on(async {
@@ -181,9 +196,9 @@ pub(crate) fn measure_http(
                 if !call(&client, &one).await {
                     return Err(one.failed());
                 }
-                run_parallel(&client, &one, 1, config.warmup_calls).await;
+                run_parallel(&client, &one, 1, config.warmup_calls, &CallCounter::default()).await;
                 let meter = sys::Meter::start(config.server_pid);
-                let (samples, errors) = run_parallel(&client, &one, 1, *calls).await;
+                let (samples, errors) = run_parallel(&client, &one, 1, *calls, counter).await;
                 let usage = meter.stop();
                 client.close().await;
                 Ok(Outcome::new(workload, samples, errors, usage, None))
@@ -198,8 +213,8 @@ pub(crate) fn measure_http(
                 let one = Call::of(config);
                 for client in connected.clone() {
                     let (phase, one) = (phase.clone(), one.clone());
+                    let mut samples = Samples::counting(0, counter);
                     tasks.push(tokio::spawn(async move {
-                        let mut samples = Samples::default();
                         let mut errors = 0u64;
                         loop {
                             let before = phase.load(Ordering::Acquire);

@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::progress::CallCounter;
+
 /// Latency percentiles of a run, in microseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Latency {
@@ -24,22 +26,31 @@ pub const STALL_NANOS: u64 = 40_000_000;
 #[derive(Debug, Default, Clone)]
 pub struct Samples {
     nanos: Vec<u64>,
+    /// Advanced by every [`push`](Samples::push); a detached counter (nothing reads it)
+    /// unless built with [`counting`](Samples::counting).
+    calls: CallCounter,
 }
 
 impl Samples {
-    /// An empty set with room for `n` samples.
+    /// An empty set with room for `n` samples, counted nowhere (warm-up calls, merged sets).
     pub fn with_capacity(n: usize) -> Self {
-        Samples { nanos: Vec::with_capacity(n) }
+        Samples::counting(n, &CallCounter::default())
     }
 
-    /// Records one latency (and counts the call for the progress bar).
+    /// An empty set with room for `n` samples that counts each one into `calls` (the
+    /// progress bar's counter).
+    pub fn counting(n: usize, calls: &CallCounter) -> Self {
+        Samples { nanos: Vec::with_capacity(n), calls: calls.clone() }
+    }
+
+    /// Records one latency (and counts the call).
     #[inline]
     pub fn push(&mut self, d: std::time::Duration) {
-        super::progress::tick();
+        self.calls.tick();
         self.nanos.push(d.as_nanos() as u64);
     }
 
-    /// Adds another set.
+    /// Adds another set (its calls were counted when they were pushed).
     pub fn merge(&mut self, other: Samples) {
         self.nanos.extend(other.nanos);
     }
@@ -98,5 +109,17 @@ mod tests {
         assert_eq!(l.p99_us, 99.0);
         assert_eq!(l.max_us, 100.0);
         assert_eq!(s.stalls(), 0);
+    }
+
+    #[test]
+    fn pushes_advance_the_counter_the_samples_were_built_with() {
+        let (counted, other) = (CallCounter::default(), CallCounter::default());
+        let mut s = Samples::counting(4, &counted);
+        s.push(Duration::from_micros(1));
+        s.push(Duration::from_micros(2));
+        let mut detached = Samples::with_capacity(1);
+        detached.push(Duration::from_micros(3));
+        s.merge(detached);
+        assert_eq!((s.len(), counted.get(), other.get()), (3, 2, 0));
     }
 }

@@ -8,6 +8,7 @@ use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
 use super::config::{BenchConfig, Protocol, Workload};
+use super::progress::CallCounter;
 use super::report::{BenchError, Outcome, StartupResult};
 use super::stats::Samples;
 use super::sys;
@@ -120,9 +121,15 @@ impl Server {
         }
     }
 
-    /// `n` sequential calls from id `first`.
-    fn sequential(&mut self, call: &EchoCall, first: u64, n: u64) -> Result<(Samples, u64), BenchError> {
-        let mut samples = Samples::with_capacity(n as usize);
+    /// `n` sequential calls from id `first`; each answered one is counted in `counter`.
+    fn sequential(
+        &mut self,
+        call: &EchoCall,
+        first: u64,
+        n: u64,
+        counter: &CallCounter,
+    ) -> Result<(Samples, u64), BenchError> {
+        let mut samples = Samples::counting(n as usize, counter);
         let mut errors = 0;
         let mut out = Vec::with_capacity(call.len(first + n) + 1);
         for id in first..first + n {
@@ -143,13 +150,14 @@ impl Server {
     /// requests are written in one batch per burst of buffered answers. When `k` requests
     /// could fill the pipe's buffer (large payloads), a writer thread writes the batches:
     /// a server blocked writing answers nobody reads stops reading requests, and a client
-    /// blocked writing requests reads no answers.
+    /// blocked writing requests reads no answers. Each answered call is counted in `counter`.
     fn pipelined(
         &mut self,
         call: &EchoCall,
         first: u64,
         n: u64,
         k: usize,
+        counter: &CallCounter,
     ) -> Result<(Samples, u64), BenchError> {
         let mut writer = if call.len(first + n) * k > PIPE_SAFE_BYTES {
             let stdin = self.stdin.take().ok_or_else(|| BenchError::Protocol("stdin closed".into()))?;
@@ -157,7 +165,7 @@ impl Server {
         } else {
             None
         };
-        let mut samples = Samples::with_capacity(n as usize);
+        let mut samples = Samples::counting(n as usize, counter);
         let mut sent_at: Vec<Instant> = Vec::with_capacity(n as usize);
         let mut errors = 0;
         let mut out = Vec::with_capacity(64 * 1024);
@@ -278,12 +286,16 @@ fn watchdog(pid: u32, timeout: Duration, done: Arc<AtomicBool>) {
     });
 }
 
-/// A sequential or pipelined workload on a fresh server process.
+/// A sequential or pipelined workload on a fresh server process; its measured calls (not
+/// the warm-up) are counted in `counter`.
 pub(crate) fn measure(
     command: &[String],
     config: &BenchConfig,
     workload: &Workload,
+    counter: &CallCounter,
 ) -> Result<Outcome, BenchError> {
+    // The warm-up advances no bar: the bar's goal is the measured calls.
+    let warmup = CallCounter::default();
     let mut server = Server::spawn(command, config.timeout, config.server_stderr)?;
     let call = EchoCall::for_config(config);
     let result = (|| {
@@ -292,15 +304,15 @@ pub(crate) fn measure(
         let first = 2 + config.warmup_calls;
         match workload {
             Workload::Sequential { calls } => {
-                server.sequential(&call, 2, config.warmup_calls)?;
+                server.sequential(&call, 2, config.warmup_calls, &warmup)?;
                 let meter = sys::Meter::start(Some(server.pid()));
-                let (samples, errors) = server.sequential(&call, first, *calls)?;
+                let (samples, errors) = server.sequential(&call, first, *calls, counter)?;
                 Ok(Outcome::new(workload, samples, errors, meter.stop(), sys::peak_rss_kib(server.pid())))
             }
             Workload::Pipelined { in_flight, calls } => {
-                server.pipelined(&call, 2, config.warmup_calls, *in_flight)?;
+                server.pipelined(&call, 2, config.warmup_calls, *in_flight, &warmup)?;
                 let meter = sys::Meter::start(Some(server.pid()));
-                let (samples, errors) = server.pipelined(&call, first, *calls, *in_flight)?;
+                let (samples, errors) = server.pipelined(&call, first, *calls, *in_flight, counter)?;
                 Ok(Outcome::new(workload, samples, errors, meter.stop(), sys::peak_rss_kib(server.pid())))
             }
             other => Err(BenchError::Unsupported(format!("{other} over stdio"))),
