@@ -33,11 +33,11 @@ N2="${N2:-2500}"
 PIPE="${PIPE:-10000}"
 mkdir -p "$OUTDIR"
 command -v valgrind >/dev/null || { echo "callgrind.sh: valgrind not found" >&2; exit 1; }
-[[ -x $MCPWIRE ]] || { echo "callgrind.sh: build first: cargo build --release -p mcpwire-cli -p mcpwire-bench" >&2; exit 1; }
+[[ -x $MCPWIRE ]] || { echo "callgrind.sh: build first: cargo build --release -p mcpwire-cli; CARGO_TARGET_DIR=$T/user cargo build --release -p mcpwire-bench --bin echo-server (alone: see compare.sh)" >&2; exit 1; }
 
 server() {
   case "$1" in
-    mcpwire) echo "${ECHO_SERVER:-$T/release/echo-server}" ;;
+    mcpwire) echo "${ECHO_SERVER:-$T/user/release/echo-server}" ;;
     rmcp) echo "$T/peers/rmcp/release/rmcp-echo" ;;
     bare) echo "$T/peers/bare/release/bare-echo" ;;
   esac

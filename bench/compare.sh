@@ -76,15 +76,19 @@ command -v taskset >/dev/null || die "taskset not found (Debian package util-lin
 command -v python3 >/dev/null || die "python3 not found"
 
 MCPWIRE="$CARGO_TARGET_DIR/release/mcpwire"  # its `bench` command is the load generator
-ECHO="$CARGO_TARGET_DIR/release/echo-server"
+# echo-server is built on its own, in a target directory of its own: built with the CLI,
+# cargo would unify the features both ask of mcpwire and serde_json (the CLI's `redis`,
+# `preserve_order`), and the server measured would not be the one a user builds.
+ECHO="$CARGO_TARGET_DIR/user/release/echo-server"
 LEAN="$CARGO_TARGET_DIR/lean/release/stdio-echo"
 RMCP="$CARGO_TARGET_DIR/peers/rmcp/release/rmcp-echo"
 BARE="$CARGO_TARGET_DIR/peers/bare/release/bare-echo"
 
 # ---- build and install -------------------------------------------------------------
 if [[ $BUILD == 1 ]]; then
-  log "building mcpwire (the load generator: mcpwire bench) and echo-server (release)"
-  (cd "$ROOT" && cargo build --release -p mcpwire-cli -p mcpwire-bench)
+  log "building mcpwire (the load generator: mcpwire bench), then echo-server alone (release)"
+  (cd "$ROOT" && cargo build --release -p mcpwire-cli)
+  (cd "$ROOT" && CARGO_TARGET_DIR="$CARGO_TARGET_DIR/user" cargo build --release -p mcpwire-bench --bin echo-server)
   for p in $PEERS; do
     case "$p" in
       rmcp) log "building the rmcp peer (crates.io)"
