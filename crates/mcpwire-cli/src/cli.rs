@@ -62,6 +62,7 @@ impl Command {
             Command::Call(c) => Some(&mut c.connect),
             Command::Read(c) => Some(&mut c.connect),
             Command::Prompt(c) => Some(&mut c.connect),
+            Command::Complete(c) => Some(&mut c.connect),
             Command::Proxy(p) => Some(&mut p.connect),
             Command::Tasks(t) => Some(match t {
                 TasksCommand::List(c) => c,
@@ -91,6 +92,10 @@ pub enum Command {
     Read(Read),
     /// Get a prompt with its arguments: `mcpwire prompt TARGET NAME key=value ...`.
     Prompt(GetPrompt),
+    /// Complete a prompt's or a resource template's argument as typed so far:
+    /// `mcpwire complete TARGET prompt:NAME ARG=TYPED` or `mcpwire complete TARGET
+    /// 'notes://{id}' id=4 [KEY=VALUE ...]` (further pairs: arguments already chosen).
+    Complete(Complete),
     /// Run a built-in example server over stdio or Streamable HTTP.
     Serve(Serve),
     /// Bridge transports: expose a stdio server over Streamable HTTP (--listen), or a
@@ -313,6 +318,23 @@ pub struct GetPrompt {
     /// Questions and messages.
     #[command(flatten)]
     pub interaction: Interaction,
+}
+
+/// `mcpwire complete`.
+#[derive(Debug, Args)]
+pub struct Complete {
+    /// The server.
+    #[command(flatten)]
+    pub connect: Connect,
+
+    /// What is completed: `prompt:NAME`, or a resource template's URI template.
+    #[arg(value_name = "REF")]
+    pub reference: String,
+
+    /// The argument being completed, as NAME=TYPED (TYPED may be empty); then the
+    /// arguments already chosen, as KEY=VALUE.
+    #[arg(value_name = "ARG=TYPED")]
+    pub pairs: Vec<String>,
 }
 
 /// The built-in example servers.

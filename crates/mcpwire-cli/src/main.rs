@@ -6,6 +6,7 @@ mod args;
 mod bench;
 mod cli;
 mod commands;
+mod complete;
 mod elicit;
 mod errors;
 mod interrupt;
@@ -62,6 +63,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Call(c) => commands::call(&env, c).await,
         Command::Read(c) => commands::read(&env, c).await,
         Command::Prompt(c) => commands::prompt(&env, c).await,
+        Command::Complete(c) => complete::run(&env, c).await,
         Command::Serve(s) => serve::run(s, cli.max_message_size).await,
         Command::Proxy(p) => proxy::run(p, cli.max_message_size).await,
         Command::Bench(b) => bench::run(&env, b).await,

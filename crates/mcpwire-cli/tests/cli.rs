@@ -248,6 +248,41 @@ fn log_messages_go_to_stderr_at_the_chosen_level() {
 }
 
 #[test]
+fn complete_offers_what_the_server_knows() {
+    let notes = format!("stdio:'{BIN}' serve --example notes");
+    let o = mcpwire(&["complete", &notes, "notes://note/{id}", "id="]);
+    expect_code(&o, 0);
+    assert_eq!(stdout(&o), "1\n2\n");
+    let o = mcpwire(&["complete", &notes, "prompt:summarize", "tag=e"]);
+    expect_code(&o, 0);
+    assert_eq!(stdout(&o), "errands\n");
+    let o = mcpwire(&[
+        "--json",
+        "--protocol-version",
+        "2025-11-25",
+        "complete",
+        &notes,
+        "prompt:summarize",
+        "tag=",
+    ]);
+    expect_code(&o, 0);
+    assert_eq!(json(&o)["completion"]["values"], serde_json::json!(["errands", "mcp"]));
+    // Nothing to offer is not an error.
+    let o = mcpwire(&["complete", &notes, "prompt:summarize", "tag=zz"]);
+    expect_code(&o, 0);
+    assert_eq!(stdout(&o), "");
+    // Refused before connecting: a reference that is neither a prompt nor a template.
+    let o = mcpwire(&["complete", &notes, "notes://index", "id=1"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("neither prompt:NAME nor a URI template"), "{}", stderr(&o));
+    // A server without the capability.
+    let echo = format!("stdio:'{BIN}' serve --example echo");
+    let o = mcpwire(&["complete", &echo, "prompt:echo-prompt", "text="]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("does not offer completions"), "{}", stderr(&o));
+}
+
+#[test]
 fn read_and_prompt() {
     let o = mcpwire(&["read", &everything(), "test://static-text"]);
     expect_code(&o, 0);

@@ -1,11 +1,12 @@
 //! A small notes server, the example to try the command line on
 //! (`mcpwire serve --example notes`): tools to add, search and delete notes, each note
 //! readable as a resource (`notes://note/{id}`) with an index (`notes://index`), and a
-//! prompt that asks a model to summarize them. Notes live in memory for the server's
-//! lifetime, up to [`MAX_NOTES`].
+//! prompt that asks a model to summarize them, with completion of note numbers and tags.
+//! Notes live in memory for the server's lifetime, up to [`MAX_NOTES`].
 
 use std::sync::{Arc, Mutex};
 
+use mcpwire::protocol::completion::{CompleteRequestParams, CompleteResult, Completion, CompletionReference};
 use mcpwire::protocol::content::Role;
 use mcpwire::protocol::prompts::PromptMessage;
 use mcpwire::protocol::resources::resource_not_found_code;
@@ -142,6 +143,7 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
     let for_index = notes.clone();
     let for_notes = notes.clone();
     let for_prompt = notes.clone();
+    let for_completion = notes.clone();
     Server::builder(NAME, env!("CARGO_PKG_VERSION"))
         .title("Notes")
         .instructions("Keeps short notes: add_note, search_notes, delete_note; read notes://index or notes://note/{id}; the summarize prompt asks a model to sum them up.")
@@ -215,4 +217,29 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
                     }
                 }),
         )
+        .completion(move |_ctx: Ctx, params: CompleteRequestParams| {
+            let values = completions(&for_completion.all(), &params);
+            async move { Ok(CompleteResult { completion: Completion { values, ..Default::default() }, ..Default::default() }) }
+        })
+}
+
+/// The values offered for what the user typed so far: note numbers for the template's
+/// `id`, tags for the prompt's `tag`, nothing for anything else.
+fn completions(notes: &[Note], params: &CompleteRequestParams) -> Vec<String> {
+    let typed = params.argument.value.as_str();
+    let mut values: Vec<String> = match (&params.reference, params.argument.name.as_str()) {
+        (CompletionReference::Resource(r), "id") if r.uri == "notes://note/{id}" => {
+            notes.iter().map(|n| n.id.to_string()).collect()
+        }
+        (CompletionReference::Prompt(p), "tag") if p.name == "summarize" => {
+            notes.iter().flat_map(|n| n.tags.iter().cloned()).collect()
+        }
+        _ => Vec::new(),
+    };
+    values.retain(|v| v.starts_with(typed));
+    values.sort();
+    values.dedup();
+    // The spec's limit on one answer.
+    values.truncate(100);
+    values
 }

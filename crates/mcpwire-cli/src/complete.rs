@@ -1,0 +1,123 @@
+//! `mcpwire complete`: what the server offers for a prompt's or a resource template's
+//! argument as a user types it (`completion/complete`), one value a line.
+
+use std::collections::BTreeMap;
+
+use mcpwire::protocol::completion::{
+    CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference, PromptReference,
+    ResourceTemplateReference,
+};
+use mcpwire::protocol::methods;
+use serde_json::Value;
+
+use crate::cli::Complete;
+use crate::commands::{pairs, print_stdout, session, Env};
+use crate::errors::{Failure, EXIT_OK};
+use crate::wire::whole;
+
+/// `prompt:NAME` names a prompt; anything else is a resource template's URI template.
+const PROMPT_PREFIX: &str = "prompt:";
+
+/// The request `mcpwire complete REF ARG=TYPED [KEY=VALUE ...]` sends: the first pair is
+/// the argument being completed, the others the arguments already chosen (context).
+fn request(target: &str, raw_pairs: &[String]) -> Result<CompleteRequestParams, Failure> {
+    let reference = match target.strip_prefix(PROMPT_PREFIX) {
+        Some("") => return Err(Failure::usage("name the prompt: prompt:NAME")),
+        Some(name) => {
+            CompletionReference::Prompt(PromptReference { name: name.into(), ..Default::default() })
+        }
+        None if target.contains('{') => CompletionReference::Resource(ResourceTemplateReference {
+            uri: target.to_owned(),
+            ..Default::default()
+        }),
+        None => {
+            return Err(Failure::usage(format!(
+                "{target:?} is neither prompt:NAME nor a URI template with a {{variable}}"
+            ))
+            .hint("`mcpwire prompts TARGET` and `mcpwire templates TARGET` list what can be completed"))
+        }
+    };
+    let mut pairs = pairs(raw_pairs)?.into_iter();
+    let Some(argument) = pairs.next() else {
+        return Err(Failure::usage("say which argument to complete: NAME=TYPED (TYPED may be empty)"));
+    };
+    let chosen: BTreeMap<String, String> = pairs.map(|p| (p.key, p.value)).collect();
+    Ok(CompleteRequestParams {
+        reference,
+        argument: CompletionArgument { name: argument.key, value: argument.value },
+        context: (!chosen.is_empty()).then_some(CompletionContext { arguments: Some(chosen) }),
+        meta: None,
+    })
+}
+
+/// `mcpwire complete`.
+pub async fn run(env: &Env, c: &Complete) -> anyhow::Result<i32> {
+    let params = request(&c.reference, &c.pairs)?;
+    session(env, &c.connect, None, |client| async move {
+        if client.server_capabilities().is_some_and(|caps| caps.completions.is_none()) {
+            return Err(Failure::usage("the server does not offer completions").into());
+        }
+        let result = client
+            .complete(&params)
+            .await
+            .map_err(|e| Failure::request(&format!("completing {:?}", params.argument.name), &e))?;
+        let result = env.wire().as_sent(&[(methods::COMPLETION_COMPLETE, whole)], &result)?;
+        if env.json {
+            env.print_json(&result)?;
+            return Ok(EXIT_OK);
+        }
+        let completion = result.get("completion");
+        let values = completion.and_then(|c| c.get("values")).and_then(Value::as_array);
+        let out: String =
+            values.into_iter().flatten().filter_map(Value::as_str).map(|v| format!("{v}\n")).collect();
+        // The server may know of more than it sent (`total`, `hasMore`).
+        let sent = values.map_or(0, Vec::len);
+        let total = completion.and_then(|c| c.get("total")).and_then(Value::as_u64);
+        let has_more = completion.and_then(|c| c.get("hasMore")).and_then(Value::as_bool) == Some(true);
+        if has_more || total.is_some_and(|t| t > sent as u64) {
+            let of = total.map_or_else(|| "more".to_owned(), |t| t.to_string());
+            env.ui.note(&format!("{sent} of {of} values shown"));
+        }
+        if out.is_empty() {
+            env.ui.note("no values");
+        }
+        print_stdout(&out)?;
+        Ok(EXIT_OK)
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn request(reference: &str, pairs: &[&str]) -> Result<CompleteRequestParams, Failure> {
+        super::request(reference, &pairs.iter().map(|p| (*p).to_owned()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn a_prompt_or_a_template_and_the_argument_then_the_context() {
+        let p = request("prompt:greet", &["name=Al"]).unwrap();
+        assert!(matches!(&p.reference, CompletionReference::Prompt(r) if r.name == "greet"));
+        assert_eq!((p.argument.name.as_str(), p.argument.value.as_str()), ("name", "Al"));
+        assert!(p.context.is_none());
+
+        let p = request("books://{shelf}/{title}", &["title=", "shelf=rust"]).unwrap();
+        assert!(
+            matches!(&p.reference, CompletionReference::Resource(r) if r.uri == "books://{shelf}/{title}")
+        );
+        assert_eq!((p.argument.name.as_str(), p.argument.value.as_str()), ("title", ""));
+        let chosen = p.context.unwrap().arguments.unwrap();
+        assert_eq!(chosen.get("shelf").map(String::as_str), Some("rust"));
+    }
+
+    #[test]
+    fn unclear_requests_are_refused_before_connecting() {
+        assert!(request("prompt:", &["a=b"]).is_err());
+        assert!(request("books://plain", &["a=b"]).is_err());
+        assert!(request("prompt:greet", &[]).is_err());
+        assert!(request("prompt:greet", &["novalue"]).is_err());
+    }
+}
