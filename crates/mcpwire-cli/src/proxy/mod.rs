@@ -31,6 +31,7 @@
 //! change) goes to the 2025 client that last used that connection or last said its roots
 //! changed ([`downstream`]), and clients of the same kind share its answer.
 
+mod clients;
 mod downstream;
 mod relay;
 mod upstream;

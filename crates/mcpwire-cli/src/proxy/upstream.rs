@@ -26,7 +26,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot, Notify};
 
-use super::downstream::Clients;
+use super::clients::Clients;
 use crate::target::{self, Target};
 
 /// Most upstream connections open at once (each a server process for a stdio target).

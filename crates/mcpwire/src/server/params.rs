@@ -17,10 +17,20 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess
 use serde_json::value::RawValue;
 
 use super::request_meta::RequestMeta;
-use crate::McpError;
+use crate::error::McpError;
 
 /// The `_meta` key of a request's params.
 const META: &str = "_meta";
+
+/// Parses params (absent params parse as `{}`); a mismatch is `-32602`.
+pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {
+    mcpwire_protocol::jsonrpc::parse_params(params).map_err(invalid_params)
+}
+
+/// A params parse error as the `-32602` that answers it.
+pub(crate) fn invalid_params(error: serde_json::Error) -> McpError {
+    McpError::invalid_params(format!("Invalid params: {error}"))
+}
 
 /// Reads `params` (absent params read as `{}`) into `T`, with `_meta` kept as its text.
 /// Errors are `-32602`, worded as serde_json words them for `T`; a `_meta` that is not an
@@ -31,19 +41,19 @@ pub(crate) fn parse_with_meta<T: DeserializeOwned>(
     let text = params.map_or("{}", RawValue::get);
     if !text.trim_start().starts_with('{') {
         // Not an object: `T` says what is wrong with it, as it always has.
-        return super::router::parse::<T>(params).map(|p| (p, RequestMeta::from_text(None)));
+        return parse::<T>(params).map(|p| (p, RequestMeta::from_text(None)));
     }
     let mut meta = None;
     let mut reader = serde_json::Deserializer::from_str(text);
     let parsed = T::deserialize(HideMeta { inner: &mut reader, meta: &mut meta })
         .and_then(|p| reader.end().map(|()| p))
-        .map_err(super::router::invalid_params)?;
+        .map_err(invalid_params)?;
     match meta {
         Some(m) if m.get() == "null" => Ok((parsed, RequestMeta::from_text(None))),
         Some(m) if !m.get().starts_with('{') => {
             // The reading that keeps `_meta` in `T` reports it word for word (and a type
             // without a `meta` field ignores it, as it did).
-            super::router::parse::<T>(params).map(|p| (p, RequestMeta::from_text(None)))
+            parse::<T>(params).map(|p| (p, RequestMeta::from_text(None)))
         }
         meta => Ok((parsed, RequestMeta::from_text(meta))),
     }
@@ -225,13 +235,13 @@ mod tests {
     fn errors_are_the_types_own() {
         let bad_meta = raw(r#"{"name":"p","_meta":"nope"}"#);
         let via_meta = parse_with_meta::<GetPromptRequestParams>(Some(&bad_meta)).unwrap_err();
-        let direct = super::super::router::parse::<GetPromptRequestParams>(Some(&bad_meta)).unwrap_err();
+        let direct = super::parse::<GetPromptRequestParams>(Some(&bad_meta)).unwrap_err();
         assert_eq!(via_meta.to_error_object().message, direct.to_error_object().message);
         assert_eq!(via_meta.code(), mcpwire_protocol::codes::INVALID_PARAMS);
 
         let not_object = raw(r#"[1,2]"#);
         let via_meta = parse_with_meta::<GetPromptRequestParams>(Some(&not_object)).unwrap_err();
-        let direct = super::super::router::parse::<GetPromptRequestParams>(Some(&not_object)).unwrap_err();
+        let direct = super::parse::<GetPromptRequestParams>(Some(&not_object)).unwrap_err();
         assert_eq!(via_meta.to_error_object().message, direct.to_error_object().message);
 
         let wrong_type = raw(r#"{"name":7,"_meta":{}}"#);
@@ -264,7 +274,7 @@ mod tests {
                 // Not JSON (trailing characters): neither reading is reached.
                 continue;
             };
-            let whole = super::super::router::parse::<CallToolRequestParams>(Some(&params));
+            let whole = super::parse::<CallToolRequestParams>(Some(&params));
             match (parse_with_meta::<CallToolRequestParams>(Some(&params)), whole) {
                 (Ok((p, meta)), Ok(whole)) => {
                     assert!(p.meta.is_none(), "{text}");

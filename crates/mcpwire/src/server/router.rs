@@ -15,12 +15,11 @@ use mcpwire_protocol::resources::{
 use mcpwire_protocol::tasks::TaskMetadata;
 use mcpwire_protocol::tools::{CallToolRequestParams, ListToolsRequestParams, ListToolsResult};
 use mcpwire_protocol::{codes, methods, ProtocolVersion};
-use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::context::{Ctx, CtxInner, EraInfo, SessionInfo, StatelessInfo};
-use super::params::parse_with_meta;
+use super::params::{parse, parse_with_meta};
 use super::prompt::PromptArgs;
 use super::reply::Reply;
 use super::request_meta::RequestMeta;
@@ -69,16 +68,6 @@ impl RetryArgs {
             RetryArgs::Value(v) => digest_json(v),
         }
     }
-}
-
-/// Parses params (absent params parse as `{}`); a mismatch is `-32602`.
-pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {
-    mcpwire_protocol::jsonrpc::parse_params(params).map_err(invalid_params)
-}
-
-/// A params parse error as the `-32602` that answers it.
-pub(crate) fn invalid_params(error: serde_json::Error) -> McpError {
-    McpError::invalid_params(format!("Invalid params: {error}"))
 }
 
 /// A `tools/call` past its checks: what its handler's await needs, and no more.

@@ -14,8 +14,9 @@ use serde_json::json;
 
 use super::context::SessionInfo;
 use super::notify::ServerEvent;
+use super::params::parse;
 use super::reply::Reply;
-use super::router::{parse, Seed};
+use super::router::Seed;
 use super::tasks::{core_capability, has_core_tasks};
 use super::Server;
 use crate::error::McpError;

@@ -15,8 +15,9 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::notify::ServerEvent;
+use super::params::parse;
 use super::reply::{Reply, Stamp};
-use super::router::{is_stateless_version, parse, Seed};
+use super::router::{is_stateless_version, Seed};
 use super::{supported_stateless, Server};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;

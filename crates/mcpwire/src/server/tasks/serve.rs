@@ -18,8 +18,9 @@ use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use super::super::context::{Ctx, EraInfo, SessionInfo};
+use super::super::params::parse;
 use super::super::reply::Reply;
-use super::super::router::{parse, Seed};
+use super::super::router::Seed;
 use super::super::tool::ToolDef;
 use super::super::Server;
 use super::runtime::StatusHook;

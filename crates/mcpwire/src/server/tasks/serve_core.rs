@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::super::context::SessionInfo;
+use super::super::params::parse;
 use super::super::reply::Reply;
-use super::super::router::parse;
 use super::super::Server;
 use super::TaskRecord;
 use crate::error::McpError;
