@@ -12,6 +12,8 @@ scripts/install-peers.sh
 source .tools/env.sh
 export MCPWIRE_PYTHON="$PYTHON"
 
+echo "== cargo test --workspace [$(date -u +%T)]"
 cargo test --workspace
+echo "== conformance [$(date -u +%T)]"
 scripts/conformance-server.sh
 scripts/conformance-client.sh
