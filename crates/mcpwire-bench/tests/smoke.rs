@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use mcpwire::client::Client;
 use mcpwire::protocol::ProtocolVersion;
@@ -82,18 +82,29 @@ impl Drop for Server {
 }
 
 fn http_server(mode: &str) -> (Server, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let addr = format!("127.0.0.1:{port}");
-    let child =
-        Command::new(ECHO).args(["--http", &addr, "--mode", mode]).stdout(Stdio::null()).spawn().unwrap();
+    // Port 0: the server picks a free port and says which on stderr.
+    let mut child = Command::new(ECHO)
+        .args(["--http", "127.0.0.1:0", "--mode", mode])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
     let server = Server(child);
-    // A loaded machine can take seconds to start a debug binary: wait, but not forever.
-    let deadline = Instant::now() + LIMIT;
-    while std::net::TcpStream::connect(&addr).is_err() {
-        assert!(Instant::now() < deadline, "echo-server did not listen on {addr}");
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    (server, format!("http://{addr}/mcp"))
+    // A loaded machine can take seconds to start a debug binary: wait, but not forever
+    // (the line is read on a thread of its own so the wait has a limit).
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut reader = std::io::BufReader::new(stderr);
+        let mut line = String::new();
+        let _ = std::io::BufRead::read_line(&mut reader, &mut line);
+        let _ = tx.send(line);
+        // Drained to the end, so the server never writes into a closed pipe.
+        let _ = std::io::copy(&mut reader, &mut std::io::sink());
+    });
+    let line = rx.recv_timeout(LIMIT).expect("echo-server said where it listens");
+    let url = line.trim().strip_prefix("echo-server: listening on ").unwrap_or_else(|| panic!("{line:?}"));
+    (server, url.to_owned())
 }
 
 #[tokio::test]

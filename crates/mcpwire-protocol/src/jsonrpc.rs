@@ -189,7 +189,7 @@ impl Message {
         let capacity = match self {
             Message::Response(r) => {
                 let id = match &r.id {
-                    RequestId::Number(n) => decimal_len(n.unsigned_abs()) + usize::from(*n < 0),
+                    RequestId::Number(n) => itoa::Buffer::new().format(*n).len(),
                     RequestId::String(s) => s.len() + 2,
                 };
                 RESPONSE_ENVELOPE.len() + id + r.result.get().len()
@@ -223,15 +223,10 @@ impl Message {
 /// The bytes of a response around its id and result (see [`write_response`]).
 const RESPONSE_ENVELOPE: &str = r#"{"jsonrpc":"2.0","id":,"result":}"#;
 
-/// The number of decimal digits of `n`.
-fn decimal_len(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
 fn write_response(r: &Response, out: &mut Vec<u8>) {
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
     match &r.id {
-        RequestId::Number(n) => write_i64(*n, out),
+        RequestId::Number(n) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
         RequestId::String(s) => {
             // A string always serializes.
             let _ = serde_json::to_writer(&mut *out, s);
@@ -240,25 +235,6 @@ fn write_response(r: &Response, out: &mut Vec<u8>) {
     out.extend_from_slice(br#","result":"#);
     out.extend_from_slice(r.result.get().as_bytes());
     out.push(b'}');
-}
-
-/// Appends `n` in decimal.
-fn write_i64(n: i64, out: &mut Vec<u8>) {
-    let mut buf = [0u8; 20];
-    let mut at = buf.len();
-    let mut rest = n.unsigned_abs();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    if n < 0 {
-        out.push(b'-');
-    }
-    out.extend_from_slice(&buf[at..]);
 }
 
 impl Serialize for Message {

@@ -77,8 +77,14 @@ async fn run(args: Vec<String>) -> ExitCode {
                 _ => return usage(),
             };
             let service = McpService::with_settings(server, settings);
-            match mcpwire::http::serve(service, *addr, "/mcp").await {
-                Ok(()) => ExitCode::SUCCESS,
+            match mcpwire::http::serve_with_shutdown(service, *addr, "/mcp").await {
+                Ok(bound) => {
+                    // The address actually bound (ADDR may name port 0): what a script or
+                    // a test connects to, with no port picked in advance and raced for.
+                    eprintln!("echo-server: listening on http://{}/mcp", bound.local_addr);
+                    let _ = bound.task.await;
+                    ExitCode::SUCCESS
+                }
                 Err(e) => {
                     eprintln!("echo-server: cannot serve on {addr}: {e}");
                     ExitCode::FAILURE

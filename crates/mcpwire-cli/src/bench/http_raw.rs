@@ -193,8 +193,7 @@ impl Conn {
             }
         }
         w.extend_from_slice(b"Content-Length: ");
-        let mut digits = [0u8; 20];
-        w.extend_from_slice(wire::format_u64(body.len() as u64, &mut digits));
+        w.extend_from_slice(itoa::Buffer::new().format(body.len()).as_bytes());
         w.extend_from_slice(b"\r\n\r\n");
         w.extend_from_slice(body);
         if let Err(e) = self.stream.write_all(&self.wbuf).await {

@@ -188,14 +188,12 @@ impl EchoCall {
     /// Appends the request with `id` to `out`.
     #[inline]
     pub fn write(&self, id: u64, out: &mut Vec<u8>) {
-        let mut buf = [0u8; 20];
-        self.template(id).write(format_u64(id, &mut buf), out);
+        self.template(id).write(itoa::Buffer::new().format(id).as_bytes(), out);
     }
 
     /// The length of the request with `id`.
     pub fn len(&self, id: u64) -> usize {
-        let mut buf = [0u8; 20];
-        self.template(id).len(format_u64(id, &mut buf))
+        self.template(id).len(itoa::Buffer::new().format(id).as_bytes())
     }
 
     /// The method of the request with `id` (the 2026 `Mcp-Method` header).
@@ -213,20 +211,6 @@ impl EchoCall {
     pub fn is_echo(&self, id: u64) -> bool {
         self.template(id).method == "tools/call"
     }
-}
-
-/// Formats `n` in decimal into `buf`, without allocating.
-pub fn format_u64(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    &buf[i..]
 }
 
 #[derive(Deserialize)]

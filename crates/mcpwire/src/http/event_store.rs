@@ -202,12 +202,13 @@ impl Log {
 
 /// `<stream>#<sequence>`, written without the formatting machinery (once per event).
 fn event_id(stream: &str, seq: u64) -> String {
-    let mut id = Vec::with_capacity(stream.len() + 21);
-    id.extend_from_slice(stream.as_bytes());
-    id.push(b'#');
-    super::sse::push_decimal(&mut id, seq);
-    // A `str` followed by '#' and ASCII digits is UTF-8: this never falls back.
-    String::from_utf8(id).unwrap_or_default()
+    let mut digits = itoa::Buffer::new();
+    let seq = digits.format(seq);
+    let mut id = String::with_capacity(stream.len() + 1 + seq.len());
+    id.push_str(stream);
+    id.push('#');
+    id.push_str(seq);
+    id
 }
 
 /// The default byte budget of a [`MemoryEventStore`]: 64 MiB of messages.

@@ -90,12 +90,13 @@ fn ticks(start: Instant, at: Instant) -> u64 {
 
 /// `<session>-<no>`, a stream's name in the event store.
 fn stream_name(session: &str, no: u64) -> String {
-    let mut name = Vec::with_capacity(session.len() + 21);
-    name.extend_from_slice(session.as_bytes());
-    name.push(b'-');
-    sse::push_decimal(&mut name, no);
-    // A `str` followed by '-' and ASCII digits is UTF-8: this never falls back.
-    String::from_utf8(name).unwrap_or_default()
+    let mut digits = itoa::Buffer::new();
+    let no = digits.format(no);
+    let mut name = String::with_capacity(session.len() + 1 + no.len());
+    name.push_str(session);
+    name.push('-');
+    name.push_str(no);
+    name
 }
 
 pub(crate) struct Session {
