@@ -200,15 +200,21 @@ impl Log {
     }
 }
 
-/// `<stream>#<sequence>`, written without the formatting machinery (once per event).
+/// `<stream>#<sequence>` (once per event).
 fn event_id(stream: &str, seq: u64) -> String {
+    numbered(stream, '#', seq)
+}
+
+/// `<name><separator><n>`, in one allocation of exactly its size: event ids, and the
+/// stream names they start with.
+pub(crate) fn numbered(name: &str, separator: char, n: u64) -> String {
     let mut digits = itoa::Buffer::new();
-    let seq = digits.format(seq);
-    let mut id = String::with_capacity(stream.len() + 1 + seq.len());
-    id.push_str(stream);
-    id.push('#');
-    id.push_str(seq);
-    id
+    let n = digits.format(n);
+    let mut out = String::with_capacity(name.len() + separator.len_utf8() + n.len());
+    out.push_str(name);
+    out.push(separator);
+    out.push_str(n);
+    out
 }
 
 /// The default byte budget of a [`MemoryEventStore`]: 64 MiB of messages.

@@ -90,13 +90,7 @@ fn ticks(start: Instant, at: Instant) -> u64 {
 
 /// `<session>-<no>`, a stream's name in the event store.
 fn stream_name(session: &str, no: u64) -> String {
-    let mut digits = itoa::Buffer::new();
-    let no = digits.format(no);
-    let mut name = String::with_capacity(session.len() + 1 + no.len());
-    name.push_str(session);
-    name.push('-');
-    name.push_str(no);
-    name
+    super::event_store::numbered(session, '-', no)
 }
 
 pub(crate) struct Session {
