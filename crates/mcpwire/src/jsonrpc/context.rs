@@ -47,6 +47,49 @@ pub(crate) struct InFlight {
     /// The last progress value sent (the bits of an `f64`; none yet: `-inf`): progress
     /// must increase, so a value that does not is dropped.
     last_progress: AtomicU64,
+    /// `_meta.progressToken`, read when first asked for.
+    progress_token: ProgressToken,
+}
+
+/// A request's `_meta.progressToken`, read from its params the first time a handler asks.
+///
+/// Finding it means parsing the params, which every request with a token would pay for at
+/// arrival though most handlers never report progress. So the params are kept instead
+/// (only when their text mentions `progressToken`: a copy, much cheaper than a parse) and
+/// parsed on first use, once.
+#[derive(Debug, Default)]
+struct ProgressToken {
+    params: Option<RawJson>,
+    token: OnceLock<Option<RawJson>>,
+}
+
+impl ProgressToken {
+    fn of(params: Option<&RawValue>) -> Self {
+        // A searcher is built once: building one is most of a short search.
+        static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
+        let params = params.filter(|p| KEY.find(p.get().as_bytes()).is_some());
+        ProgressToken { params: params.map(ToOwned::to_owned), token: OnceLock::new() }
+    }
+
+    fn get(&self) -> Option<&RawValue> {
+        self.token.get_or_init(|| read_progress_token(self.params.as_deref()?)).as_deref()
+    }
+}
+
+/// `_meta.progressToken` in raw params (`None` if absent, or if the params do not read).
+fn read_progress_token(params: &RawValue) -> Option<RawJson> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<MetaProbe>,
+    }
+    #[derive(serde::Deserialize)]
+    struct MetaProbe {
+        #[serde(rename = "progressToken")]
+        progress_token: Option<RawJson>,
+    }
+    serde_json::from_str::<Params>(params.get()).ok()?.meta?.progress_token
 }
 
 /// The request's cancellation fired: the peer cancelled it, its handler timed out, or
@@ -75,8 +118,9 @@ pub(crate) enum Settle {
 }
 
 impl InFlight {
-    /// A request that has just arrived, not cancelled.
-    pub(crate) fn new(id: RequestId) -> Self {
+    /// A request that has just arrived, not cancelled; its `params` may carry a progress
+    /// token.
+    pub(crate) fn with_params(id: RequestId, params: Option<&RawValue>) -> Self {
         InFlight {
             id,
             signals: AtomicU8::new(0),
@@ -86,6 +130,7 @@ impl InFlight {
             peer_cancelled: AtomicBool::new(false),
             settled: AtomicU8::new(Settle::Running as u8),
             last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
+            progress_token: ProgressToken::of(params),
         }
     }
 
@@ -199,7 +244,6 @@ pub struct RequestContext {
     pub(crate) entry: Arc<InFlight>,
     pub(crate) peer: Peer,
     pub(crate) extensions: Extensions,
-    pub(crate) progress_token: Option<RawJson>,
     pub(crate) back_channel: bool,
 }
 
@@ -234,7 +278,7 @@ impl RequestContext {
 
     /// The request's `_meta.progressToken`, raw, if it asked for progress.
     pub fn progress_token(&self) -> Option<&RawValue> {
-        self.progress_token.as_deref()
+        self.entry.progress_token.get()
     }
 
     /// Sends a notification that belongs to this request (progress, a log message). Once
@@ -252,7 +296,7 @@ impl RequestContext {
     /// otherwise). A value that is not above the last one sent (or not a number) is
     /// dropped, since the protocol requires progress to increase.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = self.progress_token.as_deref() else { return };
+        let Some(token) = self.progress_token() else { return };
         let last = &self.entry.last_progress;
         let increases = last
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
@@ -312,5 +356,40 @@ impl NotificationContext {
     /// Transport facts.
     pub fn extensions(&self) -> &Extensions {
         &self.extensions
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn token_of(params: &str) -> (bool, Option<String>) {
+        let raw = RawValue::from_string(params.to_owned()).unwrap();
+        let token = ProgressToken::of(Some(&raw));
+        (token.params.is_some(), token.get().map(|t| t.get().to_owned()))
+    }
+
+    #[test]
+    fn the_progress_token_is_read_from_meta_when_asked_for() {
+        assert_eq!(token_of(r#"{"_meta":{"progressToken":7}}"#), (true, Some("7".into())));
+        assert_eq!(
+            token_of(r#"{"a":[1],"_meta":{"x":{},"progressToken":"t-1"}}"#),
+            (true, Some(r#""t-1""#.into()))
+        );
+        // Params that never mention the key are not kept.
+        assert_eq!(token_of(r#"{"name":"echo","_meta":{"x":1}}"#), (false, None));
+        // The key elsewhere is not a progress token.
+        assert_eq!(token_of(r#"{"arguments":{"progressToken":1}}"#), (true, None));
+        assert_eq!(token_of(r#"{"_meta":{"y":"progressToken"}}"#), (true, None));
+        assert!(ProgressToken::of(None).get().is_none());
+    }
+
+    #[test]
+    fn the_progress_token_is_parsed_once() {
+        let raw = RawValue::from_string(r#"{"_meta":{"progressToken":1}}"#.to_owned()).unwrap();
+        let token = ProgressToken::of(Some(&raw));
+        assert!(std::ptr::eq(token.get().unwrap(), token.get().unwrap()));
     }
 }

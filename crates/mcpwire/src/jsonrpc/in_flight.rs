@@ -95,7 +95,7 @@ mod tests {
 
     fn entry(n: i64) -> (IdKey, Arc<InFlight>) {
         let id = RequestId::Number(n);
-        (id.key(), Arc::new(InFlight::new(id)))
+        (id.key(), Arc::new(InFlight::with_params(id, None)))
     }
 
     #[test]

@@ -6,14 +6,13 @@ use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt;
 use mcpwire_protocol::{
     codes, methods, ErrorObject, ErrorResponse, Message, RawJson, Request, RequestId, Response,
 };
-use serde::Deserialize;
 use tokio::sync::OwnedSemaphorePermit;
 
 use super::context::{Fire, InFlight, RequestContext, Settle};
@@ -45,7 +44,7 @@ pub(super) fn start_request<H: Handler>(
     }
     arrive(&**handler, &request);
     let hook = meta.on_unanswered;
-    let ctx = context(peer.clone(), entry.clone(), &request, meta.extensions, meta.no_back_channel);
+    let ctx = context(peer.clone(), entry.clone(), meta.extensions, meta.no_back_channel);
     let method = method_name(&request.method);
     // The handler's future is boxed here, with the request and its context moved in:
     // it is kilobytes (the router's state machine), and the task's own future, copied
@@ -87,7 +86,7 @@ pub(super) fn method_name(method: &str) -> Cow<'static, str> {
 
 /// The state of a request that has just arrived.
 pub(super) fn in_flight(request: &Request) -> Arc<InFlight> {
-    Arc::new(InFlight::new(request.id.clone()))
+    Arc::new(InFlight::with_params(request.id.clone(), request.params.as_deref()))
 }
 
 /// Calls the handler's arrival hook; a panic there is logged, not propagated.
@@ -101,17 +100,10 @@ pub(super) fn arrive<H: Handler>(handler: &H, request: &Request) {
 pub(super) fn context(
     peer: Peer,
     entry: Arc<InFlight>,
-    request: &Request,
     extensions: crate::extensions::Extensions,
     no_back_channel: bool,
 ) -> RequestContext {
-    RequestContext {
-        entry,
-        peer,
-        extensions,
-        progress_token: progress_token(request.params.as_deref()),
-        back_channel: !no_back_channel,
-    }
+    RequestContext { entry, peer, extensions, back_channel: !no_back_channel }
 }
 
 /// Runs the handler and settles the request: answered, or (when the peer cancelled it)
@@ -253,25 +245,4 @@ fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
         .copied()
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("(non-string panic payload)")
-}
-
-/// Reads `_meta.progressToken` from raw params, without parsing anything else (params
-/// that do not mention the key at all are not read).
-fn progress_token(params: Option<&serde_json::value::RawValue>) -> Option<RawJson> {
-    let raw = params?.get();
-    // A searcher is built once (a constant): building one is most of a short search.
-    static KEY: LazyLock<memchr::memmem::Finder<'static>> =
-        LazyLock::new(|| memchr::memmem::Finder::new("progressToken"));
-    KEY.find(raw.as_bytes())?;
-    #[derive(Deserialize)]
-    struct Params {
-        #[serde(rename = "_meta")]
-        meta: Option<MetaProbe>,
-    }
-    #[derive(Deserialize)]
-    struct MetaProbe {
-        #[serde(rename = "progressToken")]
-        progress_token: Option<RawJson>,
-    }
-    serde_json::from_str::<Params>(raw).ok()?.meta?.progress_token
 }

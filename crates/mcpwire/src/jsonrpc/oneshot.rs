@@ -102,7 +102,7 @@ pub(crate) fn serve_one<H: Handler>(
     let entry = inbound::in_flight(&request);
     inbound::arrive(&handler, &request);
     let peer = Peer { shared: shared.clone() };
-    let ctx = inbound::context(peer, entry.clone(), &request, meta.extensions, meta.no_back_channel);
+    let ctx = inbound::context(peer, entry.clone(), meta.extensions, meta.no_back_channel);
     let method = inbound::method_name(&request.method);
     let (run_shared, run_entry) = (shared.clone(), entry.clone());
     // The handler's future is boxed as soon as it exists, as the dispatcher's tasks box
