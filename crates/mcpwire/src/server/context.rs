@@ -42,8 +42,10 @@ pub(crate) struct SessionInfo {
     subscriptions: Mutex<Subscriptions>,
     /// The session's connection, for the change notifications pushed to it.
     pub(crate) peer: Peer,
-    /// A random id that marks the tasks this session created (only it sees them).
-    pub(crate) task_owner: u64,
+    /// A random id that marks the tasks this session created (only it sees them), drawn
+    /// when first needed: drawing it is a system call, and most sessions (every
+    /// session-less 2025 request has one) never create a task.
+    task_owner: OnceLock<u64>,
 }
 
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
@@ -52,7 +54,7 @@ pub(crate) struct SessionInfo {
 type Subscriptions = Option<Box<HashSet<String>>>;
 
 /// The capabilities of a client that declared none.
-static NO_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> =
+pub(crate) static NO_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> =
     std::sync::LazyLock::new(ClientCapabilities::default);
 
 /// A value kept as its compact JSON text (empty for the type's default), parsed back on
@@ -104,8 +106,13 @@ impl SessionInfo {
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(None),
             peer,
-            task_owner: random_u64(),
+            task_owner: OnceLock::new(),
         }
+    }
+
+    /// The id that marks this session's tasks (see the field).
+    pub(crate) fn task_owner(&self) -> u64 {
+        *self.task_owner.get_or_init(random_u64)
     }
 
     /// The capabilities the client declared at `initialize`.

@@ -70,10 +70,16 @@ impl StatefulSession {
     #[cfg(feature = "http")]
     pub(crate) fn assume_initialized(&self, version: ProtocolVersion, peer: &Peer) {
         let mut slot = self.session.write().unwrap_or_else(|e| e.into_inner());
+        // The same for every such session: made once.
+        static CLIENT: std::sync::LazyLock<mcpwire_protocol::Implementation> =
+            std::sync::LazyLock::new(|| mcpwire_protocol::Implementation::new("stateless-http-client", "0"));
         if slot.is_none() {
-            let client = mcpwire_protocol::Implementation::new("stateless-http-client", "0");
-            let capabilities = mcpwire_protocol::ClientCapabilities::default();
-            *slot = Some(Arc::new(SessionInfo::new(version, &capabilities, &client, peer.clone())));
+            *slot = Some(Arc::new(SessionInfo::new(
+                version,
+                &super::context::NO_CAPABILITIES,
+                &CLIENT,
+                peer.clone(),
+            )));
         }
     }
 

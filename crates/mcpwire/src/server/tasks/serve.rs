@@ -112,7 +112,7 @@ impl Server {
     ) -> Result<Reply, McpError> {
         let tasks = &self.inner.tasks;
         let owner = match &ctx.inner.era {
-            EraInfo::Stateful(session) => Some(session.task_owner.to_string()),
+            EraInfo::Stateful(session) => Some(session.task_owner().to_string()),
             EraInfo::Stateless(_) => None,
         };
         let ttl = wanted.and_then(|t| t.ttl).map(Duration::from_millis);

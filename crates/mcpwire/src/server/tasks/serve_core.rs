@@ -61,7 +61,7 @@ impl Server {
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<Reply, McpError> {
-        let owner = session.task_owner.to_string();
+        let owner = session.task_owner().to_string();
         let tasks = &self.inner.tasks;
         match method {
             methods::TASKS_GET => {
