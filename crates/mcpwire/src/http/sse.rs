@@ -12,8 +12,11 @@ pub fn event(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Bytes {
 /// [`event`]'s bytes, in a buffer of exactly their size: it goes into `Bytes` without
 /// a second allocation (a `Vec` with room to spare needs one for its shared header).
 fn event_vec(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Vec<u8> {
+    // The retry value is written once, here, and both measured and copied from there.
+    let mut digits = itoa::Buffer::new();
+    let retry = retry_ms.map(|ms| digits.format(ms));
     let id_line = id.map_or(0, |id| "id: \n".len() + id.len());
-    let retry_line = retry_ms.map_or(0, |ms| "retry: \n".len() + itoa::Buffer::new().format(ms).len());
+    let retry_line = retry.map_or(0, |ms| "retry: \n".len() + ms.len());
     let capacity = "event: message\n".len() + id_line + retry_line + "data: \n\n".len() + data.len();
     let mut out = Vec::with_capacity(capacity);
     out.extend_from_slice(b"event: message\n");
@@ -22,9 +25,9 @@ fn event_vec(id: Option<&str>, retry_ms: Option<u64>, data: &[u8]) -> Vec<u8> {
         out.extend_from_slice(id.as_bytes());
         out.push(b'\n');
     }
-    if let Some(ms) = retry_ms {
+    if let Some(ms) = retry {
         out.extend_from_slice(b"retry: ");
-        out.extend_from_slice(itoa::Buffer::new().format(ms).as_bytes());
+        out.extend_from_slice(ms.as_bytes());
         out.push(b'\n');
     }
     out.extend_from_slice(b"data: ");
@@ -50,13 +53,13 @@ pub fn priming(id: &str, retry_ms: u64) -> Bytes {
 
 /// [`priming`]'s bytes, in a buffer of exactly their size.
 fn priming_vec(id: &str, retry_ms: u64) -> Vec<u8> {
-    let mut out = Vec::with_capacity(
-        "id: \nretry: \ndata: \n\n".len() + id.len() + itoa::Buffer::new().format(retry_ms).len(),
-    );
+    let mut digits = itoa::Buffer::new();
+    let retry = digits.format(retry_ms);
+    let mut out = Vec::with_capacity("id: \nretry: \ndata: \n\n".len() + id.len() + retry.len());
     out.extend_from_slice(b"id: ");
     out.extend_from_slice(id.as_bytes());
     out.extend_from_slice(b"\nretry: ");
-    out.extend_from_slice(itoa::Buffer::new().format(retry_ms).as_bytes());
+    out.extend_from_slice(retry.as_bytes());
     out.extend_from_slice(b"\ndata: \n\n");
     out
 }

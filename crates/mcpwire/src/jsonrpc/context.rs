@@ -57,7 +57,7 @@ pub(crate) struct InFlight {
 /// arrival though most handlers never report progress. So the params are kept instead
 /// (only when their text mentions `progressToken`: a copy, much cheaper than a parse) and
 /// parsed on first use, once.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct ProgressToken {
     params: Option<RawJson>,
     token: OnceLock<Option<RawJson>>,
