@@ -11,7 +11,9 @@
 //! `--mode stateless`: 2026-07-28 requests are answered with JSON and no session, and so
 //! are 2025 ones (`sessionless` and `json_response` are on: a 2025 client initializes,
 //! then POSTs without a session). `--mode sessions`: the defaults, where a 2025 client
-//! opens a session and gets SSE responses.
+//! opens a session and gets SSE responses. Once bound, it prints
+//! `echo-server: listening on http://ADDR/mcp` on stderr, so `127.0.0.1:0` (any free
+//! port) works: read the address from that line.
 //!
 //! `--current-thread` serves on tokio's current-thread runtime instead
 //! (`#[tokio::main(flavor = "current_thread")]`), for comparisons of the two;
