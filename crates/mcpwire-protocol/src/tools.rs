@@ -136,18 +136,23 @@ impl CallToolRequestParams {
 /// Captures `arguments` raw, rejecting anything but an object (or `null`, read as absent).
 fn raw_object_arguments<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
     let raw = Option::<Box<RawValue>>::deserialize(d)?;
-    match raw {
-        Some(r) if !r.get().starts_with('{') => {
-            let found = match r.get().as_bytes().first() {
-                Some(b'[') => "an array",
-                Some(b'"') => "a string",
-                Some(b't' | b'f') => "a boolean",
-                _ => "a number",
-            };
-            Err(serde::de::Error::invalid_type(serde::de::Unexpected::Other(found), &"a JSON object"))
-        }
-        other => Ok(other),
+    match raw.as_deref().map(not_an_object) {
+        Some(Err(error)) => Err(error),
+        _ => Ok(raw),
     }
+}
+
+/// Checks that raw `arguments` are a JSON object, with the error that refuses anything
+/// else (what [`CallToolRequestParams`] reports, for a reader that borrows the text).
+pub fn not_an_object<E: serde::de::Error>(raw: &RawValue) -> Result<(), E> {
+    let found = match raw.get().as_bytes().first() {
+        Some(b'{') => return Ok(()),
+        Some(b'[') => "an array",
+        Some(b'"') => "a string",
+        Some(b't' | b'f') => "a boolean",
+        _ => "a number",
+    };
+    Err(E::invalid_type(serde::de::Unexpected::Other(found), &"a JSON object"))
 }
 
 fn raw_object(map: &Map<String, Value>) -> Option<Box<RawValue>> {

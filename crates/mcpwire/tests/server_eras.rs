@@ -178,6 +178,79 @@ async fn stateful_session_lists_and_calls() {
     );
 }
 
+/// The 2026 envelope's members, as text to put in a `_meta` object beside others.
+fn envelope_members() -> String {
+    let text = envelope().to_string();
+    text[1..text.len() - 1].to_owned()
+}
+
+/// `tools/call` params as text, exactly as given (escapes and all).
+async fn call_text(raw: &mut RawPeer, id: i64, params: &str) -> Message {
+    let params = serde_json::value::RawValue::from_string(params.to_owned()).unwrap();
+    raw.send(mcpwire::protocol::Request::new(id, "tools/call", Some(params))).await;
+    raw.next().await
+}
+
+/// The server reads `tools/call` params in place, borrowing the name and the arguments
+/// from the request's text: an escaped name, `null` arguments, arguments that are not an
+/// object and large arguments read as they always did, in both eras.
+#[tokio::test]
+async fn tool_call_params_read_in_place_keep_the_wire_rules() {
+    let meta_2026 = format!(r#","_meta":{}"#, envelope());
+    for (era, meta) in [("2025", ""), ("2026", meta_2026.as_str())] {
+        // A connection speaks one era.
+        let mut raw = start();
+        if era == "2025" {
+            let init = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
+            expect_result(&call(&mut raw, 1, "initialize", init).await, 1);
+        }
+        // An escaped name is the same name.
+        let r = expect_result(
+            &call_text(&mut raw, 2, &format!(r#"{{"name":"ad\u0064","arguments":{{"a":2,"b":3}}{meta}}}"#))
+                .await,
+            2,
+        );
+        assert_eq!(r["structuredContent"], json!({ "sum": 5 }), "{era}");
+        // `null` arguments read as none.
+        let r = expect_result(
+            &call_text(&mut raw, 3, &format!(r#"{{"name":"sync_text","arguments":null{meta}}}"#)).await,
+            3,
+        );
+        assert_eq!(r["content"][0]["text"], "plain text", "{era}");
+        // Arguments that are not an object are invalid params, saying what they were.
+        for (id, (arguments, found)) in
+            [("[1]", "an array"), (r#""x""#, "a string"), ("7", "a number"), ("true", "a boolean")]
+                .into_iter()
+                .enumerate()
+        {
+            let id = 10 + id as i64;
+            let e = expect_error(
+                &call_text(&mut raw, id, &format!(r#"{{"name":"add","arguments":{arguments}{meta}}}"#)).await,
+                id,
+            );
+            assert_eq!(e.code, codes::INVALID_PARAMS, "{era} {arguments}");
+            assert!(
+                e.message.contains(found) && e.message.contains("expected a JSON object"),
+                "{era}: {}",
+                e.message
+            );
+        }
+        // A name that is not a string is refused as the wire type refuses it.
+        let e = expect_error(&call_text(&mut raw, 20, &format!(r#"{{"name":1{meta}}}"#)).await, 20);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{era}");
+        assert!(e.message.contains("expected a string"), "{era}: {}", e.message);
+        // Large arguments, with a progress token beside them.
+        let big = 3 * 40_000;
+        let params = format!(
+            r#"{{"name":"add","arguments":{{"a":{big},"b":1,"pad":"{}"}},"_meta":{{"progressToken":"p"{}}}}}"#,
+            "x".repeat(big),
+            if era == "2025" { String::new() } else { format!(",{}", envelope_members()) }
+        );
+        let r = expect_result(&call_text(&mut raw, 21, &params).await, 21);
+        assert_eq!(r["structuredContent"], json!({ "sum": big + 1 }), "{era}");
+    }
+}
+
 #[tokio::test]
 async fn stateful_logging_follows_set_level() {
     let mut raw = start();

@@ -27,9 +27,9 @@
 use std::future::Future;
 
 use mcpwire_protocol::common::JsonObject;
-use mcpwire_protocol::RawJson;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 
 use super::context::Ctx;
 use super::schema;
@@ -41,7 +41,7 @@ use crate::error::McpError;
 #[derive(Clone, Copy)]
 pub struct RequestParts<'a> {
     ctx: &'a Ctx,
-    arguments: Option<&'a RawJson>,
+    arguments: Option<&'a RawValue>,
     uri: Option<&'a str>,
 }
 
@@ -52,7 +52,7 @@ impl std::fmt::Debug for RequestParts<'_> {
 }
 
 impl<'a> RequestParts<'a> {
-    pub(crate) fn new(ctx: &'a Ctx, arguments: Option<&'a RawJson>, uri: Option<&'a str>) -> Self {
+    pub(crate) fn new(ctx: &'a Ctx, arguments: Option<&'a RawValue>, uri: Option<&'a str>) -> Self {
         RequestParts { ctx, arguments, uri }
     }
 
@@ -62,7 +62,7 @@ impl<'a> RequestParts<'a> {
     }
 
     /// The arguments as sent (absent when the request had none).
-    pub fn arguments(&self) -> Option<&'a RawJson> {
+    pub fn arguments(&self) -> Option<&'a RawValue> {
         self.arguments
     }
 
@@ -148,8 +148,8 @@ impl FromRequest for Uri {
 /// error needs it. A failure is decoded again with the path tracked, so the error (and
 /// anything the path-tracking decoder accepts that the plain one does not) is exactly
 /// what it always was.
-pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
-    let text = arguments.map_or("{}", |a| a.get());
+pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+    let text = arguments.map_or("{}", RawValue::get);
     if let Ok(value) = serde_json::from_str(text) {
         return Ok(value);
     }
@@ -261,8 +261,8 @@ mod tests {
     }
 
     /// The decoder before the plain-serde fast path: path tracking on every call.
-    fn tracked<T: DeserializeOwned>(arguments: Option<&RawJson>) -> Result<T, String> {
-        decode_tracked(arguments.map_or("{}", |a| a.get()))
+    fn tracked<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+        decode_tracked(arguments.map_or("{}", RawValue::get))
     }
 
     #[test]

@@ -13,7 +13,8 @@
 use std::fmt;
 
 use serde::de::value::{BorrowedStrDeserializer, StringDeserializer};
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::request_meta::RequestMeta;
@@ -22,9 +23,10 @@ use crate::error::McpError;
 /// The `_meta` key of a request's params.
 const META: &str = "_meta";
 
-/// Parses params (absent params parse as `{}`); a mismatch is `-32602`.
-pub(crate) fn parse<T: DeserializeOwned>(params: Option<&RawValue>) -> Result<T, McpError> {
-    mcpwire_protocol::jsonrpc::parse_params(params).map_err(invalid_params)
+/// Parses params (absent params parse as `{}`); a mismatch is `-32602`. `T` may borrow
+/// from the params' text.
+pub(crate) fn parse<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, McpError> {
+    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(invalid_params)
 }
 
 /// A params parse error as the `-32602` that answers it.
@@ -35,8 +37,8 @@ pub(crate) fn invalid_params(error: serde_json::Error) -> McpError {
 /// Reads `params` (absent params read as `{}`) into `T`, with `_meta` kept as its text.
 /// Errors are `-32602`, worded as serde_json words them for `T`; a `_meta` that is not an
 /// object (nor `null`) gets the error `T` itself gives it.
-pub(crate) fn parse_with_meta<T: DeserializeOwned>(
-    params: Option<&RawValue>,
+pub(crate) fn parse_with_meta<'a, T: Deserialize<'a>>(
+    params: Option<&'a RawValue>,
 ) -> Result<(T, RequestMeta), McpError> {
     let text = params.map_or("{}", RawValue::get);
     if !text.trim_start().starts_with('{') {

@@ -1,6 +1,7 @@
 //! The era-neutral core: routes a request to the registries and returns a typed reply;
 //! the era adapters stamp and serialize it.
 
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
@@ -13,8 +14,9 @@ use mcpwire_protocol::resources::{
     ListResourcesRequestParams, ListResourcesResult, ReadResourceRequestParams,
 };
 use mcpwire_protocol::tasks::TaskMetadata;
-use mcpwire_protocol::tools::{CallToolRequestParams, ListToolsRequestParams, ListToolsResult};
-use mcpwire_protocol::{codes, methods, ProtocolVersion};
+use mcpwire_protocol::tools::{not_an_object, ListToolsRequestParams, ListToolsResult};
+use mcpwire_protocol::{codes, methods, ProtocolVersion, RawJson};
+use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
@@ -37,58 +39,74 @@ pub(crate) enum Seed {
 }
 
 /// The 2026 retry fields of `tools/call`, `prompts/get` and `resources/read`, and what
-/// the sealed `requestState` is bound to.
-struct Retry {
+/// the sealed `requestState` is bound to. A tool's arguments are borrowed from the
+/// request's params, which the call keeps for as long as its retry lives.
+struct Retry<'a> {
     responses: Option<InputResponses>,
     request_state: Option<String>,
     method: &'static str,
     target: String,
-    args: RetryArgs,
+    args: RetryArgs<'a>,
 }
 
 /// The arguments a `requestState` is bound to. A tool's raw arguments are parsed only
 /// when a digest is needed (a retry's state to open, an `input_required` to seal):
-/// most calls need neither, and the parse was a tenth of a 2026 call.
-enum RetryArgs {
-    /// A tool's raw arguments; absent or unparsable ones bind as `{}`. The retry owns
-    /// them and lends them to the handler ([`ToolCall::arguments`]), so a 2026 call does
-    /// not copy them.
-    Tool(Option<Box<RawValue>>),
+/// most calls need neither.
+enum RetryArgs<'a> {
+    /// A tool's raw arguments; absent or unparsable ones bind as `{}`.
+    Tool(Option<&'a RawValue>),
     /// Arguments already in tree form.
     Value(Value),
 }
 
-impl RetryArgs {
+impl RetryArgs<'_> {
     /// The digest the sealed state binds.
     fn digest(&self) -> [u8; 32] {
         match self {
-            RetryArgs::Tool(raw) => digest_json(
-                &raw.as_deref().and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or(json!({})),
-            ),
+            RetryArgs::Tool(raw) => {
+                digest_json(&raw.and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or(json!({})))
+            }
             RetryArgs::Value(v) => digest_json(v),
         }
     }
 }
 
-/// A `tools/call` past its checks: what its handler's await needs, and no more.
-struct ToolCall<'a> {
-    def: &'a ToolDef,
-    ctx: Ctx,
-    retry: Option<Retry>,
-    /// The arguments, unless `retry` holds them.
-    arguments: Option<Box<RawValue>>,
-    /// `params.task` (2025-11-25 core tasks).
+/// `tools/call` params as the server reads them: the name and the arguments borrowed
+/// from the request's text (the wire type,
+/// [`CallToolRequestParams`](mcpwire_protocol::tools::CallToolRequestParams), owns copies).
+/// `_meta` is set aside by [`parse_with_meta`].
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToolCallParams<'a> {
+    #[serde(borrow)]
+    name: Cow<'a, str>,
+    #[serde(borrow, default, deserialize_with = "object_arguments")]
+    arguments: Option<&'a RawValue>,
+    #[serde(default)]
     task: Option<TaskMetadata>,
+    #[serde(default)]
+    input_responses: Option<InputResponses>,
+    #[serde(default)]
+    request_state: Option<String>,
 }
 
-/// The arguments of a call: its retry's (a 2026 call), else its own. A `&Box`, since
-/// that is what [`FromRequest`](super::FromRequest) extractors are handed.
-#[allow(clippy::borrowed_box)]
-fn arguments<'a>(retry: &'a Option<Retry>, own: &'a Option<Box<RawValue>>) -> Option<&'a Box<RawValue>> {
-    match retry {
-        Some(Retry { args: RetryArgs::Tool(args), .. }) => args.as_ref(),
-        _ => own.as_ref(),
-    }
+/// `arguments`, borrowed: a JSON object, or `null` (read as absent); anything else is
+/// refused as [`CallToolRequestParams`](mcpwire_protocol::tools::CallToolRequestParams)
+/// refuses it.
+fn object_arguments<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    let raw = Option::<&'de RawValue>::deserialize(d)?;
+    raw.map_or(Ok(()), not_an_object)?;
+    Ok(raw)
+}
+
+/// A `tools/call` past its checks: what its handler's await needs, and no more.
+struct ToolCall<'s, 'p> {
+    def: &'s ToolDef,
+    ctx: Ctx,
+    retry: Option<Retry<'p>>,
+    arguments: Option<&'p RawValue>,
+    /// `params.task` (2025-11-25 core tasks).
+    task: Option<TaskMetadata>,
 }
 
 impl Server {
@@ -100,15 +118,16 @@ impl Server {
         rpc: RequestContext,
         seed: Seed,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<RawJson>,
     ) -> Result<Reply, McpError> {
         let inner = &self.inner;
         let caps = &inner.capabilities;
+        if method == methods::TOOLS_CALL && caps.tools.is_some() {
+            // Given the params, not lent them: see `call_tool`.
+            return Box::pin(self.call_tool(rpc, seed, params)).await;
+        }
+        let params = params.as_deref();
         match method {
-            methods::TOOLS_CALL if caps.tools.is_some() => {
-                let (p, meta) = parse_with_meta(params)?;
-                Box::pin(self.call_tool(rpc, seed, p, meta)).await
-            }
             methods::TOOLS_LIST if caps.tools.is_some() => {
                 let (p, _): (ListToolsRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
@@ -242,7 +261,7 @@ impl Server {
         rpc: RequestContext,
         seed: Seed,
         meta: RequestMeta,
-        retry: Option<Retry>,
+        retry: Option<Retry<'_>>,
         handler: F,
         reply: fn(T) -> Reply,
     ) -> Result<Reply, McpError>
@@ -255,15 +274,17 @@ impl Server {
         self.settle(ctx, retry, outcome.map(reply))
     }
 
-    /// `tools/call`, its params parsed.
+    /// `tools/call`. The tool's handler reads the arguments in place, from the params;
+    /// a 2025 call then frees the params before the handler's await, a 2026 call keeps
+    /// them in case its `input_required` result must be bound to them.
     async fn call_tool(
         &self,
         rpc: RequestContext,
         seed: Seed,
-        p: CallToolRequestParams,
-        meta: RequestMeta,
+        params: Option<RawJson>,
     ) -> Result<Reply, McpError> {
-        let ToolCall { def, ctx, retry, arguments, task } = self.prepare_tool_call(rpc, seed, p, meta)?;
+        let ToolCall { def, ctx, retry, arguments, task } =
+            self.prepare_tool_call(rpc, seed, params.as_deref())?;
         if self.runs_as_task(def, &ctx, task.as_ref())? {
             // Input the tool gathers before its task exists comes in 2026 `input_required`
             // rounds (a 2025 task asks through the task instead).
@@ -272,39 +293,40 @@ impl Server {
                     return self.settle(ctx, retry, Err(e));
                 }
             }
-            let arguments = self::arguments(&retry, &arguments).map(|a| &**a);
             return self.start_tool_task(def, ctx, arguments, task).await;
         }
-        let outcome = def.call(ctx.clone(), self::arguments(&retry, &arguments)).await;
+        // The handler has read its arguments once `call` exists.
+        let call = def.call(ctx.clone(), arguments);
+        let (outcome, retry) = match retry {
+            None => {
+                // Nothing will bind to the params: a large call holds the handler's copy
+                // of its arguments, not the request's too.
+                drop(params);
+                (call.await, None)
+            }
+            retry => (call.await, retry),
+        };
         self.settle(ctx, retry, outcome.map(Reply::CallTool))
     }
 
     /// Everything `tools/call` does before its handler runs: the tool, the arguments'
     /// shape, the retry fields and the context.
-    fn prepare_tool_call(
+    fn prepare_tool_call<'p>(
         &self,
         rpc: RequestContext,
         seed: Seed,
-        p: CallToolRequestParams,
-        meta: RequestMeta,
-    ) -> Result<ToolCall<'_>, McpError> {
+        params: Option<&'p RawValue>,
+    ) -> Result<ToolCall<'_, 'p>, McpError> {
         let inner = &self.inner;
-        // `p.meta` is empty: `_meta` came as `meta` (see `parse_with_meta`).
-        let CallToolRequestParams { name, arguments, meta: _, task, input_responses, request_state } = p;
+        let (p, meta): (ToolCallParams<'p>, _) = parse_with_meta(params)?;
+        let ToolCallParams { name, arguments, task, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
-        let Some(def) = inner.tool_index.get(&name).and_then(|i| inner.tools.get(*i)) else {
+        let Some(def) = inner.tool_index.get(&*name).and_then(|i| inner.tools.get(*i)) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
-        if let Some(args) = &arguments {
-            if !args.get().trim_start().starts_with('{') {
-                return Err(McpError::invalid_params("Invalid params: arguments must be an object"));
-            }
-        }
-        // A 2026 call's retry fields take the name and the arguments (moved, not copied).
-        let mut arguments = arguments;
         let retry =
             self.retry_fields(&seed, input_responses, request_state, methods::TOOLS_CALL, name, || {
-                RetryArgs::Tool(arguments.take())
+                RetryArgs::Tool(arguments)
             });
         let ctx = self.context(rpc, seed, meta, retry.as_ref())?;
         Ok(ToolCall { def, ctx, retry, arguments, task })
@@ -343,15 +365,15 @@ impl Server {
     /// The retry fields, on a 2026 request (they mean nothing on a 2025 session). `target`
     /// and `args` are taken only then: a caller that owns them can hand them over
     /// without a copy.
-    fn retry_fields(
+    fn retry_fields<'a>(
         &self,
         seed: &Seed,
         responses: Option<InputResponses>,
         request_state: Option<String>,
         method: &'static str,
         target: impl Into<String>,
-        args: impl FnOnce() -> RetryArgs,
-    ) -> Option<Retry> {
+        args: impl FnOnce() -> RetryArgs<'a>,
+    ) -> Option<Retry<'a>> {
         match seed {
             Seed::Stateful(_) => None,
             Seed::Stateless(_) => {
@@ -366,7 +388,7 @@ impl Server {
         rpc: RequestContext,
         seed: Seed,
         meta: RequestMeta,
-        retry: Option<&Retry>,
+        retry: Option<&Retry<'_>>,
     ) -> Result<Ctx, McpError> {
         let era = match seed {
             Seed::Stateful(session) => EraInfo::Stateful(session),
@@ -411,7 +433,7 @@ impl Server {
     fn settle(
         &self,
         ctx: Ctx,
-        retry: Option<Retry>,
+        retry: Option<Retry<'_>>,
         outcome: Result<Reply, McpError>,
     ) -> Result<Reply, McpError> {
         let error = match outcome {

@@ -120,7 +120,8 @@ impl StatefulSession {
 
     /// Serves a request, past the middleware.
     pub(crate) async fn handle(&self, request: Request, rpc: RequestContext) -> Result<RawJson, McpError> {
-        let params = request.params.as_deref();
+        let owned_params = request.params;
+        let params = owned_params.as_deref();
         let reply = match request.method.as_str() {
             methods::INITIALIZE => self.initialize(parse(params)?, rpc.peer())?,
             methods::PING => Reply::Empty,
@@ -157,7 +158,7 @@ impl StatefulSession {
                     methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
                         return Err(McpError::method_not_found(method));
                     }
-                    _ => self.server.route(rpc, Seed::Stateful(session), method, params).await?,
+                    _ => self.server.route(rpc, Seed::Stateful(session), method, owned_params).await?,
                 }
             }
         };

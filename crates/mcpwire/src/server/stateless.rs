@@ -119,7 +119,7 @@ impl Server {
                 let result = SubscriptionsListenResult::closed(rpc.id());
                 Reply::Custom(serde_json::to_value(result)?)
             }
-            _ => self.route(rpc, Seed::Stateless(envelope), method, request.params.as_deref()).await?,
+            _ => self.route(rpc, Seed::Stateless(envelope), method, request.params).await?,
         };
         self.stamp(reply)
     }

@@ -35,6 +35,7 @@ use mcpwire_protocol::{codes, Meta, ProtocolVersion, RawJson};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::context::Ctx;
@@ -182,12 +183,13 @@ pub trait ToolHandler<M>: Send + Sync + 'static {
     /// The output schema implied by the return type.
     fn output_schema() -> Option<JsonObject>;
     /// Runs the handler. The arguments are lent, not given: the handler reads them into
-    /// its typed arguments before its future starts, and the caller keeps them (a 2026
-    /// round binds its `requestState` to them) without a copy.
+    /// its typed arguments before it returns its future, so the future does not hold
+    /// them and the caller may free them (or keep them, as a 2026 round does to bind its
+    /// `requestState`) without a copy.
     fn call(
         &self,
         ctx: Ctx,
-        arguments: Option<&RawJson>,
+        arguments: Option<&RawValue>,
     ) -> BoxFuture<'static, Result<CallToolResult, Rejection>>;
 }
 
@@ -212,7 +214,7 @@ where
     fn call(
         &self,
         ctx: Ctx,
-        arguments: Option<&RawJson>,
+        arguments: Option<&RawValue>,
     ) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
         match Handler::call(self, &RequestParts::new(&ctx, arguments, None)) {
             Ok(fut) => Box::pin(async move { fut.await.into_tool_result().map_err(Rejection::Protocol) }),
@@ -236,7 +238,7 @@ macro_rules! impl_sync_tool_handler {
             fn output_schema() -> Option<JsonObject> {
                 R::output_schema()
             }
-            fn call(&self, ctx: Ctx, arguments: Option<&RawJson>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
+            fn call(&self, ctx: Ctx, arguments: Option<&RawValue>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
                 let parts = RequestParts::new(&ctx, arguments, None);
                 let run = || {
                     $(let $e = $e::from_request(&parts)?;)*
@@ -250,8 +252,9 @@ macro_rules! impl_sync_tool_handler {
 
 super::extract::for_each_arity!(impl_sync_tool_handler);
 
-type ErasedHandler =
-    Arc<dyn Fn(Ctx, Option<&RawJson>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> + Send + Sync>;
+type ErasedHandler = Arc<
+    dyn Fn(Ctx, Option<&RawValue>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> + Send + Sync,
+>;
 
 /// Input gathered before a tool's task is created ([`ToolBuilder::input_before_task`]).
 pub(crate) type BeforeTask = Arc<dyn Fn(Ctx) -> BoxFuture<'static, Result<(), McpError>> + Send + Sync>;
@@ -290,18 +293,30 @@ impl ToolDef {
         arguments: Option<RawJson>,
     ) -> impl Future<Output = Result<CallToolResult, McpError>> + Send + 'static {
         let def = self.clone();
-        async move { def.call(ctx, arguments.as_ref()).await }
+        async move { def.call(ctx, arguments.as_deref()).await }
     }
 
-    /// Calls the tool. Arguments that do not fit its input type are a tool execution
+    /// Calls the tool. The handler reads `arguments` before this returns, so the future
+    /// does not hold them. Arguments that do not fit its input type are a tool execution
     /// error (`isError: true`) from revision 2025-11-25 on (SEP-1303), and `-32602` before.
-    pub(crate) async fn call(
+    pub(crate) fn call(
         &self,
         ctx: Ctx,
-        arguments: Option<&RawJson>,
-    ) -> Result<CallToolResult, McpError> {
+        arguments: Option<&RawValue>,
+    ) -> impl Future<Output = Result<CallToolResult, McpError>> + Send + '_ {
         let version = ctx.protocol_version().clone();
-        match (self.handler)(ctx, arguments).await {
+        let outcome = (self.handler)(ctx, arguments);
+        async move { self.settle(version, outcome.await) }
+    }
+
+    /// What a call's handler returned, its rejections turned into the answer `version`
+    /// gives them.
+    fn settle(
+        &self,
+        version: ProtocolVersion,
+        outcome: Result<CallToolResult, Rejection>,
+    ) -> Result<CallToolResult, McpError> {
+        match outcome {
             Ok(result) => Ok(result),
             Err(Rejection::Protocol(e)) => Err(e),
             Err(Rejection::InvalidArguments(detail)) => {
@@ -432,7 +447,7 @@ impl ToolBuilder {
         tool.input_schema = self.input_schema.unwrap_or_else(schema::input_schema_for::<A>);
         tool.output_schema = self.output_schema.unwrap_or_else(R::output_schema);
         let handler = Arc::new(handler);
-        let erased: ErasedHandler = Arc::new(move |ctx: Ctx, arguments: Option<&RawJson>| {
+        let erased: ErasedHandler = Arc::new(move |ctx: Ctx, arguments: Option<&RawValue>| {
             let handler = handler.clone();
             let args: Result<A, _> = decode_arguments(arguments).map_err(Rejection::InvalidArguments);
             Box::pin(async move {
@@ -458,7 +473,7 @@ impl ToolBuilder {
         let handler = Arc::new(handler);
         ToolDef {
             tool,
-            handler: Arc::new(move |ctx, args: Option<&RawJson>| handler.call(ctx, args)),
+            handler: Arc::new(move |ctx, args: Option<&RawValue>| handler.call(ctx, args)),
             task_support: self.task_support,
             before_task: self.before_task,
         }
