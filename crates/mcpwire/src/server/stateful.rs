@@ -153,7 +153,8 @@ impl StatefulSession {
                     | methods::TASKS_CANCEL
                         if self.server.inner.tasks_enabled && has_core_tasks(&session.version) =>
                     {
-                        self.server.serve_core_task_method(&session, &rpc, method, params).await?
+                        // Boxed: inline, this rare branch's future would size every request's.
+                        Box::pin(self.server.serve_core_task_method(&session, &rpc, method, params)).await?
                     }
                     methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
                         return Err(McpError::method_not_found(method));

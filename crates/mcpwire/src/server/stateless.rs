@@ -115,7 +115,8 @@ impl Server {
                 {
                     return Err(super::tasks::tasks_extension_required());
                 }
-                self.listen(p.notifications, &rpc).await;
+                // Boxed: inline, this long-lived branch's future would size every request's.
+                Box::pin(self.listen(p.notifications, &rpc)).await;
                 let result = SubscriptionsListenResult::closed(rpc.id());
                 Reply::Custom(serde_json::to_value(result)?)
             }
