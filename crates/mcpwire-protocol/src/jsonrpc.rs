@@ -186,18 +186,20 @@ impl Message {
         // A response's length is known before writing it (a fixed envelope, the id, the
         // raw result): a buffer of exactly that size grows no copy on the way and, taken
         // into `Bytes` or a boxed slice, needs no second allocation or shrinking copy.
-        let capacity = match self {
-            Message::Response(r) => {
-                let id = match &r.id {
-                    RequestId::Number(n) => itoa::Buffer::new().format(*n).len(),
-                    RequestId::String(s) => s.len() + 2,
-                };
-                RESPONSE_ENVELOPE.len() + id + r.result.get().len()
-            }
-            _ => 128,
+        let Message::Response(r) = self else {
+            let mut out = Vec::with_capacity(128);
+            self.write_to(&mut out);
+            return out;
         };
-        let mut out = Vec::with_capacity(capacity);
-        self.write_to(&mut out);
+        let mut digits = itoa::Buffer::new();
+        let id = IdText::of(&r.id, &mut digits);
+        // A string id's escapes, if it has any, grow the buffer once.
+        let id_len = match id {
+            IdText::Digits(d) => d.len(),
+            IdText::String(s) => s.len() + 2,
+        };
+        let mut out = Vec::with_capacity(RESPONSE_ENVELOPE.len() + id_len + r.result.get().len());
+        write_response(id, &r.result, &mut out);
         out
     }
 
@@ -208,7 +210,7 @@ impl Message {
             Message::Request(r) => serde_json::to_writer(&mut *out, r),
             Message::Notification(n) => serde_json::to_writer(&mut *out, n),
             Message::Response(r) => {
-                write_response(r, out);
+                write_response(IdText::of(&r.id, &mut itoa::Buffer::new()), &r.result, out);
                 Ok(())
             }
             Message::Error(e) => serde_json::to_writer(&mut *out, e),
@@ -217,23 +219,40 @@ impl Message {
     }
 }
 
-/// Writes a response by hand: every answer goes through here, and the result is
-/// already JSON, so the envelope is a fixed head, the id and the result's text. The
-/// output is byte for byte what serializing the [`Response`] writes.
 /// The bytes of a response around its id and result (see [`write_response`]).
 const RESPONSE_ENVELOPE: &str = r#"{"jsonrpc":"2.0","id":,"result":}"#;
 
-fn write_response(r: &Response, out: &mut Vec<u8>) {
+/// A response's id about to be written: an integer already formatted, or a string.
+#[derive(Clone, Copy)]
+enum IdText<'a> {
+    Digits(&'a str),
+    String(&'a str),
+}
+
+impl<'a> IdText<'a> {
+    /// `id`, an integer formatted in `digits`.
+    fn of(id: &'a RequestId, digits: &'a mut itoa::Buffer) -> Self {
+        match id {
+            RequestId::Number(n) => IdText::Digits(digits.format(*n)),
+            RequestId::String(s) => IdText::String(s),
+        }
+    }
+}
+
+/// Writes a response by hand: every answer goes through here, and the result is
+/// already JSON, so the envelope is a fixed head, the id and the result's text. The
+/// output is byte for byte what serializing the [`Response`] writes.
+fn write_response(id: IdText<'_>, result: &RawValue, out: &mut Vec<u8>) {
     out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    match &r.id {
-        RequestId::Number(n) => out.extend_from_slice(itoa::Buffer::new().format(*n).as_bytes()),
-        RequestId::String(s) => {
+    match id {
+        IdText::Digits(digits) => out.extend_from_slice(digits.as_bytes()),
+        IdText::String(s) => {
             // A string always serializes.
             let _ = serde_json::to_writer(&mut *out, s);
         }
     }
     out.extend_from_slice(br#","result":"#);
-    out.extend_from_slice(r.result.get().as_bytes());
+    out.extend_from_slice(result.get().as_bytes());
     out.push(b'}');
 }
 
@@ -726,7 +745,12 @@ mod tests {
                 let result = RawValue::from_string(result.to_owned()).unwrap();
                 let response = Response::new(id.clone(), result);
                 let expected = serde_json::to_vec(&response).unwrap();
-                assert_eq!(Message::Response(response).to_vec(), expected);
+                let message = Message::Response(response);
+                assert_eq!(message.to_vec(), expected);
+                // Appended after what a buffer already holds.
+                let mut out = b"x\n".to_vec();
+                message.write_to(&mut out);
+                assert_eq!(out, [&b"x\n"[..], &expected].concat());
             }
         }
     }
