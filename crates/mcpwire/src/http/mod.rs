@@ -385,6 +385,9 @@ impl McpService {
             let version = version_header.as_ref().map(ProtocolVersion::as_str);
             return self.stateless(Box::new(parts), bytes, version, frame, accepts_json, accepts_sse).await;
         }
+        // The frame owns what it needs of the body: a large body is not held while its
+        // request runs.
+        drop(bytes);
         self.post_2025(&mut parts, frame, accepts_json, accepts_sse).await
     }
 
