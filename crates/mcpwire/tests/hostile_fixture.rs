@@ -245,6 +245,9 @@ impl ChildServer {
             .args(["--exact", entry_filter(), "--nocapture", "--test-threads=1"])
             .env(CHILD_MODE, mode)
             .env_remove("RUST_LOG")
+            // Its panic tool's backtrace would load this debug binary's debug info: slow
+            // enough on a busy machine to miss a test's deadline.
+            .env("RUST_BACKTRACE", "0")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

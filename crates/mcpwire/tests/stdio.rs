@@ -33,6 +33,9 @@ impl RawChild {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            // A panic's backtrace in this debug child loads its debug info (over 100 MB)
+            // to print to a null stderr: slow enough on a busy machine to miss a deadline.
+            .env("RUST_BACKTRACE", "0")
             .kill_on_drop(true)
             .spawn()
             .unwrap();
@@ -273,14 +276,23 @@ async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
         .unwrap();
     let status = handle.shutdown().await.unwrap();
     assert_eq!(status.signal(), Some(15));
-    // Ignores SIGTERM too: needs SIGKILL.
+    // Ignores SIGTERM too: needs SIGKILL. The shell makes a file once its trap is set;
+    // a SIGTERM sent before that would end it.
+    let ready = std::env::temp_dir().join(format!("mcpwire-trap-set-{}", std::process::id()));
+    let _ = std::fs::remove_file(&ready);
+    let script = format!("trap '' TERM; : > '{}'; sleep 30 & wait", ready.display());
     let (_conn, handle) = ChildProcess::new("sh")
-        .args(["-c", "trap '' TERM; sleep 30 & wait"])
+        .args(["-c", &script])
         .shutdown_timeouts(Duration::from_millis(100), Duration::from_millis(200))
         .spawn()
         .unwrap();
-    tokio::time::sleep(Duration::from_millis(100)).await;
+    let started = std::time::Instant::now();
+    while !ready.exists() {
+        assert!(started.elapsed() < Duration::from_secs(30), "the shell never set its trap");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let status = handle.shutdown().await.unwrap();
+    let _ = std::fs::remove_file(&ready);
     assert_eq!(status.signal(), Some(9));
 }
 
