@@ -103,7 +103,7 @@ pub(crate) struct Session {
     /// The session's state, for a restore after a takeover (the connection's handler
     /// holds the same).
     #[cfg(feature = "redis")]
-    stateful: StatefulSession,
+    stateful: Arc<StatefulSession>,
     /// Set when the session starts closing: requests delivered after it get no `-32800`
     /// terminator.
     closed: AtomicBool,
@@ -120,7 +120,7 @@ pub(crate) struct Session {
 }
 
 /// The dispatcher handler of a 2025 session.
-struct SessionHandler(StatefulSession);
+struct SessionHandler(Arc<StatefulSession>);
 
 impl Handler for SessionHandler {
     async fn on_request(

@@ -52,7 +52,7 @@ impl Drop for CloseOnDrop {
 /// The handler of one session-less 2025 request: a session of its own, through the
 /// server's middleware.
 struct Sessionless {
-    session: StatefulSession,
+    session: Arc<StatefulSession>,
     version: ProtocolVersion,
 }
 

@@ -7,27 +7,36 @@
 use std::future::Future;
 use std::sync::{Arc, LazyLock, OnceLock};
 
+use futures_util::future::BoxFuture;
 use mcpwire_protocol::meta::PROTOCOL_VERSION;
 use mcpwire_protocol::{methods, Era, Notification, RawJson, Request};
 use serde_json::value::RawValue;
 
+use super::middleware::Endpoint;
 use super::stateful::StatefulSession;
 use super::stateless::unsupported_version;
 use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::{Handler, NotificationContext, RequestContext};
 
-/// Cheap to clone: clones share the stream's era and session.
-#[derive(Clone)]
-pub(crate) struct DualEra {
+/// The handler of one stream in both eras.
+pub(crate) struct DualEra(Arc<Stream>);
+
+/// One stream: its era once its first request decided it, and its 2025 session. Past the
+/// middleware, its requests are served here.
+struct Stream {
     server: Server,
-    era: Arc<OnceLock<Era>>,
-    stateful: StatefulSession,
+    era: OnceLock<Era>,
+    stateful: Arc<StatefulSession>,
 }
 
 impl DualEra {
     pub(crate) fn new(server: Server) -> Self {
-        DualEra { stateful: StatefulSession::new(server.clone()), server, era: Arc::new(OnceLock::new()) }
+        DualEra(Arc::new(Stream {
+            stateful: StatefulSession::new(server.clone()),
+            server,
+            era: OnceLock::new(),
+        }))
     }
 }
 
@@ -73,7 +82,7 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
     <&'de RawValue as serde::Deserialize>::deserialize(d).map(Some)
 }
 
-impl DualEra {
+impl Stream {
     /// The stream's era: fixed by its first request ([`Handler::on_arrival`] calls this in
     /// arrival order, so a `server/discover` followed at once by `initialize` is decided
     /// by the discover, however their tasks are scheduled).
@@ -97,7 +106,7 @@ impl DualEra {
         }
     }
 
-    /// [`DualEra::handle`] for the 2026 era and for a request in the wrong era (boxed
+    /// [`Stream::handle`] for the 2026 era and for a request in the wrong era (boxed
     /// there: the 2025 era's future need not carry this one's size).
     async fn handle_other(
         &self,
@@ -123,10 +132,20 @@ impl DualEra {
     }
 }
 
+impl Endpoint for Stream {
+    fn serve(
+        self: Arc<Self>,
+        request: Request,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<RawJson, McpError>> {
+        Box::pin(async move { self.handle(request, ctx).await })
+    }
+}
+
 impl Handler for DualEra {
     fn on_arrival(&self, request: &Request) {
-        if self.era.get().is_none() {
-            self.decide_era(request, is_enveloped(request));
+        if self.0.era.get().is_none() {
+            self.0.decide_era(request, is_enveloped(request));
         }
     }
 
@@ -135,17 +154,12 @@ impl Handler for DualEra {
         request: Request,
         ctx: RequestContext,
     ) -> impl Future<Output = Result<RawJson, McpError>> + Send {
-        let this = self.clone();
-        let endpoint: super::middleware::Endpoint = Arc::new(move |request, ctx| {
-            let this = this.clone();
-            Box::pin(async move { this.handle(request, ctx).await })
-        });
-        self.server.layered(request, ctx, endpoint)
+        self.0.server.layered(request, ctx, self.0.clone())
     }
 
     async fn on_notification(&self, notification: Notification, ctx: NotificationContext) {
-        if self.era.get() != Some(&Era::Stateless) {
-            self.stateful.on_notification(notification, ctx).await;
+        if self.0.era.get() != Some(&Era::Stateless) {
+            self.0.stateful.on_notification(notification, ctx).await;
         }
     }
 }

@@ -27,9 +27,19 @@ use mcpwire_protocol::{Notification, RawJson, Request};
 use crate::error::McpError;
 use crate::jsonrpc::{NotificationContext, RequestContext};
 
-/// What runs after a middleware: the rest of the chain, then the server.
-pub(crate) type Endpoint =
-    Arc<dyn Fn(Request, RequestContext) -> BoxFuture<'static, Result<RawJson, McpError>> + Send + Sync>;
+/// What a request reaches past the middleware: the server in one era, for one connection
+/// or session. Made once per connection and shared by its requests (a reference count a
+/// request, not a closure allocated for each).
+pub(crate) trait Endpoint: Send + Sync + 'static {
+    /// Serves `request`, past the middleware.
+    fn serve(
+        self: Arc<Self>,
+        request: Request,
+        ctx: RequestContext,
+    ) -> BoxFuture<'static, Result<RawJson, McpError>>;
+}
+
+/// What a notification reaches past the middleware.
 pub(crate) type NotificationEndpoint =
     Arc<dyn Fn(Notification, NotificationContext) -> BoxFuture<'static, ()> + Send + Sync>;
 
@@ -58,11 +68,11 @@ pub trait Middleware: Send + Sync + 'static {
 pub struct Next {
     chain: Arc<[Arc<dyn Middleware>]>,
     index: usize,
-    endpoint: Endpoint,
+    endpoint: Arc<dyn Endpoint>,
 }
 
 impl Next {
-    pub(crate) fn new(chain: Arc<[Arc<dyn Middleware>]>, endpoint: Endpoint) -> Self {
+    pub(crate) fn new(chain: Arc<[Arc<dyn Middleware>]>, endpoint: Arc<dyn Endpoint>) -> Self {
         Next { chain, index: 0, endpoint }
     }
 
@@ -73,7 +83,7 @@ impl Next {
                 let next = Next { chain: self.chain, index: self.index + 1, endpoint: self.endpoint };
                 middleware.on_request(request, ctx, next)
             }
-            None => (self.endpoint)(request, ctx),
+            None => self.endpoint.serve(request, ctx),
         }
     }
 }

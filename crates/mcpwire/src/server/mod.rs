@@ -231,7 +231,7 @@ impl Server {
         &self,
         request: mcpwire_protocol::Request,
         ctx: crate::jsonrpc::RequestContext,
-        endpoint: middleware::Endpoint,
+        endpoint: Arc<dyn middleware::Endpoint>,
     ) -> Result<mcpwire_protocol::RawJson, McpError> {
         middleware::Next::new(self.inner.middleware.clone(), endpoint).run(request, ctx).await
     }

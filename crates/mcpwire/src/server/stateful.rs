@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, Mutex, RwLock, Weak};
 
+use futures_util::future::BoxFuture;
 use mcpwire_protocol::capabilities::ServerCapabilities;
 use mcpwire_protocol::lifecycle::{InitializeRequestParams, InitializeResult};
 use mcpwire_protocol::logging::SetLevelRequestParams;
@@ -13,6 +14,7 @@ use mcpwire_protocol::{methods, Notification, ProtocolVersion, RawJson, Request}
 use serde_json::json;
 
 use super::context::SessionInfo;
+use super::middleware::Endpoint;
 use super::notify::ServerEvent;
 use super::params::parse;
 use super::reply::Reply;
@@ -22,37 +24,42 @@ use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::{Peer, RequestContext};
 
-/// One 2025 session: a stdio connection or an HTTP session. Cheap to clone (clones
-/// share the session).
-#[derive(Clone)]
+/// One 2025 session: a stdio connection or an HTTP session, shared (an `Arc`) by the
+/// requests that serve it.
 pub(crate) struct StatefulSession {
     server: Server,
-    session: Arc<RwLock<Option<Arc<SessionInfo>>>>,
+    session: RwLock<Option<Arc<SessionInfo>>>,
+}
+
+/// Past the middleware, a 2025 session's request is served by its session.
+impl Endpoint for StatefulSession {
+    fn serve(
+        self: Arc<Self>,
+        request: Request,
+        rpc: RequestContext,
+    ) -> BoxFuture<'static, Result<RawJson, McpError>> {
+        Box::pin(async move { self.handle(request, rpc).await })
+    }
 }
 
 impl StatefulSession {
-    pub(crate) fn new(server: Server) -> Self {
-        StatefulSession { server, session: Arc::new(RwLock::new(None)) }
+    pub(crate) fn new(server: Server) -> Arc<Self> {
+        Arc::new(StatefulSession { server, session: RwLock::new(None) })
     }
 
     /// Serves a request through the server's middleware (a 2025 HTTP session's router).
     #[cfg(feature = "http")]
     pub(crate) async fn on_request(
-        &self,
+        self: &Arc<Self>,
         request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
-        let this = self.clone();
-        let endpoint: super::middleware::Endpoint = Arc::new(move |request, rpc| {
-            let this = this.clone();
-            Box::pin(async move { this.handle(request, rpc).await })
-        });
-        self.server.layered(request, rpc, endpoint).await
+        self.server.layered(request, rpc, self.clone()).await
     }
 
     /// Serves a notification through the server's middleware.
     pub(crate) async fn on_notification(
-        &self,
+        self: &Arc<Self>,
         notification: Notification,
         ctx: crate::jsonrpc::NotificationContext,
     ) {

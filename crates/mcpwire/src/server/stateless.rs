@@ -3,6 +3,9 @@
 //! with `resultType`, the server's identity and, where cacheable, cache hints. The server
 //! never sends requests: `ctx.elicit(..)` becomes an `input_required` result.
 
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
 use mcpwire_protocol::lifecycle::{DiscoverResult, EnvelopeError, RequestEnvelope};
 use mcpwire_protocol::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
@@ -14,11 +17,12 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
+use super::middleware::Endpoint;
 use super::notify::ServerEvent;
 use super::params::parse;
 use super::reply::{Reply, Stamp};
 use super::router::{is_stateless_version, Seed};
-use super::{supported_stateless, Server};
+use super::{supported_stateless, Server, ServerInner};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;
 
@@ -70,6 +74,19 @@ pub(crate) fn unsupported_version(requested: &str) -> McpError {
         .with_data(json!({ "supported": supported_stateless(), "requested": requested }))
 }
 
+/// A server's own endpoint is its 2026 era: a 2026 request carries all it needs, so there
+/// is no state per connection to hold.
+impl Endpoint for ServerInner {
+    fn serve(
+        self: Arc<Self>,
+        request: Request,
+        rpc: RequestContext,
+    ) -> BoxFuture<'static, Result<RawJson, McpError>> {
+        let server = Server { inner: self };
+        Box::pin(async move { server.handle_stateless(request, rpc).await })
+    }
+}
+
 impl Server {
     /// Serves one 2026 request through the middleware (the HTTP endpoint's 2026 path).
     #[cfg(feature = "http")]
@@ -78,12 +95,7 @@ impl Server {
         request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
-        let this = self.clone();
-        let endpoint: super::middleware::Endpoint = std::sync::Arc::new(move |request, rpc| {
-            let this = this.clone();
-            Box::pin(async move { this.handle_stateless(request, rpc).await })
-        });
-        self.layered(request, rpc, endpoint).await
+        self.layered(request, rpc, self.inner.clone()).await
     }
 
     /// Serves one 2026 request, past the middleware.
