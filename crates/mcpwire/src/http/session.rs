@@ -4,7 +4,6 @@
 //! request it answers or belongs to, else the standalone GET stream — storing SSE events
 //! for resumption.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
@@ -16,7 +15,7 @@ use super::event_store::guarded;
 use super::sse;
 use super::stream_queue::{stream_queue, Refused, StreamReceiver, StreamSender};
 use super::HttpSettings;
-use crate::jsonrpc::{Direct, Handler, NotificationContext, RequestContext, Route};
+use crate::jsonrpc::{Direct, Handler, IdMap, NotificationContext, RequestContext, Route};
 use crate::server::stateful::StatefulSession;
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing, StreamControl, TransportEvent, UnansweredHook};
@@ -44,7 +43,7 @@ struct Stream {
 struct Streams {
     /// The stream of each request of a batch whose answer is still due. A map: one
     /// batch can bring thousands of ids. (A single request's stream knows its id.)
-    by_request: HashMap<IdKey, u64>,
+    by_request: IdMap<u64>,
     /// A list: there is one stream per POST in progress (plus the standalone one), a
     /// handful, for which a scan is cheaper than hashing.
     streams: Vec<Stream>,
@@ -69,7 +68,7 @@ impl Streams {
         }
         self.by_request.remove(key);
         if self.by_request.is_empty() {
-            self.by_request = HashMap::new();
+            self.by_request = IdMap::default();
         }
     }
 

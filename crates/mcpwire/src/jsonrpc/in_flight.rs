@@ -1,12 +1,12 @@
 //! The table of a connection's inbound requests in flight, by id.
 
 use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use mcpwire_protocol::IdKey;
 
 use super::context::InFlight;
+use super::IdMap;
 
 /// The largest map capacity given back when it empties.
 const SMALL: usize = 3;
@@ -21,7 +21,7 @@ const SMALL: usize = 3;
 #[derive(Default)]
 pub(crate) struct InFlightTable {
     first: Option<(IdKey, Arc<InFlight>)>,
-    others: HashMap<IdKey, Arc<InFlight>>,
+    others: IdMap<Arc<InFlight>>,
 }
 
 impl InFlightTable {
@@ -68,7 +68,7 @@ impl InFlightTable {
             if self.others.capacity() <= SMALL {
                 // A small map is given back (an idle session keeps none); a large one
                 // belongs to a connection that pipelines, which would only grow it again.
-                self.others = HashMap::new();
+                self.others = IdMap::default();
             }
         } else if self.others.is_empty() {
             // Not registered (a one-shot request never is): nothing to hash the key for,

@@ -1,7 +1,7 @@
 //! Outbound requests and notifications: id allocation, the pending table, timeouts, and
 //! the `notifications/cancelled` a request sends when its caller stops waiting.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -76,7 +76,7 @@ struct PendingEntry {
 /// Outbound requests awaiting a response.
 #[derive(Default)]
 pub(crate) struct PendingTable {
-    entries: HashMap<IdKey, PendingEntry>,
+    entries: super::IdMap<PendingEntry>,
     recent_progress: VecDeque<(IdKey, ProgressCallback)>,
 }
 

@@ -62,7 +62,7 @@ use http_body_util::Full;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
-use mcpwire_protocol::{methods, IdKey, Message, RequestId};
+use mcpwire_protocol::{methods, Message, RequestId};
 use serde_json::Value;
 use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
@@ -74,6 +74,7 @@ pub use middleware::{HttpMiddleware, MiddlewareError};
 pub use sse::{SseError, SseEvent, SseParser};
 
 use super::{Connection, Outgoing, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
+use crate::jsonrpc::IdMap;
 
 /// The largest response body or SSE event accepted by default (16 MiB; see
 /// [`HttpClientTransport::max_message_bytes`]).
@@ -114,7 +115,7 @@ struct Shared {
     headers: HeaderMap,
     incoming: mpsc::Sender<TransportEvent>,
     session: Mutex<Session>,
-    pending: Mutex<HashMap<IdKey, Pending>>,
+    pending: Mutex<IdMap<Pending>>,
     /// `x-mcp-header` pairs by tool name, learned from `tools/list` answers.
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
     internal_ids: AtomicU64,
@@ -164,7 +165,7 @@ impl Transport for HttpClientTransport {
             max_message_bytes: self.max_message_bytes,
             incoming: in_tx,
             session: Mutex::new(Session::default()),
-            pending: Mutex::new(HashMap::new()),
+            pending: Mutex::new(IdMap::default()),
             tool_headers: Mutex::new(HashMap::new()),
             internal_ids: AtomicU64::new(1),
             closed: CancellationToken::new(),
