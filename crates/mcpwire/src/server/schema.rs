@@ -36,15 +36,86 @@ pub fn schema_for<T: JsonSchema>() -> JsonObject {
     object
 }
 
+/// [`schema_for`], in the form tool schemas take: every nullable single type is written
+/// as [`portable_nullable`] writes it.
+pub fn tool_schema_for<T: JsonSchema>() -> JsonObject {
+    let mut schema = schema_for::<T>();
+    portable_nullable(&mut schema);
+    schema
+}
+
+/// Rewrites each `"type": [T, "null"]` in `schema` (what schemars makes of an `Option` of
+/// a string, number, boolean or array) as `"anyOf": [{"type": T, ...}, {"type": "null"}]`,
+/// the constraints of `T` (`format`, `minimum`, `items`, ...) moving into the first branch
+/// and the annotations (`description`, `default`, ...) staying where they were. The two
+/// mean the same; the second is what a client that maps tool schemas onto a dialect of one
+/// `type` per schema (the OpenAPI subset of Gemini's function declarations, for one) can
+/// read, and what the MCP Inspector's `--strict` check asks for. An `Option` of a named
+/// type is already written that way by schemars.
+pub fn portable_nullable(schema: &mut JsonObject) {
+    for (keyword, value) in schema.iter_mut() {
+        match keyword.as_str() {
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
+                if let Value::Object(map) = value {
+                    map.values_mut().for_each(portable_nullable_value);
+                }
+            }
+            "items"
+            | "additionalProperties"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "propertyNames"
+            | "unevaluatedItems"
+            | "unevaluatedProperties" => portable_nullable_value(value),
+            "prefixItems" | "anyOf" | "oneOf" | "allOf" => {
+                if let Value::Array(list) = value {
+                    list.iter_mut().for_each(portable_nullable_value);
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(Value::Array(types)) = schema.get("type") else { return };
+    let mut others = types.iter().filter(|t| t.as_str() != Some("null"));
+    let (Some(single), None) = (others.next().cloned(), others.next()) else { return };
+    if types.len() != 2 || schema.contains_key("anyOf") {
+        return;
+    }
+    /// Keywords that say something about the value without constraining it.
+    const ANNOTATIONS: &[&str] =
+        &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
+    let mut branch = JsonObject::new();
+    for (keyword, value) in std::mem::take(schema) {
+        if ANNOTATIONS.contains(&keyword.as_str()) {
+            schema.insert(keyword, value);
+        } else if keyword == "type" {
+            branch.insert(keyword, single.clone());
+        } else {
+            branch.insert(keyword, value);
+        }
+    }
+    schema.insert("anyOf".into(), json!([branch, { "type": "null" }]));
+}
+
+/// [`portable_nullable`] for a subschema, which may also be `true` or `false`.
+fn portable_nullable_value(value: &mut Value) {
+    if let Value::Object(schema) = value {
+        portable_nullable(schema);
+    }
+}
+
 /// The input schema of a tool whose arguments decode into `T`. Tool arguments are always a
 /// JSON object, and `inputSchema` must say so (`"type": "object"`). A type that accepts any
 /// JSON value (`serde_json::Value`) generates the schema `true`, which does not; since any
 /// arguments object decodes into it, its input schema is `{"type": "object"}`: an object
 /// with anything in it (the generated `title`, such as `AnyValue`, named the value, not
 /// the arguments, and is dropped; a `description` is kept). Other schemas are kept as
-/// generated.
+/// [`tool_schema_for`] writes them.
 pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
-    let mut schema = schema_for::<T>();
+    let mut schema = tool_schema_for::<T>();
     let constrains = schema.keys().any(|k| !matches!(k.as_str(), "title" | "description" | "$comment"));
     if !constrains {
         schema.remove("title");
@@ -84,6 +155,7 @@ pub fn wrap_in_result_object(mut schema: JsonObject) -> JsonObject {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[derive(schemars::JsonSchema)]
@@ -109,5 +181,81 @@ mod tests {
     #[test]
     fn a_non_object_type_is_still_not_an_object_schema() {
         assert!(!is_object_schema(&input_schema_for::<String>()));
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Inner {
+        tag: Option<String>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Optional {
+        /// A label.
+        label: Option<String>,
+        #[schemars(default)]
+        small: Option<u8>,
+        list: Vec<Option<i64>>,
+        words: Option<Vec<String>>,
+        inner: Option<Inner>,
+        nested: Inner,
+    }
+
+    #[test]
+    fn a_nullable_single_type_becomes_two_branches_with_its_constraints_in_the_first() {
+        let schema = input_schema_for::<Optional>();
+        let properties = &schema["properties"];
+        assert_eq!(
+            properties["label"],
+            json!({ "description": "A label.", "anyOf": [{ "type": "string" }, { "type": "null" }] })
+        );
+        assert_eq!(
+            properties["small"],
+            json!({
+                "default": null,
+                "anyOf": [
+                    { "type": "integer", "format": "uint8", "minimum": 0, "maximum": 255 },
+                    { "type": "null" }
+                ]
+            })
+        );
+        assert_eq!(
+            properties["list"]["items"],
+            json!({ "anyOf": [{ "type": "integer", "format": "int64" }, { "type": "null" }] })
+        );
+        assert_eq!(
+            properties["words"],
+            json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "null" }] })
+        );
+        // A named type was already two branches; its definition is rewritten too.
+        assert_eq!(
+            properties["inner"],
+            json!({ "anyOf": [{ "$ref": "#/$defs/Inner" }, { "type": "null" }] })
+        );
+        assert_eq!(
+            schema["$defs"]["Inner"]["properties"]["tag"],
+            json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] })
+        );
+        assert_eq!(schema["required"], json!(["list", "nested"]));
+        assert!(!serde_json::to_string(&schema).unwrap().contains(r#""null"]"#), "no type array is left");
+    }
+
+    #[test]
+    fn other_type_lists_and_property_names_are_left_alone() {
+        let mut schema = json!({
+            "type": "object",
+            "properties": {
+                "type": { "type": ["string", "number"] },
+                "either": { "type": ["string", "number", "null"] },
+                "already": { "type": ["string", "null"], "anyOf": [{ "minLength": 1 }, { "type": "null" }] }
+            }
+        })
+        .as_object()
+        .cloned()
+        .unwrap();
+        let before = schema.clone();
+        portable_nullable(&mut schema);
+        assert_eq!(schema, before);
     }
 }

@@ -121,7 +121,7 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
     }
 
     fn output_schema() -> Option<JsonObject> {
-        let schema = schema::schema_for::<T>();
+        let schema = schema::tool_schema_for::<T>();
         Some(if schema::is_object_schema(&schema) { schema } else { schema::wrap_in_result_object(schema) })
     }
 }
