@@ -12,6 +12,7 @@
 #     node_modules/@modelcontextprotocol/conformance   the harness (pinned)
 #     node_modules/@modelcontextprotocol/sdk           TypeScript SDK (pinned)
 #     node_modules/@modelcontextprotocol/server-{everything,filesystem,memory}
+#     node_modules/@modelcontextprotocol/inspector     the MCP Inspector (its CLI)
 #   $TOOLS/venv/                     Python venv with the Python SDK, fastmcp (with
 #                                    fastmcp-tasks), mcp-server-time, mcp-server-git
 #   $TOOLS/env.sh                    exports for other scripts to source:
@@ -36,6 +37,7 @@ PY_MCP_VERSION="2.3.0"             # PyPI mcp (Python SDK v2)
 SERVERS_NPM_VERSION="2026.8.31"    # @modelcontextprotocol/server-{everything,filesystem,memory}
 FASTMCP_VERSION="4.1.4"            # PyPI fastmcp-tasks (pulls fastmcp-slim[server] of the same version)
 PY_SERVERS_VERSION="2026.10.19"    # PyPI mcp-server-time and mcp-server-git
+INSPECTOR_VERSION="2.12.0"         # @modelcontextprotocol/inspector (its CLI is a test client)
 
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS="${MCPWIRE_TOOLS_DIR:-$REPO_ROOT/.tools}"
@@ -67,6 +69,7 @@ TS_SDK_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/sdk"
 SERVER_EVERYTHING_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/server-everything"
 SERVER_FILESYSTEM_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/server-filesystem"
 SERVER_MEMORY_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/server-memory"
+INSPECTOR_DIR="$NODE_DIR/node_modules/@modelcontextprotocol/inspector"
 PYTHON="$VENV_DIR/bin/python"
 
 # Version of an installed npm package ("" when absent). Reads package.json with
@@ -88,7 +91,8 @@ npm_ok() {
   [[ "$(pkg_version "$TS_SDK_DIR")" == "$TS_SDK_VERSION" ]] &&
   [[ "$(pkg_version "$SERVER_EVERYTHING_DIR")" == "$SERVERS_NPM_VERSION" ]] &&
   [[ "$(pkg_version "$SERVER_FILESYSTEM_DIR")" == "$SERVERS_NPM_VERSION" ]] &&
-  [[ "$(pkg_version "$SERVER_MEMORY_DIR")" == "$SERVERS_NPM_VERSION" ]]
+  [[ "$(pkg_version "$SERVER_MEMORY_DIR")" == "$SERVERS_NPM_VERSION" ]] &&
+  [[ "$(pkg_version "$INSPECTOR_DIR")" == "$INSPECTOR_VERSION" ]]
 }
 py_version() { "$PYTHON" -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null; }
 venv_ok() {
@@ -118,7 +122,8 @@ else
     "@modelcontextprotocol/sdk": "$TS_SDK_VERSION",
     "@modelcontextprotocol/server-everything": "$SERVERS_NPM_VERSION",
     "@modelcontextprotocol/server-filesystem": "$SERVERS_NPM_VERSION",
-    "@modelcontextprotocol/server-memory": "$SERVERS_NPM_VERSION"
+    "@modelcontextprotocol/server-memory": "$SERVERS_NPM_VERSION",
+    "@modelcontextprotocol/inspector": "$INSPECTOR_VERSION"
   }
 }
 JSON
@@ -165,6 +170,7 @@ export PY_MCP_VERSION="$PY_MCP_VERSION"
 export SERVER_EVERYTHING_JS="$SERVER_EVERYTHING_DIR/dist/index.js"
 export SERVER_FILESYSTEM_JS="$SERVER_FILESYSTEM_DIR/dist/index.js"
 export SERVER_MEMORY_JS="$SERVER_MEMORY_DIR/dist/index.js"
+export INSPECTOR_JS="$INSPECTOR_DIR/clients/launcher/build/index.js"
 export PY_BIN="$VENV_DIR/bin"
 ENV
 mv "$TOOLS/env.sh.tmp" "$TOOLS/env.sh"
