@@ -47,8 +47,9 @@ pub fn tool_schema_for<T: JsonSchema>() -> JsonObject {
 /// Rewrites each `"type": [T, "null"]` in `schema` (what schemars makes of an `Option` of
 /// a string, number, boolean or array) as `"anyOf": [{"type": T, ...}, {"type": "null"}]`,
 /// the constraints of `T` (`format`, `minimum`, `items`, ...) moving into the first branch
-/// and the annotations (`description`, `default`, ...) staying where they were. The two
-/// mean the same; the second is what a client that maps tool schemas onto a dialect of one
+/// and the annotations (`description`, `default`, ...) staying where they were (a schema
+/// that also has a keyword of any type, such as `enum` or `$ref`, is left as it is). The
+/// two mean the same; the second is what a client that maps tool schemas onto a dialect of one
 /// `type` per schema (the OpenAPI subset of Gemini's function declarations, for one) can
 /// read, and what the MCP Inspector's `--strict` check asks for. An `Option` of a named
 /// type is already written that way by schemars.
@@ -81,15 +82,37 @@ pub fn portable_nullable(schema: &mut JsonObject) {
     let Some(Value::Array(types)) = schema.get("type") else { return };
     let mut others = types.iter().filter(|t| t.as_str() != Some("null"));
     let (Some(single), None) = (others.next().cloned(), others.next()) else { return };
-    if types.len() != 2 || schema.contains_key("anyOf") {
+    // Only the keywords of `T`'s own type move into the first branch; they hold for
+    // `null` anyway, so the rewrite means exactly what the type list meant. One that may
+    // hold for `null` or not (`enum`, `$ref`, ...) keeps the list.
+    /// Keywords that constrain a value whatever its type.
+    const ANY_TYPE: &[&str] =
+        &["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "enum", "const", "$ref", "$dynamicRef"];
+    if types.len() != 2 || ANY_TYPE.iter().any(|k| schema.contains_key(*k)) {
         return;
     }
-    /// Keywords that say something about the value without constraining it.
-    const ANNOTATIONS: &[&str] =
-        &["title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly", "$comment"];
+    /// Keywords that stay: those that say something about the value without constraining
+    /// it, and those of the schema document (`$ref`s elsewhere point into its `$defs`).
+    const STAY: &[&str] = &[
+        "title",
+        "description",
+        "default",
+        "examples",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "$comment",
+        "$schema",
+        "$id",
+        "$anchor",
+        "$dynamicAnchor",
+        "$vocabulary",
+        "$defs",
+        "definitions",
+    ];
     let mut branch = JsonObject::new();
     for (keyword, value) in std::mem::take(schema) {
-        if ANNOTATIONS.contains(&keyword.as_str()) {
+        if STAY.contains(&keyword.as_str()) {
             schema.insert(keyword, value);
         } else if keyword == "type" {
             branch.insert(keyword, single.clone());
@@ -242,13 +265,30 @@ mod tests {
     }
 
     #[test]
+    fn the_definitions_stay_at_the_root_of_a_nullable_root() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Item {
+            n: i32,
+        }
+        let schema = tool_schema_for::<Option<Vec<Item>>>();
+        assert!(schema["$defs"]["Item"].is_object(), "{schema:?}");
+        assert_eq!(
+            schema["anyOf"],
+            json!([{ "type": "array", "items": { "$ref": "#/$defs/Item" } }, { "type": "null" }])
+        );
+    }
+
+    #[test]
     fn other_type_lists_and_property_names_are_left_alone() {
         let mut schema = json!({
             "type": "object",
             "properties": {
                 "type": { "type": ["string", "number"] },
                 "either": { "type": ["string", "number", "null"] },
-                "already": { "type": ["string", "null"], "anyOf": [{ "minLength": 1 }, { "type": "null" }] }
+                "already": { "type": ["string", "null"], "anyOf": [{ "minLength": 1 }, { "type": "null" }] },
+                "closed": { "type": ["string", "null"], "enum": ["a", "b"] },
+                "named": { "type": ["object", "null"], "$ref": "#/$defs/Inner" }
             }
         })
         .as_object()
