@@ -8,6 +8,7 @@
 mod support;
 
 use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -17,9 +18,11 @@ use support::*;
 const ERAS: [&str; 2] = ["legacy", "modern"];
 
 /// Runs `inspector --cli --format json --protocol-era ERA ARGS -- TARGET...`, with a home
-/// of its own (it keeps a catalog and a storage folder there).
+/// of its own (it keeps a catalog and a storage folder there), removed afterwards.
 fn inspector(era: &str, args: &[&str], target: &[&str]) -> Output {
-    let home = std::env::temp_dir().join(format!("mcpwire-inspector-home-{}", std::process::id()));
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, Ordering::Relaxed);
+    let home = std::env::temp_dir().join(format!("mcpwire-inspector-home-{}-{run}", std::process::id()));
     std::fs::create_dir_all(&home).unwrap();
     let child = Command::new(peer("NODE22"))
         .arg(peer("INSPECTOR_JS"))
@@ -33,7 +36,9 @@ fn inspector(era: &str, args: &[&str], target: &[&str]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("Node runs the Inspector");
-    wait(child, Duration::from_secs(90))
+    let output = wait(child, Duration::from_secs(90));
+    let _ = std::fs::remove_dir_all(&home);
+    output
 }
 
 /// The `result` the Inspector printed, after asserting it exited 0.
@@ -83,6 +88,14 @@ fn the_notes_server_over_http_in_both_eras() {
     ));
     assert!(names_its_server(&found), "a 2026 result: {found}");
     assert!(first_text(&found).contains(&format!("Groceries ({uri})")), "{found}");
+
+    // Its `auto` era probes the endpoint, which serves both, and takes the newer one.
+    let probed = result(&inspector(
+        "auto",
+        &["--method", "tools/call", "--tool-name", "search_notes", "--tool-arg", "query=oat"],
+        &target,
+    ));
+    assert!(names_its_server(&probed), "auto chose 2026-07-28: {probed}");
 
     for era in ERAS {
         let read = result(&inspector(era, &["--method", "resources/read", "--uri", &uri], &target));
