@@ -90,14 +90,14 @@ use crate::error::RequestError;
 use crate::transport::{Connection, Outgoing, Transport, TransportEvent};
 use context::Fire;
 use in_flight::InFlightTable;
+use intake::{Inline, Intake, Next};
+use outbound::PendingTable;
 
 /// A map keyed by JSON-RPC request ids: looked up for every request and response, so
 /// it hashes with foldhash (a few instructions for a short key, where the standard
 /// library's SipHash takes a few hundred), seeded at random per map because the peer
 /// picks the ids.
 pub(crate) type IdMap<V> = std::collections::HashMap<mcpwire_protocol::IdKey, V, foldhash::fast::RandomState>;
-use intake::{Inline, Intake, Next};
-use outbound::PendingTable;
 
 /// How `notifications/cancelled` from the peer is applied to a running handler.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
