@@ -5,10 +5,11 @@
 //! branch per byte), which makes strings the bulk of the cost of a large result (a
 //! resource's text, a tool's long output). [`to_raw_value`] first lets serde_json write
 //! the value with every string of [`LONG`] bytes or more left out and measured; a value
-//! that has any is written again by [`with_long_strings`], with serde_json's own
-//! serializer but those strings escaped by [`escape`] (only a run holding a byte that
-//! needs escaping is looked at byte by byte). Everything else is serde_json's own writing, so the text is byte for
-//! byte what `serde_json::value::to_raw_value` makes.
+//! that has any is written again by [`write`], with serde_json's own serializer but those
+//! strings escaped by [`escape`] (only a run holding a byte that needs escaping is looked
+//! at byte by byte), and made a `RawValue` without being parsed again ([`Verbatim`]).
+//! Everything else is serde_json's own writing, so the text is byte for byte what
+//! `serde_json::value::to_raw_value` makes.
 
 use std::cell::Cell;
 use std::io;
@@ -24,35 +25,78 @@ pub(crate) const LONG: usize = 64;
 
 /// `value` as JSON text, byte for byte what `serde_json::value::to_raw_value` writes.
 pub(crate) fn to_raw_value<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
-    let long = Cell::new(0);
-    let written = serde_json::value::to_raw_value(&Wrapped(value, Mode::Measure(&long)))?;
-    match long.get() {
-        0 => Ok(written),
-        long => with_long_strings(value, written.get().len() + long),
+    match write(value)? {
+        Written::Raw(raw) => Ok(raw),
+        Written::Text(text) => verbatim(text),
     }
 }
 
-/// [`to_raw_value`] for a value holding long strings (`size`: its length with them
-/// unescaped): written into a buffer of about its size (a buffer grown by doubling past
-/// the allocator's mapping threshold is mapped and unmapped again for every answer),
-/// long strings escaped by [`escape`], then read back as one JSON value (what makes it a
-/// `RawValue` without `unsafe`).
-fn with_long_strings<T: Serialize + ?Sized>(
-    value: &T,
-    size: usize,
-) -> Result<Box<RawValue>, serde_json::Error> {
+/// [`to_raw_value`] for a value the caller is done with: a value holding long strings is
+/// dropped once its text is written and before that text is copied into the `RawValue`,
+/// so a large result is held twice at once (value and text, then text and copy), not
+/// three times.
+pub(crate) fn into_raw_value<T: Serialize>(value: T) -> Result<Box<RawValue>, serde_json::Error> {
+    match write(&value)? {
+        Written::Raw(raw) => Ok(raw),
+        Written::Text(text) => {
+            drop(value);
+            verbatim(text)
+        }
+    }
+}
+
+/// What [`write`] made of a value.
+enum Written {
+    /// The value as a `RawValue` (it had no long string).
+    Raw(Box<RawValue>),
+    /// The text of a value with long strings, for [`verbatim`].
+    Text(Vec<u8>),
+}
+
+/// `value` written by serde_json with every string of [`LONG`] bytes or more left out and
+/// measured; when there are any, written again with them, escaped by [`escape`], into a
+/// buffer of about its final size (a buffer grown by doubling past the allocator's mapping
+/// threshold would be mapped and unmapped again for every answer).
+fn write<T: Serialize + ?Sized>(value: &T) -> Result<Written, serde_json::Error> {
+    let long = Cell::new(0);
+    let measured = serde_json::value::to_raw_value(&Wrapped(value, Mode::Measure(&long)))?;
+    let size = match long.get() {
+        0 => return Ok(Written::Raw(measured)),
+        long => measured.get().len() + long,
+    };
     let mut out = Vec::with_capacity(size + size / 16 + 64);
     Wrapped(value, Mode::Escape)
         .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
-    let text = String::from_utf8(out).map_err(serde_json::Error::custom)?;
-    RawValue::from_string(text)
+    Ok(Written::Text(out))
+}
+
+/// Text [`write`] made, copied into a `RawValue` as [`Verbatim`] text.
+fn verbatim(text: Vec<u8>) -> Result<Box<RawValue>, serde_json::Error> {
+    let text = std::str::from_utf8(&text).map_err(serde_json::Error::custom)?;
+    serde_json::value::to_raw_value(&Verbatim(text))
+}
+
+/// JSON text that serde_json's own serializer has just written, made a `RawValue` without
+/// being parsed again. It serializes as a `RawValue` does (a struct of [`RAW_VALUE_TOKEN`]'s
+/// name whose one field is the text), which serde_json writes out as it is, and
+/// `serde_json::value::to_raw_value` keeps its output without reading it back. That costs a
+/// copy of the text; `RawValue::from_string` (the one other way without `unsafe`) would
+/// scan every long string again, several times the cost of the copy.
+struct Verbatim<'a>(&'a str);
+
+impl Serialize for Verbatim<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut raw = serializer.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, self.0)?;
+        raw.end()
+    }
 }
 
 /// How [`Strings`] treats a long string.
 #[derive(Clone, Copy)]
 enum Mode<'a> {
     /// Write it as `""` and add its length here: a value with none is written whole this
-    /// way, and one with some is written again by [`with_long_strings`].
+    /// way, and one with some is written again by [`write`].
     Measure(&'a Cell<usize>),
     /// Hand its bytes to the [`EscapeBytes`] formatter (as a byte array, the one call of
     /// serde_json's serializer that reaches the formatter with the bytes as they are).
@@ -510,6 +554,15 @@ mod tests {
         assert_eq!(to_raw_value(&value).unwrap().get(), serde_json::to_string(&value).unwrap());
         assert_eq!(to_raw_value(&long).unwrap().get(), serde_json::to_string(&long).unwrap());
         assert_eq!(to_raw_value(&raw).unwrap().get(), raw.get());
+        // The owning form writes the same text, and what it makes is valid JSON that
+        // serde_json reads back to the same value (the `Verbatim` text is not checked when
+        // it is made, so this is where a change in serde_json's raw-value handling shows).
+        let expected = serde_json::to_string(&value).unwrap();
+        let owned = into_raw_value(value).unwrap();
+        assert_eq!(owned.get(), expected);
+        let read: serde_json::Value = serde_json::from_str(owned.get()).unwrap();
+        assert_eq!(serde_json::to_string(&read).unwrap(), expected);
+        assert_eq!(into_raw_value(json!({ "short": 1 })).unwrap().get(), r#"{"short":1}"#);
     }
 
     #[test]

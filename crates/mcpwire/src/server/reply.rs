@@ -72,7 +72,7 @@ pub(crate) struct Stamp<'a> {
 #[derive(Serialize)]
 struct WithServerInfo<'a, T: Serialize> {
     #[serde(flatten)]
-    result: &'a T,
+    result: T,
     #[serde(rename = "_meta")]
     meta: ServerInfoMeta<'a>,
 }
@@ -188,21 +188,21 @@ impl Reply {
                 Some(_) => {
                     let mut r = EmptyResult::default();
                     stamp(&mut r, complete, s);
-                    crate::json_write::to_raw_value(&r)
+                    crate::json_write::into_raw_value(r)
                 }
-                None => crate::json_write::to_raw_value(&serde_json::Map::new()),
+                None => crate::json_write::into_raw_value(serde_json::Map::new()),
             },
-            Reply::Initialize(r) => crate::json_write::to_raw_value(&r),
-            Reply::Discover(mut r) => with(&mut *r, complete, s),
-            Reply::ListTools(mut r) => with(&mut r, complete, s),
-            Reply::CallTool(mut r) => with(&mut r, complete, s),
-            Reply::ListResources(mut r) => with(&mut r, complete, s),
-            Reply::ListResourceTemplates(mut r) => with(&mut r, complete, s),
-            Reply::ReadResource(mut r) => with(&mut r, complete, s),
-            Reply::ListPrompts(mut r) => with(&mut r, complete, s),
-            Reply::GetPrompt(mut r) => with(&mut r, complete, s),
-            Reply::Complete(mut r) => with(&mut r, complete, s),
-            Reply::InputRequired(mut r) => with(&mut r, ResultType::InputRequired, s),
+            Reply::Initialize(r) => crate::json_write::into_raw_value(r),
+            Reply::Discover(r) => with(*r, complete, s),
+            Reply::ListTools(r) => with(r, complete, s),
+            Reply::CallTool(r) => with(r, complete, s),
+            Reply::ListResources(r) => with(r, complete, s),
+            Reply::ListResourceTemplates(r) => with(r, complete, s),
+            Reply::ReadResource(r) => with(r, complete, s),
+            Reply::ListPrompts(r) => with(r, complete, s),
+            Reply::GetPrompt(r) => with(r, complete, s),
+            Reply::Complete(r) => with(r, complete, s),
+            Reply::InputRequired(r) => with(r, ResultType::InputRequired, s),
             Reply::Custom(mut v) => {
                 if let (Some(s), Value::Object(o)) = (s, &mut v) {
                     o.entry("resultType").or_insert_with(|| Value::String("complete".into()));
@@ -210,29 +210,30 @@ impl Reply {
                         m.entry(meta::SERVER_INFO).or_insert_with(|| s.server_info.value.clone());
                     }
                 }
-                crate::json_write::to_raw_value(&v)
+                crate::json_write::into_raw_value(v)
             }
         };
         Ok(raw?)
     }
 }
 
-/// Stamps and serializes a result whose `_meta` is its last member.
+/// Stamps and serializes a result whose `_meta` is its last member (taken by value: see
+/// `json_write::into_raw_value`).
 fn with<T: ResultFields + Serialize>(
-    r: &mut T,
+    mut r: T,
     kind: ResultType,
     s: Option<&Stamp>,
 ) -> Result<RawJson, serde_json::Error> {
     if let Some(st) = s {
         if T::META_LAST && r.fields().1.is_none() {
             // Everything but the identity, then the identity as already serialized.
-            stamp_fields(r, kind, st);
+            stamp_fields(&mut r, kind, st);
             let meta = ServerInfoMeta { server_info: &st.server_info.raw };
-            return crate::json_write::to_raw_value(&WithServerInfo { result: &*r, meta });
+            return crate::json_write::into_raw_value(WithServerInfo { result: r, meta });
         }
     }
-    stamp(r, kind, s);
-    crate::json_write::to_raw_value(r)
+    stamp(&mut r, kind, s);
+    crate::json_write::into_raw_value(r)
 }
 
 #[cfg(test)]
@@ -274,7 +275,7 @@ mod tests {
             for cache in hints {
                 let s = Stamp { server_info: &server_info, cache };
                 let expected = reference(r.clone(), kind.clone(), &s);
-                let got = with(&mut r.clone(), kind.clone(), Some(&s)).unwrap();
+                let got = with(r.clone(), kind.clone(), Some(&s)).unwrap();
                 assert_eq!(got.get(), expected);
             }
         }

@@ -38,6 +38,9 @@ const LINE_BUFFER_BYTES: usize = 8 * 1024;
 /// Writes are coalesced up to about this many bytes per system call.
 const COALESCE_BYTES: usize = 64 * 1024;
 
+/// The write buffer's usual size; it shrinks back to this after a very long answer.
+const WRITE_BUFFER_BYTES: usize = 16 * 1024;
+
 /// How many messages the reader has delivered since the writer last looked, shared by
 /// one connection's [`read_loop`] and [`write_loop`]. More than one means the peer sent
 /// several messages at once (pipelined requests, or a batch of responses a client's tasks
@@ -260,8 +263,14 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     let mut closing = std::pin::pin!(closing);
     let mut closed = false;
-    let mut buf = Vec::with_capacity(16 * 1024);
+    let mut buf = Vec::with_capacity(WRITE_BUFFER_BYTES);
     loop {
+        // As the reader does: one huge answer does not pin its buffer for the
+        // connection's life. Answers up to a few times the coalescing size keep theirs.
+        if buf.capacity() > 4 * COALESCE_BYTES {
+            buf.clear();
+            buf.shrink_to(WRITE_BUFFER_BYTES);
+        }
         let first = tokio::select! {
             biased;
             () = &mut closing, if !closed => {
@@ -435,6 +444,24 @@ mod tests {
         }
         assert!(tx.try_send(outgoing("c")).is_err(), "closed to new messages");
         assert_eq!(methods_by_write(writer), vec![vec!["a", "b"]]);
+    }
+
+    /// After an answer far larger than the coalescing size the writer gives its big
+    /// buffer back and goes on writing whole lines.
+    #[tokio::test]
+    async fn a_huge_answer_then_small_ones_are_written_whole() {
+        let (tx, mut rx) = mpsc::channel(16);
+        let arrivals = Arrivals::new();
+        let mut writer = CountingWriter::default();
+        tx.try_send(outgoing(&"h".repeat(5 * COALESCE_BYTES))).unwrap();
+        tx.try_send(outgoing("small")).unwrap();
+        drop(tx);
+        write_loop(&mut writer, &mut rx, &arrivals, std::future::pending()).await.unwrap();
+        let written: Vec<u8> = writer.0.concat();
+        let lines: Vec<&[u8]> = written.split(|b| *b == b'\n').collect();
+        assert_eq!(lines.len(), 3, "two lines and the empty rest");
+        assert_eq!(lines[0].len(), 5 * COALESCE_BYTES + 29);
+        assert_eq!(lines[1], br#"{"jsonrpc":"2.0","method":"small"}"#);
     }
 
     /// The methods of the messages in each write.
