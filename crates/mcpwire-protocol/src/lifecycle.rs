@@ -243,6 +243,21 @@ impl RequestEnvelope {
         Self::from_meta(tree.as_ref())
     }
 
+    /// The envelope of a request's params text, read in one pass over the params: the
+    /// members of `_meta` go straight into their types and everything else is skipped.
+    /// `Some` only when that settles it: the params are an object whose `_meta` envelope
+    /// reads cleanly. Otherwise (no `_meta`, a member of the wrong shape, a repeated
+    /// member, params that are not an object) it is `None`, and the caller reads the
+    /// params as a tree, where [`RequestEnvelope::from_meta`] decides and words the error.
+    pub fn from_params_text(params: &str) -> Option<Self> {
+        // An object only: a struct would also read an array, by position.
+        if !params.trim_start().starts_with('{') {
+            return None;
+        }
+        let ParamsEnvelope { meta } = serde_json::from_str(params).ok()?;
+        meta?.into_envelope()
+    }
+
     /// Writes the envelope as a `_meta` object.
     pub fn to_meta(&self) -> Meta {
         request_envelope(
@@ -254,8 +269,9 @@ impl RequestEnvelope {
     }
 }
 
-/// The envelope's members of a `_meta` object, captured (the capabilities and the
-/// identity as text, read by [`EnvelopeMembers::into_envelope`]). A member holding `null`
+/// The envelope's members of a `_meta` object, read into their types (the identity as
+/// text, read by [`EnvelopeMembers::into_envelope`]: an ill-formed one is ignored, not an
+/// error, and a reader cannot skip a member once it has failed). A member holding `null`
 /// is present (as in a tree) and fails its type, as does a repeated member (a tree keeps
 /// the last); either way the envelope is not made, and the caller lets the tree decide.
 /// Other members are skipped.
@@ -270,13 +286,8 @@ struct EnvelopeMembers<'a> {
     // Borrowed: a `Cow` read through `deserialize_with` is always owned. A version with
     // escapes (never seen) fails here, and the tree decides.
     version: Option<&'a str>,
-    #[serde(
-        rename = "io.modelcontextprotocol/clientCapabilities",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
-    capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, deserialize_with = "present")]
+    capabilities: Option<ClientCapabilities>,
     #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default, deserialize_with = "present")]
     info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", default, deserialize_with = "present")]
@@ -293,11 +304,18 @@ impl EnvelopeMembers<'_> {
         };
         Some(RequestEnvelope {
             protocol_version: ProtocolVersion::parse(self.version?),
-            client_capabilities: Arc::new(serde_json::from_str(self.capabilities?.get()).ok()?),
+            client_capabilities: Arc::new(self.capabilities?),
             client_info,
             log_level: self.level,
         })
     }
+}
+
+/// A request's params with only `_meta`'s envelope members read; the rest is skipped.
+#[derive(Deserialize)]
+struct ParamsEnvelope<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<EnvelopeMembers<'a>>,
 }
 
 /// The envelope of a `_meta` text, when every member present reads cleanly.
@@ -325,13 +343,13 @@ mod tests {
     /// `from_meta_text` answers what `from_meta` answers on the parsed object, whatever
     /// the text: well-formed envelopes (read directly) and every kind of flaw (decided
     /// by the tree).
-    #[test]
-    fn envelope_from_text_agrees_with_the_tree() {
+    /// `_meta` texts: well-formed envelopes and every kind of flaw.
+    fn meta_cases() -> Vec<String> {
         let v = r#""io.modelcontextprotocol/protocolVersion""#;
         let c = r#""io.modelcontextprotocol/clientCapabilities""#;
         let i = r#""io.modelcontextprotocol/clientInfo""#;
         let l = r#""io.modelcontextprotocol/logLevel""#;
-        let cases = [
+        vec![
             format!(r#"{{{v}:"2026-07-28",{c}:{{}},{i}:{{"name":"a","version":"1"}}}}"#),
             format!(r#"{{"progressToken":7,{v}:"2026-07-28",{c}:{{"roots":{{}},"x-y":[1]}},{l}:"debug"}}"#),
             format!(r#"{{{v}:"2026-\u0030\u0037-28",{c}:{{}}}}"#),
@@ -353,7 +371,12 @@ mod tests {
             "null".to_owned(),
             "[1]".to_owned(),
             "\"text\"".to_owned(),
-        ];
+        ]
+    }
+
+    #[test]
+    fn envelope_from_text_agrees_with_the_tree() {
+        let cases = meta_cases();
         for text in &cases {
             let raw = RawValue::from_string(text.clone()).unwrap();
             let tree: Option<Meta> = serde_json::from_str(text).ok();
@@ -363,6 +386,38 @@ mod tests {
         assert_eq!(RequestEnvelope::from_meta_text(None), RequestEnvelope::from_meta(None));
         let direct = read_envelope(&cases[0]).unwrap();
         assert_eq!(direct.client_info.unwrap().name, "a");
+    }
+
+    /// `from_params_text` answers what the tree answers, or leaves it to the tree: for
+    /// every `_meta` text, wherever `_meta` sits among other members, and for params that
+    /// are not an object. The well-formed envelopes are read in the one pass.
+    #[test]
+    fn envelope_from_params_agrees_with_the_tree() {
+        let args = r#""arguments":{"_meta":{"x":1},"list":[1,{"b":"c\"d"}],"n":null}"#;
+        for (i, text) in meta_cases().iter().enumerate() {
+            for params in [
+                format!(r#"{{"_meta":{text}}}"#),
+                format!(r#"{{"name":"echo",{args},"_meta":{text}}}"#),
+                format!(r#" {{"_meta":{text},{args},"uri":"a://b"}}"#),
+            ] {
+                let tree: Value = serde_json::from_str(&params).unwrap();
+                let meta: Option<Meta> =
+                    tree.get("_meta").and_then(|m| serde_json::from_value(m.clone()).ok());
+                let expected = RequestEnvelope::from_meta(meta.as_ref());
+                match RequestEnvelope::from_params_text(&params) {
+                    Some(read) => assert_eq!(Ok(read), expected, "{params}"),
+                    None => assert!(
+                        i > 1 || expected.is_err(),
+                        "a well-formed envelope was left to the tree: {params}"
+                    ),
+                }
+            }
+        }
+        let first = &meta_cases()[0];
+        for params in ["{}".to_owned(), r#"{"_meta":null}"#.to_owned(), format!("[{first}]"), "[]".to_owned()]
+        {
+            assert_eq!(RequestEnvelope::from_params_text(&params), None, "{params}");
+        }
     }
 
     #[test]

@@ -26,17 +26,9 @@ use super::{supported_stateless, Server, ServerInner};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;
 
-/// Reads only `params._meta` (the envelope), as text: its members are read straight
-/// into their types ([`RequestEnvelope::from_meta_text`]), and the rest is skipped.
-#[derive(Deserialize)]
-struct MetaProbe<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<&'a RawValue>,
-}
-
-/// Reads `params._meta` as a tree: for params the text probe refuses (not an object, a
-/// repeated `_meta`) or a `_meta` that is not an object, where this reading decides and
-/// words the error.
+/// Reads `params._meta` as a tree: for params whose envelope the one-pass reading
+/// ([`RequestEnvelope::from_params_text`]) does not settle, where this reading decides
+/// and words the error.
 #[derive(Deserialize)]
 struct MetaTreeProbe {
     #[serde(rename = "_meta")]
@@ -47,15 +39,11 @@ struct MetaTreeProbe {
 /// the supported versions) when its version is not one this server speaks statelessly.
 pub(crate) fn read_envelope(request: &Request) -> Result<RequestEnvelope, McpError> {
     let text = request.params.as_deref().map_or("{}", RawValue::get);
-    match serde_json::from_str::<MetaProbe<'_>>(text) {
-        Ok(MetaProbe { meta }) if meta.is_none_or(|m| m.get().starts_with('{')) => {
-            checked(RequestEnvelope::from_meta_text(meta))
-        }
-        _ => {
-            let probe: MetaTreeProbe = parse(request.params.as_deref())?;
-            checked(RequestEnvelope::from_meta(probe.meta.as_ref()))
-        }
+    if let Some(envelope) = RequestEnvelope::from_params_text(text) {
+        return checked(Ok(envelope));
     }
+    let probe: MetaTreeProbe = parse(request.params.as_deref())?;
+    checked(RequestEnvelope::from_meta(probe.meta.as_ref()))
 }
 
 /// The envelope's errors as JSON-RPC errors, and its version checked.
