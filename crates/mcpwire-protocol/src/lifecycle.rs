@@ -340,9 +340,6 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    /// `from_meta_text` answers what `from_meta` answers on the parsed object, whatever
-    /// the text: well-formed envelopes (read directly) and every kind of flaw (decided
-    /// by the tree).
     /// `_meta` texts: well-formed envelopes and every kind of flaw.
     fn meta_cases() -> Vec<String> {
         let v = r#""io.modelcontextprotocol/protocolVersion""#;
@@ -374,6 +371,9 @@ mod tests {
         ]
     }
 
+    /// `from_meta_text` answers what `from_meta` answers on the parsed object, whatever
+    /// the text: well-formed envelopes (read directly) and every kind of flaw (decided
+    /// by the tree).
     #[test]
     fn envelope_from_text_agrees_with_the_tree() {
         let cases = meta_cases();
