@@ -32,7 +32,7 @@ pub const DEFAULT_MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 /// The words every "message too large" error carries, for code that must tell it apart.
 pub(crate) const SIZE_LIMIT_WORDS: &str = "message size limit";
 
-/// The line buffer's usual size; it shrinks back to this after a long line.
+/// The line buffer's usual size; it shrinks back to this after a very long line.
 const LINE_BUFFER_BYTES: usize = 8 * 1024;
 
 /// Writes are coalesced up to about this many bytes per system call.
@@ -40,6 +40,13 @@ const COALESCE_BYTES: usize = 64 * 1024;
 
 /// The write buffer's usual size; it shrinks back to this after a very long answer.
 const WRITE_BUFFER_BYTES: usize = 16 * 1024;
+
+/// The most the line and write buffers keep between messages. A buffer grown past it by
+/// one huge message is given back, so that message does not pin its memory for the
+/// connection's life; below it, a peer that keeps sending large messages (file contents,
+/// long tool outputs) reuses one buffer instead of growing a new one, copy by copy, and
+/// faulting its pages in again for every message.
+const KEEP_BUFFER_BYTES: usize = 1024 * 1024;
 
 /// How many messages the reader has delivered since the writer last looked, shared by
 /// one connection's [`read_loop`] and [`write_loop`]. More than one means the peer sent
@@ -176,9 +183,8 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
     let mut lines = LineReader::new(reader, max_line_bytes);
     let mut buf = Vec::with_capacity(LINE_BUFFER_BYTES);
     loop {
-        // A long line (or a refused one) leaves a big buffer behind: give it back, so a
-        // peer's one huge message does not pin that memory for the connection's life.
-        if buf.capacity() > 16 * LINE_BUFFER_BYTES {
+        // A huge line (or a refused one) leaves a big buffer behind: give it back.
+        if buf.capacity() > KEEP_BUFFER_BYTES {
             buf.clear();
             buf.shrink_to(LINE_BUFFER_BYTES);
         }
@@ -265,9 +271,8 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
     let mut closed = false;
     let mut buf = Vec::with_capacity(WRITE_BUFFER_BYTES);
     loop {
-        // As the reader does: one huge answer does not pin its buffer for the
-        // connection's life. Answers up to a few times the coalescing size keep theirs.
-        if buf.capacity() > 4 * COALESCE_BYTES {
+        // As the reader does, a huge answer's buffer is given back.
+        if buf.capacity() > KEEP_BUFFER_BYTES {
             buf.clear();
             buf.shrink_to(WRITE_BUFFER_BYTES);
         }
