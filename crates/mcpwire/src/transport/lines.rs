@@ -48,6 +48,15 @@ const WRITE_BUFFER_BYTES: usize = 16 * 1024;
 /// faulting its pages in again for every message.
 const KEEP_BUFFER_BYTES: usize = 1024 * 1024;
 
+/// When a huge message has grown `buf` past [`KEEP_BUFFER_BYTES`], empties it and gives
+/// that memory back down to `usual` bytes; a smaller buffer is kept as it is.
+fn give_back_if_huge(buf: &mut Vec<u8>, usual: usize) {
+    if buf.capacity() > KEEP_BUFFER_BYTES {
+        buf.clear();
+        buf.shrink_to(usual);
+    }
+}
+
 /// How many messages the reader has delivered since the writer last looked, shared by
 /// one connection's [`read_loop`] and [`write_loop`]. More than one means the peer sent
 /// several messages at once (pipelined requests, or a batch of responses a client's tasks
@@ -183,11 +192,8 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
     let mut lines = LineReader::new(reader, max_line_bytes);
     let mut buf = Vec::with_capacity(LINE_BUFFER_BYTES);
     loop {
-        // A huge line (or a refused one) leaves a big buffer behind: give it back.
-        if buf.capacity() > KEEP_BUFFER_BYTES {
-            buf.clear();
-            buf.shrink_to(LINE_BUFFER_BYTES);
-        }
+        // A huge line (or a refused one) may have left a big buffer behind.
+        give_back_if_huge(&mut buf, LINE_BUFFER_BYTES);
         let Some(line) = lines.next_line(&mut buf).await? else { break };
         let delivered = match line {
             Line::TooLong(n) => {
@@ -271,11 +277,7 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
     let mut closed = false;
     let mut buf = Vec::with_capacity(WRITE_BUFFER_BYTES);
     loop {
-        // As the reader does, a huge answer's buffer is given back.
-        if buf.capacity() > KEEP_BUFFER_BYTES {
-            buf.clear();
-            buf.shrink_to(WRITE_BUFFER_BYTES);
-        }
+        give_back_if_huge(&mut buf, WRITE_BUFFER_BYTES);
         let first = tokio::select! {
             biased;
             () = &mut closing, if !closed => {
@@ -346,6 +348,21 @@ mod tests {
             });
         }
         out
+    }
+
+    #[test]
+    fn buffers_up_to_the_keep_size_are_kept_and_bigger_ones_given_back() {
+        let mut kept = Vec::with_capacity(KEEP_BUFFER_BYTES);
+        kept.extend_from_slice(b"last message");
+        give_back_if_huge(&mut kept, LINE_BUFFER_BYTES);
+        assert!(kept.capacity() >= KEEP_BUFFER_BYTES);
+        assert_eq!(kept, b"last message");
+
+        let mut huge = Vec::with_capacity(KEEP_BUFFER_BYTES + 1);
+        huge.extend_from_slice(b"last message");
+        give_back_if_huge(&mut huge, LINE_BUFFER_BYTES);
+        assert!(huge.is_empty());
+        assert!(huge.capacity() < KEEP_BUFFER_BYTES, "capacity {}", huge.capacity());
     }
 
     /// Records each write it is given, and is always ready.
