@@ -439,6 +439,53 @@ async fn a_panicking_handler_is_an_internal_error_and_the_server_lives_on() {
     still_usable(&mut s, "after").await;
 }
 
+/// A client that writes every request and then closes stdin at once (`printf ... |
+/// server`, a test harness feeding a pipe) gets every answer, in both eras: what runs
+/// when the input ends is answered as usual, not "Connection closed".
+#[tokio::test]
+async fn requests_written_then_stdin_closed_are_all_answered_in_both_eras() {
+    let envelope = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let eras = [
+        (
+            vec![
+                json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } }),
+                json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+                json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list" }),
+                call(2, "sleep", json!({ "ms": 50 })),
+            ],
+            "2025",
+        ),
+        (
+            vec![
+                json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": { "_meta": envelope } }),
+                json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "sleep", "arguments": { "ms": 50 }, "_meta": envelope } }),
+            ],
+            "2026",
+        ),
+    ];
+    for (messages, era) in eras {
+        let mut s = server().await;
+        let mut input = Vec::new();
+        for message in &messages {
+            input.extend(serde_json::to_vec(message).unwrap());
+            input.push(b'\n');
+        }
+        s.write(&input).await;
+        s.close_stdin();
+        let mut answers = HashMap::new();
+        while let Some(answer) = s.line_within(Duration::from_secs(10)).await {
+            answers.insert(answer["id"].as_i64().unwrap(), answer);
+        }
+        assert!(answers[&1]["result"]["tools"].is_array(), "{era}: {answers:?}");
+        assert!(answers[&2]["result"]["content"].is_array(), "{era}: {answers:?}");
+        let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await.unwrap().unwrap();
+        assert!(status.success(), "{era}: {status}");
+    }
+}
+
 #[tokio::test]
 async fn shutdown_with_requests_in_flight_answers_each_exactly_once() {
     let mut s = initialized().await;

@@ -15,7 +15,9 @@
 //!   handler is answered like an internal error while the connection lives on.
 //! - **Shutdown answers what is still in flight** with `-32000` "Connection closed",
 //!   unless an answer was already written or the peer cancelled the request; outbound
-//!   waiters fail with a connection-closed error.
+//!   waiters fail with a connection-closed error. When the peer's input ends, the
+//!   requests already running first get a short grace
+//!   ([`DispatcherConfig::input_end_grace`]) to be answered as usual.
 //!
 //! A transport that gets each request on its own and answers it on its own (a 2026 HTTP
 //! POST) serves it with `serve_one` instead of a whole dispatcher: the same rules, applied
@@ -125,6 +127,13 @@ pub struct DispatcherConfig {
     pub inline_methods: Vec<String>,
     /// How long shutdown waits for handlers to write their "Connection closed" answers.
     pub shutdown_grace: Duration,
+    /// When the peer's input ends (the transport reports it closed: a stdio server's
+    /// stdin reaches its end), how long the requests already running may still finish and
+    /// be answered as usual before shutdown answers the rest. A client that writes its
+    /// requests and then closes its end (`printf ... | server`) gets its answers; one
+    /// that has gone away costs the server at most this long. Default 500 ms; zero shuts
+    /// down at once. Outbound requests fail at once either way: no answer can come.
+    pub input_end_grace: Duration,
     /// The longest an inbound request's handler may run (`None`, the default: no limit;
     /// the peer's own timeout and cancel bound it). Past it the handler is dropped, its
     /// cancellation token fires, and the request is answered `-32603` once.
@@ -139,6 +148,7 @@ impl Default for DispatcherConfig {
             request_timeout: Some(Duration::from_secs(60)),
             inline_methods: Vec::new(),
             shutdown_grace: Duration::from_secs(1),
+            input_end_grace: Duration::from_millis(500),
             handler_timeout: None,
         }
     }
@@ -359,6 +369,11 @@ impl Dispatcher {
 
 /// The end of a connection: no new requests, fail the waiters, let handlers answer,
 /// close the writer (and, when the transport ended, let it put out what is queued).
+///
+/// When the transport ended (the peer's input did), the running requests first get
+/// [`DispatcherConfig::input_end_grace`] to finish on their own: the peer may still be
+/// reading their answers. Then shutdown cancels the rest, which answer "Connection
+/// closed".
 async fn close_connection(
     shared: &Shared,
     tasks: TaskTracker,
@@ -367,8 +382,14 @@ async fn close_connection(
 ) {
     shared.state.store(State::Closed as u8, Ordering::Release);
     lock(&shared.pending).fail_all();
-    shared.shut_down();
     tasks.close();
+    let grace = shared.config.input_end_grace;
+    if transport_closed && !grace.is_zero() && tokio::time::timeout(grace, tasks.wait()).await.is_err() {
+        tracing::debug!(
+            "requests still running when the peer's input ended are answered \"Connection closed\""
+        );
+    }
+    shared.shut_down();
     if tokio::time::timeout(shared.config.shutdown_grace, tasks.wait()).await.is_err() {
         tracing::debug!("handlers did not finish within the shutdown grace period");
     }
