@@ -1,9 +1,10 @@
 //! JSON-RPC request ids.
 //!
 //! An id is a string or an integer, never null (MCP tightens JSON-RPC here). `7` and `"7"`
-//! are different values on the wire, and we always echo the exact value we received, but
-//! a peer that answers our request `7` with id `"7"` is still answering it: [`RequestId::key`]
-//! gives the form under which in-flight tables match ids.
+//! are different values on the wire: two requests of a peer's, each echoed exactly as
+//! received. But a peer that answers our request `7` with id `"7"` is still answering
+//! it: [`RequestId::key`] gives the form under which answers to our own requests are
+//! matched.
 
 use std::fmt;
 
@@ -30,7 +31,7 @@ pub enum IdKey {
 }
 
 impl RequestId {
-    /// The key under which this id is matched against in-flight requests.
+    /// The key under which an answer's id is matched against our requests in flight.
     pub fn key(&self) -> IdKey {
         match self {
             RequestId::Number(n) => IdKey::Number(*n),

@@ -426,6 +426,14 @@ async fn a_duplicate_in_flight_request_id_is_rejected_and_the_original_still_ans
     // Once answered, the id may be used again.
     let mut again = post(t.addr, &sid, &call_body(5, "echo", json!({ "text": "reused" }))).await;
     assert_eq!(again.next_message().await, text_result(5, "echo: reused"));
+    // "5" is another id than 5: with 5 in flight again, it runs and is answered as "5".
+    let mut slow = post(t.addr, &sid, &call_body(5, "slow", json!({}))).await;
+    let _priming = slow.next_event().await;
+    let mut string_id = post(t.addr, &sid, &call_body("5", "echo", json!({ "text": "string id" }))).await;
+    assert_eq!(string_id.status, 200);
+    let mut expected = text_result(0, "echo: string id");
+    expected["id"] = json!("5");
+    assert_eq!(string_id.next_message().await, expected);
 }
 
 // ---------------------------------------------------------------------------------------

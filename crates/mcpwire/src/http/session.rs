@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, IdKey, Message, ProtocolVersion, RequestId};
+use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, ProtocolVersion, RequestId};
 
 use super::event_store::guarded;
 use super::sse;
@@ -33,7 +33,7 @@ struct Stream {
     json: bool,
     /// The request of a stream opened for exactly one (nearly every POST): found by a
     /// scan of the few open streams, so it costs no hashing and no map entry.
-    only: Option<IdKey>,
+    only: Option<RequestId>,
 }
 
 /// The session's open streams. Both collections give their memory back when they
@@ -43,7 +43,7 @@ struct Stream {
 struct Streams {
     /// The stream of each request of a batch whose answer is still due. A map: one
     /// batch can bring thousands of ids. (A single request's stream knows its id.)
-    by_request: IdMap<u64>,
+    by_request: IdMap<RequestId, u64>,
     /// A list: there is one stream per POST in progress (plus the standalone one), a
     /// handful, for which a scan is cheaper than hashing.
     streams: Vec<Stream>,
@@ -56,13 +56,13 @@ impl Streams {
     }
 
     /// The stream of the request `key`, if its answer is still due.
-    fn of_request(&self, key: &IdKey) -> Option<u64> {
+    fn of_request(&self, key: &RequestId) -> Option<u64> {
         let single = self.streams.iter().find(|s| s.only.as_ref() == Some(key)).map(|s| s.no);
         single.or_else(|| self.by_request.get(key).copied())
     }
 
     /// Forgets a request whose answer went out.
-    fn unroute(&mut self, key: &IdKey) {
+    fn unroute(&mut self, key: &RequestId) {
         if self.by_request.is_empty() {
             return;
         }
@@ -224,11 +224,9 @@ impl Session {
         // (A single request, the common case, needs no set to find repeats.)
         let mut seen =
             std::collections::HashSet::with_capacity(if requests.len() > 1 { requests.len() } else { 0 });
-        let repeated = |id: &RequestId, seen: &mut std::collections::HashSet<IdKey>| {
-            requests.len() > 1 && !seen.insert(id.key())
-        };
-        if let Some(dup) =
-            requests.iter().find(|id| streams.of_request(&id.key()).is_some() || repeated(id, &mut seen))
+        if let Some(dup) = requests
+            .iter()
+            .find(|&id| streams.of_request(id).is_some() || (requests.len() > 1 && !seen.insert(id)))
         {
             return Err(dup.clone());
         }
@@ -245,10 +243,10 @@ impl Session {
             }
         }
         let only = match requests {
-            [one] => Some(one.key()),
+            [one] => Some(one.clone()),
             batch => {
                 for id in batch {
-                    streams.by_request.insert(id.key(), no);
+                    streams.by_request.insert(id.clone(), no);
                 }
                 None
             }
@@ -363,11 +361,11 @@ impl Session {
     fn route_one(&self, out: Outgoing) {
         let (message, related) = out.into_parts();
         let response_id = match &message {
-            Message::Response(r) => Some(r.id.key()),
-            Message::Error(e) => e.id.as_ref().map(RequestId::key),
+            Message::Response(r) => Some(r.id.clone()),
+            Message::Error(e) => e.id.clone(),
             _ => None,
         };
-        let key = response_id.clone().or_else(|| related.as_ref().map(RequestId::key));
+        let key = response_id.clone().or_else(|| related.clone());
         let bytes = message_bytes(&message);
         let streams = &mut *lock(&self.streams);
         let no = match &key {
@@ -454,7 +452,7 @@ mod tests {
     fn an_idle_session_keeps_no_stream_memory() {
         let mut streams = Streams::default();
         for no in 1..=3 {
-            streams.by_request.insert(RequestId::Number(no as i64).key(), no);
+            streams.by_request.insert(RequestId::Number(no as i64), no);
             streams.streams.push(Stream {
                 no,
                 name: stream_name("s", no),
@@ -467,7 +465,7 @@ mod tests {
         for no in 1..=3 {
             assert!(streams.get_mut(no).is_some());
             streams.remove(no);
-            streams.unroute(&RequestId::Number(no as i64).key());
+            streams.unroute(&RequestId::Number(no as i64));
             assert!(streams.get_mut(no).is_none());
         }
         assert_eq!(streams.streams.capacity(), 0, "the list gave its memory back");

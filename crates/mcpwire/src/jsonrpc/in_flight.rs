@@ -1,9 +1,10 @@
-//! The table of a connection's inbound requests in flight, by id.
+//! The table of a connection's inbound requests in flight, by their exact ids (`7` and
+//! `"7"` are two requests).
 
 use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
-use mcpwire_protocol::IdKey;
+use mcpwire_protocol::RequestId;
 
 use super::context::InFlight;
 use super::IdMap;
@@ -20,14 +21,14 @@ const SMALL: usize = 3;
 /// map every time its requests all finish.
 #[derive(Default)]
 pub(crate) struct InFlightTable {
-    first: Option<(IdKey, Arc<InFlight>)>,
-    others: IdMap<Arc<InFlight>>,
+    first: Option<(RequestId, Arc<InFlight>)>,
+    others: IdMap<RequestId, Arc<InFlight>>,
 }
 
 impl InFlightTable {
     /// Registers `entry` under `key`; `false`, changing nothing, if that id is in flight.
     /// One hash at most (a connection with many requests in flight does this per request).
-    pub(crate) fn insert(&mut self, key: IdKey, entry: Arc<InFlight>) -> bool {
+    pub(crate) fn insert(&mut self, key: RequestId, entry: Arc<InFlight>) -> bool {
         match &self.first {
             Some((k, _)) if *k == key => false,
             None if !self.others.contains_key(&key) => {
@@ -46,7 +47,7 @@ impl InFlightTable {
     }
 
     /// The request in flight under `key`.
-    pub(crate) fn get(&self, key: &IdKey) -> Option<&Arc<InFlight>> {
+    pub(crate) fn get(&self, key: &RequestId) -> Option<&Arc<InFlight>> {
         match &self.first {
             Some((k, entry)) if k == key => Some(entry),
             _ => self.others.get(key),
@@ -54,7 +55,7 @@ impl InFlightTable {
     }
 
     /// Forgets `entry`, registered under `key` (another request under that id stays).
-    pub(crate) fn remove(&mut self, key: &IdKey, entry: &Arc<InFlight>) {
+    pub(crate) fn remove(&mut self, key: &RequestId, entry: &Arc<InFlight>) {
         if matches!(&self.first, Some((k, e)) if k == key && Arc::ptr_eq(e, entry)) {
             self.first = None;
         } else if self.others.len() == 1
@@ -93,9 +94,9 @@ mod tests {
 
     use super::*;
 
-    fn entry(n: i64) -> (IdKey, Arc<InFlight>) {
+    fn entry(n: i64) -> (RequestId, Arc<InFlight>) {
         let id = RequestId::Number(n);
-        (id.key(), Arc::new(InFlight::with_params(id, None)))
+        (id.clone(), Arc::new(InFlight::with_params(id, None)))
     }
 
     #[test]

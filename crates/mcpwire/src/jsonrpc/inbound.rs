@@ -33,7 +33,7 @@ pub(super) fn start_request<H: Handler>(
 ) -> Result<impl Future<Output = ()> + Send + 'static, Outgoing> {
     let shared = &peer.shared;
     let entry = in_flight(&request);
-    let duplicate = !lock(&shared.in_flight).insert(request.id.key(), entry.clone());
+    let duplicate = !lock(&shared.in_flight).insert(request.id.clone(), entry.clone());
     if duplicate {
         let error = duplicate_id(&request.id);
         return Err(Outgoing::unrelated(ErrorResponse::new(Some(request.id), error)));
@@ -190,7 +190,7 @@ pub(super) fn settle(
 ) -> Option<Message> {
     let id = &entry.id;
     let peer_cancelled = {
-        lock(&shared.in_flight).remove(&id.key(), entry);
+        lock(&shared.in_flight).remove(id, entry);
         entry.peer_cancelled.load(Ordering::Acquire)
     };
     if peer_cancelled {
@@ -226,7 +226,7 @@ pub(super) fn settle(
 /// finished id is ignored, as the spec allows).
 pub(super) fn cancel(shared: &Shared, id: &RequestId) {
     let table = lock(&shared.in_flight);
-    match table.get(&id.key()) {
+    match table.get(id) {
         Some(entry) => {
             entry.peer_cancelled.store(true, Ordering::Release);
             entry.fire(Fire::Cancel);

@@ -115,7 +115,7 @@ struct Shared {
     headers: HeaderMap,
     incoming: mpsc::Sender<TransportEvent>,
     session: Mutex<Session>,
-    pending: Mutex<IdMap<Pending>>,
+    pending: Mutex<IdMap<mcpwire_protocol::IdKey, Pending>>,
     /// `x-mcp-header` pairs by tool name, learned from `tools/list` answers.
     tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
     internal_ids: AtomicU64,
