@@ -10,7 +10,7 @@ use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::{codes, Message};
 use mcpwire::server::{
     prompt, resource, resource_template, tool, Args, Ctx, Json, PromptArgs, ResourceRequest, Server,
-    ToolError,
+    ServerEvent, ToolError,
 };
 use mcpwire::McpError;
 use schemars::JsonSchema;
@@ -456,4 +456,37 @@ async fn handlers_see_the_whole_meta_and_the_envelope() {
     let e = expect_error(&call(&mut raw, 3, "tools/call", json!({ "_meta": 5, "name": "meta" })).await, 3);
     assert_eq!(e.code, codes::INVALID_PARAMS);
     assert!(e.message.contains("invalid type: integer `5`"), "{}", e.message);
+}
+
+/// A server that relays another declares that one's capabilities with
+/// `extra_capabilities` and serves its methods with `method`: the declared capabilities
+/// are honoured (list changes reach a 2025 session), the registered methods still serve
+/// the requests, and a capability member that is not what the schema says fails the build.
+#[tokio::test]
+async fn declared_capabilities_are_honoured_and_custom_methods_still_serve() {
+    let extra = json!({ "tools": { "listChanged": true }, "resources": { "subscribe": true } });
+    let server = Server::builder("relay", "1")
+        .extra_capabilities(extra.as_object().unwrap().clone())
+        .method("tools/list", |_ctx, _params| async {
+            Ok(json!({ "tools": [{ "name": "elsewhere", "inputSchema": { "type": "object" } }] }))
+        })
+        .build()
+        .unwrap();
+    assert!(server.capabilities().tools.is_some(), "the typed capability is set");
+    let mut raw = initialized(server.clone()).await;
+    raw.send(mcpwire::protocol::Notification::new("notifications/initialized", None)).await;
+    let listed = expect_result(&call(&mut raw, 1, "tools/list", json!({})).await, 1);
+    assert_eq!(listed["tools"][0]["name"], "elsewhere", "the custom method served it");
+    // The session records a subscription (the capability says it can), and hears of
+    // list changes.
+    expect_result(&call(&mut raw, 2, "resources/subscribe", json!({ "uri": "x://y" })).await, 2);
+    server.notify(ServerEvent::ToolsChanged);
+    match raw.next().await {
+        Message::Notification(n) => assert_eq!(n.method, "notifications/tools/list_changed"),
+        other => panic!("expected the list change, got {other:?}"),
+    }
+    let bad = Server::builder("relay", "1")
+        .extra_capabilities(json!({ "tools": true }).as_object().unwrap().clone())
+        .build();
+    assert!(matches!(bad, Err(mcpwire::server::BuildError::InvalidCapabilities(_))), "{bad:?}");
 }

@@ -178,6 +178,8 @@ pub struct ClientBuilder {
     prior_discover: Option<DiscoverResult>,
     options: ClientOptions,
     era_cache: Option<EraCache>,
+    /// Whether a 2026 connection declares the tasks extension ([`ClientBuilder::without_tasks`]).
+    tasks: bool,
 }
 
 impl Client {
@@ -190,6 +192,7 @@ impl Client {
             prior_discover: None,
             options: ClientOptions::default(),
             era_cache: None,
+            tasks: true,
         }
     }
 
@@ -447,6 +450,16 @@ impl ClientBuilder {
         self
     }
 
+    /// Declares no tasks extension in the 2026 era (a 2026 client declares it by
+    /// default, and [`Client::call_tool`] follows the tasks it gets). A server then never
+    /// answers with a task: every result is final, and a tool that runs only as a task
+    /// fails. For a client that hands results on as they come, such as a proxy whose own
+    /// clients did not ask for tasks.
+    pub fn without_tasks(mut self) -> Self {
+        self.tasks = false;
+        self
+    }
+
     /// Options (timeouts, MRTR round cap).
     pub fn options(mut self, options: ClientOptions) -> Self {
         self.options = options;
@@ -531,12 +544,12 @@ impl ClientBuilder {
             }
         };
         // A 2026 client follows tasks (`Client::call_tool`), so it declares the tasks
-        // extension on every request.
+        // extension on every request (unless built `without_tasks`).
         let capabilities = match &session {
-            Session::Stateless { .. } => {
+            Session::Stateless { .. } if self.tasks => {
                 capabilities.with_extension(mcpwire_protocol::meta::TASKS_EXTENSION, Default::default())
             }
-            Session::Stateful(_) => capabilities,
+            Session::Stateless { .. } | Session::Stateful(_) => capabilities,
         };
         if let (Some(key), Some(cache)) = (era_key.filter(|_| probed), &self.era_cache) {
             let era = match &session {

@@ -143,6 +143,9 @@ pub(crate) struct ServerInner {
     pub(crate) prompts: Vec<PromptDef>,
     pub(crate) prompt_index: NameIndex,
     pub(crate) completion: Option<CompletionHandler>,
+    /// Which built-in request families the router serves: those something was
+    /// registered for (the rest reach [`ServerBuilder::method`]s).
+    pub(crate) serves: Serves,
     pub(crate) methods: HashMap<String, MethodHandler>,
     pub(crate) capabilities: ServerCapabilities,
     pub(crate) state: Extensions,
@@ -316,6 +319,15 @@ impl Default for StdioLimits {
     }
 }
 
+/// The built-in request families a server serves (see [`ServerInner::serves`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Serves {
+    pub(crate) tools: bool,
+    pub(crate) resources: bool,
+    pub(crate) prompts: bool,
+    pub(crate) completion: bool,
+}
+
 /// Why [`ServerBuilder::build`] failed.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
@@ -336,6 +348,10 @@ pub enum BuildError {
     /// The system's random number generator failed (for the `requestState` key).
     #[error("could not draw a random key: {0}")]
     Randomness(String),
+    /// A member given to [`ServerBuilder::extra_capabilities`] is not what the schema
+    /// says (for example `"tools": true` instead of an object).
+    #[error("invalid capabilities: {0}")]
+    InvalidCapabilities(String),
     /// A resource template does not parse.
     #[error("resource template {template:?}: {reason}")]
     InvalidTemplate {
@@ -505,7 +521,12 @@ impl ServerBuilder {
         self
     }
 
-    /// Extra capability members (for example `experimental`), merged into the derived ones.
+    /// Extra capability members (for example `experimental`), put over the ones derived
+    /// from what is registered: a member named like a standard one (`tools`,
+    /// `resources`, ...) replaces it, and the server honours what it then declares
+    /// (list-change notifications, `subscriptions/listen`). A server that relays another
+    /// declares that one's capabilities this way; its requests still reach the built-in
+    /// handlers only for what it registered, and its [`ServerBuilder::method`]s otherwise.
     pub fn extra_capabilities(mut self, capabilities: JsonObject) -> Self {
         self.extra_capabilities = Some(capabilities);
         self
@@ -583,9 +604,15 @@ impl ServerBuilder {
             capabilities.prompts = Some(PromptsCapability { list_changed: Some(true), ..Default::default() });
         }
         if let Some(extra) = self.extra_capabilities {
-            capabilities.extra.extend(extra);
+            capabilities = merge_capabilities(capabilities, extra)?;
         }
 
+        let serves = Serves {
+            tools: !self.tools.is_empty(),
+            resources: !self.resources.is_empty() || !self.templates.is_empty(),
+            prompts: !self.prompts.is_empty(),
+            completion: self.completion.is_some(),
+        };
         let tasks_enabled =
             self.tools.iter().any(|d| !matches!(d.task_support, tasks::TaskSupport::Forbidden));
         let task_store = self.task_store.unwrap_or_else(|| Arc::new(tasks::MemoryTaskStore::default()));
@@ -604,6 +631,7 @@ impl ServerBuilder {
                 templates: self.templates,
                 prompts: self.prompts,
                 prompt_index,
+                serves,
                 completion: self.completion,
                 methods: self.methods,
                 capabilities,
@@ -621,6 +649,24 @@ impl ServerBuilder {
             }),
         })
     }
+}
+
+/// `derived` with `extra`'s members put over it. A standard member (`tools`,
+/// `resources`, ...) replaces the derived one in its typed field, so that what the server
+/// declares is what it honours: list-change notifications to 2025 sessions and
+/// `subscriptions/listen` filters go by the declared capabilities. (Which requests the
+/// built-in router serves goes by what is registered.)
+fn merge_capabilities(
+    derived: ServerCapabilities,
+    extra: JsonObject,
+) -> Result<ServerCapabilities, BuildError> {
+    let mut merged = match serde_json::to_value(derived) {
+        Ok(serde_json::Value::Object(members)) => members,
+        _ => JsonObject::new(),
+    };
+    merged.extend(extra);
+    serde_json::from_value(serde_json::Value::Object(merged))
+        .map_err(|e| BuildError::InvalidCapabilities(e.to_string()))
 }
 
 fn index<'a>(names: impl Iterator<Item = &'a String>, kind: &'static str) -> Result<NameIndex, BuildError> {

@@ -121,26 +121,26 @@ impl Server {
         params: Option<RawJson>,
     ) -> Result<Reply, McpError> {
         let inner = &self.inner;
-        let caps = &inner.capabilities;
-        if method == methods::TOOLS_CALL && caps.tools.is_some() {
+        let serves = inner.serves;
+        if method == methods::TOOLS_CALL && serves.tools {
             // Given the params, not lent them: see `call_tool`.
             return Box::pin(self.call_tool(rpc, seed, params)).await;
         }
         let params = params.as_deref();
         match method {
-            methods::TOOLS_LIST if caps.tools.is_some() => {
+            methods::TOOLS_LIST if serves.tools => {
                 let (p, _): (ListToolsRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
                 let tools = page.iter().map(|d| self.listed_tool(d, &seed)).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
-            methods::RESOURCES_LIST if caps.resources.is_some() => {
+            methods::RESOURCES_LIST if serves.resources => {
                 let (p, _): (ListResourcesRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.resources, p.cursor.as_deref())?;
                 let resources = page.iter().map(|d| d.resource.clone()).collect();
                 Ok(Reply::ListResources(ListResourcesResult { resources, next_cursor, ..Default::default() }))
             }
-            methods::RESOURCES_TEMPLATES_LIST if caps.resources.is_some() => {
+            methods::RESOURCES_TEMPLATES_LIST if serves.resources => {
                 let (p, _): (ListResourceTemplatesRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.templates, p.cursor.as_deref())?;
                 let resource_templates = page.iter().map(|d| d.template.clone()).collect();
@@ -150,21 +150,21 @@ impl Server {
                     ..Default::default()
                 }))
             }
-            methods::RESOURCES_READ if caps.resources.is_some() => {
+            methods::RESOURCES_READ if serves.resources => {
                 let (p, meta) = parse_with_meta(params)?;
                 Box::pin(self.read_resource(rpc, seed, p, meta)).await
             }
-            methods::PROMPTS_LIST if caps.prompts.is_some() => {
+            methods::PROMPTS_LIST if serves.prompts => {
                 let (p, _): (ListPromptsRequestParams, _) = parse_with_meta(params)?;
                 let (page, next_cursor) = self.page(&inner.prompts, p.cursor.as_deref())?;
                 let prompts = page.iter().map(|d| d.prompt.clone()).collect();
                 Ok(Reply::ListPrompts(ListPromptsResult { prompts, next_cursor, ..Default::default() }))
             }
-            methods::PROMPTS_GET if caps.prompts.is_some() => {
+            methods::PROMPTS_GET if serves.prompts => {
                 let (p, meta) = parse_with_meta(params)?;
                 Box::pin(self.get_prompt(rpc, seed, p, meta)).await
             }
-            methods::COMPLETION_COMPLETE if caps.completions.is_some() => {
+            methods::COMPLETION_COMPLETE if serves.completion => {
                 Box::pin(self.complete(rpc, seed, parse(params)?)).await
             }
             other => Box::pin(self.custom(rpc, seed, other, params)).await,
