@@ -524,6 +524,74 @@ fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
 }
 
+/// A 2026 request to `url` (`name` for `Mcp-Name`), its response read until `until`.
+fn post_2026(url: &str, method: &str, name: Option<&str>, params: &str, until: &str) -> String {
+    let envelope = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
+    let params = params.replacen("_META", envelope, 1);
+    let body = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{params}}}"#);
+    let mut headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)];
+    if let Some(name) = name {
+        headers.push(("Mcp-Name", name));
+    }
+    post(url, &headers, &body, Some(until))
+}
+
+#[test]
+fn proxy_clients_get_no_tasks_their_log_messages_and_list_changes() {
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    // The upstream runs `slow_compute` as a task for a client that declares the tasks
+    // extension. The proxy's clients get a final result, whether they declared it or not
+    // (the proxy relays no `tasks/*`).
+    let response = post_2026(
+        &server.url,
+        "tools/call",
+        Some("slow_compute"),
+        r#"{"name":"slow_compute","arguments":{"seconds":0.1},"_meta":{_META}}"#,
+        r#""id":3"#,
+    );
+    assert!(response.contains(r#""resultType":"complete""#), "{response}");
+    assert!(response.contains("Computed"), "{response}");
+    // A 2025 session is offered no tasks either, and its call is answered with content.
+    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
+    assert!(!response.contains(r#""tasks""#) && !response.contains("extensions"), "{response}");
+    let session = response
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .trim()
+        .to_owned();
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":0.1},"task":{"ttl":60000}}}"#;
+    let response = post(&server.url, &headers, call, Some(r#""id":2"#));
+    assert!(response.contains(r#""content":[{"type":"text","text":"Computed"#), "{response}");
+    // A 2026 request that asks for log messages gets the upstream's, before its result.
+    let response = post_2026(
+        &server.url,
+        "tools/call",
+        Some("test_tool_with_logging"),
+        r#"{"name":"test_tool_with_logging","arguments":{},"_meta":{_META,"io.modelcontextprotocol/logLevel":"info"}}"#,
+        r#""id":3"#,
+    );
+    assert!(
+        response.contains("notifications/message") && response.contains("Tool execution started"),
+        "{response}"
+    );
+    // A listen stream is granted the upstream's list changes.
+    let response = post_2026(
+        &server.url,
+        "subscriptions/listen",
+        None,
+        r#"{"notifications":{"toolsListChanged":true,"resourcesListChanged":true},"_meta":{_META}}"#,
+        "acknowledged",
+    );
+    let ack = response.lines().find(|l| l.contains("acknowledged")).unwrap_or_default().to_owned();
+    assert!(
+        ack.contains(r#""toolsListChanged":true"#) && ack.contains(r#""resourcesListChanged":true"#),
+        "{response}"
+    );
+}
+
 #[test]
 fn proxy_passes_a_cancellation_upstream() {
     // -v on both: the proxy relays its upstream's debug log, which notes the cancel.

@@ -52,6 +52,29 @@ fn the_proxy_carries_server_requests_to_the_client_that_caused_them() {
 }
 
 #[test]
+fn resource_updates_reach_subscribers_through_the_proxy_in_both_eras() {
+    // server-everything (2025-era, stdio) sends `notifications/resources/updated` for what
+    // its connection subscribed to once its `toggle-subscriber-updates` tool is called. A
+    // fresh proxy for each era: the toggle is the upstream process's state.
+    let script = workspace().join("tests/peers/python/proxy_subscriptions_client.py");
+    for mode in ["legacy", "auto"] {
+        let proxy =
+            start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
+        let child = Command::new(peer("PYTHON"))
+            .arg(&script)
+            .args([mode, proxy.url.as_str()])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let o = wait(child, Duration::from_secs(120));
+        assert!(o.status.success(), "{mode}:\n{}\n{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains(&format!("ok {mode}")), "{}", stdout(&o));
+    }
+}
+
+#[test]
 fn the_proxy_declares_only_what_the_upstream_and_its_clients_have() {
     // server-memory has no logging: neither does the proxy in front of it.
     let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_MEMORY_JS", "")]);

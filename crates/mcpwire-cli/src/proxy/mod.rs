@@ -19,33 +19,36 @@
 //!   back); for a 2025 client the bridge asks it for real (`elicitation/create`,
 //!   `sampling/createMessage`, `roots/list`) and retries upstream. A 2025 upstream's
 //!   requests are put to the one downstream request in flight (see the limits below);
-//! - **list changes**: republished to every client that asked for them; a 2025 client's
-//!   `notifications/roots/list_changed` goes upstream (see [`upstream::Pool::roots_changed`]);
+//! - **list changes and resource updates**: republished to every client that asked for
+//!   them (the upstream is subscribed to what any client is: [`subscriptions`]); a 2025
+//!   client's `notifications/roots/list_changed` goes upstream (see
+//!   [`upstream::Pool::roots_changed`]);
 //! - **log messages**: to the downstream request in flight, at that client's level.
 //!
-//! Limits: `resources/updated` does not reach 2025 downstream sessions (their
-//! subscriptions are forwarded, but the SDK's per-session subscription set is not
-//! updated by a custom method); a 2026 upstream sees, on each request, the capabilities
-//! of the connection it came on (one per set of client capabilities), not the client's
-//! own `clientInfo`; a 2025 server's `roots/list` outside a request (at start-up, after a
-//! change) goes to the 2025 client that last used that connection or last said its roots
-//! changed ([`downstream`]), and clients of the same kind share its answer.
+//! Limits: no tasks (the proxy declares none upstream and offers none, so every result
+//! is final and a tool that runs only as a task fails); a 2026 upstream sees, on each
+//! request, the capabilities of the connection it came on (one per set of client
+//! capabilities), not the client's own `clientInfo`; a 2025 server's `roots/list`
+//! outside a request (at start-up, after a change) goes to the 2025 client that last used
+//! that connection or last said its roots changed ([`downstream`]), and clients of the
+//! same kind share its answer.
 
 mod clients;
 mod downstream;
 mod relay;
+mod subscriptions;
 mod upstream;
 
 use std::sync::Arc;
 
 use mcpwire::client::Client;
 use mcpwire::protocol::capabilities::ServerCapabilities;
-use mcpwire::protocol::subscriptions::SubscriptionFilter;
 use mcpwire::protocol::{meta, methods, Era};
 use mcpwire::server::Server;
 use serde_json::{Map, Value};
 
 use relay::Relay;
+use subscriptions::Subscriptions;
 use upstream::{Pool, Settings};
 
 use crate::cli::Proxy;
@@ -54,33 +57,46 @@ use crate::errors::{Failure, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::interrupt;
 use crate::target::{self, Target};
 
-/// The methods forwarded upstream as they are.
-const FORWARDED: [&str; 10] = [
+/// The methods forwarded upstream as they are. (`resources/subscribe` and
+/// `resources/unsubscribe` are the bridge's own, told upstream by [`subscriptions`].)
+const FORWARDED: [&str; 8] = [
     methods::TOOLS_LIST,
     methods::TOOLS_CALL,
     methods::RESOURCES_LIST,
     methods::RESOURCES_TEMPLATES_LIST,
     methods::RESOURCES_READ,
-    methods::RESOURCES_SUBSCRIBE,
-    methods::RESOURCES_UNSUBSCRIBE,
     methods::PROMPTS_LIST,
     methods::PROMPTS_GET,
     methods::COMPLETION_COMPLETE,
 ];
 
-/// The upstream's capabilities as the bridge advertises them: all of them, `logging`
-/// only when the upstream has it (the bridge server then declares it itself).
+/// The upstream's capabilities as the bridge advertises them: all of them but tasks
+/// (the proxy does not relay `tasks/*`, so its upstream connections declare no tasks
+/// and it offers none), `logging` only when the upstream has it (the bridge server then
+/// declares it itself).
 fn advertised(caps: Option<&ServerCapabilities>) -> (Map<String, Value>, bool) {
     let mut caps = match caps.map(serde_json::to_value) {
         Some(Ok(Value::Object(o))) => o,
         _ => Map::new(),
     };
     let logging = caps.remove("logging").is_some();
+    caps.remove("tasks");
+    if let Some(Value::Object(extensions)) = caps.get_mut("extensions") {
+        extensions.remove(meta::TASKS_EXTENSION);
+        if extensions.is_empty() {
+            caps.remove("extensions");
+        }
+    }
     (caps, logging)
 }
 
 /// Builds the bridge server in front of a connected upstream client.
-async fn bridge(relay: &Arc<Relay>, pool: &Arc<Pool>, client: &Client) -> anyhow::Result<Server> {
+async fn bridge(
+    relay: &Arc<Relay>,
+    pool: &Arc<Pool>,
+    client: &Client,
+    subscriptions: Arc<Subscriptions>,
+) -> anyhow::Result<Server> {
     let (mut info, mut caps, mut instructions) = (
         client.server_info(),
         client.server_capabilities().cloned(),
@@ -105,7 +121,7 @@ async fn bridge(relay: &Arc<Relay>, pool: &Arc<Pool>, client: &Client) -> anyhow
     let (caps, logging) = advertised(caps.as_ref());
     let mut builder = Server::builder(name, version)
         .extra_capabilities(caps)
-        .middleware(downstream::Downstream::new(pool.clone()));
+        .middleware(downstream::Downstream::new(pool.clone(), subscriptions));
     if !logging {
         builder = builder.without_logging();
     }
@@ -162,27 +178,11 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
     let client = pool.primary().clone();
     tracing::debug!(era = ?client.era(), version = %client.protocol_version().as_str(), "upstream connected");
     let relay = Relay::new(pool.clone());
-    let server = bridge(&relay, &pool, &client).await?;
+    // A 2026 upstream pushes list changes only on a listen stream, which this opens.
+    let subscriptions = Arc::new(Subscriptions::start(client.clone()).await);
+    let server = bridge(&relay, &pool, &client, subscriptions.clone()).await?;
     let _ = pool.server.set(server.clone());
     upstream::set_log_level(&client).await;
-    // A 2026 upstream pushes list changes only on a listen stream.
-    let _listen = if client.era() == Era::Stateless {
-        let filter = SubscriptionFilter {
-            tools_list_changed: Some(true),
-            prompts_list_changed: Some(true),
-            resources_list_changed: Some(true),
-            ..Default::default()
-        };
-        match client.listen(filter).await {
-            Ok(subscription) => Some(drain(subscription)),
-            Err(e) => {
-                tracing::debug!("the upstream refused subscriptions/listen: {e}");
-                None
-            }
-        }
-    } else {
-        None
-    };
     let upstream_gone = {
         let peer = client.peer().clone();
         async move { peer.closed().await }
@@ -226,11 +226,6 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
     }
     target::close(&client).await;
     Ok(code)
-}
-
-/// Keeps a listen stream read (its notifications already reached `on_change`).
-fn drain(mut subscription: mcpwire::client::Subscription) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move { while subscription.next().await.is_some() {} })
 }
 
 #[cfg(test)]

@@ -219,12 +219,15 @@ async fn answer(ctx: &Ctx, key: &str, request: &InputRequest) -> Result<Value, M
 }
 
 /// Params as received downstream, made ready for upstream: the downstream era's
-/// envelope and progress token go (the upstream client adds its own).
+/// envelope and progress token go (the upstream client adds its own), and so does a
+/// 2025 `task` request: the proxy offers no tasks, and a server without them runs such
+/// a request as an ordinary one.
 pub fn upstream_params(params: Value) -> Map<String, Value> {
     let mut params = match params {
         Value::Object(o) => o,
         _ => Map::new(),
     };
+    params.remove("task");
     if let Some(Value::Object(m)) = params.get_mut("_meta") {
         m.retain(|k, _| {
             k != meta::PROGRESS_TOKEN
@@ -267,7 +270,7 @@ pub fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> V
 
 /// The upstream server's own error goes downstream as it is; anything else (a timeout, a
 /// transport failure) is this proxy's internal error.
-fn upstream_error(e: RequestError) -> McpError {
+pub(super) fn upstream_error(e: RequestError) -> McpError {
     match e {
         RequestError::Peer(e) => McpError::from_error_object(e),
         other => McpError::new(codes::INTERNAL_ERROR, format!("upstream server: {other}")),
@@ -364,6 +367,8 @@ mod tests {
         assert_eq!(Value::Object(upstream_params(params)), json!({ "name": "t", "_meta": { "custom": 1 } }));
         let bare = json!({ "_meta": { "progressToken": 1 } });
         assert_eq!(Value::Object(upstream_params(bare)), json!({}));
+        let task = json!({ "name": "t", "task": { "ttl": 1000 } });
+        assert_eq!(Value::Object(upstream_params(task)), json!({ "name": "t" }));
     }
 
     #[test]

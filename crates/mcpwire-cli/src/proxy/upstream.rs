@@ -335,9 +335,7 @@ impl Pool {
                 ));
             }
         };
-        if self.primary.era() == Era::Stateful {
-            set_log_level(&client).await;
-        }
+        set_log_level(&client).await;
         Ok(Lease { pool: self.clone(), index, client })
     }
 
@@ -373,8 +371,9 @@ impl Pool {
     }
 }
 
-/// Asks a 2025 server for every log message (each downstream request then gets what its
-/// own level asks for: the bridge's `ctx.log` filters).
+/// Asks the server for every log message, on every connection (a 2025 server by
+/// `logging/setLevel`, a 2026 one in each request's `_meta`): each downstream request
+/// then gets what its own level asks for (the bridge's `ctx.log` filters).
 pub async fn set_log_level(client: &Client) {
     let logs =
         client.era() == Era::Stateless || client.server_capabilities().is_some_and(|c| c.logging.is_some());
@@ -437,7 +436,11 @@ fn builder(
     settings: &Settings,
     version: Option<ProtocolVersion>,
 ) -> mcpwire::client::ClientBuilder {
-    let mut b = Client::builder("mcpwire-proxy", env!("CARGO_PKG_VERSION")).options(settings.options.clone());
+    // No tasks: a task result would reach clients that did not ask for one, and the
+    // proxy does not relay `tasks/*` (see `advertised`).
+    let mut b = Client::builder("mcpwire-proxy", env!("CARGO_PKG_VERSION"))
+        .options(settings.options.clone())
+        .without_tasks();
     if let Some(version) = version {
         b = b.protocol_version(version);
     }
