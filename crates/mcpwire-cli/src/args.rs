@@ -165,7 +165,7 @@ pub fn tool_arguments(
 ) -> Result<Map<String, Value>, Failure> {
     let mut args = match base {
         None => Map::new(),
-        Some(text) => match serde_json::from_str::<Value>(text) {
+        Some(text) => match exact_json(text) {
             Ok(Value::Object(o)) => o,
             Ok(_) => {
                 return Err(Failure::usage("--args must be a JSON object")
@@ -195,7 +195,7 @@ pub fn tool_arguments(
             ));
         }
         let value = if pair.force_json {
-            serde_json::from_str(&pair.value).map_err(|e| {
+            exact_json(&pair.value).map_err(|e| {
                 Failure::usage(format!("argument {:?}: {:?} is not valid JSON: {e}", pair.key, pair.value))
                     .hint(
                         r#"key:=JSON takes JSON, for example n:=3, ok:=true, tags:='["a","b"]', s:='"text"'"#,
@@ -204,13 +204,11 @@ pub fn tool_arguments(
         } else {
             match property.map(|p| shape(&types(root, p, 0))).unwrap_or(Shape::String) {
                 Shape::String => Value::String(pair.value.clone()),
-                Shape::Either => {
-                    serde_json::from_str(&pair.value).unwrap_or(Value::String(pair.value.clone()))
-                }
+                Shape::Either => exact_json(&pair.value).unwrap_or(Value::String(pair.value.clone())),
                 Shape::StringOrNull if pair.value == "null" => Value::Null,
                 Shape::StringOrNull => Value::String(pair.value.clone()),
                 Shape::Json(ty) => {
-                    let parsed: Option<Value> = serde_json::from_str(&pair.value).ok();
+                    let parsed: Option<Value> = exact_json(&pair.value).ok();
                     match parsed {
                         Some(v) if is_type(&v, ty) => v,
                         _ => {
@@ -253,6 +251,57 @@ pub fn tool_arguments(
     Ok(args)
 }
 
+/// `text` read as JSON, refused when it has an integer too large for 64 bits: serde_json
+/// would read it as the nearest float, and the server would get another number than the
+/// one typed.
+fn exact_json(text: &str) -> Result<Value, String> {
+    let value: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    match inexact_integer(text) {
+        Some(literal) => Err(format!(
+            "the integer {literal} does not fit in 64 bits and would not be sent as typed (give it as a string, or as a float such as {literal}.0)"
+        )),
+        None => Ok(value),
+    }
+}
+
+/// The first integer literal of the JSON text `text` (outside strings) that is neither
+/// an `i64` nor a `u64`.
+fn inexact_integer(text: &str) -> Option<&str> {
+    let bytes = text.as_bytes();
+    let (mut at, mut in_string) = (0, false);
+    while at < bytes.len() {
+        let b = bytes[at];
+        if in_string {
+            match b {
+                b'\\' => at += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            at += 1;
+            continue;
+        }
+        if b == b'"' {
+            in_string = true;
+            at += 1;
+            continue;
+        }
+        if b == b'-' || b.is_ascii_digit() {
+            let start = at;
+            while at < bytes.len() && matches!(bytes[at], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9') {
+                at += 1;
+            }
+            let literal = &text[start..at];
+            let integer = !literal.contains(['.', 'e', 'E']);
+            if integer && literal.parse::<i64>().is_err() && literal.parse::<u64>().is_err() {
+                return Some(literal);
+            }
+            continue;
+        }
+        at += 1;
+    }
+    None
+}
+
 fn article(ty: &str) -> &'static str {
     match ty {
         "integer" | "object" | "array" => "an",
@@ -280,6 +329,21 @@ mod tests {
 
     fn pairs(items: &[&str]) -> Vec<Pair> {
         items.iter().map(|s| parse_pair(s).unwrap()).collect()
+    }
+
+    #[test]
+    fn integers_too_large_for_64_bits_are_refused_not_rounded() {
+        assert_eq!(inexact_integer("99999999999999999999999"), Some("99999999999999999999999"));
+        assert_eq!(inexact_integer(r#"{"a":[1,-99999999999999999999]}"#), Some("-99999999999999999999"));
+        assert_eq!(inexact_integer(r#"{"a":"99999999999999999999999","b\"":1}"#), None, "inside strings");
+        assert_eq!(inexact_integer("[18446744073709551615,-9223372036854775808,1.5e300,2E5]"), None);
+        let err = tool_arguments("t", None, None, &pairs(&["b:=99999999999999999999999"])).unwrap_err();
+        assert!(err.to_string().contains("does not fit in 64 bits"), "{err}");
+        assert!(tool_arguments("t", None, Some(r#"{"b":1e400}"#), &[]).is_err());
+        let schema = json!({ "type": "object", "properties": { "n": { "type": "integer" } } });
+        assert!(tool_arguments("t", Some(&schema), None, &pairs(&["n=123456789012345678901234"])).is_err());
+        let args = tool_arguments("t", Some(&schema), None, &pairs(&["n=18446744073709551615"])).unwrap();
+        assert_eq!(args["n"], json!(18446744073709551615u64));
     }
 
     #[test]

@@ -94,7 +94,7 @@ pub enum Command {
     Prompt(GetPrompt),
     /// Complete a prompt's or a resource template's argument as typed so far:
     /// `mcpwire complete TARGET prompt:NAME ARG=TYPED` or `mcpwire complete TARGET
-    /// 'notes://{id}' id=4 [KEY=VALUE ...]` (further pairs: arguments already chosen).
+    /// 'notes://note/{id}' id=4 [KEY=VALUE ...]` (further pairs: arguments already chosen).
     Complete(Complete),
     /// Run a built-in example server over stdio or Streamable HTTP.
     Serve(Serve),
