@@ -314,4 +314,15 @@ async fn a_completion_of_more_than_100_values_is_cut_and_says_so() {
     let completion = ask(&mut raw, 1, "completion/complete", params).await["completion"].clone();
     assert_eq!(completion["values"].as_array().unwrap().len(), 100);
     assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(250), json!(true)));
+    // A prompt or resource the server does not have is invalid params, not an empty list.
+    for (id, reference) in [
+        (2, json!({ "type": "ref/prompt", "name": "nope" })),
+        (3, json!({ "type": "ref/resource", "uri": "nope://{x}" })),
+    ] {
+        let params = json!({ "ref": reference, "argument": { "name": "x", "value": "" } });
+        raw.request(id, "completion/complete", params).await;
+        let error = expect_error(&raw.next().await, id);
+        assert_eq!(error.code, -32602, "{}", error.message);
+        assert!(error.message.contains("nope"), "{}", error.message);
+    }
 }

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::SystemTime;
 
-use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult, Completion};
+use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult, Completion, CompletionReference};
 use mcpwire_protocol::lifecycle::RequestEnvelope;
 use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
 use mcpwire_protocol::prompts::{GetPromptRequestParams, ListPromptsRequestParams, ListPromptsResult};
@@ -230,9 +230,29 @@ impl Server {
         seed: Seed,
         p: CompleteRequestParams,
     ) -> Result<Reply, McpError> {
-        let Some(handler) = self.inner.completion.clone() else {
+        let inner = &self.inner;
+        let Some(handler) = inner.completion.clone() else {
             return Err(McpError::method_not_found(methods::COMPLETION_COMPLETE));
         };
+        // A reference to a prompt or resource this server does not have is the client's
+        // mistake (-32602), not an empty completion. (Unless its custom methods serve
+        // that family: the server cannot tell then.)
+        let custom = |method: &str| inner.methods.contains_key(method);
+        match &p.reference {
+            CompletionReference::Prompt(r)
+                if !inner.prompt_index.contains_key(&r.name) && !custom(methods::PROMPTS_GET) =>
+            {
+                return Err(McpError::invalid_params(format!("Unknown prompt: {}", r.name)));
+            }
+            CompletionReference::Resource(r)
+                if !inner.resource_index.contains_key(&r.uri)
+                    && !inner.templates.iter().any(|t| t.template.uri_template == r.uri)
+                    && !custom(methods::RESOURCES_READ) =>
+            {
+                return Err(McpError::invalid_params(format!("Unknown resource or template: {}", r.uri)));
+            }
+            _ => {}
+        }
         let meta = p.meta.clone().into();
         let complete = |ctx| async move { handler(ctx, p).await.map(at_most_max_values) };
         self.with_context(rpc, seed, meta, None, complete, Reply::Complete).await
