@@ -192,6 +192,14 @@ async fn stateless_unsupported_version_gets_32022() {
     assert_eq!(body["id"], 4);
     assert_eq!(body["error"]["code"], -32022);
     assert_eq!(body["error"]["data"], json!({ "supported": [V26], "requested": "2099-01-01" }));
+    // Without the other 2026 headers (a 2025 client that sent a version it made up, for
+    // example), the version is still what the answer names, not a missing header.
+    let body = json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {} });
+    let response = send(t.addr, Req::post(&body).header("mcp-protocol-version", "1999-01-01")).await;
+    assert_eq!(response.status, 400);
+    let body = response.json().await;
+    assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(5), json!(-32022)), "{body}");
+    assert_eq!(body["error"]["data"]["requested"], "1999-01-01");
 }
 
 #[tokio::test]

@@ -436,6 +436,16 @@ impl McpService {
         request: Request,
     ) -> Response<McpBody> {
         if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, version, &request) {
+            // A version this server does not speak at all is what to tell the client,
+            // rather than which 2026 header it left out.
+            if let Some(v) = version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v))) {
+                let error = crate::server::stateless::unsupported_version(v);
+                return status::error_object(
+                    StatusCode::BAD_REQUEST,
+                    Some(request.id),
+                    error.to_error_object(),
+                );
+            }
             return status::error(
                 StatusCode::BAD_REQUEST,
                 Some(request.id),
