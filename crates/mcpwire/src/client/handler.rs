@@ -1,8 +1,10 @@
 //! The client's side of the dispatcher: answers the server's requests (2025 era) through
-//! the callbacks. The server's notifications are routed before they reach the dispatcher
-//! (see [`super::router`]), so this handler never sees the ones the client acts on.
+//! the callbacks, and hands log messages to the log callback in wire order with progress.
+//! The other notifications the client acts on (list changes, listen streams) are routed
+//! before they reach the dispatcher (see [`super::router`]).
 
-use mcpwire_protocol::{methods, RawJson, Request};
+use mcpwire_protocol::logging::LoggingMessageNotificationParams;
+use mcpwire_protocol::{methods, Notification, RawJson, Request};
 use serde::de::DeserializeOwned;
 
 use super::callbacks::Callbacks;
@@ -22,6 +24,20 @@ fn raw<T: serde::Serialize>(value: &T) -> Result<RawJson, McpError> {
 }
 
 impl Handler for ClientHandler {
+    /// Log messages, on the reading task: in the order the server sent them, and after
+    /// the progress notifications it sent before them.
+    fn on_notification_arrival(&self, notification: Notification) -> Option<Notification> {
+        if notification.method != methods::NOTIFICATION_MESSAGE {
+            return Some(notification);
+        }
+        match (&self.callbacks.log, notification.parse_params::<LoggingMessageNotificationParams>()) {
+            (Some(log), Ok(params)) => log(params),
+            (_, Err(e)) => tracing::debug!("ignored a malformed log message: {e}"),
+            (None, Ok(_)) => {}
+        }
+        None
+    }
+
     async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
         match request.method.as_str() {
             methods::SAMPLING_CREATE_MESSAGE if self.callbacks.sampling.is_some() => {

@@ -11,7 +11,6 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcpwire_protocol::logging::LoggingMessageNotificationParams;
 use mcpwire_protocol::notifications::subscription_id;
 use mcpwire_protocol::{methods, IdKey, Message, Notification};
 use serde::Deserialize;
@@ -86,14 +85,6 @@ impl Router {
                 }
                 return None;
             }
-        }
-        if notification.method == methods::NOTIFICATION_MESSAGE {
-            match (&self.callbacks.log, notification.parse_params::<LoggingMessageNotificationParams>()) {
-                (Some(log), Ok(params)) => log(params),
-                (_, Err(e)) => tracing::debug!("ignored a malformed log message: {e}"),
-                (None, Ok(_)) => {}
-            }
-            return None;
         }
         if self.apply_change(&notification) {
             return None;

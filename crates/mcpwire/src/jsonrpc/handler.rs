@@ -20,6 +20,15 @@ pub trait Handler: Send + Sync + 'static {
         let _ = request;
     }
 
+    /// Called for each notification as it arrives, in arrival order, on the reading task,
+    /// before any task starts for it: takes (returns `None` for) what must be handled in
+    /// wire order with the progress the dispatcher delivers there (a client's log
+    /// messages, which must not overtake the progress sent before them). It must not
+    /// block. What it gives back is handled by [`Handler::on_notification`] on a task.
+    fn on_notification_arrival(&self, notification: Notification) -> Option<Notification> {
+        Some(notification)
+    }
+
     /// Handles a request and returns its raw result.
     fn on_request(
         &self,

@@ -116,7 +116,16 @@ impl<H: Handler> Intake<H> {
                         }
                     }
                     Message::Notification(notification) => {
-                        if let Some(notification) = intercept(shared, notification) {
+                        let arrived = intercept(shared, notification).and_then(|n| {
+                            let taken = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                                handler.on_notification_arrival(n)
+                            }));
+                            taken.unwrap_or_else(|_| {
+                                tracing::error!("a notification's arrival hook panicked");
+                                None
+                            })
+                        });
+                        if let Some(notification) = arrived {
                             let ctx = NotificationContext { peer: peer.clone(), extensions: meta.extensions };
                             let handler = handler.clone();
                             tasks.spawn(async move { handler.on_notification(notification, ctx).await });
