@@ -436,9 +436,11 @@ impl McpService {
         request: Request,
     ) -> Response<McpBody> {
         if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, version, &request) {
-            // A version this server does not speak at all is what to tell the client,
-            // rather than which 2026 header it left out.
-            if let Some(v) = version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v))) {
+            // A request without the 2026 envelope (a 2025 client's) under a version this
+            // server does not speak at all: the version is what to tell the client, rather
+            // than which 2026 header it left out.
+            let unknown = version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v)));
+            if let Some(v) = unknown.filter(|_| !crate::server::is_enveloped(&request)) {
                 let error = crate::server::stateless::unsupported_version(v);
                 return status::error_object(
                     StatusCode::BAD_REQUEST,
