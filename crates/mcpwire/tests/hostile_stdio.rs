@@ -431,6 +431,48 @@ async fn the_2026_era_rules_hold_on_stdio() {
     assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
 }
 
+/// Two answers to a batch, by id (separate lines, in any order).
+async fn batch_answers(s: &mut ChildServer, batch: Value) -> HashMap<String, Value> {
+    s.send(batch).await;
+    let mut answers = HashMap::new();
+    for _ in 0..2 {
+        let answer = s.line().await;
+        answers.insert(answer["id"].to_string(), answer);
+    }
+    answers
+}
+
+#[tokio::test]
+async fn batches_are_served_only_on_a_2025_03_26_session() {
+    let batch = |meta: Value| {
+        json!([
+            { "jsonrpc": "2.0", "id": "a", "method": "tools/list", "params": { "_meta": meta } },
+            { "jsonrpc": "2.0", "id": "b", "method": "ping", "params": { "_meta": meta } },
+        ])
+    };
+    // 2025-11-25 removed batches: each request of one is refused under its own id.
+    let mut s = initialized().await;
+    for answer in batch_answers(&mut s, batch(json!({}))).await.values() {
+        assert_eq!(code(answer), codes::INVALID_REQUEST, "{answer}");
+        assert!(answer["error"]["message"].as_str().unwrap().contains("2025-03-26"), "{answer}");
+    }
+    still_usable(&mut s, "after a batch").await;
+    // 2025-03-26 has them.
+    let mut s = server().await;
+    let init = json!({ "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } });
+    assert_eq!(s.call(json!(0), "initialize", init).await["result"]["protocolVersion"], "2025-03-26");
+    s.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    let answers = batch_answers(&mut s, batch(json!({}))).await;
+    assert!(answers["\"a\""]["result"]["tools"].is_array(), "{answers:?}");
+    assert_eq!(answers["\"b\""]["result"], json!({}), "{answers:?}");
+    // 2026 is one message a line.
+    let mut s = server().await;
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} });
+    for answer in batch_answers(&mut s, batch(meta)).await.values() {
+        assert_eq!(code(answer), codes::INVALID_REQUEST, "{answer}");
+    }
+}
+
 #[tokio::test]
 async fn a_panicking_handler_is_an_internal_error_and_the_server_lives_on() {
     let mut s = initialized().await;

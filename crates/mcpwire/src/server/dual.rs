@@ -100,10 +100,21 @@ impl Stream {
     async fn handle(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
         let enveloped = is_enveloped(&request);
         let era = self.decide_era(&request, enveloped);
+        if ctx.extensions().get::<crate::transport::Batched>().is_some() && !self.takes_batches(era) {
+            return Err(McpError::invalid_request(
+                "Invalid request: batches are only accepted at protocol version 2025-03-26",
+            ));
+        }
         match era {
             Era::Stateful if !enveloped => self.stateful.handle(request, ctx).await,
             era => Box::pin(self.handle_other(request, ctx, era)).await,
         }
+    }
+
+    /// Whether a request that came in a batch is served: only on a 2025-03-26 session
+    /// (batches came in that revision and left in the next; 2026 has one message a line).
+    fn takes_batches(&self, era: Era) -> bool {
+        era == Era::Stateful && self.stateful.session().is_some_and(|s| s.version.accepts_batches())
     }
 
     /// [`Stream::handle`] for the 2026 era and for a request in the wrong era (boxed

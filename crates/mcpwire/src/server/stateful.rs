@@ -121,7 +121,7 @@ impl StatefulSession {
         }
     }
 
-    fn session(&self) -> Option<Arc<SessionInfo>> {
+    pub(crate) fn session(&self) -> Option<Arc<SessionInfo>> {
         self.session.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 

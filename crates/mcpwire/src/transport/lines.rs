@@ -216,7 +216,7 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
                 Ok(Frame::Batch(items)) => {
                     let mut delivered = true;
                     for item in items {
-                        delivered = deliver(events, arrivals, item).await;
+                        delivered = deliver_batched(events, arrivals, item).await;
                         if !delivered {
                             break;
                         }
@@ -231,6 +231,19 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
         }
     }
     Ok(())
+}
+
+/// [`deliver`] for an item of a batch, marked [`Batched`](super::Batched).
+async fn deliver_batched(
+    events: &mpsc::Sender<TransportEvent>,
+    arrivals: &Arrivals,
+    item: Result<Message, DecodeError>,
+) -> bool {
+    let Ok(message) = item else { return deliver(events, arrivals, item).await };
+    arrivals.note();
+    let mut meta = InboundMeta::default();
+    meta.extensions.insert(super::Batched);
+    events.send(TransportEvent::message(message, meta)).await.is_ok()
 }
 
 /// Sends one decoded item on `events`; `false` when the receiver is gone.

@@ -149,6 +149,12 @@ pub struct LocalFailure {
     pub reason: String,
 }
 
+/// In a message's extensions ([`InboundMeta::extensions`]) when it came inside a JSON-RPC
+/// batch (a JSON array) on a line transport: a server takes requests in a batch only at
+/// protocol version 2025-03-26, the one revision that has batches.
+#[derive(Clone, Copy, Debug)]
+pub struct Batched;
+
 /// A decoded message and what the transport attaches to it: the payload of
 /// [`TransportEvent::Message`].
 #[derive(Debug)]
