@@ -313,8 +313,8 @@ impl Client {
     }
 
     /// Sends a request with this era's `_meta` and checks a 2026 `resultType`: absent or
-    /// `complete` passes; `input_required` is returned as such for the caller's loop;
-    /// anything else is an error.
+    /// `complete` passes; `input_required` is returned as such for the caller's loop, and
+    /// `task` too when this client declared the tasks extension; anything else is an error.
     pub(crate) async fn send(
         &self,
         method: &str,
@@ -334,6 +334,15 @@ impl Client {
             Era::Stateful => ResultType::Complete,
             Era::Stateless => result_type(&result)?,
         };
+        // The valid result types are the core ones and those of the extensions declared.
+        if kind == ResultType::Task
+            && !self.inner.capabilities.has_extension(mcpwire_protocol::meta::TASKS_EXTENSION)
+        {
+            return Err(RequestError::Protocol(
+                "the server answered with a task, though this client did not declare the tasks extension"
+                    .into(),
+            ));
+        }
         Ok((kind, result))
     }
 }
