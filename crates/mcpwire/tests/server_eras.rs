@@ -490,3 +490,26 @@ async fn declared_capabilities_are_honoured_and_custom_methods_still_serve() {
         .build();
     assert!(matches!(bad, Err(mcpwire::server::BuildError::InvalidCapabilities(_))), "{bad:?}");
 }
+
+/// A listen stream is granted what the server declared: `listChanged` per list, and
+/// resource subscriptions only with `resources.subscribe`.
+#[tokio::test]
+async fn a_listen_stream_is_granted_what_the_capabilities_declare() {
+    let extra =
+        json!({ "tools": { "listChanged": true }, "resources": { "listChanged": true }, "prompts": {} });
+    let server =
+        Server::builder("caps", "1").extra_capabilities(extra.as_object().unwrap().clone()).build().unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    let asked = json!({ "notifications": {
+        "toolsListChanged": true, "promptsListChanged": true, "resourcesListChanged": true,
+        "resourceSubscriptions": ["x://y"] }, "_meta": envelope() });
+    raw.request(1, "subscriptions/listen", asked).await;
+    let ack = json_of(&raw.next().await);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let granted = &ack["params"]["notifications"];
+    assert_eq!(granted["toolsListChanged"], true, "{ack}");
+    assert_eq!(granted["resourcesListChanged"], true, "{ack}");
+    assert!(granted.get("promptsListChanged").is_none(), "prompts without listChanged: {ack}");
+    assert!(granted.get("resourceSubscriptions").is_none(), "resources without subscribe: {ack}");
+}

@@ -331,8 +331,8 @@ pub(crate) struct Serves {
 /// Why [`ServerBuilder::build`] failed.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
-    /// A tool name is not 1-64 characters of `A-Z a-z 0-9 _ . / -`.
-    #[error("invalid tool name {0:?}: use 1 to 64 characters of A-Z a-z 0-9 _ . / -")]
+    /// A tool name is not 1-128 characters of `A-Z a-z 0-9 _ - .`.
+    #[error("invalid tool name {0:?}: use 1 to 128 characters of A-Z a-z 0-9 _ - .")]
     InvalidToolName(String),
     /// Two tools, prompts or resources share a name or URI.
     #[error("{kind} {name:?} is registered twice")]

@@ -147,12 +147,23 @@ impl Server {
     /// change, each tagged with the subscription id, until the client cancels (then the
     /// dispatcher writes nothing more) or the server stops publishing.
     async fn listen(&self, asked: SubscriptionFilter, rpc: &RequestContext) {
+        // What the server declared: `listChanged` for each list, `subscribe` for resources.
         let caps = &self.inner.capabilities;
+        let resources = caps.resources.as_ref();
+        let declared = |flag: Option<bool>| flag == Some(true);
         let honoured = SubscriptionFilter {
-            tools_list_changed: asked.tools_list_changed.filter(|_| caps.tools.is_some()),
-            prompts_list_changed: asked.prompts_list_changed.filter(|_| caps.prompts.is_some()),
-            resources_list_changed: asked.resources_list_changed.filter(|_| caps.resources.is_some()),
-            resource_subscriptions: asked.resource_subscriptions.filter(|_| caps.resources.is_some()),
+            tools_list_changed: asked
+                .tools_list_changed
+                .filter(|_| declared(caps.tools.as_ref().and_then(|t| t.list_changed))),
+            prompts_list_changed: asked
+                .prompts_list_changed
+                .filter(|_| declared(caps.prompts.as_ref().and_then(|p| p.list_changed))),
+            resources_list_changed: asked
+                .resources_list_changed
+                .filter(|_| declared(resources.and_then(|r| r.list_changed))),
+            resource_subscriptions: asked
+                .resource_subscriptions
+                .filter(|_| declared(resources.and_then(|r| r.subscribe))),
             task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled),
             ..Default::default()
         };

@@ -480,8 +480,25 @@ impl ToolBuilder {
     }
 }
 
-/// Whether `name` is a valid tool name: 1 to 64 characters of `A-Z a-z 0-9 _ . / -`.
+/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Z a-z 0-9 _ - .`, as
+/// the spec says tool names should be (2025-11-25 and later; the SEP's draft also allowed
+/// `/` and stopped at 64).
 pub fn is_valid_tool_name(name: &str) -> bool {
-    (1..=64).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'/' | b'-'))
+    (1..=128).contains(&name.len())
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_tool_name;
+
+    #[test]
+    fn tool_names_follow_the_spec() {
+        for good in ["getUser", "DATA_EXPORT_v2", "admin.tools.list", "a-b", "x", &"n".repeat(128)] {
+            assert!(is_valid_tool_name(good), "{good}");
+        }
+        for bad in ["", "user-profile/update", "has space", "comma,", "é", &"n".repeat(129)] {
+            assert!(!is_valid_tool_name(bad), "{bad}");
+        }
+    }
 }
