@@ -44,7 +44,11 @@ enum Repr {
 }
 
 impl McpError {
-    /// A protocol error with any code.
+    /// A protocol error with any code. An application's own codes should lie outside
+    /// `-32768..=-32000`: JSON-RPC and MCP reserve that range (`-32020..=-32099` for the
+    /// spec's own codes; 2026 asks that `-32000..=-32019` not be used), so a client reads
+    /// a code there as the protocol's, not yours. For a tool's own failures, return a
+    /// tool error (`isError`) instead.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
         McpError { repr: Repr::Protocol(ErrorObject::new(code, message)) }
     }
