@@ -200,6 +200,13 @@ async fn stateless_unsupported_version_gets_32022() {
     let body = response.json().await;
     assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(5), json!(-32022)), "{body}");
     assert_eq!(body["error"]["data"]["requested"], "1999-01-01");
+    // A 2025 version header with the 2026 envelope and no session: the two disagree.
+    let req = stateless_request(6, "tools/list", json!({})).set("mcp-protocol-version", "2025-11-25");
+    let response = send(t.addr, req).await;
+    assert_eq!(response.status, 400);
+    let body = response.json().await;
+    assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(6), json!(-32020)), "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("2025-11-25"), "{body}");
 }
 
 #[tokio::test]

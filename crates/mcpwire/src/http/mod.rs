@@ -385,6 +385,24 @@ impl McpService {
             let version = version_header.as_ref().map(ProtocolVersion::as_str);
             return self.stateless(Box::new(parts), bytes, version, frame, accepts_json, accepts_sse).await;
         }
+        // A 2025 version header, no session, and the 2026 envelope: the header and the
+        // body disagree, which is what to say (rather than that a session is missing).
+        let no_session = !sessionless && !parts.headers.contains_key(&header_rules::SESSION_ID_NAME);
+        if let (Some(header), Frame::Single(Message::Request(r)), true) =
+            (&version_header, &frame, no_session)
+        {
+            if r.method != methods::INITIALIZE && crate::server::is_enveloped(r) {
+                return status::error(
+                    StatusCode::BAD_REQUEST,
+                    Some(r.id.clone()),
+                    codes::HEADER_MISMATCH,
+                    format!(
+                        "Header mismatch: the MCP-Protocol-Version header ({}) is a 2025 revision, but the request carries the 2026 envelope in _meta",
+                        header.as_str()
+                    ),
+                );
+            }
+        }
         // The frame owns what it needs of the body: a large body is not held while its
         // request runs.
         drop(bytes);
