@@ -147,9 +147,10 @@ pub struct Bench {
 /// What to measure and how (the output format is the CLI's `--json`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct BenchOptions {
-    /// An `http://host:port/path` URL, or a command to spawn over stdio (put its own
-    /// flags after `--`).
-    #[arg(required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    /// An `http://host:port/path` URL, `stdio:'COMMAND ARGS'`, or a command to spawn over
+    /// stdio after `--` (everything after `--` is the command; options may come before or
+    /// after the target otherwise).
+    #[arg(required = true, num_args = 1..)]
     pub target: Vec<String>,
     /// A name for the report.
     #[arg(long, default_value = "target")]

@@ -178,6 +178,20 @@ mod tests {
         assert_eq!(options.target, vec!["echo-server", "--stdio"]);
         let options = normalize(parse(&["bench", "http://127.0.0.1:1/mcp"])).unwrap();
         assert_eq!(options.target, vec!["http://127.0.0.1:1/mcp"]);
+        // Options after the target are options (only what follows `--` is the command's).
+        let options = normalize(parse(&["bench", "stdio:'echo-server' --stdio", "--calls", "7"])).unwrap();
+        assert_eq!(
+            (options.target.clone(), options.calls),
+            (vec!["echo-server".into(), "--stdio".into()], 7)
+        );
+        let options = normalize(parse(&["bench", "http://127.0.0.1:1/mcp", "--era", "2026"])).unwrap();
+        assert_eq!(options.era, "2026");
+        let options =
+            normalize(parse(&["bench", "--calls", "3", "--", "echo-server", "--calls", "9"])).unwrap();
+        assert_eq!(
+            (options.target, options.calls),
+            (vec!["echo-server".into(), "--calls".into(), "9".into()], 3)
+        );
     }
 
     #[test]
