@@ -85,12 +85,14 @@ fn cursor_params(cursor: Option<&str>) -> Map<String, Value> {
 impl Client {
     /// A list method, from the 2026 cache while its `ttlMs` lasts.
     async fn list(&self, method: &'static str, cursor: Option<&str>) -> Result<RawJson, RequestError> {
-        let key = cursor.unwrap_or("");
-        if let Some(hit) = self.inner.cache.get(method, key) {
+        // The first page is "", a cursor's page "#" and the cursor: an empty cursor is a
+        // cursor like any other, not the first page.
+        let key = cursor.map_or_else(String::new, |c| format!("#{c}"));
+        if let Some(hit) = self.inner.cache.get(method, &key) {
             return Ok(hit);
         }
         let (_, raw) = self.send(method, cursor_params(cursor), &RequestOptions::default()).await?;
-        self.remember(method, key, &raw);
+        self.remember(method, &key, &raw);
         Ok(raw)
     }
 

@@ -332,13 +332,14 @@ fn drain(outgoing: &mut mpsc::Receiver<Outgoing>, buf: &mut Vec<u8>) -> usize {
     n
 }
 
-/// Appends one message and its newline. A newline byte in valid JSON can only be
-/// insignificant whitespace (inside strings it is escaped), such as raw params forwarded
-/// from an HTTP body, so it is replaced by a space to keep the message on one line.
+/// Appends one message and its newline. A newline or carriage-return byte in valid JSON
+/// can only be insignificant whitespace (inside strings they are escaped), such as raw
+/// params forwarded from an HTTP body, so each is replaced by a space to keep the message
+/// on one line (a peer that splits lines at `\r` too would otherwise cut it in two).
 fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
     let mut at = buf.len();
     out.message().write_to(buf);
-    while let Some(i) = memchr::memchr(b'\n', &buf[at..]) {
+    while let Some(i) = memchr::memchr2(b'\n', b'\r', &buf[at..]) {
         buf[at + i] = b' ';
         at += i + 1;
     }
@@ -349,6 +350,19 @@ fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn a_message_with_raw_line_breaks_is_written_on_one_line() {
+        let raw = serde_json::value::RawValue::from_string("{\r\n  \"a\": \"x\\r\\ny\",\n  \"b\": 1\r}".into()).unwrap();
+        let response = mcpwire_protocol::Response::new(mcpwire_protocol::RequestId::Number(1), raw);
+        let mut buf = Vec::new();
+        encode_line(&Outgoing::unrelated(response), &mut buf);
+        let (line, end) = buf.split_at(buf.len() - 1);
+        assert_eq!(end, b"\n");
+        assert!(!line.contains(&b'\n') && !line.contains(&b'\r'), "{}", String::from_utf8_lossy(line));
+        let value: serde_json::Value = serde_json::from_slice(line).unwrap();
+        assert_eq!(value["result"], serde_json::json!({ "a": "x\r\ny", "b": 1 }));
+    }
 
     async fn lines(input: &[u8], max: usize) -> Vec<Result<String, usize>> {
         let mut reader = LineReader::new(tokio::io::BufReader::with_capacity(4, input), max);

@@ -1,0 +1,317 @@
+//! Protocol edges that were implemented but untested (the "test" gaps of
+//! `docs/REQUIREMENTS.md`): one message per line on the byte-stream transport, nothing
+//! after a request's response, the 2025 client's answers to a server's `ping` and
+//! `roots/list`, an empty `nextCursor`, a client quiet until `initialize` is answered, and
+//! a 2026 HTTP request carrying 2025 session headers. Each test drives one side by hand.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+mod http_server_support;
+mod mcp_http;
+mod raw_http;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use mcpwire::client::{Client, ClientBuilder};
+use mcpwire::protocol::logging::LoggingLevel;
+use mcpwire::protocol::{
+    codes, ErrorObject, ErrorResponse, Message, Notification, ProtocolVersion, Request, RequestId, Response,
+};
+use mcpwire::server::{tool, Ctx, Server};
+use mcpwire::transport::io::IoTransport;
+use mcpwire::transport::{memory, Connection, Outgoing, Transport, TransportEvent};
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::io::AsyncReadExt;
+use tokio::sync::{mpsc, Notify};
+
+/// How long "nothing else arrives" is watched for.
+const QUIET: Duration = Duration::from_millis(200);
+
+// ---------------------------------------------------------------------------------------
+// A hand-driven server end for a real client
+// ---------------------------------------------------------------------------------------
+
+/// The server's end of an in-memory pair: reads exactly what the client writes and
+/// answers by hand.
+struct RawServer {
+    conn: Connection,
+}
+
+impl RawServer {
+    /// The next message the client wrote, failing the test after 5 s.
+    async fn next(&mut self) -> Message {
+        self.next_within(Duration::from_secs(5)).await.expect("timed out waiting for the client")
+    }
+
+    /// The next message the client wrote within `wait`, if any.
+    async fn next_within(&mut self, wait: Duration) -> Option<Message> {
+        match tokio::time::timeout(wait, self.conn.incoming.recv()).await {
+            Err(_) => None,
+            Ok(Some(TransportEvent::Message(inbound))) => Some(inbound.message),
+            Ok(other) => panic!("expected a message from the client, got {other:?}"),
+        }
+    }
+
+    /// The next message, which must be a request for `method`.
+    async fn next_request(&mut self, method: &str) -> Request {
+        match self.next().await {
+            Message::Request(r) if r.method == method => r,
+            other => panic!("expected a {method} request, got {}", json_of(&other)),
+        }
+    }
+
+    async fn send(&self, message: impl Into<Message>) {
+        self.conn.outgoing.send(Outgoing::unrelated(message)).await.unwrap();
+    }
+
+    async fn answer(&self, id: RequestId, result: Value) {
+        self.send(Response::new(id, serde_json::value::to_raw_value(&result).unwrap())).await;
+    }
+}
+
+/// A request's params as JSON (`null` when absent).
+fn params_of(request: &Request) -> Value {
+    request.params.as_deref().map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap())
+}
+
+fn initialize_result() -> Value {
+    json!({
+        "protocolVersion": "2025-11-25",
+        "capabilities": { "tools": {} },
+        "serverInfo": { "name": "raw-server", "version": "1" },
+    })
+}
+
+/// Answers the client's `initialize` and reads its `notifications/initialized`; returns
+/// the `initialize` params.
+async fn serve_handshake(raw: &mut RawServer) -> Value {
+    let init = raw.next_request("initialize").await;
+    raw.answer(init.id.clone(), initialize_result()).await;
+    let initialized = raw.next().await;
+    assert_eq!(initialized.method(), Some("notifications/initialized"), "{}", json_of(&initialized));
+    params_of(&init)
+}
+
+/// A client pinned to 2025-11-25, connected to a hand-driven server; also the client's
+/// `initialize` params.
+async fn connect_2025(builder: ClientBuilder) -> (Client, RawServer, Value) {
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let (client, init) = tokio::join!(
+        builder.protocol_version(ProtocolVersion::V2025_11_25).connect(ours),
+        serve_handshake(&mut raw)
+    );
+    (client.unwrap(), raw, init)
+}
+
+// ---------------------------------------------------------------------------------------
+// The tests
+// ---------------------------------------------------------------------------------------
+
+/// G18, rule 3.1: a raw newline that is JSON whitespace is written as a space, so each message is one line.
+#[tokio::test]
+async fn raw_json_with_newlines_is_written_as_one_line_per_message() {
+    // Pretty-printed raw JSON, as forwarded params or results may be: raw newlines as
+    // whitespace, and an escaped one inside a string that must survive as it is.
+    let value = json!({ "text": "two\nlines", "nested": { "list": [1, 2, { "deep": true }] }, "empty": {} });
+    let pretty = serde_json::to_string_pretty(&value).unwrap();
+    assert!(pretty.contains('\n'), "the raw value has newlines to replace");
+    let raw = || RawValue::from_string(pretty.clone()).unwrap();
+
+    let (ours, mut theirs) = tokio::io::duplex(64 * 1024);
+    let (read, write) = tokio::io::split(ours);
+    let conn = IoTransport::new(read, write).connect();
+    let sent: Vec<Message> = vec![
+        Response::new(RequestId::from(1), raw()).into(),
+        Request::new(2, "tools/call", Some(raw())).into(),
+        Notification::new("notifications/message", Some(raw())).into(),
+    ];
+    for message in sent {
+        conn.outgoing.send(Outgoing::unrelated(message)).await.unwrap();
+    }
+    // Closing our side lets the writer finish and shut the stream down.
+    drop(conn);
+    let mut out = String::new();
+    tokio::time::timeout(Duration::from_secs(5), theirs.read_to_string(&mut out))
+        .await
+        .expect("the writer did not finish")
+        .unwrap();
+
+    assert!(out.ends_with('\n'), "every message ends with a newline: {out:?}");
+    let lines: Vec<&str> = out.split_terminator('\n').collect();
+    assert_eq!(lines.len(), 3, "one line per message: {out:?}");
+    let parsed: Vec<Value> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        parsed,
+        vec![
+            json!({ "jsonrpc": "2.0", "id": 1, "result": value }),
+            json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": value }),
+            json!({ "jsonrpc": "2.0", "method": "notifications/message", "params": value }),
+        ]
+    );
+}
+
+/// G27, rule 5.10: progress and log messages a handler's spawned task sends after the response are dropped.
+#[tokio::test]
+async fn nothing_for_a_request_is_sent_after_its_response() {
+    let go = Arc::new(Notify::new());
+    let (done_tx, mut done_rx) = mpsc::unbounded_channel::<()>();
+    let (late_go, late_done) = (go.clone(), done_tx);
+    let server = Server::builder("late", "1")
+        .tool(tool("late").description("Reports progress after it has answered").handler(move |ctx: Ctx| {
+            let (go, done) = (late_go.clone(), late_done.clone());
+            async move {
+                // Before the response: sent.
+                ctx.progress(1.0, Some(3.0), Some("before")).await;
+                ctx.log(LoggingLevel::Info, "before").await;
+                let late = ctx.clone();
+                tokio::spawn(async move {
+                    go.notified().await;
+                    late.progress(2.0, Some(3.0), Some("after")).await;
+                    late.log(LoggingLevel::Info, "after").await;
+                    done.send(()).unwrap();
+                });
+                "answered"
+            }
+        }))
+        .build()
+        .unwrap();
+    let mut raw = initialized(server).await;
+    raw.request(
+        1,
+        "tools/call",
+        json!({ "name": "late", "arguments": {}, "_meta": { "progressToken": "p" } }),
+    )
+    .await;
+    let progress = json_of(&raw.next().await);
+    assert_eq!(progress["method"], "notifications/progress", "{progress}");
+    assert_eq!(progress["params"]["progress"], json!(1.0), "{progress}");
+    let log = json_of(&raw.next().await);
+    assert_eq!(log["method"], "notifications/message", "{log}");
+    assert_eq!(log["params"]["data"], "before", "{log}");
+    let result = expect_result(&raw.next().await, 1);
+    assert_eq!(result["content"][0]["text"], "answered");
+
+    // The spawned task now sends its progress and log message, after the response.
+    go.notify_one();
+    tokio::time::timeout(Duration::from_secs(5), done_rx.recv()).await.expect("the late task ran").unwrap();
+    raw.expect_silence(QUIET).await;
+}
+
+/// G28, rule 5.14: a 2025 client answers the server's `ping` with an empty result.
+#[tokio::test]
+async fn a_2025_client_answers_a_server_ping_with_an_empty_result() {
+    let (client, mut raw, _) = connect_2025(Client::builder("c", "1")).await;
+    raw.send(Request::new("server-ping", "ping", None)).await;
+    match raw.next().await {
+        Message::Response(r) if r.id == RequestId::from("server-ping") => {
+            assert_eq!(serde_json::from_str::<Value>(r.result.get()).unwrap(), json!({}));
+        }
+        other => panic!("expected the ping's result, got {}", json_of(&other)),
+    }
+    client.close().await;
+}
+
+/// G41, rule 8.11: an empty `nextCursor` is a cursor to follow, not the end of the list.
+#[tokio::test]
+async fn an_empty_next_cursor_is_followed_not_taken_for_the_end() {
+    let (client, mut raw, _) = connect_2025(Client::builder("c", "1")).await;
+    let tool = |name: &str| json!({ "name": name, "inputSchema": { "type": "object" } });
+    let pages = async {
+        let first = raw.next_request("tools/list").await;
+        assert_eq!(params_of(&first).get("cursor"), None, "the first page is asked without a cursor");
+        raw.answer(first.id, json!({ "tools": [tool("first")], "nextCursor": "" })).await;
+        let second = raw.next_request("tools/list").await;
+        assert_eq!(params_of(&second)["cursor"], "", "the empty cursor is sent back");
+        raw.answer(second.id, json!({ "tools": [tool("second")] })).await;
+    };
+    let (tools, ()) = tokio::join!(client.list_all_tools(), pages);
+    let names: Vec<String> = tools.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["first", "second"]);
+    client.close().await;
+    // 2026, with cacheable pages: the page for cursor "" is not the cached first page.
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let pages = async {
+        let first = raw.next_request("tools/list").await;
+        let page =
+            json!({ "resultType": "complete", "tools": [tool("first")], "nextCursor": "", "ttlMs": 60000 });
+        raw.answer(first.id, page).await;
+        let second = raw.next_request("tools/list").await;
+        assert_eq!(params_of(&second)["cursor"], "", "the empty cursor is sent back");
+        raw.answer(second.id, json!({ "resultType": "complete", "tools": [tool("second")], "ttlMs": 60000 }))
+            .await;
+    };
+    let (tools, ()) = tokio::join!(client.list_all_tools(), pages);
+    let names: Vec<String> = tools.unwrap().into_iter().map(|t| t.name).collect();
+    assert_eq!(names, ["first", "second"], "2026");
+    client.close().await;
+}
+
+/// G52, rule 8.40: a 2025 client without a roots callback answers `roots/list` with `-32601`.
+#[tokio::test]
+async fn a_2025_client_without_roots_answers_roots_list_with_method_not_found() {
+    let (client, mut raw, init) = connect_2025(Client::builder("c", "1")).await;
+    assert_eq!(init["capabilities"].get("roots"), None, "roots not declared: {init}");
+    raw.send(Request::new(7, "roots/list", None)).await;
+    match raw.next().await {
+        Message::Error(e) if e.id == Some(RequestId::from(7)) => {
+            assert_eq!(e.error.code, codes::METHOD_NOT_FOUND, "{}", e.error);
+        }
+        other => panic!("expected an error for roots/list, got {}", json_of(&other)),
+    }
+    client.close().await;
+}
+
+/// G1, rule 1.6: until `initialize` is answered the client sends nothing else (pinned, and after the era probe).
+#[tokio::test]
+async fn the_client_sends_nothing_but_initialize_until_it_is_answered() {
+    for pinned in [true, false] {
+        let (ours, theirs) = memory::pair();
+        let mut raw = RawServer { conn: theirs };
+        let builder = Client::builder("c", "1");
+        let builder = if pinned { builder.protocol_version(ProtocolVersion::V2025_11_25) } else { builder };
+        let connecting = tokio::spawn(builder.connect(ours));
+        if !pinned {
+            // The probe of an unpinned client, refused as a 2025-era server refuses it.
+            let probe = raw.next_request("server/discover").await;
+            let refused = ErrorObject::new(codes::METHOD_NOT_FOUND, "Method not found: server/discover");
+            raw.send(ErrorResponse::new(Some(probe.id), refused)).await;
+        }
+        let init = raw.next_request("initialize").await;
+        if let Some(early) = raw.next_within(QUIET).await {
+            panic!("pinned {pinned}: sent before initialize was answered: {}", json_of(&early));
+        }
+        assert!(!connecting.is_finished(), "pinned {pinned}: connected before initialize was answered");
+        raw.answer(init.id, initialize_result()).await;
+        let initialized = raw.next().await;
+        assert_eq!(initialized.method(), Some("notifications/initialized"), "{}", json_of(&initialized));
+        let client = connecting.await.unwrap().unwrap();
+        assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
+        client.close().await;
+    }
+}
+
+/// G25, rule 4.2.19: a 2026 HTTP request's `Mcp-Session-Id` and `Last-Event-ID` are ignored.
+#[tokio::test]
+async fn a_2026_http_request_ignores_session_id_and_last_event_id() {
+    use http_server_support as hs;
+    let t = hs::start().await;
+    let live = hs::open_session(t.addr, hs::V25).await;
+    for session in ["no-such-session", live.as_str()] {
+        let request =
+            hs::stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": { "text": "m" } }))
+                .header("mcp-session-id", session)
+                .header("last-event-id", "0");
+        let response = hs::send(t.addr, request).await;
+        assert_eq!(response.status, 200, "session {session}");
+        assert_eq!(response.header("mcp-session-id"), None, "session {session}: no session in 2026");
+        assert_eq!(hs::answer(response).await, hs::complete_text(1, "echo: m"), "session {session}");
+    }
+    assert_eq!(t.service.session_count(), 1, "the 2025 session is untouched and no other was made");
+}
