@@ -592,6 +592,55 @@ fn proxy_clients_get_no_tasks_their_log_messages_and_list_changes() {
     );
 }
 
+/// The pids of `parent`'s children, oldest first.
+fn children_of(parent: u32) -> Vec<u32> {
+    let mut children: Vec<(u64, u32)> = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{parent}/task")).unwrap().flatten() {
+        let listed = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for pid in listed.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
+            // Field 22 of /proc/PID/stat is the start time (after the command's parentheses).
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+            let started = after.split_whitespace().nth(19).and_then(|t| t.parse().ok()).unwrap_or(0);
+            children.push((started, pid));
+        }
+    }
+    children.sort();
+    children.into_iter().map(|(_, pid)| pid).collect()
+}
+
+#[test]
+fn proxy_replaces_an_upstream_connection_whose_server_died() {
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    // A 2025 client that can be asked things holds an upstream connection of its own
+    // while its call runs: a second server process.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let response = post(&server.url, &[], init, Some("serverInfo"));
+    let session = response
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .expect("a session id")
+        .trim()
+        .to_owned();
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let call = |id: u32| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"test_simple_text","arguments":{{}}}}}}"#
+        );
+        post(&server.url, &headers, &body, Some(&format!(r#""id":{id}"#)))
+    };
+    assert!(call(2).contains("simple text response"), "the first call");
+    let children = children_of(server.child.id());
+    assert_eq!(children.len(), 2, "the first connection and this client's: {children:?}");
+    // Its server dies. The next call gets a new connection, not the dead one's error.
+    Command::new("kill").args(["-KILL", &children[1].to_string()]).status().unwrap();
+    thread::sleep(Duration::from_millis(300));
+    let answer = call(3);
+    assert!(answer.contains("simple text response"), "{answer}");
+    assert_eq!(children_of(server.child.id()).len(), 2, "a new second server in the dead one's place");
+}
+
 #[test]
 fn proxy_passes_a_cancellation_upstream() {
     // -v on both: the proxy relays its upstream's debug log, which notes the cancel.

@@ -97,11 +97,16 @@ type RootsSlot = Arc<Mutex<Option<Peer>>>;
 
 /// One upstream connection.
 struct Conn {
+    /// Its name in the pool (leases find it by this: the list changes as connections
+    /// end and are replaced).
+    id: u64,
     client: Client,
     wants: Wants,
     holder: HolderSlot,
     roots: RootsSlot,
     leased: bool,
+    /// When it was last handed out ([`State::clock`]), for [`State::evict_idle`].
+    used: u64,
 }
 
 impl Conn {
@@ -167,7 +172,42 @@ struct State {
     conns: Vec<Conn>,
     /// Connections being opened, counted against [`MAX_CONNECTIONS`].
     opening: usize,
+    next_id: u64,
+    /// Counts hand-outs: a connection's `used` is this count when it was last handed out.
+    clock: u64,
 }
+
+impl State {
+    fn conn(&mut self, id: u64) -> Option<&mut Conn> {
+        self.conns.iter_mut().find(|c| c.id == id)
+    }
+
+    /// Forgets the connections whose server is gone (a server process that died, a
+    /// closed HTTP session): their slots are free for new ones. The first connection is
+    /// kept: the proxy stops when it ends.
+    fn drop_dead(&mut self) {
+        self.conns.retain(|c| c.id == PRIMARY || !c.client.is_closed());
+    }
+
+    /// Makes room for one more connection by closing the idle connection of another kind
+    /// that was used longest ago (never the first); `false` if every one is in use.
+    fn evict_idle(&mut self, wants: Wants) -> bool {
+        let idle = self
+            .conns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.id != PRIMARY && !c.leased && c.wants != wants)
+            .min_by_key(|(_, c)| c.used)
+            .map(|(i, _)| i);
+        let Some(index) = idle else { return false };
+        let conn = self.conns.remove(index);
+        tokio::spawn(async move { conn.client.close().await });
+        true
+    }
+}
+
+/// The id of the first connection.
+const PRIMARY: u64 = 0;
 
 /// The upstream connections.
 pub struct Pool {
@@ -186,7 +226,7 @@ pub struct Pool {
 /// A connection held by one request; given back when dropped.
 pub struct Lease {
     pool: Arc<Pool>,
-    index: usize,
+    id: u64,
     /// The leased connection.
     pub client: Client,
 }
@@ -194,7 +234,7 @@ pub struct Lease {
 impl Drop for Lease {
     fn drop(&mut self) {
         let mut state = self.pool.lock();
-        if let Some(conn) = state.conns.get_mut(self.index) {
+        if let Some(conn) = state.conn(self.id) {
             conn.leased = false;
             *conn.holder.lock().unwrap_or_else(|e| e.into_inner()) = None;
         }
@@ -207,8 +247,8 @@ impl Lease {
     /// Sends the connection's log messages to `ctx` from now on (a 2026 retry is a new
     /// request with the same flight).
     pub fn retarget(&self, ctx: &Ctx) {
-        let state = self.pool.lock();
-        if let Some(conn) = state.conns.get(self.index) {
+        let mut state = self.pool.lock();
+        if let Some(conn) = state.conn(self.id) {
             if let Some(holder) = conn.holder.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
                 holder.ctx = ctx.clone();
             }
@@ -228,10 +268,18 @@ impl Pool {
         let builder = builder(Wants::default(), slots, &active, &server, &settings, settings.version.clone());
         let limit = settings.options.request_timeout;
         let primary = target::connect(&settings.target, builder, settings.max_message, limit, None).await?;
-        let conn = Conn { client: primary.clone(), wants: Wants::default(), holder, roots, leased: false };
+        let conn = Conn {
+            id: PRIMARY,
+            client: primary.clone(),
+            wants: Wants::default(),
+            holder,
+            roots,
+            leased: false,
+            used: 0,
+        };
         Ok(Arc::new(Pool {
             settings,
-            state: Mutex::new(State { conns: vec![conn], opening: 0 }),
+            state: Mutex::new(State { conns: vec![conn], opening: 0, next_id: PRIMARY + 1, clock: 0 }),
             freed: Notify::new(),
             server,
             active,
@@ -253,9 +301,16 @@ impl Pool {
     /// listings, for clients that can be asked nothing, and for a 2026 server. `client`:
     /// the downstream client a `roots/list` outside a request goes to from now on.
     pub async fn shared(self: &Arc<Self>, wants: Wants, client: Option<Peer>) -> Result<Client, McpError> {
-        if let Some(conn) = self.lock().conns.iter().find(|c| c.wants == wants) {
-            conn.roots_client(client);
-            return Ok(conn.client.clone());
+        {
+            let mut state = self.lock();
+            state.drop_dead();
+            state.clock += 1;
+            let stamp = state.clock;
+            if let Some(conn) = state.conns.iter_mut().find(|c| c.wants == wants) {
+                conn.used = stamp;
+                conn.roots_client(client);
+                return Ok(conn.client.clone());
+            }
         }
         // A lease opens one if needed; giving it back leaves it for sharing.
         Ok(self.lease(wants, None, client).await?.client.clone())
@@ -278,14 +333,17 @@ impl Pool {
             freed.as_mut().enable();
             let open = {
                 let mut state = self.lock();
-                if let Some(index) = state.conns.iter().position(|c| c.wants == wants && !c.leased) {
-                    let conn = &mut state.conns[index];
+                state.drop_dead();
+                state.clock += 1;
+                let stamp = state.clock;
+                if let Some(conn) = state.conns.iter_mut().find(|c| c.wants == wants && !c.leased) {
                     conn.leased = true;
+                    conn.used = stamp;
                     *conn.holder.lock().unwrap_or_else(|e| e.into_inner()) = holder;
                     conn.roots_client(client);
-                    return Ok(Lease { pool: self.clone(), index, client: conn.client.clone() });
+                    return Ok(Lease { pool: self.clone(), id: conn.id, client: conn.client.clone() });
                 }
-                let room = state.conns.len() + state.opening < MAX_CONNECTIONS;
+                let room = state.conns.len() + state.opening < MAX_CONNECTIONS || state.evict_idle(wants);
                 if room {
                     state.opening += 1;
                 }
@@ -321,11 +379,23 @@ impl Pool {
             let mut state = self.lock();
             state.opening -= 1;
             connected.map(|client| {
-                state.conns.push(Conn { client: client.clone(), wants, holder: slot, roots, leased: true });
-                (state.conns.len() - 1, client)
+                let id = state.next_id;
+                state.next_id += 1;
+                state.clock += 1;
+                let used = state.clock;
+                state.conns.push(Conn {
+                    id,
+                    client: client.clone(),
+                    wants,
+                    holder: slot,
+                    roots,
+                    leased: true,
+                    used,
+                });
+                (id, client)
             })
         };
-        let (index, client) = match opened {
+        let (id, client) = match opened {
             Ok(opened) => opened,
             Err(e) => {
                 self.freed.notify_waiters();
@@ -336,7 +406,7 @@ impl Pool {
             }
         };
         set_log_level(&client).await;
-        Ok(Lease { pool: self.clone(), index, client })
+        Ok(Lease { pool: self.clone(), id, client })
     }
 
     /// A downstream 2025 client's roots changed: every connection that declared roots
