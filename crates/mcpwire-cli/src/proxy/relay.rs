@@ -273,7 +273,13 @@ pub fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> V
 pub(super) fn upstream_error(e: RequestError) -> McpError {
     match e {
         RequestError::Peer(e) => McpError::from_error_object(e),
-        other => McpError::new(codes::INTERNAL_ERROR, format!("upstream server: {other}")),
+        other => {
+            let mut message = format!("upstream server: {other}");
+            if message.contains("message size limit") {
+                message.push_str(" (mcpwire proxy --max-message-size raises the proxy's limit)");
+            }
+            McpError::new(codes::INTERNAL_ERROR, message)
+        }
     }
 }
 
