@@ -315,3 +315,50 @@ async fn a_2026_http_request_ignores_session_id_and_last_event_id() {
     }
     assert_eq!(t.service.session_count(), 1, "the 2025 session is untouched and no other was made");
 }
+
+/// G35, rule 7.7: a 2026 client takes both ways a server ends a listen stream: its final
+/// result, and (stdio) `notifications/cancelled` naming the listen request.
+#[tokio::test]
+async fn a_listen_stream_ends_on_the_final_result_or_the_servers_cancel() {
+    for by_cancel in [false, true] {
+        let (ours, theirs) = memory::pair();
+        let mut raw = RawServer { conn: theirs };
+        let client = Client::builder("c", "1")
+            .protocol_version(ProtocolVersion::V2026_07_28)
+            .connect(ours)
+            .await
+            .unwrap();
+        let filter = mcpwire::protocol::subscriptions::SubscriptionFilter {
+            tools_list_changed: Some(true),
+            ..Default::default()
+        };
+        let server = async {
+            let listen = raw.next_request("subscriptions/listen").await;
+            let meta = json!({ "io.modelcontextprotocol/subscriptionId": listen.id.clone() });
+            let ack = json!({ "notifications": { "toolsListChanged": true }, "_meta": meta });
+            raw.send(Notification::new("notifications/subscriptions/acknowledged", to_raw(ack))).await;
+            listen.id
+        };
+        let (subscription, id) = tokio::join!(client.listen(filter), server);
+        let mut subscription = subscription.unwrap();
+        let changed = json!({ "_meta": { "io.modelcontextprotocol/subscriptionId": id.clone() } });
+        raw.send(Notification::new("notifications/tools/list_changed", to_raw(changed))).await;
+        let first = tokio::time::timeout(Duration::from_secs(5), subscription.next()).await.unwrap();
+        assert_eq!(first.map(|n| n.method), Some("notifications/tools/list_changed".to_owned()));
+        if by_cancel {
+            let cancel = json!({ "requestId": id.clone(), "reason": "server shutting down" });
+            raw.send(Notification::new("notifications/cancelled", to_raw(cancel))).await;
+        } else {
+            let done = json!({ "resultType": "complete", "_meta": { "io.modelcontextprotocol/subscriptionId": id } });
+            raw.answer(id_of(&done), done).await;
+        }
+        let end = tokio::time::timeout(Duration::from_secs(5), subscription.next()).await;
+        assert!(matches!(end, Ok(None)), "by_cancel {by_cancel}: the stream ends, got {end:?}");
+        client.close().await;
+    }
+}
+
+/// The listen request's id, read back from a final result's `_meta`.
+fn id_of(result: &Value) -> RequestId {
+    serde_json::from_value(result["_meta"]["io.modelcontextprotocol/subscriptionId"].clone()).unwrap()
+}

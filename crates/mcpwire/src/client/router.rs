@@ -69,6 +69,24 @@ impl Router {
 
     /// Handles a notification the client acts on, or gives it back.
     fn route(&self, notification: Notification) -> Option<Notification> {
+        // A server ends a listen stream (stdio) by cancelling the listen request: the
+        // subscription's queue closes, and its owner sees the stream end.
+        if notification.method == methods::NOTIFICATION_CANCELLED {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct Cancelled {
+                request_id: mcpwire_protocol::RequestId,
+            }
+            if let Ok(c) = notification.parse_params::<Cancelled>() {
+                let ended =
+                    self.listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&c.request_id.key());
+                if ended.is_some() {
+                    tracing::debug!(id = %c.request_id, "the server ended a listen stream");
+                    return None;
+                }
+            }
+            return Some(notification);
+        }
         // Listen-stream frames carry their subscription id.
         #[derive(Deserialize)]
         struct MetaProbe {

@@ -353,7 +353,9 @@ mod tests {
 
     #[test]
     fn a_message_with_raw_line_breaks_is_written_on_one_line() {
-        let raw = serde_json::value::RawValue::from_string("{\r\n  \"a\": \"x\\r\\ny\",\n  \"b\": 1\r}".into()).unwrap();
+        let raw =
+            serde_json::value::RawValue::from_string("{\r\n  \"a\": \"x\\r\\ny\",\n  \"b\": 1\r}".into())
+                .unwrap();
         let response = mcpwire_protocol::Response::new(mcpwire_protocol::RequestId::Number(1), raw);
         let mut buf = Vec::new();
         encode_line(&Outgoing::unrelated(response), &mut buf);
