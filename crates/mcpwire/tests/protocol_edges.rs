@@ -362,3 +362,62 @@ async fn a_listen_stream_ends_on_the_final_result_or_the_servers_cancel() {
 fn id_of(result: &Value) -> RequestId {
     serde_json::from_value(result["_meta"]["io.modelcontextprotocol/subscriptionId"].clone()).unwrap()
 }
+
+/// G34, G36, G38 (rules 7.5, 7.8, 8.3): two listen streams at once both hear a list
+/// change and nothing else (no progress, no log message of a call made meanwhile); the
+/// client's cache answers a repeated `tools/list` while its `ttlMs` lasts, and asks again
+/// after a change notification, or at once when `ttlMs` is 0.
+#[tokio::test]
+async fn listen_streams_carry_only_changes_and_changes_end_cached_lists() {
+    use mcpwire::protocol::subscriptions::SubscriptionFilter;
+    use mcpwire::protocol::{methods, CacheHint, CacheScope};
+    use mcpwire::server::{middleware_fn, ServerEvent};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    for ttl_ms in [60_000, 0] {
+        let lists = Arc::new(AtomicUsize::new(0));
+        let counted = lists.clone();
+        let server = Server::builder("s", "1")
+            .cache_hint(methods::TOOLS_LIST, CacheHint { ttl_ms, scope: CacheScope::Private })
+            .middleware(middleware_fn(move |request: Request, ctx, next: mcpwire::server::Next| {
+                if request.method == methods::TOOLS_LIST {
+                    counted.fetch_add(1, Ordering::SeqCst);
+                }
+                async move { next.run(request, ctx).await }
+            }))
+            .register(tool("chatty").description("progress and a log").handler(|ctx: Ctx| async move {
+                ctx.progress(1.0, Some(1.0), None).await;
+                ctx.log(LoggingLevel::Info, "a log line").await;
+                "done"
+            }))
+            .build()
+            .unwrap();
+        let (ours, theirs) = memory::pair();
+        let served = server.clone();
+        tokio::spawn(async move { served.serve(theirs).await });
+        let client = Client::builder("c", "1")
+            .protocol_version(ProtocolVersion::V2026_07_28)
+            .connect(ours)
+            .await
+            .unwrap();
+        client.set_log_level(LoggingLevel::Debug).await.unwrap();
+        let filter = || SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+        let mut streams = [client.listen(filter()).await.unwrap(), client.listen(filter()).await.unwrap()];
+        client.list_tools(None).await.unwrap();
+        client.list_tools(None).await.unwrap();
+        let expected = if ttl_ms > 0 { 1 } else { 2 };
+        assert_eq!(lists.load(Ordering::SeqCst), expected, "ttl {ttl_ms}: repeated lists");
+        // A call with progress and a log message while the streams are open.
+        let options = mcpwire::client::RequestOptions::default().on_progress(|_| {});
+        client.call_tool_with("chatty", json!({}), options).await.unwrap();
+        server.notify(ServerEvent::ToolsChanged);
+        for stream in &mut streams {
+            let next = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.unwrap().unwrap();
+            assert_eq!(next.method, "notifications/tools/list_changed", "only the change reaches a stream");
+        }
+        // The change ended the cached list: the next one is asked for.
+        client.list_tools(None).await.unwrap();
+        assert_eq!(lists.load(Ordering::SeqCst), expected + 1, "ttl {ttl_ms}: after the change");
+        client.close().await;
+    }
+}
