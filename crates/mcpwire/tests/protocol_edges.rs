@@ -421,3 +421,54 @@ async fn listen_streams_carry_only_changes_and_changes_end_cached_lists() {
         client.close().await;
     }
 }
+
+/// G31, rule 6.12: an `input_required` result with only a `requestState` (nothing to ask)
+/// is retried with that state, and the retry's result is the call's.
+#[tokio::test]
+async fn a_state_only_input_required_is_retried_with_its_state() {
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let server = async {
+        let first = raw.next_request("tools/call").await;
+        raw.answer(first.id, json!({ "resultType": "input_required", "requestState": "state-1" })).await;
+        let retry = raw.next_request("tools/call").await;
+        assert_eq!(params_of(&retry)["requestState"], "state-1", "the retry carries the state");
+        assert_eq!(params_of(&retry)["name"], "t");
+        let done =
+            json!({ "resultType": "complete", "content": [{ "type": "text", "text": "after the state" }] });
+        raw.answer(retry.id, done).await;
+        // The client learns the tool's output schema, if any, from the list once.
+        let list = raw.next_request("tools/list").await;
+        raw.answer(list.id, json!({ "resultType": "complete", "tools": [] })).await;
+    };
+    let (result, ()) = tokio::join!(client.call_tool("t", json!({})), server);
+    assert_eq!(serde_json::to_value(result.unwrap()).unwrap()["content"][0]["text"], "after the state");
+    client.close().await;
+}
+
+/// G47, rule 8.29: a 2025 client that declared form elicitation only answers a URL-mode
+/// `elicitation/create` with `-32602`, without calling its callback.
+#[tokio::test]
+async fn a_2025_client_refuses_an_undeclared_url_elicitation() {
+    let asked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = asked.clone();
+    let builder = Client::builder("c", "1").on_elicitation(move |_| {
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        async { Err(mcpwire::McpError::internal("the callback must not run")) }
+    });
+    let (client, mut raw, init) = connect_2025(builder).await;
+    assert!(init["capabilities"]["elicitation"].get("url").is_none(), "URL mode not declared: {init}");
+    let params =
+        json!({ "mode": "url", "message": "Sign in", "url": "https://example.com/x", "elicitationId": "e1" });
+    raw.send(Request::new(9, "elicitation/create", to_raw(params))).await;
+    match raw.next().await {
+        Message::Error(e) if e.id == Some(RequestId::from(9)) => {
+            assert_eq!(e.error.code, codes::INVALID_PARAMS, "{}", e.error)
+        }
+        other => panic!("expected -32602, got {}", json_of(&other)),
+    }
+    assert!(!asked.load(std::sync::atomic::Ordering::SeqCst), "the callback was not asked");
+    client.close().await;
+}
