@@ -2,10 +2,14 @@
 //! the server's questions (elicitation and sampling) with callbacks. The client probes
 //! the server's protocol era by itself; `--era 2025` pins the 2025 handshake.
 //!
+//! The server is a command line (its words split at spaces), for example
+//! `'mcpwire serve --example everything'`.
+//!
 //! ```sh
 //! cargo build -p mcpwire --examples
 //! cargo run -p mcpwire --example client -- target/debug/examples/tools forecast '{"city":"Lisbon"}'
 //! cargo run -p mcpwire --example client -- --era 2025 target/debug/examples/elicitation_sampling plan_trip '{}'
+//! cargo run -p mcpwire --example client -- 'target/release/mcpwire serve --example everything' test_simple_text '{}'
 //! ```
 
 use std::collections::BTreeMap;
@@ -29,7 +33,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         args.drain(..2);
     }
     let [server, tool, arguments] = args.as_slice() else {
-        return Err("usage: client [--era 2025] SERVER_PROGRAM TOOL JSON_ARGUMENTS".into());
+        return Err("usage: client [--era 2025] 'SERVER_COMMAND [ARGS]' TOOL JSON_ARGUMENTS".into());
     };
     let arguments: Value = serde_json::from_str(arguments)?;
 
@@ -69,7 +73,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     if pin_2025 {
         builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
     }
-    let client = builder.spawn(ChildProcess::new(server)).await?;
+    let mut words = server.split_whitespace();
+    let program = words.next().ok_or("the server command is empty")?;
+    let client = builder.spawn(ChildProcess::new(program).args(words)).await?;
     println!("connected to {:?} ({})", client.server_info().map(|i| i.name), client.protocol_version());
 
     for listed in client.list_all_tools().await? {

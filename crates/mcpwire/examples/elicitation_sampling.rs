@@ -5,11 +5,14 @@
 //! the handler again from the start, and the answers it already has come back at once).
 //! So let the errors of `elicit_form` and `sample_text` propagate with `?`: in 2026 that
 //! is how the call becomes `input_required`. Served over stdio; the client must declare
-//! `elicitation` and `sampling`.
+//! `elicitation` and `sampling`, as the `client` example does (the `mcpwire` command line
+//! answers forms on a terminal but has no model to sample, so with it the call ends at the
+//! sampling step).
 //!
 //! ```sh
-//! cargo build -p mcpwire --example elicitation_sampling
-//! mcpwire call stdio:target/debug/examples/elicitation_sampling plan_trip
+//! cargo build -p mcpwire --examples
+//! target/debug/examples/client target/debug/examples/elicitation_sampling plan_trip '{}'
+//! target/debug/examples/client --era 2025 target/debug/examples/elicitation_sampling plan_trip '{}'
 //! ```
 
 use mcpwire::server::{Ctx, Elicited, Server};
