@@ -472,3 +472,225 @@ async fn a_2025_client_refuses_an_undeclared_url_elicitation() {
     assert!(!asked.load(std::sync::atomic::Ordering::SeqCst), "the callback was not asked");
     client.close().await;
 }
+
+/// What a 2026 server saw of one `input_required` round: the call's outcome, and the
+/// retry's `inputResponses` (`None` when no retry came).
+type RoundOutcome = (Result<Value, mcpwire::RequestError>, Option<Value>);
+
+/// Calls tool `t` on a fresh 2026 client from `builder`; a hand-driven server answers
+/// the call with `input_required` asking `request` under the key `k`. With `expect_retry`
+/// the retry is answered `complete` (and the tool list the client then reads, empty);
+/// without, the server checks that nothing more arrives.
+async fn one_input_round(builder: ClientBuilder, request: Value, expect_retry: bool) -> RoundOutcome {
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let client = builder.protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let server = async {
+        let first = raw.next_request("tools/call").await;
+        let asked =
+            json!({ "resultType": "input_required", "inputRequests": { "k": request }, "requestState": "s" });
+        raw.answer(first.id, asked).await;
+        if !expect_retry {
+            if let Some(more) = raw.next_within(QUIET).await {
+                panic!("expected no retry, got {}", json_of(&more));
+            }
+            return None;
+        }
+        let retry = raw.next_request("tools/call").await;
+        let params = params_of(&retry);
+        assert_eq!(params["requestState"], "s", "the retry carries the state: {params}");
+        assert_eq!(params["name"], "t", "{params}");
+        let done = json!({ "resultType": "complete", "content": [{ "type": "text", "text": "retried" }] });
+        raw.answer(retry.id, done).await;
+        let list = raw.next_request("tools/list").await;
+        raw.answer(list.id, json!({ "resultType": "complete", "tools": [] })).await;
+        Some(params["inputResponses"].clone())
+    };
+    let (result, responses) = tokio::join!(client.call_tool("t", json!({})), server);
+    client.close().await;
+    (result.map(|r| serde_json::to_value(r).unwrap()), responses)
+}
+
+/// G33, rule 6.18: a 2026 client answers an elicitation round `decline` without a
+/// callback and `cancel` when its callback fails; a failed sampling or roots callback
+/// stops the call with an error, without a retry.
+#[tokio::test]
+async fn a_2026_client_declines_cancels_or_stops_on_input_it_cannot_give() {
+    use mcpwire::{McpError, RequestError};
+    let elicit = json!({
+        "method": "elicitation/create",
+        "params": {
+            "message": "Your name?",
+            "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } },
+        },
+    });
+    let retried = |outcome: RoundOutcome, action: &str| {
+        let (result, responses) = outcome;
+        assert_eq!(result.unwrap()["content"][0]["text"], "retried", "{action}: the retry's result");
+        assert_eq!(responses, Some(json!({ "k": { "action": action } })), "{action}: the retry's answers");
+    };
+
+    // No elicitation callback: decline.
+    retried(one_input_round(Client::builder("c", "1"), elicit.clone(), true).await, "decline");
+    // A failing elicitation callback: cancel.
+    let failing =
+        Client::builder("c", "1").on_elicitation(|_| async { Err(McpError::internal("no user here")) });
+    retried(one_input_round(failing, elicit, true).await, "cancel");
+
+    // A failing sampling callback: the call stops.
+    let sample = json!({
+        "method": "sampling/createMessage",
+        "params": {
+            "messages": [{ "role": "user", "content": { "type": "text", "text": "Capital of France?" } }],
+            "maxTokens": 100,
+        },
+    });
+    let failing =
+        Client::builder("c", "1").on_sampling(|_| async { Err(McpError::internal("no model here")) });
+    let (result, responses) = one_input_round(failing, sample, false).await;
+    assert_eq!(responses, None);
+    match result {
+        Err(RequestError::Protocol(m)) => {
+            assert!(m.starts_with("sampling for the server failed"), "{m}");
+            assert!(m.contains("no model here"), "{m}");
+        }
+        other => panic!("expected the call to stop on the failed sampling, got {other:?}"),
+    }
+
+    // A failing roots callback: the call stops.
+    let failing = Client::builder("c", "1").on_roots(|| async { Err(McpError::internal("no roots here")) });
+    let (result, responses) = one_input_round(failing, json!({ "method": "roots/list" }), false).await;
+    assert_eq!(responses, None);
+    match result {
+        Err(RequestError::Protocol(m)) => {
+            assert!(m.starts_with("listing roots for the server failed"), "{m}");
+            assert!(m.contains("no roots here"), "{m}");
+        }
+        other => panic!("expected the call to stop on the failed roots listing, got {other:?}"),
+    }
+}
+
+/// G48, rule 8.36: a handler's sampling request with tools fails with `-32021` (2026) or
+/// `-32601` (2025) unless the client declared `sampling.tools`, and reaches it when it did.
+#[tokio::test]
+async fn sampling_with_tools_needs_the_clients_sampling_tools() {
+    use mcpwire::protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
+    use mcpwire::{McpError, RequestError};
+    use std::sync::Mutex;
+
+    let server = Server::builder("s", "1")
+        .tool(tool("ask_model").description("Samples with a tool").handler(|ctx: Ctx| async move {
+            let params: CreateMessageRequestParams = serde_json::from_value(json!({
+                "messages": [{ "role": "user", "content": { "type": "text", "text": "Weather in Paris?" } }],
+                "maxTokens": 50,
+                "tools": [{ "name": "get_weather", "inputSchema": { "type": "object" } }],
+            }))
+            .unwrap();
+            let answer = ctx.sample(params).await?;
+            Ok::<_, McpError>(format!("model {}", answer.model))
+        }))
+        .build()
+        .unwrap();
+    for version in [ProtocolVersion::V2026_07_28, ProtocolVersion::V2025_11_25] {
+        for declared in [false, true] {
+            let seen = Arc::new(Mutex::new(Vec::<String>::new()));
+            let log = seen.clone();
+            let builder = Client::builder("c", "1")
+                .on_sampling(move |params: CreateMessageRequestParams| {
+                    let tools = params.tools.unwrap_or_default().into_iter().map(|t| t.name);
+                    log.lock().unwrap().extend(tools);
+                    async {
+                        let answer = json!({ "role": "assistant", "content": { "type": "text", "text": "Sunny" }, "model": "m1" });
+                        Ok::<CreateMessageResult, McpError>(serde_json::from_value(answer).unwrap())
+                    }
+                })
+                .sampling_tools(declared);
+            let (ours, theirs) = memory::pair();
+            let served = server.clone();
+            tokio::spawn(async move { served.serve(theirs).await });
+            let client = builder.protocol_version(version.clone()).connect(ours).await.unwrap();
+            let result = client.call_tool("ask_model", json!({})).await;
+            let case = format!("{version} declared {declared}");
+            if declared {
+                let result = serde_json::to_value(result.unwrap()).unwrap();
+                assert_eq!(result["content"][0]["text"], "model m1", "{case}: {result}");
+                assert_eq!(*seen.lock().unwrap(), ["get_weather"], "{case}: the callback got the tools");
+            } else {
+                let expected = match version {
+                    ProtocolVersion::V2026_07_28 => codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    _ => codes::METHOD_NOT_FOUND,
+                };
+                match result {
+                    Err(RequestError::Peer(e)) => {
+                        assert_eq!(e.code, expected, "{case}: {e}");
+                        let data = e.data.clone().unwrap_or_default();
+                        assert_eq!(
+                            data["requiredCapabilities"],
+                            json!({ "sampling": { "tools": {} } }),
+                            "{case}: {e}"
+                        );
+                    }
+                    other => panic!("{case}: expected a missing-capability error, got {other:?}"),
+                }
+                assert!(seen.lock().unwrap().is_empty(), "{case}: the callback was not asked");
+            }
+            client.close().await;
+        }
+    }
+}
+
+/// G4, rule 1.33: an unpinned client whose `server/discover` is refused with `-32022`
+/// retries the probe with a stateless version `data.supported` lists, or, when it lists
+/// only 2025 versions, falls back to `initialize`.
+#[tokio::test]
+async fn an_unsupported_version_answer_to_the_probe_is_followed() {
+    let unsupported = |id: RequestId, supported: Value| {
+        let error = ErrorObject {
+            code: codes::UNSUPPORTED_PROTOCOL_VERSION,
+            message: "Unsupported protocol version".into(),
+            data: Some(json!({ "supported": supported, "requested": "2026-07-28" })),
+        };
+        ErrorResponse::new(Some(id), error)
+    };
+    let sent_version =
+        |request: &Request| params_of(request)["_meta"]["io.modelcontextprotocol/protocolVersion"].clone();
+
+    // A stateless version it knows (among one it does not): a second probe with it.
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let connecting = tokio::spawn(Client::builder("c", "1").connect(ours));
+    let probe = raw.next_request("server/discover").await;
+    assert_eq!(sent_version(&probe), "2026-07-28");
+    raw.send(unsupported(probe.id, json!(["2099-01-01", "2026-07-28"]))).await;
+    let retry = raw.next_request("server/discover").await;
+    assert_eq!(sent_version(&retry), "2026-07-28", "the retry names the listed version");
+    let discovered = json!({
+        "resultType": "complete",
+        "supportedVersions": ["2026-07-28"],
+        "capabilities": { "tools": {} },
+        "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "raw-server", "version": "1" } },
+    });
+    raw.answer(retry.id, discovered).await;
+    let client = tokio::time::timeout(Duration::from_secs(5), connecting).await.unwrap().unwrap().unwrap();
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2026_07_28);
+    assert_eq!(
+        client.discover_result().map(|d| d.supported_versions.clone()),
+        Some(vec![ProtocolVersion::V2026_07_28])
+    );
+    if let Some(more) = raw.next_within(QUIET).await {
+        panic!("nothing more after the second probe, got {}", json_of(&more));
+    }
+    client.close().await;
+
+    // Only 2025 versions listed: `initialize`, with the newest 2025 version.
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let connecting = tokio::spawn(Client::builder("c", "1").connect(ours));
+    let probe = raw.next_request("server/discover").await;
+    raw.send(unsupported(probe.id, json!(["2025-06-18", "2025-11-25"]))).await;
+    let init = serve_handshake(&mut raw).await;
+    assert_eq!(init["protocolVersion"], "2025-11-25", "{init}");
+    let client = tokio::time::timeout(Duration::from_secs(5), connecting).await.unwrap().unwrap().unwrap();
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
+    client.close().await;
+}
