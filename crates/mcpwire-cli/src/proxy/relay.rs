@@ -89,8 +89,8 @@ impl Relay {
             .flatten();
         if stateless_upstream || !wants.can_be_asked() || LISTINGS.contains(&method) {
             let _active = self.pool.active.enter(&ctx);
-            let client = self.pool.shared(wants, roots_client).await?;
-            return forward_shared(&client, &ctx, method, params).await;
+            let shared = self.pool.shared(wants, roots_client).await?;
+            return forward_shared(&shared.client, &ctx, method, params).await;
         }
         let mut params = match params {
             Value::Object(o) => o,

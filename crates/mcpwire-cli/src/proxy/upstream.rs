@@ -107,6 +107,8 @@ struct Conn {
     leased: bool,
     /// When it was last handed out ([`State::clock`]), for [`State::evict_idle`].
     used: u64,
+    /// Requests using it as a shared connection now ([`SharedUse`]).
+    users: usize,
 }
 
 impl Conn {
@@ -196,7 +198,7 @@ impl State {
             .conns
             .iter()
             .enumerate()
-            .filter(|(_, c)| c.id != PRIMARY && !c.leased && c.wants != wants)
+            .filter(|(_, c)| c.id != PRIMARY && !c.leased && c.users == 0 && c.wants != wants)
             .min_by_key(|(_, c)| c.used)
             .map(|(i, _)| i);
         let Some(index) = idle else { return false };
@@ -221,6 +223,22 @@ pub struct Pool {
     /// The downstream clients' connections.
     pub clients: Clients,
     primary: Client,
+}
+
+/// A shared connection in use by one request (see [`Pool::shared`]).
+pub struct SharedUse {
+    pool: Arc<Pool>,
+    id: u64,
+    /// The connection.
+    pub client: Client,
+}
+
+impl Drop for SharedUse {
+    fn drop(&mut self) {
+        if let Some(conn) = self.pool.lock().conn(self.id) {
+            conn.users = conn.users.saturating_sub(1);
+        }
+    }
 }
 
 /// A connection held by one request; given back when dropped.
@@ -276,6 +294,7 @@ impl Pool {
             roots,
             leased: false,
             used: 0,
+            users: 0,
         };
         Ok(Arc::new(Pool {
             settings,
@@ -299,8 +318,9 @@ impl Pool {
 
     /// A connection declaring `wants` that other requests may use at the same time: for
     /// listings, for clients that can be asked nothing, and for a 2026 server. `client`:
-    /// the downstream client a `roots/list` outside a request goes to from now on.
-    pub async fn shared(self: &Arc<Self>, wants: Wants, client: Option<Peer>) -> Result<Client, McpError> {
+    /// the downstream client a `roots/list` outside a request goes to from now on. It is
+    /// not closed to make room while the returned [`SharedUse`] lives.
+    pub async fn shared(self: &Arc<Self>, wants: Wants, client: Option<Peer>) -> Result<SharedUse, McpError> {
         {
             let mut state = self.lock();
             state.drop_dead();
@@ -308,12 +328,17 @@ impl Pool {
             let stamp = state.clock;
             if let Some(conn) = state.conns.iter_mut().find(|c| c.wants == wants) {
                 conn.used = stamp;
+                conn.users += 1;
                 conn.roots_client(client);
-                return Ok(conn.client.clone());
+                return Ok(SharedUse { pool: self.clone(), id: conn.id, client: conn.client.clone() });
             }
         }
-        // A lease opens one if needed; giving it back leaves it for sharing.
-        Ok(self.lease(wants, None, client).await?.client.clone())
+        // A lease opens one; given back (when it drops here), it is left for sharing.
+        let lease = self.lease(wants, None, client).await?;
+        if let Some(conn) = self.lock().conn(lease.id) {
+            conn.users += 1;
+        }
+        Ok(SharedUse { pool: self.clone(), id: lease.id, client: lease.client.clone() })
     }
 
     /// A connection declaring `wants` for this request alone; `holder` (if any) gets what
@@ -391,6 +416,7 @@ impl Pool {
                     roots,
                     leased: true,
                     used,
+                    users: 0,
                 });
                 (id, client)
             })
