@@ -1,27 +1,23 @@
 //! The `mcpwire` binary end to end: every command against `mcpwire serve --example
 //! everything` as a stdio target (both protocol eras), exit codes, `--json` output,
-//! typed arguments, declined elicitation, Ctrl-C, the HTTP server and the proxy (raw
-//! HTTP), error messages, and a Python SDK server when one is at hand.
+//! typed arguments, declined elicitation, Ctrl-C, the HTTP server (raw HTTP), error
+//! messages, and a Python SDK server when one is at hand. The proxy is in `proxy.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Output, Stdio};
 use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
 mod support;
 
-use support::{expect_code, post, spawn, start_http, stderr, stderr_lines, stdout, Running, BIN};
-
-/// The everything server as a stdio target.
-fn everything() -> String {
-    format!("stdio:'{BIN}' serve --example everything")
-}
+use support::{
+    everything, expect_code, interrupt, post, spawn, start_http, stderr, stderr_lines, stdout,
+    tools_list_2026, wait_for_line, wait_status, Running, BIN, INITIALIZE,
+};
 
 /// Runs `mcpwire ARGS` with stdin closed (not a terminal), with a deadline.
 fn mcpwire(args: &[&str]) -> Output {
@@ -402,38 +398,6 @@ fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// Waits for a stderr line containing `needle`; returns it and everything before it.
-fn wait_for_line(lines: &mpsc::Receiver<String>, needle: &str, seen: &mut Vec<String>) -> String {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
-            seen.push(line.clone());
-            if line.contains(needle) {
-                return line;
-            }
-        }
-    }
-    panic!("no stderr line with {needle:?}; saw:\n{}", seen.join("\n"));
-}
-
-/// Sends SIGINT to one process (never a group).
-fn interrupt(child: &Child) {
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-}
-
-fn wait_status(child: &mut Child, deadline: Duration) -> Option<i32> {
-    let end = Instant::now() + deadline;
-    while Instant::now() < end {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status.code();
-        }
-        thread::sleep(Duration::from_millis(20));
-    }
-    let _ = child.kill();
-    panic!("pid {} did not exit within {deadline:?}", child.id());
-}
-
 #[test]
 fn ctrl_c_cancels_the_call_and_exits_130() {
     // The tool answers after 150 ms. On a busy machine the interrupt can land after the
@@ -470,18 +434,6 @@ fn ctrl_c_during_a_call(era: &str) -> bool {
     true
 }
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
-
-fn tools_list_2026(url: &str) -> String {
-    let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    post(
-        url,
-        &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")],
-        body,
-        Some("test_error_handling"),
-    )
-}
-
 #[test]
 fn serve_http_prints_its_url_and_serves_both_eras() {
     let mut server = start_http(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
@@ -493,192 +445,6 @@ fn serve_http_prints_its_url_and_serves_both_eras() {
     assert!(response.starts_with("HTTP/1.1 200") && response.contains("test_error_handling"), "{response}");
     interrupt(&server.child);
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
-}
-
-#[test]
-fn proxy_exposes_a_stdio_server_over_http_in_both_eras() {
-    let mut server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
-    // 2025: an initialize handshake opens a session; the upstream's identity shows.
-    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(response.contains("mcp-session-id"), "{response}");
-    assert!(response.contains(r#""name":"mcp-conformance-test-server""#), "{response}");
-    assert!(response.contains(r#""tools":{"listChanged":true}"#), "{response}");
-    // 2026: a stateless tools/list is forwarded upstream.
-    let response = tools_list_2026(&server.url);
-    assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-    assert!(
-        response.contains(r#""resultType":"complete""#) && response.contains("test_simple_text"),
-        "{response}"
-    );
-    // And a call, with its 2026 headers.
-    let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    let headers = [
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "test_simple_text"),
-    ];
-    let response = post(&server.url, &headers, body, Some("simple text response"));
-    assert!(response.contains("This is a simple text response for testing."), "{response}");
-    interrupt(&server.child);
-    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
-}
-
-/// A 2026 request to `url` (`name` for `Mcp-Name`), its response read until `until`.
-fn post_2026(url: &str, method: &str, name: Option<&str>, params: &str, until: &str) -> String {
-    let envelope = r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
-    let params = params.replacen("_META", envelope, 1);
-    let body = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"{method}","params":{params}}}"#);
-    let mut headers = vec![("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", method)];
-    if let Some(name) = name {
-        headers.push(("Mcp-Name", name));
-    }
-    post(url, &headers, &body, Some(until))
-}
-
-#[test]
-fn proxy_clients_get_no_tasks_their_log_messages_and_list_changes() {
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
-    // The upstream runs `slow_compute` as a task for a client that declares the tasks
-    // extension. The proxy's clients get a final result, whether they declared it or not
-    // (the proxy relays no `tasks/*`).
-    let response = post_2026(
-        &server.url,
-        "tools/call",
-        Some("slow_compute"),
-        r#"{"name":"slow_compute","arguments":{"seconds":0.1},"_meta":{_META}}"#,
-        r#""id":3"#,
-    );
-    assert!(response.contains(r#""resultType":"complete""#), "{response}");
-    assert!(response.contains("Computed"), "{response}");
-    // A 2025 session is offered no tasks either, and its call is answered with content.
-    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
-    assert!(!response.contains(r#""tasks""#) && !response.contains("extensions"), "{response}");
-    let session = response
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .expect("a session id")
-        .trim()
-        .to_owned();
-    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":0.1},"task":{"ttl":60000}}}"#;
-    let response = post(&server.url, &headers, call, Some(r#""id":2"#));
-    assert!(response.contains(r#""content":[{"type":"text","text":"Computed"#), "{response}");
-    // A 2026 request that asks for log messages gets the upstream's, before its result.
-    let response = post_2026(
-        &server.url,
-        "tools/call",
-        Some("test_tool_with_logging"),
-        r#"{"name":"test_tool_with_logging","arguments":{},"_meta":{_META,"io.modelcontextprotocol/logLevel":"info"}}"#,
-        r#""id":3"#,
-    );
-    assert!(
-        response.contains("notifications/message") && response.contains("Tool execution started"),
-        "{response}"
-    );
-    // A listen stream is granted the upstream's list changes.
-    let response = post_2026(
-        &server.url,
-        "subscriptions/listen",
-        None,
-        r#"{"notifications":{"toolsListChanged":true,"resourcesListChanged":true},"_meta":{_META}}"#,
-        "acknowledged",
-    );
-    let ack = response.lines().find(|l| l.contains("acknowledged")).unwrap_or_default().to_owned();
-    assert!(
-        ack.contains(r#""toolsListChanged":true"#) && ack.contains(r#""resourcesListChanged":true"#),
-        "{response}"
-    );
-}
-
-/// The pids of `parent`'s children, oldest first.
-fn children_of(parent: u32) -> Vec<u32> {
-    let mut children: Vec<(u64, u32)> = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{parent}/task")).unwrap().flatten() {
-        let listed = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        for pid in listed.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
-            // Field 22 of /proc/PID/stat is the start time (after the command's parentheses).
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
-            let started = after.split_whitespace().nth(19).and_then(|t| t.parse().ok()).unwrap_or(0);
-            children.push((started, pid));
-        }
-    }
-    children.sort();
-    children.into_iter().map(|(_, pid)| pid).collect()
-}
-
-#[test]
-fn proxy_replaces_an_upstream_connection_whose_server_died() {
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
-    // A 2025 client that can be asked things holds an upstream connection of its own
-    // while its call runs: a second server process.
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let response = post(&server.url, &[], init, Some("serverInfo"));
-    let session = response
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .expect("a session id")
-        .trim()
-        .to_owned();
-    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-    let call = |id: u32| {
-        let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"test_simple_text","arguments":{{}}}}}}"#
-        );
-        post(&server.url, &headers, &body, Some(&format!(r#""id":{id}"#)))
-    };
-    assert!(call(2).contains("simple text response"), "the first call");
-    let children = children_of(server.child.id());
-    assert_eq!(children.len(), 2, "the first connection and this client's: {children:?}");
-    // Its server dies. The next call gets a new connection, not the dead one's error.
-    Command::new("kill").args(["-KILL", &children[1].to_string()]).status().unwrap();
-    thread::sleep(Duration::from_millis(300));
-    let answer = call(3);
-    assert!(answer.contains("simple text response"), "{answer}");
-    assert_eq!(children_of(server.child.id()).len(), 2, "a new second server in the dead one's place");
-}
-
-#[test]
-fn proxy_passes_a_cancellation_upstream() {
-    // -v on both: the proxy relays its upstream's debug log, which notes the cancel.
-    let upstream = format!("stdio:'{BIN}' -v serve --example everything");
-    let mut server = start_http(&["-v", "proxy", "--listen", "127.0.0.1:0", &upstream]);
-    // A 2026 call to a tool that takes ~150 ms; the client hangs up after 50 ms, which
-    // cancels the request downstream, and the proxy cancels its upstream request.
-    let body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_reconnection","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    let rest = server.url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = TcpStream::connect(host).unwrap();
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_reconnection\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    thread::sleep(Duration::from_millis(50));
-    drop(stream);
-    let mut seen = Vec::new();
-    let line = wait_for_line(&server.lines, "request cancelled by the peer", &mut seen);
-    assert!(line.contains("tools/call"), "{line}");
-    interrupt(&server.child);
-    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
-}
-
-#[test]
-fn proxy_checks_its_target() {
-    let o = mcpwire(&["proxy", "--listen", "127.0.0.1:0", "http://127.0.0.1:9/mcp"]);
-    expect_code(&o, 2);
-    assert!(stderr(&o).contains("give a stdio:'COMMAND ARGS' target"), "{}", stderr(&o));
-    let o = mcpwire(&["proxy", "--stdio", &everything()]);
-    expect_code(&o, 2);
-    assert!(stderr(&o).contains("give a URL target"), "{}", stderr(&o));
-    let o = mcpwire(&["proxy", "--stdio", "http://127.0.0.1:9/mcp"]);
-    expect_code(&o, 2);
-    // The HTTP target is real now: a refused connection is reported with a hint.
-    assert!(stderr(&o).contains("cannot reach http://127.0.0.1:9/mcp"), "{}", stderr(&o));
-    expect_code(&mcpwire(&["proxy", &everything()]), 2);
 }
 
 /// The Python SDK fixture server (`tests/peers/python/server_fixture.py`), when it and

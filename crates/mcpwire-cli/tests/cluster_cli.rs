@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{post, start_http};
+use support::{post, session_id, start_http};
 
 struct Redis(Child);
 
@@ -46,12 +46,7 @@ fn instances_started_with_one_redis_serve_one_session() {
     let initialize = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
     let opened = post(&a.url, &[], initialize, None);
     assert!(opened.starts_with("HTTP/1.1 200"), "{opened}");
-    let sid = opened
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .expect("a session id")
-        .trim()
-        .to_owned();
+    let sid = session_id(&opened);
     let in_session = [("Mcp-Session-Id", sid.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     assert!(post(&b.url, &in_session, initialized, None).starts_with("HTTP/1.1 202"));

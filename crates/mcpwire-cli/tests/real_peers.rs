@@ -13,19 +13,25 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use support::*;
 
-/// Runs the Python SDK relay client (`tests/peers/python/proxy_relay_client.py`): `count`
-/// clients at once, each answering elicitation and sampling with its own name.
-fn relay_clients(mode: &str, url: &str, count: usize) -> std::process::Output {
-    let script = workspace().join("tests/peers/python/proxy_relay_client.py");
+/// Runs a Python SDK client script (`script`, from the workspace root) with `args`, stdin
+/// closed, within `deadline`.
+fn python_client(script: &str, args: &[&str], deadline: Duration) -> std::process::Output {
     let child = Command::new(peer("PYTHON"))
-        .arg(script)
-        .args([mode, url, &count.to_string()])
+        .arg(workspace().join(script))
+        .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    wait(child, Duration::from_secs(180))
+    wait(child, deadline)
+}
+
+/// Runs the Python SDK relay client (`tests/peers/python/proxy_relay_client.py`): `count`
+/// clients at once, each answering elicitation and sampling with its own name.
+fn relay_clients(mode: &str, url: &str, count: usize) -> std::process::Output {
+    let count = count.to_string();
+    python_client("tests/peers/python/proxy_relay_client.py", &[mode, url, &count], Duration::from_secs(180))
 }
 
 #[test]
@@ -56,19 +62,11 @@ fn resource_updates_reach_subscribers_through_the_proxy_in_both_eras() {
     // server-everything (2025-era, stdio) sends `notifications/resources/updated` for what
     // its connection subscribed to once its `toggle-subscriber-updates` tool is called. A
     // fresh proxy for each era: the toggle is the upstream process's state.
-    let script = workspace().join("tests/peers/python/proxy_subscriptions_client.py");
+    let script = "tests/peers/python/proxy_subscriptions_client.py";
     for mode in ["legacy", "auto"] {
         let proxy =
             start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
-        let child = Command::new(peer("PYTHON"))
-            .arg(&script)
-            .args([mode, proxy.url.as_str()])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let o = wait(child, Duration::from_secs(120));
+        let o = python_client(script, &[mode, proxy.url.as_str()], Duration::from_secs(120));
         assert!(o.status.success(), "{mode}:\n{}\n{}", stdout(&o), stderr(&o));
         assert!(stdout(&o).contains(&format!("ok {mode}")), "{}", stdout(&o));
     }
@@ -538,15 +536,7 @@ fn the_proxy_carries_roots_at_start_up_and_after_a_change() {
     // the proxy, sees its new roots.
     let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
     let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
-    let script = workspace().join("crates/mcpwire-cli/tests/python/proxy_roots_client.py");
-    let child = Command::new(peer("PYTHON"))
-        .arg(script)
-        .arg(&proxy.url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let o = wait(child, Duration::from_secs(120));
+    let script = "crates/mcpwire-cli/tests/python/proxy_roots_client.py";
+    let o = python_client(script, &[proxy.url.as_str()], Duration::from_secs(120));
     assert!(o.status.success() && stdout(&o).contains("ok"), "{}\n{}", stdout(&o), stderr(&o));
 }

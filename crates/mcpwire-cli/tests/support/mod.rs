@@ -275,3 +275,60 @@ pub fn post(url: &str, headers: &[(&str, &str)], body: &str, until: Option<&str>
     }
     String::from_utf8_lossy(&response).into_owned()
 }
+
+/// The everything server as a stdio target.
+pub fn everything() -> String {
+    format!("stdio:'{BIN}' serve --example everything")
+}
+
+/// A 2025-11-25 `initialize` body that declares no client capabilities.
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// A 2026 `tools/list` to `url`, read until the everything server's tools show.
+pub fn tools_list_2026(url: &str) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    post(
+        url,
+        &[("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/list")],
+        body,
+        Some("test_error_handling"),
+    )
+}
+
+/// Waits for a stderr line containing `needle`; returns it and everything before it.
+pub fn wait_for_line(lines: &mpsc::Receiver<String>, needle: &str, seen: &mut Vec<String>) -> String {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if let Ok(line) = lines.recv_timeout(Duration::from_millis(100)) {
+            seen.push(line.clone());
+            if line.contains(needle) {
+                return line;
+            }
+        }
+    }
+    panic!("no stderr line with {needle:?}; saw:\n{}", seen.join("\n"));
+}
+
+/// Sends SIGINT to one process (never a group).
+pub fn interrupt(child: &Child) {
+    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+}
+
+/// Waits up to `deadline` for `child` to exit; its exit code.
+pub fn wait_status(child: &mut Child, deadline: Duration) -> Option<i32> {
+    let end = Instant::now() + deadline;
+    while Instant::now() < end {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status.code();
+        }
+        thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    panic!("pid {} did not exit within {deadline:?}", child.id());
+}
+
+/// The `mcp-session-id` header of a raw HTTP response (see [`post`]).
+pub fn session_id(response: &str) -> String {
+    response.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_owned()
+}
