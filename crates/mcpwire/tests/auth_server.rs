@@ -6,6 +6,8 @@
 #![cfg(feature = "auth")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "mcp_http/mod.rs"]
+mod mcp_http;
 #[path = "auth_server/oauth_flow.rs"]
 mod oauth_flow;
 #[path = "auth_server/python_interop.rs"]
@@ -24,11 +26,13 @@ use mcpwire::auth::server::{
     TokenClaims, TokenVerifier,
 };
 use mcpwire::client::Client;
+use mcpwire::error::McpError;
 use mcpwire::http::{Bound, McpService};
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::Principal;
+use mcp_http::stateless_request;
 use raw_http::{send, Req, Response};
 use serde_json::{json, Value};
 use test_as::{now, Signer, TestAs, RS_CLIENT};
@@ -99,6 +103,11 @@ fn mcp_server() -> Server {
         .tool(
             tool("admin").description("Needs the mcp:admin scope").handler(|_ctx: Ctx| async { "admin ok" }),
         )
+        .tool(tool("confirm").description("Asks the caller to confirm").handler(|ctx: Ctx| async move {
+            let form = json!({ "message": "Sure?", "requestedSchema": { "type": "object", "properties": {} } });
+            let answer = ctx.elicit_as("sure", serde_json::from_value(form).unwrap()).await?;
+            Ok::<_, McpError>(format!("{:?}", answer.action))
+        }))
         .build()
         .unwrap()
 }
@@ -579,6 +588,32 @@ async fn another_principals_token_cannot_use_a_2025_session() {
     assert_eq!(response.status, 200);
     let message = response.next_message().await;
     assert_eq!(message["result"]["tools"][0]["name"], "whoami");
+}
+
+/// Rule 6.7: a 2026 `requestState` is bound to the principal it was sealed for, so a
+/// retry carrying it under another principal's token is refused, and its own still works.
+#[tokio::test]
+async fn a_request_state_is_bound_to_its_principal() {
+    let auth = TestAs::start().await;
+    let server = protect_with_jwt(&auth).await;
+    let alice = ed_token(&auth, &claims(&auth, &server.resource, json!({})));
+    let bob = ed_token(&auth, &claims(&auth, &server.resource, json!({"sub": "bob"})));
+    let caps = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } } });
+    let first = json!({ "name": "confirm", "arguments": {}, "_meta": caps });
+    let first = mcp_http::answer(send(server.addr, with_token(stateless_request(1, "tools/call", first), &alice)).await)
+        .await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let state = first["result"]["requestState"].as_str().unwrap();
+    let retry = |id| {
+        let params = json!({ "name": "confirm", "arguments": {}, "requestState": state, "_meta": caps,
+            "inputResponses": { "sure": { "action": "accept", "content": {} } } });
+        stateless_request(id, "tools/call", params)
+    };
+    let stolen = mcp_http::answer(send(server.addr, with_token(retry(2), &bob)).await).await;
+    assert_eq!(stolen["error"]["code"], -32602, "{stolen}");
+    assert_eq!(stolen["error"]["message"], "Invalid or expired requestState", "{stolen}");
+    let own = mcp_http::answer(send(server.addr, with_token(retry(3), &alice)).await).await;
+    assert_eq!(own["result"]["content"][0]["text"], "Accept", "{own}");
 }
 
 #[tokio::test]

@@ -427,7 +427,7 @@ impl Server {
                             method: retry.method,
                             target: &retry.target,
                             args_digest: digest,
-                            principal: None,
+                            principal: principal(&rpc),
                         };
                         let invalid = || McpError::invalid_params("Invalid or expired requestState");
                         let sealed = self
@@ -482,12 +482,18 @@ impl Server {
             method: retry.method,
             target: &retry.target,
             args_digest: retry.args.digest(),
-            principal: None,
+            principal: principal(&ctx.inner.rpc),
         };
         result.request_state =
             Some(self.inner.sealer.seal(&binding, user_state.as_deref(), SystemTime::now()));
         Ok(Reply::InputRequired(result))
     }
+}
+
+/// The authenticated principal of a request, if an authentication layer named one: a
+/// sealed `requestState` is bound to it, so another principal cannot replay it.
+fn principal(rpc: &RequestContext) -> Option<&str> {
+    rpc.extensions().get::<crate::extensions::Principal>().map(|p| p.0.as_str())
 }
 
 /// A completion result cut to the protocol's 100 values, saying how many there were and
