@@ -14,7 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
-use mcpwire::client::{Client, ClientBuilder};
+use mcpwire::client::{Client, ClientBuilder, ConnectError};
+use mcpwire::error::RequestError;
 use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::{
     codes, ErrorObject, ErrorResponse, Message, Notification, ProtocolVersion, Request, RequestId, Response,
@@ -693,4 +694,27 @@ async fn an_unsupported_version_answer_to_the_probe_is_followed() {
     let client = tokio::time::timeout(Duration::from_secs(5), connecting).await.unwrap().unwrap().unwrap();
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
     client.close().await;
+}
+
+/// G4, rule 1.33: `-32020` and `-32021` come only from a stateless (2026) server, so an
+/// unpinned client whose probe gets one does not fall back to `initialize`: it fails to
+/// connect with the server's error.
+#[tokio::test]
+async fn a_header_mismatch_or_missing_capability_answer_to_the_probe_is_not_a_2025_server() {
+    for code in [codes::HEADER_MISMATCH, codes::MISSING_REQUIRED_CLIENT_CAPABILITY] {
+        let (ours, theirs) = memory::pair();
+        let mut raw = RawServer { conn: theirs };
+        let connecting = tokio::spawn(Client::builder("c", "1").connect(ours));
+        let probe = raw.next_request("server/discover").await;
+        let error = ErrorObject { code, message: "refused".into(), data: None };
+        raw.send(ErrorResponse::new(Some(probe.id), error)).await;
+        let failed = tokio::time::timeout(Duration::from_secs(5), connecting).await.unwrap().unwrap();
+        match failed {
+            Err(ConnectError::Handshake(RequestError::Peer(e))) => assert_eq!(e.code, code),
+            other => panic!("{code}: expected the server's error, got {:?}", other.map(|_| "a client")),
+        }
+        if let Some(more) = raw.next_within(QUIET).await {
+            panic!("{code}: nothing after the refused probe, got {}", json_of(&more));
+        }
+    }
 }

@@ -37,7 +37,8 @@ async fn discover(
 }
 
 /// Probes the era: `server/discover` first; a recognised `-32022` error means a stateless
-/// (2026) server (retry once with a shared version); anything else falls back to
+/// (2026) server (retry once with a shared version), and so do `-32020` and `-32021`
+/// (the connection fails with the server's error); anything else falls back to
 /// `initialize`.
 pub(super) async fn probe(
     peer: &Peer,
@@ -72,6 +73,14 @@ pub(super) async fn probe(
                         })
                     }
                 }
+            }
+            // Errors only a stateless (2026) server sends: the server is modern but refused
+            // this probe for a reason a retry would not change, so there is no 2025 side
+            // to fall back to.
+            Err(RequestError::Peer(e))
+                if matches!(e.code, codes::HEADER_MISMATCH | codes::MISSING_REQUIRED_CLIENT_CAPABILITY) =>
+            {
+                return Err(ConnectError::Handshake(RequestError::Peer(e)))
             }
             Err(e @ (RequestError::ConnectionClosed { .. } | RequestError::NotRunning)) => {
                 return Err(ConnectError::Handshake(e))
