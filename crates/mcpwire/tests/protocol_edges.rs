@@ -718,3 +718,31 @@ async fn a_header_mismatch_or_missing_capability_answer_to_the_probe_is_not_a_20
         }
     }
 }
+
+/// G7, rules 2.10 and 3.5: a 2026 client sends no responses, so a request from a
+/// misbehaving 2026 server (`ping`, `roots/list`) gets nothing back, not even an error,
+/// and the connection goes on serving the client's own calls.
+#[tokio::test]
+async fn a_2026_client_answers_no_request_from_the_server() {
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let roots = || async { Ok(serde_json::from_value(json!({ "roots": [] })).unwrap()) };
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2026_07_28)
+        .on_roots(roots)
+        .connect(ours)
+        .await
+        .unwrap();
+    raw.send(Request::new("server-ping", "ping", None)).await;
+    raw.send(Request::new("server-roots", "roots/list", None)).await;
+    if let Some(answer) = raw.next_within(QUIET).await {
+        panic!("a 2026 client answered the server: {}", json_of(&answer));
+    }
+    let server = async {
+        let list = raw.next_request("tools/list").await;
+        raw.answer(list.id, json!({ "resultType": "complete", "tools": [] })).await;
+    };
+    let (tools, ()) = tokio::join!(client.list_tools(None), server);
+    assert!(tools.unwrap().tools.is_empty());
+    client.close().await;
+}

@@ -40,7 +40,7 @@ mod tasks;
 
 use std::future::Future;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use mcpwire_protocol::capabilities::{ClientCapabilities, ServerCapabilities};
@@ -506,8 +506,13 @@ impl ClientBuilder {
             },
             ..self.options.clone()
         };
-        let router =
-            Router { callbacks: self.callbacks.clone(), cache: cache.clone(), listeners: listeners.clone() };
+        let era = Arc::new(OnceLock::new());
+        let router = Router {
+            callbacks: self.callbacks.clone(),
+            cache: cache.clone(),
+            listeners: listeners.clone(),
+            era: era.clone(),
+        };
         let dispatcher = Dispatcher::with_config(router.connect(transport), config);
         let peer = dispatcher.peer();
         dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone() });
@@ -560,12 +565,13 @@ impl ClientBuilder {
             }
             Session::Stateless { .. } | Session::Stateful(_) => capabilities,
         };
+        let chosen = match &session {
+            Session::Stateful(_) => Era::Stateful,
+            Session::Stateless { .. } => Era::Stateless,
+        };
+        let _ = era.set(chosen);
         if let (Some(key), Some(cache)) = (era_key.filter(|_| probed), &self.era_cache) {
-            let era = match &session {
-                Session::Stateful(_) => Era::Stateful,
-                Session::Stateless { .. } => Era::Stateless,
-            };
-            cache.remember(key, era);
+            cache.remember(key, chosen);
         }
         Ok(Client {
             inner: Arc::new(ClientInner {

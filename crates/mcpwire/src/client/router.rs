@@ -6,13 +6,15 @@
 //! they belong to. Routing them on a task that sits between the transport and the
 //! dispatcher keeps the order the server sent: every notification is handled before
 //! anything that follows it (a response included) is passed on. The rest (progress,
-//! cancellation, server requests, responses) goes to the dispatcher unchanged.
+//! cancellation, server requests, responses) goes to the dispatcher unchanged, except
+//! that once the client is in the 2026 era a request from the server is dropped: a 2026
+//! server sends none, and a 2026 client sends no responses (so not even an error).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpwire_protocol::notifications::subscription_id;
-use mcpwire_protocol::{methods, IdKey, Message, Notification};
+use mcpwire_protocol::{methods, Era, IdKey, Message, Notification};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
@@ -27,6 +29,8 @@ pub(crate) struct Router {
     pub(crate) callbacks: Callbacks,
     pub(crate) cache: Arc<Cache>,
     pub(crate) listeners: Listeners,
+    /// The era, once the handshake or probe has chosen it.
+    pub(crate) era: Arc<OnceLock<Era>>,
 }
 
 impl Router {
@@ -56,6 +60,19 @@ impl Router {
                             },
                             other => TransportEvent::message(other, meta),
                         }
+                    }
+                    Some(TransportEvent::Message(inbound))
+                        if matches!(inbound.message, Message::Request(_))
+                            && self.era.get() == Some(&Era::Stateless) =>
+                    {
+                        if let Message::Request(request) = &inbound.message {
+                            tracing::warn!(
+                                method = %request.method,
+                                id = %request.id,
+                                "dropped a request from a 2026 server (the era has none to answer)"
+                            );
+                        }
+                        continue;
                     }
                     Some(other) => other,
                 };
