@@ -746,3 +746,34 @@ async fn a_2026_client_answers_no_request_from_the_server() {
     assert!(tools.unwrap().tools.is_empty());
     client.close().await;
 }
+
+/// G2, rule 1.7: until the client's `notifications/initialized`, a 2025 server sends it
+/// no requests and no change notifications; a handler's question waits for it.
+#[tokio::test]
+async fn a_2025_server_sends_no_requests_or_changes_before_initialized() {
+    let server = Server::builder("early", "1")
+        .tool(tool("ask").description("Asks the client").handler(|ctx: Ctx| async move {
+            let roots = ctx.list_roots().await?;
+            Ok::<_, mcpwire::error::McpError>(format!("{} roots", roots.roots.len()))
+        }))
+        .build()
+        .unwrap();
+    let notifier = server.clone();
+    let mut raw = initialize_with(server, json!({ "roots": {} })).await;
+    raw.request(1, "tools/call", json!({ "name": "ask", "arguments": {} })).await;
+    notifier.notify(mcpwire::server::ServerEvent::ToolsChanged);
+    raw.expect_silence(QUIET).await;
+
+    raw.send(Notification::new("notifications/initialized", None)).await;
+    let question = json_of(&raw.next().await);
+    assert_eq!(question["method"], "roots/list", "{question}");
+    raw.send(Response::new(
+        serde_json::from_value::<RequestId>(question["id"].clone()).unwrap(),
+        serde_json::value::to_raw_value(&json!({ "roots": [] })).unwrap(),
+    ))
+    .await;
+    assert_eq!(expect_result(&raw.next().await, 1)["content"][0]["text"], "0 roots");
+    // Initialized now: change notifications flow.
+    notifier.notify(mcpwire::server::ServerEvent::ToolsChanged);
+    assert_eq!(json_of(&raw.next().await)["method"], "notifications/tools/list_changed");
+}

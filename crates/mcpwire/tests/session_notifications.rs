@@ -61,6 +61,8 @@ impl Client {
         });
         self.call("initialize", params).await;
         self.send(Message::Notification(Notification::new("notifications/initialized", None))).await;
+        // Once a later request is answered, the server has read `initialized`.
+        self.call("ping", json!({})).await;
     }
 
     /// The next message, or `None` if nothing comes within a short while.

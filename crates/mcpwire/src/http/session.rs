@@ -130,6 +130,14 @@ impl Handler for SessionHandler {
         self.0.on_request(request, ctx).await
     }
 
+    fn on_notification_arrival(
+        &self,
+        notification: mcpwire_protocol::Notification,
+    ) -> Option<mcpwire_protocol::Notification> {
+        self.0.on_arrival(&notification);
+        Some(notification)
+    }
+
     async fn on_notification(&self, notification: mcpwire_protocol::Notification, ctx: NotificationContext) {
         self.0.on_notification(notification, ctx).await;
     }

@@ -46,7 +46,14 @@ pub(crate) struct SessionInfo {
     /// when first needed: drawing it is a system call, and most sessions (every
     /// session-less 2025 request has one) never create a task.
     task_owner: OnceLock<u64>,
+    /// Set when the client's `notifications/initialized` arrives: until then the server
+    /// sends it only pings and log messages (no requests, no change notifications).
+    initialized: tokio::sync::SetOnce<()>,
 }
+
+/// How long a server-to-client request waits for a client's `notifications/initialized`
+/// before it is sent anyway (a client that never sends it still gets its questions).
+const INITIALIZED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
 /// a pointer is 8, and most sessions never subscribe.
@@ -107,6 +114,27 @@ impl SessionInfo {
             subscriptions: Mutex::new(None),
             peer,
             task_owner: OnceLock::new(),
+            initialized: tokio::sync::SetOnce::new(),
+        }
+    }
+
+    /// The client sent `notifications/initialized` (or the session is set up without one:
+    /// a session-less request's, or one taken over in a cluster).
+    pub(crate) fn mark_initialized(&self) {
+        let _ = self.initialized.set(());
+    }
+
+    /// Whether the client has finished initializing.
+    pub(crate) fn is_initialized(&self) -> bool {
+        self.initialized.initialized()
+    }
+
+    /// Waits for `notifications/initialized`, at most [`INITIALIZED_WAIT`].
+    async fn until_initialized(&self) {
+        if !self.is_initialized()
+            && tokio::time::timeout(INITIALIZED_WAIT, self.initialized.wait()).await.is_err()
+        {
+            tracing::warn!("the client has not sent notifications/initialized; sending a request anyway");
         }
     }
 
@@ -472,7 +500,9 @@ impl Ctx {
         pick: impl Fn(&mcpwire_protocol::mrtr::InputResponse) -> Option<R>,
     ) -> Result<R, McpError> {
         let task = self.inner.task.get();
-        if let (EraInfo::Stateful(_), None) = (&self.inner.era, task) {
+        if let (EraInfo::Stateful(session), None) = (&self.inner.era, task) {
+            // Rule: no request reaches a client before it has finished initializing.
+            session.until_initialized().await;
             // The question carries the trace context of the request that asks it, so the
             // client's handling of it joins the same trace.
             let params = match (&request, self.trace_context()) {

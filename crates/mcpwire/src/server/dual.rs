@@ -168,6 +168,13 @@ impl Handler for DualEra {
         self.0.server.layered(request, ctx, self.0.clone())
     }
 
+    fn on_notification_arrival(&self, notification: Notification) -> Option<Notification> {
+        if self.0.era.get() != Some(&Era::Stateless) {
+            self.0.stateful.on_arrival(&notification);
+        }
+        Some(notification)
+    }
+
     async fn on_notification(&self, notification: Notification, ctx: NotificationContext) {
         if self.0.era.get() != Some(&Era::Stateless) {
             self.0.stateful.on_notification(notification, ctx).await;

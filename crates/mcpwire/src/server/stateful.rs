@@ -81,12 +81,9 @@ impl StatefulSession {
         static CLIENT: std::sync::LazyLock<mcpwire_protocol::Implementation> =
             std::sync::LazyLock::new(|| mcpwire_protocol::Implementation::new("stateless-http-client", "0"));
         if slot.is_none() {
-            *slot = Some(Arc::new(SessionInfo::new(
-                version,
-                &super::context::NO_CAPABILITIES,
-                &CLIENT,
-                peer.clone(),
-            )));
+            let session = SessionInfo::new(version, &super::context::NO_CAPABILITIES, &CLIENT, peer.clone());
+            session.mark_initialized();
+            *slot = Some(Arc::new(session));
         }
     }
 
@@ -98,7 +95,12 @@ impl StatefulSession {
         for request in journal {
             let params = request.params.as_deref();
             let restored = match request.method.as_str() {
-                methods::INITIALIZE => parse(params).and_then(|p| self.initialize(p, peer)).map(drop),
+                // The client initialized with the instance that owned the session.
+                methods::INITIALIZE => parse(params).and_then(|p| self.initialize(p, peer)).map(|_| {
+                    if let Some(session) = self.session() {
+                        session.mark_initialized();
+                    }
+                }),
                 method => match self.session() {
                     Some(session) => match method {
                         methods::LOGGING_SET_LEVEL => parse::<SetLevelRequestParams>(params).map(|p| {
@@ -171,6 +173,17 @@ impl StatefulSession {
             }
         };
         reply.into_raw(None)
+    }
+
+    /// Takes note of a notification as it arrives, in wire order, before any task serves
+    /// it: `notifications/initialized` lets the server send the client requests and change
+    /// notifications from then on, so none sent after it waits on its task.
+    pub(crate) fn on_arrival(&self, notification: &Notification) {
+        if notification.method == methods::INITIALIZED {
+            if let Some(session) = self.session() {
+                session.mark_initialized();
+            }
+        }
     }
 
     /// Serves a notification, past the middleware.
@@ -248,7 +261,8 @@ impl Registry {
             if session.peer.is_closed() {
                 return false;
             }
-            if wants(&session, event) {
+            // A client that has not finished initializing gets no change notifications.
+            if session.is_initialized() && wants(&session, event) {
                 session.push(method, params.clone());
             }
             true

@@ -24,11 +24,25 @@ pub fn raw_connection() -> (Connection, RawPeer) {
     (Connection { incoming: ev_rx, outgoing: out_tx }, RawPeer { events: ev_tx, written: out_rx })
 }
 
-/// A server serving one connection whose 2025-11-25 `initialize` (id 0) is done.
+/// A server serving one connection whose 2025-11-25 `initialize` (id 0) is done and
+/// `notifications/initialized` sent.
 pub async fn initialized(server: mcpwire::server::Server) -> RawPeer {
+    let raw = initialize_only(server).await;
+    raw.send(Notification::new("notifications/initialized", None)).await;
+    raw
+}
+
+/// A server serving one connection whose 2025-11-25 `initialize` (id 0) is answered; the
+/// client has not sent `notifications/initialized`.
+pub async fn initialize_only(server: mcpwire::server::Server) -> RawPeer {
+    initialize_with(server, serde_json::json!({})).await
+}
+
+/// [`initialize_only`], the client declaring `capabilities`.
+pub async fn initialize_with(server: mcpwire::server::Server, capabilities: Value) -> RawPeer {
     let (conn, mut raw) = raw_connection();
     tokio::spawn(async move { server.serve(conn).await });
-    let params = serde_json::json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
+    let params = serde_json::json!({ "protocolVersion": "2025-11-25", "capabilities": capabilities, "clientInfo": { "name": "c", "version": "1" } });
     raw.request(0, "initialize", params).await;
     expect_result(&raw.next().await, 0);
     raw
