@@ -25,10 +25,13 @@
 //! ```
 //!
 //! The function stays as written. Its parameters, other than extractors (`Ctx`,
-//! `State<T>`, and for resources `Uri` or `ResourceRequest`), become the fields of an
+//! `State<T>`, and for resources `Uri` or `ResourceRequest`, named as imported or by a
+//! path through `mcpwire`; a `State` without a type parameter is the caller's own type,
+//! an argument), become the fields of an
 //! arguments type, so the tool's `inputSchema`, the prompt's arguments or the template's
 //! variables come from their types; `#[arg(description = "...")]` on a parameter
-//! describes it. The doc comment (or `description = "..."`) is the description. Next to
+//! describes it. The doc comment (or `description = "..."`) is the description (without
+//! either there is none). Next to
 //! the function the macro generates `<name>_tool()`, `<name>_prompt()` or
 //! `<name>_resource()`, which returns its definition, and a hidden function that
 //! `definitions!` names, so registering needs no generated name.
@@ -67,12 +70,17 @@ impl Kind {
         }
     }
 
-    /// Parameter types that are extractors rather than arguments. Decided by the type's
-    /// last path segment: an extractor is a handful of mcpwire's own types.
+    /// Parameter types that are extractors rather than arguments: a handful of mcpwire's
+    /// own types, named as imported (`Ctx`) or by a path through `mcpwire`
+    /// (`mcpwire::server::Ctx`). `State` is one only with its type parameter, so that an
+    /// argument of the user's own type `State` (a US state, say) stays an argument.
     fn is_extractor(self, ty: &Type) -> bool {
-        let Some(name) = last_segment(ty).map(|s| s.ident.to_string()) else { return false };
-        match name.as_str() {
-            "Ctx" | "State" => true,
+        let Some(path) = type_path(ty) else { return false };
+        let through_mcpwire = path.segments.len() == 1 || path.segments.iter().any(|s| s.ident == "mcpwire");
+        let Some(last) = path.segments.last().filter(|_| through_mcpwire) else { return false };
+        match last.ident.to_string().as_str() {
+            "Ctx" => true,
+            "State" => matches!(last.arguments, syn::PathArguments::AngleBracketed(_)),
             "Uri" | "ResourceRequest" => self == Kind::Resource,
             _ => false,
         }
@@ -129,11 +137,11 @@ fn name_values(input: ParseStream) -> syn::Result<Vec<(String, String, Span)>> {
     Ok(out)
 }
 
-/// The last segment of a type's path (`Ctx`, `State`, ...).
-fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+/// A type's path (`Ctx`, `mcpwire::server::State<Db>`, ...), through a reference.
+fn type_path(ty: &Type) -> Option<&syn::Path> {
     match ty {
-        Type::Path(p) => p.path.segments.last(),
-        Type::Reference(r) => last_segment(&r.elem),
+        Type::Path(p) if p.qself.is_none() => Some(&p.path),
+        Type::Reference(r) => type_path(&r.elem),
         _ => None,
     }
 }
@@ -228,7 +236,10 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
     let fn_ident = item.sig.ident.clone();
     let vis = item.vis.clone();
     let name = options.name.clone().unwrap_or_else(|| fn_ident.to_string());
-    let description = options.description.clone().or_else(|| doc_comment(&item.attrs)).unwrap_or_default();
+    // Without a doc comment or `description`, the definition has no description (not an
+    // empty one).
+    let description =
+        options.description.clone().or_else(|| doc_comment(&item.attrs)).map(|d| quote! { .description(#d) });
     let args_ident = format_ident!("__{}_{}_args", fn_ident, kind.word());
     let def_fn = format_ident!("{}_{}", fn_ident, kind.word());
     let hidden_fn = definition_fn(&fn_ident);
@@ -252,7 +263,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
                     (&&&Probe::<#ret>::new()).kind()
                 };
                 ::mcpwire::server::tool(#name)
-                    .description(#description)
+                    #description
                     #title
                     .output_schema(__kind.schema(::mcpwire::__private::tool_output::Probe::<#ret>::new()))
                     .handler(move |#handler_params| async move { __kind.wrap(#call) })
@@ -262,14 +273,14 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
         Kind::Prompt => {
             let definition = quote! {
                 ::mcpwire::server::prompt(#name)
-                    .description(#description)
+                    #description
                     #title
                     .handler(|#handler_params| async move { #call })
             };
             (quote! { PromptDef }, definition)
         }
         Kind::Resource => {
-            resource_definition(&options, &name, &description, title, &handler_params, &call, &fields)?
+            resource_definition(&options, &name, description, title, &handler_params, &call, &fields)?
         }
     };
 
@@ -309,7 +320,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
 fn resource_definition(
     options: &Options,
     name: &str,
-    description: &str,
+    description: Option<Tokens>,
     title: Option<Tokens>,
     handler_params: &Tokens,
     call: &Tokens,
@@ -331,7 +342,7 @@ fn resource_definition(
     };
     let definition = quote! {
         #builder
-            .description(#description)
+            #description
             #title
             #mime_type
             .handler(|#handler_params| async move { #call })

@@ -21,6 +21,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use mcp_http::stateless_request;
 use mcpwire::auth::server::{
     serve_service, BearerAuthLayer, IntrospectionVerifier, JwtVerifier, MetadataRouter, ResourceMetadata,
     TokenClaims, TokenVerifier,
@@ -32,7 +33,6 @@ use mcpwire::protocol::ProtocolVersion;
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::Principal;
-use mcp_http::stateless_request;
 use raw_http::{send, Req, Response};
 use serde_json::{json, Value};
 use test_as::{now, Signer, TestAs, RS_CLIENT};
@@ -104,7 +104,8 @@ fn mcp_server() -> Server {
             tool("admin").description("Needs the mcp:admin scope").handler(|_ctx: Ctx| async { "admin ok" }),
         )
         .tool(tool("confirm").description("Asks the caller to confirm").handler(|ctx: Ctx| async move {
-            let form = json!({ "message": "Sure?", "requestedSchema": { "type": "object", "properties": {} } });
+            let form =
+                json!({ "message": "Sure?", "requestedSchema": { "type": "object", "properties": {} } });
             let answer = ctx.elicit_as("sure", serde_json::from_value(form).unwrap()).await?;
             Ok::<_, McpError>(format!("{:?}", answer.action))
         }))
@@ -600,8 +601,10 @@ async fn a_request_state_is_bound_to_its_principal() {
     let bob = ed_token(&auth, &claims(&auth, &server.resource, json!({"sub": "bob"})));
     let caps = json!({ "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } } });
     let first = json!({ "name": "confirm", "arguments": {}, "_meta": caps });
-    let first = mcp_http::answer(send(server.addr, with_token(stateless_request(1, "tools/call", first), &alice)).await)
-        .await;
+    let first = mcp_http::answer(
+        send(server.addr, with_token(stateless_request(1, "tools/call", first), &alice)).await,
+    )
+    .await;
     assert_eq!(first["result"]["resultType"], "input_required", "{first}");
     let state = first["result"]["requestState"].as_str().unwrap();
     let retry = |id| {

@@ -38,6 +38,21 @@ fn shout(text: String) -> String {
     text.to_uppercase()
 }
 
+/// A US state: the user's own type named like mcpwire's `State<T>` extractor.
+#[derive(Deserialize, JsonSchema)]
+enum State {
+    Ohio,
+    Utah,
+}
+
+#[mcpwire::tool]
+fn capital(state: State) -> String {
+    match state {
+        State::Ohio => "Columbus".into(),
+        State::Utah => "Salt Lake City".into(),
+    }
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct CountArgs {
     times: u32,
@@ -48,6 +63,7 @@ fn server() -> Server {
         .tool(add_tool())
         .tool(greet_person_tool())
         .tool(shout_tool())
+        .tool(capital_tool())
         .tool(
             tool("count_locally").description("Counts with an Rc<RefCell> held across awaits").local_handler(
                 |_ctx: Ctx, Args(a): Args<CountArgs>| async move {
@@ -101,6 +117,15 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
     let who = call(&mut raw, 4, "greet", json!({ "name": "" })).await;
     assert_eq!((who["isError"].clone(), who["content"][0]["text"].clone()), (json!(true), json!("who?")));
     assert_eq!(call(&mut raw, 5, "shout", json!({ "text": "hi" })).await["content"][0]["text"], "HI");
+
+    // No doc comment: no description at all. An argument of a type of its own named
+    // `State` is an argument, not the `State<T>` extractor.
+    let capital = &tools[3];
+    assert_eq!(capital["name"], "capital");
+    assert!(capital.get("description").is_none(), "{capital}");
+    assert_eq!(capital["inputSchema"]["required"], json!(["state"]));
+    let answer = call(&mut raw, 6, "capital", json!({ "state": "Utah" })).await;
+    assert_eq!(answer["content"][0]["text"], "Salt Lake City");
 }
 
 #[tokio::test]

@@ -18,13 +18,16 @@
 
 use mcpwire_protocol::common::JsonObject;
 use schemars::generate::SchemaSettings;
-use schemars::JsonSchema;
+use schemars::transform::RecursiveTransform;
+use schemars::{JsonSchema, Schema};
 use serde_json::{json, Value};
 
 /// The schema of `T`, as a JSON object. `$schema` is left out: the dialect is 2020-12 by
 /// default in MCP, and some clients reject a `$schema` they do not know.
 pub fn schema_for<T: JsonSchema>() -> JsonObject {
-    let generator = SchemaSettings::draft2020_12().into_generator();
+    let generator = SchemaSettings::draft2020_12()
+        .with_transform(RecursiveTransform(standard_formats_only))
+        .into_generator();
     let schema = generator.into_root_schema_for::<T>();
     let mut object = match schema.to_value() {
         Value::Object(o) => o,
@@ -34,6 +37,58 @@ pub fn schema_for<T: JsonSchema>() -> JsonObject {
     };
     object.remove("$schema");
     object
+}
+
+/// The `format`s of JSON Schema 2020-12's format vocabulary: validators know these, and
+/// warn about (or, in strict mode, reject) any other.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Replaces the `format`s schemars gives Rust's number types (`uint32`, `int64`, `double`,
+/// ...), which no JSON Schema validator knows (the TypeScript SDK's Ajv warns on every
+/// call), by the range they stand for where the schema does not already state it.
+fn standard_formats_only(schema: &mut Schema) {
+    let Some(object) = schema.as_object_mut() else { return };
+    let Some(format) = object.get("format").and_then(Value::as_str) else { return };
+    if STANDARD_FORMATS.contains(&format) {
+        return;
+    }
+    let range: Option<(i64, u64)> = match format {
+        "int8" => Some((i8::MIN.into(), i8::MAX as u64)),
+        "int16" => Some((i16::MIN.into(), i16::MAX as u64)),
+        "int32" => Some((i32::MIN.into(), i32::MAX as u64)),
+        "uint8" => Some((0, u8::MAX.into())),
+        "uint16" => Some((0, u16::MAX.into())),
+        "uint32" => Some((0, u32::MAX.into())),
+        _ => None,
+    };
+    let unsigned = format.starts_with("uint");
+    object.remove("format");
+    if let Some((min, max)) = range {
+        object.entry("minimum").or_insert(min.into());
+        object.entry("maximum").or_insert(max.into());
+    } else if unsigned {
+        object.entry("minimum").or_insert(0.into());
+    }
 }
 
 /// [`schema_for`], in the form tool schemas take: every nullable single type is written
@@ -187,6 +242,42 @@ mod tests {
         x: i32,
     }
 
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Numbers {
+        count: usize,
+        small: u16,
+        offset: i32,
+        big: u64,
+        ratio: f64,
+        when: Vec<Stamp>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Stamp {
+        #[schemars(extend("format" = "date-time"))]
+        at: String,
+        seconds: u32,
+    }
+
+    #[test]
+    fn number_formats_become_ranges_and_standard_formats_stay() {
+        let schema = Value::Object(input_schema_for::<Numbers>());
+        let properties = &schema["properties"];
+        assert_eq!(properties["count"], json!({ "type": "integer", "minimum": 0 }));
+        assert_eq!(properties["small"], json!({ "type": "integer", "minimum": 0, "maximum": 65535 }));
+        assert_eq!(
+            properties["offset"],
+            json!({ "type": "integer", "minimum": -2147483648_i64, "maximum": 2147483647 })
+        );
+        assert_eq!(properties["big"], json!({ "type": "integer", "minimum": 0 }));
+        assert_eq!(properties["ratio"], json!({ "type": "number" }));
+        let stamp = &schema["$defs"]["Stamp"]["properties"];
+        assert_eq!(stamp["at"], json!({ "type": "string", "format": "date-time" }));
+        assert_eq!(stamp["seconds"], json!({ "type": "integer", "minimum": 0, "maximum": 4294967295_u64 }));
+    }
+
     #[test]
     fn any_value_arguments_get_an_open_object_schema() {
         assert_eq!(Value::Object(input_schema_for::<Value>()), json!({ "type": "object" }));
@@ -238,14 +329,14 @@ mod tests {
             json!({
                 "default": null,
                 "anyOf": [
-                    { "type": "integer", "format": "uint8", "minimum": 0, "maximum": 255 },
+                    { "type": "integer", "minimum": 0, "maximum": 255 },
                     { "type": "null" }
                 ]
             })
         );
         assert_eq!(
             properties["list"]["items"],
-            json!({ "anyOf": [{ "type": "integer", "format": "int64" }, { "type": "null" }] })
+            json!({ "anyOf": [{ "type": "integer" }, { "type": "null" }] })
         );
         assert_eq!(
             properties["words"],
