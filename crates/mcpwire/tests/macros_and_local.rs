@@ -53,6 +53,23 @@ fn capital(state: State) -> String {
     }
 }
 
+/// Counts to `n`: prompt arguments are strings on the wire, typed here.
+#[mcpwire::prompt]
+async fn count_to(n: u32, loud: bool) -> String {
+    let text = (1..=n).map(|i| i.to_string()).collect::<Vec<_>>().join(" ");
+    if loud {
+        text + "!"
+    } else {
+        text
+    }
+}
+
+/// An item by its number: template variables are strings on the wire, typed here.
+#[mcpwire::resource(uri = "item://{id}")]
+async fn item(id: u64) -> String {
+    format!("item {}", id + 1)
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct CountArgs {
     times: u32,
@@ -64,6 +81,8 @@ fn server() -> Server {
         .tool(greet_person_tool())
         .tool(shout_tool())
         .tool(capital_tool())
+        .prompt(count_to_prompt())
+        .resource_template(item_resource())
         .tool(
             tool("count_locally").description("Counts with an Rc<RefCell> held across awaits").local_handler(
                 |_ctx: Ctx, Args(a): Args<CountArgs>| async move {
@@ -126,6 +145,32 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
     assert_eq!(capital["inputSchema"]["required"], json!(["state"]));
     let answer = call(&mut raw, 6, "capital", json!({ "state": "Utah" })).await;
     assert_eq!(answer["content"][0]["text"], "Salt Lake City");
+}
+
+/// Prompt arguments and template variables are strings on the wire; typed parameters
+/// are parsed from them, and a value that does not parse is `-32602` naming it.
+#[tokio::test]
+async fn typed_prompt_arguments_and_template_variables_are_parsed_from_strings() {
+    let mut raw = initialized(server()).await;
+    raw.request(1, "prompts/get", json!({ "name": "count_to", "arguments": { "n": "3", "loud": "true" } }))
+        .await;
+    let prompt = expect_result(&raw.next().await, 1);
+    assert_eq!(prompt["messages"][0]["content"]["text"], "1 2 3!");
+    raw.request(
+        2,
+        "prompts/get",
+        json!({ "name": "count_to", "arguments": { "n": "three", "loud": "true" } }),
+    )
+    .await;
+    let error = expect_error(&raw.next().await, 2);
+    assert_eq!(error.code, -32602);
+    assert!(error.message.contains("n: expected a non-negative integer"), "{}", error.message);
+
+    raw.request(3, "resources/read", json!({ "uri": "item://41" })).await;
+    assert_eq!(expect_result(&raw.next().await, 3)["contents"][0]["text"], "item 42");
+    raw.request(4, "resources/read", json!({ "uri": "item://x" })).await;
+    let error = expect_error(&raw.next().await, 4);
+    assert!(error.message.contains("id: expected a non-negative integer"), "{}", error.message);
 }
 
 #[tokio::test]

@@ -33,6 +33,7 @@ use serde_json::value::RawValue;
 
 use super::context::Ctx;
 use super::schema;
+use super::string_args::decode_string_arguments;
 use crate::error::McpError;
 
 /// What an extractor reads from: the request's context, its arguments as one JSON object
@@ -43,6 +44,9 @@ pub struct RequestParts<'a> {
     ctx: &'a Ctx,
     arguments: Option<&'a RawValue>,
     uri: Option<&'a str>,
+    /// The arguments are a map of strings (a prompt's arguments, a template's
+    /// variables): typed fields are parsed from them.
+    strings: bool,
 }
 
 impl std::fmt::Debug for RequestParts<'_> {
@@ -53,7 +57,13 @@ impl std::fmt::Debug for RequestParts<'_> {
 
 impl<'a> RequestParts<'a> {
     pub(crate) fn new(ctx: &'a Ctx, arguments: Option<&'a RawValue>, uri: Option<&'a str>) -> Self {
-        RequestParts { ctx, arguments, uri }
+        RequestParts { ctx, arguments, uri, strings: false }
+    }
+
+    /// Parts whose arguments are a JSON object of strings (a prompt's arguments, a
+    /// template's variables), which [`Args`] parses into typed fields.
+    pub(crate) fn of_strings(ctx: &'a Ctx, arguments: &'a RawValue, uri: Option<&'a str>) -> Self {
+        RequestParts { ctx, arguments: Some(arguments), uri, strings: true }
     }
 
     /// The request's context.
@@ -116,13 +126,19 @@ impl<T: Clone + Send + Sync + 'static> FromRequest for State<T> {
 }
 
 /// The request's arguments decoded into `T`; `T`'s JSON Schema describes them (a tool's
-/// `inputSchema`, a prompt's arguments, a template's variables).
+/// `inputSchema`, a prompt's arguments, a template's variables). A prompt's arguments and
+/// a template's variables are strings on the wire: a field of another type (`u32`,
+/// `bool`, a unit enum) is parsed from its string.
 #[derive(Clone, Debug)]
 pub struct Args<T>(pub T);
 
 impl<T: DeserializeOwned + JsonSchema + Send + 'static> FromRequest for Args<T> {
     fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
-        decode_arguments(parts.arguments).map(Args).map_err(Rejection::InvalidArguments)
+        let decoded = match parts.strings {
+            true => decode_string_arguments(parts.arguments),
+            false => decode_arguments(parts.arguments),
+        };
+        decoded.map(Args).map_err(Rejection::InvalidArguments)
     }
 
     fn arguments_schema() -> Option<JsonObject> {

@@ -47,6 +47,7 @@ mod router;
 pub mod schema;
 pub(crate) mod stateful;
 pub(crate) mod stateless;
+mod string_args;
 pub mod tasks;
 mod tool;
 #[doc(hidden)]

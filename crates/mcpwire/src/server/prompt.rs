@@ -186,13 +186,13 @@ impl PromptBuilder {
         PromptDef {
             prompt: self.prompt,
             handler: Arc::new(move |ctx, args| {
-                // Prompt arguments are a string map on the wire; as a JSON object they
-                // decode into a typed `Args<T>` like a tool's.
+                // Prompt arguments are a string map on the wire; a typed `Args<T>` parses
+                // its fields from them.
                 let raw = match serde_json::value::to_raw_value(&args.0) {
                     Ok(raw) => raw,
                     Err(e) => return Box::pin(std::future::ready(Err(McpError::from(e)))),
                 };
-                match handler.call(&RequestParts::new(&ctx, Some(&raw), None)) {
+                match handler.call(&RequestParts::of_strings(&ctx, &raw, None)) {
                     Ok(fut) => Box::pin(async move { fut.await.into_prompt_result() }),
                     Err(rejection) => Box::pin(std::future::ready(Err(rejection_error(rejection, &what)))),
                 }

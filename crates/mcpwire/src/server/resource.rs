@@ -145,7 +145,7 @@ where
             Ok(raw) => raw,
             Err(e) => return Box::pin(std::future::ready(Err(McpError::from(e)))),
         };
-        match handler.call(&RequestParts::new(&ctx, Some(&variables), Some(&request.uri))) {
+        match handler.call(&RequestParts::of_strings(&ctx, &variables, Some(&request.uri))) {
             Ok(fut) => {
                 let mime_type = mime_type.clone();
                 Box::pin(async move { fut.await.into_read_result(&request.uri, mime_type.as_deref()) })

@@ -1,0 +1,185 @@
+//! Typed arguments from a map of strings: a prompt's arguments and a template's
+//! variables are strings on the wire, and a handler that declares `n: u32` or
+//! `loud: bool` for them gets each value parsed from its string (`"7"`, `"true"`), as
+//! a URL's query string is read. A `String` field takes the text as it is.
+
+use std::collections::BTreeMap;
+
+use serde::de::value::{Error, MapDeserializer};
+use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
+use serde_json::value::RawValue;
+
+/// Decodes a JSON object of strings (absent = `{}`) into `T`, each value read as the type
+/// its field asks for; the error names the field.
+pub(crate) fn decode_string_arguments<T: DeserializeOwned>(
+    arguments: Option<&RawValue>,
+) -> Result<T, String> {
+    let text = arguments.map_or("{}", RawValue::get);
+    let map: BTreeMap<String, String> =
+        serde_json::from_str(text).map_err(|e| format!("arguments must be strings: {e}"))?;
+    let entries = map.into_iter().map(|(key, value)| (key, Text(value)));
+    let de: MapDeserializer<'_, _, Error> = MapDeserializer::new(entries);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            inner.to_string()
+        } else {
+            format!("{path}: {inner}")
+        }
+    })
+}
+
+/// One argument's text, read as whatever type its field asks for.
+struct Text(String);
+
+impl IntoDeserializer<'_, Error> for Text {
+    type Deserializer = Self;
+
+    fn into_deserializer(self) -> Self {
+        self
+    }
+}
+
+impl Text {
+    fn parse<T: std::str::FromStr>(&self, what: &str) -> Result<T, Error> {
+        self.0.trim().parse().map_err(|_| de::Error::custom(format!("expected {what}, got {:?}", self.0)))
+    }
+}
+
+/// `deserialize_<type>` methods that parse the text as `<type>` and visit it.
+macro_rules! parsed {
+    ($($method:ident => $visit:ident: $ty:ty, $what:literal;)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+                visitor.$visit(self.parse::<$ty>($what)?)
+            }
+        )*
+    };
+}
+
+impl<'de> de::Deserializer<'de> for Text {
+    type Error = Error;
+
+    /// A field of no particular type (`String`, `serde_json::Value`) takes the text.
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_string(self.0)
+    }
+
+    parsed! {
+        deserialize_bool => visit_bool: bool, "true or false";
+        deserialize_i8 => visit_i8: i8, "an integer";
+        deserialize_i16 => visit_i16: i16, "an integer";
+        deserialize_i32 => visit_i32: i32, "an integer";
+        deserialize_i64 => visit_i64: i64, "an integer";
+        deserialize_i128 => visit_i128: i128, "an integer";
+        deserialize_u8 => visit_u8: u8, "a non-negative integer";
+        deserialize_u16 => visit_u16: u16, "a non-negative integer";
+        deserialize_u32 => visit_u32: u32, "a non-negative integer";
+        deserialize_u64 => visit_u64: u64, "a non-negative integer";
+        deserialize_u128 => visit_u128: u128, "a non-negative integer";
+        deserialize_f32 => visit_f32: f32, "a number";
+        deserialize_f64 => visit_f64: f64, "a number";
+        deserialize_char => visit_char: char, "one character";
+    }
+
+    /// A present argument of an `Option` field is `Some` (an absent one is `None`).
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    /// A unit enum variant by its name.
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_enum(self.0.into_deserializer())
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        str string bytes byte_buf unit unit_struct seq tuple tuple_struct map struct identifier ignored_any
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde::Deserialize;
+
+    use super::*;
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    enum Mood {
+        Calm,
+        Loud,
+    }
+
+    #[derive(Deserialize, Debug, PartialEq)]
+    struct Typed {
+        id: u32,
+        ratio: f64,
+        loud: bool,
+        name: String,
+        mood: Mood,
+        limit: Option<i64>,
+        page: Option<u8>,
+    }
+
+    fn decode<T: DeserializeOwned>(json: &str) -> Result<T, String> {
+        decode_string_arguments(Some(&RawValue::from_string(json.to_owned()).unwrap()))
+    }
+
+    #[test]
+    fn each_string_is_read_as_its_fields_type() {
+        let typed: Typed = decode(
+            r#"{"id": "7", "ratio": "0.5", "loud": "true", "name": "007", "mood": "Calm", "limit": "-3"}"#,
+        )
+        .unwrap();
+        let expected = Typed {
+            id: 7,
+            ratio: 0.5,
+            loud: true,
+            name: "007".into(),
+            mood: Mood::Calm,
+            limit: Some(-3),
+            page: None,
+        };
+        assert_eq!(typed, expected);
+    }
+
+    #[test]
+    fn a_value_that_does_not_parse_names_its_field() {
+        let err =
+            decode::<Typed>(r#"{"id": "seven", "ratio": "1", "loud": "no", "name": "", "mood": "Calm"}"#)
+                .unwrap_err();
+        assert!(err.starts_with("id: expected a non-negative integer"), "{err}");
+        let err = decode::<Typed>(r#"{"id": "1", "ratio": "1", "loud": "true", "name": "", "mood": "Sad"}"#)
+            .unwrap_err();
+        assert!(err.starts_with("mood: unknown variant `Sad`"), "{err}");
+        let err =
+            decode::<Typed>(r#"{"ratio": "1", "loud": "true", "name": "", "mood": "Calm"}"#).unwrap_err();
+        assert_eq!(err, "missing field `id`");
+        let err = decode::<Typed>(r#"{"id": 7}"#).unwrap_err();
+        assert!(err.starts_with("arguments must be strings"), "{err}");
+    }
+
+    #[test]
+    fn untyped_fields_and_maps_keep_the_text() {
+        let map: BTreeMap<String, String> = decode(r#"{"a": "1", "b": "x"}"#).unwrap();
+        assert_eq!(map["a"], "1");
+        let value: BTreeMap<String, serde_json::Value> = decode(r#"{"a": "1"}"#).unwrap();
+        assert_eq!(value["a"], "1");
+        let empty: BTreeMap<String, String> = decode_string_arguments(None).unwrap();
+        assert!(empty.is_empty());
+    }
+}
