@@ -73,26 +73,60 @@ impl Ctx {
     }
 }
 
-/// The form for `T`: its schema's properties and required list, each property's `type`
-/// made the single primitive a form field has (an `Option`'s `["string", "null"]`
-/// becomes `"string"`).
+/// The form for `T`: its schema's properties and required list, each property made the
+/// flat field a form holds ([`form_field`]).
 fn form_params<T: JsonSchema>(message: String) -> Result<ElicitRequestParams, McpError> {
-    let schema = schema::schema_for::<T>();
+    let schema = schema::inline_schema_for::<T>();
     let mut properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
-    for property in properties.values_mut() {
-        if let Some(types) = property.get("type").and_then(Value::as_array) {
-            let single = types.iter().find(|t| t.as_str() != Some("null")).cloned().unwrap_or(Value::Null);
-            property["type"] = single;
-        }
-    }
+    properties.values_mut().for_each(form_field);
     let required = schema.get("required").cloned().unwrap_or_else(|| json!([]));
     let form = json!({
         "message": message,
         "requestedSchema": { "type": "object", "properties": properties, "required": required },
     });
     serde_json::from_value(form).map_err(|e| {
-        McpError::internal(format!("{} cannot be an elicitation form: {e}", std::any::type_name::<T>()))
+        let message = format!("{} cannot be an elicitation form: {e}", std::any::type_name::<T>());
+        tracing::error!("{message}");
+        McpError::internal(message)
     })
+}
+
+/// Makes one generated property a form field: an `Option`'s `["string", "null"]` or
+/// `anyOf: [{...}, {"type": "null"}]` becomes its one type; a unit enum's `oneOf` of
+/// `const`s (what schemars writes for variants with doc comments) becomes a plain
+/// `enum` of strings, unless every choice has a `title` (a titled choice); a `null` left
+/// in an `enum` goes. A list of enum values gets the same for its `items`.
+fn form_field(property: &mut Value) {
+    let Some(field) = property.as_object_mut() else { return };
+    if let Some(Value::Array(types)) = field.get("type") {
+        let single = types.iter().find(|t| t.as_str() != Some("null")).cloned().unwrap_or(Value::Null);
+        field.insert("type".into(), single);
+    }
+    if let Some(Value::Array(branches)) = field.get("anyOf") {
+        let mut not_null = branches.iter().filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+        if let (Some(Value::Object(only)), None) = (not_null.next().cloned(), not_null.next()) {
+            field.remove("anyOf");
+            for (keyword, value) in only {
+                field.entry(keyword).or_insert(value);
+            }
+        }
+    }
+    if let Some(Value::Array(choices)) = field.get("oneOf") {
+        let values: Option<Vec<Value>> = choices.iter().map(|c| c.get("const").cloned()).collect();
+        let titled = choices.iter().all(|c| c.get("title").is_some());
+        if let Some(values) = values.filter(|_| !titled) {
+            field.remove("oneOf");
+            field.insert("enum".into(), Value::Array(values));
+        }
+        field.entry("type").or_insert_with(|| "string".into());
+    }
+    if let Some(Value::Array(values)) = field.get_mut("enum") {
+        values.retain(|v| !v.is_null());
+        field.entry("type").or_insert_with(|| "string".into());
+    }
+    if let Some(items) = field.get_mut("items") {
+        form_field(items);
+    }
 }
 
 #[cfg(test)]
@@ -108,6 +142,45 @@ mod tests {
         name: String,
         guests: u8,
         vegetarian: Option<bool>,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    enum Color {
+        Red,
+        Green,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    enum Size {
+        /// Small.
+        S,
+        /// Large.
+        L,
+    }
+
+    #[allow(dead_code)]
+    #[derive(Deserialize, JsonSchema)]
+    struct Order {
+        color: Color,
+        size: Option<Size>,
+        extras: Vec<Color>,
+    }
+
+    #[test]
+    fn enums_are_written_in_place_as_string_choices() {
+        let ElicitRequestParams::Form(form) = form_params::<Order>("Order".into()).unwrap() else {
+            panic!("not a form")
+        };
+        let schema = serde_json::to_value(&form.requested_schema).unwrap();
+        let properties = &schema["properties"];
+        assert_eq!(properties["color"], json!({ "type": "string", "enum": ["Red", "Green"] }));
+        assert_eq!(properties["size"]["enum"], json!(["S", "L"]), "{schema}");
+        assert_eq!(properties["size"]["type"], "string");
+        assert_eq!(properties["extras"]["type"], "array");
+        assert_eq!(properties["extras"]["items"]["enum"], json!(["Red", "Green"]), "{schema}");
+        assert_eq!(schema["required"], json!(["color", "extras"]));
     }
 
     #[test]

@@ -25,9 +25,18 @@ use serde_json::{json, Value};
 /// The schema of `T`, as a JSON object. `$schema` is left out: the dialect is 2020-12 by
 /// default in MCP, and some clients reject a `$schema` they do not know.
 pub fn schema_for<T: JsonSchema>() -> JsonObject {
-    let generator = SchemaSettings::draft2020_12()
-        .with_transform(RecursiveTransform(standard_formats_only))
-        .into_generator();
+    generate::<T>(SchemaSettings::draft2020_12())
+}
+
+/// [`schema_for`] with every named type written in place rather than under `$defs` (what
+/// an elicitation form needs: its fields cannot refer to definitions). A recursive type
+/// still refers to itself.
+pub(crate) fn inline_schema_for<T: JsonSchema>() -> JsonObject {
+    generate::<T>(SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true))
+}
+
+fn generate<T: JsonSchema>(settings: SchemaSettings) -> JsonObject {
+    let generator = settings.with_transform(RecursiveTransform(standard_formats_only)).into_generator();
     let schema = generator.into_root_schema_for::<T>();
     let mut object = match schema.to_value() {
         Value::Object(o) => o,
