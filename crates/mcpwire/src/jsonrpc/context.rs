@@ -77,7 +77,9 @@ impl ProgressToken {
     }
 }
 
-/// `_meta.progressToken` in raw params (`None` if absent, or if the params do not read).
+/// `_meta.progressToken` in raw params (`None` if absent, if the params do not read, or
+/// if the token is not what the schema allows, a string or an integer: progress under a
+/// token the client could not match, or one a notification may not carry, is not sent).
 fn read_progress_token(params: &RawValue) -> Option<RawJson> {
     #[derive(serde::Deserialize)]
     struct Params {
@@ -89,7 +91,12 @@ fn read_progress_token(params: &RawValue) -> Option<RawJson> {
         #[serde(rename = "progressToken")]
         progress_token: Option<RawJson>,
     }
-    serde_json::from_str::<Params>(params.get()).ok()?.meta?.progress_token
+    let token = serde_json::from_str::<Params>(params.get()).ok()?.meta?.progress_token?;
+    if serde_json::from_str::<mcpwire_protocol::RequestId>(token.get()).is_err() {
+        tracing::debug!(token = token.get(), "ignored a progress token that is neither a string nor an integer");
+        return None;
+    }
+    Some(token)
 }
 
 /// The request's cancellation fired: the peer cancelled it, its handler timed out, or
@@ -384,6 +391,15 @@ mod tests {
         assert_eq!(token_of(r#"{"arguments":{"progressToken":1}}"#), (true, None));
         assert_eq!(token_of(r#"{"_meta":{"y":"progressToken"}}"#), (true, None));
         assert!(ProgressToken::of(None).get().is_none());
+    }
+
+    #[test]
+    fn a_progress_token_that_is_neither_a_string_nor_an_integer_is_ignored() {
+        for token in ["{\"evil\":true}", "true", "1.5", "[]", "null", "1000000000000000000000000000000"] {
+            let params = format!(r#"{{"_meta":{{"progressToken":{token}}}}}"#);
+            assert_eq!(token_of(&params), (true, None), "{token}");
+        }
+        assert_eq!(token_of(r#"{"_meta":{"progressToken":-3}}"#), (true, Some("-3".into())));
     }
 
     #[test]
