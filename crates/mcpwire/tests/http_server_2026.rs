@@ -105,6 +105,10 @@ async fn stateless_method_and_name_headers_are_checked() {
     // A method without a name needs no Mcp-Name.
     let list = send(t.addr, stateless_request(2, "tools/list", json!({}))).await;
     assert_eq!(list.status, 200);
+    // A name that is not a string is invalid params, whatever the header says.
+    let req = stateless_request(3, "tools/call", json!({ "name": 5 })).header("mcp-name", "5");
+    let body = send(t.addr, req).await.json().await;
+    assert_eq!(body["error"]["code"], -32602, "{body}");
 }
 
 #[tokio::test]

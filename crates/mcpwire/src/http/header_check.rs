@@ -81,6 +81,8 @@ struct BodyFacts<'a> {
     version: Option<Cow<'a, str>>,
     /// `name`, `uri` or `taskId`, by method.
     routing_name: Option<Cow<'a, str>>,
+    /// That member is there but is not a string.
+    routing_name_not_text: bool,
     arguments: Arguments<'a>,
 }
 
@@ -95,7 +97,12 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
     // Only an object is probed (a struct would also read an array, by position); a
     // non-object has none of the members.
     if !raw.trim_start().starts_with('{') {
-        return BodyFacts { version: None, routing_name: None, arguments: Arguments::Raw(None) };
+        return BodyFacts {
+            version: None,
+            routing_name: None,
+            routing_name_not_text: false,
+            arguments: Arguments::Raw(None),
+        };
     }
     let Ok(probe) = serde_json::from_str::<Probe<'a>>(raw) else { return body_facts_slow(request, raw) };
     let name_member = match header_rules::name_member(&request.method) {
@@ -104,9 +111,11 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
         Some(_) => probe.task_id,
         None => None,
     };
+    let routing_name = as_str(name_member);
     BodyFacts {
         version: as_str(probe.meta.and_then(|m| m.version)),
-        routing_name: as_str(name_member),
+        routing_name_not_text: name_member.is_some() && routing_name.is_none(),
+        routing_name,
         arguments: Arguments::Raw(probe.arguments),
     }
 }
@@ -116,9 +125,11 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
 fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
     let params: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| Cow::Owned(s.to_owned()));
+    let name_member = header_rules::name_member(&request.method).and_then(|k| params.get(k));
     BodyFacts {
         version: text(params.get("_meta").and_then(|m| m.get(mcpwire_protocol::meta::PROTOCOL_VERSION))),
-        routing_name: text(header_rules::name_member(&request.method).and_then(|k| params.get(k))),
+        routing_name: text(name_member),
+        routing_name_not_text: name_member.is_some_and(|v| !v.is_string()),
         arguments: Arguments::Decoded(params.get("arguments").cloned()),
     }
 }
@@ -149,7 +160,12 @@ fn check_facts(
         }
         _ => {}
     }
-    header_rules::check_routing_name(headers, request, facts.routing_name.as_deref())?;
+    let body_name = match (&facts.routing_name, facts.routing_name_not_text) {
+        (Some(name), _) => header_rules::BodyName::Text(name),
+        (None, true) => header_rules::BodyName::NotText,
+        (None, false) => header_rules::BodyName::Absent,
+    };
+    header_rules::check_routing_name(headers, request, body_name)?;
     if request.method == methods::TOOLS_CALL {
         let annotated = facts.routing_name.as_deref().and_then(|name| table.0.get(name));
         if let Some(annotated) = annotated {

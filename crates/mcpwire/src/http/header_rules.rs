@@ -106,21 +106,35 @@ pub(crate) fn name_member(method: &str) -> Option<&'static str> {
 /// Checks `Mcp-Method` and `Mcp-Name` against the request body.
 pub fn check_routing(headers: &HeaderMap, request: &Request) -> Result<(), String> {
     let Some(name_key) = name_member(&request.method) else {
-        return check_routing_name(headers, request, None);
+        return check_routing_name(headers, request, BodyName::Absent);
     };
-    let body_name = request
-        .parse_params::<Value>()
-        .ok()
-        .and_then(|p| p.get(name_key).and_then(Value::as_str).map(str::to_owned));
-    check_routing_name(headers, request, body_name.as_deref())
+    let params = request.parse_params::<Value>().ok();
+    let member = params.as_ref().and_then(|p| p.get(name_key));
+    let body_name = match member {
+        None => BodyName::Absent,
+        Some(Value::String(s)) => BodyName::Text(s),
+        Some(_) => BodyName::NotText,
+    };
+    check_routing_name(headers, request, body_name)
 }
 
-/// [`check_routing`] with the body's name member (`name`, `uri` or `taskId` by method)
-/// already read: `None` when the body has none (or it is not a string).
+/// The body's member that `Mcp-Name` mirrors (`name`, `uri` or `taskId` by method).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum BodyName<'a> {
+    /// A string: the header must equal it.
+    Text(&'a str),
+    /// Not in the body.
+    Absent,
+    /// In the body, but not a string: the params are invalid, which the method itself
+    /// answers (`-32602`), so the header is not compared with it.
+    NotText,
+}
+
+/// [`check_routing`] with the body's name member already read.
 pub(crate) fn check_routing_name(
     headers: &HeaderMap,
     request: &Request,
-    body_name: Option<&str>,
+    body_name: BodyName<'_>,
 ) -> Result<(), String> {
     let (method, name) = method_and_name(headers);
     match method? {
@@ -133,10 +147,12 @@ pub(crate) fn check_routing_name(
         }
         Some(_) => {}
     }
-    if name_member(&request.method).is_none() {
-        return Ok(());
-    }
-    let body_name = body_name.unwrap_or_default();
+    let body_name = match body_name {
+        _ if name_member(&request.method).is_none() => return Ok(()),
+        BodyName::NotText => return Ok(()),
+        BodyName::Absent => "",
+        BodyName::Text(name) => name,
+    };
     match name? {
         None => Err("the Mcp-Name header is required for this method".into()),
         Some(raw) => match decode_cow(raw) {

@@ -93,7 +93,10 @@ fn read_progress_token(params: &RawValue) -> Option<RawJson> {
     }
     let token = serde_json::from_str::<Params>(params.get()).ok()?.meta?.progress_token?;
     if serde_json::from_str::<mcpwire_protocol::RequestId>(token.get()).is_err() {
-        tracing::debug!(token = token.get(), "ignored a progress token that is neither a string nor an integer");
+        tracing::debug!(
+            token = token.get(),
+            "ignored a progress token that is neither a string nor an integer"
+        );
         return None;
     }
     Some(token)
