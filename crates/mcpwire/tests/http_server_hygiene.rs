@@ -205,6 +205,31 @@ async fn a_slow_reader_is_dropped_and_others_are_served() {
     assert_eq!(late.next_message().await, text_result(5, "echo: after"));
 }
 
+/// A session's finished requests do not cost another session's running request its
+/// resumption: the event store gives up completed streams first. (The helper that found
+/// this ran 5,000 pings in one session while another's call was disconnected; its
+/// resume then got `404`, or an empty stream once the call had answered under a
+/// reused event id.)
+#[tokio::test]
+async fn another_sessions_finished_requests_do_not_evict_a_running_stream() {
+    let store = Arc::new(MemoryEventStore::new(16, 8));
+    let t = start_with(HttpSettings { event_store: Some(store), ..Default::default() }).await;
+    let sid = open_session(t.addr, V25).await;
+    // The call's connection closes (the tool closes it) while the call keeps running.
+    let mut waiting = post(t.addr, &sid, &call_body(2, "reconnect_wait", json!({}))).await;
+    let priming = waiting.next_event().await.id.unwrap();
+    assert!(matches!(waiting.next_within(Duration::from_secs(5)).await, Next::End));
+    let busy = open_session(t.addr, V25).await;
+    for id in 10..60 {
+        let mut ping = post(t.addr, &busy, &json!({ "jsonrpc": "2.0", "id": id, "method": "ping" })).await;
+        assert_eq!(ping.next_message().await["id"], id);
+    }
+    let mut resumed = get_stream(t.addr, &sid, Some(&priming)).await;
+    assert_eq!(resumed.status, 200, "the running call's stream is still known");
+    t.probe.release.notify_one();
+    assert_eq!(resumed.next_message().await, text_result(2, "released"));
+}
+
 #[tokio::test]
 async fn an_unknown_path_gets_404() {
     let t = start().await;

@@ -50,6 +50,13 @@ pub trait EventStore: Send + Sync + 'static {
     fn stream_opened(&self, stream: &str, requests: &[mcpwire_protocol::RequestId]) {
         let _ = (stream, requests);
     }
+
+    /// A stream's requests are all answered: it gets no more events, and a bounded store
+    /// should give up its events before those of streams still running (whose answers a
+    /// resuming client has yet to get). Does nothing by default.
+    fn stream_completed(&self, stream: &str) {
+        let _ = stream;
+    }
 }
 
 /// Calls into a store with its panics contained: a broken store must cost resumption
@@ -91,6 +98,14 @@ pub(crate) mod guarded {
         });
     }
 
+    /// [`EventStore::stream_completed`], with a panic logged and ignored.
+    pub(crate) fn stream_completed(store: &dyn EventStore, stream: &str) {
+        contain("stream_completed", || {
+            store.stream_completed(stream);
+            Some(())
+        });
+    }
+
     /// [`EventStore::forget`], with a panic logged and ignored.
     pub(crate) fn forget(store: &dyn EventStore, stream: &str) {
         contain("forget", || {
@@ -101,9 +116,12 @@ pub(crate) mod guarded {
 }
 
 /// The default event store: in memory, bounded per stream, in number of streams and in
-/// bytes. The bounds are global (all sessions share them): past them the oldest streams
-/// go first, so a very busy server can make an old stream unresumable (its
-/// `Last-Event-ID` is then unknown) but never grows without bound.
+/// bytes. The bounds are global (all sessions share them): past them the oldest completed
+/// streams go first (those whose requests are all answered), then the oldest streams, so
+/// a busy session's finished requests do not cost another session a request still
+/// running. A very busy server can make an old stream unresumable (its `Last-Event-ID` is
+/// then unknown) but never grows without bound. Event ids are numbered across all
+/// streams, so an id is never given twice, even to a stream dropped and written again.
 #[derive(Debug)]
 pub struct MemoryEventStore {
     inner: Mutex<Streams>,
@@ -121,8 +139,13 @@ struct Streams {
     /// here (skipped, and compacted away once stale names outnumber live ones), so that
     /// forgetting a stream is not a scan of every stream.
     order: VecDeque<Arc<str>>,
+    /// Completed streams' names in completion order, evicted before any in `order` (a
+    /// name may be stale here too, and is skipped).
+    completed: VecDeque<Arc<str>>,
     /// The bytes of every stored message.
     bytes: usize,
+    /// The next event's sequence number, for whichever stream.
+    next_seq: u64,
 }
 
 impl Streams {
@@ -131,6 +154,16 @@ impl Streams {
     /// front are taken with one lookup each (the removal itself, which also tells a
     /// forgotten stream's stale name from a live one).
     fn evict_oldest_other(&mut self, except: &str) -> bool {
+        while let Some(front) = self.completed.pop_front() {
+            if &*front == except {
+                continue;
+            }
+            if let Some(log) = self.logs.remove(&front) {
+                self.bytes -= log.bytes;
+                self.compact_order();
+                return true;
+            }
+        }
         while self.order.front().is_some_and(|s| &**s != except) {
             let Some(front) = self.order.pop_front() else { break };
             if let Some(log) = self.logs.remove(&front) {
@@ -155,9 +188,20 @@ impl Streams {
         }
         if self.order.front().is_some_and(|s| &**s == stream) {
             self.order.pop_front();
-        } else if self.order.len() > 2 * self.logs.len() + 16 {
-            let logs = &self.logs;
+        } else {
+            self.compact_order();
+        }
+    }
+
+    /// Drops the stale names of `order` and `completed` once they outnumber the live
+    /// streams.
+    fn compact_order(&mut self) {
+        let logs = &self.logs;
+        if self.order.len() > 2 * logs.len() + 16 {
             self.order.retain(|s| logs.contains_key(s));
+        }
+        if self.completed.len() > 2 * logs.len() + 16 {
+            self.completed.retain(|s| logs.contains_key(s));
         }
     }
 
@@ -183,20 +227,17 @@ impl Streams {
 
 #[derive(Debug, Default)]
 struct Log {
-    next: u64,
     events: VecDeque<(u64, Bytes)>,
     /// The bytes of `events`.
     bytes: usize,
 }
 
 impl Log {
-    /// Appends an event; returns its sequence number and the stream's event count.
-    fn push(&mut self, message: Bytes) -> (u64, usize) {
-        let seq = self.next;
-        self.next += 1;
+    /// Appends event `seq`; returns the stream's event count.
+    fn push(&mut self, seq: u64, message: Bytes) -> usize {
         self.bytes += message.len();
         self.events.push_back((seq, message));
-        (seq, self.events.len())
+        self.events.len()
     }
 }
 
@@ -263,10 +304,12 @@ impl EventStore for MemoryEventStore {
         let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let inner = &mut *inner;
         let size = message.len();
+        let seq = inner.next_seq;
+        inner.next_seq += 1;
         // One hash of the name for an event of a known stream, two for a new stream's
         // first event (this runs for every event).
-        let (seq, events) = match inner.logs.get_mut(stream) {
-            Some(log) => log.push(message),
+        let events = match inner.logs.get_mut(stream) {
+            Some(log) => log.push(seq, message),
             None => {
                 if inner.logs.len() >= self.max_streams {
                     inner.evict_oldest_other(stream);
@@ -274,7 +317,7 @@ impl EventStore for MemoryEventStore {
                 // Most streams hold two events (the priming event and one answer):
                 // room for those, not the four a first push would allocate.
                 let mut log = Log { events: VecDeque::with_capacity(2), ..Log::default() };
-                let pushed = log.push(message);
+                let pushed = log.push(seq, message);
                 let name: Arc<str> = Arc::from(stream);
                 inner.order.push_back(name.clone());
                 inner.logs.insert(name, log);
@@ -308,6 +351,15 @@ impl EventStore for MemoryEventStore {
 
     fn forget(&self, stream: &str) {
         self.inner.lock().unwrap_or_else(|e| e.into_inner()).evict(stream);
+    }
+
+    fn stream_completed(&self, stream: &str) {
+        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((name, _)) = inner.logs.get_key_value(stream) {
+            let name = name.clone();
+            inner.completed.push_back(name);
+            inner.compact_order();
+        }
     }
 }
 
@@ -344,6 +396,40 @@ mod tests {
         store.store("b", Bytes::new());
         store.store("c", Bytes::new());
         assert!(store.replay_after(&first).is_none(), "the oldest stream was evicted");
+    }
+
+    #[test]
+    fn completed_streams_are_evicted_before_running_ones() {
+        let store = MemoryEventStore::new(10, 3);
+        let running = store.store("running", Bytes::new()).unwrap();
+        for n in 0..100 {
+            let name = format!("done-{n}");
+            store.store(&name, Bytes::new()).unwrap();
+            store.store(&name, Bytes::from_static(b"answer")).unwrap();
+            store.stream_completed(&name);
+        }
+        assert!(store.replay_after(&running).is_some(), "the running stream outlived 100 finished ones");
+        // Once it completes, it is evicted like any other completed stream.
+        store.stream_completed("running");
+        store.store("x", Bytes::new()).unwrap();
+        store.store("y", Bytes::new()).unwrap();
+        store.store("z", Bytes::new()).unwrap();
+        assert!(store.replay_after(&running).is_none());
+        let inner = store.inner.lock().unwrap();
+        assert!(inner.completed.len() <= 2 * inner.logs.len() + 16, "{}", inner.completed.len());
+    }
+
+    #[test]
+    fn a_stream_dropped_and_written_again_never_reuses_an_id() {
+        let store = MemoryEventStore::new(10, 1);
+        let priming = store.store("a", Bytes::new()).unwrap();
+        store.store("b", Bytes::new()).unwrap();
+        assert!(store.replay_after(&priming).is_none(), "a was evicted");
+        let answer = store.store("a", Bytes::from_static(b"answer")).unwrap();
+        assert_ne!(answer, priming);
+        // A client resuming after the priming event gets what is still kept after it.
+        let replay = store.replay_after(&priming).unwrap();
+        assert_eq!(replay.events, vec![(answer, Bytes::from_static(b"answer"))]);
     }
 
     #[test]

@@ -405,6 +405,9 @@ impl Session {
         if let Some(key) = response_id {
             stream.pending = stream.pending.saturating_sub(1);
             if stream.pending == 0 {
+                if let (false, Some(store)) = (stream.json, self.settings.event_store.as_deref()) {
+                    guarded::stream_completed(store, &stream.name);
+                }
                 streams.remove(no);
             }
             streams.unroute(&key);

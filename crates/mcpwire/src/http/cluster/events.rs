@@ -62,6 +62,10 @@ impl EventStore for ClusterEventStore {
         self.local.forget(stream);
     }
 
+    fn stream_completed(&self, stream: &str) {
+        self.local.stream_completed(stream);
+    }
+
     fn stream_opened(&self, stream: &str, requests: &[RequestId]) {
         let ids = serde_json::to_string(requests).unwrap_or_else(|_| "[]".into());
         self.queue(Write::Requests { stream: stream.into(), ids });
