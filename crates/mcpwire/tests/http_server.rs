@@ -488,6 +488,30 @@ async fn max_sessions_reached_gets_503() {
     open_session(t.addr, V25).await;
 }
 
+/// Sessions whose clients never sent `notifications/initialized` give their places up
+/// after `uninitialized_session_timeout`, so a flood of half-opened sessions locks new
+/// clients out for seconds, not for the whole idle timeout; initialized ones stay.
+#[tokio::test]
+async fn half_opened_sessions_give_their_places_up_early() {
+    let settings = HttpSettings {
+        max_sessions: 3,
+        uninitialized_session_timeout: Duration::from_millis(300),
+        ..Default::default()
+    };
+    let t = start_with(settings).await;
+    let kept = open_session(t.addr, V25).await;
+    for id in 0..2 {
+        assert_eq!(send(t.addr, Req::post(&initialize_body(id, V25))).await.status, 200);
+    }
+    assert_eq!(send(t.addr, Req::post(&initialize_body(9, V25))).await.status, 503, "full");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    // The two half-opened sessions expired; the initialized one (idle as long) did not.
+    open_session(t.addr, V25).await;
+    open_session(t.addr, V25).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 5, "method": "ping" });
+    assert_eq!(post(t.addr, &kept, &ping).await.status, 200);
+}
+
 #[tokio::test]
 async fn batches_are_accepted_at_2025_03_26() {
     let t = start().await;

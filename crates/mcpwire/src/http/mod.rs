@@ -80,6 +80,11 @@ pub struct HttpSettings {
     pub max_sessions: usize,
     /// A 2025 session idle this long expires (default 30 minutes).
     pub session_idle_timeout: Duration,
+    /// A 2025 session whose client has not sent `notifications/initialized` expires once
+    /// idle this long (default 10 s, at most `session_idle_timeout`): a client sends it as
+    /// soon as its `initialize` is answered, and half-opened sessions must not hold the
+    /// places of `max_sessions` for the whole idle timeout.
+    pub uninitialized_session_timeout: Duration,
     /// 2025: answer each POST with one JSON body instead of an SSE stream.
     pub json_response: bool,
     /// 2025: serve without sessions: no `Mcp-Session-Id` is minted or required, GET and
@@ -144,6 +149,7 @@ impl Default for HttpSettings {
             max_body_bytes: 4 * 1024 * 1024,
             max_sessions: 10_000,
             session_idle_timeout: Duration::from_secs(30 * 60),
+            uninitialized_session_timeout: Duration::from_secs(10),
             json_response: false,
             sessionless: false,
             event_store: Some(Arc::new(MemoryEventStore::default())),
@@ -168,6 +174,8 @@ impl std::fmt::Debug for HttpSettings {
         f.debug_struct("HttpSettings")
             .field("max_body_bytes", &self.max_body_bytes)
             .field("max_sessions", &self.max_sessions)
+            .field("session_idle_timeout", &self.session_idle_timeout)
+            .field("uninitialized_session_timeout", &self.uninitialized_session_timeout)
             .field("json_response", &self.json_response)
             .field("sessionless", &self.sessionless)
             .field("resumable", &self.event_store.is_some())

@@ -99,9 +99,8 @@ pub(crate) struct Session {
     pub(crate) version: Mutex<ProtocolVersion>,
     /// The session's connection: fed by its POSTs, in their own tasks.
     conn: Direct<SessionHandler>,
-    /// The session's state, for a restore after a takeover (the connection's handler
-    /// holds the same).
-    #[cfg(feature = "redis")]
+    /// The session's state (the connection's handler holds the same): whether the client
+    /// finished initializing, and what a takeover in a cluster restores.
     stateful: Arc<StatefulSession>,
     /// Set when the session starts closing: requests delivered after it get no `-32800`
     /// terminator.
@@ -163,7 +162,6 @@ impl Session {
             let route: Weak<dyn Route> = weak.clone();
             let stateful = StatefulSession::new(server.clone());
             Session {
-                #[cfg(feature = "redis")]
                 stateful: stateful.clone(),
                 id,
                 principal,
@@ -193,14 +191,20 @@ impl Session {
     }
 
     /// Whether the session has been idle longer than its timeout (a connected stream
-    /// counts as activity).
+    /// counts as activity); before the client's `notifications/initialized`, longer than
+    /// [`HttpSettings::uninitialized_session_timeout`].
     pub(crate) fn is_expired(&self, now: Instant) -> bool {
         let has_live =
             lock(&self.streams).streams.iter().any(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()));
         let idle = Duration::from_millis(
             ticks(self.started, now).saturating_sub(self.last_active.load(Ordering::Relaxed)),
         );
-        !has_live && idle > self.settings.session_idle_timeout
+        let initialized = self.stateful.session().is_some_and(|s| s.is_initialized());
+        let timeout = match initialized {
+            true => self.settings.session_idle_timeout,
+            false => self.settings.session_idle_timeout.min(self.settings.uninitialized_session_timeout),
+        };
+        !has_live && idle > timeout
     }
 
     /// Ends the session: what is in flight is answered "Connection closed" (within the
