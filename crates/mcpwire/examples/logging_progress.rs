@@ -1,7 +1,9 @@
 //! Logging and progress: a long tool call that tells the client how far it has got and
 //! logs as it goes. The client sees progress only if it sent a `progressToken`, and logs
 //! at or above the level it set (`logging/setLevel`); both are no-ops otherwise. A
-//! cancelled call stops at its next `await` on the cancellation token. Served over stdio.
+//! cancelled call stops at its next `await`: by default its future is dropped there; a
+//! server built with `PeerCancelMode::Signal` (or a call run as a task) sees the
+//! cancellation token fire instead, which the `select!` below handles. Served over stdio.
 //!
 //! ```sh
 //! cargo build -p mcpwire --example logging_progress

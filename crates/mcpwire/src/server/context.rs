@@ -241,6 +241,14 @@ pub struct Ctx {
 impl Ctx {
     /// Cancelled when the client cancels this request (or the connection closes); in a
     /// task, when the client cancels the task (`tasks/cancel`) or its TTL runs out.
+    ///
+    /// With the dispatcher's default [`PeerCancelMode::Interrupt`](crate::jsonrpc::PeerCancelMode),
+    /// a client's cancel drops the handler's future at its next `await`, so a
+    /// `tokio::select!` branch on this token never runs for it: clean up in a `Drop`
+    /// guard. With [`PeerCancelMode::Signal`](crate::jsonrpc::PeerCancelMode) (set through
+    /// [`ServerBuilder::dispatcher_config`](super::ServerBuilder::dispatcher_config)) the
+    /// future keeps running and this token tells it to stop; a task's handler is always
+    /// told through this token.
     pub fn cancellation(&self) -> &CancellationToken {
         match self.inner.task.get() {
             Some(link) => &link.running.cancel,
