@@ -1,6 +1,6 @@
 //! `mcpwire serve`: the built-in example servers.
 
-use mcpwire::http::{serve_with_shutdown, HttpSettings, McpService};
+use mcpwire::http::{serve_with_shutdown, HostPolicy, HttpSettings, McpService};
 use mcpwire::server::Server;
 use mcpwire::server::StdioLimits;
 
@@ -17,9 +17,27 @@ pub fn example(example: Example) -> anyhow::Result<Server> {
     })
 }
 
+/// The settings of an endpoint at `addr`: bodies up to `max_message` bytes, and any Host
+/// when `addr` is not a loopback address (a server bound to `0.0.0.0` or a LAN address is
+/// meant for other machines, which name it as they like; browsers' `Origin` is still
+/// checked). On loopback, only loopback names, against DNS rebinding.
+fn settings(addr: &str, max_message: usize) -> HttpSettings {
+    let host = addr.rsplit_once(':').map_or(addr, |(host, _)| host);
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host.eq_ignore_ascii_case("localhost")
+        || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
+    let hosts = if loopback { HostPolicy::default() } else { HostPolicy::any_host() };
+    HttpSettings { max_body_bytes: max_message, hosts, ..HttpSettings::default() }
+}
+
 /// The example server called `example`, served as one instance of the cluster at
 /// `redis` (its `requestState` key is the cluster's).
-async fn clustered(example: Example, redis: &str, max_message: usize) -> anyhow::Result<McpService> {
+async fn clustered(
+    example: Example,
+    redis: &str,
+    addr: &str,
+    max_message: usize,
+) -> anyhow::Result<McpService> {
     let cluster = mcpwire::http::cluster::Cluster::connect(redis).await.map_err(|e| {
         Failure::connect(format!("cannot join the cluster at {redis}: {e}"))
             .hint("start redis-server, or check the URL (redis://HOST:PORT)")
@@ -29,13 +47,13 @@ async fn clustered(example: Example, redis: &str, max_message: usize) -> anyhow:
         Example::Everything => mcpwire_examples::everything::builder(),
         Example::Echo => mcpwire_examples::echo::builder(),
     };
-    let settings = HttpSettings { max_body_bytes: max_message, ..HttpSettings::default() };
-    Ok(cluster.service(builder, settings)?)
+    Ok(cluster.service(builder, settings(addr, max_message))?)
 }
 
-/// The HTTP endpoint for `server`, reading request bodies up to `max_message` bytes.
-pub fn service(server: Server, max_message: usize) -> McpService {
-    McpService::with_settings(server, HttpSettings { max_body_bytes: max_message, ..HttpSettings::default() })
+/// The HTTP endpoint for `server` at `addr`, reading request bodies up to `max_message`
+/// bytes.
+pub fn service(server: Server, addr: &str, max_message: usize) -> McpService {
+    McpService::with_settings(server, settings(addr, max_message))
 }
 
 /// Serves `server` on stdin and stdout, reading lines up to `max_message` bytes.
@@ -46,7 +64,7 @@ pub async fn serve_stdio(server: &Server, max_message: usize) {
 /// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until Ctrl-C, printing the
 /// URL on stderr (`what` names it).
 pub async fn serve_http(server: Server, addr: &str, what: &str, max_message: usize) -> anyhow::Result<i32> {
-    serve_service(service(server, max_message), addr, what).await
+    serve_service(service(server, addr, max_message), addr, what).await
 }
 
 /// Serves `service` at `http://ADDR/mcp` until Ctrl-C, printing the URL on stderr.
@@ -79,7 +97,7 @@ pub async fn run(args: &Serve, max_message: usize) -> anyhow::Result<i32> {
         Example::Echo => "the echo example",
     };
     if let (Some(addr), Some(redis)) = (&args.http, &args.redis) {
-        let service = clustered(args.example, redis, max_message).await?;
+        let service = clustered(args.example, redis, addr, max_message).await?;
         return serve_service(service, addr, what).await;
     }
     let server = example(args.example)?;
@@ -89,6 +107,21 @@ pub async fn run(args: &Serve, max_message: usize) -> anyhow::Result<i32> {
             // Ctrl-C keeps its default meaning here: the process ends.
             serve_stdio(&server, max_message).await;
             Ok(EXIT_OK)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_loopback_address_keeps_the_loopback_host_policy() {
+        for addr in ["127.0.0.1:8080", "localhost:0", "[::1]:9000", "127.0.0.2:1"] {
+            assert!(settings(addr, 1).hosts.is_loopback_only(), "{addr}");
+        }
+        for addr in ["0.0.0.0:8080", "[::]:8080", "192.0.2.7:80", "mcp.example.com:443"] {
+            assert!(settings(addr, 1).hosts.hosts.is_none(), "{addr}");
         }
     }
 }

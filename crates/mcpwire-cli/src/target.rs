@@ -380,6 +380,11 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             let version_trouble = e.code == mcpwire::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION
                 || e.message.to_ascii_lowercase().contains("version");
             match target {
+                Target::Http { .. } if e.message == "Host not allowed" => failure.hint(
+                    "the server answers only to the host names it was set up with (a local server: \
+                     localhost or 127.0.0.1); reach it by one of those, or have it accept this one \
+                     (an mcpwire server: HttpSettings::hosts)",
+                ),
                 Target::Http { .. } if !version_trouble => {
                     failure.hint("is the URL an MCP endpoint? Check its path (often /mcp)")
                 }

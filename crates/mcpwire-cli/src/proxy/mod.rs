@@ -189,7 +189,7 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
     };
     let code = match &args.listen {
         Some(addr) => {
-            let bound = mcpwire::http::serve_with_shutdown(crate::serve::service(server, max_message), addr.as_str(), "/mcp")
+            let bound = mcpwire::http::serve_with_shutdown(crate::serve::service(server, addr, max_message), addr.as_str(), "/mcp")
                 .await
                 .map_err(|e| {
                     Failure::connect(format!("cannot listen on {addr}: {e}"))

@@ -74,6 +74,14 @@ pub async fn serve_with_shutdown(
 ) -> std::io::Result<Bound> {
     let listener = TcpListener::bind(addr).await?;
     let local_addr = listener.local_addr()?;
+    if !local_addr.ip().is_loopback() && service.inner.settings.hosts.is_loopback_only() {
+        // The default protects a local server from DNS rebinding; a server meant for other
+        // machines must say which names it answers to.
+        tracing::warn!(
+            "listening on {local_addr}, but only loopback Host headers are accepted (others get 421): \
+             set HttpSettings::hosts (HostPolicy::any_host(), or the names clients use)"
+        );
+    }
     let shutdown = CancellationToken::new();
     let path = path.to_owned();
     let stop = shutdown.clone();

@@ -44,6 +44,24 @@ fn host_of(authority: &str) -> &str {
 }
 
 impl HostPolicy {
+    /// Any host (a server reachable beyond this machine, by whatever name its clients
+    /// use); a browser's `Origin` must still name the request's own host.
+    pub fn any_host() -> Self {
+        HostPolicy { hosts: None, origins: Vec::new() }
+    }
+
+    /// Whether only loopback names are accepted (every accepted host is `localhost`, a
+    /// `127.x` address or `[::1]`).
+    pub fn is_loopback_only(&self) -> bool {
+        self.hosts.as_ref().is_some_and(|hosts| {
+            hosts.iter().all(|h| {
+                let bare = h.trim_start_matches('[').trim_end_matches(']');
+                h.eq_ignore_ascii_case("localhost")
+                    || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+            })
+        })
+    }
+
     fn host_allowed(&self, host: &str) -> bool {
         self.hosts.as_ref().is_none_or(|hosts| hosts.iter().any(|h| h.eq_ignore_ascii_case(host)))
     }
@@ -145,6 +163,19 @@ mod tests {
             h.append(*k, HeaderValue::from_static(v));
         }
         h
+    }
+
+    #[test]
+    fn the_default_policy_is_loopback_only_and_any_host_is_not() {
+        assert!(HostPolicy::default().is_loopback_only());
+        assert!(!HostPolicy::any_host().is_loopback_only());
+        let lan =
+            HostPolicy { hosts: Some(vec!["localhost".into(), "mcp.example.com".into()]), origins: vec![] };
+        assert!(!lan.is_loopback_only());
+        let any = HostPolicy::any_host();
+        assert!(any.check(&headers(&[("host", "mcp.example.com:8080")])).is_ok());
+        let foreign = headers(&[("host", "mcp.example.com"), ("origin", "https://evil.example")]);
+        assert_eq!(any.check(&foreign).unwrap_err().0, StatusCode::FORBIDDEN);
     }
 
     #[test]
