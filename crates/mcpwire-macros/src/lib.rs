@@ -370,20 +370,20 @@ fn attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// Turns a function into an MCP tool; see the crate documentation.
+/// Turns a function into an MCP tool; documented as `mcpwire::tool`.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     attribute(Kind::Tool, attr, item)
 }
 
-/// Turns a function into an MCP prompt; see the crate documentation.
+/// Turns a function into an MCP prompt; documented as `mcpwire::prompt`.
 #[proc_macro_attribute]
 pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
     attribute(Kind::Prompt, attr, item)
 }
 
-/// Turns a function into an MCP resource or resource template; see the crate
-/// documentation.
+/// Turns a function into an MCP resource or resource template; documented as
+/// `mcpwire::resource`.
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     attribute(Kind::Resource, attr, item)

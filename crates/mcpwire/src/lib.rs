@@ -70,8 +70,89 @@ pub mod transport;
 pub use mcpwire_protocol as protocol;
 
 pub use error::{McpError, RequestError};
+/// Collects functions marked `#[tool]`, `#[prompt]` or `#[resource]` for
+/// [`ServerBuilder::register_all`](server::ServerBuilder::register_all):
+/// `definitions![add, greet, notes::read]`.
 #[cfg(feature = "macros")]
-pub use mcpwire_macros::{definitions, prompt, resource, tool};
+pub use mcpwire_macros::definitions;
+
+/// Makes a function an MCP tool.
+///
+/// - **Arguments**: the function's parameters, whose types make the tool's `inputSchema`
+///   (`Option<T>` is optional; `#[arg(description = "...")]` describes one). `Ctx` and
+///   `State<T>` parameters are extractors (the request's context, shared state), not
+///   arguments.
+/// - **Description**: the doc comment, or `description = "..."`. Other options: `name`
+///   (default: the function's), `title`.
+/// - **Result**: a type that implements [`IntoToolResult`](server::IntoToolResult) (text,
+///   content, `CallToolResult`, [`Json<T>`](server::Json)) is sent as it is; any other
+///   `Serialize + JsonSchema` type is structured content with a generated `outputSchema`
+///   (a non-object as `{"result": ...}`). In a `Result<T, E>`, an `E` such as
+///   [`ToolError`](server::ToolError) becomes an `isError` result the model sees, an
+///   [`McpError`] a protocol error.
+/// - **Generated**: `<function>_tool()`, the [`ToolDef`](server::ToolDef), for
+///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Annotations, icons and
+///   task support are set on a definition built with [`server::tool`].
+///
+/// ```
+/// use mcpwire::server::{Ctx, Server, ToolError};
+///
+/// /// Divides two numbers.
+/// #[mcpwire::tool(title = "Divider")]
+/// async fn divide(_ctx: Ctx, a: f64, #[arg(description = "Not zero")] b: f64) -> Result<f64, ToolError> {
+///     if b == 0.0 {
+///         return Err(ToolError::new("b must not be zero"));
+///     }
+///     Ok(a / b)
+/// }
+///
+/// let server = Server::builder("calc", "1").tool(divide_tool()).build().unwrap();
+/// ```
+#[cfg(feature = "macros")]
+pub use mcpwire_macros::tool;
+
+/// Makes a function an MCP prompt.
+///
+/// Its parameters are the prompt's arguments (strings on the wire; a typed parameter
+/// such as `u32` or `bool` is parsed from its string; `Option<T>` is optional), its doc
+/// comment the description; options `name`, `description`, `title`. It returns text (one
+/// user message), `Vec<PromptMessage>` or a `GetPromptResult`. Generates
+/// `<function>_prompt()`, for `ServerBuilder::prompt`.
+///
+/// ```
+/// /// Writes a commit message.
+/// #[mcpwire::prompt]
+/// async fn commit(#[arg(description = "What changed")] change: String, short: Option<bool>) -> String {
+///     let style = if short.unwrap_or(false) { "one line" } else { "a subject and a body" };
+///     format!("Write a commit message, {style}, for: {change}")
+/// }
+///
+/// let server = mcpwire::server::Server::builder("git", "1").prompt(commit_prompt()).build().unwrap();
+/// ```
+#[cfg(feature = "macros")]
+pub use mcpwire_macros::prompt;
+
+/// Makes a function an MCP resource (`uri = "..."`, required) or, when the URI has
+/// RFC 6570 `{variables}`, a resource template whose variables are the function's
+/// parameters (strings on the wire, parsed into the parameters' types).
+///
+/// Options: `uri`, `name`, `description` (default: the doc comment), `title`,
+/// `mime_type`. `Ctx`, `State<T>`, `Uri` (the URI read) and `ResourceRequest` are
+/// extractors. It returns text, [`Blob`](server::Blob) or a `ReadResourceResult`.
+/// Generates `<function>_resource()`, for `ServerBuilder::resource` or
+/// `ServerBuilder::resource_template`.
+///
+/// ```
+/// /// An order, by its number.
+/// #[mcpwire::resource(uri = "orders://{id}", mime_type = "application/json")]
+/// async fn order(id: u64) -> String {
+///     format!("{{\"id\": {id}}}")
+/// }
+///
+/// let server = mcpwire::server::Server::builder("shop", "1").resource_template(order_resource()).build().unwrap();
+/// ```
+#[cfg(feature = "macros")]
+pub use mcpwire_macros::resource;
 
 /// What the attribute macros' generated code names; not part of the public API.
 #[doc(hidden)]
