@@ -309,17 +309,14 @@ mod g16_network_ref {
         }
         assert_eq!(lists.load(Ordering::SeqCst), 1, "the schemas were learned from tools/list");
 
-        let remote = within(client.call_tool("remote", json!({}))).await.unwrap();
-        // With `jsonschema`: `remote`'s schema cannot be compiled without fetching its
-        // `$ref`, so the client skips the whole schema (with a warning) and leaves the
-        // tool's output unchecked: the same result passes. (Rule 2.30 would rather reject
-        // such a schema: gap G17.)
-        #[cfg(feature = "jsonschema")]
-        assert_eq!(remote.unwrap().structured_content, Some(json!({ "other": 1 })));
-        // Without it: only the top level is checked (the `$ref` below is never looked
-        // at), so the missing `value` is still caught.
-        #[cfg(not(feature = "jsonschema"))]
-        assert!(matches!(remote, Err(RequestError::Protocol(_))), "{remote:?}");
+        // `remote`'s schema refers outside itself: never fetched, so unusable, and its
+        // results are refused with the reason rather than passed unchecked (rule 2.30).
+        match within(client.call_tool("remote", json!({}))).await.unwrap() {
+            Err(RequestError::Protocol(message)) => {
+                assert!(message.contains("points outside the schema"), "{message}")
+            }
+            other => panic!("a schema with an outside $ref is refused: {other:?}"),
+        }
 
         match listener.accept() {
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}

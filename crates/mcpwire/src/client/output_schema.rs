@@ -1,7 +1,9 @@
 //! Checks a tool's structured content against its `outputSchema`, as clients should:
 //! a tool that declares an output schema must return structured content that conforms.
 //! Schemas are compiled once per tool and kept; an unknown tool's schema is learned from
-//! `tools/list` once.
+//! `tools/list` once. A schema that cannot be used (an unknown `$schema` dialect, a `$ref`
+//! outside it, or one that does not compile) fails the tool's calls with the reason,
+//! rather than letting its results through unchecked.
 //!
 //! How much is checked depends on the `jsonschema` feature: with it, the whole schema
 //! (`full.rs`); without it, the top level only (`shallow.rs`: the value's type, required
@@ -39,34 +41,86 @@ fn compile(schema: &mcpwire_protocol::JsonObject) -> Result<Validator, String> {
     Ok(shallow::ShallowSchema::compile(schema))
 }
 
-/// Compiled output schemas by tool name (`None`: the tool declares none).
+/// The JSON Schema dialects a `$schema` may name (the checker knows them all; without
+/// `$schema` a schema is 2020-12).
+const KNOWN_DIALECTS: &[&str] = &[
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema",
+    "http://json-schema.org/draft-04/schema",
+];
+
+/// Why a schema cannot be used, whatever the build checks: a `$schema` naming a dialect
+/// this client does not know (an error, as the spec asks), or a `$ref` outside the schema
+/// (never fetched, and so unresolved: rejected).
+fn unusable(schema: &mcpwire_protocol::JsonObject) -> Option<String> {
+    if let Some(dialect) = schema.get("$schema") {
+        let known = dialect.as_str().is_some_and(|d| KNOWN_DIALECTS.contains(&d.trim_end_matches('#')));
+        if !known {
+            return Some(format!("its $schema {dialect} is not a dialect this client supports"));
+        }
+    }
+    fn external_ref(value: &serde_json::Value) -> Option<&str> {
+        match value {
+            serde_json::Value::Object(o) => o
+                .get("$ref")
+                .and_then(|r| r.as_str())
+                .filter(|r| !r.starts_with('#'))
+                .or_else(|| o.values().find_map(external_ref)),
+            serde_json::Value::Array(a) => a.iter().find_map(external_ref),
+            _ => None,
+        }
+    }
+    let external = schema
+        .values()
+        .find_map(external_ref)
+        .or_else(|| schema.get("$ref").and_then(|r| r.as_str()).filter(|r| !r.starts_with('#')));
+    external.map(|r| format!("its $ref {r:?} points outside the schema, which this client does not fetch"))
+}
+
+/// What is known of one tool's output schema.
+#[derive(Clone)]
+enum Known {
+    /// It declares none.
+    None,
+    /// Compiled.
+    Checked(Arc<Validator>),
+    /// It declares one this client cannot use, and why: its results are refused rather
+    /// than passed unchecked.
+    Unusable(Arc<str>),
+}
+
+/// Output schemas by tool name.
 #[derive(Default)]
 pub(crate) struct OutputSchemas {
-    validators: Mutex<HashMap<String, Option<Arc<Validator>>>>,
+    validators: Mutex<HashMap<String, Known>>,
 }
 
 impl OutputSchemas {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Validator>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Known>> {
         self.validators.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Learns the schemas of listed tools (a schema that does not compile is skipped,
-    /// with a warning, rather than failing every call).
+    /// Learns the schemas of listed tools.
     pub(crate) fn learn(&self, tools: &[Tool]) {
         let mut validators = self.lock();
         for tool in tools {
-            let validator = tool.output_schema.as_ref().and_then(|schema| match compile(schema) {
-                Ok(v) => Some(Arc::new(v)),
-                Err(e) => {
-                    tracing::warn!(tool = %tool.name, "ignoring an output schema that does not compile: {e}");
-                    None
-                }
-            });
-            validators.insert(tool.name.clone(), validator);
+            let known = match &tool.output_schema {
+                None => Known::None,
+                Some(schema) => match unusable(schema).map_or_else(|| compile(schema), Err) {
+                    Ok(v) => Known::Checked(Arc::new(v)),
+                    Err(e) => {
+                        tracing::warn!(tool = %tool.name, "an output schema this client cannot use: {e}");
+                        Known::Unusable(e.into())
+                    }
+                },
+            };
+            validators.insert(tool.name.clone(), known);
         }
     }
 
-    fn known(&self, name: &str) -> Option<Option<Arc<Validator>>> {
+    fn known(&self, name: &str) -> Option<Known> {
         self.lock().get(name).cloned()
     }
 }
@@ -78,17 +132,25 @@ impl Client {
             return Ok(());
         }
         let schemas = &self.inner.output_schemas;
-        let validator = match schemas.known(name) {
-            Some(v) => v,
+        let known = match schemas.known(name) {
+            Some(known) => known,
             None => {
                 // Learn the tool list once; a server that cannot list is not checked.
                 if let Ok(tools) = self.list_all_tools().await {
                     schemas.learn(&tools);
                 }
-                schemas.known(name).flatten()
+                schemas.known(name).unwrap_or(Known::None)
             }
         };
-        let Some(validator) = validator else { return Ok(()) };
+        let validator = match known {
+            Known::None => return Ok(()),
+            Known::Checked(validator) => validator,
+            Known::Unusable(why) => {
+                return Err(RequestError::Protocol(format!(
+                    "tool {name:?} declares an outputSchema that cannot be checked: {why}"
+                )))
+            }
+        };
         let Some(structured) = &result.structured_content else {
             return Err(RequestError::Protocol(format!(
                 "tool {name:?} declares an outputSchema but returned no structuredContent"
@@ -99,5 +161,38 @@ impl Client {
                 "tool {name:?} returned structuredContent that does not match its outputSchema: {e}"
             ))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn object(value: serde_json::Value) -> mcpwire_protocol::JsonObject {
+        value.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn unknown_dialects_and_outside_refs_are_unusable() {
+        for usable in [
+            json!({ "type": "object" }),
+            json!({ "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object" }),
+            json!({ "$schema": "http://json-schema.org/draft-07/schema#" }),
+            json!({ "$defs": { "a": { "type": "string" } }, "properties": { "x": { "$ref": "#/$defs/a" } } }),
+        ] {
+            assert_eq!(unusable(&object(usable.clone())), None, "{usable}");
+        }
+        for (schema, why) in [
+            (json!({ "$schema": "https://example.com/my-dialect" }), "not a dialect"),
+            (json!({ "$schema": 7 }), "not a dialect"),
+            (json!({ "$ref": "https://example.com/s.json" }), "points outside"),
+            (json!({ "properties": { "x": { "items": [{ "$ref": "other.json#/a" }] } } }), "points outside"),
+        ] {
+            let reason = unusable(&object(schema.clone())).unwrap_or_default();
+            assert!(reason.contains(why), "{schema}: {reason}");
+        }
     }
 }
