@@ -238,6 +238,23 @@ async fn a_request_without_a_token_gets_401_with_the_challenge() {
     assert!(Client::builder("t", "0").connect(transport).await.is_err());
 }
 
+/// Rule 10.4: `offline_access` is not this resource's scope, so the challenge never
+/// asks for it, even when configured among the required scopes.
+#[tokio::test]
+async fn the_challenge_never_asks_for_offline_access() {
+    let auth = TestAs::start().await;
+    let issuer = auth.issuer.clone();
+    let server = protect_with(
+        &auth.issuer,
+        |resource| JwtVerifier::from_issuer(issuer, resource),
+        |layer| layer.required_scopes([SCOPE, "offline_access"]),
+    )
+    .await;
+    let response = init_with(server.addr, None).await;
+    assert_eq!(response.status, 401);
+    assert_eq!(response.header("www-authenticate"), Some(server.challenge(SCOPE, None).as_str()));
+}
+
 #[tokio::test]
 async fn bad_tokens_get_401_invalid_token() {
     let auth = TestAs::start().await;

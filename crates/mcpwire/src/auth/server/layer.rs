@@ -84,9 +84,12 @@ impl BearerAuthLayer {
         self
     }
 
-    /// Scopes every request needs (a token without them gets `403 insufficient_scope`).
+    /// Scopes every request needs (a token without them gets `403 insufficient_scope`);
+    /// `offline_access` is not one (it is dropped: it asks for a refresh token).
     pub fn required_scopes<I: IntoIterator<Item = S>, S: Into<String>>(self, scopes: I) -> Self {
-        let scopes: Vec<String> = scopes.into_iter().map(Into::into).collect();
+        // `offline_access` asks for a refresh token; no access token needs to carry it.
+        let scopes: Vec<String> =
+            scopes.into_iter().map(Into::into).filter(|s| s != super::metadata::OFFLINE_ACCESS).collect();
         self.edit(|c| c.required_scopes = scopes)
     }
 
@@ -168,8 +171,15 @@ impl Config {
     /// `error` when there are.
     fn challenge(&self, scope: Option<&str>, error: Option<&str>) -> String {
         let mut value = format!("Bearer resource_metadata=\"{}\"", quote(&self.resource_metadata));
+        // `offline_access` is never challenged for: it is not this resource's scope.
+        let scope = scope.map(|s| {
+            s.split_whitespace()
+                .filter(|s| *s != super::metadata::OFFLINE_ACCESS)
+                .collect::<Vec<_>>()
+                .join(" ")
+        });
         if let Some(scope) = scope.filter(|s| !s.is_empty()) {
-            value.push_str(&format!(", scope=\"{}\"", quote(scope)));
+            value.push_str(&format!(", scope=\"{}\"", quote(&scope)));
         }
         if let Some(error) = error {
             value.push_str(&format!(", error=\"{error}\""));

@@ -14,6 +14,10 @@ use serde_json::{json, Map, Value};
 use super::layer::AuthResponseBody;
 use crate::auth::fetch::{origin, path};
 
+/// The OAuth scope that asks for a refresh token, which a resource server neither lists
+/// nor challenges for.
+pub(crate) const OFFLINE_ACCESS: &str = "offline_access";
+
 /// The well-known path prefix of RFC 9728 §3.
 pub const WELL_KNOWN_PREFIX: &str = "/.well-known/oauth-protected-resource";
 
@@ -26,7 +30,9 @@ pub struct ResourceMetadata {
     pub resource: String,
     /// `authorization_servers`: issuer URLs of the authorization servers (at least one).
     pub authorization_servers: Vec<String>,
-    /// `scopes_supported` (the spec says not to list `offline_access` here).
+    /// `scopes_supported`. `offline_access` is left out of the document: it asks the
+    /// authorization server for a refresh token and is not a scope of this resource (the
+    /// spec says not to list it here).
     pub scopes_supported: Vec<String>,
     /// `bearer_methods_supported` (default `["header"]`: the only way MCP allows).
     pub bearer_methods_supported: Vec<String>,
@@ -60,8 +66,9 @@ impl ResourceMetadata {
         };
         set("resource", json!(self.resource));
         set("authorization_servers", json!(self.authorization_servers));
-        if !self.scopes_supported.is_empty() {
-            set("scopes_supported", json!(self.scopes_supported));
+        let scopes: Vec<&String> = self.scopes_supported.iter().filter(|s| *s != OFFLINE_ACCESS).collect();
+        if !scopes.is_empty() {
+            set("scopes_supported", json!(scopes));
         }
         if !self.bearer_methods_supported.is_empty() {
             set("bearer_methods_supported", json!(self.bearer_methods_supported));
@@ -178,6 +185,15 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn offline_access_is_not_listed() {
+        let mut m = ResourceMetadata::new("https://mcp.example.com/mcp", "https://as.example.com");
+        m.scopes_supported = vec!["mcp:tools".into(), OFFLINE_ACCESS.into()];
+        assert_eq!(m.document()["scopes_supported"], json!(["mcp:tools"]));
+        m.scopes_supported = vec![OFFLINE_ACCESS.into()];
+        assert!(m.document().get("scopes_supported").is_none());
+    }
 
     #[test]
     fn urls_follow_rfc_9728_path_insertion() {
