@@ -134,6 +134,64 @@ pub struct CreateMessageRequestParams {
     pub meta: Option<Meta>,
 }
 
+impl CreateMessageRequestParams {
+    /// Checks the conversation's tool turns, as the receiver must (else `-32602`): a user
+    /// message with a `tool_result` holds tool results only, and they answer exactly the
+    /// `tool_use` blocks of the assistant message just before it; an assistant message
+    /// with `tool_use` blocks is followed (if anything follows) by such a message.
+    /// `Err` says what is wrong.
+    pub fn check_tool_turns(&self) -> Result<(), String> {
+        use std::collections::BTreeSet;
+        let uses = |m: &SamplingMessage| -> BTreeSet<String> {
+            let blocks = m.content.as_slice().iter();
+            blocks
+                .filter_map(|b| if let SamplingContent::ToolUse(u) = b { Some(u.id.clone()) } else { None })
+                .collect()
+        };
+        let mut expected: Option<BTreeSet<String>> = None;
+        for (i, message) in self.messages.iter().enumerate() {
+            let blocks = message.content.as_slice();
+            let results: BTreeSet<String> = blocks
+                .iter()
+                .filter_map(|b| {
+                    if let SamplingContent::ToolResult(r) = b {
+                        Some(r.tool_use_id.clone())
+                    } else {
+                        None
+                    }
+                })
+                .collect();
+            let has_results = blocks.iter().any(|b| matches!(b, SamplingContent::ToolResult(_)));
+            if has_results && message.role != Role::User {
+                return Err(format!("message {i}: tool results belong in a user message"));
+            }
+            if has_results && blocks.iter().any(|b| !matches!(b, SamplingContent::ToolResult(_))) {
+                return Err(format!("message {i}: a message with tool results holds nothing else"));
+            }
+            match expected.take() {
+                Some(ids) if ids != results || !has_results => {
+                    return Err(format!(
+                        "message {i}: it must answer the tool uses {ids:?} of message {} with tool results, \
+                         got {results:?}",
+                        i - 1
+                    ))
+                }
+                None if has_results => {
+                    return Err(format!(
+                        "message {i}: tool results answer the tool uses of the assistant message before them"
+                    ))
+                }
+                _ => {}
+            }
+            let ids = uses(message);
+            if !ids.is_empty() {
+                expected = Some(ids);
+            }
+        }
+        Ok(())
+    }
+}
+
 open_enum!(
     /// Why generation stopped; open-ended, with four well-known values.
     StopReason {
@@ -177,3 +235,57 @@ pub type CreateMessageRequest = Request<CreateMessageRequestParams>;
 pub type CreateMessageInputRequest = MethodCall<CreateMessageRequestParams>;
 /// The response to a 2025-era `sampling/createMessage`.
 pub type CreateMessageResultResponse = Response<CreateMessageResult>;
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn params(messages: serde_json::Value) -> CreateMessageRequestParams {
+        serde_json::from_value(json!({ "messages": messages, "maxTokens": 10 })).unwrap()
+    }
+
+    fn text(role: &str) -> serde_json::Value {
+        json!({ "role": role, "content": { "type": "text", "text": "hi" } })
+    }
+
+    fn uses(ids: &[&str]) -> serde_json::Value {
+        let blocks: Vec<_> =
+            ids.iter().map(|id| json!({ "type": "tool_use", "id": id, "name": "t", "input": {} })).collect();
+        json!({ "role": "assistant", "content": blocks })
+    }
+
+    fn results(role: &str, ids: &[&str]) -> serde_json::Value {
+        let blocks: Vec<_> =
+            ids.iter().map(|id| json!({ "type": "tool_result", "toolUseId": id, "content": [] })).collect();
+        json!({ "role": role, "content": blocks })
+    }
+
+    #[test]
+    fn tool_results_answer_exactly_the_tool_uses_before_them() {
+        let ok = [
+            json!([text("user")]),
+            json!([text("user"), uses(&["a", "b"]), results("user", &["b", "a"]), text("assistant")]),
+            json!([text("user"), uses(&["a"])]),
+        ];
+        for messages in ok {
+            assert_eq!(params(messages.clone()).check_tool_turns(), Ok(()), "{messages}");
+        }
+        let mixed = json!({ "role": "user", "content": [
+            { "type": "tool_result", "toolUseId": "a", "content": [] }, { "type": "text", "text": "and" } ] });
+        let bad = [
+            (json!([text("user"), uses(&["a", "b"]), results("user", &["a"])]), "must answer"),
+            (json!([text("user"), uses(&["a"]), results("user", &["x"])]), "must answer"),
+            (json!([text("user"), uses(&["a"]), text("user")]), "must answer"),
+            (json!([text("user"), results("user", &["a"])]), "before them"),
+            (json!([text("user"), uses(&["a"]), results("assistant", &["a"])]), "user message"),
+            (json!([text("user"), uses(&["a"]), mixed]), "nothing else"),
+        ];
+        for (messages, why) in bad {
+            let error = params(messages.clone()).check_tool_turns().unwrap_err();
+            assert!(error.contains(why), "{messages}: {error}");
+        }
+    }
+}

@@ -777,3 +777,45 @@ async fn a_2025_server_sends_no_requests_or_changes_before_initialized() {
     notifier.notify(mcpwire::server::ServerEvent::ToolsChanged);
     assert_eq!(json_of(&raw.next().await)["method"], "notifications/tools/list_changed");
 }
+
+/// G49, rule 8.37: a sampling request whose tool results do not answer the tool uses
+/// before them is `-32602`, and the client's model (its callback) never sees it.
+#[tokio::test]
+async fn sampling_tool_results_must_answer_the_tool_uses_before_them() {
+    use mcpwire::protocol::sampling::CreateMessageResult;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let calls = Arc::new(AtomicUsize::new(0));
+    let seen = calls.clone();
+    let builder = Client::builder("c", "1").on_sampling(move |_| {
+        seen.fetch_add(1, Ordering::SeqCst);
+        async {
+            Ok(serde_json::from_value::<CreateMessageResult>(
+                json!({ "role": "assistant", "content": { "type": "text", "text": "ok" }, "model": "m" }),
+            )
+            .unwrap())
+        }
+    });
+    let (client, mut raw, _) = connect_2025(builder).await;
+    let messages = json!([
+        { "role": "user", "content": { "type": "text", "text": "Weather?" } },
+        { "role": "assistant", "content": [{ "type": "tool_use", "id": "u1", "name": "w", "input": {} }] },
+        { "role": "user", "content": [{ "type": "tool_result", "toolUseId": "u2", "content": [] }] },
+    ]);
+    let params = json!({ "messages": messages, "maxTokens": 10 });
+    raw.send(Request::new(
+        "s1",
+        "sampling/createMessage",
+        Some(serde_json::value::to_raw_value(&params).unwrap()),
+    ))
+    .await;
+    match raw.next().await {
+        Message::Error(e) => {
+            assert_eq!(e.error.code, codes::INVALID_PARAMS);
+            assert!(e.error.message.contains("must answer the tool uses"), "{}", e.error.message);
+        }
+        other => panic!("expected -32602, got {}", json_of(&other)),
+    }
+    assert_eq!(calls.load(Ordering::SeqCst), 0, "the model never saw it");
+    client.close().await;
+}

@@ -84,10 +84,12 @@ impl Callbacks {
         &self,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, McpError> {
-        match &self.sampling {
-            Some(f) => f(params).await,
-            None => Err(McpError::method_not_found("sampling/createMessage")),
-        }
+        let Some(f) = &self.sampling else {
+            return Err(McpError::method_not_found("sampling/createMessage"));
+        };
+        // A conversation whose tool turns do not pair up never reaches the model.
+        params.check_tool_turns().map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))?;
+        f(params).await
     }
 
     /// Without an elicitation callback the user cannot be asked: decline.
