@@ -1,5 +1,6 @@
 //! The client's 2026 result cache keeps a `resources/read` result while its `ttlMs` lasts,
-//! but never one that answered a retry after `input_required` rounds.
+//! but never one that answered a retry after `input_required` rounds; a refused cursor
+//! drops every cached page of its list.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -68,5 +69,43 @@ async fn a_read_that_took_input_rounds_is_not_cached_and_a_plain_one_is() {
     }
     assert_eq!(reads.plain.load(Ordering::SeqCst), 1, "the plain read came from the cache the second time");
     assert_eq!(reads.asking.load(Ordering::SeqCst), 2, "the read that took a round is never cached");
+    client.close().await;
+}
+
+/// Rule 8.5: a cursor the server refuses means the pages it came from are gone: every
+/// cached page of that list is dropped, so the next listing asks the server again.
+#[tokio::test]
+async fn a_refused_cursor_drops_every_cached_page_of_its_list() {
+    use mcpwire::protocol::Request;
+    use mcpwire::server::{middleware_fn, tool, Next};
+
+    let lists = Arc::new(AtomicUsize::new(0));
+    let counted = lists.clone();
+    let server = Server::builder("pages", "1")
+        .cache_hint(methods::TOOLS_LIST, CacheHint { ttl_ms: 60_000, scope: CacheScope::Private })
+        .page_size(1)
+        .middleware(middleware_fn(move |request: Request, ctx, next: Next| {
+            if request.method == methods::TOOLS_LIST {
+                counted.fetch_add(1, Ordering::SeqCst);
+            }
+            async move { next.run(request, ctx).await }
+        }))
+        .tool(tool("a").handler(|| "a"))
+        .tool(tool("b").handler(|| "b"))
+        .build()
+        .unwrap();
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(theirs).await });
+    let client =
+        Client::builder("t", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+
+    let first = client.list_tools(None).await.unwrap();
+    assert!(first.next_cursor.is_some());
+    client.list_tools(None).await.unwrap();
+    assert_eq!(lists.load(Ordering::SeqCst), 1, "the first page is cached");
+    let refused = client.list_tools(Some("not-a-cursor")).await.unwrap_err();
+    assert!(matches!(&refused, mcpwire::RequestError::Peer(e) if e.code == -32602), "{refused:?}");
+    client.list_tools(None).await.unwrap();
+    assert_eq!(lists.load(Ordering::SeqCst), 3, "the refused cursor dropped the cached first page");
     client.close().await;
 }

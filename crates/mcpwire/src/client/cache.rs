@@ -75,6 +75,11 @@ impl Cache {
         }
     }
 
+    /// Drops every cached page of a list method.
+    pub(crate) fn drop_method(&self, method: &'static str) {
+        self.lock().retain(|(m, _), _| *m != method);
+    }
+
     /// Drops everything.
     pub(crate) fn clear(&self) {
         self.lock().clear();

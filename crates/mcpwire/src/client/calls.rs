@@ -12,7 +12,7 @@ use mcpwire_protocol::resources::{
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult, Resource, ResourceTemplate,
 };
 use mcpwire_protocol::tools::{CallToolResult, ListToolsResult, Tool};
-use mcpwire_protocol::{methods, Era, Meta, RawJson, RequestId};
+use mcpwire_protocol::{codes, methods, Era, Meta, RawJson, RequestId};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -91,7 +91,16 @@ impl Client {
         if let Some(hit) = self.inner.cache.get(method, &key) {
             return Ok(hit);
         }
-        let (_, raw) = self.send(method, cursor_params(cursor), &RequestOptions::default()).await?;
+        let (_, raw) = match self.send(method, cursor_params(cursor), &RequestOptions::default()).await {
+            Ok(answer) => answer,
+            // A cursor the server refuses: the pages it came from are no longer the
+            // server's, so none of this list's pages are kept.
+            Err(RequestError::Peer(e)) if cursor.is_some() && e.code == codes::INVALID_PARAMS => {
+                self.inner.cache.drop_method(method);
+                return Err(RequestError::Peer(e));
+            }
+            Err(e) => return Err(e),
+        };
         self.remember(method, &key, &raw);
         Ok(raw)
     }
