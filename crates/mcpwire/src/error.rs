@@ -83,6 +83,20 @@ impl McpError {
             .with_data(serde_json::json!({ "method": method }))
     }
 
+    /// `-32042` URL elicitation required (2025-11-25): the request cannot go on until the
+    /// user has completed these URL-mode elicitations out of band (each with its
+    /// `elicitationId`; tell the client when one is done with
+    /// [`Ctx::notify_elicitation_complete`](crate::server::Ctx::notify_elicitation_complete)),
+    /// after which the client may retry. A 2026 request never answers `-32042`: there the
+    /// error becomes an `input_required` result asking for the same URLs.
+    pub fn url_elicitation_required(
+        elicitations: Vec<mcpwire_protocol::elicitation::ElicitRequestURLParams>,
+    ) -> Self {
+        let data = mcpwire_protocol::elicitation::UrlElicitationRequiredData { elicitations };
+        McpError::new(codes::URL_ELICITATION_REQUIRED, "URL elicitation required")
+            .with_data(serde_json::to_value(data).unwrap_or(Value::Null))
+    }
+
     /// An internal failure: logged in full, answered as `-32603` "Internal error".
     pub fn internal(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
         McpError { repr: Repr::Internal(error.into()) }
@@ -264,6 +278,15 @@ impl RequestError {
             RequestError::Peer(e) => Some(e),
             _ => None,
         }
+    }
+
+    /// The URL-mode elicitations of a `-32042` answer (2025-11-25): what the user must
+    /// complete before the request is retried. `None` for any other error.
+    pub fn url_elicitations(&self) -> Option<Vec<mcpwire_protocol::elicitation::ElicitRequestURLParams>> {
+        let error = self.peer_error().filter(|e| e.code == codes::URL_ELICITATION_REQUIRED)?;
+        let data: mcpwire_protocol::elicitation::UrlElicitationRequiredData =
+            serde_json::from_value(error.data.clone()?).ok()?;
+        Some(data.elicitations)
     }
 }
 

@@ -28,6 +28,7 @@ pub(crate) type ElicitationFn =
 pub(crate) type RootsFn = Arc<dyn Fn() -> BoxFuture<Result<ListRootsResult, McpError>> + Send + Sync>;
 pub(crate) type LogFn = Arc<dyn Fn(LoggingMessageNotificationParams) + Send + Sync>;
 pub(crate) type ChangeFn = Arc<dyn Fn(ServerChange) + Send + Sync>;
+pub(crate) type ElicitationCompleteFn = Arc<dyn Fn(String) + Send + Sync>;
 pub(crate) type TraceContextFn = Arc<dyn Fn() -> Option<crate::extensions::TraceContext> + Send + Sync>;
 
 /// A change the server announced.
@@ -53,6 +54,8 @@ pub(crate) struct Callbacks {
     pub(crate) roots: Option<RootsFn>,
     pub(crate) log: Option<LogFn>,
     pub(crate) change: Option<ChangeFn>,
+    /// `notifications/elicitation/complete`, with the finished `elicitationId`.
+    pub(crate) elicitation_complete: Option<ElicitationCompleteFn>,
     /// The W3C trace context each request carries in `_meta`.
     pub(crate) trace_context: Option<TraceContextFn>,
 }

@@ -417,6 +417,15 @@ impl ClientBuilder {
         self
     }
 
+    /// Hears that a URL-mode elicitation is complete (`notifications/elicitation/complete`,
+    /// 2025-11-25), with its `elicitationId`: after a `-32042` answer
+    /// ([`RequestError::url_elicitations`]) the request may then be retried. Called on
+    /// the connection's read path: keep it short.
+    pub fn on_elicitation_complete(mut self, f: impl Fn(String) + Send + Sync + 'static) -> Self {
+        self.callbacks.elicitation_complete = Some(Arc::new(f));
+        self
+    }
+
     /// Hears about list changes and resource updates, in arrival order. Called on the
     /// connection's read path, like [`ClientBuilder::on_log`]: keep it short.
     pub fn on_change(mut self, f: impl Fn(ServerChange) + Send + Sync + 'static) -> Self {

@@ -1,5 +1,5 @@
-//! Routes the server's notifications that the client acts on (log messages, list changes,
-//! resource updates, listen-stream frames) in arrival order.
+//! Routes the server's notifications that the client acts on (list changes, resource
+//! updates, listen-stream frames, finished URL elicitations) in arrival order.
 //!
 //! The dispatcher runs each notification on its own task, so on a multi-threaded runtime
 //! two log messages could reach `on_log` out of order, or after the response of the call
@@ -86,6 +86,18 @@ impl Router {
 
     /// Handles a notification the client acts on, or gives it back.
     fn route(&self, notification: Notification) -> Option<Notification> {
+        if notification.method == methods::NOTIFICATION_ELICITATION_COMPLETE {
+            use mcpwire_protocol::elicitation::ElicitationCompleteNotificationParams;
+            match (
+                &self.callbacks.elicitation_complete,
+                notification.parse_params::<ElicitationCompleteNotificationParams>(),
+            ) {
+                (Some(f), Ok(params)) => f(params.elicitation_id),
+                (_, Err(e)) => tracing::debug!("ignored a malformed notifications/elicitation/complete: {e}"),
+                (None, Ok(_)) => {}
+            }
+            return None;
+        }
         // A server ends a listen stream (stdio) by cancelling the listen request: the
         // subscription's queue closes, and its owner sees the stream end.
         if notification.method == methods::NOTIFICATION_CANCELLED {

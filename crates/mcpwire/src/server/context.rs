@@ -470,6 +470,31 @@ impl Ctx {
         .await
     }
 
+    /// A 2026 request's `-32042` ([`McpError::url_elicitation_required`]), which that era
+    /// does not have, as what it has instead: an `input_required` round asking for the
+    /// same URLs (each keyed by its `elicitationId`), or `-32021` if this request did not
+    /// declare URL elicitation. Anything else is returned as it is.
+    pub(crate) fn url_elicitations_as_input(&self, error: McpError) -> McpError {
+        let object = error.to_error_object();
+        let data = object.data.clone().and_then(|d| {
+            serde_json::from_value::<mcpwire_protocol::elicitation::UrlElicitationRequiredData>(d).ok()
+        });
+        let (codes::URL_ELICITATION_REQUIRED, Some(data)) = (object.code, data) else { return error };
+        if !self.client_capabilities().elicitation.as_ref().is_some_and(|e| e.supports_url()) {
+            return self.missing_capability(json!({ "elicitation": { "url": {} } }));
+        }
+        let mut requests = InputRequests::new();
+        for (i, mut url) in data.elicitations.into_iter().enumerate() {
+            let key = url.elicitation_id.take().unwrap_or_else(|| format!("url-{i}"));
+            url.task = None;
+            url.meta = None;
+            requests.insert(key, InputRequest::Elicit(ElicitRequestParams::Url(url)));
+        }
+        let mut result = mcpwire_protocol::mrtr::InputRequiredResult::new();
+        result.input_requests = Some(requests);
+        McpError::needs_input(result)
+    }
+
     /// The error for a question the client did not declare it can answer: `-32021` in
     /// 2026, which defines it; a 2025 session gets `-32601`, the code 2025 uses when a
     /// capability is missing (a client without roots answers `roots/list` with it), since
@@ -551,6 +576,31 @@ impl Ctx {
         pick(&answer).ok_or_else(|| {
             McpError::invalid_params(format!("the answer to a task's {method} request has the wrong shape"))
         })
+    }
+
+    /// Tells the client that the URL-mode elicitation `elicitation_id` is complete
+    /// (`notifications/elicitation/complete`), for example after
+    /// [`McpError::url_elicitation_required`] sent the user to a URL. A 2025-11-25 session
+    /// feature: on earlier revisions and in 2026 (which has no such notification) nothing
+    /// is sent. It does not belong to this request, so it may be sent after its answer
+    /// (over HTTP it goes on the session's standalone stream).
+    pub async fn notify_elicitation_complete(&self, elicitation_id: &str) {
+        let EraInfo::Stateful(session) = &self.inner.era else {
+            tracing::debug!("no notifications/elicitation/complete in the 2026 era");
+            return;
+        };
+        if !session.version.is_at_least(&ProtocolVersion::V2025_11_25) {
+            tracing::debug!(version = %session.version, "no notifications/elicitation/complete before 2025-11-25");
+            return;
+        }
+        let params = mcpwire_protocol::elicitation::ElicitationCompleteNotificationParams {
+            elicitation_id: elicitation_id.to_owned(),
+            meta: None,
+        };
+        match serde_json::value::to_raw_value(&params) {
+            Ok(raw) => session.peer.notify(methods::NOTIFICATION_ELICITATION_COMPLETE, Some(raw)).await,
+            Err(e) => tracing::warn!("could not encode notifications/elicitation/complete: {e}"),
+        }
     }
 
     /// Tells clients the tool list changed (2025 sessions get

@@ -459,6 +459,16 @@ impl Server {
         let error = match outcome {
             Ok(reply) => return Ok(reply),
             Err(e) if e.is_input_required() => e,
+            // 2026 has no `-32042`: the URLs are asked for as input requests.
+            Err(e)
+                if e.code() == codes::URL_ELICITATION_REQUIRED
+                    && matches!(ctx.inner.era, EraInfo::Stateless(_)) =>
+            {
+                match ctx.url_elicitations_as_input(e) {
+                    e if e.is_input_required() => e,
+                    other => return Err(other),
+                }
+            }
             Err(e) => return Err(e),
         };
         let (EraInfo::Stateless(info), Some(retry)) = (&ctx.inner.era, retry) else {

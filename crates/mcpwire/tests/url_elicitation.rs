@@ -1,0 +1,121 @@
+//! URL-mode elicitation beyond `ctx.elicit`: a handler that needs the user to finish
+//! something out of band first answers `-32042` in a 2025-11-25 session (the client reads
+//! the URLs from the error and hears `notifications/elicitation/complete` later), and the
+//! same handler in 2026, which has no `-32042`, asks for the URLs in an `input_required`
+//! round.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpwire::client::Client;
+use mcpwire::protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitRequestURLParams, ElicitResult};
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::server::{tool, Ctx, Server};
+use mcpwire::McpError;
+use serde_json::json;
+
+fn payment_page() -> ElicitRequestURLParams {
+    serde_json::from_value(json!({
+        "mode": "url",
+        "message": "Pay for the report",
+        "url": "https://pay.example/checkout/7",
+        "elicitationId": "pay-7",
+    }))
+    .unwrap()
+}
+
+/// `report` needs the payment done first; `paid` is what the payment provider's callback
+/// would do: mark it done and tell the client.
+fn server(paid: Arc<AtomicBool>) -> Server {
+    let done = paid.clone();
+    Server::builder("shop", "1")
+        .tool(tool("report").description("A paid report").handler(move || {
+            let paid = paid.clone();
+            async move {
+                match paid.load(Ordering::SeqCst) {
+                    true => Ok("the report"),
+                    false => Err(McpError::url_elicitation_required(vec![payment_page()])),
+                }
+            }
+        }))
+        .tool(tool("paid").description("The payment went through").handler(move |ctx: Ctx| {
+            let done = done.clone();
+            async move {
+                done.store(true, Ordering::SeqCst);
+                ctx.notify_elicitation_complete("pay-7").await;
+                "noted"
+            }
+        }))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn a_2025_session_answers_32042_and_later_says_the_elicitation_is_complete() {
+    let paid = Arc::new(AtomicBool::new(false));
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let served = server(paid.clone());
+    tokio::spawn(async move { served.serve(theirs).await });
+    let (tx, mut completed) = tokio::sync::mpsc::unbounded_channel();
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .on_elicitation(|_| async { Ok(ElicitResult::action(ElicitAction::Cancel)) })
+        .elicitation_url(true)
+        .on_elicitation_complete(move |id| tx.send(id).unwrap())
+        .connect(ours)
+        .await
+        .unwrap();
+
+    let refused = client.call_tool("report", json!({})).await.unwrap_err();
+    assert_eq!(refused.peer_error().map(|e| e.code), Some(-32042), "{refused:?}");
+    assert_eq!(refused.url_elicitations(), Some(vec![payment_page()]));
+
+    client.call_tool("paid", json!({})).await.unwrap();
+    let id = tokio::time::timeout(Duration::from_secs(5), completed.recv()).await.unwrap();
+    assert_eq!(id.as_deref(), Some("pay-7"));
+    let report = client.call_tool("report", json!({})).await.unwrap();
+    assert_eq!(report.content[0].as_text(), Some("the report"));
+    client.close().await;
+}
+
+#[tokio::test]
+async fn in_2026_the_same_handler_asks_for_the_url_in_an_input_round() {
+    let paid = Arc::new(AtomicBool::new(false));
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let served = server(paid.clone());
+    tokio::spawn(async move { served.serve(theirs).await });
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let (seen, pay) = (asked.clone(), paid.clone());
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2026_07_28)
+        .on_elicitation(move |params: ElicitRequestParams| {
+            seen.lock().unwrap().push(params);
+            // The user opens the page and pays.
+            pay.store(true, Ordering::SeqCst);
+            async { Ok(ElicitResult::action(ElicitAction::Accept)) }
+        })
+        .elicitation_url(true)
+        .connect(ours)
+        .await
+        .unwrap();
+    let report = client.call_tool("report", json!({})).await.unwrap();
+    assert_eq!(report.content[0].as_text(), Some("the report"));
+    let asked = asked.lock().unwrap().clone();
+    let [ElicitRequestParams::Url(url)] = asked.as_slice() else { panic!("one URL elicitation: {asked:?}") };
+    assert_eq!((url.url.as_str(), url.elicitation_id.as_deref()), ("https://pay.example/checkout/7", None));
+    client.close().await;
+
+    // A client that did not declare URL elicitation gets -32021 naming it.
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let served = server(Arc::new(AtomicBool::new(false)));
+    tokio::spawn(async move { served.serve(theirs).await });
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let refused = client.call_tool("report", json!({})).await.unwrap_err();
+    let error = refused.peer_error().expect("the server's error");
+    assert_eq!(error.code, -32021, "{error:?}");
+    assert_eq!(error.data.as_ref().unwrap()["requiredCapabilities"], json!({ "elicitation": { "url": {} } }));
+    client.close().await;
+}
