@@ -166,6 +166,8 @@ fn doc_comment(attrs: &[Attribute]) -> Option<String> {
 /// extractors stay parameters of the handler closure.
 struct Parameters {
     fields: Vec<Tokens>,
+    /// The arguments' names, in the function's order.
+    names: Vec<String>,
     extractors: Vec<Tokens>,
     call_args: Vec<Tokens>,
 }
@@ -173,7 +175,8 @@ struct Parameters {
 /// Splits the parameters and takes the `#[arg(...)]` attributes off them (the function
 /// is emitted without them, as Rust has no such attribute).
 fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
-    let mut parameters = Parameters { fields: Vec::new(), extractors: Vec::new(), call_args: Vec::new() };
+    let mut parameters =
+        Parameters { fields: Vec::new(), names: Vec::new(), extractors: Vec::new(), call_args: Vec::new() };
     for (i, input) in item.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(pat_type) = input else {
             let message = format!("#[{}] works on free functions, not methods", kind.word());
@@ -193,6 +196,7 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         let field = &pat.ident;
         let doc = description.map(|d| quote! { #[doc = #d] });
         parameters.fields.push(quote! { #doc #field: #ty });
+        parameters.names.push(field.to_string());
         parameters.call_args.push(quote! { __args.#field });
     }
     Ok(parameters)
@@ -243,7 +247,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
     let args_ident = format_ident!("__{}_{}_args", fn_ident, kind.word());
     let def_fn = format_ident!("{}_{}", fn_ident, kind.word());
     let hidden_fn = definition_fn(&fn_ident);
-    let Parameters { fields, extractors, call_args } = parameters;
+    let Parameters { fields, names, extractors, call_args } = parameters;
 
     let call = if item.sig.asyncness.is_some() {
         quote! { #fn_ident(#(#call_args),*).await }
@@ -276,6 +280,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
                     #description
                     #title
                     .handler(|#handler_params| async move { #call })
+                    .__arguments_in_order(&[#(#names),*])
             };
             (quote! { PromptDef }, definition)
         }

@@ -152,6 +152,15 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
 #[tokio::test]
 async fn typed_prompt_arguments_and_template_variables_are_parsed_from_strings() {
     let mut raw = initialized(server()).await;
+    raw.request(0, "prompts/list", json!({})).await;
+    let listed = expect_result(&raw.next().await, 0);
+    let names: Vec<&str> = listed["prompts"][0]["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["n", "loud"], "the function's order, not the schema's");
     raw.request(1, "prompts/get", json!({ "name": "count_to", "arguments": { "n": "3", "loud": "true" } }))
         .await;
     let prompt = expect_result(&raw.next().await, 1);

@@ -10,7 +10,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpwire::client::Client;
-use mcpwire::protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitRequestURLParams, ElicitResult};
+use mcpwire::protocol::elicitation::{
+    ElicitAction, ElicitRequestParams, ElicitRequestURLParams, ElicitResult,
+};
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::McpError;

@@ -102,6 +102,17 @@ impl std::fmt::Debug for PromptDef {
 }
 
 impl PromptDef {
+    /// Orders the arguments as `names` lists them (the others after them, as they were):
+    /// `#[mcpwire::prompt]` passes its parameters' order, which the generated schema (an
+    /// object, whose members come out sorted) loses.
+    #[doc(hidden)]
+    pub fn __arguments_in_order(mut self, names: &[&str]) -> Self {
+        if let Some(arguments) = &mut self.prompt.arguments {
+            arguments.sort_by_key(|a| names.iter().position(|n| *n == a.name).unwrap_or(names.len()));
+        }
+        self
+    }
+
     /// Checks the required arguments, then runs the handler.
     pub(crate) async fn get(&self, ctx: Ctx, args: PromptArgs) -> Result<GetPromptResult, McpError> {
         for argument in self.prompt.arguments.iter().flatten() {
