@@ -141,7 +141,7 @@ async fn tasks_only_for_declaring_clients_and_results_inline() {
     let done = until(&mut raw, &mut id, &task, "completed").await;
     assert_eq!(done["resultType"], "complete");
     assert_eq!(done["result"]["content"][0]["text"], "must done");
-    assert!(done["result"].get("resultType").is_none());
+    assert_eq!(done["result"]["resultType"], "complete", "the result is a 2026 CallToolResult");
 
     let e = expect_error(&ask(&mut raw, 99, "tasks/get", json!({ "taskId": "nope" }), true).await, 99);
     assert_eq!(e.code, codes::INVALID_PARAMS);

@@ -59,9 +59,16 @@ impl TaskRecord {
         }
     }
 
-    /// The record as `tasks/get` (2026) answers it.
+    /// The record as `tasks/get` (2026) answers it. A completed task's `result` is the
+    /// original request's 2026 result, so it says `"resultType": "complete"` (clients
+    /// validate it as a `CallToolResult`, which requires it); the record keeps the
+    /// result as the handler made it, since 2025 `tasks/result` answers without it.
     pub fn detailed(&self) -> DetailedTask {
-        DetailedTask::new(self.ext_task(), self.state.clone())
+        let mut state = self.state.clone();
+        if let TaskState::Completed { result } = &mut state {
+            result.entry("resultType").or_insert_with(|| "complete".into());
+        }
+        DetailedTask::new(self.ext_task(), state)
     }
 
     /// The 2025-11-25 core task fields.
