@@ -216,7 +216,7 @@ pub async fn login(l: &crate::cli::Login) -> anyhow::Result<i32> {
             .hint("is the URL the server's MCP endpoint (often ending in /mcp)?")
     })?;
     let refreshable = if tokens.refresh_token.is_some() { ", refreshable" } else { "" };
-    eprintln!("Logged in to {} ({} token{refreshable}).", l.url, tokens.token_type);
+    say!("Logged in to {} ({} token{refreshable}).", l.url, tokens.token_type);
     Ok(0)
 }
 

@@ -2,6 +2,15 @@
 
 #![forbid(unsafe_code)]
 
+/// `eprintln!` that never panics: a closed stderr (`mcpwire ... 2>&1 | head -1`) must not
+/// turn a documented exit status into a panic's 101.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod args;
 mod bench;
 mod cli;
@@ -76,17 +85,17 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
 fn report(error: &anyhow::Error) -> i32 {
     match error.downcast_ref::<Failure>() {
         Some(failure) => {
-            eprintln!("error: {}", failure.message);
+            say!("error: {}", failure.message);
             for line in &failure.details {
-                eprintln!("  {line}");
+                say!("  {line}");
             }
             if let Some(hint) = &failure.hint {
-                eprintln!("hint: {hint}");
+                say!("hint: {hint}");
             }
             failure.exit_code()
         }
         None => {
-            eprintln!("error: {error:#}");
+            say!("error: {error:#}");
             EXIT_FAILURE
         }
     }
@@ -102,7 +111,7 @@ fn main() {
     let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            say!("error: cannot start the async runtime: {e}");
             std::process::exit(EXIT_FAILURE);
         }
     };

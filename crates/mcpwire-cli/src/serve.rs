@@ -74,7 +74,7 @@ async fn serve_service(service: McpService, addr: &str, what: &str) -> anyhow::R
         Failure::connect(format!("cannot listen on {addr}: {e}"))
             .hint("use HOST:PORT that is free on this machine, for example 127.0.0.1:8080 (port 0 picks one)")
     })?;
-    eprintln!("mcpwire: serving {what} at http://{}/mcp (Ctrl-C stops)", bound.local_addr);
+    say!("mcpwire: serving {what} at http://{}/mcp (Ctrl-C stops)", bound.local_addr);
     let mut task = bound.task;
     tokio::select! {
         _ = &mut task => Ok(EXIT_OK),

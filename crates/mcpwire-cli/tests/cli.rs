@@ -648,3 +648,18 @@ fn login_needs_a_server_that_asks_for_authorization() {
     assert!(!config.join("mcpwire/auth.json").exists(), "nothing to save, nothing saved");
     let _ = std::fs::remove_dir_all(config);
 }
+
+/// An error message written to a stderr nobody reads any more (`mcpwire ... 2>&1 | head
+/// -1`) leaves the documented exit status, not a panic's 101.
+#[test]
+fn a_closed_stderr_keeps_the_exit_status() {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mcpwire"))
+        .args(["tools", "stdio:/bin/false"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(2), "{status:?}");
+}

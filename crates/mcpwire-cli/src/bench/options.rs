@@ -66,7 +66,7 @@ pub async fn run_config(config: BenchConfig, json: bool) -> ExitCode {
                 match serde_json::to_string_pretty(&report) {
                     Ok(text) => text + "\n",
                     Err(e) => {
-                        eprintln!("mcpwire bench: {e}");
+                        say!("mcpwire bench: {e}");
                         return ExitCode::FAILURE;
                     }
                 }
@@ -76,7 +76,7 @@ pub async fn run_config(config: BenchConfig, json: bool) -> ExitCode {
             print_stdout(&text)
         }
         Err(e) => {
-            eprintln!("mcpwire bench: {e}");
+            say!("mcpwire bench: {e}");
             ExitCode::FAILURE
         }
     }
@@ -90,7 +90,7 @@ fn print_stdout(text: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("mcpwire bench: cannot write the report: {e}");
+            say!("mcpwire bench: cannot write the report: {e}");
             ExitCode::FAILURE
         }
     }

@@ -277,7 +277,7 @@ fn watchdog(pid: u32, timeout: Duration, done: Arc<AtomicBool>) {
             std::thread::sleep(Duration::from_millis(50));
         }
         if !done.load(Ordering::Relaxed) {
-            eprintln!("mcpwire-bench: the run exceeded {timeout:?}; killing the server (pid {pid})");
+            say!("mcpwire-bench: the run exceeded {timeout:?}; killing the server (pid {pid})");
             let _ = nix::sys::signal::kill(
                 nix::unistd::Pid::from_raw(pid as i32),
                 nix::sys::signal::Signal::SIGKILL,

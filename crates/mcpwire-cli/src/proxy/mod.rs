@@ -195,11 +195,11 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
                     Failure::connect(format!("cannot listen on {addr}: {e}"))
                         .hint("use HOST:PORT that is free on this machine, for example 127.0.0.1:8080 (port 0 picks one)")
                 })?;
-            eprintln!("mcpwire: proxying {target} at http://{}/mcp (Ctrl-C stops)", bound.local_addr);
+            say!("mcpwire: proxying {target} at http://{}/mcp (Ctrl-C stops)", bound.local_addr);
             let code = tokio::select! {
                 _ = interrupt::interrupted(1) => EXIT_INTERRUPTED,
                 _ = upstream_gone => {
-                    eprintln!("error: the upstream server stopped; the proxy stops too");
+                    say!("error: the upstream server stopped; the proxy stops too");
                     EXIT_FAILURE
                 }
             };
@@ -215,7 +215,7 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
                 _ = crate::serve::serve_stdio(&server, max_message) => EXIT_OK,
                 _ = interrupt::interrupted(1) => EXIT_INTERRUPTED,
                 _ = upstream_gone => {
-                    eprintln!("error: the upstream server closed the connection");
+                    say!("error: the upstream server closed the connection");
                     EXIT_FAILURE
                 }
             }
