@@ -54,19 +54,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                     .hint("`mcpwire tasks get TARGET TASK_ID` reaches a task by its id; add --protocol-version 2025-11-25 to list a dual-era server's tasks")
                     .into());
                 }
-                let mut tasks = Vec::new();
-                let mut cursor: Option<String> = None;
-                loop {
-                    let page = client
-                        .list_tasks(cursor.as_deref())
-                        .await
-                        .map_err(|e| Failure::request("listing tasks", &e))?;
-                    tasks.extend(page.tasks);
-                    match page.next_cursor {
-                        Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                        _ => break,
-                    }
-                }
+                let tasks = client.list_all_tasks().await.map_err(|e| Failure::request("listing tasks", &e))?;
                 if env.json {
                     let tasks = env.wire().list_as_sent(methods::TASKS_LIST, "tasks", &tasks)?;
                     env.print_json(&serde_json::json!({ "tasks": tasks }))?;

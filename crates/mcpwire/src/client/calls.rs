@@ -82,6 +82,37 @@ fn cursor_params(cursor: Option<&str>) -> Map<String, Value> {
     m
 }
 
+/// Most pages a listing follows: past it the server is taken to page forever.
+const MAX_PAGES: usize = 10_000;
+
+/// Every item of a paginated list, from the first page (no cursor) through each
+/// `nextCursor`. A cursor that comes back (pages that go round in a circle) or more than
+/// [`MAX_PAGES`] pages end it with an error, rather than a loop that never ends while its
+/// items fill memory.
+pub(super) async fn every_page<T, F, Fut>(mut page: F) -> Result<Vec<T>, RequestError>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), RequestError>>,
+{
+    let mut all = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_PAGES {
+        let (items, next) = page(cursor.take()).await?;
+        all.extend(items);
+        match next {
+            None => return Ok(all),
+            Some(next) if !seen.insert(next.clone()) => {
+                return Err(RequestError::Protocol(format!(
+                    "the server's pages go round in a circle: cursor {next:?} came back"
+                )))
+            }
+            Some(next) => cursor = Some(next),
+        }
+    }
+    Err(RequestError::Protocol(format!("the server's list goes on past {MAX_PAGES} pages")))
+}
+
 impl Client {
     /// A list method, from the 2026 cache while its `ttlMs` lasts.
     async fn list(&self, method: &'static str, cursor: Option<&str>) -> Result<RawJson, RequestError> {
@@ -154,16 +185,11 @@ impl Client {
 
     /// Every tool, following the cursors.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, RequestError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        every_page(|cursor| async move {
             let page = self.list_tools(cursor.as_deref()).await?;
-            all.extend(page.tools);
-            match page.next_cursor {
-                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.tools, page.next_cursor))
+        })
+        .await
     }
 
     /// Calls a tool with arguments (anything that serializes to a JSON object).
@@ -212,16 +238,11 @@ impl Client {
 
     /// Every resource, following the cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, RequestError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        every_page(|cursor| async move {
             let page = self.list_resources(cursor.as_deref()).await?;
-            all.extend(page.resources);
-            match page.next_cursor {
-                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.resources, page.next_cursor))
+        })
+        .await
     }
 
     /// One page of `resources/templates/list`.
@@ -234,16 +255,11 @@ impl Client {
 
     /// Every resource template, following the cursors.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, RequestError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        every_page(|cursor| async move {
             let page = self.list_resource_templates(cursor.as_deref()).await?;
-            all.extend(page.resource_templates);
-            match page.next_cursor {
-                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.resource_templates, page.next_cursor))
+        })
+        .await
     }
 
     /// `resources/read` (from the 2026 cache while its `ttlMs` lasts; a result that took
@@ -291,16 +307,11 @@ impl Client {
 
     /// Every prompt, following the cursors.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, RequestError> {
-        let mut all = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
+        every_page(|cursor| async move {
             let page = self.list_prompts(cursor.as_deref()).await?;
-            all.extend(page.prompts);
-            match page.next_cursor {
-                Some(next) if Some(&next) != cursor.as_ref() => cursor = Some(next),
-                _ => return Ok(all),
-            }
-        }
+            Ok((page.prompts, page.next_cursor))
+        })
+        .await
     }
 
     /// `prompts/get` with string arguments.

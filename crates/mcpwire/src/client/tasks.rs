@@ -256,6 +256,15 @@ impl Client {
         decode(&self.send(methods::TASKS_LIST, params, &RequestOptions::default()).await?.1)
     }
 
+    /// Every task of this session, following the cursors (2025-11-25 only).
+    pub async fn list_all_tasks(&self) -> Result<Vec<CoreTask>, RequestError> {
+        super::calls::every_page(|cursor| async move {
+            let page = self.list_tasks(cursor.as_deref()).await?;
+            Ok((page.tasks, page.next_cursor))
+        })
+        .await
+    }
+
     /// Follows a task to its end and returns the tool's result (see the module docs).
     pub async fn wait_task(
         &self,

@@ -1,0 +1,43 @@
+//! The client's `list_all_*` against a server whose cursors go round in a circle: an
+//! error naming the cursor that came back, not a loop that never ends while its items
+//! fill memory.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use mcpwire::client::Client;
+use mcpwire::protocol::{Message, ProtocolVersion, Response};
+use mcpwire::transport::{memory, Outgoing, TransportEvent};
+use mcpwire::RequestError;
+use serde_json::{json, Value};
+
+#[tokio::test]
+async fn cursors_that_come_back_end_the_listing_with_an_error() {
+    let (ours, mut theirs) = memory::pair();
+    // Page "A" leads to "B", every other page to "A": first, A, B, A, ...
+    tokio::spawn(async move {
+        while let Some(TransportEvent::Message(inbound)) = theirs.incoming.recv().await {
+            let Message::Request(request) = inbound.message else { continue };
+            let params: Value =
+                request.params.as_deref().map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap());
+            let next = if params["cursor"] == "A" { "B" } else { "A" };
+            let tools = json!([{ "name": format!("t-{next}"), "inputSchema": { "type": "object" } }]);
+            let page = json!({ "resultType": "complete", "tools": tools, "nextCursor": next, "ttlMs": 0, "cacheScope": "private" });
+            let answer = Response::new(request.id, serde_json::value::to_raw_value(&page).unwrap());
+            if theirs.outgoing.send(Outgoing::unrelated(answer)).await.is_err() {
+                return;
+            }
+        }
+    });
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let listed =
+        tokio::time::timeout(Duration::from_secs(10), client.list_all_tools()).await.expect("it ends");
+    match listed {
+        Err(RequestError::Protocol(message)) => {
+            assert!(message.contains("cursor \"A\" came back"), "{message}")
+        }
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+    client.close().await;
+}
