@@ -27,8 +27,9 @@ use super::{Client, RequestOptions};
 use crate::error::RequestError;
 use crate::jsonrpc::ProgressUpdate;
 
-/// A server's suggested polling interval is honoured within these bounds.
-const MIN_POLL: Duration = Duration::from_millis(10);
+/// A server's suggested polling interval is honoured within these bounds (a server that
+/// suggests 0 would otherwise be asked a hundred times a second).
+const MIN_POLL: Duration = Duration::from_millis(100);
 const MAX_POLL: Duration = Duration::from_secs(30);
 /// The interval when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
