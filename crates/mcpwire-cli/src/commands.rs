@@ -116,8 +116,9 @@ pub async fn connect(
     wire: Option<&Recorder>,
 ) -> anyhow::Result<Client> {
     let target = connect.target.clone().with_http_options(&connect.headers, connect.bearer.as_deref())?;
-    let mut builder = Client::builder("mcpwire", env!("CARGO_PKG_VERSION"))
-        .options(client_options(connect.timeout, !matches!(target, target::Target::Http { .. }))?);
+    let options = client_options(connect.timeout, !matches!(target, target::Target::Http { .. }))?;
+    let probe_timeout = options.probe_timeout;
+    let mut builder = Client::builder("mcpwire", env!("CARGO_PKG_VERSION")).options(options);
     if let Some(version) = &connect.protocol_version {
         builder = builder.protocol_version(pinned_version(version)?);
     }
@@ -134,9 +135,11 @@ pub async fn connect(
     builder =
         builder.on_elicitation(move |params| elicit::answer(params, policy, elicit_ui.clone(), turn.clone()));
     tracing::debug!(%target, "connecting");
-    // --timeout bounds the whole handshake (an era probe and its fallback included), not
-    // each of its requests.
-    let limit = Duration::from_secs_f64(connect.timeout);
+    // --timeout bounds the whole handshake, not each of its requests; an era probe the
+    // server leaves unanswered has its own wait on top, so that the `initialize` it falls
+    // back to still gets the whole --timeout.
+    let probe = if connect.protocol_version.is_some() { Duration::ZERO } else { probe_timeout };
+    let limit = Duration::from_secs_f64(connect.timeout) + probe;
     target::connect(&target, builder, max_message, limit, wire).await
 }
 

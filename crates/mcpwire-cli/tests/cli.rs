@@ -663,3 +663,14 @@ fn a_closed_stderr_keeps_the_exit_status() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(2), "{status:?}");
 }
+
+/// A server that leaves the era probe unanswered is reached by the `initialize` fallback
+/// within a short --timeout: the probe's wait does not use up the handshake's time.
+#[test]
+fn a_server_that_ignores_the_probe_is_reached_within_a_short_timeout() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ignores_discover.py");
+    let target = format!("stdio:python3 {script}");
+    let o = mcpwire_within(&["tools", "--timeout", "2", &target], Duration::from_secs(20));
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout(&o).contains('t'), "{}", stdout(&o));
+}
