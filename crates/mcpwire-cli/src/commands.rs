@@ -123,7 +123,20 @@ pub async fn connect(
         builder = builder.protocol_version(pinned_version(version)?);
     }
     let log_ui = ui.clone();
-    builder = builder.on_log(move |params| log_ui.log(&params));
+    // `--log-level` asks the server for that level and up, and is applied here too: a
+    // server may send more than it was asked for (or ignore the request), and `off`
+    // must show nothing.
+    let shown: Option<Option<LoggingLevel>> = interaction.map(|i| log_level(&i.log_level)).transpose()?;
+    builder = builder.on_log(move |params| {
+        let wanted = match shown {
+            None => true,
+            Some(None) => false,
+            Some(Some(least)) => params.level >= least,
+        };
+        if wanted {
+            log_ui.log(&params);
+        }
+    });
     let policy = match interaction {
         Some(i) if i.no_input => Policy::Decline("--no-input"),
         _ if !std::io::stdin().is_terminal() => Policy::Decline("stdin is not a terminal"),

@@ -674,3 +674,22 @@ fn a_server_that_ignores_the_probe_is_reached_within_a_short_timeout() {
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout(&o).contains('t'), "{}", stdout(&o));
 }
+
+/// `--log-level` is applied to what the server sends too: a server that logs at every
+/// level whatever it was asked shows only that level and up, and nothing with `off`.
+#[test]
+fn log_level_filters_what_a_server_sends_anyway() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/logs_every_level.py");
+    let target = format!("stdio:python3 {script}");
+    let o = mcpwire(&["call", &target, "t", "--log-level", "error"]);
+    expect_code(&o, 0);
+    let err = stderr(&o);
+    let shown: Vec<&str> = err.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(
+        shown,
+        ["[error] at error", "[critical] at critical", "[alert] at alert", "[emergency] at emergency"]
+    );
+    let o = mcpwire(&["call", &target, "t", "--log-level", "off"]);
+    expect_code(&o, 0);
+    assert!(!stderr(&o).contains("] at "), "{}", stderr(&o));
+}
