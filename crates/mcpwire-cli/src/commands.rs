@@ -46,8 +46,13 @@ impl Env {
     }
 }
 
-/// Writes to stdout; a closed pipe (`| head`) is not an error worth a message.
+/// Writes to stdout (on a terminal, with control characters made visible: see
+/// [`crate::ui::visible`]); a closed pipe (`| head`) is not an error worth a message.
 pub(crate) fn print_stdout(text: &str) -> anyhow::Result<()> {
+    let text = match std::io::stdout().is_terminal() {
+        true => crate::ui::visible(text),
+        false => std::borrow::Cow::Borrowed(text),
+    };
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|_| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),

@@ -2,12 +2,13 @@
 
 #![forbid(unsafe_code)]
 
-/// `eprintln!` that never panics: a closed stderr (`mcpwire ... 2>&1 | head -1`) must not
-/// turn a documented exit status into a panic's 101.
+/// `eprintln!` that never panics (a closed stderr, `mcpwire ... 2>&1 | head -1`, must not
+/// turn a documented exit status into a panic's 101) and shows control characters as
+/// text (a message may quote the server).
 macro_rules! say {
     ($($arg:tt)*) => {{
         use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        let _ = writeln!(std::io::stderr(), "{}", crate::ui::visible(&format!($($arg)*)));
     }};
 }
 

@@ -50,7 +50,7 @@ impl Ui {
         } else if state.asking {
             let _ = writeln!(err);
         }
-        let _ = writeln!(err, "{line}");
+        let _ = writeln!(err, "{}", visible(line));
         if let Some(bar) = &state.bar {
             let _ = write!(err, "{bar}");
         }
@@ -81,7 +81,7 @@ impl Ui {
         }
         let mut state = self.lock();
         state.updates += 1;
-        let bar = render_bar(update, state.updates, terminal_width());
+        let bar = visible(&render_bar(update, state.updates, terminal_width())).into_owned();
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[2K{bar}");
         let _ = err.flush();
@@ -102,6 +102,25 @@ impl Ui {
             let _ = err.flush();
         }
     }
+}
+
+/// `text` with its control characters (other than newline and tab) written as `\u{..}`:
+/// text from a server (log messages, progress, content, errors) must not reach a
+/// terminal as escape sequences, which could retitle it, clear it or hide what it shows.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.contains(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c) {
+            out.push_str(&format!("\\u{{{:x}}}", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A log message's data as a line: a string as it is; an object as its `message` (or
@@ -202,6 +221,13 @@ mod tests {
 
     fn update(progress: f64, total: Option<f64>, message: Option<&str>) -> ProgressUpdate {
         ProgressUpdate { progress, total, message: message.map(str::to_owned) }
+    }
+
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        assert_eq!(visible("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(visible("a\u{1b}]0;PWNED\u{7}b\u{1b}[2J"), "a\\u{1b}]0;PWNED\\u{7}b\\u{1b}[2J");
+        assert_eq!(visible("\r\u{9b}31m"), "\\u{d}\\u{9b}31m");
     }
 
     #[test]

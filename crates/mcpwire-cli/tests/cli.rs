@@ -676,7 +676,8 @@ fn a_server_that_ignores_the_probe_is_reached_within_a_short_timeout() {
 }
 
 /// `--log-level` is applied to what the server sends too: a server that logs at every
-/// level whatever it was asked shows only that level and up, and nothing with `off`.
+/// level whatever it was asked shows only that level and up, and nothing with `off`. The
+/// escape sequence in a message is shown as text, never sent to the terminal.
 #[test]
 fn log_level_filters_what_a_server_sends_anyway() {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/logs_every_level.py");
@@ -687,7 +688,12 @@ fn log_level_filters_what_a_server_sends_anyway() {
     let shown: Vec<&str> = err.lines().filter(|l| l.starts_with('[')).collect();
     assert_eq!(
         shown,
-        ["[error] at error", "[critical] at critical", "[alert] at alert", "[emergency] at emergency"]
+        [
+            "[error] at error",
+            "[critical] at critical",
+            "[alert] at alert",
+            "[emergency] at emergency \\u{1b}]0;PWNED\\u{7}"
+        ]
     );
     let o = mcpwire(&["call", &target, "t", "--log-level", "off"]);
     expect_code(&o, 0);
