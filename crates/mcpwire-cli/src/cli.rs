@@ -241,7 +241,8 @@ pub struct Connect {
     #[arg(long, value_name = "TOKEN")]
     pub bearer: Option<String>,
 
-    /// Give up on a request after this many seconds.
+    /// Give up on a request after this many seconds (the handshake too, after the era
+    /// probe's own wait for a server that leaves it unanswered).
     #[arg(long, value_name = "SECONDS", default_value_t = 60.0)]
     pub timeout: f64,
 }
