@@ -49,3 +49,50 @@ async fn unknown_result_types_and_undeclared_tasks_are_refused() {
     let done = call_answered_with(Client::builder("c", "1").without_tasks(), complete).await.unwrap();
     assert_eq!(done["content"][0]["text"], "ok");
 }
+
+/// A peer that answers `server/discover` with `discover` and `tools/call` with `call`.
+fn discovering_peer(discover: Value, call: Value) -> mcpwire::transport::Connection {
+    let (ours, mut theirs) = memory::pair();
+    tokio::spawn(async move {
+        while let Some(event) = theirs.incoming.recv().await {
+            let TransportEvent::Message(inbound) = event else { continue };
+            let Message::Request(request) = inbound.message else { continue };
+            let result = if request.method == "server/discover" { &discover } else { &call };
+            let answer = Outgoing::unrelated(Response::new(
+                request.id,
+                serde_json::value::to_raw_value(result).unwrap(),
+            ));
+            if theirs.outgoing.send(answer).await.is_err() {
+                return;
+            }
+        }
+    });
+    ours
+}
+
+fn discover_result(result_type: &str, capabilities: Value) -> Value {
+    json!({ "resultType": result_type, "supportedVersions": ["2026-07-28"], "capabilities": capabilities,
+        "ttlMs": 0, "cacheScope": "private",
+        "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "s", "version": "1" } } })
+}
+
+/// The valid result types are the core ones and the extensions' that both sides declared:
+/// a task from a server whose discover result does not advertise the tasks extension is
+/// refused; a discover result that is not `complete` fails the connection.
+#[tokio::test]
+async fn a_task_from_a_server_that_does_not_advertise_tasks_and_a_strange_discover_are_refused() {
+    let task = json!({ "resultType": "task", "taskId": "t1", "status": "working",
+        "createdAt": "2026-12-04T00:00:00Z", "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 60000 });
+    let peer = discovering_peer(discover_result("complete", json!({ "tools": {} })), task);
+    let client = Client::builder("c", "1").connect(peer).await.unwrap();
+    match client.call_tool("t", json!({})).await {
+        Err(RequestError::Protocol(message)) => assert!(message.contains("does not advertise"), "{message}"),
+        other => panic!("a task the server never offered: {other:?}"),
+    }
+    client.close().await;
+
+    let peer = discovering_peer(discover_result("weird", json!({})), json!({}));
+    let connected = Client::builder("c", "1").connect(peer).await;
+    let Err(error) = connected else { panic!("a discover result that is not complete was taken") };
+    assert!(error.to_string().contains("weird"), "{error}");
+}

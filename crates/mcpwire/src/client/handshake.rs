@@ -33,7 +33,17 @@ async fn discover(
             CallOptions { timeout: Some(timeout), ..Default::default() },
         )
         .await?;
-    serde_json::from_str(result.get()).map_err(RequestError::InvalidResult)
+    let discovered: DiscoverResult =
+        serde_json::from_str(result.get()).map_err(RequestError::InvalidResult)?;
+    // `server/discover` is answered complete or not at all (an unknown `resultType` is
+    // invalid).
+    match &discovered.result_type {
+        None | Some(mcpwire_protocol::ResultType::Complete) => Ok(discovered),
+        Some(other) => Err(RequestError::Protocol(format!(
+            "server/discover answered with resultType {:?}, not \"complete\"",
+            other.as_str()
+        ))),
+    }
 }
 
 /// Probes the era: `server/discover` first; a recognised `-32022` error means a stateless
@@ -82,9 +92,13 @@ pub(super) async fn probe(
             {
                 return Err(ConnectError::Handshake(RequestError::Peer(e)))
             }
-            Err(e @ (RequestError::ConnectionClosed { .. } | RequestError::NotRunning)) => {
-                return Err(ConnectError::Handshake(e))
-            }
+            // A discover result of the 2026 shape whose resultType is not `complete`: a
+            // 2026 server answering wrongly, not a 2025 one.
+            Err(
+                e @ (RequestError::ConnectionClosed { .. }
+                | RequestError::NotRunning
+                | RequestError::Protocol(_)),
+            ) => return Err(ConnectError::Handshake(e)),
             // Any other error, or a timeout: a 2025-era server.
             Err(e) => {
                 tracing::debug!("server/discover failed ({e}); falling back to initialize");

@@ -343,6 +343,13 @@ impl Client {
                     .into(),
             ));
         }
+        // ... and those the server advertised (when its discover result is known).
+        let advertised = self.discover_result().is_none_or(|d| d.capabilities.supports_tasks_extension());
+        if kind == ResultType::Task && !advertised {
+            return Err(RequestError::Protocol(
+                "the server answered with a task, though it does not advertise the tasks extension".into(),
+            ));
+        }
         Ok((kind, result))
     }
 }
