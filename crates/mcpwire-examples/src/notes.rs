@@ -34,6 +34,9 @@ pub const NAME: &str = "mcpwire-notes";
 /// The most notes kept: adding past it is refused, so memory stays bounded.
 pub const MAX_NOTES: usize = 1000;
 
+/// The resource listing every note: it changes with each note added or deleted.
+pub const INDEX_URI: &str = "notes://index";
+
 /// One note.
 #[derive(Clone, Debug)]
 struct Note {
@@ -85,6 +88,13 @@ impl Notes {
         let note = Note { id: book.next_id, title, text, tags };
         book.notes.push(note.clone());
         Ok(note)
+    }
+
+    /// Removes note `id`; the note, if there was one.
+    fn remove(&self, id: u64) -> Option<Note> {
+        let mut book = self.book();
+        let at = book.notes.iter().position(|n| n.id == id)?;
+        Some(book.notes.remove(at))
     }
 
     fn get(&self, id: u64) -> Option<Note> {
@@ -149,8 +159,12 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
         .instructions("Keeps short notes: add_note, search_notes, delete_note; read notes://index or notes://note/{id}; the summarize prompt asks a model to sum them up.")
         .state(notes)
         .tool(tool("add_note").description("Add a note; returns its number and URI.").handler(
-            |State(notes): State<Notes>, Args(a): Args<AddNote>| {
-                notes.add(a.title, a.text, a.tags).map(|n| format!("Added note {} ({})", n.id, n.uri()))
+            |ctx: Ctx, State(notes): State<Notes>, Args(a): Args<AddNote>| {
+                let added = notes.add(a.title, a.text, a.tags)?;
+                // Clients subscribed to the index (resources/subscribe, or a 2026 listen
+                // stream) hear that it changed.
+                ctx.notify_resource_updated(INDEX_URI);
+                Ok::<_, String>(format!("Added note {} ({})", added.id, added.uri()))
             },
         ))
         .tool(tool("search_notes").description("Find notes whose title or text contains the words, or that carry the tag.").handler(
@@ -163,18 +177,15 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
             },
         ))
         .tool(tool("delete_note").description("Delete a note by its number.").handler(
-            |State(notes): State<Notes>, Args(a): Args<NoteId>| {
-                let mut book = notes.book();
-                let before = book.notes.len();
-                book.notes.retain(|n| n.id != a.id);
-                match book.notes.len() < before {
-                    true => Ok(format!("Deleted note {}", a.id)),
-                    false => Err(format!("there is no note {}", a.id)),
-                }
+            |ctx: Ctx, State(notes): State<Notes>, Args(a): Args<NoteId>| {
+                let Some(gone) = notes.remove(a.id) else { return Err(format!("there is no note {}", a.id)) };
+                ctx.notify_resource_updated(gone.uri());
+                ctx.notify_resource_updated(INDEX_URI);
+                Ok(format!("Deleted note {}", a.id))
             },
         ))
         .resource(
-            resource("notes://index", "index")
+            resource(INDEX_URI, "index")
                 .description("Every note, one line each")
                 .mime_type("text/plain")
                 .handler(move || {
@@ -242,4 +253,42 @@ fn completions(notes: &[Note], params: &CompleteRequestParams) -> Vec<String> {
     // The spec's limit on one answer.
     values.truncate(100);
     values
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::time::Duration;
+
+    use mcpwire::client::{Client, ServerChange};
+    use mcpwire::protocol::ProtocolVersion;
+
+    /// A client subscribed to the index and to a note hears of each change to them.
+    #[tokio::test]
+    async fn subscribers_hear_when_notes_change() {
+        let (ours, theirs) = mcpwire::transport::memory::pair();
+        let notes = super::server().unwrap();
+        tokio::spawn(async move { notes.serve(theirs).await });
+        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
+        let client = Client::builder("t", "1")
+            .protocol_version(ProtocolVersion::V2025_11_25)
+            .on_change(move |change| {
+                let _ = tx.send(change);
+            })
+            .connect(ours)
+            .await
+            .unwrap();
+        client.subscribe(super::INDEX_URI).await.unwrap();
+        client.subscribe("notes://note/1").await.unwrap();
+        let wait = Duration::from_secs(5);
+        client.call_tool("add_note", serde_json::json!({ "title": "t", "text": "x" })).await.unwrap();
+        let change = tokio::time::timeout(wait, changes.recv()).await.unwrap();
+        assert_eq!(change, Some(ServerChange::ResourceUpdated(super::INDEX_URI.into())));
+        client.call_tool("delete_note", serde_json::json!({ "id": 1 })).await.unwrap();
+        let change = tokio::time::timeout(wait, changes.recv()).await.unwrap();
+        assert_eq!(change, Some(ServerChange::ResourceUpdated("notes://note/1".into())));
+        let change = tokio::time::timeout(wait, changes.recv()).await.unwrap();
+        assert_eq!(change, Some(ServerChange::ResourceUpdated(super::INDEX_URI.into())));
+        client.close().await;
+    }
 }
