@@ -133,7 +133,9 @@ fn children_of(parent: u32) -> Vec<u32> {
 
 #[test]
 fn proxy_replaces_an_upstream_connection_whose_server_died() {
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    // A 2025 upstream (pinned): its capabilities are fixed per connection.
+    let server =
+        start_http(&["proxy", "--listen", "127.0.0.1:0", "--protocol-version", "2025-11-25", &everything()]);
     // A 2025 client that can be asked things holds an upstream connection of its own
     // while its call runs: a second server process.
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
@@ -156,6 +158,28 @@ fn proxy_replaces_an_upstream_connection_whose_server_died() {
     let answer = call(3);
     assert!(answer.contains("simple text response"), "{answer}");
     assert_eq!(children_of(server.child.id()).len(), 2, "a new second server in the dead one's place");
+}
+
+/// A 2026 upstream takes each request's capabilities from the request: one server
+/// process serves clients of every kind, so they all see one server state (a note one
+/// client adds, another finds).
+#[test]
+fn a_2026_upstream_is_one_server_for_clients_of_every_kind() {
+    let notes = format!("stdio:'{BIN}' serve --example notes");
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &notes]);
+    let call = |id: u32, capabilities: &str, name: &str, arguments: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{capabilities}}}}}}}"#
+        );
+        let headers =
+            [("MCP-Protocol-Version", "2026-07-28"), ("Mcp-Method", "tools/call"), ("Mcp-Name", name)];
+        post(&server.url, &headers, &body, Some(&format!(r#""id":{id}"#)))
+    };
+    let added = call(1, "{}", "add_note", r#"{"title":"zebra","text":"stripes"}"#);
+    assert!(added.contains("Added note"), "{added}");
+    let found = call(2, r#"{"elicitation":{"form":{}}}"#, "search_notes", r#"{"query":"zebra"}"#);
+    assert!(found.contains("zebra"), "a client of another kind sees the same notes: {found}");
+    assert_eq!(children_of(server.child.id()).len(), 1, "one upstream server");
 }
 
 #[test]

@@ -25,10 +25,14 @@
 //!   [`upstream::Pool::roots_changed`]);
 //! - **log messages**: to the downstream request in flight, at that client's level.
 //!
+//! Upstream connections: a 2026 upstream is one connection (one server process, so one
+//! server state for every client), each request declaring its own client's capabilities;
+//! a 2025 upstream, whose capabilities are fixed per connection, gets one connection per
+//! set of client capabilities (see [`upstream::Pool`]), each its own server process.
+//!
 //! Limits: no tasks (the proxy declares none upstream and offers none, so every result
-//! is final and a tool that runs only as a task fails); a 2026 upstream sees, on each
-//! request, the capabilities of the connection it came on (one per set of client
-//! capabilities), not the client's own `clientInfo`; a 2025 server's `roots/list`
+//! is final and a tool that runs only as a task fails); a 2026 upstream sees the proxy's
+//! `clientInfo`, not the client's own; a 2025 server's `roots/list`
 //! outside a request (at start-up, after a change) goes to the 2025 client that last used
 //! that connection or last said its roots changed ([`downstream`]), and clients of the
 //! same kind share its answer.

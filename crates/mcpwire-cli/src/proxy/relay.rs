@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use mcpwire::client::{Client, RequestOptions};
 use mcpwire::jsonrpc::ProgressUpdate;
+use mcpwire::protocol::capabilities::ClientCapabilities;
 use mcpwire::protocol::mrtr::{InputRequest, InputRequiredResult};
 use mcpwire::protocol::{codes, meta, methods, Era};
 use mcpwire::server::Ctx;
@@ -87,7 +88,14 @@ impl Relay {
         let roots_client = (wants.roots() && !stateless_upstream && era != Some(Era::Stateless))
             .then(|| self.pool.clients.of(ctx.extensions()))
             .flatten();
-        if stateless_upstream || !wants.can_be_asked() || LISTINGS.contains(&method) {
+        // A 2026 server takes each request's capabilities from the request itself: one
+        // connection (one server process, so one server state) serves every client, each
+        // request declaring its own client's capabilities.
+        if stateless_upstream {
+            let _active = self.pool.active.enter(&ctx);
+            return forward_shared(self.pool.primary(), &ctx, method, params).await;
+        }
+        if !wants.can_be_asked() || LISTINGS.contains(&method) {
             let _active = self.pool.active.enter(&ctx);
             let shared = self.pool.shared(wants, roots_client).await?;
             return forward_shared(&shared.client, &ctx, method, params).await;
@@ -283,6 +291,17 @@ pub(super) fn upstream_error(e: RequestError) -> McpError {
     }
 }
 
+/// What a request declares upstream (to a 2026 server; a 2025 one has the connection's):
+/// the downstream client's capabilities, since it answers the server's questions, without
+/// the tasks extension, which the proxy does not relay.
+fn declared_for(ctx: &Ctx) -> ClientCapabilities {
+    let mut capabilities = ctx.client_capabilities().clone();
+    if let Some(extensions) = &mut capabilities.extensions {
+        extensions.remove(meta::TASKS_EXTENSION);
+    }
+    capabilities
+}
+
 /// One upstream request, with progress forwarded to the downstream request.
 async fn send(
     client: &Client,
@@ -291,12 +310,13 @@ async fn send(
     params: &Map<String, Value>,
 ) -> Result<Value, McpError> {
     let wants_progress = ctx.meta().is_some_and(|m| m.contains_key(meta::PROGRESS_TOKEN));
+    let options = RequestOptions::default().declaring(declared_for(ctx));
     if !wants_progress {
-        let sent = client.send_request(method, Value::Object(params.clone()), RequestOptions::default());
+        let sent = client.send_request(method, Value::Object(params.clone()), options);
         return sent.await.map_err(upstream_error);
     }
     let (tx, mut rx) = mpsc::channel::<ProgressUpdate>(PROGRESS_QUEUE);
-    let options = RequestOptions::default().on_progress(move |update| {
+    let options = options.on_progress(move |update| {
         let _ = tx.try_send(update);
     });
     let request = client.send_request(method, Value::Object(params.clone()), options);

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use mcpwire_protocol::capabilities::ClientCapabilities;
 use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult};
 use mcpwire_protocol::lifecycle::DiscoverResult;
 use mcpwire_protocol::logging::LoggingLevel;
@@ -33,6 +34,11 @@ pub struct RequestOptions {
     /// Cancel to give up: the server is told (`notifications/cancelled`, or a closed
     /// stream on 2026 HTTP) and the call fails with `RequestError::Cancelled`.
     pub cancel: Option<tokio_util::sync::CancellationToken>,
+    /// The capabilities this 2026 request declares, instead of the client's own: for a
+    /// gateway or proxy that relays the requests of other clients, each with what its
+    /// client can answer (the result is checked against them: a task needs their tasks
+    /// extension). Ignored in the 2025 era, whose capabilities are the session's.
+    pub capabilities: Option<ClientCapabilities>,
     pub(crate) id: Option<RequestId>,
 }
 
@@ -46,6 +52,13 @@ impl RequestOptions {
     /// Cancels the call when `token` fires.
     pub fn cancel_on(mut self, token: tokio_util::sync::CancellationToken) -> Self {
         self.cancel = Some(token);
+        self
+    }
+
+    /// Declares `capabilities` for this 2026 request instead of the client's own (see the
+    /// field).
+    pub fn declaring(mut self, capabilities: ClientCapabilities) -> Self {
+        self.capabilities = Some(capabilities);
         self
     }
 

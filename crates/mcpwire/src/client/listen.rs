@@ -72,7 +72,7 @@ impl Client {
         self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id.key(), tx);
         let mut params = Map::new();
         params.insert("notifications".into(), serde_json::to_value(&filter).map_err(RequestError::Encode)?);
-        let raw = self.params(params, None)?;
+        let raw = self.params(params, None, None)?;
         let peer = self.inner.peer.clone();
         let request_id = id.clone();
         let listeners = self.inner.listeners.clone();

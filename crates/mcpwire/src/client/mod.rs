@@ -286,6 +286,7 @@ impl Client {
         &self,
         params: Map<String, Value>,
         extra: Option<&Meta>,
+        capabilities: Option<&ClientCapabilities>,
     ) -> Result<RawJson, RequestError> {
         let mut params = params;
         let mut meta: Meta = match params.remove("_meta") {
@@ -304,7 +305,8 @@ impl Client {
         }
         if let Session::Stateless { version, .. } = &self.inner.session {
             let level = *self.inner.log_level.lock().unwrap_or_else(|e| e.into_inner());
-            meta.extend(request_envelope(version, &self.inner.capabilities, Some(&self.inner.info), level));
+            let capabilities = capabilities.unwrap_or(&self.inner.capabilities);
+            meta.extend(request_envelope(version, capabilities, Some(&self.inner.info), level));
         }
         if !meta.is_empty() {
             params.insert("_meta".into(), Value::Object(meta));
@@ -321,7 +323,8 @@ impl Client {
         params: Map<String, Value>,
         options: &RequestOptions,
     ) -> Result<(ResultType, RawJson), RequestError> {
-        let raw = self.params(params, options.meta.as_ref())?;
+        let declared = options.capabilities.as_ref();
+        let raw = self.params(params, options.meta.as_ref(), declared)?;
         let call = CallOptions {
             id: options.id.clone(),
             timeout: Some(options.timeout.unwrap_or(self.inner.options.request_timeout)),
@@ -336,7 +339,9 @@ impl Client {
         };
         // The valid result types are the core ones and those of the extensions declared.
         if kind == ResultType::Task
-            && !self.inner.capabilities.has_extension(mcpwire_protocol::meta::TASKS_EXTENSION)
+            && !declared
+                .unwrap_or(&self.inner.capabilities)
+                .has_extension(mcpwire_protocol::meta::TASKS_EXTENSION)
         {
             return Err(RequestError::Protocol(
                 "the server answered with a task, though this client did not declare the tasks extension"
