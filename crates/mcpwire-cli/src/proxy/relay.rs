@@ -20,6 +20,7 @@ use std::time::Duration;
 use mcpwire::client::{Client, RequestOptions};
 use mcpwire::jsonrpc::ProgressUpdate;
 use mcpwire::protocol::capabilities::ClientCapabilities;
+use mcpwire::protocol::logging::LoggingMessageNotificationParams;
 use mcpwire::protocol::mrtr::{InputRequest, InputRequiredResult};
 use mcpwire::protocol::{codes, meta, methods, Era};
 use mcpwire::server::Ctx;
@@ -27,7 +28,7 @@ use mcpwire::{McpError, RequestError};
 use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
-use super::upstream::{park_time, Ask, Holder, Lease, Pool, Wants};
+use super::upstream::{park_time, Ask, Holder, Lease, Pool, Wants, LOG_QUEUE};
 
 /// Results that 2026 clients expect cache hints on.
 const CACHEABLE: [&str; 5] = [
@@ -50,12 +51,22 @@ const PROGRESS_QUEUE: usize = 64;
 
 type Pending = Pin<Box<dyn Future<Output = Result<Value, RequestError>> + Send>>;
 
+/// The upstream log messages of one downstream request, forwarded by its handler.
+type Logs = mpsc::Receiver<LoggingMessageNotificationParams>;
+
+/// Forwards one upstream log message to the downstream request (at its client's level).
+async fn log_to(ctx: &Ctx, params: LoggingMessageNotificationParams) {
+    ctx.log_as(params.level, params.logger.as_deref(), params.data).await;
+}
+
 /// An upstream request on a leased connection, with what arrives for it.
 struct Flight {
-    lease: Lease,
+    /// The connection, held while the flight lives (dropped, it is given back).
+    _lease: Lease,
     request: Pending,
     asks: mpsc::Receiver<Ask>,
     progress: mpsc::Receiver<ProgressUpdate>,
+    logs: Logs,
     /// A question put to a 2026 client, waiting for its retry: its input key and itself.
     pending: Option<(String, Ask)>,
     asked: u64,
@@ -92,13 +103,15 @@ impl Relay {
         // connection (one server process, so one server state) serves every client, each
         // request declaring its own client's capabilities.
         if stateless_upstream {
-            let _active = self.pool.active.enter(&ctx);
-            return forward_shared(self.pool.primary(), &ctx, method, params).await;
+            let (log_tx, mut logs) = mpsc::channel(LOG_QUEUE);
+            let _active = self.pool.active.enter(log_tx);
+            return forward_shared(self.pool.primary(), &ctx, &mut logs, method, params).await;
         }
         if !wants.can_be_asked() || LISTINGS.contains(&method) {
-            let _active = self.pool.active.enter(&ctx);
+            let (log_tx, mut logs) = mpsc::channel(LOG_QUEUE);
+            let _active = self.pool.active.enter(log_tx);
             let shared = self.pool.shared(wants, roots_client).await?;
-            return forward_shared(&shared.client, &ctx, method, params).await;
+            return forward_shared(&shared.client, &ctx, &mut logs, method, params).await;
         }
         let mut params = match params {
             Value::Object(o) => o,
@@ -119,7 +132,8 @@ impl Relay {
             };
         }
         let (asks_tx, asks) = mpsc::channel(super::upstream::ASK_QUEUE);
-        let holder = Holder { asks: asks_tx, ctx: ctx.clone() };
+        let (log_tx, logs) = mpsc::channel(LOG_QUEUE);
+        let holder = Holder { asks: asks_tx, logs: log_tx };
         let lease = self.pool.lease(wants, Some(holder), roots_client).await?;
         let (progress_tx, progress) = mpsc::channel(PROGRESS_QUEUE);
         let options = RequestOptions::default().on_progress(move |update| {
@@ -128,7 +142,7 @@ impl Relay {
         let client = lease.client.clone();
         let params = Value::Object(upstream_params(Value::Object(params)));
         let request: Pending = Box::pin(async move { client.send_request(method, params, options).await });
-        let flight = Flight { lease, request, asks, progress, pending: None, asked: 0 };
+        let flight = Flight { _lease: lease, request, asks, progress, logs, pending: None, asked: 0 };
         self.run(ctx, flight, method, Map::new()).await
     }
 
@@ -142,7 +156,6 @@ impl Relay {
         method: &'static str,
         responses: Map<String, Value>,
     ) -> Result<Value, McpError> {
-        flight.lease.retarget(&ctx);
         let era = ctx.protocol_version().era();
         loop {
             if let Some((key, ask)) = flight.pending.take() {
@@ -169,8 +182,11 @@ impl Relay {
                     }
                 }
             }
+            // Log messages and progress are forwarded as they come, and what came before
+            // the answer goes out before it.
             tokio::select! {
                 biased;
+                Some(params) = flight.logs.recv() => log_to(&ctx, params).await,
                 Some(update) = flight.progress.recv() => {
                     ctx.progress(update.progress, update.total, update.message.as_deref()).await;
                 }
@@ -179,6 +195,9 @@ impl Relay {
                     flight.pending = Some((format!("upstream-{}", flight.asked), ask));
                 }
                 result = &mut flight.request => {
+                    while let Ok(params) = flight.logs.try_recv() {
+                        log_to(&ctx, params).await;
+                    }
                     while let Ok(update) = flight.progress.try_recv() {
                         ctx.progress(update.progress, update.total, update.message.as_deref()).await;
                     }
@@ -302,33 +321,38 @@ fn declared_for(ctx: &Ctx) -> ClientCapabilities {
     capabilities
 }
 
-/// One upstream request, with progress forwarded to the downstream request.
+/// One upstream request, with its log messages and progress (if asked for) forwarded to
+/// the downstream request, those that came before the answer before it.
 async fn send(
     client: &Client,
     ctx: &Ctx,
+    logs: &mut Logs,
     method: &str,
     params: &Map<String, Value>,
 ) -> Result<Value, McpError> {
     let wants_progress = ctx.meta().is_some_and(|m| m.contains_key(meta::PROGRESS_TOKEN));
     let options = RequestOptions::default().declaring(declared_for(ctx));
-    if !wants_progress {
-        let sent = client.send_request(method, Value::Object(params.clone()), options);
-        return sent.await.map_err(upstream_error);
-    }
-    let (tx, mut rx) = mpsc::channel::<ProgressUpdate>(PROGRESS_QUEUE);
-    let options = options.on_progress(move |update| {
-        let _ = tx.try_send(update);
-    });
+    let (tx, mut progress) = mpsc::channel::<ProgressUpdate>(PROGRESS_QUEUE);
+    let options = match wants_progress {
+        true => options.on_progress(move |update| {
+            let _ = tx.try_send(update);
+        }),
+        false => options,
+    };
     let request = client.send_request(method, Value::Object(params.clone()), options);
     tokio::pin!(request);
     loop {
         tokio::select! {
             biased;
-            Some(update) = rx.recv() => {
+            Some(params) = logs.recv() => log_to(ctx, params).await,
+            Some(update) = progress.recv() => {
                 ctx.progress(update.progress, update.total, update.message.as_deref()).await;
             }
             result = &mut request => {
-                while let Ok(update) = rx.try_recv() {
+                while let Ok(params) = logs.try_recv() {
+                    log_to(ctx, params).await;
+                }
+                while let Ok(update) = progress.try_recv() {
                     ctx.progress(update.progress, update.total, update.message.as_deref()).await;
                 }
                 return result.map_err(upstream_error);
@@ -342,6 +366,7 @@ async fn send(
 async fn forward_shared(
     client: &Client,
     ctx: &Ctx,
+    logs: &mut Logs,
     method: &'static str,
     params: Value,
 ) -> Result<Value, McpError> {
@@ -349,7 +374,7 @@ async fn forward_shared(
     let mut params = upstream_params(params);
     let mut backoff = Duration::from_millis(50);
     for _ in 0..=MAX_ROUNDS {
-        let result = send(client, ctx, method, &params).await?;
+        let result = send(client, ctx, logs, method, &params).await?;
         let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
         if !input_required || era == Some(Era::Stateless) {
             return Ok(downstream_result(result, method, era));

@@ -17,10 +17,11 @@ use std::time::Duration;
 use mcpwire::client::{Client, ClientOptions, ServerChange};
 use mcpwire::jsonrpc::{CallOptions, Peer};
 use mcpwire::protocol::capabilities::ClientCapabilities;
+use mcpwire::protocol::logging::LoggingMessageNotificationParams;
 use mcpwire::protocol::mrtr::InputRequest;
 use mcpwire::protocol::roots::ListRootsResult;
 use mcpwire::protocol::{codes, methods, Era, ProtocolVersion};
-use mcpwire::server::{Ctx, Server, ServerEvent};
+use mcpwire::server::{Server, ServerEvent};
 use mcpwire::McpError;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -84,8 +85,23 @@ pub struct Ask {
 pub struct Holder {
     /// The leasing request's handler reads questions here.
     pub asks: mpsc::Sender<Ask>,
-    /// The leasing request (log messages go to it).
-    pub ctx: Ctx,
+    /// ... and log messages, which it forwards in order, before its answer.
+    pub logs: LogSender,
+}
+
+/// Where an upstream log message goes: the handler of the downstream request it belongs
+/// to, which forwards it in order with progress and before the answer (a task per
+/// message could lose the race with the answer, after which nothing is sent).
+pub type LogSender = mpsc::Sender<LoggingMessageNotificationParams>;
+
+/// Log messages kept for a request whose handler is busy (more are dropped).
+pub const LOG_QUEUE: usize = 256;
+
+/// Queues a log message for its request's handler.
+fn send_log(to: &LogSender, params: LoggingMessageNotificationParams) {
+    if to.try_send(params).is_err() {
+        tracing::debug!("a log message for a busy or finished request was dropped");
+    }
 }
 
 type HolderSlot = Arc<Mutex<Option<Holder>>>;
@@ -126,7 +142,7 @@ impl Conn {
 /// is exactly one.
 #[derive(Clone, Default)]
 pub struct Active {
-    requests: Arc<Mutex<Vec<(u64, Ctx)>>>,
+    requests: Arc<Mutex<Vec<(u64, LogSender)>>>,
     next: Arc<std::sync::atomic::AtomicU64>,
 }
 
@@ -143,16 +159,17 @@ impl Drop for ActiveGuard {
 }
 
 impl Active {
-    /// Records `ctx` as in flight until the guard drops.
-    pub fn enter(&self, ctx: &Ctx) -> ActiveGuard {
+    /// Records a request as in flight until the guard drops; its log messages go to
+    /// `logs`.
+    pub fn enter(&self, logs: LogSender) -> ActiveGuard {
         let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.requests.lock().unwrap_or_else(|e| e.into_inner()).push((id, ctx.clone()));
+        self.requests.lock().unwrap_or_else(|e| e.into_inner()).push((id, logs));
         ActiveGuard { active: self.clone(), id }
     }
 
-    fn single(&self) -> Option<Ctx> {
+    fn single(&self) -> Option<LogSender> {
         match self.requests.lock().unwrap_or_else(|e| e.into_inner()).as_slice() {
-            [(_, ctx)] => Some(ctx.clone()),
+            [(_, logs)] => Some(logs.clone()),
             _ => None,
         }
     }
@@ -258,19 +275,6 @@ impl Drop for Lease {
         }
         drop(state);
         self.pool.freed.notify_waiters();
-    }
-}
-
-impl Lease {
-    /// Sends the connection's log messages to `ctx` from now on (a 2026 retry is a new
-    /// request with the same flight).
-    pub fn retarget(&self, ctx: &Ctx) {
-        let mut state = self.pool.lock();
-        if let Some(conn) = state.conn(self.id) {
-            if let Some(holder) = conn.holder.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
-                holder.ctx = ctx.clone();
-            }
-        }
     }
 }
 
@@ -567,13 +571,9 @@ fn builder(
     }
     let (slot, active) = (holder.clone(), active.clone());
     b = b.on_log(move |params| {
-        let holder = slot.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|h| h.ctx.clone());
+        let holder = slot.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|h| h.logs.clone());
         match holder.or_else(|| active.single()) {
-            Some(ctx) => {
-                tokio::spawn(async move {
-                    ctx.log_as(params.level, params.logger.as_deref(), params.data).await;
-                });
-            }
+            Some(logs) => send_log(&logs, params),
             None => tracing::debug!(target: "mcpwire::upstream", "log message with no single request in flight: {:?}", params.data),
         }
     });
