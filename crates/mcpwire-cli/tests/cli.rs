@@ -699,3 +699,13 @@ fn log_level_filters_what_a_server_sends_anyway() {
     expect_code(&o, 0);
     assert!(!stderr(&o).contains("] at "), "{}", stderr(&o));
 }
+
+/// `call` checks structured content against the tool's whole output schema: a value
+/// outside an `enum` (the top level being right) is a protocol error, exit 2.
+#[test]
+fn call_checks_the_whole_output_schema() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/breaks_output_schema.py");
+    let o = mcpwire(&["call", &format!("stdio:python3 {script}"), "t"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("does not match its outputSchema"), "{}", stderr(&o));
+}
