@@ -366,11 +366,19 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             Failure::connect(format!("{program} answered {status}, not an MCP endpoint's answer{body}"))
                 .hint("check the URL: the path of an MCP endpoint is often /mcp")
         }
-        ConnectError::Handshake(RequestError::Transport { reason }) => {
+        // The HTTP request itself failed: nothing answered.
+        ConnectError::Handshake(RequestError::Transport { reason })
+            if matches!(target, Target::Http { .. }) && reason.starts_with("HTTP request failed") =>
+        {
             let refused = reason.to_ascii_lowercase().contains("refused");
             let why = if refused { "connection refused".to_owned() } else { reason.clone() };
             Failure::connect(format!("cannot reach {program}: {why}"))
                 .hint("is the server running and listening there? Check the host, the port and the path (often /mcp)")
+        }
+        // Something answered, but not in a form that can be read as MCP.
+        ConnectError::Handshake(RequestError::Transport { reason }) => {
+            Failure::protocol(format!("{program} answered the handshake with something unreadable: {reason}"))
+                .hint("the server's answer is not a well-formed MCP message; -v shows the exchange")
         }
         ConnectError::Handshake(RequestError::Peer(e)) => {
             let failure = Failure::protocol(format!(

@@ -709,3 +709,15 @@ fn call_checks_the_whole_output_schema() {
     expect_code(&o, 2);
     assert!(stderr(&o).contains("does not match its outputSchema"), "{}", stderr(&o));
 }
+
+/// A server that answered, but unreadably, is not called unreachable: the message says
+/// what it sent and the hint does not send the user checking hosts and ports.
+#[test]
+fn an_unreadable_answer_is_not_an_unreachable_server() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/answers_result_and_error.py");
+    let o = mcpwire(&["tools", "--timeout", "5", &format!("stdio:python3 {script}")]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("answered the handshake with something unreadable"), "{err}");
+    assert!(!err.contains("cannot reach") && !err.contains("host, the port"), "{err}");
+}
