@@ -668,8 +668,7 @@ fn a_closed_stderr_keeps_the_exit_status() {
 /// within a short --timeout: the probe's wait does not use up the handshake's time.
 #[test]
 fn a_server_that_ignores_the_probe_is_reached_within_a_short_timeout() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/ignores_discover.py");
-    let target = format!("stdio:python3 {script}");
+    let target = fake_server("ignores-discover");
     let o = mcpwire_within(&["tools", "--timeout", "2", &target], Duration::from_secs(20));
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(stdout(&o).contains('t'), "{}", stdout(&o));
@@ -680,8 +679,7 @@ fn a_server_that_ignores_the_probe_is_reached_within_a_short_timeout() {
 /// escape sequence in a message is shown as text, never sent to the terminal.
 #[test]
 fn log_level_filters_what_a_server_sends_anyway() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/logs_every_level.py");
-    let target = format!("stdio:python3 {script}");
+    let target = fake_server("logs-every-level");
     let o = mcpwire(&["call", &target, "t", "--log-level", "error"]);
     expect_code(&o, 0);
     let err = stderr(&o);
@@ -704,8 +702,7 @@ fn log_level_filters_what_a_server_sends_anyway() {
 /// outside an `enum` (the top level being right) is a protocol error, exit 2.
 #[test]
 fn call_checks_the_whole_output_schema() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/breaks_output_schema.py");
-    let o = mcpwire(&["call", &format!("stdio:python3 {script}"), "t"]);
+    let o = mcpwire(&["call", &fake_server("breaks-output"), "t"]);
     expect_code(&o, 2);
     assert!(stderr(&o).contains("does not match its outputSchema"), "{}", stderr(&o));
 }
@@ -714,10 +711,15 @@ fn call_checks_the_whole_output_schema() {
 /// what it sent and the hint does not send the user checking hosts and ports.
 #[test]
 fn an_unreadable_answer_is_not_an_unreachable_server() {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/answers_result_and_error.py");
-    let o = mcpwire(&["tools", "--timeout", "5", &format!("stdio:python3 {script}")]);
+    let o = mcpwire(&["tools", "--timeout", "5", &fake_server("result-and-error")]);
     expect_code(&o, 2);
     let err = stderr(&o);
     assert!(err.contains("answered the handshake with something unreadable"), "{err}");
     assert!(!err.contains("cannot reach") && !err.contains("host, the port"), "{err}");
+}
+
+/// The target of `tests/fixtures/fake_server.py` in `mode` (a server that misbehaves in
+/// one way).
+fn fake_server(mode: &str) -> String {
+    format!("stdio:python3 {}/tests/fixtures/fake_server.py {mode}", env!("CARGO_MANIFEST_DIR"))
 }

@@ -175,15 +175,18 @@ pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>
 /// Decodes `text` with the path tracked, for an error that names the field.
 fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." {
-            inner.to_string()
-        } else {
-            format!("{path}: {inner}")
-        }
-    })
+    serde_path_to_error::deserialize(&mut de).map_err(naming_the_field)
+}
+
+/// A decoding error as `field.path: what went wrong` (just the error at the top level).
+pub(crate) fn naming_the_field<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> String {
+    let path = error.path().to_string();
+    let inner = error.into_inner();
+    if path == "." {
+        inner.to_string()
+    } else {
+        format!("{path}: {inner}")
+    }
 }
 
 /// An async function of extractors: the handler of a prompt or a resource (tools also

@@ -19,15 +19,7 @@ pub(crate) fn decode_string_arguments<T: DeserializeOwned>(
         serde_json::from_str(text).map_err(|e| format!("arguments must be strings: {e}"))?;
     let entries = map.into_iter().map(|(key, value)| (key, Text(value)));
     let de: MapDeserializer<'_, _, Error> = MapDeserializer::new(entries);
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        if path == "." {
-            inner.to_string()
-        } else {
-            format!("{path}: {inner}")
-        }
-    })
+    serde_path_to_error::deserialize(de).map_err(super::extract::naming_the_field)
 }
 
 /// One argument's text, read as whatever type its field asks for.
