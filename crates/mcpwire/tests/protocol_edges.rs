@@ -9,6 +9,7 @@ mod common;
 mod http_server_support;
 mod mcp_http;
 mod raw_http;
+mod raw_server;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -22,91 +23,12 @@ use mcpwire::protocol::{
 };
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::transport::io::IoTransport;
-use mcpwire::transport::{memory, Connection, Outgoing, Transport, TransportEvent};
+use mcpwire::transport::{memory, Outgoing, Transport};
+use raw_server::*;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::io::AsyncReadExt;
 use tokio::sync::{mpsc, Notify};
-
-/// How long "nothing else arrives" is watched for.
-const QUIET: Duration = Duration::from_millis(200);
-
-// ---------------------------------------------------------------------------------------
-// A hand-driven server end for a real client
-// ---------------------------------------------------------------------------------------
-
-/// The server's end of an in-memory pair: reads exactly what the client writes and
-/// answers by hand.
-struct RawServer {
-    conn: Connection,
-}
-
-impl RawServer {
-    /// The next message the client wrote, failing the test after 5 s.
-    async fn next(&mut self) -> Message {
-        self.next_within(Duration::from_secs(5)).await.expect("timed out waiting for the client")
-    }
-
-    /// The next message the client wrote within `wait`, if any.
-    async fn next_within(&mut self, wait: Duration) -> Option<Message> {
-        match tokio::time::timeout(wait, self.conn.incoming.recv()).await {
-            Err(_) => None,
-            Ok(Some(TransportEvent::Message(inbound))) => Some(inbound.message),
-            Ok(other) => panic!("expected a message from the client, got {other:?}"),
-        }
-    }
-
-    /// The next message, which must be a request for `method`.
-    async fn next_request(&mut self, method: &str) -> Request {
-        match self.next().await {
-            Message::Request(r) if r.method == method => r,
-            other => panic!("expected a {method} request, got {}", json_of(&other)),
-        }
-    }
-
-    async fn send(&self, message: impl Into<Message>) {
-        self.conn.outgoing.send(Outgoing::unrelated(message)).await.unwrap();
-    }
-
-    async fn answer(&self, id: RequestId, result: Value) {
-        self.send(Response::new(id, serde_json::value::to_raw_value(&result).unwrap())).await;
-    }
-}
-
-/// A request's params as JSON (`null` when absent).
-fn params_of(request: &Request) -> Value {
-    request.params.as_deref().map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap())
-}
-
-fn initialize_result() -> Value {
-    json!({
-        "protocolVersion": "2025-11-25",
-        "capabilities": { "tools": {} },
-        "serverInfo": { "name": "raw-server", "version": "1" },
-    })
-}
-
-/// Answers the client's `initialize` and reads its `notifications/initialized`; returns
-/// the `initialize` params.
-async fn serve_handshake(raw: &mut RawServer) -> Value {
-    let init = raw.next_request("initialize").await;
-    raw.answer(init.id.clone(), initialize_result()).await;
-    let initialized = raw.next().await;
-    assert_eq!(initialized.method(), Some("notifications/initialized"), "{}", json_of(&initialized));
-    params_of(&init)
-}
-
-/// A client pinned to 2025-11-25, connected to a hand-driven server; also the client's
-/// `initialize` params.
-async fn connect_2025(builder: ClientBuilder) -> (Client, RawServer, Value) {
-    let (ours, theirs) = memory::pair();
-    let mut raw = RawServer { conn: theirs };
-    let (client, init) = tokio::join!(
-        builder.protocol_version(ProtocolVersion::V2025_11_25).connect(ours),
-        serve_handshake(&mut raw)
-    );
-    (client.unwrap(), raw, init)
-}
 
 // ---------------------------------------------------------------------------------------
 // The tests
