@@ -113,10 +113,13 @@ pub fn prompt_arguments(arguments: &[Value]) -> String {
         .join(" ")
 }
 
-/// Bytes of standard base64 text (its decoded length).
-pub fn base64_len(data: &str) -> usize {
-    let n = data.trim_end_matches('=').chars().filter(|c| !c.is_whitespace()).count();
-    n * 3 / 4
+/// The size of base64 data, for people: `N bytes` (its decoded length), or that it is
+/// not base64 at all.
+pub fn base64_size(data: &str) -> String {
+    match base64_decode(data) {
+        Some(bytes) => format!("{} bytes", bytes.len()),
+        None => "invalid base64 data".to_owned(),
+    }
 }
 
 /// Decodes standard (or URL-safe) base64; `None` if it is not base64.
@@ -163,9 +166,9 @@ pub fn resource_contents(contents: &Value, out: &mut String, redirect_saves: boo
         };
         let _ = writeln!(
             out,
-            "[binary {uri}: {}, {} bytes; {how}]",
+            "[binary {uri}: {}, {}; {how}]",
             mime.unwrap_or("application/octet-stream"),
-            base64_len(blob)
+            base64_size(blob)
         );
     }
 }
@@ -174,7 +177,7 @@ pub fn resource_contents(contents: &Value, out: &mut String, redirect_saves: boo
 pub fn content_block(block: &Value, out: &mut String) {
     let kind = block.get("type").and_then(Value::as_str).unwrap_or("");
     let mime = || block.get("mimeType").and_then(Value::as_str).unwrap_or("?").to_owned();
-    let size = || block.get("data").and_then(Value::as_str).map(base64_len).unwrap_or(0);
+    let size = || block.get("data").and_then(Value::as_str).map_or_else(|| "no data".to_owned(), base64_size);
     match kind {
         "text" => {
             let text = block.get("text").and_then(Value::as_str).unwrap_or("");
@@ -184,10 +187,10 @@ pub fn content_block(block: &Value, out: &mut String) {
             }
         }
         "image" => {
-            let _ = writeln!(out, "[image: {}, {} bytes]", mime(), size());
+            let _ = writeln!(out, "[image: {}, {}]", mime(), size());
         }
         "audio" => {
-            let _ = writeln!(out, "[audio: {}, {} bytes]", mime(), size());
+            let _ = writeln!(out, "[audio: {}, {}]", mime(), size());
         }
         "resource_link" => {
             let uri = block.get("uri").and_then(Value::as_str).unwrap_or("");
@@ -339,7 +342,8 @@ mod tests {
         let sum = json!({ "content": [{ "type": "text", "text": "{\"sum\": 5}" }], "structuredContent": { "sum": 5 } });
         assert_eq!(call_result(&sum), "{\n  \"sum\": 5\n}\n");
         assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
-        assert_eq!(base64_len("aGVsbG8="), 5);
+        assert_eq!(base64_size("aGVsbG8="), "5 bytes");
+        assert_eq!(base64_size("!!!notbase64!!!"), "invalid base64 data");
         assert_eq!(
             capabilities(&json!({ "tools": { "listChanged": true }, "logging": {} })),
             ["tools (listChanged)", "logging"]

@@ -93,7 +93,8 @@ async fn params_of_the_wrong_type_are_invalid_params_over_http() {
     let addr = bound.local_addr;
     let session = open_session(addr, V25).await;
     // (method, params, the 2026 code): at 2026 a name or URI that is not a string cannot
-    // be mirrored in `Mcp-Name`, so the header check answers first (-32020).
+    // be mirrored in `Mcp-Name`, so the missing header is answered first (-32020); with a
+    // header sent, the params are invalid (-32602, `http_server_2026.rs`).
     let cases = [
         ("tools/call", json!({ "name": 42 }), codes::HEADER_MISMATCH),
         ("tools/call", json!({ "name": "echo", "arguments": "not an object" }), codes::INVALID_PARAMS),

@@ -312,9 +312,10 @@ pub(super) fn upstream_error(e: RequestError) -> McpError {
 
 /// What a request declares upstream (to a 2026 server; a 2025 one has the connection's):
 /// the downstream client's capabilities, since it answers the server's questions, without
-/// the tasks extension, which the proxy does not relay.
+/// tasks (the extension, or a 2025 client's core `tasks`), which the proxy does not relay.
 fn declared_for(ctx: &Ctx) -> ClientCapabilities {
     let mut capabilities = ctx.client_capabilities().clone();
+    capabilities.tasks = None;
     if let Some(extensions) = &mut capabilities.extensions {
         extensions.remove(meta::TASKS_EXTENSION);
     }

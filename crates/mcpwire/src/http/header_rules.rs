@@ -126,7 +126,8 @@ pub(crate) enum BodyName<'a> {
     /// Not in the body.
     Absent,
     /// In the body, but not a string: the params are invalid, which the method itself
-    /// answers (`-32602`), so the header is not compared with it.
+    /// answers (`-32602`), so a header sent is not compared with it (a missing one is
+    /// still `-32020`).
     NotText,
 }
 
@@ -147,13 +148,18 @@ pub(crate) fn check_routing_name(
         }
         Some(_) => {}
     }
+    if name_member(&request.method).is_none() {
+        return Ok(());
+    }
+    let name = name?;
     let body_name = match body_name {
-        _ if name_member(&request.method).is_none() => return Ok(()),
-        BodyName::NotText => return Ok(()),
-        BodyName::Absent => "",
+        // The header is there; the body's member is not even text, which the method
+        // itself answers (`-32602`), rather than a mismatch against nothing.
+        BodyName::NotText if name.is_some() => return Ok(()),
+        BodyName::NotText | BodyName::Absent => "",
         BodyName::Text(name) => name,
     };
-    match name? {
+    match name {
         None => Err("the Mcp-Name header is required for this method".into()),
         Some(raw) => match decode_cow(raw) {
             Some(name) if name == body_name => Ok(()),
