@@ -156,8 +156,10 @@ pub async fn connect(
     // --timeout bounds the whole handshake, not each of its requests; an era probe the
     // server leaves unanswered has its own wait on top, so that the `initialize` it falls
     // back to still gets the whole --timeout.
+    // (A second more, so that the handshake's own timeout, which says which request went
+    // unanswered, fires first.)
     let probe = if connect.protocol_version.is_some() { Duration::ZERO } else { probe_timeout };
-    let limit = Duration::from_secs_f64(connect.timeout) + probe;
+    let limit = Duration::from_secs_f64(connect.timeout) + probe + Duration::from_secs(1);
     target::connect(&target, builder, max_message, limit, wire).await
 }
 
