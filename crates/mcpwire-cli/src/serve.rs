@@ -1,6 +1,6 @@
 //! `mcpwire serve`: the built-in example servers.
 
-use mcpwire::http::{serve_with_shutdown, HostPolicy, HttpSettings, McpService};
+use mcpwire::http::{is_loopback_name, serve_with_shutdown, HostPolicy, HttpSettings, McpService};
 use mcpwire::server::Server;
 use mcpwire::server::StdioLimits;
 
@@ -23,10 +23,7 @@ pub fn example(example: Example) -> anyhow::Result<Server> {
 /// checked). On loopback, only loopback names, against DNS rebinding.
 fn settings(addr: &str, max_message: usize) -> HttpSettings {
     let host = addr.rsplit_once(':').map_or(addr, |(host, _)| host);
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    let loopback = host.eq_ignore_ascii_case("localhost")
-        || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    let hosts = if loopback { HostPolicy::default() } else { HostPolicy::any_host() };
+    let hosts = if is_loopback_name(host) { HostPolicy::default() } else { HostPolicy::any_host() };
     HttpSettings { max_body_bytes: max_message, hosts, ..HttpSettings::default() }
 }
 

@@ -61,22 +61,20 @@ fn unusable(schema: &mcpwire_protocol::JsonObject) -> Option<String> {
             return Some(format!("its $schema {dialect} is not a dialect this client supports"));
         }
     }
-    fn external_ref(value: &serde_json::Value) -> Option<&str> {
+    /// The first `$ref` in `object` or below it that does not start with `#`.
+    fn external_ref(object: &mcpwire_protocol::JsonObject) -> Option<&str> {
+        let own = object.get("$ref").and_then(|r| r.as_str()).filter(|r| !r.starts_with('#'));
+        own.or_else(|| object.values().find_map(in_value))
+    }
+    fn in_value(value: &serde_json::Value) -> Option<&str> {
         match value {
-            serde_json::Value::Object(o) => o
-                .get("$ref")
-                .and_then(|r| r.as_str())
-                .filter(|r| !r.starts_with('#'))
-                .or_else(|| o.values().find_map(external_ref)),
-            serde_json::Value::Array(a) => a.iter().find_map(external_ref),
+            serde_json::Value::Object(o) => external_ref(o),
+            serde_json::Value::Array(a) => a.iter().find_map(in_value),
             _ => None,
         }
     }
-    let external = schema
-        .values()
-        .find_map(external_ref)
-        .or_else(|| schema.get("$ref").and_then(|r| r.as_str()).filter(|r| !r.starts_with('#')));
-    external.map(|r| format!("its $ref {r:?} points outside the schema, which this client does not fetch"))
+    external_ref(schema)
+        .map(|r| format!("its $ref {r:?} points outside the schema, which this client does not fetch"))
 }
 
 /// What is known of one tool's output schema.

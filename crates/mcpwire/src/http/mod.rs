@@ -64,7 +64,7 @@ use tokio_util::sync::CancellationToken;
 pub use event_store::{EventStore, MemoryEventStore};
 pub use listener::{serve, serve_with_shutdown, Bound};
 pub use response_body::McpBody;
-pub use security::HostPolicy;
+pub use security::{is_loopback_name, HostPolicy};
 
 use crate::extensions::Extensions;
 use crate::server::Server;

@@ -25,6 +25,14 @@ impl Default for HostPolicy {
     }
 }
 
+/// Whether a host name (without port; an IPv6 literal in brackets or not) names this
+/// machine: `localhost`, a `127.x` address or `::1`.
+pub fn is_loopback_name(host: &str) -> bool {
+    let bare = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
 /// The host part of `host[:port]` (IPv6 literals keep their brackets), in its own case
 /// (hosts are compared ignoring case).
 fn host_of(authority: &str) -> &str {
@@ -53,13 +61,7 @@ impl HostPolicy {
     /// Whether only loopback names are accepted (every accepted host is `localhost`, a
     /// `127.x` address or `[::1]`).
     pub fn is_loopback_only(&self) -> bool {
-        self.hosts.as_ref().is_some_and(|hosts| {
-            hosts.iter().all(|h| {
-                let bare = h.trim_start_matches('[').trim_end_matches(']');
-                h.eq_ignore_ascii_case("localhost")
-                    || bare.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
-            })
-        })
+        self.hosts.as_ref().is_some_and(|hosts| hosts.iter().all(|h| is_loopback_name(h)))
     }
 
     fn host_allowed(&self, host: &str) -> bool {
