@@ -99,19 +99,18 @@ impl Relay {
         let roots_client = (wants.roots() && !stateless_upstream && era != Some(Era::Stateless))
             .then(|| self.pool.clients.of(ctx.extensions()))
             .flatten();
-        // A 2026 server takes each request's capabilities from the request itself: one
-        // connection (one server process, so one server state) serves every client, each
-        // request declaring its own client's capabilities.
-        if stateless_upstream {
+        if stateless_upstream || !wants.can_be_asked() || LISTINGS.contains(&method) {
             let (log_tx, mut logs) = mpsc::channel(LOG_QUEUE);
             let _active = self.pool.active.enter(log_tx);
-            return forward_shared(self.pool.primary(), &ctx, &mut logs, method, params).await;
-        }
-        if !wants.can_be_asked() || LISTINGS.contains(&method) {
-            let (log_tx, mut logs) = mpsc::channel(LOG_QUEUE);
-            let _active = self.pool.active.enter(log_tx);
-            let shared = self.pool.shared(wants, roots_client).await?;
-            return forward_shared(&shared.client, &ctx, &mut logs, method, params).await;
+            // A 2026 server takes each request's capabilities from the request itself:
+            // one connection (one server process, so one server state) serves every
+            // client, each request declaring its own client's capabilities.
+            let shared = match stateless_upstream {
+                true => None,
+                false => Some(self.pool.shared(wants, roots_client).await?),
+            };
+            let client = shared.as_ref().map_or(self.pool.primary(), |s| &s.client);
+            return forward_shared(client, &ctx, &mut logs, method, params).await;
         }
         let mut params = match params {
             Value::Object(o) => o,
