@@ -4,7 +4,7 @@
 //! killed when its handle drops, and every wait has a deadline.
 
 use std::io::{BufRead, BufReader, Read};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{mpsc, Arc, Mutex};
@@ -211,9 +211,19 @@ impl Drop for ListeningServer {
     }
 }
 
-/// A loopback address whose port the OS just handed out and released.
+/// A loopback address whose port the OS just handed out and released. No port is
+/// handed out twice in one test process: the OS may offer a port again as soon as it is
+/// released, and two tests starting servers at once would then share it.
 pub fn free_addr() -> SocketAddr {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap()
+    static HANDED_OUT: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+    let mut handed_out = HANDED_OUT.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+        if !handed_out.contains(&addr.port()) {
+            handed_out.push(addr.port());
+            return addr;
+        }
+    }
 }
 
 /// Our `everything-server --http ADDR` (endpoint `/mcp`); killed on drop.
@@ -223,29 +233,44 @@ pub struct EverythingHttp {
 }
 
 impl EverythingHttp {
-    /// Starts it on a free port.
+    /// Starts it on a port the OS picks when it binds, so no other process can take the
+    /// port between choosing and binding it.
     pub fn start() -> EverythingHttp {
-        EverythingHttp::start_at(free_addr())
+        EverythingHttp::start_at(SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
-    /// Starts it on `addr` and waits (10 s at most) until it accepts connections.
+    /// Starts it on `addr` and waits (30 s at most) for the address it reports it serves
+    /// at (its first stderr line); the rest of its stderr goes to ours.
     pub fn start_at(addr: SocketAddr) -> EverythingHttp {
-        let child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
+        let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
             .arg("--http")
             .arg(addr.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("cannot start everything-server");
-        let mut server = EverythingHttp { child, addr };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
-            if let Some(status) = server.child.try_wait().unwrap() {
-                panic!("everything-server --http {addr} exited early with {status}");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let (tx, rx) = mpsc::channel();
+        thread::spawn(move || {
+            let mut lines = BufReader::new(stderr).lines().map_while(Result::ok);
+            let first = lines.next();
+            eprintln!("{}", first.as_deref().unwrap_or("everything-server: no output"));
+            let _ = tx.send(first);
+            for line in lines {
+                eprintln!("{line}");
             }
-            assert!(Instant::now() < deadline, "everything-server did not listen on {addr} within 30 s");
-            thread::sleep(Duration::from_millis(20));
+        });
+        let first = rx.recv_timeout(Duration::from_secs(30)).ok().flatten();
+        let bound = first
+            .as_deref()
+            .and_then(|l| l.strip_prefix("everything-server: serving at http://"))
+            .and_then(|rest| rest.strip_suffix("/mcp"))
+            .and_then(|a| a.parse().ok());
+        let mut server = EverythingHttp { child, addr };
+        match bound {
+            Some(bound) => server.addr = bound,
+            None => panic!("everything-server --http {addr} did not start: {first:?}"),
         }
         server
     }
