@@ -12,6 +12,7 @@ mod mcp_http;
 mod raw_http;
 
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fixture::ChildServer;
@@ -21,7 +22,7 @@ use mcpwire::http::HttpSettings;
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::RequestError;
-use serde_json::json;
+use serde_json::{json, Value};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::net::TcpListener;
 
@@ -51,17 +52,28 @@ enum Misbehave {
     Silent,
     EndlessStream,
     Drip,
+    /// Starts an SSE response and closes the connection without the answer.
+    BreakStream,
 }
 
 async fn fake_server(mode: Misbehave) -> String {
+    fake_server_seeing(mode).await.0
+}
+
+/// [`fake_server`], and the ids of the requests it read, in order.
+async fn fake_server_seeing(mode: Misbehave) -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let ids = seen.clone();
     tokio::spawn(async move {
         loop {
             let Ok((stream, _)) = listener.accept().await else { return };
+            let ids = ids.clone();
             tokio::spawn(async move {
                 let mut stream = BufReader::new(stream);
                 while let Some(id) = read_request_id(&mut stream).await {
+                    ids.lock().unwrap().push(id.clone());
                     let s = stream.get_mut();
                     let json_head = |len: usize| {
                         format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n")
@@ -118,12 +130,17 @@ async fn fake_server(mode: Misbehave) -> String {
                             // ...and never ends the stream.
                             tokio::time::sleep(Duration::from_secs(3600)).await;
                         }
+                        Misbehave::BreakStream => {
+                            let _ = s.write_all(sse_head.as_bytes()).await;
+                            let _ = s.write_all(b": working\n\n").await;
+                            return;
+                        }
                     }
                 }
             });
         }
     });
-    url
+    (url, seen)
 }
 
 #[tokio::test]
@@ -158,6 +175,26 @@ async fn the_client_times_out_unknown_ids_silence_and_endless_streams() {
         assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
         assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
     }
+}
+
+/// 2026: a response stream that breaks before the answer loses the request, which is sent
+/// again under a new id, twice at most; then the call fails with the reason.
+#[tokio::test]
+async fn a_2026_request_whose_stream_keeps_breaking_is_reissued_twice_then_fails() {
+    let (url, seen) = fake_server_seeing(Misbehave::BreakStream).await;
+    let client = stateless_client(&url, 10_000).await;
+    let started = Instant::now();
+    let error = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(is_transport_failure(&error, "the response stream ended before the answer arrived"), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    let ids = seen.lock().unwrap().clone();
+    let call = &ids[ids.len() - 3];
+    let base = call.as_i64().map(|n| n.to_string()).unwrap_or_else(|| call.as_str().unwrap().to_owned());
+    assert_eq!(
+        ids[ids.len() - 3..],
+        [call.clone(), json!(format!("{base}-reissued-1")), json!(format!("{base}-reissued-2"))],
+        "{ids:?}"
+    );
 }
 
 #[tokio::test]

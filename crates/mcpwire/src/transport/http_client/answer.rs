@@ -1,4 +1,5 @@
-//! Reading a successful answer: a JSON body, or an SSE stream resumed after a drop (2025).
+//! Reading a successful answer: a JSON body, or an SSE stream resumed after a drop (2025)
+//! or reported lost (2026, where the request is then re-issued).
 
 use std::time::Duration;
 
@@ -9,14 +10,59 @@ use mcpwire_protocol::{decode_frame, Frame, Message, RequestId};
 use super::body::read_limited;
 use super::{lock, Shared, SseParser, MAX_RESUMES};
 
+/// Why a request whose response stream ended without its answer failed.
+pub(super) const LOST: &str = "the response stream ended before the answer arrived";
+
+/// The request whose answer a response carries: its id as the dispatcher knows it, and
+/// the id it went out with (another one after a 2026 re-issue). An answer carrying the
+/// wire id is delivered with the dispatcher's.
+#[derive(Clone, Copy)]
+pub(super) struct Awaited<'a> {
+    /// The dispatcher's id.
+    pub id: &'a RequestId,
+    /// The id on the wire.
+    pub on_wire: &'a RequestId,
+}
+
+impl Awaited<'_> {
+    /// Whether `message` answers this request; if so its id becomes the dispatcher's.
+    fn claim(&self, message: &mut Message) -> bool {
+        let id = match message {
+            Message::Response(r) => &mut r.id,
+            Message::Error(e) => match &mut e.id {
+                Some(id) => id,
+                None => return false,
+            },
+            _ => return false,
+        };
+        if id.key() != self.on_wire.key() {
+            return false;
+        }
+        id.clone_from(self.id);
+        true
+    }
+}
+
+/// How reading a successful answer ended.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Read {
+    /// The answer was delivered, or the request failed with the reason.
+    Done,
+    /// A 2026 response stream ended before the answer: the request is lost (the server
+    /// took the closed stream as its cancel) and is still pending.
+    Lost,
+}
+
 impl Shared {
-    /// Reads a successful answer: a JSON body or an SSE stream (resumed if it drops).
+    /// Reads a successful answer: a JSON body or an SSE stream (resumed if it drops in
+    /// 2025; reported [`Read::Lost`] in 2026, which has no resumption).
     pub(super) async fn read_answer(
         &self,
         response: hyper::Response<hyper::body::Incoming>,
-        id: Option<&RequestId>,
+        awaited: Option<Awaited<'_>>,
         stateless: bool,
-    ) {
+    ) -> Read {
+        let id = awaited.map(|a| a.id);
         let content_type = response
             .headers()
             .get(header::CONTENT_TYPE)
@@ -25,7 +71,7 @@ impl Shared {
             .to_owned();
         if content_type.starts_with("text/event-stream") {
             let mut parser = SseParser::new(self.max_message_bytes);
-            let mut answered = self.read_sse(response.into_body(), &mut parser, id).await;
+            let mut answered = self.read_sse(response.into_body(), &mut parser, awaited).await;
             let mut resumes = 0;
             while !answered && !stateless && resumes < MAX_RESUMES {
                 let Some(last) = parser.last_event_id().map(str::to_owned) else { break };
@@ -33,14 +79,17 @@ impl Shared {
                 tokio::time::sleep(Duration::from_millis(parser.retry_ms().unwrap_or(1000).min(30_000)))
                     .await;
                 let Some(body) = self.get_stream(Some(&last)).await else { continue };
-                answered = self.read_sse(body, &mut parser, id).await;
+                answered = self.read_sse(body, &mut parser, awaited).await;
             }
             if let (false, Some(id)) = (answered, id) {
                 if lock(&self.pending).contains_key(&id.key()) {
-                    self.fail(id, "the response stream ended before the answer arrived".into()).await;
+                    if stateless {
+                        return Read::Lost;
+                    }
+                    self.fail(id, LOST.into()).await;
                 }
             }
-            return;
+            return Read::Done;
         }
         let body = match read_limited(response.into_body(), self.max_message_bytes).await {
             Ok(b) => b,
@@ -48,28 +97,32 @@ impl Shared {
                 if let Some(id) = id {
                     self.fail(id, reason).await;
                 }
-                return;
+                return Read::Done;
             }
         };
         if body.is_empty() {
             if let Some(id) = id {
                 self.fail(id, "the server accepted a request without answering it".into()).await;
             }
-            return;
+            return Read::Done;
         }
-        match decode_frame(&body) {
-            Ok(Frame::Single(m)) => self.deliver(m).await,
-            Ok(Frame::Batch(items)) => {
-                for m in items.into_iter().flatten() {
-                    self.deliver(m).await;
-                }
-            }
+        let messages = match decode_frame(&body) {
+            Ok(Frame::Single(m)) => vec![m],
+            Ok(Frame::Batch(items)) => items.into_iter().flatten().collect(),
             Err(e) => {
                 if let Some(id) = id {
                     self.fail(id, format!("the server's answer is not JSON-RPC: {e}")).await;
                 }
+                return Read::Done;
             }
+        };
+        for mut message in messages {
+            if let Some(awaited) = awaited {
+                awaited.claim(&mut message);
+            }
+            self.deliver(message).await;
         }
+        Read::Done
     }
 
     /// Delivers the messages of an SSE body; returns whether the answer to `id` came.
@@ -77,8 +130,9 @@ impl Shared {
         &self,
         mut body: hyper::body::Incoming,
         parser: &mut SseParser,
-        id: Option<&RequestId>,
+        awaited: Option<Awaited<'_>>,
     ) -> bool {
+        let id = awaited.map(|a| a.id);
         let mut answered = false;
         while let Some(frame) = body.frame().await {
             let Ok(frame) = frame else { break };
@@ -99,12 +153,8 @@ impl Shared {
                 if event.data.is_empty() || event.event.as_deref().is_some_and(|e| e != "message") {
                     continue;
                 }
-                let Ok(Frame::Single(message)) = decode_frame(event.data.as_bytes()) else { continue };
-                let answers = match (&message, id) {
-                    (Message::Response(r), Some(id)) => r.id.key() == id.key(),
-                    (Message::Error(e), Some(id)) => e.id.as_ref().map(RequestId::key) == Some(id.key()),
-                    _ => false,
-                };
+                let Ok(Frame::Single(mut message)) = decode_frame(event.data.as_bytes()) else { continue };
+                let answers = awaited.is_some_and(|a| a.claim(&mut message));
                 self.deliver(message).await;
                 if answers {
                     answered = true;

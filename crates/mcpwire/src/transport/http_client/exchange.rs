@@ -1,6 +1,6 @@
 //! One message's POST exchange, with the retries the wire allows (OAuth, a stale 2025
-//! session, the legacy fallback, a stale 2026 tool list), and the local failure of a
-//! request whose answer cannot come.
+//! session, the legacy fallback, a stale 2026 tool list, a lost 2026 response stream),
+//! and the local failure of a request whose answer cannot come.
 
 use std::sync::Arc;
 
@@ -9,11 +9,16 @@ use http::{header, HeaderMap, HeaderValue, Method, Request as HttpRequest, Statu
 use http_body_util::Full;
 use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, RequestId};
 
+use super::answer::{Awaited, Read, LOST};
 use super::auth_hook::Authorization;
 use super::body::read_limited;
 use super::{lock, stateless, Shared};
 use crate::mcp_headers::{PROTOCOL_VERSION, SESSION_ID};
 use crate::transport::{InboundMeta, TransportEvent};
+
+/// How often a 2026 request whose response stream broke is sent again, under a new id,
+/// before it fails.
+const MAX_REISSUES: usize = 2;
 
 impl Shared {
     pub(super) async fn deliver(&self, message: Message) {
@@ -77,15 +82,16 @@ impl Shared {
     }
 
     /// One message's exchange, with the retries this wire allows.
-    pub(super) async fn exchange(self: &Arc<Self>, message: Message, stateless: Option<String>) {
+    pub(super) async fn exchange(self: &Arc<Self>, mut message: Message, stateless: Option<String>) {
         let request_id = match &message {
             Message::Request(r) => Some(r.id.clone()),
             _ => None,
         };
         let is_initialize = matches!(&message, Message::Request(r) if r.method == methods::INITIALIZE);
-        let body = message.to_vec();
+        let mut body = message.to_vec();
         let mut authorizations = 0;
         let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
+        let mut reissues = 0;
         for _ in 0..8 {
             let had_session = lock(&self.session).id.is_some();
             let headers = self.message_headers(&message, stateless.as_deref());
@@ -122,7 +128,27 @@ impl Shared {
                 if legacy {
                     return; // answers come on the legacy SSE stream
                 }
-                self.read_answer(response, request_id.as_ref(), stateless.is_some()).await;
+                let awaited = match (&request_id, &message) {
+                    (Some(id), Message::Request(r)) => Some(Awaited { id, on_wire: &r.id }),
+                    _ => None,
+                };
+                if self.read_answer(response, awaited, stateless.is_some()).await == Read::Lost {
+                    // 2026: the server took the closed stream as a cancel and the request
+                    // is lost; the spec has the client send it again under a new id.
+                    let (Some(id), Message::Request(r)) = (&request_id, &mut message) else { return };
+                    if reissues == MAX_REISSUES {
+                        self.fail(id, LOST.into()).await;
+                        return;
+                    }
+                    reissues += 1;
+                    let base = match id {
+                        RequestId::Number(n) => n.to_string(),
+                        RequestId::String(s) => s.clone(),
+                    };
+                    r.id = RequestId::String(format!("{base}-reissued-{reissues}"));
+                    body = message.to_vec();
+                    continue;
+                }
                 return;
             }
             let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();

@@ -16,7 +16,9 @@
 //!   once and retries; the standalone GET stream carries server-initiated messages;
 //!   the session is deleted on close;
 //! - 2026: cancelling a request closes its response stream (that is the cancel on this
-//!   wire); a stream that ends without the answer fails that request with a clear error.
+//!   wire); a stream that ends without the answer lost the request (the server took the
+//!   closed stream as a cancel), so it is sent again under a new id, twice at most, and
+//!   then fails with a clear error.
 //!
 //! ```
 //! use mcpwire::client::Client;
