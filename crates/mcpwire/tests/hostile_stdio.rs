@@ -230,7 +230,13 @@ async fn nesting_100k_deep_is_refused_without_a_crash() {
         (format!("{}\n", "[".repeat(100_000)), codes::PARSE_ERROR),
     ] {
         s.write(frame.as_bytes()).await;
-        let answer = s.line().await;
+        let mut answer = s.line().await;
+        if frame.trim_end() == arrays {
+            // A batch of one item that is not a message: its error, in an array.
+            let errors = answer.as_array().map(Vec::as_slice).unwrap_or_default();
+            assert_eq!(errors.len(), 1, "one error in an array: {answer}");
+            answer = errors[0].clone();
+        }
         if expected == 0 {
             assert_eq!(answer["result"], json!({}), "an unknown member is ignored: {answer}");
         } else {
@@ -431,15 +437,21 @@ async fn the_2026_era_rules_hold_on_stdio() {
     assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
 }
 
-/// Two answers to a batch, by id (separate lines, in any order).
+/// The answers to a batch: one line holding a JSON array (JSON-RPC 2.0), by id.
 async fn batch_answers(s: &mut ChildServer, batch: Value) -> HashMap<String, Value> {
     s.send(batch).await;
-    let mut answers = HashMap::new();
-    for _ in 0..2 {
-        let answer = s.line().await;
-        answers.insert(answer["id"].to_string(), answer);
-    }
-    answers
+    let line = s.line().await;
+    let answers = line.as_array().unwrap_or_else(|| panic!("a batch is answered with one array: {line}"));
+    answers.iter().map(|answer| (answer["id"].to_string(), answer.clone())).collect()
+}
+
+/// A server initialized at 2025-03-26, the revision that has batches.
+async fn at_2025_03_26() -> ChildServer {
+    let mut s = server().await;
+    let init = json!({ "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } });
+    assert_eq!(s.call(json!(0), "initialize", init).await["result"]["protocolVersion"], "2025-03-26");
+    s.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    s
 }
 
 #[tokio::test]
@@ -458,10 +470,7 @@ async fn batches_are_served_only_on_a_2025_03_26_session() {
     }
     still_usable(&mut s, "after a batch").await;
     // 2025-03-26 has them.
-    let mut s = server().await;
-    let init = json!({ "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } });
-    assert_eq!(s.call(json!(0), "initialize", init).await["result"]["protocolVersion"], "2025-03-26");
-    s.send(json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    let mut s = at_2025_03_26().await;
     let answers = batch_answers(&mut s, batch(json!({}))).await;
     assert!(answers["\"a\""]["result"]["tools"].is_array(), "{answers:?}");
     assert_eq!(answers["\"b\""]["result"], json!({}), "{answers:?}");
@@ -471,6 +480,62 @@ async fn batches_are_served_only_on_a_2025_03_26_session() {
     for answer in batch_answers(&mut s, batch(meta)).await.values() {
         assert_eq!(code(answer), codes::INVALID_REQUEST, "{answer}");
     }
+}
+
+/// JSON-RPC 2.0's batch rules on a 2025-03-26 session: one array holds an answer for each
+/// request, and an error for each item that is not a valid message; notifications and a
+/// request the client cancelled get nothing in it; a batch that needs no answer writes
+/// nothing (never `[]`).
+#[tokio::test]
+async fn a_batch_is_answered_with_one_array_of_what_needs_an_answer() {
+    let mut s = at_2025_03_26().await;
+    // JSON-RPC's own example: three items that are not requests, three errors.
+    s.send(json!([1, 2, 3])).await;
+    let line = s.line().await;
+    let errors = line.as_array().unwrap_or_else(|| panic!("one array: {line}"));
+    assert_eq!(errors.len(), 3, "{line}");
+    for error in errors {
+        assert_eq!((code(error), &error["id"]), (codes::INVALID_REQUEST, &Value::Null), "{line}");
+    }
+    // Requests, a notification and an invalid item together.
+    s.send(json!([
+        { "jsonrpc": "2.0", "id": 1, "method": "ping" },
+        { "jsonrpc": "2.0", "method": "notifications/roots/list_changed" },
+        { "foo": "boo" },
+        call(2, "echo", json!({ "x": 1 })),
+        { "jsonrpc": "2.0", "id": 3, "method": 42 },
+    ]))
+    .await;
+    let line = s.line().await;
+    let answers = line.as_array().unwrap_or_else(|| panic!("one array: {line}"));
+    assert_eq!(answers.len(), 4, "{line}");
+    let by_id: HashMap<String, &Value> = answers.iter().map(|a| (a["id"].to_string(), a)).collect();
+    assert_eq!(by_id["1"]["result"], json!({}), "{line}");
+    assert_eq!(by_id["2"]["result"]["content"][0]["text"], json!({ "x": 1 }).to_string(), "{line}");
+    assert_eq!(code(by_id["3"]), codes::INVALID_REQUEST, "{line}");
+    assert_eq!(code(by_id["null"]), codes::INVALID_REQUEST, "{line}");
+    // Notifications only: nothing at all.
+    s.send(json!([{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }])).await;
+    s.silent_for(Duration::from_millis(200)).await;
+    // A request cancelled before it finished is left out; the rest wait for it to settle.
+    s.send(json!([call("slow", "hang", json!({})), { "jsonrpc": "2.0", "id": "quick", "method": "ping" }]))
+        .await;
+    s.silent_for(Duration::from_millis(200)).await;
+    s.send(
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "slow" } }),
+    )
+    .await;
+    let line = s.line().await;
+    assert_eq!(line, json!([{ "jsonrpc": "2.0", "id": "quick", "result": {} }]), "{line}");
+    // A batch of only a cancelled request writes nothing.
+    s.send(json!([call("alone", "hang", json!({}))])).await;
+    s.silent_for(Duration::from_millis(100)).await;
+    s.send(
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "alone" } }),
+    )
+    .await;
+    s.silent_for(Duration::from_millis(200)).await;
+    still_usable(&mut s, "after the batches").await;
 }
 
 #[tokio::test]

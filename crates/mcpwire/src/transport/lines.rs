@@ -20,10 +20,11 @@ use std::io;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use mcpwire_protocol::{codes, decode_frame, DecodeError, Frame, Message};
+use mcpwire_protocol::{codes, decode_frame, DecodeError, ErrorObject, ErrorResponse, Frame, Message};
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
+use super::batch_answers::{BatchAnswers, Gathered};
 use super::{InboundMeta, Outgoing, TransportEvent};
 
 /// The default maximum line length: 16 MiB.
@@ -57,26 +58,45 @@ fn give_back_if_huge(buf: &mut Vec<u8>, usual: usize) {
     }
 }
 
-/// How many messages the reader has delivered since the writer last looked, shared by
-/// one connection's [`read_loop`] and [`write_loop`]. More than one means the peer sent
-/// several messages at once (pipelined requests, or a batch of responses a client's tasks
-/// will follow up on), so more outgoing messages are about to be queued.
-#[derive(Debug, Clone, Default)]
-pub struct Arrivals(Arc<AtomicUsize>);
+/// What one connection's [`read_loop`] tells its [`write_loop`]: how many messages it
+/// has delivered since the writer last looked, and which requests came in a batch (a
+/// JSON array), whose answers go out together as one array.
+///
+/// More than one message since the last write means the peer sent several at once
+/// (pipelined requests, or a batch of responses a client's tasks will follow up on), so
+/// more outgoing messages are about to be queued.
+#[derive(Clone, Default)]
+pub struct Arrivals(Arc<Link>);
+
+#[derive(Default)]
+struct Link {
+    count: AtomicUsize,
+    batches: Arc<BatchAnswers>,
+}
+
+impl std::fmt::Debug for Arrivals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("Arrivals").field(&self.0.count.load(Ordering::Relaxed)).finish()
+    }
+}
 
 impl Arrivals {
-    /// A counter at zero.
+    /// A counter at zero, with no batch under way.
     pub fn new() -> Self {
         Arrivals::default()
     }
 
     fn note(&self) {
-        self.0.fetch_add(1, Ordering::Relaxed);
+        self.0.count.fetch_add(1, Ordering::Relaxed);
     }
 
     /// The count since the last call, resetting it.
     fn take(&self) -> usize {
-        self.0.swap(0, Ordering::Relaxed)
+        self.0.count.swap(0, Ordering::Relaxed)
+    }
+
+    fn batches(&self) -> &Arc<BatchAnswers> {
+        &self.0.batches
     }
 }
 
@@ -182,7 +202,9 @@ fn keep_ends(head: &mut Vec<u8>, tail: &mut Vec<u8>, buffered: Option<&[u8]>, ch
 
 /// Reads lines, decodes each into messages and sends them on `events` until the input
 /// ends or the receiver is gone. Blank lines are skipped. A batch (a JSON array) is
-/// delivered element by element. Every message delivered is counted in `arrivals`.
+/// delivered element by element, and its requests' answers are gathered through
+/// `arrivals` for [`write_loop`] to write as one array. Every message delivered is counted
+/// in `arrivals`.
 pub async fn read_loop<R: AsyncBufRead + Unpin>(
     reader: R,
     max_line_bytes: usize,
@@ -213,16 +235,7 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
             // without a `Vec` around it.
             Line::Complete => match decode_frame(&buf) {
                 Ok(Frame::Single(m)) => deliver(events, arrivals, Ok(m)).await,
-                Ok(Frame::Batch(items)) => {
-                    let mut delivered = true;
-                    for item in items {
-                        delivered = deliver_batched(events, arrivals, item).await;
-                        if !delivered {
-                            break;
-                        }
-                    }
-                    delivered
-                }
+                Ok(Frame::Batch(items)) => deliver_batch(events, arrivals, items).await,
                 Err(e) => deliver(events, arrivals, Err(e)).await,
             },
         };
@@ -233,17 +246,51 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
     Ok(())
 }
 
-/// [`deliver`] for an item of a batch, marked [`Batched`](super::Batched).
-async fn deliver_batched(
+/// Delivers the items of a batch, each marked [`Batched`](super::Batched), and has their
+/// answers gathered into one array ([`BatchAnswers`]). An item that is not a valid
+/// message and has no id to answer it by is answered in the array by the reader (the
+/// `-32600` the dispatcher would give it); one with an id goes to the dispatcher.
+/// `false` when the receiver is gone.
+async fn deliver_batch(
     events: &mpsc::Sender<TransportEvent>,
     arrivals: &Arrivals,
-    item: Result<Message, DecodeError>,
+    items: Vec<Result<Message, DecodeError>>,
 ) -> bool {
-    let Ok(message) = item else { return deliver(events, arrivals, item).await };
-    arrivals.note();
-    let mut meta = InboundMeta::default();
-    meta.extensions.insert(super::Batched);
-    events.send(TransportEvent::message(message, meta)).await.is_ok()
+    let batches = arrivals.batches();
+    let batch = batches.open();
+    let mut delivered = true;
+    for item in items {
+        let mut meta = InboundMeta::default();
+        meta.extensions.insert(super::Batched);
+        let event = match item {
+            Ok(message) => {
+                if let Message::Request(r) = &message {
+                    if batches.expect(&batch, &r.id) {
+                        meta.on_unanswered = Some(batches.hook(r.id.clone()));
+                    }
+                }
+                TransportEvent::message(message, meta)
+            }
+            Err(e) if e.id.is_none() => {
+                let error = ErrorObject::new(e.code, e.message);
+                batches.add(&batch, Message::Error(ErrorResponse::new(None, error)));
+                continue;
+            }
+            Err(e) => {
+                if let (Some(id), true) = (&e.id, e.had_method) {
+                    batches.expect(&batch, id);
+                }
+                TransportEvent::invalid(e)
+            }
+        };
+        arrivals.note();
+        if events.send(event).await.is_err() {
+            delivered = false;
+            break;
+        }
+    }
+    batches.close(batch);
+    delivered
 }
 
 /// Sends one decoded item on `events`; `false` when the receiver is gone.
@@ -276,6 +323,9 @@ async fn deliver(
 /// Not every message delivered is answered (notifications, responses), which costs at
 /// most one fruitless yield.
 ///
+/// The answers to the requests of a JSON-RPC batch are held until the batch's last one,
+/// then written together as one array (see [`read_loop`]).
+///
 /// When `closing` resolves the queue is closed to new messages, and the writer returns
 /// once it has written everything already queued, including whatever it had taken when
 /// `closing` resolved: the writer is told to finish rather than dropped, which could
@@ -288,9 +338,11 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
 ) -> io::Result<()> {
     let mut closing = std::pin::pin!(closing);
     let mut closed = false;
+    let batches = arrivals.batches();
     let mut buf = Vec::with_capacity(WRITE_BUFFER_BYTES);
     loop {
         give_back_if_huge(&mut buf, WRITE_BUFFER_BYTES);
+        buf.clear();
         let first = tokio::select! {
             biased;
             () = &mut closing, if !closed => {
@@ -299,20 +351,34 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
                 continue;
             }
             first = outgoing.recv() => first,
+            () = batches.completed_elsewhere() => {
+                batches.take_ready().iter().for_each(|answers| encode_batch(answers, &mut buf));
+                writer.write_all(&buf).await?;
+                writer.flush().await?;
+                continue;
+            }
         };
         let Some(first) = first else { break };
-        buf.clear();
-        encode_line(&first, &mut buf);
+        put(first, batches, &mut buf);
         let mut delivered = arrivals.take();
-        let mut taken = 1 + drain(outgoing, &mut buf);
+        let mut taken = 1 + drain(outgoing, batches, &mut buf);
         while delivered > taken && buf.len() < COALESCE_BYTES {
             tokio::task::yield_now().await;
             delivered += arrivals.take();
-            match drain(outgoing, &mut buf) {
+            match drain(outgoing, batches, &mut buf) {
                 0 => break,
                 n => taken += n,
             }
         }
+        if !buf.is_empty() {
+            writer.write_all(&buf).await?;
+            writer.flush().await?;
+        }
+    }
+    // What batches gathered before the end goes out as it is.
+    buf.clear();
+    batches.take_all().iter().for_each(|answers| encode_batch(answers, &mut buf));
+    if !buf.is_empty() {
         writer.write_all(&buf).await?;
         writer.flush().await?;
     }
@@ -320,11 +386,11 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
 }
 
 /// Appends whatever is queued to `buf`, up to about [`COALESCE_BYTES`]; how many messages.
-fn drain(outgoing: &mut mpsc::Receiver<Outgoing>, buf: &mut Vec<u8>) -> usize {
+fn drain(outgoing: &mut mpsc::Receiver<Outgoing>, batches: &BatchAnswers, buf: &mut Vec<u8>) -> usize {
     let mut n = 0;
     while buf.len() < COALESCE_BYTES {
         match outgoing.try_recv() {
-            Ok(next) => encode_line(&next, buf),
+            Ok(next) => put(next, batches, buf),
             Err(_) => break,
         }
         n += 1;
@@ -332,13 +398,43 @@ fn drain(outgoing: &mut mpsc::Receiver<Outgoing>, buf: &mut Vec<u8>) -> usize {
     n
 }
 
+/// Appends an outgoing message as its own line, or holds it with its batch (appending
+/// the batch's array when it was the last answer the batch waited for).
+fn put(out: Outgoing, batches: &BatchAnswers, buf: &mut Vec<u8>) {
+    let (message, _) = out.into_parts();
+    match batches.gather(message) {
+        Gathered::Alone(message) => encode_line(&message, buf),
+        Gathered::Complete(answers) => encode_batch(&answers, buf),
+        Gathered::Held => {}
+    }
+}
+
+/// Appends a batch's answers as one JSON array and its newline.
+fn encode_batch(answers: &[Message], buf: &mut Vec<u8>) {
+    let at = buf.len();
+    buf.push(b'[');
+    for (i, answer) in answers.iter().enumerate() {
+        if i > 0 {
+            buf.push(b',');
+        }
+        answer.write_to(buf);
+    }
+    buf.push(b']');
+    end_line(buf, at);
+}
+
 /// Appends one message and its newline. A newline or carriage-return byte in valid JSON
 /// can only be insignificant whitespace (inside strings they are escaped), such as raw
 /// params forwarded from an HTTP body, so each is replaced by a space to keep the message
 /// on one line (a peer that splits lines at `\r` too would otherwise cut it in two).
-fn encode_line(out: &Outgoing, buf: &mut Vec<u8>) {
-    let mut at = buf.len();
-    out.message().write_to(buf);
+fn encode_line(message: &Message, buf: &mut Vec<u8>) {
+    let at = buf.len();
+    message.write_to(buf);
+    end_line(buf, at);
+}
+
+/// Ends the line that starts at `at`, replacing any newline or carriage return in it.
+fn end_line(buf: &mut Vec<u8>, mut at: usize) {
     while let Some(i) = memchr::memchr2(b'\n', b'\r', &buf[at..]) {
         buf[at + i] = b' ';
         at += i + 1;
@@ -358,7 +454,7 @@ mod tests {
                 .unwrap();
         let response = mcpwire_protocol::Response::new(mcpwire_protocol::RequestId::Number(1), raw);
         let mut buf = Vec::new();
-        encode_line(&Outgoing::unrelated(response), &mut buf);
+        encode_line(&Message::Response(response), &mut buf);
         let (line, end) = buf.split_at(buf.len() - 1);
         assert_eq!(end, b"\n");
         assert!(!line.contains(&b'\n') && !line.contains(&b'\r'), "{}", String::from_utf8_lossy(line));

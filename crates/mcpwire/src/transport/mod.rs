@@ -24,6 +24,7 @@
 //! # }
 //! ```
 
+pub(crate) mod batch_answers;
 pub mod child;
 #[cfg(feature = "http")]
 pub mod http_client;
