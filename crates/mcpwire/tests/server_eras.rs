@@ -10,7 +10,7 @@ use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::{codes, Message};
 use mcpwire::server::{
     prompt, resource, resource_template, tool, Args, Ctx, Json, PromptArgs, ResourceRequest, Server,
-    ServerEvent, ToolError,
+    ServerBuilder, ServerEvent, ToolError,
 };
 use mcpwire::McpError;
 use schemars::JsonSchema;
@@ -30,6 +30,10 @@ struct Sum {
 }
 
 fn server() -> Server {
+    builder().build().unwrap()
+}
+
+fn builder() -> ServerBuilder {
     Server::builder("test-server", "0.1.0")
         .instructions("Use add to add.")
         .tool(
@@ -77,13 +81,14 @@ fn server() -> Server {
                 format!("Hello {}", args.get("name").unwrap_or("")),
             )]
         }))
-        .build()
-        .unwrap()
 }
 
 fn start() -> RawPeer {
+    start_serving(server())
+}
+
+fn start_serving(server: Server) -> RawPeer {
     let (conn, raw) = raw_connection();
-    let server = server();
     tokio::spawn(async move { server.serve(conn).await });
     raw
 }
@@ -385,6 +390,35 @@ async fn stateless_elicitation_is_a_multi_round_trip() {
         expect_error(&call(&mut raw, 3, "tools/call", json!({ "_meta": no_caps, "name": "ask" })).await, 3);
     assert_eq!(e.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY);
     let _ = ContentBlock::text("");
+}
+
+/// The `requestState` of an `input_required` round: a retry can replay it by default; a
+/// single-use sealer opens it once and refuses the replay.
+#[tokio::test]
+async fn a_single_use_request_state_is_refused_when_replayed() {
+    use mcpwire::server::request_state::StateSealer;
+    async fn answer_twice(raw: &mut RawPeer) -> (Value, Message) {
+        let first = expect_result(
+            &call(raw, 1, "tools/call", json!({ "_meta": envelope(), "name": "ask" })).await,
+            1,
+        );
+        let key = first["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+        let retry = json!({
+            "_meta": envelope(), "name": "ask", "requestState": first["requestState"],
+            "inputResponses": { key: { "action": "accept", "content": { "name": "Ada" } } },
+        });
+        let done = expect_result(&call(raw, 2, "tools/call", retry.clone()).await, 2);
+        (done, call(raw, 3, "tools/call", retry).await)
+    }
+    let (done, replay) = answer_twice(&mut start()).await;
+    assert_eq!(done["content"][0]["text"], "Accept");
+    assert_eq!(expect_result(&replay, 3)["content"][0]["text"], "Accept");
+
+    let single_use = builder().request_state_sealer(StateSealer::random().unwrap().single_use());
+    let (done, replay) = answer_twice(&mut start_serving(single_use.build().unwrap())).await;
+    assert_eq!(done["content"][0]["text"], "Accept");
+    let e = expect_error(&replay, 3);
+    assert_eq!((e.code, e.message.as_str()), (codes::INVALID_PARAMS, "Invalid or expired requestState"));
 }
 
 #[tokio::test]

@@ -11,7 +11,8 @@
 //!   target, digest of the arguments, principal), so it cannot be replayed
 //!   against another tool, prompt, resource, argument set or user,
 //! * **time-limited** (default TTL [`DEFAULT_TTL`], ten minutes),
-//! * **key-rotatable**: the first key seals, every key verifies.
+//! * **key-rotatable**: the first key seals, every key verifies,
+//! * and, when asked ([`StateSealer::single_use`]), **single-use**: a token opens once.
 //!
 //! The state is *not encrypted*: the client can base64-decode it and read
 //! the user state. Do not put secrets in it.
@@ -42,11 +43,14 @@ use base64::Engine as _;
 use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod digest;
+mod spent;
 
 pub use digest::digest_json;
+use spent::{Refused, Spent};
 
 type HmacSha256 = Hmac<Sha256>;
 
@@ -82,6 +86,11 @@ pub enum StateError {
     /// The token verified but was issued for a different request
     /// (method, target, arguments or principal).
     WrongBinding,
+    /// A [single-use](StateSealer::single_use) token that was opened before.
+    Replayed,
+    /// A [single-use](StateSealer::single_use) sealer already remembers as many
+    /// unexpired tokens as it can; it refuses new ones rather than forget used ones.
+    TooManyInUse,
 }
 
 impl fmt::Display for StateError {
@@ -160,11 +169,12 @@ fn update_len_prefixed(h: &mut Sha256, bytes: &[u8]) {
 ///
 /// Holds one or more 32-byte HMAC-SHA256 keys (the first seals, all
 /// verify, which allows key rotation) and a time-to-live. `Debug` never
-/// prints the keys.
+/// prints the keys. Clones share a single-use sealer's memory of used tokens.
 #[derive(Clone)]
 pub struct StateSealer {
     keys: Vec<[u8; 32]>,
     ttl: Duration,
+    spent: Option<Arc<Spent>>,
 }
 
 impl fmt::Debug for StateSealer {
@@ -172,6 +182,7 @@ impl fmt::Debug for StateSealer {
         f.debug_struct("StateSealer")
             .field("keys", &format_args!("[{} redacted]", self.keys.len()))
             .field("ttl", &self.ttl)
+            .field("single_use", &self.spent.is_some())
             .finish()
     }
 }
@@ -194,7 +205,23 @@ impl StateSealer {
         if keys.is_empty() {
             return Err(KeyError::NoKeys);
         }
-        Ok(StateSealer { keys, ttl: DEFAULT_TTL })
+        Ok(StateSealer { keys, ttl: DEFAULT_TTL, spent: None })
+    }
+
+    /// Makes every token open only once ([`StateError::Replayed`] after that), for state
+    /// whose reuse would do harm (a confirmation that must not be spent twice, a one-off
+    /// grant). The spec leaves this to the server ("enforce one-time use server-side when
+    /// needed").
+    ///
+    /// The memory of used tokens is this process's (shared by clones of this sealer):
+    /// servers behind a load balancer that share keys do not share it. Each used token is
+    /// remembered until it expires, up to 100,000 at once; past that new tokens are
+    /// refused ([`StateError::TooManyInUse`]). A client retrying a request whose answer it
+    /// lost (a broken 2026 response stream) cannot reuse its token either.
+    #[must_use]
+    pub fn single_use(mut self) -> Self {
+        self.spent.get_or_insert_with(Arc::default);
+        self
     }
 
     /// Sets how long sealed tokens stay valid.
@@ -241,7 +268,9 @@ impl StateSealer {
     /// ([`StateError::Malformed`]), the HMAC tag under each key in constant
     /// time ([`StateError::BadSignature`]), the expiry
     /// ([`StateError::Expired`]; a token is valid strictly before its
-    /// expiry instant) and the binding ([`StateError::WrongBinding`]).
+    /// expiry instant), the binding ([`StateError::WrongBinding`]) and, for a
+    /// [single-use](StateSealer::single_use) sealer, that it was not opened before
+    /// ([`StateError::Replayed`], [`StateError::TooManyInUse`]).
     pub fn open(
         &self,
         token: &str,
@@ -281,11 +310,19 @@ impl StateSealer {
         if !constant_time_eq(digest, &binding.digest()) {
             return Err(StateError::WrongBinding);
         }
-        match flag {
-            [0] if state.is_empty() => Ok(None),
-            [1] => String::from_utf8(state.to_vec()).map(Some).map_err(|_| StateError::Malformed),
-            _ => Err(StateError::Malformed),
+        let user_state = match flag {
+            [0] if state.is_empty() => None,
+            [1] => Some(String::from_utf8(state.to_vec()).map_err(|_| StateError::Malformed)?),
+            _ => return Err(StateError::Malformed),
+        };
+        if let Some(spent) = &self.spent {
+            let tag: [u8; TAG_LEN] = tag.as_slice().try_into().map_err(|_| StateError::Malformed)?;
+            spent.claim(tag, expires_at, unix_millis(now)).map_err(|refused| match refused {
+                Refused::Replayed => StateError::Replayed,
+                Refused::Full => StateError::TooManyInUse,
+            })?;
         }
+        Ok(user_state)
     }
 }
 

@@ -373,3 +373,25 @@ fn hmac_matches_rfc4231_test_case_2() {
     ];
     assert_eq!(tag[..], expected[..]);
 }
+
+#[test]
+fn a_token_opens_as_often_as_asked_unless_the_sealer_is_single_use() {
+    let b = binding(&json!({"to": "SFO"}), Some("alice"));
+    let reusable = sealer();
+    let token = reusable.seal(&b, Some("s"), t0());
+    for _ in 0..2 {
+        assert_eq!(reusable.open(&token, &b, t0()), Ok(Some("s".to_owned())));
+    }
+
+    let single = sealer().single_use();
+    let token = single.seal(&b, Some("s"), t0());
+    let other = single.seal(&b, Some("s"), t0() + Duration::from_millis(1));
+    // A token that fails a check is not spent by it.
+    assert_eq!(single.open(&token, &binding(&json!({}), Some("alice")), t0()), Err(StateError::WrongBinding));
+    assert_eq!(single.open(&token, &b, t0()), Ok(Some("s".to_owned())));
+    assert_eq!(single.open(&token, &b, t0()), Err(StateError::Replayed));
+    // Clones share the memory; another token of the same request is its own.
+    assert_eq!(single.clone().open(&token, &b, t0()), Err(StateError::Replayed));
+    assert_eq!(single.clone().open(&other, &b, t0()), Ok(Some("s".to_owned())));
+    assert_eq!(single.open(&other, &b, t0()), Err(StateError::Replayed));
+}
