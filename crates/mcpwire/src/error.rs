@@ -83,6 +83,29 @@ impl McpError {
             .with_data(serde_json::json!({ "method": method }))
     }
 
+    /// "Resource not found": what a `resources/read` handler answers for a URI that names
+    /// nothing, with the URI in `data` (`{"uri": ..}`) as the spec asks. Its code is the
+    /// one of the request's era: `-32002` on a 2025 session, and on a 2026 request the
+    /// server sends it as `-32602` (2026 must not emit `-32002`), message and data
+    /// unchanged. The server's own answer for a URI that no resource or template matches
+    /// is this error too.
+    ///
+    /// ```
+    /// use mcpwire::protocol::codes;
+    /// use mcpwire::McpError;
+    ///
+    /// let missing = McpError::resource_not_found("file:///notes/gone.md");
+    /// assert_eq!(missing.code(), codes::RESOURCE_NOT_FOUND);
+    /// let error = missing.to_error_object();
+    /// assert_eq!(error.data, Some(serde_json::json!({ "uri": "file:///notes/gone.md" })));
+    /// ```
+    pub fn resource_not_found(uri: &str) -> Self {
+        // The message names at most 200 characters of the URI; `data` carries all of it.
+        let shown = crate::server::uri_template::encoding::shown(uri, 200);
+        McpError::new(codes::RESOURCE_NOT_FOUND, format!("Resource not found: {shown}"))
+            .with_data(serde_json::json!({ "uri": uri }))
+    }
+
     /// `-32042` URL elicitation required (2025-11-25): the request cannot go on until the
     /// user has completed these URL-mode elicitations out of band (each with its
     /// `elicitationId`; tell the client when one is done with

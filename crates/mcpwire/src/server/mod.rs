@@ -34,6 +34,7 @@ pub mod cursor;
 mod definition;
 mod dual;
 pub mod extract;
+mod file_root;
 mod local;
 mod middleware;
 mod notify;
@@ -75,6 +76,7 @@ pub use definition::Definition;
 #[cfg(feature = "http")]
 pub(crate) use dual::is_enveloped;
 pub use extract::{Args, FromRequest, Handler, Rejection, RequestParts, State, Uri};
+pub use file_root::FileRoot;
 pub use middleware::{middleware_fn, Middleware, Next, NextNotification};
 pub use notify::ServerEvent;
 pub use prompt::{prompt, IntoPromptResult, PromptArgs, PromptBuilder, PromptDef};

@@ -10,8 +10,8 @@ use mcpwire_protocol::lifecycle::RequestEnvelope;
 use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
 use mcpwire_protocol::prompts::{GetPromptRequestParams, ListPromptsRequestParams, ListPromptsResult};
 use mcpwire_protocol::resources::{
-    resource_not_found_code, ListResourceTemplatesRequestParams, ListResourceTemplatesResult,
-    ListResourcesRequestParams, ListResourcesResult, ReadResourceRequestParams,
+    ListResourceTemplatesRequestParams, ListResourceTemplatesResult, ListResourcesRequestParams,
+    ListResourcesResult, ReadResourceRequestParams,
 };
 use mcpwire_protocol::tasks::TaskMetadata;
 use mcpwire_protocol::tools::{not_an_object, ListToolsRequestParams, ListToolsResult};
@@ -188,14 +188,8 @@ impl Server {
             &p.uri,
             || RetryArgs::Value(json!({})),
         );
-        let not_found_code = match &seed {
-            Seed::Stateful(s) => resource_not_found_code(&s.version),
-            Seed::Stateless(_) => codes::INVALID_PARAMS,
-        };
-        let Some((handler, request)) = found else {
-            return Err(McpError::new(not_found_code, format!("Resource not found: {}", p.uri))
-                .with_data(json!({ "uri": p.uri })));
-        };
+        // `-32002`; a 2026 request answers it as `-32602` (`stateless.rs`, `in_2026_terms`).
+        let Some((handler, request)) = found else { return Err(McpError::resource_not_found(&p.uri)) };
         self.with_context(rpc, seed, meta, retry, |ctx| handler(ctx, request), Reply::ReadResource).await
     }
 

@@ -62,6 +62,18 @@ pub(crate) fn unsupported_version(requested: &str) -> McpError {
         .with_data(json!({ "supported": supported_stateless(), "requested": requested }))
 }
 
+/// An error as a 2026 request answers it. "Resource not found" is `-32002` in the 2025
+/// era ([`McpError::resource_not_found`], the router's own answer and a handler's alike)
+/// and `-32602` in 2026, which must never emit `-32002`: its message and data (`uri`) stay.
+fn in_2026_terms(error: McpError) -> McpError {
+    if error.code() != codes::RESOURCE_NOT_FOUND {
+        return error;
+    }
+    let mut object = error.to_error_object();
+    object.code = codes::INVALID_PARAMS;
+    McpError::from_error_object(object)
+}
+
 /// A server's own endpoint is its 2026 era: a 2026 request carries all it needs, so there
 /// is no state per connection to hold.
 impl Endpoint for ServerInner {
@@ -86,12 +98,18 @@ impl Server {
         self.layered(request, rpc, self.inner.clone()).await
     }
 
-    /// Serves one 2026 request, past the middleware.
+    /// Serves one 2026 request, past the middleware. Every error of a 2026 request leaves
+    /// through here, in 2026's terms ([`in_2026_terms`]).
     pub(crate) async fn handle_stateless(
         &self,
         request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
+        self.answer_stateless(request, rpc).await.map_err(in_2026_terms)
+    }
+
+    /// [`Server::handle_stateless`], its errors as the router and handlers give them.
+    async fn answer_stateless(&self, request: Request, rpc: RequestContext) -> Result<RawJson, McpError> {
         let method = request.method.as_str();
         let envelope = read_envelope(&request)?;
         let reply = match method {

@@ -37,7 +37,7 @@ pub(super) fn hex_value(b: u8) -> Option<u8> {
 }
 
 /// True when `bytes[i..]` starts with a `%XX` triplet.
-pub(super) fn is_pct_triplet(bytes: &[u8], i: usize) -> bool {
+pub(crate) fn is_pct_triplet(bytes: &[u8], i: usize) -> bool {
     bytes.get(i) == Some(&b'%')
         && bytes.get(i + 1).copied().and_then(hex_value).is_some()
         && bytes.get(i + 2).copied().and_then(hex_value).is_some()
@@ -47,7 +47,6 @@ pub(super) fn is_pct_triplet(bytes: &[u8], i: usize) -> bool {
 /// `allow_reserved`, reserved characters and existing `%XX` triplets are
 /// copied too; every other byte of the UTF-8 encoding becomes `%XX`.
 pub(super) fn encode_into(out: &mut String, s: &str, allow_reserved: bool) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let bytes = s.as_bytes();
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
@@ -60,17 +59,37 @@ pub(super) fn encode_into(out: &mut String, s: &str, allow_reserved: bool) {
         if is_unreserved(b) || (allow_reserved && is_reserved(b)) {
             out.push(char::from(b));
         } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0x0f)]));
+            push_pct(out, b);
         }
         i += 1;
     }
 }
 
+/// Appends `%XX` for one byte.
+fn push_pct(out: &mut String, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('%');
+    out.push(char::from(HEX[usize::from(b >> 4)]));
+    out.push(char::from(HEX[usize::from(b & 0x0f)]));
+}
+
+/// Appends `s` as one path segment (RFC 3986 `segment`): unreserved characters,
+/// sub-delimiters, `:` and `@` are copied; every other byte of the UTF-8 encoding (`/`,
+/// `?`, `#`, `%`, spaces, non-ASCII) becomes `%XX`.
+pub(crate) fn encode_segment_into(out: &mut String, s: &str) {
+    for &b in s.as_bytes() {
+        let pchar = matches!(b, b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'=');
+        if is_unreserved(b) || pchar || b == b':' || b == b'@' {
+            out.push(char::from(b));
+        } else {
+            push_pct(out, b);
+        }
+    }
+}
+
 /// Decodes `%XX` triplets; a stray `%` is kept. `None` if the result is
 /// not UTF-8.
-pub(super) fn percent_decode(s: &str) -> Option<String> {
+pub(crate) fn percent_decode(s: &str) -> Option<String> {
     if !s.contains('%') {
         return Some(s.to_owned());
     }
@@ -98,5 +117,13 @@ pub(super) fn char_prefix(s: &str, n: usize) -> &str {
     match s.char_indices().nth(n) {
         Some((idx, _)) => s.get(..idx).unwrap_or(s),
         None => s,
+    }
+}
+
+/// `s` as an error message shows it: its first `n` characters, and `…` when there is more.
+pub(crate) fn shown(s: &str, n: usize) -> std::borrow::Cow<'_, str> {
+    match char_prefix(s, n) {
+        prefix if prefix.len() == s.len() => std::borrow::Cow::Borrowed(s),
+        prefix => std::borrow::Cow::Owned(format!("{prefix}…")),
     }
 }

@@ -86,7 +86,7 @@ use std::str::FromStr;
 use encoding::char_prefix;
 use matcher::Matcher;
 
-mod encoding;
+pub(crate) mod encoding;
 mod expand;
 mod matcher;
 mod matching;
