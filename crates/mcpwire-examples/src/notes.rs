@@ -9,7 +9,6 @@ use std::sync::{Arc, Mutex};
 use mcpwire::protocol::completion::{CompleteRequestParams, CompleteResult, Completion, CompletionReference};
 use mcpwire::protocol::content::Role;
 use mcpwire::protocol::prompts::PromptMessage;
-use mcpwire::protocol::resources::resource_not_found_code;
 use mcpwire::server::{prompt, resource, resource_template, tool, Args, Ctx, Server, State, Uri};
 use mcpwire::McpError;
 use schemars::JsonSchema;
@@ -197,15 +196,13 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
             resource_template("notes://note/{id}", "note")
                 .description("One note, as Markdown")
                 .mime_type("text/markdown")
-                .handler(move |ctx: Ctx, Args(note): Args<NoteUri>, Uri(uri): Uri| {
+                .handler(move |Args(note): Args<NoteUri>, Uri(uri): Uri| {
                     let notes = for_notes.clone();
-                    // The era's own code for a missing resource (-32002 in 2025, -32602 in 2026).
-                    let code = resource_not_found_code(ctx.protocol_version());
                     async move {
                         match note.id.parse::<u64>().ok().and_then(|id| notes.get(id)) {
                             Some(note) => Ok(note.markdown()),
-                            None => Err(McpError::new(code, "Resource not found")
-                                .with_data(serde_json::json!({ "uri": uri }))),
+                            // -32002 to a 2025 session, -32602 to a 2026 request.
+                            None => Err(McpError::resource_not_found(&uri)),
                         }
                     }
                 }),
