@@ -42,6 +42,15 @@ fn start() -> RawPeer {
                 Ok::<_, McpError>(format!("hello {}", answer["content"]["name"].as_str().unwrap_or("")))
             },
         ))
+        .tool(tool("reports").description("Reports progress").task_support(TaskSupport::Required).handler(
+            |ctx: Ctx| async move {
+                // After the answer that created the task.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                ctx.progress(1.0, Some(2.0), Some("half")).await;
+                ctx.progress(2.0, Some(2.0), None).await;
+                "reported"
+            },
+        ))
         .build()
         .unwrap();
     let (conn, raw) = raw_connection();
@@ -84,7 +93,10 @@ async fn capability_task_support_and_the_error_rules() {
     let tools = expect_result(&call(&mut raw, 1, "tools/list", json!({})).await, 1);
     let support: Vec<Value> =
         tools["tools"].as_array().unwrap().iter().map(|t| t["execution"]["taskSupport"].clone()).collect();
-    assert_eq!(support, [json!(null), json!("optional"), json!("required"), json!("required")]);
+    assert_eq!(
+        support,
+        [json!(null), json!("optional"), json!("required"), json!("required"), json!("required")]
+    );
 
     let e = expect_error(&call(&mut raw, 2, "tools/call", json!({ "name": "plain", "task": {} })).await, 2);
     assert_eq!(e.code, codes::METHOD_NOT_FOUND);
@@ -120,6 +132,34 @@ async fn a_task_is_polled_listed_and_its_result_fetched() {
     assert_eq!(e.code, codes::INVALID_PARAMS, "a finished task cannot be cancelled");
     let e = expect_error(&call(&mut raw, 6, "tasks/list", json!({ "cursor": "bogus" })).await, 6);
     assert_eq!(e.code, codes::INVALID_PARAMS);
+}
+
+/// The progress token of a task-augmented call stays valid until the task ends: the
+/// task's progress, reported after the answer that created it, reaches the client, each
+/// notification naming the task.
+#[tokio::test]
+async fn a_tasks_progress_goes_on_after_the_task_is_created() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let params = json!({ "name": "reports", "task": {}, "_meta": { "progressToken": "p" } });
+    let created = expect_result(&call(&mut raw, 1, "tools/call", params).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let mut updates = Vec::new();
+    for _ in 0..2 {
+        let Message::Notification(n) = next(&mut raw).await else { panic!("expected progress") };
+        assert_eq!(n.method, "notifications/progress");
+        updates.push(n.parse_params::<Value>().unwrap());
+    }
+    let related = json!({ "io.modelcontextprotocol/related-task": { "taskId": id } });
+    assert_eq!(
+        updates,
+        [
+            json!({ "progressToken": "p", "progress": 1.0, "total": 2.0, "message": "half", "_meta": related }),
+            json!({ "progressToken": "p", "progress": 2.0, "total": 2.0, "_meta": related }),
+        ]
+    );
+    let result = expect_result(&call(&mut raw, 2, "tasks/result", json!({ "taskId": id })).await, 2);
+    assert_eq!(result["content"][0]["text"], "reported");
 }
 
 #[tokio::test]

@@ -306,7 +306,40 @@ impl RequestContext {
     /// otherwise). A value that is not above the last one sent (or not a number) is
     /// dropped, since the protocol requires progress to increase.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
-        let Some(token) = self.progress_token() else { return };
+        if let Some(params) = self.progress_params(progress, total, message, None) {
+            self.notify(mcpwire_protocol::methods::NOTIFICATION_PROGRESS, Some(params)).await;
+        }
+    }
+
+    /// [`RequestContext::progress`] for work that goes on after this request's answer,
+    /// such as a 2025 task, whose progress token stays valid until the task ends (`meta`
+    /// is the notification's `_meta`, naming the task). Once the request is answered, the
+    /// notification is sent as the connection's own (on an HTTP session's standalone
+    /// stream) instead of being dropped.
+    pub async fn progress_beyond_answer(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+        meta: serde_json::Value,
+    ) {
+        let Some(params) = self.progress_params(progress, total, message, Some(meta)) else { return };
+        let related = (!self.entry.is_settled()).then(|| self.entry.id.clone());
+        self.peer
+            .notify_related(mcpwire_protocol::methods::NOTIFICATION_PROGRESS, Some(params), related)
+            .await;
+    }
+
+    /// The params of a progress notification, or `None` when this request asked for no
+    /// progress or the value does not increase.
+    fn progress_params(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: Option<&str>,
+        meta: Option<serde_json::Value>,
+    ) -> Option<RawJson> {
+        let token = self.progress_token()?;
         let last = &self.entry.last_progress;
         let increases = last
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
@@ -315,7 +348,7 @@ impl RequestContext {
             .is_ok();
         if !increases {
             tracing::debug!(progress, "dropped a progress value that does not increase");
-            return;
+            return None;
         }
         let mut params = serde_json::Map::new();
         params.insert("progressToken".into(), serde_json::from_str(token.get()).unwrap_or_default());
@@ -326,8 +359,10 @@ impl RequestContext {
         if let Some(message) = message {
             params.insert("message".into(), message.into());
         }
-        let raw = serde_json::value::to_raw_value(&params).ok();
-        self.notify(mcpwire_protocol::methods::NOTIFICATION_PROGRESS, raw).await;
+        if let Some(meta) = meta {
+            params.insert("_meta".into(), meta);
+        }
+        serde_json::value::to_raw_value(&params).ok()
     }
 
     /// Sends a request to the peer on behalf of this request (a server asking the client

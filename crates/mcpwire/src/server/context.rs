@@ -351,7 +351,15 @@ impl Ctx {
         if self.is_silent_task() {
             return;
         }
-        self.inner.rpc.progress(progress, total, message).await;
+        match self.inner.task.get() {
+            // A 2025 task's progress token stays valid until the task ends, past the
+            // answer that created it.
+            Some(task) => {
+                let meta = crate::server::tasks::related_task_meta(task.id());
+                self.inner.rpc.progress_beyond_answer(progress, total, message, meta).await;
+            }
+            None => self.inner.rpc.progress(progress, total, message).await,
+        }
     }
 
     /// Sends a log message to the client, if it asked for this level: on a 2025 session

@@ -41,7 +41,7 @@ pub use store::{StoreFuture, TaskChange, TaskRecord, TaskSignal, TaskStore, Task
 
 pub(crate) use runtime::{TaskLink, Tasks};
 pub(crate) use serve::{has_core_tasks, tasks_extension_required};
-pub(crate) use serve_core::core_capability;
+pub(crate) use serve_core::{core_capability, related_task_meta};
 
 use std::time::Duration;
 

@@ -43,8 +43,9 @@ pub(crate) fn core_capability() -> ServerTasksCapability {
     }
 }
 
-/// `_meta` naming the task a message belongs to.
-fn related(task_id: &str) -> Value {
+/// `_meta` naming the task a message belongs to (`related-task`, which 2025-11-25 asks
+/// for on every message about a task).
+pub(crate) fn related_task_meta(task_id: &str) -> Value {
     json!({ meta::RELATED_TASK: { "taskId": task_id } })
 }
 
@@ -125,7 +126,7 @@ impl Server {
             match record.state {
                 TaskState::Completed { mut result } => {
                     let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                    if let (Value::Object(m), Value::Object(r)) = (meta, related(id)) {
+                    if let (Value::Object(m), Value::Object(r)) = (meta, related_task_meta(id)) {
                         m.extend(r);
                     }
                     return Ok(Reply::Custom(Value::Object(result)));
@@ -134,7 +135,7 @@ impl Server {
                     let data = error.data.take().unwrap_or_else(|| json!({}));
                     error.data = Some(match data {
                         Value::Object(mut d) => {
-                            d.insert("_meta".into(), related(id));
+                            d.insert("_meta".into(), related_task_meta(id));
                             Value::Object(d)
                         }
                         other => other,
@@ -143,7 +144,7 @@ impl Server {
                 }
                 TaskState::Cancelled => {
                     return Err(McpError::new(codes::INVALID_PARAMS, format!("Task {id} was cancelled"))
-                        .with_data(json!({ "taskId": id, "_meta": related(id) })));
+                        .with_data(json!({ "taskId": id, "_meta": related_task_meta(id) })));
                 }
                 TaskState::InputRequired { input_requests } => {
                     let mut answers = InputResponses::new();
@@ -189,7 +190,7 @@ async fn ask_client(
         Some(Value::Object(p)) => p.clone(),
         _ => Default::default(),
     };
-    params.insert("_meta".into(), related(id));
+    params.insert("_meta".into(), related_task_meta(id));
     let raw = serde_json::value::to_raw_value(&params)?;
     let answer = rpc.request(&method, Some(raw), CallOptions::default()).await?;
     Ok(serde_json::from_str(answer.get())?)
