@@ -235,8 +235,14 @@ cat > "$D/in""#,
     peer.close();
     handle.shutdown().await;
     let seen = dir.read("in");
+    // (The nesting is a batch of one item that is not a message: its error comes in an
+    // array.)
     let errors: Vec<(Value, i64)> = lines_of(&seen)
         .into_iter()
+        .flat_map(|l| match l {
+            Value::Array(items) => items,
+            other => vec![other],
+        })
         .filter(|l| l.get("error").is_some())
         .map(|l| (l.get("id").cloned().unwrap_or(Value::Null), l["error"]["code"].as_i64().unwrap()))
         .collect();

@@ -8,11 +8,12 @@
 //! the connection closes, what a batch has gathered so far is written as it is.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
+use futures_util::task::AtomicWaker;
 use mcpwire_protocol::{IdKey, Message, RequestId};
-use tokio::sync::Notify;
 
 use crate::jsonrpc::IdMap;
 
@@ -23,8 +24,10 @@ pub(crate) struct BatchAnswers {
     state: Mutex<State>,
     /// How many requests are awaited: the writer looks an answer up only when some are.
     awaited: AtomicUsize,
-    /// Wakes the writer when a batch completed away from it (see [`State::ready`]).
-    wake: Notify,
+    /// Set when a batch completed away from the writer (see [`State::ready`]).
+    ready: AtomicBool,
+    /// The writer, woken for such a batch.
+    writer: AtomicWaker,
 }
 
 #[derive(Default)]
@@ -124,7 +127,7 @@ impl BatchAnswers {
         let mut state = lock(&self.state);
         let complete = state.settle(batch.0, None);
         if state.make_ready(complete) {
-            self.wake.notify_one();
+            self.wake_writer();
         }
     }
 
@@ -158,8 +161,13 @@ impl BatchAnswers {
         self.awaited.fetch_sub(1, Ordering::Relaxed);
         let complete = state.settle(n, None);
         if state.make_ready(complete) {
-            self.wake.notify_one();
+            self.wake_writer();
         }
+    }
+
+    fn wake_writer(&self) {
+        self.ready.store(true, Ordering::Release);
+        self.writer.wake();
     }
 
     /// The hook that lets request `id` go from its batch if it is never answered.
@@ -168,9 +176,16 @@ impl BatchAnswers {
         Box::new(move || batches.unanswered(&id))
     }
 
-    /// Resolves when a batch completed away from the writer.
-    pub(crate) async fn completed_elsewhere(&self) {
-        self.wake.notified().await;
+    /// Ready when a batch completed away from the writer since the last time it was;
+    /// otherwise the writer's task is woken when one does.
+    pub(crate) fn poll_completed_elsewhere(&self, cx: &mut Context<'_>) -> Poll<()> {
+        // Registered before the flag is read, so a batch made ready in between still
+        // wakes the writer.
+        self.writer.register(cx.waker());
+        match self.ready.swap(false, Ordering::Acquire) {
+            true => Poll::Ready(()),
+            false => Poll::Pending,
+        }
     }
 
     /// The batches completed away from the writer.

@@ -350,15 +350,18 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
                 outgoing.close();
                 continue;
             }
-            first = outgoing.recv() => first,
-            () = batches.completed_elsewhere() => {
+            next = next_to_write(outgoing, batches) => next,
+        };
+        let first = match first {
+            ToWrite::Message(Some(first)) => first,
+            ToWrite::Message(None) => break,
+            ToWrite::Batches => {
                 batches.take_ready().iter().for_each(|answers| encode_batch(answers, &mut buf));
                 writer.write_all(&buf).await?;
                 writer.flush().await?;
                 continue;
             }
         };
-        let Some(first) = first else { break };
         put(first, batches, &mut buf);
         let mut delivered = arrivals.take();
         let mut taken = 1 + drain(outgoing, batches, &mut buf);
@@ -383,6 +386,25 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
         writer.flush().await?;
     }
     Ok(())
+}
+
+/// What the writer wakes up for.
+enum ToWrite {
+    /// The next outgoing message, or `None` when the queue is closed and empty.
+    Message(Option<Outgoing>),
+    /// Batches that completed away from the writer ([`BatchAnswers::take_ready`]).
+    Batches,
+}
+
+/// The next thing to write: an outgoing message first, else batches completed elsewhere.
+async fn next_to_write(outgoing: &mut mpsc::Receiver<Outgoing>, batches: &BatchAnswers) -> ToWrite {
+    std::future::poll_fn(|cx| {
+        if let std::task::Poll::Ready(message) = outgoing.poll_recv(cx) {
+            return std::task::Poll::Ready(ToWrite::Message(message));
+        }
+        batches.poll_completed_elsewhere(cx).map(|()| ToWrite::Batches)
+    })
+    .await
 }
 
 /// Appends whatever is queued to `buf`, up to about [`COALESCE_BYTES`]; how many messages.
