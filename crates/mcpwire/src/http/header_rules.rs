@@ -184,9 +184,14 @@ pub fn param_headers(input_schema: &JsonObject) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The largest magnitude an integer argument mirrored into a header may have: 2^53 − 1,
+/// JavaScript's safe integers, which the spec requires of `x-mcp-header` integers.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
 /// Checks the `Mcp-Param-*` headers of a `tools/call` against its arguments: each
 /// annotated argument present and non-null needs its header with an equal value
-/// (integers compared numerically), and a header needs its argument.
+/// (integers compared numerically, and within ±(2^53 − 1)), and a header needs its
+/// argument.
 pub fn check_params(
     headers: &HeaderMap,
     annotated: &[(String, String)],
@@ -196,6 +201,11 @@ pub fn check_params(
         let name = format!("{PARAM_PREFIX}{}", header.to_ascii_lowercase());
         let value = arguments.and_then(|a| a.get(prop)).filter(|v| !v.is_null());
         let sent = single(headers, name.as_str())?;
+        if value.and_then(Value::as_f64).is_some_and(|n| n.abs() > MAX_SAFE_INTEGER) {
+            return Err(format!(
+                "argument {prop:?} (header Mcp-Param-{header}) is outside the safe integer range ±(2^53 − 1)"
+            ));
+        }
         match (value, sent) {
             (None, None) => {}
             (Some(_), None) => {
@@ -318,5 +328,16 @@ mod tests {
         assert!(check_params(&h, &annotated, Some(&no_n)).is_err(), "a header without its argument");
         h.remove("mcp-param-count");
         assert!(check_params(&h, &annotated, Some(&no_n)).is_ok(), "null arguments send no header");
+        // Integers beyond ±(2^53 − 1) are refused, with or without their header.
+        for (n, header) in [(9_007_199_254_740_991_i64, true), (-9_007_199_254_740_991, true)] {
+            h.insert("mcp-param-count", HeaderValue::from_str(&n.to_string()).unwrap());
+            let args = json!({ "region": "eu", "n": n });
+            assert_eq!(check_params(&h, &annotated, Some(&args)).is_ok(), header, "{n}");
+        }
+        for n in [9_007_199_254_740_992_i64, -9_007_199_254_740_993, i64::MAX] {
+            h.insert("mcp-param-count", HeaderValue::from_str(&n.to_string()).unwrap());
+            let error = check_params(&h, &annotated, Some(&json!({ "region": "eu", "n": n }))).unwrap_err();
+            assert!(error.contains("safe integer range"), "{n}: {error}");
+        }
     }
 }
