@@ -227,7 +227,8 @@ mod g3_missing_version_header {
 }
 
 // ---------------------------------------------------------------------------------------
-// G16: a network $ref in an output schema is never fetched (rule 2.29)
+// G16: a network $ref in an output schema is never fetched (rule 2.29); G17: a schema
+// whose check could cost without bound is refused (rule 2.30)
 // ---------------------------------------------------------------------------------------
 
 mod g16_network_ref {
@@ -242,8 +243,9 @@ mod g16_network_ref {
     use serde_json::json;
 
     /// A 2026 peer over a memory transport: `tools/list` lists `remote` (whose output
-    /// schema's `value` refers to `schema_url`) and `local` (`value` typed inline); every
-    /// `tools/call` returns structured content that lacks the required `value`.
+    /// schema's `value` refers to `schema_url`), `local` (`value` typed inline) and
+    /// `looping` (a `$ref` back to the root through `anyOf`); every `tools/call` returns
+    /// structured content that lacks the required `value`.
     fn peer(schema_url: String, lists: Arc<AtomicUsize>) -> Connection {
         let (ours, mut theirs) = memory::pair();
         tokio::spawn(async move {
@@ -264,6 +266,10 @@ mod g16_network_ref {
                                 "type": "object",
                                 "properties": { "value": { "type": "string" } },
                                 "required": ["value"]
+                            } },
+                            { "name": "looping", "inputSchema": input, "outputSchema": {
+                                "type": "object",
+                                "anyOf": [{ "$ref": "#" }, { "required": ["value"] }]
                             } }
                         ] })
                     }
@@ -316,6 +322,15 @@ mod g16_network_ref {
                 assert!(message.contains("points outside the schema"), "{message}")
             }
             other => panic!("a schema with an outside $ref is refused: {other:?}"),
+        }
+
+        // `looping` would send a validator round its `$ref` until the stack overflowed
+        // (with the `jsonschema` feature): refused with the reason instead.
+        match within(client.call_tool("looping", json!({}))).await.unwrap() {
+            Err(RequestError::Protocol(message)) => {
+                assert!(message.contains("leads back to itself"), "{message}")
+            }
+            other => panic!("a schema whose check never ends is refused: {other:?}"),
         }
 
         match listener.accept() {

@@ -18,6 +18,7 @@ use mcpwire_protocol::tools::{CallToolResult, Tool};
 use super::Client;
 use crate::error::RequestError;
 
+mod cost;
 #[cfg(feature = "jsonschema")]
 mod full;
 // Compiled (and unit-tested) in every build; used when `jsonschema` is off.
@@ -52,8 +53,10 @@ const KNOWN_DIALECTS: &[&str] = &[
 ];
 
 /// Why a schema cannot be used, whatever the build checks: a `$schema` naming a dialect
-/// this client does not know (an error, as the spec asks), or a `$ref` outside the schema
-/// (never fetched, and so unresolved: rejected).
+/// this client does not know (an error, as the spec asks), a `$ref` outside the schema
+/// (never fetched, and so unresolved: rejected), or a check whose cost the server could
+/// make unbounded (`cost.rs`: a `$ref` loop that never steps into the value, composition
+/// that multiplies per level).
 fn unusable(schema: &mcpwire_protocol::JsonObject) -> Option<String> {
     if let Some(dialect) = schema.get("$schema") {
         let known = dialect.as_str().is_some_and(|d| KNOWN_DIALECTS.contains(&d.trim_end_matches('#')));
@@ -73,8 +76,10 @@ fn unusable(schema: &mcpwire_protocol::JsonObject) -> Option<String> {
             _ => None,
         }
     }
-    external_ref(schema)
-        .map(|r| format!("its $ref {r:?} points outside the schema, which this client does not fetch"))
+    if let Some(r) = external_ref(schema) {
+        return Some(format!("its $ref {r:?} points outside the schema, which this client does not fetch"));
+    }
+    cost::unbounded(&serde_json::Value::Object(schema.clone()))
 }
 
 /// What is known of one tool's output schema.
@@ -188,6 +193,8 @@ mod tests {
             (json!({ "$schema": 7 }), "not a dialect"),
             (json!({ "$ref": "https://example.com/s.json" }), "points outside"),
             (json!({ "properties": { "x": { "items": [{ "$ref": "other.json#/a" }] } } }), "points outside"),
+            // A validator would recurse until its stack overflowed and took the process.
+            (json!({ "anyOf": [{ "$ref": "#" }, { "type": "string" }] }), "back to itself"),
         ] {
             let reason = unusable(&object(schema.clone())).unwrap_or_default();
             assert!(reason.contains(why), "{schema}: {reason}");

@@ -1,0 +1,400 @@
+//! Whether checking a value against a schema could cost without bound, which a client
+//! should not let a server decide: a `$ref` that comes back to itself without stepping
+//! into the value (`{"anyOf": [{"$ref": "#"}, ...]}`) never ends (a validator recurses
+//! until its stack overflows), and composition keywords over shared `$defs` can apply a
+//! number of schemas to one value that doubles with each level (`oneOf` of two `$ref`s to
+//! the level below, 24 levels: 16 million).
+//!
+//! The bound is found without any value. Every subschema gets its *in-place* cost: itself
+//! and what it applies to the same value (`allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/
+//! `else`, `dependentSchemas`, `$ref`), which must be finite and at most
+//! [`MAX_APPLIED`]. Then, from the root, the set of schemas that can apply to one
+//! location of a value is followed down through `properties` (by name) and the other
+//! keywords that step into a value (by one shared label): each set's total in-place
+//! cost must stay within [`MAX_APPLIED`], and the sets are remembered, so a recursive
+//! schema (a tree of nodes) is followed until its sets repeat.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+
+use serde_json::Value;
+
+/// The most schema evaluations one location of a value may cost.
+pub(super) const MAX_APPLIED: u64 = 10_000;
+/// The most subschemas a schema may have.
+const MAX_NODES: usize = 10_000;
+/// The most distinct sets of schemas followed down a value.
+const MAX_SETS: usize = 1_000;
+
+/// Keywords whose schema applies to the value itself.
+const IN_PLACE_ONE: &[&str] = &["not", "if", "then", "else"];
+const IN_PLACE_MANY: &[&str] = &["allOf", "anyOf", "oneOf"];
+const IN_PLACE_MAP: &[&str] = &["dependentSchemas", "dependencies"];
+/// Keywords whose schema applies to the items of an array value.
+const ITEMS_ONE: &[&str] = &["items", "additionalItems", "unevaluatedItems", "contains"];
+const ITEMS_MANY: &[&str] = &["prefixItems", "items"];
+/// Keywords whose schema may apply to any member of an object value, named or not
+/// (`unevaluatedProperties` and `propertyNames` taken as broadly as `patternProperties`).
+const ANY_MEMBER_ONE: &[&str] = &["unevaluatedProperties", "propertyNames"];
+/// Keywords that hold schemas only to be referred to.
+const DEFINITIONS: &[&str] = &["$defs", "definitions"];
+
+/// Where a subschema applies, relative to the value of the schema holding it.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Edge {
+    /// The member of this name (`properties`).
+    Member(String),
+    /// Any member (`patternProperties`, ...).
+    AnyMember,
+    /// A member the same schema does not name in its `properties` (`additionalProperties`).
+    OtherMember,
+    /// An item.
+    Item,
+}
+
+/// A kind of location in a value, relative to its parent.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Label {
+    /// The member of this name.
+    Member(String),
+    /// A member no schema of the parent names.
+    Unnamed,
+    /// An item.
+    Item,
+}
+
+#[derive(Default)]
+struct Node {
+    in_place: Vec<usize>,
+    descend: Vec<(Edge, usize)>,
+    /// `$ref`s still to resolve.
+    refs: Vec<String>,
+}
+
+/// Every subschema of a schema, numbered.
+struct Graph<'a> {
+    root: &'a Value,
+    nodes: Vec<Node>,
+    by_address: HashMap<*const Value, usize>,
+    anchors: HashMap<String, usize>,
+}
+
+/// Why checking values against `schema` could cost without bound, if it could.
+pub(super) fn unbounded(schema: &Value) -> Option<String> {
+    let mut graph =
+        Graph { root: schema, nodes: Vec::new(), by_address: HashMap::new(), anchors: HashMap::new() };
+    if let Err(why) = graph.add(schema, true) {
+        return Some(why);
+    }
+    if let Err(why) = graph.resolve_refs() {
+        return Some(why);
+    }
+    let costs = match graph.in_place_costs() {
+        Ok(costs) => costs,
+        Err(why) => return Some(why),
+    };
+    graph.follow_down(&costs).err()
+}
+
+impl<'a> Graph<'a> {
+    /// Numbers `value` and its subschemas; its number.
+    fn add(&mut self, value: &'a Value, is_root: bool) -> Result<usize, String> {
+        let address: *const Value = value;
+        if let Some(&id) = self.by_address.get(&address) {
+            return Ok(id);
+        }
+        if self.nodes.len() >= MAX_NODES {
+            return Err(format!("it has more than {MAX_NODES} subschemas"));
+        }
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.by_address.insert(address, id);
+        let Value::Object(object) = value else { return Ok(id) };
+        for keyword in ["$dynamicRef", "$recursiveRef"] {
+            if object.contains_key(keyword) {
+                return Err(format!("it uses {keyword}, which this client does not follow"));
+            }
+        }
+        if !is_root && object.contains_key("$id") {
+            return Err("a subschema sets its own $id, which this client does not follow".into());
+        }
+        if let Some(anchor) = object.get("$anchor").and_then(Value::as_str) {
+            self.anchors.insert(anchor.to_owned(), id);
+        }
+        if let Some(target) = object.get("$ref").and_then(Value::as_str) {
+            self.nodes[id].refs.push(target.to_owned());
+        }
+        let mut in_place = Vec::new();
+        let mut descend = Vec::new();
+        for (keyword, child) in object {
+            let keyword = keyword.as_str();
+            if IN_PLACE_ONE.contains(&keyword) {
+                in_place.push(self.add(child, false)?);
+            }
+            if IN_PLACE_MANY.contains(&keyword) {
+                for item in child.as_array().into_iter().flatten() {
+                    in_place.push(self.add(item, false)?);
+                }
+            }
+            if IN_PLACE_MAP.contains(&keyword) {
+                for item in child.as_object().into_iter().flat_map(|m| m.values()).filter(|v| !v.is_array()) {
+                    in_place.push(self.add(item, false)?);
+                }
+            }
+            if ITEMS_ONE.contains(&keyword) && !child.is_array() {
+                descend.push((Edge::Item, self.add(child, false)?));
+            }
+            if ITEMS_MANY.contains(&keyword) {
+                for item in child.as_array().into_iter().flatten() {
+                    descend.push((Edge::Item, self.add(item, false)?));
+                }
+            }
+            if ANY_MEMBER_ONE.contains(&keyword) {
+                descend.push((Edge::AnyMember, self.add(child, false)?));
+            }
+            if keyword == "additionalProperties" {
+                descend.push((Edge::OtherMember, self.add(child, false)?));
+            }
+            if keyword == "patternProperties" {
+                for item in child.as_object().into_iter().flat_map(|m| m.values()) {
+                    descend.push((Edge::AnyMember, self.add(item, false)?));
+                }
+            }
+            if keyword == "properties" {
+                for (name, item) in child.as_object().into_iter().flatten() {
+                    descend.push((Edge::Member(name.clone()), self.add(item, false)?));
+                }
+            }
+            if DEFINITIONS.contains(&keyword) {
+                for item in child.as_object().into_iter().flat_map(|m| m.values()) {
+                    self.add(item, false)?;
+                }
+            }
+        }
+        self.nodes[id].in_place = in_place;
+        self.nodes[id].descend = descend;
+        Ok(id)
+    }
+
+    /// Turns each `$ref` (within the schema: `#`, `#/pointer`, `#anchor`) into an in-place
+    /// edge to the subschema it names.
+    fn resolve_refs(&mut self) -> Result<(), String> {
+        for id in 0..self.nodes.len() {
+            for target in std::mem::take(&mut self.nodes[id].refs) {
+                let Some(fragment) = target.strip_prefix('#') else {
+                    return Err(format!("its $ref {target:?} points outside the schema"));
+                };
+                let found = if fragment.is_empty() || fragment.starts_with('/') {
+                    let pointer = percent_decoded(fragment);
+                    self.root
+                        .pointer(&pointer)
+                        .and_then(|v| self.by_address.get(&(v as *const Value)).copied())
+                } else {
+                    self.anchors.get(fragment).copied()
+                };
+                match found {
+                    Some(to) => self.nodes[id].in_place.push(to),
+                    None => return Err(format!("its $ref {target:?} names no subschema")),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Each subschema's in-place cost: 1 plus its in-place children's; an error for a
+    /// loop of in-place edges or a cost over [`MAX_APPLIED`].
+    fn in_place_costs(&self) -> Result<Vec<u64>, String> {
+        const UNSEEN: u64 = 0;
+        const ON_PATH: u64 = u64::MAX;
+        let mut cost = vec![UNSEEN; self.nodes.len()];
+        for start in 0..self.nodes.len() {
+            if cost[start] != UNSEEN {
+                continue;
+            }
+            // Depth-first without recursion: (node, next child to look at).
+            let mut stack = vec![(start, 0)];
+            cost[start] = ON_PATH;
+            while let Some(top) = stack.last_mut() {
+                let (id, next) = *top;
+                if let Some(&child) = self.nodes[id].in_place.get(next) {
+                    top.1 += 1;
+                    match cost[child] {
+                        ON_PATH => {
+                            return Err("a $ref leads back to itself without stepping into the value".into())
+                        }
+                        UNSEEN => {
+                            cost[child] = ON_PATH;
+                            stack.push((child, 0));
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                stack.pop();
+                let total = self.nodes[id].in_place.iter().fold(1u64, |sum, c| sum.saturating_add(cost[*c]));
+                if total > MAX_APPLIED {
+                    return Err(too_costly(total));
+                }
+                cost[id] = total;
+            }
+        }
+        Ok(cost)
+    }
+
+    /// Follows the sets of schemas that apply to one location of a value, from the root
+    /// down, until they repeat; an error when one costs more than [`MAX_APPLIED`].
+    fn follow_down(&self, costs: &[u64]) -> Result<(), String> {
+        type Set = BTreeMap<usize, u64>;
+        let mut seen: HashSet<Set> = HashSet::new();
+        let mut queue: VecDeque<Set> = VecDeque::from([Set::from([(0, 1)])]);
+        while let Some(set) = queue.pop_front() {
+            if !seen.insert(set.clone()) {
+                continue;
+            }
+            if seen.len() > MAX_SETS {
+                return Err(format!("its value has more than {MAX_SETS} kinds of location to check"));
+            }
+            let total =
+                set.iter().fold(0u64, |sum, (id, n)| sum.saturating_add(costs[*id].saturating_mul(*n)));
+            if total > MAX_APPLIED {
+                return Err(too_costly(total));
+            }
+            // Every schema that applies here, counted as often as it applies.
+            let mut here: Vec<(usize, u64)> = Vec::new();
+            let mut visit: Vec<(usize, u64)> = set.into_iter().collect();
+            while let Some((id, n)) = visit.pop() {
+                here.push((id, n));
+                visit.extend(self.nodes[id].in_place.iter().map(|c| (*c, n)));
+            }
+            let names: HashSet<&str> = here
+                .iter()
+                .flat_map(|(id, _)| &self.nodes[*id].descend)
+                .filter_map(|(edge, _)| match edge {
+                    Edge::Member(name) => Some(name.as_str()),
+                    _ => None,
+                })
+                .collect();
+            // What applies below, by kind of location.
+            let mut below: BTreeMap<Label, Set> = BTreeMap::new();
+            let mut add = |label: Label, child: usize, n: u64| {
+                *below.entry(label).or_default().entry(child).or_default() += n;
+            };
+            for (id, n) in &here {
+                let node = &self.nodes[*id];
+                for (edge, child) in &node.descend {
+                    match edge {
+                        Edge::Member(name) => add(Label::Member(name.clone()), *child, *n),
+                        Edge::Item => add(Label::Item, *child, *n),
+                        Edge::AnyMember | Edge::OtherMember => {
+                            add(Label::Unnamed, *child, *n);
+                            // `additionalProperties` skips the members its own schema names.
+                            let own = |name: &str| {
+                                *edge == Edge::OtherMember
+                                    && node.descend.iter().any(|(e, _)| *e == Edge::Member(name.to_owned()))
+                            };
+                            for name in names.iter().filter(|name| !own(name)) {
+                                add(Label::Member((*name).to_owned()), *child, *n);
+                            }
+                        }
+                    }
+                }
+            }
+            queue.extend(below.into_values());
+        }
+        Ok(())
+    }
+}
+
+fn too_costly(total: u64) -> String {
+    format!("checking one value against it could take {total} schema evaluations (at most {MAX_APPLIED})")
+}
+
+/// A JSON pointer from a URI fragment (`%25` → `%`, and so on).
+fn percent_decoded(fragment: &str) -> String {
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn ordinary_and_recursive_schemas_are_bounded() {
+        for schema in [
+            json!({ "type": "object", "properties": { "a": { "type": "string" }, "b": { "anyOf": [{ "type": "integer" }, { "type": "null" }] } }, "required": ["a"] }),
+            // A tree: the same node below, once per level.
+            json!({ "$ref": "#/$defs/node", "$defs": { "node": { "type": "object", "properties": {
+                "value": { "type": "integer" },
+                "children": { "type": "array", "items": { "$ref": "#/$defs/node" } } } } } }),
+            json!({ "$defs": { "n": { "$anchor": "num", "type": "number" } }, "properties": { "x": { "$ref": "#num" } } }),
+            json!({ "properties": { "a/b": { "type": "string" }, "c": { "$ref": "#/properties/a~1b" } } }),
+            // A map of maps: a named member is not also an "additional" one.
+            json!({ "$defs": { "m": { "type": "object", "properties": { "meta": { "$ref": "#/$defs/m" } },
+                "additionalProperties": { "$ref": "#/$defs/m" } } }, "$ref": "#/$defs/m" }),
+            json!(true),
+        ] {
+            assert_eq!(unbounded(&schema), None, "{schema}");
+        }
+    }
+
+    #[test]
+    fn a_ref_back_to_itself_without_stepping_into_the_value_is_unbounded() {
+        for schema in [
+            json!({ "$defs": { "a": { "anyOf": [{ "$ref": "#/$defs/a" }, { "type": "string" }] } }, "$ref": "#/$defs/a" }),
+            json!({ "allOf": [{ "$ref": "#" }] }),
+            json!({ "$defs": { "a": { "$anchor": "A", "not": { "$ref": "#A" } } } }),
+        ] {
+            let why = unbounded(&schema).unwrap_or_else(|| panic!("{schema}"));
+            assert!(why.contains("back to itself"), "{why}");
+        }
+    }
+
+    #[test]
+    fn composition_that_doubles_per_level_is_unbounded() {
+        // Within one location: oneOf of two refs to the level below, 24 levels.
+        let mut defs = serde_json::Map::new();
+        defs.insert("l0".into(), json!({ "type": "integer" }));
+        for i in 1..=24 {
+            let below = format!("#/$defs/l{}", i - 1);
+            defs.insert(format!("l{i}"), json!({ "oneOf": [{ "$ref": below }, { "$ref": below }] }));
+        }
+        let why = unbounded(&json!({ "$defs": defs, "$ref": "#/$defs/l24" })).unwrap();
+        assert!(why.contains("schema evaluations"), "{why}");
+        // Across locations: each level down applies the node twice more.
+        let doubling = json!({ "$defs": { "a": { "anyOf": [
+            { "properties": { "x": { "$ref": "#/$defs/a" } } },
+            { "properties": { "x": { "$ref": "#/$defs/a" } } } ] } }, "$ref": "#/$defs/a" });
+        let why = unbounded(&doubling).unwrap();
+        assert!(why.contains("schema evaluations"), "{why}");
+    }
+
+    #[test]
+    fn refs_that_cannot_be_followed_are_refused() {
+        for (schema, words) in [
+            (json!({ "$ref": "#/$defs/missing" }), "names no subschema"),
+            (json!({ "$dynamicRef": "#meta" }), "$dynamicRef"),
+            (json!({ "properties": { "a": { "$id": "https://x/a", "type": "string" } } }), "$id"),
+        ] {
+            let why = unbounded(&schema).unwrap_or_else(|| panic!("{schema}"));
+            assert!(why.contains(words), "{why}");
+        }
+    }
+}
