@@ -17,7 +17,14 @@ use mcpwire::McpError;
 use serde_json::{json, Value};
 
 fn start() -> RawPeer {
-    let server = Server::builder("tasks-2025", "0.1.0")
+    let (conn, raw) = raw_connection();
+    let server = server();
+    tokio::spawn(async move { server.serve(conn).await });
+    raw
+}
+
+fn server() -> Server {
+    Server::builder("tasks-2025", "0.1.0")
         .tool(tool("plain").description("Never a task").handler(|| "plain"))
         .tool(
             tool("maybe")
@@ -52,10 +59,7 @@ fn start() -> RawPeer {
             },
         ))
         .build()
-        .unwrap();
-    let (conn, raw) = raw_connection();
-    tokio::spawn(async move { server.serve(conn).await });
-    raw
+        .unwrap()
 }
 
 /// The next frame that is not a `notifications/tasks/status`.
@@ -160,6 +164,31 @@ async fn a_tasks_progress_goes_on_after_the_task_is_created() {
     );
     let result = expect_result(&call(&mut raw, 2, "tasks/result", json!({ "taskId": id })).await, 2);
     assert_eq!(result["content"][0]["text"], "reported");
+}
+
+/// The same through `Client::call_tool_with`, which follows the task: the server's own
+/// progress reaches the call's callback beside the task's status reports.
+#[tokio::test]
+async fn a_client_following_a_task_gets_its_progress() {
+    use std::sync::{Arc, Mutex};
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let server = server();
+    tokio::spawn(async move { server.serve(theirs).await });
+    let client = mcpwire::client::Client::builder("c", "1")
+        .protocol_version(mcpwire::protocol::ProtocolVersion::V2025_11_25)
+        .connect(ours)
+        .await
+        .unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = seen.clone();
+    let options =
+        mcpwire::client::RequestOptions::default().on_progress(move |u| sink.lock().unwrap().push(u));
+    let result = client.call_tool_with("reports", json!({}), options).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("reported"));
+    let seen = seen.lock().unwrap().clone();
+    let own: Vec<_> = seen.iter().filter(|u| u.total == Some(2.0)).map(|u| u.progress).collect();
+    assert_eq!(own, [1.0, 2.0], "{seen:?}");
+    client.close().await;
 }
 
 #[tokio::test]
