@@ -339,6 +339,11 @@ impl std::fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+/// The most messages a batch may hold. JSON-RPC sets no limit, but each element costs a
+/// decoded message and an answer held until the whole batch is answered: a 16 MiB line of
+/// `[1,1,1,...]` would otherwise become four million errors, most of a gigabyte.
+pub const MAX_BATCH_MESSAGES: usize = 10_000;
+
 /// One decoded frame: a single message or, where a revision allows them, a batch.
 #[derive(Debug)]
 pub enum Frame {
@@ -402,7 +407,15 @@ impl<'a> Input<'a> for &'a [u8] {
 fn decode_frame_from<'a>(input: impl Input<'a>) -> Result<Frame, DecodeError> {
     let first = input.bytes().iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'[') {
-        let items: Vec<&RawValue> = input.parse().map_err(DecodeError::parse)?;
+        let BatchItems(items) = input.parse().map_err(|e| match e.is_data() {
+            // The elements are any JSON at all: a data error is the size limit's.
+            true => DecodeError::invalid(
+                format!("Invalid request: a batch may hold at most {MAX_BATCH_MESSAGES} messages"),
+                None,
+                false,
+            ),
+            false => DecodeError::parse(e),
+        })?;
         if items.is_empty() {
             return Err(DecodeError::invalid("Invalid request: empty batch", None, false));
         }
@@ -410,6 +423,33 @@ fn decode_frame_from<'a>(input: impl Input<'a>) -> Result<Frame, DecodeError> {
         return Ok(Frame::Batch(messages));
     }
     decode_value(input).map(Frame::Single)
+}
+
+/// A batch's elements, as raw JSON, refused past [`MAX_BATCH_MESSAGES`] as they are read
+/// (before a huge batch is held whole).
+struct BatchItems<'a>(Vec<&'a RawValue>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for BatchItems<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Elements<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> de::Visitor<'de> for Elements<'a> {
+            type Value = BatchItems<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON array")
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                    if items.len() == MAX_BATCH_MESSAGES {
+                        return Err(de::Error::custom("too many messages in the batch"));
+                    }
+                    items.push(item);
+                }
+                Ok(BatchItems(items))
+            }
+        }
+        deserializer.deserialize_seq(Elements(std::marker::PhantomData))
+    }
 }
 
 fn decode_value<'a>(input: impl Input<'a>) -> Result<Message, DecodeError> {
@@ -725,6 +765,25 @@ mod tests {
         assert!(matches!(items[0], Ok(Message::Request(_))));
         assert_eq!(items[1].as_ref().unwrap_err().code, codes::INVALID_REQUEST);
         assert!(matches!(items[2], Ok(Message::Notification(_))));
+    }
+
+    #[test]
+    fn a_batch_past_the_limit_is_one_invalid_request() {
+        let batch = |n: usize| format!("[{}]", vec!["1"; n].join(","));
+        let Ok(Frame::Batch(items)) = decode_frame(batch(MAX_BATCH_MESSAGES).as_bytes()) else {
+            panic!("a batch at the limit is taken")
+        };
+        assert_eq!(items.len(), MAX_BATCH_MESSAGES);
+        for text in [batch(MAX_BATCH_MESSAGES + 1), format!("{}\u{0}", batch(MAX_BATCH_MESSAGES + 1))] {
+            let error = decode_frame(text.as_bytes()).unwrap_err();
+            assert_eq!((error.code, error.id), (codes::INVALID_REQUEST, None), "{}", error.message);
+            assert!(error.message.contains("at most 10000 messages"), "{}", error.message);
+        }
+        // Not JSON is still a parse error, within the limit or past it.
+        let mut invalid = batch(MAX_BATCH_MESSAGES + 5).into_bytes();
+        invalid.insert(3, 0xff);
+        assert_eq!(decode_frame(&invalid).unwrap_err().code, codes::PARSE_ERROR);
+        assert_eq!(decode_frame(b"[1,2,").unwrap_err().code, codes::PARSE_ERROR);
     }
 
     #[test]

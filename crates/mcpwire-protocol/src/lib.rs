@@ -56,7 +56,7 @@ pub use error::{codes, ErrorObject};
 pub use id::{IdKey, RequestId};
 pub use jsonrpc::{
     decode_frame, decode_message, DecodeError, ErrorResponse, Frame, JsonRpcVersion, Message, MethodCall,
-    Notification, RawJson, Request, Response,
+    Notification, RawJson, Request, Response, MAX_BATCH_MESSAGES,
 };
 pub use meta::Meta;
 pub use result::{CacheHint, CacheScope, Cacheable, ResultType};

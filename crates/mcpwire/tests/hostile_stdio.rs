@@ -535,6 +535,12 @@ async fn a_batch_is_answered_with_one_array_of_what_needs_an_answer() {
     )
     .await;
     s.silent_for(Duration::from_millis(200)).await;
+    // A batch past 10,000 messages is refused whole, before any is decoded: one error.
+    let huge = format!("[{}]\n", vec!["1"; 4_000_000].join(","));
+    s.write(huge.as_bytes()).await;
+    let answer = s.line().await;
+    assert_eq!((code(&answer), &answer["id"]), (codes::INVALID_REQUEST, &Value::Null), "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("at most 10000 messages"), "{answer}");
     still_usable(&mut s, "after the batches").await;
 }
 
