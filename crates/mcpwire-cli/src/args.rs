@@ -60,35 +60,57 @@ fn resolve<'a>(root: &'a Value, schema: &'a Value) -> &'a Value {
     schema
 }
 
+/// How many distinct subschemas [`types`] looks at for one property, at most: a
+/// server's schema could otherwise make it walk alternatives to the power of their
+/// nesting.
+const MAX_TYPE_VISITS: usize = 256;
+
 /// The JSON types a (resolved) property schema allows.
-fn types(root: &Value, schema: &Value, depth: usize) -> Vec<String> {
-    let schema = resolve(root, schema);
-    let mut out = Vec::new();
-    match schema.get("type") {
-        Some(Value::String(t)) => out.push(t.clone()),
-        Some(Value::Array(ts)) => out.extend(ts.iter().filter_map(Value::as_str).map(str::to_owned)),
-        _ => {}
-    }
-    if out.is_empty() {
-        if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-            out.extend(values.iter().map(|v| json_type(v).to_owned()));
-        }
-        if let Some(c) = schema.get("const") {
-            out.push(json_type(c).to_owned());
-        }
-    }
-    if out.is_empty() && depth < 4 {
-        for key in ["anyOf", "oneOf", "allOf"] {
-            if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
-                for alternative in alternatives {
-                    out.extend(types(root, alternative, depth + 1));
-                }
-            }
-        }
-    }
+fn types(root: &Value, schema: &Value) -> Vec<String> {
+    let mut walk = TypeWalk { visited: std::collections::HashSet::new() };
+    let mut out = walk.collect(root, schema, 0);
     out.sort();
     out.dedup();
     out
+}
+
+/// The subschemas [`types`] has looked at (by address): each is looked at once.
+struct TypeWalk {
+    visited: std::collections::HashSet<*const Value>,
+}
+
+impl TypeWalk {
+    /// [`types`] of one subschema, `depth` alternatives down.
+    fn collect(&mut self, root: &Value, schema: &Value, depth: usize) -> Vec<String> {
+        let schema = resolve(root, schema);
+        if self.visited.len() >= MAX_TYPE_VISITS || !self.visited.insert(schema) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        match schema.get("type") {
+            Some(Value::String(t)) => out.push(t.clone()),
+            Some(Value::Array(ts)) => out.extend(ts.iter().filter_map(Value::as_str).map(str::to_owned)),
+            _ => {}
+        }
+        if out.is_empty() {
+            if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+                out.extend(values.iter().map(|v| json_type(v).to_owned()));
+            }
+            if let Some(c) = schema.get("const") {
+                out.push(json_type(c).to_owned());
+            }
+        }
+        if out.is_empty() && depth < 4 {
+            for key in ["anyOf", "oneOf", "allOf"] {
+                if let Some(alternatives) = schema.get(key).and_then(Value::as_array) {
+                    for alternative in alternatives {
+                        out.extend(self.collect(root, alternative, depth + 1));
+                    }
+                }
+            }
+        }
+        out
+    }
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -146,7 +168,7 @@ fn is_type(value: &Value, ty: &str) -> bool {
 
 /// A short description of what a property takes, for messages and tables.
 pub fn describe_type(root: &Value, schema: &Value) -> String {
-    let ts = types(root, schema, 0);
+    let ts = types(root, schema);
     if ts.is_empty() {
         "any".to_owned()
     } else {
@@ -202,7 +224,7 @@ pub fn tool_arguments(
                     )
             })?
         } else {
-            match property.map(|p| shape(&types(root, p, 0))).unwrap_or(Shape::String) {
+            match property.map(|p| shape(&types(root, p))).unwrap_or(Shape::String) {
                 Shape::String => Value::String(pair.value.clone()),
                 Shape::Either => exact_json(&pair.value).unwrap_or(Value::String(pair.value.clone())),
                 Shape::StringOrNull if pair.value == "null" => Value::Null,
@@ -344,6 +366,25 @@ mod tests {
         assert!(tool_arguments("t", Some(&schema), None, &pairs(&["n=123456789012345678901234"])).is_err());
         let args = tool_arguments("t", Some(&schema), None, &pairs(&["n=18446744073709551615"])).unwrap();
         assert_eq!(args["n"], json!(18446744073709551615u64));
+    }
+
+    /// A thousand alternatives that each refer back to their own list, four levels deep,
+    /// would be 10^12 visits; each subschema is looked at once.
+    #[test]
+    fn self_referring_alternatives_are_each_looked_at_once() {
+        let alternatives: Vec<Value> = (0..1000).map(|_| json!({ "$ref": "#/$defs/a" })).collect();
+        let mut with_string = alternatives.clone();
+        with_string.push(json!({ "type": "string" }));
+        for (list, expected) in
+            [(alternatives, Vec::<String>::new()), (with_string, vec!["string".to_owned()])]
+        {
+            let schema = json!({ "type": "object", "properties": { "p": { "$ref": "#/$defs/a" } },
+                "$defs": { "a": { "anyOf": list } } });
+            let started = std::time::Instant::now();
+            let found = types(&schema, &schema["properties"]["p"]);
+            assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
+            assert_eq!(found, expected);
+        }
     }
 
     #[test]
