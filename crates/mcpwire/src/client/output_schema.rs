@@ -105,22 +105,26 @@ impl OutputSchemas {
         self.validators.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Learns the schemas of listed tools.
+    /// Learns the schemas of listed tools (compiled before the table is locked, so that
+    /// checks of other tools' results do not wait for them).
     pub(crate) fn learn(&self, tools: &[Tool]) {
-        let mut validators = self.lock();
-        for tool in tools {
-            let known = match &tool.output_schema {
-                None => Known::None,
-                Some(schema) => match unusable(schema).map_or_else(|| compile(schema), Err) {
-                    Ok(v) => Known::Checked(Arc::new(v)),
-                    Err(e) => {
-                        tracing::warn!(tool = %tool.name, "an output schema this client cannot use: {e}");
-                        Known::Unusable(e.into())
-                    }
-                },
-            };
-            validators.insert(tool.name.clone(), known);
-        }
+        let learned: Vec<(String, Known)> = tools
+            .iter()
+            .map(|tool| {
+                let known = match &tool.output_schema {
+                    None => Known::None,
+                    Some(schema) => match unusable(schema).map_or_else(|| compile(schema), Err) {
+                        Ok(v) => Known::Checked(Arc::new(v)),
+                        Err(e) => {
+                            tracing::warn!(tool = %tool.name, "an output schema this client cannot use: {e}");
+                            Known::Unusable(e.into())
+                        }
+                    },
+                };
+                (tool.name.clone(), known)
+            })
+            .collect();
+        self.lock().extend(learned);
     }
 
     fn known(&self, name: &str) -> Option<Known> {

@@ -8,7 +8,7 @@
 //! The bound is found without any value. Every subschema gets its *in-place* cost: itself
 //! and what it applies to the same value (`allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/
 //! `else`, `dependentSchemas`, `$ref`), which must be finite and at most
-//! [`MAX_APPLIED`]. Then, from the root, the set of schemas that can apply to one
+//! [`MAX_APPLIED`] (a regular expression counting for [`PATTERN_COST`]). Then, from the root, the set of schemas that can apply to one
 //! location of a value is followed down through `properties` (by name) and the other
 //! keywords that step into a value (by one shared label): each set's total in-place
 //! cost must stay within [`MAX_APPLIED`], and the sets are remembered, so a recursive
@@ -24,6 +24,11 @@ pub(super) const MAX_APPLIED: u64 = 10_000;
 const MAX_NODES: usize = 10_000;
 /// The most distinct sets of schemas followed down a value.
 const MAX_SETS: usize = 1_000;
+/// What one regular expression (`pattern`, a `patternProperties` key) counts for, in
+/// schema evaluations: a match may take thousands of steps where a keyword takes one.
+const PATTERN_COST: u64 = 50;
+/// The most regular expressions a schema may have (each is compiled when the schema is).
+const MAX_PATTERNS: usize = 500;
 
 /// Keywords whose schema applies to the value itself.
 const IN_PLACE_ONE: &[&str] = &["not", "if", "then", "else"];
@@ -64,6 +69,8 @@ enum Label {
 
 #[derive(Default)]
 struct Node {
+    /// What checking this schema's own keywords costs, in schema evaluations.
+    own_cost: u64,
     in_place: Vec<usize>,
     descend: Vec<(Edge, usize)>,
     /// `$ref`s still to resolve.
@@ -74,14 +81,20 @@ struct Node {
 struct Graph<'a> {
     root: &'a Value,
     nodes: Vec<Node>,
+    patterns: usize,
     by_address: HashMap<*const Value, usize>,
     anchors: HashMap<String, usize>,
 }
 
 /// Why checking values against `schema` could cost without bound, if it could.
 pub(super) fn unbounded(schema: &Value) -> Option<String> {
-    let mut graph =
-        Graph { root: schema, nodes: Vec::new(), by_address: HashMap::new(), anchors: HashMap::new() };
+    let mut graph = Graph {
+        root: schema,
+        nodes: Vec::new(),
+        patterns: 0,
+        by_address: HashMap::new(),
+        anchors: HashMap::new(),
+    };
     if let Err(why) = graph.add(schema, true) {
         return Some(why);
     }
@@ -123,6 +136,13 @@ impl<'a> Graph<'a> {
         if let Some(target) = object.get("$ref").and_then(Value::as_str) {
             self.nodes[id].refs.push(target.to_owned());
         }
+        let patterns = usize::from(object.contains_key("pattern"))
+            + object.get("patternProperties").and_then(Value::as_object).map_or(0, |p| p.len());
+        self.patterns += patterns;
+        if self.patterns > MAX_PATTERNS {
+            return Err(format!("it has more than {MAX_PATTERNS} regular expressions"));
+        }
+        self.nodes[id].own_cost = 1 + PATTERN_COST * patterns as u64;
         let mut in_place = Vec::new();
         let mut descend = Vec::new();
         for (keyword, child) in object {
@@ -230,7 +250,8 @@ impl<'a> Graph<'a> {
                     continue;
                 }
                 stack.pop();
-                let total = self.nodes[id].in_place.iter().fold(1u64, |sum, c| sum.saturating_add(cost[*c]));
+                let own = self.nodes[id].own_cost.max(1);
+                let total = self.nodes[id].in_place.iter().fold(own, |sum, c| sum.saturating_add(cost[*c]));
                 if total > MAX_APPLIED {
                     return Err(too_costly(total));
                 }
@@ -384,6 +405,21 @@ mod tests {
             { "properties": { "x": { "$ref": "#/$defs/a" } } } ] } }, "$ref": "#/$defs/a" });
         let why = unbounded(&doubling).unwrap();
         assert!(why.contains("schema evaluations"), "{why}");
+    }
+
+    #[test]
+    fn regular_expressions_count_for_more_and_are_bounded_in_number() {
+        let patterns = |n: usize| {
+            let all: Vec<Value> = (0..n).map(|i| json!({ "pattern": format!("^a{i}") })).collect();
+            json!({ "properties": { "x": { "allOf": all } } })
+        };
+        assert_eq!(unbounded(&patterns(150)), None);
+        let why = unbounded(&patterns(250)).unwrap();
+        assert!(why.contains("schema evaluations"), "{why}");
+        let many: serde_json::Map<String, Value> =
+            (0..501).map(|i| (format!("p{i}"), json!({ "pattern": "^a" }))).collect();
+        let why = unbounded(&json!({ "properties": many })).unwrap();
+        assert!(why.contains("more than 500 regular expressions"), "{why}");
     }
 
     #[test]

@@ -7,13 +7,45 @@ use serde_json::{Map, Value};
 pub(crate) struct FullSchema(jsonschema::Validator);
 
 impl FullSchema {
-    /// Compiles `schema`; the error says why it does not compile.
+    /// Compiles `schema`; the error says why it does not compile. Its patterns are a
+    /// server's regular expressions: each may backtrack 10,000 steps per match (where a
+    /// match that needs more fails the value) and compile to 256 KiB at most.
     pub(crate) fn compile(schema: &Map<String, Value>) -> Result<FullSchema, String> {
-        jsonschema::validator_for(&Value::Object(schema.clone())).map(FullSchema).map_err(|e| e.to_string())
+        let patterns = jsonschema::PatternOptions::fancy_regex()
+            .backtrack_limit(10_000)
+            .size_limit(256 * 1024)
+            .dfa_size_limit(1024 * 1024);
+        jsonschema::options()
+            .with_pattern_options(patterns)
+            .build(&Value::Object(schema.clone()))
+            .map(FullSchema)
+            .map_err(|e| e.to_string())
     }
 
     /// Checks `value`; the error is the first violation found.
     pub(crate) fn validate(&self, value: &Value) -> Result<(), String> {
         self.0.validate(value).map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_servers_regular_expressions_are_held_to_their_limits() {
+        let compile = |schema: Value| FullSchema::compile(schema.as_object().unwrap());
+        // Compiled, this would be megabytes (2,000 copies of a class of 65,000 characters).
+        let error = compile(json!({ "pattern": "[\\u0100-\\uffff]{2000}" })).err().unwrap();
+        assert!(error.contains("is not a \"regex\""), "{error}");
+        assert!(compile(json!({ "pattern": "[\\u0100-\\uffff]{20}" })).is_ok());
+        // A match that backtracks past the limit fails the value instead of running on.
+        let backtracks = compile(json!({ "pattern": "^(?:(a)\\1?)+$" })).unwrap();
+        let error = backtracks.validate(&json!(format!("{}!", "a".repeat(28)))).unwrap_err();
+        assert!(error.to_lowercase().contains("backtrack"), "{error}");
+        assert!(backtracks.validate(&json!("aaaa")).is_ok());
     }
 }
