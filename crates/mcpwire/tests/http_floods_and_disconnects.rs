@@ -48,9 +48,10 @@ async fn a_flood_of_notifications_over_http_is_absorbed_with_bounded_memory() {
     let old = open_session(addr, "2025-03-26").await;
     let session = open_session(addr, V25).await;
     let (_, hwm_before) = fixture::memory_of(pid);
-    // 200,000 in batches of 20,000 (each ~1.5 MB, under the 4 MiB body limit).
-    for b in 0..10 {
-        let batch = notification_batch(20_000, b * 20_000);
+    // 200,000 in batches of 10,000 (the most a batch may hold; each ~0.8 MB, under the
+    // 4 MiB body limit).
+    for b in 0..20 {
+        let batch = notification_batch(10_000, b * 10_000);
         let resp = send(addr, in_session(Req::post(&batch), &old, "2025-03-26")).await;
         assert_eq!(resp.status, 202, "batch {b}");
         assert!(resp.bytes().await.is_empty());
