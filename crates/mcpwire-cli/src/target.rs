@@ -375,6 +375,18 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             Failure::connect(format!("cannot reach {program}: {why}"))
                 .hint("is the server running and listening there? Check the host, the port and the path (often /mcp)")
         }
+        // The server wants authorization, and getting it failed (no metadata, no
+        // registration, a refusal...).
+        ConnectError::Handshake(RequestError::Transport { reason })
+            if reason.starts_with("authorization") =>
+        {
+            Failure::connect(format!("{program} requires authorization, which failed: {reason}")).hint(
+                format!(
+                    "log in first with `mcpwire login {program}`, or give a token with --bearer TOKEN \
+                 (or --header 'Authorization: ...')"
+                ),
+            )
+        }
         // Something answered, but not in a form that can be read as MCP.
         ConnectError::Handshake(RequestError::Transport { reason }) => {
             Failure::protocol(format!("{program} answered the handshake with something unreadable: {reason}"))

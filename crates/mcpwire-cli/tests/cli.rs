@@ -649,6 +649,39 @@ fn login_needs_a_server_that_asks_for_authorization() {
     let _ = std::fs::remove_dir_all(config);
 }
 
+/// A server that answers everything with a bare `401` (no metadata, no registration): the
+/// error says that authorization is what failed and how to give it, at once.
+#[test]
+fn a_server_that_wants_authorization_it_cannot_get_says_so() {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut head = [0u8; 4096];
+            let _ = stream.read(&mut head);
+            let _ = stream.write_all(
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+        }
+    });
+    let config = std::env::temp_dir().join(format!("mcpwire-401-{}", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpwire"))
+        .args(["tools", &url, "--timeout", "10"])
+        .env("XDG_CONFIG_HOME", &config)
+        .env("HOME", &config)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert!(!output.status.success(), "{err}");
+    assert!(err.contains("requires authorization, which failed"), "{err}");
+    assert!(!err.contains("authorization failed: authorization failed"), "{err}");
+    assert!(err.contains(&format!("mcpwire login {url}")) && err.contains("--bearer"), "{err}");
+    let _ = std::fs::remove_dir_all(config);
+}
+
 /// An error message written to a stderr nobody reads any more (`mcpwire ... 2>&1 | head
 /// -1`) leaves the documented exit status, not a panic's 101.
 #[test]

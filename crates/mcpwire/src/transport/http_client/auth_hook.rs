@@ -120,7 +120,14 @@ impl Shared {
         let _ = read_limited(response.into_body(), self.max_message_bytes).await;
         match hook.authorize(&self.url.to_string(), status, &headers).await {
             Ok(()) => Authorization::Retry,
-            Err(e) => Authorization::Failed(format!("authorization failed: {e}")),
+            Err(e) => {
+                // An OAuth client's errors already say that authorization is what failed.
+                let reason = e.to_string();
+                match reason.starts_with("authorization") {
+                    true => Authorization::Failed(reason),
+                    false => Authorization::Failed(format!("authorization failed: {reason}")),
+                }
+            }
         }
     }
 }
