@@ -18,6 +18,8 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 use serde_json::Value;
 
+use crate::server::uri_template::encoding::percent_decode;
+
 /// The most schema evaluations one location of a value may cost.
 pub(super) const MAX_APPLIED: u64 = 10_000;
 /// The most subschemas a schema may have.
@@ -204,9 +206,9 @@ impl<'a> Graph<'a> {
                     return Err(format!("its $ref {target:?} points outside the schema"));
                 };
                 let found = if fragment.is_empty() || fragment.starts_with('/') {
-                    let pointer = percent_decoded(fragment);
-                    self.root
-                        .pointer(&pointer)
+                    // A pointer that is not UTF-8 once decoded names no member of JSON.
+                    percent_decode(fragment)
+                        .and_then(|pointer| self.root.pointer(&pointer))
                         .and_then(|v| self.by_address.get(&(v as *const Value)).copied())
                 } else {
                     self.anchors.get(fragment).copied()
@@ -327,27 +329,6 @@ impl<'a> Graph<'a> {
 
 fn too_costly(total: u64) -> String {
     format!("checking one value against it could take {total} schema evaluations (at most {MAX_APPLIED})")
-}
-
-/// A JSON pointer from a URI fragment (`%25` → `%`, and so on).
-fn percent_decoded(fragment: &str) -> String {
-    let bytes = fragment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let hex = |b: u8| char::from(b).to_digit(16);
-        match (bytes[i], bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
-            (b'%', Some(h), Some(l)) => {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-            }
-            (b, _, _) => {
-                out.push(b);
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
