@@ -106,9 +106,10 @@ impl Shared {
             }
             return Read::Done;
         }
-        let messages = match decode_frame(&body) {
-            Ok(Frame::Single(m)) => vec![m],
-            Ok(Frame::Batch(items)) => items.into_iter().flatten().collect(),
+        // One loop for both shapes; a single answer (nearly every one) allocates nothing.
+        let (single, batch) = match decode_frame(&body) {
+            Ok(Frame::Single(m)) => (Some(m), Vec::new()),
+            Ok(Frame::Batch(items)) => (None, items.into_iter().flatten().collect()),
             Err(e) => {
                 if let Some(id) = id {
                     self.fail(id, format!("the server's answer is not JSON-RPC: {e}")).await;
@@ -116,7 +117,7 @@ impl Shared {
                 return Read::Done;
             }
         };
-        for mut message in messages {
+        for mut message in single.into_iter().chain(batch) {
             if let Some(awaited) = awaited {
                 awaited.claim(&mut message);
             }
