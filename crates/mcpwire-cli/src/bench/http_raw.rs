@@ -132,8 +132,14 @@ impl Conn {
     }
 
     /// The request `id` of `call`, answered with a result; an echo call's answer is
-    /// checked in full.
-    async fn checked_call(&mut self, call: &EchoCall, id: u64, text: &str) -> Result<(), BenchError> {
+    /// checked in full. `Some` note when the answer is not of the call's era
+    /// ([`EchoCall::era_note`]).
+    async fn checked_call(
+        &mut self,
+        call: &EchoCall,
+        id: u64,
+        text: &str,
+    ) -> Result<Option<String>, BenchError> {
         if !self.call(call, id).await? {
             return Err(BenchError::Protocol(format!(
                 "the {} call failed: {}",
@@ -141,10 +147,10 @@ impl Conn {
                 String::from_utf8_lossy(&self.message)
             )));
         }
-        if !call.is_echo(id) {
-            return Ok(());
+        if call.is_echo(id) {
+            call.check(&self.message, text).map_err(BenchError::Protocol)?;
         }
-        call.check(&self.message, text).map_err(BenchError::Protocol)
+        Ok(call.era_note(&self.message))
     }
 
     async fn post(&mut self, kind: Post, body: &[u8], route: Route<'_>) -> Result<Reply, BenchError> {
@@ -360,8 +366,8 @@ pub(crate) fn measure(
         // Every run starts with one fully checked call.
         let mut conn = Conn::connect(url.clone(), config.protocol).await?;
         conn.handshake().await?;
-        conn.checked_call(&call, 1, &config.text).await?;
-        match workload {
+        let note = conn.checked_call(&call, 1, &config.text).await?;
+        let outcome = match workload {
             Workload::Sequential { calls } => {
                 let mut id = 2;
                 for _ in 0..config.warmup_calls {
@@ -416,7 +422,8 @@ pub(crate) fn measure(
                 Ok(Outcome::new(workload, samples, errors, usage, None))
             }
             other => Err(BenchError::Unsupported(format!("{other} over HTTP"))),
-        }
+        };
+        outcome.map(|outcome| outcome.noting(note))
     })
 }
 

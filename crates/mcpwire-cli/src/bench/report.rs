@@ -210,6 +210,8 @@ impl From<std::io::Error> for BenchError {
 pub(crate) struct Outcome {
     pub(crate) result: WorkloadResult,
     pub(crate) peak_rss_kib: Option<u64>,
+    /// Something the report should say about the run (see `EchoCall::era_note`).
+    pub(crate) note: Option<String>,
 }
 
 impl Outcome {
@@ -220,6 +222,11 @@ impl Outcome {
         usage: sys::Usage,
         peak_rss_kib: Option<u64>,
     ) -> Self {
-        Outcome { result: WorkloadResult::new(workload, samples, errors, usage), peak_rss_kib }
+        Outcome { result: WorkloadResult::new(workload, samples, errors, usage), peak_rss_kib, note: None }
+    }
+
+    /// The outcome with `note` to be reported.
+    pub(crate) fn noting(self, note: Option<String>) -> Self {
+        Outcome { note, ..self }
     }
 }

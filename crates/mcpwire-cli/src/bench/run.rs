@@ -94,6 +94,9 @@ pub fn run_blocking(config: &BenchConfig) -> Result<BenchReport, BenchError> {
                 outcome.result.client_cpu_share * 100.0
             ));
         }
+        if let Some(note) = outcome.note.filter(|n| !report.notes.contains(n)) {
+            report.notes.push(note);
+        }
         report.results.push(outcome.result);
     }
     if let (Target::Http { .. }, Some(pid)) = (&config.target, config.server_pid) {

@@ -100,8 +100,9 @@ impl Server {
         Ok(())
     }
 
-    /// One call, checked in full (the echo must come back).
-    fn checked_call(&mut self, call: &EchoCall, id: u64, text: &str) -> Result<(), BenchError> {
+    /// One call, checked in full (the echo must come back); `Some` note when the answer is
+    /// not of the call's era ([`EchoCall::era_note`]).
+    fn checked_call(&mut self, call: &EchoCall, id: u64, text: &str) -> Result<Option<String>, BenchError> {
         let mut out = Vec::with_capacity(call.len(id) + 1);
         call.write(id, &mut out);
         out.push(b'\n');
@@ -110,10 +111,10 @@ impl Server {
             let line = self.read_line()?;
             if let Answer::Ok(got) = wire::answer(line) {
                 if got == id {
-                    if !call.is_echo(id) {
-                        return Ok(());
+                    if call.is_echo(id) {
+                        call.check(line, text).map_err(BenchError::Protocol)?;
                     }
-                    return call.check(line, text).map_err(BenchError::Protocol);
+                    return Ok(call.era_note(line));
                 }
             } else if let Answer::Err(_, e) = wire::answer(line) {
                 return Err(BenchError::Protocol(format!("the {} call failed: {e}", call.method(id))));
@@ -298,9 +299,10 @@ pub(crate) fn measure(
     let warmup = CallCounter::default();
     let mut server = Server::spawn(command, config.timeout, config.server_stderr)?;
     let call = EchoCall::for_config(config);
+    let mut note = None;
     let result = (|| {
         server.handshake(config.protocol)?;
-        server.checked_call(&call, 1, &config.text)?;
+        note = server.checked_call(&call, 1, &config.text)?;
         let first = 2 + config.warmup_calls;
         match workload {
             Workload::Sequential { calls } => {
@@ -319,7 +321,7 @@ pub(crate) fn measure(
         }
     })();
     server.close();
-    result
+    result.map(|outcome| outcome.noting(note))
 }
 
 /// Spawns the server `runs` times; each time, the first request (2025: `initialize`,

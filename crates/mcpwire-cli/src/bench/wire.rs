@@ -113,6 +113,8 @@ pub struct EchoCall {
     templates: Vec<Template>,
     /// A chosen tool rather than `echo`.
     custom: bool,
+    /// The era the requests are written for.
+    protocol: Protocol,
 }
 
 impl EchoCall {
@@ -165,7 +167,7 @@ impl EchoCall {
         } else {
             vec![echo]
         };
-        EchoCall { templates, custom: options.tool.is_some() }
+        EchoCall { templates, custom: options.tool.is_some(), protocol }
     }
 
     /// Full check of the answer to the tool call: the echo came back, or (a chosen tool)
@@ -210,6 +212,23 @@ impl EchoCall {
     /// Whether the request with `id` is the echo call.
     pub fn is_echo(&self, id: u64) -> bool {
         self.template(id).method == "tools/call"
+    }
+
+    /// What the report should say when `line`, the answer to one of these requests, is not
+    /// an answer of their era: a 2026-07-28 server MUST put `resultType` in every result,
+    /// so a result without it came from a server that answered in 2025 terms, and the run
+    /// measures that server's 2025 serving, not the 2026 era it is labelled with.
+    pub fn era_note(&self, line: &[u8]) -> Option<String> {
+        if self.protocol != Protocol::V2026 {
+            return None;
+        }
+        let answer: serde_json::Value = serde_json::from_slice(line).ok()?;
+        let result = answer.get("result")?;
+        result.get("resultType").is_none().then(|| {
+            "the server answered the 2026-07-28 requests without `resultType` (2025 terms): \
+             this measures its 2025 serving, not the 2026 era"
+                .to_owned()
+        })
     }
 }
 
@@ -260,6 +279,21 @@ pub fn check_echo(line: &[u8], text: &str) -> Result<(), String> {
 mod tests {
     use super::*;
     use mcpwire_examples::echo::payload_text;
+
+    /// A 2026 run whose answers have no `resultType` is noted as measuring 2025 serving; a
+    /// 2026 answer, an error, and any 2025 run are not.
+    #[test]
+    fn a_2026_run_answered_in_2025_terms_is_noted() {
+        let v2026 = EchoCall::with_options(Protocol::V2026, "x", CallOptions::default());
+        let v2025 = EchoCall::with_options(Protocol::V2025, "x", CallOptions::default());
+        let legacy = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x"}]}}"#;
+        let modern = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"resultType":"complete"}}"#;
+        let error = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"no"}}"#;
+        assert!(v2026.era_note(legacy).is_some_and(|n| n.contains("2025 terms")));
+        assert_eq!(v2026.era_note(modern), None);
+        assert_eq!(v2026.era_note(error), None);
+        assert_eq!(v2025.era_note(legacy), None);
+    }
 
     #[test]
     fn builds_valid_requests() {
