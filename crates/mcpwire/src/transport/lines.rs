@@ -396,13 +396,14 @@ enum ToWrite {
     Batches,
 }
 
-/// The next thing to write: an outgoing message first, else batches completed elsewhere.
+/// The next thing to write: batches completed elsewhere first (the reader completed them
+/// before it read what follows them), else an outgoing message.
 async fn next_to_write(outgoing: &mut mpsc::Receiver<Outgoing>, batches: &BatchAnswers) -> ToWrite {
     std::future::poll_fn(|cx| {
-        if let std::task::Poll::Ready(message) = outgoing.poll_recv(cx) {
-            return std::task::Poll::Ready(ToWrite::Message(message));
+        if batches.poll_completed_elsewhere(cx).is_ready() {
+            return std::task::Poll::Ready(ToWrite::Batches);
         }
-        batches.poll_completed_elsewhere(cx).map(|()| ToWrite::Batches)
+        outgoing.poll_recv(cx).map(ToWrite::Message)
     })
     .await
 }
