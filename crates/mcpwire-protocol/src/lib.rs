@@ -27,6 +27,7 @@ pub mod meta;
 pub mod methods;
 pub mod result;
 pub mod rpc;
+pub mod skim;
 pub mod version;
 
 pub mod capabilities;

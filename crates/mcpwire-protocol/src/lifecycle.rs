@@ -243,19 +243,16 @@ impl RequestEnvelope {
         Self::from_meta(tree.as_ref())
     }
 
-    /// The envelope of a request's params text, read in one pass over the params: the
-    /// members of `_meta` go straight into their types and everything else is skipped.
-    /// `Some` only when that settles it: the params are an object whose `_meta` envelope
-    /// reads cleanly. Otherwise (no `_meta`, a member of the wrong shape, a repeated
-    /// member, params that are not an object) it is `None`, and the caller reads the
-    /// params as a tree, where [`RequestEnvelope::from_meta`] decides and words the error.
+    /// The envelope of a request's params text (checked JSON): `_meta` is found by
+    /// [`skim`](crate::skim) without reading the other members, and its envelope members
+    /// are read straight into their types. `Some` only when that settles it: the params
+    /// are an object whose `_meta` envelope reads cleanly. Otherwise (no `_meta`, a member
+    /// of the wrong shape, a repeated member, params that are not an object) it is `None`,
+    /// and the caller reads the params as a tree, where [`RequestEnvelope::from_meta`]
+    /// decides and words the error.
     pub fn from_params_text(params: &str) -> Option<Self> {
-        // An object only: a struct would also read an array, by position.
-        if !params.trim_start().starts_with('{') {
-            return None;
-        }
-        let ParamsEnvelope { meta } = serde_json::from_str(params).ok()?;
-        meta?.into_envelope()
+        let [meta] = crate::skim::members(params, ["_meta"])?;
+        read_envelope(meta?)
     }
 
     /// Writes the envelope as a `_meta` object.
@@ -269,63 +266,34 @@ impl RequestEnvelope {
     }
 }
 
-/// The envelope's members of a `_meta` object, read into their types (the identity as
-/// text, read by [`EnvelopeMembers::into_envelope`]: an ill-formed one is ignored, not an
-/// error, and a reader cannot skip a member once it has failed). A member holding `null`
-/// is present (as in a tree) and fails its type, as does a repeated member (a tree keeps
-/// the last); either way the envelope is not made, and the caller lets the tree decide.
-/// Other members are skipped.
-#[derive(Deserialize)]
-struct EnvelopeMembers<'a> {
-    #[serde(
-        rename = "io.modelcontextprotocol/protocolVersion",
-        borrow,
-        default,
-        deserialize_with = "present"
-    )]
-    // Borrowed: a `Cow` read through `deserialize_with` is always owned. A version with
-    // escapes (never seen) fails here, and the tree decides.
-    version: Option<&'a str>,
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", default, deserialize_with = "present")]
-    capabilities: Option<ClientCapabilities>,
-    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default, deserialize_with = "present")]
-    info: Option<&'a RawValue>,
-    #[serde(rename = "io.modelcontextprotocol/logLevel", default, deserialize_with = "present")]
-    level: Option<LoggingLevel>,
-}
-
-impl EnvelopeMembers<'_> {
-    /// The envelope, when its required members are there and every member present reads
-    /// (else `from_meta` decides).
-    fn into_envelope(self) -> Option<RequestEnvelope> {
-        let client_info = match self.info {
-            Some(raw) => Some(Arc::new(serde_json::from_str(raw.get()).ok()?)),
-            None => None,
-        };
-        Some(RequestEnvelope {
-            protocol_version: ProtocolVersion::parse(self.version?),
-            client_capabilities: Arc::new(self.capabilities?),
-            client_info,
-            log_level: self.level,
-        })
-    }
-}
-
-/// A request's params with only `_meta`'s envelope members read; the rest is skipped.
-#[derive(Deserialize)]
-struct ParamsEnvelope<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<EnvelopeMembers<'a>>,
-}
-
-/// The envelope of a `_meta` text, when every member present reads cleanly.
+/// The envelope of a `_meta` text, read member by member: the four envelope members are
+/// found by [`skim`](crate::skim) and each is read into its type. `Some` only when that
+/// settles it: `_meta` is an object, the version (a string without escapes; with them,
+/// never seen, the tree decides) and the capabilities are there, and every member present
+/// reads, the identity included (the tree ignores an ill-formed one). A member holding
+/// `null` is present and fails its type, as in a tree; a repeated member makes the skim
+/// give up (a tree keeps the last). Otherwise `None`, and `from_meta` decides.
 fn read_envelope(text: &str) -> Option<RequestEnvelope> {
-    serde_json::from_str::<EnvelopeMembers<'_>>(text).ok().and_then(EnvelopeMembers::into_envelope)
-}
-
-/// A member that is present, read as `T` (`null` included, which most `T` refuse).
-fn present<'de, D: serde::Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
+    let [version, capabilities, info, level] = crate::skim::members(
+        text,
+        [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES, meta::CLIENT_INFO, meta::LOG_LEVEL],
+    )?;
+    // A JSON string without a backslash is its text between the quotes.
+    let version = version?.strip_prefix('"')?.strip_suffix('"').filter(|v| !v.contains('\\'))?;
+    let client_info = match info {
+        Some(raw) => Some(Arc::new(serde_json::from_str(raw).ok()?)),
+        None => None,
+    };
+    let log_level = match level {
+        Some(raw) => Some(serde_json::from_str::<LoggingLevel>(raw).ok()?),
+        None => None,
+    };
+    Some(RequestEnvelope {
+        protocol_version: ProtocolVersion::parse(version),
+        client_capabilities: Arc::new(serde_json::from_str(capabilities?).ok()?),
+        client_info,
+        log_level,
+    })
 }
 
 /// Serializes a value of this crate into a `Value`. These types serialize only strings,
@@ -367,6 +335,7 @@ mod tests {
             "{}".to_owned(),
             "null".to_owned(),
             "[1]".to_owned(),
+            format!(r#"["2026-07-28",{{}}]"#),
             "\"text\"".to_owned(),
         ]
     }

@@ -1,5 +1,5 @@
-//! The 2026 header check on the hot path: the request's params are read once (only the
-//! members the headers mirror, borrowed from the body), and each tool's `Mcp-Param-*`
+//! The 2026 header check on the hot path: only the members of the params that the headers
+//! mirror are read (found by `mcpwire_protocol::skim`, borrowed from the body), and each tool's `Mcp-Param-*`
 //! headers are derived from its schema once, when the endpoint is built, instead of on
 //! every call. The rules themselves live in [`super::header_rules`].
 
@@ -7,8 +7,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use http::HeaderMap;
-use mcpwire_protocol::{methods, Request};
-use serde::Deserialize;
+use mcpwire_protocol::{methods, skim, Request};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
@@ -37,32 +36,9 @@ impl ToolHeaders {
     }
 }
 
-/// The members of a request's params that its 2026 headers mirror, borrowed from the
-/// body. Each is kept raw so a member of an unexpected type reads as absent (as a
-/// `Value` walk would) instead of failing the whole probe.
-#[derive(Deserialize, Default)]
-struct Probe<'a> {
-    #[serde(rename = "_meta", borrow, default)]
-    meta: Option<MetaProbe<'a>>,
-    #[serde(borrow, default)]
-    name: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    uri: Option<&'a RawValue>,
-    #[serde(rename = "taskId", borrow, default)]
-    task_id: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
-}
-
-#[derive(Deserialize, Default)]
-struct MetaProbe<'a> {
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
-    version: Option<&'a RawValue>,
-}
-
 /// A raw member as a string, or `None` when it is not one.
-fn as_str(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
-    let raw = raw?.get();
+fn as_str(raw: Option<&str>) -> Option<Cow<'_, str>> {
+    let raw = raw?;
     if !raw.starts_with('"') {
         return None;
     }
@@ -88,14 +64,16 @@ struct BodyFacts<'a> {
 
 /// The `arguments` member, decoded only for tools whose schema maps some to headers.
 enum Arguments<'a> {
-    Raw(Option<&'a RawValue>),
+    Raw(Option<&'a str>),
     Decoded(Option<Value>),
 }
 
+/// The facts, from the members the headers mirror (found by [`skim`], which leaves
+/// the rest of the params unread), each kept raw so that a member of an unexpected type
+/// reads as absent, as a `Value` walk reads it.
 fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
     let raw = request.params.as_deref().map(RawValue::get).unwrap_or("");
-    // Only an object is probed (a struct would also read an array, by position); a
-    // non-object has none of the members.
+    // Only an object has members.
     if !raw.trim_start().starts_with('{') {
         return BodyFacts {
             version: None,
@@ -104,24 +82,30 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
             arguments: Arguments::Raw(None),
         };
     }
-    let Ok(probe) = serde_json::from_str::<Probe<'a>>(raw) else { return body_facts_slow(request, raw) };
-    let name_member = match header_rules::name_member(&request.method) {
-        Some("name") => probe.name,
-        Some("uri") => probe.uri,
-        Some(_) => probe.task_id,
+    let member = header_rules::name_member(&request.method);
+    let Some([meta, name, arguments]) = skim::members(raw, ["_meta", member.unwrap_or("name"), "arguments"])
+    else {
+        return body_facts_slow(request, raw);
+    };
+    let version = match meta.filter(|m| m.starts_with('{')) {
+        Some(meta) => match skim::members(meta, [mcpwire_protocol::meta::PROTOCOL_VERSION]) {
+            Some([version]) => as_str(version),
+            None => return body_facts_slow(request, raw),
+        },
         None => None,
     };
+    let name_member = member.and(name);
     let routing_name = as_str(name_member);
     BodyFacts {
-        version: as_str(probe.meta.and_then(|m| m.version)),
+        version,
         routing_name_not_text: name_member.is_some() && routing_name.is_none(),
         routing_name,
-        arguments: Arguments::Raw(probe.arguments),
+        arguments: Arguments::Raw(arguments),
     }
 }
 
-/// The same facts through a `Value` tree, for objects the borrowing probe refuses (a
-/// repeated member, where JSON readers keep the last one).
+/// The same facts through a `Value` tree, for objects the skim leaves undecided (a
+/// repeated member, where JSON readers keep the last one; a key written with escapes).
 fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
     let params: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| Cow::Owned(s.to_owned()));
@@ -170,7 +154,7 @@ fn check_facts(
         let annotated = facts.routing_name.as_deref().and_then(|name| table.0.get(name));
         if let Some(annotated) = annotated {
             let arguments = match facts.arguments {
-                Arguments::Raw(raw) => raw.and_then(|a| serde_json::from_str::<Value>(a.get()).ok()),
+                Arguments::Raw(raw) => raw.and_then(|a| serde_json::from_str::<Value>(a).ok()),
                 Arguments::Decoded(value) => value,
             };
             header_rules::check_params(headers, annotated, arguments.as_ref())?;
@@ -194,7 +178,7 @@ mod tests {
         let request = request(method, params);
         let f = body_facts(&request);
         let arguments = match f.arguments {
-            Arguments::Raw(raw) => raw.map(|a| serde_json::from_str(a.get()).unwrap()),
+            Arguments::Raw(raw) => raw.map(|a| serde_json::from_str(a).unwrap()),
             Arguments::Decoded(value) => value,
         };
         (f.version.map(Cow::into_owned), f.routing_name.map(Cow::into_owned), arguments)

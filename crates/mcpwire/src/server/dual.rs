@@ -9,8 +9,7 @@ use std::sync::{Arc, LazyLock, OnceLock};
 
 use futures_util::future::BoxFuture;
 use mcpwire_protocol::meta::PROTOCOL_VERSION;
-use mcpwire_protocol::{methods, Era, Notification, RawJson, Request};
-use serde_json::value::RawValue;
+use mcpwire_protocol::{methods, skim, Era, Notification, RawJson, Request};
 
 use super::middleware::Endpoint;
 use super::stateful::StatefulSession;
@@ -50,36 +49,20 @@ pub(crate) fn is_enveloped(request: &Request) -> bool {
     if KEY.find(params.get().as_bytes()).is_none() {
         return false;
     }
-    /// `_meta`'s protocol version member, as text (present even when `null`).
-    #[derive(serde::Deserialize)]
-    struct VersionProbe<'a> {
-        #[serde(
-            rename = "io.modelcontextprotocol/protocolVersion",
-            borrow,
-            default,
-            deserialize_with = "present"
-        )]
-        version: Option<&'a RawValue>,
-    }
-    #[derive(serde::Deserialize)]
-    struct Probe<'a> {
-        #[serde(rename = "_meta", borrow)]
-        meta: Option<VersionProbe<'a>>,
-    }
-    match serde_json::from_str::<Probe<'_>>(params.get()) {
-        Ok(probe) => probe.meta.is_some_and(|m| m.version.is_some()),
-        // A repeated member, or params that are not an object: the tree decides.
-        Err(_) => request
+    // `_meta` and its version member, found without reading the rest of the params.
+    let skimmed = skim::members(params.get(), ["_meta"]).and_then(|[meta]| match meta {
+        Some(meta) if meta.starts_with('{') => skim::members(meta, [PROTOCOL_VERSION]).map(|[v]| v.is_some()),
+        _ => Some(false),
+    });
+    // A repeated member, a key written with escapes, params that are not an object: the
+    // tree decides.
+    skimmed.unwrap_or_else(|| {
+        request
             .parse_params::<serde_json::Value>()
             .ok()
             .and_then(|p| p.get("_meta").and_then(|m| m.get(PROTOCOL_VERSION)).map(|_| ()))
-            .is_some(),
-    }
-}
-
-/// A member that is present, as its text (`null` included).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
-    <&'de RawValue as serde::Deserialize>::deserialize(d).map(Some)
+            .is_some()
+    })
 }
 
 impl Stream {

@@ -1,0 +1,191 @@
+//! The top-level members of a JSON object, found without decoding it.
+//!
+//! A request's params are checked JSON (they were read out of a checked message), yet
+//! several readers want one or two of their members: the 2026 envelope in `_meta`, the
+//! tool name the HTTP headers mirror. Reading the params with serde_json for those checks
+//! every byte of the other members again, the long strings in a tool's `arguments`
+//! included. [`members`] only skims: it jumps through strings to their closing quote with
+//! `memchr` and looks at the bytes between strings one at a time, which for checked text
+//! is enough to tell where each member begins and ends.
+//!
+//! It answers only when the answer is plain: a key written with escapes, or one of the
+//! wanted keys appearing twice (where readers differ on which one counts), makes it give
+//! up, and the caller reads the object in full.
+
+/// The raw text of the members `keys` of the JSON object `object` (each `None` when
+/// absent), or `None` when the text does not settle it: it is not an object, a key is
+/// written with escapes, a wanted key appears twice, or the text does not skim as JSON.
+/// `object` should be checked JSON; other text gets `None` or some answer, never a panic.
+pub fn members<'a, const N: usize>(object: &'a str, keys: [&str; N]) -> Option<[Option<&'a str>; N]> {
+    let bytes = object.as_bytes();
+    let mut found = [None; N];
+    let mut at = skip_space(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    at = skip_space(bytes, at + 1);
+    if bytes.get(at) == Some(&b'}') {
+        return Some(found);
+    }
+    loop {
+        if bytes.get(at) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(bytes, at)?;
+        let key = object.get(at + 1..key_end - 1)?;
+        if key.contains('\\') {
+            return None;
+        }
+        at = skip_space(bytes, key_end);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        at = skip_space(bytes, at + 1);
+        let value_end = value_end(bytes, at)?;
+        if let Some(slot) = keys.iter().position(|k| *k == key) {
+            if found[slot].is_some() {
+                return None;
+            }
+            found[slot] = Some(object.get(at..value_end)?);
+        }
+        at = skip_space(bytes, value_end);
+        match bytes.get(at) {
+            Some(b',') => at = skip_space(bytes, at + 1),
+            Some(b'}') => return Some(found),
+            _ => return None,
+        }
+    }
+}
+
+/// The first byte from `at` that is not JSON whitespace.
+fn skip_space(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
+        at += 1;
+    }
+    at
+}
+
+/// Where the string opening at `at` ends (just past its closing quote).
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut from = at + 1;
+    loop {
+        let hit = from + memchr::memchr2(b'"', b'\\', bytes.get(from..)?)?;
+        if bytes[hit] == b'"' {
+            return Some(hit + 1);
+        }
+        // A backslash and the byte it escapes (the rest of a `\u` escape is plain).
+        from = hit + 2;
+    }
+}
+
+/// Where the value starting at `at` ends.
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'{' | b'[' => {
+            // Checked JSON nests `{}` and `[]` properly, so one depth counts both.
+            let mut depth = 0usize;
+            let mut at = at;
+            loop {
+                match bytes.get(at)? {
+                    b'"' => at = string_end(bytes, at)?,
+                    b'{' | b'[' => {
+                        depth += 1;
+                        at += 1;
+                    }
+                    b'}' | b']' => {
+                        depth = depth.checked_sub(1)?;
+                        at += 1;
+                        if depth == 0 {
+                            return Some(at);
+                        }
+                    }
+                    _ => at += 1,
+                }
+            }
+        }
+        // A number, `true`, `false` or `null`: up to the next delimiter.
+        _ => {
+            let end = at
+                + bytes[at..]
+                    .iter()
+                    .position(|b| matches!(b, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r'))
+                    .unwrap_or(bytes.len() - at);
+            (end > at).then_some(end)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::Value;
+
+    /// What a `Value` tree says of the same members: `None` where the skim gives up is
+    /// allowed only for the cases it names (escaped keys, repeated wanted keys).
+    fn agrees(object: &str, keys: [&str; 3]) {
+        let tree: Value = serde_json::from_str(object).unwrap();
+        let Some(found) = members(object, keys) else {
+            let repeated = keys.iter().any(|k| object.matches(&format!("\"{k}\"")).count() > 1);
+            assert!(object.contains('\\') || repeated || !tree.is_object(), "gave up on {object}");
+            return;
+        };
+        for (key, raw) in keys.iter().zip(found) {
+            let expected = tree.get(key);
+            let got = raw.map(|r| serde_json::from_str::<Value>(r).unwrap());
+            assert_eq!(got.as_ref(), expected, "{key} in {object}");
+        }
+    }
+
+    #[test]
+    fn finds_what_a_tree_finds() {
+        let long = "x".repeat(300);
+        let objects = [
+            "{}".to_owned(),
+            " { } ".to_owned(),
+            r#"{"a":1}"#.to_owned(),
+            r#"{ "a" : 1 , "b" : "two" , "c" : null }"#.to_owned(),
+            r#"{"a":-1.5e+3,"b":true,"c":false}"#.to_owned(),
+            r#"{"a":{"b":{"c":[1,[2,{"d":"}"}]]}},"b":"]\"}","c":[]}"#.to_owned(),
+            format!(r#"{{"arguments":{{"text":"{long}\"\\","n":[{{}},[]]}},"c":"{long}","a":{{"b":1}}}}"#),
+            r#"{"x":"\u00e9\\","a":"\"","b":"\\\\"}"#.to_owned(),
+            "{\n\t\"a\":\r\n[ 1 ,2 ]\n}".to_owned(),
+            r#"{"é":1,"a":"漢字","b":"🎉"}"#.to_owned(),
+            r#"{"a":1,"a":2}"#.to_owned(),
+            r#"{"z":1,"z":2,"a":3}"#.to_owned(),
+            r#"{"\u0061":1}"#.to_owned(),
+            r#"[{"a":1}]"#.to_owned(),
+            r#""a""#.to_owned(),
+            "12".to_owned(),
+        ];
+        for object in &objects {
+            agrees(object, ["a", "b", "c"]);
+        }
+        // Keys that are not wanted may repeat; wanted ones may not.
+        assert_eq!(members(r#"{"z":1,"z":2,"a":3}"#, ["a"]), Some([Some("3")]));
+        assert_eq!(members(r#"{"a":1,"a":2}"#, ["a"]), None);
+        assert_eq!(members(r#"{"\u0061":1}"#, ["a"]), None);
+    }
+
+    #[test]
+    fn text_that_is_not_json_gets_no_panic() {
+        let cuts = r#"{"a":{"b":[1,"c\"",{"d":null}]},"e":"f\\"}"#;
+        for end in 0..=cuts.len() {
+            let _ = members(&cuts[..end], ["a", "e"]);
+        }
+        for bad in [
+            "{",
+            "{\"",
+            "{\"a\"",
+            "{\"a\":",
+            "{\"a\":}",
+            "{\"a\":1,}",
+            "{\"a\" 1}",
+            "{\"a\":1 \"b\":2}",
+            "{]",
+        ] {
+            assert_eq!(members(bad, ["a"]), None, "{bad}");
+        }
+    }
+}
