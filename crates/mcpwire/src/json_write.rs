@@ -3,16 +3,20 @@
 //!
 //! serde_json's writer looks at every byte of a string on its own (a table lookup and a
 //! branch per byte), which makes strings the bulk of the cost of a large result (a
-//! resource's text, a tool's long output). [`to_raw_value`] lets serde_json write the value
-//! in one pass, except that every string of [`LONG`] bytes or more is written by
-//! [`escape`] (only a run holding a byte that needs escaping is looked at byte by byte)
-//! and handed to serde_json as raw text, the way a `RawValue` inside the value is. The
-//! text is byte for byte what `serde_json::value::to_raw_value` makes, and is never copied
-//! or parsed again.
+//! resource's text, a tool's long output). [`to_raw_value`] first lets serde_json write
+//! the value with every string of [`LONG`] bytes or more left out and measured; a value
+//! that has any is written again by [`write`], with serde_json's own serializer but those
+//! strings escaped by [`escape`] (only a run holding a byte that needs escaping is looked
+//! at byte by byte), and made a `RawValue` without being parsed again ([`Verbatim`]).
+//! Everything else is serde_json's own writing, so the text is byte for byte what
+//! `serde_json::value::to_raw_value` makes.
+
+use std::cell::Cell;
+use std::io;
 
 use serde::ser::{
-    Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant, SerializeTuple,
-    SerializeTupleStruct, SerializeTupleVariant, Serializer,
+    Error as _, Serialize, SerializeMap, SerializeSeq, SerializeStruct, SerializeStructVariant,
+    SerializeTuple, SerializeTupleStruct, SerializeTupleVariant, Serializer,
 };
 use serde_json::value::RawValue;
 
@@ -21,15 +25,101 @@ pub(crate) const LONG: usize = 64;
 
 /// `value` as JSON text, byte for byte what `serde_json::value::to_raw_value` writes.
 pub(crate) fn to_raw_value<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, serde_json::Error> {
-    serde_json::value::to_raw_value(&Wrapped(value))
+    match write(value)? {
+        Written::Raw(raw) => Ok(raw),
+        Written::Text(text) => verbatim(text),
+    }
+}
+
+/// [`to_raw_value`] for a value the caller is done with: a value holding long strings is
+/// dropped once its text is written and before that text is copied into the `RawValue`,
+/// so a large result is held twice at once (value and text, then text and copy), not
+/// three times.
+pub(crate) fn into_raw_value<T: Serialize>(value: T) -> Result<Box<RawValue>, serde_json::Error> {
+    match write(&value)? {
+        Written::Raw(raw) => Ok(raw),
+        Written::Text(text) => {
+            drop(value);
+            verbatim(text)
+        }
+    }
+}
+
+/// What [`write`] made of a value.
+enum Written {
+    /// The value as a `RawValue` (it had no long string).
+    Raw(Box<RawValue>),
+    /// The text of a value with long strings, for [`verbatim`].
+    Text(Vec<u8>),
+}
+
+/// `value` written by serde_json with every string of [`LONG`] bytes or more left out and
+/// measured; when there are any, written again with them, escaped by [`escape`], into a
+/// buffer of about its final size (a buffer grown by doubling past the allocator's mapping
+/// threshold would be mapped and unmapped again for every answer).
+fn write<T: Serialize + ?Sized>(value: &T) -> Result<Written, serde_json::Error> {
+    let long = Cell::new(0);
+    let measured = serde_json::value::to_raw_value(&Wrapped(value, Mode::Measure(&long)))?;
+    let size = match long.get() {
+        0 => return Ok(Written::Raw(measured)),
+        long => measured.get().len() + long,
+    };
+    let mut out = Vec::with_capacity(size + size / 16 + 64);
+    Wrapped(value, Mode::Escape)
+        .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
+    Ok(Written::Text(out))
+}
+
+/// Text [`write`] made, copied into a `RawValue` as [`Verbatim`] text.
+fn verbatim(text: Vec<u8>) -> Result<Box<RawValue>, serde_json::Error> {
+    let text = std::str::from_utf8(&text).map_err(serde_json::Error::custom)?;
+    serde_json::value::to_raw_value(&Verbatim(text))
+}
+
+/// JSON text that serde_json's own serializer has just written, made a `RawValue` without
+/// being parsed again. It serializes as a `RawValue` does (a struct of [`RAW_VALUE_TOKEN`]'s
+/// name whose one field is the text), which serde_json writes out as it is, and
+/// `serde_json::value::to_raw_value` keeps its output without reading it back. That costs a
+/// copy of the text; `RawValue::from_string` (the one other way without `unsafe`) would
+/// scan every long string again, several times the cost of the copy.
+struct Verbatim<'a>(&'a str);
+
+impl Serialize for Verbatim<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut raw = serializer.serialize_struct(RAW_VALUE_TOKEN, 1)?;
+        raw.serialize_field(RAW_VALUE_TOKEN, self.0)?;
+        raw.end()
+    }
+}
+
+/// How [`Strings`] treats a long string.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    /// Write it as `""` and add its length here: a value with none is written whole this
+    /// way, and one with some is written again by [`write`].
+    Measure(&'a Cell<usize>),
+    /// Hand its bytes to the [`EscapeBytes`] formatter (as a byte array, the one call of
+    /// serde_json's serializer that reaches the formatter with the bytes as they are).
+    Escape,
+}
+
+/// serde_json's compact formatter, except that a byte array is a long string's bytes,
+/// written as a JSON string by [`escape`]. Only [`Strings`] in [`Mode::Escape`] writes
+/// byte arrays through it; it writes real byte arrays as sequences.
+struct EscapeBytes;
+
+impl serde_json::ser::Formatter for EscapeBytes {
+    fn write_byte_array<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: &[u8]) -> io::Result<()> {
+        escape(value, writer)
+    }
 }
 
 /// A value whose strings go through [`Strings`] when it is serialized.
-struct Wrapped<'a, T: ?Sized>(&'a T);
+struct Wrapped<'a, T: ?Sized>(&'a T, Mode<'a>);
 
 impl<T: Serialize + ?Sized> Serialize for Wrapped<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(Strings(serializer))
+        self.0.serialize(Strings(serializer, self.1))
     }
 }
 
@@ -37,23 +127,24 @@ impl<T: Serialize + ?Sized> Serialize for Wrapped<'_, T> {
 /// text: what is inside it must reach serde_json untouched.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// A serializer that passes everything to the one it wraps, except long strings, which it
-/// writes as raw text escaped by [`escape`]. Compound values are wrapped in turn, so the
-/// strings nested in them are seen too.
-struct Strings<S>(S);
+/// A serializer that passes everything to the one it wraps, except long strings (see
+/// [`Mode`]). Compound values are wrapped in turn, so the strings nested in them are seen
+/// too.
+struct Strings<'a, S>(S, Mode<'a>);
 
 /// The compound serializers of [`Strings`]: `Some` wraps the values it is handed, `None`
 /// (a `RawValue`'s own struct) passes them on as they are.
-struct Compound<C> {
+struct Compound<'a, C> {
     inner: C,
     wrap: bool,
+    mode: Mode<'a>,
 }
 
 /// Serializes `value` through `serialize`, wrapped when the compound wraps.
 macro_rules! element {
     ($self:ident, $value:ident, |$v:ident| $call:expr) => {
         if $self.wrap {
-            let $v = &Wrapped($value);
+            let $v = &Wrapped($value, $self.mode);
             $call
         } else {
             let $v = $value;
@@ -62,25 +153,26 @@ macro_rules! element {
     };
 }
 
-impl<S: Serializer> Serializer for Strings<S> {
+impl<'a, S: Serializer> Serializer for Strings<'a, S> {
     type Ok = S::Ok;
     type Error = S::Error;
-    type SerializeSeq = Compound<S::SerializeSeq>;
-    type SerializeTuple = Compound<S::SerializeTuple>;
-    type SerializeTupleStruct = Compound<S::SerializeTupleStruct>;
-    type SerializeTupleVariant = Compound<S::SerializeTupleVariant>;
-    type SerializeMap = Compound<S::SerializeMap>;
-    type SerializeStruct = Compound<S::SerializeStruct>;
-    type SerializeStructVariant = Compound<S::SerializeStructVariant>;
+    type SerializeSeq = Compound<'a, S::SerializeSeq>;
+    type SerializeTuple = Compound<'a, S::SerializeTuple>;
+    type SerializeTupleStruct = Compound<'a, S::SerializeTupleStruct>;
+    type SerializeTupleVariant = Compound<'a, S::SerializeTupleVariant>;
+    type SerializeMap = Compound<'a, S::SerializeMap>;
+    type SerializeStruct = Compound<'a, S::SerializeStruct>;
+    type SerializeStructVariant = Compound<'a, S::SerializeStructVariant>;
 
     fn serialize_str(self, v: &str) -> Result<S::Ok, S::Error> {
-        if v.len() < LONG {
-            return self.0.serialize_str(v);
+        match self.1 {
+            _ if v.len() < LONG => self.0.serialize_str(v),
+            Mode::Measure(long) => {
+                long.set(long.get() + v.len());
+                self.0.serialize_str("")
+            }
+            Mode::Escape => self.0.serialize_bytes(v.as_bytes()),
         }
-        // A `RawValue`'s struct: serde_json writes the text of each of its fields as it is.
-        let mut raw = self.0.serialize_struct(RAW_VALUE_TOKEN, 1)?;
-        escape(v, |piece| raw.serialize_field(RAW_VALUE_TOKEN, piece))?;
-        raw.end()
     }
 
     fn serialize_bool(self, v: bool) -> Result<S::Ok, S::Error> {
@@ -126,13 +218,17 @@ impl<S: Serializer> Serializer for Strings<S> {
         self.0.serialize_char(v)
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<S::Ok, S::Error> {
-        self.0.serialize_bytes(v)
+        match self.1 {
+            Mode::Measure(_) => self.0.serialize_bytes(v),
+            // What serde_json writes for a byte array, without reaching the formatter.
+            Mode::Escape => self.0.collect_seq(v),
+        }
     }
     fn serialize_none(self) -> Result<S::Ok, S::Error> {
         self.0.serialize_none()
     }
     fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<S::Ok, S::Error> {
-        self.0.serialize_some(&Wrapped(value))
+        self.0.serialize_some(&Wrapped(value, self.1))
     }
     fn serialize_unit(self) -> Result<S::Ok, S::Error> {
         self.0.serialize_unit()
@@ -153,7 +249,7 @@ impl<S: Serializer> Serializer for Strings<S> {
         name: &'static str,
         value: &T,
     ) -> Result<S::Ok, S::Error> {
-        self.0.serialize_newtype_struct(name, &Wrapped(value))
+        self.0.serialize_newtype_struct(name, &Wrapped(value, self.1))
     }
     fn serialize_newtype_variant<T: Serialize + ?Sized>(
         self,
@@ -162,20 +258,20 @@ impl<S: Serializer> Serializer for Strings<S> {
         variant: &'static str,
         value: &T,
     ) -> Result<S::Ok, S::Error> {
-        self.0.serialize_newtype_variant(name, index, variant, &Wrapped(value))
+        self.0.serialize_newtype_variant(name, index, variant, &Wrapped(value, self.1))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        self.0.serialize_seq(len).map(|inner| Compound { inner, wrap: true })
+        self.0.serialize_seq(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        self.0.serialize_tuple(len).map(|inner| Compound { inner, wrap: true })
+        self.0.serialize_tuple(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_tuple_struct(
         self,
         name: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleStruct, S::Error> {
-        self.0.serialize_tuple_struct(name, len).map(|inner| Compound { inner, wrap: true })
+        self.0.serialize_tuple_struct(name, len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_tuple_variant(
         self,
@@ -184,14 +280,18 @@ impl<S: Serializer> Serializer for Strings<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleVariant, S::Error> {
-        self.0.serialize_tuple_variant(name, index, variant, len).map(|inner| Compound { inner, wrap: true })
+        self.0.serialize_tuple_variant(name, index, variant, len).map(|inner| Compound {
+            inner,
+            wrap: true,
+            mode: self.1,
+        })
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        self.0.serialize_map(len).map(|inner| Compound { inner, wrap: true })
+        self.0.serialize_map(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
-        let wrap = name != RAW_VALUE_TOKEN;
-        self.0.serialize_struct(name, len).map(|inner| Compound { inner, wrap })
+        let (wrap, mode) = (name != RAW_VALUE_TOKEN, self.1);
+        self.0.serialize_struct(name, len).map(|inner| Compound { inner, wrap, mode })
     }
     fn serialize_struct_variant(
         self,
@@ -200,14 +300,18 @@ impl<S: Serializer> Serializer for Strings<S> {
         variant: &'static str,
         len: usize,
     ) -> Result<Self::SerializeStructVariant, S::Error> {
-        self.0.serialize_struct_variant(name, index, variant, len).map(|inner| Compound { inner, wrap: true })
+        self.0.serialize_struct_variant(name, index, variant, len).map(|inner| Compound {
+            inner,
+            wrap: true,
+            mode: self.1,
+        })
     }
     fn is_human_readable(&self) -> bool {
         self.0.is_human_readable()
     }
 }
 
-impl<C: SerializeSeq> SerializeSeq for Compound<C> {
+impl<C: SerializeSeq> SerializeSeq for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -218,7 +322,7 @@ impl<C: SerializeSeq> SerializeSeq for Compound<C> {
     }
 }
 
-impl<C: SerializeTuple> SerializeTuple for Compound<C> {
+impl<C: SerializeTuple> SerializeTuple for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -229,7 +333,7 @@ impl<C: SerializeTuple> SerializeTuple for Compound<C> {
     }
 }
 
-impl<C: SerializeTupleStruct> SerializeTupleStruct for Compound<C> {
+impl<C: SerializeTupleStruct> SerializeTupleStruct for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -240,7 +344,7 @@ impl<C: SerializeTupleStruct> SerializeTupleStruct for Compound<C> {
     }
 }
 
-impl<C: SerializeTupleVariant> SerializeTupleVariant for Compound<C> {
+impl<C: SerializeTupleVariant> SerializeTupleVariant for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), C::Error> {
@@ -251,7 +355,7 @@ impl<C: SerializeTupleVariant> SerializeTupleVariant for Compound<C> {
     }
 }
 
-impl<C: SerializeMap> SerializeMap for Compound<C> {
+impl<C: SerializeMap> SerializeMap for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     // Keys are left to serde_json: it writes them through a serializer of its own that
@@ -267,7 +371,7 @@ impl<C: SerializeMap> SerializeMap for Compound<C> {
     }
 }
 
-impl<C: SerializeStruct> SerializeStruct for Compound<C> {
+impl<C: SerializeStruct> SerializeStruct for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -285,7 +389,7 @@ impl<C: SerializeStruct> SerializeStruct for Compound<C> {
     }
 }
 
-impl<C: SerializeStructVariant> SerializeStructVariant for Compound<C> {
+impl<C: SerializeStructVariant> SerializeStructVariant for Compound<'_, C> {
     type Ok = C::Ok;
     type Error = C::Error;
     fn serialize_field<T: Serialize + ?Sized>(
@@ -319,52 +423,50 @@ fn needs_escape(b: u8) -> bool {
 
 /// The escape of a byte [`needs_escape`] flags, as serde_json writes it: the short forms
 /// where JSON has one, else `\\u00XX` with lowercase hex.
-fn escape_of(b: u8) -> &'static str {
-    /// `\u00XX` for every control character, in order.
-    const CONTROL: [&str; 0x20] = [
-        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007", "\\u0008",
-        "\\u0009", "\\u000a", "\\u000b", "\\u000c", "\\u000d", "\\u000e", "\\u000f", "\\u0010", "\\u0011",
-        "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019", "\\u001a",
-        "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
-    ];
-    match b {
-        b'"' => "\\\"",
-        b'\\' => "\\\\",
-        0x08 => "\\b",
-        0x09 => "\\t",
-        0x0a => "\\n",
-        0x0c => "\\f",
-        0x0d => "\\r",
-        _ => CONTROL[usize::from(b & 0x1f)],
-    }
+fn escape_of(b: u8) -> ([u8; 6], usize) {
+    let short = match b {
+        b'"' => b'"',
+        b'\\' => b'\\',
+        0x08 => b'b',
+        0x09 => b't',
+        0x0a => b'n',
+        0x0c => b'f',
+        0x0d => b'r',
+        _ => {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let (high, low) = (HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]);
+            return ([b'\\', b'u', b'0', b'0', high, low], 6);
+        }
+    };
+    ([b'\\', short, 0, 0, 0, 0], 2)
 }
 
-/// Hands `text` to `put` as a JSON string, quotes included, in pieces, escaped as
+/// Writes `text` (a string's UTF-8 bytes) as a JSON string, quotes included, escaped as
 /// serde_json escapes: runs of bytes that need nothing are found [`CHUNK`] bytes at a time
-/// and handed over whole. Every byte that needs an escape is ASCII, so the runs between them
+/// and written whole. Every byte that needs an escape is ASCII, so the runs between them
 /// are whole characters.
-pub(crate) fn escape<E>(text: &str, mut put: impl FnMut(&str) -> Result<(), E>) -> Result<(), E> {
-    put("\"")?;
-    let bytes = text.as_bytes();
-    let mut run = 0; // where the bytes not yet handed over begin
+pub(crate) fn escape<W: ?Sized + io::Write>(text: &[u8], out: &mut W) -> io::Result<()> {
+    out.write_all(b"\"")?;
+    let mut run = 0; // where the bytes not yet written begin
     let mut at = 0;
-    while at < bytes.len() {
-        if bytes.get(at..at + CHUNK).is_some_and(clean) {
+    while at < text.len() {
+        if text.get(at..at + CHUNK).is_some_and(clean) {
             at += CHUNK;
             continue;
         }
         // The next byte on its own: the first of a chunk that needs an escape, or of the
         // last few bytes.
-        let b = bytes[at];
+        let b = text[at];
         if needs_escape(b) {
-            put(&text[run..at])?;
-            put(escape_of(b))?;
+            out.write_all(&text[run..at])?;
+            let (escaped, len) = escape_of(b);
+            out.write_all(&escaped[..len])?;
             run = at + 1;
         }
         at += 1;
     }
-    put(&text[run..])?;
-    put("\"")
+    out.write_all(&text[run..])?;
+    out.write_all(b"\"")
 }
 
 #[cfg(test)]
@@ -374,13 +476,9 @@ mod tests {
     use serde_json::json;
 
     fn ours(s: &str) -> String {
-        let mut out = String::new();
-        escape(s, |piece| {
-            out.push_str(piece);
-            Ok::<_, ()>(())
-        })
-        .unwrap();
-        out
+        let mut out = Vec::new();
+        escape(s.as_bytes(), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
     }
 
     /// Every byte serde_json escapes, and every one it does not, at every position of a
@@ -456,12 +554,15 @@ mod tests {
         assert_eq!(to_raw_value(&value).unwrap().get(), serde_json::to_string(&value).unwrap());
         assert_eq!(to_raw_value(&long).unwrap().get(), serde_json::to_string(&long).unwrap());
         assert_eq!(to_raw_value(&raw).unwrap().get(), raw.get());
-        // What it makes is valid JSON that serde_json reads back to the same value (long
-        // strings are written as raw text, not checked when they are written, so this is
-        // where a change in serde_json's raw-value handling shows).
+        // The owning form writes the same text, and what it makes is valid JSON that
+        // serde_json reads back to the same value (the `Verbatim` text is not checked when
+        // it is made, so this is where a change in serde_json's raw-value handling shows).
         let expected = serde_json::to_string(&value).unwrap();
-        let read: serde_json::Value = serde_json::from_str(to_raw_value(&value).unwrap().get()).unwrap();
+        let owned = into_raw_value(value).unwrap();
+        assert_eq!(owned.get(), expected);
+        let read: serde_json::Value = serde_json::from_str(owned.get()).unwrap();
         assert_eq!(serde_json::to_string(&read).unwrap(), expected);
+        assert_eq!(into_raw_value(json!({ "short": 1 })).unwrap().get(), r#"{"short":1}"#);
     }
 
     #[test]

@@ -188,11 +188,11 @@ impl Reply {
                 Some(_) => {
                     let mut r = EmptyResult::default();
                     stamp(&mut r, complete, s);
-                    crate::json_write::to_raw_value(&r)
+                    crate::json_write::into_raw_value(r)
                 }
-                None => crate::json_write::to_raw_value(&serde_json::Map::new()),
+                None => crate::json_write::into_raw_value(serde_json::Map::new()),
             },
-            Reply::Initialize(r) => crate::json_write::to_raw_value(&r),
+            Reply::Initialize(r) => crate::json_write::into_raw_value(r),
             Reply::Discover(r) => with(*r, complete, s),
             Reply::ListTools(r) => with(r, complete, s),
             Reply::CallTool(r) => with(r, complete, s),
@@ -210,14 +210,15 @@ impl Reply {
                         m.entry(meta::SERVER_INFO).or_insert_with(|| s.server_info.value.clone());
                     }
                 }
-                crate::json_write::to_raw_value(&v)
+                crate::json_write::into_raw_value(v)
             }
         };
         Ok(raw?)
     }
 }
 
-/// Stamps and serializes a result whose `_meta` is its last member.
+/// Stamps and serializes a result whose `_meta` is its last member (taken by value: see
+/// `json_write::into_raw_value`).
 fn with<T: ResultFields + Serialize>(
     mut r: T,
     kind: ResultType,
@@ -228,11 +229,11 @@ fn with<T: ResultFields + Serialize>(
             // Everything but the identity, then the identity as already serialized.
             stamp_fields(&mut r, kind, st);
             let meta = ServerInfoMeta { server_info: &st.server_info.raw };
-            return crate::json_write::to_raw_value(&WithServerInfo { result: r, meta });
+            return crate::json_write::into_raw_value(WithServerInfo { result: r, meta });
         }
     }
     stamp(&mut r, kind, s);
-    crate::json_write::to_raw_value(&r)
+    crate::json_write::into_raw_value(r)
 }
 
 #[cfg(test)]
