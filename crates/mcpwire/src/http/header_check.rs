@@ -1,7 +1,7 @@
 //! The 2026 header check on the hot path: only the members of the params that the headers
-//! mirror are read (found by `mcpwire_protocol::skim`, borrowed from the body), and each tool's `Mcp-Param-*`
-//! headers are derived from its schema once, when the endpoint is built, instead of on
-//! every call. The rules themselves live in [`super::header_rules`].
+//! mirror are read (found by `mcpwire_protocol::skim`, borrowed from the body), and each
+//! tool's `Mcp-Param-*` headers are derived from its schema once, when the endpoint is
+//! built, instead of on every call. The rules themselves live in [`super::header_rules`].
 
 use std::borrow::Cow;
 use std::collections::HashMap;
