@@ -168,6 +168,85 @@ mod tests {
         assert_eq!(members(r#"{"\u0061":1}"#, ["a"]), None);
     }
 
+    /// A small deterministic generator of JSON text: whitespace anywhere it may go, nested
+    /// values, strings with every kind of escape and non-ASCII text, keys that repeat.
+    struct Gen(u64);
+
+    impl Gen {
+        fn next(&mut self, n: u64) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (self.0 >> 33) % n
+        }
+        fn space(&mut self) -> &'static str {
+            [" ", "", "", "\n\t", "\r\n  "][self.next(5) as usize]
+        }
+        fn string(&mut self) -> String {
+            const PIECES: [&str; 10] =
+                ["a", "é", "漢", "\\\"", "\\\\", "\\n", "\\u0041", "}", "]", "plain text, long enough "];
+            let n = self.next(6) as usize;
+            let body: String = (0..n).map(|_| PIECES[self.next(10) as usize]).collect();
+            format!("\"{body}\"")
+        }
+        fn value(&mut self, depth: u32) -> String {
+            match self.next(if depth > 3 { 4 } else { 6 }) {
+                0 => ["1", "-2.5e+3", "true", "false", "null", "0"][self.next(6) as usize].to_owned(),
+                1 | 2 => self.string(),
+                3 => format!("{}", self.next(1000)),
+                4 => {
+                    let n = self.next(4);
+                    let items: Vec<String> = (0..n)
+                        .map(|_| format!("{}{}{}", self.space(), self.value(depth + 1), self.space()))
+                        .collect();
+                    format!("[{}]", items.join(","))
+                }
+                _ => self.object(depth + 1).0,
+            }
+        }
+        /// An object, its top-level keys as written, and whether one was written with an
+        /// escape.
+        fn object(&mut self, depth: u32) -> (String, Vec<String>, bool) {
+            let n = self.next(6);
+            let (mut members, mut keys, mut escaped) = (Vec::new(), Vec::new(), false);
+            for _ in 0..n {
+                let key = ["a", "b", "c", "_meta", "x"][self.next(5) as usize];
+                let written = if self.next(12) == 0 {
+                    escaped = true;
+                    format!("\\u00{:02x}{}", key.as_bytes()[0], &key[1..])
+                } else {
+                    key.to_owned()
+                };
+                let (s1, s2) = (self.space(), self.space());
+                members.push(format!("{s1}\"{written}\"{s2}:{}{}", self.space(), self.value(depth)));
+                keys.push(key.to_owned());
+            }
+            (format!("{}{{{}}}{}", self.space(), members.join(","), self.space()), keys, escaped)
+        }
+    }
+
+    /// Thousands of generated objects: the skim finds what a tree finds, and gives up
+    /// only on an escaped key or a wanted key written twice.
+    #[test]
+    fn generated_objects_agree_with_a_tree() {
+        let mut gen = Gen(7);
+        for _ in 0..5000 {
+            let (text, keys, escaped) = gen.object(0);
+            let tree: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+            let wanted = ["a", "_meta", "x"];
+            match members(&text, wanted) {
+                Some(found) => {
+                    for (key, raw) in wanted.iter().zip(found) {
+                        let got = raw.map(|r| serde_json::from_str::<Value>(r).unwrap());
+                        assert_eq!(got.as_ref(), tree.get(key), "{key} in {text}");
+                    }
+                }
+                None => {
+                    let repeated = wanted.iter().any(|w| keys.iter().filter(|k| k == w).count() > 1);
+                    assert!(escaped || repeated, "gave up on {text}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn text_that_is_not_json_gets_no_panic() {
         let cuts = r#"{"a":{"b":[1,"c\"",{"d":null}]},"e":"f\\"}"#;
