@@ -202,6 +202,11 @@ mod tests {
             facts("tools/call", r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":7},"name":["x"]}"#),
             (None, None, None)
         );
+        // A `null` name is a member that is not text, as in a `Value` walk: the method
+        // answers it (`-32602`), not the header check.
+        let null_name = request("tools/call", r#"{"name":null}"#);
+        let f = body_facts(&null_name);
+        assert!(f.routing_name.is_none() && f.routing_name_not_text);
         // Non-objects have no members (an array would otherwise fill the probe by position).
         assert_eq!(facts("tools/call", r#"["2026-07-28","x"]"#), (None, None, None));
         // A repeated member: the last one wins, as in a `Value`.
