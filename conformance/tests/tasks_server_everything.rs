@@ -93,25 +93,46 @@ impl Drop for HttpServer {
 #[tokio::test]
 async fn simulate_research_query_over_http() {
     let Some((node, js)) = server_everything() else { return };
-    let addr = free_addr();
-    let child = Command::new(node)
-        .arg(js)
-        .arg("streamableHttp")
-        .env("PORT", addr.port().to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let _server = HttpServer(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(addr).is_err() {
-        assert!(Instant::now() < deadline, "server-everything did not listen on {addr}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let url = format!("http://{addr}/mcp");
-    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
-    let client = client().connect(transport).await.unwrap();
+    let (client, _server) = connect_http(&node, &js).await;
     research(&client).await;
     client.close().await;
+}
+
+/// Starts server-everything over Streamable HTTP on a free port and connects to it. A
+/// port taken between `free_addr` and the server's bind makes the server exit ("already
+/// in use"): then a new port is tried. Until the deadline, a failed connection is
+/// retried (the server may be starting, or a readiness probe may have connected to
+/// itself when the kernel gave it the probed port as its source port).
+async fn connect_http(node: &PathBuf, js: &PathBuf) -> (Client, HttpServer) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last_error = String::from("none yet");
+    loop {
+        let addr = free_addr();
+        let child = Command::new(node)
+            .arg(js)
+            .arg("streamableHttp")
+            .env("PORT", addr.port().to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut server = HttpServer(child);
+        let url = format!("http://{addr}/mcp");
+        loop {
+            assert!(Instant::now() < deadline, "server-everything did not serve on {addr}: {last_error}");
+            if server.0.try_wait().unwrap().is_some() {
+                break; // It exited (the port was taken): a new port.
+            }
+            let listening = TcpStream::connect(addr).is_ok_and(|s| s.local_addr().ok() != s.peer_addr().ok());
+            if listening {
+                let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
+                match client().connect(transport).await {
+                    Ok(client) => return (client, server),
+                    Err(e) => last_error = e.to_string(),
+                }
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
 }

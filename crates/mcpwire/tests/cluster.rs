@@ -59,7 +59,11 @@ fn redis() -> Option<Redis> {
         .spawn()
         .expect("redis-server is needed (apt-get install redis-server), or set MCPWIRE_SKIP_REDIS=1");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+    // A probe the kernel happened to give the probed port as its own source port
+    // connects to itself while nothing listens: not the server.
+    while !std::net::TcpStream::connect(("127.0.0.1", port))
+        .is_ok_and(|s| s.local_addr().ok() != s.peer_addr().ok())
+    {
         assert!(Instant::now() < deadline, "redis-server did not listen on {port}");
         std::thread::sleep(Duration::from_millis(20));
     }
