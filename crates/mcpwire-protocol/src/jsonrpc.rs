@@ -548,10 +548,8 @@ pub(crate) fn read_id(raw: &RawValue) -> Result<RequestId, serde_json::Error> {
 /// which always fit an `i64`; checked JSON has no leading zeros) or a string without
 /// escapes: what [`RequestId`]'s parser reads, without its machinery. `None` otherwise.
 pub(crate) fn plain_id(text: &str) -> Option<RequestId> {
-    if let Some(inner) = text.strip_prefix('"') {
-        // A checked string ends at its only unescaped quote.
-        let inner = inner.strip_suffix('"')?;
-        return (!inner.contains('\\')).then(|| RequestId::String(inner.to_owned()));
+    if text.starts_with('"') {
+        return crate::skim::plain_string(text).map(|inner| RequestId::String(inner.to_owned()));
     }
     if !text.is_empty() && text.len() <= 18 && text.bytes().all(|b| b.is_ascii_digit()) {
         return text.parse().ok().map(RequestId::Number);
@@ -563,12 +561,10 @@ pub(crate) fn plain_id(text: &str) -> Option<RequestId> {
 /// has no control characters there); anything else is parsed.
 fn read_string(raw: &RawValue) -> Result<String, serde_json::Error> {
     let text = raw.get();
-    if let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
-        if !inner.contains(['\\', '"']) {
-            return Ok(inner.to_owned());
-        }
+    match crate::skim::plain_string(text) {
+        Some(inner) => Ok(inner.to_owned()),
+        None => serde_json::from_str(text),
     }
-    serde_json::from_str(text)
 }
 
 impl Envelope<'_> {

@@ -278,8 +278,7 @@ fn read_envelope(text: &str) -> Option<RequestEnvelope> {
         text,
         [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES, meta::CLIENT_INFO, meta::LOG_LEVEL],
     )?;
-    // A JSON string without a backslash is its text between the quotes.
-    let version = version?.strip_prefix('"')?.strip_suffix('"').filter(|v| !v.contains('\\'))?;
+    let version = crate::skim::plain_string(version?)?;
     let client_info = match info {
         Some(raw) => Some(Arc::new(serde_json::from_str(raw).ok()?)),
         None => None,

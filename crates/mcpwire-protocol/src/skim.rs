@@ -57,6 +57,15 @@ pub fn members<'a, const N: usize>(object: &'a str, keys: [&str; N]) -> Option<[
     }
 }
 
+/// The text of `raw`, a checked JSON string, when it is written without escapes: what
+/// lies between its quotes (checked JSON holds no raw quote or control character there),
+/// with no decoder needed. `None` for any other value, and for a string with escapes,
+/// which a decoder must read.
+pub fn plain_string(raw: &str) -> Option<&str> {
+    let inner = raw.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains(['\\', '"'])).then_some(inner)
+}
+
 /// The first byte from `at` that is not JSON whitespace.
 fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     while bytes.get(at).is_some_and(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) {
@@ -244,6 +253,15 @@ mod tests {
                     assert!(escaped || repeated, "gave up on {text}");
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_plain_string_is_its_text_and_one_with_escapes_is_left_to_a_decoder() {
+        assert_eq!(plain_string(r#""abc é""#), Some("abc é"));
+        assert_eq!(plain_string(r#""""#), Some(""));
+        for other in [r#""a\"b""#, r#""\u0041""#, "12", "null", "{}", r#"""#, ""] {
+            assert_eq!(plain_string(other), None, "{other}");
         }
     }
 

@@ -42,14 +42,10 @@ fn as_str(raw: Option<&str>) -> Option<Cow<'_, str>> {
     if !raw.starts_with('"') {
         return None;
     }
-    // A string without escapes is its text between the quotes (the body was validated
-    // as JSON, so it holds no raw quote or control character): no decoder needed.
-    if let Some(plain) = raw.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
-        if !plain.contains(['\\', '"']) {
-            return Some(Cow::Borrowed(plain));
-        }
+    match skim::plain_string(raw) {
+        Some(plain) => Some(Cow::Borrowed(plain)),
+        None => serde_json::from_str::<Cow<'_, str>>(raw).ok(),
     }
-    serde_json::from_str::<Cow<'_, str>>(raw).ok()
 }
 
 /// What the header check needs from the params, read in one pass.

@@ -8,11 +8,12 @@
 //! The bound is found without any value. Every subschema gets its *in-place* cost: itself
 //! and what it applies to the same value (`allOf`, `anyOf`, `oneOf`, `not`, `if`/`then`/
 //! `else`, `dependentSchemas`, `$ref`), which must be finite and at most
-//! [`MAX_APPLIED`] (a regular expression counting for [`PATTERN_COST`]). Then, from the root, the set of schemas that can apply to one
-//! location of a value is followed down through `properties` (by name) and the other
-//! keywords that step into a value (by one shared label): each set's total in-place
-//! cost must stay within [`MAX_APPLIED`], and the sets are remembered, so a recursive
-//! schema (a tree of nodes) is followed until its sets repeat.
+//! [`MAX_APPLIED`] (a regular expression counting for [`PATTERN_COST`]). Then, from the
+//! root, the set of schemas that can apply to one location of a value is followed down
+//! through `properties` (by name) and the other keywords that step into a value (by one
+//! shared label): each set's total in-place cost must stay within [`MAX_APPLIED`], and
+//! the sets are remembered, so a recursive schema (a tree of nodes) is followed until its
+//! sets repeat.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
