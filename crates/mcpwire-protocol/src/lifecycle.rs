@@ -251,8 +251,8 @@ impl RequestEnvelope {
     /// and the caller reads the params as a tree, where [`RequestEnvelope::from_meta`]
     /// decides and words the error.
     pub fn from_params_text(params: &str) -> Option<Self> {
-        let [meta] = crate::skim::members(params, ["_meta"])?;
-        read_envelope(meta?)
+        let ([], meta) = crate::skim::members_within(params, [], "_meta", ENVELOPE_KEYS)?;
+        envelope_of(meta?)
     }
 
     /// Writes the envelope as a `_meta` object.
@@ -274,10 +274,16 @@ impl RequestEnvelope {
 /// `null` is present and fails its type, as in a tree; a repeated member makes the skim
 /// give up (a tree keeps the last). Otherwise `None`, and `from_meta` decides.
 fn read_envelope(text: &str) -> Option<RequestEnvelope> {
-    let [version, capabilities, info, level] = crate::skim::members(
-        text,
-        [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES, meta::CLIENT_INFO, meta::LOG_LEVEL],
-    )?;
+    envelope_of(crate::skim::members(text, ENVELOPE_KEYS)?)
+}
+
+/// The `_meta` members of the envelope, in the order [`envelope_of`] takes them.
+const ENVELOPE_KEYS: [&str; 4] =
+    [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES, meta::CLIENT_INFO, meta::LOG_LEVEL];
+
+/// The envelope of its four members' raw text ([`ENVELOPE_KEYS`]), as [`read_envelope`]
+/// settles it.
+fn envelope_of([version, capabilities, info, level]: [Option<&str>; 4]) -> Option<RequestEnvelope> {
     let version = crate::skim::plain_string(version?)?;
     let client_info = match info {
         Some(raw) => Some(Arc::new(serde_json::from_str(raw).ok()?)),

@@ -16,42 +16,101 @@
 /// absent), or `None` when the text does not settle it: it is not an object, a key is
 /// written with escapes, a wanted key appears twice, or the text does not skim as JSON.
 /// `object` should be checked JSON; other text gets `None` or some answer, never a panic.
-pub fn members<'a, const N: usize>(object: &'a str, keys: [&str; N]) -> Option<[Option<&'a str>; N]> {
-    let bytes = object.as_bytes();
-    let mut found = [None; N];
-    let mut at = skip_space(bytes, 0);
-    if bytes.get(at) != Some(&b'{') {
+pub fn members<'a, const N: usize>(object: &'a str, keys: [&str; N]) -> Option<Found<'a, N>> {
+    let start = skip_space(object.as_bytes(), 0);
+    read_object(object, start, keys, NO_INNER).map(|o| o.found)
+}
+
+/// [`members`], and in the same pass the members `inner_keys` of the member `inner` (a
+/// request's `_meta`, say): `None` for those when `inner` is absent or not an object.
+/// The inner object is skimmed once, where it stands, instead of being stepped over and
+/// then skimmed again. It gives up as [`members`] does, on the inner object's keys too,
+/// and when `inner` itself appears twice.
+pub fn members_within<'a, const N: usize, const M: usize>(
+    object: &'a str,
+    keys: [&str; N],
+    inner: &str,
+    inner_keys: [&str; M],
+) -> Option<(Found<'a, N>, Option<Found<'a, M>>)> {
+    let start = skip_space(object.as_bytes(), 0);
+    read_object(object, start, keys, Some((inner, inner_keys))).map(|o| (o.found, o.inner))
+}
+
+/// The raw text of each wanted member of an object, `None` when absent.
+pub type Found<'a, const N: usize> = [Option<&'a str>; N];
+
+/// No inner object wanted (the type [`read_object`] needs to say so).
+const NO_INNER: Option<(&str, [&str; 0])> = None;
+
+/// What [`read_object`] found.
+struct Skimmed<'a, const N: usize, const M: usize> {
+    found: Found<'a, N>,
+    inner: Option<Found<'a, M>>,
+    /// Just past the object's closing brace.
+    end: usize,
+}
+
+/// Skims the object opening at `start` in `text`: its members `keys`, and those of its
+/// member `inner.0` when that is an object.
+fn read_object<'a, const N: usize, const M: usize>(
+    text: &'a str,
+    start: usize,
+    keys: [&str; N],
+    inner: Option<(&str, [&str; M])>,
+) -> Option<Skimmed<'a, N, M>> {
+    let bytes = text.as_bytes();
+    let mut out = Skimmed { found: [None; N], inner: None, end: 0 };
+    if bytes.get(start) != Some(&b'{') {
         return None;
     }
-    at = skip_space(bytes, at + 1);
+    let mut at = skip_space(bytes, start + 1);
     if bytes.get(at) == Some(&b'}') {
-        return Some(found);
+        out.end = at + 1;
+        return Some(out);
     }
+    let mut inner_seen = false;
     loop {
         if bytes.get(at) != Some(&b'"') {
             return None;
         }
-        let key_end = string_end(bytes, at)?;
-        let key = object.get(at + 1..key_end - 1)?;
-        if key.contains('\\') {
+        let (key_end, escaped) = string_end(bytes, at)?;
+        if escaped {
             return None;
         }
+        let key = text.get(at + 1..key_end - 1)?;
         at = skip_space(bytes, key_end);
         if bytes.get(at) != Some(&b':') {
             return None;
         }
         at = skip_space(bytes, at + 1);
-        let value_end = value_end(bytes, at)?;
+        let end = match inner {
+            Some((name, inner_keys)) if name == key => {
+                if std::mem::replace(&mut inner_seen, true) {
+                    return None;
+                }
+                if bytes.get(at) == Some(&b'{') {
+                    let object = read_object(text, at, inner_keys, NO_INNER)?;
+                    out.inner = Some(object.found);
+                    object.end
+                } else {
+                    value_end(bytes, at)?
+                }
+            }
+            _ => value_end(bytes, at)?,
+        };
         if let Some(slot) = keys.iter().position(|k| *k == key) {
-            if found[slot].is_some() {
+            if out.found[slot].is_some() {
                 return None;
             }
-            found[slot] = Some(object.get(at..value_end)?);
+            out.found[slot] = Some(text.get(at..end)?);
         }
-        at = skip_space(bytes, value_end);
+        at = skip_space(bytes, end);
         match bytes.get(at) {
             Some(b',') => at = skip_space(bytes, at + 1),
-            Some(b'}') => return Some(found),
+            Some(b'}') => {
+                out.end = at + 1;
+                return Some(out);
+            }
             _ => return None,
         }
     }
@@ -74,15 +133,18 @@ fn skip_space(bytes: &[u8], mut at: usize) -> usize {
     at
 }
 
-/// Where the string opening at `at` ends (just past its closing quote).
-fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+/// Where the string opening at `at` ends (just past its closing quote), and whether it
+/// holds an escape.
+fn string_end(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut from = at + 1;
+    let mut escaped = false;
     loop {
         let hit = from + memchr::memchr2(b'"', b'\\', bytes.get(from..)?)?;
         if bytes[hit] == b'"' {
-            return Some(hit + 1);
+            return Some((hit + 1, escaped));
         }
         // A backslash and the byte it escapes (the rest of a `\u` escape is plain).
+        escaped = true;
         from = hit + 2;
     }
 }
@@ -90,14 +152,14 @@ fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
 /// Where the value starting at `at` ends.
 fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
     match bytes.get(at)? {
-        b'"' => string_end(bytes, at),
+        b'"' => string_end(bytes, at).map(|(end, _)| end),
         b'{' | b'[' => {
             // Checked JSON nests `{}` and `[]` properly, so one depth counts both.
             let mut depth = 0usize;
             let mut at = at;
             loop {
                 match bytes.get(at)? {
-                    b'"' => at = string_end(bytes, at)?,
+                    b'"' => at = string_end(bytes, at)?.0,
                     b'{' | b'[' => {
                         depth += 1;
                         at += 1;
@@ -254,6 +316,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The members of `_meta` found in the same pass are what a tree finds in it, and
+    /// the outer members are what [`members`] finds.
+    #[test]
+    fn inner_members_agree_with_a_tree() {
+        let mut gen = Gen(11);
+        let mut settled = 0;
+        for _ in 0..5000 {
+            let (text, _, _) = gen.object(0);
+            let tree: Value = serde_json::from_str(&text).unwrap();
+            let outer = ["a", "x"];
+            let inner_keys = ["b", "c"];
+            let Some((found, inner)) = members_within(&text, outer, "_meta", inner_keys) else {
+                continue;
+            };
+            settled += 1;
+            assert_eq!(Some(found), members(&text, outer), "{text}");
+            let meta = tree.get("_meta").filter(|m| m.is_object());
+            assert_eq!(inner.is_some(), meta.is_some(), "{text}");
+            for (key, raw) in inner_keys.iter().zip(inner.unwrap_or_default()) {
+                let got = raw.map(|r| serde_json::from_str::<Value>(r).unwrap());
+                assert_eq!(got.as_ref(), meta.and_then(|m| m.get(key)), "{key} in {text}");
+            }
+        }
+        assert!(settled > 2500, "the skim settled only {settled} of 5000");
+        // It gives up on an inner key written with escapes, a repeated inner key that is
+        // wanted, and a repeated inner object.
+        for given_up in
+            [r#"{"_meta":{"\u0062":1}}"#, r#"{"_meta":{"b":1,"b":2}}"#, r#"{"_meta":{},"_meta":{"b":1}}"#]
+        {
+            assert_eq!(members_within(given_up, ["a"], "_meta", ["b"]), None, "{given_up}");
+        }
+        assert_eq!(
+            members_within(r#"{"_meta":[1],"a":2}"#, ["a"], "_meta", ["b"]),
+            Some(([Some("2")], None))
+        );
+        assert_eq!(
+            members_within(r#"{"_meta":{"z":1,"z":2,"b":{"c":3}},"a":[]}"#, ["a", "_meta"], "_meta", ["b"]),
+            Some(([Some("[]"), Some(r#"{"z":1,"z":2,"b":{"c":3}}"#)], Some([Some(r#"{"c":3}"#)])))
+        );
     }
 
     #[test]

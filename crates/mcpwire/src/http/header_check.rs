@@ -79,17 +79,14 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
         };
     }
     let member = header_rules::name_member(&request.method);
-    let Some([meta, name, arguments]) = skim::members(raw, ["_meta", member.unwrap_or("name"), "arguments"])
+    let version_key = [mcpwire_protocol::meta::PROTOCOL_VERSION];
+    let Some(([name, arguments], meta)) =
+        skim::members_within(raw, [member.unwrap_or("name"), "arguments"], "_meta", version_key)
     else {
         return body_facts_slow(request, raw);
     };
-    let version = match meta.filter(|m| m.starts_with('{')) {
-        Some(meta) => match skim::members(meta, [mcpwire_protocol::meta::PROTOCOL_VERSION]) {
-            Some([version]) => as_str(version),
-            None => return body_facts_slow(request, raw),
-        },
-        None => None,
-    };
+    // A `_meta` that is absent or not an object has no version.
+    let version = meta.and_then(|[version]| as_str(version));
     let name_member = member.and(name);
     let routing_name = as_str(name_member);
     BodyFacts {

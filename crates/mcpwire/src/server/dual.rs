@@ -50,10 +50,8 @@ pub(crate) fn is_enveloped(request: &Request) -> bool {
         return false;
     }
     // `_meta` and its version member, found without reading the rest of the params.
-    let skimmed = skim::members(params.get(), ["_meta"]).and_then(|[meta]| match meta {
-        Some(meta) if meta.starts_with('{') => skim::members(meta, [PROTOCOL_VERSION]).map(|[v]| v.is_some()),
-        _ => Some(false),
-    });
+    let skimmed = skim::members_within(params.get(), [], "_meta", [PROTOCOL_VERSION])
+        .map(|([], meta)| meta.is_some_and(|[version]| version.is_some()));
     // A repeated member, a key written with escapes, params that are not an object: the
     // tree decides.
     skimmed.unwrap_or_else(|| {
