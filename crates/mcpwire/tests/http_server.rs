@@ -662,6 +662,13 @@ async fn sessionless_json_mode_and_no_client_capabilities() {
     let response = send(t.addr, req(&call_body(2, "echo", json!({ "text": "j" })))).await;
     assert_eq!((response.status, response.content_type()), (200, "application/json"));
     assert_eq!(response.json().await, text_result(2, "echo: j"));
+    // The handler sees the identity the server assumes for the client, and no capabilities.
+    let seen = send(t.addr, req(&call_body(4, "meta", json!({})))).await.json().await;
+    let structured = &seen["result"]["structuredContent"];
+    assert_eq!(
+        (&structured["client"], &structured["elicits"]),
+        (&json!("stateless-http-client"), &json!(false))
+    );
     // The throwaway session knows no client capabilities: asking the client fails at once,
     // with the code 2025 has for a missing capability (-32021 exists only in 2026).
     let started = Instant::now();

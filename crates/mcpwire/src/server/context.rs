@@ -4,6 +4,7 @@
 //! 2026 request it ends the handler with an `input_required` result, and the retry runs
 //! the handler again with the answer in hand.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -67,16 +68,22 @@ pub(crate) static NO_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> =
 /// A value kept as its compact JSON text (empty for the type's default), parsed back on
 /// first use: a typed `ClientCapabilities` or `Implementation` is several hundred bytes
 /// of mostly empty fields and separate allocations, its JSON a few dozen bytes.
+/// The text is borrowed when it is the same for every session (made once).
 #[derive(Debug)]
 struct Compact<T> {
-    json: Box<str>,
+    json: Cow<'static, str>,
     value: OnceLock<Option<Box<T>>>,
 }
 
 impl<T: Serialize + DeserializeOwned> Compact<T> {
     fn new(value: &T) -> Self {
-        let json = serde_json::to_string(value).unwrap_or_default().into_boxed_str();
-        Compact { json, value: OnceLock::new() }
+        let json = serde_json::to_string(value).unwrap_or_default();
+        Compact { json: Cow::Owned(json), value: OnceLock::new() }
+    }
+
+    /// A value's text made once, for values many sessions share.
+    fn shared(json: &'static str) -> Self {
+        Compact { json: Cow::Borrowed(json), value: OnceLock::new() }
     }
 
     /// Like [`Compact::new`], with nothing stored for the default (no allocation).
@@ -85,7 +92,7 @@ impl<T: Serialize + DeserializeOwned> Compact<T> {
         T: Default + PartialEq,
     {
         if *value == T::default() {
-            return Compact { json: Box::default(), value: OnceLock::new() };
+            return Compact::shared("");
         }
         Self::new(value)
     }
@@ -116,6 +123,25 @@ impl SessionInfo {
             task_owner: OnceLock::new(),
             initialized: tokio::sync::SetOnce::new(),
         }
+    }
+
+    /// The session a session-less 2025 request runs in: at `version`, initialized, for a
+    /// client that declared no capabilities and whose identity is `client_info`, text made
+    /// once (every such request has a session of its own).
+    #[cfg(feature = "http")]
+    pub(crate) fn assumed(version: ProtocolVersion, client_info: &'static str, peer: Peer) -> Self {
+        let session = SessionInfo {
+            version,
+            capabilities: Compact::shared(""),
+            client_info: Compact::shared(client_info),
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::new(None),
+            peer,
+            task_owner: OnceLock::new(),
+            initialized: tokio::sync::SetOnce::new(),
+        };
+        session.mark_initialized();
+        session
     }
 
     /// The client sent `notifications/initialized` (or the session is set up without one:

@@ -77,13 +77,13 @@ impl StatefulSession {
     #[cfg(feature = "http")]
     pub(crate) fn assume_initialized(&self, version: ProtocolVersion, peer: &Peer) {
         let mut slot = self.session.write().unwrap_or_else(|e| e.into_inner());
-        // The same for every such session: made once.
-        static CLIENT: std::sync::LazyLock<mcpwire_protocol::Implementation> =
-            std::sync::LazyLock::new(|| mcpwire_protocol::Implementation::new("stateless-http-client", "0"));
+        // The same for every such session: its text is made once.
+        static CLIENT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+            let client = mcpwire_protocol::Implementation::new("stateless-http-client", "0");
+            serde_json::to_string(&client).unwrap_or_default()
+        });
         if slot.is_none() {
-            let session = SessionInfo::new(version, &super::context::NO_CAPABILITIES, &CLIENT, peer.clone());
-            session.mark_initialized();
-            *slot = Some(Arc::new(session));
+            *slot = Some(Arc::new(SessionInfo::assumed(version, CLIENT.as_str(), peer.clone())));
         }
     }
 
