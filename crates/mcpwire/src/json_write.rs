@@ -45,6 +45,39 @@ pub(crate) fn into_raw_value<T: Serialize>(value: T) -> Result<Box<RawValue>, se
     }
 }
 
+/// [`into_raw_value`] for a value that serializes as a struct, with `last` (a key and
+/// its value, already serialized) written as its last field: the text a type with that
+/// last field writes. Wrapping the value in such a type with `#[serde(flatten)]` would
+/// have serde buffer and replay every member, which costs more than the value's own
+/// writing.
+pub(crate) fn into_raw_object_with<T: Serialize>(
+    value: T,
+    last: (&'static str, &RawValue),
+) -> Result<Box<RawValue>, serde_json::Error> {
+    let written = Cell::new(false);
+    let last = Last { key: last.0, value: last.1, written: &written };
+    let raw = match write_with(&value, Some(last))? {
+        Written::Raw(raw) => raw,
+        Written::Text(text) => {
+            drop(value);
+            verbatim(text)?
+        }
+    };
+    match written.get() {
+        true => Ok(raw),
+        false => Err(serde_json::Error::custom("a value written with a last field must be a struct")),
+    }
+}
+
+/// A field written after a struct's own (see [`into_raw_object_with`]); `written` is set
+/// once it is.
+#[derive(Clone, Copy)]
+struct Last<'a> {
+    key: &'static str,
+    value: &'a RawValue,
+    written: &'a Cell<bool>,
+}
+
 /// What [`write`] made of a value.
 enum Written {
     /// The value as a `RawValue` (it had no long string).
@@ -58,14 +91,19 @@ enum Written {
 /// buffer of about its final size (a buffer grown by doubling past the allocator's mapping
 /// threshold would be mapped and unmapped again for every answer).
 fn write<T: Serialize + ?Sized>(value: &T) -> Result<Written, serde_json::Error> {
+    write_with(value, None)
+}
+
+/// [`write`], with a last field for the outermost struct.
+fn write_with<T: Serialize + ?Sized>(value: &T, last: Option<Last>) -> Result<Written, serde_json::Error> {
     let long = Cell::new(0);
-    let measured = serde_json::value::to_raw_value(&Wrapped(value, Mode::Measure(&long)))?;
+    let measured = serde_json::value::to_raw_value(&Outer(value, Mode::Measure(&long), last))?;
     let size = match long.get() {
         0 => return Ok(Written::Raw(measured)),
         long => measured.get().len() + long,
     };
     let mut out = Vec::with_capacity(size + size / 16 + 64);
-    Wrapped(value, Mode::Escape)
+    Outer(value, Mode::Escape, last)
         .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
     Ok(Written::Text(out))
 }
@@ -119,7 +157,16 @@ struct Wrapped<'a, T: ?Sized>(&'a T, Mode<'a>);
 
 impl<T: Serialize + ?Sized> Serialize for Wrapped<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.0.serialize(Strings(serializer, self.1))
+        self.0.serialize(Strings(serializer, self.1, None))
+    }
+}
+
+/// The value being written: [`Wrapped`], with the last field of its struct if any.
+struct Outer<'a, T: ?Sized>(&'a T, Mode<'a>, Option<Last<'a>>);
+
+impl<T: Serialize + ?Sized> Serialize for Outer<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(Strings(serializer, self.1, self.2))
     }
 }
 
@@ -130,7 +177,9 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// A serializer that passes everything to the one it wraps, except long strings (see
 /// [`Mode`]). Compound values are wrapped in turn, so the strings nested in them are seen
 /// too.
-struct Strings<'a, S>(S, Mode<'a>);
+/// The last field, set only for the outermost value, goes to its struct (see
+/// [`into_raw_object_with`]).
+struct Strings<'a, S>(S, Mode<'a>, Option<Last<'a>>);
 
 /// The compound serializers of [`Strings`]: `Some` wraps the values it is handed, `None`
 /// (a `RawValue`'s own struct) passes them on as they are.
@@ -138,6 +187,8 @@ struct Compound<'a, C> {
     inner: C,
     wrap: bool,
     mode: Mode<'a>,
+    /// The outermost struct's last field.
+    last: Option<Last<'a>>,
 }
 
 /// Serializes `value` through `serialize`, wrapped when the compound wraps.
@@ -261,17 +312,22 @@ impl<'a, S: Serializer> Serializer for Strings<'a, S> {
         self.0.serialize_newtype_variant(name, index, variant, &Wrapped(value, self.1))
     }
     fn serialize_seq(self, len: Option<usize>) -> Result<Self::SerializeSeq, S::Error> {
-        self.0.serialize_seq(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
+        self.0.serialize_seq(len).map(|inner| Compound { inner, wrap: true, mode: self.1, last: None })
     }
     fn serialize_tuple(self, len: usize) -> Result<Self::SerializeTuple, S::Error> {
-        self.0.serialize_tuple(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
+        self.0.serialize_tuple(len).map(|inner| Compound { inner, wrap: true, mode: self.1, last: None })
     }
     fn serialize_tuple_struct(
         self,
         name: &'static str,
         len: usize,
     ) -> Result<Self::SerializeTupleStruct, S::Error> {
-        self.0.serialize_tuple_struct(name, len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
+        self.0.serialize_tuple_struct(name, len).map(|inner| Compound {
+            inner,
+            wrap: true,
+            mode: self.1,
+            last: None,
+        })
     }
     fn serialize_tuple_variant(
         self,
@@ -284,14 +340,17 @@ impl<'a, S: Serializer> Serializer for Strings<'a, S> {
             inner,
             wrap: true,
             mode: self.1,
+            last: None,
         })
     }
     fn serialize_map(self, len: Option<usize>) -> Result<Self::SerializeMap, S::Error> {
-        self.0.serialize_map(len).map(|inner| Compound { inner, wrap: true, mode: self.1 })
+        self.0.serialize_map(len).map(|inner| Compound { inner, wrap: true, mode: self.1, last: None })
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> Result<Self::SerializeStruct, S::Error> {
-        let (wrap, mode) = (name != RAW_VALUE_TOKEN, self.1);
-        self.0.serialize_struct(name, len).map(|inner| Compound { inner, wrap, mode })
+        let wrap = name != RAW_VALUE_TOKEN;
+        let (mode, last) = (self.1, self.2.filter(|_| wrap));
+        let len = len + usize::from(last.is_some());
+        self.0.serialize_struct(name, len).map(|inner| Compound { inner, wrap, mode, last })
     }
     fn serialize_struct_variant(
         self,
@@ -304,6 +363,7 @@ impl<'a, S: Serializer> Serializer for Strings<'a, S> {
             inner,
             wrap: true,
             mode: self.1,
+            last: None,
         })
     }
     fn is_human_readable(&self) -> bool {
@@ -384,7 +444,11 @@ impl<C: SerializeStruct> SerializeStruct for Compound<'_, C> {
     fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
         self.inner.skip_field(key)
     }
-    fn end(self) -> Result<C::Ok, C::Error> {
+    fn end(mut self) -> Result<C::Ok, C::Error> {
+        if let Some(last) = self.last {
+            self.inner.serialize_field(last.key, last.value)?;
+            last.written.set(true);
+        }
         self.inner.end()
     }
 }
@@ -402,7 +466,11 @@ impl<C: SerializeStructVariant> SerializeStructVariant for Compound<'_, C> {
     fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
         self.inner.skip_field(key)
     }
-    fn end(self) -> Result<C::Ok, C::Error> {
+    fn end(mut self) -> Result<C::Ok, C::Error> {
+        if let Some(last) = self.last {
+            self.inner.serialize_field(last.key, last.value)?;
+            last.written.set(true);
+        }
         self.inner.end()
     }
 }
@@ -563,6 +631,32 @@ mod tests {
         let read: serde_json::Value = serde_json::from_str(owned.get()).unwrap();
         assert_eq!(serde_json::to_string(&read).unwrap(), expected);
         assert_eq!(into_raw_value(json!({ "short": 1 })).unwrap().get(), r#"{"short":1}"#);
+    }
+
+    /// A last field added to a struct is written as a type with that last field writes it.
+    #[test]
+    fn a_last_field_is_written_as_a_type_with_it_writes_it() {
+        #[derive(serde::Serialize)]
+        struct Fields {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            text: Option<String>,
+        }
+        #[derive(serde::Serialize)]
+        struct WithLast<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            text: Option<String>,
+            last: &'a RawValue,
+        }
+        let last = RawValue::from_string(r#"{"k":[1,"\u0001"]}"#.to_owned()).unwrap();
+        let long = "x\"y\n".repeat(40);
+        for text in [None, Some("short".to_owned()), Some(long)] {
+            let expected = serde_json::to_string(&WithLast { text: text.clone(), last: &last }).unwrap();
+            let got = into_raw_object_with(Fields { text }, ("last", &last)).unwrap();
+            assert_eq!(got.get(), expected);
+        }
+        // Only a struct has fields to add to.
+        assert!(into_raw_object_with([1], ("last", &last)).is_err());
+        assert!(into_raw_object_with(serde_json::json!({ "a": 1 }), ("last", &last)).is_err());
     }
 
     #[test]

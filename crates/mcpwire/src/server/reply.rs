@@ -43,8 +43,9 @@ pub(crate) enum Reply {
 pub(crate) struct ServerInfo {
     /// `{"name": .., "version": ..}` as a tree, for results whose `_meta` is a map.
     value: Value,
-    /// The same, serialized: written as is into a result without `_meta` of its own.
-    raw: Box<RawValue>,
+    /// `{"io.modelcontextprotocol/serverInfo":{..}}`, serialized: written as is as the
+    /// `_meta` of a result without one of its own.
+    meta: Box<RawValue>,
 }
 
 impl ServerInfo {
@@ -54,7 +55,9 @@ impl ServerInfo {
         // From the tree, not the struct, so the text is byte for byte what serializing
         // the tree inside a `_meta` map writes.
         let raw = crate::json_write::to_raw_value(&value).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        ServerInfo { value, raw }
+        let meta = serde_json::value::to_raw_value(&ServerInfoMeta { server_info: &raw })
+            .unwrap_or_else(|_| RawValue::NULL.to_owned());
+        ServerInfo { value, meta }
     }
 }
 
@@ -66,17 +69,6 @@ pub(crate) struct Stamp<'a> {
     pub(crate) cache: Option<CacheHint>,
 }
 
-/// A result whose own `_meta` is absent, written with the stamped one appended: the
-/// same text as inserting the identity into a new `_meta` map and serializing the
-/// result, since `_meta` is the last member of every type stamped this way.
-#[derive(Serialize)]
-struct WithServerInfo<'a, T: Serialize> {
-    #[serde(flatten)]
-    result: T,
-    #[serde(rename = "_meta")]
-    meta: ServerInfoMeta<'a>,
-}
-
 /// `{"io.modelcontextprotocol/serverInfo": ..}`.
 #[derive(Serialize)]
 struct ServerInfoMeta<'a> {
@@ -86,7 +78,7 @@ struct ServerInfoMeta<'a> {
 
 /// Access to the common result members of each result type.
 trait ResultFields {
-    /// Whether `_meta` is the type's last member (see [`WithServerInfo`]).
+    /// Whether `_meta` is the type's last member (see [`with`]).
     const META_LAST: bool = true;
 
     fn fields(&mut self) -> (&mut Option<ResultType>, &mut Option<Meta>);
@@ -226,10 +218,11 @@ fn with<T: ResultFields + Serialize>(
 ) -> Result<RawJson, serde_json::Error> {
     if let Some(st) = s {
         if T::META_LAST && r.fields().1.is_none() {
-            // Everything but the identity, then the identity as already serialized.
+            // Everything but the identity, then the identity as already serialized: the
+            // same text as inserting it into a new `_meta` map and serializing the result,
+            // since `_meta` is the last member of every type stamped this way.
             stamp_fields(&mut r, kind, st);
-            let meta = ServerInfoMeta { server_info: &st.server_info.raw };
-            return crate::json_write::into_raw_value(WithServerInfo { result: r, meta });
+            return crate::json_write::into_raw_object_with(r, ("_meta", &st.server_info.meta));
         }
     }
     stamp(&mut r, kind, s);
