@@ -45,7 +45,8 @@ struct Retry<'a> {
     responses: Option<InputResponses>,
     request_state: Option<String>,
     method: &'static str,
-    target: String,
+    /// The tool or prompt name, or the resource URI, borrowed from the request.
+    target: Cow<'a, str>,
     args: RetryArgs<'a>,
 }
 
@@ -385,7 +386,7 @@ impl Server {
         responses: Option<InputResponses>,
         request_state: Option<String>,
         method: &'static str,
-        target: impl Into<String>,
+        target: impl Into<Cow<'a, str>>,
         args: impl FnOnce() -> RetryArgs<'a>,
     ) -> Option<Retry<'a>> {
         match seed {
