@@ -177,6 +177,7 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// A serializer that passes everything to the one it wraps, except long strings (see
 /// [`Mode`]). Compound values are wrapped in turn, so the strings nested in them are seen
 /// too.
+///
 /// The last field, set only for the outermost value, goes to its struct (see
 /// [`into_raw_object_with`]).
 struct Strings<'a, S>(S, Mode<'a>, Option<Last<'a>>);

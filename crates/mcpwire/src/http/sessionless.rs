@@ -17,13 +17,13 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use http::{HeaderMap, Response, StatusCode};
-use mcpwire_protocol::{codes, methods, Message, ProtocolVersion, Request, RequestId};
+use mcpwire_protocol::{codes, methods, Implementation, Message, ProtocolVersion, Request, RequestId};
 use serde_json::json;
 
 use super::session::Session;
 use super::{header_rules, request_extensions, stateless, status, McpBody, McpService};
 use crate::jsonrpc::{Handler, RequestContext};
-use crate::server::stateful::StatefulSession;
+use crate::server::stateful::{StatefulSession, ASSUMED_CLIENT};
 use crate::transport::{InboundMeta, TransportEvent};
 
 /// The id of the `initialize` request a throwaway session is opened with.
@@ -143,7 +143,7 @@ async fn open(session: &Arc<Session>, version: &ProtocolVersion) -> bool {
     let params = json!({
         "protocolVersion": version,
         "capabilities": {},
-        "clientInfo": { "name": "stateless-http-client", "version": "0" },
+        "clientInfo": Implementation::new(ASSUMED_CLIENT.0, ASSUMED_CLIENT.1),
     });
     let Ok(raw) = serde_json::value::to_raw_value(&params) else { return false };
     let request = Request::new(id, methods::INITIALIZE, Some(raw));

@@ -113,16 +113,7 @@ impl SessionInfo {
         client_info: &Implementation,
         peer: Peer,
     ) -> Self {
-        SessionInfo {
-            version,
-            capabilities: Compact::unless_default(capabilities),
-            client_info: Compact::new(client_info),
-            log_level: Mutex::new(None),
-            subscriptions: Mutex::new(None),
-            peer,
-            task_owner: OnceLock::new(),
-            initialized: tokio::sync::SetOnce::new(),
-        }
+        Self::of(version, Compact::unless_default(capabilities), Compact::new(client_info), peer)
     }
 
     /// The session a session-less 2025 request runs in: at `version`, initialized, for a
@@ -130,18 +121,28 @@ impl SessionInfo {
     /// once (every such request has a session of its own).
     #[cfg(feature = "http")]
     pub(crate) fn assumed(version: ProtocolVersion, client_info: &'static str, peer: Peer) -> Self {
-        let session = SessionInfo {
+        let session = Self::of(version, Compact::shared(""), Compact::shared(client_info), peer);
+        session.mark_initialized();
+        session
+    }
+
+    /// A new session, its client's capabilities and identity kept as given.
+    fn of(
+        version: ProtocolVersion,
+        capabilities: Compact<ClientCapabilities>,
+        client_info: Compact<Implementation>,
+        peer: Peer,
+    ) -> Self {
+        SessionInfo {
             version,
-            capabilities: Compact::shared(""),
-            client_info: Compact::shared(client_info),
+            capabilities,
+            client_info,
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(None),
             peer,
             task_owner: OnceLock::new(),
             initialized: tokio::sync::SetOnce::new(),
-        };
-        session.mark_initialized();
-        session
+        }
     }
 
     /// The client sent `notifications/initialized` (or the session is set up without one:

@@ -42,6 +42,11 @@ impl Endpoint for StatefulSession {
     }
 }
 
+/// The name and version a session-less 2025 request's session gives its client, which
+/// sent no `initialize` of its own.
+#[cfg(feature = "http")]
+pub(crate) const ASSUMED_CLIENT: (&str, &str) = ("stateless-http-client", "0");
+
 impl StatefulSession {
     pub(crate) fn new(server: Server) -> Arc<Self> {
         Arc::new(StatefulSession { server, session: RwLock::new(None) })
@@ -79,7 +84,7 @@ impl StatefulSession {
         let mut slot = self.session.write().unwrap_or_else(|e| e.into_inner());
         // The same for every such session: its text is made once.
         static CLIENT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
-            let client = mcpwire_protocol::Implementation::new("stateless-http-client", "0");
+            let client = mcpwire_protocol::Implementation::new(ASSUMED_CLIENT.0, ASSUMED_CLIENT.1);
             serde_json::to_string(&client).unwrap_or_default()
         });
         if slot.is_none() {
