@@ -154,22 +154,48 @@ async fn notifications_and_client_responses_get_202() {
 // 2025: answers as SSE or JSON, server-to-client requests
 // ---------------------------------------------------------------------------------------
 
+/// A request answered before anything else was sent for it has nothing to stream and
+/// nothing to resume: its answer is one JSON body.
 #[tokio::test]
-async fn a_post_is_answered_as_sse_with_a_priming_event() {
+async fn a_post_answered_at_once_is_answered_as_json() {
     let t = start().await;
     let sid = open_session(t.addr, V25).await;
-    let mut response = post(t.addr, &sid, &call_body(2, "echo", json!({ "text": "hi" }))).await;
+    let response = post(t.addr, &sid, &call_body(2, "echo", json!({ "text": "hi" }))).await;
+    assert_eq!((response.status, response.content_type()), (200, "application/json"));
+    assert_eq!(response.json().await, text_result(2, "echo: hi"));
+}
+
+#[tokio::test]
+async fn a_post_whose_handler_waits_is_answered_as_sse_with_a_priming_event() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let body = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": { "name": "progress", "arguments": {}, "_meta": { "progressToken": "p" } } });
+    let mut response = post(t.addr, &sid, &body).await;
     assert_eq!(response.status, 200);
     assert_eq!(response.content_type(), "text/event-stream");
     assert_eq!(response.header("cache-control"), Some("no-cache"));
     let priming = response.next_event().await;
     assert!(priming.id.as_deref().is_some_and(|id| id.starts_with(&sid)), "{priming:?}");
     assert_eq!((priming.retry, priming.data.as_str()), (Some(1000), ""));
+    let progress = response.next_event().await;
+    assert_eq!(progress.json()["method"], "notifications/progress");
+    let _second_progress = response.next_event().await;
     let answer = response.next_event().await;
     assert_eq!(answer.event.as_deref(), Some("message"));
-    assert!(answer.id.is_some() && answer.id != priming.id, "every event has its own id: {answer:?}");
-    assert_eq!(answer.json(), text_result(2, "echo: hi"));
+    let ids = [&priming.id, &progress.id, &answer.id];
+    assert!(
+        answer.id.is_some() && ids[0] != ids[1] && ids[1] != ids[2],
+        "every event has its own id: {ids:?}"
+    );
+    assert_eq!(answer.json(), text_result(2, "progressed"));
     assert!(response.events_to_end().await.is_empty(), "the answer ends the stream");
+
+    // A handler that waits without sending anything gets its stream at once too.
+    let mut response = post(t.addr, &sid, &call_body(3, "progress", json!({}))).await;
+    assert_eq!(response.content_type(), "text/event-stream");
+    assert_eq!(response.next_event().await.data, "", "the priming event");
+    assert_eq!(response.next_message().await, text_result(3, "progressed"));
 }
 
 #[tokio::test]
@@ -232,12 +258,11 @@ async fn the_get_stream_carries_tools_list_changed() {
     let sid = open_session(t.addr, V25).await;
     let mut stream = get_stream(t.addr, &sid, None).await;
     assert_eq!((stream.status, stream.content_type()), (200, "text/event-stream"));
-    let call = post(t.addr, &sid, &call_body(2, "notify", json!({}))).await.events_to_end().await;
-    assert_eq!(call.last().unwrap().json(), text_result(2, "notified"));
+    let call = post(t.addr, &sid, &call_body(2, "notify", json!({}))).await.messages_to_end().await;
     let notification = stream.next_message().await;
     assert_eq!(notification, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
     // It went on the GET stream only (never broadcast to the POST's stream).
-    assert!(call.iter().all(|e| !e.data.contains("list_changed")), "{call:?}");
+    assert_eq!(call, [text_result(2, "notified")]);
 }
 
 /// A session with nothing in flight still gets change notifications on its GET stream
@@ -249,8 +274,8 @@ async fn an_idle_sessions_get_stream_carries_change_notifications() {
     let mut stream = get_stream(t.addr, &idle, None).await;
     assert_eq!(stream.status, 200);
     let busy = open_session(t.addr, V25).await;
-    let call = post(t.addr, &busy, &call_body(2, "notify", json!({}))).await.events_to_end().await;
-    assert_eq!(call.last().unwrap().json(), text_result(2, "notified"));
+    let call = post(t.addr, &busy, &call_body(2, "notify", json!({}))).await.messages_to_end().await;
+    assert_eq!(call, [text_result(2, "notified")]);
     let notification = stream.next_message().await;
     assert_eq!(notification, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
 }
@@ -371,7 +396,7 @@ async fn an_unknown_last_event_id_is_rejected() {
     let t = start().await;
     let sid = open_session(t.addr, V25).await;
     let other = open_session(t.addr, V25).await;
-    let mut call = post(t.addr, &other, &call_body(2, "echo", json!({ "text": "x" }))).await;
+    let mut call = post(t.addr, &other, &call_body(2, "progress", json!({}))).await;
     let foreign = call.next_event().await.id.unwrap();
     assert_eq!(get_stream(t.addr, &sid, Some("garbage")).await.status, 404);
     assert_eq!(get_stream(t.addr, &sid, Some(&foreign)).await.status, 404, "another session's event id");

@@ -245,9 +245,10 @@ async fn an_unknown_path_gets_404() {
 async fn raw_client_reads_a_closed_stream_as_end() {
     let t = start().await;
     let sid = open_session(t.addr, V25).await;
-    let mut response = post(t.addr, &sid, &json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
+    // A handler that waits gets an SSE stream.
+    let mut response = post(t.addr, &sid, &call_body(2, "progress", json!({}))).await;
     let _priming = response.next_event().await;
-    assert_eq!(response.next_message().await, json!({ "jsonrpc": "2.0", "id": 2, "result": {} }));
+    assert_eq!(response.next_message().await, text_result(2, "progressed"));
     assert!(matches!(response.next_within(Duration::from_secs(5)).await, Next::End));
 }
 
@@ -334,14 +335,20 @@ async fn a_response_carries_none_of_its_requests_headers() {
         }
     };
 
-    // 2025, a session: the answer as SSE, and as JSON.
+    // 2025, a session: the answer as SSE (the handler waits), as JSON (it answers at
+    // once), and as JSON in JSON mode.
     let t = start().await;
     let sid = open_session(t.addr, V25).await;
-    let call = call_body(2, "echo", json!({ "text": "hi" }));
-    let mut response = send(t.addr, probe(in_session(Req::post(&call), &sid, V25))).await;
+    let waits = call_body(2, "progress", json!({}));
+    let mut response = send(t.addr, probe(in_session(Req::post(&waits), &sid, V25))).await;
     assert_clean(&response, "2025 SSE");
     assert_eq!(response.content_type(), "text/event-stream");
-    assert_eq!(response.next_message().await, text_result(2, "echo: hi"));
+    assert_eq!(response.next_message().await, text_result(2, "progressed"));
+    let call = call_body(2, "echo", json!({ "text": "hi" }));
+    let response = send(t.addr, probe(in_session(Req::post(&call), &sid, V25))).await;
+    assert_clean(&response, "2025 JSON at once");
+    assert_eq!(response.content_type(), "application/json");
+    assert_eq!(response.json().await, text_result(2, "echo: hi"));
     let t = start_with(HttpSettings { json_response: true, ..HttpSettings::default() }).await;
     let sid = open_session(t.addr, V25).await;
     let response = send(t.addr, probe(in_session(Req::post(&call), &sid, V25))).await;

@@ -214,8 +214,9 @@ await section('content tools', async () => {
   const prefix = 'JSON Schema 2020-12 tool called with: ';
   eq(echoed.startsWith(prefix) ? JSON.parse(echoed.slice(prefix.length)) : echoed, args, 'json_schema_2020_12_tool echoes its arguments');
   const posts = http.filter((e) => e.method === 'POST' && e.body.includes('"tools/call"'));
-  check(posts.length > 0 && posts.every((e) => e.status === 200 && e.headers['content-type']?.startsWith('text/event-stream')),
-    'tools/call POSTs are answered as SSE streams', posts.map((e) => [e.status, e.headers['content-type']]));
+  // These tools answer at once, with nothing to stream first: one JSON body each.
+  check(posts.length > 0 && posts.every((e) => e.status === 200 && e.headers['content-type']?.startsWith('application/json')),
+    'tools/call POSTs answered at once are answered as JSON', posts.map((e) => [e.status, e.headers['content-type']]));
   check(posts.every((e) => e.requestHeaders['mcp-session-id'] === sessionId && e.requestHeaders['mcp-protocol-version'] === VERSION),
     'every tools/call POST carried the session id and MCP-Protocol-Version', posts.map((e) => e.requestHeaders));
   let err;
@@ -257,6 +258,9 @@ await section('logging and progress', async () => {
   await eventually(() => peer.logs.length >= 3);
   eq(peer.logs, [['info', 'Tool execution started'], ['info', 'Tool processing data'], ['info', 'Tool execution completed']],
     'three info log messages, in order');
+  const logged = http.filter((e) => e.method === 'POST' && e.body.includes('"test_tool_with_logging"'));
+  check(logged.length === 1 && logged[0].status === 200 && logged[0].headers['content-type']?.startsWith('text/event-stream'),
+    'a tools/call that sends messages before its answer is answered as an SSE stream', logged.map((e) => [e.status, e.headers['content-type']]));
   eq(await client.setLoggingLevel('warning'), {}, 'logging/setLevel returns {}');
   peer.logs.length = 0;
   await client.callTool({ name: 'test_tool_with_logging', arguments: {} });

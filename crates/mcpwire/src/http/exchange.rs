@@ -1,8 +1,10 @@
 //! Delivering a 2025 POST's messages into a session and answering it: `202` for
 //! notifications and responses only; otherwise the answers, as one JSON body (a JSON
 //! array for a batch) or as an SSE stream that carries everything related to the
-//! requests and ends with their answers. An SSE stream that is complete within a few
-//! milliseconds (a quick tool) is sent as one body, so it goes out in one write.
+//! requests and ends with their answers. A single request answered before anything else
+//! was sent for it (most calls: the handler answers at its first poll) gets JSON; an SSE
+//! stream that is complete within a few milliseconds is sent as one body, so it goes out
+//! in one write.
 
 use std::time::Duration;
 
@@ -70,12 +72,13 @@ impl McpService {
         if !session.deliver(events).await {
             return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
         }
+        session.settle(stream);
         // The handlers' facts share the request's header map: it comes back for the
         // response once they are done with it ([`status::reclaim_room`]).
         let headers = extensions.shared::<http::HeaderMap>();
         drop(extensions);
 
-        if json {
+        if json || rx.is_json() {
             let mut answers = Vec::with_capacity(request_ids.len());
             while answers.len() < request_ids.len() {
                 match rx.recv().await {

@@ -85,7 +85,10 @@ pub struct HttpSettings {
     /// soon as its `initialize` is answered, and half-opened sessions must not hold the
     /// places of `max_sessions` for the whole idle timeout.
     pub uninitialized_session_timeout: Duration,
-    /// 2025: answer each POST with one JSON body instead of an SSE stream.
+    /// 2025: answer every POST with one JSON body, with no back channel for what a
+    /// handler sends before its answer. Without it, a single request answered before
+    /// anything else was sent for it (a handler that answers at its first poll) gets
+    /// JSON, and any other gets an SSE stream (resumable, with its priming event).
     pub json_response: bool,
     /// 2025: serve without sessions: no `Mcp-Session-Id` is minted or required, GET and
     /// DELETE answer 405, and each POST runs in a throwaway session (no resumption, no

@@ -29,11 +29,25 @@ struct Stream {
     live: Option<StreamSender>,
     /// Responses still expected on this stream (`usize::MAX` for the standalone stream).
     pending: usize,
-    /// JSON-response mode: the response carries raw JSON responses only.
-    json: bool,
+    /// How the stream's response carries its messages.
+    wire: Wire,
     /// The request of a stream opened for exactly one (nearly every POST): found by a
     /// scan of the few open streams, so it costs no hashing and no map entry.
     only: Option<RequestId>,
+}
+
+/// How a stream's HTTP response carries its messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wire {
+    /// SSE events, stored for resumption when the session can resume.
+    Sse,
+    /// The answers' JSON only (an endpoint set to answer in JSON).
+    Json,
+    /// Not settled yet: the stream of a single request, until its first message or the
+    /// end of its POST's delivery (the handler's first poll). An answer that comes first
+    /// is sent as plain JSON, as a 2026 request's is: it has nothing to stream and nothing
+    /// to resume. Anything else makes the stream SSE from then on, priming event first.
+    Undecided,
 }
 
 /// The session's open streams. Both collections give their memory back when they
@@ -219,8 +233,9 @@ impl Session {
         self.settings.event_store.is_some() && lock(&self.version).is_at_least(&ProtocolVersion::V2025_11_25)
     }
 
-    /// Opens a response stream for the given requests and returns its receiver. In SSE
-    /// mode a resumable stream starts with a priming event.
+    /// Opens a response stream for the given requests and returns its receiver. A batch's
+    /// stream is SSE from the start (a resumable one starts with a priming event); a single
+    /// request's is settled by what comes first ([`Wire::Undecided`]).
     ///
     /// Fails with the offending id when a request id is already in flight in this session
     /// (or repeated in the batch): answers are routed by id, so a duplicate would take
@@ -245,15 +260,14 @@ impl Session {
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let name = stream_name(&self.id, no);
         let (tx, rx) = stream_queue(self.settings.stream_queue.max(requests.len() + 1));
-        if !json && self.resumable() {
-            let store = self.settings.event_store.as_deref();
-            if let Some(store) = store {
-                guarded::stream_opened(store, &name, requests);
+        let wire = match requests.len() {
+            _ if json => Wire::Json,
+            1 => Wire::Undecided,
+            _ => {
+                self.start_sse(&name, Some(&tx), requests);
+                Wire::Sse
             }
-            if let Some(id) = store.and_then(|s| guarded::store(s, &name, Bytes::new())) {
-                let _ = tx.try_send(sse::priming(&id, self.settings.sse_retry_ms));
-            }
-        }
+        };
         let only = match requests {
             [one] => Some(one.clone()),
             batch => {
@@ -263,8 +277,35 @@ impl Session {
                 None
             }
         };
-        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), json, only });
+        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), wire, only });
         Ok((no, rx))
+    }
+
+    /// Starts a stream's SSE: when the session can resume, the store learns of the
+    /// stream and the response gets the priming event (its id and the `retry` interval).
+    fn start_sse(&self, name: &str, live: Option<&StreamSender>, requests: &[RequestId]) {
+        let Some(store) = self.settings.event_store.as_deref().filter(|_| self.resumable()) else { return };
+        guarded::stream_opened(store, name, requests);
+        if let (Some(id), Some(live)) = (guarded::store(store, name, Bytes::new()), live) {
+            let _ = live.try_send(sse::priming(&id, self.settings.sse_retry_ms));
+        }
+    }
+
+    /// Makes an undecided stream SSE (see [`Wire::Undecided`]).
+    fn settle_as_sse(&self, stream: &mut Stream) {
+        if stream.wire == Wire::Undecided {
+            stream.wire = Wire::Sse;
+            self.start_sse(&stream.name, stream.live.as_ref(), stream.only.as_slice());
+        }
+    }
+
+    /// Settles how stream `no` goes out once its POST has delivered its request: SSE
+    /// unless its answer already came, first, as JSON (the receiver then says so:
+    /// [`StreamReceiver::is_json`]).
+    pub(crate) fn settle(&self, no: u64) {
+        if let Some(stream) = lock(&self.streams).get_mut(no) {
+            self.settle_as_sse(stream);
+        }
     }
 
     /// Opens (or re-attaches) the standalone GET stream; `None` if one is connected.
@@ -286,7 +327,7 @@ impl Session {
             name,
             live: Some(tx),
             pending: usize::MAX,
-            json: false,
+            wire: Wire::Sse,
             only: None,
         });
         streams.standalone = Some(no);
@@ -318,6 +359,8 @@ impl Session {
     /// Ends the current connection of a stream (the stream goes on, for resumption).
     fn detach(&self, no: u64) {
         if let Some(stream) = lock(&self.streams).get_mut(no) {
+            // A stream ended before anything was sent on it is SSE: the client resumes it.
+            self.settle_as_sse(stream);
             stream.live = None;
         }
     }
@@ -389,7 +432,17 @@ impl Session {
             return;
         };
         let Some(stream) = streams.get_mut(no) else { return };
-        let chunk = if stream.json {
+        if stream.wire == Wire::Undecided {
+            if response_id.is_some() {
+                stream.wire = Wire::Json;
+                if let Some(live) = &stream.live {
+                    live.mark_json();
+                }
+            } else {
+                self.settle_as_sse(stream);
+            }
+        }
+        let chunk = if stream.wire == Wire::Json {
             response_id.as_ref().map(|_| bytes)
         } else {
             let store = self.settings.event_store.as_deref();
@@ -409,7 +462,7 @@ impl Session {
         if let Some(key) = response_id {
             stream.pending = stream.pending.saturating_sub(1);
             if stream.pending == 0 {
-                if let (false, Some(store)) = (stream.json, self.settings.event_store.as_deref()) {
+                if let (Wire::Sse, Some(store)) = (stream.wire, self.settings.event_store.as_deref()) {
                     guarded::stream_completed(store, &stream.name);
                 }
                 streams.remove(no);
@@ -473,7 +526,7 @@ mod tests {
                 name: stream_name("s", no),
                 live: None,
                 pending: 1,
-                json: false,
+                wire: Wire::Sse,
                 only: None,
             });
         }

@@ -24,6 +24,7 @@ pub(crate) fn stream_queue(capacity: usize) -> (StreamSender, StreamReceiver) {
         waker: None,
         sender_gone: false,
         receiver_gone: false,
+        json: false,
     }));
     (StreamSender(shared.clone()), StreamReceiver(shared))
 }
@@ -35,6 +36,8 @@ struct State {
     waker: Option<Waker>,
     sender_gone: bool,
     receiver_gone: bool,
+    /// The stream carries its request's answer as plain JSON, not as SSE events.
+    json: bool,
 }
 
 type Shared = Arc<Mutex<State>>;
@@ -73,6 +76,11 @@ impl StreamSender {
             waker.wake();
         }
         Ok(())
+    }
+
+    /// Marks the stream as one plain JSON answer (before that answer is queued).
+    pub(crate) fn mark_json(&self) {
+        lock(&self.0).json = true;
     }
 
     /// Whether the receiver is gone.
@@ -128,6 +136,12 @@ impl StreamReceiver {
             None if state.sender_gone => Ok(None),
             None => Err(()),
         }
+    }
+
+    /// Whether the sender marked the stream as one plain JSON answer
+    /// ([`StreamSender::mark_json`]).
+    pub(crate) fn is_json(&self) -> bool {
+        lock(&self.0).json
     }
 
     /// Waits for the next event; `None` when the stream has ended.
@@ -186,6 +200,15 @@ mod tests {
         tx.try_send(Bytes::from_static(b"3")).unwrap();
         assert_eq!(rx.recv().await.as_deref(), Some(&b"2"[..]));
         assert_eq!(rx.recv().await.as_deref(), Some(&b"3"[..]));
+    }
+
+    #[test]
+    fn the_receiver_sees_the_senders_json_mark() {
+        let (tx, rx) = stream_queue(1);
+        assert!(!rx.is_json());
+        tx.mark_json();
+        drop(tx);
+        assert!(rx.is_json(), "the mark outlives the sender");
     }
 
     #[tokio::test]

@@ -391,14 +391,31 @@ impl Response {
         }
     }
 
-    /// The next event that carries a JSON-RPC message (skipping priming events).
+    /// The next event that carries a JSON-RPC message (skipping priming events); for a
+    /// JSON response (a request answered at once), the body.
     pub async fn next_message(&mut self) -> Value {
+        if !self.is_sse() {
+            let body = self.body.read_to_end(READ_TIMEOUT).await;
+            let text = String::from_utf8_lossy(&body);
+            return serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("body is not JSON ({e}): {text:?}"));
+        }
         loop {
             let event = self.next_event().await;
             if !event.data.is_empty() {
                 return event.json();
             }
         }
+    }
+
+    /// Every JSON-RPC message of the response, whichever way it came: the body of a JSON
+    /// response, or the messages of an SSE stream's events until it ends.
+    pub async fn messages_to_end(&mut self) -> Vec<Value> {
+        if !self.is_sse() {
+            return vec![self.next_message().await];
+        }
+        let events = self.events_to_end().await;
+        events.iter().filter(|e| !e.data.is_empty()).map(SseEvent::json).collect()
     }
 
     /// Every remaining event until the stream ends (fails after `READ_TIMEOUT` of silence).
