@@ -23,8 +23,6 @@ use crate::transport::{InboundMeta, Outgoing, StreamControl, TransportEvent, Una
 struct Stream {
     /// The stream's number in its session.
     no: u64,
-    /// The stream's name in the event store (`<session>-<no>`).
-    name: String,
     /// The HTTP response currently carrying the stream, if any.
     live: Option<StreamSender>,
     /// Responses still expected on this stream (`usize::MAX` for the standalone stream).
@@ -37,10 +35,11 @@ struct Stream {
 }
 
 /// How a stream's HTTP response carries its messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 enum Wire {
-    /// SSE events, stored for resumption when the session can resume.
-    Sse,
+    /// SSE events, stored for resumption (when the session can resume) under the
+    /// stream's name in the event store, `<session>-<no>`.
+    Sse { name: String },
     /// The answers' JSON only (an endpoint set to answer in JSON).
     Json,
     /// Not settled yet: the stream of a single request, until its first message or the
@@ -258,14 +257,14 @@ impl Session {
             return Err(dup.clone());
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let name = stream_name(&self.id, no);
         let (tx, rx) = stream_queue(self.settings.stream_queue.max(requests.len() + 1));
         let wire = match requests.len() {
             _ if json => Wire::Json,
             1 => Wire::Undecided,
             _ => {
+                let name = stream_name(&self.id, no);
                 self.start_sse(&name, Some(&tx), requests);
-                Wire::Sse
+                Wire::Sse { name }
             }
         };
         let only = match requests {
@@ -277,7 +276,7 @@ impl Session {
                 None
             }
         };
-        streams.streams.push(Stream { no, name, live: Some(tx), pending: requests.len(), wire, only });
+        streams.streams.push(Stream { no, live: Some(tx), pending: requests.len(), wire, only });
         Ok((no, rx))
     }
 
@@ -294,8 +293,9 @@ impl Session {
     /// Makes an undecided stream SSE (see [`Wire::Undecided`]).
     fn settle_as_sse(&self, stream: &mut Stream) {
         if stream.wire == Wire::Undecided {
-            stream.wire = Wire::Sse;
-            self.start_sse(&stream.name, stream.live.as_ref(), stream.only.as_slice());
+            let name = stream_name(&self.id, stream.no);
+            self.start_sse(&name, stream.live.as_ref(), stream.only.as_slice());
+            stream.wire = Wire::Sse { name };
         }
     }
 
@@ -321,13 +321,11 @@ impl Session {
             return Some(rx);
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
-        let name = stream_name(&self.id, no);
         streams.streams.push(Stream {
             no,
-            name,
             live: Some(tx),
             pending: usize::MAX,
-            wire: Wire::Sse,
+            wire: Wire::Sse { name: stream_name(&self.id, no) },
             only: None,
         });
         streams.standalone = Some(no);
@@ -350,7 +348,8 @@ impl Session {
                 let _ = tx.try_send(sse::event(Some(id), None, message));
             }
         }
-        if let Some(stream) = streams.streams.iter_mut().find(|s| s.name == replay.stream) {
+        let named = |s: &&mut Stream| matches!(&s.wire, Wire::Sse { name } if *name == replay.stream);
+        if let Some(stream) = streams.streams.iter_mut().find(named) {
             stream.live = Some(tx);
         }
         Some(rx)
@@ -442,12 +441,14 @@ impl Session {
                 self.settle_as_sse(stream);
             }
         }
-        let chunk = if stream.wire == Wire::Json {
-            response_id.as_ref().map(|_| bytes)
-        } else {
-            let store = self.settings.event_store.as_deref();
-            let id = store.and_then(|s| guarded::store(s, &stream.name, bytes.clone()));
-            Some(sse::event(id.as_deref(), None, &bytes))
+        let chunk = match &stream.wire {
+            Wire::Sse { name } => {
+                let store = self.settings.event_store.as_deref();
+                let id = store.and_then(|s| guarded::store(s, name, bytes.clone()));
+                Some(sse::event(id.as_deref(), None, &bytes))
+            }
+            // (Undecided is settled above.)
+            Wire::Json | Wire::Undecided => response_id.as_ref().map(|_| bytes),
         };
         if let (Some(chunk), Some(live)) = (chunk, &stream.live) {
             match live.try_send(chunk) {
@@ -462,8 +463,10 @@ impl Session {
         if let Some(key) = response_id {
             stream.pending = stream.pending.saturating_sub(1);
             if stream.pending == 0 {
-                if let (Wire::Sse, Some(store)) = (stream.wire, self.settings.event_store.as_deref()) {
-                    guarded::stream_completed(store, &stream.name);
+                if let (Wire::Sse { name }, Some(store)) =
+                    (&stream.wire, self.settings.event_store.as_deref())
+                {
+                    guarded::stream_completed(store, name);
                 }
                 streams.remove(no);
             }
@@ -492,7 +495,9 @@ impl Route for Session {
         }
         if let Some(store) = &self.settings.event_store {
             for stream in &lock(&self.streams).streams {
-                guarded::forget(store.as_ref(), &stream.name);
+                if let Wire::Sse { name } = &stream.wire {
+                    guarded::forget(store.as_ref(), name);
+                }
             }
         }
         // The answers are routed to the streams, so these end after them; the task holds
@@ -523,10 +528,9 @@ mod tests {
             streams.by_request.insert(RequestId::Number(no as i64), no);
             streams.streams.push(Stream {
                 no,
-                name: stream_name("s", no),
                 live: None,
                 pending: 1,
-                wire: Wire::Sse,
+                wire: Wire::Sse { name: stream_name("s", no) },
                 only: None,
             });
         }
