@@ -113,8 +113,9 @@ impl McpService {
 }
 
 /// How long a 2025 SSE response waits for its stream to end before its head is sent. A
-/// quick answer (the common case) then goes out as one complete body, with its priming
-/// event, in one write; anything slower starts streaming at once after it.
+/// stream that ends soon (a handler that waited a moment) then goes out as one complete
+/// body, with its priming event, in one write; anything slower starts streaming at once
+/// after it.
 const SSE_HOLD: Duration = Duration::from_millis(5);
 
 /// Takes the stream's events for up to [`SSE_HOLD`] (and at most `limit` of them):

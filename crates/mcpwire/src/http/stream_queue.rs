@@ -2,8 +2,9 @@
 //! of its streams: one sender (the stream's entry in the session), one receiver (the
 //! response body), at most `capacity` events waiting.
 //!
-//! Nearly every POST opens a stream for its one request, and the stream carries two
-//! events (the priming event and the answer) before it ends. tokio's channel is built
+//! Nearly every POST opens a stream for its one request, and the stream carries one or
+//! two chunks before it ends (the JSON answer; or, as SSE, the priming event and then the
+//! events up to the answer). tokio's channel is built
 //! for many senders and long lives: making one allocates its shared state and a block of
 //! 32 slots (past the allocator's per-thread cache), and every send and receive goes
 //! through its semaphore. For this one-to-one queue a mutex over a deque does the same
