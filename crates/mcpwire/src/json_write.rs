@@ -467,11 +467,8 @@ impl<C: SerializeStructVariant> SerializeStructVariant for Compound<'_, C> {
     fn skip_field(&mut self, key: &'static str) -> Result<(), C::Error> {
         self.inner.skip_field(key)
     }
-    fn end(mut self) -> Result<C::Ok, C::Error> {
-        if let Some(last) = self.last {
-            self.inner.serialize_field(last.key, last.value)?;
-            last.written.set(true);
-        }
+    // A variant is never given a last field: it is not the outermost object.
+    fn end(self) -> Result<C::Ok, C::Error> {
         self.inner.end()
     }
 }
@@ -658,6 +655,12 @@ mod tests {
         // Only a struct has fields to add to.
         assert!(into_raw_object_with([1], ("last", &last)).is_err());
         assert!(into_raw_object_with(serde_json::json!({ "a": 1 }), ("last", &last)).is_err());
+        #[derive(serde::Serialize)]
+        enum Variant {
+            Fields { a: u8 },
+        }
+        let variant = into_raw_object_with(Variant::Fields { a: 1 }, ("last", &last));
+        assert!(variant.is_err(), "a struct variant is not the outermost object");
     }
 
     #[test]
