@@ -4,7 +4,7 @@
 //! serde_json's writer looks at every byte of a string on its own (a table lookup and a
 //! branch per byte), which makes strings the bulk of the cost of a large result (a
 //! resource's text, a tool's long output). [`to_raw_value`] first lets serde_json write
-//! the value with every string of [`LONG`] bytes or more left out and measured; a value
+//! the value with every string of [`LONG`] bytes or more left out; a value
 //! that has any is written again by [`write`], with serde_json's own serializer but those
 //! strings escaped by [`escape`] (only a run holding a byte that needs escaping is looked
 //! at byte by byte), and made a `RawValue` without being parsed again ([`Verbatim`]).
@@ -86,23 +86,25 @@ enum Written {
     Text(Vec<u8>),
 }
 
-/// `value` written by serde_json with every string of [`LONG`] bytes or more left out and
-/// measured; when there are any, written again with them, escaped by [`escape`], into a
-/// buffer of about its final size (a buffer grown by doubling past the allocator's mapping
-/// threshold would be mapped and unmapped again for every answer).
+/// `value` written by serde_json with every string of [`LONG`] bytes or more left out;
+/// when there are any, written again with them, escaped by [`escape`], into a buffer that
+/// grows as `serde_json::to_vec`'s does. Not one sized in advance to the text: glibc's
+/// allocator raises the size at which it gives a heap's free top back to the kernel only
+/// once it has unmapped a block over 128 KiB, so an answer buffer sized just under that
+/// (a 100 KiB text's) would have it give back and fault in again pages for every large
+/// answer.
 fn write<T: Serialize + ?Sized>(value: &T) -> Result<Written, serde_json::Error> {
     write_with(value, None)
 }
 
 /// [`write`], with a last field for the outermost struct.
 fn write_with<T: Serialize + ?Sized>(value: &T, last: Option<Last>) -> Result<Written, serde_json::Error> {
-    let long = Cell::new(0);
-    let measured = serde_json::value::to_raw_value(&Outer(value, Mode::Measure(&long), last))?;
-    let size = match long.get() {
-        0 => return Ok(Written::Raw(measured)),
-        long => measured.get().len() + long,
-    };
-    let mut out = Vec::with_capacity(size + size / 16 + 64);
+    let long = Cell::new(false);
+    let without_long = serde_json::value::to_raw_value(&Outer(value, Mode::Omit(&long), last))?;
+    if !long.get() {
+        return Ok(Written::Raw(without_long));
+    }
+    let mut out = Vec::new();
     Outer(value, Mode::Escape, last)
         .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
     Ok(Written::Text(out))
@@ -133,9 +135,9 @@ impl Serialize for Verbatim<'_> {
 /// How [`Strings`] treats a long string.
 #[derive(Clone, Copy)]
 enum Mode<'a> {
-    /// Write it as `""` and add its length here: a value with none is written whole this
-    /// way, and one with some is written again by [`write`].
-    Measure(&'a Cell<usize>),
+    /// Write it as `""` and note here that there was one: a value with none is written
+    /// whole this way, and one with some is written again by [`write`].
+    Omit(&'a Cell<bool>),
     /// Hand its bytes to the [`EscapeBytes`] formatter (as a byte array, the one call of
     /// serde_json's serializer that reaches the formatter with the bytes as they are).
     Escape,
@@ -219,8 +221,8 @@ impl<'a, S: Serializer> Serializer for Strings<'a, S> {
     fn serialize_str(self, v: &str) -> Result<S::Ok, S::Error> {
         match self.1 {
             _ if v.len() < LONG => self.0.serialize_str(v),
-            Mode::Measure(long) => {
-                long.set(long.get() + v.len());
+            Mode::Omit(long) => {
+                long.set(true);
                 self.0.serialize_str("")
             }
             Mode::Escape => self.0.serialize_bytes(v.as_bytes()),
@@ -271,7 +273,7 @@ impl<'a, S: Serializer> Serializer for Strings<'a, S> {
     }
     fn serialize_bytes(self, v: &[u8]) -> Result<S::Ok, S::Error> {
         match self.1 {
-            Mode::Measure(_) => self.0.serialize_bytes(v),
+            Mode::Omit(_) => self.0.serialize_bytes(v),
             // What serde_json writes for a byte array, without reaching the formatter.
             Mode::Escape => self.0.collect_seq(v),
         }
