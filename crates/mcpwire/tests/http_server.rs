@@ -1,10 +1,11 @@
 //! The Streamable HTTP server's 2025-era session transport over real loopback sockets,
 //! one test per rule: sessions, SSE and JSON answers, server-to-client requests, the GET
-//! stream, resumption, cancellation, expiry, limits and batches, and 2025 requests served
-//! without sessions (`sessionless`). Requests are written byte for byte by the tiny
-//! client in `raw_http`, so statuses, headers and bodies are asserted exactly. The server
-//! under test is in `http_server_support`; the 2026 transport is tested in
-//! `http_server_2026.rs`, the security checks in `http_server_hygiene.rs`.
+//! stream, resumption, cancellation, expiry, limits and batches, and a faulty event
+//! store. Requests are written byte for byte by the tiny client in `raw_http`, so
+//! statuses, headers and bodies are asserted exactly. The server under test is in
+//! `http_server_support`; 2025 requests without sessions are tested in
+//! `http_server_sessionless.rs`, the 2026 transport in `http_server_2026.rs`, the security
+//! checks in `http_server_hygiene.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod http_server_support;
@@ -605,153 +606,6 @@ async fn batches_are_rejected_at_2025_11_25() {
         response.json().await,
         transport_error(-32600, "Invalid request: batches are only accepted at protocol version 2025-03-26")
     );
-}
-
-// ---------------------------------------------------------------------------------------
-// 2025 without sessions (`sessionless`), and leaks
-// ---------------------------------------------------------------------------------------
-
-fn stateless() -> HttpSettings {
-    HttpSettings { sessionless: true, ..Default::default() }
-}
-
-/// The runtime's live tasks once they settle (the test's own tasks included).
-async fn settled_tasks() -> usize {
-    let metrics = tokio::runtime::Handle::current().metrics();
-    let mut last = metrics.num_alive_tasks();
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        let now = metrics.num_alive_tasks();
-        if now == last {
-            return now;
-        }
-        last = now;
-    }
-    last
-}
-
-async fn tasks_back_to(baseline: usize) {
-    let metrics = tokio::runtime::Handle::current().metrics();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while metrics.num_alive_tasks() > baseline {
-        assert!(
-            Instant::now() < deadline,
-            "{} tasks still alive, {baseline} before: something leaked",
-            metrics.num_alive_tasks()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-}
-
-#[tokio::test]
-async fn sessionless_serves_posts_without_a_session() {
-    let t = start_with(stateless()).await;
-    let init = send(t.addr, Req::post(&initialize_body(1, V25))).await;
-    assert_eq!((init.status, init.header("mcp-session-id")), (200, None));
-    assert_eq!(only_answer(init).await["result"]["protocolVersion"], V25);
-    // No session id needed (and none kept): every POST stands alone.
-    let req =
-        Req::post(&call_body(2, "echo", json!({ "text": "alone" }))).header("mcp-protocol-version", V25);
-    let call = send(t.addr, req).await;
-    assert_eq!(call.status, 200);
-    assert_eq!(only_answer(call).await, text_result(2, "echo: alone"));
-    let note = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    assert_eq!(send(t.addr, Req::post(&note).header("mcp-protocol-version", V25)).await.status, 202);
-    assert_eq!(t.service.session_count(), 0);
-    // Without a header the request runs at 2025-03-26, where batches are accepted.
-    let batch = json!([{ "jsonrpc": "2.0", "id": 1, "method": "ping" }, call_body(2, "echo", json!({ "text": "b" }))]);
-    let mut answers: Vec<Value> =
-        send(t.addr, Req::post(&batch)).await.events_to_end().await.iter().map(|e| e.json()).collect();
-    answers.sort_by_key(|a| a["id"].as_i64());
-    assert_eq!(answers, vec![json!({ "jsonrpc": "2.0", "id": 1, "result": {} }), text_result(2, "echo: b")]);
-    let response = send(t.addr, Req::post(&batch).header("mcp-protocol-version", V25)).await;
-    assert_eq!(response.status, 400);
-}
-
-/// The one answer of a session-less 2025 POST: a JSON body, or an SSE stream that holds
-/// only the answer (no priming event: nothing can be resumed).
-async fn only_answer(mut response: raw_http::Response) -> Value {
-    if !response.is_sse() {
-        return response.json().await;
-    }
-    let events = response.events_to_end().await;
-    assert_eq!(events.len(), 1, "no priming event: nothing can be resumed: {events:?}");
-    assert_eq!(events[0].id, None);
-    events[0].json()
-}
-
-#[tokio::test]
-async fn sessionless_json_mode_and_no_client_capabilities() {
-    let t = start_with(HttpSettings { sessionless: true, json_response: true, ..Default::default() }).await;
-    let req = |body: &Value| Req::post(body).header("mcp-protocol-version", V25);
-    let response = send(t.addr, req(&call_body(2, "echo", json!({ "text": "j" })))).await;
-    assert_eq!((response.status, response.content_type()), (200, "application/json"));
-    assert_eq!(response.json().await, text_result(2, "echo: j"));
-    // The handler sees the identity the server assumes for the client, and no capabilities.
-    let seen = send(t.addr, req(&call_body(4, "meta", json!({})))).await.json().await;
-    let structured = &seen["result"]["structuredContent"];
-    assert_eq!(
-        (&structured["client"], &structured["elicits"]),
-        (&json!("stateless-http-client"), &json!(false))
-    );
-    // The throwaway session knows no client capabilities: asking the client fails at once,
-    // with the code 2025 has for a missing capability (-32021 exists only in 2026).
-    let started = Instant::now();
-    let answer = send(t.addr, req(&call_body(3, "ask", json!({})))).await.json().await;
-    assert!(started.elapsed() < Duration::from_secs(2));
-    assert_eq!(
-        answer,
-        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32601, "message": "Method not found: the client did not declare a capability this needs",
-            "data": { "requiredCapabilities": { "elicitation": { "form": {} } } } } })
-    );
-}
-
-#[tokio::test]
-async fn sessionless_get_and_delete_get_405() {
-    let t = start_with(stateless()).await;
-    for method in ["GET", "DELETE"] {
-        let req = Req::new(method).header("accept", "text/event-stream").header("mcp-protocol-version", V25);
-        let response = send(t.addr, req).await;
-        assert_eq!(response.status, 405, "{method}");
-        assert_eq!(response.header("allow"), Some("POST"), "{method}");
-    }
-}
-
-#[tokio::test]
-async fn sessionless_closing_the_response_cancels_and_nothing_leaks() {
-    let t = start_with(stateless()).await;
-    let req = |body: &Value| Req::post(body).header("mcp-protocol-version", V25);
-    only_answer(send(t.addr, req(&call_body(1, "echo", json!({})))).await).await;
-    let baseline = settled_tasks().await;
-    for id in 2..22 {
-        let call = send(t.addr, req(&call_body(id, "echo", json!({ "text": "x" })))).await;
-        assert_eq!(only_answer(call).await["id"], id);
-    }
-    tasks_back_to(baseline).await;
-    // The handler sends nothing, so the response may stay uncommitted (no head yet).
-    let call = raw_http::send_only(t.addr, req(&call_body(30, "slow", json!({})))).await;
-    wait_for("the slow tool to start", || t.probe.started.load(Ordering::SeqCst)).await;
-    drop(call);
-    wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
-    tasks_back_to(baseline).await;
-}
-
-#[tokio::test]
-async fn deleted_and_stateless_requests_leave_no_task_behind() {
-    let t = start().await;
-    let sid = open_session(t.addr, V25).await;
-    send(t.addr, in_session(Req::new("DELETE"), &sid, V25)).await.bytes().await;
-    let stateless_call = || stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
-    send(t.addr, stateless_call()).await.json().await;
-    let baseline = settled_tasks().await;
-    for _ in 0..10 {
-        let sid = open_session(t.addr, V25).await;
-        let mut call = post(t.addr, &sid, &call_body(2, "echo", json!({}))).await;
-        call.events_to_end().await;
-        send(t.addr, in_session(Req::new("DELETE"), &sid, V25)).await.bytes().await;
-        send(t.addr, stateless_call()).await.json().await;
-    }
-    tasks_back_to(baseline).await;
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
-//! The Streamable HTTP server under test, shared by the three files that test it over
-//! real loopback sockets: `http_server.rs` (the 2025-era session transport),
-//! `http_server_2026.rs` (the 2026-07-28 stateless transport) and `http_server_hygiene.rs`
-//! (security and request hygiene). The test tools and what they report, a running
-//! endpoint, and the request builders of both eras.
+//! The Streamable HTTP server under test, shared by the files that test it over real
+//! loopback sockets: `http_server.rs` (the 2025-era session transport),
+//! `http_server_sessionless.rs` (2025 requests without sessions), `http_server_2026.rs`
+//! (the 2026-07-28 stateless transport) and `http_server_hygiene.rs` (security and
+//! request hygiene). The test tools and what they report, a running endpoint, and the
+//! request builders of both eras.
 
 // Each test file uses part of this module, and takes all of it with one `use`.
 #![allow(dead_code, unused_imports)]
@@ -260,4 +261,38 @@ pub fn complete_text(id: i64, text: &str) -> Value {
         "resultType": "complete",
         "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "http-test-server", "version": "0.1.0" } }
     } })
+}
+
+// ---------------------------------------------------------------------------------------
+// Task leaks
+// ---------------------------------------------------------------------------------------
+
+/// The runtime's live tasks once they settle (the test's own tasks included).
+pub async fn settled_tasks() -> usize {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let mut last = metrics.num_alive_tasks();
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let now = metrics.num_alive_tasks();
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    last
+}
+
+/// Waits (up to 5 s) until the runtime's live tasks are back to `baseline`; fails the
+/// test if they are not.
+pub async fn tasks_back_to(baseline: usize) {
+    let metrics = tokio::runtime::Handle::current().metrics();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while metrics.num_alive_tasks() > baseline {
+        assert!(
+            Instant::now() < deadline,
+            "{} tasks still alive, {baseline} before: something leaked",
+            metrics.num_alive_tasks()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
