@@ -164,7 +164,11 @@ async fn handle(
         Err(_) => return Ok(status(StatusCode::BAD_REQUEST)),
     };
     let Some(reply) = answer(&body) else { return Ok(status(StatusCode::ACCEPTED)) };
-    let is_init = reply.windows(17).any(|w| w == b"\"protocolVersion\"");
+    // An `initialize` answer names `protocolVersion` first thing after its id, so only the
+    // head of a reply is looked at (a scan of every byte of a large reply would cost more
+    // than writing it).
+    let head = &reply[..reply.len().min(128)];
+    let is_init = head.windows(17).any(|w| w == b"\"protocolVersion\"");
     let mut builder = Response::builder();
     let payload = if sessions {
         if is_init {
