@@ -332,6 +332,12 @@ pub struct Response {
     _writer: tokio::task::JoinHandle<tokio::net::tcp::OwnedWriteHalf>,
 }
 
+/// A whole body read as JSON (UTF-8 required): the test fails with the body otherwise.
+fn json_of(body: Vec<u8>) -> Value {
+    let text = String::from_utf8(body).expect("a UTF-8 body");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("body is not JSON ({e}): {text:?}"))
+}
+
 impl Response {
     pub fn header(&self, name: &str) -> Option<&str> {
         let name = name.to_ascii_lowercase();
@@ -357,8 +363,7 @@ impl Response {
 
     /// The whole body as JSON.
     pub async fn json(self) -> Value {
-        let text = self.text().await;
-        serde_json::from_str(&text).unwrap_or_else(|e| panic!("body is not JSON ({e}): {text:?}"))
+        json_of(self.bytes().await)
     }
 
     /// The next SSE event (comments are skipped), waiting at most `timeout`.
@@ -395,10 +400,7 @@ impl Response {
     /// JSON response (a request answered at once), the body.
     pub async fn next_message(&mut self) -> Value {
         if !self.is_sse() {
-            let body = self.body.read_to_end(READ_TIMEOUT).await;
-            let text = String::from_utf8_lossy(&body);
-            return serde_json::from_str(&text)
-                .unwrap_or_else(|e| panic!("body is not JSON ({e}): {text:?}"));
+            return json_of(self.body.read_to_end(READ_TIMEOUT).await);
         }
         loop {
             let event = self.next_event().await;
