@@ -73,9 +73,14 @@ async fn shutdown_with_2026_and_2025_requests_in_flight_answers_each_exactly_onc
             task.await.unwrap().into_iter().filter(|m| m.get("method").is_none()).collect();
         assert_eq!(answers.len(), 1, "request {i}: {answers:?}");
         assert_eq!(answers[0]["id"], i, "{}", answers[0]);
-        // Both eras answer a request in flight at shutdown as every transport does (2026:
-        // the service for the request it drops; 2025: the session's dispatcher).
-        let expected = (codes::CONNECTION_CLOSED, "Connection closed");
+        // A request in flight at shutdown is answered as every transport answers it: in
+        // 2025 (by the session's dispatcher) with the SDKs' `-32000`; in 2026 (by the
+        // service, for the request it drops), which asks that `-32000…-32019` not be
+        // used, with `-32603`.
+        let expected = match i < 5 {
+            true => (codes::INTERNAL_ERROR, "Internal error: the server is shutting down"),
+            false => (codes::CONNECTION_CLOSED, "Connection closed"),
+        };
         let message = answers[0]["error"]["message"].as_str().unwrap_or_default();
         assert_eq!((code(&answers[0]), message), expected, "request {i}: {}", answers[0]);
     }

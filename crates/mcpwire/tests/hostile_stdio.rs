@@ -602,24 +602,45 @@ async fn requests_written_then_stdin_closed_are_all_answered_in_both_eras() {
     }
 }
 
+/// Requests in flight when stdin closes are each answered once, when the grace for them
+/// runs out: in 2025 with the SDKs' `-32000` "Connection closed"; in 2026, which asks that
+/// `-32000…-32019` not be used, with `-32603`.
 #[tokio::test]
-async fn shutdown_with_requests_in_flight_answers_each_exactly_once() {
-    let mut s = initialized().await;
-    for i in 0..20 {
-        s.send(call(i, if i % 2 == 0 { "hang" } else { "sleep" }, json!({ "ms": 60_000 }))).await;
+async fn shutdown_with_requests_in_flight_answers_each_exactly_once_in_both_eras() {
+    let envelope = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    for era in ["2025", "2026"] {
+        let mut s = match era {
+            "2025" => initialized().await,
+            _ => server().await,
+        };
+        for i in 0..20 {
+            let mut request = call(i, if i % 2 == 0 { "hang" } else { "sleep" }, json!({ "ms": 60_000 }));
+            if era == "2026" {
+                request["params"]["_meta"] = envelope.clone();
+            }
+            s.send(request).await;
+        }
+        // Let them start, then hang up.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        s.close_stdin();
+        let expected = match era {
+            "2025" => (codes::CONNECTION_CLOSED, "Connection closed"),
+            _ => (codes::INTERNAL_ERROR, "Internal error: the server is shutting down"),
+        };
+        let mut answered: HashMap<i64, usize> = HashMap::new();
+        while let Some(answer) = s.line_within(Duration::from_secs(10)).await {
+            let message = answer["error"]["message"].as_str().unwrap_or_default();
+            assert_eq!((code(&answer), message), expected, "{era}: {answer}");
+            *answered.entry(answer["id"].as_i64().unwrap()).or_default() += 1;
+        }
+        assert_eq!(answered.len(), 20, "{era}: {answered:?}");
+        assert!(answered.values().all(|n| *n == 1), "{era}: {answered:?}");
+        let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await.unwrap().unwrap();
+        assert!(status.success(), "{era}: {status}");
     }
-    // Let them start, then hang up.
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    s.close_stdin();
-    let mut answered: HashMap<i64, usize> = HashMap::new();
-    while let Some(answer) = s.line_within(Duration::from_secs(10)).await {
-        assert_eq!(code(&answer), codes::CONNECTION_CLOSED, "{answer}");
-        *answered.entry(answer["id"].as_i64().unwrap()).or_default() += 1;
-    }
-    assert_eq!(answered.len(), 20, "{answered:?}");
-    assert!(answered.values().all(|n| *n == 1), "{answered:?}");
-    let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await.unwrap().unwrap();
-    assert!(status.success(), "{status}");
 }
 
 #[tokio::test]

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use super::response_body::McpBody;
 use super::{sse, status, Inner};
 use crate::extensions::Extensions;
-use crate::jsonrpc::{poll_once, serve_one, Handler, RequestContext};
+use crate::jsonrpc::{closed_error, poll_once, serve_one, Handler, RequestContext};
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing};
 
@@ -24,6 +24,10 @@ use crate::transport::{InboundMeta, Outgoing};
 struct Stateless(Server);
 
 impl Handler for Stateless {
+    fn in_stateless_era(&self) -> bool {
+        true
+    }
+
     async fn on_request(
         &self,
         request: Request,
@@ -69,6 +73,7 @@ pub(crate) async fn serve_alone<H: Handler>(
 ) -> Response<McpBody> {
     let Inner { settings, dispatcher: config, closing, .. } = endpoint;
     let id = request.id.clone();
+    let stateless_era = handler.in_stateless_era();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
     let headers = extensions.shared::<HeaderMap>();
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
@@ -91,7 +96,7 @@ pub(crate) async fn serve_alone<H: Handler>(
             let answer = tokio::select! {
                 biased;
                 answer = &mut call => answer,
-                _ = closing.cancelled() => return shutting_down(id),
+                _ = closing.cancelled() => return shutting_down(id, stateless_era),
             };
             return answered(id, answer, None, None, (call, leftovers));
         }
@@ -108,7 +113,7 @@ pub(crate) async fn serve_alone<H: Handler>(
                     None => return internal_error(id),
                 },
                 _ = uncommitted => None,
-                _ = closing.cancelled() => return shutting_down(id),
+                _ = closing.cancelled() => return shutting_down(id, stateless_era),
             };
             (first, sent)
         }
@@ -231,10 +236,9 @@ impl Stream {
 }
 
 /// The answer to a request that was still uncommitted when the endpoint shut down: what
-/// every transport answers a request in flight at shutdown (`-32000`, as the 2025 era's
-/// session dispatcher does).
-fn shutting_down(id: mcpwire_protocol::RequestId) -> Response<McpBody> {
-    status::error(StatusCode::SERVICE_UNAVAILABLE, Some(id), codes::CONNECTION_CLOSED, "Connection closed")
+/// every transport answers a request in flight at shutdown ([`closed_error`]), with 503.
+fn shutting_down(id: mcpwire_protocol::RequestId, stateless_era: bool) -> Response<McpBody> {
+    status::error_object(StatusCode::SERVICE_UNAVAILABLE, Some(id), closed_error(stateless_era))
 }
 
 /// A JSON answer, with the HTTP status the spec maps its error code to (its headers in

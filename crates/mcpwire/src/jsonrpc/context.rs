@@ -42,6 +42,9 @@ pub(crate) struct InFlight {
     making: Mutex<()>,
     /// Set (under the table lock) when the peer cancelled this request.
     pub(crate) peer_cancelled: AtomicBool,
+    /// Set as it arrives when the request is of the 2026 era
+    /// ([`Handler::in_stateless_era`](super::Handler::in_stateless_era)).
+    pub(crate) stateless_era: AtomicBool,
     /// [`Settle`] state.
     pub(crate) settled: AtomicU8,
     /// The last progress value sent (the bits of an `f64`; none yet: `-inf`): progress
@@ -138,6 +141,7 @@ impl InFlight {
             token: OnceLock::new(),
             making: Mutex::new(()),
             peer_cancelled: AtomicBool::new(false),
+            stateless_era: AtomicBool::new(false),
             settled: AtomicU8::new(Settle::Running as u8),
             last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             progress_token: ProgressToken::of(params),

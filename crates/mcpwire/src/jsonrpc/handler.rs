@@ -36,6 +36,15 @@ pub trait Handler: Send + Sync + 'static {
         ctx: RequestContext,
     ) -> impl Future<Output = Result<RawJson, McpError>> + Send;
 
+    /// Whether this handler serves the 2026 era, where codes `-32000…-32019` should not
+    /// be used: a request that the connection's shutdown stops before it is answered then
+    /// gets `-32603` "Internal error: the server is shutting down" rather than the
+    /// `-32000` "Connection closed" of the 2025 era's SDKs. Asked as each request arrives,
+    /// after [`Handler::on_arrival`]; `false` unless a handler says otherwise.
+    fn in_stateless_era(&self) -> bool {
+        false
+    }
+
     /// Handles a notification. `notifications/cancelled` never reaches here (the
     /// dispatcher applies it), nor does progress for a request this side sent with a
     /// progress callback.

@@ -43,6 +43,7 @@ pub(super) fn start_request<H: Handler>(
         entry.fire(Fire::Shutdown);
     }
     arrive(&**handler, &request);
+    note_era(&**handler, &entry);
     let hook = meta.on_unanswered;
     let ctx = context(peer.clone(), entry.clone(), meta.extensions, meta.no_back_channel);
     let method = method_name(&request.method);
@@ -93,6 +94,23 @@ pub(super) fn in_flight(request: &Request) -> Arc<InFlight> {
 pub(super) fn arrive<H: Handler>(handler: &H, request: &Request) {
     if std::panic::catch_unwind(AssertUnwindSafe(|| handler.on_arrival(request))).is_err() {
         tracing::error!(id = %request.id, "the handler's arrival hook panicked");
+    }
+}
+
+/// Notes on the request whether its handler serves the 2026 era, for [`settle`].
+pub(super) fn note_era<H: Handler>(handler: &H, entry: &InFlight) {
+    if handler.in_stateless_era() {
+        entry.stateless_era.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The answer of a request that the connection's shutdown stopped: `-32000` "Connection
+/// closed", as the 2025 era's SDKs send it; in the 2026 era, which asks that
+/// `-32000…-32019` not be used, `-32603`.
+pub(crate) fn closed_error(stateless_era: bool) -> ErrorObject {
+    match stateless_era {
+        false => ErrorObject::new(codes::CONNECTION_CLOSED, "Connection closed"),
+        true => ErrorObject::new(codes::INTERNAL_ERROR, "Internal error: the server is shutting down"),
     }
 }
 
@@ -180,7 +198,7 @@ where
 /// silences the answer: `None`, with the transport's hook called) or finds nothing in
 /// flight (and is ignored). Handler errors keep their code when they are protocol
 /// errors and are logged and answered `-32603` otherwise; a panic is answered like an
-/// internal error; a stopped handler is answered `-32000` "Connection closed".
+/// internal error; a stopped handler is answered as [`closed_error`] says.
 pub(super) fn settle(
     shared: &Shared,
     entry: &Arc<InFlight>,
@@ -205,7 +223,7 @@ pub(super) fn settle(
     }
 
     let message = match outcome {
-        None => error_message(id.clone(), ErrorObject::new(codes::CONNECTION_CLOSED, "Connection closed")),
+        None => error_message(id.clone(), closed_error(entry.stateless_era.load(Ordering::Relaxed))),
         Some(Ok(Ok(result))) => Message::Response(Response::new(id.clone(), result)),
         Some(Ok(Err(error))) => {
             if error.is_internal() {

@@ -13,8 +13,10 @@
 //! - **One place turns handler errors into wire errors** ([`McpError`](crate::McpError)): protocol errors
 //!   keep their code, anything else is logged and answered `-32603`, and a panicking
 //!   handler is answered like an internal error while the connection lives on.
-//! - **Shutdown answers what is still in flight** with `-32000` "Connection closed",
-//!   unless an answer was already written or the peer cancelled the request; outbound
+//! - **Shutdown answers what is still in flight** with `-32000` "Connection closed"
+//!   (`-32603` in the 2026 era, which asks that `-32000…-32019` not be used:
+//!   [`Handler::in_stateless_era`]), unless an answer was already written or the peer
+//!   cancelled the request; outbound
 //!   waiters fail with a connection-closed error. When the peer's input ends, the
 //!   requests already running first get a short grace
 //!   ([`DispatcherConfig::input_end_grace`]) to be answered as usual.
@@ -82,7 +84,7 @@ pub use context::{NotificationContext, RequestContext};
 pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
 #[cfg(feature = "http")]
-pub(crate) use inbound::duplicate_id;
+pub(crate) use inbound::{closed_error, duplicate_id};
 #[cfg(feature = "http")]
 pub(crate) use oneshot::serve_one;
 pub use outbound::CallOptions;
@@ -127,7 +129,8 @@ pub struct DispatcherConfig {
     /// `initialize`, which must be settled before anything that follows it). A handler
     /// that waits for the peer here would deadlock.
     pub inline_methods: Vec<String>,
-    /// How long shutdown waits for handlers to write their "Connection closed" answers.
+    /// How long shutdown waits for handlers to write their shutdown answers ("Connection
+    /// closed").
     pub shutdown_grace: Duration,
     /// When the peer's input ends (the transport reports it closed: a stdio server's
     /// stdin reaches its end), how long the requests already running may still finish and
@@ -388,7 +391,7 @@ async fn close_connection(
     let grace = shared.config.input_end_grace;
     if transport_closed && !grace.is_zero() && tokio::time::timeout(grace, tasks.wait()).await.is_err() {
         tracing::debug!(
-            "requests still running when the peer's input ended are answered \"Connection closed\""
+            "requests still running when the peer's input ended are answered as shutdown answers them"
         );
     }
     shared.shut_down();

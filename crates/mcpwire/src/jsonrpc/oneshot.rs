@@ -101,6 +101,7 @@ pub(crate) fn serve_one<H: Handler>(
     shared.state.store(State::Running as u8, Ordering::Release);
     let entry = inbound::in_flight(&request);
     inbound::arrive(&handler, &request);
+    inbound::note_era(&handler, &entry);
     let peer = Peer { shared: shared.clone() };
     let ctx = inbound::context(peer, entry.clone(), meta.extensions, meta.no_back_channel);
     let method = inbound::method_name(&request.method);

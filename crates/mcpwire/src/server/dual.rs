@@ -141,6 +141,10 @@ impl Handler for DualEra {
         }
     }
 
+    fn in_stateless_era(&self) -> bool {
+        self.0.era.get() == Some(&Era::Stateless)
+    }
+
     fn on_request(
         &self,
         request: Request,
