@@ -31,9 +31,9 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
+use super::arguments::{decode_arguments, decode_string_arguments};
 use super::context::Ctx;
 use super::schema;
-use super::string_args::decode_string_arguments;
 use crate::error::McpError;
 
 /// What an extractor reads from: the request's context, its arguments as one JSON object
@@ -158,37 +158,6 @@ impl FromRequest for Uri {
     }
 }
 
-/// Decodes raw arguments (absent = `{}`) into `T`, with an error that names the field.
-///
-/// Plain `serde_json` first: tracking the path costs about twice as much, and only an
-/// error needs it. A failure is decoded again with the path tracked, so the error (and
-/// anything the path-tracking decoder accepts that the plain one does not) is exactly
-/// what it always was.
-pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
-    let text = arguments.map_or("{}", RawValue::get);
-    if let Ok(value) = serde_json::from_str(text) {
-        return Ok(value);
-    }
-    decode_tracked(text)
-}
-
-/// Decodes `text` with the path tracked, for an error that names the field.
-fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(naming_the_field)
-}
-
-/// A decoding error as `field.path: what went wrong` (just the error at the top level).
-pub(crate) fn naming_the_field<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> String {
-    let path = error.path().to_string();
-    let inner = error.into_inner();
-    if path == "." {
-        inner.to_string()
-    } else {
-        format!("{path}: {inner}")
-    }
-}
-
 /// An async function of extractors: the handler of a prompt or a resource (tools also
 /// take sync functions, see [`ToolHandler`](super::ToolHandler)). Implemented for
 /// functions and closures of up to six [`FromRequest`] parameters returning a future.
@@ -255,58 +224,5 @@ pub(crate) fn rejection_error(rejection: Rejection, what: &str) -> McpError {
             McpError::invalid_params(format!("Invalid arguments for {what}: {detail}"))
         }
         Rejection::Protocol(error) => error,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-    use serde::Deserialize;
-    use serde_json::value::RawValue;
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    struct Inner {
-        n: u8,
-    }
-
-    #[derive(Debug, PartialEq, Deserialize)]
-    struct Outer {
-        text: String,
-        #[serde(default)]
-        list: Vec<Inner>,
-        #[serde(default)]
-        flag: Option<bool>,
-    }
-
-    /// The decoder before the plain-serde fast path: path tracking on every call.
-    fn tracked<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
-        decode_tracked(arguments.map_or("{}", RawValue::get))
-    }
-
-    #[test]
-    fn fast_path_decodes_and_fails_exactly_like_path_tracking() {
-        let inputs = [
-            r#"{"text":"a"}"#,
-            r#"{"text":"a\"b\u00e9","list":[{"n":1},{"n":2}],"flag":true}"#,
-            r#"{"text":"a","extra":[1,2,3]}"#,
-            r#"{}"#,
-            r#"{"text":1}"#,
-            r#"{"text":"a","list":[{"n":1},{"n":300}]}"#,
-            r#"{"text":"a","list":[{"m":1}]}"#,
-            r#"{"text":"a","flag":"yes"}"#,
-            r#"{"text":"a","text":"b"}"#,
-            r#"[1]"#,
-            r#"["a",[]]"#,
-            r#"5"#,
-        ];
-        for input in inputs {
-            let raw = RawValue::from_string(input.to_owned()).unwrap();
-            let fast = decode_arguments::<Outer>(Some(&raw));
-            assert_eq!(fast, tracked::<Outer>(Some(&raw)), "{input}");
-        }
-        assert_eq!(decode_arguments::<Outer>(None), tracked::<Outer>(None));
-        let err = decode_arguments::<Outer>(Some(&RawValue::from_string(inputs[5].to_owned()).unwrap()));
-        assert!(err.unwrap_err().starts_with("list[1].n: "), "the error names the field");
     }
 }

@@ -28,6 +28,7 @@
 //! # }
 //! ```
 
+mod arguments;
 mod ask;
 mod context;
 pub mod cursor;
@@ -48,7 +49,6 @@ mod router;
 pub mod schema;
 pub(crate) mod stateful;
 pub(crate) mod stateless;
-mod string_args;
 pub mod tasks;
 mod tool;
 #[doc(hidden)]

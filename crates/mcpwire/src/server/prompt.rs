@@ -25,8 +25,9 @@ use mcpwire_protocol::prompts::{GetPromptResult, Prompt, PromptArgument, PromptM
 use mcpwire_protocol::Meta;
 use serde_json::Value;
 
+use super::arguments::decode_arguments;
 use super::context::Ctx;
-use super::extract::{decode_arguments, rejection_error, FromRequest, Handler, Rejection, RequestParts};
+use super::extract::{rejection_error, FromRequest, Handler, Rejection, RequestParts};
 use crate::error::McpError;
 
 /// The arguments of a `prompts/get` call as the strings they are on the wire; an

@@ -29,8 +29,9 @@ use mcpwire_protocol::content::{
 use mcpwire_protocol::resources::{ReadResourceResult, Resource, ResourceTemplate};
 use mcpwire_protocol::Meta;
 
+use super::arguments::decode_arguments;
 use super::context::Ctx;
-use super::extract::{decode_arguments, rejection_error, FromRequest, Handler, Rejection, RequestParts};
+use super::extract::{rejection_error, FromRequest, Handler, Rejection, RequestParts};
 use super::uri_template::UriTemplate;
 use crate::error::McpError;
 

@@ -38,8 +38,9 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::arguments::decode_arguments;
 use super::context::Ctx;
-use super::extract::{decode_arguments, Args, FromRequest, Handler, Rejection, RequestParts};
+use super::extract::{Args, FromRequest, Handler, Rejection, RequestParts};
 use super::schema;
 use crate::error::McpError;
 

@@ -1,13 +1,47 @@
-//! Typed arguments from a map of strings: a prompt's arguments and a template's
-//! variables are strings on the wire, and a handler that declares `n: u32` or
-//! `loud: bool` for them gets each value parsed from its string (`"7"`, `"true"`), as
-//! a URL's query string is read. A `String` field takes the text as it is.
+//! A request's arguments decoded into a handler's types, with errors that name the field.
+//!
+//! A tool's arguments are JSON ([`decode_arguments`]). A prompt's arguments and a
+//! template's variables are strings on the wire, and a handler that declares `n: u32` or
+//! `loud: bool` for them gets each value parsed from its string (`"7"`, `"true"`), as a
+//! URL's query string is read; a `String` field takes the text as it is
+//! ([`decode_string_arguments`]).
 
 use std::collections::BTreeMap;
 
 use serde::de::value::{Error, MapDeserializer};
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde_json::value::RawValue;
+
+/// Decodes raw arguments (absent = `{}`) into `T`, with an error that names the field.
+///
+/// Plain `serde_json` first: tracking the path costs about twice as much, and only an
+/// error needs it. A failure is decoded again with the path tracked, so the error (and
+/// anything the path-tracking decoder accepts that the plain one does not) is exactly
+/// what it always was.
+pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+    let text = arguments.map_or("{}", RawValue::get);
+    if let Ok(value) = serde_json::from_str(text) {
+        return Ok(value);
+    }
+    decode_tracked(text)
+}
+
+/// Decodes `text` with the path tracked, for an error that names the field.
+fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(naming_the_field)
+}
+
+/// A decoding error as `field.path: what went wrong` (just the error at the top level).
+fn naming_the_field<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> String {
+    let path = error.path().to_string();
+    let inner = error.into_inner();
+    if path == "." {
+        inner.to_string()
+    } else {
+        format!("{path}: {inner}")
+    }
+}
 
 /// Decodes a JSON object of strings (absent = `{}`) into `T`, each value read as the type
 /// its field asks for; the error names the field.
@@ -19,7 +53,7 @@ pub(crate) fn decode_string_arguments<T: DeserializeOwned>(
         serde_json::from_str(text).map_err(|e| format!("arguments must be strings: {e}"))?;
     let entries = map.into_iter().map(|(key, value)| (key, Text(value)));
     let de: MapDeserializer<'_, _, Error> = MapDeserializer::new(entries);
-    serde_path_to_error::deserialize(de).map_err(super::extract::naming_the_field)
+    serde_path_to_error::deserialize(de).map_err(naming_the_field)
 }
 
 /// One argument's text, read as whatever type its field asks for.
@@ -173,5 +207,50 @@ mod tests {
         assert_eq!(value["a"], "1");
         let empty: BTreeMap<String, String> = decode_string_arguments(None).unwrap();
         assert!(empty.is_empty());
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Inner {
+        n: u8,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Outer {
+        text: String,
+        #[serde(default)]
+        list: Vec<Inner>,
+        #[serde(default)]
+        flag: Option<bool>,
+    }
+
+    /// The decoder before the plain-serde fast path: path tracking on every call.
+    fn tracked<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
+        decode_tracked(arguments.map_or("{}", RawValue::get))
+    }
+
+    #[test]
+    fn fast_path_decodes_and_fails_exactly_like_path_tracking() {
+        let inputs = [
+            r#"{"text":"a"}"#,
+            r#"{"text":"a\"b\u00e9","list":[{"n":1},{"n":2}],"flag":true}"#,
+            r#"{"text":"a","extra":[1,2,3]}"#,
+            r#"{}"#,
+            r#"{"text":1}"#,
+            r#"{"text":"a","list":[{"n":1},{"n":300}]}"#,
+            r#"{"text":"a","list":[{"m":1}]}"#,
+            r#"{"text":"a","flag":"yes"}"#,
+            r#"{"text":"a","text":"b"}"#,
+            r#"[1]"#,
+            r#"["a",[]]"#,
+            r#"5"#,
+        ];
+        for input in inputs {
+            let raw = RawValue::from_string(input.to_owned()).unwrap();
+            let fast = decode_arguments::<Outer>(Some(&raw));
+            assert_eq!(fast, tracked::<Outer>(Some(&raw)), "{input}");
+        }
+        assert_eq!(decode_arguments::<Outer>(None), tracked::<Outer>(None));
+        let err = decode_arguments::<Outer>(Some(&RawValue::from_string(inputs[5].to_owned()).unwrap()));
+        assert!(err.unwrap_err().starts_with("list[1].n: "), "the error names the field");
     }
 }
