@@ -15,28 +15,10 @@ use http::{header, HeaderValue, Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use serde_json::json;
 
+use super::body::AuthResponseBody;
 use super::claims::{TokenClaims, TokenError, TokenVerifier};
 use super::policy::{self, McpCall, ScopePolicy};
-use crate::http::McpBody;
 use crate::Principal;
-
-/// A response body the auth services can build their own answers (errors, metadata) in.
-pub trait AuthResponseBody {
-    /// A complete body of these bytes.
-    fn from_bytes(bytes: Bytes) -> Self;
-}
-
-impl AuthResponseBody for McpBody {
-    fn from_bytes(bytes: Bytes) -> Self {
-        McpBody::full(bytes)
-    }
-}
-
-impl AuthResponseBody for Full<Bytes> {
-    fn from_bytes(bytes: Bytes) -> Self {
-        Full::new(bytes)
-    }
-}
 
 #[derive(Clone)]
 struct Config {

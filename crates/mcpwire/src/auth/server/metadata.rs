@@ -11,7 +11,7 @@ use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request, Response, StatusCode};
 use serde_json::{json, Map, Value};
 
-use super::layer::AuthResponseBody;
+use super::body::AuthResponseBody;
 use crate::auth::fetch::{origin, path};
 
 /// The OAuth scope that asks for a refresh token, which a resource server neither lists

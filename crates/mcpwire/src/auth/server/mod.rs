@@ -53,6 +53,7 @@
 //! # }
 //! ```
 
+mod body;
 mod claims;
 mod introspection;
 mod jwks;
@@ -62,11 +63,12 @@ mod metadata;
 mod policy;
 mod serve;
 
+pub use body::AuthResponseBody;
 pub use claims::{ClaimRules, TokenClaims, TokenError, TokenVerifier, VerifyFuture};
 pub use introspection::IntrospectionVerifier;
 pub use jwks::Algorithm;
 pub use jwt::JwtVerifier;
-pub use layer::{AuthResponseBody, BearerAuth, BearerAuthLayer, RequestBody};
+pub use layer::{BearerAuth, BearerAuthLayer, RequestBody};
 pub use metadata::{MetadataRouter, ResourceMetadata, WELL_KNOWN_PREFIX};
 pub use policy::{McpCall, ScopePolicy};
 pub use serve::serve_service;
