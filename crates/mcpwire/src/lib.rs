@@ -60,6 +60,7 @@ pub mod error;
 pub mod extensions;
 #[cfg(feature = "http")]
 pub mod http;
+mod id_map;
 mod json_write;
 pub mod jsonrpc;
 #[cfg(feature = "http")]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use mcpwire_protocol::RequestId;
 
 use super::context::InFlight;
-use super::IdMap;
+use crate::id_map::IdMap;
 
 /// The largest map capacity given back when it empties.
 const SMALL: usize = 3;

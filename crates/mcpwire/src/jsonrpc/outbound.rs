@@ -76,7 +76,7 @@ struct PendingEntry {
 /// Outbound requests awaiting a response.
 #[derive(Default)]
 pub(crate) struct PendingTable {
-    entries: super::IdMap<IdKey, PendingEntry>,
+    entries: crate::id_map::IdMap<IdKey, PendingEntry>,
     recent_progress: VecDeque<(IdKey, ProgressCallback)>,
 }
 

@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 use futures_util::task::AtomicWaker;
 use mcpwire_protocol::{IdKey, Message, RequestId};
 
-use crate::jsonrpc::IdMap;
+use crate::id_map::IdMap;
 
 /// The batches of one connection whose answers are still being gathered, shared by its
 /// reader, its writer and the unanswered hooks of their requests.

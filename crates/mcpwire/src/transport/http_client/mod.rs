@@ -76,7 +76,7 @@ pub use middleware::{HttpMiddleware, MiddlewareError};
 pub use sse::{SseError, SseEvent, SseParser};
 
 use super::{Connection, Outgoing, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
-use crate::jsonrpc::IdMap;
+use crate::id_map::IdMap;
 
 /// The largest response body or SSE event accepted by default (16 MiB; see
 /// [`HttpClientTransport::max_message_bytes`]).
