@@ -101,7 +101,7 @@ impl McpError {
     /// ```
     pub fn resource_not_found(uri: &str) -> Self {
         // The message names at most 200 characters of the URI; `data` carries all of it.
-        let shown = crate::server::uri_template::encoding::shown(uri, 200);
+        let shown = shown(uri, 200);
         McpError::new(codes::RESOURCE_NOT_FOUND, format!("Resource not found: {shown}"))
             .with_data(serde_json::json!({ "uri": uri }))
     }
@@ -313,9 +313,32 @@ impl RequestError {
     }
 }
 
+/// `s` as an error message shows it: its first `n` characters, and `…` when there is more
+/// (a URI a client sent may be of any length; the message is read by people).
+pub(crate) fn shown(s: &str, n: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(n) {
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", s.get(..end).unwrap_or(s))),
+        None => std::borrow::Cow::Borrowed(s),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A message shows at most `n` characters of a text, whole characters, and says when
+    /// it cut; `data` keeps the whole URI.
+    #[test]
+    fn a_long_uri_is_cut_in_the_message_only() {
+        assert_eq!(shown("héllo", 5), "héllo");
+        assert_eq!(shown("héllo", 2), "hé…");
+        assert_eq!(shown("", 0), "");
+        let uri = format!("file:///{}", "é".repeat(300));
+        let error = McpError::resource_not_found(&uri).to_error_object();
+        let expected: String = uri.chars().take(200).collect();
+        assert_eq!(error.message, format!("Resource not found: {expected}…"));
+        assert_eq!(error.data, Some(serde_json::json!({ "uri": uri })));
+    }
 
     #[test]
     fn a_transport_failure_relayed_by_a_handler_is_an_internal_error() {

@@ -41,7 +41,8 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use super::uri_template::encoding::{encode_segment_into, is_pct_triplet, percent_decode, shown};
+use super::uri_template::encoding::{encode_segment_into, is_pct_triplet, percent_decode};
+use crate::error::shown;
 use crate::error::McpError;
 
 /// A directory that `file://` resource URIs map into: `file:///a/b` names `<root>/a/b`.

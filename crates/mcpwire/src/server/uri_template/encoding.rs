@@ -119,11 +119,3 @@ pub(super) fn char_prefix(s: &str, n: usize) -> &str {
         None => s,
     }
 }
-
-/// `s` as an error message shows it: its first `n` characters, and `…` when there is more.
-pub(crate) fn shown(s: &str, n: usize) -> std::borrow::Cow<'_, str> {
-    match char_prefix(s, n) {
-        prefix if prefix.len() == s.len() => std::borrow::Cow::Borrowed(s),
-        prefix => std::borrow::Cow::Owned(format!("{prefix}…")),
-    }
-}
