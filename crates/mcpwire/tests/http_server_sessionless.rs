@@ -84,6 +84,40 @@ async fn sessionless_json_mode_and_no_client_capabilities() {
     );
 }
 
+/// A session-less 2025 request's JSON-RPC error comes with `200`, as in a session: 2025
+/// gives a request's errors no HTTP status of their own, and its clients take another
+/// status for a failed exchange (the TypeScript SDK's client throws the body away; a `404`
+/// reads as an expired session). The same errors to 2026 requests on the same endpoint get
+/// that era's statuses (`400`, `404` for an unknown method).
+#[tokio::test]
+async fn sessionless_errors_come_with_200_and_2026_ones_with_their_status() {
+    for json_response in [false, true] {
+        let t = start_with(HttpSettings { sessionless: true, json_response, ..Default::default() }).await;
+        let req = |body: &Value| Req::post(body).header("mcp-protocol-version", V25);
+        let cases = [
+            (call_body(1, "no_such_tool", json!({})), -32602),
+            (json!({ "jsonrpc": "2.0", "id": 2, "method": "no/such/method" }), -32601),
+            (call_body(3, "ask", json!({})), -32601),
+        ];
+        for (body, code) in cases {
+            let response = send(t.addr, req(&body)).await;
+            assert_eq!(response.status, 200, "json_response {json_response}: {body}");
+            let answer = only_answer(response).await;
+            assert_eq!(
+                (answer["id"].clone(), answer["error"]["code"].clone()),
+                (body["id"].clone(), json!(code))
+            );
+        }
+        let unknown_tool =
+            send(t.addr, stateless_request(4, "tools/call", json!({ "name": "no_such_tool" }))).await;
+        assert_eq!(unknown_tool.status, 400, "json_response {json_response}");
+        assert_eq!(unknown_tool.json().await["error"]["code"], -32602);
+        let unknown_method = send(t.addr, stateless_request(5, "no/such/method", json!({}))).await;
+        assert_eq!(unknown_method.status, 404, "json_response {json_response}");
+        assert_eq!(unknown_method.json().await["error"]["code"], -32601);
+    }
+}
+
 #[tokio::test]
 async fn sessionless_get_and_delete_get_405() {
     let t = start_with(stateless()).await;

@@ -87,7 +87,7 @@ pub(crate) async fn serve_alone<H: Handler>(
             // The handler has finished, and its context, which held the headers, with it.
             // The rest of the request is freed once its answer has been written.
             let room = status::reclaim_room(headers);
-            return answered(id, answer, sent, room, (call, leftovers));
+            return answered(id, answer, sent, room, (call, leftovers), stateless_era);
         }
         Poll::Pending if json_only => {
             // Nothing but the answer is sent: the queue's receiver is dropped, so what
@@ -98,7 +98,7 @@ pub(crate) async fn serve_alone<H: Handler>(
                 answer = &mut call => answer,
                 _ = closing.cancelled() => return shutting_down(id, stateless_era),
             };
-            return answered(id, answer, None, None, (call, leftovers));
+            return answered(id, answer, None, None, (call, leftovers), stateless_era);
         }
         Poll::Pending => {
             // The handler waits: what it sends now is watched for (its queue is made).
@@ -106,7 +106,9 @@ pub(crate) async fn serve_alone<H: Handler>(
             let uncommitted = tokio::time::sleep(settings.keep_alive);
             let first = tokio::select! {
                 biased;
-                answer = &mut call => return answered(id, answer, Some(sent), None, leftovers),
+                answer = &mut call => {
+                    return answered(id, answer, Some(sent), None, leftovers, stateless_era)
+                }
                 first = sent.recv() => match first {
                     Some(out) => Some(out),
                     // Unreachable: the request holds a sender while it runs.
@@ -186,13 +188,15 @@ pub(crate) async fn serve_alone<H: Handler>(
 /// the handler sent something first (then those events and the answer, as one SSE body).
 /// Its headers go in `room` when given: the request's own header map
 /// ([`status::reclaim_room`]); `leftovers` are freed with a JSON body, once it is written
-/// ([`McpBody::full_leaving`]).
+/// ([`McpBody::full_leaving`]). `stateless_era`: a 2026 request, whose errors have HTTP
+/// statuses of their own ([`json_answer`]).
 fn answered(
     id: mcpwire_protocol::RequestId,
     answer: Option<Message>,
     sent: Option<mpsc::Receiver<Outgoing>>,
     room: Option<HeaderMap>,
     leftovers: impl Send + 'static,
+    stateless_era: bool,
 ) -> Response<McpBody> {
     let Some(answer) = answer else { return internal_error(id) };
     let mut body = Vec::new();
@@ -202,7 +206,7 @@ fn answered(
         }
     }
     if body.is_empty() {
-        return json_answer(answer, room, leftovers);
+        return json_answer(answer, room, leftovers, stateless_era);
     }
     body.extend_from_slice(&sse::event(None, None, &answer.to_vec()));
     sse_response_in(room, McpBody::full(body))
@@ -241,15 +245,20 @@ fn shutting_down(id: mcpwire_protocol::RequestId, stateless_era: bool) -> Respon
     status::error_object(StatusCode::SERVICE_UNAVAILABLE, Some(id), closed_error(stateless_era))
 }
 
-/// A JSON answer, with the HTTP status the spec maps its error code to (its headers in
-/// `room`, emptied, when given; `leftovers` freed once it is written).
+/// A JSON answer (its headers in `room`, emptied, when given; `leftovers` freed once it is
+/// written). In 2026 an error gets the HTTP status the spec gives its code
+/// ([`status::for_code`]). A 2025 answer is `200` whatever it says, as a 2025 session's
+/// are: that era gives a request's JSON-RPC errors no status of their own, and its clients
+/// take any other status for a failed exchange (the TypeScript SDK's throws the body away,
+/// and a `404` reads as a session that expired).
 fn json_answer(
     message: Message,
     room: Option<HeaderMap>,
     leftovers: impl Send + 'static,
+    stateless_era: bool,
 ) -> Response<McpBody> {
     let code = match &message {
-        Message::Error(e) => status::for_code(e.error.code),
+        Message::Error(e) if stateless_era => status::for_code(e.error.code),
         _ => StatusCode::OK,
     };
     status::json_body_in(room, code, McpBody::full_leaving(message.to_vec(), (message, leftovers)))
