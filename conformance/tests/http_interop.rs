@@ -6,7 +6,8 @@
 //!   resumption) and once in `auto` mode (2026-07-28: stateless POSTs with the routing
 //!   headers, `input_required` rounds, `subscriptions/listen`);
 //! - the official TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2, 2025 era):
-//!   `tests/peers/node/http_client_everything.mjs`.
+//!   `tests/peers/node/http_client_everything.mjs`, and against the server without
+//!   sessions (`--sessionless`), `tests/peers/node/http_client_sessionless.mjs`.
 //!
 //! Each test starts its own server on a free port and asserts that the script exits 0.
 //!
@@ -66,4 +67,19 @@ fn typescript_client_over_http() {
         .arg(workspace_root().join("tests/peers/node/http_client_everything.mjs"))
         .env("NODE_MODULES", &modules);
     run_peer("the TypeScript client over HTTP", command, "== ts:");
+}
+
+/// TypeScript SDK (2025 era) against a server without sessions: every POST alone, and a
+/// JSON-RPC error (unknown tool, prompt or method) reaches the caller as an `McpError`
+/// with its code, which takes the answer's `200` (the SDK fails any other status).
+#[test]
+fn typescript_client_over_http_without_sessions() {
+    let Some((node, modules)) = node() else { return };
+    let server = EverythingHttp::start_sessionless();
+    let mut command = Command::new(&node);
+    command
+        .arg(workspace_root().join("tests/peers/node/http_client_sessionless.mjs"))
+        .env("NODE_MODULES", &modules)
+        .arg(server.url());
+    run_script("the TypeScript client over HTTP without sessions", command, "== ts-sessionless:");
 }

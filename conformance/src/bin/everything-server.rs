@@ -1,6 +1,8 @@
-//! `everything-server --stdio` or `everything-server --http 127.0.0.1:PORT [--redis URL]`:
-//! the conformance fixture server. With `--redis`, every instance started with the same
-//! Redis URL is one logical server (docs/DEPLOY.md). Logs go to stderr (`RUST_LOG` sets
+//! `everything-server --stdio` or `everything-server --http 127.0.0.1:PORT [--redis URL |
+//! --sessionless]`: the conformance fixture server. With `--redis`, every instance started
+//! with the same Redis URL is one logical server (docs/DEPLOY.md). With `--sessionless`,
+//! 2025 clients are served without sessions (`HttpSettings::sessionless`), as a server
+//! behind a load balancer without sticky sessions is. Logs go to stderr (`RUST_LOG` sets
 //! the level).
 
 #![forbid(unsafe_code)]
@@ -9,7 +11,7 @@ use std::process::ExitCode;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: everything-server --stdio | --http ADDR [--redis URL] (for example --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379; endpoint /mcp)"
+        "usage: everything-server --stdio | --http ADDR [--redis URL | --sessionless] (for example --http 127.0.0.1:3001 --redis redis://127.0.0.1:6379; endpoint /mcp)"
     );
     ExitCode::from(2)
 }
@@ -30,6 +32,11 @@ async fn main() -> ExitCode {
         }
         ["--http", addr] => {
             serve(mcpwire::http::McpService::new(mcpwire_conformance::everything::server()), addr).await
+        }
+        ["--http", addr, "--sessionless"] | ["--sessionless", "--http", addr] => {
+            let settings = mcpwire::http::HttpSettings { sessionless: true, ..Default::default() };
+            let server = mcpwire_conformance::everything::server();
+            serve(mcpwire::http::McpService::with_settings(server, settings), addr).await
         }
         ["--http", addr, "--redis", url] | ["--redis", url, "--http", addr] => {
             let cluster = match mcpwire::http::cluster::Cluster::connect(url).await {

@@ -242,9 +242,21 @@ impl EverythingHttp {
     /// Starts it on `addr` and waits (30 s at most) for the address it reports it serves
     /// at (its first stderr line); the rest of its stderr goes to ours.
     pub fn start_at(addr: SocketAddr) -> EverythingHttp {
+        EverythingHttp::start_with(addr, &[])
+    }
+
+    /// [`EverythingHttp::start`] with 2025 clients served without sessions
+    /// (`--sessionless`).
+    pub fn start_sessionless() -> EverythingHttp {
+        EverythingHttp::start_with(SocketAddr::from(([127, 0, 0, 1], 0)), &["--sessionless"])
+    }
+
+    /// [`EverythingHttp::start_at`] with `extra` arguments after `--http ADDR`.
+    fn start_with(addr: SocketAddr, extra: &[&str]) -> EverythingHttp {
         let mut child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
             .arg("--http")
             .arg(addr.to_string())
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
