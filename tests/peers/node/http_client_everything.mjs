@@ -18,24 +18,9 @@
 // Each check prints `ok` or `FAIL`; the exit status is 0 when all passed, 1 otherwise,
 // 2 on a usage error.
 
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { sdk, urlArgument } from './peer.mjs';
 
-const url = process.argv[2];
-if (!url || !url.startsWith('http')) {
-  console.error('usage: http_client_everything.mjs URL');
-  process.exit(2);
-}
-
-// ---- SDK import (from $NODE_MODULES when set) ------------------------------------
-
-async function sdk(sub) {
-  const base = process.env.NODE_MODULES;
-  if (base) {
-    return import(pathToFileURL(path.join(base, '@modelcontextprotocol/sdk/dist/esm', sub)).href);
-  }
-  return import(`@modelcontextprotocol/sdk/${sub.replace(/\.js$/, '')}`);
-}
+const url = urlArgument('http_client_everything.mjs');
 
 const { Client } = await sdk('client/index.js');
 const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
