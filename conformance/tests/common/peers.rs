@@ -67,6 +67,15 @@ pub fn node() -> Option<(PathBuf, PathBuf)> {
     Some((node, modules))
 }
 
+/// [`node`], with the TypeScript SDK v2 client (`@modelcontextprotocol/client`) required
+/// in the same `node_modules`.
+pub fn node_v2() -> Option<(PathBuf, PathBuf)> {
+    let (node, modules) = node()?;
+    let client = modules.join("@modelcontextprotocol/client/package.json");
+    require(&[(&client, "TypeScript SDK v2 client (MCPWIRE_NODE_MODULES)")])?;
+    Some((node, modules))
+}
+
 /// A child's pipe, collected on a thread as it arrives (so the child never blocks on a
 /// full pipe).
 pub struct Drained {

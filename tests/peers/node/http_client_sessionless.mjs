@@ -17,7 +17,7 @@
 // Each check prints `ok` or `FAIL`; the exit status is 0 when all passed, 1 otherwise,
 // 2 on a usage error.
 
-import { sdk, urlArgument } from './peer.mjs';
+import { Checks, sdk, urlArgument } from './peer.mjs';
 
 const url = urlArgument('http_client_sessionless.mjs');
 
@@ -25,17 +25,8 @@ const { Client } = await sdk('client/index.js');
 const { StreamableHTTPClientTransport } = await sdk('client/streamableHttp.js');
 const { McpError, EmptyResultSchema } = await sdk('types.js');
 
-let passed = 0;
-const failures = [];
-function check(ok, what, detail) {
-  if (ok) {
-    passed += 1;
-    console.log(`ok   ${what}`);
-  } else {
-    failures.push(what);
-    console.log(`FAIL ${what}${detail === undefined ? '' : `: ${detail}`}`);
-  }
-}
+const checks = new Checks();
+const check = checks.check.bind(checks);
 
 /// The error a call rejects with (undefined when it resolves).
 async function rejection(call) {
@@ -86,7 +77,4 @@ const after = await client.callTool({ name: 'test_simple_text', arguments: {} })
 check(after.content?.[0]?.text !== undefined, 'the client goes on after the errors');
 
 await client.close();
-console.log();
-console.log(`== ts-sessionless: ${passed} passed, ${failures.length} failed`);
-for (const f of failures) console.log(`FAILED ${f}`);
-process.exit(failures.length === 0 ? 0 : 1);
+checks.finish('ts-sessionless');

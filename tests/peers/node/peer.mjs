@@ -23,3 +23,39 @@ export async function sdk(sub) {
   }
   return import(`@modelcontextprotocol/sdk/${sub.replace(/\.js$/, '')}`);
 }
+
+/// The TypeScript SDK v2 client package (`@modelcontextprotocol/client`), which speaks
+/// both eras.
+export async function clientV2() {
+  const base = process.env.NODE_MODULES;
+  if (base) {
+    return import(pathToFileURL(path.join(base, '@modelcontextprotocol/client/dist/index.mjs')).href);
+  }
+  return import('@modelcontextprotocol/client');
+}
+
+/// A script's checks: each prints `ok` or `FAIL` as it is made; `finish` prints the
+/// summary line (`== LABEL: N passed, M failed`) and exits 0 when all passed, 1 otherwise.
+export class Checks {
+  constructor() {
+    this.passed = 0;
+    this.failures = [];
+  }
+
+  check(ok, what, detail) {
+    if (ok) {
+      this.passed += 1;
+      console.log(`ok   ${what}`);
+    } else {
+      this.failures.push(what);
+      console.log(`FAIL ${what}${detail === undefined ? '' : `: ${String(detail).slice(0, 300)}`}`);
+    }
+  }
+
+  finish(label) {
+    console.log();
+    console.log(`== ${label}: ${this.passed} passed, ${this.failures.length} failed`);
+    for (const f of this.failures) console.log(`FAILED ${f}`);
+    process.exit(this.failures.length === 0 ? 0 : 1);
+  }
+}
