@@ -7,9 +7,9 @@
 //!   headers, `input_required` rounds, `subscriptions/listen`);
 //! - the official TypeScript SDK client (`@modelcontextprotocol/sdk` 1.32.2, 2025 era):
 //!   `tests/peers/node/http_client_everything.mjs`, and against the server without
-//!   sessions (`--sessionless`), `tests/peers/node/http_client_sessionless.mjs`;
-//! - the TypeScript SDK v2 client (`@modelcontextprotocol/client` 2.3.1), in each era:
-//!   `tests/peers/node/http_client_v2.mjs`.
+//!   sessions (`--sessionless`), `tests/peers/node/http_client_sessionless.mjs`.
+//!
+//! The TypeScript SDK v2 client, over HTTP and stdio, is in `typescript_v2_interop.rs`.
 //!
 //! Each test starts its own server on a free port and asserts that the script exits 0.
 //!
@@ -25,7 +25,7 @@ mod common;
 
 use std::process::Command;
 
-use common::peers::{node, node_v2, python, run_script, workspace_root, EverythingHttp};
+use common::peers::{node, python, run_script, workspace_root, EverythingHttp};
 
 /// Runs a peer script against a fresh server (its URL is the last argument).
 fn run_peer(label: &str, mut command: Command, summary_prefix: &str) {
@@ -84,29 +84,4 @@ fn typescript_client_over_http_without_sessions() {
         .env("NODE_MODULES", &modules)
         .arg(server.url());
     run_script("the TypeScript client over HTTP without sessions", command, "== ts-sessionless:");
-}
-
-/// The TypeScript SDK v2 client in `mode` (`legacy` or `auto`) against a fresh server.
-fn typescript_v2_run(mode: &str) {
-    let Some((node, modules)) = node_v2() else { return };
-    let mut command = Command::new(&node);
-    command.arg(workspace_root().join("tests/peers/node/http_client_v2.mjs")).env("NODE_MODULES", &modules);
-    let server = EverythingHttp::start();
-    command.arg(server.url()).arg(mode);
-    run_script(&format!("the TypeScript v2 client over HTTP ({mode})"), command, "== ts-v2");
-}
-
-/// TypeScript SDK v2, its default 2025-11-25 era: tools, a tool error, an unknown tool,
-/// elicitation and sampling through the client's handlers, progress, resources,
-/// templates, prompts, completion.
-#[test]
-fn typescript_v2_client_over_http_legacy_era() {
-    typescript_v2_run("legacy");
-}
-
-/// TypeScript SDK v2 probing and picking 2026-07-28: the same, with the server's
-/// questions as `input_required` rounds.
-#[test]
-fn typescript_v2_client_over_http_modern_era() {
-    typescript_v2_run("auto");
 }

@@ -34,6 +34,15 @@ export async function clientV2() {
   return import('@modelcontextprotocol/client');
 }
 
+/// The stdio transport of the TypeScript SDK v2 client package.
+export async function clientV2Stdio() {
+  const base = process.env.NODE_MODULES;
+  if (base) {
+    return import(pathToFileURL(path.join(base, '@modelcontextprotocol/client/dist/stdio.mjs')).href);
+  }
+  return import('@modelcontextprotocol/client/stdio');
+}
+
 /// A script's checks: each prints `ok` or `FAIL` as it is made; `finish` prints the
 /// summary line (`== LABEL: N passed, M failed`) and exits 0 when all passed, 1 otherwise.
 export class Checks {

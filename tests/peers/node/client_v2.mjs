@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Drive the mcpwire everything-server with the TypeScript SDK v2 client
-// (@modelcontextprotocol/client 2.3.1) over Streamable HTTP, in either era.
+// (@modelcontextprotocol/client 2.3.1), over Streamable HTTP or stdio, in either era.
 //
 // Usage:
-//   NODE_MODULES=... node http_client_v2.mjs URL legacy|auto
+//   NODE_MODULES=... node client_v2.mjs legacy|auto URL
+//   NODE_MODULES=... node client_v2.mjs legacy|auto COMMAND ARGS...   (stdio: the client spawns it)
 //
 // `legacy` is the client's default (an `initialize` handshake, 2025-11-25); `auto` makes it
-// probe and pick 2026-07-28 (stateless POSTs, `input_required` rounds for the server's
+// probe and pick 2026-07-28 (per-request `_meta`, `input_required` rounds for the server's
 // questions). In both: the era it settled on, the tools (a plain one, a tool error, an
 // unknown tool as a protocol error), elicitation and sampling answered by the client's
 // handlers, progress, resources (a read, a missing one), templates, prompts and
@@ -15,15 +16,17 @@
 // Each check prints `ok` or `FAIL`; the exit status is 0 when all passed, 1 otherwise,
 // 2 on a usage error.
 
-import { Checks, clientV2, urlArgument } from './peer.mjs';
+import { Checks, clientV2, clientV2Stdio } from './peer.mjs';
 
-const url = urlArgument('http_client_v2.mjs');
-const mode = process.argv[3];
-if (mode !== 'legacy' && mode !== 'auto') {
-  console.error('usage: http_client_v2.mjs URL legacy|auto');
+const [mode, target, ...args] = process.argv.slice(2);
+if ((mode !== 'legacy' && mode !== 'auto') || !target) {
+  console.error('usage: client_v2.mjs legacy|auto URL | COMMAND ARGS...');
   process.exit(2);
 }
 const { Client, StreamableHTTPClientTransport } = await clientV2();
+const transport = target.startsWith('http')
+  ? new StreamableHTTPClientTransport(new URL(target))
+  : new (await clientV2Stdio()).StdioClientTransport({ command: target, args, stderr: 'inherit' });
 
 const checks = new Checks();
 const check = checks.check.bind(checks);
@@ -54,7 +57,7 @@ client.setRequestHandler('sampling/createMessage', async () => ({
   model: 'test-model',
   stopReason: 'endTurn',
 }));
-await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+await client.connect(transport);
 const era = client.getProtocolEra();
 check(era === (mode === 'auto' ? 'modern' : 'legacy'), `the client settled on the ${mode === 'auto' ? 'modern' : 'legacy'} era`, era);
 
@@ -104,4 +107,4 @@ const completion = await outcome(() =>
 check(Array.isArray(completion.value?.completion?.values), 'completion answers', show(completion));
 
 await client.close();
-checks.finish(`ts-v2 ${mode}`);
+checks.finish(`ts-v2 ${mode} ${target.startsWith('http') ? 'http' : 'stdio'}`);
