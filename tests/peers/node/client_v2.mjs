@@ -16,7 +16,7 @@
 // Each check prints `ok` or `FAIL`; the exit status is 0 when all passed, 1 otherwise,
 // 2 on a usage error.
 
-import { Checks, clientV2, clientV2Stdio } from './peer.mjs';
+import { Checks, clientV2, clientV2Stdio, outcome, show } from './peer.mjs';
 
 const [mode, target, ...args] = process.argv.slice(2);
 if ((mode !== 'legacy' && mode !== 'auto') || !target) {
@@ -31,17 +31,7 @@ const transport = target.startsWith('http')
 const checks = new Checks();
 const check = checks.check.bind(checks);
 
-/// What a call gives: `{ value }` or `{ error }`.
-async function outcome(call) {
-  try {
-    return { value: await call() };
-  } catch (error) {
-    return { error };
-  }
-}
-
 const text = (r) => r?.content?.[0]?.text;
-const show = (o) => (o.error ? `${o.error.constructor?.name} ${o.error.code ?? ''} ${o.error.message}` : JSON.stringify(o.value));
 
 const client = new Client(
   { name: 'ts-v2-interop', version: '0' },

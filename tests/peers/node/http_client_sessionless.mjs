@@ -17,7 +17,7 @@
 // Each check prints `ok` or `FAIL`; the exit status is 0 when all passed, 1 otherwise,
 // 2 on a usage error.
 
-import { Checks, sdk, urlArgument } from './peer.mjs';
+import { Checks, outcome, sdk, show, urlArgument } from './peer.mjs';
 
 const url = urlArgument('http_client_sessionless.mjs');
 
@@ -28,23 +28,8 @@ const { McpError, EmptyResultSchema } = await sdk('types.js');
 const checks = new Checks();
 const check = checks.check.bind(checks);
 
-/// The error a call rejects with (undefined when it resolves).
-async function rejection(call) {
-  try {
-    await call();
-    return undefined;
-  } catch (e) {
-    return e;
-  }
-}
-
-function isMcpError(err, code) {
-  return err instanceof McpError && err.code === code;
-}
-
-function describe(err) {
-  return err === undefined ? 'resolved' : `${err.constructor?.name} ${err.code ?? ''} ${String(err.message).slice(0, 160)}`;
-}
+/// Whether a call rejected with an McpError of `code`.
+const isMcpError = (o, code) => o.error instanceof McpError && o.error.code === code;
 
 const transport = new StreamableHTTPClientTransport(new URL(url));
 const client = new Client({ name: 'ts-sessionless-interop', version: '0' }, { capabilities: {} });
@@ -64,14 +49,14 @@ check(
 const failing = await client.callTool({ name: 'test_error_handling', arguments: {} });
 check(failing.isError === true, "a tool's own error is a result with isError", JSON.stringify(failing));
 
-const unknownTool = await rejection(() => client.callTool({ name: 'no_such_tool', arguments: {} }));
-check(isMcpError(unknownTool, -32602), 'an unknown tool is an McpError -32602', describe(unknownTool));
+const unknownTool = await outcome(() => client.callTool({ name: 'no_such_tool', arguments: {} }));
+check(isMcpError(unknownTool, -32602), 'an unknown tool is an McpError -32602', show(unknownTool));
 
-const unknownPrompt = await rejection(() => client.getPrompt({ name: 'no_such_prompt', arguments: {} }));
-check(isMcpError(unknownPrompt, -32602), 'an unknown prompt is an McpError -32602', describe(unknownPrompt));
+const unknownPrompt = await outcome(() => client.getPrompt({ name: 'no_such_prompt', arguments: {} }));
+check(isMcpError(unknownPrompt, -32602), 'an unknown prompt is an McpError -32602', show(unknownPrompt));
 
-const unknownMethod = await rejection(() => client.request({ method: 'no/such/method', params: {} }, EmptyResultSchema));
-check(isMcpError(unknownMethod, -32601), 'an unknown method is an McpError -32601', describe(unknownMethod));
+const unknownMethod = await outcome(() => client.request({ method: 'no/such/method', params: {} }, EmptyResultSchema));
+check(isMcpError(unknownMethod, -32601), 'an unknown method is an McpError -32601', show(unknownMethod));
 
 const after = await client.callTool({ name: 'test_simple_text', arguments: {} });
 check(after.content?.[0]?.text !== undefined, 'the client goes on after the errors');

@@ -1,6 +1,6 @@
-// What the TypeScript SDK peer scripts share: the endpoint URL from the command line and
-// the SDK's modules, from $NODE_MODULES when set (`.tools/env.sh` sets it), else from the
-// usual Node resolution.
+// What the TypeScript SDK peer scripts share: the endpoint URL from the command line, the
+// packages' modules (from $NODE_MODULES when set, as `.tools/env.sh` sets it, else from the
+// usual Node resolution), a call's outcome and the checks with their summary line.
 
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -15,32 +15,41 @@ export function urlArgument(script) {
   return url;
 }
 
-/// One module of the SDK, by its path under `dist/esm` (for example `client/index.js`).
-export async function sdk(sub) {
+/// A module of an installed package: `file` under $NODE_MODULES when set, else the bare
+/// `specifier` through the usual Node resolution.
+function packageModule(file, specifier) {
   const base = process.env.NODE_MODULES;
-  if (base) {
-    return import(pathToFileURL(path.join(base, '@modelcontextprotocol/sdk/dist/esm', sub)).href);
-  }
-  return import(`@modelcontextprotocol/sdk/${sub.replace(/\.js$/, '')}`);
+  return import(base ? pathToFileURL(path.join(base, file)).href : specifier);
+}
+
+/// One module of the SDK, by its path under `dist/esm` (for example `client/index.js`).
+export function sdk(sub) {
+  return packageModule(`@modelcontextprotocol/sdk/dist/esm/${sub}`, `@modelcontextprotocol/sdk/${sub.replace(/\.js$/, '')}`);
 }
 
 /// The TypeScript SDK v2 client package (`@modelcontextprotocol/client`), which speaks
 /// both eras.
-export async function clientV2() {
-  const base = process.env.NODE_MODULES;
-  if (base) {
-    return import(pathToFileURL(path.join(base, '@modelcontextprotocol/client/dist/index.mjs')).href);
-  }
-  return import('@modelcontextprotocol/client');
+export function clientV2() {
+  return packageModule('@modelcontextprotocol/client/dist/index.mjs', '@modelcontextprotocol/client');
 }
 
 /// The stdio transport of the TypeScript SDK v2 client package.
-export async function clientV2Stdio() {
-  const base = process.env.NODE_MODULES;
-  if (base) {
-    return import(pathToFileURL(path.join(base, '@modelcontextprotocol/client/dist/stdio.mjs')).href);
+export function clientV2Stdio() {
+  return packageModule('@modelcontextprotocol/client/dist/stdio.mjs', '@modelcontextprotocol/client/stdio');
+}
+
+/// What a call gives: `{ value }`, or `{ error }` when it rejects.
+export async function outcome(call) {
+  try {
+    return { value: await call() };
+  } catch (error) {
+    return { error };
   }
-  return import('@modelcontextprotocol/client/stdio');
+}
+
+/// An outcome as a check's detail: the error's class, code and message, or the value.
+export function show(o) {
+  return o.error ? `${o.error.constructor?.name} ${o.error.code ?? ''} ${o.error.message}` : JSON.stringify(o.value);
 }
 
 /// A script's checks: each prints `ok` or `FAIL` as it is made; `finish` prints the
