@@ -155,6 +155,39 @@ async fn stateless_missing_meta_gets_400_32602() {
     );
 }
 
+/// An answered request's own errors come with 200, as any answer does; only a request
+/// whose envelope could not be taken (a malformed request) gets 400 with its `-32602`.
+#[tokio::test]
+async fn stateless_ordinary_errors_get_200_and_envelope_errors_400() {
+    let t = start().await;
+    let bad_meta = |meta: Value| stateless_request(1, "tools/list", json!({ "_meta": meta }));
+    let cases = [
+        (
+            "an unknown tool",
+            stateless_request(1, "tools/call", json!({ "name": "nope", "arguments": {} })),
+            200,
+        ),
+        ("a bad cursor", stateless_request(1, "tools/list", json!({ "cursor": "not-a-cursor" })), 200),
+        ("params of the wrong type", stateless_request(1, "tools/list", json!({ "cursor": 7 })), 200),
+        (
+            "capabilities that are not an object",
+            bad_meta(json!({ "io.modelcontextprotocol/clientCapabilities": [] })),
+            400,
+        ),
+        ("a log level that is not one", bad_meta(json!({ "io.modelcontextprotocol/logLevel": "loud" })), 400),
+    ];
+    for (what, req, status) in cases {
+        let response = send(t.addr, req).await;
+        assert_eq!(response.status, status, "{what}");
+        let body = response.json().await;
+        assert_eq!(
+            (body["id"].clone(), body["error"]["code"].clone()),
+            (json!(1), json!(-32602)),
+            "{what}: {body}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn stateless_notifications_get_202_and_responses_or_batches_400() {
     let t = start().await;

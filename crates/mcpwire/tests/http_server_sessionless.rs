@@ -87,8 +87,9 @@ async fn sessionless_json_mode_and_no_client_capabilities() {
 /// A session-less 2025 request's JSON-RPC error comes with `200`, as in a session: 2025
 /// gives a request's errors no HTTP status of their own, and its clients take another
 /// status for a failed exchange (the TypeScript SDK's client throws the body away; a `404`
-/// reads as an expired session). The same errors to 2026 requests on the same endpoint get
-/// that era's statuses (`400`, `404` for an unknown method).
+/// reads as an expired session). 2026 requests on the same endpoint get that era's
+/// statuses: `404` for an unknown method, `400` for a refused envelope, `200` for the
+/// request's own errors.
 #[tokio::test]
 async fn sessionless_errors_come_with_200_and_2026_ones_with_their_status() {
     for json_response in [false, true] {
@@ -110,8 +111,12 @@ async fn sessionless_errors_come_with_200_and_2026_ones_with_their_status() {
         }
         let unknown_tool =
             send(t.addr, stateless_request(4, "tools/call", json!({ "name": "no_such_tool" }))).await;
-        assert_eq!(unknown_tool.status, 400, "json_response {json_response}");
+        assert_eq!(unknown_tool.status, 200, "json_response {json_response}");
         assert_eq!(unknown_tool.json().await["error"]["code"], -32602);
+        let bad_envelope = json!({ "_meta": { "io.modelcontextprotocol/clientCapabilities": [] } });
+        let bad_envelope = send(t.addr, stateless_request(6, "tools/list", bad_envelope)).await;
+        assert_eq!(bad_envelope.status, 400, "json_response {json_response}");
+        assert_eq!(bad_envelope.json().await["error"]["code"], -32602);
         let unknown_method = send(t.addr, stateless_request(5, "no/such/method", json!({}))).await;
         assert_eq!(unknown_method.status, 404, "json_response {json_response}");
         assert_eq!(unknown_method.json().await["error"]["code"], -32601);

@@ -16,7 +16,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use super::response_body::McpBody;
 use super::{sse, status, Inner};
 use crate::extensions::Extensions;
-use crate::jsonrpc::{closed_error, poll_once, serve_one, Handler, RequestContext};
+use crate::jsonrpc::{closed_error, poll_once, serve_one, Handler, OneShot, RequestContext};
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing};
 
@@ -87,7 +87,8 @@ pub(crate) async fn serve_alone<H: Handler>(
             // The handler has finished, and its context, which held the headers, with it.
             // The rest of the request is freed once its answer has been written.
             let room = status::reclaim_room(headers);
-            return answered(id, answer, sent, room, (call, leftovers), stateless_era);
+            let statuses = Statuses::of(stateless_era, &call);
+            return answered(id, answer, sent, room, (call, leftovers), statuses);
         }
         Poll::Pending if json_only => {
             // Nothing but the answer is sent: the queue's receiver is dropped, so what
@@ -98,7 +99,8 @@ pub(crate) async fn serve_alone<H: Handler>(
                 answer = &mut call => answer,
                 _ = closing.cancelled() => return shutting_down(id, stateless_era),
             };
-            return answered(id, answer, None, None, (call, leftovers), stateless_era);
+            let statuses = Statuses::of(stateless_era, &call);
+            return answered(id, answer, None, None, (call, leftovers), statuses);
         }
         Poll::Pending => {
             // The handler waits: what it sends now is watched for (its queue is made).
@@ -107,7 +109,8 @@ pub(crate) async fn serve_alone<H: Handler>(
             let first = tokio::select! {
                 biased;
                 answer = &mut call => {
-                    return answered(id, answer, Some(sent), None, leftovers, stateless_era)
+                    let statuses = Statuses::of(stateless_era, &call);
+                    return answered(id, answer, Some(sent), None, leftovers, statuses)
                 }
                 first = sent.recv() => match first {
                     Some(out) => Some(out),
@@ -188,15 +191,14 @@ pub(crate) async fn serve_alone<H: Handler>(
 /// the handler sent something first (then those events and the answer, as one SSE body).
 /// Its headers go in `room` when given: the request's own header map
 /// ([`status::reclaim_room`]); `leftovers` are freed with a JSON body, once it is written
-/// ([`McpBody::full_leaving`]). `stateless_era`: a 2026 request, whose errors have HTTP
-/// statuses of their own ([`json_answer`]).
+/// ([`McpBody::full_leaving`]). `statuses`: how an error's HTTP status is chosen.
 fn answered(
     id: mcpwire_protocol::RequestId,
     answer: Option<Message>,
     sent: Option<mpsc::Receiver<Outgoing>>,
     room: Option<HeaderMap>,
     leftovers: impl Send + 'static,
-    stateless_era: bool,
+    statuses: Statuses,
 ) -> Response<McpBody> {
     let Some(answer) = answer else { return internal_error(id) };
     let mut body = Vec::new();
@@ -206,7 +208,7 @@ fn answered(
         }
     }
     if body.is_empty() {
-        return json_answer(answer, room, leftovers, stateless_era);
+        return json_answer(answer, room, leftovers, statuses);
     }
     body.extend_from_slice(&sse::event(None, None, &answer.to_vec()));
     sse_response_in(room, McpBody::full(body))
@@ -245,20 +247,40 @@ fn shutting_down(id: mcpwire_protocol::RequestId, stateless_era: bool) -> Respon
     status::error_object(StatusCode::SERVICE_UNAVAILABLE, Some(id), closed_error(stateless_era))
 }
 
+/// How the HTTP status of an answer sent as JSON is chosen.
+#[derive(Clone, Copy)]
+enum Statuses {
+    /// A 2025 answer is `200` whatever it says, as a 2025 session's are: that era gives a
+    /// request's JSON-RPC errors no status of their own, and its clients take any other
+    /// status for a failed exchange (the TypeScript SDK's throws the body away, and a
+    /// `404` reads as a session that expired).
+    Always200,
+    /// A 2026 error gets the status the spec gives it ([`status::for_error`]).
+    Of2026 { envelope_refused: bool },
+}
+
+impl Statuses {
+    /// The statuses of `call`'s era, read once it has been answered.
+    fn of(stateless_era: bool, call: &OneShot) -> Statuses {
+        match stateless_era {
+            true => Statuses::Of2026 { envelope_refused: call.envelope_refused() },
+            false => Statuses::Always200,
+        }
+    }
+}
+
 /// A JSON answer (its headers in `room`, emptied, when given; `leftovers` freed once it is
-/// written). In 2026 an error gets the HTTP status the spec gives its code
-/// ([`status::for_code`]). A 2025 answer is `200` whatever it says, as a 2025 session's
-/// are: that era gives a request's JSON-RPC errors no status of their own, and its clients
-/// take any other status for a failed exchange (the TypeScript SDK's throws the body away,
-/// and a `404` reads as a session that expired).
+/// written), with the status `statuses` gives it.
 fn json_answer(
     message: Message,
     room: Option<HeaderMap>,
     leftovers: impl Send + 'static,
-    stateless_era: bool,
+    statuses: Statuses,
 ) -> Response<McpBody> {
-    let code = match &message {
-        Message::Error(e) if stateless_era => status::for_code(e.error.code),
+    let code = match (&message, statuses) {
+        (Message::Error(e), Statuses::Of2026 { envelope_refused }) => {
+            status::for_error(e.error.code, envelope_refused)
+        }
         _ => StatusCode::OK,
     };
     status::json_body_in(room, code, McpBody::full_leaving(message.to_vec(), (message, leftovers)))

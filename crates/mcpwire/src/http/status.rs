@@ -8,16 +8,22 @@ use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, RequestId};
 
 use super::response_body::McpBody;
 
-/// The HTTP status of a JSON-RPC error sent as a plain JSON body (2026): 400 for the
-/// request-shape errors, 404 for an unknown method, 200 otherwise.
-pub fn for_code(code: i64) -> StatusCode {
+/// The HTTP status of a 2026 request's JSON-RPC error, sent as a plain JSON body. `400`
+/// for a request the server could not take as it was sent: not JSON or not a request
+/// (`-32700`, `-32600`), headers that disagree with the body (`-32020`), a client
+/// capability or a protocol version the server needs and does not get (`-32021`,
+/// `-32022`), and a `-32602` that refused the request's envelope (`_meta` missing or
+/// ill-formed: `envelope_refused`). `404` for an unknown method. `200` for every other
+/// error, as for any request that was answered: an unknown tool, a bad cursor, a missing
+/// resource, arguments of the wrong type.
+pub fn for_error(code: i64, envelope_refused: bool) -> StatusCode {
     match code {
         codes::PARSE_ERROR
         | codes::INVALID_REQUEST
-        | codes::INVALID_PARAMS
         | codes::HEADER_MISMATCH
         | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
         | codes::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        codes::INVALID_PARAMS if envelope_refused => StatusCode::BAD_REQUEST,
         codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
         _ => StatusCode::OK,
     }

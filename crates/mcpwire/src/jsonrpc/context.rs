@@ -45,6 +45,10 @@ pub(crate) struct InFlight {
     /// Set as it arrives when the request is of the 2026 era
     /// ([`Handler::in_stateless_era`](super::Handler::in_stateless_era)).
     pub(crate) stateless_era: AtomicBool,
+    /// Set when the request was refused for its 2026 envelope (`_meta` missing or
+    /// ill-formed): on HTTP that is a malformed request, answered with `400`, where other
+    /// errors of an answered request come with `200`.
+    pub(crate) envelope_refused: AtomicBool,
     /// [`Settle`] state.
     pub(crate) settled: AtomicU8,
     /// The last progress value sent (the bits of an `f64`; none yet: `-inf`): progress
@@ -142,6 +146,7 @@ impl InFlight {
             making: Mutex::new(()),
             peer_cancelled: AtomicBool::new(false),
             stateless_era: AtomicBool::new(false),
+            envelope_refused: AtomicBool::new(false),
             settled: AtomicU8::new(Settle::Running as u8),
             last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             progress_token: ProgressToken::of(params),
@@ -288,6 +293,12 @@ impl RequestContext {
     /// The connection's peer handle, for messages unrelated to this request.
     pub fn peer(&self) -> &Peer {
         &self.peer
+    }
+
+    /// Notes that the request was refused for its 2026 envelope
+    /// ([`InFlight::envelope_refused`]).
+    pub(crate) fn refuse_envelope(&self) {
+        self.entry.envelope_refused.store(true, Ordering::Relaxed);
     }
 
     /// The request's `_meta.progressToken`, raw, if it asked for progress.

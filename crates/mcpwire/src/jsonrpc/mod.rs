@@ -86,7 +86,7 @@ pub use handler::{Handler, NoHandler};
 #[cfg(feature = "http")]
 pub(crate) use inbound::{closed_error, duplicate_id};
 #[cfg(feature = "http")]
-pub(crate) use oneshot::serve_one;
+pub(crate) use oneshot::{serve_one, OneShot};
 pub use outbound::CallOptions;
 pub use progress::{ProgressCallback, ProgressUpdate};
 

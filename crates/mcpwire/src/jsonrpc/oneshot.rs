@@ -128,6 +128,12 @@ impl OneShot {
             _ => None,
         }
     }
+
+    /// Whether the handler refused the request for its 2026 envelope
+    /// ([`RequestContext::refuse_envelope`](super::RequestContext)).
+    pub(crate) fn envelope_refused(&self) -> bool {
+        self.entry.envelope_refused.load(Ordering::Relaxed)
+    }
 }
 
 impl Future for OneShot {

@@ -111,7 +111,7 @@ impl Server {
     /// [`Server::handle_stateless`], its errors as the router and handlers give them.
     async fn answer_stateless(&self, request: Request, rpc: RequestContext) -> Result<RawJson, McpError> {
         let method = request.method.as_str();
-        let envelope = read_envelope(&request)?;
+        let envelope = read_envelope(&request).inspect_err(|_| rpc.refuse_envelope())?;
         let reply = match method {
             methods::SERVER_DISCOVER => Reply::Discover(Box::new(DiscoverResult {
                 supported_versions: supported_stateless(),
