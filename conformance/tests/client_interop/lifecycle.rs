@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcpwire::client::RequestOptions;
+use mcpwire::protocol::subscriptions::SubscriptionFilter;
 use mcpwire::RequestError;
 use serde_json::json;
 
@@ -21,6 +22,19 @@ matrix!(
     close_ends_the_server,
     dropping_the_client_ends_the_server,
 );
+
+/// 2026 only: a 2025 session has no listen stream, and does not outlive its process.
+mod listen_outlives_a_crash {
+    use crate::fixture::{run, Mode, Server};
+    #[tokio::test]
+    async fn python_auto() {
+        run(Server::Python, Mode::Auto, super::listen_outlives_a_crash).await
+    }
+    #[tokio::test]
+    async fn rust_auto() {
+        run(Server::Rust, Mode::Auto, super::listen_outlives_a_crash).await
+    }
+}
 
 /// Whether the everything-server logged that the peer cancelled a `tools/call`.
 fn rust_saw_cancel(f: &Fixture) -> bool {
@@ -113,13 +127,15 @@ async fn hung_callback_times_out(f: Fixture) {
     f.close().await;
 }
 
-/// The server dies mid-call: the call fails with `ConnectionClosed` naming the exit
-/// status, within a few seconds; later calls fail at once.
+/// The server dies mid-call. In 2025 the call fails with `ConnectionClosed` naming the
+/// exit status, within a few seconds, and later calls fail at once. In 2026 the client
+/// starts the server again and sends it the call, which then succeeds; a call that crashes
+/// every process it reaches fails once the restarts allowed are used up.
 async fn server_crash(f: Fixture) {
     let c = &f.client;
     let started = Instant::now();
-    let (error, status) = match f.server {
-        Server::Python => (c.call_tool("crash", json!({})).await.unwrap_err(), "exit status: 3"),
+    let (outcome, status) = match f.server {
+        Server::Python => (c.call_tool("crash", json!({})).await, "exit status: 3"),
         Server::Rust => {
             // Kill the server (SIGKILL, by its pid) when its first progress report arrives.
             let pid = f.pid;
@@ -132,17 +148,36 @@ async fn server_crash(f: Fixture) {
                     assert!(status.unwrap().success());
                 }
             });
-            let error = c.call_tool_with("test_tool_with_progress", json!({}), options).await.unwrap_err();
+            let outcome = c.call_tool_with("test_tool_with_progress", json!({}), options).await;
             assert!(killed.load(Ordering::SeqCst));
-            (error, "signal: 9")
+            (outcome, "signal: 9")
         }
     };
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
-    match &error {
-        RequestError::ConnectionClosed { reason: Some(reason) } => {
+    if f.stateless() && f.server == Server::Rust {
+        let result = outcome.expect("the call, sent again to a restarted server");
+        assert_ne!(result.is_error, Some(true), "{result:?}");
+        assert!(!c.is_closed());
+        let pid = f.current_pid();
+        assert!(pid != f.pid && process_exists(pid), "no new server process: {pid}");
+        assert_eq!(
+            f.text("test_simple_text", json!({})).await,
+            "This is a simple text response for testing."
+        );
+        f.close().await;
+        return;
+    }
+    // A 2025 session dies with its process; a call that kills every 2026 process it is
+    // sent to fails after the default three restarts.
+    let limit = if f.stateless() { Duration::from_secs(20) } else { Duration::from_secs(5) };
+    assert!(started.elapsed() < limit, "{:?}", started.elapsed());
+    match &outcome {
+        Err(RequestError::ConnectionClosed { reason: Some(reason) }) => {
             assert!(reason.contains(status), "{reason:?} does not name {status:?}")
         }
         other => panic!("expected ConnectionClosed with a reason, got {other:?}"),
+    }
+    if f.stateless() {
+        assert!(f.current_pid() != f.pid, "the server was never restarted");
     }
     assert!(eventually(|| c.is_closed()).await);
     let started = Instant::now();
@@ -153,8 +188,10 @@ async fn server_crash(f: Fixture) {
 }
 
 /// The server dies while the client's callback is still answering it (a person taking
-/// their time over a form): the call ends at once with the exit status, and the callback
-/// is dropped.
+/// their time over a form). In 2025 the call ends at once with the exit status, and the
+/// callback is dropped. In 2026 the server held nothing of the call meanwhile (its
+/// `input_required` answer ended that request): the client starts it again and the call
+/// goes on, its next round bound for the new process.
 async fn crash_during_a_callback(f: Fixture) {
     let tool =
         if f.server == Server::Python { "elicit_name" } else { "test_input_required_result_elicitation" };
@@ -165,6 +202,20 @@ async fn crash_during_a_callback(f: Fixture) {
     let started = Instant::now();
     let status = std::process::Command::new("kill").arg("-KILL").arg(f.pid.to_string()).status();
     assert!(status.unwrap().success());
+    if f.stateless() {
+        let restarted = || {
+            let pid = f.current_pid();
+            pid != f.pid && pid != 0 && process_exists(pid)
+        };
+        assert!(eventually(restarted).await, "the server was not restarted");
+        assert!(!call.is_finished(), "the call ended with its server: {:?}", call.await);
+        call.abort();
+        assert!(eventually(|| f.seen.hang_dropped.load(Ordering::SeqCst)).await);
+        f.seen.hang.store(false, Ordering::SeqCst);
+        assert_eq!(f.text(tool, json!({})).await, "Hello, Ada!");
+        f.close().await;
+        return;
+    }
     let error = call.await.unwrap().unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     match &error {
@@ -197,4 +248,22 @@ async fn dropping_the_client_ends_the_server(f: Fixture) {
     drop(client);
     assert!(eventually(|| !process_exists(pid)).await, "the server process {pid} outlived its client");
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// A `subscriptions/listen` stream open when the server dies is opened again on the new
+/// process: the stream gets the new acknowledgement, then the new process's changes.
+async fn listen_outlives_a_crash(f: Fixture) {
+    let tool = if f.server == Server::Python { "change_tools" } else { "test_trigger_tool_change" };
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    let mut sub = f.client.listen(filter).await.unwrap();
+    let status = std::process::Command::new("kill").arg("-KILL").arg(f.pid.to_string()).status();
+    assert!(status.unwrap().success());
+    let next = tokio::time::timeout(Duration::from_secs(10), sub.next()).await.unwrap().unwrap();
+    assert_eq!(next.method, "notifications/subscriptions/acknowledged");
+    assert_ne!(f.current_pid(), f.pid);
+    f.text(tool, json!({})).await;
+    let next = tokio::time::timeout(Duration::from_secs(5), sub.next()).await.unwrap().unwrap();
+    assert_eq!(next.method, "notifications/tools/list_changed");
+    drop(sub);
+    f.close().await;
 }

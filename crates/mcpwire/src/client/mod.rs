@@ -35,6 +35,7 @@ mod handshake;
 mod listen;
 mod mrtr;
 mod output_schema;
+mod restart;
 mod router;
 mod tasks;
 
@@ -60,7 +61,7 @@ pub use tasks::ToolCallStart;
 
 use crate::error::{McpError, RequestError};
 use crate::jsonrpc::{CallOptions, Dispatcher, DispatcherConfig, Peer};
-use crate::transport::child::{ChildHandle, ChildProcess};
+use crate::transport::child::ChildProcess;
 use crate::transport::Transport;
 use cache::Cache;
 use callbacks::{boxed, Callbacks};
@@ -113,6 +114,15 @@ pub struct ClientOptions {
     pub request_timeout: Duration,
     /// Most `input_required` rounds of one call before giving up (default 10).
     pub max_input_rounds: usize,
+    /// A server spawned by [`ClientBuilder::spawn`] that exits unexpectedly while the
+    /// client is connected in the 2026 era is started again, and the requests it had not
+    /// answered are sent to the new process (`subscriptions/listen` streams included: each
+    /// gets a new acknowledgement, and changes made meanwhile may have been missed). This is
+    /// the most restarts within a minute (default 3); past it, or at 0, the connection
+    /// closes and waiting calls fail with the exit's reason, as in the 2025 era, whose
+    /// sessions do not survive their process. A request that itself crashes the server is
+    /// sent again at each restart, so it fails only once the limit is reached.
+    pub max_restarts: u32,
 }
 
 impl Default for ClientOptions {
@@ -121,6 +131,7 @@ impl Default for ClientOptions {
             probe_timeout: Duration::from_secs(5),
             request_timeout: Duration::from_secs(60),
             max_input_rounds: 10,
+            max_restarts: 3,
         }
     }
 }
@@ -147,7 +158,8 @@ pub(crate) struct ClientInner {
     pub(crate) output_schemas: output_schema::OutputSchemas,
     /// 2025-11-25 tools' task support, learned from `tools/list`.
     pub(crate) task_tools: tasks::TaskTools,
-    child: Mutex<Option<ChildHandle>>,
+    /// The server this client spawned, if it did.
+    child: Mutex<Option<restart::Supervised>>,
     /// The transport's "everything sent" signal ([`Transport::finished_signal`]).
     transport_finished: Option<CancellationToken>,
 }
@@ -498,10 +510,15 @@ impl ClientBuilder {
 
     /// Spawns a server process and connects to it over its stdio.
     pub async fn spawn(self, process: ChildProcess) -> Result<Client, ConnectError> {
-        let (connection, child) = process.spawn().map_err(ConnectError::Spawn)?;
+        let max_restarts = self.options.max_restarts;
+        let (connection, child) =
+            restart::Supervised::start(process, max_restarts).map_err(ConnectError::Spawn)?;
         let client = self.connect(connection).await;
         match client {
             Ok(client) => {
+                if client.era() == Era::Stateless {
+                    child.allow_restarts();
+                }
                 *client.inner.child.lock().unwrap_or_else(|e| e.into_inner()) = Some(child);
                 Ok(client)
             }

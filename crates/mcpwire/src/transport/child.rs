@@ -8,7 +8,8 @@
 //! child (the `portable-stdio` feature selects that sequence on Unix too, to test it).
 //! The child is always reaped (no zombies). When it exits or crashes, the connection closes with a
 //! reason naming its exit status and the tail of its stderr, so waiting requests fail with
-//! a clear error instead of hanging.
+//! a clear error instead of hanging (a client connected in the 2026 era first starts the
+//! server again: see [`ClientOptions::max_restarts`](crate::client::ClientOptions::max_restarts)).
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,9 +28,9 @@
 //! ```
 
 use std::collections::VecDeque;
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -56,9 +57,16 @@ pub enum StderrMode {
     Null,
 }
 
-/// A server to spawn, and how.
+/// A server to spawn, and how. A clone spawns the same command again (a client restarts a
+/// 2026 server that crashed with it).
+#[derive(Clone, Debug)]
 pub struct ChildProcess {
-    command: Command,
+    program: OsString,
+    args: Vec<OsString>,
+    /// Variables set for the child, on top of what it inherits (nothing, with `env_clear`).
+    env: Vec<(OsString, OsString)>,
+    env_clear: bool,
+    current_dir: Option<PathBuf>,
     stderr: StderrMode,
     close_grace: Duration,
     term_grace: Duration,
@@ -69,7 +77,11 @@ impl ChildProcess {
     /// A child running `program` (looked up on `PATH`).
     pub fn new(program: impl AsRef<OsStr>) -> Self {
         ChildProcess {
-            command: Command::new(program),
+            program: program.as_ref().to_owned(),
+            args: Vec::new(),
+            env: Vec::new(),
+            env_clear: false,
+            current_dir: None,
             stderr: StderrMode::Inherit,
             close_grace: Duration::from_secs(2),
             term_grace: Duration::from_secs(2),
@@ -79,7 +91,7 @@ impl ChildProcess {
 
     /// Adds an argument.
     pub fn arg(mut self, arg: impl AsRef<OsStr>) -> Self {
-        self.command.arg(arg);
+        self.args.push(arg.as_ref().to_owned());
         self
     }
 
@@ -89,25 +101,27 @@ impl ChildProcess {
         I: IntoIterator<Item = S>,
         S: AsRef<OsStr>,
     {
-        self.command.args(args);
+        self.args.extend(args.into_iter().map(|a| a.as_ref().to_owned()));
         self
     }
 
     /// Sets an environment variable.
     pub fn env(mut self, key: impl AsRef<OsStr>, value: impl AsRef<OsStr>) -> Self {
-        self.command.env(key, value);
+        self.env.push((key.as_ref().to_owned(), value.as_ref().to_owned()));
         self
     }
 
     /// Clears the environment the child inherits.
     pub fn env_clear(mut self) -> Self {
-        self.command.env_clear();
+        // As `Command::env_clear`: what was set before is cleared too.
+        self.env.clear();
+        self.env_clear = true;
         self
     }
 
     /// Sets the working directory.
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
-        self.command.current_dir(dir);
+        self.current_dir = Some(dir.as_ref().to_owned());
         self
     }
 
@@ -134,8 +148,28 @@ impl ChildProcess {
     }
 
     /// Spawns the child and starts its transport tasks. Must be called in a tokio runtime.
-    pub fn spawn(mut self) -> io::Result<(Connection, ChildHandle)> {
-        self.command
+    pub fn spawn(self) -> io::Result<(Connection, ChildHandle)> {
+        self.start()
+    }
+
+    /// The command this describes.
+    fn command(&self) -> Command {
+        let mut command = Command::new(&self.program);
+        command.args(&self.args);
+        if self.env_clear {
+            command.env_clear();
+        }
+        command.envs(self.env.iter().map(|(k, v)| (k, v)));
+        if let Some(dir) = &self.current_dir {
+            command.current_dir(dir);
+        }
+        command
+    }
+
+    /// [`ChildProcess::spawn`], leaving this description to spawn again.
+    pub(crate) fn start(&self) -> io::Result<(Connection, ChildHandle)> {
+        let mut command = self.command();
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(match self.stderr {
@@ -145,8 +179,8 @@ impl ChildProcess {
             })
             .kill_on_drop(true);
         #[cfg(all(unix, not(feature = "portable-stdio")))]
-        self.command.process_group(0);
-        let mut child = self.command.spawn()?;
+        command.process_group(0);
+        let mut child = command.spawn()?;
         let pid = child.id();
         let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
             (Some(i), Some(o)) => (i, o),
