@@ -80,6 +80,62 @@ async fn simulate_research_query_over_stdio() {
     client.close().await;
 }
 
+/// The other direction (2025-11-25 tasks on the client's side): server-everything lists
+/// its `trigger-*-request-async` tools to a client that declares it runs sampling and
+/// elicitation as tasks, sends it task-augmented requests, polls the client's `tasks/get`
+/// and collects the callback's answer with `tasks/result`.
+#[tokio::test]
+async fn the_servers_sampling_and_elicitation_run_as_tasks_on_the_client() {
+    let Some((node, js)) = server_everything() else { return };
+    let sampled = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = sampled.clone();
+    let client = Client::builder("tasks-interop", "0.0.1")
+        .on_sampling(move |params| {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let prompt = serde_json::to_value(&params).unwrap()["messages"][0]["content"]["text"].clone();
+                Ok(serde_json::from_value(json!({
+                    "role": "assistant", "model": "test-model",
+                    "content": { "type": "text", "text": format!("sampled: {}", prompt.as_str().unwrap_or("")) }
+                }))
+                .unwrap())
+            }
+        })
+        .on_elicitation(|_| async move {
+            // A person taking a moment over the form: the server polls meanwhile.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            Ok(serde_json::from_value::<ElicitResult>(json!({
+                "action": "accept", "content": { "name": "Ada", "favoriteColor": "Blue" }
+            }))
+            .unwrap())
+        })
+        .spawn(ChildProcess::new(node).arg(js).arg("stdio"))
+        .await
+        .unwrap();
+    let caps = client.capabilities().tasks.clone().expect("the client declares tasks at initialize");
+    assert!(caps.requests.as_ref().and_then(|r| r.sampling.as_ref()).is_some(), "{caps:?}");
+    let tools: Vec<String> = client.list_all_tools().await.unwrap().into_iter().map(|t| t.name).collect();
+    for name in ["trigger-sampling-request-async", "trigger-elicitation-request-async"] {
+        assert!(tools.iter().any(|t| t == name), "{name} not listed: {tools:?}");
+    }
+    let options = || RequestOptions::default().timeout(Duration::from_secs(60));
+    let result = client
+        .call_tool_with("trigger-sampling-request-async", json!({ "prompt": "hello" }), options())
+        .await
+        .unwrap();
+    let text = result.content[0].as_text().unwrap().to_owned();
+    assert!(text.contains("[COMPLETED]") && text.contains("Task created"), "{text}");
+    assert!(text.contains("sampled: ") && text.contains("hello"), "the callback's answer came back: {text}");
+    assert!(text.contains("related-task"), "tasks/result is marked with its task: {text}");
+    assert_eq!(sampled.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let result =
+        client.call_tool_with("trigger-elicitation-request-async", json!({}), options()).await.unwrap();
+    let text = result.content.iter().filter_map(|c| c.as_text()).collect::<Vec<_>>().join("\n");
+    assert!(text.contains("[COMPLETED]") && text.contains("Ada"), "{text}");
+    client.close().await;
+}
+
 /// The HTTP server process, killed on drop.
 struct HttpServer(Child);
 

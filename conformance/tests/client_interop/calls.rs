@@ -113,11 +113,15 @@ async fn handshake(f: Fixture) {
         serde_json::to_value(c.server_capabilities().expect("server capabilities")).unwrap(),
         expected
     );
-    // A 2026 client follows tasks, so it declares the tasks extension.
+    // A 2026 client follows tasks, so it declares the tasks extension; a 2025 one offers
+    // to run the server's sampling and elicitation requests as tasks.
     let mut declared =
         json!({ "elicitation": { "form": {} }, "roots": { "listChanged": true }, "sampling": {} });
     if f.stateless() {
         declared["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
+    } else {
+        declared["tasks"] = json!({ "list": {}, "cancel": {},
+            "requests": { "sampling": { "createMessage": {} }, "elicitation": { "create": {} } } });
     }
     assert_eq!(serde_json::to_value(c.capabilities()).unwrap(), declared);
     assert!(!c.is_closed());

@@ -183,8 +183,9 @@ pub fn start_http(args: &[&str]) -> Running {
 }
 
 /// The raw results a stdio server sends for `requests` (method and params) after a
-/// 2025-11-25 handshake that declares elicitation (as mcpwire does), read straight off its stdout: the wire order of its keys, to
-/// compare with what `mcpwire --json` prints.
+/// 2025-11-25 handshake that declares what mcpwire's CLI declares (elicitation, and
+/// elicitation run as a task), read straight off its stdout: the wire order of its keys,
+/// to compare with what `mcpwire --json` prints.
 pub fn raw_answers(
     program: &str,
     args: &[&str],
@@ -226,7 +227,8 @@ pub fn raw_answers(
     };
     send(
         serde_json::json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {},
+            "tasks": {"list": {}, "cancel": {}, "requests": {"elicitation": {"create": {}}}}},
         "clientInfo": {"name": "raw", "version": "1"}}})
         .to_string(),
     );

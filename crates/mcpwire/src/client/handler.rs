@@ -1,18 +1,26 @@
 //! The client's side of the dispatcher: answers the server's requests (2025 era) through
-//! the callbacks, and hands log messages to the log callback in wire order with progress.
+//! the callbacks (as tasks when the server asks and the client declared them: see
+//! [`super::callback_tasks`]), and hands log messages to the log callback in wire order with progress.
 //! The other notifications the client acts on (list changes, listen streams) are routed
 //! before they reach the dispatcher (see [`super::router`]).
 
+use std::sync::Arc;
+
+use mcpwire_protocol::elicitation::ElicitRequestParams;
 use mcpwire_protocol::logging::LoggingMessageNotificationParams;
+use mcpwire_protocol::sampling::CreateMessageRequestParams;
 use mcpwire_protocol::{methods, Notification, RawJson, Request};
 use serde::de::DeserializeOwned;
 
+use super::callback_tasks::CallbackTasks;
 use super::callbacks::Callbacks;
 use crate::error::McpError;
 use crate::jsonrpc::{Handler, RequestContext};
 
 pub(crate) struct ClientHandler {
     pub(crate) callbacks: Callbacks,
+    /// The tasks run for the server, when the client declares them (2025-11-25).
+    pub(crate) tasks: Option<Arc<CallbackTasks>>,
 }
 
 fn parse<T: DeserializeOwned>(request: &Request) -> Result<T, McpError> {
@@ -41,22 +49,49 @@ impl Handler for ClientHandler {
     async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
         match request.method.as_str() {
             methods::SAMPLING_CREATE_MESSAGE if self.callbacks.sampling.is_some() => {
-                raw(&self.callbacks.sample(parse(&request)?).await?)
+                let params: CreateMessageRequestParams = parse(&request)?;
+                let task = params.task.clone();
+                let callbacks = self.callbacks.clone();
+                self.run(task, async move { raw(&callbacks.sample(params).await?) }).await
             }
             methods::ELICITATION_CREATE if self.callbacks.elicitation.is_some() => {
-                let params: mcpwire_protocol::elicitation::ElicitRequestParams = parse(&request)?;
-                if matches!(params, mcpwire_protocol::elicitation::ElicitRequestParams::Url(_))
-                    && !self.callbacks.elicitation_url
-                {
+                let params: ElicitRequestParams = parse(&request)?;
+                let task = match &params {
+                    ElicitRequestParams::Form(p) => p.task.clone(),
+                    ElicitRequestParams::Url(p) => p.task.clone(),
+                };
+                if matches!(params, ElicitRequestParams::Url(_)) && !self.callbacks.elicitation_url {
                     return Err(McpError::invalid_params(
                         "URL-mode elicitation was not declared by this client",
                     ));
                 }
-                raw(&self.callbacks.elicit(params).await?)
+                let callbacks = self.callbacks.clone();
+                self.run(task, async move { raw(&callbacks.elicit(params).await?) }).await
+            }
+            methods::TASKS_GET | methods::TASKS_RESULT | methods::TASKS_LIST | methods::TASKS_CANCEL => {
+                match &self.tasks {
+                    Some(tasks) => tasks.serve(&request).await,
+                    None => Err(McpError::method_not_found(&request.method)),
+                }
             }
             methods::ROOTS_LIST if self.callbacks.roots.is_some() => raw(&self.callbacks.roots().await?),
             methods::PING => raw(&serde_json::json!({})),
             other => Err(McpError::method_not_found(other)),
+        }
+    }
+}
+
+impl ClientHandler {
+    /// Answers with `work`'s result, or, when the server asked for a task (`task`) and
+    /// this client runs them, with the new task while `work` goes on in the background.
+    async fn run(
+        &self,
+        task: Option<mcpwire_protocol::tasks::TaskMetadata>,
+        work: impl std::future::Future<Output = Result<RawJson, McpError>> + Send + 'static,
+    ) -> Result<RawJson, McpError> {
+        match (&self.tasks, task) {
+            (Some(tasks), Some(task)) => tasks.start(&task, Box::pin(work)).await,
+            _ => work.await,
         }
     }
 }

@@ -49,10 +49,10 @@ async fn discover(
 /// Probes the era: `server/discover` first; a recognised `-32022` error means a stateless
 /// (2026) server (retry once with a shared version), and so do `-32020` and `-32021`
 /// (the connection fails with the server's error); anything else falls back to
-/// `initialize`.
+/// `initialize`. `[stateless, stateful]`: the capabilities declared in each era.
 pub(super) async fn probe(
     peer: &Peer,
-    capabilities: &ClientCapabilities,
+    [capabilities, stateful_capabilities]: [&ClientCapabilities; 2],
     info: &Implementation,
     options: &ClientOptions,
 ) -> Result<Session, ConnectError> {
@@ -106,7 +106,7 @@ pub(super) async fn probe(
             }
         }
     }
-    match initialize(peer, &ProtocolVersion::LATEST_STATEFUL, capabilities, info, options).await {
+    match initialize(peer, &ProtocolVersion::LATEST_STATEFUL, stateful_capabilities, info, options).await {
         // A stateless (2026) server that answered the probe too late (a slow start, say) has fixed
         // its stream to the 2026 era by now, and says so: it is stateless after all.
         Err(ConnectError::Handshake(RequestError::Peer(e)))

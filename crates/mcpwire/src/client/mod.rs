@@ -27,6 +27,7 @@
 //! sent them, before the response that follows them.
 
 mod cache;
+mod callback_tasks;
 mod callbacks;
 mod calls;
 mod era_cache;
@@ -190,7 +191,7 @@ pub struct ClientBuilder {
     prior_discover: Option<DiscoverResult>,
     options: ClientOptions,
     era_cache: Option<EraCache>,
-    /// Whether a 2026 connection declares the tasks extension ([`ClientBuilder::without_tasks`]).
+    /// Whether the client declares tasks ([`ClientBuilder::without_tasks`]).
     tasks: bool,
 }
 
@@ -496,7 +497,9 @@ impl ClientBuilder {
     /// default, and [`Client::call_tool`] follows the tasks it gets). A server then never
     /// answers with a task: every result is final, and a tool that runs only as a task
     /// fails. For a client that hands results on as they come, such as a proxy whose own
-    /// clients did not ask for tasks.
+    /// clients did not ask for tasks. In the 2025 era it also leaves out the `tasks`
+    /// capability with which a client offers to run the server's sampling and elicitation
+    /// requests as tasks (declared by default for the callbacks it has).
     pub fn without_tasks(mut self) -> Self {
         self.tasks = false;
         self
@@ -553,15 +556,20 @@ impl ClientBuilder {
         };
         let dispatcher = Dispatcher::with_config(router.connect(transport), config);
         let peer = dispatcher.peer();
-        dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone() });
         let capabilities = self.callbacks.capabilities();
+        // At `initialize` (2025-11-25) the client also offers to run the server's
+        // sampling and elicitation requests as tasks (unless built `without_tasks`).
+        let core_tasks = callback_tasks::capability(&self.callbacks).filter(|_| self.tasks);
+        let tasks = core_tasks.is_some().then(|| Arc::new(callback_tasks::CallbackTasks::new()));
+        let stateful_capabilities = ClientCapabilities { tasks: core_tasks, ..capabilities.clone() };
+        dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone(), tasks });
         // Only a probe (or a handshake the cache chose) tells what the server speaks; a
         // pinned version or a saved discover result says what this caller wanted.
         let probed = matches!((&self.mode, &self.prior_discover), (Mode::Auto, None));
         let session = match (&self.mode, self.prior_discover) {
-            (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => {
-                Session::Stateful(initialize(&peer, v, &capabilities, &self.info, &self.options).await?)
-            }
+            (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => Session::Stateful(
+                initialize(&peer, v, &stateful_capabilities, &self.info, &self.options).await?,
+            ),
             (Mode::Pinned(v), discover) => Session::Stateless { version: v.clone(), discover },
             (Mode::Auto, Some(discover)) => {
                 let version = shared_stateless(&discover.supported_versions).ok_or_else(|| {
@@ -581,7 +589,7 @@ impl ClientBuilder {
                     true => initialize(
                         &peer,
                         &ProtocolVersion::LATEST_STATEFUL,
-                        &capabilities,
+                        &stateful_capabilities,
                         &self.info,
                         &self.options,
                     )
@@ -591,7 +599,10 @@ impl ClientBuilder {
                 };
                 match direct {
                     Some(init) => Session::Stateful(init),
-                    None => probe(&peer, &capabilities, &self.info, &probe_options).await?,
+                    None => {
+                        let declared = [&capabilities, &stateful_capabilities];
+                        probe(&peer, declared, &self.info, &probe_options).await?
+                    }
                 }
             }
         };
@@ -601,7 +612,8 @@ impl ClientBuilder {
             Session::Stateless { .. } if self.tasks => {
                 capabilities.with_extension(mcpwire_protocol::meta::TASKS_EXTENSION, Default::default())
             }
-            Session::Stateless { .. } | Session::Stateful(_) => capabilities,
+            Session::Stateless { .. } => capabilities,
+            Session::Stateful(_) => stateful_capabilities,
         };
         let chosen = match &session {
             Session::Stateful(_) => Era::Stateful,

@@ -127,7 +127,7 @@ fn cancelled() -> McpError {
 }
 
 /// A random 128-bit task id, in hex.
-fn new_task_id() -> Result<String, McpError> {
+pub(crate) fn new_task_id() -> Result<String, McpError> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes).map_err(|_| McpError::internal("no randomness for a task id"))?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())

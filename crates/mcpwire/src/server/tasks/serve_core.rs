@@ -123,42 +123,19 @@ impl Server {
         let mut asked = HashSet::new();
         loop {
             let record = tasks.get_owned(id, Some(owner)).await?;
-            match record.state {
-                TaskState::Completed { mut result } => {
-                    let meta = result.entry("_meta").or_insert_with(|| json!({}));
-                    if let (Value::Object(m), Value::Object(r)) = (meta, related_task_meta(id)) {
-                        m.extend(r);
-                    }
-                    return Ok(Reply::Custom(Value::Object(result)));
-                }
-                TaskState::Failed { mut error } => {
-                    let data = error.data.take().unwrap_or_else(|| json!({}));
-                    error.data = Some(match data {
-                        Value::Object(mut d) => {
-                            d.insert("_meta".into(), related_task_meta(id));
-                            Value::Object(d)
-                        }
-                        other => other,
-                    });
-                    return Err(McpError::from_error_object(error));
-                }
-                TaskState::Cancelled => {
-                    return Err(McpError::new(codes::INVALID_PARAMS, format!("Task {id} was cancelled"))
-                        .with_data(json!({ "taskId": id, "_meta": related_task_meta(id) })));
-                }
-                TaskState::InputRequired { input_requests } => {
-                    let mut answers = InputResponses::new();
-                    for (key, request) in input_requests {
-                        if asked.insert(key.clone()) {
-                            answers.insert(key, ask_client(rpc, id, &request).await?);
-                        }
-                    }
-                    if !answers.is_empty() {
-                        tasks.answer(id, answers).await?;
-                        continue;
+            if let TaskState::InputRequired { input_requests } = record.state {
+                let mut answers = InputResponses::new();
+                for (key, request) in input_requests {
+                    if asked.insert(key.clone()) {
+                        answers.insert(key, ask_client(rpc, id, &request).await?);
                     }
                 }
-                TaskState::Working => {}
+                if !answers.is_empty() {
+                    tasks.answer(id, answers).await?;
+                    continue;
+                }
+            } else if let Some(outcome) = finished_payload(id, record.state) {
+                return outcome.map(Reply::Custom);
             }
             // Until this task changes (or a while passes: re-read it anyway).
             let _ = tokio::time::timeout(RESULT_RECHECK, async {
@@ -172,6 +149,36 @@ impl Server {
             })
             .await;
         }
+    }
+}
+
+/// What `tasks/result` (2025-11-25) answers for a task whose state is `state`, once it has
+/// finished: its result, or its error, marked with `related-task`; `None` while it runs.
+pub(crate) fn finished_payload(id: &str, state: TaskState) -> Option<Result<Value, McpError>> {
+    match state {
+        TaskState::Completed { mut result } => {
+            let meta = result.entry("_meta").or_insert_with(|| json!({}));
+            if let (Value::Object(m), Value::Object(r)) = (meta, related_task_meta(id)) {
+                m.extend(r);
+            }
+            Some(Ok(Value::Object(result)))
+        }
+        TaskState::Failed { mut error } => {
+            error.data = Some(match error.data.take() {
+                None => json!({ "_meta": related_task_meta(id) }),
+                Some(Value::Object(mut data)) => {
+                    data.insert("_meta".into(), related_task_meta(id));
+                    Value::Object(data)
+                }
+                Some(other) => other,
+            });
+            Some(Err(McpError::from_error_object(error)))
+        }
+        TaskState::Cancelled => {
+            Some(Err(McpError::new(codes::INVALID_PARAMS, format!("Task {id} was cancelled"))
+                .with_data(json!({ "taskId": id, "_meta": related_task_meta(id) }))))
+        }
+        TaskState::Working | TaskState::InputRequired { .. } => None,
     }
 }
 
