@@ -1,8 +1,8 @@
 //! The client's side of the dispatcher: answers the server's requests (2025 era) through
 //! the callbacks (as tasks when the server asks and the client declared them: see
-//! [`super::callback_tasks`]), and hands log messages to the log callback in wire order with progress.
-//! The other notifications the client acts on (list changes, listen streams) are routed
-//! before they reach the dispatcher (see [`super::router`]).
+//! [`super::callback_tasks`]), and hands log messages to the log callback in wire order
+//! with progress. The other notifications the client acts on (list changes, listen
+//! streams) are routed before they reach the dispatcher (see [`super::router`]).
 
 use std::sync::Arc;
 
