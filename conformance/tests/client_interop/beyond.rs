@@ -1,5 +1,6 @@
 //! Beyond the matrix: a probe answered too late, log order on a multi-threaded runtime
-//! against a scripted server, and a server that exits at once.
+//! against a scripted server, a server that exits at once, and a crashed 2026 server left
+//! down when no restart is allowed.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -117,4 +118,33 @@ async fn a_server_that_exits_at_start() {
         other => panic!("expected a closed connection, got {other:?}"),
     }
     assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+}
+
+/// With `max_restarts: 0` a 2026 client does not start a crashed server again: the call
+/// fails with the exit status and the connection closes, as in 2025.
+#[tokio::test]
+async fn no_restart_when_none_are_allowed() {
+    let options = ClientOptions { max_restarts: 0, ..Default::default() };
+    let test = async {
+        let Some(f) = Fixture::start_with(Server::Rust, Mode::Auto, options).await else { return };
+        assert_eq!(f.client.era(), Era::Stateless);
+        let pid = f.pid;
+        let call = f.client.call_tool("test_tool_with_progress", json!({}));
+        let kill = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let status = std::process::Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+            assert!(status.unwrap().success());
+        };
+        let (outcome, ()) = tokio::join!(call, kill);
+        match outcome {
+            Err(RequestError::ConnectionClosed { reason: Some(reason) }) => {
+                assert!(reason.contains("signal: 9"), "{reason}")
+            }
+            other => panic!("expected ConnectionClosed with a reason, got {other:?}"),
+        }
+        assert_eq!(f.current_pid(), pid, "a server was started again");
+        assert!(f.client.is_closed());
+        f.close().await;
+    };
+    tokio::time::timeout(TEST_LIMIT, test).await.expect("hung");
 }
