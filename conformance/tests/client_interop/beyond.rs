@@ -148,3 +148,39 @@ async fn no_restart_when_none_are_allowed() {
     };
     tokio::time::timeout(TEST_LIMIT, test).await.expect("hung");
 }
+
+/// A 2026 server that exits with success ended the connection on purpose: it is not
+/// started again. One that fails is, up to the limit (three restarts by default), each
+/// process getting the lost request again. The servers are scripts that count their
+/// starts, take one line and exit.
+#[tokio::test]
+async fn a_server_that_stops_cleanly_is_not_restarted_and_a_failing_one_is() {
+    for (code, starts) in [(0, 1), (7, 4)] {
+        let dir = std::env::temp_dir().join(format!("mcpwire-restart-{}-{code}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let count = dir.join("starts");
+        let _ = std::fs::remove_file(&count);
+        let script = format!(r#"echo start >> "$1"; read line; exit {code}"#);
+        let process = ChildProcess::new("sh").arg("-c").arg(script).arg("sh").arg(&count);
+        let test = async {
+            let client = Client::builder("restarts", "1")
+                .protocol_version(ProtocolVersion::V2026_07_28)
+                .spawn(process)
+                .await
+                .unwrap();
+            let error = client.call_tool("anything", json!({})).await.unwrap_err();
+            match &error {
+                RequestError::ConnectionClosed { reason: Some(reason) } => {
+                    assert!(reason.contains(&format!("exit status: {code}")), "{reason}")
+                }
+                other => panic!("expected ConnectionClosed with a reason, got {other:?}"),
+            }
+            assert!(client.is_closed());
+            client.close().await;
+        };
+        tokio::time::timeout(TEST_LIMIT, test).await.expect("hung");
+        let started = std::fs::read_to_string(&count).unwrap().lines().count();
+        assert_eq!(started, starts, "exit {code}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -115,8 +115,8 @@ pub struct ClientOptions {
     pub request_timeout: Duration,
     /// Most `input_required` rounds of one call before giving up (default 10).
     pub max_input_rounds: usize,
-    /// A server spawned by [`ClientBuilder::spawn`] that exits unexpectedly while the
-    /// client is connected in the 2026 era is started again, and the requests it had not
+    /// A server spawned by [`ClientBuilder::spawn`] that exits unexpectedly (not with
+    /// success) while the client is connected in the 2026 era is started again, and the requests it had not
     /// answered are sent to the new process (`subscriptions/listen` streams included: each
     /// gets a new acknowledgement, and changes made meanwhile may have been missed). This is
     /// the most restarts within a minute (default 3); past it, or at 0, the connection

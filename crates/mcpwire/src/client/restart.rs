@@ -10,7 +10,8 @@
 //! new acknowledgement, then its notifications). A server that keeps dying stops being
 //! restarted after [`ClientOptions::max_restarts`](super::ClientOptions::max_restarts)
 //! restarts within [`RESTART_WINDOW`]: the connection then closes with the last exit's
-//! reason, as it always does in 2025.
+//! reason, as it always does in 2025. A server that exits with success is not restarted:
+//! it ended the connection on purpose, as a server may.
 
 use std::collections::{HashMap, VecDeque};
 use std::io;
@@ -200,7 +201,11 @@ async fn bring_in(
                 continue;
             }
         };
-        let restartable = shared.enabled.load(Ordering::Acquire) && !shared.closing.is_cancelled();
+        // A server that exited with success chose to stop (the spec lets it end the
+        // connection so): that is no crash.
+        let stopped = shared.child().as_ref().and_then(ChildHandle::try_status).is_some_and(|s| s.success());
+        let restartable =
+            shared.enabled.load(Ordering::Acquire) && !shared.closing.is_cancelled() && !stopped;
         let restarted = match restartable && restarts.another(Instant::now()) {
             true => restart(&shared, &restarts.process, reason.as_deref()).await,
             false => None,
@@ -224,6 +229,12 @@ async fn restart(
     reason: Option<&str>,
 ) -> Option<mpsc::Receiver<TransportEvent>> {
     let reason = reason.unwrap_or("the server process ended");
+    // A process that closed its stdout may still run: it is ended first (at once if it
+    // has exited), so that two never run side by side.
+    let old = shared.child().take();
+    if let Some(old) = old {
+        old.shutdown().await;
+    }
     let (connection, handle) = match process.start() {
         Ok(started) => started,
         Err(e) => {
