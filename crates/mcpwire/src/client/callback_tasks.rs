@@ -118,11 +118,15 @@ impl CallbackTasks {
         // forgotten) before it is remembered.
         {
             let mut running = self.running();
-            let tasks = self.clone();
+            // Weak: a callback does not keep the client's tasks alive (their drop, with
+            // the client's, stops it).
+            let tasks = Arc::downgrade(self);
             let task_id = id.clone();
             let handle = tokio::spawn(async move {
                 let outcome = work.await;
-                tasks.finish(&task_id, outcome).await;
+                if let Some(tasks) = tasks.upgrade() {
+                    tasks.finish(&task_id, outcome).await;
+                }
             });
             running.insert(id, handle.abort_handle());
         }
@@ -241,6 +245,15 @@ impl CallbackTasks {
     }
 }
 
+/// A client that is gone runs no callback for its server any more.
+impl Drop for CallbackTasks {
+    fn drop(&mut self) {
+        for handle in self.running().values() {
+            handle.abort();
+        }
+    }
+}
+
 fn parse<T: serde::de::DeserializeOwned>(request: &Request) -> Result<T, McpError> {
     request.parse_params().map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
 }
@@ -319,6 +332,29 @@ mod tests {
         assert_eq!(error.code(), codes::INVALID_PARAMS);
         let error = call(&tasks, methods::TASKS_GET, json!({ "taskId": "nope" })).await.unwrap_err();
         assert_eq!(error.code(), codes::INVALID_PARAMS);
+    }
+
+    #[tokio::test]
+    async fn the_callbacks_stop_with_the_client() {
+        struct Dropped(Option<tokio::sync::oneshot::Sender<()>>);
+        impl Drop for Dropped {
+            fn drop(&mut self) {
+                let _ = self.0.take().map(|tx| tx.send(()));
+            }
+        }
+        let tasks = Arc::new(CallbackTasks::new());
+        let (tx, dropped) = tokio::sync::oneshot::channel();
+        let flag = Dropped(Some(tx));
+        start(
+            &tasks,
+            Box::pin(async move {
+                let _flag = flag;
+                std::future::pending().await
+            }),
+        )
+        .await;
+        drop(tasks);
+        tokio::time::timeout(Duration::from_secs(5), dropped).await.unwrap().unwrap();
     }
 
     #[tokio::test]
