@@ -66,6 +66,14 @@ impl Shared {
     fn child(&self) -> MutexGuard<'_, Option<ChildHandle>> {
         self.child.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// Shuts down the process running now, if any (at once if it has exited).
+    async fn end_child(&self) {
+        let child = self.child().take();
+        if let Some(child) = child {
+            child.shutdown().await;
+        }
+    }
 }
 
 impl Supervised {
@@ -100,10 +108,7 @@ impl Supervised {
     /// Shuts the server down as [`ChildHandle::shutdown`] does; no restart follows.
     pub(crate) async fn shutdown(&self) {
         self.shared.closing.cancel();
-        let child = self.shared.child().take();
-        if let Some(child) = child {
-            child.shutdown().await;
-        }
+        self.shared.end_child().await;
     }
 }
 
@@ -231,10 +236,7 @@ async fn restart(
     let reason = reason.unwrap_or("the server process ended");
     // A process that closed its stdout may still run: it is ended first (at once if it
     // has exited), so that two never run side by side.
-    let old = shared.child().take();
-    if let Some(old) = old {
-        old.shutdown().await;
-    }
+    shared.end_child().await;
     let (connection, handle) = match process.start() {
         Ok(started) => started,
         Err(e) => {
@@ -274,10 +276,7 @@ async fn restart(
     };
     let Some(resend) = resend else {
         // So does the new process.
-        let child = shared.child().take();
-        if let Some(child) = child {
-            child.shutdown().await;
-        }
+        shared.end_child().await;
         return None;
     };
     tracing::warn!(
