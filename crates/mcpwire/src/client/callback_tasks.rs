@@ -23,17 +23,20 @@ use mcpwire_protocol::capabilities::{
 use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::tasks::{
     CancelTaskRequestParams, CreateTaskResult, GetTaskPayloadRequestParams, GetTaskRequestParams,
-    GetTaskResult, ListTasksRequestParams, ListTasksResult, TaskMetadata,
+    ListTasksRequestParams, TaskMetadata,
 };
 use mcpwire_protocol::tasks_ext::TaskState;
 use mcpwire_protocol::{methods, RawJson, Request};
-use serde_json::Value;
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
 use super::callbacks::Callbacks;
+use super::handler::parse;
 use crate::error::McpError;
-use crate::server::tasks::{finished_payload, new_task_id, MemoryTaskStore, TaskRecord, TaskStore};
+use crate::server::tasks::{
+    core_task_page, core_task_value, finished_payload, new_task_id, owned_record, store_error,
+    MemoryTaskStore, TaskRecord, TaskStore,
+};
 
 /// The most task records the client keeps (finished ones are dropped first when full).
 const CAPACITY: usize = 256;
@@ -112,7 +115,7 @@ impl CallbackTasks {
             state: TaskState::Working,
             owner: None,
         };
-        self.store.create(record.clone()).await.map_err(|e| McpError::internal(e.to_string()))?;
+        self.store.create(record.clone()).await.map_err(store_error)?;
         let id = record.task_id.clone();
         // The lock is held while the callback starts, so that it cannot finish (and be
         // forgotten) before it is remembered.
@@ -174,11 +177,7 @@ impl CallbackTasks {
     }
 
     async fn record(&self, id: &str) -> Result<TaskRecord, McpError> {
-        match self.store.get(id).await {
-            Ok(Some(record)) => Ok(record),
-            Ok(None) => Err(McpError::invalid_params(format!("Unknown task {id}"))),
-            Err(e) => Err(McpError::internal(e.to_string())),
-        }
+        owned_record(&self.store, id, None).await
     }
 
     /// Answers one of the server's `tasks/*` requests.
@@ -186,7 +185,7 @@ impl CallbackTasks {
         let reply = match request.method.as_str() {
             methods::TASKS_GET => {
                 let p: GetTaskRequestParams = parse(request)?;
-                task_reply(&self.record(&p.task_id).await?)?
+                core_task_value(&self.record(&p.task_id).await?)?
             }
             methods::TASKS_CANCEL => {
                 let p: CancelTaskRequestParams = parse(request)?;
@@ -201,26 +200,11 @@ impl CallbackTasks {
                 if let Some(handle) = self.running().remove(&p.task_id) {
                     handle.abort();
                 }
-                task_reply(&self.record(&p.task_id).await?)?
+                core_task_value(&self.record(&p.task_id).await?)?
             }
             methods::TASKS_LIST => {
                 let p: ListTasksRequestParams = parse(request)?;
-                if let Some(cursor) = &p.cursor {
-                    self.record(cursor).await.map_err(|_| McpError::invalid_params("Invalid cursor"))?;
-                }
-                let mut page = self
-                    .store
-                    .list(None, p.cursor.as_deref(), PAGE + 1)
-                    .await
-                    .map_err(|e| McpError::internal(e.to_string()))?;
-                let more = page.len() > PAGE;
-                page.truncate(PAGE);
-                let next_cursor = more.then(|| page.last().map(|r| r.task_id.clone())).flatten();
-                serde_json::to_value(ListTasksResult {
-                    tasks: page.iter().map(TaskRecord::core_task).collect(),
-                    next_cursor,
-                    meta: None,
-                })?
+                serde_json::to_value(core_task_page(&self.store, None, p.cursor.as_deref(), PAGE).await?)?
             }
             methods::TASKS_RESULT => {
                 let p: GetTaskPayloadRequestParams = parse(request)?;
@@ -254,20 +238,12 @@ impl Drop for CallbackTasks {
     }
 }
 
-fn parse<T: serde::de::DeserializeOwned>(request: &Request) -> Result<T, McpError> {
-    request.parse_params().map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
-}
-
-fn task_reply(record: &TaskRecord) -> Result<Value, McpError> {
-    Ok(serde_json::to_value(GetTaskResult { task: record.core_task(), meta: None })?)
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use mcpwire_protocol::codes;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn request(method: &str, params: Value) -> Request {
         serde_json::from_value(json!({ "jsonrpc": "2.0", "id": 1, "method": method, "params": params }))

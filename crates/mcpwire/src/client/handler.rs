@@ -23,7 +23,8 @@ pub(crate) struct ClientHandler {
     pub(crate) tasks: Option<Arc<CallbackTasks>>,
 }
 
-fn parse<T: DeserializeOwned>(request: &Request) -> Result<T, McpError> {
+/// A request's params as `T`; `-32602` when they do not fit.
+pub(super) fn parse<T: DeserializeOwned>(request: &Request) -> Result<T, McpError> {
     request.parse_params().map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
 }
 

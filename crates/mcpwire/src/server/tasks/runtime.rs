@@ -133,7 +133,8 @@ pub(crate) fn new_task_id() -> Result<String, McpError> {
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-fn store_error(e: TaskStoreError) -> McpError {
+/// A task store's failure as the JSON-RPC error that answers it (`-32603`).
+pub(crate) fn store_error(e: TaskStoreError) -> McpError {
     match e {
         TaskStoreError::Full => McpError::internal("too many tasks: the task store is full"),
         other => McpError::internal(other.to_string()),
@@ -143,6 +144,25 @@ fn store_error(e: TaskStoreError) -> McpError {
 /// `-32602` for a task id this server does not know.
 pub(crate) fn unknown_task(id: &str) -> McpError {
     McpError::invalid_params(format!("Unknown task: {id}"))
+}
+
+/// The record of `id` in `store`, or `-32602`.
+pub(crate) async fn record(store: &dyn TaskStore, id: &str) -> Result<TaskRecord, McpError> {
+    store.get(id).await.map_err(store_error)?.ok_or_else(|| unknown_task(id))
+}
+
+/// The record of `id` in `store` if `owner` created it (`None`: a 2026 task, or one a
+/// client runs for its server), or `-32602`.
+pub(crate) async fn owned_record(
+    store: &dyn TaskStore,
+    id: &str,
+    owner: Option<&str>,
+) -> Result<TaskRecord, McpError> {
+    let record = record(store, id).await?;
+    if record.owner.as_deref() != owner {
+        return Err(unknown_task(id));
+    }
+    Ok(record)
 }
 
 impl Tasks {
@@ -293,16 +313,12 @@ impl Tasks {
 
     /// The record of `id`, or `-32602`.
     pub(crate) async fn get(&self, id: &str) -> Result<TaskRecord, McpError> {
-        self.store.get(id).await.map_err(store_error)?.ok_or_else(|| unknown_task(id))
+        record(&*self.store, id).await
     }
 
     /// The record of `id` if `owner` created it (`None`: a 2026 task), or `-32602`.
     pub(crate) async fn get_owned(&self, id: &str, owner: Option<&str>) -> Result<TaskRecord, McpError> {
-        let record = self.get(id).await?;
-        if record.owner.as_deref() != owner {
-            return Err(unknown_task(id));
-        }
-        Ok(record)
+        owned_record(&*self.store, id, owner).await
     }
 
     /// `tasks/update`: hands each answer to the handler waiting for it; unknown or

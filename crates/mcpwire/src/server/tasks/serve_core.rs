@@ -22,7 +22,8 @@ use super::super::context::SessionInfo;
 use super::super::params::parse;
 use super::super::reply::Reply;
 use super::super::Server;
-use super::TaskRecord;
+use super::runtime::{owned_record, store_error};
+use super::{TaskRecord, TaskStore};
 use crate::error::McpError;
 use crate::jsonrpc::{CallOptions, RequestContext};
 
@@ -50,7 +51,30 @@ pub(crate) fn related_task_meta(task_id: &str) -> Value {
 }
 
 fn core_task_reply(record: &TaskRecord) -> Result<Reply, McpError> {
-    Ok(Reply::Custom(serde_json::to_value(GetTaskResult { task: record.core_task(), meta: None })?))
+    Ok(Reply::Custom(core_task_value(record)?))
+}
+
+/// A record as `tasks/get` and `tasks/cancel` (2025-11-25) answer it.
+pub(crate) fn core_task_value(record: &TaskRecord) -> Result<Value, McpError> {
+    Ok(serde_json::to_value(GetTaskResult { task: record.core_task(), meta: None })?)
+}
+
+/// One page of `tasks/list` (2025-11-25): at most `limit` of `owner`'s tasks in `store`,
+/// after the task `cursor` (which must be one of them: `-32602` otherwise).
+pub(crate) async fn core_task_page(
+    store: &dyn TaskStore,
+    owner: Option<&str>,
+    cursor: Option<&str>,
+    limit: usize,
+) -> Result<ListTasksResult, McpError> {
+    if let Some(cursor) = cursor {
+        owned_record(store, cursor, owner).await.map_err(|_| McpError::invalid_params("Invalid cursor"))?;
+    }
+    let mut page = store.list(owner, cursor, limit + 1).await.map_err(store_error)?;
+    let more = page.len() > limit;
+    page.truncate(limit);
+    let next_cursor = more.then(|| page.last().map(|r| r.task_id.clone())).flatten();
+    Ok(ListTasksResult { tasks: page.iter().map(TaskRecord::core_task).collect(), next_cursor, meta: None })
 }
 
 impl Server {
@@ -84,27 +108,9 @@ impl Server {
             }
             methods::TASKS_LIST => {
                 let p: ListTasksRequestParams = parse(params)?;
-                if let Some(cursor) = &p.cursor {
-                    tasks
-                        .get_owned(cursor, Some(&owner))
-                        .await
-                        .map_err(|_| McpError::invalid_params("Invalid cursor"))?;
-                }
                 let limit = self.inner.config.page_size;
-                let mut page = tasks
-                    .store
-                    .list(Some(&owner), p.cursor.as_deref(), limit + 1)
-                    .await
-                    .map_err(|e| McpError::internal(e.to_string()))?;
-                let more = page.len() > limit;
-                page.truncate(limit);
-                let next_cursor = more.then(|| page.last().map(|r| r.task_id.clone())).flatten();
-                let result = ListTasksResult {
-                    tasks: page.iter().map(TaskRecord::core_task).collect(),
-                    next_cursor,
-                    meta: None,
-                };
-                Ok(Reply::Custom(serde_json::to_value(result)?))
+                let page = core_task_page(&*tasks.store, Some(&owner), p.cursor.as_deref(), limit).await?;
+                Ok(Reply::Custom(serde_json::to_value(page)?))
             }
             methods::TASKS_RESULT => {
                 let p: GetTaskPayloadRequestParams = parse(params)?;
