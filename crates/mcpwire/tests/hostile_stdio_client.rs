@@ -164,6 +164,26 @@ async fn connecting_to_a_silent_server_fails_cleanly() {
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
 }
 
+/// A handshake its caller gives up on (here, by a timeout around `spawn`) leaves no
+/// server behind: the silent process is shut down in the background, as `close` would.
+#[tokio::test]
+async fn an_abandoned_handshake_shuts_its_server_down() {
+    let dir = tempdir::Dir::new();
+    let process = ChildProcess::new("sh")
+        .args(["-c", "echo $$ > \"$D/pid\"; exec sleep 60"])
+        .env("D", dir.path())
+        .stderr(StderrMode::Null)
+        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200));
+    let connecting = Client::builder("t", "0").spawn(process);
+    assert!(tokio::time::timeout(Duration::from_millis(500), connecting).await.is_err(), "it never answers");
+    let pid = std::fs::read_to_string(dir.path().join("pid")).unwrap().trim().to_owned();
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+        assert!(std::time::Instant::now() < deadline, "the server {pid} still runs");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test]
 async fn the_server_killed_mid_request_fails_the_call_with_its_exit_status() {
     let (peer, handle, _dir) = hostile_server("read req; echo 'dying now' >&2; kill -KILL $$");

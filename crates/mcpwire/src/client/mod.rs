@@ -63,7 +63,7 @@ pub use tasks::ToolCallStart;
 use crate::error::{McpError, RequestError};
 use crate::jsonrpc::{CallOptions, Dispatcher, DispatcherConfig, Peer};
 use crate::transport::child::ChildProcess;
-use crate::transport::Transport;
+use crate::transport::{Connection, Transport};
 use cache::Cache;
 use callbacks::{boxed, Callbacks};
 use handler::ClientHandler;
@@ -513,10 +513,21 @@ impl ClientBuilder {
 
     /// Spawns a server process and connects to it over its stdio.
     pub async fn spawn(self, process: ChildProcess) -> Result<Client, ConnectError> {
+        self.spawn_through(process, |connection| connection).await
+    }
+
+    /// [`spawn`](Self::spawn), with the server's connection passed through `layer`: a
+    /// transport that wraps it, to record or log what goes by, say. A 2026 server that is
+    /// restarted stays behind the same layer (the layer sees one connection throughout).
+    pub async fn spawn_through<T: Transport>(
+        self,
+        process: ChildProcess,
+        layer: impl FnOnce(Connection) -> T,
+    ) -> Result<Client, ConnectError> {
         let max_restarts = self.options.max_restarts;
         let (connection, child) =
             restart::Supervised::start(process, max_restarts).map_err(ConnectError::Spawn)?;
-        let client = self.connect(connection).await;
+        let client = self.connect(layer(connection)).await;
         match client {
             Ok(client) => {
                 if client.era() == Era::Stateless {

@@ -112,6 +112,21 @@ impl Supervised {
     }
 }
 
+/// A server whose client is gone without [`Supervised::shutdown`] (a handshake abandoned
+/// by its caller, a client dropped unclosed) is shut down in the background, the same
+/// way: it is not left running with nobody to answer or stop it.
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        self.shared.closing.cancel();
+        let Some(child) = self.shared.child().take() else { return };
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => drop(runtime.spawn(async move { child.shutdown().await })),
+            // No runtime to wait on: the process is killed when its handle's monitor goes.
+            Err(_) => drop(child),
+        }
+    }
+}
+
 /// The dispatcher's messages to the process running now; once restarts are allowed,
 /// requests are remembered until answered or cancelled. When the dispatcher is done, the
 /// process's stdin is closed (its sender dropped) and no restart follows.

@@ -187,8 +187,17 @@ impl ChildProcess {
             _ => return Err(io::Error::other("child stdio was not captured")),
         };
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
-        if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(capture_stderr(stderr, stderr_tail.clone()));
+        // Cancelled once the captured stderr has ended (at once when it is not captured).
+        let stderr_done = CancellationToken::new();
+        match child.stderr.take() {
+            Some(stderr) => {
+                let (tail, done) = (stderr_tail.clone(), stderr_done.clone());
+                tokio::spawn(async move {
+                    capture_stderr(stderr, tail).await;
+                    done.cancel();
+                });
+            }
+            None => stderr_done.cancel(),
         }
 
         // The monitor owns the child: it reaps it whatever else happens, and kills it
@@ -221,7 +230,7 @@ impl ChildProcess {
         tokio::spawn(async move {
             let stdout = BufReader::with_capacity(64 * 1024, stdout);
             let read = read_loop(stdout, max, &in_tx, &read_arrivals).await;
-            let reason = exit_reason(read.err(), reader_status, &reader_tail).await;
+            let reason = exit_reason(read.err(), reader_status, &reader_tail, stderr_done).await;
             let _ = in_tx.send(TransportEvent::closed(Some(reason))).await;
         });
         let close_stdin = CancellationToken::new();
@@ -264,13 +273,20 @@ impl ChildProcess {
 }
 
 /// Waits briefly for the exit status after the child's stdout ended, and describes it.
+/// A child that exited also gets a moment for the last of its stderr to be read, so that
+/// the tail holds what it said before it died (its error, usually).
 async fn exit_reason(
     read_error: Option<io::Error>,
     mut status: watch::Receiver<Option<ExitStatus>>,
     tail: &Mutex<VecDeque<u8>>,
+    stderr_done: CancellationToken,
 ) -> String {
     let exited = tokio::time::timeout(Duration::from_millis(500), status.wait_for(Option::is_some)).await;
-    let mut reason = match (exited.ok().and_then(|s| s.ok().and_then(|s| *s)), read_error) {
+    let exited = exited.ok().and_then(|s| s.ok().and_then(|s| *s));
+    if exited.is_some() {
+        let _ = tokio::time::timeout(Duration::from_millis(200), stderr_done.cancelled()).await;
+    }
+    let mut reason = match (exited, read_error) {
         (Some(status), _) => format!("the server process exited ({status})"),
         (None, Some(e)) => format!("reading from the server process failed: {e}"),
         (None, None) => "the server process closed its stdout".to_owned(),
