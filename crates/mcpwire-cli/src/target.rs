@@ -9,11 +9,10 @@ use std::fmt;
 use std::future::Future;
 use std::io::ErrorKind;
 use std::pin::Pin;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use mcpwire::client::{Client, ClientBuilder, ConnectError};
-use mcpwire::transport::child::{ChildHandle, ChildProcess, StderrMode};
+use mcpwire::transport::child::{ChildProcess, StderrMode};
 use mcpwire::transport::Transport;
 use mcpwire::RequestError;
 
@@ -219,44 +218,25 @@ pub async fn connect(
     };
     match target {
         Target::Stdio { program, args } => {
-            // Spawned here rather than by `ClientBuilder::spawn`, to keep the child's
-            // handle: a server that dies during the handshake is waited for, so that
-            // its whole stderr tail makes it into the message.
+            // The server's stderr is kept: a server that dies during the handshake is
+            // reported with its exit status and the tail of what it printed. A 2026 server
+            // that dies later is started again (`ClientOptions::max_restarts`); `close`
+            // shuts it down. A failed handshake shuts the server down before its error
+            // comes back (up to the close and `SIGTERM` waits, 2 s each): `limit` is
+            // stretched by that, so that the handshake's own timeout, which names the
+            // request that went unanswered, is what the user sees.
             let process =
                 ChildProcess::new(program).args(args).stderr(StderrMode::Capture).max_line_bytes(max_message);
-            let (connection, mut child) =
-                process.spawn().map_err(|e| connect_failure(target, ConnectError::Spawn(e)))?;
-            let connecting = tapped(builder, connection, wire);
-            let Ok(connected) = tokio::time::timeout(limit, connecting).await else {
-                child.shutdown().await;
-                return Err(silent().into());
+            let connecting: Pin<Box<dyn Future<Output = Result<Client, ConnectError>> + Send>> = match wire {
+                Some(wire) => {
+                    let wire = wire.clone();
+                    Box::pin(builder.spawn_through(process, move |connection| Tap::new(connection, wire)))
+                }
+                None => Box::pin(builder.spawn(process)),
             };
-            match connected {
-                Ok(client) => {
-                    CHILDREN.lock().unwrap_or_else(|e| e.into_inner()).push(child);
-                    Ok(client)
-                }
-                Err(ConnectError::Handshake(RequestError::ConnectionClosed { reason })) => {
-                    let exited = tokio::time::timeout(Duration::from_secs(1), child.wait()).await;
-                    let mut reason = match exited {
-                        Ok(Some(status)) => format!("the server process exited ({status})"),
-                        _ => crate::errors::split_reason(reason.as_deref()).0,
-                    };
-                    // The stderr reader finishes on its own task: give it a moment.
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    let tail = child.stderr_tail();
-                    if !tail.is_empty() {
-                        reason = format!("{reason}; its stderr ended with: {tail}");
-                    }
-                    child.shutdown().await;
-                    let error =
-                        ConnectError::Handshake(RequestError::ConnectionClosed { reason: Some(reason) });
-                    Err(connect_failure(target, error).into())
-                }
-                Err(e) => {
-                    child.shutdown().await;
-                    Err(connect_failure(target, e).into())
-                }
+            match tokio::time::timeout(limit + Duration::from_secs(4), connecting).await {
+                Ok(connected) => connected.map_err(|e| connect_failure(target, e).into()),
+                Err(_) => Err(silent().into()),
             }
         }
         Target::Http { url, headers, bearer } => {
@@ -315,17 +295,10 @@ fn saved_login() -> Option<mcpwire::auth::OAuthClient> {
     }))
 }
 
-/// The stdio servers this process started, shut down by [`close`].
-static CHILDREN: Mutex<Vec<ChildHandle>> = Mutex::new(Vec::new());
-
-/// Closes a client from [`connect`], and shuts down the server process it started (stdin
-/// closed, then `SIGTERM`, then `SIGKILL`, as the spec says).
+/// Closes a client from [`connect`]; a server process it started is shut down (stdin
+/// closed, then `SIGTERM`, then `SIGKILL`, as the spec says) before this returns.
 pub async fn close(client: &Client) {
     client.close().await;
-    let children: Vec<ChildHandle> = std::mem::take(&mut *CHILDREN.lock().unwrap_or_else(|e| e.into_inner()));
-    for child in children {
-        child.shutdown().await;
-    }
 }
 
 /// Turns a connect error into a one-line failure with a hint.

@@ -182,6 +182,29 @@ fn a_2026_upstream_is_one_server_for_clients_of_every_kind() {
     assert_eq!(children_of(server.child.id()).len(), 1, "one upstream server");
 }
 
+/// A 2026 upstream server that dies is started again, and the proxy goes on: the call
+/// after the crash is answered by the new process (the spec asks a 2026 client to
+/// restart a server that exited unexpectedly).
+#[test]
+fn a_2026_upstream_that_dies_is_started_again() {
+    let notes = format!("stdio:'{BIN}' serve --example notes");
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &notes]);
+    let call = |id: u32, name: &str, arguments: &str| {
+        let params = format!(r#"{{"name":"{name}","arguments":{arguments},"_meta":{{_META}}}}"#);
+        post_2026(&server.url, "tools/call", Some(name), &params, &format!(r#""id":{id}"#))
+    };
+    let added = call(3, "add_note", r#"{"title":"zebra","text":"stripes"}"#);
+    assert!(added.contains("Added note"), "{added}");
+    let first = children_of(server.child.id());
+    assert_eq!(first.len(), 1, "one upstream server: {first:?}");
+    Command::new("kill").args(["-KILL", &first[0].to_string()]).status().unwrap();
+    thread::sleep(Duration::from_millis(300));
+    let again = call(3, "add_note", r#"{"title":"okapi","text":"stripes too"}"#);
+    assert!(again.contains("Added note"), "the call after the crash: {again}");
+    let now = children_of(server.child.id());
+    assert!(now.len() == 1 && now != first, "a new server in the dead one's place: {first:?} then {now:?}");
+}
+
 /// Every log message the upstream sends for a request before its answer reaches the
 /// client before the answer (forwarding them on tasks of their own lost the last one to
 /// the answer about one call in ten).
