@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use mcp_http::{answer, in_session, initialize_body, open_session, stateless_request, V25};
 use mcpwire::client::{Client, ToolCallStart};
 use mcpwire::error::McpError;
-use mcpwire::http::cluster::Cluster;
+use mcpwire::http::cluster::{Cluster, ClusterOptions};
 use mcpwire::http::{serve_with_shutdown, HttpSettings};
 use mcpwire::protocol::elicitation::{ElicitRequestParams, ElicitResult, ElicitValue};
 use mcpwire::protocol::logging::LoggingLevel;
@@ -229,6 +229,52 @@ async fn a_task_started_on_one_instance_is_followed_answered_and_cancelled_throu
     mcp_http::wait_for("the handler on A to see its cancellation", || seen.cancelled.load(Ordering::SeqCst))
         .await;
     assert_eq!(until(&on_a, &task.task_id, TaskStatus::Cancelled).await.task().status, TaskStatus::Cancelled);
+}
+
+/// Runs `redis-cli` against the test's Redis; its output.
+fn redis_cli(redis: &Redis, args: &[&str]) -> String {
+    let port = redis.url.rsplit(':').next().unwrap();
+    let out = Command::new("redis-cli").args(["-p", port]).args(args).output().expect("redis-cli");
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A task whose instance died (its heartbeat gone: here deleted, as its expiry would)
+/// can never finish: the instance that reads it next records it failed, instead of
+/// reporting it `working` until its TTL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_whose_instance_died_is_failed_by_the_next_reader() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    // A beats rarely: once its heartbeat key is deleted, it stays "dead" for the test.
+    let options = ClusterOptions { heartbeat: Duration::from_secs(3600), ..ClusterOptions::default() };
+    let cluster = Cluster::connect_with(&redis.url, options).await.unwrap();
+    let service = cluster.service(builder(seen.clone()), HttpSettings::default()).unwrap();
+    let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
+    let a = Instance { addr: bound.local_addr, shutdown: bound.shutdown };
+    let b = instance(&redis, &seen).await;
+    let (on_a, on_b) = (client(&a).await, client(&b).await);
+    let ToolCallStart::Task(task) =
+        on_a.start_tool_call("wait_for_cancel", json!({}), Default::default()).await.unwrap()
+    else {
+        panic!("wait_for_cancel runs as a task")
+    };
+    until(&on_b, &task.task_id, TaskStatus::Working).await;
+    let record: serde_json::Value =
+        serde_json::from_str(&redis_cli(&redis, &["GET", &format!("mcpwire:task:{}", task.task_id)]))
+            .unwrap();
+    let runner = record["runner"].as_str().unwrap().to_owned();
+    // Alive, it is left alone.
+    assert_eq!(on_b.get_task(&task.task_id).await.unwrap().task().status, TaskStatus::Working);
+    assert_eq!(redis_cli(&redis, &["DEL", &format!("mcpwire:instance:{runner}")]), "1");
+    let failed = until(&on_b, &task.task_id, TaskStatus::Failed).await;
+    let text = serde_json::to_string(&failed).unwrap();
+    assert!(text.contains("stopped before the task finished"), "{text}");
+    // It stays failed, for its runner too (a terminal state stays).
+    assert_eq!(on_a.get_task(&task.task_id).await.unwrap().task().status, TaskStatus::Failed);
+    on_b.cancel_task(&task.task_id).await.ok();
+    assert_eq!(on_b.get_task(&task.task_id).await.unwrap().task().status, TaskStatus::Failed);
+    a.shutdown.cancel();
+    b.shutdown.cancel();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -6,6 +6,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mcpwire_protocol::tasks_ext::TaskState;
+use mcpwire_protocol::{codes, ErrorObject};
 use serde::{Deserialize, Serialize};
 
 use super::wire::Frame;
@@ -110,8 +111,52 @@ impl Cluster {
     }
 }
 
+/// The error of a task whose instance stopped before the task finished.
+const RUNNER_GONE: &str = "The server instance running this task stopped before the task finished";
+
 impl RedisTaskStore {
+    /// The record of task `id` (its JSON as stored, and the record), `None` when there is
+    /// none or it has expired. A task still running on an instance that has left the
+    /// cluster (or died: its heartbeat expired) can never finish, so it is failed here,
+    /// on whichever instance reads it first, instead of staying `working` until its TTL.
     async fn load(&self, id: &str) -> Result<Option<(String, Stored)>, TaskStoreError> {
+        let Some((raw, stored)) = self.read(id).await? else { return Ok(None) };
+        // The runner itself records how its tasks end, leaving or not.
+        let ours = stored.runner == self.cluster.shared.id;
+        if ours
+            || stored.state.status().is_terminal()
+            || self.cluster.is_alive(&stored.runner).await.map_err(backend)?
+        {
+            return Ok(Some((raw, stored)));
+        }
+        let mut record = stored.record();
+        record.state = TaskState::Failed { error: ErrorObject::new(codes::INTERNAL_ERROR, RUNNER_GONE) };
+        record.status_message = Some(RUNNER_GONE.to_owned());
+        record.last_updated_at = SystemTime::now();
+        let failed = Stored::new(stored.runner, record);
+        match self.replace(id, &raw, &failed).await? {
+            Some(json) => Ok(Some((json, failed))),
+            // Changed meanwhile (failed by another reader, say): what is stored now.
+            None => self.read(id).await,
+        }
+    }
+
+    /// Stores `stored` as task `id`'s record if it is still `raw` (its JSON as read):
+    /// the JSON written, or `None` when another write came first.
+    async fn replace(&self, id: &str, raw: &str, stored: &Stored) -> Result<Option<String>, TaskStoreError> {
+        let json = serde_json::to_string(stored).map_err(|e| TaskStoreError::Backend(e.to_string()))?;
+        let set: i64 = redis::Script::new(COMPARE_AND_SET)
+            .key(self.cluster.task_key(id))
+            .arg(raw)
+            .arg(&json)
+            .invoke_async(&mut self.cluster.redis())
+            .await
+            .map_err(backend)?;
+        Ok((set == 1).then_some(json))
+    }
+
+    /// The record of task `id` as stored, `None` when there is none or it has expired.
+    async fn read(&self, id: &str) -> Result<Option<(String, Stored)>, TaskStoreError> {
         let raw: Option<String> = redis::cmd("GET")
             .arg(self.cluster.task_key(id))
             .query_async(&mut self.cluster.redis())
@@ -179,16 +224,8 @@ impl TaskStore for RedisTaskStore {
             change(&mut record);
             let runner = stored.runner;
             for _ in 0..UPDATE_ATTEMPTS {
-                let json = serde_json::to_string(&Stored::new(runner.clone(), record.clone()))
-                    .map_err(|e| TaskStoreError::Backend(e.to_string()))?;
-                let set: i64 = redis::Script::new(COMPARE_AND_SET)
-                    .key(self.cluster.task_key(task_id))
-                    .arg(&raw)
-                    .arg(&json)
-                    .invoke_async(&mut self.cluster.redis())
-                    .await
-                    .map_err(backend)?;
-                if set == 1 {
+                if self.replace(task_id, &raw, &Stored::new(runner.clone(), record.clone())).await?.is_some()
+                {
                     return Ok(Some(record));
                 }
                 let Some((newer, stored)) = self.load(task_id).await? else { return Ok(None) };
