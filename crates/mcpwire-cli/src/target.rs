@@ -203,8 +203,9 @@ pub fn split_words(line: &str) -> Result<Vec<String>, String> {
 /// stderr captured, for error messages), or opens a Streamable HTTP connection. Every
 /// failure comes back as a [`Failure`] with a hint.
 /// `max_message` bounds every message read (`--max-message-size`); `limit` bounds the
-/// whole handshake (a server started here is shut down when it passes); `wire`, when
-/// given, records the server's raw answers.
+/// whole handshake (for a stdio server, plus the 4 s its shutdown may take when it failed
+/// the handshake; a server started here is shut down when it passes); `wire`, when given,
+/// records the server's raw answers.
 pub async fn connect(
     target: &Target,
     builder: ClientBuilder,
