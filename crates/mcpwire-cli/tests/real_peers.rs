@@ -371,6 +371,40 @@ fn piped_stderr_gets_plain_progress_and_task_only_tools_are_marked() {
     assert!(line.contains("[task required]"), "{line}");
 }
 
+#[test]
+fn a_tool_that_runs_only_as_a_task_is_a_plain_call_through_the_proxy() {
+    // server-everything's `simulate-research-query` requires a task (2025-11-25); the
+    // proxy offers none, so it runs the task upstream itself and answers with its result.
+    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let o = mcpwire(&["tools", &proxy.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let line =
+        stdout(&o).lines().find(|l| l.starts_with("simulate-research-query")).unwrap_or_default().to_owned();
+    assert!(!line.is_empty() && !line.contains("[task"), "{}", stdout(&o));
+    for version in ["2025-11-25", "2026-07-28"] {
+        // Ambiguous: the task asks a question, which reaches this client (declined: stdin
+        // is not a terminal) and the task goes on with its default.
+        let o = mcpwire(
+            &[
+                "call",
+                &proxy.url,
+                "simulate-research-query",
+                "topic=python",
+                "ambiguous=true",
+                "--protocol-version",
+                version,
+            ],
+            Duration::from_secs(90),
+        );
+        expect_code(&o, 0);
+        let (out, err) = (stdout(&o), stderr(&o));
+        assert!(out.contains("# Research Report: python (User declined"), "{version}:\n{out}\n{err}");
+        assert!(err.contains("declined the server's request for input"), "{version}:\n{err}");
+        assert!(err.contains("Analyzing content"), "{version}: progress:\n{err}");
+    }
+}
+
 /// The fastmcp fixture server (`tests/peers/python/fastmcp_server.py`) as a stdio target.
 fn fastmcp_server() -> String {
     let script = workspace().join("tests/peers/python/fastmcp_server.py");

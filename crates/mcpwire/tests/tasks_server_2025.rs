@@ -191,6 +191,31 @@ async fn a_client_following_a_task_gets_its_progress() {
     client.close().await;
 }
 
+/// `Client::call_tool_raw` (a relay's call): a tool that requires a task is run as one
+/// and its raw result returned; any other tool is called plainly, its params as given.
+#[tokio::test]
+async fn a_raw_call_of_a_task_only_tool_returns_the_tasks_result() {
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let server = server();
+    tokio::spawn(async move { server.serve(theirs).await });
+    let client = mcpwire::client::Client::builder("c", "1")
+        .protocol_version(mcpwire::protocol::ProtocolVersion::V2025_11_25)
+        .without_tasks()
+        .connect(ours)
+        .await
+        .unwrap();
+    let options = mcpwire::client::RequestOptions::default;
+    let result = client.call_tool_raw(json!({ "name": "reports", "arguments": {} }), options()).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "reported", "{result}");
+    assert!(result.get("task").is_none(), "{result}");
+    let result = client.call_tool_raw(json!({ "name": "maybe", "_meta": { "k": 1 } }), options()).await.unwrap();
+    assert_eq!(result["content"][0]["text"], "maybe", "{result}");
+    // Without the task, the server refuses the task-only tool: what the raw call avoids.
+    let refused = client.send_request("tools/call", json!({ "name": "reports" }), options()).await;
+    assert!(refused.is_err(), "{refused:?}");
+    client.close().await;
+}
+
 #[tokio::test]
 async fn cancel_reaches_cancelled_before_answering() {
     let mut raw = start();

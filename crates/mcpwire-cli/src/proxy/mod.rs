@@ -30,8 +30,12 @@
 //! a 2025 upstream, whose capabilities are fixed per connection, gets one connection per
 //! set of client capabilities (see [`upstream::Pool`]), each its own server process.
 //!
-//! Limits: no tasks (the proxy declares none upstream and offers none, so every result
-//! is final and a tool that runs only as a task fails); a 2026 upstream sees the proxy's
+//! Tasks: the proxy offers none and relays no `tasks/*`, so every result is final. A tool
+//! that a 2025 upstream runs only as a task is run as one by the proxy, which follows it
+//! to its end (its questions reach the client as any upstream question does) and answers
+//! with its result; the tool is listed without its `taskSupport`.
+//!
+//! Limits: a 2026 upstream sees the proxy's
 //! `clientInfo`, not the client's own; a 2025 server's `roots/list`
 //! outside a request (at start-up, after a change) goes to the 2025 client that last used
 //! that connection or last said its roots changed ([`downstream`]), and clients of the

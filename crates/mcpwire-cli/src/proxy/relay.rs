@@ -140,7 +140,8 @@ impl Relay {
         });
         let client = lease.client.clone();
         let params = Value::Object(upstream_params(Value::Object(params)));
-        let request: Pending = Box::pin(async move { client.send_request(method, params, options).await });
+        let request: Pending =
+            Box::pin(async move { upstream_request(&client, method, params, options).await });
         let flight = Flight { _lease: lease, request, asks, progress, logs, pending: None, asked: 0 };
         self.run(ctx, flight, method, Map::new()).await
     }
@@ -268,8 +269,13 @@ pub fn upstream_params(params: Value) -> Map<String, Value> {
 }
 
 /// An upstream result shaped for the downstream era: a 2025 client gets no 2026-only
-/// members; a 2026 client gets cache hints on cacheable results.
+/// members; a 2026 client gets cache hints on cacheable results. Listed tools lose their
+/// `execution.taskSupport`: the proxy offers no tasks, and runs a tool that its upstream
+/// runs only as a task to its end itself ([`upstream_request`]).
 pub fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> Value {
+    if method == methods::TOOLS_LIST {
+        without_task_support(&mut result);
+    }
     if let Value::Object(o) = &mut result {
         match era {
             Some(Era::Stateless) => {
@@ -292,6 +298,19 @@ pub fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> V
         }
     }
     result
+}
+
+/// Drops `execution.taskSupport` from each tool of a `tools/list` result (and `execution`
+/// when nothing else is left in it).
+fn without_task_support(result: &mut Value) {
+    let Some(Value::Array(tools)) = result.get_mut("tools") else { return };
+    for tool in tools.iter_mut().filter_map(Value::as_object_mut) {
+        let Some(Value::Object(execution)) = tool.get_mut("execution") else { continue };
+        execution.remove("taskSupport");
+        if execution.is_empty() {
+            tool.remove("execution");
+        }
+    }
 }
 
 /// The upstream server's own error goes downstream as it is; anything else (a timeout, a
@@ -339,7 +358,7 @@ async fn send(
         }),
         false => options,
     };
-    let request = client.send_request(method, Value::Object(params.clone()), options);
+    let request = upstream_request(client, method, Value::Object(params.clone()), options);
     tokio::pin!(request);
     loop {
         tokio::select! {
@@ -358,6 +377,21 @@ async fn send(
                 return result.map_err(upstream_error);
             }
         }
+    }
+}
+
+/// One upstream request. A `tools/call` goes through [`Client::call_tool_raw`]: a tool
+/// that a 2025 upstream runs only as a task is run as one and followed to its end there,
+/// so that the proxy (which offers no tasks) serves it as a plain call.
+async fn upstream_request(
+    client: &Client,
+    method: &str,
+    params: Value,
+    options: RequestOptions,
+) -> Result<Value, RequestError> {
+    match method == methods::TOOLS_CALL {
+        true => client.call_tool_raw(params, options).await,
+        false => client.send_request(method, params, options).await,
     }
 }
 

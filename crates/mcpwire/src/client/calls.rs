@@ -378,6 +378,24 @@ impl Client {
         decode(&raw)
     }
 
+    /// `tools/call` with its params as given (`name`, `arguments`, `_meta`, ...), and its
+    /// raw result, as [`Client::send_request`] sends it; except that a tool that requires
+    /// a task (2025-11-25 `execution.taskSupport: "required"`) is run as one and followed
+    /// to its end, as [`Client::call_tool_with`] does. For relays (`mcpwire proxy`) that
+    /// offer no tasks of their own and serve such a tool as a plain call.
+    pub async fn call_tool_raw(&self, params: Value, options: RequestOptions) -> Result<Value, RequestError> {
+        let params = match params {
+            Value::Object(o) => o,
+            Value::Null => Map::new(),
+            _ => return Err(RequestError::Protocol("params must be a JSON object".into())),
+        };
+        let raw = match self.start_core_task(&params, &options, false).await? {
+            Some(task) => self.follow_task(&task, &options).await?,
+            None => self.send(methods::TOOLS_CALL, params, &options).await?.1,
+        };
+        decode(&raw)
+    }
+
     /// Sends a notification.
     pub async fn send_notification(&self, method: &str, params: Option<Value>) {
         let raw = params.and_then(|p| serde_json::value::to_raw_value(&p).ok());
