@@ -11,12 +11,13 @@
 #   stdio-pipe    32 in flight (2025 era)
 #   http-2026     sequential stateless 2026 requests (one connection)
 #   http-2025     sequential calls on one 2025 session (SSE answers)
+#   http-2025s    sequential 2025 calls to a session-less server (JSON answers)
 # The HTTP scenarios zero the counters (callgrind_control -z) after a warm-up and dump
 # them (-d) after the measured calls. Profiles stay in bench/callgrind/ (git-ignored):
 # read one with `callgrind_annotate --inclusive=yes FILE | head -80`.
 #
 # Environment: CARGO_TARGET_DIR [<repo>/target], N1 [500], N2 [2500], PIPE [10000],
-# ONLY [all; `stdio` skips the HTTP scenarios], ECHO_SERVER [the mcpwire server binary;
+# ONLY [all; `stdio` skips the HTTP scenarios, `http` the stdio ones], ECHO_SERVER [the mcpwire server binary;
 # set it to a saved copy to measure a before/after pair], MCPWIRE [the mcpwire binary, whose
 # `bench --no-check` drives the calls],
 # SERVER_ARGS [extra arguments for mcpwire's echo-server, e.g. --current-thread].
@@ -61,7 +62,7 @@ stdio_run() { # PEER TAG CALLS PIPE -> instruction total
 
 http_run() { # PEER MODE ERA -> instructions per call
   local peer=$1 mode=$2 era=$3 port=$((30000 + RANDOM % 20000))
-  local file="$OUTDIR/$peer-http-$era.out"
+  local file="$OUTDIR/$peer-http-$era-$mode.out"
   rm -f "$file" "$file".*
   valgrind --tool=callgrind --callgrind-out-file="$file" "$(server "$peer")" \
     --http "127.0.0.1:$port" --mode "$mode" >/dev/null 2>&1 &
@@ -82,17 +83,20 @@ http_run() { # PEER MODE ERA -> instructions per call
 
 PEERS=("$@")
 [[ ${#PEERS[@]} -eq 0 ]] && PEERS=(bare rmcp mcpwire)
-printf '%-10s %14s %14s %14s %14s\n' peer stdio-seq stdio-pipe http-2026 http-2025
+printf '%-10s %14s %14s %14s %14s %14s\n' peer stdio-seq stdio-pipe http-2026 http-2025 http-2025s
 for peer in "${PEERS[@]}"; do
-  a=$(stdio_run "$peer" seq1 "$N1" 0)
-  b=$(stdio_run "$peer" seq2 "$N2" 0)
-  c=$(stdio_run "$peer" pipe "$N1" "$PIPE")
-  seq=$(( (b - a) / (N2 - N1) ))
-  pipe=$(( (c - a) / PIPE ))
-  h26=- h25=-
+  seq=- pipe=- h26=- h25=- h25s=-
+  if [[ $ONLY != http ]]; then
+    a=$(stdio_run "$peer" seq1 "$N1" 0)
+    b=$(stdio_run "$peer" seq2 "$N2" 0)
+    c=$(stdio_run "$peer" pipe "$N1" "$PIPE")
+    seq=$(( (b - a) / (N2 - N1) ))
+    pipe=$(( (c - a) / PIPE ))
+  fi
   if [[ $ONLY != stdio ]]; then
     h26=$(http_run "$peer" stateless 2026)
     h25=$(http_run "$peer" sessions 2025)
+    h25s=$(http_run "$peer" stateless 2025)
   fi
-  printf '%-10s %14s %14s %14s %14s\n' "$peer" "$seq" "$pipe" "$h26" "$h25"
+  printf '%-10s %14s %14s %14s %14s %14s\n' "$peer" "$seq" "$pipe" "$h26" "$h25" "$h25s"
 done
