@@ -75,13 +75,15 @@ pub enum Frame {
 /// levels, and truncated input) gives a [`codes::PARSE_ERROR`]; JSON that is not a
 /// JSON-RPC message gives [`codes::INVALID_REQUEST`], with the id when it could be read.
 pub fn decode_frame(bytes: &[u8]) -> Result<Frame, DecodeError> {
-    // Valid UTF-8 (nearly every frame) is checked once, here, and decoded as text: a
-    // decoder reading bytes checks every key and every captured member again. Invalid
-    // UTF-8 is decoded as bytes, which gives serde_json's error for it.
-    match std::str::from_utf8(bytes) {
-        Ok(text) => decode_frame_from(text),
-        Err(_) => decode_frame_from(bytes),
-    }
+    // JSON text is UTF-8 (RFC 8259), all of it: checked once, here, whichever member holds
+    // a bad byte (serde_json, reading bytes, would let one pass in a member it skips).
+    let text = std::str::from_utf8(bytes).map_err(|e| DecodeError {
+        code: codes::PARSE_ERROR,
+        message: format!("Parse error: invalid UTF-8 at byte {}", e.valid_up_to()),
+        id: None,
+        had_method: false,
+    })?;
+    decode_frame_from(text)
 }
 
 /// Decodes exactly one message; a batch is an [`codes::INVALID_REQUEST`].
@@ -94,35 +96,10 @@ pub fn decode_message(bytes: &[u8]) -> Result<Message, DecodeError> {
     }
 }
 
-/// A frame's input: text already known to be UTF-8, or bytes that are not. Both give
-/// the same values and the same errors; text is only faster to read.
-trait Input<'a>: Copy {
-    fn bytes(self) -> &'a [u8];
-    fn parse<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error>;
-}
-
-impl<'a> Input<'a> for &'a str {
-    fn bytes(self) -> &'a [u8] {
-        self.as_bytes()
-    }
-    fn parse<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error> {
-        serde_json::from_str(self)
-    }
-}
-
-impl<'a> Input<'a> for &'a [u8] {
-    fn bytes(self) -> &'a [u8] {
-        self
-    }
-    fn parse<T: Deserialize<'a>>(self) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(self)
-    }
-}
-
-fn decode_frame_from<'a>(input: impl Input<'a>) -> Result<Frame, DecodeError> {
-    let first = input.bytes().iter().find(|b| !b.is_ascii_whitespace());
-    if first == Some(&b'[') {
-        let BatchItems(items) = input.parse().map_err(|e| match e.is_data() {
+fn decode_frame_from(text: &str) -> Result<Frame, DecodeError> {
+    let first = text.bytes().find(|b| !b.is_ascii_whitespace());
+    if first == Some(b'[') {
+        let BatchItems(items) = serde_json::from_str(text).map_err(|e| match e.is_data() {
             // The elements are any JSON at all: a data error is the size limit's.
             true => DecodeError::invalid(
                 format!("Invalid request: a batch may hold at most {MAX_BATCH_MESSAGES} messages"),
@@ -137,7 +114,7 @@ fn decode_frame_from<'a>(input: impl Input<'a>) -> Result<Frame, DecodeError> {
         let messages = items.iter().map(|raw| decode_value(raw.get())).collect();
         return Ok(Frame::Batch(messages));
     }
-    decode_value(input).map(Frame::Single)
+    decode_value(text).map(Frame::Single)
 }
 
 /// A batch's elements, as raw JSON, refused past [`MAX_BATCH_MESSAGES`] as they are read
@@ -167,11 +144,11 @@ impl<'de: 'a, 'a> Deserialize<'de> for BatchItems<'a> {
     }
 }
 
-fn decode_value<'a>(input: impl Input<'a>) -> Result<Message, DecodeError> {
-    let first = input.bytes().iter().find(|b| !b.is_ascii_whitespace());
-    if first != Some(&b'{') {
+fn decode_value(text: &str) -> Result<Message, DecodeError> {
+    let first = text.bytes().find(|b| !b.is_ascii_whitespace());
+    if first != Some(b'{') {
         // Valid JSON that is not an object is an invalid request; anything else a parse error.
-        return match input.parse::<de::IgnoredAny>() {
+        return match serde_json::from_str::<de::IgnoredAny>(text) {
             Ok(_) => {
                 Err(DecodeError::invalid("Invalid request: a message must be a JSON object", None, false))
             }
@@ -181,7 +158,7 @@ fn decode_value<'a>(input: impl Input<'a>) -> Result<Message, DecodeError> {
     // The members are borrowed from the input: only the method name and the params are
     // copied out, once each (an owned capture allocated every member, then parsed the
     // method again into a `String`).
-    let envelope: Envelope<'_> = input.parse().map_err(|e| {
+    let envelope: Envelope<'_> = serde_json::from_str(text).map_err(|e| {
         if e.is_data() {
             DecodeError::invalid(format!("Invalid request: {e}"), None, false)
         } else {
@@ -428,6 +405,15 @@ mod tests {
     fn invalid_utf8_is_a_parse_error() {
         let err = decode_message(b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}").unwrap_err();
         assert_eq!(err.code, codes::PARSE_ERROR);
+        // In a member nobody reads, too, and in a batch's element.
+        for frame in [
+            &b"{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\",\"x\":\"\xff\xfe\"}"[..],
+            b"[{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"},{\"x\":\"\xc3\"}]",
+        ] {
+            let err = decode_frame(frame).map(drop).unwrap_err();
+            assert_eq!((err.code, err.id.clone()), (codes::PARSE_ERROR, None), "{}", err.message);
+            assert!(err.message.starts_with("Parse error: invalid UTF-8 at byte "), "{}", err.message);
+        }
     }
 
     /// Raw capture skips nested values without recursion, so a 100k-deep body routes
