@@ -205,10 +205,12 @@ async fn a_raw_call_of_a_task_only_tool_returns_the_tasks_result() {
         .await
         .unwrap();
     let options = mcpwire::client::RequestOptions::default;
-    let result = client.call_tool_raw(json!({ "name": "reports", "arguments": {} }), options()).await.unwrap();
+    let result =
+        client.call_tool_raw(json!({ "name": "reports", "arguments": {} }), options()).await.unwrap();
     assert_eq!(result["content"][0]["text"], "reported", "{result}");
     assert!(result.get("task").is_none(), "{result}");
-    let result = client.call_tool_raw(json!({ "name": "maybe", "_meta": { "k": 1 } }), options()).await.unwrap();
+    let result =
+        client.call_tool_raw(json!({ "name": "maybe", "_meta": { "k": 1 } }), options()).await.unwrap();
     assert_eq!(result["content"][0]["text"], "maybe", "{result}");
     // Without the task, the server refuses the task-only tool: what the raw call avoids.
     let refused = client.send_request("tools/call", json!({ "name": "reports" }), options()).await;
