@@ -369,11 +369,7 @@ impl Client {
         params: Value,
         options: RequestOptions,
     ) -> Result<Value, RequestError> {
-        let params = match params {
-            Value::Object(o) => o,
-            Value::Null => Map::new(),
-            _ => return Err(RequestError::Protocol("params must be a JSON object".into())),
-        };
+        let params = params_object(params)?;
         let (_, raw) = self.send(method, params, &options).await?;
         decode(&raw)
     }
@@ -384,11 +380,7 @@ impl Client {
     /// to its end, as [`Client::call_tool_with`] does. For relays (`mcpwire proxy`) that
     /// offer no tasks of their own and serve such a tool as a plain call.
     pub async fn call_tool_raw(&self, params: Value, options: RequestOptions) -> Result<Value, RequestError> {
-        let params = match params {
-            Value::Object(o) => o,
-            Value::Null => Map::new(),
-            _ => return Err(RequestError::Protocol("params must be a JSON object".into())),
-        };
+        let params = params_object(params)?;
         let raw = match self.start_core_task(&params, &options, false).await? {
             Some(task) => self.follow_task(&task, &options).await?,
             None => self.send(methods::TOOLS_CALL, params, &options).await?.1,
@@ -400,5 +392,14 @@ impl Client {
     pub async fn send_notification(&self, method: &str, params: Option<Value>) {
         let raw = params.and_then(|p| serde_json::value::to_raw_value(&p).ok());
         self.inner.peer.notify(method, raw).await;
+    }
+}
+
+/// A raw request's params: an object, or `null` for none.
+fn params_object(params: Value) -> Result<Map<String, Value>, RequestError> {
+    match params {
+        Value::Object(o) => Ok(o),
+        Value::Null => Ok(Map::new()),
+        _ => Err(RequestError::Protocol("params must be a JSON object".into())),
     }
 }
