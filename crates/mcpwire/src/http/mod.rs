@@ -417,7 +417,7 @@ impl McpService {
         // The frame owns what it needs of the body: a large body is not held while its
         // request runs.
         drop(bytes);
-        self.post_2025(&mut parts, frame, accepts_json, accepts_sse).await
+        self.post_2025(&mut parts, frame, accepts_json, accepts_sse, version_header).await
     }
 
     async fn stateless(
@@ -491,12 +491,14 @@ impl McpService {
         stateless::serve(&self.inner, request, extensions, slot, (parts, body)).await
     }
 
+    /// A 2025 POST; `version_header` is its `MCP-Protocol-Version`, as the endpoint read it.
     async fn post_2025(
         &self,
         parts: &mut http::request::Parts,
         frame: Frame,
         accepts_json: bool,
         accepts_sse: bool,
+        version_header: Option<ProtocolVersion>,
     ) -> Response<McpBody> {
         let settings = &self.inner.settings;
         let json = settings.json_response;
@@ -549,7 +551,7 @@ impl McpService {
         if settings.sessionless {
             let version = match initialize {
                 Some((_, requested)) => requested,
-                None => sessionless::header_version(&parts.headers),
+                None => sessionless::header_version(version_header),
             };
             return self.post_sessionless(parts, messages, batch, version).await;
         }

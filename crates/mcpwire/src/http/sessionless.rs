@@ -16,12 +16,12 @@
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
-use http::{HeaderMap, Response, StatusCode};
+use http::{Response, StatusCode};
 use mcpwire_protocol::{codes, methods, Implementation, Message, ProtocolVersion, Request, RequestId};
 use serde_json::json;
 
 use super::session::Session;
-use super::{header_rules, request_extensions, stateless, status, McpBody, McpService};
+use super::{request_extensions, stateless, status, McpBody, McpService};
 use crate::jsonrpc::{Handler, RequestContext};
 use crate::server::stateful::{StatefulSession, ASSUMED_CLIENT};
 use crate::transport::{InboundMeta, TransportEvent};
@@ -29,15 +29,11 @@ use crate::transport::{InboundMeta, TransportEvent};
 /// The id of the `initialize` request a throwaway session is opened with.
 const INIT_ID: &str = "mcpwire-sessionless-initialize";
 
-/// The version a session-less request runs at: its header's, if that names a 2025
-/// revision, else 2025-03-26 (the spec's assumption for a request without the header).
-pub(super) fn header_version(headers: &HeaderMap) -> ProtocolVersion {
-    header_rules::protocol_version(headers)
-        .ok()
-        .flatten()
-        .map(ProtocolVersion::parse)
-        .filter(|v| ProtocolVersion::STATEFUL.contains(v))
-        .unwrap_or(ProtocolVersion::HTTP_DEFAULT)
+/// The version a session-less request runs at: its `MCP-Protocol-Version` header's (as
+/// the endpoint read it), if that names a 2025 revision, else 2025-03-26 (the spec's
+/// assumption for a request without the header).
+pub(super) fn header_version(header: Option<ProtocolVersion>) -> ProtocolVersion {
+    header.filter(|v| ProtocolVersion::STATEFUL.contains(v)).unwrap_or(ProtocolVersion::HTTP_DEFAULT)
 }
 
 /// Ends a throwaway session when the response that used it is dropped.
