@@ -166,19 +166,20 @@ async fn a_tasks_progress_goes_on_after_the_task_is_created() {
     assert_eq!(result["content"][0]["text"], "reported");
 }
 
+/// A client from `builder`, connected at 2025-11-25 to a [`server`] in this process.
+async fn connected(builder: mcpwire::client::ClientBuilder) -> mcpwire::client::Client {
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let server = server();
+    tokio::spawn(async move { server.serve(theirs).await });
+    builder.protocol_version(mcpwire::protocol::ProtocolVersion::V2025_11_25).connect(ours).await.unwrap()
+}
+
 /// The same through `Client::call_tool_with`, which follows the task: the server's own
 /// progress reaches the call's callback beside the task's status reports.
 #[tokio::test]
 async fn a_client_following_a_task_gets_its_progress() {
     use std::sync::{Arc, Mutex};
-    let (ours, theirs) = mcpwire::transport::memory::pair();
-    let server = server();
-    tokio::spawn(async move { server.serve(theirs).await });
-    let client = mcpwire::client::Client::builder("c", "1")
-        .protocol_version(mcpwire::protocol::ProtocolVersion::V2025_11_25)
-        .connect(ours)
-        .await
-        .unwrap();
+    let client = connected(mcpwire::client::Client::builder("c", "1")).await;
     let seen = Arc::new(Mutex::new(Vec::new()));
     let sink = seen.clone();
     let options =
@@ -195,15 +196,7 @@ async fn a_client_following_a_task_gets_its_progress() {
 /// and its raw result returned; any other tool is called plainly, its params as given.
 #[tokio::test]
 async fn a_raw_call_of_a_task_only_tool_returns_the_tasks_result() {
-    let (ours, theirs) = mcpwire::transport::memory::pair();
-    let server = server();
-    tokio::spawn(async move { server.serve(theirs).await });
-    let client = mcpwire::client::Client::builder("c", "1")
-        .protocol_version(mcpwire::protocol::ProtocolVersion::V2025_11_25)
-        .without_tasks()
-        .connect(ours)
-        .await
-        .unwrap();
+    let client = connected(mcpwire::client::Client::builder("c", "1").without_tasks()).await;
     let options = mcpwire::client::RequestOptions::default;
     let result =
         client.call_tool_raw(json!({ "name": "reports", "arguments": {} }), options()).await.unwrap();

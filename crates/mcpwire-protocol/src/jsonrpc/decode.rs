@@ -28,9 +28,14 @@ pub struct DecodeError {
 
 impl DecodeError {
     fn parse(err: serde_json::Error) -> Self {
+        DecodeError::not_json(&err)
+    }
+
+    /// A [`codes::PARSE_ERROR`]: `why` the text is not JSON.
+    fn not_json(why: &dyn std::fmt::Display) -> Self {
         DecodeError {
             code: codes::PARSE_ERROR,
-            message: format!("Parse error: {err}"),
+            message: format!("Parse error: {why}"),
             id: None,
             had_method: false,
         }
@@ -77,12 +82,8 @@ pub enum Frame {
 pub fn decode_frame(bytes: &[u8]) -> Result<Frame, DecodeError> {
     // JSON text is UTF-8 (RFC 8259), all of it: checked once, here, whichever member holds
     // a bad byte (serde_json, reading bytes, would let one pass in a member it skips).
-    let text = std::str::from_utf8(bytes).map_err(|e| DecodeError {
-        code: codes::PARSE_ERROR,
-        message: format!("Parse error: invalid UTF-8 at byte {}", e.valid_up_to()),
-        id: None,
-        had_method: false,
-    })?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| DecodeError::not_json(&format_args!("invalid UTF-8 at byte {}", e.valid_up_to())))?;
     decode_frame_from(text)
 }
 
