@@ -99,7 +99,8 @@ pub enum Command {
     /// Run a built-in example server over stdio or Streamable HTTP.
     Serve(Serve),
     /// Bridge transports: expose a stdio server over Streamable HTTP (--listen), or a
-    /// remote HTTP server over stdio (--stdio).
+    /// remote HTTP server over stdio (--stdio). Both eras on each side; the proxy offers no
+    /// tasks, and runs a tool its server allows only as a task to its end itself.
     Proxy(Proxy),
     /// Measure a server's `echo` tool: sequential latency (p50/p90/p99/max), pipelined
     /// stdio throughput, C concurrent HTTP clients for T seconds, CPU per call, spawn time
