@@ -282,6 +282,12 @@ pub struct Call {
     #[arg(long = "args", value_name = "JSON")]
     pub args_json: Option<String>,
 
+    /// Let the tool's progress notifications start --timeout again, and give up after
+    /// this many seconds in all whatever progress comes: for a long tool that reports
+    /// its progress.
+    #[arg(long, value_name = "SECONDS")]
+    pub max_total_timeout: Option<f64>,
+
     /// Questions and messages.
     #[command(flatten)]
     pub interaction: Interaction,

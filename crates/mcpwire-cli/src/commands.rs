@@ -96,14 +96,19 @@ fn log_level(text: &str) -> Result<Option<LoggingLevel>, Failure> {
 /// leaves a dual-era server in the 2026 era, refusing the `initialize` that follows.
 const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
-/// The client options of `--timeout` (`stdio`: the target is a child process).
-pub fn client_options(timeout: f64, stdio: bool) -> Result<ClientOptions, Failure> {
-    if !(timeout.is_finite() && timeout > 0.0 && timeout < 1e9) {
+/// A duration option given in seconds, checked: positive and finite.
+fn seconds_option(flag: &str, seconds: f64) -> Result<Duration, Failure> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds < 1e9) {
         return Err(
-            Failure::usage(format!("invalid --timeout {timeout}")).hint("give a positive number of seconds")
+            Failure::usage(format!("invalid {flag} {seconds}")).hint("give a positive number of seconds")
         );
     }
-    let timeout = Duration::from_secs_f64(timeout);
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// The client options of `--timeout` (`stdio`: the target is a child process).
+pub fn client_options(timeout: f64, stdio: bool) -> Result<ClientOptions, Failure> {
+    let timeout = seconds_option("--timeout", timeout)?;
     let defaults = ClientOptions::default();
     Ok(ClientOptions {
         request_timeout: timeout,
@@ -515,6 +520,7 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
         tool_arguments(&c.tool, None, Some(text), &[])?;
     }
     log_level(&c.interaction.log_level)?;
+    let max_total = c.max_total_timeout.map(|s| seconds_option("--max-total-timeout", s)).transpose()?;
     session(env, &c.connect, Some(&c.interaction), |client| async move {
         // The tool's schema types the key=value arguments.
         let schema = if List::Tools.offered(&client) {
@@ -535,13 +541,21 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
             None
         };
         let arguments = tool_arguments(&c.tool, schema.as_ref(), c.args_json.as_deref(), &pairs)?;
-        let options =
+        let mut options =
             RequestOptions::default().on_progress(crate::task_status::progress_hook(env.ui.clone()));
+        if let Some(max_total) = max_total {
+            options = options.reset_timeout_on_progress(max_total);
+        }
         tracing::debug!(tool = %c.tool, "calling the tool");
-        let result = client
-            .call_tool_with(&c.tool, Value::Object(arguments), options)
-            .await
-            .map_err(|e| Failure::request(&format!("calling {:?}", c.tool), &e));
+        let result = client.call_tool_with(&c.tool, Value::Object(arguments), options).await.map_err(|e| {
+            let failure = Failure::request(&format!("calling {:?}", c.tool), &e);
+            match e {
+                mcpwire::RequestError::Timeout { timeout, .. } if Some(timeout) == max_total => {
+                    failure.hint("raise the limit with --max-total-timeout SECONDS")
+                }
+                _ => failure,
+            }
+        });
         env.ui.clear();
         // A task's result comes from tasks/result (2025-11-25) or inside tasks/get (2026).
         let sources: [(&str, Pick); 3] = [

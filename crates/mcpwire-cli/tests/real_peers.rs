@@ -372,6 +372,36 @@ fn piped_stderr_gets_plain_progress_and_task_only_tools_are_marked() {
 }
 
 #[test]
+fn progress_starts_the_timeout_again_with_a_maximum() {
+    // server-everything's long operation: 3 s, a progress notification every 0.5 s.
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let long = ["trigger-long-running-operation", "duration=3", "steps=6"];
+    let call = |limits: &[&str]| {
+        let args: Vec<&str> = ["call", "--timeout", "1.5"]
+            .iter()
+            .chain(limits)
+            .chain([&target.as_str()])
+            .chain(&long)
+            .copied()
+            .collect();
+        mcpwire(&args, Duration::from_secs(60))
+    };
+    // --timeout alone counts from the request.
+    let o = call(&[]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("no answer within 1.5 s"), "{}", stderr(&o));
+    // Progress restarts it: the call ends as the tool does.
+    let o = call(&["--max-total-timeout", "30"]);
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("Long running operation completed"), "{}", stdout(&o));
+    // The maximum bounds it whatever progress comes, and the hint names it.
+    let o = call(&["--max-total-timeout", "2"]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("no answer within 2 s") && err.contains("--max-total-timeout SECONDS"), "{err}");
+}
+
+#[test]
 fn a_tool_that_runs_only_as_a_task_is_a_plain_call_through_the_proxy() {
     // server-everything's `simulate-research-query` requires a task (2025-11-25); the
     // proxy offers none, so it runs the task upstream itself and answers with its result.

@@ -366,6 +366,78 @@ async fn a_timeout_sends_cancelled_and_a_late_response_is_dropped() {
     assert_eq!(call.await.unwrap().unwrap().get(), "5");
 }
 
+/// A `notifications/progress` for the outbound request whose id is `id` (the token the
+/// dispatcher gives it).
+fn progress_for(id: &RequestId, n: u32) -> Notification {
+    Notification::new("notifications/progress", to_raw(json!({ "progressToken": id, "progress": n })))
+}
+
+/// Sends `method` with a 100 ms timeout that progress starts again, `max_total` at most.
+fn restarting_call(
+    peer: &mcpwire::jsonrpc::Peer,
+    method: &'static str,
+    max_total: Duration,
+) -> tokio::task::JoinHandle<Result<RawJson, RequestError>> {
+    let p = peer.clone();
+    tokio::spawn(async move {
+        let options =
+            CallOptions::default().timeout(Duration::from_millis(100)).reset_timeout_on_progress(max_total);
+        p.request_raw(method, None, options).await
+    })
+}
+
+/// Whether `outcome` is a timeout that names `limit`.
+fn timed_out_at(outcome: Result<RawJson, RequestError>, limit: Duration) -> bool {
+    matches!(outcome, Err(RequestError::Timeout { timeout, .. }) if timeout == limit)
+}
+
+// Paused time: the clock moves only when every task waits, so the limits below are exact.
+#[tokio::test(start_paused = true)]
+async fn progress_starts_the_timeout_again_when_asked() {
+    let (peer, mut raw) = client();
+    let call = restarting_call(&peer, "long", Duration::from_secs(10));
+    let Message::Request(r) = raw.next().await else { panic!() };
+    // Progress is asked for without a callback: it is what restarts the timeout.
+    let params: Value = serde_json::from_str(r.params.as_ref().unwrap().get()).unwrap();
+    assert_eq!(params["_meta"]["progressToken"], json!(1));
+    // Five times the timeout in all, never more than 80 ms without progress.
+    for n in 1..=5 {
+        tokio::time::sleep(Duration::from_millis(80)).await;
+        raw.send(progress_for(&r.id, n)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    raw.send(Response::new(r.id, serde_json::value::to_raw_value(&json!({ "done": true })).unwrap())).await;
+    assert_eq!(call.await.unwrap().unwrap().get(), r#"{"done":true}"#);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_restarted_timeout_still_runs_out_without_progress_and_at_the_maximum() {
+    let (peer, mut raw) = client();
+    // Progress, then silence: the timeout runs out 100 ms after the last progress.
+    let started = tokio::time::Instant::now();
+    let call = restarting_call(&peer, "stalls", Duration::from_secs(10));
+    let Message::Request(r) = raw.next().await else { panic!() };
+    tokio::time::sleep(Duration::from_millis(80)).await;
+    raw.send(progress_for(&r.id, 1)).await;
+    assert!(timed_out_at(call.await.unwrap(), Duration::from_millis(100)));
+    assert_eq!(started.elapsed(), Duration::from_millis(180));
+    assert_eq!(json_of(&raw.next().await)["method"], "notifications/cancelled");
+
+    // Progress that never stops: the maximum ends the wait, and says so.
+    let started = tokio::time::Instant::now();
+    let call = restarting_call(&peer, "endless", Duration::from_millis(250));
+    let Message::Request(r) = raw.next().await else { panic!() };
+    let progress = tokio::spawn(async move {
+        for n in 1.. {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            raw.send(progress_for(&r.id, n)).await;
+        }
+    });
+    assert!(timed_out_at(call.await.unwrap(), Duration::from_millis(250)));
+    progress.abort();
+    assert_eq!(started.elapsed(), Duration::from_millis(250));
+}
+
 #[tokio::test]
 async fn dropping_the_call_sends_cancelled() {
     let (peer, mut raw) = client();

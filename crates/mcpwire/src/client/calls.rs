@@ -39,6 +39,10 @@ pub struct RequestOptions {
     /// client can answer (the result is checked against them: a task needs their tasks
     /// extension). Ignored in the 2025 era, whose capabilities are the session's.
     pub capabilities: Option<ClientCapabilities>,
+    /// With a limit here, each progress notification starts `timeout` again, and this
+    /// bounds the whole call (a 2026 call's input rounds included) whatever progress
+    /// comes: see [`RequestOptions::reset_timeout_on_progress`].
+    pub max_total_timeout: Option<Duration>,
     pub(crate) id: Option<RequestId>,
 }
 
@@ -65,6 +69,16 @@ impl RequestOptions {
     /// Sets a progress callback.
     pub fn on_progress(mut self, f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
         self.on_progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Starts the timeout again on each progress notification from the server, so that a
+    /// long job that reports progress is not given up on, while `max_total` bounds the
+    /// call whatever progress comes (the spec lets a client reset its timeout on progress
+    /// and asks it to keep a maximum all the same). The call asks for progress even
+    /// without [`on_progress`](Self::on_progress).
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.max_total_timeout = Some(max_total);
         self
     }
 

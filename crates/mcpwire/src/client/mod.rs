@@ -344,6 +344,7 @@ impl Client {
             on_progress: options.on_progress.clone(),
             related: None,
             cancel: options.cancel.clone(),
+            max_total_timeout: options.max_total_timeout,
         };
         let result = self.inner.peer.request_raw(method, Some(raw), call).await?;
         let kind = match self.era() {

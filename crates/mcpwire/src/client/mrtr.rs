@@ -15,7 +15,8 @@ use crate::jsonrpc::CallOptions;
 impl Client {
     /// Sends `method` and follows `input_required` rounds until a complete result. The
     /// call's timeout bounds the whole exchange, the callbacks' time included (as it does
-    /// in the 2025 era, where the server waits for them within the one request).
+    /// in the 2025 era, where the server waits for them within the one request); when
+    /// progress starts each round's timeout again, the call's maximum bounds it instead.
     pub(crate) async fn send_with_input(
         &self,
         method: &str,
@@ -33,7 +34,10 @@ impl Client {
         params: Map<String, Value>,
         options: &RequestOptions,
     ) -> Result<(RawJson, bool), RequestError> {
-        let timeout = options.timeout.unwrap_or(self.inner.options.request_timeout);
+        // With progress starting each round's timeout again, the maximum bounds the whole.
+        let timeout = options
+            .max_total_timeout
+            .unwrap_or(options.timeout.unwrap_or(self.inner.options.request_timeout));
         match tokio::time::timeout(timeout, self.input_rounds(method, params, options)).await {
             Ok(outcome) => outcome,
             // Dropping the rounds cancelled a request in flight, if there was one.

@@ -3,12 +3,14 @@
 
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcpwire_protocol::{
     methods, ErrorObject, IdKey, Message, Notification, RawJson, Request, RequestId, RequestParams,
 };
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, Notify};
+use tokio::time::Instant;
 
 use super::progress::ProgressCallback;
 use super::{Outlet, Peer, State};
@@ -35,6 +37,11 @@ pub struct CallOptions {
     /// Cancel to give up on the request: `notifications/cancelled` is sent and the call
     /// fails with [`RequestError::Cancelled`].
     pub cancel: Option<tokio_util::sync::CancellationToken>,
+    /// With a limit here, every `notifications/progress` for the request starts its
+    /// `timeout` again (the request asks for progress even without `on_progress`), and
+    /// this limit bounds the whole wait whatever progress comes: a long job that reports
+    /// its progress is not given up on, and one that never ends still is.
+    pub max_total_timeout: Option<Duration>,
 }
 
 impl CallOptions {
@@ -55,6 +62,63 @@ impl CallOptions {
         self.id = Some(id.into());
         self
     }
+
+    /// Starts the timeout again on each progress notification, waiting `max_total` at
+    /// most in all (see [`CallOptions::max_total_timeout`]).
+    pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
+        self.max_total_timeout = Some(max_total);
+        self
+    }
+}
+
+/// How long a request's caller waits for its answer.
+enum Limits {
+    /// At most this long (no limit when `None`).
+    Fixed(Option<Duration>),
+    /// `timeout` from the last progress notification (`progressed` tells of each), and
+    /// `max_total` at most in all.
+    Restarting { timeout: Option<Duration>, max_total: Duration, progressed: Arc<Notify> },
+}
+
+impl Limits {
+    /// The answer, or `Err(limit)` with the limit that ran out first.
+    async fn wait<T>(
+        self,
+        answer: oneshot::Receiver<T>,
+    ) -> Result<Result<T, oneshot::error::RecvError>, Duration> {
+        let (timeout, max_total, progressed) = match self {
+            Limits::Fixed(Some(t)) => return tokio::time::timeout(t, answer).await.map_err(|_| t),
+            Limits::Fixed(None) => return Ok(answer.await),
+            Limits::Restarting { timeout, max_total, progressed } => (timeout, max_total, progressed),
+        };
+        let end = Instant::now() + max_total;
+        let deadline = |from: Instant| timeout.map_or(end, |t| (from + t).min(end));
+        let expiry = tokio::time::sleep_until(deadline(Instant::now()));
+        tokio::pin!(answer, expiry);
+        loop {
+            tokio::select! {
+                biased;
+                answer = &mut answer => return Ok(answer),
+                _ = progressed.notified() => expiry.as_mut().reset(deadline(Instant::now())),
+                _ = &mut expiry => {
+                    return Err(match timeout {
+                        Some(t) if expiry.deadline() < end => t,
+                        _ => max_total,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// `callback` (when there is one), which also tells `progressed` of each notification.
+fn telling(callback: Option<ProgressCallback>, progressed: Arc<Notify>) -> ProgressCallback {
+    Arc::new(move |update| {
+        if let Some(callback) = &callback {
+            callback(update);
+        }
+        progressed.notify_one();
+    })
 }
 
 /// How an outbound request ends: the peer's result, the peer's error, or a failure
@@ -146,7 +210,14 @@ impl Peer {
             Some(id) => id,
             None => self.allocate_id(),
         };
-        let params = match &options.on_progress {
+        // A timeout that progress starts again learns of it through the request's
+        // progress callback (so the request asks for progress).
+        let progressed = options.max_total_timeout.map(|_| Arc::new(Notify::new()));
+        let on_progress = match &progressed {
+            Some(progressed) => Some(telling(options.on_progress, progressed.clone())),
+            None => options.on_progress,
+        };
+        let params = match &on_progress {
             Some(_) => Some(with_progress_token(params, &id).map_err(RequestError::Encode)?),
             None => params,
         };
@@ -157,7 +228,7 @@ impl Peer {
             if pending.entries.contains_key(&key) {
                 return Err(RequestError::DuplicateId(id));
             }
-            pending.entries.insert(key, PendingEntry { waiter: tx, progress: options.on_progress });
+            pending.entries.insert(key, PendingEntry { waiter: tx, progress: on_progress });
         }
         let mut guard = PendingGuard {
             peer: self,
@@ -174,12 +245,11 @@ impl Peer {
             return Err(self.shared.closed_error());
         }
         let timeout = options.timeout.or(self.shared.config.request_timeout);
-        let waited = async {
-            match timeout {
-                Some(t) => tokio::time::timeout(t, rx).await.map_err(|_| t),
-                None => Ok(rx.await),
-            }
+        let limits = match (options.max_total_timeout, progressed) {
+            (Some(max_total), Some(progressed)) => Limits::Restarting { timeout, max_total, progressed },
+            _ => Limits::Fixed(timeout),
         };
+        let waited = limits.wait(rx);
         let waited = match options.cancel.clone() {
             Some(token) => tokio::select! {
                 biased;

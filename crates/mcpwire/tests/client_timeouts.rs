@@ -1,0 +1,65 @@
+//! A call's timeout, started again by the server's progress when the caller asks
+//! (`RequestOptions::reset_timeout_on_progress`), in both eras, against an mcpwire server
+//! over an in-memory pair. Time is paused: it moves only when every task waits, so the
+//! limits are exact.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use mcpwire::client::{Client, RequestOptions};
+use mcpwire::error::RequestError;
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::server::{tool, Ctx, Server};
+use serde_json::json;
+
+/// `long` reports progress every 60 ms for 360 ms, then answers.
+fn server() -> Server {
+    Server::builder("long", "1")
+        .register(tool("long").description("reports progress, then answers").handler(|ctx: Ctx| async move {
+            for i in 1..=6 {
+                tokio::time::sleep(Duration::from_millis(60)).await;
+                ctx.progress(f64::from(i), Some(6.0), None).await;
+            }
+            "done"
+        }))
+        .build()
+        .unwrap()
+}
+
+async fn connected(version: ProtocolVersion) -> Client {
+    let (a, b) = mcpwire::transport::memory::pair();
+    let served = server();
+    tokio::spawn(async move { served.serve(b).await });
+    Client::builder("t", "1").protocol_version(version).connect(a).await.unwrap()
+}
+
+#[tokio::test(start_paused = true)]
+async fn progress_keeps_a_long_call_alive_only_when_asked_in_both_eras() {
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let client = connected(version.clone()).await;
+        let timeout = Duration::from_millis(150);
+
+        // The plain timeout counts from the request: the call is given up on.
+        let plain = RequestOptions::default().timeout(timeout);
+        let err = client.call_tool_with("long", json!({}), plain).await.unwrap_err();
+        assert!(matches!(err, RequestError::Timeout { .. }), "{version:?}: {err}");
+
+        // Started again by each progress (60 ms apart), it never runs out.
+        let restarting =
+            RequestOptions::default().timeout(timeout).reset_timeout_on_progress(Duration::from_secs(5));
+        let result = client.call_tool_with("long", json!({}), restarting).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("done"), "{version:?}");
+
+        // The maximum bounds it whatever progress comes.
+        let bounded =
+            RequestOptions::default().timeout(timeout).reset_timeout_on_progress(Duration::from_millis(200));
+        let started = tokio::time::Instant::now();
+        let err = client.call_tool_with("long", json!({}), bounded).await.unwrap_err();
+        assert!(
+            matches!(err, RequestError::Timeout { timeout, .. } if timeout == Duration::from_millis(200)),
+            "{version:?}: {err}"
+        );
+        assert_eq!(started.elapsed(), Duration::from_millis(200), "{version:?}");
+        client.close().await;
+    }
+}
