@@ -397,6 +397,12 @@ pub struct Proxy {
     /// The server to expose.
     #[command(flatten)]
     pub connect: Connect,
+
+    /// Let the progress of a relayed request start --timeout again, and give up on it
+    /// after this many seconds in all whatever progress comes: for long tools that
+    /// report their progress.
+    #[arg(long, value_name = "SECONDS")]
+    pub max_total_timeout: Option<f64>,
 }
 
 /// `mcpwire tasks ...`.

@@ -97,7 +97,7 @@ fn log_level(text: &str) -> Result<Option<LoggingLevel>, Failure> {
 const STDIO_PROBE_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// A duration option given in seconds, checked: positive and finite.
-fn seconds_option(flag: &str, seconds: f64) -> Result<Duration, Failure> {
+pub fn seconds_option(flag: &str, seconds: f64) -> Result<Duration, Failure> {
     if !(seconds.is_finite() && seconds > 0.0 && seconds < 1e9) {
         return Err(
             Failure::usage(format!("invalid {flag} {seconds}")).hint("give a positive number of seconds")

@@ -372,33 +372,41 @@ fn piped_stderr_gets_plain_progress_and_task_only_tools_are_marked() {
 }
 
 #[test]
-fn progress_starts_the_timeout_again_with_a_maximum() {
+fn progress_starts_the_timeout_again_with_a_maximum_in_the_cli_and_the_proxy() {
     // server-everything's long operation: 3 s, a progress notification every 0.5 s.
     let target = node_server("SERVER_EVERYTHING_JS", "stdio");
     let long = ["trigger-long-running-operation", "duration=3", "steps=6"];
-    let call = |limits: &[&str]| {
-        let args: Vec<&str> = ["call", "--timeout", "1.5"]
-            .iter()
-            .chain(limits)
-            .chain([&target.as_str()])
-            .chain(&long)
-            .copied()
-            .collect();
-        mcpwire(&args, Duration::from_secs(60))
-    };
+    // `mcpwire ARGS` and the long operation's name and arguments after them.
+    let call = |args: &[&str]| mcpwire(&[args, &long[..]].concat(), Duration::from_secs(60));
     // --timeout alone counts from the request.
-    let o = call(&[]);
+    let o = call(&["call", "--timeout", "1.5", &target]);
     expect_code(&o, 2);
     assert!(stderr(&o).contains("no answer within 1.5 s"), "{}", stderr(&o));
     // Progress restarts it: the call ends as the tool does.
-    let o = call(&["--max-total-timeout", "30"]);
+    let o = call(&["call", "--timeout", "1.5", "--max-total-timeout", "30", &target]);
     expect_code(&o, 0);
     assert!(stdout(&o).contains("Long running operation completed"), "{}", stdout(&o));
     // The maximum bounds it whatever progress comes, and the hint names it.
-    let o = call(&["--max-total-timeout", "2"]);
+    let o = call(&["call", "--timeout", "1.5", "--max-total-timeout", "2", &target]);
     expect_code(&o, 2);
     let err = stderr(&o);
     assert!(err.contains("no answer within 2 s") && err.contains("--max-total-timeout SECONDS"), "{err}");
+
+    // The proxy's own limit on the request it relays, in both eras downstream: its
+    // --timeout alone ends the call; with --max-total-timeout, progress keeps it going.
+    for (limits, finishes) in [(&[][..], false), (&["--max-total-timeout", "30"][..], true)] {
+        let proxy_args: Vec<&str> =
+            ["proxy", "--listen", "127.0.0.1:0", "--timeout", "1.5"].iter().chain(limits).copied().collect();
+        let proxy = start_http(&[proxy_args.as_slice(), &[target.as_str()]].concat());
+        for version in ["2025-11-25", "2026-07-28"] {
+            let o = call(&["--protocol-version", version, "call", &proxy.url]);
+            let out = format!("{limits:?} {version}:\n{}\n{}", stdout(&o), stderr(&o));
+            match finishes {
+                true => assert!(stdout(&o).contains("Long running operation completed"), "{out}"),
+                false => assert!(stderr(&o).contains("timed out after 1.5s"), "{out}"),
+            }
+        }
+    }
 }
 
 #[test]

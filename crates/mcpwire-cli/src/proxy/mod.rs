@@ -60,7 +60,7 @@ use subscriptions::Subscriptions;
 use upstream::{Pool, Settings};
 
 use crate::cli::Proxy;
-use crate::commands::{client_options, pinned_version};
+use crate::commands::{client_options, pinned_version, seconds_option};
 use crate::errors::{Failure, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK};
 use crate::interrupt;
 use crate::target::{self, Target};
@@ -178,7 +178,9 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
     }
     let options = client_options(c.timeout, matches!(target, Target::Stdio { .. }))?;
     let version = c.protocol_version.as_deref().map(pinned_version).transpose()?;
-    let settings = Settings { target: target.clone(), options, version, max_message };
+    let max_total_timeout =
+        args.max_total_timeout.map(|s| seconds_option("--max-total-timeout", s)).transpose()?;
+    let settings = Settings { target: target.clone(), options, version, max_message, max_total_timeout };
     let pool = tokio::select! {
         pool = Pool::open(settings) => pool?,
         _ = interrupt::interrupted(1) => return Ok(EXIT_INTERRUPTED),

@@ -110,7 +110,8 @@ impl Relay {
                 false => Some(self.pool.shared(wants, roots_client).await?),
             };
             let client = shared.as_ref().map_or(self.pool.primary(), |s| &s.client);
-            return forward_shared(client, &ctx, &mut logs, method, params).await;
+            let base = self.pool.request_options();
+            return forward_shared(client, base, &ctx, &mut logs, method, params).await;
         }
         let mut params = match params {
             Value::Object(o) => o,
@@ -135,7 +136,7 @@ impl Relay {
         let holder = Holder { asks: asks_tx, logs: log_tx };
         let lease = self.pool.lease(wants, Some(holder), roots_client).await?;
         let (progress_tx, progress) = mpsc::channel(PROGRESS_QUEUE);
-        let options = RequestOptions::default().on_progress(move |update| {
+        let options = self.pool.request_options().on_progress(move |update| {
             let _ = progress_tx.try_send(update);
         });
         let client = lease.client.clone();
@@ -344,13 +345,14 @@ fn declared_for(ctx: &Ctx) -> ClientCapabilities {
 /// the downstream request, those that came before the answer before it.
 async fn send(
     client: &Client,
+    base: &RequestOptions,
     ctx: &Ctx,
     logs: &mut Logs,
     method: &str,
     params: &Map<String, Value>,
 ) -> Result<Value, McpError> {
     let wants_progress = ctx.meta().is_some_and(|m| m.contains_key(meta::PROGRESS_TOKEN));
-    let options = RequestOptions::default().declaring(declared_for(ctx));
+    let options = base.clone().declaring(declared_for(ctx));
     let (tx, mut progress) = mpsc::channel::<ProgressUpdate>(PROGRESS_QUEUE);
     let options = match wants_progress {
         true => options.on_progress(move |update| {
@@ -399,6 +401,7 @@ async fn upstream_request(
 /// `input_required` rounds with a 2025 client, and passes them through to a 2026 client.
 async fn forward_shared(
     client: &Client,
+    base: RequestOptions,
     ctx: &Ctx,
     logs: &mut Logs,
     method: &'static str,
@@ -408,7 +411,7 @@ async fn forward_shared(
     let mut params = upstream_params(params);
     let mut backoff = Duration::from_millis(50);
     for _ in 0..=MAX_ROUNDS {
-        let result = send(client, ctx, logs, method, &params).await?;
+        let result = send(client, &base, ctx, logs, method, &params).await?;
         let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
         if !input_required || era == Some(Era::Stateless) {
             return Ok(downstream_result(result, method, era));

@@ -14,7 +14,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use mcpwire::client::{Client, ClientOptions, ServerChange};
+use mcpwire::client::{Client, ClientOptions, RequestOptions, ServerChange};
 use mcpwire::jsonrpc::{CallOptions, Peer};
 use mcpwire::protocol::capabilities::ClientCapabilities;
 use mcpwire::protocol::logging::LoggingMessageNotificationParams;
@@ -185,6 +185,8 @@ pub struct Settings {
     pub version: Option<ProtocolVersion>,
     /// `--max-message-size`.
     pub max_message: usize,
+    /// `--max-total-timeout`: progress starts a relayed request's timeout again.
+    pub max_total_timeout: Option<Duration>,
 }
 
 struct State {
@@ -314,6 +316,15 @@ impl Pool {
     /// The first connection.
     pub fn primary(&self) -> &Client {
         &self.primary
+    }
+
+    /// The options every relayed request starts from (`--max-total-timeout`).
+    pub fn request_options(&self) -> RequestOptions {
+        let options = RequestOptions::default();
+        match self.settings.max_total_timeout {
+            Some(max_total) => options.reset_timeout_on_progress(max_total),
+            None => options,
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
