@@ -393,14 +393,18 @@ fn progress_starts_the_timeout_again_with_a_maximum_in_the_cli_and_the_proxy() {
     assert!(err.contains("no answer within 2 s") && err.contains("--max-total-timeout SECONDS"), "{err}");
 
     // The proxy's own limit on the request it relays, in both eras downstream: its
-    // --timeout alone ends the call; with --max-total-timeout, progress keeps it going.
-    for (limits, finishes) in [(&[][..], false), (&["--max-total-timeout", "30"][..], true)] {
-        let proxy_args: Vec<&str> =
-            ["proxy", "--listen", "127.0.0.1:0", "--timeout", "1.5"].iter().chain(limits).copied().collect();
+    // --timeout alone ends the call (the client waits longer); with --max-total-timeout,
+    // progress keeps it going, as it does the client's own restarting timeout over HTTP
+    // (2026: progress on the request's SSE stream).
+    let restarting: &[&str] = &["--timeout", "1.5", "--max-total-timeout", "30"];
+    let fixed: &[&str] = &["--timeout", "1.5"];
+    for (proxy_limits, client_limits, finishes) in [(fixed, &[][..], false), (restarting, restarting, true)] {
+        let proxy_args = [&["proxy", "--listen", "127.0.0.1:0"][..], proxy_limits].concat();
         let proxy = start_http(&[proxy_args.as_slice(), &[target.as_str()]].concat());
         for version in ["2025-11-25", "2026-07-28"] {
-            let o = call(&["--protocol-version", version, "call", &proxy.url]);
-            let out = format!("{limits:?} {version}:\n{}\n{}", stdout(&o), stderr(&o));
+            let o =
+                call(&[&["--protocol-version", version, "call"][..], client_limits, &[&proxy.url]].concat());
+            let out = format!("{proxy_limits:?} {version}:\n{}\n{}", stdout(&o), stderr(&o));
             match finishes {
                 true => assert!(stdout(&o).contains("Long running operation completed"), "{out}"),
                 false => assert!(stderr(&o).contains("timed out after 1.5s"), "{out}"),
