@@ -212,9 +212,9 @@ impl Peer {
         };
         // A timeout that progress starts again learns of it through the request's
         // progress callback (so the request asks for progress).
-        let progressed = options.max_total_timeout.map(|_| Arc::new(Notify::new()));
-        let on_progress = match &progressed {
-            Some(progressed) => Some(telling(options.on_progress, progressed.clone())),
+        let restart = options.max_total_timeout.map(|max_total| (max_total, Arc::new(Notify::new())));
+        let on_progress = match &restart {
+            Some((_, progressed)) => Some(telling(options.on_progress, progressed.clone())),
             None => options.on_progress,
         };
         let params = match &on_progress {
@@ -245,9 +245,9 @@ impl Peer {
             return Err(self.shared.closed_error());
         }
         let timeout = options.timeout.or(self.shared.config.request_timeout);
-        let limits = match (options.max_total_timeout, progressed) {
-            (Some(max_total), Some(progressed)) => Limits::Restarting { timeout, max_total, progressed },
-            _ => Limits::Fixed(timeout),
+        let limits = match restart {
+            Some((max_total, progressed)) => Limits::Restarting { timeout, max_total, progressed },
+            None => Limits::Fixed(timeout),
         };
         let waited = limits.wait(rx);
         let waited = match options.cancel.clone() {
