@@ -443,7 +443,10 @@ fn a_tool_that_runs_only_as_a_task_is_a_plain_call_through_the_proxy() {
         let (out, err) = (stdout(&o), stderr(&o));
         assert!(out.contains("# Research Report: python (User declined"), "{version}:\n{out}\n{err}");
         assert!(err.contains("declined the server's request for input"), "{version}:\n{err}");
-        assert!(err.contains("Analyzing content"), "{version}: progress:\n{err}");
+        // The task's status as progress: the proxy reports each status it polls, so which
+        // stages show depends on timing, but a working one always does.
+        let working = err.lines().any(|l| l.starts_with("progress:") && l.contains(": working ("));
+        assert!(working, "{version}: progress:\n{err}");
     }
 }
 
