@@ -9,19 +9,29 @@ use std::time::Duration;
 use mcpwire::client::{Client, RequestOptions};
 use mcpwire::error::RequestError;
 use mcpwire::protocol::ProtocolVersion;
+use mcpwire::server::tasks::TaskSupport;
 use mcpwire::server::{tool, Ctx, Server};
 use serde_json::json;
 
-/// `long` reports progress every 60 ms for 360 ms, then answers.
+/// Reports progress every 60 ms for 360 ms, then answers.
+async fn long_job(ctx: Ctx) -> &'static str {
+    for i in 1..=6 {
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        ctx.progress(f64::from(i), Some(6.0), None).await;
+    }
+    "done"
+}
+
+/// `long` runs [`long_job`]; `long_task` runs it only as a task (2025-11-25).
 fn server() -> Server {
     Server::builder("long", "1")
-        .register(tool("long").description("reports progress, then answers").handler(|ctx: Ctx| async move {
-            for i in 1..=6 {
-                tokio::time::sleep(Duration::from_millis(60)).await;
-                ctx.progress(f64::from(i), Some(6.0), None).await;
-            }
-            "done"
-        }))
+        .register(tool("long").description("reports progress, then answers").handler(long_job))
+        .register(
+            tool("long_task")
+                .description("the same, as a task")
+                .task_support(TaskSupport::Required)
+                .handler(long_job),
+        )
         .build()
         .unwrap()
 }
@@ -62,4 +72,20 @@ async fn progress_keeps_a_long_call_alive_only_when_asked_in_both_eras() {
         assert_eq!(started.elapsed(), Duration::from_millis(200), "{version:?}");
         client.close().await;
     }
+}
+
+/// A task followed to its end is bounded by the call's timeout, and by its maximum when
+/// progress starts the timeout again (as a 2026 call's input rounds are).
+#[tokio::test(start_paused = true)]
+async fn a_task_followed_to_its_end_is_bounded_by_the_maximum_when_asked() {
+    let client = connected(ProtocolVersion::V2025_11_25).await;
+    let timeout = Duration::from_millis(150);
+    let plain = RequestOptions::default().timeout(timeout);
+    let err = client.call_tool_with("long_task", json!({}), plain).await.unwrap_err();
+    assert!(matches!(err, RequestError::Timeout { .. }), "{err}");
+    let restarting =
+        RequestOptions::default().timeout(timeout).reset_timeout_on_progress(Duration::from_secs(5));
+    let result = client.call_tool_with("long_task", json!({}), restarting).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("done"));
+    client.close().await;
 }

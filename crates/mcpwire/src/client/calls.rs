@@ -77,9 +77,26 @@ impl RequestOptions {
     /// call whatever progress comes (the spec lets a client reset its timeout on progress
     /// and asks it to keep a maximum all the same). The call asks for progress even
     /// without [`on_progress`](Self::on_progress).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use mcpwire::client::RequestOptions;
+    ///
+    /// // Give up after 30 s without progress, and after 10 minutes in all.
+    /// let options = RequestOptions::default()
+    ///     .timeout(Duration::from_secs(30))
+    ///     .reset_timeout_on_progress(Duration::from_secs(600));
+    /// assert_eq!(options.max_total_timeout, Some(Duration::from_secs(600)));
+    /// ```
     pub fn reset_timeout_on_progress(mut self, max_total: Duration) -> Self {
         self.max_total_timeout = Some(max_total);
         self
+    }
+
+    /// What bounds the call as a whole (its input rounds, a task followed to its end):
+    /// the maximum when progress starts the timeout again, else the timeout.
+    pub(crate) fn whole_call_limit(&self) -> Option<Duration> {
+        self.max_total_timeout.or(self.timeout)
     }
 
     /// Adds `_meta`.

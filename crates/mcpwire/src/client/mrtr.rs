@@ -34,10 +34,7 @@ impl Client {
         params: Map<String, Value>,
         options: &RequestOptions,
     ) -> Result<(RawJson, bool), RequestError> {
-        // With progress starting each round's timeout again, the maximum bounds the whole.
-        let timeout = options
-            .max_total_timeout
-            .unwrap_or(options.timeout.unwrap_or(self.inner.options.request_timeout));
+        let timeout = options.whole_call_limit().unwrap_or(self.inner.options.request_timeout);
         match tokio::time::timeout(timeout, self.input_rounds(method, params, options)).await {
             Ok(outcome) => outcome,
             // Dropping the rounds cancelled a request in flight, if there was one.

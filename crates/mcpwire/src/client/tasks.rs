@@ -282,13 +282,18 @@ impl Client {
         task_id: &str,
         options: &RequestOptions,
     ) -> Result<RawJson, RequestError> {
-        let options =
-            RequestOptions { timeout: options.timeout, cancel: options.cancel.clone(), ..Default::default() };
+        // It waits for the task's end: the call's whole limit bounds it.
+        let options = RequestOptions {
+            timeout: options.whole_call_limit(),
+            cancel: options.cancel.clone(),
+            ..Default::default()
+        };
         Ok(self.send(methods::TASKS_RESULT, task_params(task_id), &options).await?.1)
     }
 
     /// Follows a task to its end: the raw tool result. The call's timeout (if it has
-    /// one) bounds it; without one, the task's TTL does. Dropped, timed out or cancelled
+    /// one; its maximum when progress starts the timeout again) bounds it; without one,
+    /// the task's TTL does. Dropped, timed out or cancelled
     /// before the end, the task is cancelled on the server.
     pub(crate) async fn follow_task(
         &self,
@@ -297,7 +302,7 @@ impl Client {
     ) -> Result<RawJson, RequestError> {
         let mut guard = CancelOnDrop { client: self.clone(), task_id: Some(task.task_id.clone()) };
         let run = self.poll_task(task, options);
-        let outcome = match options.timeout {
+        let outcome = match options.whole_call_limit() {
             Some(timeout) => tokio::time::timeout(timeout, run).await.unwrap_or_else(|_| {
                 Err(RequestError::Timeout { method: methods::TOOLS_CALL.to_owned(), timeout })
             }),
