@@ -154,6 +154,8 @@ mod tests {
     fn checks_expiry_audience_issuer_and_reads_scopes() {
         let mut rules = ClaimRules::new("http://rs/mcp");
         rules.issuer = Some("http://as".into());
+        // Times outside the 60 s leeway are an hour away, so the clock ticking between
+        // here and the checks cannot change an answer.
         let now = now_secs();
         let ok = rules
             .check(claims(json!({"iss": "http://as", "aud": ["x", "http://rs/mcp"], "exp": now + 100,
@@ -167,10 +169,10 @@ mod tests {
         assert_eq!(scp.scopes, ["c"]);
         let fail = |v: Value| rules.check(claims(v)).unwrap_err().to_string();
         assert!(
-            fail(json!({"iss": "http://as", "aud": "http://rs/mcp", "exp": now - 61})).contains("expired")
+            fail(json!({"iss": "http://as", "aud": "http://rs/mcp", "exp": now - 3600})).contains("expired")
         );
         assert!(fail(json!({"iss": "http://as", "aud": "http://rs/mcp"})).contains("no exp"));
-        assert!(fail(json!({"iss": "http://as", "aud": "http://rs/mcp", "exp": now + 9, "nbf": now + 61}))
+        assert!(fail(json!({"iss": "http://as", "aud": "http://rs/mcp", "exp": now + 9, "nbf": now + 3600}))
             .contains("not valid yet"));
         assert!(
             fail(json!({"iss": "http://evil", "aud": "http://rs/mcp", "exp": now + 9})).contains("issuer")
