@@ -8,7 +8,7 @@ use std::io::Write;
 use std::net::TcpStream;
 use std::process::Command;
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod support;
 
@@ -154,6 +154,14 @@ fn proxy_replaces_an_upstream_connection_whose_server_died() {
     assert_eq!(children.len(), 2, "the first connection and this client's: {children:?}");
     // Its server dies. The next call gets a new connection, not the dead one's error.
     Command::new("kill").args(["-KILL", &children[1].to_string()]).status().unwrap();
+    // The proxy reaps it (its /proc entry goes) as it learns the connection died, then
+    // takes a moment to word why: wait for the first, however long a busy machine takes,
+    // and give the second time.
+    let end = Instant::now() + Duration::from_secs(10);
+    while std::path::Path::new(&format!("/proc/{}", children[1])).exists() {
+        assert!(Instant::now() < end, "the proxy never reaped its dead server");
+        thread::sleep(Duration::from_millis(20));
+    }
     thread::sleep(Duration::from_millis(300));
     let answer = call(3);
     assert!(answer.contains("simple text response"), "{answer}");
@@ -231,14 +239,15 @@ fn proxy_passes_a_cancellation_upstream() {
     // -v on both: the proxy relays its upstream's debug log, which notes the cancel.
     let upstream = format!("stdio:'{BIN}' -v serve --example everything");
     let mut server = start_http(&["-v", "proxy", "--listen", "127.0.0.1:0", &upstream]);
-    // A 2026 call to a tool that takes ~150 ms; the client hangs up after 50 ms, which
-    // cancels the request downstream, and the proxy cancels its upstream request.
-    let body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"test_reconnection","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    // A 2026 call to a tool that takes 30 s (so however late the hang-up comes, the call
+    // is still running); the client hangs up after 50 ms, which cancels the request
+    // downstream, and the proxy cancels its upstream request.
+    let body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":30},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let rest = server.url.strip_prefix("http://").unwrap();
     let (host, path) = rest.split_at(rest.find('/').unwrap());
     let mut stream = TcpStream::connect(host).unwrap();
     let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: test_reconnection\r\nContent-Length: {}\r\n\r\n{body}",
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: slow_compute\r\nContent-Length: {}\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).unwrap();

@@ -343,7 +343,7 @@ fn failures_say_what_happened() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    wait_for_port(port, "python's http.server");
     let o = mcpwire(&["tools", &format!("http://127.0.0.1:{port}/mcp")], Duration::from_secs(60));
     let _ = plain.kill();
     let _ = plain.wait();

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use support::{spawn, stderr_lines, BIN};
+use support::{spawn, stderr_lines, wait_for_port, BIN};
 
 fn everything() -> String {
     format!("stdio:'{BIN}' serve --example everything")
@@ -175,15 +175,7 @@ fn call_completes_server_everythings_research_task_over_stdio_and_http() {
         .spawn()
         .unwrap();
     let _server = Killed(child);
-    let end = Instant::now() + Duration::from_secs(20);
-    // A probe the kernel happened to give the probed port as its own source port
-    // connects to itself while nothing listens: not the server.
-    while !std::net::TcpStream::connect(("127.0.0.1", port))
-        .is_ok_and(|s| s.local_addr().ok() != s.peer_addr().ok())
-    {
-        assert!(Instant::now() < end, "server-everything did not listen on {port}");
-        thread::sleep(Duration::from_millis(100));
-    }
+    wait_for_port(port, "server-everything");
     let url = format!("http://127.0.0.1:{port}/mcp");
     let out = mcpwire(&["call", &url, "simulate-research-query", "topic=http"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));

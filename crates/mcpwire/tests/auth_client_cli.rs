@@ -148,7 +148,8 @@ async fn loopback_redirect_ignores_foreign_requests_and_a_wrong_state() {
     let test_as = TestAs::start(Knobs { wrong_state: true, ..Knobs::default() }).await;
     let pages = Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = pages.clone();
-    let handler = LoopbackRedirect::bind().unwrap().with_timeout(Duration::from_millis(700));
+    // The wait ends by timing out; it must outlast the browser's two visits on a busy machine.
+    let handler = LoopbackRedirect::bind().unwrap().with_timeout(Duration::from_secs(3));
     let callback = handler.redirect_uri().to_owned();
     let handler = handler.with_opener(move |url| {
         let (url, seen, callback) = (url.to_owned(), seen.clone(), callback.clone());

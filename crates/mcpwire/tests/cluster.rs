@@ -74,6 +74,7 @@ fn redis() -> Option<Redis> {
 #[derive(Default)]
 struct Seen {
     cancelled: AtomicBool,
+    hang_started: AtomicBool,
     hang_stopped: AtomicBool,
 }
 
@@ -112,6 +113,7 @@ fn builder(seen: Arc<Seen>) -> ServerBuilder {
         .tool(tool("hang").handler({
             let seen = hang_seen;
             move || {
+                seen.hang_started.store(true, Ordering::SeqCst);
                 // Set when the handler stops, whether it sees its cancellation or is
                 // dropped.
                 let stopped = Stopped(seen.clone());
@@ -448,7 +450,7 @@ async fn a_tunnelled_call_keeps_local_semantics_a_hang_up_detaches_and_a_cancell
     let sid = open_session(a.addr, V25).await;
     let call = mcp_http::call_body(2, "hang", json!({}));
     let connection = raw_http::send_only(b.addr, in_session(Req::post(&call), &sid, V25)).await;
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    mcp_http::wait_for("the call to start on A", || seen.hang_started.load(Ordering::SeqCst)).await;
     // A 2025 client that drops its stream has not cancelled (it may resume): the call
     // goes on on A, as it would had the client been on A.
     drop(connection);
@@ -484,8 +486,9 @@ async fn a_get_stream_resumed_after_its_owner_left_goes_on_live_on_the_new_owner
     let first = stream.next_event().await;
     assert!(first.data.contains("notifications/tools/list_changed"), "{first:?}");
     let last = first.id.expect("a resumable event");
-    // Written behind to redis within milliseconds; then A leaves.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Written behind to redis within milliseconds (a second leaves room for a busy
+    // machine); then A leaves.
+    tokio::time::sleep(Duration::from_secs(1)).await;
     a.shutdown.cancel();
     let mut resumed = get_stream(b.addr, &sid, Some(&last)).await;
     assert_eq!(resumed.status, 200);

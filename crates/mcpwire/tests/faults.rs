@@ -19,7 +19,7 @@ use hostile_http_support::{
     call_body, code, in_session, local, messages, open_session, read_request_id, stateless_request, wait_for,
     V25, V26,
 };
-use mcpwire::client::{Client, ClientOptions};
+use mcpwire::client::{Client, ClientOptions, RequestOptions};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::{codes, ProtocolVersion};
 use mcpwire::transport::http_client::HttpClientTransport;
@@ -93,8 +93,11 @@ async fn shutdown_with_2026_and_2025_requests_in_flight_answers_each_exactly_onc
 async fn a_2025_http_call_that_never_returns_times_out_and_cancels_the_handler() {
     let (bound, stats) = local(HttpSettings::default()).await;
     let url = format!("http://{}/mcp", bound.local_addr);
-    let client = client_at(&url, V25, 300).await;
-    let error = client.call_tool("hang", json!({})).await.unwrap_err();
+    // Only the hanging call has a short timeout: the handshake and the echo after it keep
+    // a long one, which a busy machine cannot run out.
+    let client = client_at(&url, V25, 10_000).await;
+    let short = RequestOptions::default().timeout(Duration::from_millis(300));
+    let error = client.call_tool_with("hang", json!({}), short).await.unwrap_err();
     assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
     // The client's notifications/cancelled reaches the handler.
     wait_for("the handler's token to fire", || stats.cancelled.load(Ordering::SeqCst) == 1).await;

@@ -134,7 +134,8 @@ async fn invalid_utf8_is_a_parse_error() {
 #[tokio::test]
 async fn a_duplicate_in_flight_id_is_refused_and_the_original_still_answered() {
     let mut s = initialized().await;
-    s.send(call(1, "sleep", json!({ "ms": 300 }))).await;
+    // The sleeps outlast the next write by far, even on a busy machine.
+    s.send(call(1, "sleep", json!({ "ms": 1000 }))).await;
     s.send(call(1, "echo", json!({ "x": 1 }))).await;
     let first = s.line().await;
     assert_eq!(first["id"], 1);
@@ -145,7 +146,7 @@ async fn a_duplicate_in_flight_id_is_refused_and_the_original_still_answered() {
     assert_eq!(second["result"]["content"][0]["text"], "slept", "{second}");
     // 7 and "7" are two ids (JSON-RPC compares values, and a string is not a number):
     // both requests run, each answered under its own id.
-    s.send(call(7, "sleep", json!({ "ms": 200 }))).await;
+    s.send(call(7, "sleep", json!({ "ms": 1000 }))).await;
     s.send(call("7", "echo", json!({}))).await;
     let (echoed, slept) = (s.line().await, s.line().await);
     assert_eq!(echoed["id"], json!("7"), "{echoed}");

@@ -148,11 +148,14 @@ fn alive_tasks() -> usize {
 #[tokio::test]
 async fn a_2025_call_that_times_out_closes_its_endless_stream() {
     let (url, seen) = endless_server().await;
-    let client = client(&url, Duration::from_millis(300)).await;
+    // The handshake keeps a long timeout; the call's own is short, but long enough for
+    // its stream to open on a busy machine.
+    let client = client(&url, Duration::from_secs(10)).await;
     // Settle the handshake's connections and tasks before counting.
     tokio::time::sleep(Duration::from_millis(200)).await;
     let baseline = alive_tasks();
-    let error = client.call_tool("x", json!({})).await.unwrap_err();
+    let short = RequestOptions::default().timeout(Duration::from_secs(1));
+    let error = client.call_tool_with("x", json!({}), short).await.unwrap_err();
     assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
     assert_eq!(seen.streams_opened.load(Ordering::SeqCst), 1);
     wait_for("the server to see the stream closed", || seen.streams_closed.load(Ordering::SeqCst) == 1).await;

@@ -260,7 +260,11 @@ async fn a_timeout_cancels_the_handler_in_the_child() {
         )
         .await;
     assert!(matches!(r, Err(RequestError::Timeout { .. })));
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // The child notices the cancel as soon as it reads it, however late that is.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while seen.lock().unwrap().is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     let seen = seen.lock().unwrap().clone();
     assert_eq!(seen, vec![json!({ "method": "test/noticed_cancel", "params": { "id": 1 } })]);
     handle.shutdown().await;

@@ -242,15 +242,17 @@ async fn listen_streams_task_notifications_for_the_asked_ids() {
 #[tokio::test]
 async fn a_task_nobody_polls_expires_and_the_store_stays_bounded() {
     let fired = Fired::default();
-    let config = TaskConfig { default_ttl: Duration::from_millis(300), ..TaskConfig::default() };
+    // Long enough that the second call below comes while the first task is alive, even on
+    // a busy machine.
+    let config = TaskConfig { default_ttl: Duration::from_millis(1500), ..TaskConfig::default() };
     let mut raw = start(builder(fired.clone()).task_config(config).task_store(MemoryTaskStore::new(1)));
     let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "forever" }), true).await, 1);
-    assert_eq!(created["ttlMs"], 300);
+    assert_eq!(created["ttlMs"], 1500);
     let task = created["taskId"].as_str().unwrap().to_owned();
     // The store holds one unfinished task: another is refused with an error, not queued.
     let e = expect_error(&ask(&mut raw, 2, "tools/call", json!({ "name": "forever" }), true).await, 2);
     assert_eq!(e.code, codes::INTERNAL_ERROR);
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(2000)).await;
     let e = expect_error(&ask(&mut raw, 3, "tasks/get", json!({ "taskId": task }), true).await, 3);
     assert_eq!(e.code, codes::INVALID_PARAMS, "an expired task is gone");
     assert!(fired.0.load(Ordering::SeqCst), "the expired task's handler was cancelled");

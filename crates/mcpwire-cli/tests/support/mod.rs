@@ -14,6 +14,20 @@ use std::time::{Duration, Instant};
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcpwire");
 
+/// Waits (20 s at most) until something listens on `port` of 127.0.0.1: a server just
+/// spawned starts as fast as the machine lets it, which no fixed sleep can promise.
+pub fn wait_for_port(port: u16, what: &str) {
+    let end = Instant::now() + Duration::from_secs(20);
+    // A probe the kernel happened to give the probed port as its own source port
+    // connects to itself while nothing listens: not the server.
+    while !std::net::TcpStream::connect(("127.0.0.1", port))
+        .is_ok_and(|s| s.local_addr().ok() != s.peer_addr().ok())
+    {
+        assert!(Instant::now() < end, "{what} did not listen on {port}");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The workspace root.
 pub fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
