@@ -1,8 +1,8 @@
 //! criterion micro-benchmarks of mcpwire's hot paths for one `tools/call echo`:
-//! frame decode, `tools/call` params and argument decode, result encode, one request
-//! through a `Dispatcher` over the in-memory transport, and one request through
-//! `McpService::handle` (no sockets) in both eras. The SSE encoder is library-internal:
-//! `http_handle/session_2025_sse` measures it where it runs.
+//! frame decode, `tools/call` params and argument decode, the 2026 `_meta` envelope's
+//! read, result encode, one request through a `Dispatcher` over the in-memory transport,
+//! and one request through `McpService::handle` (no sockets) in both eras. The SSE
+//! encoder is library-internal: `http_handle/session_2025_sse` measures it where it runs.
 //!
 //! Run: `cargo bench -p mcpwire-bench --bench hot_paths` (add `-- --quick` for a short run).
 
@@ -112,6 +112,29 @@ fn arguments_decode(c: &mut Criterion) {
     g.bench_function("args_plain_serde", |b| {
         b.iter(|| serde_json::from_str::<EchoArgs>(black_box(args)).unwrap())
     });
+    g.finish();
+}
+
+/// A 2026 request's `_meta` envelope as the bench client sends it (`{}` capabilities) and
+/// as a client with callbacks sends it (roots, sampling with tools, both elicitation modes,
+/// the tasks extension, an identity with a title).
+fn envelope_read(c: &mut Criterion) {
+    use mcpwire::protocol::lifecycle::RequestEnvelope;
+    let mut g = c.benchmark_group("envelope_read");
+    let bare = request_bytes(Protocol::V2026);
+    let real = concat!(
+        r#"{"name":"echo","arguments":{"text":"hello"},"_meta":{"#,
+        r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","#,
+        r#""io.modelcontextprotocol/clientCapabilities":{"roots":{},"sampling":{"tools":{}},"#,
+        r#""elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}},"#,
+        r#""io.modelcontextprotocol/clientInfo":{"name":"desktop-app","title":"Desktop App","version":"1.4.2"}}}"#
+    );
+    for (name, params) in
+        [("empty_capabilities", params(&bare).get().to_owned()), ("real_client", real.to_owned())]
+    {
+        assert!(RequestEnvelope::from_params_text(&params).is_some());
+        g.bench_function(name, |b| b.iter(|| RequestEnvelope::from_params_text(black_box(&params)).unwrap()));
+    }
     g.finish();
 }
 
@@ -280,6 +303,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = hot_paths;
     config = config();
-    targets = frame_decode, arguments_decode, result_encode, dispatch, http_handle
+    targets = frame_decode, arguments_decode, envelope_read, result_encode, dispatch, http_handle
 }
 criterion_main!(hot_paths);
