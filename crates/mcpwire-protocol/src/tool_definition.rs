@@ -12,6 +12,8 @@
 //! );
 //! ```
 
+use std::collections::HashSet;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -111,3 +113,94 @@ open_enum!(
         Required = "required",
     }
 );
+
+/// The `Mcp-Param-*` headers a tool's calls carry over 2026 Streamable HTTP: `(header
+/// name, property)` for each top-level property of `input_schema` annotated with
+/// `x-mcp-header`. `Err` says why the annotations are invalid, which makes an HTTP client
+/// drop the tool from its list: a name that is not an RFC 9110 token, a name used twice
+/// (ignoring case), a property whose `type` is not `string`, `integer` or `boolean`
+/// (never `number`, nor a list of types), or an annotation anywhere but on a top-level
+/// property (inside `items`, `anyOf`, `$defs` and so on).
+pub fn tool_param_headers(input_schema: &JsonObject) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let mut seen = HashSet::new();
+    if let Some(Value::Object(properties)) = input_schema.get("properties") {
+        for (prop, schema) in properties {
+            let Some(annotation) = schema.get("x-mcp-header") else { continue };
+            let Some(header) = annotation.as_str().filter(|h| is_token(h)) else {
+                return Err(format!("property {prop:?}: x-mcp-header must be a non-empty header token"));
+            };
+            match schema.get("type").and_then(Value::as_str) {
+                Some("string" | "integer" | "boolean") => {}
+                other => return Err(format!("property {prop:?}: x-mcp-header on type {other:?}")),
+            }
+            if !seen.insert(header.to_ascii_lowercase()) {
+                return Err(format!("x-mcp-header {header:?} is used twice"));
+            }
+            pairs.push((header.to_owned(), prop.clone()));
+        }
+    }
+    let annotations: usize = input_schema.values().map(count_annotations).sum();
+    if annotations != pairs.len() {
+        return Err("x-mcp-header is only allowed on top-level properties".into());
+    }
+    Ok(pairs)
+}
+
+/// An RFC 9110 token: what a header name may be.
+fn is_token(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
+}
+
+/// The `x-mcp-header` keys anywhere in a schema value.
+fn count_annotations(value: &Value) -> usize {
+    match value {
+        Value::Object(o) => {
+            o.iter().map(|(k, v)| usize::from(k == "x-mcp-header") + count_annotations(v)).sum()
+        }
+        Value::Array(a) => a.iter().map(count_annotations).sum(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use serde_json::json;
+
+    fn headers(schema: Value) -> Result<Vec<(String, String)>, String> {
+        tool_param_headers(schema.as_object().unwrap())
+    }
+
+    #[test]
+    fn param_headers_are_top_level_tokens_on_strings_integers_and_booleans() {
+        let ok = json!({ "type": "object", "properties": {
+            "r": { "type": "string", "x-mcp-header": "Region" },
+            "n": { "type": "integer", "x-mcp-header": "N" },
+            "b": { "type": "boolean", "x-mcp-header": "Dry-Run" },
+            "plain": { "type": "number" }
+        } });
+        let mut pairs = headers(ok).unwrap();
+        pairs.sort();
+        let expected = [("Dry-Run", "b"), ("N", "n"), ("Region", "r")];
+        assert_eq!(pairs, expected.map(|(h, p)| (h.to_owned(), p.to_owned())));
+        assert_eq!(headers(json!({ "type": "object" })).unwrap(), []);
+        for bad in [
+            json!({ "properties": { "r": { "type": "string", "x-mcp-header": "" } } }),
+            json!({ "properties": { "r": { "type": "string", "x-mcp-header": "a b" } } }),
+            json!({ "properties": { "r": { "type": "string", "x-mcp-header": "a\r\nb" } } }),
+            json!({ "properties": { "r": { "type": "string", "x-mcp-header": 7 } } }),
+            json!({ "properties": { "r": { "type": "number", "x-mcp-header": "R" } } }),
+            json!({ "properties": { "r": { "type": ["string", "null"], "x-mcp-header": "R" } } }),
+            json!({ "properties": { "r": { "anyOf": [{ "type": "string" }], "x-mcp-header": "R" } } }),
+            json!({ "properties": { "r": { "type": "object", "x-mcp-header": "R" } } }),
+            json!({ "properties": { "a": { "type": "string", "x-mcp-header": "X" }, "b": { "type": "string", "x-mcp-header": "x" } } }),
+            json!({ "properties": { "a": { "type": "array", "items": { "type": "string", "x-mcp-header": "X" } } } }),
+            json!({ "anyOf": [{ "properties": { "a": { "type": "string", "x-mcp-header": "X" } } }] }),
+            json!({ "$defs": { "d": { "type": "string", "x-mcp-header": "X" } } }),
+        ] {
+            assert!(headers(bad.clone()).is_err(), "{bad}");
+        }
+    }
+}

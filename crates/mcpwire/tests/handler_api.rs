@@ -258,6 +258,39 @@ fn a_template_without_the_variables_its_handler_needs_does_not_build() {
     }
 }
 
+/// A forecast's arguments, two of them mirrored into `Mcp-Param-*` headers.
+#[derive(Deserialize, JsonSchema)]
+struct Forecast {
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+    #[schemars(extend("x-mcp-header" = "Days"))]
+    days: u32,
+}
+
+/// The same with a fractional number of days, which no header may mirror.
+#[derive(Deserialize, JsonSchema)]
+struct FractionalForecast {
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+    #[schemars(extend("x-mcp-header" = "Days"))]
+    days: f64,
+}
+
+#[test]
+fn an_x_mcp_header_on_a_number_does_not_build() {
+    let good = tool("forecast").handler(|Args(f): Args<Forecast>| format!("{} {}", f.region, f.days));
+    assert!(Server::builder("s", "1").tool(good).build().is_ok());
+    let bad =
+        tool("forecast").handler(|Args(f): Args<FractionalForecast>| format!("{} {}", f.region, f.days));
+    match Server::builder("s", "1").tool(bad).build().unwrap_err() {
+        BuildError::InvalidParamHeader { tool, reason } => {
+            assert_eq!(tool, "forecast");
+            assert!(reason.contains("\"days\"") && reason.contains("number"), "{reason}");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
 #[tokio::test]
 async fn progress_that_does_not_increase_is_not_sent() {
     let mut raw = initialized(server()).await;

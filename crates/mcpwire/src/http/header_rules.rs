@@ -15,7 +15,7 @@
 use http::header::{AsHeaderName, HeaderName};
 use http::HeaderMap;
 use mcpwire_protocol::common::JsonObject;
-use mcpwire_protocol::{methods, Request};
+use mcpwire_protocol::{methods, tool_definition, Request};
 use serde_json::Value;
 
 use crate::mcp_headers::decode_cow;
@@ -172,16 +172,10 @@ pub(crate) fn check_routing_name(
 }
 
 /// The `x-mcp-header` names of a tool's input schema: `(header name, property name)`
-/// for each top-level property that carries one.
+/// for each top-level property that carries one; none when the annotations are invalid
+/// (which [`ServerBuilder::build`](crate::server::ServerBuilder::build) refuses).
 pub fn param_headers(input_schema: &JsonObject) -> Vec<(String, String)> {
-    let Some(Value::Object(properties)) = input_schema.get("properties") else { return Vec::new() };
-    properties
-        .iter()
-        .filter_map(|(prop, schema)| {
-            let header = schema.get("x-mcp-header")?.as_str()?;
-            Some((header.to_owned(), prop.clone()))
-        })
-        .collect()
+    tool_definition::tool_param_headers(input_schema).unwrap_or_default()
 }
 
 /// The largest magnitude an integer argument mirrored into a header may have: 2^53 − 1,

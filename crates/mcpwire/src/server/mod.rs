@@ -67,7 +67,7 @@ use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult};
 use mcpwire_protocol::content::Icon;
 use mcpwire_protocol::lifecycle::Implementation;
-use mcpwire_protocol::{methods, CacheHint, CacheScope, ProtocolVersion};
+use mcpwire_protocol::{methods, tool_definition, CacheHint, CacheScope, ProtocolVersion};
 use serde_json::Value;
 
 pub use ask::Elicited;
@@ -348,6 +348,16 @@ pub enum BuildError {
     /// A tool's input schema is not an object schema.
     #[error("tool {0:?}: the input schema must be a JSON object with \"type\": \"object\"")]
     InvalidInputSchema(String),
+    /// A tool's `x-mcp-header` annotations are invalid (see
+    /// [`tool_param_headers`](crate::protocol::tool_definition::tool_param_headers)): every
+    /// HTTP client would drop the tool from its list.
+    #[error("tool {tool:?}: {reason}")]
+    InvalidParamHeader {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The system's random number generator failed (for the `requestState` key).
     #[error("could not draw a random key: {0}")]
     Randomness(String),
@@ -565,6 +575,9 @@ impl ServerBuilder {
             }
             if !schema::is_object_schema(&def.tool.input_schema) {
                 return Err(BuildError::InvalidInputSchema(name.clone()));
+            }
+            if let Err(reason) = tool_definition::tool_param_headers(&def.tool.input_schema) {
+                return Err(BuildError::InvalidParamHeader { tool: name.clone(), reason });
             }
             if tool_index.insert(name.clone(), i).is_some() {
                 return Err(BuildError::Duplicate { kind: "tool", name: name.clone() });

@@ -1,8 +1,7 @@
 //! The 2026 request headers a client sends (`MCP-Protocol-Version`, `Mcp-Method`,
-//! `Mcp-Name`, `Mcp-Param-*`), and which tools' `x-mcp-header` annotations are valid
-//! (tools with invalid ones are dropped from `tools/list`).
-
-use std::collections::HashSet;
+//! `Mcp-Name`, `Mcp-Param-*`). Which tools' `x-mcp-header` annotations are valid is the
+//! protocol crate's `tool_param_headers` (tools with invalid ones are dropped from
+//! `tools/list`, in `tools.rs`).
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use mcpwire_protocol::{meta, methods, Message};
@@ -69,72 +68,11 @@ pub(crate) fn add_headers(
     }
 }
 
-/// An RFC 9110 token.
-fn is_token(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b))
-}
-
-/// Counts `x-mcp-header` keys anywhere in a schema.
-fn count_annotations(value: &Value) -> usize {
-    match value {
-        Value::Object(o) => {
-            o.iter().map(|(k, v)| usize::from(k == "x-mcp-header") + count_annotations(v)).sum()
-        }
-        Value::Array(a) => a.iter().map(count_annotations).sum(),
-        _ => 0,
-    }
-}
-
-/// The `(header, property)` pairs of a tool's input schema, or `Err` when an annotation
-/// is invalid: not a token, repeated (ignoring case), on a type other than string,
-/// integer or boolean, or anywhere but a top-level property.
-pub(crate) fn tool_param_headers(input_schema: &Value) -> Result<Vec<(String, String)>, String> {
-    let mut pairs = Vec::new();
-    let mut seen = HashSet::new();
-    if let Some(Value::Object(properties)) = input_schema.get("properties") {
-        for (prop, schema) in properties {
-            let Some(annotation) = schema.get("x-mcp-header") else { continue };
-            let Some(header) = annotation.as_str().filter(|h| is_token(h)) else {
-                return Err(format!("property {prop:?}: x-mcp-header must be a non-empty header token"));
-            };
-            match schema.get("type").and_then(Value::as_str) {
-                Some("string" | "integer" | "boolean") => {}
-                other => return Err(format!("property {prop:?}: x-mcp-header on type {other:?}")),
-            }
-            if !seen.insert(header.to_ascii_lowercase()) {
-                return Err(format!("x-mcp-header {header:?} is used twice"));
-            }
-            pairs.push((header.to_owned(), prop.clone()));
-        }
-    }
-    if count_annotations(input_schema) != pairs.len() {
-        return Err("x-mcp-header is only allowed on top-level properties".into());
-    }
-    Ok(pairs)
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn annotation_validity() {
-        let ok = json!({ "type": "object", "properties": { "r": { "type": "string", "x-mcp-header": "Region" }, "n": { "type": "integer", "x-mcp-header": "N" } } });
-        assert_eq!(tool_param_headers(&ok).unwrap().len(), 2);
-        for bad in [
-            json!({ "properties": { "r": { "type": "string", "x-mcp-header": "" } } }),
-            json!({ "properties": { "r": { "type": "string", "x-mcp-header": "a b" } } }),
-            json!({ "properties": { "r": { "type": "number", "x-mcp-header": "R" } } }),
-            json!({ "properties": { "r": { "type": "object", "x-mcp-header": "R" } } }),
-            json!({ "properties": { "a": { "type": "string", "x-mcp-header": "X" }, "b": { "type": "string", "x-mcp-header": "x" } } }),
-            json!({ "properties": { "a": { "type": "array", "items": { "type": "string", "x-mcp-header": "X" } } } }),
-            json!({ "anyOf": [{ "properties": { "a": { "type": "string", "x-mcp-header": "X" } } }] }),
-        ] {
-            assert!(tool_param_headers(&bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn builds_the_headers_of_a_call() {

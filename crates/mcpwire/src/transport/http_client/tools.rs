@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use http::Method;
-use mcpwire_protocol::{decode_frame, methods, Frame, Message, RequestId};
+use mcpwire_protocol::{decode_frame, methods, tool_definition, Frame, Message, RequestId};
 use serde_json::Value;
 
 use super::body::read_limited;
@@ -41,7 +41,8 @@ impl Shared {
                         let mut table = lock(&self.tool_headers);
                         tools.retain(|tool| {
                             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-                            match stateless::tool_param_headers(tool.get("inputSchema").unwrap_or(&Value::Null)) {
+                            let schema = tool.get("inputSchema").and_then(Value::as_object);
+                            match schema.map_or(Ok(Vec::new()), tool_definition::tool_param_headers) {
                                 Ok(pairs) => {
                                     table.insert(name, pairs);
                                     true
