@@ -150,13 +150,26 @@ fn name(result: &ElicitResult) -> String {
 struct Instance {
     addr: SocketAddr,
     shutdown: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Instance {
+    /// Shuts the instance down and waits until it has stopped, so that what follows never
+    /// races its leaving (another instance asked meanwhile answers 503, "try again").
+    async fn stop(self) {
+        self.shutdown.cancel();
+        tokio::time::timeout(Duration::from_secs(10), self.task)
+            .await
+            .expect("the instance stopped")
+            .unwrap();
+    }
 }
 
 async fn instance(redis: &Redis, seen: &Arc<Seen>) -> Instance {
     let cluster = Cluster::connect(&redis.url).await.unwrap();
     let service = cluster.service(builder(seen.clone()), HttpSettings::default()).unwrap();
     let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
-    Instance { addr: bound.local_addr, shutdown: bound.shutdown }
+    Instance { addr: bound.local_addr, shutdown: bound.shutdown, task: bound.task }
 }
 
 async fn client(instance: &Instance) -> Client {
@@ -252,7 +265,7 @@ async fn a_task_whose_instance_died_is_failed_by_the_next_reader() {
     let cluster = Cluster::connect_with(&redis.url, options).await.unwrap();
     let service = cluster.service(builder(seen.clone()), HttpSettings::default()).unwrap();
     let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
-    let a = Instance { addr: bound.local_addr, shutdown: bound.shutdown };
+    let a = Instance { addr: bound.local_addr, shutdown: bound.shutdown, task: bound.task };
     let b = instance(&redis, &seen).await;
     let (on_a, on_b) = (client(&a).await, client(&b).await);
     let ToolCallStart::Task(task) =
@@ -326,7 +339,7 @@ async fn a_2025_session_works_through_every_instance_outlives_its_owner_and_ends
     assert!(listed["result"]["tools"].as_array().is_some_and(|t| !t.is_empty()), "{listed}");
     // A leaves (shutdown): C takes the session over, in the state it had: the log level
     // set through B lets only the error line through.
-    a.shutdown.cancel();
+    a.stop().await;
     let call = mcp_http::call_body(3, "log_twice", json!({}));
     let mut stream = send(c.addr, in_session(Req::post(&call), &sid, V25)).await;
     assert_eq!(stream.status, 200);
@@ -489,7 +502,7 @@ async fn a_get_stream_resumed_after_its_owner_left_goes_on_live_on_the_new_owner
     // Written behind to redis within milliseconds (a second leaves room for a busy
     // machine); then A leaves.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    a.shutdown.cancel();
+    a.stop().await;
     let mut resumed = get_stream(b.addr, &sid, Some(&last)).await;
     assert_eq!(resumed.status, 200);
     // The stream is live on B: a change made there now arrives on it.
