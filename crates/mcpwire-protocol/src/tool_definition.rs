@@ -114,37 +114,80 @@ open_enum!(
     }
 );
 
-/// The `Mcp-Param-*` headers a tool's calls carry over 2026 Streamable HTTP: `(header
-/// name, property)` for each top-level property of `input_schema` annotated with
-/// `x-mcp-header`. `Err` says why the annotations are invalid, which makes an HTTP client
-/// drop the tool from its list: a name that is not an RFC 9110 token, a name used twice
-/// (ignoring case), a property whose `type` is not `string`, `integer` or `boolean`
-/// (never `number`, nor a list of types), or an annotation anywhere but on a top-level
-/// property (inside `items`, `anyOf`, `$defs` and so on).
-pub fn tool_param_headers(input_schema: &JsonObject) -> Result<Vec<(String, String)>, String> {
-    let mut pairs = Vec::new();
+/// One `x-mcp-header` annotation of a tool's input schema: a call's argument that 2026
+/// Streamable HTTP mirrors into an `Mcp-Param-{name}` header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamHeader {
+    /// The header's name after `Mcp-Param-`, as the annotation writes it.
+    pub name: String,
+    /// The property names from the `arguments` object down to the argument (one for a
+    /// top-level property; more for one nested in object properties).
+    pub path: Vec<String>,
+}
+
+impl ParamHeader {
+    /// The argument this header mirrors in a call's `arguments`, when it is there.
+    pub fn value_in<'a>(&self, arguments: &'a Value) -> Option<&'a Value> {
+        self.path.iter().try_fold(arguments, |value, key| value.get(key))
+    }
+
+    /// The argument's path for messages: its property names joined with dots.
+    pub fn argument(&self) -> String {
+        self.path.join(".")
+    }
+}
+
+/// The `Mcp-Param-*` headers a tool's calls carry over 2026 Streamable HTTP: one for each
+/// property of `input_schema`, at any depth, annotated with `x-mcp-header`. `Err` says why
+/// the annotations are invalid, which makes an HTTP client drop the tool from its list: a
+/// name that is not an RFC 9110 token, a name used twice (ignoring case), a property whose
+/// `type` is not `string`, `integer` or `boolean` (never `number`, nor a list of types),
+/// or an annotation that is not reached from the root through `properties` alone (on the
+/// root, or inside `items`, `anyOf`, `$defs` and the like).
+pub fn tool_param_headers(input_schema: &JsonObject) -> Result<Vec<ParamHeader>, String> {
+    let mut found = Vec::new();
+    if input_schema.contains_key("x-mcp-header") {
+        return Err("x-mcp-header is not allowed on the input schema itself".into());
+    }
+    collect_param_headers(input_schema, &mut Vec::new(), &mut found)?;
     let mut seen = HashSet::new();
-    if let Some(Value::Object(properties)) = input_schema.get("properties") {
-        for (prop, schema) in properties {
-            let Some(annotation) = schema.get("x-mcp-header") else { continue };
-            let Some(header) = annotation.as_str().filter(|h| is_token(h)) else {
-                return Err(format!("property {prop:?}: x-mcp-header must be a non-empty header token"));
-            };
-            match schema.get("type").and_then(Value::as_str) {
-                Some("string" | "integer" | "boolean") => {}
-                other => return Err(format!("property {prop:?}: x-mcp-header on type {other:?}")),
-            }
-            if !seen.insert(header.to_ascii_lowercase()) {
-                return Err(format!("x-mcp-header {header:?} is used twice"));
-            }
-            pairs.push((header.to_owned(), prop.clone()));
+    for header in &found {
+        if !seen.insert(header.name.to_ascii_lowercase()) {
+            return Err(format!("x-mcp-header {:?} is used twice", header.name));
         }
     }
     let annotations: usize = input_schema.values().map(count_annotations).sum();
-    if annotations != pairs.len() {
-        return Err("x-mcp-header is only allowed on top-level properties".into());
+    if annotations != found.len() {
+        return Err("x-mcp-header is only allowed on properties reached through `properties` alone".into());
     }
-    Ok(pairs)
+    Ok(found)
+}
+
+/// The annotated properties under `schema`'s `properties`, at `path`, and below them.
+fn collect_param_headers(
+    schema: &JsonObject,
+    path: &mut Vec<String>,
+    found: &mut Vec<ParamHeader>,
+) -> Result<(), String> {
+    let Some(Value::Object(properties)) = schema.get("properties") else { return Ok(()) };
+    for (prop, property) in properties {
+        let Value::Object(property) = property else { continue };
+        path.push(prop.clone());
+        if let Some(annotation) = property.get("x-mcp-header") {
+            let argument = path.join(".");
+            let Some(name) = annotation.as_str().filter(|h| is_token(h)) else {
+                return Err(format!("property {argument:?}: x-mcp-header must be a non-empty header token"));
+            };
+            match property.get("type").and_then(Value::as_str) {
+                Some("string" | "integer" | "boolean") => {}
+                other => return Err(format!("property {argument:?}: x-mcp-header on type {other:?}")),
+            }
+            found.push(ParamHeader { name: name.to_owned(), path: path.clone() });
+        }
+        collect_param_headers(property, path, found)?;
+        path.pop();
+    }
+    Ok(())
 }
 
 /// An RFC 9110 token: what a header name may be.
@@ -170,20 +213,26 @@ mod tests {
     use serde_json::json;
 
     fn headers(schema: Value) -> Result<Vec<(String, String)>, String> {
-        tool_param_headers(schema.as_object().unwrap())
+        let found = tool_param_headers(schema.as_object().unwrap())?;
+        Ok(found.into_iter().map(|h| (h.name.clone(), h.argument())).collect())
     }
 
     #[test]
-    fn param_headers_are_top_level_tokens_on_strings_integers_and_booleans() {
+    fn param_headers_are_tokens_on_strings_integers_and_booleans_reached_through_properties() {
         let ok = json!({ "type": "object", "properties": {
             "r": { "type": "string", "x-mcp-header": "Region" },
             "n": { "type": "integer", "x-mcp-header": "N" },
             "b": { "type": "boolean", "x-mcp-header": "Dry-Run" },
-            "plain": { "type": "number" }
+            "plain": { "type": "number" },
+            "place": { "type": "object", "properties": {
+                "zone": { "type": "string", "x-mcp-header": "Zone" },
+                "deeper": { "type": "object", "properties": { "k": { "type": "integer", "x-mcp-header": "K" } } }
+            } }
         } });
         let mut pairs = headers(ok).unwrap();
         pairs.sort();
-        let expected = [("Dry-Run", "b"), ("N", "n"), ("Region", "r")];
+        let expected =
+            [("Dry-Run", "b"), ("K", "place.deeper.k"), ("N", "n"), ("Region", "r"), ("Zone", "place.zone")];
         assert_eq!(pairs, expected.map(|(h, p)| (h.to_owned(), p.to_owned())));
         assert_eq!(headers(json!({ "type": "object" })).unwrap(), []);
         for bad in [
@@ -199,8 +248,16 @@ mod tests {
             json!({ "properties": { "a": { "type": "array", "items": { "type": "string", "x-mcp-header": "X" } } } }),
             json!({ "anyOf": [{ "properties": { "a": { "type": "string", "x-mcp-header": "X" } } }] }),
             json!({ "$defs": { "d": { "type": "string", "x-mcp-header": "X" } } }),
+            json!({ "type": "object", "x-mcp-header": "X" }),
+            json!({ "properties": { "a": { "properties": { "b": { "type": "number", "x-mcp-header": "B" } } } } }),
+            json!({ "properties": { "a": { "type": "string", "x-mcp-header": "X" }, "o": { "properties": { "b": { "type": "string", "x-mcp-header": "x" } } } } }),
+            json!({ "properties": { "a": { "additionalProperties": { "type": "string", "x-mcp-header": "X" } } } }),
         ] {
             assert!(headers(bad.clone()).is_err(), "{bad}");
         }
+        let nested = ParamHeader { name: "Zone".into(), path: vec!["place".into(), "zone".into()] };
+        assert_eq!(nested.value_in(&json!({ "place": { "zone": "eu" } })), Some(&json!("eu")));
+        assert_eq!(nested.value_in(&json!({ "place": null })), None);
+        assert_eq!(nested.value_in(&json!({})), None);
     }
 }

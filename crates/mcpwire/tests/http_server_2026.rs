@@ -141,6 +141,35 @@ async fn stateless_param_headers_follow_x_mcp_header() {
     .await;
 }
 
+/// An `x-mcp-header` may sit on a property nested in object properties: the header
+/// mirrors that argument, checked by the server and sent by mcpwire's client.
+#[tokio::test]
+async fn a_nested_x_mcp_header_argument_is_mirrored_and_checked() {
+    let t = start().await;
+    let arguments = json!({ "region": "eu", "place": { "zone": "b" } });
+    let call = || stateless_request(1, "tools/call", json!({ "name": "region", "arguments": arguments }));
+    let without = call().header("mcp-param-region", "eu");
+    expect_header_mismatch(t.addr, without, Some(1), "Mcp-Param-Zone header is required").await;
+    let wrong = call().header("mcp-param-region", "eu").header("mcp-param-zone", "c");
+    expect_header_mismatch(t.addr, wrong, Some(1), "does not match argument \"place.zone\"").await;
+    let ok = send(t.addr, call().header("mcp-param-region", "eu").header("mcp-param-zone", "b")).await;
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json().await, complete_text(1, "region: eu, zone: b"));
+    // mcpwire's client lists the tool and sends both headers.
+    let url = format!("http://{}/mcp", t.addr);
+    let client = mcpwire::client::Client::builder("t", "0")
+        .protocol_version(mcpwire::protocol::ProtocolVersion::parse(V26))
+        .connect(mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let tools = client.list_tools(None).await.unwrap();
+    assert!(tools.tools.iter().any(|tool| tool.name == "region"), "the tool is kept");
+    let result = client.call_tool("region", arguments.clone()).await.unwrap();
+    let text = serde_json::to_value(&result.content).unwrap()[0]["text"].clone();
+    assert_eq!(text, "region: eu, zone: b");
+    client.close().await;
+}
+
 #[tokio::test]
 async fn stateless_missing_meta_gets_400_32602() {
     let t = start().await;

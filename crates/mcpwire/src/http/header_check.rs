@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use http::HeaderMap;
+use mcpwire_protocol::tool_definition::ParamHeader;
 use mcpwire_protocol::{methods, skim, Request};
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -14,10 +15,10 @@ use serde_json::Value;
 use super::header_rules;
 use crate::server::Server;
 
-/// The `Mcp-Param-*` headers each tool expects: `(header name from the schema, property)`.
+/// The `Mcp-Param-*` headers each tool expects (its `x-mcp-header` annotations).
 /// Only tools with at least one `x-mcp-header` property have an entry.
 #[derive(Debug, Default)]
-pub(crate) struct ToolHeaders(HashMap<String, Vec<(String, String)>>);
+pub(crate) struct ToolHeaders(HashMap<String, Vec<ParamHeader>>);
 
 impl ToolHeaders {
     /// Derives the table from the server's tools (fixed once the server is built).

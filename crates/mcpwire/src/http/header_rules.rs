@@ -15,7 +15,8 @@
 use http::header::{AsHeaderName, HeaderName};
 use http::HeaderMap;
 use mcpwire_protocol::common::JsonObject;
-use mcpwire_protocol::{methods, tool_definition, Request};
+use mcpwire_protocol::tool_definition::{self, ParamHeader};
+use mcpwire_protocol::{methods, Request};
 use serde_json::Value;
 
 use crate::mcp_headers::decode_cow;
@@ -171,10 +172,10 @@ pub(crate) fn check_routing_name(
     }
 }
 
-/// The `x-mcp-header` names of a tool's input schema: `(header name, property name)`
-/// for each top-level property that carries one; none when the annotations are invalid
-/// (which [`ServerBuilder::build`](crate::server::ServerBuilder::build) refuses).
-pub fn param_headers(input_schema: &JsonObject) -> Vec<(String, String)> {
+/// The `x-mcp-header` annotations of a tool's input schema, one per mirrored argument;
+/// none when they are invalid (which [`ServerBuilder::build`](crate::server::ServerBuilder::build)
+/// refuses).
+pub fn param_headers(input_schema: &JsonObject) -> Vec<ParamHeader> {
     tool_definition::tool_param_headers(input_schema).unwrap_or_default()
 }
 
@@ -188,12 +189,13 @@ const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
 /// argument.
 pub fn check_params(
     headers: &HeaderMap,
-    annotated: &[(String, String)],
+    annotated: &[ParamHeader],
     arguments: Option<&Value>,
 ) -> Result<(), String> {
-    for (header, prop) in annotated {
+    for annotation in annotated {
+        let (header, prop) = (&annotation.name, annotation.argument());
         let name = format!("{PARAM_PREFIX}{}", header.to_ascii_lowercase());
-        let value = arguments.and_then(|a| a.get(prop)).filter(|v| !v.is_null());
+        let value = arguments.and_then(|a| annotation.value_in(a)).filter(|v| !v.is_null());
         let sent = single(headers, name.as_str())?;
         if value.and_then(Value::as_f64).is_some_and(|n| n.abs() > MAX_SAFE_INTEGER) {
             return Err(format!(

@@ -183,14 +183,22 @@ pub fn test_server(probe: Arc<Probe>) -> Server {
         }))
         .tool(
             tool("region")
-                .description("Takes an x-mcp-header argument")
+                .description("Takes x-mcp-header arguments, one of them nested")
                 .input_schema(json!({
                     "type": "object",
-                    "properties": { "region": { "type": "string", "x-mcp-header": "Region" } },
+                    "properties": {
+                        "region": { "type": "string", "x-mcp-header": "Region" },
+                        "place": { "type": "object", "properties": {
+                            "zone": { "type": "string", "x-mcp-header": "Zone" }
+                        } }
+                    },
                     "required": ["region"]
                 }))
                 .handler(|Args(a): Args<Value>| async move {
-                    format!("region: {}", a["region"].as_str().unwrap_or(""))
+                    match a["place"]["zone"].as_str() {
+                        Some(zone) => format!("region: {}, zone: {zone}", a["region"].as_str().unwrap_or("")),
+                        None => format!("region: {}", a["region"].as_str().unwrap_or("")),
+                    }
                 }),
         )
         .build()

@@ -64,6 +64,7 @@ use http_body_util::Full;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
+use mcpwire_protocol::tool_definition::ParamHeader;
 use mcpwire_protocol::{methods, Message, RequestId};
 use serde_json::Value;
 use tokio::sync::mpsc;
@@ -119,7 +120,7 @@ struct Shared {
     session: Mutex<Session>,
     pending: Mutex<IdMap<mcpwire_protocol::IdKey, Pending>>,
     /// `x-mcp-header` pairs by tool name, learned from `tools/list` answers.
-    tool_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
+    tool_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     internal_ids: AtomicU64,
     middlewares: middleware::Middlewares,
     /// Cancelled when the connection closes: background readers stop.

@@ -4,6 +4,7 @@
 //! `tools/list`, in `tools.rs`).
 
 use http::{HeaderMap, HeaderName, HeaderValue};
+use mcpwire_protocol::tool_definition::ParamHeader;
 use mcpwire_protocol::{meta, methods, Message};
 use serde_json::Value;
 
@@ -35,7 +36,7 @@ pub(crate) fn add_headers(
     headers: &mut HeaderMap,
     message: &Message,
     version: &str,
-    tool_headers: impl Fn(&str) -> Vec<(String, String)>,
+    tool_headers: impl Fn(&str) -> Vec<ParamHeader>,
 ) {
     insert(headers, PROTOCOL_VERSION, version);
     let (method, params) = match message {
@@ -57,14 +58,14 @@ pub(crate) fn add_headers(
         return;
     }
     let arguments = params.get("arguments");
-    for (header, prop) in tool_headers(name) {
-        let value = match arguments.and_then(|a| a.get(&prop)) {
+    for header in tool_headers(name) {
+        let value = match arguments.and_then(|a| header.value_in(a)) {
             Some(Value::String(s)) => encode_value(s),
             Some(Value::Bool(b)) => b.to_string(),
             Some(Value::Number(n)) => n.to_string(),
             _ => continue, // null or absent: no header
         };
-        insert(headers, &format!("{PARAM_PREFIX}{header}"), &value);
+        insert(headers, &format!("{PARAM_PREFIX}{}", header.name), &value);
     }
 }
 
@@ -76,7 +77,7 @@ mod tests {
 
     #[test]
     fn builds_the_headers_of_a_call() {
-        let params = json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }, "name": "weather", "arguments": { "region": "\u{65e5}", "n": 3, "x": null } });
+        let params = json!({ "_meta": { "io.modelcontextprotocol/protocolVersion": "2026-07-28" }, "name": "weather", "arguments": { "region": "\u{65e5}", "n": 3, "x": null, "at": { "zone": "b" } } });
         let message = Message::Request(mcpwire_protocol::Request::new(
             1,
             "tools/call",
@@ -84,13 +85,23 @@ mod tests {
         ));
         assert_eq!(envelope_version(&message).as_deref(), Some("2026-07-28"));
         let mut h = HeaderMap::new();
+        let header = |name: &str, path: &[&str]| ParamHeader {
+            name: name.into(),
+            path: path.iter().map(|p| p.to_string()).collect(),
+        };
         add_headers(&mut h, &message, "2026-07-28", |_| {
-            vec![("Region".into(), "region".into()), ("N".into(), "n".into()), ("X".into(), "x".into())]
+            vec![
+                header("Region", &["region"]),
+                header("N", &["n"]),
+                header("X", &["x"]),
+                header("Z", &["at", "zone"]),
+            ]
         });
         assert_eq!(h["mcp-method"], "tools/call");
         assert_eq!(h["mcp-name"], "weather");
         assert_eq!(h["mcp-param-region"], "=?base64?5pel?=");
         assert_eq!(h["mcp-param-n"], "3");
         assert!(h.get("mcp-param-x").is_none());
+        assert_eq!(h["mcp-param-z"], "b", "a nested argument");
     }
 }
