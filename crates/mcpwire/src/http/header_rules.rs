@@ -173,8 +173,8 @@ pub(crate) fn check_routing_name(
 }
 
 /// The `x-mcp-header` annotations of a tool's input schema, one per mirrored argument;
-/// none when they are invalid (which [`ServerBuilder::build`](crate::server::ServerBuilder::build)
-/// refuses).
+/// none when they are invalid (which
+/// [`ServerBuilder::build`](crate::server::ServerBuilder::build) refuses).
 pub fn param_headers(input_schema: &JsonObject) -> Vec<ParamHeader> {
     tool_definition::tool_param_headers(input_schema).unwrap_or_default()
 }

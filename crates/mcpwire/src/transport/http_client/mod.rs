@@ -119,7 +119,7 @@ struct Shared {
     incoming: mpsc::Sender<TransportEvent>,
     session: Mutex<Session>,
     pending: Mutex<IdMap<mcpwire_protocol::IdKey, Pending>>,
-    /// `x-mcp-header` pairs by tool name, learned from `tools/list` answers.
+    /// `x-mcp-header` annotations by tool name, learned from `tools/list` answers.
     tool_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     internal_ids: AtomicU64,
     middlewares: middleware::Middlewares,
