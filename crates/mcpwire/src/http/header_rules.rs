@@ -193,28 +193,34 @@ pub fn check_params(
     arguments: Option<&Value>,
 ) -> Result<(), String> {
     for annotation in annotated {
-        let (header, prop) = (&annotation.name, annotation.argument());
+        let header = &annotation.name;
+        // The argument's dotted path, written only into an error.
+        let prop = || annotation.argument();
         let name = format!("{PARAM_PREFIX}{}", header.to_ascii_lowercase());
         let value = arguments.and_then(|a| annotation.value_in(a)).filter(|v| !v.is_null());
         let sent = single(headers, name.as_str())?;
         if value.and_then(Value::as_f64).is_some_and(|n| n.abs() > MAX_SAFE_INTEGER) {
             return Err(format!(
-                "argument {prop:?} (header Mcp-Param-{header}) is outside the safe integer range ±(2^53 − 1)"
+                "argument {:?} (header Mcp-Param-{header}) is outside the safe integer range ±(2^53 − 1)",
+                prop()
             ));
         }
         match (value, sent) {
             (None, None) => {}
             (Some(_), None) => {
-                return Err(format!("the Mcp-Param-{header} header is required (argument {prop:?})"))
+                return Err(format!("the Mcp-Param-{header} header is required (argument {:?})", prop()))
             }
             (None, Some(_)) => {
-                return Err(format!("the Mcp-Param-{header} header has no matching argument {prop:?}"))
+                return Err(format!("the Mcp-Param-{header} header has no matching argument {:?}", prop()))
             }
             (Some(value), Some(raw)) => {
                 let decoded =
                     decode_value(raw).ok_or_else(|| format!("the Mcp-Param-{header} header is malformed"))?;
                 if !same_value(value, &decoded) {
-                    return Err(format!("the Mcp-Param-{header} header does not match argument {prop:?}"));
+                    return Err(format!(
+                        "the Mcp-Param-{header} header does not match argument {:?}",
+                        prop()
+                    ));
                 }
             }
         }

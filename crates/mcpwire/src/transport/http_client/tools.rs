@@ -43,8 +43,8 @@ impl Shared {
                             let name = tool.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
                             let schema = tool.get("inputSchema").and_then(Value::as_object);
                             match schema.map_or(Ok(Vec::new()), tool_definition::tool_param_headers) {
-                                Ok(pairs) => {
-                                    table.insert(name, pairs);
+                                Ok(headers) => {
+                                    table.insert(name, headers);
                                     true
                                 }
                                 Err(reason) => {
