@@ -12,7 +12,8 @@ Targets:
   http(s)://HOST/PATH    a Streamable HTTP endpoint
 
 Exit status: 0 success, 1 the tool reported an error (isError), 2 a usage,
-connection or protocol error, 130 interrupted (Ctrl-C).
+connection or protocol error, 130 interrupted (Ctrl-C; SIGTERM: 143, SIGHUP: 129,
+after the same clean stop: requests cancelled, servers it started shut down).
 
 Examples:
   mcpwire tools stdio:'mcpwire serve --example notes'

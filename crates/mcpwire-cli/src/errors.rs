@@ -12,7 +12,8 @@ pub const EXIT_OK: i32 = 0;
 pub const EXIT_TOOL_ERROR: i32 = 1;
 /// Exit status: a usage, connection or protocol error.
 pub const EXIT_FAILURE: i32 = 2;
-/// Exit status: interrupted by Ctrl-C (128 + SIGINT).
+/// Exit status: interrupted by Ctrl-C (128 + SIGINT); a command stopped by another
+/// signal exits 128 + its number (see [`crate::interrupt::exit_status`]).
 pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// What kind of failure (they share exit code 2 today; the kind shapes the message).

@@ -34,7 +34,7 @@ use clap::Parser;
 
 use cli::{Cli, Command};
 use commands::{Env, List};
-use errors::{Failure, EXIT_FAILURE};
+use errors::{Failure, EXIT_FAILURE, EXIT_INTERRUPTED};
 
 fn init_tracing(verbose: u8) {
     let default = match verbose {
@@ -118,6 +118,8 @@ fn main() {
     };
     let code = runtime.block_on(async move {
         match run(cli).await {
+            // `EXIT_INTERRUPTED` stands for any stop signal: say which one stopped it.
+            Ok(EXIT_INTERRUPTED) => interrupt::exit_status(),
             Ok(code) => code,
             Err(e) => report(&e),
         }

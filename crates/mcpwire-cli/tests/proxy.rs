@@ -168,6 +168,31 @@ fn proxy_replaces_an_upstream_connection_whose_server_died() {
     assert_eq!(children_of(server.child.id()).len(), 2, "a new second server in the dead one's place");
 }
 
+/// Whether `pid` has ended (gone, or a zombie nobody reaped yet).
+fn ended(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'))
+}
+
+/// A service manager stops the proxy with `SIGTERM`: it shuts its server down as the
+/// spec says (close stdin, then signals) and exits 143, even a server that outlives its
+/// stdin (here a shell that goes on after the server it ran), which the default action
+/// (the proxy dies at once) left running.
+#[test]
+fn sigterm_stops_the_proxy_and_its_server() {
+    let upstream = format!("stdio:sh -c \"'{BIN}' serve --example notes; sleep 60\"");
+    let mut server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let children = children_of(server.child.id());
+    assert_eq!(children.len(), 1, "one upstream server: {children:?}");
+    Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
+    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(143));
+    let end = Instant::now() + Duration::from_secs(10);
+    while !ended(children[0]) {
+        assert!(Instant::now() < end, "the upstream server {} outlived the proxy", children[0]);
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// A 2026 upstream takes each request's capabilities from the request: one server
 /// process serves clients of every kind, so they all see one server state (a note one
 /// client adds, another finds).
