@@ -399,8 +399,52 @@ async fn an_unknown_last_event_id_is_rejected() {
     let other = open_session(t.addr, V25).await;
     let mut call = post(t.addr, &other, &call_body(2, "progress", json!({}))).await;
     let foreign = call.next_event().await.id.unwrap();
-    assert_eq!(get_stream(t.addr, &sid, Some("garbage")).await.status, 404);
-    assert_eq!(get_stream(t.addr, &sid, Some(&foreign)).await.status, 404, "another session's event id");
+    // 400, not 404: a 404 would tell the client its (live) session ended.
+    let mut response = get_stream(t.addr, &sid, Some("garbage")).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(response.json().await["error"]["code"], -32600);
+    assert_eq!(get_stream(t.addr, &sid, Some(&foreign)).await.status, 400, "another session's event id");
+    let ping = json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" });
+    assert_eq!(post(t.addr, &sid, &ping).await.status, 200, "the session lives on");
+}
+
+#[tokio::test]
+async fn a_failed_initialize_opens_no_session() {
+    let t = start().await;
+    let no_version = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" }
+    } });
+    let no_params = json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize" });
+    for body in [no_version, no_params] {
+        let mut response = send(t.addr, Req::post(&body)).await;
+        assert_eq!(response.status, 200, "{body}");
+        assert_eq!(response.header("mcp-session-id"), None, "{body}");
+        let answer = if response.is_sse() { response.next_message().await } else { response.json().await };
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    }
+    assert_eq!(t.service.session_count(), 0);
+    // A good one still opens one.
+    open_session(t.addr, V25).await;
+    assert_eq!(t.service.session_count(), 1);
+}
+
+#[tokio::test]
+async fn get_and_delete_under_an_unknown_protocol_version_get_400() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    for method in ["GET", "DELETE"] {
+        let req = Req::new(method)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &sid)
+            .header("mcp-protocol-version", "1999-01-01");
+        let mut response = send(t.addr, req).await;
+        assert_eq!(response.status, 400, "{method}");
+        assert!(response.json().await["error"]["message"].as_str().unwrap().contains("1999-01-01"));
+    }
+    // The 2026 revision has no GET stream: 405, as before.
+    let req = Req::new("GET").header("accept", "text/event-stream").header("mcp-protocol-version", V26);
+    assert_eq!(send(t.addr, req).await.status, 405);
+    assert_eq!(t.service.session_count(), 1, "the session was not deleted");
 }
 
 #[tokio::test]
@@ -641,7 +685,7 @@ impl mcpwire::http::EventStore for RefusingStore {
 }
 
 /// With `store`, a session still answers every request (events without ids, no priming
-/// event), refuses resumption with 404, and ends cleanly.
+/// event), refuses resumption with 400, and ends cleanly.
 async fn a_faulty_store_degrades_to_no_resumption(store: Arc<dyn mcpwire::http::EventStore>) {
     let t = start_with(HttpSettings { event_store: Some(store), ..HttpSettings::default() }).await;
     let sid = open_session(t.addr, V25).await;
@@ -657,7 +701,7 @@ async fn a_faulty_store_degrades_to_no_resumption(store: Arc<dyn mcpwire::http::
         assert_eq!(messages[0]["method"], "notifications/progress", "{messages:?}");
         assert_eq!(messages[2], text_result(id, "progressed"));
     }
-    assert_eq!(get_stream(t.addr, &sid, Some(&format!("{sid}-1#0"))).await.status, 404);
+    assert_eq!(get_stream(t.addr, &sid, Some(&format!("{sid}-1#0"))).await.status, 400);
     let mut standalone = get_stream(t.addr, &sid, None).await;
     assert_eq!(standalone.status, 200);
     let notify = post(t.addr, &sid, &call_body(9, "notify", json!({}))).await;

@@ -348,6 +348,21 @@ impl McpService {
 
         match parts.method {
             Method::POST => {}
+            // A revision this server does not speak is a bad request (2025: "invalid or
+            // unsupported MCP-Protocol-Version" → 400), not a 2026 GET (which is 405 and
+            // would tell a 2025 client that the server has no GET stream).
+            Method::GET | Method::DELETE
+                if !sessionless
+                    && version_header.as_ref().is_some_and(|v| !ProtocolVersion::ALL.contains(v)) =>
+            {
+                let requested = version_header.as_ref().map(ProtocolVersion::as_str).unwrap_or_default();
+                return status::error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    codes::INVALID_REQUEST,
+                    format!("Bad Request: unsupported MCP-Protocol-Version {requested:?}"),
+                );
+            }
             Method::GET | Method::DELETE if !stateless_header && !sessionless => {
                 #[cfg(feature = "redis")]
                 if let Some(response) = self.clustered(route, &parts, bytes::Bytes::new()).await {
@@ -597,6 +612,14 @@ impl McpService {
 
         let mut response = self.exchange(&session, parts, messages, batch, json).await;
         if initialize.is_some() {
+            // An `initialize` answered with an error (bad params, a middleware's refusal)
+            // opened no session: forget it rather than name it to the client. (A complete
+            // body means the answer is in it; a slow one still streaming keeps its id.)
+            let answered = http_body::Body::size_hint(response.body()).exact().is_some();
+            if answered && !session.is_open() {
+                self.end_session(&session);
+                return response;
+            }
             if let Ok(value) = HeaderValue::from_str(&session.id) {
                 response.headers_mut().insert(header_rules::SESSION_ID, value);
             }
@@ -633,6 +656,16 @@ impl McpService {
         }
     }
 
+    /// Forgets `session` (here and in the cluster) and closes it.
+    fn end_session(&self, session: &Session) {
+        self.inner.sessions.remove(&session.id);
+        #[cfg(feature = "redis")]
+        if let Some(cluster) = &self.inner.settings.cluster {
+            cluster.forget_session(&session.id);
+        }
+        session.close();
+    }
+
     /// 2025 GET (the standalone stream, or a resumption) and DELETE (end the session).
     async fn session_stream(&self, parts: &http::request::Parts) -> Response<McpBody> {
         let session = match self.find_session(parts) {
@@ -641,12 +674,7 @@ impl McpService {
         };
         session.touch();
         if parts.method == Method::DELETE {
-            self.inner.sessions.remove(&session.id);
-            #[cfg(feature = "redis")]
-            if let Some(cluster) = &self.inner.settings.cluster {
-                cluster.forget_session(&session.id);
-            }
-            session.close();
+            self.end_session(&session);
             return status::empty(StatusCode::OK);
         }
         if !security::accepts(&parts.headers, "text/event-stream") {
@@ -673,11 +701,13 @@ impl McpService {
                     };
                 }
             }
+            // 400, not 404: the session lives, and a 404 would tell the client it ended
+            // (it must then initialize again and lose it).
             return status::error(
-                StatusCode::NOT_FOUND,
+                StatusCode::BAD_REQUEST,
                 None,
                 codes::INVALID_REQUEST,
-                "Unknown Last-Event-ID",
+                "Bad Request: unknown Last-Event-ID (no stream of this session holds that event)",
             );
         }
         match session.open_standalone() {

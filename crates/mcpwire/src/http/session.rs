@@ -199,6 +199,11 @@ impl Session {
         self.stateful.restore(journal, self.conn.peer());
     }
 
+    /// Whether the client's `initialize` succeeded (the session then knows its client).
+    pub(crate) fn is_open(&self) -> bool {
+        self.stateful.session().is_some()
+    }
+
     /// Marks the session as used now.
     pub(crate) fn touch(&self) {
         self.last_active.store(ticks(self.started, Instant::now()), Ordering::Relaxed);
