@@ -400,7 +400,7 @@ async fn an_unknown_last_event_id_is_rejected() {
     let mut call = post(t.addr, &other, &call_body(2, "progress", json!({}))).await;
     let foreign = call.next_event().await.id.unwrap();
     // 400, not 404: a 404 would tell the client its (live) session ended.
-    let mut response = get_stream(t.addr, &sid, Some("garbage")).await;
+    let response = get_stream(t.addr, &sid, Some("garbage")).await;
     assert_eq!(response.status, 400);
     assert_eq!(response.json().await["error"]["code"], -32600);
     assert_eq!(get_stream(t.addr, &sid, Some(&foreign)).await.status, 400, "another session's event id");
@@ -437,7 +437,7 @@ async fn get_and_delete_under_an_unknown_protocol_version_get_400() {
             .header("accept", "text/event-stream")
             .header("mcp-session-id", &sid)
             .header("mcp-protocol-version", "1999-01-01");
-        let mut response = send(t.addr, req).await;
+        let response = send(t.addr, req).await;
         assert_eq!(response.status, 400, "{method}");
         assert!(response.json().await["error"]["message"].as_str().unwrap().contains("1999-01-01"));
     }
