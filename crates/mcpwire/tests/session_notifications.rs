@@ -131,6 +131,45 @@ async fn a_resource_update_goes_to_its_subscribers_only() {
     assert_eq!(subscriber.notifications().await, Vec::<String>::new());
 }
 
+/// The params of the log messages that arrive before a quiet period (anything else
+/// fails the test).
+async fn log_messages(client: &mut Client) -> Vec<Value> {
+    let mut received = Vec::new();
+    while let Some(message) = client.message().await {
+        let Message::Notification(n) = message else { panic!("not a notification: {message:?}") };
+        assert_eq!(n.method, "notifications/message");
+        received.push(serde_json::from_str::<Value>(n.params.unwrap().get()).unwrap());
+    }
+    received
+}
+
+/// `Server::log` reaches every 2025 session outside any request, each at its own
+/// `logging/setLevel` (a session that set none gets every level).
+#[tokio::test]
+async fn a_log_message_outside_a_request_goes_to_each_session_at_its_level() {
+    use mcpwire::protocol::logging::LoggingLevel;
+    let server = server();
+    let [mut errors_only, mut everything] =
+        <[Client; 2]>::try_from(initialized(&server, 2).await).ok().unwrap();
+    errors_only.call("logging/setLevel", json!({ "level": "error" })).await;
+    server.log(LoggingLevel::Info, Some("job"), json!({ "step": 1 }));
+    server.log(LoggingLevel::Error, None, "failed");
+    assert_eq!(log_messages(&mut errors_only).await, [json!({ "level": "error", "data": "failed" })]);
+    assert_eq!(
+        log_messages(&mut everything).await,
+        [
+            json!({ "level": "info", "logger": "job", "data": { "step": 1 } }),
+            json!({ "level": "error", "data": "failed" }),
+        ]
+    );
+    // A server that offers no logging sends none.
+    let quiet =
+        Server::builder("quiet", "0").tool(tool("t").handler(|| "t")).without_logging().build().unwrap();
+    let [mut client] = <[Client; 1]>::try_from(initialized(&quiet, 1).await).ok().unwrap();
+    quiet.log(LoggingLevel::Emergency, None, "x");
+    assert_eq!(client.notifications().await, Vec::<String>::new());
+}
+
 #[tokio::test]
 async fn a_closed_session_is_skipped_and_the_others_go_on() {
     let server = server();

@@ -220,6 +220,18 @@ impl SessionInfo {
     }
 }
 
+/// The params of a `notifications/message` (`None` if they cannot be written).
+pub(crate) fn log_params(
+    level: LoggingLevel,
+    logger: Option<&str>,
+    data: impl Serialize,
+) -> Option<mcpwire_protocol::RawJson> {
+    let mut params =
+        LoggingMessageNotificationParams::new(level, serde_json::to_value(data).unwrap_or(Value::Null));
+    params.logger = logger.map(str::to_owned);
+    serde_json::value::to_raw_value(&params).ok()
+}
+
 /// A random number (0 if the system has no randomness: the session's tasks are then
 /// told apart from other sessions' by their unguessable ids alone).
 fn random_u64() -> u64 {
@@ -411,10 +423,7 @@ impl Ctx {
         if threshold.is_some_and(|t| level < t) {
             return;
         }
-        let mut params =
-            LoggingMessageNotificationParams::new(level, serde_json::to_value(data).unwrap_or(Value::Null));
-        params.logger = logger.map(str::to_owned);
-        if let Ok(raw) = serde_json::value::to_raw_value(&params) {
+        if let Some(raw) = log_params(level, logger, data) {
             self.inner.rpc.notify(methods::NOTIFICATION_MESSAGE, Some(raw)).await;
         }
     }

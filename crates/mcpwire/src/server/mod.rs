@@ -67,6 +67,7 @@ use mcpwire_protocol::common::JsonObject;
 use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult};
 use mcpwire_protocol::content::Icon;
 use mcpwire_protocol::lifecycle::Implementation;
+use mcpwire_protocol::logging::LoggingLevel;
 use mcpwire_protocol::{methods, tool_definition, CacheHint, CacheScope, ProtocolVersion};
 use serde_json::Value;
 
@@ -260,6 +261,22 @@ impl Server {
             relay(&event);
         }
         self.publish_local(event);
+    }
+
+    /// Sends a log message outside any request (`notifications/message`, from a
+    /// background job, say) to every 2025 session of this process whose
+    /// `logging/setLevel` admits `level` (a session that set none gets every level). The
+    /// 2025 revisions let a server log at any time; 2026 clients take log messages only
+    /// on their requests' streams ([`Ctx::log`](crate::server::Ctx::log)), so they do not
+    /// get these. Nothing is sent when the server offers no logging
+    /// ([`ServerBuilder::without_logging`]).
+    pub fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl serde::Serialize) {
+        if self.inner.capabilities.logging.is_none() {
+            return;
+        }
+        if let Some(raw) = context::log_params(level, logger, data) {
+            self.inner.sessions.log(level, &raw);
+        }
     }
 
     /// Publishes a change to this process's clients only (a change another instance of

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, RwLock, Weak};
 use futures_util::future::BoxFuture;
 use mcpwire_protocol::capabilities::ServerCapabilities;
 use mcpwire_protocol::lifecycle::{InitializeRequestParams, InitializeResult};
-use mcpwire_protocol::logging::SetLevelRequestParams;
+use mcpwire_protocol::logging::{LoggingLevel, SetLevelRequestParams};
 use mcpwire_protocol::resources::{SubscribeRequestParams, UnsubscribeRequestParams};
 use mcpwire_protocol::{methods, Notification, ProtocolVersion, RawJson, Request};
 use serde_json::json;
@@ -260,16 +260,34 @@ impl Registry {
     /// Queues the notification for `event` on every live session that should get it.
     pub(crate) fn publish(&self, caps: &ServerCapabilities, event: &ServerEvent) {
         let Some((method, params)) = notification_for(caps, event) else { return };
+        self.for_each(|session| {
+            // A client that has not finished initializing gets no change notifications.
+            if session.is_initialized() && wants(session, event) {
+                session.push(method, params.clone());
+            }
+        });
+    }
+
+    /// Queues a log message (`params`, at `level`) on every live session whose
+    /// `logging/setLevel` admits it.
+    pub(crate) fn log(&self, level: LoggingLevel, params: &RawJson) {
+        self.for_each(|session| {
+            let threshold = *session.log_level.lock().unwrap_or_else(|e| e.into_inner());
+            if threshold.is_none_or(|t| level >= t) {
+                session.push(methods::NOTIFICATION_MESSAGE, Some(params.clone()));
+            }
+        });
+    }
+
+    /// Runs `f` on every live session, forgetting those that ended.
+    fn for_each(&self, mut f: impl FnMut(&SessionInfo)) {
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|weak| {
             let Some(session) = weak.upgrade() else { return false };
             if session.peer.is_closed() {
                 return false;
             }
-            // A client that has not finished initializing gets no change notifications.
-            if session.is_initialized() && wants(&session, event) {
-                session.push(method, params.clone());
-            }
+            f(&session);
             true
         });
     }
