@@ -168,6 +168,49 @@ fn proxy_replaces_an_upstream_connection_whose_server_died() {
     assert_eq!(children_of(server.child.id()).len(), 2, "a new second server in the dead one's place");
 }
 
+/// A 2025 server's log message sent outside any request (the 2025 revisions allow one
+/// at any time) reaches a 2025 client of the proxy on its GET stream, at the level the
+/// client set.
+#[test]
+fn a_log_message_outside_a_request_reaches_2025_clients_at_their_level() {
+    let upstream =
+        format!("stdio:python3 {}/tests/fixtures/fake_server.py logs-later", env!("CARGO_MANIFEST_DIR"));
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
+    let session = session_id(&response);
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let set_level = r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}"#;
+    assert!(post(&server.url, &headers, set_level, Some(r#""id":2"#)).contains(r#""result":{}"#));
+    // The GET stream, read on its own thread until the warning arrives.
+    let rest = server.url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut stream = TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    let reader = thread::spawn(move || {
+        let mut seen = String::new();
+        let mut buffer = [0u8; 4096];
+        while !seen.contains("later at warning") {
+            match std::io::Read::read(&mut stream, &mut buffer) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
+            }
+        }
+        seen
+    });
+    thread::sleep(Duration::from_millis(300));
+    let call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+    assert!(post(&server.url, &headers, call, Some(r#""id":3"#)).contains("done"));
+    let seen = reader.join().unwrap();
+    assert!(seen.contains("later at warning"), "{seen}");
+    assert!(!seen.contains("later at debug"), "below the client's level: {seen}");
+}
+
 /// Whether `pid` has ended (gone, or a zombie nobody reaped yet).
 fn ended(pid: u32) -> bool {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();

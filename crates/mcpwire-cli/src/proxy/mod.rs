@@ -23,7 +23,9 @@
 //!   them (the upstream is subscribed to what any client is: [`subscriptions`]); a 2025
 //!   client's `notifications/roots/list_changed` goes upstream (see
 //!   [`upstream::Pool::roots_changed`]);
-//! - **log messages**: to the downstream request in flight, at that client's level.
+//! - **log messages**: to the downstream request in flight, at that client's level; one
+//!   sent outside a request (or while several are in flight) to every 2025 client, each
+//!   at its own level (2026 clients take log messages only with a request).
 //!
 //! Upstream connections: a 2026 upstream is one connection (one server process, so one
 //! server state for every client), each request declaring its own client's capabilities;
@@ -36,7 +38,12 @@
 //! with its result; the tool is listed without its `taskSupport`.
 //!
 //! Limits: a 2026 upstream sees the proxy's
-//! `clientInfo`, not the client's own; a 2025 server's `roots/list`
+//! `clientInfo`, not the client's own; a 2025 upstream's per-session state is the
+//! connection's, not the client's: subscriptions live on the first connection, and a
+//! client that can be asked things may be served by another connection (another upstream
+//! session) per request, so a server that sends resource updates only to the session
+//! that also switched them on by a tool call (server-everything's
+//! `toggle-subscriber-updates`) sends that client none; a 2025 server's `roots/list`
 //! outside a request (at start-up, after a change) goes to the 2025 client that last used
 //! that connection or last said its roots changed ([`downstream`]), and clients of the
 //! same kind share its answer.

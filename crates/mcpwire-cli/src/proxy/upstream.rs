@@ -580,12 +580,18 @@ fn builder(
             async move { roots(&slot, &rest, limit).await }
         });
     }
-    let (slot, active) = (holder.clone(), active.clone());
+    let (slot, active, bridge) = (holder.clone(), active.clone(), server.clone());
     b = b.on_log(move |params| {
         let holder = slot.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|h| h.logs.clone());
         match holder.or_else(|| active.single()) {
             Some(logs) => send_log(&logs, params),
-            None => tracing::debug!(target: "mcpwire::upstream", "log message with no single request in flight: {:?}", params.data),
+            // Outside a request (a 2025 server may log at any time): to every 2025
+            // client, each at its own level. 2026 clients take logs only with a request.
+            None => {
+                if let Some(bridge) = bridge.get() {
+                    bridge.log(params.level, params.logger.as_deref(), &params.data);
+                }
+            }
         }
     });
     let server = server.clone();
