@@ -265,8 +265,8 @@ fn the_notes_example_is_a_server_to_try_the_cli_on() {
     assert!(stderr(&o).contains("there is no note 42"), "{}", stderr(&o));
 }
 
-/// server-everything over Streamable HTTP (a 2025-only server) on a free port; killed
-/// (its own pid) when dropped.
+/// server-everything over Streamable HTTP (a 2025-only server), or over the legacy
+/// HTTP+SSE transport, on a free port; killed (its own pid) when dropped.
 struct EverythingHttp {
     child: std::process::Child,
     url: String,
@@ -274,32 +274,22 @@ struct EverythingHttp {
 
 impl EverythingHttp {
     fn start() -> EverythingHttp {
+        Self::start_as("streamableHttp", "/mcp")
+    }
+
+    /// In `mode` (`streamableHttp` or `sse`), its URL ending in `path`.
+    fn start_as(mode: &str, path: &str) -> EverythingHttp {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let mut child = Command::new(peer("NODE22"))
-            .args([peer("SERVER_EVERYTHING_JS").as_str(), "streamableHttp"])
+        let child = Command::new(peer("NODE22"))
+            .args([peer("SERVER_EVERYTHING_JS").as_str(), mode])
             .env("PORT", port.to_string())
             .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
             .spawn()
             .unwrap();
-        let lines = stderr_lines(&mut child);
-        let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
-        let (tx, started) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            use std::io::BufRead;
-            let mut line = String::new();
-            while out.read_line(&mut line).is_ok_and(|n| n > 0) {
-                if line.contains("listening on port") {
-                    let _ = tx.send(());
-                }
-                line.clear();
-            }
-        });
-        let ready = started.recv_timeout(Duration::from_secs(30)).is_ok()
-            || lines.recv_timeout(Duration::from_millis(10)).is_ok_and(|l| l.contains("listening"));
-        assert!(ready, "server-everything did not start listening on port {port}");
-        EverythingHttp { child, url: format!("http://127.0.0.1:{port}/mcp") }
+        wait_for_port(port, "server-everything");
+        EverythingHttp { child, url: format!("http://127.0.0.1:{port}{path}") }
     }
 }
 
@@ -308,6 +298,20 @@ impl Drop for EverythingHttp {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A server of the legacy HTTP+SSE transport (2024-11-05): the client falls back to it
+/// and posts to the endpoint the server names, a path on its own origin.
+#[test]
+fn the_legacy_http_sse_transport_is_spoken() {
+    let server = EverythingHttp::start_as("sse", "/sse");
+    let o = mcpwire(&["tools", &server.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("echo"), "{}", stdout(&o));
+    let o =
+        mcpwire(&["call", &server.url, "echo", "message=over the old transport"], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("over the old transport"), "{}", stdout(&o));
 }
 
 #[test]
