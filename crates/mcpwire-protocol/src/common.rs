@@ -316,6 +316,16 @@ macro_rules! notification {
 }
 pub(crate) use notification;
 
+/// Reads a peer's optional count of milliseconds (a cache hint's `ttlMs`, a task's
+/// time to live or poll interval) leniently: a negative number is 0 (a cache hint is
+/// then stale at once, as the 2026 caching rules say), a fraction is rounded down, a
+/// number past `u64::MAX` is `u64::MAX`. One odd number must not cost the whole result.
+pub(crate) fn lenient_millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let number: Option<serde_json::Number> = serde::Deserialize::deserialize(d)?;
+    // `as` saturates: negative and NaN to 0, too large to `u64::MAX`.
+    Ok(number.map(|n| n.as_u64().unwrap_or_else(|| n.as_f64().map_or(0, |f| f as u64))))
+}
+
 /// Implements [`crate::result::Cacheable`] for a result with `ttl_ms` and `cache_scope`.
 macro_rules! cacheable {
     ($result:ty) => {
@@ -341,6 +351,28 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_peers_odd_milliseconds_are_read_not_refused() {
+        use crate::tools::ListToolsResult;
+        let ttl = |v: serde_json::Value| {
+            serde_json::from_value::<ListToolsResult>(json!({ "tools": [], "ttlMs": v })).map(|r| r.ttl_ms)
+        };
+        assert_eq!(ttl(json!(-5)).unwrap(), Some(0), "negative: stale at once");
+        assert_eq!(ttl(json!(1500.7)).unwrap(), Some(1500));
+        assert_eq!(ttl(json!(1e30)).unwrap(), Some(u64::MAX));
+        assert_eq!(ttl(json!(u64::MAX)).unwrap(), Some(u64::MAX));
+        assert_eq!(ttl(json!(null)).unwrap(), None);
+        assert!(ttl(json!("5")).is_err(), "not a number at all");
+        let missing: ListToolsResult = serde_json::from_value(json!({ "tools": [] })).unwrap();
+        assert_eq!(missing.ttl_ms, None);
+        let task: crate::tasks::Task = serde_json::from_value(json!({
+            "taskId": "t", "status": "working", "createdAt": "2025-11-25T10:30:00Z",
+            "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": -1, "pollInterval": -1
+        }))
+        .unwrap();
+        assert_eq!((task.ttl, task.poll_interval), (Some(0), Some(0)));
+    }
 
     tag!(
         /// test tag

@@ -106,7 +106,11 @@ pub struct ListResourcesResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// 2026: how long the result stays fresh, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ttl_ms: Option<u64>,
     /// 2026: who may reuse the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -129,7 +133,11 @@ pub struct ListResourceTemplatesResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// 2026: how long the result stays fresh, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ttl_ms: Option<u64>,
     /// 2026: who may reuse the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -174,7 +182,11 @@ pub struct ReadResourceResult {
     /// The contents: one resource, or several for a URI that names a collection.
     pub contents: Vec<ResourceContents>,
     /// 2026: how long the result stays fresh, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ttl_ms: Option<u64>,
     /// 2026: who may reuse the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -72,9 +72,14 @@ pub struct Task {
     pub last_updated_at: String,
     /// The time to live in milliseconds from creation; `null` for unlimited. Always
     /// written (as `null` when `None`), since the member is required.
+    #[serde(default, deserialize_with = "crate::common::lenient_millis")]
     pub ttl: Option<u64>,
     /// The suggested polling interval in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub poll_interval: Option<u64>,
 }
 

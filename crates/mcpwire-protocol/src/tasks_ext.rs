@@ -41,9 +41,14 @@ pub struct Task {
     /// ISO 8601 time of the last update.
     pub last_updated_at: String,
     /// Time to live in milliseconds from creation; `null` for unlimited. Always written.
+    #[serde(default, deserialize_with = "crate::common::lenient_millis")]
     pub ttl_ms: Option<u64>,
     /// The suggested polling interval in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub poll_interval_ms: Option<u64>,
 }
 
@@ -127,9 +132,14 @@ pub struct DetailedTask {
     /// ISO 8601 time of the last update.
     pub last_updated_at: String,
     /// Time to live in milliseconds from creation; `null` for unlimited. Always written.
+    #[serde(default, deserialize_with = "crate::common::lenient_millis")]
     pub ttl_ms: Option<u64>,
     /// The suggested polling interval in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub poll_interval_ms: Option<u64>,
     /// `status` and the members that go with it.
     #[serde(flatten)]

@@ -46,7 +46,11 @@ pub struct ListToolsResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
     /// 2026: how long the result stays fresh, in milliseconds.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub ttl_ms: Option<u64>,
     /// 2026: who may reuse the result.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -111,8 +111,10 @@ fn wrong_types_are_errors() {
     must_fail::<CallToolResult>(json!({"content": [{"type": "video"}]}));
     must_fail::<CallToolResult>(json!({"content": [], "resultType": 1}));
     must_fail::<ListToolsResult>(json!({"tools": {}}));
-    must_fail::<ListToolsResult>(json!({"tools": [], "ttlMs": -1}));
-    must_fail::<ListToolsResult>(json!({"tools": [], "ttlMs": 1.5}));
+    // A negative or fractional `ttlMs` is read (negative: stale at once, as the caching
+    // rules say), but it must be a number.
+    must_fail::<ListToolsResult>(json!({"tools": [], "ttlMs": "1"}));
+    must_fail::<ListToolsResult>(json!({"tools": [], "ttlMs": {}}));
     must_fail::<ListToolsResult>(json!({"tools": [], "cacheScope": "shared"}));
     must_fail::<Tool>(json!({"name": "t", "inputSchema": []}));
     must_fail::<Tool>(json!({"name": "t", "inputSchema": {}, "annotations": {"readOnlyHint": "no"}}));
