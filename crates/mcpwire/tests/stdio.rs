@@ -329,6 +329,84 @@ async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
     assert_eq!(status.signal(), Some(9));
 }
 
+/// Whether `pid` has ended (gone, or a zombie its new parent has not reaped yet).
+#[cfg(not(feature = "portable-stdio"))]
+fn ended(pid: &str) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'))
+}
+
+/// Polls `file` until it holds a line (a pid a test script wrote).
+#[cfg(not(feature = "portable-stdio"))]
+async fn pid_in(file: &std::path::Path) -> String {
+    let started = std::time::Instant::now();
+    loop {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        if text.ends_with('\n') {
+            return text.trim().to_owned();
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the script never wrote its pid");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+/// A process the server started in its group, which ignores `SIGTERM`, does not
+/// outlive the shutdown: it gets `SIGKILL` after the term grace, though the server
+/// itself ended at its `SIGTERM`.
+#[cfg(not(feature = "portable-stdio"))]
+#[tokio::test]
+async fn shutdown_ends_what_the_server_left_in_its_group() {
+    let file = std::env::temp_dir().join(format!("mcpwire-leftover-{}", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let script = format!("(trap '' TERM; exec sleep 60) & echo $! > '{}'; exec sleep 60", file.display());
+    let (_conn, handle) = ChildProcess::new("sh")
+        .args(["-c", &script])
+        .shutdown_timeouts(Duration::from_millis(100), Duration::from_millis(300))
+        .spawn()
+        .unwrap();
+    let leftover = pid_in(&file).await;
+    let _ = std::fs::remove_file(&file);
+    handle.shutdown().await;
+    let started = std::time::Instant::now();
+    while !ended(&leftover) {
+        assert!(started.elapsed() < Duration::from_secs(10), "pid {leftover} outlived the shutdown");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A server that exits while a process it started holds its stdout open: the
+/// connection ends at once with the exit (requests waiting on it fail then, not at their
+/// timeout), and the shutdown ends that process.
+#[cfg(not(feature = "portable-stdio"))]
+#[tokio::test]
+async fn a_server_that_exits_ends_the_connection_though_its_stdout_stays_open() {
+    let file = std::env::temp_dir().join(format!("mcpwire-holder-{}", std::process::id()));
+    let _ = std::fs::remove_file(&file);
+    let script = format!("sleep 60 & echo $! > '{}'; exit 3", file.display());
+    let (mut conn, handle) = ChildProcess::new("sh").args(["-c", &script]).spawn().unwrap();
+    let holder = pid_in(&file).await;
+    let _ = std::fs::remove_file(&file);
+    let closed = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match conn.incoming.recv().await {
+                Some(mcpwire::transport::TransportEvent::Closed { reason }) => return reason.map(|r| *r),
+                Some(_) => {}
+                None => return None,
+            }
+        }
+    })
+    .await
+    .expect("the connection stayed open after the server exited");
+    let reason = closed.unwrap_or_default();
+    assert!(reason.contains("exited") && reason.contains('3'), "{reason}");
+    handle.shutdown().await;
+    let started = std::time::Instant::now();
+    while !ended(&holder) {
+        assert!(started.elapsed() < Duration::from_secs(10), "pid {holder} outlived the shutdown");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 /// The sequence of platforms without `SIGTERM`: close stdin, wait, kill. A child that
 /// would exit 3 on `SIGTERM` shows it was never sent one.
 #[cfg(feature = "portable-stdio")]

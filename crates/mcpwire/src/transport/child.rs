@@ -46,6 +46,10 @@ use super::{Connection, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 /// How much of the child's stderr is kept for error messages.
 const STDERR_TAIL_BYTES: usize = 4096;
 
+/// How long the child's stdout is still read after the child exited, if another process
+/// keeps it open.
+const EXIT_DRAIN: Duration = Duration::from_millis(500);
+
 /// What happens to the child's stderr.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StderrMode {
@@ -229,7 +233,20 @@ impl ChildProcess {
         let read_arrivals = arrivals.clone();
         tokio::spawn(async move {
             let stdout = BufReader::with_capacity(64 * 1024, stdout);
-            let read = read_loop(stdout, max, &in_tx, &read_arrivals).await;
+            // The child's exit ends the connection even while its stdout stays open (a
+            // process it started holds it): what the child wrote before exiting is read
+            // within the drain time, and nothing after it can be an answer.
+            let mut exit = reader_status.clone();
+            let exited = async move {
+                if exit.wait_for(Option::is_some).await.is_err() {
+                    std::future::pending::<()>().await;
+                }
+                tokio::time::sleep(EXIT_DRAIN).await;
+            };
+            let read = tokio::select! {
+                read = read_loop(stdout, max, &in_tx, &read_arrivals) => read,
+                () = exited => Ok(()),
+            };
             let reason = exit_reason(read.err(), reader_status, &reader_tail, stderr_done).await;
             let _ = in_tx.send(TransportEvent::closed(Some(reason))).await;
         });
@@ -362,7 +379,19 @@ impl ChildHandle {
     /// already queued for it is written, for at most the first wait) and wait; then, on
     /// Unix, `SIGTERM` its process group and wait, then `SIGKILL` it; elsewhere, kill the
     /// child. Returns the exit status.
+    ///
+    /// Processes the child started in its group that are still there once it has exited
+    /// (they ignored its stdin closing, or held on after it) get the same end: `SIGTERM`,
+    /// then `SIGKILL` after the same wait, so none outlives the client.
     pub async fn shutdown(mut self) -> Option<ExitStatus> {
+        let status = self.stop().await;
+        #[cfg(all(unix, not(feature = "portable-stdio")))]
+        self.end_leftovers().await;
+        status
+    }
+
+    /// Closes stdin, then signals the child until it has exited.
+    async fn stop(&mut self) -> Option<ExitStatus> {
         self.close_stdin.cancel();
         if let Ok(status) = tokio::time::timeout(self.close_grace, self.wait()).await {
             return status;
@@ -378,6 +407,30 @@ impl ChildHandle {
         // The child itself, should signalling its group have failed.
         self.kill.cancel();
         self.wait().await
+    }
+
+    /// Ends what is left of the child's process group after the child: `SIGTERM`, and
+    /// `SIGKILL` if anything is still there after the term grace. The group's id cannot
+    /// have been reused while any process is in it, so only its own members are signalled.
+    #[cfg(all(unix, not(feature = "portable-stdio")))]
+    async fn end_leftovers(&self) {
+        use nix::sys::signal::{killpg, Signal};
+        let Some(group) = self.pid.and_then(|p| i32::try_from(p).ok()).map(nix::unistd::Pid::from_raw) else {
+            return;
+        };
+        let alive = || killpg(group, None).is_ok();
+        if !alive() {
+            return;
+        }
+        let _ = killpg(group, Signal::SIGTERM);
+        let deadline = tokio::time::Instant::now() + self.term_grace;
+        while alive() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        if alive() {
+            tracing::debug!("processes of the server's group outlived its SIGTERM: killing them");
+            let _ = killpg(group, Signal::SIGKILL);
+        }
     }
 
     /// Sends `signal` to the child's process group (the child leads it), unless the child
