@@ -41,3 +41,36 @@ async fn cursors_that_come_back_end_the_listing_with_an_error() {
     }
     client.close().await;
 }
+
+/// A server whose every page is large and new (no cursor comes back): the listing ends
+/// once it holds more than 100,000 items, rather than gathering 10,000 such pages.
+#[tokio::test]
+async fn a_list_past_the_item_bound_ends_with_an_error() {
+    let (ours, mut theirs) = memory::pair();
+    tokio::spawn(async move {
+        let mut page_no = 0u64;
+        while let Some(TransportEvent::Message(inbound)) = theirs.incoming.recv().await {
+            let Message::Request(request) = inbound.message else { continue };
+            page_no += 1;
+            let tools: Vec<Value> = (0..10_000)
+                .map(|i| json!({ "name": format!("t-{page_no}-{i}"), "inputSchema": { "type": "object" } }))
+                .collect();
+            let page = json!({ "resultType": "complete", "tools": tools, "nextCursor": page_no.to_string(), "ttlMs": 0, "cacheScope": "private" });
+            let answer = Response::new(request.id, serde_json::value::to_raw_value(&page).unwrap());
+            if theirs.outgoing.send(Outgoing::unrelated(answer)).await.is_err() {
+                return;
+            }
+        }
+    });
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let listed =
+        tokio::time::timeout(Duration::from_secs(60), client.list_all_tools()).await.expect("it ends");
+    match listed {
+        Err(RequestError::Protocol(message)) => {
+            assert!(message.contains("more than 100000 items"), "{message}")
+        }
+        other => panic!("expected a protocol error, got {:?}", other.map(|t| t.len())),
+    }
+    client.close().await;
+}

@@ -129,10 +129,16 @@ fn cursor_params(cursor: Option<&str>) -> Map<String, Value> {
 /// Most pages a listing follows: past it the server is taken to page forever.
 const MAX_PAGES: usize = 10_000;
 
+/// Most items a listing gathers across its pages: far more than any real server lists,
+/// and a bound on what a server sending large pages can make the client hold (pages
+/// alone allow 10,000 of up to the message size each). A longer list can still be read
+/// page by page (`list_tools(cursor)` and the like).
+const MAX_ITEMS: usize = 100_000;
+
 /// Every item of a paginated list, from the first page (no cursor) through each
-/// `nextCursor`. A cursor that comes back (pages that go round in a circle) or more than
-/// [`MAX_PAGES`] pages end it with an error, rather than a loop that never ends while its
-/// items fill memory.
+/// `nextCursor`. A cursor that comes back (pages that go round in a circle), more than
+/// [`MAX_PAGES`] pages or more than [`MAX_ITEMS`] items end it with an error, rather
+/// than a loop that never ends while its items fill memory.
 pub(super) async fn every_page<T, F, Fut>(mut page: F) -> Result<Vec<T>, RequestError>
 where
     F: FnMut(Option<String>) -> Fut,
@@ -144,6 +150,11 @@ where
     for _ in 0..MAX_PAGES {
         let (items, next) = page(cursor.take()).await?;
         all.extend(items);
+        if all.len() > MAX_ITEMS {
+            return Err(RequestError::Protocol(format!(
+                "the server's list holds more than {MAX_ITEMS} items; read it page by page"
+            )));
+        }
         match next {
             None => return Ok(all),
             Some(next) if !seen.insert(next.clone()) => {
