@@ -113,7 +113,9 @@ pub struct ClientOptions {
     pub probe_timeout: Duration,
     /// Default timeout of every request (default 60 s).
     pub request_timeout: Duration,
-    /// Most `input_required` rounds of one call before giving up (default 10).
+    /// Most `input_required` rounds of one call before giving up (default 10); for a
+    /// call that became a 2026 task, most rounds of new questions the task asks (the
+    /// task is then cancelled).
     pub max_input_rounds: usize,
     /// A server spawned by [`ClientBuilder::spawn`] that exits unexpectedly (not with
     /// success) while the client is connected in the 2026 era is started again, and the requests it had not

@@ -318,6 +318,8 @@ impl Client {
         let id = task.task_id.as_str();
         let mut interval = poll_interval(task.poll_interval_ms);
         let mut answered = HashSet::new();
+        // Rounds of new questions, bounded like a call's `input_required` rounds.
+        let mut rounds = 0usize;
         let mut polls = 0u32;
         report(options, polls, task);
         loop {
@@ -360,11 +362,23 @@ impl Client {
                 TaskState::Cancelled => return Err(cancelled()),
                 TaskState::InputRequired { input_requests } => {
                     // Keys are never reused: each question is answered once.
-                    let mut answers = Map::new();
-                    for (key, request) in input_requests {
-                        if answered.insert(key.clone()) {
-                            answers.insert(key, self.resolve(request).await?);
+                    let fresh: Vec<_> =
+                        input_requests.into_iter().filter(|(key, _)| !answered.contains(key)).collect();
+                    if !fresh.is_empty() {
+                        rounds += 1;
+                        let max = self.inner.options.max_input_rounds;
+                        if rounds > max {
+                            // A server that never stops asking: give up, and end the task.
+                            let _ = self.cancel_task(id).await;
+                            return Err(RequestError::Protocol(format!(
+                                "the task asked for input more than {max} times (ClientOptions::max_input_rounds); it was cancelled"
+                            )));
                         }
+                    }
+                    let mut answers = Map::new();
+                    for (key, request) in fresh {
+                        answered.insert(key.clone());
+                        answers.insert(key, self.resolve(request).await?);
                     }
                     if !answers.is_empty() {
                         let mut params = task_params(id);
