@@ -604,6 +604,41 @@ async fn batches_are_accepted_at_2025_03_26() {
     assert_eq!(send(t.addr, in_session(Req::post(&notes), &sid, "2025-03-26")).await.status, 202);
 }
 
+/// A batch's members are answered one by one: one that is not a valid message gets its
+/// own error in the answer (with its id when it has one), and the others are served.
+#[tokio::test]
+async fn a_batch_member_that_is_invalid_gets_its_own_error_beside_the_others_answers() {
+    let t = start().await;
+    let sid = open_session(t.addr, "2025-03-26").await;
+    let batch = json!([
+        { "jsonrpc": "2.0", "id": 1, "method": "ping" },
+        { "jsonrpc": "2.0", "id": null, "method": "ping" },
+        5,
+        { "jsonrpc": "2.0", "id": 3, "method": "ping", "params": [1] },
+    ]);
+    let response = send(t.addr, in_session(Req::post(&batch), &sid, "2025-03-26")).await;
+    assert_eq!((response.status, response.content_type()), (200, "application/json"));
+    let answers = response.json().await;
+    let answers = answers.as_array().unwrap();
+    assert_eq!(answers.len(), 4, "{answers:?}");
+    assert!(answers.contains(&json!({ "jsonrpc": "2.0", "id": 1, "result": {} })), "{answers:?}");
+    let errors: Vec<&Value> = answers.iter().filter(|a| a["error"]["code"] == -32600).collect();
+    assert_eq!(errors.len(), 3, "{answers:?}");
+    assert!(errors.iter().any(|e| e["id"] == 3), "the member with an id is answered under it: {answers:?}");
+    // Notifications beside an invalid member: its error alone, 200.
+    let batch = json!([{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }, "x"]);
+    let response = send(t.addr, in_session(Req::post(&batch), &sid, "2025-03-26")).await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.json().await[0]["error"]["code"], -32600);
+    // Nothing valid at all: 400, the first member's error.
+    let response = send(t.addr, in_session(Req::post(&json!([1, 2])), &sid, "2025-03-26")).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(response.json().await["error"]["code"], -32600);
+    // The session goes on.
+    let ping = json!({ "jsonrpc": "2.0", "id": 9, "method": "ping" });
+    assert_eq!(send(t.addr, in_session(Req::post(&ping), &sid, "2025-03-26")).await.status, 200);
+}
+
 #[tokio::test]
 async fn a_batch_repeating_a_request_id_is_rejected() {
     let t = start().await;

@@ -18,15 +18,19 @@ use super::{request_extensions, stateless, status, McpBody, McpService};
 use crate::transport::{InboundMeta, TransportEvent};
 
 impl McpService {
-    /// Delivers `messages` (a batch if `batch`) into `session` and answers.
+    /// Delivers `messages` (a batch if `batch`) into `session` and answers; `refused`:
+    /// the error answers of a batch's members that did not decode, which go first in its
+    /// answer (then a JSON one: they are answered before anything else is).
     pub(super) async fn exchange(
         &self,
         session: &std::sync::Arc<Session>,
         parts: &mut http::request::Parts,
         messages: Vec<Message>,
         batch: bool,
+        refused: Vec<Bytes>,
         json: bool,
     ) -> Response<McpBody> {
+        let json = json || !refused.is_empty();
         // A POST nearly always carries one request: its id needs no list of its own.
         let (one, many): (Option<[RequestId; 1]>, Vec<RequestId>) = match messages.as_slice() {
             [Message::Request(r)] => (Some([r.id.clone()]), Vec::new()),
@@ -47,10 +51,12 @@ impl McpService {
                     InboundMeta { extensions: extensions.clone(), ..Default::default() },
                 )
             });
-            return if session.deliver(events).await {
+            return if !session.deliver(events).await {
+                status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found")
+            } else if refused.is_empty() {
                 status::empty(StatusCode::ACCEPTED)
             } else {
-                status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found")
+                status::json_in(None, StatusCode::OK, json_array(&refused))
             };
         }
 
@@ -87,15 +93,7 @@ impl McpService {
                 }
             }
             let body = if batch {
-                let mut out = b"[".to_vec();
-                for (i, a) in answers.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    out.extend_from_slice(a);
-                }
-                out.push(b']');
-                Bytes::from(out)
+                json_array(refused.iter().chain(&answers))
             } else {
                 answers.into_iter().next().unwrap_or_default()
             };
@@ -110,6 +108,19 @@ impl McpService {
             }
         }
     }
+}
+
+/// JSON texts as one JSON array.
+pub(super) fn json_array<'a>(items: impl IntoIterator<Item = &'a Bytes>) -> Bytes {
+    let mut out = b"[".to_vec();
+    for (i, item) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(item);
+    }
+    out.push(b']');
+    Bytes::from(out)
 }
 
 /// How long a 2025 SSE response waits for its stream to end before its head is sent. A

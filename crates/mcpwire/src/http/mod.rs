@@ -56,8 +56,11 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
-use mcpwire_protocol::{codes, decode_frame, methods, Frame, Message, ProtocolVersion, Request};
+use mcpwire_protocol::{
+    codes, decode_frame, methods, ErrorObject, ErrorResponse, Frame, Message, ProtocolVersion, Request,
+};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
@@ -526,17 +529,28 @@ impl McpService {
                 format!("Accept must list {wanted}"),
             );
         }
+        // A batch's members that do not decode are answered each with its error, beside
+        // the others' answers (JSON-RPC answers a batch member by member). A body with no
+        // valid member at all is refused as a whole, with the first one's error: batches
+        // are only taken at 2025-03-26, which is not known yet.
+        let mut refused = Vec::new();
         let (messages, batch) = match frame {
             Frame::Single(m) => (vec![m], false),
             Frame::Batch(items) => {
                 let mut messages = Vec::with_capacity(items.len());
+                let mut first_error = None;
                 for item in items {
                     match item {
                         Ok(m) => messages.push(m),
                         Err(e) => {
-                            return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message)
+                            let error = ErrorResponse::new(e.id, ErrorObject::new(e.code, e.message));
+                            refused.push(Bytes::from(Message::Error(error.clone()).to_vec()));
+                            first_error.get_or_insert(error);
                         }
                     }
+                }
+                if let (true, Some(e)) = (messages.is_empty(), first_error) {
+                    return status::error_object(StatusCode::BAD_REQUEST, e.id, e.error);
                 }
                 (messages, true)
             }
@@ -568,7 +582,7 @@ impl McpService {
                 Some((_, requested)) => requested,
                 None => sessionless::header_version(version_header),
             };
-            return self.post_sessionless(parts, messages, batch, version).await;
+            return self.post_sessionless(parts, messages, batch, refused, version).await;
         }
         let session = match &initialize {
             Some((init_id, requested)) => {
@@ -610,7 +624,7 @@ impl McpService {
             );
         }
 
-        let mut response = self.exchange(&session, parts, messages, batch, json).await;
+        let mut response = self.exchange(&session, parts, messages, batch, refused, json).await;
         if initialize.is_some() {
             // An `initialize` answered with an error (bad params, a middleware's refusal)
             // opened no session: forget it rather than name it to the client. (A complete

@@ -72,6 +72,7 @@ impl McpService {
         parts: &mut http::request::Parts,
         mut messages: Vec<Message>,
         batch: bool,
+        refused: Vec<bytes::Bytes>,
         version: ProtocolVersion,
     ) -> Response<McpBody> {
         if batch && !version.accepts_batches() {
@@ -84,7 +85,10 @@ impl McpService {
         }
         // Notifications and responses have no session to reach: accepted and dropped.
         if !messages.iter().any(|m| matches!(m, Message::Request(_))) {
-            return status::empty(StatusCode::ACCEPTED);
+            return match refused.is_empty() {
+                true => status::empty(StatusCode::ACCEPTED),
+                false => status::json_in(None, StatusCode::OK, super::exchange::json_array(&refused)),
+            };
         }
         // The slot is held until the response is sent or dropped (with the session).
         let Some(slot) = self.request_slot() else {
@@ -126,7 +130,7 @@ impl McpService {
             );
         }
         let json = inner.settings.json_response;
-        let response = self.exchange(&session, parts, messages, batch, json).await;
+        let response = self.exchange(&session, parts, messages, batch, refused, json).await;
         let (head, body) = response.into_parts();
         Response::from_parts(head, body.with_guard(guard))
     }
