@@ -148,7 +148,7 @@ async fn a_failing_event_store_costs_resumption_not_answers() {
     assert!(!text.contains("id:"), "{text}");
     assert!(text.contains("\"id\":1"), "{text}");
     // Resuming is refused cleanly.
-    assert_eq!(get_stream(addr, &session, Some("x#1")).await.status, 404);
+    assert_eq!(get_stream(addr, &session, Some("x#1")).await.status, 400);
     // The standalone stream still opens.
     let resp = get_stream(addr, &session, None).await;
     assert_eq!(resp.status, 200);

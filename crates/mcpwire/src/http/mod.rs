@@ -529,31 +529,12 @@ impl McpService {
                 format!("Accept must list {wanted}"),
             );
         }
-        // A batch's members that do not decode are answered each with its error, beside
-        // the others' answers (JSON-RPC answers a batch member by member). A body with no
-        // valid member at all is refused as a whole, with the first one's error: batches
-        // are only taken at 2025-03-26, which is not known yet.
-        let mut refused = Vec::new();
-        let (messages, batch) = match frame {
-            Frame::Single(m) => (vec![m], false),
-            Frame::Batch(items) => {
-                let mut messages = Vec::with_capacity(items.len());
-                let mut first_error = None;
-                for item in items {
-                    match item {
-                        Ok(m) => messages.push(m),
-                        Err(e) => {
-                            let error = ErrorResponse::new(e.id, ErrorObject::new(e.code, e.message));
-                            refused.push(Bytes::from(Message::Error(error.clone()).to_vec()));
-                            first_error.get_or_insert(error);
-                        }
-                    }
-                }
-                if let (true, Some(e)) = (messages.is_empty(), first_error) {
-                    return status::error_object(StatusCode::BAD_REQUEST, e.id, e.error);
-                }
-                (messages, true)
-            }
+        let (messages, refused, batch) = match frame {
+            Frame::Single(m) => (vec![m], Vec::new(), false),
+            Frame::Batch(items) => match batch_members(items) {
+                Ok((messages, refused)) => (messages, refused, true),
+                Err(response) => return *response,
+            },
         };
         let initialize = messages.iter().find_map(|m| match m {
             Message::Request(r) if r.method == methods::INITIALIZE => {
@@ -733,6 +714,33 @@ impl McpService {
                 "A GET stream is already open for this session",
             ),
         }
+    }
+}
+
+/// A batch's members: the messages that decoded, and the error answers of those that
+/// did not (JSON-RPC answers a batch member by member). A batch with no valid member is
+/// refused as a whole with the first one's error (`Err`): batches are only taken at
+/// 2025-03-26, which the session may not be.
+#[allow(clippy::result_large_err)]
+fn batch_members(
+    items: Vec<Result<Message, mcpwire_protocol::DecodeError>>,
+) -> Result<(Vec<Message>, Vec<Bytes>), Box<Response<McpBody>>> {
+    let mut messages = Vec::with_capacity(items.len());
+    let mut refused = Vec::new();
+    let mut first_error = None;
+    for item in items {
+        match item {
+            Ok(m) => messages.push(m),
+            Err(e) => {
+                let error = ErrorResponse::new(e.id, ErrorObject::new(e.code, e.message));
+                refused.push(Bytes::from(Message::Error(error.clone()).to_vec()));
+                first_error.get_or_insert(error);
+            }
+        }
+    }
+    match (messages.is_empty(), first_error) {
+        (true, Some(e)) => Err(Box::new(status::error_object(StatusCode::BAD_REQUEST, e.id, e.error))),
+        _ => Ok((messages, refused)),
     }
 }
 
