@@ -717,14 +717,16 @@ impl McpService {
     }
 }
 
+/// A request refused before it reaches a session: its whole answer.
+type Refused = Box<Response<McpBody>>;
+
 /// A batch's members: the messages that decoded, and the error answers of those that
 /// did not (JSON-RPC answers a batch member by member). A batch with no valid member is
 /// refused as a whole with the first one's error (`Err`): batches are only taken at
 /// 2025-03-26, which the session may not be.
-#[allow(clippy::result_large_err)]
 fn batch_members(
     items: Vec<Result<Message, mcpwire_protocol::DecodeError>>,
-) -> Result<(Vec<Message>, Vec<Bytes>), Box<Response<McpBody>>> {
+) -> Result<(Vec<Message>, Vec<Bytes>), Refused> {
     let mut messages = Vec::with_capacity(items.len());
     let mut refused = Vec::new();
     let mut first_error = None;
