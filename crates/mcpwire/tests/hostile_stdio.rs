@@ -515,6 +515,17 @@ async fn a_batch_is_answered_with_one_array_of_what_needs_an_answer() {
     assert_eq!(by_id["2"]["result"]["content"][0]["text"], json!({ "x": 1 }).to_string(), "{line}");
     assert_eq!(code(by_id["3"]), codes::INVALID_REQUEST, "{line}");
     assert_eq!(code(by_id["null"]), codes::INVALID_REQUEST, "{line}");
+    // An id repeated in one batch: the first is served, the repeat refused while it is
+    // in flight (or served too, once it is done), both answers in the one array.
+    s.send(json!([{ "jsonrpc": "2.0", "id": 5, "method": "ping" }, { "jsonrpc": "2.0", "id": 5, "method": "ping" }]))
+        .await;
+    let line = s.line().await;
+    let answers = line.as_array().unwrap_or_else(|| panic!("one array: {line}"));
+    assert_eq!(answers.len(), 2, "{line}");
+    assert!(answers.iter().all(|a| a["id"] == 5), "{line}");
+    assert!(answers.iter().any(|a| a["result"] == json!({})), "{line}");
+    let refused_or_served = |a: &Value| a["result"] == json!({}) || code(a) == codes::INVALID_REQUEST;
+    assert!(answers.iter().all(refused_or_served), "{line}");
     // Notifications only: nothing at all.
     s.send(json!([{ "jsonrpc": "2.0", "method": "notifications/roots/list_changed" }])).await;
     s.silent_for(Duration::from_millis(200)).await;

@@ -33,8 +33,11 @@ pub(crate) struct BatchAnswers {
 #[derive(Default)]
 struct State {
     next: u64,
-    /// The batch each awaited request belongs to, by the request's id.
-    awaited: IdMap<IdKey, u64>,
+    /// The batch each awaited request belongs to, by the request's id, and how many
+    /// answers with that id it awaits (more than one when the batch repeats the id: the
+    /// repeat is answered with an error under the same id, and that answer is the
+    /// batch's too).
+    awaited: IdMap<IdKey, (u64, usize)>,
     batches: HashMap<u64, Gathering>,
     /// Batches completed by the reader or by an unanswered hook, for the writer to write.
     ready: Vec<Vec<Message>>,
@@ -64,6 +67,17 @@ fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
 }
 
 impl State {
+    /// Counts one answer to `key` as in: the batch that awaited it, if one did.
+    fn take_awaited(&mut self, key: &IdKey) -> Option<u64> {
+        let (n, count) = self.awaited.get_mut(key)?;
+        let n = *n;
+        *count -= 1;
+        if *count == 0 {
+            self.awaited.remove(key);
+        }
+        Some(n)
+    }
+
     /// Counts one item of batch `n` settled (with `answer`, if any); its answers once
     /// nothing is left.
     fn settle(&mut self, n: u64, answer: Option<Message>) -> Option<Vec<Message>> {
@@ -100,14 +114,17 @@ impl BatchAnswers {
     }
 
     /// Awaits the answer to request `id` of `batch`; `false` (and the request's answer
-    /// will go alone) when that id is already awaited by a batch.
+    /// will go alone) when that id is already awaited by another batch.
     pub(crate) fn expect(&self, batch: &Batch, id: &RequestId) -> bool {
         let mut state = lock(&self.state);
         let key = id.key();
-        if state.awaited.contains_key(&key) {
-            return false;
+        match state.awaited.get_mut(&key) {
+            Some((n, count)) if *n == batch.0 => *count += 1,
+            Some(_) => return false,
+            None => {
+                state.awaited.insert(key, (batch.0, 1));
+            }
         }
-        state.awaited.insert(key, batch.0);
         if let Some(gathering) = state.batches.get_mut(&batch.0) {
             gathering.left += 1;
         }
@@ -146,7 +163,7 @@ impl BatchAnswers {
             _ => return Gathered::Alone(message),
         };
         let mut state = lock(&self.state);
-        let Some(n) = state.awaited.remove(&key) else { return Gathered::Alone(message) };
+        let Some(n) = state.take_awaited(&key) else { return Gathered::Alone(message) };
         self.awaited.fetch_sub(1, Ordering::Relaxed);
         match state.settle(n, Some(message)) {
             Some(answers) => Gathered::Complete(answers),
@@ -157,7 +174,7 @@ impl BatchAnswers {
     /// Request `id` settled without an answer: its batch stops waiting for it.
     pub(crate) fn unanswered(&self, id: &RequestId) {
         let mut state = lock(&self.state);
-        let Some(n) = state.awaited.remove(&id.key()) else { return };
+        let Some(n) = state.take_awaited(&id.key()) else { return };
         self.awaited.fetch_sub(1, Ordering::Relaxed);
         let complete = state.settle(n, None);
         if state.make_ready(complete) {
@@ -233,9 +250,11 @@ mod tests {
         let batch = batches.open();
         assert!(batches.expect(&batch, &RequestId::Number(1)));
         assert!(batches.expect(&batch, &RequestId::Number(2)));
-        assert!(!batches.expect(&batch, &RequestId::Number(2)), "an id is awaited once");
         // Answered before the reader is done with the batch: held.
         assert!(matches!(batches.gather(answer(2)), Gathered::Held));
+        let other = batches.open();
+        assert!(!batches.expect(&other, &RequestId::Number(1)), "awaited by another batch: alone");
+        batches.close(other);
         batches.close(batch);
         assert!(matches!(batches.gather(answer(7)), Gathered::Alone(_)));
         match batches.gather(answer(1)) {
@@ -244,6 +263,21 @@ mod tests {
         }
         assert!(matches!(batches.gather(answer(1)), Gathered::Alone(_)), "no longer awaited");
         assert!(batches.take_ready().is_empty());
+    }
+
+    #[test]
+    fn an_id_repeated_in_one_batch_has_both_answers_in_it() {
+        let batches = BatchAnswers::default();
+        let batch = batches.open();
+        assert!(batches.expect(&batch, &RequestId::Number(1)));
+        assert!(batches.expect(&batch, &RequestId::Number(1)), "the repeat's error answers under it");
+        batches.close(batch);
+        assert!(matches!(batches.gather(answer(1)), Gathered::Held));
+        match batches.gather(answer(1)) {
+            Gathered::Complete(answers) => assert_eq!(ids(&answers), [1, 1]),
+            _ => panic!("both answers complete the batch"),
+        }
+        assert!(matches!(batches.gather(answer(1)), Gathered::Alone(_)), "no longer awaited");
     }
 
     #[test]
