@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::cli::TasksCommand;
 use crate::commands::{print_stdout, session, Env};
-use crate::errors::{Failure, EXIT_OK};
+use crate::errors::{Failure, EXIT_OK, EXIT_TOOL_ERROR};
 use crate::output::Table;
 use crate::wire::whole;
 
@@ -91,7 +91,10 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                 } else {
                     print_stdout(&describe(&task))?;
                 }
-                Ok(EXIT_OK)
+                // As `call` does: a task whose tool reported an error exits 1.
+                let tool_error = matches!(&task.state, TaskState::Completed { result }
+                    if result.get("isError") == Some(&serde_json::Value::Bool(true)));
+                Ok(if tool_error { EXIT_TOOL_ERROR } else { EXIT_OK })
             })
             .await
         }

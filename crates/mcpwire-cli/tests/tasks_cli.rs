@@ -87,6 +87,31 @@ fn tools_marks_task_tools_and_call_follows_tasks_in_both_eras() {
     assert_eq!(text(&out.stdout).trim(), "Computed cli after 0.2s");
 }
 
+/// A task whose tool reported an error: `call` and `tasks get` both exit 1, as for a
+/// tool error outside a task.
+#[test]
+fn a_task_whose_tool_failed_exits_1_in_call_and_tasks_get() {
+    let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
+    let server_lines = stderr_lines(&mut server);
+    let _server = Killed(server);
+    let line = wait_for_line(&server_lines, "http://");
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
+    let mut call = spawn(&["call", &url, "failing_job", "--protocol-version", "2026-07-28"]);
+    let lines = stderr_lines(&mut call);
+    let line = wait_for_line(&lines, "runs this call as task");
+    let task_id = line.rsplit(' ').next().unwrap().to_owned();
+    let code = loop {
+        if let Some(status) = call.try_wait().unwrap() {
+            break status.code();
+        }
+        thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(code, Some(1));
+    let out = mcpwire(&["tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("The job failed"), "{}", text(&out.stdout));
+}
+
 #[test]
 fn ctrl_c_cancels_the_task_and_tasks_get_shows_it() {
     let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
