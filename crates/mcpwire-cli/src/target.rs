@@ -399,6 +399,7 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             Failure::protocol(format!("the server's handshake answer is invalid: {e}"))
                 .hint("is the target an MCP server?")
         }
+        e @ ConnectError::UnknownVersion { .. } => Failure::usage(e.to_string()),
     }
 }
 

@@ -89,3 +89,15 @@ async fn a_task_followed_to_its_end_is_bounded_by_the_maximum_when_asked() {
     assert_eq!(result.content[0].as_text(), Some("done"));
     client.close().await;
 }
+
+/// A pinned version this client does not know (a typo) fails the connection at once,
+/// naming the versions it knows, rather than connecting in a guessed era.
+#[tokio::test]
+async fn a_pinned_version_the_client_does_not_know_is_refused_at_connect() {
+    let (a, _b) = mcpwire::transport::memory::pair();
+    let refused =
+        Client::builder("t", "1").protocol_version(ProtocolVersion::from("2025-11-5")).connect(a).await;
+    let Err(e) = refused else { panic!("connected under an unknown version") };
+    assert!(matches!(e, mcpwire::client::ConnectError::UnknownVersion { .. }), "{e}");
+    assert!(e.to_string().contains("\"2025-11-5\"") && e.to_string().contains("2026-07-28"), "{e}");
+}

@@ -89,6 +89,15 @@ pub enum ConnectError {
     /// The server's answer could not be read.
     #[error("the server's handshake answer is invalid: {0}")]
     InvalidAnswer(String),
+    /// [`ClientBuilder::protocol_version`] pinned a revision this client does not know
+    /// (a typo, most likely): nothing was sent.
+    #[error("unknown protocol version {requested:?}: this client speaks {known}")]
+    UnknownVersion {
+        /// The version pinned.
+        requested: String,
+        /// Those this client speaks, listed.
+        known: String,
+    },
 }
 
 /// How to choose the era.
@@ -527,6 +536,7 @@ impl ClientBuilder {
         process: ChildProcess,
         layer: impl FnOnce(Connection) -> T,
     ) -> Result<Client, ConnectError> {
+        self.check_pinned_version()?;
         let max_restarts = self.options.max_restarts;
         let (connection, child) =
             restart::Supervised::start(process, max_restarts).map_err(ConnectError::Spawn)?;
@@ -546,8 +556,24 @@ impl ClientBuilder {
         }
     }
 
+    /// Refuses a pinned version this client does not know, before anything is started.
+    fn check_pinned_version(&self) -> Result<(), ConnectError> {
+        match &self.mode {
+            Mode::Pinned(v) if !ProtocolVersion::ALL.contains(v) => Err(ConnectError::UnknownVersion {
+                requested: v.to_string(),
+                known: ProtocolVersion::ALL
+                    .iter()
+                    .map(ProtocolVersion::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// Connects over any transport.
     pub async fn connect(self, transport: impl Transport) -> Result<Client, ConnectError> {
+        self.check_pinned_version()?;
         let config =
             DispatcherConfig { request_timeout: Some(self.options.request_timeout), ..Default::default() };
         let cache = Arc::new(Cache::default());

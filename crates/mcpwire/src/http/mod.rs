@@ -74,7 +74,9 @@ use crate::server::Server;
 use session::Session;
 use session_table::SessionTable;
 
-/// Settings of the endpoint. Every bound has a default and a setter on [`McpService`].
+/// Settings of the endpoint, given to [`McpService::with_settings`]. Every bound has a
+/// default: set the ones to change and take the rest from `HttpSettings::default()`
+/// (`HttpSettings { max_body_bytes: 1 << 20, ..HttpSettings::default() }`).
 #[derive(Clone)]
 pub struct HttpSettings {
     /// Largest accepted request body (default 4 MiB; larger answers 413).

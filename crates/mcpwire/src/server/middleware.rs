@@ -4,6 +4,11 @@
 //! sees the raw method and params and the transport facts (headers, principal), and may
 //! answer itself, refuse with an error, change the request, or call the rest of the chain.
 //!
+//! A request the client cancels (or that times out) is dropped where it waits, in the
+//! default interrupt mode: a middleware's code after `next.run(..).await` does not run for
+//! it. One that must see every request end (metrics, an audit log) records it in a value
+//! whose `Drop` runs either way, or reads `ctx.cancellation()`.
+//!
 //! ```
 //! use mcpwire::server::{middleware_fn, Server};
 //! use mcpwire::McpError;

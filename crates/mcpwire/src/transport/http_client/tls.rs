@@ -56,6 +56,10 @@ impl Tls {
 }
 
 fn config(roots: RootCertStore) -> Result<ClientConfig, String> {
+    // *ring*: it builds with no C toolchain beyond cc (aws-lc-rs wants cmake). rustls
+    // 0.23.48 marks it deprecated for lacking post-quantum key exchange, which is not a
+    // reason to break the build of everyone who depends on this crate.
+    #[allow(deprecated)]
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     Ok(ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
