@@ -14,9 +14,22 @@ use super::AuthError;
 /// The largest metadata or token response read (1 MiB).
 const MAX_BODY: usize = 1024 * 1024;
 
+/// How long one exchange may take, its body included: a server that sends its answer a
+/// byte at a time cannot hold a login (or a verifier's key fetch) forever.
+const EXCHANGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// How the fetcher connects: with the `tls` feature, TLS for `https://` (trusting the
+/// roots the HTTP client transport trusts by default) and plain TCP for `http://`.
+#[cfg(feature = "tls")]
+type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+/// How the fetcher connects: plain TCP only, without the `tls` feature.
+#[cfg(not(feature = "tls"))]
+type Connector = HttpConnector;
+
 #[derive(Clone)]
 pub(crate) struct Fetcher {
-    http: HyperClient<HttpConnector, Full<Bytes>>,
+    /// The client, or why none could be made (said at the first request).
+    http: Result<HyperClient<Connector, Full<Bytes>>, String>,
 }
 
 impl Default for Fetcher {
@@ -24,8 +37,21 @@ impl Default for Fetcher {
         let mut connector = HttpConnector::new();
         connector.set_nodelay(true);
         connector.set_connect_timeout(Some(std::time::Duration::from_secs(10)));
-        Fetcher { http: HyperClient::builder(TokioExecutor::new()).build(connector) }
+        let http = connector_for(connector).map(|c| HyperClient::builder(TokioExecutor::new()).build(c));
+        Fetcher { http }
     }
+}
+
+#[cfg(feature = "tls")]
+fn connector_for(mut http: HttpConnector) -> Result<Connector, String> {
+    // The TLS layer hands `https://` to it as plain TCP.
+    http.enforce_http(false);
+    Ok(crate::transport::http_client::tls::Tls::new()?.connector(http))
+}
+
+#[cfg(not(feature = "tls"))]
+fn connector_for(http: HttpConnector) -> Result<Connector, String> {
+    Ok(http)
 }
 
 /// A response: status, `Location`, headers (`DPoP-Nonce`), body.
@@ -66,20 +92,26 @@ impl Fetcher {
             None => Bytes::new(),
         };
         let request = builder.body(Full::new(payload)).map_err(|e| AuthError::Protocol(e.to_string()))?;
-        let response = tokio::time::timeout(std::time::Duration::from_secs(30), self.http.request(request))
+        let http = self.http.as_ref().map_err(|e| AuthError::Http(format!("{url}: no HTTP client: {e}")))?;
+        let exchange = async {
+            let response = http
+                .request(request)
+                .await
+                .map_err(|e| AuthError::Http(format!("{url}: {}", crate::error::error_chain(&e))))?;
+            let status = response.status();
+            let location =
+                response.headers().get(header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
+            let headers = response.headers().clone();
+            let body = http_body_util::Limited::new(response.into_body(), MAX_BODY)
+                .collect()
+                .await
+                .map_err(|e| AuthError::Http(format!("{url}: {e}")))?
+                .to_bytes();
+            Ok(Fetched { status, location, headers, body })
+        };
+        tokio::time::timeout(EXCHANGE_TIMEOUT, exchange)
             .await
-            .map_err(|_| AuthError::Http(format!("{url}: timed out")))?
-            .map_err(|e| AuthError::Http(format!("{url}: {e}")))?;
-        let status = response.status();
-        let location =
-            response.headers().get(header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
-        let headers = response.headers().clone();
-        let body = http_body_util::Limited::new(response.into_body(), MAX_BODY)
-            .collect()
-            .await
-            .map_err(|e| AuthError::Http(format!("{url}: {e}")))?
-            .to_bytes();
-        Ok(Fetched { status, location, headers, body })
+            .map_err(|_| AuthError::Http(format!("{url}: no complete answer within {EXCHANGE_TIMEOUT:?}")))?
     }
 
     pub(crate) async fn get(&self, url: &str) -> Result<Fetched, AuthError> {
@@ -195,5 +227,72 @@ mod tests {
         assert_eq!(origin("http://127.0.0.1:9/mcp/x").as_deref(), Some("http://127.0.0.1:9"));
         assert_eq!(path("http://h/mcp/"), "/mcp");
         assert_eq!(path("http://h"), "");
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod exchange_tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    /// A server that sends its answer's head, then its body a byte every five seconds:
+    /// the exchange ends at its time limit, body included.
+    #[tokio::test(start_paused = true)]
+    async fn a_body_sent_a_byte_at_a_time_ends_at_the_time_limit() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/meta", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let mut head = [0u8; 1024];
+            let _ = socket.read(&mut head).await;
+            let _ = socket.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100000\r\n\r\n").await;
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                if socket.write_all(b" ").await.is_err() {
+                    return;
+                }
+            }
+        });
+        let fetched = tokio::time::timeout(std::time::Duration::from_secs(120), Fetcher::default().get(&url))
+            .await
+            .expect("the exchange has a time limit");
+        match fetched {
+            Err(AuthError::Http(e)) => assert!(e.contains("no complete answer"), "{e}"),
+            other => panic!("expected a timeout, got {:?}", other.map(|f| f.status)),
+        }
+    }
+
+    /// `https://` is spoken over TLS (it was refused before any connection): a server
+    /// whose certificate is under no trusted root fails the handshake, said as such.
+    #[cfg(feature = "tls")]
+    #[tokio::test]
+    async fn https_is_fetched_over_tls() {
+        use std::sync::Arc;
+        use tokio_rustls::rustls::pki_types::{PrivateKeyDer, PrivatePkcs8KeyDer};
+        let certified = rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).unwrap();
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(certified.signing_key.serialize_der()));
+        #[allow(deprecated)]
+        let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+        let config = tokio_rustls::rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(vec![certified.cert.der().clone()], key)
+            .unwrap();
+        let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("https://{}/meta", listener.local_addr().unwrap());
+        let (hello_tx, hello_rx) = tokio::sync::oneshot::channel();
+        tokio::spawn(async move {
+            let (socket, _) = listener.accept().await.unwrap();
+            // Whatever the outcome, a TLS ClientHello arrived and was answered.
+            let _ = hello_tx.send(acceptor.accept(socket).await.is_err());
+        });
+        let fetched = Fetcher::default().get(&url).await;
+        let Err(AuthError::Http(e)) = fetched else { panic!("an untrusted certificate was accepted") };
+        assert!(e.to_lowercase().contains("certificate"), "{e}");
+        assert!(hello_rx.await.unwrap(), "the server saw the client give up on its certificate");
     }
 }

@@ -11,8 +11,8 @@ use http::{Request as HttpRequest, Response};
 use http_body_util::Full;
 use hyper::body::Incoming;
 
-use super::exchange::error_chain;
 use super::Shared;
+use crate::error::error_chain;
 
 /// What a middleware fails a request with (the request is then not sent; its caller gets
 /// [`RequestError::Transport`](crate::RequestError::Transport) with this message).

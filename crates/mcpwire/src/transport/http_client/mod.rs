@@ -51,7 +51,7 @@ mod session;
 mod sse;
 mod stateless;
 #[cfg(feature = "tls")]
-mod tls;
+pub(crate) mod tls;
 mod tools;
 
 use std::collections::HashMap;

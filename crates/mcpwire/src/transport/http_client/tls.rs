@@ -17,14 +17,14 @@ use rustls::{ClientConfig, RootCertStore};
 
 /// The roots a transport trusts, and the client configuration made from them.
 #[derive(Clone, Debug)]
-pub(super) struct Tls {
+pub(crate) struct Tls {
     roots: RootCertStore,
     config: Arc<ClientConfig>,
 }
 
 impl Tls {
     /// The Mozilla roots only.
-    pub(super) fn new() -> Result<Self, String> {
+    pub(crate) fn new() -> Result<Self, String> {
         let roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
         let config = Arc::new(config(roots.clone())?);
         Ok(Tls { roots, config })
@@ -46,7 +46,7 @@ impl Tls {
     }
 
     /// A connector that speaks TLS for `https://` and plain TCP for `http://`.
-    pub(super) fn connector(&self, http: HttpConnector) -> HttpsConnector<HttpConnector> {
+    pub(crate) fn connector(&self, http: HttpConnector) -> HttpsConnector<HttpConnector> {
         HttpsConnectorBuilder::new()
             .with_tls_config((*self.config).clone())
             .https_or_http()
