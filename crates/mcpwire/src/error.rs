@@ -322,6 +322,19 @@ pub(crate) fn shown(s: &str, n: usize) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// An error and its sources, `: `-separated (hyper's own message alone, "client error
+/// (Connect)", does not say that the connection was refused).
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,17 +366,4 @@ mod tests {
         let plain = McpError::from(RequestError::Peer(ErrorObject::new(codes::INVALID_PARAMS, "bad")));
         assert_eq!(plain.to_error_object(), ErrorObject::new(codes::INVALID_PARAMS, "bad"));
     }
-}
-
-/// An error and its sources, `: `-separated (hyper's own message alone, "client error
-/// (Connect)", does not say that the connection was refused).
-pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        source = e.source();
-    }
-    text
 }

@@ -232,6 +232,7 @@ mod tests {
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
+#[allow(clippy::expect_used)]
 mod exchange_tests {
     use super::*;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
