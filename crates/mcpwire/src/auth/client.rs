@@ -444,10 +444,15 @@ impl OAuthClient {
     }
 
     /// Whether stored credentials fit this client: a registration made for another
-    /// redirect URI (a loopback listener's port changes from run to run) is replaced.
+    /// redirect URI is replaced, but not one that differs in a loopback listener's port
+    /// alone (it changes from run to run, and OAuth 2.1 has the authorization server take
+    /// any port there): the client that got a saved refresh token is the one that
+    /// presents it.
     fn still_registered(&self, c: &ClientCredentials) -> bool {
         !self.config.grant.is_interactive()
-            || c.redirect_uri.as_deref().is_none_or(|registered| registered == self.redirect_uri())
+            || c.redirect_uri
+                .as_deref()
+                .is_none_or(|registered| same_redirect(registered, &self.redirect_uri()))
     }
 
     /// Credentials at the discovered issuer: kept ones, pre-registered ones, stored
@@ -489,5 +494,38 @@ impl OAuthClient {
         };
         state.credentials.insert(issuer.to_owned(), c.clone());
         Ok(c)
+    }
+}
+
+/// Whether two redirect URIs name the same place, as an authorization server compares
+/// them: equal, or loopback IP URIs (`http://127.0.0.1`, `http://[::1]`) that differ in
+/// their port alone (OAuth 2.1's rule, which leaves `localhost` out).
+fn same_redirect(registered: &str, current: &str) -> bool {
+    if registered == current {
+        return true;
+    }
+    let (Ok(a), Ok(b)) = (registered.parse::<http::Uri>(), current.parse::<http::Uri>()) else {
+        return false;
+    };
+    let loopback = |u: &http::Uri| {
+        u.scheme_str() == Some("http") && matches!(u.host(), Some("127.0.0.1" | "[::1]" | "::1"))
+    };
+    loopback(&a) && loopback(&b) && a.host() == b.host() && a.path_and_query() == b.path_and_query()
+}
+
+#[cfg(test)]
+mod redirect_tests {
+    use super::same_redirect;
+
+    #[test]
+    fn a_loopback_redirect_is_the_same_on_any_port() {
+        assert!(same_redirect("http://127.0.0.1:5000/callback", "http://127.0.0.1:6123/callback"));
+        assert!(same_redirect("http://[::1]:1/cb", "http://[::1]:2/cb"));
+        assert!(!same_redirect("http://localhost:1/cb", "http://localhost:2/cb"), "a name, not an IP");
+        assert!(same_redirect("https://app.example/cb", "https://app.example/cb"));
+        assert!(!same_redirect("http://127.0.0.1:5000/callback", "http://127.0.0.1:5000/other"));
+        assert!(!same_redirect("http://127.0.0.1:5000/cb", "http://[::1]:5000/cb"), "another host");
+        assert!(!same_redirect("https://app.example:1/cb", "https://app.example:2/cb"), "not loopback");
+        assert!(!same_redirect("http://10.0.0.1:1/cb", "http://10.0.0.1:2/cb"), "not loopback");
     }
 }
