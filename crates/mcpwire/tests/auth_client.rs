@@ -396,3 +396,40 @@ async fn the_transport_presents_dpop_tokens_and_retries_with_the_resource_server
     let jtis: std::collections::HashSet<_> = presented.iter().map(|(_, c)| c["jti"].to_string()).collect();
     assert_eq!(jtis.len(), presented.len(), "a fresh proof on every request");
 }
+
+/// A `403 insufficient_scope` naming `scope`.
+fn insufficient(test_as: &TestAs, scope: &str) -> http::HeaderMap {
+    let mut headers = http::HeaderMap::new();
+    let prm = test_as.resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let value = format!(r#"Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{prm}""#);
+    headers.insert(http::header::WWW_AUTHENTICATE, value.parse().unwrap());
+    headers
+}
+
+/// A long-lived client steps up once for each tool that needs a scope of its own, however
+/// many; a server that keeps refusing what it was given is given up on after
+/// `max_step_ups` (2) step-ups in a row. Each step-up asks for what was granted before too.
+#[tokio::test]
+async fn step_ups_for_new_scopes_are_met_and_repeated_refusals_bounded() {
+    let test_as = TestAs::start(Knobs::default()).await;
+    let credentials = ClientCredentials {
+        client_id: "m2m".into(),
+        client_secret: Some("s3cret".into()),
+        ..ClientCredentials::default()
+    };
+    let oauth = with_grant(Grant::ClientCredentials, credentials);
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    for scope in ["a", "b", "c", "d"] {
+        oauth.authorize(&test_as.resource, &insufficient(&test_as, scope), true).await.unwrap();
+    }
+    let last = test_as.seen("/token").last().unwrap().form["scope"].clone();
+    assert_eq!(
+        last.split_whitespace().collect::<std::collections::BTreeSet<_>>(),
+        ["a", "b", "c", "d"].into()
+    );
+    for _ in 0..2 {
+        oauth.authorize(&test_as.resource, &insufficient(&test_as, "d"), true).await.unwrap();
+    }
+    let refused = oauth.authorize(&test_as.resource, &insufficient(&test_as, "d"), true).await;
+    assert!(refused.is_err_and(|e| e.to_string().contains("still forbidden after 2 step-ups")));
+}

@@ -56,8 +56,9 @@ pub struct OAuthConfig {
     pub pre_registered: Option<(Option<String>, ClientCredentials)>,
     /// Completes the user's part.
     pub authorizer: Arc<dyn AuthorizationHandler>,
-    /// Most step-ups (re-authorizations for more scope) before giving up (default 2, so
-    /// at most 3 authorizations for one request).
+    /// Most step-ups in a row that bring no scope not granted before (re-authorizations
+    /// for a server that keeps refusing), before giving up (default 2). A request is also
+    /// authorized at most 3 times.
     pub max_step_ups: usize,
     /// How tokens are obtained (default: the authorization code flow).
     pub grant: Grant,
@@ -170,6 +171,12 @@ impl OAuthClient {
         self.config.authorizer.redirect_uri().unwrap_or_else(|| self.config.redirect_uri.clone())
     }
 
+    /// The scopes the current token was granted, as its issuer said.
+    fn granted_scopes(&self) -> BTreeSet<String> {
+        let scope = self.tokens().and_then(|t| t.scope).unwrap_or_default();
+        scope.split_whitespace().map(str::to_owned).collect()
+    }
+
     /// The current access token, if any.
     pub async fn access_token(&self) -> Option<String> {
         self.tokens().map(|t| t.access_token)
@@ -275,10 +282,21 @@ impl OAuthClient {
             return Ok(());
         }
         if forbidden {
-            if state.step_ups >= self.config.max_step_ups {
-                return Err(AuthError::Denied(format!("still forbidden after {} step-ups", state.step_ups)));
+            // Granted so far: this process's last grant, else what the stored token says.
+            if state.scopes.is_empty() {
+                state.scopes = self.granted_scopes();
             }
-            state.step_ups += 1;
+            // The bound is on step-ups that bring nothing new (a server that keeps
+            // refusing what it was given); asking for a scope not yet granted is a new
+            // need, which a long-lived client meets once per tool that needs it.
+            let mut asked = challenge.scope.as_deref().unwrap_or_default().split_whitespace();
+            if asked.any(|s| !state.scopes.contains(s)) {
+                state.step_ups = 0;
+            } else if state.step_ups >= self.config.max_step_ups {
+                return Err(AuthError::Denied(format!("still forbidden after {} step-ups", state.step_ups)));
+            } else {
+                state.step_ups += 1;
+            }
         }
         let discovered =
             Arc::new(discover(&self.fetch, server_url, challenge.resource_metadata.as_deref()).await?);
