@@ -433,3 +433,30 @@ async fn step_ups_for_new_scopes_are_met_and_repeated_refusals_bounded() {
     let refused = oauth.authorize(&test_as.resource, &insufficient(&test_as, "d"), true).await;
     assert!(refused.is_err_and(|e| e.to_string().contains("still forbidden after 2 step-ups")));
 }
+
+/// A DPoP key is kept in the token store beside the tokens bound to it: a client made
+/// later (the next `mcpwire` command) signs its proofs with the same key, so the saved
+/// DPoP-bound token still works there.
+#[tokio::test]
+async fn the_dpop_key_lives_in_the_token_store_with_its_tokens() {
+    let test_as = TestAs::start(Knobs { dpop: true, ..Knobs::default() }).await;
+    let dir = std::env::temp_dir().join(format!("mcpwire-dpop-store-{}", std::process::id()));
+    let path = dir.join("auth.json");
+    let _ = std::fs::remove_dir_all(&dir);
+    let config = || OAuthConfig {
+        store: Arc::new(mcpwire::auth::FileTokenStore::new(&path)),
+        ..OAuthConfig::default()
+    };
+    let first = client(config());
+    first.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let proof_key = |oauth: &OAuthClient| {
+        let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+        assert_eq!(headers["authorization"], "DPoP at-1");
+        verify_proof(headers["dpop"].to_str().unwrap()).0["jwk"].clone()
+    };
+    let key = proof_key(&first);
+    let later = client(config());
+    assert_eq!(proof_key(&later), key, "the same key in a client made later");
+    assert_eq!(test_as.seen("/token").len(), 1, "no new token needed");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -145,12 +145,13 @@ fn header_value(value: &str) -> Option<http::HeaderValue> {
 }
 
 impl OAuthClient {
-    /// A client with a configuration. Its DPoP key (unless DPoP is off) is generated
-    /// here and lives as long as the client.
+    /// A client with a configuration. Its DPoP key (unless DPoP is off) is the one its
+    /// token store keeps, or a new one it then keeps (a store that keeps none: a key for
+    /// as long as the client lives).
     pub fn new(config: OAuthConfig) -> Self {
         let dpop = match config.dpop {
             DpopPolicy::Never => None,
-            _ => Dpop::generate()
+            _ => Dpop::kept_in(config.store.as_ref())
                 .map_err(|e| tracing::debug!("no DPoP key, tokens will be bearer tokens: {e}"))
                 .ok(),
         };

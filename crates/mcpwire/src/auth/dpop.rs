@@ -36,8 +36,31 @@ pub(crate) fn htu(url: &str) -> &str {
 
 impl Dpop {
     /// A fresh ES256 key.
+    #[cfg(test)]
     pub(crate) fn generate() -> Result<Dpop, AuthError> {
-        let key = SigningKey::generate_es256()?;
+        Self::of(SigningKey::generate_es256()?)
+    }
+
+    /// The key a token store kept (an ES256 key as PKCS#8), or a fresh one that it then
+    /// keeps: tokens bound to the key in one process stay usable in the next (a resource
+    /// server rejects a proof signed by any other key, RFC 9449 §7.1).
+    pub(crate) fn kept_in(store: &dyn super::TokenStore) -> Result<Dpop, AuthError> {
+        if let Some(der) = store.load_dpop_key() {
+            match SigningKey::from_pkcs8_der(&der, Some("ES256")) {
+                Ok(key) => return Self::of(key),
+                Err(e) => tracing::debug!("the stored DPoP key is unusable, making another: {e}"),
+            }
+        }
+        let der = SigningKey::generate_es256_pkcs8()?;
+        if let Err(e) = store.save_dpop_key(&der) {
+            tracing::debug!(
+                "the DPoP key could not be stored (tokens bound to it end with this process): {e}"
+            );
+        }
+        Self::of(SigningKey::from_pkcs8_der(&der, Some("ES256"))?)
+    }
+
+    fn of(key: SigningKey) -> Result<Dpop, AuthError> {
         let jwk = key.public_jwk().ok_or_else(|| AuthError::Protocol("no public JWK".into()))?;
         Ok(Dpop { key: Arc::new(key), jwk, nonces: Arc::default() })
     }

@@ -92,6 +92,11 @@ impl SigningKey {
         SigningKey::from_pkcs8_der(&[], None)
     }
 
+    #[cfg(not(feature = "auth"))]
+    pub(crate) fn generate_es256_pkcs8() -> Result<Vec<u8>, AuthError> {
+        Err(AuthError::Protocol("JWT signing needs mcpwire's `auth` feature".into()))
+    }
+
     /// The JWS `alg` this key signs with.
     #[cfg(not(feature = "auth"))]
     pub fn alg(&self) -> &'static str {
@@ -124,9 +129,16 @@ impl SigningKey {
     /// A fresh ECDSA P-256 key (for DPoP, one per client).
     #[cfg(feature = "auth")]
     pub fn generate_es256() -> Result<SigningKey, AuthError> {
+        SigningKey::from_pkcs8_der(&Self::generate_es256_pkcs8()?, Some("ES256"))
+    }
+
+    /// A fresh ECDSA P-256 key as PKCS#8 DER (to keep, then load with
+    /// [`SigningKey::from_pkcs8_der`]).
+    #[cfg(feature = "auth")]
+    pub(crate) fn generate_es256_pkcs8() -> Result<Vec<u8>, AuthError> {
         let document = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &SystemRandom::new())
             .map_err(|_| AuthError::Protocol("cannot generate a P-256 key".into()))?;
-        SigningKey::from_pkcs8_der(document.as_ref(), Some("ES256"))
+        Ok(document.as_ref().to_vec())
     }
 
     /// The JWS `alg` this key signs with.

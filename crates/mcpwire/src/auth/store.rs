@@ -57,6 +57,15 @@ pub trait TokenStore: Send + Sync + 'static {
     fn load_client(&self, issuer: &str) -> Option<ClientCredentials>;
     /// Saves the client credentials registered at `issuer`.
     fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError>;
+    /// The client's DPoP private key (PKCS#8 DER), if one was kept. A store that keeps
+    /// none (the default) makes DPoP-bound tokens last as long as their client.
+    fn load_dpop_key(&self) -> Option<Vec<u8>> {
+        None
+    }
+    /// Keeps the client's DPoP private key (as secret as the refresh tokens beside it).
+    fn save_dpop_key(&self, _pkcs8: &[u8]) -> Result<(), AuthError> {
+        Ok(())
+    }
 }
 
 /// Everything a store holds, as the JSON file stores it.
@@ -66,6 +75,21 @@ struct Contents {
     tokens: HashMap<String, Tokens>,
     #[serde(default)]
     clients: HashMap<String, ClientCredentials>,
+    /// The DPoP private key, PKCS#8 DER as base64url.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    dpop_key: Option<String>,
+}
+
+impl Contents {
+    fn dpop_key(&self) -> Option<Vec<u8>> {
+        let text = self.dpop_key.as_deref()?;
+        base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, text).ok()
+    }
+
+    fn set_dpop_key(&mut self, pkcs8: &[u8]) {
+        self.dpop_key =
+            Some(base64::Engine::encode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, pkcs8));
+    }
 }
 
 impl Contents {
@@ -107,6 +131,13 @@ impl TokenStore for MemoryTokenStore {
     }
     fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError> {
         self.with(|c| c.clients.insert(issuer.to_owned(), credentials.clone()));
+        Ok(())
+    }
+    fn load_dpop_key(&self) -> Option<Vec<u8>> {
+        self.with(|c| c.dpop_key())
+    }
+    fn save_dpop_key(&self, pkcs8: &[u8]) -> Result<(), AuthError> {
+        self.with(|c| c.set_dpop_key(pkcs8));
         Ok(())
     }
 }
@@ -204,5 +235,11 @@ impl TokenStore for FileTokenStore {
         self.update(|c| {
             c.clients.insert(issuer.to_owned(), credentials.clone());
         })
+    }
+    fn load_dpop_key(&self) -> Option<Vec<u8>> {
+        self.read().dpop_key()
+    }
+    fn save_dpop_key(&self, pkcs8: &[u8]) -> Result<(), AuthError> {
+        self.update(|c| c.set_dpop_key(pkcs8))
     }
 }
