@@ -460,3 +460,66 @@ async fn the_dpop_key_lives_in_the_token_store_with_its_tokens() {
     assert_eq!(test_as.seen("/token").len(), 1, "no new token needed");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A server that names its resource metadata (so of a revision after 2025-03-26) where
+/// none can be read: authorization fails, saying so, instead of guessing endpoints
+/// (and PKCE support) at the server's origin as for a 2025-03-26 server.
+#[tokio::test]
+async fn named_resource_metadata_that_cannot_be_read_fails_discovery() {
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let base = support::serve(move |req| {
+        log.lock().unwrap().push(req.uri().path().to_owned());
+        Box::pin(async {
+            let mut response = http::Response::new(http_body_util::Full::new(bytes::Bytes::new()));
+            *response.status_mut() = http::StatusCode::NOT_FOUND;
+            response
+        })
+    })
+    .await;
+    let mut challenge = http::HeaderMap::new();
+    let value = format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#);
+    challenge.insert(http::header::WWW_AUTHENTICATE, value.parse().unwrap());
+    let oauth = client(OAuthConfig::default());
+    let refused = oauth.authorize(&format!("{base}/mcp"), &challenge, false).await;
+    assert!(refused.is_err_and(|e| e.to_string().contains("names its resource metadata")));
+    let paths = seen.lock().unwrap().clone();
+    assert!(paths.iter().all(|p| p.starts_with("/.well-known/oauth-protected-resource")), "{paths:?}");
+}
+
+/// An authorization server that binds tokens to DPoP keys, in front of a resource that
+/// takes bearer tokens only (its challenge offers `Bearer` alone and its metadata lists
+/// no DPoP algorithm, as mcpwire's own `BearerAuthLayer`): the client asks for a bearer
+/// token, which that resource can use. (The other tests' resource lists DPoP: DPoP.)
+#[tokio::test]
+async fn dpop_is_used_only_where_the_resource_takes_it() {
+    let test_as = TestAs::start(Knobs { dpop: true, ..Knobs::default() }).await;
+    let issuer = test_as.issuer.clone();
+    let own_url = Arc::new(std::sync::Mutex::new(String::new()));
+    let cell = own_url.clone();
+    let base = support::serve(move |_req| {
+        let body = serde_json::json!({
+            "resource": format!("{}/mcp", cell.lock().unwrap()),
+            "authorization_servers": [issuer.clone()],
+        });
+        Box::pin(async move {
+            let mut response =
+                http::Response::new(http_body_util::Full::new(bytes::Bytes::from(body.to_string())));
+            response.headers_mut().insert("content-type", "application/json".parse().unwrap());
+            response
+        })
+    })
+    .await;
+    *own_url.lock().unwrap() = base.clone();
+    let mut challenge = http::HeaderMap::new();
+    let value = format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#);
+    challenge.insert(http::header::WWW_AUTHENTICATE, value.parse().unwrap());
+    let oauth = client(OAuthConfig::default());
+    let resource = format!("{base}/mcp");
+    oauth.authorize(&resource, &challenge, false).await.unwrap();
+    let token = &test_as.seen("/token")[0];
+    assert!(token.dpop.is_none(), "no proof: a bearer token was asked for");
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&resource));
+    assert!(headers["authorization"].to_str().unwrap().starts_with("Bearer "), "{headers:?}");
+    assert!(headers.get("dpop").is_none());
+}

@@ -218,7 +218,12 @@ impl TestAs {
                 reply(
                     StatusCode::OK,
                     &[],
-                    json!({ "resource": format!("{rs}/mcp"), "authorization_servers": [as_url] }),
+                    // It takes DPoP-bound tokens (whether they are used is the AS's knob).
+                    json!({
+                        "resource": format!("{rs}/mcp"),
+                        "authorization_servers": [as_url],
+                        "dpop_signing_alg_values_supported": ["ES256"],
+                    }),
                 )
             })
         })

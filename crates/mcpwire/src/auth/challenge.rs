@@ -11,6 +11,8 @@ pub struct Challenge {
     pub scope: Option<String>,
     /// `error` (for example `invalid_token` or `insufficient_scope`).
     pub error: Option<String>,
+    /// Whether the header offers the `DPoP` scheme: the server takes DPoP-bound tokens.
+    pub dpop: bool,
 }
 
 impl Challenge {
@@ -21,7 +23,8 @@ impl Challenge {
     pub fn parse(header: &str) -> Option<Challenge> {
         let bearer = Self::parse_scheme(header, "bearer");
         let dpop = Self::parse_scheme(header, "dpop");
-        match (bearer, dpop) {
+        let offers_dpop = dpop.is_some();
+        let challenge = match (bearer, dpop) {
             (Some(mut b), Some(d)) => {
                 b.resource_metadata = b.resource_metadata.or(d.resource_metadata);
                 b.scope = b.scope.or(d.scope);
@@ -29,7 +32,8 @@ impl Challenge {
                 Some(b)
             }
             (b, d) => b.or(d),
-        }
+        };
+        challenge.map(|c| Challenge { dpop: offers_dpop, ..c })
     }
 
     fn parse_scheme(header: &str, scheme: &str) -> Option<Challenge> {

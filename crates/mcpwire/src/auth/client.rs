@@ -306,8 +306,13 @@ impl OAuthClient {
         }
         let credentials = self.credentials(&mut state, &discovered).await?;
         let key = canonical_resource(server_url);
-        let session =
-            Session { key: key.clone(), dpop: self.use_dpop(&discovered.metadata), discovered, credentials };
+        let resource_dpop = challenge.dpop || discovered.resource_dpop;
+        let session = Session {
+            key: key.clone(),
+            dpop: self.use_dpop(&discovered.metadata, resource_dpop),
+            discovered,
+            credentials,
+        };
 
         // A refresh first, unless more scope is wanted or the server changed.
         let issuer = &session.discovered.issuer;
@@ -415,12 +420,16 @@ impl OAuthClient {
         self.dpop.as_ref().filter(|_| session.dpop)
     }
 
-    fn use_dpop(&self, metadata: &Value) -> bool {
+    /// Whether this session's tokens are DPoP-bound: always, if so configured; else when
+    /// the authorization server signs ES256 proofs and the resource takes DPoP tokens (its
+    /// challenge offers the `DPoP` scheme, or its metadata lists DPoP algorithms). A
+    /// resource that takes bearer tokens only cannot use a DPoP-bound one.
+    fn use_dpop(&self, metadata: &Value, resource_dpop: bool) -> bool {
         let es256 = metadata
             .get("dpop_signing_alg_values_supported")
             .and_then(Value::as_array)
             .is_some_and(|a| a.iter().any(|v| v == "ES256"));
-        self.dpop.is_some() && (self.config.dpop == DpopPolicy::Always || es256)
+        self.dpop.is_some() && (self.config.dpop == DpopPolicy::Always || (es256 && resource_dpop))
     }
 
     /// Replaces the tokens (and the store's copy) of the resource `key`.

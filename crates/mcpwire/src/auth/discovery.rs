@@ -37,6 +37,9 @@ pub(crate) struct Discovered {
     pub(crate) metadata: Value,
     /// The resource's `scopes_supported`, if it published metadata.
     pub(crate) scopes_supported: Option<Vec<String>>,
+    /// Whether the resource's metadata says it takes DPoP-bound tokens (RFC 9728:
+    /// `dpop_signing_alg_values_supported`, `dpop_bound_access_tokens_required`).
+    pub(crate) resource_dpop: bool,
 }
 
 /// Runs discovery for `server_url`, starting from the challenge's `resource_metadata`.
@@ -46,6 +49,14 @@ pub(crate) async fn discover(
     hinted: Option<&str>,
 ) -> Result<Discovered, AuthError> {
     let prm = protected_resource_metadata(fetch, server_url, hinted).await?;
+    // Only a 2025-03-26 server has no resource metadata (its origin is then the
+    // authorization server, at default endpoints); one that names its metadata is of a
+    // later revision, where none to be read means no way to authorize.
+    if let (None, Some(url)) = (&prm, hinted) {
+        return Err(AuthError::Protocol(format!(
+            "the server names its resource metadata at {url}, but no resource metadata could be read there or at the well-known URLs"
+        )));
+    }
     let resource = prm
         .as_ref()
         .and_then(|p| p.get("resource"))
@@ -76,7 +87,11 @@ pub(crate) async fn discover(
         .and_then(|p| p.get("scopes_supported"))
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect());
-    Ok(Discovered { resource, issuer, metadata, scopes_supported })
+    let resource_dpop = prm.as_ref().is_some_and(|p| {
+        p.get("dpop_signing_alg_values_supported").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+            || p.get("dpop_bound_access_tokens_required").and_then(Value::as_bool) == Some(true)
+    });
+    Ok(Discovered { resource, issuer, metadata, scopes_supported, resource_dpop })
 }
 
 /// RFC 9728 discovery: the challenge's `resource_metadata`, else the path-based
