@@ -78,6 +78,34 @@ fn file_store_round_trips_in_a_private_file() {
     let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
 }
 
+/// Stores on one file that do not share a process lock (as two `mcpwire` commands do not)
+/// lose none of each other's saves: every update holds a lock on `<file>.lock`.
+#[test]
+fn stores_on_one_file_lose_no_saves() {
+    let path = temp_path("file-store-race");
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let store = FileTokenStore::new(&path);
+                for i in 0..20 {
+                    store.save_tokens(&format!("http://r{t}-{i}/mcp"), Some(&tokens(i))).unwrap();
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().unwrap();
+    }
+    let store = FileTokenStore::new(&path);
+    for t in 0..8 {
+        for i in 0..20 {
+            assert_eq!(store.load_tokens(&format!("http://r{t}-{i}/mcp")), Some(tokens(i)), "r{t}-{i}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
+}
+
 #[tokio::test]
 async fn a_client_starts_with_the_tokens_its_store_keeps() {
     let store = Arc::new(MemoryTokenStore::new());

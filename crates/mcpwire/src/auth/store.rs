@@ -189,13 +189,7 @@ impl FileTokenStore {
 
     fn write(&self, contents: &Contents) -> Result<(), AuthError> {
         let io = |e: std::io::Error| AuthError::Http(format!("token store {}: {e}", self.path.display()));
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            let mut builder = std::fs::DirBuilder::new();
-            builder.recursive(true);
-            #[cfg(unix)]
-            std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-            builder.create(dir).map_err(io)?;
-        }
+        self.create_dir().map_err(io)?;
         let bytes = serde_json::to_vec_pretty(contents).map_err(|e| AuthError::Protocol(e.to_string()))?;
         let mut tmp = self.path.clone().into_os_string();
         tmp.push(format!(".tmp{}", std::process::id()));
@@ -213,11 +207,39 @@ impl FileTokenStore {
         std::fs::rename(&tmp, &self.path).map_err(io)
     }
 
+    /// Creates the file's directory (0700) if it is missing.
+    fn create_dir(&self) -> std::io::Result<()> {
+        let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) else { return Ok(()) };
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(dir)
+    }
+
     fn update(&self, f: impl FnOnce(&mut Contents)) -> Result<(), AuthError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        // Other processes (two `mcpwire` commands rotating one refresh token) take the
+        // same lock file, so neither writes over what the other just saved.
+        let _file_lock = self.lock_file();
         let mut contents = self.read();
         f(&mut contents);
         self.write(&contents)
+    }
+
+    /// An exclusive lock on `<path>.lock`, held until dropped; `None` (and the update
+    /// goes on unlocked) where it cannot be taken.
+    fn lock_file(&self) -> Option<std::fs::File> {
+        let mut path = self.path.clone().into_os_string();
+        path.push(".lock");
+        self.create_dir().ok()?;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(false);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = options.open(PathBuf::from(path)).ok()?;
+        file.lock().ok()?;
+        Some(file)
     }
 }
 
