@@ -146,12 +146,12 @@ fn header_value(value: &str) -> Option<http::HeaderValue> {
 
 impl OAuthClient {
     /// A client with a configuration. Its DPoP key (unless DPoP is off) is the one its
-    /// token store keeps, or a new one it then keeps (a store that keeps none: a key for
-    /// as long as the client lives).
+    /// token store keeps, or a new one, stored with the first tokens bound to it (a store
+    /// that keeps none: a key for as long as the client lives).
     pub fn new(config: OAuthConfig) -> Self {
         let dpop = match config.dpop {
             DpopPolicy::Never => None,
-            _ => Dpop::kept_in(config.store.as_ref())
+            _ => Dpop::stored_or_new(config.store.as_ref())
                 .map_err(|e| tracing::debug!("no DPoP key, tokens will be bearer tokens: {e}"))
                 .ok(),
         };
@@ -434,6 +434,9 @@ impl OAuthClient {
 
     /// Replaces the tokens (and the store's copy) of the resource `key`.
     fn set_tokens(&self, key: &str, tokens: Option<Tokens>, session: Option<Session>) {
+        if let (Some(_), Some(dpop)) = (&tokens, session.as_ref().and_then(|s| self.session_dpop(s))) {
+            dpop.keep_in(self.config.store.as_ref());
+        }
         if let Err(e) = self.config.store.save_tokens(key, tokens.as_ref()) {
             tracing::warn!("could not save tokens: {e}");
         }

@@ -26,6 +26,8 @@ pub(crate) struct Dpop {
     jwk: Value,
     /// The last `DPoP-Nonce` per origin (authorization server and resource server apart).
     nonces: Arc<Mutex<HashMap<String, String>>>,
+    /// A fresh key's PKCS#8, until the token store has it.
+    unsaved: Arc<Mutex<Option<Vec<u8>>>>,
 }
 
 /// The `htu` of a URL: the URL without its query and fragment.
@@ -38,31 +40,37 @@ impl Dpop {
     /// A fresh ES256 key.
     #[cfg(test)]
     pub(crate) fn generate() -> Result<Dpop, AuthError> {
-        Self::of(SigningKey::generate_es256()?)
+        Self::of(SigningKey::generate_es256()?, None)
     }
 
-    /// The key a token store kept (an ES256 key as PKCS#8), or a fresh one that it then
-    /// keeps: tokens bound to the key in one process stay usable in the next (a resource
-    /// server rejects a proof signed by any other key, RFC 9449 §7.1).
-    pub(crate) fn kept_in(store: &dyn super::TokenStore) -> Result<Dpop, AuthError> {
+    /// The key a token store kept (an ES256 key as PKCS#8), or a fresh one, which
+    /// [`Dpop::keep_in`] stores once tokens are bound to it: tokens bound to the key in one
+    /// process stay usable in the next (a resource server rejects a proof signed by any
+    /// other key, RFC 9449 §7.1).
+    pub(crate) fn stored_or_new(store: &dyn super::TokenStore) -> Result<Dpop, AuthError> {
         if let Some(der) = store.load_dpop_key() {
             match SigningKey::from_pkcs8_der(&der, Some("ES256")) {
-                Ok(key) => return Self::of(key),
+                Ok(key) => return Self::of(key, None),
                 Err(e) => tracing::debug!("the stored DPoP key is unusable, making another: {e}"),
             }
         }
         let der = SigningKey::generate_es256_pkcs8()?;
+        Self::of(SigningKey::from_pkcs8_der(&der, Some("ES256"))?, Some(der))
+    }
+
+    /// Stores a fresh key (once): tokens bound to it are about to be saved.
+    pub(crate) fn keep_in(&self, store: &dyn super::TokenStore) {
+        let Some(der) = self.unsaved.lock().unwrap_or_else(PoisonError::into_inner).take() else { return };
         if let Err(e) = store.save_dpop_key(&der) {
             tracing::debug!(
                 "the DPoP key could not be stored (tokens bound to it end with this process): {e}"
             );
         }
-        Self::of(SigningKey::from_pkcs8_der(&der, Some("ES256"))?)
     }
 
-    fn of(key: SigningKey) -> Result<Dpop, AuthError> {
+    fn of(key: SigningKey, unsaved: Option<Vec<u8>>) -> Result<Dpop, AuthError> {
         let jwk = key.public_jwk().ok_or_else(|| AuthError::Protocol("no public JWK".into()))?;
-        Ok(Dpop { key: Arc::new(key), jwk, nonces: Arc::default() })
+        Ok(Dpop { key: Arc::new(key), jwk, nonces: Arc::default(), unsaved: Arc::new(Mutex::new(unsaved)) })
     }
 
     /// The public key's JWK.
