@@ -10,6 +10,7 @@ use hyper_util::rt::TokioExecutor;
 use serde_json::Value;
 
 use super::AuthError;
+use crate::transport::http_client::Connector;
 
 /// The largest metadata or token response read (1 MiB).
 const MAX_BODY: usize = 1024 * 1024;
@@ -17,14 +18,6 @@ const MAX_BODY: usize = 1024 * 1024;
 /// How long one exchange may take, its body included: a server that sends its answer a
 /// byte at a time cannot hold a login (or a verifier's key fetch) forever.
 const EXCHANGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
-
-/// How the fetcher connects: with the `tls` feature, TLS for `https://` (trusting the
-/// roots the HTTP client transport trusts by default) and plain TCP for `http://`.
-#[cfg(feature = "tls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
-/// How the fetcher connects: plain TCP only, without the `tls` feature.
-#[cfg(not(feature = "tls"))]
-type Connector = HttpConnector;
 
 #[derive(Clone)]
 pub(crate) struct Fetcher {
@@ -42,10 +35,10 @@ impl Default for Fetcher {
     }
 }
 
+/// As the HTTP client transport connects: with the `tls` feature, TLS for `https://`
+/// (trusting the roots it trusts by default) and plain TCP for `http://`.
 #[cfg(feature = "tls")]
-fn connector_for(mut http: HttpConnector) -> Result<Connector, String> {
-    // The TLS layer hands `https://` to it as plain TCP.
-    http.enforce_http(false);
+fn connector_for(http: HttpConnector) -> Result<Connector, String> {
     Ok(crate::transport::http_client::tls::Tls::new()?.connector(http))
 }
 

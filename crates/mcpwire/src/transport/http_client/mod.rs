@@ -104,12 +104,13 @@ struct Pending {
     abort: Option<AbortHandle>,
 }
 
-/// How connections are made: TLS for `https://` when the `tls` feature is on.
+/// How connections are made: TLS for `https://` when the `tls` feature is on (the
+/// OAuth fetcher connects the same way).
 #[cfg(feature = "tls")]
-type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
+pub(crate) type Connector = hyper_rustls::HttpsConnector<HttpConnector>;
 /// How connections are made: plain TCP only without the `tls` feature.
 #[cfg(not(feature = "tls"))]
-type Connector = HttpConnector;
+pub(crate) type Connector = HttpConnector;
 
 /// The state every exchange of one connection shares.
 struct Shared {
@@ -153,11 +154,7 @@ impl Transport for HttpClientTransport {
         connector.set_nodelay(true);
         connector.set_connect_timeout(Some(self.connect_timeout));
         #[cfg(feature = "tls")]
-        let connector = {
-            // hyper-rustls checks the scheme itself; the TCP connector must accept both.
-            connector.enforce_http(false);
-            self.tls.connector(connector)
-        };
+        let connector = self.tls.connector(connector);
         let http = HyperClient::builder(TokioExecutor::new()).build(connector);
         let (in_tx, in_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
         let (out_tx, out_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);

@@ -45,8 +45,10 @@ impl Tls {
         Ok(())
     }
 
-    /// A connector that speaks TLS for `https://` and plain TCP for `http://`.
-    pub(crate) fn connector(&self, http: HttpConnector) -> HttpsConnector<HttpConnector> {
+    /// A connector that speaks TLS for `https://` and plain TCP for `http://`, over
+    /// `http` (told to take both schemes: hyper-rustls checks the scheme itself).
+    pub(crate) fn connector(&self, mut http: HttpConnector) -> HttpsConnector<HttpConnector> {
+        http.enforce_http(false);
         HttpsConnectorBuilder::new()
             .with_tls_config((*self.config).clone())
             .https_or_http()
