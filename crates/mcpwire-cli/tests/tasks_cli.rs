@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use support::{spawn, stderr_lines, wait_for_port, BIN};
+use support::{spawn, stderr_lines, wait_for_port, wait_status, BIN};
 
 fn everything() -> String {
     format!("stdio:'{BIN}' serve --example everything")
@@ -100,12 +100,7 @@ fn a_task_whose_tool_failed_exits_1_in_call_and_tasks_get() {
     let lines = stderr_lines(&mut call);
     let line = wait_for_line(&lines, "runs this call as task");
     let task_id = line.rsplit(' ').next().unwrap().to_owned();
-    let code = loop {
-        if let Some(status) = call.try_wait().unwrap() {
-            break status.code();
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
+    let code = wait_status(&mut call, Duration::from_secs(60));
     assert_eq!(code, Some(1));
     let out = mcpwire(&["tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -126,12 +121,7 @@ fn ctrl_c_cancels_the_task_and_tasks_get_shows_it() {
     let task_id = line.rsplit(' ').next().unwrap().to_owned();
     let status = Command::new("kill").args(["-INT", &call.id().to_string()]).status().unwrap();
     assert!(status.success());
-    let code = loop {
-        if let Some(status) = call.try_wait().unwrap() {
-            break status.code();
-        }
-        thread::sleep(Duration::from_millis(20));
-    };
+    let code = wait_status(&mut call, Duration::from_secs(60));
     assert_eq!(code, Some(130));
 
     let mut task = Value::Null;

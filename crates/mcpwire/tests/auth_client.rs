@@ -397,13 +397,18 @@ async fn the_transport_presents_dpop_tokens_and_retries_with_the_resource_server
     assert_eq!(jtis.len(), presented.len(), "a fresh proof on every request");
 }
 
+/// The headers of a refusal by the resource at `base` (`http://host:port`, resource
+/// `/mcp`): a `Bearer` challenge with `params` before its `resource_metadata`.
+fn challenge_of(base: &str, params: &str) -> http::HeaderMap {
+    let value =
+        format!(r#"Bearer {params}resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#);
+    http::HeaderMap::from_iter([(http::header::WWW_AUTHENTICATE, value.parse().unwrap())])
+}
+
 /// A `403 insufficient_scope` naming `scope`.
 fn insufficient(test_as: &TestAs, scope: &str) -> http::HeaderMap {
-    let mut headers = http::HeaderMap::new();
-    let prm = test_as.resource.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
-    let value = format!(r#"Bearer error="insufficient_scope", scope="{scope}", resource_metadata="{prm}""#);
-    headers.insert(http::header::WWW_AUTHENTICATE, value.parse().unwrap());
-    headers
+    let base = test_as.resource.trim_end_matches("/mcp");
+    challenge_of(base, &format!(r#"error="insufficient_scope", scope="{scope}", "#))
 }
 
 /// A long-lived client steps up once for each tool that needs a scope of its own, however
@@ -470,18 +475,11 @@ async fn named_resource_metadata_that_cannot_be_read_fails_discovery() {
     let log = seen.clone();
     let base = support::serve(move |req| {
         log.lock().unwrap().push(req.uri().path().to_owned());
-        Box::pin(async {
-            let mut response = http::Response::new(http_body_util::Full::new(bytes::Bytes::new()));
-            *response.status_mut() = http::StatusCode::NOT_FOUND;
-            response
-        })
+        Box::pin(async { support::reply(http::StatusCode::NOT_FOUND, &[], serde_json::json!({})) })
     })
     .await;
-    let mut challenge = http::HeaderMap::new();
-    let value = format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#);
-    challenge.insert(http::header::WWW_AUTHENTICATE, value.parse().unwrap());
     let oauth = client(OAuthConfig::default());
-    let refused = oauth.authorize(&format!("{base}/mcp"), &challenge, false).await;
+    let refused = oauth.authorize(&format!("{base}/mcp"), &challenge_of(&base, ""), false).await;
     assert!(refused.is_err_and(|e| e.to_string().contains("names its resource metadata")));
     let paths = seen.lock().unwrap().clone();
     assert!(paths.iter().all(|p| p.starts_with("/.well-known/oauth-protected-resource")), "{paths:?}");
@@ -502,21 +500,13 @@ async fn dpop_is_used_only_where_the_resource_takes_it() {
             "resource": format!("{}/mcp", cell.lock().unwrap()),
             "authorization_servers": [issuer.clone()],
         });
-        Box::pin(async move {
-            let mut response =
-                http::Response::new(http_body_util::Full::new(bytes::Bytes::from(body.to_string())));
-            response.headers_mut().insert("content-type", "application/json".parse().unwrap());
-            response
-        })
+        Box::pin(async move { support::reply(http::StatusCode::OK, &[], body) })
     })
     .await;
     *own_url.lock().unwrap() = base.clone();
-    let mut challenge = http::HeaderMap::new();
-    let value = format!(r#"Bearer resource_metadata="{base}/.well-known/oauth-protected-resource/mcp""#);
-    challenge.insert(http::header::WWW_AUTHENTICATE, value.parse().unwrap());
     let oauth = client(OAuthConfig::default());
     let resource = format!("{base}/mcp");
-    oauth.authorize(&resource, &challenge, false).await.unwrap();
+    oauth.authorize(&resource, &challenge_of(&base, ""), false).await.unwrap();
     let token = &test_as.seen("/token")[0];
     assert!(token.dpop.is_none(), "no proof: a bearer token was asked for");
     let headers = oauth.request_headers(&http::Method::POST, &uri(&resource));

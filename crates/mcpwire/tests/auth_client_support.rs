@@ -149,7 +149,8 @@ fn unescape(s: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
-fn reply(status: StatusCode, headers: &[(&str, String)], body: Value) -> Response<Full<Bytes>> {
+/// A JSON response.
+pub fn reply(status: StatusCode, headers: &[(&str, String)], body: Value) -> Response<Full<Bytes>> {
     let mut builder = Response::builder().status(status).header("content-type", "application/json");
     for (k, v) in headers {
         builder = builder.header(*k, v.as_str());

@@ -11,17 +11,16 @@ use mcpwire::transport::{memory, Outgoing, TransportEvent};
 use mcpwire::RequestError;
 use serde_json::{json, Value};
 
-#[tokio::test]
-async fn cursors_that_come_back_end_the_listing_with_an_error() {
+/// A 2026 client of a server that answers every `tools/list` with `page(params)`: its
+/// tools and its `nextCursor`.
+async fn paged(mut page: impl FnMut(&Value) -> (Vec<Value>, String) + Send + 'static) -> Client {
     let (ours, mut theirs) = memory::pair();
-    // Page "A" leads to "B", every other page to "A": first, A, B, A, ...
     tokio::spawn(async move {
         while let Some(TransportEvent::Message(inbound)) = theirs.incoming.recv().await {
             let Message::Request(request) = inbound.message else { continue };
             let params: Value =
                 request.params.as_deref().map_or(Value::Null, |p| serde_json::from_str(p.get()).unwrap());
-            let next = if params["cursor"] == "A" { "B" } else { "A" };
-            let tools = json!([{ "name": format!("t-{next}"), "inputSchema": { "type": "object" } }]);
+            let (tools, next) = page(&params);
             let page = json!({ "resultType": "complete", "tools": tools, "nextCursor": next, "ttlMs": 0, "cacheScope": "private" });
             let answer = Response::new(request.id, serde_json::value::to_raw_value(&page).unwrap());
             if theirs.outgoing.send(Outgoing::unrelated(answer)).await.is_err() {
@@ -29,8 +28,17 @@ async fn cursors_that_come_back_end_the_listing_with_an_error() {
             }
         }
     });
-    let client =
-        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap()
+}
+
+#[tokio::test]
+async fn cursors_that_come_back_end_the_listing_with_an_error() {
+    // Page "A" leads to "B", every other page to "A": first, A, B, A, ...
+    let client = paged(|params| {
+        let next = if params["cursor"] == "A" { "B" } else { "A" };
+        (vec![json!({ "name": format!("t-{next}"), "inputSchema": { "type": "object" } })], next.to_owned())
+    })
+    .await;
     let listed =
         tokio::time::timeout(Duration::from_secs(10), client.list_all_tools()).await.expect("it ends");
     match listed {
@@ -46,24 +54,15 @@ async fn cursors_that_come_back_end_the_listing_with_an_error() {
 /// once it holds more than 100,000 items, rather than gathering 10,000 such pages.
 #[tokio::test]
 async fn a_list_past_the_item_bound_ends_with_an_error() {
-    let (ours, mut theirs) = memory::pair();
-    tokio::spawn(async move {
-        let mut page_no = 0u64;
-        while let Some(TransportEvent::Message(inbound)) = theirs.incoming.recv().await {
-            let Message::Request(request) = inbound.message else { continue };
-            page_no += 1;
-            let tools: Vec<Value> = (0..10_000)
-                .map(|i| json!({ "name": format!("t-{page_no}-{i}"), "inputSchema": { "type": "object" } }))
-                .collect();
-            let page = json!({ "resultType": "complete", "tools": tools, "nextCursor": page_no.to_string(), "ttlMs": 0, "cacheScope": "private" });
-            let answer = Response::new(request.id, serde_json::value::to_raw_value(&page).unwrap());
-            if theirs.outgoing.send(Outgoing::unrelated(answer)).await.is_err() {
-                return;
-            }
-        }
-    });
-    let client =
-        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let mut page_no = 0u64;
+    let client = paged(move |_| {
+        page_no += 1;
+        let tools = (0..10_000)
+            .map(|i| json!({ "name": format!("t-{page_no}-{i}"), "inputSchema": { "type": "object" } }))
+            .collect();
+        (tools, page_no.to_string())
+    })
+    .await;
     let listed =
         tokio::time::timeout(Duration::from_secs(60), client.list_all_tools()).await.expect("it ends");
     match listed {

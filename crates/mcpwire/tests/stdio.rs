@@ -329,11 +329,19 @@ async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
     assert_eq!(status.signal(), Some(9));
 }
 
-/// Whether `pid` has ended (gone, or a zombie its new parent has not reaped yet).
+/// Waits (10 s at most) until `pid` has ended: gone, or a zombie its new parent has not
+/// reaped yet.
 #[cfg(not(feature = "portable-stdio"))]
-fn ended(pid: &str) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'))
+async fn until_ended(pid: &str) {
+    let ended = || {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'))
+    };
+    let started = std::time::Instant::now();
+    while !ended() {
+        assert!(started.elapsed() < Duration::from_secs(10), "pid {pid} outlived the shutdown");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 /// Polls `file` until it holds a line (a pid a test script wrote).
@@ -367,11 +375,7 @@ async fn shutdown_ends_what_the_server_left_in_its_group() {
     let leftover = pid_in(&file).await;
     let _ = std::fs::remove_file(&file);
     handle.shutdown().await;
-    let started = std::time::Instant::now();
-    while !ended(&leftover) {
-        assert!(started.elapsed() < Duration::from_secs(10), "pid {leftover} outlived the shutdown");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_ended(&leftover).await;
 }
 
 /// A server that exits while a process it started holds its stdout open: the
@@ -400,11 +404,7 @@ async fn a_server_that_exits_ends_the_connection_though_its_stdout_stays_open() 
     let reason = closed.unwrap_or_default();
     assert!(reason.contains("exited") && reason.contains('3'), "{reason}");
     handle.shutdown().await;
-    let started = std::time::Instant::now();
-    while !ended(&holder) {
-        assert!(started.elapsed() < Duration::from_secs(10), "pid {holder} outlived the shutdown");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    until_ended(&holder).await;
 }
 
 /// The sequence of platforms without `SIGTERM`: close stdin, wait, kill. A child that
