@@ -3,7 +3,9 @@
 //! at or above the level it set (`logging/setLevel`); both are no-ops otherwise. A
 //! cancelled call stops at its next `await`: by default its future is dropped there; a
 //! server built with `PeerCancelMode::Signal` (or a call run as a task) sees the
-//! cancellation token fire instead, which the `select!` below handles. Served over stdio.
+//! cancellation token fire instead, which the `select!` below handles. Outside any
+//! request, `Server::log` reaches 2025 sessions at their level (here a heartbeat every
+//! 30 s; 2026 clients take logs only with a request). Served over stdio.
 //!
 //! ```sh
 //! cargo build -p mcpwire --example logging_progress
@@ -36,6 +38,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::builder("logging-progress-example", "1.0.0")
         .register_all(mcpwire::definitions![crunch])
         .build()?;
+    let heartbeat = server.clone();
+    tokio::spawn(async move {
+        let mut beats: u64 = 0;
+        loop {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            beats += 1;
+            heartbeat.log(LoggingLevel::Debug, Some("heartbeat"), format!("still serving ({beats})"));
+        }
+    });
     server.serve_stdio().await;
     Ok(())
 }
