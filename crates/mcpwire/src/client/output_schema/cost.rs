@@ -55,7 +55,9 @@ enum Edge {
     AnyMember,
     /// A member the same schema does not name in its `properties` (`additionalProperties`).
     OtherMember,
-    /// An item.
+    /// The item at this position (`prefixItems`, or `items` as a list in older drafts).
+    ItemAt(usize),
+    /// Any item (`items`, `contains`, ...).
     Item,
 }
 
@@ -66,7 +68,9 @@ enum Label {
     Member(String),
     /// A member no schema of the parent names.
     Unnamed,
-    /// An item.
+    /// The item at a position a schema of the parent names.
+    ItemAt(usize),
+    /// An item at a position no schema of the parent names.
     Item,
 }
 
@@ -167,8 +171,8 @@ impl<'a> Graph<'a> {
                 descend.push((Edge::Item, self.add(child, false)?));
             }
             if ITEMS_MANY.contains(&keyword) {
-                for item in child.as_array().into_iter().flatten() {
-                    descend.push((Edge::Item, self.add(item, false)?));
+                for (position, item) in child.as_array().into_iter().flatten().enumerate() {
+                    descend.push((Edge::ItemAt(position), self.add(item, false)?));
                 }
             }
             if ANY_MEMBER_ONE.contains(&keyword) {
@@ -297,6 +301,14 @@ impl<'a> Graph<'a> {
                     _ => None,
                 })
                 .collect();
+            let positions: HashSet<usize> = here
+                .iter()
+                .flat_map(|(id, _)| &self.nodes[*id].descend)
+                .filter_map(|(edge, _)| match edge {
+                    Edge::ItemAt(position) => Some(*position),
+                    _ => None,
+                })
+                .collect();
             // What applies below, by kind of location.
             let mut below: BTreeMap<Label, Set> = BTreeMap::new();
             let mut add = |label: Label, child: usize, n: u64| {
@@ -307,7 +319,15 @@ impl<'a> Graph<'a> {
                 for (edge, child) in &node.descend {
                     match edge {
                         Edge::Member(name) => add(Label::Member(name.clone()), *child, *n),
-                        Edge::Item => add(Label::Item, *child, *n),
+                        Edge::ItemAt(position) => add(Label::ItemAt(*position), *child, *n),
+                        // Taken broadly: as if `items` also applied to the positions
+                        // `prefixItems` names.
+                        Edge::Item => {
+                            add(Label::Item, *child, *n);
+                            for position in &positions {
+                                add(Label::ItemAt(*position), *child, *n);
+                            }
+                        }
                         Edge::AnyMember | Edge::OtherMember => {
                             add(Label::Unnamed, *child, *n);
                             // `additionalProperties` skips the members its own schema names.
@@ -353,6 +373,13 @@ mod tests {
             json!({ "$defs": { "m": { "type": "object", "properties": { "meta": { "$ref": "#/$defs/m" } },
                 "additionalProperties": { "$ref": "#/$defs/m" } } }, "$ref": "#/$defs/m" }),
             json!(true),
+            // An expression tree: each position of a tuple holds one expression, however
+            // many positions there are.
+            json!({ "$defs": { "e": { "oneOf": [
+                { "type": "object", "properties": { "Num": { "type": "integer" } } },
+                { "type": "object", "properties": { "Add": { "type": "array",
+                    "prefixItems": [{ "$ref": "#/$defs/e" }, { "$ref": "#/$defs/e" }, { "$ref": "#/$defs/e" }] } } }
+            ] } }, "$ref": "#/$defs/e" }),
         ] {
             assert_eq!(unbounded(&schema), None, "{schema}");
         }
