@@ -249,10 +249,12 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
     let hidden_fn = definition_fn(&fn_ident);
     let Parameters { fields, names, extractors, call_args } = parameters;
 
+    // A sync function runs on the runtime's blocking pool, so that one that blocks holds
+    // up no other request (nor the connection's reading of a cancellation).
     let call = if item.sig.asyncness.is_some() {
         quote! { #fn_ident(#(#call_args),*).await }
     } else {
-        quote! { #fn_ident(#(#call_args),*) }
+        quote! { ::mcpwire::__private::tool_output::run_blocking(move || #fn_ident(#(#call_args),*)).await }
     };
     let title = options.title.as_ref().map(|t| quote! { .title(#t) });
     let handler_params = quote! {
@@ -264,12 +266,11 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
             let definition = quote! {
                 let __kind = {
                     use ::mcpwire::__private::tool_output::*;
-                    (&&&Probe::<#ret>::new()).kind()
+                    (&&&&Probe::<#ret>::new()).kind()
                 };
                 ::mcpwire::server::tool(#name)
                     #description
                     #title
-                    .output_schema(__kind.schema(::mcpwire::__private::tool_output::Probe::<#ret>::new()))
                     .handler(move |#handler_params| async move { __kind.wrap(#call) })
             };
             (quote! { ToolDef }, definition)

@@ -88,9 +88,14 @@ pub use mcpwire_macros::definitions;
 /// - **Result**: a type that implements [`IntoToolResult`](server::IntoToolResult) (text,
 ///   content, `CallToolResult`, [`Json<T>`](server::Json)) is sent as it is; any other
 ///   `Serialize + JsonSchema` type is structured content with a generated `outputSchema`
-///   (a non-object as `{"result": ...}`). In a `Result<T, E>`, an `E` such as
+///   (a type whose schema is not an object's, such as a number, an `Option` or an enum,
+///   as `{"result": ...}`). In a `Result<T, E>`, an `E` such as
 ///   [`ToolError`](server::ToolError) becomes an `isError` result the model sees, an
-///   [`McpError`] a protocol error.
+///   [`McpError`] a protocol error; `E` must implement
+///   [`IntoToolError`](server::IntoToolError) (an error type of your own that does not
+///   stops the build, rather than being sent as a successful `{"Err": ...}` value).
+/// - **Sync or async**: a sync function runs on tokio's blocking pool, where it may block
+///   without holding up other requests (its parameters are then `Send + 'static`).
 /// - **Generated**: `<function>_tool()`, the [`ToolDef`](server::ToolDef), for
 ///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Annotations, icons and
 ///   task support are set on a definition built with [`server::tool`].
@@ -108,6 +113,18 @@ pub use mcpwire_macros::definitions;
 /// }
 ///
 /// let server = Server::builder("calc", "1").tool(divide_tool()).build().unwrap();
+/// ```
+///
+/// An error type that is not a tool error does not compile, even a serializable one:
+///
+/// ```compile_fail
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct MyError { code: u32 }
+///
+/// #[mcpwire::tool]
+/// async fn fails() -> Result<i64, MyError> {
+///     Err(MyError { code: 7 })
+/// }
 /// ```
 #[cfg(feature = "macros")]
 pub use mcpwire_macros::tool;

@@ -224,7 +224,7 @@ async fn a_tool_taking_any_json_value_builds_with_an_open_object_schema() {
     let server = any_args_server();
     let listed: Vec<Value> = server.tools().map(|t| serde_json::to_value(t.tool()).unwrap()).collect();
     assert_eq!(listed.len(), 1);
-    assert_eq!(listed[0]["inputSchema"], json!({ "type": "object" }), "{}", listed[0]);
+    assert_eq!(listed[0]["inputSchema"], json!({ "type": "object", "properties": {} }), "{}", listed[0]);
 }
 
 #[tokio::test]
@@ -234,7 +234,10 @@ async fn a_tool_taking_any_json_value_gets_the_arguments_verbatim() {
     tokio::spawn(async move { server.serve(b).await });
     let client = Client::builder("t", "0").connect(a).await.unwrap();
     let tools = client.list_tools(None).await.unwrap();
-    assert_eq!(serde_json::to_value(&tools.tools[0].input_schema).unwrap(), json!({ "type": "object" }));
+    assert_eq!(
+        serde_json::to_value(&tools.tools[0].input_schema).unwrap(),
+        json!({ "type": "object", "properties": {} })
+    );
     let arguments = json!({ "n": 1, "nested": { "list": [true, null, "x"] } });
     let result = client.call_tool("any", arguments.clone()).await.unwrap();
     let text = serde_json::to_value(&result.content).unwrap()[0]["text"].clone();

@@ -202,3 +202,186 @@ async fn local_handlers_run_non_send_futures() {
     assert_eq!(bad["isError"], json!(true));
     assert!(bad["content"][0]["text"].as_str().unwrap().contains("times"));
 }
+
+#[derive(Serialize, Deserialize, JsonSchema)]
+struct Point {
+    x: i32,
+    y: i32,
+}
+
+#[derive(Serialize, JsonSchema)]
+enum Shape {
+    Circle { r: f64 },
+    Square(f64),
+    Dot,
+}
+
+#[derive(Serialize, JsonSchema)]
+enum Expr {
+    Num(i64),
+    Add(Box<Expr>, Box<Expr>),
+}
+
+#[mcpwire::tool]
+async fn maybe_point(some: bool) -> Option<Point> {
+    some.then_some(Point { x: 1, y: 2 })
+}
+
+#[mcpwire::tool]
+async fn shape(which: u8) -> Shape {
+    match which {
+        0 => Shape::Circle { r: 1.5 },
+        1 => Shape::Square(2.0),
+        _ => Shape::Dot,
+    }
+}
+
+#[mcpwire::tool]
+async fn expression() -> Expr {
+    Expr::Add(Box::new(Expr::Num(1)), Box::new(Expr::Num(2)))
+}
+
+#[mcpwire::tool]
+async fn echo_any(value: Value) -> Value {
+    value
+}
+
+#[mcpwire::tool]
+async fn nothing_needed() -> &'static str {
+    "none"
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct SomeArgs {
+    some: bool,
+}
+
+fn structured_server() -> Server {
+    Server::builder("structured", "1")
+        .tool(maybe_point_tool())
+        .tool(shape_tool())
+        .tool(expression_tool())
+        .tool(echo_any_tool())
+        .tool(nothing_needed_tool())
+        .tool(tool("json_maybe_point").handler(|Args(a): Args<SomeArgs>| async move {
+            mcpwire::server::Json(a.some.then_some(Point { x: 3, y: 4 }))
+        }))
+        .build()
+        .unwrap()
+}
+
+/// Whatever a value of the tool's type turns out to be (an `Option` of a struct is an
+/// object one call and `null` the next; an enum's variants differ), its structured
+/// content has the shape of the output schema the tool advertises: the client, which
+/// checks each result against it, takes every one, in both eras.
+#[tokio::test]
+async fn structured_content_always_has_the_shape_of_its_output_schema() {
+    for version in
+        [mcpwire::protocol::ProtocolVersion::V2025_11_25, mcpwire::protocol::ProtocolVersion::V2026_07_28]
+    {
+        let (a, b) = mcpwire::transport::memory::pair();
+        let served = structured_server();
+        tokio::spawn(async move { served.serve(b).await });
+        let client = mcpwire::client::Client::builder("t", "1")
+            .protocol_version(version.clone())
+            .connect(a)
+            .await
+            .unwrap();
+        let tools = client.list_all_tools().await.unwrap();
+        let listed = serde_json::to_value(&tools).unwrap();
+        for tool in listed.as_array().unwrap() {
+            let input = &tool["inputSchema"];
+            assert_eq!(input["type"], "object", "{tool}");
+            assert!(input["properties"].is_object(), "every input schema has properties: {tool}");
+            for property in input["properties"].as_object().unwrap().values() {
+                assert!(
+                    property.is_object(),
+                    "a property's schema is an object (2025's Tool schema): {tool}"
+                );
+            }
+        }
+        let cases = [
+            ("maybe_point", json!({ "some": true }), json!({ "result": { "x": 1, "y": 2 } })),
+            ("maybe_point", json!({ "some": false }), json!({ "result": null })),
+            ("json_maybe_point", json!({ "some": true }), json!({ "result": { "x": 3, "y": 4 } })),
+            ("json_maybe_point", json!({ "some": false }), json!({ "result": null })),
+            ("shape", json!({ "which": 0 }), json!({ "result": { "Circle": { "r": 1.5 } } })),
+            ("shape", json!({ "which": 2 }), json!({ "result": "Dot" })),
+            ("expression", json!({}), json!({ "result": { "Add": [{ "Num": 1 }, { "Num": 2 }] } })),
+            ("echo_any", json!({ "value": { "k": 1 } }), json!({ "k": 1 })),
+            ("echo_any", json!({ "value": 7 }), json!({ "result": 7 })),
+        ];
+        for (name, arguments, structured) in cases {
+            let result =
+                client.call_tool(name, arguments).await.unwrap_or_else(|e| panic!("{name} ({version}): {e}"));
+            let result = serde_json::to_value(result).unwrap();
+            assert_eq!(result["structuredContent"], structured, "{name} ({version})");
+            assert_eq!(
+                result["content"][0]["text"],
+                structured.to_string(),
+                "the text copy is the structured content"
+            );
+        }
+        let listed_expression = tools.iter().find(|t| t.name == "expression").unwrap();
+        let text = serde_json::to_string(&listed_expression.output_schema).unwrap();
+        assert!(
+            text.contains(r##""$ref":"#/properties/result""##),
+            "the recursion points at the wrapped type: {text}"
+        );
+        client.close().await;
+    }
+}
+
+#[test]
+fn a_hand_written_output_schema_that_is_not_an_object_schema_is_refused() {
+    let refused = Server::builder("s", "1")
+        .tool(tool("h").output_schema(json!({ "type": "string" })).handler(|| async { "x" }))
+        .build()
+        .unwrap_err();
+    assert!(refused.to_string().contains("output schema"), "{refused}");
+}
+
+/// Sleeps: a sync tool that blocks its thread.
+#[mcpwire::tool]
+fn nap(ms: u64) -> String {
+    std::thread::sleep(std::time::Duration::from_millis(ms));
+    format!("slept {ms}")
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct NapArgs {
+    ms: u64,
+}
+
+fn napping_server() -> Server {
+    Server::builder("naps", "1")
+        .tool(nap_tool())
+        .tool(tool("nap_builder").handler(|Args(a): Args<NapArgs>| {
+            std::thread::sleep(std::time::Duration::from_millis(a.ms));
+            format!("slept {}", a.ms)
+        }))
+        .tool(shout_tool())
+        .build()
+        .unwrap()
+}
+
+/// A sync tool that blocks runs off the runtime's workers: on a runtime of one worker,
+/// a quick call made after it is answered first, and a cancellation of it is read while
+/// it runs, so the cancelled call is never answered.
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+async fn a_blocking_sync_tool_holds_up_no_other_call_and_can_be_cancelled() {
+    for slow in ["nap", "nap_builder"] {
+        let mut raw = initialized(napping_server()).await;
+        raw.request(1, "tools/call", json!({ "name": slow, "arguments": { "ms": 600 } })).await;
+        raw.request(2, "tools/call", json!({ "name": "shout", "arguments": { "text": "quick" } })).await;
+        assert_eq!(expect_result(&raw.next().await, 2)["content"][0]["text"], "QUICK", "{slow}");
+        assert_eq!(expect_result(&raw.next().await, 1)["content"][0]["text"], "slept 600", "{slow}");
+
+        raw.request(3, "tools/call", json!({ "name": slow, "arguments": { "ms": 600 } })).await;
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        raw.cancel(3).await;
+        raw.request(4, "tools/call", json!({ "name": "shout", "arguments": { "text": "after" } })).await;
+        assert_eq!(expect_result(&raw.next().await, 4)["content"][0]["text"], "AFTER", "{slow}");
+        raw.expect_silence(std::time::Duration::from_millis(900)).await;
+    }
+}

@@ -365,6 +365,11 @@ pub enum BuildError {
     /// A tool's input schema is not an object schema.
     #[error("tool {0:?}: the input schema must be a JSON object with \"type\": \"object\"")]
     InvalidInputSchema(String),
+    /// A tool's output schema is not an object schema: the 2025 revisions allow only
+    /// those (structured content is an object there). A generated one always is; a
+    /// non-object value's is wrapped as `{"result": ..}`.
+    #[error("tool {0:?}: the output schema must be a JSON object with \"type\": \"object\"")]
+    InvalidOutputSchema(String),
     /// A tool's `x-mcp-header` annotations are invalid (see
     /// [`tool_param_headers`](crate::protocol::tool_definition::tool_param_headers)): every
     /// HTTP client would drop the tool from its list.
@@ -592,6 +597,9 @@ impl ServerBuilder {
             }
             if !schema::is_object_schema(&def.tool.input_schema) {
                 return Err(BuildError::InvalidInputSchema(name.clone()));
+            }
+            if def.tool.output_schema.as_ref().is_some_and(|s| !schema::is_object_schema(s)) {
+                return Err(BuildError::InvalidOutputSchema(name.clone()));
             }
             if let Err(reason) = tool_definition::tool_param_headers(&def.tool.input_schema) {
                 return Err(BuildError::InvalidParamHeader { tool: name.clone(), reason });

@@ -36,7 +36,10 @@ pub(crate) fn inline_schema_for<T: JsonSchema>() -> JsonObject {
 }
 
 fn generate<T: JsonSchema>(settings: SchemaSettings) -> JsonObject {
-    let generator = settings.with_transform(RecursiveTransform(standard_formats_only)).into_generator();
+    let generator = settings
+        .with_transform(RecursiveTransform(standard_formats_only))
+        .with_transform(RecursiveTransform(object_properties))
+        .into_generator();
     let schema = generator.into_root_schema_for::<T>();
     let mut object = match schema.to_value() {
         Value::Object(o) => o,
@@ -97,6 +100,20 @@ fn standard_formats_only(schema: &mut Schema) {
         object.entry("maximum").or_insert(max.into());
     } else if unsigned {
         object.entry("minimum").or_insert(0.into());
+    }
+}
+
+/// Writes a property's schema `true` (what schemars makes of a `serde_json::Value` field)
+/// as `{}`, and `false` as `{"not": {}}`: the same meaning, in the form the 2025 revisions'
+/// `Tool` schema asks of every property (an object).
+fn object_properties(schema: &mut Schema) {
+    let Some(Value::Object(properties)) = schema.as_object_mut().and_then(|o| o.get_mut("properties")) else {
+        return;
+    };
+    for property in properties.values_mut() {
+        if let Value::Bool(matches) = property {
+            *property = if *matches { json!({}) } else { json!({ "not": {} }) };
+        }
     }
 }
 
@@ -197,19 +214,52 @@ fn portable_nullable_value(value: &mut Value) {
 /// The input schema of a tool whose arguments decode into `T`. Tool arguments are always a
 /// JSON object, and `inputSchema` must say so (`"type": "object"`). A type that accepts any
 /// JSON value (`serde_json::Value`) generates the schema `true`, which does not; since any
-/// arguments object decodes into it, its input schema is `{"type": "object"}`: an object
-/// with anything in it (the generated `title`, such as `AnyValue`, named the value, not
-/// the arguments, and is dropped; a `description` is kept). Other schemas are kept as
+/// arguments object decodes into it, its input schema is an object with anything in it.
+/// An object schema always has `properties`, empty for
+/// a tool without arguments: some hosts (those that hand the schema to OpenAI's function
+/// calling) refuse an object schema without it. Other schemas are kept as
 /// [`tool_schema_for`] writes them.
 pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
     let mut schema = tool_schema_for::<T>();
-    let constrains = schema.keys().any(|k| !matches!(k.as_str(), "title" | "description" | "$comment"));
-    if !constrains {
-        schema.remove("title");
-        schema.remove("$comment");
-        schema.insert("type".into(), "object".into());
+    if !constrains(&schema) {
+        any_object(&mut schema);
+    }
+    if is_object_schema(&schema) {
+        schema.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
     }
     schema
+}
+
+/// The output schema of a tool whose structured content is a `T`, and whether that
+/// content is sent as `{"result": value}` whatever each value is. An object schema is
+/// kept. A type that may be anything (`serde_json::Value`) gets `{"type": "object"}`: an
+/// object value is sent as it is and any other as `{"result": value}`, both objects. Any
+/// other schema (a number's, an `Option`'s, an enum's) is wrapped
+/// ([`wrap_in_result_object`]) and so is every value, an object or not, to match it.
+pub(crate) fn output_schema_for<T: JsonSchema>() -> (JsonObject, bool) {
+    let mut schema = tool_schema_for::<T>();
+    if is_object_schema(&schema) {
+        (schema, false)
+    } else if !constrains(&schema) {
+        any_object(&mut schema);
+        (schema, false)
+    } else {
+        (wrap_in_result_object(schema), true)
+    }
+}
+
+/// Whether a schema says anything of the values it takes (the root `true`, written as
+/// `{}` and perhaps annotated, does not).
+fn constrains(schema: &JsonObject) -> bool {
+    schema.keys().any(|k| !matches!(k.as_str(), "title" | "description" | "$comment"))
+}
+
+/// Makes an unconstrained schema one of any object. Its generated `title` (such as
+/// `AnyValue`) named the value's type and is dropped; a `description` is kept.
+fn any_object(schema: &mut JsonObject) {
+    schema.remove("title");
+    schema.remove("$comment");
+    schema.insert("type".into(), "object".into());
 }
 
 /// Whether a schema describes JSON objects (its root `type` is `"object"`).
@@ -228,8 +278,12 @@ pub fn empty_object_schema() -> JsonObject {
 /// Wraps a non-object output schema as `{ "type": "object", "properties": { "result": S } }`,
 /// matching how such results are sent as structured content (`{"result": value}`), since
 /// revisions before 2026 require structured content to be an object.
+/// References to the schema's root (`"$ref": "#"`, a recursive type's) are pointed at its
+/// new place; references into `$defs` stay as they are, the definitions moving to the
+/// root with them.
 pub fn wrap_in_result_object(mut schema: JsonObject) -> JsonObject {
-    let defs = schema.remove("$defs");
+    let mut defs = schema.remove("$defs");
+    schema.values_mut().chain(defs.as_mut()).for_each(rebase_root_refs);
     let mut o = JsonObject::new();
     o.insert("type".into(), "object".into());
     o.insert("properties".into(), json!({ "result": Value::Object(schema) }));
@@ -238,6 +292,29 @@ pub fn wrap_in_result_object(mut schema: JsonObject) -> JsonObject {
         o.insert("$defs".into(), defs);
     }
     o
+}
+
+/// Points every `$ref` to the root (`#`) or into it (`#/...`, but not `#/$defs/...`) in
+/// `value` at `#/properties/result`, where [`wrap_in_result_object`] moves the root.
+fn rebase_root_refs(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            for (keyword, member) in object.iter_mut() {
+                match member {
+                    Value::String(target) if keyword == "$ref" => {
+                        if let Some(rest) = target.strip_prefix('#') {
+                            if rest.is_empty() || (rest.starts_with('/') && !rest.starts_with("/$defs/")) {
+                                *target = format!("#/properties/result{rest}");
+                            }
+                        }
+                    }
+                    other => rebase_root_refs(other),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(rebase_root_refs),
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -289,7 +366,7 @@ mod tests {
 
     #[test]
     fn any_value_arguments_get_an_open_object_schema() {
-        assert_eq!(Value::Object(input_schema_for::<Value>()), json!({ "type": "object" }));
+        assert_eq!(Value::Object(input_schema_for::<Value>()), json!({ "type": "object", "properties": {} }));
     }
 
     #[test]
@@ -297,8 +374,62 @@ mod tests {
         assert_eq!(input_schema_for::<Point>(), schema_for::<Point>());
         assert!(is_object_schema(&input_schema_for::<Point>()));
         let map = input_schema_for::<serde_json::Map<String, Value>>();
-        assert_eq!(map, schema_for::<serde_json::Map<String, Value>>());
+        let mut generated = schema_for::<serde_json::Map<String, Value>>();
+        assert!(!generated.contains_key("properties"));
+        generated.insert("properties".into(), json!({}));
+        assert_eq!(map, generated);
         assert!(is_object_schema(&map));
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct NoFields {}
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct AnyFields {
+        anything: Value,
+        maybe: Option<Value>,
+    }
+
+    #[test]
+    fn arguments_without_fields_still_have_properties() {
+        let schema = input_schema_for::<NoFields>();
+        assert_eq!(schema["type"], "object");
+        assert_eq!(schema["properties"], json!({}));
+    }
+
+    #[test]
+    fn a_property_of_any_value_is_an_empty_object_schema() {
+        let schema = input_schema_for::<AnyFields>();
+        assert_eq!(schema["properties"]["anything"], json!({}));
+        assert!(schema["properties"]["maybe"].is_object(), "{schema:?}");
+        let output = tool_schema_for::<AnyFields>();
+        assert_eq!(output["properties"]["anything"], json!({}));
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Expr {
+        Num(i64),
+        Add(Box<Expr>, Box<Expr>),
+    }
+
+    #[test]
+    fn a_wrapped_recursive_schema_still_refers_to_itself() {
+        let schema = tool_schema_for::<Expr>();
+        assert!(
+            schema.get("$ref").is_none()
+                && serde_json::to_string(&schema).unwrap().contains(r##""$ref":"#""##)
+        );
+        let wrapped = Value::Object(wrap_in_result_object(schema));
+        let text = wrapped.to_string();
+        assert!(!text.contains(r##""$ref":"#""##), "{text}");
+        assert!(text.contains(r##""$ref":"#/properties/result""##), "{text}");
+        let mut defs = Value::Object(wrap_in_result_object(tool_schema_for::<Option<Vec<Point>>>()));
+        assert_eq!(defs["properties"]["result"]["anyOf"][0]["items"]["$ref"], "#/$defs/Point");
+        rebase_root_refs(&mut defs);
+        assert_eq!(defs["properties"]["result"]["anyOf"][0]["items"]["$ref"], "#/$defs/Point");
     }
 
     #[test]

@@ -7,7 +7,9 @@
 //! content, with an `outputSchema` generated from `T`), a full `CallToolResult`, or a
 //! `Result` of those. A tool's own failure (`Err` of [`ToolError`], a string, an I/O
 //! error...) becomes a result with `isError: true`, as the spec asks; an `Err` of
-//! [`McpError`] is a protocol error.
+//! [`McpError`] is a protocol error. A sync function runs on tokio's blocking pool, so it
+//! may block (a file read, a database driver without async) without holding up the
+//! server's other requests; an async one runs on the runtime's workers and must not.
 //!
 //! ```
 //! use mcpwire::server::{tool, Args, Json};
@@ -42,11 +44,16 @@ use super::arguments::decode_arguments;
 use super::context::Ctx;
 use super::extract::{Args, FromRequest, Handler, Rejection, RequestParts};
 use super::schema;
+use super::tool_output::run_blocking;
 use crate::error::McpError;
 
-/// A value sent as structured content, with an `outputSchema` generated from `T`. A value
-/// that is not a JSON object is sent as `{"result": value}` (and its schema wrapped to
-/// match), since revisions before 2026 require structured content to be an object.
+/// A value sent as structured content, with an `outputSchema` generated from `T`, and its
+/// JSON text as the result's content. Revisions before 2026 require structured content
+/// to be an object: a type whose schema is not an object schema (a number, a list, an
+/// `Option` or an enum, even one whose values are sometimes objects) is sent as
+/// `{"result": value}`, every value alike, and its schema is wrapped to match; a
+/// `serde_json::Value` is sent as it is when it is an object (its schema is then any
+/// object) and as `{"result": value}` when it is not.
 #[derive(Clone, Debug)]
 pub struct Json<T>(pub T);
 
@@ -75,6 +82,14 @@ pub trait IntoToolResult: Send + 'static {
     /// The output schema this type implies.
     fn output_schema() -> Option<JsonObject> {
         None
+    }
+
+    /// Whether [`output_schema`](Self::output_schema) describes the structured content
+    /// as `{"result": value}` (a type whose schema is not an object schema): the call's
+    /// structured content is then sent that way, whatever each value is.
+    #[doc(hidden)]
+    fn wraps_structured_content() -> bool {
+        false
     }
 }
 
@@ -115,19 +130,26 @@ impl IntoToolResult for Vec<ContentBlock> {
 }
 
 impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
+    /// The value as structured content, as it is: the tool's call wraps it in
+    /// `{"result": ..}` when its schema says so, and adds its text copy.
     fn into_tool_result(self) -> Result<CallToolResult, McpError> {
-        let value = serde_json::to_value(&self.0)?;
-        let structured = if value.is_object() { value } else { serde_json::json!({ "result": value }) };
-        Ok(CallToolResult::structured(structured))
+        Ok(CallToolResult { structured_content: Some(serde_json::to_value(&self.0)?), ..Default::default() })
     }
 
     fn output_schema() -> Option<JsonObject> {
-        let schema = schema::tool_schema_for::<T>();
-        Some(if schema::is_object_schema(&schema) { schema } else { schema::wrap_in_result_object(schema) })
+        Some(schema::output_schema_for::<T>().0)
+    }
+
+    fn wraps_structured_content() -> bool {
+        schema::output_schema_for::<T>().1
     }
 }
 
 /// How an `Err` returned by a handler is reported.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's error",
+    note = "return `ToolError`, a `String`, `std::io::Error` or `Box<dyn Error + Send + Sync>` for a failure the model sees (`isError: true`), `McpError` for a protocol error, or implement `IntoToolError` for `{Self}`"
+)]
 pub trait IntoToolError: Send + 'static {
     /// `Ok(result)`: an execution error (`isError: true`) the model sees;
     /// `Err(error)`: a protocol error.
@@ -174,6 +196,10 @@ impl<T: IntoToolResult, E: IntoToolError> IntoToolResult for Result<T, E> {
     fn output_schema() -> Option<JsonObject> {
         T::output_schema()
     }
+
+    fn wraps_structured_content() -> bool {
+        T::wraps_structured_content()
+    }
 }
 
 /// A function usable as a tool handler: sync or async functions and closures of up to
@@ -183,12 +209,18 @@ pub trait ToolHandler<M>: Send + Sync + 'static {
     fn input_schema() -> Option<JsonObject>;
     /// The output schema implied by the return type.
     fn output_schema() -> Option<JsonObject>;
+    /// Whether that schema wraps the structured content in `{"result": ..}`.
+    #[doc(hidden)]
+    fn wraps_structured_content() -> bool {
+        false
+    }
     /// Runs the handler. The arguments are lent, not given: the handler reads them into
     /// its typed arguments before it returns its future, so the future does not hold
     /// them and the caller may free them (or keep them, as a 2026 round does to bind its
-    /// `requestState`) without a copy.
+    /// `requestState`) without a copy. (`self` is shared so that a sync handler can run
+    /// on another thread.)
     fn call(
-        &self,
+        self: Arc<Self>,
         ctx: Ctx,
         arguments: Option<&RawValue>,
     ) -> BoxFuture<'static, Result<CallToolResult, Rejection>>;
@@ -212,12 +244,15 @@ where
     fn output_schema() -> Option<JsonObject> {
         H::Output::output_schema()
     }
+    fn wraps_structured_content() -> bool {
+        H::Output::wraps_structured_content()
+    }
     fn call(
-        &self,
+        self: Arc<Self>,
         ctx: Ctx,
         arguments: Option<&RawValue>,
     ) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
-        match Handler::call(self, &RequestParts::new(&ctx, arguments, None)) {
+        match Handler::call(&*self, &RequestParts::new(&ctx, arguments, None)) {
             Ok(fut) => Box::pin(async move { fut.await.into_tool_result().map_err(Rejection::Protocol) }),
             Err(rejection) => Box::pin(std::future::ready(Err(rejection))),
         }
@@ -231,7 +266,7 @@ macro_rules! impl_sync_tool_handler {
         where
             F: Fn($($e),*) -> R + Send + Sync + 'static,
             R: IntoToolResult,
-            $($e: FromRequest,)*
+            $($e: FromRequest + Send + 'static,)*
         {
             fn input_schema() -> Option<JsonObject> {
                 None$(.or_else($e::arguments_schema))*
@@ -239,13 +274,20 @@ macro_rules! impl_sync_tool_handler {
             fn output_schema() -> Option<JsonObject> {
                 R::output_schema()
             }
-            fn call(&self, ctx: Ctx, arguments: Option<&RawValue>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
+            fn wraps_structured_content() -> bool {
+                R::wraps_structured_content()
+            }
+            /// Reads the arguments here, then runs the function on the blocking pool
+            /// ([`run_blocking`]).
+            fn call(self: Arc<Self>, ctx: Ctx, arguments: Option<&RawValue>) -> BoxFuture<'static, Result<CallToolResult, Rejection>> {
                 let parts = RequestParts::new(&ctx, arguments, None);
-                let run = || {
-                    $(let $e = $e::from_request(&parts)?;)*
-                    (self)($($e),*).into_tool_result().map_err(Rejection::Protocol)
-                };
-                Box::pin(std::future::ready(run()))
+                let extract = || -> Result<_, Rejection> { Ok(($($e::from_request(&parts)?,)*)) };
+                match extract() {
+                    Ok(($($e,)*)) => Box::pin(async move {
+                        run_blocking(move || (self)($($e),*).into_tool_result()).await.map_err(Rejection::Protocol)
+                    }),
+                    Err(rejection) => Box::pin(std::future::ready(Err(rejection))),
+                }
             }
         }
     };
@@ -268,6 +310,9 @@ pub struct ToolDef {
     /// Whether calls may or must run as tasks.
     pub(crate) task_support: TaskSupport,
     pub(crate) before_task: Option<BeforeTask>,
+    /// Whether the output schema (generated from the handler's type) has the structured
+    /// content as `{"result": value}`.
+    wraps_structured: bool,
 }
 
 impl std::fmt::Debug for ToolDef {
@@ -318,7 +363,7 @@ impl ToolDef {
         outcome: Result<CallToolResult, Rejection>,
     ) -> Result<CallToolResult, McpError> {
         match outcome {
-            Ok(result) => Ok(result),
+            Ok(result) => Ok(self.finish_structured(result)),
             Err(Rejection::Protocol(e)) => Err(e),
             Err(Rejection::InvalidArguments(detail)) => {
                 let message = format!("Invalid arguments for tool {}: {detail}", self.tool.name);
@@ -329,6 +374,30 @@ impl ToolDef {
                 }
             }
         }
+    }
+}
+
+impl ToolDef {
+    /// Puts a result's structured content in the form the tool's output schema gives it:
+    /// `{"result": value}` when the schema was wrapped so (whatever this value is: an
+    /// `Option` of a struct is an object one call and `null` the next), and for any value
+    /// that is not an object (2025 revisions take only objects). A result without content
+    /// gets the structured content's text, which the spec asks for so that clients
+    /// without structured output see it too.
+    fn finish_structured(&self, mut result: CallToolResult) -> CallToolResult {
+        let Some(structured) = result.structured_content.take() else { return result };
+        let structured = if self.wraps_structured || !structured.is_object() {
+            let mut wrapped = JsonObject::new();
+            wrapped.insert("result".into(), structured);
+            Value::Object(wrapped)
+        } else {
+            structured
+        };
+        if result.content.is_empty() {
+            result.content.push(ContentBlock::text(structured.to_string()));
+        }
+        result.structured_content = Some(structured);
+        result
     }
 }
 
@@ -446,6 +515,7 @@ impl ToolBuilder {
     {
         let mut tool = self.tool;
         tool.input_schema = self.input_schema.unwrap_or_else(schema::input_schema_for::<A>);
+        let wraps_structured = self.output_schema.is_none() && R::wraps_structured_content();
         tool.output_schema = self.output_schema.unwrap_or_else(R::output_schema);
         let handler = Arc::new(handler);
         let erased: ErasedHandler = Arc::new(move |ctx: Ctx, arguments: Option<&RawValue>| {
@@ -462,7 +532,13 @@ impl ToolBuilder {
                 output.into_tool_result().map_err(Rejection::Protocol)
             })
         });
-        ToolDef { tool, handler: erased, task_support: self.task_support, before_task: self.before_task }
+        ToolDef {
+            tool,
+            handler: erased,
+            task_support: self.task_support,
+            before_task: self.before_task,
+            wraps_structured,
+        }
     }
 
     /// Sets the handler and finishes the tool.
@@ -470,13 +546,15 @@ impl ToolBuilder {
         let mut tool = self.tool;
         tool.input_schema =
             self.input_schema.or_else(H::input_schema).unwrap_or_else(schema::empty_object_schema);
+        let wraps_structured = self.output_schema.is_none() && H::wraps_structured_content();
         tool.output_schema = self.output_schema.unwrap_or_else(H::output_schema);
         let handler = Arc::new(handler);
         ToolDef {
             tool,
-            handler: Arc::new(move |ctx, args: Option<&RawValue>| handler.call(ctx, args)),
+            handler: Arc::new(move |ctx, args: Option<&RawValue>| handler.clone().call(ctx, args)),
             task_support: self.task_support,
             before_task: self.before_task,
+            wraps_structured,
         }
     }
 }

@@ -1,22 +1,24 @@
 //! How `#[tool]`'s generated code sends a function's return value, chosen by the traits
-//! its type implements rather than by its name (so a type alias works).
+//! its type implements rather than by its name (so a type alias works), and how it runs a
+//! sync function ([`run_blocking`]).
 //!
-//! The generated code calls `(&&&Probe::<T>::new()).kind()`. Method lookup takes the
-//! first receiver type that has a `kind`, trying `&&&Probe<T>` (the `&self` of an impl for
-//! `&&Probe<T>`), then `&&Probe<T>`, then `&Probe<T>` ("autoref specialization"): a value
+//! The generated code calls `(&&&&Probe::<T>::new()).kind()`. Method lookup takes the
+//! first receiver type that has a `kind`, trying `&&&&Probe<T>` (the `&self` of an impl
+//! for `&&&Probe<T>`), then `&&&Probe<T>`, and so on ("autoref specialization"): a value
 //! that already is a tool result goes as it is; else a `Result` whose `Ok` is serializable
-//! sends that value as structured content; else a serializable value does. Each `kind()`
-//! returns a tag whose `schema` and `wrap` do the work. Not part of the public API.
+//! and whose `Err` is a tool error sends that value as structured content; else any other
+//! `Result` stops the build at its error type, which must be a tool error (a serializable
+//! `Err` would otherwise be sent as a successful `{"Err": ..}` value); else a serializable
+//! value is sent as structured content. Each `kind()` returns a tag whose `wrap` turns the
+//! value into a type that is a tool result ([`Json`] for structured content), so the tool's
+//! output schema comes from that type like any handler's. Not part of the public API.
 
 use std::marker::PhantomData;
 
-use mcpwire_protocol::tools::CallToolResult;
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde_json::Value;
 
 use super::tool::{IntoToolError, IntoToolResult, Json};
-use crate::error::McpError;
 
 /// Stands for a value of type `T` in method lookup.
 pub struct Probe<T>(PhantomData<T>);
@@ -29,16 +31,15 @@ impl<T> Probe<T> {
     }
 }
 
-fn schema_value(schema: Option<mcpwire_protocol::common::JsonObject>) -> Value {
-    schema.map_or(Value::Null, Value::Object)
-}
-
 /// The value is a tool result already.
 #[derive(Clone, Copy)]
 pub struct AsIs;
 /// The `Ok` value of a `Result` is sent as structured content.
 #[derive(Clone, Copy)]
 pub struct OkAsJson;
+/// A `Result` whose `Err` is not a tool error: its `wrap` does not compile.
+#[derive(Clone, Copy)]
+pub struct NeedsToolError;
 /// The value is sent as structured content.
 #[derive(Clone, Copy)]
 pub struct AsJson;
@@ -50,7 +51,7 @@ pub trait PickAsIs {
         AsIs
     }
 }
-impl<T: IntoToolResult> PickAsIs for &&Probe<T> {}
+impl<T: IntoToolResult> PickAsIs for &&&Probe<T> {}
 
 /// Picks [`OkAsJson`].
 pub trait PickOkAsJson {
@@ -59,7 +60,16 @@ pub trait PickOkAsJson {
         OkAsJson
     }
 }
-impl<T: Serialize + JsonSchema + Send + 'static, E: IntoToolError> PickOkAsJson for &Probe<Result<T, E>> {}
+impl<T: Serialize + JsonSchema + Send + 'static, E: IntoToolError> PickOkAsJson for &&Probe<Result<T, E>> {}
+
+/// Picks [`NeedsToolError`].
+pub trait PickNeedsToolError {
+    /// The tag.
+    fn kind(&self) -> NeedsToolError {
+        NeedsToolError
+    }
+}
+impl<T, E> PickNeedsToolError for &Probe<Result<T, E>> {}
 
 /// Picks [`AsJson`].
 pub trait PickAsJson {
@@ -71,40 +81,45 @@ pub trait PickAsJson {
 impl<T: Serialize + JsonSchema + Send + 'static> PickAsJson for Probe<T> {}
 
 impl AsIs {
-    /// The output schema (`null`: none).
-    pub fn schema<T: IntoToolResult>(self, _: Probe<T>) -> Value {
-        schema_value(T::output_schema())
-    }
     /// The result.
-    pub fn wrap<T: IntoToolResult>(self, value: T) -> Result<CallToolResult, McpError> {
-        value.into_tool_result()
+    pub fn wrap<T: IntoToolResult>(self, value: T) -> T {
+        value
     }
 }
 
 impl OkAsJson {
-    /// The output schema of the `Ok` value.
-    pub fn schema<T: Serialize + JsonSchema + Send + 'static, E>(self, _: Probe<Result<T, E>>) -> Value {
-        schema_value(Json::<T>::output_schema())
+    /// The `Ok` value as structured content.
+    pub fn wrap<T, E>(self, value: Result<T, E>) -> Result<Json<T>, E> {
+        value.map(Json)
     }
-    /// The result.
-    pub fn wrap<T: Serialize + JsonSchema + Send + 'static, E: IntoToolError>(
-        self,
-        value: Result<T, E>,
-    ) -> Result<CallToolResult, McpError> {
-        value.map(Json).into_tool_result()
+}
+
+impl NeedsToolError {
+    /// Does not compile for the `E` it was picked for: the bound names what is missing.
+    pub fn wrap<T, E: IntoToolError>(self, value: Result<T, E>) -> Result<T, E> {
+        value
     }
 }
 
 impl AsJson {
-    /// The output schema of the value.
-    pub fn schema<T: Serialize + JsonSchema + Send + 'static>(self, _: Probe<T>) -> Value {
-        schema_value(Json::<T>::output_schema())
+    /// The value as structured content.
+    pub fn wrap<T>(self, value: T) -> Json<T> {
+        Json(value)
     }
-    /// The result.
-    pub fn wrap<T: Serialize + JsonSchema + Send + 'static>(
-        self,
-        value: T,
-    ) -> Result<CallToolResult, McpError> {
-        Json(value).into_tool_result()
+}
+
+/// Runs a sync handler on the runtime's blocking pool (`spawn_blocking`), as a thread
+/// pool runs a Python SDK's sync tools: one that blocks holds up no other request, and
+/// the connection goes on reading (a cancellation of that very call among them: the
+/// call is then not answered, though the function runs to its end). A panic in it goes
+/// on in the caller, where the dispatcher contains it like an async handler's.
+pub async fn run_blocking<R: Send + 'static>(run: impl FnOnce() -> R + Send + 'static) -> R {
+    match tokio::task::spawn_blocking(run).await {
+        Ok(output) => output,
+        Err(failed) => match failed.try_into_panic() {
+            Ok(panic) => std::panic::resume_unwind(panic),
+            // The runtime is shutting down: no answer will be written anyway.
+            Err(_) => std::future::pending().await,
+        },
     }
 }
