@@ -13,7 +13,7 @@ use mcpwire_protocol::{codes, ErrorObject, ErrorResponse, Message, ProtocolVersi
 
 use super::event_store::guarded;
 use super::sse;
-use super::stream_queue::{stream_queue, Refused, StreamReceiver, StreamSender};
+use super::stream_queue::{stream_queue, Refused, StreamEnder, StreamReceiver, StreamSender};
 use super::HttpSettings;
 use crate::id_map::IdMap;
 use crate::jsonrpc::{Direct, Handler, NotificationContext, RequestContext, Route};
@@ -62,6 +62,10 @@ struct Streams {
     /// handful, for which a scan is cheaper than hashing.
     streams: Vec<Stream>,
     standalone: Option<u64>,
+    /// The connection replaying each ended stream that a client resumed, by the stream's
+    /// name: a stream is carried by one connection at a time, so a stream's stored events
+    /// are copied into one response however often it is resumed.
+    replays: Vec<(String, StreamEnder)>,
 }
 
 impl Streams {
@@ -314,17 +318,17 @@ impl Session {
         }
     }
 
-    /// Opens (or re-attaches) the standalone GET stream; `None` if one is connected.
-    pub(crate) fn open_standalone(&self) -> Option<StreamReceiver> {
+    /// Opens the standalone GET stream, or attaches it to a new connection: one that is
+    /// still connected is ended (a client opens a new GET when it believes its last one
+    /// gone, which the server may not have noticed yet).
+    pub(crate) fn open_standalone(&self) -> StreamReceiver {
         let (tx, rx) = stream_queue(self.settings.stream_queue);
         let mut streams = lock(&self.streams);
-        if let Some(no) = streams.standalone {
-            let stream = streams.get_mut(no)?;
-            if stream.live.as_ref().is_some_and(|l| !l.is_closed()) {
-                return None;
+        if let Some(stream) = streams.standalone.and_then(|no| streams.get_mut(no)) {
+            if let Some(earlier) = stream.live.replace(tx) {
+                earlier.ender().end_now();
             }
-            stream.live = Some(tx);
-            return Some(rx);
+            return rx;
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         streams.streams.push(Stream {
@@ -335,7 +339,7 @@ impl Session {
             only: None,
         });
         streams.standalone = Some(no);
-        Some(rx)
+        rx
     }
 
     /// Resumes a stream after `last_event_id`: replays its later events, then (if the
@@ -354,9 +358,22 @@ impl Session {
                 let _ = tx.try_send(sse::event(Some(id), None, message));
             }
         }
+        // The stream's earlier connection, if any, ends: it is one the client gave up on.
         let named = |s: &&mut Stream| matches!(&s.wire, Wire::Sse { name } if *name == replay.stream);
         if let Some(stream) = streams.streams.iter_mut().find(named) {
-            stream.live = Some(tx);
+            if let Some(earlier) = stream.live.replace(tx) {
+                earlier.ender().end_now();
+            }
+        } else {
+            let replays = &mut streams.replays;
+            replays.retain(|(name, earlier)| {
+                let same = *name == replay.stream;
+                if same {
+                    earlier.end_now();
+                }
+                !same && !earlier.is_gone()
+            });
+            replays.push((replay.stream, tx.ender()));
         }
         Some(rx)
     }

@@ -12,7 +12,7 @@
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::task::{Context, Poll, Waker};
 
 use bytes::Bytes;
@@ -87,6 +87,35 @@ impl StreamSender {
     /// Whether the receiver is gone.
     pub(crate) fn is_closed(&self) -> bool {
         lock(&self.0).receiver_gone
+    }
+
+    /// A handle that can end the stream at once, and does not keep it open.
+    pub(crate) fn ender(&self) -> StreamEnder {
+        StreamEnder(Arc::downgrade(&self.0))
+    }
+}
+
+/// Ends a stream at once, dropping what its reader has not taken: for a connection that
+/// another takes the place of (the events stay in the event store, for resumption).
+pub(crate) struct StreamEnder(Weak<Mutex<State>>);
+
+impl StreamEnder {
+    /// Ends the stream now.
+    pub(crate) fn end_now(&self) {
+        let Some(shared) = self.0.upgrade() else { return };
+        let mut state = lock(&shared);
+        state.events = VecDeque::new();
+        state.sender_gone = true;
+        let waker = state.waker.take();
+        drop(state);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    /// Whether the stream's reader is gone (nothing left to end).
+    pub(crate) fn is_gone(&self) -> bool {
+        self.0.upgrade().is_none_or(|shared| lock(&shared).receiver_gone)
     }
 }
 
@@ -180,6 +209,20 @@ mod tests {
         assert_eq!(rx.try_recv().unwrap().as_deref(), Some(&b"b"[..]));
         assert_eq!(rx.try_recv(), Ok(None));
         assert_eq!(rx.recv().await, None);
+    }
+
+    #[tokio::test]
+    async fn an_ender_ends_the_stream_at_once_and_keeps_nothing_alive() {
+        let (tx, mut rx) = stream_queue(4);
+        let ender = tx.ender();
+        tx.try_send(Bytes::from_static(b"unread")).unwrap();
+        assert!(!ender.is_gone());
+        ender.end_now();
+        assert_eq!(rx.recv().await, None, "what the reader had not taken is dropped");
+        drop(tx);
+        drop(rx);
+        assert!(ender.is_gone());
+        ender.end_now();
     }
 
     #[tokio::test]
