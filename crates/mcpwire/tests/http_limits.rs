@@ -364,3 +364,42 @@ async fn a_2026_stream_nobody_reads_is_dropped_and_memory_stays_bounded() {
     assert!(!text.contains("\"result\""), "a cancelled request was answered");
     bound.shutdown.cancel();
 }
+
+/// A client that sends a whole body over the limit before it reads gets the `413` (what
+/// is left of the body is read and dropped first; answering and closing at once would
+/// give it a broken pipe instead), and its connection stays usable. Both ways of saying
+/// the size: a `Content-Length` over the limit, and chunks that pass it.
+#[tokio::test]
+async fn a_client_that_sends_an_oversized_body_whole_reads_its_413() {
+    let limit = 64 * 1024;
+    let (bound, _) = local(HttpSettings { max_body_bytes: limit, ..HttpSettings::default() }).await;
+    let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","pad":"{}"}}"#, "x".repeat(64 * limit));
+    let head = "POST /mcp HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\n\
+        accept: application/json, text/event-stream\r\nmcp-protocol-version: 2025-11-25\r\n";
+    for chunked in [false, true] {
+        let mut stream = TcpStream::connect(bound.local_addr).await.unwrap();
+        let mut request = head.as_bytes().to_vec();
+        if chunked {
+            request.extend_from_slice(b"transfer-encoding: chunked\r\n\r\n");
+            for piece in body.as_bytes().chunks(8 * 1024) {
+                request.extend_from_slice(format!("{:x}\r\n", piece.len()).as_bytes());
+                request.extend_from_slice(piece);
+                request.extend_from_slice(b"\r\n");
+            }
+            request.extend_from_slice(b"0\r\n\r\n");
+        } else {
+            request.extend_from_slice(format!("content-length: {}\r\n\r\n", body.len()).as_bytes());
+            request.extend_from_slice(body.as_bytes());
+        }
+        // Sent whole before anything is read, as a fetch() does.
+        stream.write_all(&request).await.expect("the server took the whole body");
+        assert_eq!(read_response(&mut stream).await, 413, "chunked: {chunked}");
+        stream.write_all(&initialize().encode(bound.local_addr)).await.unwrap();
+        assert_eq!(
+            read_response(&mut stream).await,
+            200,
+            "the connection is still usable (chunked: {chunked})"
+        );
+    }
+    bound.shutdown.cancel();
+}

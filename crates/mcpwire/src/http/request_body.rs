@@ -1,8 +1,12 @@
 //! Reading a POST's body, bounded in size and in time.
 //!
 //! A body larger than [`HttpSettings::max_body_bytes`](super::HttpSettings::max_body_bytes)
-//! is refused with `413`: at once when its `Content-Length` says so, else as soon as
-//! [`http_body_util::Limited`] has counted past the limit. A body that has not all
+//! is refused with `413`: without keeping it when its `Content-Length` says so, else as
+//! soon as [`http_body_util::Limited`] has counted past the limit. What is left of a
+//! refused body is read and dropped first (up to [`DRAIN_BYTES`], for at most
+//! [`DRAIN_TIME`]): a client still sending it when the answer and the close came would
+//! get a broken pipe instead of the `413` (the TypeScript SDK reports `fetch failed`, the
+//! Python SDK's client ends altogether). Past that the connection is closed. A body that has not all
 //! arrived within [`HttpSettings::body_timeout`](super::HttpSettings::body_timeout) is
 //! refused with `408` and its connection closed ([`tokio::time::timeout`] around the
 //! collection): without the deadline, a client that sends a head and then trickles its
@@ -18,6 +22,11 @@ use http_body_util::{BodyExt, LengthLimitError, Limited};
 use mcpwire_protocol::codes;
 
 use super::{status, McpBody};
+
+/// The most of a refused body read (and dropped) so that its client gets the answer.
+const DRAIN_BYTES: u64 = 16 * 1024 * 1024;
+/// The longest a refused body is read for.
+const DRAIN_TIME: Duration = Duration::from_secs(5);
 
 /// The bounds of one body.
 #[derive(Clone, Copy, Debug)]
@@ -41,22 +50,14 @@ where
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let limit = limits.max_bytes;
-    let too_large = || {
-        Box::new(status::error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            None,
-            codes::INVALID_REQUEST,
-            format!("Request body exceeds {limit} bytes"),
-        ))
-    };
-    if let Some(len) =
-        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok())
-    {
-        if len > limit as u64 {
-            return Err(too_large());
-        }
+    let mut body = std::pin::pin!(body);
+    let declared =
+        headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if let Some(len) = declared.filter(|len| *len > limit as u64) {
+        // A body too long to drain is answered at once.
+        return Err(too_large(limit, len <= DRAIN_BYTES && drained(&mut body).await));
     }
-    let collect = Limited::new(body, limit).collect();
+    let collect = Limited::new(body.as_mut(), limit).collect();
     let collected = if limits.timeout.is_zero() {
         collect.await
     } else {
@@ -65,7 +66,9 @@ where
     match collected {
         // A body that came in one chunk is that chunk, not a copy of it.
         Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            Err(too_large(limit, drained(&mut body).await))
+        }
         Err(e) => Err(Box::new(status::error(
             StatusCode::BAD_REQUEST,
             None,
@@ -73,6 +76,38 @@ where
             format!("could not read the body: {e}"),
         ))),
     }
+}
+
+/// Reads what is left of a refused body and drops it: whether it all came (within
+/// [`DRAIN_BYTES`] and [`DRAIN_TIME`]).
+async fn drained<B: Body + Unpin>(body: &mut B) -> bool {
+    let discard = async {
+        let mut left = DRAIN_BYTES;
+        while let Some(frame) = body.frame().await {
+            let Ok(frame) = frame else { return false };
+            let Some(data) = frame.data_ref() else { continue };
+            match left.checked_sub(bytes::Buf::remaining(data) as u64) {
+                Some(rest) => left = rest,
+                None => return false,
+            }
+        }
+        true
+    };
+    tokio::time::timeout(DRAIN_TIME, discard).await.unwrap_or(false)
+}
+
+/// `413`; the connection is closed after it unless the whole body was read.
+fn too_large(limit: usize, drained: bool) -> Box<Response<McpBody>> {
+    let mut response = status::error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        None,
+        codes::INVALID_REQUEST,
+        format!("Request body exceeds {limit} bytes"),
+    );
+    if !drained {
+        response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    }
+    Box::new(response)
 }
 
 /// `408` for a body that did not arrive in time; the connection is closed after it (what
@@ -147,14 +182,31 @@ mod tests {
         assert_eq!(bytes.as_ptr(), chunk.as_ptr());
     }
 
-    #[tokio::test]
-    async fn a_content_length_past_the_limit_gets_413_before_the_body_is_read() {
+    #[tokio::test(start_paused = true)]
+    async fn a_content_length_past_the_limit_gets_413_without_keeping_the_body() {
         let mut headers = http::HeaderMap::new();
         headers.insert(header::CONTENT_LENGTH, HeaderValue::from_static("65"));
         let never =
             StreamBody::new(futures_util::stream::pending::<Result<http_body::Frame<Bytes>, Infallible>>());
         let refused = read_body(never, limits(64, NO_DEADLINE), &headers).await.unwrap_err();
         assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(
+            refused.headers()[header::CONNECTION],
+            "close",
+            "the rest never came: the connection ends"
+        );
+        let whole = chunked(&["x"; 65]);
+        let refused = read_body(whole, limits(64, NO_DEADLINE), &headers).await.unwrap_err();
+        assert_eq!(refused.status(), StatusCode::PAYLOAD_TOO_LARGE);
+        assert!(
+            refused.headers().get(header::CONNECTION).is_none(),
+            "read to its end: the connection goes on"
+        );
+        headers.insert(header::CONTENT_LENGTH, HeaderValue::from(DRAIN_BYTES + 1));
+        let too_long =
+            StreamBody::new(futures_util::stream::pending::<Result<http_body::Frame<Bytes>, Infallible>>());
+        let refused = read_body(too_long, limits(64, NO_DEADLINE), &headers).await.unwrap_err();
+        assert_eq!(refused.headers()[header::CONNECTION], "close", "too long to drain: answered at once");
     }
 
     #[tokio::test(start_paused = true)]
