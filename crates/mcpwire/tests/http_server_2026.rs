@@ -273,6 +273,30 @@ async fn stateless_unsupported_version_gets_32022() {
     let body = response.json().await;
     assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(6), json!(-32020)), "{body}");
     assert!(body["error"]["message"].as_str().unwrap().contains("2025-11-25"), "{body}");
+    // Both naming the same 2025 revision: they agree, on a version not served without a
+    // session.
+    let body = json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/list", "params": { "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2025-11-25", "io.modelcontextprotocol/clientCapabilities": {} } } });
+    let req =
+        Req::post(&body).header("mcp-protocol-version", "2025-11-25").header("mcp-method", "tools/list");
+    let body = send(t.addr, req).await.json().await;
+    assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(7), json!(-32022)), "{body}");
+    assert_eq!(body["error"]["data"], json!({ "supported": [V26], "requested": "2025-11-25" }));
+    // An unknown version whose envelope lacks something else: the version comes first.
+    for meta in [
+        json!({ "io.modelcontextprotocol/protocolVersion": "2099-01-01" }),
+        json!({ "io.modelcontextprotocol/protocolVersion": "2099-01-01", "io.modelcontextprotocol/clientCapabilities": [] }),
+    ] {
+        let body =
+            json!({ "jsonrpc": "2.0", "id": 8, "method": "server/discover", "params": { "_meta": meta } });
+        let req = Req::post(&body)
+            .header("mcp-protocol-version", "2099-01-01")
+            .header("mcp-method", "server/discover");
+        let response = send(t.addr, req).await;
+        assert_eq!(response.status, 400);
+        let body = response.json().await;
+        assert_eq!(body["error"]["code"], -32022, "{body}");
+    }
 }
 
 #[tokio::test]

@@ -297,12 +297,14 @@ async fn shutdown_ends_every_open_stream_promptly() {
     shutdown.cancel();
     let limit = Duration::from_secs(2);
     expect_session_end(&mut get, &mut call, 2, limit).await;
-    let ended = subscription.expect_end_within(limit).await;
-    assert_eq!(
-        ended.iter().map(|e| e.json()).collect::<Vec<_>>(),
-        vec![json!({ "jsonrpc": "2.0", "id": 7,
-            "result": { "resultType": "complete", "_meta": { "io.modelcontextprotocol/subscriptionId": 7 } } })],
-        "a listen stream ends with its final result"
+    let ended: Vec<Value> = subscription.expect_end_within(limit).await.iter().map(|e| e.json()).collect();
+    assert_eq!(ended.len(), 1, "a listen stream ends with its final result: {ended:?}");
+    let result = &ended[0]["result"];
+    assert_eq!((ended[0]["id"].clone(), result["resultType"].clone()), (json!(7), json!("complete")));
+    assert_eq!(result["_meta"]["io.modelcontextprotocol/subscriptionId"], 7);
+    assert!(
+        result["_meta"]["io.modelcontextprotocol/serverInfo"].is_object(),
+        "stamped like any result: {result}"
     );
     assert!(stateless_call.expect_end_within(limit).await.is_empty(), "a 2026 call's stream is closed");
     wait_for("the 2026 handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;

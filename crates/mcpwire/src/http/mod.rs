@@ -423,6 +423,16 @@ impl McpService {
             (&version_header, &frame, no_session)
         {
             if r.method != methods::INITIALIZE && crate::server::is_enveloped(r) {
+                // Both name the same 2025 revision: nothing disagrees, the version is one
+                // this server does not serve without a session.
+                if crate::server::enveloped_version(r).as_deref() == Some(header.as_str()) {
+                    let error = crate::server::stateless::unsupported_version(header.as_str());
+                    return status::error_object(
+                        StatusCode::BAD_REQUEST,
+                        Some(r.id.clone()),
+                        error.to_error_object(),
+                    );
+                }
                 return status::error(
                     StatusCode::BAD_REQUEST,
                     Some(r.id.clone()),

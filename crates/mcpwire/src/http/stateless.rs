@@ -8,9 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Response, StatusCode};
-use mcpwire_protocol::subscriptions::SubscriptionsListenResult;
 use mcpwire_protocol::{codes, methods, Message, Request};
-use serde_json::value::RawValue;
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 use super::response_body::McpBody;
@@ -71,7 +69,7 @@ pub(crate) async fn serve_alone<H: Handler>(
     leftovers: impl Send + 'static,
     json_only: bool,
 ) -> Response<McpBody> {
-    let Inner { settings, dispatcher: config, closing, .. } = endpoint;
+    let Inner { settings, dispatcher: config, closing, server, .. } = endpoint;
     let id = request.id.clone();
     let stateless_era = handler.in_stateless_era();
     let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
@@ -125,6 +123,7 @@ pub(crate) async fn serve_alone<H: Handler>(
     };
 
     let closing = closing.clone();
+    let server = listen.then(|| server.clone());
     let (body_tx, body_rx) = mpsc::channel::<Bytes>(settings.stream_queue);
     let keep_alive = settings.keep_alive;
     tokio::spawn(async move {
@@ -145,12 +144,8 @@ pub(crate) async fn serve_alone<H: Handler>(
                 biased;
                 _ = stream.body.closed() => return,
                 _ = closing.cancelled() => {
-                    if listen {
-                        let end = Message::Response(mcpwire_protocol::Response::new(
-                            id.clone(),
-                            serde_json::value::to_raw_value(&SubscriptionsListenResult::closed(&id))
-                                .unwrap_or_else(|_| RawValue::NULL.to_owned()),
-                        ));
+                    if let Some(result) = server.and_then(|server| server.listen_closed(&id).ok()) {
+                        let end = Message::Response(mcpwire_protocol::Response::new(id.clone(), result));
                         stream.send(sse::event(None, None, &end.to_vec())).await;
                     }
                     return;

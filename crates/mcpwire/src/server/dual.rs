@@ -63,6 +63,13 @@ pub(crate) fn is_enveloped(request: &Request) -> bool {
     })
 }
 
+/// The version a request's `_meta` names, if it names one as a string: read as a tree,
+/// for requests already refused, to say what to refuse them with.
+pub(crate) fn enveloped_version(request: &Request) -> Option<String> {
+    let params = request.parse_params::<serde_json::Value>().ok()?;
+    params.get("_meta")?.get(PROTOCOL_VERSION)?.as_str().map(str::to_owned)
+}
+
 impl Stream {
     /// The stream's era: fixed by its first request ([`Handler::on_arrival`] calls this in
     /// arrival order, so a `server/discover` followed at once by `initialize` is decided

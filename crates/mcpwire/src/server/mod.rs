@@ -75,7 +75,7 @@ pub use ask::Elicited;
 pub use context::Ctx;
 pub use definition::Definition;
 #[cfg(feature = "http")]
-pub(crate) use dual::is_enveloped;
+pub(crate) use dual::{enveloped_version, is_enveloped};
 pub use extract::{Args, FromRequest, Handler, Rejection, RequestParts, State, Uri};
 pub use file_root::FileRoot;
 pub use middleware::{middleware_fn, Middleware, Next, NextNotification};

@@ -11,7 +11,7 @@ use mcpwire_protocol::subscriptions::{
     SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequestParams,
     SubscriptionsListenResult,
 };
-use mcpwire_protocol::{codes, meta, methods, Meta, RawJson, Request, RequestId};
+use mcpwire_protocol::{codes, meta, methods, Meta, ProtocolVersion, RawJson, Request, RequestId};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -43,7 +43,17 @@ pub(crate) fn read_envelope(request: &Request) -> Result<RequestEnvelope, McpErr
         return checked(Ok(envelope));
     }
     let probe: MetaTreeProbe = parse(request.params.as_deref())?;
-    checked(RequestEnvelope::from_meta(probe.meta.as_ref()))
+    let envelope = RequestEnvelope::from_meta(probe.meta.as_ref());
+    // A version this server does not speak statelessly is what to tell the client first,
+    // whatever else its envelope lacks (a later revision may shape it otherwise): with
+    // `-32022` it can pick a version; `-32602` would send it back to `initialize`.
+    if envelope.is_err() {
+        let version = probe.meta.as_ref().and_then(|m| m.get(meta::PROTOCOL_VERSION)).and_then(Value::as_str);
+        if let Some(version) = version.filter(|v| !is_stateless_version(&ProtocolVersion::parse(v))) {
+            return Err(unsupported_version(version));
+        }
+    }
+    checked(envelope)
 }
 
 /// The envelope's errors as JSON-RPC errors, and its version checked.
@@ -135,8 +145,7 @@ impl Server {
                 }
                 // Boxed: inline, this long-lived branch's future would size every request's.
                 Box::pin(self.listen(p.notifications, &rpc)).await;
-                let result = SubscriptionsListenResult::closed(rpc.id());
-                Reply::Custom(serde_json::to_value(result)?)
+                return self.listen_closed(rpc.id());
             }
             _ => self.route(rpc, Seed::Stateless(envelope), method, request.params).await?,
         };
@@ -151,6 +160,12 @@ impl Server {
             return caps.with_extension(meta::TASKS_EXTENSION, Default::default());
         }
         caps
+    }
+
+    /// The result that ends a `subscriptions/listen` stream (the server stops publishing,
+    /// or shuts down), stamped like any other.
+    pub(crate) fn listen_closed(&self, id: &RequestId) -> Result<RawJson, McpError> {
+        self.stamp(Reply::Custom(serde_json::to_value(SubscriptionsListenResult::closed(id))?))
     }
 
     /// Stamps a 2026 reply (`resultType`, the server's identity, cache hints) and
