@@ -95,8 +95,11 @@ mod reference {
                 Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
                     Ok(id) => Some(id),
                     Err(_) => {
-                        let what = if raw.get() == "null" {
+                        let text = raw.get();
+                        let what = if text == "null" {
                             "id must not be null"
+                        } else if text.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) {
+                            "an integer id must be within a 64-bit signed integer's range (use a string for larger ones)"
                         } else {
                             "id must be a string or an integer"
                         };

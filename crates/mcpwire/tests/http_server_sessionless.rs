@@ -72,14 +72,15 @@ async fn sessionless_json_mode_and_no_client_capabilities() {
         (&structured["client"], &structured["elicits"]),
         (&json!("stateless-http-client"), &json!(false))
     );
-    // The throwaway session knows no client capabilities: asking the client fails at once,
-    // with the code 2025 has for a missing capability (-32021 exists only in 2026).
+    // The throwaway session knows no client capabilities and has no way to ask: asking the
+    // client fails at once, with the code 2025 has for a missing capability (-32021 exists
+    // only in 2026) and a message that says why (the client may well have declared it).
     let started = Instant::now();
     let answer = send(t.addr, req(&call_body(3, "ask", json!({})))).await.json().await;
     assert!(started.elapsed() < Duration::from_secs(2));
     assert_eq!(
         answer,
-        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32601, "message": "Method not found: the client did not declare a capability this needs",
+        json!({ "jsonrpc": "2.0", "id": 3, "error": { "code": -32601, "message": "Method not found: this request cannot ask the client anything (a server without sessions, or one answering in JSON only, sends it no requests)",
             "data": { "requiredCapabilities": { "elicitation": { "form": {} } } } } })
     );
 }

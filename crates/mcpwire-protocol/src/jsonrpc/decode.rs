@@ -268,8 +268,11 @@ impl Envelope<'_> {
             Some(raw) => match read_id(raw) {
                 Ok(id) => Some(id),
                 Err(_) => {
-                    let what = if raw.get() == "null" {
+                    let text = raw.get();
+                    let what = if text == "null" {
                         "id must not be null"
+                    } else if text.trim_start_matches('-').bytes().all(|b| b.is_ascii_digit()) {
+                        "an integer id must be within a 64-bit signed integer's range (use a string for larger ones)"
                     } else {
                         "id must be a string or an integer"
                     };
@@ -393,6 +396,16 @@ mod tests {
             let err = decode(input).expect_err(input);
             assert_eq!(err.code, code, "{input}: {}", err.message);
         }
+    }
+
+    #[test]
+    fn an_integer_id_past_64_bits_is_named_as_such() {
+        for id in ["9223372036854775808", "-9223372036854775809", "123456789012345678901234567890"] {
+            let e = decode(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).unwrap_err();
+            assert!(e.message.contains("64-bit"), "{id}: {}", e.message);
+        }
+        let e = decode(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).unwrap_err();
+        assert!(e.message.contains("a string or an integer"), "{}", e.message);
     }
 
     #[test]

@@ -97,8 +97,9 @@ pub struct HttpSettings {
     pub json_response: bool,
     /// 2025: serve without sessions: no `Mcp-Session-Id` is minted or required, GET and
     /// DELETE answer 405, and each POST runs in a throwaway session (no resumption, no
-    /// client capabilities unless the POST is `initialize` itself, no
-    /// `notifications/cancelled` across POSTs: closing the response cancels instead).
+    /// client capabilities unless the POST is `initialize` itself, so no requests to the
+    /// client; no `notifications/cancelled` across POSTs: closing the response cancels
+    /// instead; a `logging/setLevel` is answered but lasts only for its own POST).
     ///
     /// This is what other SDKs call the 2025 "stateless mode" (the Python SDK's
     /// `stateless_http`, the TypeScript SDK's transport without a session id generator).

@@ -548,6 +548,13 @@ impl Ctx {
             EraInfo::Stateless(_) => {
                 (codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability")
             }
+            // A server without sessions forgot what the client declared at `initialize`,
+            // and could not route its answer back anyway: say so, not that the client
+            // lacks the capability.
+            EraInfo::Stateful(_) if !self.inner.rpc.back_channel => (
+                codes::METHOD_NOT_FOUND,
+                "Method not found: this request cannot ask the client anything (a server without sessions, or one answering in JSON only, sends it no requests)",
+            ),
             EraInfo::Stateful(_) => (
                 codes::METHOD_NOT_FOUND,
                 "Method not found: the client did not declare a capability this needs",
