@@ -59,18 +59,48 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Serves `service` at `http://ADDR/mcp` until the process ends, printing the URL on
-/// stderr once it listens (port 0 picks a free port).
+/// Serves `service` at `http://ADDR/mcp` until SIGINT or SIGTERM, printing the URL on
+/// stderr once it listens (port 0 picks a free port). A signal shuts the service down
+/// cleanly: open streams end with what the spec asks (a `subscriptions/listen` stream
+/// with its final result) rather than being cut.
 async fn serve(service: mcpwire::http::McpService, addr: &str) -> ExitCode {
     match mcpwire::http::serve_with_shutdown(service, addr, "/mcp").await {
         Ok(bound) => {
             eprintln!("everything-server: serving at http://{}/mcp", bound.local_addr);
-            let _ = bound.task.await;
+            let mut task = bound.task;
+            tokio::select! {
+                _ = &mut task => {}
+                () = stop_signal() => {
+                    bound.shutdown.cancel();
+                    let _ = task.await;
+                }
+            }
             ExitCode::SUCCESS
         }
         Err(e) => {
             eprintln!("everything-server: cannot serve on {addr}: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Resolves at the first SIGINT or SIGTERM (never, if neither can be watched).
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match (signal(SignalKind::interrupt()), signal(SignalKind::terminate())) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            _ => std::future::pending().await,
+        }
+    }
+    #[cfg(not(unix))]
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
