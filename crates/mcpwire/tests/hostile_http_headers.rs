@@ -115,3 +115,20 @@ async fn a_host_or_origin_from_another_site_is_refused() {
     }
     bound.shutdown.cancel();
 }
+
+/// A lying header of 100 KB is named in the refusal, but not echoed whole.
+#[tokio::test]
+async fn a_huge_lying_header_is_not_echoed_whole() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let body =
+        stateless_request(1, "tools/call", json!({ "name": "region", "arguments": { "region": "eu" } })).body;
+    let huge = "n".repeat(100 * 1024);
+    let headers =
+        [VERSION_2026, ("mcp-method", "tools/call"), ("mcp-name", &huge), ("mcp-param-region", "eu")];
+    let refused = send(bound.local_addr, Req::post_bytes(body).with_headers(&headers)).await;
+    assert_eq!(refused.status, 400);
+    let answer: Value = refused.json().await;
+    assert_eq!(code(&answer), codes::HEADER_MISMATCH, "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("Mcp-Name") && message.ends_with('…') && message.len() < 1024, "{message}");
+}

@@ -252,6 +252,7 @@ async fn a_task_nobody_polls_expires_and_the_store_stays_bounded() {
     // The store holds one unfinished task: another is refused with an error, not queued.
     let e = expect_error(&ask(&mut raw, 2, "tools/call", json!({ "name": "forever" }), true).await, 2);
     assert_eq!(e.code, codes::INTERNAL_ERROR);
+    assert!(e.message.contains("task store is full"), "the reason is said: {}", e.message);
     tokio::time::sleep(Duration::from_millis(2000)).await;
     let e = expect_error(&ask(&mut raw, 3, "tasks/get", json!({ "taskId": task }), true).await, 3);
     assert_eq!(e.code, codes::INVALID_PARAMS, "an expired task is gone");
@@ -259,4 +260,19 @@ async fn a_task_nobody_polls_expires_and_the_store_stays_bounded() {
     // Room again.
     let created = expect_result(&ask(&mut raw, 4, "tools/call", json!({ "name": "quick" }), true).await, 4);
     assert_eq!(created["resultType"], "task");
+}
+
+/// Past `TaskConfig::max_running`, a call that would start a task is refused with the
+/// reason (not a bare "Internal error").
+#[tokio::test]
+async fn too_many_running_tasks_is_said_as_it_is() {
+    let config = TaskConfig { max_running: 1, ..TaskConfig::default() };
+    let mut raw = start(builder(Fired::default()).task_config(config));
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "forever" }), true).await, 1);
+    assert_eq!(created["resultType"], "task");
+    let e = expect_error(&ask(&mut raw, 2, "tools/call", json!({ "name": "forever" }), true).await, 2);
+    assert_eq!(e.code, codes::INTERNAL_ERROR);
+    assert!(e.message.contains("Too many tasks running (1 at most)"), "{}", e.message);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    expect_result(&ask(&mut raw, 3, "tasks/cancel", json!({ "taskId": task }), true).await, 3);
 }

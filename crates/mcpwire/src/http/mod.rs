@@ -512,7 +512,9 @@ impl McpService {
                 StatusCode::BAD_REQUEST,
                 Some(request.id),
                 codes::HEADER_MISMATCH,
-                format!("Header mismatch: {e}"),
+                // A header is echoed as the client sent it, so the message is cut: a header may
+                // be hundreds of kilobytes.
+                format!("Header mismatch: {}", crate::error::shown(&e, 512)),
             );
         }
         let Some(slot) = self.request_slot() else {

@@ -136,7 +136,10 @@ pub(crate) fn new_task_id() -> Result<String, McpError> {
 /// A task store's failure as the JSON-RPC error that answers it (`-32603`).
 pub(crate) fn store_error(e: TaskStoreError) -> McpError {
     match e {
-        TaskStoreError::Full => McpError::internal("too many tasks: the task store is full"),
+        // Said as it is, like too many running tasks: the client can act on it.
+        TaskStoreError::Full => {
+            McpError::new(codes::INTERNAL_ERROR, "Too many tasks: the task store is full; try again later")
+        }
         other => McpError::internal(other.to_string()),
     }
 }
@@ -215,7 +218,15 @@ impl Tasks {
         on_status: Option<StatusHook>,
     ) -> Result<(TaskRecord, TaskLink), McpError> {
         if self.running().len() >= self.config.max_running {
-            return Err(McpError::internal("too many tasks running"));
+            // Said as it is (an `internal` error would reach the client as "Internal
+            // error"): the client can wait for its tasks to end, or cancel some.
+            return Err(McpError::new(
+                codes::INTERNAL_ERROR,
+                format!(
+                    "Too many tasks running ({} at most); try again once some have ended",
+                    self.config.max_running
+                ),
+            ));
         }
         let now = SystemTime::now();
         let record = TaskRecord {
