@@ -403,3 +403,60 @@ async fn a_client_that_sends_an_oversized_body_whole_reads_its_413() {
     }
     bound.shutdown.cancel();
 }
+
+/// The requests of 2025 sessions share one bound across the service
+/// (`HttpSettings::max_session_requests`): past it a POST is answered `503` with
+/// `Retry-After` and its request never runs; a request's slot comes back when the request
+/// settles (a cancelled one included), not when its POST's connection ends.
+#[tokio::test]
+async fn session_requests_past_the_service_limit_get_503() {
+    let settings = HttpSettings { max_session_requests: 2, ..HttpSettings::default() };
+    let (bound, stats) = local(settings).await;
+    let addr = bound.local_addr;
+    let mut sessions = Vec::new();
+    for _ in 0..2 {
+        let resp = send(addr, initialize()).await;
+        let sid = resp.header("mcp-session-id").unwrap().to_owned();
+        let initialized = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
+        assert_eq!(send(addr, in_session(Req::post(&initialized), &sid)).await.status, 202);
+        sessions.push(sid);
+    }
+    let call = |id: i64, name: &str, sid: &str| {
+        in_session(
+            Req::post(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": { "name": name, "arguments": {} } })),
+            sid,
+        )
+    };
+    // One hung call in each session holds both slots.
+    let _hung_1 = send_only(addr, call(1, "hang", &sessions[0])).await;
+    let hung_2 = send_only(addr, call(2, "hang", &sessions[1])).await;
+    wait_for("both handlers to start", || stats.started.load(Ordering::SeqCst) == 2).await;
+    let resp = send(addr, call(3, "echo", &sessions[0])).await;
+    assert_eq!(resp.status, 503);
+    assert_eq!(resp.header("retry-after"), Some("1"));
+    assert_eq!(resp.json().await["id"], 3);
+    // A 2025 request goes on when its POST's connection ends: its slot stays taken.
+    drop(hung_2);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(send(addr, call(4, "echo", &sessions[1])).await.status, 503);
+    // Cancelled, it settles and gives its slot back.
+    let cancel =
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 2 } });
+    assert_eq!(send(addr, in_session(Req::post(&cancel), &sessions[1])).await.status, 202);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let resp = send(addr, call(5, "echo", &sessions[1])).await;
+        if resp.status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the cancelled request's slot never came back");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    bound.shutdown.cancel();
+}
+
+/// `req` in session `sid`, at 2025-11-25.
+fn in_session(req: Req, sid: &str) -> Req {
+    req.header("mcp-session-id", sid).header("mcp-protocol-version", "2025-11-25")
+}

@@ -43,7 +43,7 @@ impl McpService {
             }
         };
         let request_ids: &[RequestId] = one.as_ref().map_or(&many, |one| one);
-        let extensions = request_extensions(parts);
+        let mut extensions = request_extensions(parts);
         if request_ids.is_empty() {
             let events = messages.into_iter().map(|m| {
                 TransportEvent::message(
@@ -60,6 +60,14 @@ impl McpService {
             };
         }
 
+        // The requests' slots, held by their shared extensions: given back when the last
+        // of them has settled (not when the POST ends: a request goes on without it).
+        let wanted = u32::try_from(request_ids.len()).unwrap_or(u32::MAX);
+        let Ok(slots) = self.inner.session_request_slots.clone().try_acquire_many_owned(wanted) else {
+            let id = one.map(|[id]| id);
+            return status::busy(id, "Too many requests in progress; try again later");
+        };
+        extensions.insert(SessionRequestSlots(slots));
         let (stream, mut rx) = match session.open_stream(request_ids, json) {
             Ok(opened) => opened,
             Err(duplicate) => {
@@ -109,6 +117,10 @@ impl McpService {
         }
     }
 }
+
+/// The service-wide slots ([`HttpSettings::max_session_requests`](super::HttpSettings::max_session_requests))
+/// of one POST's requests.
+struct SessionRequestSlots(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
 
 /// JSON texts as one JSON array.
 pub(super) fn json_array<'a>(items: impl IntoIterator<Item = &'a Bytes>) -> Bytes {

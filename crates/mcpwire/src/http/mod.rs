@@ -131,6 +131,14 @@ pub struct HttpSettings {
     /// [`sessionless`](Self::sessionless) POSTs, streams included (default 1024).
     /// One more is answered `503` with `Retry-After` and a JSON-RPC error.
     pub max_concurrent_requests: usize,
+    /// Most requests of 2025 sessions in flight at once, all sessions together (default
+    /// 8192). Each session may run up to
+    /// [`DispatcherConfig::max_in_flight`](crate::jsonrpc::DispatcherConfig::max_in_flight);
+    /// this bounds them together, so that many sessions each with thousands of requests
+    /// waiting (on a client that never answers a server's question, for one) cannot hold
+    /// the process's memory. A POST whose requests do not all fit is answered `503` with
+    /// `Retry-After`, none of them delivered.
+    pub max_session_requests: usize,
     /// How long [`serve`] gives a connection to send a request head, the idle time
     /// between keep-alive requests included (default 30 s). A connection past it is
     /// closed, so slow or idle clients cannot hold every connection slot. Zero turns the
@@ -169,6 +177,7 @@ impl Default for HttpSettings {
             hosts: HostPolicy::default(),
             max_connections: 1024,
             max_concurrent_requests: 1024,
+            max_session_requests: 8192,
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(60),
             write_timeout: Duration::from_secs(60),
@@ -190,6 +199,7 @@ impl std::fmt::Debug for HttpSettings {
             .field("resumable", &self.event_store.is_some())
             .field("max_connections", &self.max_connections)
             .field("max_concurrent_requests", &self.max_concurrent_requests)
+            .field("max_session_requests", &self.max_session_requests)
             .field("head_timeout", &self.head_timeout)
             .field("body_timeout", &self.body_timeout)
             .field("write_timeout", &self.write_timeout)
@@ -210,6 +220,8 @@ struct Inner {
     tool_headers: header_check::ToolHeaders,
     /// Slots for requests served without a session ([`HttpSettings::max_concurrent_requests`]).
     request_slots: Arc<Semaphore>,
+    /// Slots for the requests of 2025 sessions ([`HttpSettings::max_session_requests`]).
+    session_request_slots: Arc<Semaphore>,
     /// The server's dispatcher settings, shared by every 2026 request instead of copied.
     dispatcher: Arc<crate::jsonrpc::DispatcherConfig>,
     /// Numbers the throwaway sessions of session-less 2025 batches (only logs and
@@ -257,6 +269,7 @@ impl McpService {
         let closing = CancellationToken::new();
         let tool_headers = header_check::ToolHeaders::new(&server);
         let request_slots = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
+        let session_request_slots = Arc::new(Semaphore::new(settings.max_session_requests.max(1)));
         let dispatcher = server.inner.dispatcher.clone();
         let inner = Inner {
             server,
@@ -266,6 +279,7 @@ impl McpService {
             closing,
             tool_headers,
             request_slots,
+            session_request_slots,
             dispatcher,
             throwaway_sessions: Default::default(),
         };
