@@ -60,15 +60,17 @@ impl McpService {
             };
         }
 
-        // The requests' slots, held by their shared extensions: given back when the last
-        // of them has settled (not when the POST ends: a request goes on without it).
+        // The requests' slots, held by their shared extensions and by the response: given
+        // back when the last of the requests has settled (not when the POST ends: a
+        // request goes on without it) and its answers are written (or their client gone),
+        // so that answers nobody reads count too.
         let wanted = u32::try_from(request_ids.len()).unwrap_or(u32::MAX);
         let Ok(slots) = self.inner.session_request_slots.clone().try_acquire_many_owned(wanted) else {
             let id = one.map(|[id]| id);
             return status::busy(id, "Too many requests in progress; try again later");
         };
         extensions.insert(SessionRequestSlots(slots));
-        let (stream, mut rx) = match session.open_stream(request_ids, json) {
+        let (stream, rx) = match session.open_stream(request_ids, json) {
             Ok(opened) => opened,
             Err(duplicate) => {
                 let error = crate::jsonrpc::duplicate_id(&duplicate);
@@ -90,11 +92,25 @@ impl McpService {
         // The handlers' facts share the request's header map: it comes back for the
         // response once they are done with it ([`status::reclaim_room`]).
         let headers = extensions.shared::<http::HeaderMap>();
+        let slots = extensions.shared::<SessionRequestSlots>();
         drop(extensions);
+        let response = self.answer(rx, request_ids.len(), batch, json, &refused, headers).await;
+        response.map(|body| body.with_guard(slots))
+    }
 
+    /// The response carrying the answers of a POST's requests (`count` of them) from `rx`.
+    async fn answer(
+        &self,
+        mut rx: StreamReceiver,
+        count: usize,
+        batch: bool,
+        json: bool,
+        refused: &[Bytes],
+        headers: Option<std::sync::Arc<http::HeaderMap>>,
+    ) -> Response<McpBody> {
         if json || rx.is_json() {
-            let mut answers = Vec::with_capacity(request_ids.len());
-            while answers.len() < request_ids.len() {
+            let mut answers = Vec::with_capacity(count);
+            while answers.len() < count {
                 match rx.recv().await {
                     Some(chunk) => answers.push(chunk),
                     None => break,

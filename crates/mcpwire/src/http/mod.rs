@@ -132,7 +132,7 @@ pub struct HttpSettings {
     /// One more is answered `503` with `Retry-After` and a JSON-RPC error.
     pub max_concurrent_requests: usize,
     /// Most requests of 2025 sessions in flight at once, all sessions together (default
-    /// 8192). Each session may run up to
+    /// 16384: the largest batch, 10,000 requests, fits). Each session may run up to
     /// [`DispatcherConfig::max_in_flight`](crate::jsonrpc::DispatcherConfig::max_in_flight);
     /// this bounds them together, so that many sessions each with thousands of requests
     /// waiting (on a client that never answers a server's question, for one) cannot hold
@@ -177,7 +177,7 @@ impl Default for HttpSettings {
             hosts: HostPolicy::default(),
             max_connections: 1024,
             max_concurrent_requests: 1024,
-            max_session_requests: 8192,
+            max_session_requests: 16384,
             head_timeout: Duration::from_secs(30),
             body_timeout: Duration::from_secs(60),
             write_timeout: Duration::from_secs(60),
