@@ -305,22 +305,26 @@ async fn a_session_idle_between_calls_asks_the_client_again_under_a_new_id() {
     assert_ne!(ids[0], ids[1], "a server-to-client request id was reused");
 }
 
-/// A second GET takes the stream over (its client may have given up on the first
-/// without the server noticing): the first connection ends, and the second carries what
-/// comes next. (The spec has no `409` for a GET; the TypeScript SDK, refused one, gives up
-/// on the stream after two tries.)
 #[tokio::test]
-async fn a_second_get_stream_takes_over_from_the_first() {
+async fn a_second_concurrent_get_stream_gets_409() {
     let t = start().await;
     let sid = open_session(t.addr, V25).await;
-    let mut first = get_stream(t.addr, &sid, None).await;
+    let first = get_stream(t.addr, &sid, None).await;
     assert_eq!(first.status, 200);
-    let mut second = get_stream(t.addr, &sid, None).await;
-    assert_eq!(second.status, 200);
-    assert!(first.expect_end_within(Duration::from_secs(5)).await.is_empty());
-    post(t.addr, &sid, &call_body(2, "notify", json!({}))).await.events_to_end().await;
-    let changed = json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" });
-    assert_eq!(second.next_message().await, changed);
+    let second = get_stream(t.addr, &sid, None).await;
+    assert_eq!(second.status, 409);
+    assert_eq!(second.json().await, transport_error(-32600, "A GET stream is already open for this session"));
+    // Once the first one is gone, a new GET is accepted.
+    drop(first);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let again = get_stream(t.addr, &sid, None).await;
+        if again.status == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "a GET after the first stream closed still gets {}", again.status);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 #[tokio::test]

@@ -718,7 +718,7 @@ impl McpService {
             if let Some(cluster) = &self.inner.settings.cluster {
                 if let Some(replay) = cluster.replay_remote(&session.id, last.trim()).await {
                     // The standalone stream goes on here, live, after what it missed.
-                    let live = replay.standalone.then(|| session.open_standalone());
+                    let live = replay.standalone.then(|| session.open_standalone()).flatten();
                     return match live {
                         Some(rx) => stateless::sse_response(McpBody::session_stream(replay.events, rx)),
                         None => stateless::sse_response(McpBody::full(replay.events.concat())),
@@ -734,7 +734,15 @@ impl McpService {
                 "Bad Request: unknown Last-Event-ID (no stream of this session holds that event)",
             );
         }
-        stateless::sse_response(McpBody::session_stream(Vec::new(), session.open_standalone()))
+        match session.open_standalone() {
+            Some(rx) => stateless::sse_response(McpBody::session_stream(Vec::new(), rx)),
+            None => status::error(
+                StatusCode::CONFLICT,
+                None,
+                codes::INVALID_REQUEST,
+                "A GET stream is already open for this session",
+            ),
+        }
     }
 }
 

@@ -318,17 +318,20 @@ impl Session {
         }
     }
 
-    /// Opens the standalone GET stream, or attaches it to a new connection: one that is
-    /// still connected is ended (a client opens a new GET when it believes its last one
-    /// gone, which the server may not have noticed yet).
-    pub(crate) fn open_standalone(&self) -> StreamReceiver {
+    /// Opens (or re-attaches) the standalone GET stream; `None` if one is connected. (A
+    /// second GET is refused rather than let take the stream over, as the official SDKs'
+    /// servers do: the TypeScript SDK's client opens one after any POST stream ends
+    /// without a result, and reconnects a GET that ends, so a takeover would have two of
+    /// its GETs end each other for as long as the session lives.)
+    pub(crate) fn open_standalone(&self) -> Option<StreamReceiver> {
         let (tx, rx) = stream_queue(self.settings.stream_queue);
         let mut streams = lock(&self.streams);
         if let Some(stream) = streams.standalone.and_then(|no| streams.get_mut(no)) {
-            if let Some(earlier) = stream.live.replace(tx) {
-                earlier.ender().end_now();
+            if stream.live.as_ref().is_some_and(|l| !l.is_closed()) {
+                return None;
             }
-            return rx;
+            stream.live = Some(tx);
+            return Some(rx);
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         streams.streams.push(Stream {
@@ -339,7 +342,7 @@ impl Session {
             only: None,
         });
         streams.standalone = Some(no);
-        rx
+        Some(rx)
     }
 
     /// Resumes a stream after `last_event_id`: replays its later events, then (if the
