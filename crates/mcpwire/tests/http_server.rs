@@ -199,6 +199,18 @@ async fn a_post_whose_handler_waits_is_answered_as_sse_with_a_priming_event() {
     assert_eq!(response.next_message().await, text_result(3, "progressed"));
 }
 
+/// A sync tool runs on the blocking pool, so it has not answered when its POST has
+/// delivered it; answering a moment later, it is still answered as one JSON body (an SSE
+/// event of a large answer is more than some clients take).
+#[tokio::test]
+async fn a_sync_tools_quick_answer_is_one_json_body() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let response = post(t.addr, &sid, &call_body(2, "notify", json!({}))).await;
+    assert_eq!((response.status, response.content_type()), (200, "application/json"));
+    assert_eq!(response.json().await, text_result(2, "notified"));
+}
+
 #[tokio::test]
 async fn json_response_mode_answers_with_one_json_body() {
     let t = start_with(HttpSettings { json_response: true, ..Default::default() }).await;

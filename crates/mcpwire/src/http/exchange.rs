@@ -70,7 +70,7 @@ impl McpService {
             return status::busy(id, "Too many requests in progress; try again later");
         };
         extensions.insert(SessionRequestSlots(slots));
-        let (stream, rx) = match session.open_stream(request_ids, json) {
+        let (stream, mut rx) = match session.open_stream(request_ids, json) {
             Ok(opened) => opened,
             Err(duplicate) => {
                 let error = crate::jsonrpc::duplicate_id(&duplicate);
@@ -87,6 +87,13 @@ impl McpService {
         });
         if !session.deliver(events).await {
             return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
+        }
+        // A request not answered while it was delivered (a sync tool on the blocking pool,
+        // a handler that awaited a moment) gets a moment more before its stream is made
+        // SSE: a quick answer then still goes out as one JSON body, which every client
+        // reads whole (the Python SDK's refuses an SSE event over 1 MiB).
+        if request_ids.len() == 1 && !json && !rx.is_json() {
+            let _ = tokio::time::timeout(SSE_HOLD, rx.ready()).await;
         }
         session.settle(stream);
         // The handlers' facts share the request's header map: it comes back for the

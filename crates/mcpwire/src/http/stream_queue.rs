@@ -157,6 +157,22 @@ impl StreamReceiver {
         Poll::Pending
     }
 
+    /// Waits until an event is queued or the stream has ended, without taking anything.
+    pub(crate) async fn ready(&mut self) {
+        poll_fn(|cx| {
+            let mut state = lock(&self.0);
+            if !state.events.is_empty() || state.sender_gone {
+                return Poll::Ready(());
+            }
+            match &mut state.waker {
+                Some(waker) if waker.will_wake(cx.waker()) => {}
+                slot => *slot = Some(cx.waker().clone()),
+            }
+            Poll::Pending
+        })
+        .await
+    }
+
     /// The next event if one is waiting: `Ok(Some(_))`, `Ok(None)` when the stream has
     /// ended, `Err(())` when it is open and empty.
     pub(crate) fn try_recv(&mut self) -> Result<Option<Bytes>, ()> {
@@ -223,6 +239,18 @@ mod tests {
         drop(rx);
         assert!(ender.is_gone());
         ender.end_now();
+    }
+
+    #[tokio::test]
+    async fn ready_waits_for_an_event_and_takes_nothing() {
+        let (tx, mut rx) = stream_queue(2);
+        let waiting = tokio::time::timeout(Duration::from_millis(20), rx.ready()).await;
+        assert!(waiting.is_err(), "nothing queued yet");
+        tx.try_send(Bytes::from_static(b"x")).unwrap();
+        rx.ready().await;
+        assert_eq!(rx.try_recv().unwrap().as_deref(), Some(&b"x"[..]), "still there");
+        drop(tx);
+        rx.ready().await;
     }
 
     #[tokio::test]
