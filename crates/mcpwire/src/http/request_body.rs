@@ -24,7 +24,7 @@ use mcpwire_protocol::codes;
 use super::{status, McpBody};
 
 /// The most of a refused body read (and dropped) so that its client gets the answer.
-const DRAIN_BYTES: u64 = 16 * 1024 * 1024;
+const DRAIN_BYTES: u64 = 64 * 1024 * 1024;
 /// The longest a refused body is read for.
 const DRAIN_TIME: Duration = Duration::from_secs(5);
 
