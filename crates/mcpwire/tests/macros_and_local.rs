@@ -266,6 +266,12 @@ fn structured_server() -> Server {
         .tool(tool("json_maybe_point").handler(|Args(a): Args<SomeArgs>| async move {
             mcpwire::server::Json(a.some.then_some(Point { x: 3, y: 4 }))
         }))
+        .tool(tool("raw_list").handler(|| async {
+            mcpwire::protocol::tools::CallToolResult {
+                structured_content: Some(json!([1, 2])),
+                ..Default::default()
+            }
+        }))
         .build()
         .unwrap()
 }
@@ -322,6 +328,15 @@ async fn structured_content_always_has_the_shape_of_its_output_schema() {
                 "the text copy is the structured content"
             );
         }
+        // Without an output schema, a value that is not an object goes as it is where the
+        // era takes it (2026), wrapped where it does not.
+        let raw = serde_json::to_value(client.call_tool("raw_list", json!({})).await.unwrap()).unwrap();
+        let expected = if version == mcpwire::protocol::ProtocolVersion::V2026_07_28 {
+            json!([1, 2])
+        } else {
+            json!({ "result": [1, 2] })
+        };
+        assert_eq!(raw["structuredContent"], expected, "{version}");
         let listed_expression = tools.iter().find(|t| t.name == "expression").unwrap();
         let text = serde_json::to_string(&listed_expression.output_schema).unwrap();
         assert!(
@@ -384,4 +399,35 @@ async fn a_blocking_sync_tool_holds_up_no_other_call_and_can_be_cancelled() {
         assert_eq!(expect_result(&raw.next().await, 4)["content"][0]["text"], "AFTER", "{slow}");
         raw.expect_silence(std::time::Duration::from_millis(900)).await;
     }
+}
+
+/// A sync call cancelled while it waits for a thread of the blocking pool (all busy) is
+/// never run: cancelled calls cannot pile up work for the pool.
+#[test]
+fn a_sync_call_cancelled_before_its_turn_never_runs() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let seen = ran.clone();
+        let server = Server::builder("queued", "1")
+            .tool(nap_tool())
+            .tool(tool("mark").handler(move || seen.store(true, std::sync::atomic::Ordering::SeqCst)))
+            .build()
+            .unwrap();
+        let mut raw = initialized(server).await;
+        raw.request(1, "tools/call", json!({ "name": "nap", "arguments": { "ms": 400 } })).await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        raw.request(2, "tools/call", json!({ "name": "mark", "arguments": {} })).await;
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        raw.cancel(2).await;
+        assert_eq!(expect_result(&raw.next().await, 1)["content"][0]["text"], "slept 400");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(!ran.load(std::sync::atomic::Ordering::SeqCst), "the cancelled call ran");
+        raw.expect_silence(std::time::Duration::from_millis(100)).await;
+    });
 }

@@ -43,7 +43,7 @@ impl McpService {
             }
         };
         let request_ids: &[RequestId] = one.as_ref().map_or(&many, |one| one);
-        let mut extensions = request_extensions(parts);
+        let extensions = request_extensions(parts);
         if request_ids.is_empty() {
             let events = messages.into_iter().map(|m| {
                 TransportEvent::message(
@@ -60,17 +60,17 @@ impl McpService {
             };
         }
 
-        // The requests' slots, held by their shared extensions and by the response: given
-        // back when the last of the requests has settled (not when the POST ends: a
-        // request goes on without it) and its answers are written (or their client gone),
-        // so that answers nobody reads count too.
+        // The requests' slots, held by their stream and by the response: given back when
+        // the last of the requests has settled (not when the POST ends: a request goes
+        // on without it) and its answers are written (or their client gone), so that
+        // answers nobody reads count too.
         let wanted = u32::try_from(request_ids.len()).unwrap_or(u32::MAX);
         let Ok(slots) = self.inner.session_request_slots.clone().try_acquire_many_owned(wanted) else {
             let id = one.map(|[id]| id);
             return status::busy(id, "Too many requests in progress; try again later");
         };
-        extensions.insert(SessionRequestSlots(slots));
-        let (stream, mut rx) = match session.open_stream(request_ids, json) {
+        let slots = std::sync::Arc::new(slots);
+        let (stream, mut rx) = match session.open_stream(request_ids, json, Some(slots.clone())) {
             Ok(opened) => opened,
             Err(duplicate) => {
                 let error = crate::jsonrpc::duplicate_id(&duplicate);
@@ -99,7 +99,6 @@ impl McpService {
         // The handlers' facts share the request's header map: it comes back for the
         // response once they are done with it ([`status::reclaim_room`]).
         let headers = extensions.shared::<http::HeaderMap>();
-        let slots = extensions.shared::<SessionRequestSlots>();
         drop(extensions);
         let response = self.answer(rx, request_ids.len(), batch, json, &refused, headers).await;
         response.map(|body| body.with_guard(slots))
@@ -140,10 +139,6 @@ impl McpService {
         }
     }
 }
-
-/// The service-wide slots ([`HttpSettings::max_session_requests`](super::HttpSettings::max_session_requests))
-/// of one POST's requests.
-struct SessionRequestSlots(#[allow(dead_code)] tokio::sync::OwnedSemaphorePermit);
 
 /// JSON texts as one JSON array.
 pub(super) fn json_array<'a>(items: impl IntoIterator<Item = &'a Bytes>) -> Bytes {

@@ -33,7 +33,15 @@ struct Stream {
     /// The request of a stream opened for exactly one (nearly every POST): found by a
     /// scan of the few open streams, so it costs no hashing and no map entry.
     only: Option<RequestId>,
+    /// The service-wide slots of the stream's requests
+    /// ([`HttpSettings::max_session_requests`](super::HttpSettings::max_session_requests)),
+    /// shared with the response carrying them: given back once every request is answered
+    /// (the stream is then removed) and the response has been written or dropped.
+    _slots: Option<RequestSlots>,
 }
+
+/// Service-wide request slots, shared by a stream and its response.
+pub(crate) type RequestSlots = Arc<tokio::sync::OwnedSemaphorePermit>;
 
 /// How a stream's HTTP response carries its messages.
 #[derive(Debug, PartialEq, Eq)]
@@ -255,6 +263,7 @@ impl Session {
         &self,
         requests: &[RequestId],
         json: bool,
+        slots: Option<RequestSlots>,
     ) -> Result<(u64, StreamReceiver), RequestId> {
         let mut streams = lock(&self.streams);
         // (A single request, the common case, needs no set to find repeats.)
@@ -286,7 +295,14 @@ impl Session {
                 None
             }
         };
-        streams.streams.push(Stream { no, live: Some(tx), pending: requests.len(), wire, only });
+        streams.streams.push(Stream {
+            no,
+            live: Some(tx),
+            pending: requests.len(),
+            wire,
+            only,
+            _slots: slots,
+        });
         Ok((no, rx))
     }
 
@@ -340,6 +356,7 @@ impl Session {
             pending: usize::MAX,
             wire: Wire::Sse { name: stream_name(&self.id, no) },
             only: None,
+            _slots: None,
         });
         streams.standalone = Some(no);
         Some(rx)
@@ -558,6 +575,7 @@ mod tests {
                 pending: 1,
                 wire: Wire::Sse { name: stream_name("s", no) },
                 only: None,
+                _slots: None,
             });
         }
         for no in 1..=3 {

@@ -139,7 +139,7 @@ impl McpService {
 /// Initializes a throwaway session on the client's behalf; `false` if it failed.
 async fn open(session: &Arc<Session>, version: &ProtocolVersion) -> bool {
     let id = RequestId::from(INIT_ID);
-    let Ok((_, mut rx)) = session.open_stream(std::slice::from_ref(&id), true) else { return false };
+    let Ok((_, mut rx)) = session.open_stream(std::slice::from_ref(&id), true, None) else { return false };
     let params = json!({
         "protocolVersion": version,
         "capabilities": {},

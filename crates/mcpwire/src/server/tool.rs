@@ -363,7 +363,7 @@ impl ToolDef {
         outcome: Result<CallToolResult, Rejection>,
     ) -> Result<CallToolResult, McpError> {
         match outcome {
-            Ok(result) => Ok(self.finish_structured(result)),
+            Ok(result) => Ok(self.finish_structured(result, &version)),
             Err(Rejection::Protocol(e)) => Err(e),
             Err(Rejection::InvalidArguments(detail)) => {
                 let message = format!("Invalid arguments for tool {}: {detail}", self.tool.name);
@@ -381,12 +381,15 @@ impl ToolDef {
     /// Puts a result's structured content in the form the tool's output schema gives it:
     /// `{"result": value}` when the schema was wrapped so (whatever this value is: an
     /// `Option` of a struct is an object one call and `null` the next), and for any value
-    /// that is not an object (2025 revisions take only objects). A result without content
-    /// gets the structured content's text, which the spec asks for so that clients
-    /// without structured output see it too.
-    fn finish_structured(&self, mut result: CallToolResult) -> CallToolResult {
+    /// that is not an object where only objects go: in the 2025 revisions, and under an
+    /// output schema (every one is an object schema); a 2026 result of a tool without one
+    /// may be any JSON value. A result without content gets the structured content's
+    /// text, which the spec asks for so that clients without structured output see it too.
+    fn finish_structured(&self, mut result: CallToolResult, version: &ProtocolVersion) -> CallToolResult {
         let Some(structured) = result.structured_content.take() else { return result };
-        let structured = if self.wraps_structured || !structured.is_object() {
+        let objects_only =
+            self.tool.output_schema.is_some() || !version.is_at_least(&ProtocolVersion::V2026_07_28);
+        let structured = if self.wraps_structured || (objects_only && !structured.is_object()) {
             let mut wrapped = JsonObject::new();
             wrapped.insert("result".into(), structured);
             Value::Object(wrapped)
