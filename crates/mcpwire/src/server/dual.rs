@@ -65,6 +65,7 @@ pub(crate) fn is_enveloped(request: &Request) -> bool {
 
 /// The version a request's `_meta` names, if it names one as a string: read as a tree,
 /// for requests already refused, to say what to refuse them with.
+#[cfg(feature = "http")]
 pub(crate) fn enveloped_version(request: &Request) -> Option<String> {
     let params = request.parse_params::<serde_json::Value>().ok()?;
     params.get("_meta")?.get(PROTOCOL_VERSION)?.as_str().map(str::to_owned)
