@@ -215,9 +215,9 @@ fn portable_nullable_value(value: &mut Value) {
 /// JSON object, and `inputSchema` must say so (`"type": "object"`). A type that accepts any
 /// JSON value (`serde_json::Value`) generates the schema `true`, which does not; since any
 /// arguments object decodes into it, its input schema is an object with anything in it.
-/// An object schema always has `properties`, empty for
-/// a tool without arguments: some hosts (those that hand the schema to OpenAI's function
-/// calling) refuse an object schema without it. Other schemas are kept as
+/// An object schema always has `properties`, empty for a tool without arguments: some
+/// hosts (those that hand the schema to OpenAI's function calling) refuse an object
+/// schema without it. Other schemas are kept as
 /// [`tool_schema_for`] writes them.
 pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
     let mut schema = tool_schema_for::<T>();

@@ -375,9 +375,7 @@ impl ToolDef {
             }
         }
     }
-}
 
-impl ToolDef {
     /// Puts a result's structured content in the form the tool's output schema gives it:
     /// `{"result": value}` when the schema was wrapped so (whatever this value is: an
     /// `Option` of a struct is an object one call and `null` the next), and for any value
