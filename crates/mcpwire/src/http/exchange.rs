@@ -91,24 +91,29 @@ impl McpService {
         // A request not answered while it was delivered (a sync tool on the blocking pool,
         // a handler that awaited a moment) gets a moment more before its stream is made
         // SSE: a quick answer then still goes out as one JSON body, which every client
-        // reads whole (the Python SDK's refuses an SSE event over 1 MiB).
+        // reads whole (the Python SDK's refuses an SSE event over 1 MiB). That moment is
+        // the SSE response's hold too ([`hold`]): a slow request waits for it once.
+        let mut held_until = None;
         if request_ids.len() == 1 && !json && !rx.is_json() {
-            let _ = tokio::time::timeout(SSE_HOLD, rx.ready()).await;
+            let until = tokio::time::Instant::now() + SSE_HOLD;
+            let _ = tokio::time::timeout_at(until, rx.ready()).await;
+            held_until = Some(until);
         }
         session.settle(stream);
         // The handlers' facts share the request's header map: it comes back for the
         // response once they are done with it ([`status::reclaim_room`]).
         let headers = extensions.shared::<http::HeaderMap>();
         drop(extensions);
-        let response = self.answer(rx, request_ids.len(), batch, json, &refused, headers).await;
+        let response = self.answer(rx, (request_ids.len(), held_until), batch, json, &refused, headers).await;
         response.map(|body| body.with_guard(slots))
     }
 
-    /// The response carrying the answers of a POST's requests (`count` of them) from `rx`.
+    /// The response carrying the answers of a POST's requests (`count` of them) from `rx`;
+    /// `held_until`: when an SSE response's [`hold`] ends, if its wait has begun already.
     async fn answer(
         &self,
         mut rx: StreamReceiver,
-        count: usize,
+        (count, held_until): (usize, Option<tokio::time::Instant>),
         batch: bool,
         json: bool,
         refused: &[Bytes],
@@ -129,7 +134,7 @@ impl McpService {
             };
             status::json_in(status::reclaim_room(headers), StatusCode::OK, body)
         } else {
-            let (first, complete) = hold(&mut rx, self.inner.settings.stream_queue).await;
+            let (first, complete) = hold(&mut rx, self.inner.settings.stream_queue, held_until).await;
             if complete {
                 // The requests are answered: their handlers no longer hold the headers.
                 stateless::sse_response_in(status::reclaim_room(headers), McpBody::full(concat(first)))
@@ -159,11 +164,15 @@ pub(super) fn json_array<'a>(items: impl IntoIterator<Item = &'a Bytes>) -> Byte
 /// after it.
 const SSE_HOLD: Duration = Duration::from_millis(5);
 
-/// Takes the stream's events for up to [`SSE_HOLD`] (and at most `limit` of them):
-/// `(events, true)` if the stream ended meanwhile. What is there already is taken
-/// without a timer: a quick handler has answered before this runs, and a tokio timer
-/// costs a clock read and its registration.
-async fn hold(rx: &mut StreamReceiver, limit: usize) -> (Vec<Bytes>, bool) {
+/// Takes the stream's events for up to [`SSE_HOLD`] (until `until`, when given), and at
+/// most `limit` of them: `(events, true)` if the stream ended meanwhile. What is there
+/// already is taken without a timer: a quick handler has answered before this runs, and
+/// a tokio timer costs a clock read and its registration.
+async fn hold(
+    rx: &mut StreamReceiver,
+    limit: usize,
+    until: Option<tokio::time::Instant>,
+) -> (Vec<Bytes>, bool) {
     let limit = limit.max(1);
     let mut events = Vec::with_capacity(2);
     while events.len() < limit {
@@ -173,7 +182,10 @@ async fn hold(rx: &mut StreamReceiver, limit: usize) -> (Vec<Bytes>, bool) {
             Err(()) => break,
         }
     }
-    let deadline = tokio::time::sleep(SSE_HOLD);
+    let deadline = match until {
+        Some(until) => tokio::time::sleep_until(until),
+        None => tokio::time::sleep(SSE_HOLD),
+    };
     tokio::pin!(deadline);
     while events.len() < limit {
         tokio::select! {
