@@ -556,22 +556,46 @@ async fn a_thousand_concurrent_requests_are_all_answered() {
     assert_eq!(results, (0..1000).collect::<Vec<i64>>());
 }
 
+/// A connection running `max_in_flight` requests refuses one more at once and reads on:
+/// the peer's cancellations (and the end of its input) behind it still arrive. A
+/// connection that waited for a slot instead would read neither until a handler
+/// finished, which a handler waiting to be cancelled never does.
 #[tokio::test]
-async fn back_pressure_beyond_max_in_flight_loses_nothing() {
+async fn past_max_in_flight_a_request_is_refused_and_cancellations_still_arrive() {
     let (a, b) = memory::pair();
+    let handler = TestHandler::default();
+    let counters = handler.counters.clone();
     let config = DispatcherConfig { max_in_flight: 2, ..Default::default() };
-    Dispatcher::with_config(b, config).spawn(TestHandler::default());
+    Dispatcher::with_config(b, config).spawn(handler);
     let client = Dispatcher::new(a);
     let peer = client.peer();
     client.spawn(NoHandler);
-    let calls =
-        (0..20).map(|_| {
-            let peer = peer.clone();
-            async move {
-                peer.request_raw("sleep", to_raw(json!({ "ms": 5 })), CallOptions::default()).await.is_ok()
-            }
-        });
-    assert!(futures_util::future::join_all(calls).await.into_iter().all(|ok| ok));
+    // Two calls that would run a minute fill the connection; the client gives up on
+    // each after 300 ms, which cancels it.
+    let long = |peer: mcpwire::jsonrpc::Peer| async move {
+        let options = CallOptions::default().timeout(Duration::from_millis(300));
+        peer.request_raw("sleep", to_raw(json!({ "ms": 60_000 })), options).await
+    };
+    let first = tokio::spawn(long(peer.clone()));
+    let second = tokio::spawn(long(peer.clone()));
+    tokio::time::sleep(Duration::from_millis(100)).await;
+
+    let refused = peer.request_raw("echo", to_raw(json!({ "x": 1 })), CallOptions::default()).await;
+    match refused {
+        Err(RequestError::Peer(e)) => {
+            assert_eq!(e.code, codes::INTERNAL_ERROR);
+            assert!(e.message.contains("Too many requests") && e.message.contains("at most 2"), "{e:?}");
+        }
+        other => panic!("expected the busy refusal, got {other:?}"),
+    }
+    for call in [first, second] {
+        assert!(matches!(call.await.unwrap(), Err(RequestError::Timeout { .. })));
+    }
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(counters.interrupted.load(Ordering::SeqCst), 2, "both cancellations reached their handlers");
+    // The slots are free again.
+    let echoed = peer.request_raw("echo", to_raw(json!({ "x": 2 })), CallOptions::default()).await.unwrap();
+    assert_eq!(serde_json::from_str::<Value>(echoed.get()).unwrap(), json!({ "x": 2 }));
 }
 
 /// A client-side handler: answers the server's request made on behalf of a call.

@@ -283,6 +283,62 @@ async fn an_unterminated_line_then_eof_is_a_parse_error_and_a_clean_exit() {
     assert!(status.success(), "{status}");
 }
 
+/// More requests than a connection runs at once (4096 by default), none of which ends on
+/// its own, then the end of input: the ones past the bound are refused at once, the
+/// reading goes on to the end of input, and the server answers the running ones as
+/// shutdown does and exits. Each request is answered once.
+#[tokio::test]
+async fn past_the_in_flight_bound_the_end_of_input_is_still_seen() {
+    let mut s = initialized().await;
+    let total = 4200;
+    let mut frames = Vec::new();
+    for i in 0..total {
+        frames.extend_from_slice(&serde_json::to_vec(&call(i, "hang", json!({}))).unwrap());
+        frames.push(b'\n');
+    }
+    let mut stdin = s.stdin.take().unwrap();
+    let writer = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt;
+        stdin.write_all(&frames).await.unwrap();
+        // Dropped: the end of input.
+    });
+    let mut codes_by_id: HashMap<i64, i64> = HashMap::new();
+    while let Some(answer) = s.line_within(Duration::from_secs(20)).await {
+        let id = answer["id"].as_i64().unwrap_or_else(|| panic!("{answer}"));
+        assert!(codes_by_id.insert(id, code(&answer)).is_none(), "answered twice: {answer}");
+    }
+    writer.await.unwrap();
+    assert_eq!(codes_by_id.len(), total as usize, "every request answered");
+    let closed = codes_by_id.values().filter(|c| **c == codes::CONNECTION_CLOSED).count();
+    let busy = codes_by_id.values().filter(|c| **c == codes::INTERNAL_ERROR).count();
+    assert_eq!((closed, busy), (4096, total as usize - 4096), "{codes_by_id:?}");
+    let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await.unwrap().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+/// A cancelled request is no longer outstanding: its id may be used again at once, in
+/// the same write as the cancellation (the spec forbids reusing only ids still in use).
+#[tokio::test]
+async fn an_id_may_be_used_again_right_after_its_request_is_cancelled() {
+    let mut s = initialized().await;
+    for round in 0..20 {
+        let id = 1000 + round;
+        s.send(call(id, "hang", json!({}))).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let cancel =
+            json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } });
+        let mut frames = serde_json::to_vec(&cancel).unwrap();
+        frames.push(b'\n');
+        frames.extend_from_slice(&serde_json::to_vec(&call(id, "echo", json!({ "round": round }))).unwrap());
+        frames.push(b'\n');
+        s.write(&frames).await;
+        let answer = s.line().await;
+        assert_eq!(answer["id"], json!(id), "{answer}");
+        assert!(answer.get("result").is_some(), "the reused id was refused: {answer}");
+    }
+    s.silent_for(Duration::from_millis(200)).await;
+}
+
 #[tokio::test]
 async fn a_flood_of_notifications_is_absorbed_with_bounded_memory() {
     let mut s = initialized().await;
@@ -321,7 +377,7 @@ async fn ten_thousand_concurrent_requests_are_each_answered_once() {
         frames.extend_from_slice(&serde_json::to_vec(&request).unwrap());
         frames.push(b'\n');
     }
-    // Write and read at once: the server applies back-pressure when we do not read.
+    // Write and read at once: the server stops reading while its answers wait for us.
     let mut stdin = s.stdin.take().unwrap();
     let writer = tokio::spawn(async move {
         use tokio::io::AsyncWriteExt;

@@ -241,12 +241,15 @@ pub(super) fn settle(
 }
 
 /// Applies the peer's `notifications/cancelled` to a request in flight (an unknown or
-/// finished id is ignored, as the spec allows).
+/// finished id is ignored, as the spec allows). The request leaves the table at once: it
+/// will not be answered, so its id is no longer outstanding and the peer may use it again
+/// straight away (its handler may still be finishing).
 pub(super) fn cancel(shared: &Shared, id: &RequestId) {
-    let table = lock(&shared.in_flight);
-    match table.get(id) {
+    let mut table = lock(&shared.in_flight);
+    match table.get(id).cloned() {
         Some(entry) => {
             entry.peer_cancelled.store(true, Ordering::Release);
+            table.remove(id, &entry);
             entry.fire(Fire::Cancel);
         }
         None => tracing::debug!(%id, "ignored a cancellation for a request not in flight"),

@@ -80,8 +80,13 @@ impl<H: Handler> Intake<H> {
                 match message {
                     Message::Request(request) => {
                         let is_inline = shared.config.inline_methods.contains(&request.method);
-                        let Some(permit) = permit(shared, permits).await else {
-                            return Next::Stop { transport_closed: false };
+                        let permit = match permit(shared, permits, *inline).await {
+                            Slot::Taken(permit) => permit,
+                            Slot::Full => {
+                                peer.send(busy(request.id, shared.config.max_in_flight)).await;
+                                return Next::Read;
+                            }
+                            Slot::Closing => return Next::Stop { transport_closed: false },
                         };
                         let task = match inbound::start_request(peer, handler, request, meta, permit) {
                             Ok(task) => task,
@@ -154,23 +159,55 @@ impl<H: Handler> Intake<H> {
     }
 }
 
-/// A slot for one more request in flight, waiting while all are taken; `None` once the
-/// connection is shutting down. A free slot is taken at once: the wait, which watches
-/// the shutdown token as well, registers with both and is for a full connection only.
-async fn permit(shared: &Shared, permits: &Arc<Semaphore>) -> Option<OwnedSemaphorePermit> {
+/// What [`permit`] found.
+enum Slot {
+    /// A slot, held until the request settles.
+    Taken(OwnedSemaphorePermit),
+    /// Every slot is taken, and this connection does not wait for one.
+    Full,
+    /// The connection is shutting down.
+    Closing,
+}
+
+/// A slot for one more request in flight. When all are taken by running handlers, a
+/// reading loop ([`Inline::InPlace`]) does not wait: it must go on reading, or the
+/// cancellations and the end of input queued behind the request would not be seen until
+/// a handler finished (never, for one that waits for them). When they are taken by
+/// answers that wait for the peer to read (the transport's queue is full), it waits:
+/// neither reading on nor a refusal would get anything written, and the wait is the
+/// back-pressure that stops a peer that writes but does not read. A `Direct`
+/// connection's deliverer (one HTTP POST, which its client can abandon) waits, watching
+/// the shutdown token as well.
+async fn permit(shared: &Shared, permits: &Arc<Semaphore>, inline: Inline) -> Slot {
     if shared.shutdown.is_cancelled() {
-        return None;
+        return Slot::Closing;
     }
     match permits.clone().try_acquire_owned() {
-        Ok(permit) => return Some(permit),
-        Err(TryAcquireError::Closed) => return None,
+        Ok(permit) => return Slot::Taken(permit),
+        Err(TryAcquireError::Closed) => return Slot::Closing,
         Err(TryAcquireError::NoPermits) => {}
+    }
+    if matches!(inline, Inline::InPlace) && !shared.output_full() {
+        return Slot::Full;
     }
     tokio::select! {
         biased;
-        _ = shared.shutdown.cancelled() => None,
-        permit = permits.clone().acquire_owned() => permit.ok(),
+        _ = shared.shutdown.cancelled() => Slot::Closing,
+        permit = permits.clone().acquire_owned() => permit.map_or(Slot::Closing, Slot::Taken),
     }
+}
+
+/// The answer to a request that found every slot of its connection taken: `-32603`, as
+/// an HTTP endpoint past its bound answers (with `503`); the client may try again once
+/// some of its requests have been answered.
+fn busy(id: RequestId, max_in_flight: usize) -> Outgoing {
+    let error = mcpwire_protocol::ErrorObject::new(
+        codes::INTERNAL_ERROR,
+        format!(
+            "Too many requests in progress on this connection (at most {max_in_flight}); try again once some are answered"
+        ),
+    );
+    Outgoing::unrelated(ErrorResponse::new(Some(id), error))
 }
 
 /// Applies `notifications/cancelled` and routes progress to its callback; returns the
@@ -251,42 +288,60 @@ mod tests {
     use super::*;
     use crate::jsonrpc::{DispatcherConfig, Outlet};
 
-    fn shared() -> Arc<Shared> {
-        let (tx, _rx) = tokio::sync::mpsc::channel(1);
-        Arc::new(Shared::new(Arc::new(DispatcherConfig::default()), Outlet::Queue(tx)))
+    /// A connection whose transport queue holds one message; the receiver keeps it open.
+    fn shared() -> (Arc<Shared>, tokio::sync::mpsc::Receiver<Outgoing>) {
+        let (tx, rx) = tokio::sync::mpsc::channel(1);
+        (Arc::new(Shared::new(Arc::new(DispatcherConfig::default()), Outlet::Queue(tx))), rx)
+    }
+
+    /// Fills the connection's transport queue: the peer is not reading.
+    fn fill_output(shared: &Shared) {
+        let Some(Outlet::Queue(tx)) = &*shared.outgoing.read().unwrap() else { panic!("a queue") };
+        let ping = mcpwire_protocol::Notification::new("ping", None);
+        tx.try_send(Outgoing::unrelated(ping)).unwrap();
     }
 
     #[tokio::test]
     async fn a_free_slot_is_taken_and_a_stopped_connection_gets_none() {
-        let shared = shared();
+        let (shared, _rx) = shared();
         let permits = Arc::new(Semaphore::new(1));
-        let held = permit(&shared, &permits).await.expect("a free slot");
+        let Slot::Taken(held) = permit(&shared, &permits, Inline::InPlace).await else { panic!("a free slot") };
         assert_eq!(permits.available_permits(), 0);
         drop(held);
         shared.shutdown.cancel();
         // Stopped: no slot, although one is free.
-        assert!(permit(&shared, &permits).await.is_none());
+        assert!(matches!(permit(&shared, &permits, Inline::InPlace).await, Slot::Closing));
         assert_eq!(permits.available_permits(), 1);
     }
 
     #[tokio::test]
-    async fn a_full_connection_waits_for_a_slot_or_for_its_end() {
-        let shared = shared();
+    async fn a_reading_loop_full_of_handlers_is_told_at_once() {
+        let (shared, _rx) = shared();
         let permits = Arc::new(Semaphore::new(1));
-        let held = permit(&shared, &permits).await.unwrap();
+        let _held = permit(&shared, &permits, Inline::InPlace).await;
+        let found = tokio::time::timeout(Duration::from_secs(5), permit(&shared, &permits, Inline::InPlace));
+        assert!(matches!(found.await.unwrap(), Slot::Full));
+    }
+
+    #[tokio::test]
+    async fn a_full_connection_whose_peer_does_not_read_waits_for_a_slot_or_for_its_end() {
+        let (shared, _rx) = shared();
+        fill_output(&shared);
+        let permits = Arc::new(Semaphore::new(1));
+        let Slot::Taken(held) = permit(&shared, &permits, Inline::InPlace).await else { panic!("a free slot") };
         let waiting = tokio::spawn({
             let (shared, permits) = (shared.clone(), permits.clone());
-            async move { permit(&shared, &permits).await.is_some() }
+            async move { matches!(permit(&shared, &permits, Inline::InPlace).await, Slot::Taken(_)) }
         });
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(!waiting.is_finished(), "it waits while every slot is taken");
         drop(held);
         assert!(tokio::time::timeout(Duration::from_secs(5), waiting).await.unwrap().unwrap());
 
-        let _held = permit(&shared, &permits).await.unwrap();
+        let _held = permit(&shared, &permits, Inline::InPlace).await;
         let waiting = tokio::spawn({
             let (shared, permits) = (shared.clone(), permits.clone());
-            async move { permit(&shared, &permits).await.is_none() }
+            async move { matches!(permit(&shared, &permits, Inline::InPlace).await, Slot::Closing) }
         });
         tokio::time::sleep(Duration::from_millis(20)).await;
         shared.shutdown.cancel();
@@ -295,9 +350,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_closed_semaphore_gives_none() {
-        let shared = shared();
+        let (shared, _rx) = shared();
         let permits = Arc::new(Semaphore::new(1));
         permits.close();
-        assert!(permit(&shared, &permits).await.is_none());
+        assert!(matches!(permit(&shared, &permits, Inline::InPlace).await, Slot::Closing));
     }
 }

@@ -112,8 +112,10 @@ pub enum PeerCancelMode {
 pub struct DispatcherConfig {
     /// How peer cancellation is applied.
     pub cancel_mode: PeerCancelMode,
-    /// At most this many inbound requests run at once; beyond it the dispatcher stops
-    /// reading (back-pressure, nothing is dropped). Default 4096.
+    /// At most this many inbound requests run at once. Beyond it a connection that reads
+    /// its transport (stdio, a child process, an in-memory pair) answers a further request
+    /// at once with `-32603` and reads on; a 2025 HTTP session's POST waits for a slot.
+    /// Default 4096.
     pub max_in_flight: usize,
     /// Default timeout of outbound requests (`None`: wait forever). Default 60 s.
     pub request_timeout: Option<Duration>,
@@ -211,6 +213,12 @@ impl Shared {
             1 => State::Running,
             _ => State::Closed,
         }
+    }
+
+    /// Whether the transport's queue of outgoing messages is full: the peer is not reading
+    /// what this side writes (only a [`Outlet::Queue`] can tell).
+    fn output_full(&self) -> bool {
+        matches!(&*self.outgoing.read().unwrap_or_else(|e| e.into_inner()), Some(Outlet::Queue(tx)) if tx.capacity() == 0)
     }
 
     /// Starts shutting the connection down: cancels the shutdown token and fires every
