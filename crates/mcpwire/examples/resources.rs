@@ -32,7 +32,8 @@ async fn book(shelf: String, title: String, Uri(uri): Uri) -> Result<String, mcp
         .iter()
         .find(|(s, t, _)| *s == shelf && *t == title)
         .map(|(_, _, text)| (*text).to_owned())
-        .ok_or_else(|| mcpwire::McpError::invalid_params(format!("no book at {uri}")))
+        // "Resource not found" in each era's words: `-32002` up to 2025-11-25, `-32602` in 2026.
+        .ok_or_else(|| mcpwire::McpError::resource_not_found(&uri))
 }
 
 /// Offers the shelves and titles that start with what the user typed. One handler

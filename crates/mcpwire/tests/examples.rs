@@ -175,8 +175,14 @@ async fn resource_templates_complete_and_read_typed_variables() {
         let read = client.read_resource("books://mcp/tools").await.unwrap();
         let text = serde_json::to_value(&read.contents[0]).unwrap()["text"].clone();
         assert_eq!(text, "A tool is a function the model may call.");
-        let missing = client.read_resource("books://mcp/nothing").await.unwrap_err();
-        assert!(missing.to_string().contains("no book at books://mcp/nothing"), "{missing}");
+        // Not found, in the era's words: -32002 up to 2025-11-25, -32602 in 2026.
+        match client.read_resource("books://mcp/nothing").await {
+            Err(mcpwire::RequestError::Peer(e)) => {
+                assert_eq!(e.code, if era_2025 { -32002 } else { -32602 }, "{}", e.message);
+                assert_eq!(e.data, Some(serde_json::json!({ "uri": "books://mcp/nothing" })));
+            }
+            other => panic!("a missing book: {other:?}"),
+        }
         client.close().await;
     }
 }
