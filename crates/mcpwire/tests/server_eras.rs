@@ -525,6 +525,36 @@ async fn declared_capabilities_are_honoured_and_custom_methods_still_serve() {
     assert!(matches!(bad, Err(mcpwire::server::BuildError::InvalidCapabilities(_))), "{bad:?}");
 }
 
+/// A custom method the server would never reach (a protocol method, or one of a family
+/// something was registered for) fails the build, naming why; the same method with
+/// nothing of its family registered serves, as above.
+#[test]
+fn a_custom_method_the_server_answers_itself_fails_the_build() {
+    use mcpwire::server::BuildError;
+    let handler = |_ctx, _params| async { Ok(json!({})) };
+    let shadowed = [
+        Server::builder("s", "1").tool(tool("t").handler(|| "x")).method("tools/list", handler).build(),
+        Server::builder("s", "1")
+            .resource(resource("docs://a", "a").text("a"))
+            .method("resources/list", handler)
+            .build(),
+        Server::builder("s", "1").method("ping", handler).build(),
+    ];
+    for (built, method) in shadowed.into_iter().zip(["tools/list", "resources/list", "ping"]) {
+        match built {
+            Err(e @ BuildError::ShadowedMethod(..)) => {
+                assert!(e.to_string().contains(method) && e.to_string().contains("never run"), "{e}")
+            }
+            other => panic!("{method}: expected ShadowedMethod, got {:?}", other.map(|_| ())),
+        }
+    }
+    assert!(Server::builder("s", "1")
+        .tool(tool("t").handler(|| "x"))
+        .method("resources/list", handler)
+        .build()
+        .is_ok());
+}
+
 /// A listen stream is granted what the server declared: `listChanged` per list, and
 /// resource subscriptions only with `resources.subscribe`.
 #[tokio::test]

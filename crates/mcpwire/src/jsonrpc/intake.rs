@@ -305,7 +305,9 @@ mod tests {
     async fn a_free_slot_is_taken_and_a_stopped_connection_gets_none() {
         let (shared, _rx) = shared();
         let permits = Arc::new(Semaphore::new(1));
-        let Slot::Taken(held) = permit(&shared, &permits, Inline::InPlace).await else { panic!("a free slot") };
+        let Slot::Taken(held) = permit(&shared, &permits, Inline::InPlace).await else {
+            panic!("a free slot")
+        };
         assert_eq!(permits.available_permits(), 0);
         drop(held);
         shared.shutdown.cancel();
@@ -328,7 +330,9 @@ mod tests {
         let (shared, _rx) = shared();
         fill_output(&shared);
         let permits = Arc::new(Semaphore::new(1));
-        let Slot::Taken(held) = permit(&shared, &permits, Inline::InPlace).await else { panic!("a free slot") };
+        let Slot::Taken(held) = permit(&shared, &permits, Inline::InPlace).await else {
+            panic!("a free slot")
+        };
         let waiting = tokio::spawn({
             let (shared, permits) = (shared.clone(), permits.clone());
             async move { matches!(permit(&shared, &permits, Inline::InPlace).await, Slot::Taken(_)) }

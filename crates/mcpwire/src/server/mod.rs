@@ -395,6 +395,14 @@ pub enum BuildError {
         /// What is wrong.
         reason: String,
     },
+    /// A [`ServerBuilder::method`] names a method the server answers itself (a protocol
+    /// method, or one of a family something was registered for): its handler would never
+    /// run. To serve a family by hand (a list that changes at run time), register nothing
+    /// of it and give every method of it.
+    #[error(
+        "method {0:?} is answered by the server itself ({1}); a handler registered for it would never run"
+    )]
+    ShadowedMethod(String, &'static str),
 }
 
 /// Registers what a [`Server`] offers.
@@ -507,6 +515,10 @@ impl ServerBuilder {
     }
 
     /// Registers a custom request method (use a vendor prefix, such as `acme/reindex`).
+    /// A method the server answers itself fails [`build`](Self::build)
+    /// ([`BuildError::ShadowedMethod`]); to serve a standard family by hand (a list that
+    /// changes at run time, say), register nothing of that family and give each of its
+    /// methods, declaring the capability with [`extra_capabilities`](Self::extra_capabilities).
     pub fn method<F, Fut>(mut self, name: impl Into<String>, handler: F) -> Self
     where
         F: Fn(Ctx, Value) -> Fut + Send + Sync + 'static,
@@ -656,6 +668,11 @@ impl ServerBuilder {
         };
         let tasks_enabled =
             self.tools.iter().any(|d| !matches!(d.task_support, tasks::TaskSupport::Forbidden));
+        for method in self.methods.keys() {
+            if let Some(why) = answered_by_the_server(method, serves, &capabilities, tasks_enabled) {
+                return Err(BuildError::ShadowedMethod(method.clone(), why));
+            }
+        }
         let task_store = self.task_store.unwrap_or_else(|| Arc::new(tasks::MemoryTaskStore::default()));
         Ok(Server {
             inner: Arc::new(ServerInner {
@@ -689,6 +706,37 @@ impl ServerBuilder {
                 local: local::LocalExecutor::default(),
             }),
         })
+    }
+}
+
+/// Why the server answers `method` itself, if it does: the eras' protocol methods, and
+/// the request families of what was registered (see [`Serves`]).
+fn answered_by_the_server(
+    method: &str,
+    serves: Serves,
+    capabilities: &ServerCapabilities,
+    tasks_enabled: bool,
+) -> Option<&'static str> {
+    use crate::protocol::methods as m;
+    match method {
+        m::INITIALIZE | m::PING | m::LOGGING_SET_LEVEL | m::SERVER_DISCOVER | m::SUBSCRIPTIONS_LISTEN => {
+            Some("a protocol method")
+        }
+        m::RESOURCES_SUBSCRIBE | m::RESOURCES_UNSUBSCRIBE if capabilities.resources.is_some() => {
+            Some("the server declares resources")
+        }
+        m::TASKS_GET | m::TASKS_RESULT | m::TASKS_LIST | m::TASKS_CANCEL | m::TASKS_UPDATE
+            if tasks_enabled =>
+        {
+            Some("a tool runs as a task")
+        }
+        m::TOOLS_LIST | m::TOOLS_CALL if serves.tools => Some("tools are registered"),
+        m::RESOURCES_LIST | m::RESOURCES_TEMPLATES_LIST | m::RESOURCES_READ if serves.resources => {
+            Some("resources or templates are registered")
+        }
+        m::PROMPTS_LIST | m::PROMPTS_GET if serves.prompts => Some("prompts are registered"),
+        m::COMPLETION_COMPLETE if serves.completion => Some("a completion handler is registered"),
+        _ => None,
     }
 }
 
