@@ -102,26 +102,46 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+/// The requests a server may send its client that this command line does not serve.
+const CLIENT_METHODS: [&str; 2] = ["sampling/createMessage", "roots/list"];
+
+/// The client capabilities an error's `data.requiredCapabilities` names (`-32021`, and
+/// the 2025 `-32601` that stands for it), as `sampling, roots`.
+fn required_capabilities(e: &mcpwire::protocol::ErrorObject) -> Option<String> {
+    let required = e.data.as_ref()?.get("requiredCapabilities")?.as_object()?;
+    let names: Vec<&str> = required.keys().map(String::as_str).collect();
+    Some(if names.is_empty() { "(unnamed)".to_owned() } else { names.join(", ") })
+}
+
 /// Describes a failed request (`what`: "tools/call", "the handshake", ...) as a message
 /// and a hint.
 pub fn describe_request_error(what: &str, error: &RequestError) -> (String, String) {
     match error {
         RequestError::Peer(e) => {
-            let needs_capability = e.data.as_ref().is_some_and(|d| d.get("requiredCapabilities").is_some());
-            let hint = match e.code {
+            let asked_us = CLIENT_METHODS.iter().copied().find(|m| e.message.contains(m));
+            let hint = match (e.code, required_capabilities(e), asked_us) {
                 // 2025 has no code of its own for a missing client capability.
-                codes::METHOD_NOT_FOUND if needs_capability => {
-                    "the server needs a client capability this command line does not offer (sampling needs a model)"
+                (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _) => {
+                    format!("the server needs a client capability this command line does not offer: {names}")
                 }
-                codes::METHOD_NOT_FOUND => "the server does not offer this; `mcpwire info TARGET` shows what it does",
-                codes::INVALID_PARAMS => "check the names and arguments against `mcpwire tools|prompts TARGET`",
-                codes::MISSING_REQUIRED_CLIENT_CAPABILITY => {
-                    "the server needs a client capability this command line does not offer (sampling needs a model)"
+                // The server passed on this command line's own refusal of its request.
+                (codes::METHOD_NOT_FOUND, None, Some(method)) => format!(
+                    "the server asked this command line for {method}, which it does not offer (it has no model \
+                     for sampling and shares no roots)"
+                ),
+                (codes::METHOD_NOT_FOUND, ..) => {
+                    "the server does not offer this; `mcpwire info TARGET` shows what it does".into()
                 }
-                codes::UNSUPPORTED_PROTOCOL_VERSION => "pin a version the server supports with --protocol-version",
-                _ => "the server refused the request; its message says why",
+                (codes::INVALID_PARAMS, ..) => "check the names and arguments against `mcpwire tools|prompts TARGET`".into(),
+                (codes::MISSING_REQUIRED_CLIENT_CAPABILITY, ..) => {
+                    "the server needs a client capability this command line does not offer".into()
+                }
+                (codes::UNSUPPORTED_PROTOCOL_VERSION, ..) => {
+                    "pin a version the server supports with --protocol-version".into()
+                }
+                _ => "the server refused the request; its message says why".into(),
             };
-            (format!("{what} failed: the server answered: {} (code {})", e.message, e.code), hint.to_owned())
+            (format!("{what} failed: the server answered: {} (code {})", e.message, e.code), hint)
         }
         RequestError::Timeout { timeout, .. } => (
             format!("{what} failed: no answer within {} s", timeout.as_secs_f64()),
@@ -209,5 +229,34 @@ mod tests {
         assert_eq!(http_status("HTTP 401"), Some(("HTTP 401".into(), String::new())));
         assert_eq!(http_status("HTTP/1.1 parse error"), None);
         assert_eq!(http_status("connection refused"), None);
+    }
+
+    fn hint(code: i64, message: &str, data: Option<serde_json::Value>) -> String {
+        let mut error = mcpwire::protocol::ErrorObject::new(code, message);
+        error.data = data;
+        describe_request_error("tools/call", &RequestError::Peer(error)).1
+    }
+
+    #[test]
+    fn a_missing_client_capability_is_named_and_our_own_refusal_is_not_blamed_on_the_server() {
+        let roots = serde_json::json!({ "requiredCapabilities": { "roots": {} } });
+        assert_eq!(
+            hint(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "needs roots", Some(roots.clone())),
+            "the server needs a client capability this command line does not offer: roots"
+        );
+        assert_eq!(
+            hint(codes::METHOD_NOT_FOUND, "Method not found", Some(roots)),
+            "the server needs a client capability this command line does not offer: roots"
+        );
+        // A server that passes on this command line's `-32601` for its sampling request.
+        let passed_on = hint(codes::METHOD_NOT_FOUND, "Method not found: sampling/createMessage", None);
+        assert!(
+            passed_on.starts_with("the server asked this command line for sampling/createMessage"),
+            "{passed_on}"
+        );
+        assert_eq!(
+            hint(codes::METHOD_NOT_FOUND, "Method not found: tools/frob", None),
+            "the server does not offer this; `mcpwire info TARGET` shows what it does"
+        );
     }
 }
