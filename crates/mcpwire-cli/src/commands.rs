@@ -155,8 +155,10 @@ pub async fn connect(
     };
     let elicit_ui = ui.clone();
     let turn = Arc::new(tokio::sync::Mutex::new(()));
-    builder =
-        builder.on_elicitation(move |params| elicit::answer(params, policy, elicit_ui.clone(), turn.clone()));
+    let server: Arc<str> = target.to_string().into();
+    builder = builder.on_elicitation(move |params| {
+        elicit::answer(params, policy, elicit_ui.clone(), turn.clone(), server.clone())
+    });
     tracing::debug!(%target, "connecting");
     // --timeout bounds the whole handshake, not each of its requests; an era probe the
     // server leaves unanswered has its own wait on top, so that the `initialize` it falls

@@ -20,12 +20,14 @@ pub enum Policy {
     Decline(&'static str),
 }
 
-/// Answers one elicitation request. Questions are asked one at a time (`turn`).
+/// Answers one elicitation request from `server` (the target, as the user named it: the
+/// dialog says who asks). Questions are asked one at a time (`turn`).
 pub async fn answer(
     params: ElicitRequestParams,
     policy: Policy,
     ui: Ui,
     turn: Arc<tokio::sync::Mutex<()>>,
+    server: Arc<str>,
 ) -> Result<ElicitResult, McpError> {
     let value = serde_json::to_value(&params)?;
     let message = value.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
@@ -47,7 +49,7 @@ pub async fn answer(
                 let stdin = io::stdin();
                 let mut input = stdin.lock();
                 let mut out = io::stderr();
-                dialog(&message, &schema, &mut input, &mut out)
+                dialog(&server, &message, &schema, &mut input, &mut out)
             })
             .await;
             ui.asking(false);
@@ -69,6 +71,8 @@ enum Field {
     Text {
         min: Option<u64>,
         max: Option<u64>,
+        /// The schema's `format` (`email`, `uri`, `date`, `date-time`), checked as typed.
+        format: Option<TextFormat>,
     },
     Integer {
         min: Option<f64>,
@@ -87,6 +91,111 @@ enum Field {
         min: Option<u64>,
         max: Option<u64>,
     },
+}
+
+/// The string formats an elicitation form may ask for (2025-06-18 and later).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TextFormat {
+    Email,
+    Uri,
+    Date,
+    DateTime,
+}
+
+impl TextFormat {
+    fn named(name: &str) -> Option<Self> {
+        match name {
+            "email" => Some(TextFormat::Email),
+            "uri" => Some(TextFormat::Uri),
+            "date" => Some(TextFormat::Date),
+            "date-time" => Some(TextFormat::DateTime),
+            _ => None,
+        }
+    }
+
+    /// What the field takes, for its prompt and for a refused answer.
+    fn described(self) -> &'static str {
+        match self {
+            TextFormat::Email => "an email address",
+            TextFormat::Uri => "a URI, such as https://example.com/",
+            TextFormat::Date => "a date, YYYY-MM-DD",
+            TextFormat::DateTime => "a date and time, such as 2026-07-28T09:30:00Z",
+        }
+    }
+
+    /// Whether `text` has the format's shape (what a form can check without a network:
+    /// no address is looked up).
+    fn accepts(self, text: &str) -> bool {
+        if text.chars().any(char::is_whitespace) {
+            return false;
+        }
+        match self {
+            TextFormat::Email => match text.rsplit_once('@') {
+                Some((local, domain)) => {
+                    !local.is_empty()
+                        && !domain.starts_with('.')
+                        && domain.contains('.')
+                        && !domain.ends_with('.')
+                }
+                None => false,
+            },
+            TextFormat::Uri => match text.split_once(':') {
+                Some((scheme, rest)) => {
+                    scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                        && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                        && !rest.is_empty()
+                }
+                None => false,
+            },
+            TextFormat::Date => is_date(text),
+            TextFormat::DateTime => match text.split_once(['T', 't']) {
+                Some((date, time)) => is_date(date) && is_time(time),
+                None => false,
+            },
+        }
+    }
+}
+
+/// `YYYY-MM-DD`, a day that exists.
+fn is_date(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('-').collect();
+    let [y, m, d] = parts.as_slice() else { return false };
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(y, 4) && digits(m, 2) && digits(d, 2)) {
+        return false;
+    }
+    let (year, month, day): (u32, u32, u32) =
+        (y.parse().unwrap_or(0), m.parse().unwrap_or(0), d.parse().unwrap_or(0));
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    (1..=days).contains(&day)
+}
+
+/// RFC 3339's `HH:MM:SS[.frac]` and an offset (`Z` or `+HH:MM`/`-HH:MM`).
+fn is_time(text: &str) -> bool {
+    let (clock, offset) = match text.find(['Z', 'z', '+', '-']) {
+        Some(i) => text.split_at(i),
+        None => return false,
+    };
+    let two = |s: &str, max: u32| {
+        s.len() == 2 && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<u32>().is_ok_and(|n| n <= max)
+    };
+    let (whole, fraction) = clock.split_once('.').unwrap_or((clock, "0"));
+    let hms: Vec<&str> = whole.split(':').collect();
+    let clock_ok = matches!(hms.as_slice(), [h, m, s] if two(h, 23) && two(m, 59) && two(s, 60))
+        && !fraction.is_empty()
+        && fraction.bytes().all(|b| b.is_ascii_digit());
+    let offset_ok = match offset {
+        "Z" | "z" => true,
+        _ => matches!(offset[1..].split_once(':'), Some((h, m)) if two(h, 23) && two(m, 59)),
+    };
+    clock_ok && offset_ok
 }
 
 fn options_of(schema: &Value) -> Option<Vec<(String, String)>> {
@@ -135,7 +244,11 @@ fn field_of(schema: &Value) -> Field {
         Some("number") => Field::Number { min: num("minimum"), max: num("maximum") },
         _ => match options_of(schema) {
             Some(options) if !options.is_empty() => Field::Choice(options),
-            _ => Field::Text { min: int("minLength"), max: int("maxLength") },
+            _ => Field::Text {
+                min: int("minLength"),
+                max: int("maxLength"),
+                format: schema.get("format").and_then(Value::as_str).and_then(TextFormat::named),
+            },
         },
     }
 }
@@ -169,11 +282,12 @@ fn parse_answer(field: &Field, text: &str) -> Result<Value, String> {
         }
     };
     match field {
-        Field::Text { min, max } => {
+        Field::Text { min, max, format } => {
             let len = text.chars().count() as u64;
-            match (min, max) {
-                (Some(lo), _) if len < *lo => Err(format!("at least {lo} characters")),
-                (_, Some(hi)) if len > *hi => Err(format!("at most {hi} characters")),
+            match (min, max, format) {
+                (Some(lo), ..) if len < *lo => Err(format!("at least {lo} characters")),
+                (_, Some(hi), _) if len > *hi => Err(format!("at most {hi} characters")),
+                (.., Some(format)) if !format.accepts(text) => Err(format.described().to_owned()),
                 _ => Ok(Value::String(text.to_owned())),
             }
         }
@@ -229,13 +343,14 @@ fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
 /// The dialog: each field in the schema's order (the protocol type and this build's
 /// JSON maps keep the server's order), then whether to send. End of input cancels.
 pub fn dialog(
+    server: &str,
     message: &str,
     schema: &Value,
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<Value> {
     let cancel = json!({ "action": "cancel" });
-    writeln!(out, "The server asks: {message}")?;
+    writeln!(out, "The server {server} asks: {message}")?;
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -254,6 +369,7 @@ pub fn dialog(
             label.push_str(&format!(" — {d}"));
         }
         let kind = match &field {
+            Field::Text { format: Some(format), .. } => format.described().to_owned(),
             Field::Text { .. } => "text".to_owned(),
             Field::Integer { .. } => "whole number".to_owned(),
             Field::Number { .. } => "number".to_owned(),
@@ -330,7 +446,7 @@ mod tests {
     fn run(schema: Value, typed: &str) -> (Value, String) {
         let mut input = io::Cursor::new(typed.as_bytes().to_vec());
         let mut out = Vec::new();
-        let result = dialog("Tell me", &schema, &mut input, &mut out).unwrap();
+        let result = dialog("stdio:demo", "Tell me", &schema, &mut input, &mut out).unwrap();
         (result, String::from_utf8(out).unwrap())
     }
 
@@ -358,6 +474,7 @@ mod tests {
                 "age": 41, "name": "John Doe", "status": "inactive", "tags": ["a", "b"], "verified": false
             } })
         );
+        assert!(shown.starts_with("The server stdio:demo asks: Tell me\n"), "{shown}");
         assert!(shown.contains("(expected a whole number)"), "{shown}");
         assert!(shown.contains("(expected at least 0)"), "{shown}");
         assert!(shown.contains("name — User name (text, required) [John Doe]"), "{shown}");
@@ -377,6 +494,38 @@ mod tests {
         let (zip, age, name) =
             (shown.find("zip (").unwrap(), shown.find("age (").unwrap(), shown.find("name (").unwrap());
         assert!(zip < age && age < name, "{shown}");
+    }
+
+    #[test]
+    fn string_formats_are_checked_as_typed() {
+        let schema = json!({ "type": "object", "properties": {
+            "email": { "type": "string", "format": "email" },
+            "home": { "type": "string", "format": "uri" },
+            "born": { "type": "string", "format": "date" },
+            "at": { "type": "string", "format": "date-time" }
+        } });
+        let typed = "not an email\nme@example.com\nyesterday\nhttps://example.com/me\n2026-02-30\n2024-02-29\n2026-07-28\n2026-07-28T09:30:00.5+02:00\n\n";
+        let (result, shown) = run(schema, typed);
+        assert_eq!(
+            result,
+            json!({ "action": "accept", "content": {
+                "email": "me@example.com", "home": "https://example.com/me",
+                "born": "2024-02-29", "at": "2026-07-28T09:30:00.5+02:00"
+            } })
+        );
+        assert!(shown.contains("email (an email address): "), "{shown}");
+        assert!(shown.contains("(expected an email address)"), "{shown}");
+        assert!(shown.contains("(expected a URI, such as https://example.com/)"), "{shown}");
+        assert!(shown.contains("(expected a date, YYYY-MM-DD)"), "{shown}");
+        assert!(shown.contains("(expected a date and time, such as 2026-07-28T09:30:00Z)"), "{shown}");
+        for (format, good, bad) in [
+            (TextFormat::Email, "a.b+c@mail.example.org", "a@b"),
+            (TextFormat::Uri, "urn:isbn:0451450523", "://x"),
+            (TextFormat::Date, "2000-02-29", "1900-02-29"),
+            (TextFormat::DateTime, "2026-07-28T23:59:60Z", "2026-07-28T24:00:00Z"),
+        ] {
+            assert!(format.accepts(good) && !format.accepts(bad), "{format:?}: {good} / {bad}");
+        }
     }
 
     #[test]
