@@ -9,6 +9,8 @@ use std::fmt;
 use std::future::Future;
 use std::io::ErrorKind;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcpwire::client::{Client, ClientBuilder, ConnectError};
@@ -213,9 +215,28 @@ pub async fn connect(
     limit: Duration,
     wire: Option<&Recorder>,
 ) -> anyhow::Result<Client> {
+    let started = std::time::Instant::now();
+    // Set once a 401 has started the browser login (`saved_login`'s opener).
+    let login_started = Arc::new(AtomicBool::new(false));
+    // A handshake that ran out of time while a browser login was under way: the login is
+    // what did not finish.
+    let login_unfinished = || {
+        login_started.load(Ordering::Acquire).then(|| {
+            let waited = format!("{:.0} s", started.elapsed().as_secs_f64());
+            Failure::connect(format!("the browser login for {target} did not finish within {waited}"))
+                .hint("open the URL printed above and authorize, or log in first with `mcpwire login URL`; raise --timeout to wait longer")
+        })
+    };
     let silent = || {
-        Failure::connect(format!("{target} did not answer the handshake within {} s", limit.as_secs_f64()))
-            .hint("the server may still be starting, or may not speak MCP there; raise --timeout, or run it alone to see what it prints")
+        if let Some(failure) = login_unfinished() {
+            return failure;
+        }
+        let waited = format!("{:.0} s", started.elapsed().as_secs_f64());
+        let hint = match target {
+            Target::Stdio { .. } => "the server may still be starting, or may not speak MCP on stdout; raise --timeout, or run it alone to see what it prints",
+            Target::Http { .. } => "the server may still be starting, or may not speak MCP at this URL; raise --timeout",
+        };
+        Failure::connect(format!("{target} did not answer the handshake within {waited}")).hint(hint)
     };
     match target {
         Target::Stdio { program, args } => {
@@ -255,14 +276,17 @@ pub async fn connect(
                 // Tokens from `mcpwire login` (refreshed as needed); a 401 without them
                 // starts the browser login here.
                 None => {
-                    if let Some(oauth) = saved_login() {
+                    if let Some(oauth) = saved_login(login_started.clone()) {
                         transport = transport.oauth(oauth);
                     }
                 }
             }
             let connecting = tapped(builder, transport, wire);
             match tokio::time::timeout(limit, connecting).await {
-                Ok(connected) => connected.map_err(|e| connect_failure(target, e).into()),
+                Ok(connected) => connected.map_err(|e| match (&e, login_unfinished()) {
+                    (ConnectError::Handshake(RequestError::Timeout { .. }), Some(failure)) => failure.into(),
+                    _ => connect_failure(target, e).into(),
+                }),
                 Err(_) => Err(silent().into()),
             }
         }
@@ -282,11 +306,15 @@ fn tapped(
 }
 
 /// An OAuth client over the token file `mcpwire login` writes, with the loopback
-/// redirect for a login a 401 asks for; `None` without a home directory.
-fn saved_login() -> Option<mcpwire::auth::OAuthClient> {
-    use mcpwire::auth::{FileTokenStore, LoopbackRedirect, OAuthClient, OAuthConfig};
+/// redirect for a login a 401 asks for (which sets `started`); `None` without a home
+/// directory.
+fn saved_login(started: Arc<AtomicBool>) -> Option<mcpwire::auth::OAuthClient> {
+    use mcpwire::auth::{print_and_open, FileTokenStore, LoopbackRedirect, OAuthClient, OAuthConfig};
     let path = FileTokenStore::default_path()?;
-    let redirect = LoopbackRedirect::bind().ok()?;
+    let redirect = LoopbackRedirect::bind().ok()?.with_opener(move |url| {
+        started.store(true, Ordering::Release);
+        print_and_open(url);
+    });
     Some(OAuthClient::new(OAuthConfig {
         redirect_uri: redirect.redirect_uri().to_owned(),
         client_name: "mcpwire".into(),
@@ -333,7 +361,14 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             "the server did not answer the handshake within {} s",
             timeout.as_secs_f64()
         ))
-        .hint("is it an MCP server that speaks JSON-RPC on stdout? If it starts slowly, raise --timeout"),
+        .hint(match target {
+            Target::Stdio { .. } => {
+                "is it an MCP server that speaks JSON-RPC on stdout? If it starts slowly, raise --timeout"
+            }
+            Target::Http { .. } => {
+                "is there an MCP endpoint at this URL? If it answers slowly, raise --timeout"
+            }
+        }),
         // The HTTP transport's own failure: the connection, not the server, said no.
         ConnectError::Handshake(RequestError::Transport { reason }) if http_status(&reason).is_some() => {
             let (status, body) = http_status(&reason).unwrap_or_default();

@@ -682,6 +682,50 @@ fn a_server_that_wants_authorization_it_cannot_get_says_so() {
     let _ = std::fs::remove_dir_all(config);
 }
 
+/// A server whose `401` leads to a browser login (it registers clients at the default
+/// endpoints of a server without metadata): a login nobody completes ends at --timeout
+/// with an error that says the login is what did not finish, not the handshake.
+#[test]
+fn a_login_nobody_completes_is_named_when_the_time_runs_out() {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut head = [0u8; 8192];
+            let n = stream.read(&mut head).unwrap_or(0);
+            let head = String::from_utf8_lossy(&head[..n]);
+            let reply: &[u8] = if head.starts_with("POST /register") {
+                b"HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: 19\r\nconnection: close\r\n\r\n{\"client_id\":\"c-1\"}"
+            } else if head.starts_with("POST /mcp") {
+                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            } else {
+                b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            };
+            let _ = stream.write_all(reply);
+        }
+    });
+    let config = std::env::temp_dir().join(format!("mcpwire-login-wait-{}", std::process::id()));
+    let started = std::time::Instant::now();
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpwire"))
+        .args(["tools", &url, "--timeout", "2"])
+        .env("XDG_CONFIG_HOME", &config)
+        .env("HOME", &config)
+        // No desktop opener to start.
+        .env("PATH", "/nonexistent")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
+    assert!(err.contains("Open this URL in a browser"), "{err}");
+    assert!(err.contains(&format!("the browser login for {url} did not finish within")), "{err}");
+    assert!(err.contains("mcpwire login URL"), "{err}");
+    let _ = std::fs::remove_dir_all(config);
+}
+
 /// An error message written to a stderr nobody reads any more (`mcpwire ... 2>&1 | head
 /// -1`) leaves the documented exit status, not a panic's 101.
 #[test]

@@ -46,9 +46,10 @@ impl std::fmt::Debug for LoopbackRedirect {
     }
 }
 
-/// Prints the URL and tries the desktop's URL opener (failures are ignored: the user
-/// can copy the URL).
-fn print_and_open(url: &str) {
+/// Prints the URL on stderr and tries the desktop's URL opener (failures are ignored: the
+/// user can copy the URL). [`LoopbackRedirect`]'s default opener; an opener of one's own
+/// may call it and note that a login has begun.
+pub fn print_and_open(url: &str) {
     eprintln!("Open this URL in a browser to authorize:\n  {url}");
     let command = if cfg!(target_os = "macos") { "open" } else { "xdg-open" };
     let _ = std::process::Command::new(command)

@@ -59,7 +59,7 @@ pub use grant::{
 };
 pub use jose::SigningKey;
 pub use login::{login, LoginOptions};
-pub use loopback::{LoopbackRedirect, UrlOpener};
+pub use loopback::{print_and_open, LoopbackRedirect, UrlOpener};
 pub use store::{FileTokenStore, MemoryTokenStore, TokenStore, Tokens};
 
 /// Why authorization failed.
