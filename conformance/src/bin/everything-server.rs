@@ -27,7 +27,11 @@ async fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["--stdio"] => {
-            mcpwire_conformance::everything::server().serve_stdio().await;
+            // SIGINT and SIGTERM end it as the end of input does: what is running is
+            // answered "Connection closed" first.
+            mcpwire_conformance::everything::server()
+                .serve_stdio_until(Default::default(), stop_signal())
+                .await;
             ExitCode::SUCCESS
         }
         ["--http", addr] => {

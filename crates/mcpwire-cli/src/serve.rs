@@ -53,9 +53,16 @@ pub fn service(server: Server, addr: &str, max_message: usize) -> McpService {
     McpService::with_settings(server, settings(addr, max_message))
 }
 
-/// Serves `server` on stdin and stdout, reading lines up to `max_message` bytes.
-pub async fn serve_stdio(server: &Server, max_message: usize) {
-    server.serve_stdio_with(StdioLimits { max_line_bytes: max_message, ..StdioLimits::default() }).await;
+/// Serves `server` on stdin and stdout, reading lines up to `max_message` bytes, until
+/// stdin closes or a stop signal arrives (taken as the end of input: requests still
+/// running are answered "Connection closed" and the answers written before it returns).
+/// The exit status: 0, or 128 + the signal's number.
+pub async fn serve_stdio(server: &Server, max_message: usize) -> anyhow::Result<i32> {
+    interrupt::install()?;
+    let limits = StdioLimits { max_line_bytes: max_message, ..StdioLimits::default() };
+    server.serve_stdio_until(limits, interrupt::interrupted(1)).await;
+    let stopped = tokio::time::timeout(std::time::Duration::ZERO, interrupt::interrupted(1)).await.is_ok();
+    Ok(if stopped { interrupt::exit_status() } else { EXIT_OK })
 }
 
 /// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until Ctrl-C, printing the
@@ -100,11 +107,7 @@ pub async fn run(args: &Serve, max_message: usize) -> anyhow::Result<i32> {
     let server = example(args.example)?;
     match &args.http {
         Some(addr) => serve_http(server, addr, what, max_message).await,
-        None => {
-            // Ctrl-C keeps its default meaning here: the process ends.
-            serve_stdio(&server, max_message).await;
-            Ok(EXIT_OK)
-        }
+        None => serve_stdio(&server, max_message).await,
     }
 }
 

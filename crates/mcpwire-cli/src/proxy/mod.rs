@@ -229,8 +229,12 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
         }
         None => {
             tokio::select! {
-                _ = crate::serve::serve_stdio(&server, max_message) => EXIT_OK,
-                _ = interrupt::interrupted(1) => EXIT_INTERRUPTED,
+                // A stop signal ends it too, once what was running is answered.
+                served = crate::serve::serve_stdio(&server, max_message) => match served {
+                    Ok(EXIT_OK) => EXIT_OK,
+                    Ok(_) => EXIT_INTERRUPTED,
+                    Err(_) => EXIT_FAILURE,
+                },
                 _ = upstream_gone => {
                     say!("error: the upstream server closed the connection");
                     EXIT_FAILURE

@@ -317,6 +317,31 @@ impl Server {
             .channel_capacity(limits.channel_capacity);
         self.serve(transport).await;
     }
+
+    /// [`Server::serve_stdio_with`], until stdin closes or `stop` completes (a
+    /// `SIGTERM`, say): a stop is taken as the end of input, so the requests still running
+    /// get the same moment to finish and then the same "Connection closed" answer, and
+    /// every answer is written before this returns.
+    ///
+    /// ```no_run
+    /// # async fn run(server: mcpwire::server::Server) {
+    /// let stop = async { tokio::signal::ctrl_c().await.ok(); };
+    /// server.serve_stdio_until(Default::default(), stop).await;
+    /// # }
+    /// ```
+    pub async fn serve_stdio_until(
+        &self,
+        limits: StdioLimits,
+        stop: impl Future<Output = ()> + Send + 'static,
+    ) {
+        use crate::transport::io::{EndsWhen, IoTransport};
+        use crate::transport::stdio::{StdinReader, StdoutWriter};
+        let reader = EndsWhen::new(StdinReader::open(), stop);
+        let transport = IoTransport::new(reader, StdoutWriter::open())
+            .max_line_bytes(limits.max_line_bytes)
+            .channel_capacity(limits.channel_capacity);
+        self.serve(transport).await;
+    }
 }
 
 /// The bounds of a stdio connection ([`Server::serve_stdio_with`]); the same setters exist

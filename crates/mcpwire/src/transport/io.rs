@@ -19,7 +19,11 @@
 //! # }
 //! ```
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadBuf};
 use tokio::sync::mpsc;
 
 use super::lines::{read_loop, write_loop, Arrivals, DEFAULT_MAX_LINE_BYTES};
@@ -95,5 +99,38 @@ where
             drop(writing);
         });
         Connection { incoming: in_rx, outgoing: out_tx }
+    }
+}
+
+/// A reader that reads as its inner one does until `stop` completes, then ends (reads
+/// nothing more, as at the end of input): a stop signal then shuts a connection down as
+/// its peer closing the stream would, with the grace and the answers that brings
+/// ([`Server::serve_stdio_until`](crate::server::Server::serve_stdio_until)).
+pub(crate) struct EndsWhen<R> {
+    inner: R,
+    stop: Option<Pin<Box<dyn Future<Output = ()> + Send>>>,
+}
+
+impl<R> EndsWhen<R> {
+    pub(crate) fn new(inner: R, stop: impl Future<Output = ()> + Send + 'static) -> Self {
+        EndsWhen { inner, stop: Some(Box::pin(stop)) }
+    }
+}
+
+impl<R: AsyncRead + Unpin> AsyncRead for EndsWhen<R> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        let this = &mut *self;
+        match this.stop.as_mut().map(|stop| stop.as_mut().poll(cx)) {
+            // Stopped: nothing more is read (a read of no bytes is the end of input).
+            None | Some(Poll::Ready(())) => {
+                this.stop = None;
+                Poll::Ready(Ok(()))
+            }
+            Some(Poll::Pending) => Pin::new(&mut this.inner).poll_read(cx, buf),
+        }
     }
 }
