@@ -299,7 +299,7 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
         let mut line = |label: &str, value: String| out.push_str(&format!("{label:<14}{value}\n"));
         match &server {
             Some(s) => {
-                line("Server:", format!("{} {}", s.name, s.version));
+                line("Server:", format!("{} {}", s.name, s.version).trim_end().to_owned());
                 if let Some(title) = &s.title {
                     line("Title:", title.clone());
                 }

@@ -57,6 +57,34 @@ pub async fn run(env: &Env, c: &Complete) -> anyhow::Result<i32> {
         if client.server_capabilities().is_some_and(|caps| caps.completions.is_none()) {
             return Err(Failure::usage("the server does not offer completions").into());
         }
+        // A prompt's argument is checked against what the prompt declares, as `mcpwire
+        // prompt` checks it: a server may answer an unknown one with no values at all.
+        if let CompletionReference::Prompt(reference) = &params.reference {
+            let listed = client.server_capabilities().is_none_or(|caps| caps.prompts.is_some());
+            if let Some(prompt) = match listed {
+                true => client
+                    .list_all_prompts()
+                    .await
+                    .ok()
+                    .and_then(|all| all.into_iter().find(|p| p.name == reference.name)),
+                false => None,
+            } {
+                let known: Vec<&str> = prompt.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
+                if !known.contains(&params.argument.name.as_str()) {
+                    let takes = if known.is_empty() {
+                        "it takes no arguments".to_owned()
+                    } else {
+                        format!("it takes: {}", known.join(", "))
+                    };
+                    return Err(Failure::usage(format!(
+                        "prompt {:?} has no argument {:?}",
+                        reference.name, params.argument.name
+                    ))
+                    .hint(takes)
+                    .into());
+                }
+            }
+        }
         let result = client
             .complete(&params)
             .await

@@ -132,6 +132,9 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
                 (codes::METHOD_NOT_FOUND, ..) => {
                     "the server does not offer this; `mcpwire info TARGET` shows what it does".into()
                 }
+                (codes::INVALID_PARAMS, ..) if what.contains(" task ") => {
+                    "check the task id: `mcpwire tasks list TARGET` lists the server's tasks".into()
+                }
                 (codes::INVALID_PARAMS, ..) => "check the names and arguments against `mcpwire tools|prompts TARGET`".into(),
                 (codes::MISSING_REQUIRED_CLIENT_CAPABILITY, ..) => {
                     "the server needs a client capability this command line does not offer".into()
@@ -253,6 +256,17 @@ mod tests {
         assert!(
             passed_on.starts_with("the server asked this command line for sampling/createMessage"),
             "{passed_on}"
+        );
+        assert_eq!(
+            describe_request_error(
+                "getting task t-9",
+                &RequestError::Peer(mcpwire::protocol::ErrorObject::new(
+                    codes::INVALID_PARAMS,
+                    "no such task"
+                ))
+            )
+            .1,
+            "check the task id: `mcpwire tasks list TARGET` lists the server's tasks"
         );
         assert_eq!(
             hint(codes::METHOD_NOT_FOUND, "Method not found: tools/frob", None),

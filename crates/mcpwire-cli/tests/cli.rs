@@ -267,6 +267,11 @@ fn complete_offers_what_the_server_knows() {
     let o = mcpwire(&["complete", &notes, "prompt:summarize", "tag=zz"]);
     expect_code(&o, 0);
     assert_eq!(stdout(&o), "");
+    // An argument the prompt does not declare is refused, naming the ones it does.
+    let o = mcpwire(&["complete", &notes, "prompt:summarize", "nope="]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("prompt \"summarize\" has no argument \"nope\""), "{}", stderr(&o));
+    assert!(stderr(&o).contains("it takes: tag"), "{}", stderr(&o));
     // Refused before connecting: a reference that is neither a prompt nor a template.
     let o = mcpwire(&["complete", &notes, "notes://index", "id=1"]);
     expect_code(&o, 2);
