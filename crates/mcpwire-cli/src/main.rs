@@ -27,6 +27,7 @@ mod size;
 mod target;
 mod task_status;
 mod tasks;
+mod text_format;
 mod ui;
 mod wire;
 
