@@ -2,6 +2,7 @@
 //! and target), read the same way in both eras, so that a policy keyed on a tool name
 //! cannot be sidestepped by speaking 2025 (whose requests name the tool only in the body).
 
+use mcpwire_protocol::methods;
 use serde::Deserialize;
 
 /// One JSON-RPC message of a request body, as a scope policy sees it.
@@ -9,7 +10,10 @@ use serde::Deserialize;
 pub struct McpCall {
     /// `method` (for example `tools/call`); empty for a response.
     pub method: String,
-    /// What it acts on: `params.name` (a tool or prompt), else `params.uri` (a resource).
+    /// What it acts on, read from the member the endpoint reads for its method:
+    /// `params.name` for `tools/call` and `prompts/get`, `params.uri` for `resources/read`,
+    /// `resources/subscribe` and `resources/unsubscribe`; for other methods `params.name`,
+    /// else `params.uri`.
     pub target: Option<String>,
 }
 
@@ -53,8 +57,15 @@ pub(crate) fn calls(body: &[u8]) -> Option<Vec<McpCall>> {
         Body::Batch(ms) => ms,
     };
     let call = |m: Message| {
-        let target = m.params.and_then(|p| p.name.or(p.uri));
-        McpCall { method: m.method.unwrap_or_default(), target }
+        let method = m.method.unwrap_or_default();
+        // The member the endpoint acts on: a body that also carries the other one (a
+        // `resources/read` with a `name`) is judged by what it reads.
+        let target = m.params.and_then(|p| match method.as_str() {
+            methods::TOOLS_CALL | methods::PROMPTS_GET => p.name,
+            methods::RESOURCES_READ | methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE => p.uri,
+            _ => p.name.or(p.uri),
+        });
+        McpCall { method, target }
     };
     Some(messages.into_iter().map(call).collect())
 }
@@ -75,6 +86,11 @@ mod tests {
         let batch = br#"[{"method":"resources/read","params":{"uri":"file:///a"}},{"id":1,"result":{}}]"#;
         assert_eq!(calls(batch).unwrap(), [call("resources/read", Some("file:///a")), call("", None)]);
         assert_eq!(calls(b"  ").unwrap(), []);
+        // Judged by the member the endpoint reads, whatever else the params carry.
+        let both = br#"{"method":"resources/read","params":{"uri":"file:///secret","name":"x"}}"#;
+        assert_eq!(calls(both).unwrap(), [call("resources/read", Some("file:///secret"))]);
+        let both = br#"{"method":"tools/call","params":{"uri":"file:///x","name":"admin"}}"#;
+        assert_eq!(calls(both).unwrap(), [call("tools/call", Some("admin"))]);
         assert!(calls(br#"{"method":"tools/call","params":{"name":"echo","name":"admin"}}"#).is_none());
         assert!(calls(br#"{"method":"tools/call","method":"x"}"#).is_none());
         assert!(calls(b"{not json").is_none());
