@@ -325,8 +325,9 @@ impl Server {
     ///
     /// ```no_run
     /// # async fn run(server: mcpwire::server::Server) {
-    /// let stop = async { tokio::signal::ctrl_c().await.ok(); };
-    /// server.serve_stdio_until(Default::default(), stop).await;
+    /// // Cancelled by whatever stops the server (a signal handler, say).
+    /// let stop = tokio_util::sync::CancellationToken::new();
+    /// server.serve_stdio_until(Default::default(), stop.clone().cancelled_owned()).await;
     /// # }
     /// ```
     pub async fn serve_stdio_until(
