@@ -74,7 +74,7 @@ use tokio_util::sync::CancellationToken;
 pub use auth_hook::AuthHook;
 pub use config::{HttpClientError, HttpClientTransport};
 pub use middleware::{HttpMiddleware, MiddlewareError};
-pub use sse::{SseError, SseEvent, SseParser};
+pub use sse::{SseError, SseEvent, SseParser, MAX_ID_BYTES as MAX_SSE_ID_BYTES};
 
 use super::{Connection, Outgoing, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 use crate::id_map::IdMap;

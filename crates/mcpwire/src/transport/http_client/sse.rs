@@ -3,6 +3,8 @@
 //! (a line or an event's data longer than the limit is an error, not a reason to buffer
 //! without end).
 
+use std::sync::Arc;
+
 /// One dispatched event.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SseEvent {
@@ -10,8 +12,9 @@ pub struct SseEvent {
     pub event: Option<String>,
     /// The `data:` lines joined with `\n`.
     pub data: String,
-    /// The last event id seen so far in the stream (ids persist across events).
-    pub id: Option<String>,
+    /// The last event id seen so far in the stream (ids persist across events). Shared,
+    /// not copied: every event until the next `id:` carries the same one.
+    pub id: Option<Arc<str>>,
 }
 
 /// Why a stream cannot be parsed.
@@ -31,6 +34,10 @@ impl std::fmt::Display for SseError {
 
 impl std::error::Error for SseError {}
 
+/// The longest `id:` kept; a longer one is ignored (as an id holding NUL is), so that a
+/// server cannot make every `Last-Event-ID` and every event carry megabytes.
+pub const MAX_ID_BYTES: usize = 1024;
+
 /// The UTF-8 byte order mark, which the format skips at the start of a stream.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -48,8 +55,8 @@ pub struct SseParser {
     has_data: bool,
     event: Option<String>,
     /// The `id:` of the event being read; it becomes `last_id` when the event ends.
-    id_buffer: Option<String>,
-    last_id: Option<String>,
+    id_buffer: Option<Arc<str>>,
+    last_id: Option<Arc<str>>,
     retry_ms: Option<u64>,
     limit: usize,
 }
@@ -170,7 +177,9 @@ impl SseParser {
                 self.has_data = true;
             }
             "event" => self.event = Some(value.to_owned()),
-            "id" if !value.contains('\0') => self.id_buffer = Some(value.to_owned()),
+            "id" if !value.contains('\0') && value.len() <= MAX_ID_BYTES => {
+                self.id_buffer = Some(value.into())
+            }
             "retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 if let Ok(ms) = value.parse() {
                     self.retry_ms = Some(ms);
@@ -193,7 +202,7 @@ mod tests {
     }
 
     fn event(kind: Option<&str>, data: &str, id: Option<&str>) -> SseEvent {
-        SseEvent { event: kind.map(str::to_owned), data: data.to_owned(), id: id.map(str::to_owned) }
+        SseEvent { event: kind.map(str::to_owned), data: data.to_owned(), id: id.map(Arc::from) }
     }
 
     #[test]
@@ -305,6 +314,27 @@ event: note\rdata:  two spaces\rid: x\0y\r\r\
         assert!(events[0].data.bytes().enumerate().all(|(i, b)| b == b'a' + (i % 26) as u8));
         assert_eq!(events[0].id.as_deref(), Some("big"));
         assert_eq!(events[1], event(None, "after", Some("big")));
+    }
+
+    /// A long `id:` is not kept (the last short one stays), and however many events
+    /// follow an id, they share it: 100,000 empty events after a 1 KiB id hold one copy.
+    #[test]
+    fn ids_are_bounded_and_shared() {
+        let mut p = SseParser::new(16 << 20);
+        let long = format!("id: {}\ndata: a\n\n", "i".repeat(MAX_ID_BYTES + 1));
+        let e = p.push(format!("id: short\ndata: x\n\n{long}").as_bytes()).unwrap();
+        assert_eq!(e[1].id.as_deref(), Some("short"), "the long id is ignored");
+        let id = "j".repeat(MAX_ID_BYTES);
+        let mut body = format!("id: {id}\n").into_bytes();
+        for _ in 0..100_000 {
+            body.extend_from_slice(b"data:\n\n");
+        }
+        let events = p.push(&body).unwrap();
+        assert_eq!(events.len(), 100_000);
+        let first = events[0].id.clone().unwrap();
+        assert_eq!(&*first, id.as_str());
+        assert!(events.iter().all(|e| e.id.as_ref().is_some_and(|i| Arc::ptr_eq(i, &first))));
+        assert_eq!(p.last_event_id(), Some(id.as_str()));
     }
 
     #[test]
