@@ -104,6 +104,14 @@ impl ClaimRules {
             Some(Value::String(s)) => s.split(' ').filter(|s| !s.is_empty()).map(str::to_owned).collect(),
             _ => strings(claims.get("scp")),
         };
+        // The identity claims are StringOrURI (RFC 7519 §4.1.2): one of another type, or
+        // empty, is refused rather than read as absent (which would fall back to the client
+        // id and bind unrelated users to one principal).
+        for name in ["sub", "client_id", "azp"] {
+            if claims.get(name).is_some_and(|v| v.as_str().is_none_or(str::is_empty)) {
+                return invalid(&format!("{name} must be a non-empty string"));
+            }
+        }
         let text = |name: &str| claims.get(name).and_then(Value::as_str).map(str::to_owned);
         Ok(TokenClaims {
             subject: text("sub"),
@@ -172,6 +180,16 @@ mod tests {
             fail(json!({"iss": "http://as", "aud": "http://rs/mcp", "exp": now - 3600})).contains("expired")
         );
         assert!(fail(json!({"iss": "http://as", "aud": "http://rs/mcp"})).contains("no exp"));
+        // An identity claim that is not a non-empty string is refused, not read as absent
+        // (a numeric `sub` would have fallen back to the client id, shared by many users).
+        for (name, value) in
+            [("sub", json!(123)), ("sub", json!("")), ("sub", json!(["a"])), ("client_id", json!(7))]
+        {
+            let mut token =
+                json!({"iss": "http://as", "aud": "http://rs/mcp", "exp": now + 100, "client_id": "app"});
+            token[name] = value;
+            assert!(fail(token).contains(&format!("{name} must be a non-empty string")), "{name}");
+        }
         assert!(fail(json!({"iss": "http://as", "aud": "http://rs/mcp", "exp": now + 9, "nbf": now + 3600}))
             .contains("not valid yet"));
         assert!(
