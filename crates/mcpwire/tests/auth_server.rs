@@ -426,6 +426,31 @@ async fn a_slow_key_set_fetch_does_not_hold_up_tokens_of_known_keys() {
     drop(pending);
 }
 
+/// Verifications that queued behind a key-set fetch that timed out use the stale keys,
+/// rather than each fetching again after the one before timed out (one fetch, not six,
+/// and not six fetch timeouts one after another).
+#[tokio::test]
+async fn requests_waiting_on_a_hanging_key_set_fetch_it_once() {
+    let auth = TestAs::start().await;
+    let (jwks, issuer) = (auth.url("/jwks"), auth.issuer.clone());
+    let server = protect(&auth.issuer, |resource| {
+        JwtVerifier::new(jwks, issuer, resource)
+            .jwks_ttl(Duration::from_millis(100))
+            .min_refetch_interval(Duration::from_millis(500))
+            .fetch_timeout(Duration::from_millis(500))
+    })
+    .await;
+    let known = ed_token(&auth, &claims(&auth, &server.resource, json!({})));
+    assert_eq!(init_with(server.addr, Some(&known)).await.status, 200);
+    // The keys go stale and a refetch falls due; the AS then hangs.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    *auth.jwks_delay.lock().unwrap() = Duration::from_secs(30);
+    let requests = (0..6).map(|_| init_with(server.addr, Some(&known)));
+    let answers = futures_util::future::join_all(requests).await;
+    assert!(answers.iter().all(|a| a.status == 200), "the stale keys still serve");
+    assert_eq!(auth.jwks_fetches.load(Ordering::SeqCst), 2, "one refetch for all six");
+}
+
 #[tokio::test]
 async fn typ_at_jwt_can_be_required() {
     let auth = TestAs::start().await;
@@ -521,6 +546,13 @@ async fn an_unreachable_key_set_answers_503_without_a_challenge() {
         body,
         json!({"error": "temporarily_unavailable", "error_description": "token verification is temporarily unavailable"})
     );
+    // Requests before the next fetch is due are still undecided, not invalid: a 401
+    // would make the client throw its good token away.
+    for _ in 0..2 {
+        let response = init_with(server.addr, Some(&token)).await;
+        assert_eq!(response.status, 503);
+        assert_eq!(response.header("www-authenticate"), None);
+    }
 }
 
 #[tokio::test]

@@ -183,7 +183,12 @@ struct Snapshot {
 struct FetchState {
     /// The resolved JWK Set URL.
     jwks_uri: Option<String>,
+    /// When the last fetch ended (not began: tasks that waited for it must not start
+    /// another at once, one after the other, each up to the fetch timeout).
     last_attempt: Option<Instant>,
+    /// Why the last fetch failed, while no fetch has succeeded since: a token no known key
+    /// matches is then undecided (`503`), not invalid.
+    last_failure: Option<TokenError>,
 }
 
 /// The cached key set. Verifications read the snapshot without waiting; a fetch holds
@@ -244,26 +249,28 @@ impl KeyCache {
             return Ok(found);
         }
         let may_fetch = state.last_attempt.is_none_or(|t| t.elapsed() >= self.policy.min_refetch);
-        let mut failure = None;
         if may_fetch {
-            state.last_attempt = Some(Instant::now());
             let fetched =
                 tokio::time::timeout(self.policy.fetch_timeout, self.fetch(&mut state.jwks_uri)).await;
-            match fetched {
+            state.last_attempt = Some(Instant::now());
+            state.last_failure = match fetched {
                 Ok(Ok(keys)) => {
                     if let Ok(mut snapshot) = self.snapshot.write() {
                         *snapshot = Snapshot { keys, fetched_at: Some(Instant::now()) };
                     }
+                    None
                 }
-                Ok(Err(e)) => failure = Some(e),
-                Err(_) => failure = Some(TokenError::Unavailable("fetching the JWK Set timed out".into())),
-            }
+                Ok(Err(e)) => Some(e),
+                Err(_) => Some(TokenError::Unavailable("fetching the JWK Set timed out".into())),
+            };
         }
-        // Stale keys still serve when a refetch failed or was not due.
+        // Stale keys still serve when a refetch failed or was not due; with none that
+        // matches, a failed fetch (this one or the last, not yet due again) leaves the
+        // token undecided.
         let (found, _) = self.lookup(kid, alg);
-        match failure {
+        match &state.last_failure {
             _ if !found.is_empty() => Ok(found),
-            Some(e) => Err(e),
+            Some(e) => Err(e.clone()),
             None => Err(TokenError::Invalid("no known key matches the token's kid and alg".into())),
         }
     }
