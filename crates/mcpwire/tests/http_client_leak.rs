@@ -33,6 +33,8 @@ struct Seen {
     streams_closed: AtomicUsize,
     /// `notifications/cancelled` received.
     cancels: AtomicUsize,
+    /// Whether `notifications/initialized` gets an endless SSE response, not `202`.
+    hold_initialized: std::sync::atomic::AtomicBool,
 }
 
 /// Counts a stream as closed when hyper drops its body.
@@ -99,6 +101,9 @@ async fn handle(seen: Arc<Seen>, request: Request<Incoming>) -> Result<Response<
             } }),
         ),
         ("tools/call", Some(_)) => endless_sse(seen),
+        ("notifications/initialized", None) if seen.hold_initialized.load(Ordering::SeqCst) => {
+            endless_sse(seen)
+        }
         ("notifications/cancelled", None) => {
             seen.cancels.fetch_add(1, Ordering::SeqCst);
             empty(StatusCode::ACCEPTED)
@@ -195,4 +200,21 @@ async fn a_cancelled_2025_call_closes_its_endless_stream_and_close_stops_the_res
         seen.streams_closed.load(Ordering::SeqCst) == 2
     })
     .await;
+}
+
+/// A server that never acknowledges `notifications/initialized` (its POST gets an SSE
+/// response that never ends) holds up the requests sent after it only for a moment: they
+/// reach the server and get its answer, rather than waiting out their timeout unsent.
+#[tokio::test]
+async fn an_unacknowledged_notification_holds_up_later_requests_only_for_a_moment() {
+    let (url, seen) = endless_server().await;
+    seen.hold_initialized.store(true, Ordering::SeqCst);
+    let client = client(&url, Duration::from_secs(30)).await;
+    let started = std::time::Instant::now();
+    match client.list_tools(None).await {
+        Err(RequestError::Peer(e)) => assert_eq!(e.code, -32601, "the server's own answer"),
+        other => panic!("expected the server's answer, got {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    client.close().await;
 }

@@ -182,6 +182,11 @@ impl Transport for HttpClientTransport {
 }
 
 /// Sends every outgoing message as its own exchange, in order of submission.
+/// How long the writer waits for the server to acknowledge a notification or an answer
+/// (`202`, at once), and for the head of the standalone GET stream, before it goes on:
+/// what is sent after them waits meanwhile.
+const ACKNOWLEDGE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>) {
     while let Some(out) = outgoing.recv().await {
         let (message, _) = out.into_parts();
@@ -210,7 +215,13 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
             // acknowledges them at once with 202.
             let initialized =
                 matches!(&message, Message::Notification(n) if n.method == methods::INITIALIZED);
-            shared.exchange(message, stateless).await;
+            // A server that does not acknowledge (no answer, or a body that never ends)
+            // holds up what follows only for a moment.
+            if tokio::time::timeout(ACKNOWLEDGE_WAIT, shared.exchange(message, stateless)).await.is_err() {
+                tracing::warn!(
+                    "the server did not acknowledge a notification or answer within {ACKNOWLEDGE_WAIT:?}; going on"
+                );
+            }
             if initialized {
                 // Established before anything else is sent, so the server can already
                 // reach us on it (and never mistakes it for a later resumption).

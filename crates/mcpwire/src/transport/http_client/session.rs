@@ -53,7 +53,7 @@ impl Shared {
         };
         // The server answers the GET at once (with a stream, or 405); one that does not
         // must not stall the writer.
-        let Ok(Some(first)) = tokio::time::timeout(Duration::from_secs(10), self.get_stream(None)).await
+        let Ok(Some(first)) = tokio::time::timeout(super::ACKNOWLEDGE_WAIT, self.get_stream(None)).await
         else {
             return;
         };
