@@ -35,6 +35,8 @@ struct Seen {
     cancels: AtomicUsize,
     /// Whether `notifications/initialized` gets an endless SSE response, not `202`.
     hold_initialized: std::sync::atomic::AtomicBool,
+    /// Whether `tools/list` is answered under another id.
+    misanswer_list: std::sync::atomic::AtomicBool,
 }
 
 /// Counts a stream as closed when hyper drops its body.
@@ -101,6 +103,11 @@ async fn handle(seen: Arc<Seen>, request: Request<Incoming>) -> Result<Response<
             } }),
         ),
         ("tools/call", Some(_)) => endless_sse(seen),
+        ("tools/list", Some(_)) if seen.misanswer_list.load(Ordering::SeqCst) => full(
+            StatusCode::OK,
+            "application/json",
+            json!({ "jsonrpc": "2.0", "id": 999_999, "result": { "tools": [] } }),
+        ),
         ("notifications/initialized", None) if seen.hold_initialized.load(Ordering::SeqCst) => {
             endless_sse(seen)
         }
@@ -214,6 +221,24 @@ async fn an_unacknowledged_notification_holds_up_later_requests_only_for_a_momen
     match client.list_tools(None).await {
         Err(RequestError::Peer(e)) => assert_eq!(e.code, -32601, "the server's own answer"),
         other => panic!("expected the server's answer, got {other:?}"),
+    }
+    assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
+    client.close().await;
+}
+
+/// A JSON answer under another id is the only answer its POST gets: the request fails at
+/// once with a clear reason, rather than waiting out its timeout.
+#[tokio::test]
+async fn a_json_answer_under_another_id_fails_the_request_at_once() {
+    let (url, seen) = endless_server().await;
+    seen.misanswer_list.store(true, Ordering::SeqCst);
+    let client = client(&url, Duration::from_secs(30)).await;
+    let started = std::time::Instant::now();
+    match client.list_tools(None).await {
+        Err(RequestError::Transport { reason }) => {
+            assert!(reason.contains("did not carry this request's id"), "{reason}")
+        }
+        other => panic!("expected a local failure, got {other:?}"),
     }
     assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
     client.close().await;

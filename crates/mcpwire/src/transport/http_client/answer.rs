@@ -123,6 +123,13 @@ impl Shared {
             }
             self.deliver(message).await;
         }
+        // A JSON body is all the answer its POST gets: one that did not answer the request
+        // (another id) leaves nothing to wait for.
+        if let Some(id) = id {
+            if lock(&self.pending).contains_key(&id.key()) {
+                self.fail(id, "the server's answer did not carry this request's id".into()).await;
+            }
+        }
         Read::Done
     }
 
