@@ -37,6 +37,8 @@ struct Seen {
     hold_initialized: std::sync::atomic::AtomicBool,
     /// Whether `tools/list` is answered under another id.
     misanswer_list: std::sync::atomic::AtomicBool,
+    /// Whether `initialize` names a session id with a space in it.
+    bad_session_id: std::sync::atomic::AtomicBool,
 }
 
 /// Counts a stream as closed when hyper drops its body.
@@ -93,15 +95,23 @@ async fn handle(seen: Arc<Seen>, request: Request<Incoming>) -> Result<Response<
     let message: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let id = message.get("id").cloned();
     Ok(match (message["method"].as_str().unwrap_or(""), id) {
-        ("initialize", Some(id)) => full(
-            StatusCode::OK,
-            "application/json",
-            json!({ "jsonrpc": "2.0", "id": id, "result": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": { "tools": {} },
-                "serverInfo": { "name": "endless", "version": "0" }
-            } }),
-        ),
+        ("initialize", Some(id)) => {
+            let mut response = full(
+                StatusCode::OK,
+                "application/json",
+                json!({ "jsonrpc": "2.0", "id": id, "result": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": { "tools": {} },
+                    "serverInfo": { "name": "endless", "version": "0" }
+                } }),
+            );
+            if seen.bad_session_id.load(Ordering::SeqCst) {
+                response
+                    .headers_mut()
+                    .insert("mcp-session-id", hyper::header::HeaderValue::from_static("s 1"));
+            }
+            response
+        }
         ("tools/call", Some(_)) => endless_sse(seen),
         ("tools/list", Some(_)) if seen.misanswer_list.load(Ordering::SeqCst) => full(
             StatusCode::OK,
@@ -242,4 +252,18 @@ async fn a_json_answer_under_another_id_fails_the_request_at_once() {
     }
     assert!(started.elapsed() < Duration::from_secs(20), "took {:?}", started.elapsed());
     client.close().await;
+}
+
+/// A session id that is not visible ASCII (here a space) fails the handshake with a clear
+/// reason, rather than being dropped so that the client runs on without a session.
+#[tokio::test]
+async fn a_session_id_that_is_not_visible_ascii_fails_the_handshake() {
+    let (url, seen) = endless_server().await;
+    seen.bad_session_id.store(true, Ordering::SeqCst);
+    let connected = Client::builder("t", "0")
+        .protocol_version(ProtocolVersion::parse("2025-11-25"))
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await;
+    let error = connected.err().expect("the handshake fails").to_string();
+    assert!(error.contains("Mcp-Session-Id is not 1 to 4096 visible ASCII characters"), "{error}");
 }

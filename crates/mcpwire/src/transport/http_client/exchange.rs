@@ -20,6 +20,9 @@ use crate::transport::{InboundMeta, TransportEvent};
 /// before it fails.
 const MAX_REISSUES: usize = 2;
 
+/// The longest `Mcp-Session-Id` taken from a server: it goes back on every request.
+const MAX_SESSION_ID_BYTES: usize = 4096;
+
 impl Shared {
     pub(super) async fn deliver(&self, message: Message) {
         let message = self.inspect(message);
@@ -119,8 +122,20 @@ impl Shared {
             };
             let status = response.status();
             if is_initialize {
-                if let Some(sid) = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()) {
-                    lock(&self.session).id = Some(sid.to_owned());
+                if let Some(sid) = response.headers().get(SESSION_ID) {
+                    // Visible ASCII only (the spec's MUST): a session the client could not
+                    // name back is refused, not silently dropped.
+                    let visible = !sid.is_empty() && sid.as_bytes().iter().all(|b| (0x21..=0x7e).contains(b));
+                    if !visible || sid.len() > MAX_SESSION_ID_BYTES {
+                        if let Some(id) = &request_id {
+                            let why = format!(
+                                "the server's Mcp-Session-Id is not 1 to {MAX_SESSION_ID_BYTES} visible ASCII characters"
+                            );
+                            self.fail(id, why).await;
+                        }
+                        return;
+                    }
+                    lock(&self.session).id = Some(String::from_utf8_lossy(sid.as_bytes()).into_owned());
                 }
             }
             let legacy = lock(&self.session).legacy_post.is_some();
