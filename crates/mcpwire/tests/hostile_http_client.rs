@@ -166,8 +166,8 @@ fn is_transport_failure(error: &RequestError, reason: &str) -> bool {
 }
 
 #[tokio::test]
-async fn the_client_times_out_unknown_ids_silence_and_endless_streams() {
-    for mode in [Misbehave::UnknownId, Misbehave::Silent, Misbehave::EndlessStream] {
+async fn the_client_times_out_silence_and_endless_streams() {
+    for mode in [Misbehave::Silent, Misbehave::EndlessStream] {
         let url = fake_server(mode).await;
         let client = stateless_client(&url, 300).await;
         let started = Instant::now();
@@ -177,8 +177,22 @@ async fn the_client_times_out_unknown_ids_silence_and_endless_streams() {
     }
 }
 
+/// A JSON answer under an id the client never sent is all the answer that POST gets: the
+/// call fails at once, saying so, rather than at its timeout.
+#[tokio::test]
+async fn a_json_answer_under_an_unknown_id_fails_the_call_at_once() {
+    let url = fake_server(Misbehave::UnknownId).await;
+    let client = stateless_client(&url, 10_000).await;
+    let started = Instant::now();
+    let error = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(is_transport_failure(&error, "the server's answer did not carry this request's id"), "{error:?}");
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+}
+
 /// 2026: a response stream that breaks before the answer loses the request, which is sent
-/// again under a new id, twice at most; then the call fails with the reason.
+/// again under a new id, twice at most and each time after a longer wait (100 ms, then
+/// 200: a tool that may not be idempotent is not rerun in a tight loop); then the call
+/// fails with the reason.
 #[tokio::test]
 async fn a_2026_request_whose_stream_keeps_breaking_is_reissued_twice_then_fails() {
     let (url, seen) = fake_server_seeing(Misbehave::BreakStream).await;
@@ -187,6 +201,7 @@ async fn a_2026_request_whose_stream_keeps_breaking_is_reissued_twice_then_fails
     let error = client.call_tool("x", json!({})).await.unwrap_err();
     assert!(is_transport_failure(&error, "the response stream ended before the answer arrived"), "{error:?}");
     assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(started.elapsed() >= Duration::from_millis(300), "no backoff: {:?}", started.elapsed());
     let ids = seen.lock().unwrap().clone();
     let call = &ids[ids.len() - 3];
     let base = call.as_i64().map(|n| n.to_string()).unwrap_or_else(|| call.as_str().unwrap().to_owned());

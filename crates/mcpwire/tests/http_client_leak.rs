@@ -264,6 +264,7 @@ async fn a_session_id_that_is_not_visible_ascii_fails_the_handshake() {
         .protocol_version(ProtocolVersion::parse("2025-11-25"))
         .connect(HttpClientTransport::new(&url).unwrap())
         .await;
-    let error = connected.err().expect("the handshake fails").to_string();
+    let Err(error) = connected else { panic!("the handshake should fail") };
+    let error = error.to_string();
     assert!(error.contains("Mcp-Session-Id is not 1 to 4096 visible ASCII characters"), "{error}");
 }

@@ -18,7 +18,10 @@ use crate::transport::{InboundMeta, TransportEvent};
 
 /// How often a 2026 request whose response stream broke is sent again, under a new id,
 /// before it fails.
-const MAX_REISSUES: usize = 2;
+const MAX_REISSUES: u32 = 2;
+
+/// The wait before a lost 2026 request is sent again, times the attempt's number.
+const REISSUE_BACKOFF: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The longest `Mcp-Session-Id` taken from a server: it goes back on every request.
 const MAX_SESSION_ID_BYTES: usize = 4096;
@@ -94,7 +97,7 @@ impl Shared {
         let mut body = message.to_vec();
         let mut authorizations = 0;
         let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
-        let mut reissues = 0;
+        let mut reissues: u32 = 0;
         for _ in 0..8 {
             let had_session = lock(&self.session).id.is_some();
             let headers = self.message_headers(&message, stateless.as_deref());
@@ -156,6 +159,9 @@ impl Shared {
                         return;
                     }
                     reissues += 1;
+                    // A moment first, longer each time: a tool that may not be idempotent
+                    // is not run again and again in a tight loop.
+                    tokio::time::sleep(REISSUE_BACKOFF * reissues).await;
                     let base = match id {
                         RequestId::Number(n) => n.to_string(),
                         RequestId::String(s) => s.clone(),
