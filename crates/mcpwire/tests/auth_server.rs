@@ -516,6 +516,17 @@ async fn introspection_accepts_active_tokens_caches_them_and_refuses_the_rest() 
     assert_eq!(auth.introspections.load(Ordering::SeqCst), before + 1);
 }
 
+/// A token longer than any verifier reads is refused before introspection sends it on.
+#[tokio::test]
+async fn introspection_refuses_an_overlong_token_without_asking_the_as() {
+    let auth = TestAs::start().await;
+    let server = protect_with_introspection(&auth, RS_CLIENT.1).await;
+    let huge = "t".repeat(100 * 1024);
+    let response = init_with(server.addr, Some(&huge)).await;
+    assert_eq!(response.status, 401);
+    assert_eq!(auth.introspections.load(Ordering::SeqCst), 0);
+}
+
 #[tokio::test]
 async fn introspection_the_as_refuses_answers_503() {
     let auth = TestAs::start().await;

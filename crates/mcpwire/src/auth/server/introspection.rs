@@ -95,6 +95,9 @@ impl IntrospectionVerifier {
     }
 
     async fn check(&self, token: &str) -> Result<TokenClaims, TokenError> {
+        if token.len() > super::jwt::MAX_TOKEN_BYTES {
+            return Err(TokenError::Invalid("the token is too long".into()));
+        }
         let key: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         if let Some(claims) = self.cached(&key) {
             return Ok(claims);

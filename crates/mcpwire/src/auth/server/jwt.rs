@@ -10,8 +10,9 @@ use serde_json::{Map, Value};
 use super::claims::{ClaimRules, TokenClaims, TokenError, TokenVerifier, VerifyFuture};
 use super::jwks::{Algorithm, CachePolicy, JwksSource, KeyCache};
 
-/// The longest token considered (longer ones are refused unread).
-const MAX_TOKEN_BYTES: usize = 16 * 1024;
+/// The longest token considered (longer ones are refused unread), by this verifier and
+/// by introspection (which would send it to the authorization server).
+pub(super) const MAX_TOKEN_BYTES: usize = 16 * 1024;
 
 /// Verifies JWT access tokens: the signature (with a key of the issuer's JWK Set and an
 /// allowed algorithm; `alg: none` never is), `exp`/`nbf` with a leeway, `iss`, and `aud`
