@@ -113,6 +113,12 @@ impl ResourceMetadata {
 /// needed), the endpoint's own path to the wrapped service (normally
 /// [`BearerAuth`](super::BearerAuth) around [`McpService`](crate::http::McpService)), and
 /// `404` anywhere else.
+///
+/// It sees the whole path: mount it at the origin's root (an axum `fallback_service`, or
+/// `route_service` for its two kinds of path), not under a prefix that strips part of the
+/// path (`nest_service("/api", ..)`). RFC 9728 puts the metadata at the origin's root
+/// (`/.well-known/oauth-protected-resource/api/mcp`), which a nested router never sees, and
+/// the endpoint's path is the resource's whole path.
 #[derive(Clone, Debug)]
 pub struct MetadataRouter<S> {
     inner: S,
