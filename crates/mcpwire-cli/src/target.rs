@@ -372,6 +372,13 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
         // The HTTP transport's own failure: the connection, not the server, said no.
         ConnectError::Handshake(RequestError::Transport { reason }) if http_status(&reason).is_some() => {
             let (status, body) = http_status(&reason).unwrap_or_default();
+            // A 401 or 403 that reaches here refused the credentials given (a token with
+            // --bearer or a header): no login was tried.
+            if status.starts_with("HTTP 401") || status.starts_with("HTTP 403") {
+                return Failure::connect(format!("{program} refused access: {status}{body}")).hint(format!(
+                    "check the token given with --bearer or --header, or log in with `mcpwire login {program}`"
+                ));
+            }
             Failure::connect(format!("{program} answered {status}, not an MCP endpoint's answer{body}"))
                 .hint("check the URL: the path of an MCP endpoint is often /mcp")
         }

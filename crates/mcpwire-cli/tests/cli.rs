@@ -684,6 +684,18 @@ fn a_server_that_wants_authorization_it_cannot_get_says_so() {
     assert!(err.contains("requires authorization, which failed"), "{err}");
     assert!(!err.contains("authorization failed: authorization failed"), "{err}");
     assert!(err.contains(&format!("mcpwire login {url}")) && err.contains("--bearer"), "{err}");
+    // With a token of its own that the server refuses: said so, not blamed on the URL.
+    let output = Command::new(env!("CARGO_BIN_EXE_mcpwire"))
+        .args(["tools", &url, "--timeout", "10", "--bearer", "not-a-good-token"])
+        .env("XDG_CONFIG_HOME", &config)
+        .env("HOME", &config)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains(&format!("{url} refused access: HTTP 401")), "{err}");
+    assert!(err.contains("check the token given with --bearer"), "{err}");
     let _ = std::fs::remove_dir_all(config);
 }
 
