@@ -104,6 +104,34 @@ cat > "$D/in""#,
     assert!(!seen.contains("4242"), "{seen}");
 }
 
+/// A 2026 client writes no responses (the era has the client write none): what it cannot
+/// read from a 2026 server is logged, not answered, and its call still gets its result.
+#[tokio::test]
+async fn a_2026_client_answers_no_garbage() {
+    let dir = tempdir::Dir::new();
+    let script = r#"read req
+id=$(printf '%s' "$req" | sed 's/.*"id":\([0-9]*\).*/\1/')
+printf 'this is not json\n{"jsonrpc":"2.0"}\n{"jsonrpc":"2.0","method":7}\n'
+printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","tools":[]}}\n' "$id"
+cat > "$D/in""#;
+    let process = ChildProcess::new("sh")
+        .arg("-c")
+        .arg(script)
+        .env("D", dir.path())
+        .stderr(StderrMode::Capture)
+        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200));
+    let client = Client::builder("t", "0")
+        .protocol_version(mcpwire::protocol::ProtocolVersion::parse("2026-07-28"))
+        .spawn(process)
+        .await
+        .unwrap();
+    let tools = client.list_tools(None).await.unwrap();
+    assert!(tools.tools.is_empty());
+    client.close().await;
+    let seen = dir.read("in");
+    assert!(!seen.contains("\"error\""), "the client answered the garbage: {seen}");
+}
+
 #[tokio::test]
 async fn the_client_skips_a_huge_frame_and_reads_on() {
     // 20 MiB on one line (over the 16 MiB limit), then the answer.

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpwire_protocol::notifications::subscription_id;
-use mcpwire_protocol::{methods, Era, IdKey, Message, Notification};
+use mcpwire_protocol::{codes, methods, Era, IdKey, Message, Notification};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
@@ -72,6 +72,23 @@ impl Router {
                                 "dropped a request from a 2026 server (the era has none to answer)"
                             );
                         }
+                        continue;
+                    }
+                    // A 2026 client writes no responses, error responses to what it could
+                    // not read included: such a frame is only logged. (One that answers a
+                    // request of ours, with its id and no method, still goes on: the
+                    // dispatcher fails that request at once, writing nothing.)
+                    Some(TransportEvent::Invalid(error))
+                        if self.era.get() == Some(&Era::Stateless)
+                            && (error.code == codes::PARSE_ERROR
+                                || error.had_method
+                                || error.id.is_none()) =>
+                    {
+                        tracing::warn!(
+                            code = error.code,
+                            "dropped an unreadable frame from a 2026 server: {}",
+                            error.message
+                        );
                         continue;
                     }
                     Some(other) => other,
