@@ -32,7 +32,9 @@ async fn main() -> ExitCode {
             mcpwire_conformance::everything::server()
                 .serve_stdio_until(Default::default(), stop_signal())
                 .await;
-            ExitCode::SUCCESS
+            // Not through the runtime's shutdown, which would wait for a terminal's stdin
+            // read under way on the blocking pool.
+            std::process::exit(0)
         }
         ["--http", addr] => {
             serve(mcpwire::http::McpService::new(mcpwire_conformance::everything::server()), addr).await
