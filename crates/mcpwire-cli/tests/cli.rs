@@ -1,7 +1,8 @@
 //! The `mcpwire` binary end to end: every command against `mcpwire serve --example
 //! everything` as a stdio target (both protocol eras), exit codes, `--json` output,
 //! typed arguments, declined elicitation, Ctrl-C, the HTTP server (raw HTTP), error
-//! messages, and a Python SDK server when one is at hand. The proxy is in `proxy.rs`.
+//! messages, and a Python SDK server when one is at hand. The proxy is in `proxy.rs`,
+//! authorization's errors in `cli_auth.rs`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Read;
@@ -636,146 +637,6 @@ fn http_targets_work_in_both_eras() {
     let refused = mcpwire(&["tools", "http://127.0.0.1:9/mcp"]);
     expect_code(&refused, 2);
     assert!(stderr(&refused).contains("error"), "{}", stderr(&refused));
-}
-
-#[test]
-fn login_needs_a_server_that_asks_for_authorization() {
-    let server = http_example();
-    let config = std::env::temp_dir().join(format!("mcpwire-login-{}", std::process::id()));
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_mcpwire"))
-        .args(["login", &server.url, "--timeout", "5"])
-        .env("XDG_CONFIG_HOME", &config)
-        .output()
-        .unwrap();
-    expect_code(&output, 2);
-    let err = stderr(&output);
-    assert!(err.contains("login to") && err.contains("does not ask for authorization"), "{err}");
-    assert!(!config.join("mcpwire/auth.json").exists(), "nothing to save, nothing saved");
-    let _ = std::fs::remove_dir_all(config);
-}
-
-/// A server that answers everything with a bare `401` (no metadata, no registration): the
-/// error says that authorization is what failed and how to give it, at once.
-#[test]
-fn a_server_that_wants_authorization_it_cannot_get_says_so() {
-    use std::io::Write;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut head = [0u8; 4096];
-            let _ = stream.read(&mut head);
-            let _ = stream.write_all(
-                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
-            );
-        }
-    });
-    let config = std::env::temp_dir().join(format!("mcpwire-401-{}", std::process::id()));
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpwire"))
-        .args(["tools", &url, "--timeout", "10"])
-        .env("XDG_CONFIG_HOME", &config)
-        .env("HOME", &config)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let err = stderr(&output);
-    assert!(!output.status.success(), "{err}");
-    assert!(err.contains("requires authorization, which failed"), "{err}");
-    assert!(!err.contains("authorization failed: authorization failed"), "{err}");
-    assert!(err.contains(&format!("mcpwire login {url}")) && err.contains("--bearer"), "{err}");
-    // With a token of its own that the server refuses: said so, not blamed on the URL.
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpwire"))
-        .args(["tools", &url, "--timeout", "10", "--bearer", "not-a-good-token"])
-        .env("XDG_CONFIG_HOME", &config)
-        .env("HOME", &config)
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "{err}");
-    assert!(err.contains(&format!("{url} refused access: HTTP 401")), "{err}");
-    assert!(err.contains("check the token given with --bearer"), "{err}");
-    let _ = std::fs::remove_dir_all(config);
-}
-
-/// A server whose `401` leads to a browser login (it registers clients at the default
-/// endpoints of a server without metadata): a login nobody completes ends at --timeout
-/// with an error that says the login is what did not finish, not the handshake.
-#[test]
-fn a_login_nobody_completes_is_named_when_the_time_runs_out() {
-    use std::io::Write;
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut head = [0u8; 8192];
-            let n = stream.read(&mut head).unwrap_or(0);
-            let head = String::from_utf8_lossy(&head[..n]);
-            let reply: &[u8] = if head.starts_with("POST /register") {
-                b"HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: 19\r\nconnection: close\r\n\r\n{\"client_id\":\"c-1\"}"
-            } else if head.starts_with("POST /mcp") {
-                b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            } else {
-                b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-            };
-            let _ = stream.write_all(reply);
-        }
-    });
-    let config = std::env::temp_dir().join(format!("mcpwire-login-wait-{}", std::process::id()));
-    let started = std::time::Instant::now();
-    let output = Command::new(env!("CARGO_BIN_EXE_mcpwire"))
-        .args(["tools", &url, "--timeout", "2"])
-        .env("XDG_CONFIG_HOME", &config)
-        .env("HOME", &config)
-        // No desktop opener to start.
-        .env("PATH", "/nonexistent")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    let err = stderr(&output);
-    assert_eq!(output.status.code(), Some(2), "{err}");
-    assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
-    assert!(err.contains("Open this URL in a browser"), "{err}");
-    assert!(err.contains(&format!("the browser login for {url} did not finish within")), "{err}");
-    assert!(err.contains("mcpwire login URL"), "{err}");
-    let _ = std::fs::remove_dir_all(config);
-}
-
-/// `mcpwire serve` over stdio stops on `SIGTERM` as at the end of its input: a call still
-/// running is answered "Connection closed" before it exits (its stdin still open), and
-/// the exit status names the signal.
-#[test]
-fn a_stdio_server_told_to_stop_answers_what_still_runs() {
-    use std::io::{BufRead, BufReader, Write};
-    let mut child = Command::new(BIN)
-        .args(["serve", "--example", "everything"])
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60}}}"#;
-    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
-    writeln!(stdin, "{INITIALIZE}\n{initialized}\n{call}").unwrap();
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    assert!(line.contains("\"id\":1") && line.contains("protocolVersion"), "{line}");
-    thread::sleep(Duration::from_millis(300));
-    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
-    assert!(status.success());
-    let mut answers = Vec::new();
-    for line in stdout.lines() {
-        answers.push(serde_json::from_str::<Value>(&line.unwrap()).unwrap());
-    }
-    assert_eq!(wait_status(&mut child, Duration::from_secs(10)), Some(128 + 15), "{answers:?}");
-    let answer = answers.iter().find(|a| a["id"] == 2).unwrap_or_else(|| panic!("no answer: {answers:?}"));
-    assert_eq!(answer["error"]["code"], -32000, "{answer}");
-    drop(stdin);
 }
 
 /// An error message written to a stderr nobody reads any more (`mcpwire ... 2>&1 | head
