@@ -1,0 +1,447 @@
+//! [`ServerBuilder`]: what a server offers, registered one piece at a time, and
+//! [`ServerBuilder::build`], which checks it all ([`BuildError`]) and makes the
+//! [`Server`].
+
+use super::*;
+
+/// Why [`ServerBuilder::build`] failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// A tool name is not 1-128 characters of `A-Z a-z 0-9 _ - .`.
+    #[error("invalid tool name {0:?}: use 1 to 128 characters of A-Z a-z 0-9 _ - .")]
+    InvalidToolName(String),
+    /// Two tools, prompts or resources share a name or URI.
+    #[error("{kind} {name:?} is registered twice")]
+    Duplicate {
+        /// What is duplicated.
+        kind: &'static str,
+        /// The name or URI.
+        name: String,
+    },
+    /// A tool's input schema is not an object schema.
+    #[error("tool {0:?}: the input schema must be a JSON object with \"type\": \"object\"")]
+    InvalidInputSchema(String),
+    /// A tool's output schema is not an object schema: the 2025 revisions allow only
+    /// those (structured content is an object there). A generated one always is; a
+    /// non-object value's is wrapped as `{"result": ..}`.
+    #[error("tool {0:?}: the output schema must be a JSON object with \"type\": \"object\"")]
+    InvalidOutputSchema(String),
+    /// A tool's `x-mcp-header` annotations are invalid (see
+    /// [`tool_param_headers`](crate::protocol::tool_definition::tool_param_headers)): every
+    /// HTTP client would drop the tool from its list.
+    #[error("tool {tool:?}: {reason}")]
+    InvalidParamHeader {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The system's random number generator failed (for the `requestState` key).
+    #[error("could not draw a random key: {0}")]
+    Randomness(String),
+    /// A member given to [`ServerBuilder::extra_capabilities`] is not what the schema
+    /// says (for example `"tools": true` instead of an object).
+    #[error("invalid capabilities: {0}")]
+    InvalidCapabilities(String),
+    /// A resource template does not parse.
+    #[error("resource template {template:?}: {reason}")]
+    InvalidTemplate {
+        /// The template.
+        template: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A [`ServerBuilder::method`] names a method the server answers itself (a protocol
+    /// method, or one of a family something was registered for): its handler would never
+    /// run. To serve a family by hand (a list that changes at run time), register nothing
+    /// of it and give every method of it.
+    #[error(
+        "method {0:?} is answered by the server itself ({1}); a handler registered for it would never run"
+    )]
+    ShadowedMethod(String, &'static str),
+}
+
+/// Registers what a [`Server`] offers.
+pub struct ServerBuilder {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: Vec<ToolDef>,
+    resources: Vec<ResourceDef>,
+    templates: Vec<TemplateDef>,
+    prompts: Vec<PromptDef>,
+    completion: Option<CompletionHandler>,
+    methods: HashMap<String, MethodHandler>,
+    state: Extensions,
+    config: ServerConfig,
+    sealer: Option<StateSealer>,
+    extra_capabilities: Option<JsonObject>,
+    middleware: Vec<Arc<dyn Middleware>>,
+    task_store: Option<Arc<dyn tasks::TaskStore>>,
+    task_config: tasks::TaskConfig,
+    without_logging: bool,
+}
+
+impl ServerBuilder {
+    /// An empty builder ([`Server::builder`]).
+    pub(super) fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
+        ServerBuilder {
+            info: Implementation::new(name, version),
+            instructions: None,
+            tools: Vec::new(),
+            resources: Vec::new(),
+            templates: Vec::new(),
+            prompts: Vec::new(),
+            completion: None,
+            methods: HashMap::new(),
+            state: Extensions::new(),
+            config: ServerConfig::default(),
+            sealer: None,
+            extra_capabilities: None,
+            middleware: Vec::new(),
+            task_store: None,
+            task_config: tasks::TaskConfig::default(),
+            without_logging: false,
+        }
+    }
+
+    /// Adds a middleware around every inbound message (the first added is outermost).
+    pub fn middleware(mut self, middleware: impl Middleware) -> Self {
+        self.middleware.push(Arc::new(middleware));
+        self
+    }
+
+    /// A human-readable title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.info.title = Some(title.into());
+        self
+    }
+
+    /// A description of the server.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.info.description = Some(description.into());
+        self
+    }
+
+    /// Icons.
+    pub fn icons(mut self, icons: Vec<Icon>) -> Self {
+        self.info.icons = Some(icons);
+        self
+    }
+
+    /// The server's website.
+    pub fn website_url(mut self, url: impl Into<String>) -> Self {
+        self.info.website_url = Some(url.into());
+        self
+    }
+
+    /// Instructions for the model on how to use this server.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool, prompt, resource or template (what `#[mcpwire::tool]` and its
+    /// siblings generate, or a builder's definition).
+    pub fn register(self, definition: impl Into<Definition>) -> Self {
+        match definition.into() {
+            Definition::Tool(tool) => self.tool(tool),
+            Definition::Prompt(prompt) => self.prompt(prompt),
+            Definition::Resource(resource) => self.resource(resource),
+            Definition::Template(template) => self.resource_template(template),
+        }
+    }
+
+    /// Registers several definitions: `register_all(mcpwire::definitions![add, greet, note])`
+    /// registers the functions marked `#[mcpwire::tool]`, `#[mcpwire::prompt]` or
+    /// `#[mcpwire::resource]` without naming what the macros generate.
+    pub fn register_all(self, definitions: impl IntoIterator<Item = Definition>) -> Self {
+        definitions.into_iter().fold(self, Self::register)
+    }
+
+    /// Registers a tool (see [`tool`]).
+    pub fn tool(mut self, tool: ToolDef) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Registers a resource with a fixed URI (see [`resource`]).
+    pub fn resource(mut self, resource: ResourceDef) -> Self {
+        self.resources.push(resource);
+        self
+    }
+
+    /// Registers a resource template (see [`resource_template`]).
+    pub fn resource_template(mut self, template: TemplateDef) -> Self {
+        self.templates.push(template);
+        self
+    }
+
+    /// Registers a prompt (see [`prompt`]).
+    pub fn prompt(mut self, prompt: PromptDef) -> Self {
+        self.prompts.push(prompt);
+        self
+    }
+
+    /// Answers `completion/complete` (and advertises the `completions` capability).
+    pub fn completion<F, Fut>(mut self, handler: F) -> Self
+    where
+        F: Fn(Ctx, CompleteRequestParams) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<CompleteResult, McpError>> + Send + 'static,
+    {
+        self.completion = Some(Arc::new(move |ctx, params| Box::pin(handler(ctx, params))));
+        self
+    }
+
+    /// Registers a custom request method (use a vendor prefix, such as `acme/reindex`).
+    /// A method the server answers itself fails [`build`](Self::build)
+    /// ([`BuildError::ShadowedMethod`]); to serve a standard family by hand (a list that
+    /// changes at run time, say), register nothing of that family and give each of its
+    /// methods, declaring the capability with [`extra_capabilities`](Self::extra_capabilities).
+    pub fn method<F, Fut>(mut self, name: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(Ctx, Value) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<Value, McpError>> + Send + 'static,
+    {
+        self.methods.insert(name.into(), Arc::new(move |ctx, params| Box::pin(handler(ctx, params))));
+        self
+    }
+
+    /// Shared state for handlers ([`State<T>`] extractor, [`Ctx::state`]).
+    pub fn state<T: Send + Sync + 'static>(mut self, state: T) -> Self {
+        self.state.insert(state);
+        self
+    }
+
+    /// Items per page of every list (default 100).
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.config.page_size = size.max(1);
+        self
+    }
+
+    /// The cache hint stamped on a cacheable 2026 result (`tools/list`, `prompts/list`,
+    /// `resources/list`, `resources/templates/list`, `resources/read`, `server/discover`).
+    pub fn cache_hint(mut self, method: &'static str, hint: CacheHint) -> Self {
+        self.config.cache_hints.insert(method, hint);
+        self
+    }
+
+    /// Keys and lifetime of the sealed 2026 `requestState` (default: a random key, 10
+    /// minutes). Use fixed keys when several processes serve the same clients.
+    pub fn request_state_sealer(mut self, sealer: StateSealer) -> Self {
+        self.sealer = Some(sealer);
+        self
+    }
+
+    /// The dispatcher settings of each connection.
+    pub fn dispatcher_config(mut self, config: DispatcherConfig) -> Self {
+        self.config.dispatcher = config;
+        self
+    }
+
+    /// The longest a request's handler may run on any transport (default: no limit, the
+    /// client's timeout and cancel bound it): past it the handler is dropped, its
+    /// cancellation token fires, and the client gets `-32603` "Request timed out".
+    pub fn handler_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.config.dispatcher.handler_timeout = Some(timeout);
+        self
+    }
+
+    /// Extra capability members (for example `experimental`), put over the ones derived
+    /// from what is registered: a member named like a standard one (`tools`,
+    /// `resources`, ...) replaces it, and the server honours what it then declares
+    /// (list-change notifications, `subscriptions/listen`). A server that relays another
+    /// declares that one's capabilities this way; its requests still reach the built-in
+    /// handlers only for what it registered, and its [`ServerBuilder::method`]s otherwise.
+    pub fn extra_capabilities(mut self, capabilities: JsonObject) -> Self {
+        self.extra_capabilities = Some(capabilities);
+        self
+    }
+
+    /// Where task records are kept (default: a [`tasks::MemoryTaskStore`] of 10 000).
+    pub fn task_store(mut self, store: impl tasks::TaskStore) -> Self {
+        self.task_store = Some(Arc::new(store));
+        self
+    }
+
+    /// Task TTLs, polling interval and bounds (see [`tasks::TaskConfig`]).
+    pub fn task_config(mut self, config: tasks::TaskConfig) -> Self {
+        self.task_config = config;
+        self
+    }
+
+    /// Leaves the `logging` capability out of what the server declares (it is declared by
+    /// default): for a server that relays another's capabilities, such as a proxy in
+    /// front of a server without logging, and must not claim more.
+    pub fn without_logging(mut self) -> Self {
+        self.without_logging = true;
+        self
+    }
+
+    /// Checks what was registered and builds the server.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let mut tool_index = NameIndex::default();
+        for (i, def) in self.tools.iter().enumerate() {
+            let name = &def.tool.name;
+            if !is_valid_tool_name(name) {
+                return Err(BuildError::InvalidToolName(name.clone()));
+            }
+            if !schema::is_object_schema(&def.tool.input_schema) {
+                return Err(BuildError::InvalidInputSchema(name.clone()));
+            }
+            if def.tool.output_schema.as_ref().is_some_and(|s| !schema::is_object_schema(s)) {
+                return Err(BuildError::InvalidOutputSchema(name.clone()));
+            }
+            if let Err(reason) = tool_definition::tool_param_headers(&def.tool.input_schema) {
+                return Err(BuildError::InvalidParamHeader { tool: name.clone(), reason });
+            }
+            if tool_index.insert(name.clone(), i).is_some() {
+                return Err(BuildError::Duplicate { kind: "tool", name: name.clone() });
+            }
+        }
+        let resource_index = index(self.resources.iter().map(|r| &r.resource.uri), "resource")?;
+        let prompt_index = index(self.prompts.iter().map(|p| &p.prompt.name), "prompt")?;
+        let mut seen_templates = HashSet::new();
+        for def in &self.templates {
+            if let Err(reason) = &def.parsed {
+                return Err(BuildError::InvalidTemplate {
+                    template: def.template.uri_template.clone(),
+                    reason: reason.clone(),
+                });
+            }
+            if !seen_templates.insert(def.template.uri_template.clone()) {
+                return Err(BuildError::Duplicate {
+                    kind: "resource template",
+                    name: def.template.uri_template.clone(),
+                });
+            }
+        }
+
+        let mut capabilities = ServerCapabilities {
+            logging: (!self.without_logging).then(JsonObject::new),
+            completions: self.completion.as_ref().map(|_| JsonObject::new()),
+            ..Default::default()
+        };
+        if !self.tools.is_empty() {
+            capabilities.tools = Some(ToolsCapability { list_changed: Some(true), ..Default::default() });
+        }
+        if !self.resources.is_empty() || !self.templates.is_empty() {
+            capabilities.resources = Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+                ..Default::default()
+            });
+        }
+        if !self.prompts.is_empty() {
+            capabilities.prompts = Some(PromptsCapability { list_changed: Some(true), ..Default::default() });
+        }
+        if let Some(extra) = self.extra_capabilities {
+            capabilities = merge_capabilities(capabilities, extra)?;
+        }
+
+        let serves = Serves {
+            tools: !self.tools.is_empty(),
+            resources: !self.resources.is_empty() || !self.templates.is_empty(),
+            prompts: !self.prompts.is_empty(),
+            completion: self.completion.is_some(),
+        };
+        let tasks_enabled =
+            self.tools.iter().any(|d| !matches!(d.task_support, tasks::TaskSupport::Forbidden));
+        for method in self.methods.keys() {
+            if let Some(why) = answered_by_the_server(method, serves, &capabilities, tasks_enabled) {
+                return Err(BuildError::ShadowedMethod(method.clone(), why));
+            }
+        }
+        let task_store = self.task_store.unwrap_or_else(|| Arc::new(tasks::MemoryTaskStore::default()));
+        Ok(Server {
+            inner: Arc::new(ServerInner {
+                tasks: Arc::new(tasks::Tasks::new(task_store, self.task_config)),
+                tasks_enabled,
+                relay: std::sync::OnceLock::new(),
+                server_info: reply::ServerInfo::new(&self.info),
+                info: self.info,
+                instructions: self.instructions,
+                tools: self.tools,
+                tool_index,
+                resources: self.resources,
+                resource_index,
+                templates: self.templates,
+                prompts: self.prompts,
+                prompt_index,
+                serves,
+                completion: self.completion,
+                methods: self.methods,
+                capabilities,
+                state: self.state,
+                dispatcher: Arc::new(self.config.dispatcher.clone()),
+                config: self.config,
+                sealer: match self.sealer {
+                    Some(sealer) => sealer,
+                    None => StateSealer::random().map_err(|e| BuildError::Randomness(e.to_string()))?,
+                },
+                bus: notify::Bus::default(),
+                sessions: stateful::Registry::default(),
+                middleware: self.middleware.into(),
+                local: local::LocalExecutor::default(),
+            }),
+        })
+    }
+}
+
+/// Why the server answers `method` itself, if it does: the eras' protocol methods, and
+/// the request families of what was registered (see [`Serves`]).
+fn answered_by_the_server(
+    method: &str,
+    serves: Serves,
+    capabilities: &ServerCapabilities,
+    tasks_enabled: bool,
+) -> Option<&'static str> {
+    use crate::protocol::methods as m;
+    match method {
+        m::INITIALIZE | m::PING | m::LOGGING_SET_LEVEL | m::SERVER_DISCOVER | m::SUBSCRIPTIONS_LISTEN => {
+            Some("a protocol method")
+        }
+        m::RESOURCES_SUBSCRIBE | m::RESOURCES_UNSUBSCRIBE if capabilities.resources.is_some() => {
+            Some("the server declares resources")
+        }
+        m::TASKS_GET | m::TASKS_RESULT | m::TASKS_LIST | m::TASKS_CANCEL | m::TASKS_UPDATE
+            if tasks_enabled =>
+        {
+            Some("a tool runs as a task")
+        }
+        m::TOOLS_LIST | m::TOOLS_CALL if serves.tools => Some("tools are registered"),
+        m::RESOURCES_LIST | m::RESOURCES_TEMPLATES_LIST | m::RESOURCES_READ if serves.resources => {
+            Some("resources or templates are registered")
+        }
+        m::PROMPTS_LIST | m::PROMPTS_GET if serves.prompts => Some("prompts are registered"),
+        m::COMPLETION_COMPLETE if serves.completion => Some("a completion handler is registered"),
+        _ => None,
+    }
+}
+
+/// `derived` with `extra`'s members put over it. A standard member (`tools`,
+/// `resources`, ...) replaces the derived one in its typed field, so that what the server
+/// declares is what it honours: list-change notifications to 2025 sessions and
+/// `subscriptions/listen` filters go by the declared capabilities. (Which requests the
+/// built-in router serves goes by what is registered.)
+fn merge_capabilities(
+    derived: ServerCapabilities,
+    extra: JsonObject,
+) -> Result<ServerCapabilities, BuildError> {
+    let mut merged = match serde_json::to_value(derived) {
+        Ok(serde_json::Value::Object(members)) => members,
+        _ => JsonObject::new(),
+    };
+    merged.extend(extra);
+    serde_json::from_value(serde_json::Value::Object(merged))
+        .map_err(|e| BuildError::InvalidCapabilities(e.to_string()))
+}
+
+fn index<'a>(names: impl Iterator<Item = &'a String>, kind: &'static str) -> Result<NameIndex, BuildError> {
+    let mut map = NameIndex::default();
+    for (i, name) in names.enumerate() {
+        if map.insert(name.clone(), i).is_some() {
+            return Err(BuildError::Duplicate { kind, name: name.clone() });
+        }
+    }
+    Ok(map)
+}
