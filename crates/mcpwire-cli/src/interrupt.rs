@@ -65,6 +65,11 @@ pub async fn interrupted(count: u64) {
     }
 }
 
+/// Whether a stop signal has arrived.
+pub fn received() -> bool {
+    INTERRUPTS.get().is_some_and(|rx| rx.borrow().count > 0)
+}
+
 /// The exit status of a command that stopped on a signal: 128 + the first signal's
 /// number, as a shell reports a process the signal killed (130 for Ctrl-C).
 pub fn exit_status() -> i32 {

@@ -61,8 +61,7 @@ pub async fn serve_stdio(server: &Server, max_message: usize) -> anyhow::Result<
     interrupt::install()?;
     let limits = StdioLimits { max_line_bytes: max_message, ..StdioLimits::default() };
     server.serve_stdio_until(limits, interrupt::interrupted(1)).await;
-    let stopped = tokio::time::timeout(std::time::Duration::ZERO, interrupt::interrupted(1)).await.is_ok();
-    Ok(if stopped { interrupt::exit_status() } else { EXIT_OK })
+    Ok(if interrupt::received() { interrupt::exit_status() } else { EXIT_OK })
 }
 
 /// Serves `server` over Streamable HTTP at `http://ADDR/mcp` until Ctrl-C, printing the

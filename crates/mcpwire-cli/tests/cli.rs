@@ -639,6 +639,41 @@ fn http_targets_work_in_both_eras() {
     assert!(stderr(&refused).contains("error"), "{}", stderr(&refused));
 }
 
+/// `mcpwire serve` over stdio stops on `SIGTERM` as at the end of its input: a call still
+/// running is answered "Connection closed" before it exits (its stdin still open), and
+/// the exit status names the signal.
+#[test]
+fn a_stdio_server_told_to_stop_answers_what_still_runs() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(BIN)
+        .args(["serve", "--example", "everything"])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60}}}"#;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    writeln!(stdin, "{INITIALIZE}\n{initialized}\n{call}").unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("\"id\":1") && line.contains("protocolVersion"), "{line}");
+    thread::sleep(Duration::from_millis(300));
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    let mut answers = Vec::new();
+    for line in stdout.lines() {
+        answers.push(serde_json::from_str::<Value>(&line.unwrap()).unwrap());
+    }
+    assert_eq!(wait_status(&mut child, Duration::from_secs(10)), Some(128 + 15), "{answers:?}");
+    let answer = answers.iter().find(|a| a["id"] == 2).unwrap_or_else(|| panic!("no answer: {answers:?}"));
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    drop(stdin);
+}
+
 /// An error message written to a stderr nobody reads any more (`mcpwire ... 2>&1 | head
 /// -1`) leaves the documented exit status, not a panic's 101.
 #[test]
