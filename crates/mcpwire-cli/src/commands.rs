@@ -378,7 +378,7 @@ impl List {
     }
 
     /// Whether the server's capabilities (when known) offer this list.
-    fn offered(self, client: &Client) -> bool {
+    pub(crate) fn offered(self, client: &Client) -> bool {
         let Some(caps) = client.server_capabilities() else { return true };
         match self {
             List::Tools => caps.tools.is_some(),
@@ -627,6 +627,16 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
     .await
 }
 
+/// The usage error for an argument `prompt` does not declare; `known`: those it does.
+pub(crate) fn no_such_argument(prompt: &str, extra: &str, known: &[impl AsRef<str>]) -> Failure {
+    let known: Vec<&str> = known.iter().map(AsRef::as_ref).collect();
+    Failure::usage(format!("prompt {prompt:?} has no argument {extra:?}")).hint(if known.is_empty() {
+        "it takes no arguments".to_owned()
+    } else {
+        format!("it takes: {}", known.join(", "))
+    })
+}
+
 /// `mcpwire prompt`.
 pub async fn prompt(env: &Env, c: &GetPrompt) -> anyhow::Result<i32> {
     let pairs = pairs(&c.pairs)?;
@@ -647,13 +657,7 @@ pub async fn prompt(env: &Env, c: &GetPrompt) -> anyhow::Result<i32> {
                 let declared = declared.as_array().cloned().unwrap_or_default();
                 let known: Vec<String> = declared.iter().map(|a| text(a, "name")).collect();
                 if let Some(extra) = arguments.keys().find(|k| !known.contains(k)) {
-                    return Err(Failure::usage(format!("prompt {:?} has no argument {extra:?}", c.name))
-                        .hint(if known.is_empty() {
-                            "it takes no arguments".to_owned()
-                        } else {
-                            format!("it takes: {}", known.join(", "))
-                        })
-                        .into());
+                    return Err(no_such_argument(&c.name, extra, &known).into());
                 }
                 let missing: Vec<String> = declared
                     .iter()

@@ -11,7 +11,7 @@ use mcpwire::protocol::methods;
 use serde_json::Value;
 
 use crate::cli::Complete;
-use crate::commands::{pairs, print_stdout, session, Env};
+use crate::commands::{no_such_argument, pairs, print_stdout, session, Env, List};
 use crate::errors::{Failure, EXIT_OK};
 use crate::wire::whole;
 
@@ -60,28 +60,14 @@ pub async fn run(env: &Env, c: &Complete) -> anyhow::Result<i32> {
         // A prompt's argument is checked against what the prompt declares, as `mcpwire
         // prompt` checks it: a server may answer an unknown one with no values at all.
         if let CompletionReference::Prompt(reference) = &params.reference {
-            let listed = client.server_capabilities().is_none_or(|caps| caps.prompts.is_some());
-            if let Some(prompt) = match listed {
-                true => client
-                    .list_all_prompts()
-                    .await
-                    .ok()
-                    .and_then(|all| all.into_iter().find(|p| p.name == reference.name)),
-                false => None,
-            } {
+            let prompts = match List::Prompts.offered(&client) {
+                true => client.list_all_prompts().await.unwrap_or_default(),
+                false => Vec::new(),
+            };
+            if let Some(prompt) = prompts.into_iter().find(|p| p.name == reference.name) {
                 let known: Vec<&str> = prompt.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
                 if !known.contains(&params.argument.name.as_str()) {
-                    let takes = if known.is_empty() {
-                        "it takes no arguments".to_owned()
-                    } else {
-                        format!("it takes: {}", known.join(", "))
-                    };
-                    return Err(Failure::usage(format!(
-                        "prompt {:?} has no argument {:?}",
-                        reference.name, params.argument.name
-                    ))
-                    .hint(takes)
-                    .into());
+                    return Err(no_such_argument(&reference.name, &params.argument.name, &known).into());
                 }
             }
         }
