@@ -4,7 +4,9 @@
 //! arguments (the `inputSchema` is generated from their types), its doc comment is the
 //! description, and what it returns is the result. A serializable return value is sent
 //! as structured content with a generated `outputSchema`; a `String` is sent as text; an
-//! `Err` becomes a result with `isError: true` that the model sees.
+//! `Err` becomes a result with `isError: true` that the model sees. Tools can also come
+//! and go while the server runs: `teach` adds one, and the client is told its tool list
+//! changed.
 //!
 //! Try it with the CLI:
 //!
@@ -14,7 +16,7 @@
 //! mcpwire call stdio:target/debug/examples/tools forecast city=Lisbon
 //! ```
 
-use mcpwire::server::{Server, ToolError};
+use mcpwire::server::{tool, Ctx, Server, ToolError};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -50,10 +52,22 @@ fn shout(text: String) -> String {
     text.to_uppercase()
 }
 
+/// Teaches the server a new tool, `name`, that answers `text`.
+#[mcpwire::tool]
+async fn teach(ctx: Ctx, name: String, text: String) -> Result<String, ToolError> {
+    let taught = tool(name.as_str()).description(format!("Says {text:?}")).handler(move || {
+        let text = text.clone();
+        async move { text }
+    });
+    // Fails for a name already taken or not valid as a tool name.
+    ctx.server().add_tool(taught).map_err(|e| ToolError::new(e.to_string()))?;
+    Ok(format!("learned {name}"))
+}
+
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let server = Server::builder("tools-example", "1.0.0")
-        .register_all(mcpwire::definitions![add, forecast, shout])
+        .register_all(mcpwire::definitions![add, forecast, shout, teach])
         .build()?;
     server.serve_stdio().await;
     Ok(())

@@ -71,7 +71,10 @@ fn the_python_sdk_client_uses_every_example_server_in_both_eras() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success(), "{mode}: {stderr}");
         let got: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(got["tools"]["names"], json!(["add", "forecast", "shout"]), "{mode}");
+        assert_eq!(got["tools"]["names"], json!(["add", "forecast", "shout", "teach"]), "{mode}");
+        assert_eq!(got["teach"]["answer"], json!(["learned hello"]), "{mode}");
+        assert_eq!(got["teach"]["names"], json!(["add", "forecast", "hello", "shout", "teach"]), "{mode}");
+        assert_eq!(got["teach"]["hello"], json!(["Hi there"]), "{mode}");
         assert_eq!(got["tools"]["forecast"]["city"], "Lisbon", "{mode}");
         assert_eq!(got["tools"]["shout"], json!(["HI"]), "{mode}");
         assert_eq!(got["plan_trip"], json!(["2 nights in Lisbon: see the tiles"]), "{mode}");
@@ -80,6 +83,36 @@ fn the_python_sdk_client_uses_every_example_server_in_both_eras() {
         let message = got["prompts"]["commit_message"][0].as_str().unwrap();
         assert!(message.ends_with("this change: fix the parser"), "{mode}: {message}");
         assert_eq!(got["resources"][0].as_str().unwrap().split(';').next(), Some("Each value has one owner"));
+    }
+}
+
+/// The tools example's `teach` adds a tool while the server runs: a 2025 session is told
+/// its tool list changed, and in both eras the new tool is listed and answers.
+#[tokio::test]
+async fn the_tools_example_learns_a_tool_while_it_runs() {
+    for era_2025 in [true, false] {
+        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
+        let mut builder = Client::builder("examples-test", "1").on_change(move |change| {
+            let _ = tx.send(change);
+        });
+        if era_2025 {
+            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+        }
+        let client = builder.spawn(ChildProcess::new(example("tools"))).await.unwrap();
+        let taught = client.call_tool("teach", json!({ "name": "hello", "text": "Hi there" })).await.unwrap();
+        assert_eq!(taught.content[0].as_text(), Some("learned hello"));
+        if era_2025 {
+            let change = tokio::time::timeout(Duration::from_secs(10), changes.recv()).await.unwrap();
+            assert_eq!(change, Some(mcpwire::client::ServerChange::ToolsChanged));
+        }
+        let names: Vec<String> =
+            client.list_tools(None).await.unwrap().tools.into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["add", "forecast", "shout", "teach", "hello"], "2025: {era_2025}");
+        let hello = client.call_tool("hello", json!({})).await.unwrap();
+        assert_eq!(hello.content[0].as_text(), Some("Hi there"));
+        let again = client.call_tool("teach", json!({ "name": "hello", "text": "again" })).await.unwrap();
+        assert_eq!(again.is_error, Some(true), "a name already taken is the tool's error");
+        client.close().await;
     }
 }
 

@@ -222,7 +222,7 @@ fn any_args_server() -> Server {
 #[tokio::test]
 async fn a_tool_taking_any_json_value_builds_with_an_open_object_schema() {
     let server = any_args_server();
-    let listed: Vec<Value> = server.tools().map(|t| serde_json::to_value(t.tool()).unwrap()).collect();
+    let listed: Vec<Value> = server.tools().iter().map(|t| serde_json::to_value(t.tool()).unwrap()).collect();
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["inputSchema"], json!({ "type": "object", "properties": {} }), "{}", listed[0]);
 }

@@ -59,6 +59,13 @@ async def run(mode: str, examples: str) -> dict[str, Any]:
             "forecast": forecast.structured_content,
             "shout": texts(await client.call_tool("shout", {"text": "hi"})),
         }
+        taught = await client.call_tool("teach", {"name": "hello", "text": "Hi there"})
+        after = await client.list_tools()
+        out["teach"] = {
+            "answer": texts(taught),
+            "names": sorted(t.name for t in after.tools),
+            "hello": texts(await client.call_tool("hello", {})),
+        }
     async with Client(
         server("elicitation_sampling"),
         mode=mode,

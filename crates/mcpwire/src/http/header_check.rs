@@ -1,41 +1,18 @@
 //! The 2026 header check on the hot path: only the members of the params that the headers
 //! mirror are read (found by `mcpwire_protocol::skim`, borrowed from the body), and each
-//! tool's `Mcp-Param-*` headers are derived from its schema once, when the endpoint is
-//! built, instead of on every call. The rules themselves live in [`super::header_rules`].
+//! tool's `Mcp-Param-*` headers come from the server's catalog, which derives them from
+//! the schema once, when the tool is registered. The rules themselves live in
+//! [`super::header_rules`].
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use http::HeaderMap;
-use mcpwire_protocol::tool_definition::ParamHeader;
 use mcpwire_protocol::{methods, skim, Request};
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::header_rules;
 use crate::server::Server;
-
-/// The `Mcp-Param-*` headers each tool expects (its `x-mcp-header` annotations).
-/// Only tools with at least one `x-mcp-header` property have an entry.
-#[derive(Debug, Default)]
-pub(crate) struct ToolHeaders(HashMap<String, Vec<ParamHeader>>);
-
-impl ToolHeaders {
-    /// Derives the table from the server's tools (fixed once the server is built).
-    pub(crate) fn new(server: &Server) -> Self {
-        let table = server
-            .tools()
-            .map(|def| def.tool().name.as_str())
-            .filter_map(|name| {
-                // The tool the router runs for this name.
-                let tool = server.tool_def(name)?.tool();
-                let annotated = header_rules::param_headers(&tool.input_schema);
-                (!annotated.is_empty()).then(|| (name.to_owned(), annotated))
-            })
-            .collect();
-        ToolHeaders(table)
-    }
-}
 
 /// A raw member as a string, or `None` when it is not one.
 fn as_str(raw: Option<&str>) -> Option<Cow<'_, str>> {
@@ -116,16 +93,16 @@ fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
 /// message). `version` is the `MCP-Protocol-Version` header, as the caller read it with
 /// [`header_rules::protocol_version`] (which also rejected a repeated one).
 pub(crate) fn check(
-    table: &ToolHeaders,
+    server: &Server,
     headers: &HeaderMap,
     version: Option<&str>,
     request: &Request,
 ) -> Result<(), String> {
-    check_facts(table, headers, version, request, body_facts(request))
+    check_facts(server, headers, version, request, body_facts(request))
 }
 
 fn check_facts(
-    table: &ToolHeaders,
+    server: &Server,
     headers: &HeaderMap,
     version: Option<&str>,
     request: &Request,
@@ -144,9 +121,9 @@ fn check_facts(
         (None, false) => header_rules::BodyName::Absent,
     };
     header_rules::check_routing_name(headers, request, body_name)?;
-    if request.method == methods::TOOLS_CALL {
-        let annotated = facts.routing_name.as_deref().and_then(|name| table.0.get(name));
-        if let Some(annotated) = annotated {
+    if let (methods::TOOLS_CALL, Some(name)) = (request.method.as_str(), facts.routing_name.as_deref()) {
+        let catalog = server.catalog();
+        if let Some(annotated) = catalog.param_headers(name) {
             let arguments = match facts.arguments {
                 Arguments::Raw(raw) => raw.and_then(|a| serde_json::from_str::<Value>(a).ok()),
                 Arguments::Decoded(value) => value,
@@ -228,15 +205,15 @@ mod tests {
     #[test]
     fn header_check_uses_the_precomputed_param_headers() {
         let server = region_and_plain();
-        let table = ToolHeaders::new(&server);
-        assert_eq!(table.0.len(), 1, "only annotated tools have an entry");
+        let catalog = server.catalog();
+        assert!(catalog.param_headers("plain").is_none(), "only annotated tools have an entry");
         let body = r#"{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"region","arguments":{"region":"eu"}}"#;
         let mut h = HeaderMap::new();
         h.insert(header_rules::PROTOCOL_VERSION, HeaderValue::from_static("2026-07-28"));
         h.insert(header_rules::METHOD, HeaderValue::from_static("tools/call"));
         h.insert(header_rules::NAME, HeaderValue::from_static("region"));
         let check =
-            |h: &HeaderMap, r: &Request| check(&table, h, header_rules::protocol_version(h).unwrap(), r);
+            |h: &HeaderMap, r: &Request| check(&server, h, header_rules::protocol_version(h).unwrap(), r);
         let err = check(&h, &request("tools/call", body)).unwrap_err();
         assert!(err.contains("Mcp-Param-Region header is required"), "{err}");
         h.insert("mcp-param-region", HeaderValue::from_static("eu"));

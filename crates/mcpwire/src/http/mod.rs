@@ -84,8 +84,6 @@ struct Inner {
     sessionless_settings: Arc<HttpSettings>,
     /// Fired by [`McpService::shutdown`].
     closing: CancellationToken,
-    /// Each tool's `Mcp-Param-*` headers, derived once.
-    tool_headers: header_check::ToolHeaders,
     /// Slots for requests served without a session ([`HttpSettings::max_concurrent_requests`]).
     request_slots: Arc<Semaphore>,
     /// Slots for the requests of 2025 sessions ([`HttpSettings::max_session_requests`]).
@@ -135,7 +133,6 @@ impl McpService {
         let sessions = sessions.in_cluster(settings.cluster.clone());
         let sessions = Arc::new(sessions);
         let closing = CancellationToken::new();
-        let tool_headers = header_check::ToolHeaders::new(&server);
         let request_slots = Arc::new(Semaphore::new(settings.max_concurrent_requests.max(1)));
         let session_request_slots = Arc::new(Semaphore::new(settings.max_session_requests.max(1)));
         let dispatcher = server.inner.dispatcher.clone();
@@ -145,7 +142,6 @@ impl McpService {
             sessions,
             sessionless_settings,
             closing,
-            tool_headers,
             request_slots,
             session_request_slots,
             dispatcher,
@@ -377,7 +373,7 @@ impl McpService {
         version: Option<&str>,
         request: Request,
     ) -> Response<McpBody> {
-        if let Err(e) = header_check::check(&self.inner.tool_headers, &parts.headers, version, &request) {
+        if let Err(e) = header_check::check(&self.inner.server, &parts.headers, version, &request) {
             // A request without the 2026 envelope (a 2025 client's) under a version this
             // server does not speak at all: the version is what to tell the client, rather
             // than which 2026 header it left out.

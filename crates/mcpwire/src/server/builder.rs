@@ -4,7 +4,8 @@
 
 use super::*;
 
-/// Why [`ServerBuilder::build`] failed.
+/// Why [`ServerBuilder::build`], or a change made while the server runs
+/// ([`Server::add_tool`] and its siblings), failed.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     /// A tool name is not 1-128 characters of `A-Z a-z 0-9 _ - .`.
@@ -53,12 +54,22 @@ pub enum BuildError {
     },
     /// A [`ServerBuilder::method`] names a method the server answers itself (a protocol
     /// method, or one of a family something was registered for): its handler would never
-    /// run. To serve a family by hand (a list that changes at run time), register nothing
-    /// of it and give every method of it.
+    /// run. (A list that changes while the server runs needs no hand-written methods:
+    /// see [`Server::add_tool`].) To serve a family by hand, register nothing of it and
+    /// give every method of it.
     #[error(
         "method {0:?} is answered by the server itself ({1}); a handler registered for it would never run"
     )]
     ShadowedMethod(String, &'static str),
+    /// A change made while the server runs needs a capability the server did not declare
+    /// when it was built (capabilities are fixed for the server's life).
+    #[error("the server was built without {family}: they are declared with {remedy}")]
+    Undeclared {
+        /// `tools`, `resources`, `prompts` or `tasks`.
+        family: &'static str,
+        /// What declares them.
+        remedy: &'static str,
+    },
 }
 
 /// Registers what a [`Server`] offers.
@@ -79,6 +90,9 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn tasks::TaskStore>>,
     task_config: tasks::TaskConfig,
     without_logging: bool,
+    /// The families declared even with nothing of them registered
+    /// ([`ServerBuilder::declare_tools`] and its siblings).
+    declared: Serves,
 }
 
 impl ServerBuilder {
@@ -101,6 +115,7 @@ impl ServerBuilder {
             task_store: None,
             task_config: tasks::TaskConfig::default(),
             without_logging: false,
+            declared: Serves::default(),
         }
     }
 
@@ -182,6 +197,28 @@ impl ServerBuilder {
         self
     }
 
+    /// Declares tools (the capability, `tools/list` and `tools/call`) even if none is
+    /// registered, so that tools can be added while the server runs ([`Server::add_tool`]).
+    pub fn declare_tools(mut self) -> Self {
+        self.declared.tools = true;
+        self
+    }
+
+    /// Declares resources (the capability and the `resources/*` methods) even if none is
+    /// registered, so that resources and templates can be added while the server runs
+    /// ([`Server::add_resource`], [`Server::add_resource_template`]).
+    pub fn declare_resources(mut self) -> Self {
+        self.declared.resources = true;
+        self
+    }
+
+    /// Declares prompts (the capability, `prompts/list` and `prompts/get`) even if none is
+    /// registered, so that prompts can be added while the server runs ([`Server::add_prompt`]).
+    pub fn declare_prompts(mut self) -> Self {
+        self.declared.prompts = true;
+        self
+    }
+
     /// Answers `completion/complete` (and advertises the `completions` capability).
     pub fn completion<F, Fut>(mut self, handler: F) -> Self
     where
@@ -194,9 +231,10 @@ impl ServerBuilder {
 
     /// Registers a custom request method (use a vendor prefix, such as `acme/reindex`).
     /// A method the server answers itself fails [`build`](Self::build)
-    /// ([`BuildError::ShadowedMethod`]); to serve a standard family by hand (a list that
-    /// changes at run time, say), register nothing of that family and give each of its
-    /// methods, declaring the capability with [`extra_capabilities`](Self::extra_capabilities).
+    /// ([`BuildError::ShadowedMethod`]); to serve a standard family by hand, register
+    /// nothing of that family and give each of its methods, declaring the capability with
+    /// [`extra_capabilities`](Self::extra_capabilities). (Tools, resources or prompts that
+    /// change while the server runs need none of that: see [`Server::add_tool`].)
     pub fn method<F, Fut>(mut self, name: impl Into<String>, handler: F) -> Self
     where
         F: Fn(Ctx, Value) -> Fut + Send + Sync + 'static,
@@ -279,73 +317,43 @@ impl ServerBuilder {
 
     /// Checks what was registered and builds the server.
     pub fn build(self) -> Result<Server, BuildError> {
-        let mut tool_index = NameIndex::default();
-        for (i, def) in self.tools.iter().enumerate() {
-            let name = &def.tool.name;
-            if !is_valid_tool_name(name) {
-                return Err(BuildError::InvalidToolName(name.clone()));
-            }
-            if !schema::is_object_schema(&def.tool.input_schema) {
-                return Err(BuildError::InvalidInputSchema(name.clone()));
-            }
-            if def.tool.output_schema.as_ref().is_some_and(|s| !schema::is_object_schema(s)) {
-                return Err(BuildError::InvalidOutputSchema(name.clone()));
-            }
-            if let Err(reason) = tool_definition::tool_param_headers(&def.tool.input_schema) {
-                return Err(BuildError::InvalidParamHeader { tool: name.clone(), reason });
-            }
-            if tool_index.insert(name.clone(), i).is_some() {
-                return Err(BuildError::Duplicate { kind: "tool", name: name.clone() });
-            }
-        }
-        let resource_index = index(self.resources.iter().map(|r| &r.resource.uri), "resource")?;
-        let prompt_index = index(self.prompts.iter().map(|p| &p.prompt.name), "prompt")?;
-        let mut seen_templates = HashSet::new();
-        for def in &self.templates {
-            if let Err(reason) = &def.parsed {
-                return Err(BuildError::InvalidTemplate {
-                    template: def.template.uri_template.clone(),
-                    reason: reason.clone(),
-                });
-            }
-            if !seen_templates.insert(def.template.uri_template.clone()) {
-                return Err(BuildError::Duplicate {
-                    kind: "resource template",
-                    name: def.template.uri_template.clone(),
-                });
-            }
-        }
+        let serves = Serves {
+            tools: self.declared.tools || !self.tools.is_empty(),
+            resources: self.declared.resources || !self.resources.is_empty() || !self.templates.is_empty(),
+            prompts: self.declared.prompts || !self.prompts.is_empty(),
+            completion: self.completion.is_some(),
+        };
+        let tasks_enabled =
+            self.tools.iter().any(|d| !matches!(d.task_support, tasks::TaskSupport::Forbidden));
+        let catalog = catalog::Catalog::new(catalog::Definitions {
+            tools: self.tools,
+            resources: self.resources,
+            templates: self.templates,
+            prompts: self.prompts,
+        })?;
 
         let mut capabilities = ServerCapabilities {
             logging: (!self.without_logging).then(JsonObject::new),
             completions: self.completion.as_ref().map(|_| JsonObject::new()),
             ..Default::default()
         };
-        if !self.tools.is_empty() {
+        if serves.tools {
             capabilities.tools = Some(ToolsCapability { list_changed: Some(true), ..Default::default() });
         }
-        if !self.resources.is_empty() || !self.templates.is_empty() {
+        if serves.resources {
             capabilities.resources = Some(ResourcesCapability {
                 subscribe: Some(true),
                 list_changed: Some(true),
                 ..Default::default()
             });
         }
-        if !self.prompts.is_empty() {
+        if serves.prompts {
             capabilities.prompts = Some(PromptsCapability { list_changed: Some(true), ..Default::default() });
         }
         if let Some(extra) = self.extra_capabilities {
             capabilities = merge_capabilities(capabilities, extra)?;
         }
 
-        let serves = Serves {
-            tools: !self.tools.is_empty(),
-            resources: !self.resources.is_empty() || !self.templates.is_empty(),
-            prompts: !self.prompts.is_empty(),
-            completion: self.completion.is_some(),
-        };
-        let tasks_enabled =
-            self.tools.iter().any(|d| !matches!(d.task_support, tasks::TaskSupport::Forbidden));
         for method in self.methods.keys() {
             if let Some(why) = answered_by_the_server(method, serves, &capabilities, tasks_enabled) {
                 return Err(BuildError::ShadowedMethod(method.clone(), why));
@@ -360,13 +368,7 @@ impl ServerBuilder {
                 server_info: reply::ServerInfo::new(&self.info),
                 info: self.info,
                 instructions: self.instructions,
-                tools: self.tools,
-                tool_index,
-                resources: self.resources,
-                resource_index,
-                templates: self.templates,
-                prompts: self.prompts,
-                prompt_index,
+                catalog: catalog::SharedCatalog::new(catalog),
                 serves,
                 completion: self.completion,
                 methods: self.methods,
@@ -434,14 +436,4 @@ fn merge_capabilities(
     merged.extend(extra);
     serde_json::from_value(serde_json::Value::Object(merged))
         .map_err(|e| BuildError::InvalidCapabilities(e.to_string()))
-}
-
-fn index<'a>(names: impl Iterator<Item = &'a String>, kind: &'static str) -> Result<NameIndex, BuildError> {
-    let mut map = NameIndex::default();
-    for (i, name) in names.enumerate() {
-        if map.insert(name.clone(), i).is_some() {
-            return Err(BuildError::Duplicate { kind, name: name.clone() });
-        }
-    }
-    Ok(map)
 }

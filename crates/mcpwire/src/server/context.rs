@@ -353,6 +353,12 @@ impl Ctx {
         self.inner.rpc.extensions()
     }
 
+    /// The server this request reached: a handler changes what it offers through it
+    /// ([`Server::add_tool`] and its siblings).
+    pub fn server(&self) -> &Server {
+        &self.inner.server
+    }
+
     /// Shared state registered with [`ServerBuilder::state`](super::ServerBuilder::state).
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<&T> {
         self.inner.server.inner.state.get::<T>()

@@ -31,6 +31,7 @@
 mod arguments;
 mod ask;
 mod builder;
+mod catalog;
 mod context;
 pub mod cursor;
 mod definition;
@@ -57,7 +58,7 @@ pub mod tool_output;
 mod trace;
 pub mod uri_template;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -69,7 +70,7 @@ use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult};
 use mcpwire_protocol::content::Icon;
 use mcpwire_protocol::lifecycle::Implementation;
 use mcpwire_protocol::logging::LoggingLevel;
-use mcpwire_protocol::{methods, tool_definition, CacheHint, CacheScope, ProtocolVersion};
+use mcpwire_protocol::{methods, CacheHint, CacheScope, ProtocolVersion};
 use serde_json::Value;
 
 pub use ask::Elicited;
@@ -132,8 +133,9 @@ impl Default for ServerConfig {
 }
 
 /// Names (tools, prompts) and URIs to their registration index, looked up once per call.
-/// A fixed-seed fast hash: the tables are fixed when the server is built, and a client's
-/// names are only looked up, never inserted, so they cannot be flooded.
+/// A fixed-seed fast hash: the tables are made by the server (at build and on a
+/// [`Server::add_tool`]-like change), and a client's names are only looked up, never
+/// inserted, so they cannot be flooded.
 pub(crate) type NameIndex = HashMap<String, usize, foldhash::fast::FixedState>;
 
 pub(crate) struct ServerInner {
@@ -141,16 +143,11 @@ pub(crate) struct ServerInner {
     /// `info` as 2026 results carry it, serialized once.
     pub(crate) server_info: reply::ServerInfo,
     pub(crate) instructions: Option<String>,
-    pub(crate) tools: Vec<ToolDef>,
-    pub(crate) tool_index: NameIndex,
-    pub(crate) resources: Vec<ResourceDef>,
-    pub(crate) resource_index: NameIndex,
-    pub(crate) templates: Vec<TemplateDef>,
-    pub(crate) prompts: Vec<PromptDef>,
-    pub(crate) prompt_index: NameIndex,
+    /// The tools, resources, templates and prompts, as they are now.
+    pub(crate) catalog: catalog::SharedCatalog,
     pub(crate) completion: Option<CompletionHandler>,
     /// Which built-in request families the router serves: those something was
-    /// registered for (the rest reach [`ServerBuilder::method`]s).
+    /// registered for or declared (the rest reach [`ServerBuilder::method`]s).
     pub(crate) serves: Serves,
     pub(crate) methods: HashMap<String, MethodHandler>,
     pub(crate) capabilities: ServerCapabilities,
@@ -207,15 +204,14 @@ impl Server {
         &self.inner.capabilities
     }
 
-    /// The registered tools, in registration order.
-    pub fn tools(&self) -> impl Iterator<Item = &ToolDef> {
-        self.inner.tools.iter()
+    /// The tools now, in registration order (copies: the handlers are shared).
+    pub fn tools(&self) -> Vec<ToolDef> {
+        self.inner.catalog.current().tools.clone()
     }
 
-    /// The registered tool called `name` (the HTTP endpoint's header table).
-    #[cfg(feature = "http")]
-    pub(crate) fn tool_def(&self, name: &str) -> Option<&ToolDef> {
-        self.inner.tool_index.get(name).map(|i| &self.inner.tools[*i])
+    /// The tools, resources, templates and prompts now.
+    pub(crate) fn catalog(&self) -> Arc<catalog::Catalog> {
+        self.inner.catalog.current()
     }
 
     /// Runs a request through the middleware chain, then `endpoint`.
@@ -354,7 +350,7 @@ impl Default for StdioLimits {
 }
 
 /// The built-in request families a server serves (see [`ServerInner::serves`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Serves {
     pub(crate) tools: bool,
     pub(crate) resources: bool,

@@ -20,6 +20,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
+use super::catalog::Catalog;
 use super::context::{Ctx, CtxInner, EraInfo, SessionInfo, StatelessInfo};
 use super::params::{parse, parse_with_meta};
 use super::prompt::PromptArgs;
@@ -121,8 +122,7 @@ impl Server {
         method: &str,
         params: Option<RawJson>,
     ) -> Result<Reply, McpError> {
-        let inner = &self.inner;
-        let serves = inner.serves;
+        let serves = self.inner.serves;
         if method == methods::TOOLS_CALL && serves.tools {
             // Given the params, not lent them: see `call_tool`.
             return Box::pin(self.call_tool(rpc, seed, params)).await;
@@ -131,19 +131,22 @@ impl Server {
         match method {
             methods::TOOLS_LIST if serves.tools => {
                 let (p, _): (ListToolsRequestParams, _) = parse_with_meta(params)?;
-                let (page, next_cursor) = self.page(&inner.tools, p.cursor.as_deref())?;
+                let catalog = self.catalog();
+                let (page, next_cursor) = self.page(&catalog.tools, p.cursor.as_deref())?;
                 let tools = page.iter().map(|d| self.listed_tool(d, &seed)).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_LIST if serves.resources => {
                 let (p, _): (ListResourcesRequestParams, _) = parse_with_meta(params)?;
-                let (page, next_cursor) = self.page(&inner.resources, p.cursor.as_deref())?;
+                let catalog = self.catalog();
+                let (page, next_cursor) = self.page(&catalog.resources, p.cursor.as_deref())?;
                 let resources = page.iter().map(|d| d.resource.clone()).collect();
                 Ok(Reply::ListResources(ListResourcesResult { resources, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_TEMPLATES_LIST if serves.resources => {
                 let (p, _): (ListResourceTemplatesRequestParams, _) = parse_with_meta(params)?;
-                let (page, next_cursor) = self.page(&inner.templates, p.cursor.as_deref())?;
+                let catalog = self.catalog();
+                let (page, next_cursor) = self.page(&catalog.templates, p.cursor.as_deref())?;
                 let resource_templates = page.iter().map(|d| d.template.clone()).collect();
                 Ok(Reply::ListResourceTemplates(ListResourceTemplatesResult {
                     resource_templates,
@@ -157,7 +160,8 @@ impl Server {
             }
             methods::PROMPTS_LIST if serves.prompts => {
                 let (p, _): (ListPromptsRequestParams, _) = parse_with_meta(params)?;
-                let (page, next_cursor) = self.page(&inner.prompts, p.cursor.as_deref())?;
+                let catalog = self.catalog();
+                let (page, next_cursor) = self.page(&catalog.prompts, p.cursor.as_deref())?;
                 let prompts = page.iter().map(|d| d.prompt.clone()).collect();
                 Ok(Reply::ListPrompts(ListPromptsResult { prompts, next_cursor, ..Default::default() }))
             }
@@ -202,8 +206,8 @@ impl Server {
         p: GetPromptRequestParams,
         meta: RequestMeta,
     ) -> Result<Reply, McpError> {
-        let inner = &self.inner;
-        let Some(def) = inner.prompt_index.get(&p.name).and_then(|i| inner.prompts.get(*i)) else {
+        let catalog = self.catalog();
+        let Some(def) = catalog.prompt(&p.name) else {
             return Err(McpError::invalid_params(format!("Unknown prompt: {}", p.name)));
         };
         let args = PromptArgs(p.arguments.unwrap_or_default());
@@ -233,15 +237,16 @@ impl Server {
         // mistake (-32602), not an empty completion. (Unless its custom methods serve
         // that family: the server cannot tell then.)
         let custom = |method: &str| inner.methods.contains_key(method);
+        let catalog = self.catalog();
         match &p.reference {
             CompletionReference::Prompt(r)
-                if !inner.prompt_index.contains_key(&r.name) && !custom(methods::PROMPTS_GET) =>
+                if catalog.prompt(&r.name).is_none() && !custom(methods::PROMPTS_GET) =>
             {
                 return Err(McpError::invalid_params(format!("Unknown prompt: {}", r.name)));
             }
             CompletionReference::Resource(r)
-                if !inner.resource_index.contains_key(&r.uri)
-                    && !inner.templates.iter().any(|t| t.template.uri_template == r.uri)
+                if catalog.resource(&r.uri).is_none()
+                    && !catalog.has_template(&r.uri)
                     && !custom(methods::RESOURCES_READ) =>
             {
                 return Err(McpError::invalid_params(format!("Unknown resource or template: {}", r.uri)));
@@ -298,8 +303,9 @@ impl Server {
         seed: Seed,
         params: Option<RawJson>,
     ) -> Result<Reply, McpError> {
+        let catalog = self.catalog();
         let ToolCall { def, ctx, retry, arguments, task } =
-            self.prepare_tool_call(rpc, seed, params.as_deref())?;
+            self.prepare_tool_call(&catalog, rpc, seed, params.as_deref())?;
         if self.runs_as_task(def, &ctx, task.as_ref())? {
             // Input the tool gathers before its task exists comes in 2026 `input_required`
             // rounds (a 2025 task asks through the task instead).
@@ -326,17 +332,17 @@ impl Server {
 
     /// Everything `tools/call` does before its handler runs: the tool, the arguments'
     /// shape, the retry fields and the context.
-    fn prepare_tool_call<'p>(
+    fn prepare_tool_call<'s, 'p>(
         &self,
+        catalog: &'s Catalog,
         rpc: RequestContext,
         seed: Seed,
         params: Option<&'p RawValue>,
-    ) -> Result<ToolCall<'_, 'p>, McpError> {
-        let inner = &self.inner;
+    ) -> Result<ToolCall<'s, 'p>, McpError> {
         let (p, meta): (ToolCallParams<'p>, _) = parse_with_meta(params)?;
         let ToolCallParams { name, arguments, task, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
-        let Some(def) = inner.tool_index.get(&*name).and_then(|i| inner.tools.get(*i)) else {
+        let Some(def) = catalog.tool(&name) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
         };
         let retry =
@@ -366,12 +372,12 @@ impl Server {
     }
 
     fn find_resource(&self, uri: &str) -> Option<(super::resource::ReadHandler, ResourceRequest)> {
-        let inner = &self.inner;
-        if let Some(i) = inner.resource_index.get(uri) {
+        let catalog = self.catalog();
+        if let Some(def) = catalog.resource(uri) {
             let request = ResourceRequest { uri: uri.to_owned(), variables: Default::default() };
-            return Some((inner.resources[*i].handler.clone(), request));
+            return Some((def.handler.clone(), request));
         }
-        inner.templates.iter().find_map(|def| {
+        catalog.templates.iter().find_map(|def| {
             let variables = def.parsed.as_ref().ok()?.match_uri(uri)?;
             Some((def.handler.clone(), ResourceRequest { uri: uri.to_owned(), variables }))
         })
