@@ -138,6 +138,24 @@ async fn a_task_is_polled_listed_and_its_result_fetched() {
     assert_eq!(e.code, codes::INVALID_PARAMS);
 }
 
+/// A TTL of 0 would make a task expire as it is created: the server keeps it at least a
+/// second, and says so in the answer (the TTL it states is the one it keeps).
+#[tokio::test]
+async fn a_zero_ttl_task_is_kept_long_enough_to_be_polled() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let created = expect_result(
+        &call(&mut raw, 1, "tools/call", json!({ "name": "maybe", "task": { "ttl": 0 } })).await,
+        1,
+    );
+    assert_eq!(created["task"]["ttl"], 1000);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = expect_result(&call(&mut raw, 2, "tasks/result", json!({ "taskId": id })).await, 2);
+    assert_eq!(result["content"][0]["text"], "maybe");
+    let got = expect_result(&call(&mut raw, 3, "tasks/get", json!({ "taskId": id })).await, 3);
+    assert_eq!(got["status"], "completed");
+}
+
 /// The progress token of a task-augmented call stays valid until the task ends: the
 /// task's progress, reported after the answer that created it, reaches the client, each
 /// notification naming the task.

@@ -1,5 +1,7 @@
-//! The default [`TaskStore`]: records in memory, bounded in number, dropped when their
-//! TTL runs out, so a client that never polls cannot make the server grow.
+//! The default [`TaskStore`]: records in memory, bounded in number (in all, and for each
+//! 2025 session), dropped when their TTL runs out, so a client that never polls cannot
+//! make the server grow, and never before it, so a finished task's result stays readable
+//! for as long as the server said it would.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
@@ -7,11 +9,15 @@ use std::time::SystemTime;
 
 use super::store::{StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
 
-/// In-memory task records (the default store). When it is full, expired records go
-/// first, then the oldest finished one; a store full of unfinished tasks refuses new ones.
+/// In-memory task records (the default store). When it is full, expired records are
+/// swept; a store full of records still within their TTL refuses new tasks (finished
+/// ones too: their results were promised for the TTL). So that one client cannot take
+/// every place, each owner (a 2025 session) holds at most its share
+/// ([`MemoryTaskStore::with_owner_limit`]).
 #[derive(Debug)]
 pub struct MemoryTaskStore {
     capacity: usize,
+    per_owner: usize,
     inner: Mutex<Records>,
 }
 
@@ -21,40 +27,53 @@ struct Records {
     /// Creation sequence number to id: the listing order and the eviction order.
     order: BTreeMap<u64, String>,
     next: u64,
+    /// How many records each owner holds (owners with none are absent).
+    owned: HashMap<String, usize>,
 }
 
 impl Records {
     fn remove(&mut self, id: &str) {
-        if let Some((seq, _)) = self.by_id.remove(id) {
+        if let Some((seq, record)) = self.by_id.remove(id) {
             self.order.remove(&seq);
+            if let Some(owner) = &record.owner {
+                if let Some(n) = self.owned.get_mut(owner) {
+                    *n -= 1;
+                    if *n == 0 {
+                        self.owned.remove(owner);
+                    }
+                }
+            }
         }
     }
 
-    /// Drops expired records; then, if still full, the oldest finished one.
-    fn make_room(&mut self, capacity: usize, now: SystemTime) {
+    /// Drops the expired records.
+    fn sweep(&mut self, now: SystemTime) {
         let expired: Vec<String> =
             self.by_id.iter().filter(|(_, (_, r))| r.is_expired(now)).map(|(id, _)| id.clone()).collect();
         for id in expired {
             self.remove(&id);
         }
-        if self.by_id.len() < capacity {
-            return;
-        }
-        let oldest_done = self
-            .order
-            .values()
-            .find(|id| self.by_id.get(*id).is_some_and(|(_, r)| r.status().is_terminal()))
-            .cloned();
-        if let Some(id) = oldest_done {
-            self.remove(&id);
-        }
+    }
+
+    /// The records `owner` holds (`None`: those of no owner are not counted).
+    fn held_by(&self, owner: Option<&str>) -> usize {
+        owner.and_then(|o| self.owned.get(o)).copied().unwrap_or(0)
     }
 }
 
 impl MemoryTaskStore {
-    /// A store of at most `capacity` records (at least 1).
+    /// A store of at most `capacity` records (at least 1), any number of them one
+    /// owner's.
     pub fn new(capacity: usize) -> Self {
-        MemoryTaskStore { capacity: capacity.max(1), inner: Mutex::new(Records::default()) }
+        let capacity = capacity.max(1);
+        MemoryTaskStore { capacity, per_owner: capacity, inner: Mutex::new(Records::default()) }
+    }
+
+    /// At most `limit` records (at least 1) of one owner: a 2025 session's tasks, which
+    /// only it can see. (2026 tasks have no owner; the store's capacity bounds them.)
+    pub fn with_owner_limit(mut self, limit: usize) -> Self {
+        self.per_owner = limit.max(1);
+        self
     }
 
     fn records(&self) -> std::sync::MutexGuard<'_, Records> {
@@ -73,9 +92,9 @@ impl MemoryTaskStore {
 }
 
 impl Default for MemoryTaskStore {
-    /// 10 000 records.
+    /// 10 000 records, 1 000 of them at most one session's.
     fn default() -> Self {
-        MemoryTaskStore::new(10_000)
+        MemoryTaskStore::new(10_000).with_owner_limit(1_000)
     }
 }
 
@@ -86,11 +105,19 @@ impl TaskStore for MemoryTaskStore {
             if records.by_id.contains_key(&record.task_id) {
                 return Err(TaskStoreError::Duplicate(record.task_id));
             }
-            if records.by_id.len() >= self.capacity {
-                records.make_room(self.capacity, SystemTime::now());
+            let owner = record.owner.as_deref();
+            let full = |r: &Records| r.by_id.len() >= self.capacity || r.held_by(owner) >= self.per_owner;
+            if full(&records) {
+                records.sweep(SystemTime::now());
                 if records.by_id.len() >= self.capacity {
                     return Err(TaskStoreError::Full);
                 }
+                if records.held_by(owner) >= self.per_owner {
+                    return Err(TaskStoreError::OwnerFull(self.per_owner));
+                }
+            }
+            if let Some(owner) = owner {
+                *records.owned.entry(owner.to_owned()).or_default() += 1;
             }
             let seq = records.next;
             records.next += 1;
@@ -178,26 +205,44 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn bounded_evicting_expired_then_finished_never_running() {
+    async fn bounded_evicting_only_expired_records() {
         let store = MemoryTaskStore::new(2);
         store.create(record("a", Some(Duration::ZERO), TaskState::Working)).await.unwrap();
         store.create(record("b", None, TaskState::Cancelled)).await.unwrap();
         // Full: the expired one goes.
         store.create(record("c", None, TaskState::Working)).await.unwrap();
         assert!(store.get("a").await.unwrap().is_none());
-        // Full again: the finished one goes.
-        store.create(record("d", None, TaskState::Working)).await.unwrap();
-        assert!(store.get("b").await.unwrap().is_none());
-        // Full of running tasks: refused.
+        // Full again, of a finished task within its TTL and a running one: refused, and
+        // the finished task's record stays.
         assert!(matches!(
             store.create(record("e", None, TaskState::Working)).await,
             Err(TaskStoreError::Full)
         ));
+        assert_eq!(store.get("b").await.unwrap().unwrap().state, TaskState::Cancelled);
         assert_eq!(store.len(), 2);
         assert!(matches!(
             store.create(record("c", None, TaskState::Working)).await,
             Err(TaskStoreError::Duplicate(_))
         ));
+    }
+
+    #[tokio::test]
+    async fn one_owner_holds_at_most_its_share() {
+        let store = MemoryTaskStore::new(10).with_owner_limit(2);
+        let owned = |id: &str, owner: &str, ttl| TaskRecord {
+            owner: Some(owner.into()),
+            ..record(id, ttl, TaskState::Working)
+        };
+        store.create(owned("a", "s1", Some(Duration::ZERO))).await.unwrap();
+        store.create(owned("b", "s1", None)).await.unwrap();
+        // The expired one is swept to make its owner room.
+        store.create(owned("c", "s1", None)).await.unwrap();
+        assert!(matches!(store.create(owned("d", "s1", None)).await, Err(TaskStoreError::OwnerFull(2))));
+        // Another owner, and tasks of no owner, still have room.
+        store.create(owned("e", "s2", None)).await.unwrap();
+        store.create(record("f", None, TaskState::Working)).await.unwrap();
+        store.create(record("g", None, TaskState::Working)).await.unwrap();
+        assert_eq!(store.len(), 5);
     }
 
     #[tokio::test]

@@ -53,7 +53,8 @@ pub struct TaskConfig {
     /// How long a task's record is kept after creation when the client asks for no TTL
     /// (default 1 hour). A task still running then is cancelled.
     pub default_ttl: Duration,
-    /// The longest TTL a 2025 client may ask for (default 24 hours).
+    /// The longest TTL a 2025 client may ask for (default 24 hours). (A task is kept at
+    /// least a second, whatever the client asks.)
     pub max_ttl: Duration,
     /// The polling interval suggested to clients (default 500 ms).
     pub poll_interval: Duration,

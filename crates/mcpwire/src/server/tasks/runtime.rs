@@ -19,6 +19,11 @@ use super::store::{TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 use super::TaskConfig;
 use crate::error::McpError;
 
+/// The shortest TTL a task gets, whatever the client asks: a task that expires as it is
+/// created (a `ttl` of 0) could never be polled, and its answer would state a TTL it
+/// does not have.
+const MIN_TTL: Duration = Duration::from_secs(1);
+
 /// Task changes a slow listener may fall behind before it misses some.
 const CHANGES_CAPACITY: usize = 256;
 
@@ -140,6 +145,10 @@ pub(crate) fn store_error(e: TaskStoreError) -> McpError {
         TaskStoreError::Full => {
             McpError::new(codes::INTERNAL_ERROR, "Too many tasks: the task store is full; try again later")
         }
+        TaskStoreError::OwnerFull(limit) => McpError::new(
+            codes::INTERNAL_ERROR,
+            format!("Too many tasks: this session holds {limit}, as many as one may; try again once some have expired"),
+        ),
         other => McpError::internal(other.to_string()),
     }
 }
@@ -234,7 +243,7 @@ impl Tasks {
             status_message: None,
             created_at: now,
             last_updated_at: now,
-            ttl: Some(ttl.unwrap_or(self.config.default_ttl).min(self.config.max_ttl)),
+            ttl: Some(ttl.unwrap_or(self.config.default_ttl).min(self.config.max_ttl).max(MIN_TTL)),
             poll_interval: Some(self.config.poll_interval),
             state: TaskState::Working,
             owner,
