@@ -741,3 +741,46 @@ async fn sampling_tool_results_must_answer_the_tool_uses_before_them() {
     assert_eq!(calls.load(Ordering::SeqCst), 0, "the model never saw it");
     client.close().await;
 }
+
+/// 2025-11-25 tasks: an answer about another task than the one asked about (`tasks/get`'s
+/// `taskId`, `tasks/result`'s `related-task`) is refused, not taken as the task's.
+#[tokio::test]
+async fn a_task_answer_about_another_task_is_refused() {
+    let (client, mut raw, _) = connect_2025(Client::builder("c", "1")).await;
+    let task = |id: &str, status: &str| {
+        json!({ "taskId": id, "status": status, "createdAt": "2026-01-01T00:00:00Z",
+                "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000 })
+    };
+    let server = async {
+        let get = raw.next_request("tasks/get").await;
+        raw.answer(get.id, task("OTHER", "working")).await;
+        let get = raw.next_request("tasks/get").await;
+        raw.answer(get.id, task("t1", "completed")).await;
+        let result = raw.next_request("tasks/result").await;
+        raw.answer(
+            result.id,
+            json!({ "content": [], "_meta": {
+            "io.modelcontextprotocol/related-task": { "taskId": "SOMEOTHER" } } }),
+        )
+        .await;
+        let get = raw.next_request("tasks/get").await;
+        raw.answer(get.id, task("t1", "completed")).await;
+        let result = raw.next_request("tasks/result").await;
+        raw.answer(
+            result.id,
+            json!({ "content": [], "_meta": {
+            "io.modelcontextprotocol/related-task": { "taskId": "t1" } } }),
+        )
+        .await;
+    };
+    let client_side = async {
+        let other = client.get_task("t1").await.unwrap_err();
+        assert!(other.to_string().contains("\"OTHER\""), "{other}");
+        let related = client.get_task("t1").await.unwrap_err();
+        assert!(related.to_string().contains("\"SOMEOTHER\""), "{related}");
+        let done = client.get_task("t1").await.unwrap();
+        assert_eq!(done.task_id, "t1");
+    };
+    tokio::join!(server, client_side);
+    client.close().await;
+}

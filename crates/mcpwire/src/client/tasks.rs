@@ -89,6 +89,38 @@ fn decode<T: serde::de::DeserializeOwned>(raw: &RawJson) -> Result<T, RequestErr
     serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)
 }
 
+/// `Err` when the server answered about another task than the one asked about.
+fn same_task(asked: &str, answered: &str) -> Result<(), RequestError> {
+    if asked == answered {
+        return Ok(());
+    }
+    Err(RequestError::Protocol(format!(
+        "asked about task {asked:?}, the server answered about task {answered:?}"
+    )))
+}
+
+/// `Err` when a `tasks/result` names another task in its `related-task` `_meta` (which
+/// 2025-11-25 requires on it; one without it is taken as about the task asked).
+fn related_to(asked: &str, result: &RawJson) -> Result<(), RequestError> {
+    #[derive(serde::Deserialize)]
+    struct Related {
+        #[serde(rename = "taskId")]
+        task_id: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/related-task")]
+        related: Option<Related>,
+    }
+    #[derive(serde::Deserialize)]
+    struct WithMeta {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    let named = serde_json::from_str::<WithMeta>(result.get()).ok().and_then(|r| r.meta?.related);
+    named.map_or(Ok(()), |related| same_task(asked, &related.task_id))
+}
+
 fn task_params(task_id: &str) -> Map<String, Value> {
     let mut params = Map::new();
     params.insert("taskId".into(), Value::String(task_id.to_owned()));
@@ -207,9 +239,12 @@ impl Client {
         let options = RequestOptions::default();
         let (_, raw) = self.send(methods::TASKS_GET, task_params(task_id), &options).await?;
         if self.era() == Era::Stateless {
-            return decode(&raw);
+            let detailed: DetailedTask = decode(&raw)?;
+            same_task(task_id, &detailed.task_id)?;
+            return Ok(detailed);
         }
         let task = from_core(decode::<GetTaskResult>(&raw)?.task);
+        same_task(task_id, &task.task_id)?;
         let state = match task.status {
             TaskStatus::Working => TaskState::Working,
             TaskStatus::InputRequired => TaskState::InputRequired { input_requests: Default::default() },
@@ -288,7 +323,9 @@ impl Client {
             cancel: options.cancel.clone(),
             ..Default::default()
         };
-        Ok(self.send(methods::TASKS_RESULT, task_params(task_id), &options).await?.1)
+        let (_, raw) = self.send(methods::TASKS_RESULT, task_params(task_id), &options).await?;
+        related_to(task_id, &raw)?;
+        Ok(raw)
     }
 
     /// Follows a task to its end: the raw tool result. The call's timeout (if it has
@@ -338,6 +375,7 @@ impl Client {
                 let (_, raw) =
                     self.send(methods::TASKS_GET, task_params(id), &RequestOptions::default()).await?;
                 let current = from_core(decode::<GetTaskResult>(&raw)?.task);
+                same_task(id, &current.task_id)?;
                 interval = poll_interval(current.poll_interval_ms);
                 report(options, polls, &current);
                 match current.status {
