@@ -35,12 +35,28 @@ fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 /// A decoding error as `field.path: what went wrong` (just the error at the top level).
 fn naming_the_field<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> String {
     let path = error.path().to_string();
-    let inner = error.into_inner();
+    let inner = without_position(error.into_inner().to_string());
     if path == "." {
-        inner.to_string()
+        inner
     } else {
         format!("{path}: {inner}")
     }
+}
+
+/// serde_json's message without its ` at line L column C` suffix: a position in the
+/// client's JSON text tells the model (which wrote values, not text) nothing, and the
+/// path already says where.
+fn without_position(mut message: String) -> String {
+    if let Some(at) = message.rfind(" at line ") {
+        let tail = &message[at + " at line ".len()..];
+        let is_position = tail.split_once(" column ").is_some_and(|(line, column)| {
+            [line, column].iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if is_position {
+            message.truncate(at);
+        }
+    }
+    message
 }
 
 /// Decodes a JSON object of strings (absent = `{}`) into `T`, each value read as the type
@@ -49,8 +65,8 @@ pub(crate) fn decode_string_arguments<T: DeserializeOwned>(
     arguments: Option<&RawValue>,
 ) -> Result<T, String> {
     let text = arguments.map_or("{}", RawValue::get);
-    let map: BTreeMap<String, String> =
-        serde_json::from_str(text).map_err(|e| format!("arguments must be strings: {e}"))?;
+    let map: BTreeMap<String, String> = serde_json::from_str(text)
+        .map_err(|e| format!("arguments must be strings: {}", without_position(e.to_string())))?;
     let entries = map.into_iter().map(|(key, value)| (key, Text(value)));
     let de: MapDeserializer<'_, _, Error> = MapDeserializer::new(entries);
     serde_path_to_error::deserialize(de).map_err(naming_the_field)
@@ -252,5 +268,20 @@ mod tests {
         assert_eq!(decode_arguments::<Outer>(None), tracked::<Outer>(None));
         let err = decode_arguments::<Outer>(Some(&RawValue::from_string(inputs[5].to_owned()).unwrap()));
         assert!(err.unwrap_err().starts_with("list[1].n: "), "the error names the field");
+    }
+
+    #[test]
+    fn errors_say_what_and_where_without_a_text_position() {
+        let decode =
+            |input: &str| decode_arguments::<Outer>(Some(&RawValue::from_string(input.to_owned()).unwrap()));
+        assert_eq!(decode("{}").unwrap_err(), "missing field `text`");
+        assert_eq!(
+            decode(r#"{"text":1}"#).unwrap_err(),
+            "text: invalid type: integer `1`, expected a string"
+        );
+        // A message that merely contains the words keeps them.
+        assert_eq!(without_position("at line 3".into()), "at line 3");
+        assert_eq!(without_position("x at line 1 column".into()), "x at line 1 column");
+        assert_eq!(without_position("x at line 1 column 9".into()), "x");
     }
 }
