@@ -182,6 +182,35 @@ async fn resource_handlers_take_typed_variables_and_the_uri() {
     assert_eq!(ask(&mut raw, id, "resources/read", params).await["contents"][0]["text"], "plain");
 }
 
+/// A URI of a template's shape whose variable is not a value of its type names no
+/// resource: `-32002` (2025), with the reason in `data`, not "invalid arguments".
+#[tokio::test]
+async fn a_template_variable_of_the_wrong_type_is_a_resource_not_found() {
+    #[derive(Deserialize, JsonSchema)]
+    struct User {
+        id: u32,
+    }
+    let server = Server::builder("users", "1")
+        .register(
+            resource_template("users://{id}/profile", "profile")
+                .handler(|Args(u): Args<User>| async move { format!("user {}", u.id) }),
+        )
+        .build()
+        .unwrap();
+    let mut raw = initialized(server).await;
+    raw.request(1, "resources/read", json!({ "uri": "users://abc/profile" })).await;
+    let error = expect_error(&raw.next().await, 1);
+    assert_eq!(error.code, mcpwire::protocol::codes::RESOURCE_NOT_FOUND, "{}", error.message);
+    let data = error.data.unwrap();
+    assert_eq!(data["uri"], "users://abc/profile");
+    assert!(data["reason"].as_str().unwrap().starts_with("id: "), "{data}");
+    assert_eq!(
+        ask(&mut raw, 2, "resources/read", json!({ "uri": "users://7/profile" })).await["contents"][0]
+            ["text"],
+        "user 7"
+    );
+}
+
 #[tokio::test]
 async fn a_tools_result_kind_follows_its_traits_not_its_name() {
     let mut raw = initialized(server()).await;

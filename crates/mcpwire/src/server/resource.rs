@@ -151,6 +151,13 @@ where
                 let mime_type = mime_type.clone();
                 Box::pin(async move { fut.await.into_read_result(&request.uri, mime_type.as_deref()) })
             }
+            // The URI has the template's shape, but a variable is not a value of its type
+            // (`users://abc` where the id is a number): no such resource.
+            Err(Rejection::InvalidArguments(reason)) if !request.variables.is_empty() => {
+                let error = McpError::resource_not_found(&request.uri)
+                    .with_data(serde_json::json!({ "uri": request.uri, "reason": reason }));
+                Box::pin(std::future::ready(Err(error)))
+            }
             Err(rejection) => {
                 let error = rejection_error(rejection, &format!("resource {}", request.uri));
                 Box::pin(std::future::ready(Err(error)))
