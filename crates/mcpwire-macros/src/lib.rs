@@ -41,7 +41,9 @@
 //! implements `Serialize + JsonSchema`, as structured content with a generated
 //! `outputSchema` (for `Result<T, E>`, the `Ok` value). The choice is made by those
 //! traits, not by the type's name, so aliases work. Options of all three: `name`,
-//! `description`, `title`; of `resource`: `uri` (required; with `{variables}` it is a
+//! `description`, `title`; of `tool`: the behaviour hints of its annotations,
+//! `read_only_hint`, `destructive_hint`, `idempotent_hint` and `open_world_hint`
+//! (`= true` or `= false`); of `resource`: `uri` (required; with `{variables}` it is a
 //! template) and `mime_type`.
 
 #![forbid(unsafe_code)]
@@ -87,7 +89,8 @@ impl Kind {
     }
 }
 
-/// Options of the attribute: `name = "..."` pairs.
+/// Options of the attribute: `name = "..."` pairs, and a tool's `read_only_hint = true`
+/// (and the other behaviour hints).
 #[derive(Default)]
 struct Options {
     name: Option<String>,
@@ -95,12 +98,28 @@ struct Options {
     title: Option<String>,
     uri: Option<String>,
     mime_type: Option<String>,
+    /// A tool's annotations' hints, as (field of `ToolAnnotations`, value).
+    hints: Vec<(Ident, bool)>,
 }
+
+/// The behaviour hints of a tool's annotations, as the attribute and `ToolAnnotations`
+/// name them.
+const HINTS: [&str; 4] = ["read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint"];
 
 impl Options {
     fn parse(kind: Kind, input: ParseStream) -> syn::Result<Self> {
         let mut options = Options::default();
         for (key, value, span) in name_values(input)? {
+            if kind == Kind::Tool && HINTS.contains(&key.as_str()) {
+                let OptionValue::Bool(hint) = value else {
+                    return Err(syn::Error::new(span, format!("{key} takes true or false")));
+                };
+                options.hints.push((Ident::new(&key, span), hint));
+                continue;
+            }
+            let OptionValue::Str(value) = value else {
+                return Err(syn::Error::new(span, format!("{key} takes a string")));
+            };
             let slot = match (key.as_str(), kind) {
                 ("name", _) => &mut options.name,
                 ("description", _) => &mut options.description,
@@ -110,7 +129,10 @@ impl Options {
                 _ => {
                     let known = match kind {
                         Kind::Resource => "uri, name, description, title or mime_type",
-                        _ => "name, description or title",
+                        Kind::Tool => {
+                            "name, description, title, read_only_hint, destructive_hint, idempotent_hint or open_world_hint"
+                        }
+                        Kind::Prompt => "name, description or title",
                     };
                     return Err(syn::Error::new(span, format!("unknown option: use {known}")));
                 }
@@ -121,18 +143,26 @@ impl Options {
     }
 }
 
-/// `key = "value", ...` as (key, value, span of the key).
-fn name_values(input: ParseStream) -> syn::Result<Vec<(String, String, Span)>> {
+/// An option's value: a string, or `true`/`false`.
+enum OptionValue {
+    Str(String),
+    Bool(bool),
+}
+
+/// `key = "value"` or `key = true`, ... as (key, value, span of the key).
+fn name_values(input: ParseStream) -> syn::Result<Vec<(String, OptionValue, Span)>> {
     let mut out = Vec::new();
     for meta in Punctuated::<Meta, Token![,]>::parse_terminated(input)? {
         let Meta::NameValue(nv) = &meta else {
             return Err(syn::Error::new_spanned(meta, "expected name = \"value\""));
         };
-        let Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) = &nv.value else {
-            return Err(syn::Error::new_spanned(&nv.value, "expected a string"));
+        let value = match &nv.value {
+            Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) => OptionValue::Str(value.value()),
+            Expr::Lit(ExprLit { lit: Lit::Bool(value), .. }) => OptionValue::Bool(value.value),
+            other => return Err(syn::Error::new_spanned(other, "expected a string, true or false")),
         };
         let key = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
-        out.push((key, value.value(), syn::spanned::Spanned::span(&nv.path)));
+        out.push((key, value, syn::spanned::Spanned::span(&nv.path)));
     }
     Ok(out)
 }
@@ -213,10 +243,13 @@ fn take_arg_description(attrs: &mut Vec<Attribute>) -> syn::Result<Option<String
         }
         let list = attr.meta.require_list()?;
         for (key, value, span) in name_values.parse2(list.tokens.clone())? {
-            if key != "description" {
-                return Err(syn::Error::new(span, "unknown option: use description"));
+            match (key.as_str(), value) {
+                ("description", OptionValue::Str(value)) => description = Some(value),
+                ("description", OptionValue::Bool(_)) => {
+                    return Err(syn::Error::new(span, "description takes a string"))
+                }
+                _ => return Err(syn::Error::new(span, "unknown option: use description")),
             }
-            description = Some(value);
         }
     }
     *attrs = kept;
@@ -263,6 +296,15 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
     let (def_type, definition) = match kind {
         Kind::Tool => {
             let ret = return_type(&item)?;
+            let annotations = (!options.hints.is_empty()).then(|| {
+                let (fields, values): (Vec<_>, Vec<_>) = options.hints.iter().cloned().unzip();
+                quote! {
+                    .annotations(::mcpwire::protocol::tools::ToolAnnotations {
+                        #(#fields: ::core::option::Option::Some(#values),)*
+                        ..::core::default::Default::default()
+                    })
+                }
+            });
             let definition = quote! {
                 let __kind = {
                     use ::mcpwire::__private::tool_output::*;
@@ -271,6 +313,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
                 ::mcpwire::server::tool(#name)
                     #description
                     #title
+                    #annotations
                     .handler(move |#handler_params| async move { __kind.wrap(#call) })
             };
             (quote! { ToolDef }, definition)

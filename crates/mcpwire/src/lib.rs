@@ -84,7 +84,9 @@ pub use mcpwire_macros::definitions;
 ///   `State<T>` parameters are extractors (the request's context, shared state), not
 ///   arguments.
 /// - **Description**: the doc comment, or `description = "..."`. Other options: `name`
-///   (default: the function's), `title`.
+///   (default: the function's), `title`, and the annotations' behaviour hints
+///   `read_only_hint`, `destructive_hint`, `idempotent_hint`, `open_world_hint` (`= true`
+///   or `= false`).
 /// - **Result**: a type that implements [`IntoToolResult`](server::IntoToolResult) (text,
 ///   content, `CallToolResult`, [`Json<T>`](server::Json)) is sent as it is; any other
 ///   `Serialize + JsonSchema` type is structured content with a generated `outputSchema`
@@ -97,14 +99,14 @@ pub use mcpwire_macros::definitions;
 /// - **Sync or async**: a sync function runs on tokio's blocking pool, where it may block
 ///   without holding up other requests (its parameters are then `Send + 'static`).
 /// - **Generated**: `<function>_tool()`, the [`ToolDef`](server::ToolDef), for
-///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Annotations, icons and
-///   task support are set on a definition built with [`server::tool`].
+///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Icons and task support
+///   are set on a definition built with [`server::tool`].
 ///
 /// ```
 /// use mcpwire::server::{Ctx, Server, ToolError};
 ///
 /// /// Divides two numbers.
-/// #[mcpwire::tool(title = "Divider")]
+/// #[mcpwire::tool(title = "Divider", read_only_hint = true, open_world_hint = false)]
 /// async fn divide(_ctx: Ctx, a: f64, #[arg(description = "Not zero")] b: f64) -> Result<f64, ToolError> {
 ///     if b == 0.0 {
 ///         return Err(ToolError::new("b must not be zero"));
@@ -113,6 +115,8 @@ pub use mcpwire_macros::definitions;
 /// }
 ///
 /// let server = Server::builder("calc", "1").tool(divide_tool()).build().unwrap();
+/// let hints = server.tools()[0].tool().annotations.clone().unwrap();
+/// assert_eq!((hints.read_only_hint, hints.open_world_hint, hints.destructive_hint), (Some(true), Some(false), None));
 /// ```
 ///
 /// An error type that is not a tool error does not compile, even a serializable one:
