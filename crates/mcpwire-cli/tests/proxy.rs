@@ -256,6 +256,23 @@ fn a_2026_upstream_is_one_server_for_clients_of_every_kind() {
     let found = call(2, r#"{"elicitation":{"form":{}}}"#, "search_notes", r#"{"query":"zebra"}"#);
     assert!(found.contains("zebra"), "a client of another kind sees the same notes: {found}");
     assert_eq!(children_of(server.child.id()).len(), 1, "one upstream server");
+    // A missing resource: the 2026 upstream says -32602, which a 2025 client gets in its
+    // revision's terms, -32002.
+    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
+    let session = session_id(&response);
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let read = r#"{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"notes://nosuch"}}"#;
+    let missing = post(&server.url, &headers, read, Some(r#""id":3"#));
+    assert!(missing.contains(r#""code":-32002"#), "{missing}");
+    let read_2026 = r#"{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"notes://nosuch","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "resources/read"),
+        ("Mcp-Name", "notes://nosuch"),
+    ];
+    let missing = post(&server.url, &headers, read_2026, Some(r#""id":4"#));
+    assert!(missing.contains(r#""code":-32602"#), "{missing}");
 }
 
 /// A 2026 upstream server that dies is started again, and the proxy goes on: the call

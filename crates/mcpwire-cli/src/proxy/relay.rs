@@ -202,7 +202,9 @@ impl Relay {
                     while let Ok(update) = flight.progress.try_recv() {
                         ctx.progress(update.progress, update.total, update.message.as_deref()).await;
                     }
-                    return result.map(|r| downstream_result(r, method, era)).map_err(upstream_error);
+                    return result
+                        .map(|r| downstream_result(r, method, era))
+                        .map_err(|e| downstream_error(upstream_error(e), method, era));
                 }
             }
         }
@@ -329,6 +331,29 @@ pub(super) fn upstream_error(e: RequestError) -> McpError {
     }
 }
 
+/// An upstream error in the downstream client's era's terms: a 2026 server says a
+/// resource is missing with `-32602`, which a 2025 client must get as `-32002` (its
+/// revision's code, as this proxy's own server answers it). The `-32602` of a
+/// `resources/read` is taken as "not found" when it names the URI in `data` or says so.
+fn downstream_error(error: McpError, method: &str, era: Option<Era>) -> McpError {
+    let names_a_missing_resource = |object: &mcpwire::protocol::ErrorObject| {
+        object.data.as_ref().is_some_and(|d| d.get("uri").is_some())
+            || object.message.to_ascii_lowercase().contains("not found")
+    };
+    if method != methods::RESOURCES_READ
+        || era == Some(Era::Stateless)
+        || error.code() != codes::INVALID_PARAMS
+    {
+        return error;
+    }
+    let mut object = error.to_error_object();
+    if !names_a_missing_resource(&object) {
+        return error;
+    }
+    object.code = codes::RESOURCE_NOT_FOUND;
+    McpError::from_error_object(object)
+}
+
 /// What a request declares upstream (to a 2026 server; a 2025 one has the connection's):
 /// the downstream client's capabilities, since it answers the server's questions, without
 /// tasks (the extension, or a 2025 client's core `tasks`), which the proxy does not relay.
@@ -376,7 +401,8 @@ async fn send(
                 while let Ok(update) = progress.try_recv() {
                     ctx.progress(update.progress, update.total, update.message.as_deref()).await;
                 }
-                return result.map_err(upstream_error);
+                let era = ctx.protocol_version().era();
+                return result.map_err(|e| downstream_error(upstream_error(e), method, era));
             }
         }
     }
