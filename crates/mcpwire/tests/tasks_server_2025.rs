@@ -264,6 +264,57 @@ async fn tasks_result_carries_the_tasks_question_to_the_client() {
     assert_eq!(result["content"][0]["text"], "hello Ada");
 }
 
+/// Two `tasks/result` calls of one task ask its question once (the user answers once),
+/// and both end with the task's result.
+#[tokio::test]
+async fn two_result_calls_ask_the_tasks_question_once() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
+    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    raw.request(3, "tasks/result", json!({ "taskId": id })).await;
+    // The second call waits for the first one's question rather than asking it again.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let answer = json!({ "action": "accept", "content": { "name": "Ada" } });
+    raw.send(Response::new(question.id, serde_json::value::to_raw_value(&answer).unwrap())).await;
+    let mut answered = Vec::new();
+    while answered.len() < 2 {
+        let m = json_of(&next(&mut raw).await);
+        assert!(m.get("method").is_none(), "asked again: {m}");
+        assert_eq!(m["result"]["content"][0]["text"], "hello Ada", "{m}");
+        answered.push(m["id"].as_i64().unwrap());
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, [2, 3]);
+}
+
+/// A client that answers the task's question with an error: the task's handler gets the
+/// error, as a request's handler would, and `tasks/result` answers with the task's
+/// outcome (its failure, marked with `related-task`), not the client's own error.
+#[tokio::test]
+async fn a_question_answered_with_an_error_reaches_the_tasks_handler() {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
+    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    let refusal = mcpwire::protocol::ErrorObject::new(-32603, "user closed the dialog");
+    raw.send(mcpwire::protocol::Message::Error(mcpwire::protocol::ErrorResponse::new(
+        Some(question.id),
+        refusal,
+    )))
+    .await;
+    let e = expect_error(&next(&mut raw).await, 2);
+    assert_eq!(e.data.unwrap()["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
+    let got = expect_result(&call(&mut raw, 3, "tasks/get", json!({ "taskId": id })).await, 3);
+    assert_eq!(got["status"], "failed", "the handler's error failed the task");
+}
+
 #[tokio::test]
 async fn older_sessions_see_no_tasks() {
     let mut raw = start();

@@ -57,13 +57,37 @@ pub(crate) struct Running {
     pub(crate) cancel: CancellationToken,
     inputs: tokio::sync::Mutex<Inputs>,
     on_status: Option<StatusHook>,
+    /// The keys of the questions a 2025 `tasks/result` is asking the client now (see
+    /// [`QuestionClaim`]).
+    claimed: Mutex<HashSet<String>>,
+}
+
+/// What a handler waiting for input is handed: the client's answer, or the error the
+/// client answered the question with.
+type Answer = Result<InputResponse, McpError>;
+
+/// A 2025 `tasks/result` call's hold on one question of a task running here: while it is
+/// held, no other `tasks/result` of the task asks the client the same question (two would
+/// ask the user twice, and the second answer would go nowhere). Dropped (the question
+/// answered, or the call gone), the question is free again.
+pub(crate) struct QuestionClaim {
+    running: Option<Arc<Running>>,
+    key: String,
+}
+
+impl Drop for QuestionClaim {
+    fn drop(&mut self) {
+        if let Some(running) = &self.running {
+            running.claimed.lock().unwrap_or_else(|e| e.into_inner()).remove(&self.key);
+        }
+    }
 }
 
 /// A task's outstanding input requests, and every key it ever used (keys are never
 /// reused over a task's life).
 #[derive(Default)]
 struct Inputs {
-    pending: BTreeMap<String, (InputRequest, oneshot::Sender<InputResponse>)>,
+    pending: BTreeMap<String, (InputRequest, oneshot::Sender<Answer>)>,
     used: HashSet<String>,
 }
 
@@ -120,7 +144,7 @@ impl TaskLink {
             rx
         };
         tokio::select! {
-            answer = answer => answer.map_err(|_| McpError::internal("the task's input request was dropped")),
+            answer = answer => answer.unwrap_or_else(|_| Err(McpError::internal("the task's input request was dropped"))),
             () = self.running.cancel.cancelled() => Err(cancelled()),
         }
     }
@@ -254,6 +278,7 @@ impl Tasks {
             cancel: CancellationToken::new(),
             inputs: tokio::sync::Mutex::new(Inputs::default()),
             on_status,
+            claimed: Mutex::new(HashSet::new()),
         });
         self.running().insert(record.task_id.clone(), running.clone());
         Ok((record, TaskLink { tasks: self.clone(), running }))
@@ -357,11 +382,41 @@ impl Tasks {
         let mut inputs = running.inputs.lock().await;
         for (key, response) in responses {
             if let Some((_, waiter)) = inputs.pending.remove(&key) {
-                let _ = waiter.send(response);
+                let _ = waiter.send(Ok(response));
             }
         }
         self.record(id, inputs.state()).await;
         Ok(())
+    }
+
+    /// Hands the handler waiting for question `key` of task `id` the error the client
+    /// answered it with, as a request's handler gets it. `Err(error)` back when no
+    /// handler here waits for that question (the task runs elsewhere, or it was answered).
+    pub(crate) async fn refuse(&self, id: &str, key: &str, error: McpError) -> Result<(), McpError> {
+        let running = self.running().get(id).cloned();
+        let Some(running) = running else { return Err(error) };
+        let mut inputs = running.inputs.lock().await;
+        let Some((_, waiter)) = inputs.pending.remove(key) else { return Err(error) };
+        let _ = waiter.send(Err(error));
+        self.record(id, inputs.state()).await;
+        Ok(())
+    }
+
+    /// Claims question `key` of task `id` for one `tasks/result` call to ask: `None` when
+    /// another call holds it or it is no longer waiting for an answer. (A task running in
+    /// another instance cannot be claimed here: the claim then holds nothing.)
+    pub(crate) async fn claim_question(&self, id: &str, key: &str) -> Option<QuestionClaim> {
+        let running = self.running().get(id).cloned();
+        if let Some(running) = &running {
+            let inputs = running.inputs.lock().await;
+            if !inputs.pending.contains_key(key) {
+                return None;
+            }
+            if !running.claimed.lock().unwrap_or_else(|e| e.into_inner()).insert(key.to_owned()) {
+                return None;
+            }
+        }
+        Some(QuestionClaim { running, key: key.to_owned() })
     }
 
     /// Acts on a signal another instance sent for a task running here.

@@ -122,7 +122,8 @@ impl Server {
 
     /// `tasks/result`: waits until the task finishes and answers with its result (or its
     /// error), marked with `related-task`. While it waits for input, each question is
-    /// asked once on this request and its answer handed to the task.
+    /// asked once, on one of the task's `tasks/result` calls, and its answer (or the
+    /// client's error) handed to the task.
     async fn task_result(&self, id: &str, owner: &str, rpc: &RequestContext) -> Result<Reply, McpError> {
         let tasks = &self.inner.tasks;
         let mut changes = tasks.subscribe();
@@ -131,13 +132,29 @@ impl Server {
             let record = tasks.get_owned(id, Some(owner)).await?;
             if let TaskState::InputRequired { input_requests } = record.state {
                 let mut answers = InputResponses::new();
+                // Held until the answers are handed over: no other call asks these.
+                let mut claims = Vec::new();
                 for (key, request) in input_requests {
-                    if asked.insert(key.clone()) {
-                        answers.insert(key, ask_client(rpc, id, &request).await?);
+                    // Claimed first: a question another call is asking may come back to
+                    // this one if that call goes away unanswered.
+                    let Some(claim) = tasks.claim_question(id, &key).await else { continue };
+                    if !asked.insert(key.clone()) {
+                        continue;
+                    }
+                    match ask_client(rpc, id, &request).await {
+                        Ok(answer) => {
+                            answers.insert(key, answer);
+                            claims.push(claim);
+                        }
+                        // The client answered the question with an error: the task's
+                        // handler gets it (and decides the task's outcome, which this call
+                        // then answers with).
+                        Err(e) => tasks.refuse(id, &key, e).await?,
                     }
                 }
                 if !answers.is_empty() {
                     tasks.answer(id, answers).await?;
+                    drop(claims);
                     continue;
                 }
             } else if let Some(outcome) = finished_payload(id, record.state) {
