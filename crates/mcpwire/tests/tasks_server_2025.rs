@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
@@ -313,6 +314,32 @@ async fn a_question_answered_with_an_error_reaches_the_tasks_handler() {
     assert_eq!(e.data.unwrap()["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str());
     let got = expect_result(&call(&mut raw, 3, "tasks/get", json!({ "taskId": id })).await, 3);
     assert_eq!(got["status"], "failed", "the handler's error failed the task");
+}
+
+/// A 2025 task is its session's alone: when the session's connection ends, its running
+/// tasks are cancelled (nobody else could read their results, and they would hold their
+/// places until their TTL).
+#[tokio::test]
+async fn a_sessions_tasks_stop_when_the_session_ends() {
+    let stopped = Arc::new(tokio::sync::Notify::new());
+    let told = stopped.clone();
+    let server = Server::builder("tasks-2025", "0.1.0")
+        .tool(tool("forever").task_support(TaskSupport::Required).handler(move |ctx: Ctx| {
+            let told = told.clone();
+            async move {
+                ctx.cancellation().cancelled().await;
+                told.notify_one();
+                "stopped"
+            }
+        }))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    initialize(&mut raw, "2025-11-25").await;
+    expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "forever", "task": {} })).await, 1);
+    raw.hang_up();
+    tokio::time::timeout(Duration::from_secs(10), stopped.notified()).await.expect("the task was cancelled");
 }
 
 #[tokio::test]

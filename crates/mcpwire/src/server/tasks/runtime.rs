@@ -286,9 +286,15 @@ impl Tasks {
 
     /// Runs a task's handler to its end in the background, and records the outcome: a
     /// result (an `isError` one too) completes the task, an error fails it, and a
-    /// cancellation, the TTL running out, or a panic end it as cancelled or failed.
-    pub(crate) fn spawn<F>(self: &Arc<Self>, link: TaskLink, ttl: Option<Duration>, handler: F)
-    where
+    /// cancellation, the TTL running out, the end of `session` (the connection of the
+    /// 2025 session that owns the task), or a panic end it as cancelled or failed.
+    pub(crate) fn spawn<F>(
+        self: &Arc<Self>,
+        link: TaskLink,
+        ttl: Option<Duration>,
+        session: Option<crate::jsonrpc::Peer>,
+        handler: F,
+    ) where
         F: std::future::Future<Output = Result<CallToolResult, McpError>> + Send + 'static,
     {
         let tasks = self.clone();
@@ -301,12 +307,19 @@ impl Tasks {
                     None => std::future::pending().await,
                 }
             };
-            // Cancelled, or out of time: the token fires, and the handler has `grace` to
-            // notice it before it is dropped.
+            let session_end = async {
+                match &session {
+                    Some(peer) => peer.closed().await,
+                    None => std::future::pending().await,
+                }
+            };
+            // Cancelled, out of time, or its session gone: the token fires, and the
+            // handler has `grace` to notice it before it is dropped.
             let stop = async {
                 tokio::select! {
                     () = cancel.cancelled() => {}
                     () = expiry => cancel.cancel(),
+                    () = session_end => cancel.cancel(),
                 }
                 tokio::time::sleep(grace).await;
             };

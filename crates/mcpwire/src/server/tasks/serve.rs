@@ -123,7 +123,13 @@ impl Server {
         let (record, link) = tasks.create(owner.clone(), ttl, on_status).await?;
         let _ = ctx.inner.task.set(link.clone());
         let arguments = arguments.map(ToOwned::to_owned);
-        tasks.spawn(link, record.ttl, def.call_owned(ctx, arguments));
+        // A 2025 task is its session's alone (no other session sees it): when the
+        // session's connection ends, nobody can read its result, so it stops.
+        let session_end = match &ctx.inner.era {
+            EraInfo::Stateful(session) => Some(session.peer.clone()),
+            EraInfo::Stateless(_) => None,
+        };
+        tasks.spawn(link, record.ttl, session_end, def.call_owned(ctx, arguments));
         let created = match owner {
             Some(_) => serde_json::to_value(CoreCreateTaskResult { task: record.core_task(), meta: None })?,
             None => serde_json::to_value(CreateTaskResult::new(record.ext_task()))?,
