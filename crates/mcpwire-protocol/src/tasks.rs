@@ -40,10 +40,28 @@ impl TaskStatus {
 
 /// `task` on a request: run it as a task (2025-11-25).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Map<String, serde_json::Value>")]
 pub struct TaskMetadata {
     /// The requested time to live, in milliseconds from creation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ttl: Option<u64>,
+}
+
+/// Read from an object only (a derived reader would take an array as the fields in
+/// order), with `ttl` a whole number of milliseconds when present.
+impl TryFrom<serde_json::Map<String, serde_json::Value>> for TaskMetadata {
+    type Error = String;
+
+    fn try_from(object: serde_json::Map<String, serde_json::Value>) -> Result<Self, String> {
+        let ttl =
+            match object.get("ttl") {
+                None | Some(serde_json::Value::Null) => None,
+                Some(value) => Some(value.as_u64().ok_or_else(|| {
+                    format!("task.ttl must be a whole number of milliseconds, not {value}")
+                })?),
+            };
+        Ok(TaskMetadata { ttl })
+    }
 }
 
 /// `_meta["io.modelcontextprotocol/related-task"]`: the task a message belongs to

@@ -112,6 +112,21 @@ async fn capability_task_support_and_the_error_rules() {
     assert_eq!(r["content"][0]["text"], "maybe");
     let e = expect_error(&call(&mut raw, 5, "tasks/get", json!({ "taskId": "nope" })).await, 5);
     assert_eq!(e.code, codes::INVALID_PARAMS);
+    // `task` is an object with a whole-number `ttl`; params are an object.
+    for (id, params) in [
+        (6, json!({ "name": "maybe", "task": [] })),
+        (7, json!({ "name": "maybe", "task": { "ttl": 1.5 } })),
+        (8, json!({ "name": "maybe", "task": { "ttl": -1 } })),
+        (9, json!(["maybe", {}])),
+    ] {
+        let e = expect_error(&call(&mut raw, id, "tools/call", params.clone()).await, id);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{params}: {}", e.message);
+    }
+    let r = expect_result(
+        &call(&mut raw, 10, "tools/call", json!({ "name": "maybe", "task": { "ttl": null } })).await,
+        10,
+    );
+    assert!(r["task"]["ttl"].as_u64().is_some(), "a null ttl is the default: {r}");
 }
 
 #[tokio::test]

@@ -26,7 +26,13 @@ const META: &str = "_meta";
 /// Parses params (absent params parse as `{}`); a mismatch is `-32602`. `T` may borrow
 /// from the params' text.
 pub(crate) fn parse<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, McpError> {
-    serde_json::from_str(params.map_or("{}", RawValue::get)).map_err(invalid_params)
+    let text = params.map_or("{}", RawValue::get);
+    // MCP's params are an object: a derived reader would take an array as the fields in
+    // order.
+    if text.trim_start().starts_with('[') {
+        return Err(McpError::invalid_params("Invalid params: expected an object, not an array"));
+    }
+    serde_json::from_str(text).map_err(invalid_params)
 }
 
 /// A params parse error as the `-32602` that answers it.

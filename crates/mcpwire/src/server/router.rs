@@ -269,7 +269,9 @@ impl Server {
         let Some(handler) = self.inner.methods.get(method).cloned() else {
             return Err(McpError::method_not_found(method));
         };
-        let value: Value = parse(params)?;
+        // Whatever JSON the client sent: the method's handler decides what it takes.
+        let value: Value = serde_json::from_str(params.map_or("{}", RawValue::get))
+            .map_err(super::params::invalid_params)?;
         let meta = value.get("_meta").and_then(|m| m.as_object().cloned()).into();
         self.with_context(rpc, seed, meta, None, |ctx| handler(ctx, value), Reply::Custom).await
     }
