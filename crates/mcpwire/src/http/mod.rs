@@ -219,7 +219,7 @@ impl McpService {
             );
         }
         let (mut parts, body) = request.into_parts();
-        if let Err((status, message)) = inner.settings.hosts.check(&parts.headers) {
+        if let Err((status, message)) = inner.settings.hosts.check(&parts.headers, &parts.uri) {
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
         let version_header = match header_rules::protocol_version(&parts.headers) {

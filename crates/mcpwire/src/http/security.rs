@@ -1,7 +1,7 @@
 //! Request checks that come before anything else: Host and Origin against allow-lists
 //! (so DNS rebinding fails), `Content-Type` and `Accept`.
 
-use http::{header, HeaderMap, Method, StatusCode};
+use http::{header, HeaderMap, Method, StatusCode, Uri};
 
 /// Which `Host` and `Origin` values are accepted.
 #[derive(Clone, Debug)]
@@ -51,6 +51,36 @@ fn host_of(authority: &str) -> &str {
     host
 }
 
+/// The port of `host[:port]`, when it names one.
+fn port_of(authority: &str) -> Option<u16> {
+    let authority = authority.trim();
+    authority[host_of(authority).len()..].strip_prefix(':').and_then(|port| port.parse().ok())
+}
+
+/// Whether two `host[:port]` authorities name the same host and port once normalized as
+/// RFC 3986 §6.2.3 asks for `scheme` (host case ignored, a missing port is the scheme's
+/// default).
+fn same_authority(a: &str, b: &str, scheme: Option<&str>) -> bool {
+    let default = if scheme.is_some_and(|s| s.eq_ignore_ascii_case("https")) { 443 } else { 80 };
+    let port = |authority| port_of(authority).unwrap_or(default);
+    host_of(a).eq_ignore_ascii_case(host_of(b)) && port(a) == port(b)
+}
+
+/// The authority a request is for: its `Host` header, else its URI's authority (HTTP/2
+/// sends the host as `:authority`, which hyper puts in the URI, and usually no `Host`).
+/// When both are there they must name the same host and port (RFC 9113 §8.3.1: a
+/// request whose `Host` differs from its `:authority` is malformed), else `Err`.
+fn request_authority<'a>(headers: &'a HeaderMap, uri: &'a Uri) -> Result<Option<&'a str>, ()> {
+    let uri_authority = uri.authority().map(http::uri::Authority::as_str);
+    let Some(host_header) = headers.get(header::HOST) else { return Ok(uri_authority) };
+    let host_header = host_header.to_str().ok();
+    match (host_header, uri_authority) {
+        (Some(h), Some(u)) if !same_authority(h, u, uri.scheme_str()) => Err(()),
+        (None, Some(_)) => Err(()),
+        _ => Ok(host_header),
+    }
+}
+
 impl HostPolicy {
     /// Any host (a server reachable beyond this machine, by whatever name its clients
     /// use); a browser's `Origin` must still name the request's own host.
@@ -68,11 +98,16 @@ impl HostPolicy {
         self.hosts.as_ref().is_none_or(|hosts| hosts.iter().any(|h| h.eq_ignore_ascii_case(host)))
     }
 
-    /// Checks `Host` (421 when not accepted) and `Origin` (403 when present and not
-    /// accepted: listed in `origins`, or naming an accepted host; with any host accepted,
-    /// naming the request's own).
-    pub fn check(&self, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
-        let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).map(host_of);
+    /// Checks the request's host (421 when not accepted) and `Origin` (403 when present
+    /// and not accepted: listed in `origins`, or naming an accepted host; with any host
+    /// accepted, naming the request's own). The host is the `Host` header, else the
+    /// URI's authority (HTTP/2's `:authority`); a `Host` that disagrees with the URI's
+    /// authority is a malformed request (400).
+    pub fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), (StatusCode, &'static str)> {
+        let Ok(authority) = request_authority(headers, uri) else {
+            return Err((StatusCode::BAD_REQUEST, "Host header and request authority disagree"));
+        };
+        let host = authority.map(host_of);
         if self.hosts.is_some() {
             match host {
                 Some(h) if self.host_allowed(h) => {}
@@ -159,6 +194,11 @@ mod tests {
     use super::*;
     use http::HeaderValue;
 
+    /// An origin-form request target (HTTP/1.1's usual): no authority in the URI.
+    fn path() -> Uri {
+        Uri::from_static("/mcp")
+    }
+
     fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
         let mut h = HeaderMap::new();
         for (k, v) in pairs {
@@ -175,9 +215,9 @@ mod tests {
             HostPolicy { hosts: Some(vec!["localhost".into(), "mcp.example.com".into()]), origins: vec![] };
         assert!(!lan.is_loopback_only());
         let any = HostPolicy::any_host();
-        assert!(any.check(&headers(&[("host", "mcp.example.com:8080")])).is_ok());
+        assert!(any.check(&headers(&[("host", "mcp.example.com:8080")]), &path()).is_ok());
         let foreign = headers(&[("host", "mcp.example.com"), ("origin", "https://evil.example")]);
-        assert_eq!(any.check(&foreign).unwrap_err().0, StatusCode::FORBIDDEN);
+        assert_eq!(any.check(&foreign, &path()).unwrap_err().0, StatusCode::FORBIDDEN);
     }
 
     #[test]
@@ -204,27 +244,32 @@ mod tests {
         for ok in ["localhost:3000", "127.0.0.1:8080", "[::1]:9", "LOCALHOST", "127.0.0.1"] {
             let mut h = HeaderMap::new();
             h.insert(header::HOST, HeaderValue::from_str(ok).unwrap());
-            assert!(p.check(&h).is_ok(), "{ok}");
+            assert!(p.check(&h, &path()).is_ok(), "{ok}");
         }
         assert_eq!(
-            p.check(&headers(&[("host", "evil.example:80")])).unwrap_err().0,
+            p.check(&headers(&[("host", "evil.example:80")]), &path()).unwrap_err().0,
             StatusCode::MISDIRECTED_REQUEST
         );
-        assert_eq!(p.check(&HeaderMap::new()).unwrap_err().0, StatusCode::MISDIRECTED_REQUEST);
+        assert_eq!(p.check(&HeaderMap::new(), &path()).unwrap_err().0, StatusCode::MISDIRECTED_REQUEST);
         assert_eq!(
-            p.check(&headers(&[("host", "localhost:1"), ("origin", "http://evil.example")])).unwrap_err().0,
+            p.check(&headers(&[("host", "localhost:1"), ("origin", "http://evil.example")]), &path())
+                .unwrap_err()
+                .0,
             StatusCode::FORBIDDEN
         );
-        assert!(p.check(&headers(&[("host", "localhost:1"), ("origin", "http://localhost:5173")])).is_ok());
+        assert!(p
+            .check(&headers(&[("host", "localhost:1"), ("origin", "http://localhost:5173")]), &path())
+            .is_ok());
         assert!(HostPolicy { hosts: None, origins: vec![] }
-            .check(&headers(&[("host", "any.example")]))
+            .check(&headers(&[("host", "any.example")]), &path())
             .is_ok());
     }
 
     #[test]
     fn with_any_host_accepted_an_origin_must_be_the_requests_own() {
         let any = HostPolicy { hosts: None, origins: vec!["https://app.example".into()] };
-        let check = |pairs: &[(&'static str, &'static str)]| any.check(&headers(pairs)).map_err(|e| e.0);
+        let check =
+            |pairs: &[(&'static str, &'static str)]| any.check(&headers(pairs), &path()).map_err(|e| e.0);
         assert!(check(&[("host", "mcp.example:8080"), ("origin", "https://MCP.example")]).is_ok());
         assert!(check(&[("host", "mcp.example"), ("origin", "https://app.example")]).is_ok(), "listed");
         assert!(check(&[("host", "mcp.example")]).is_ok(), "no Origin: not a browser");
@@ -238,6 +283,49 @@ mod tests {
             "no Host to match"
         );
         assert_eq!(check(&[("host", "mcp.example"), ("origin", "null")]), Err(StatusCode::FORBIDDEN));
+    }
+
+    #[test]
+    fn without_a_host_header_the_uris_authority_is_the_host() {
+        let h2 = |authority: &str| Uri::try_from(format!("http://{authority}/mcp")).unwrap();
+        let p = HostPolicy::default();
+        assert!(p.check(&HeaderMap::new(), &h2("localhost:8080")).is_ok());
+        assert!(p.check(&HeaderMap::new(), &h2("[::1]:9")).is_ok());
+        let refused = p.check(&HeaderMap::new(), &h2("evil.example:8080")).unwrap_err();
+        assert_eq!(refused.0, StatusCode::MISDIRECTED_REQUEST);
+        let any = HostPolicy::any_host();
+        let origin = headers(&[("origin", "https://mcp.example")]);
+        assert!(any.check(&origin, &h2("mcp.example:8443")).is_ok(), "the Origin names the request's host");
+        let foreign = headers(&[("origin", "https://evil.example")]);
+        assert_eq!(any.check(&foreign, &h2("mcp.example")).unwrap_err().0, StatusCode::FORBIDDEN);
+    }
+
+    #[test]
+    fn a_host_header_must_agree_with_the_uris_authority() {
+        let uri = |u: &'static str| Uri::from_static(u);
+        let p = HostPolicy::any_host();
+        let agree = [
+            ("localhost:80", "http://LOCALHOST/mcp"),
+            ("localhost", "http://localhost:80/mcp"),
+            ("mcp.example", "https://mcp.example:443/mcp"),
+            ("[::1]:9", "http://[::1]:9/mcp"),
+        ];
+        for (host, u) in agree {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static(host));
+            assert!(p.check(&h, &uri(u)).is_ok(), "{host} {u}");
+        }
+        let disagree = [
+            ("localhost", "http://evil.example/mcp"),
+            ("localhost:8080", "http://localhost:8081/mcp"),
+            ("localhost:80", "https://localhost/mcp"),
+            ("evil.example", "http://localhost/mcp"),
+        ];
+        for (host, u) in disagree {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static(host));
+            assert_eq!(p.check(&h, &uri(u)).unwrap_err().0, StatusCode::BAD_REQUEST, "{host} {u}");
+        }
     }
 
     #[test]
