@@ -416,7 +416,7 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             let version_trouble = e.code == mcpwire::protocol::codes::UNSUPPORTED_PROTOCOL_VERSION
                 || e.message.to_ascii_lowercase().contains("version");
             match target {
-                Target::Http { .. } if e.message == "Host not allowed" => failure.hint(
+                Target::Http { .. } if e.message.starts_with("Host not allowed") => failure.hint(
                     "the server answers only to the host names it was set up with (a local server: \
                      localhost or 127.0.0.1); reach it by one of those, or have it accept this one \
                      (an mcpwire server: HttpSettings::hosts)",

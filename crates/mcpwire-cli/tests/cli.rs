@@ -453,6 +453,21 @@ fn serve_http_prints_its_url_and_serves_both_eras() {
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
 }
 
+#[test]
+fn a_refused_host_is_named_with_a_hint() {
+    let mut server = start_http(&["serve", "--example", "notes", "--http", "127.0.0.1:0"]);
+    let o = mcpwire(&["tools", &server.url, "--header", "Host: evil.example"]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("Host not allowed: evil.example; a server for other hosts sets HttpSettings::hosts"),
+        "{err}"
+    );
+    assert!(err.contains("hint: the server answers only to the host names it was set up with"), "{err}");
+    interrupt(&server.child);
+    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
+}
+
 /// The Python SDK fixture server (`tests/peers/python/server_fixture.py`), when it and
 /// the SDK's venv are there.
 fn python_server() -> Option<String> {

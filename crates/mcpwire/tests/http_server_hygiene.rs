@@ -20,10 +20,48 @@ async fn a_foreign_host_gets_421() {
     let t = start().await;
     let response = send(t.addr, Req::post(&initialize_body(1, V25)).host("evil.example")).await;
     assert_eq!(response.status, 421);
-    assert_eq!(response.json().await, transport_error(-32600, "Host not allowed"));
+    let refused = "Host not allowed: evil.example; a server for other hosts sets HttpSettings::hosts";
+    assert_eq!(response.json().await, transport_error(-32600, refused));
     let response = send(t.addr, Req::post(&initialize_body(1, V25)).host("evil.example:80")).await;
     assert_eq!(response.status, 421);
     assert_eq!(t.service.session_count(), 0);
+}
+
+/// What a `fmt` subscriber writes, kept to read back.
+#[derive(Clone, Default)]
+struct Captured(Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_refused_host_is_logged_at_warn_once_then_at_debug() {
+    let log = Captured::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::DEBUG)
+        .with_ansi(false)
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let t = start().await;
+    for _ in 0..3 {
+        let response = send(t.addr, Req::post(&initialize_body(1, V25)).host("evil.example")).await;
+        assert_eq!(response.status, 421);
+    }
+    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let refusals: Vec<&str> = text.lines().filter(|l| l.contains("Host not allowed: evil.example")).collect();
+    assert_eq!(refusals.len(), 3, "{text}");
+    assert!(refusals[0].contains("WARN"), "{text}");
+    assert!(refusals[1..].iter().all(|l| l.contains("DEBUG")), "{text}");
 }
 
 #[tokio::test]

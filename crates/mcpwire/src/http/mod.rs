@@ -93,6 +93,22 @@ struct Inner {
     /// Numbers the throwaway sessions of session-less 2025 batches (only logs and
     /// event-store names see them).
     throwaway_sessions: std::sync::atomic::AtomicU64,
+    /// Whether a request refused by the Host check has been logged at `warn` yet.
+    host_refusal_warned: std::sync::atomic::AtomicBool,
+}
+
+impl Inner {
+    /// Logs a request the Host check refused: the first at `warn` (a server reached by
+    /// a name its settings do not list answers every such request 421, and its operator
+    /// should hear of it), later ones at `debug` (a flood of them must not flood the log).
+    fn log_host_refused(&self, message: &str) {
+        use std::sync::atomic::Ordering;
+        if self.host_refusal_warned.swap(true, Ordering::Relaxed) {
+            tracing::debug!("refused a request with 421: {message}");
+        } else {
+            tracing::warn!("refused a request with 421 (later ones are logged at debug level): {message}");
+        }
+    }
 }
 
 /// The MCP endpoint as a `tower::Service`. Cheap to clone; clones share sessions.
@@ -146,6 +162,7 @@ impl McpService {
             session_request_slots,
             dispatcher,
             throwaway_sessions: Default::default(),
+            host_refusal_warned: Default::default(),
         };
         let inner = Arc::new(inner);
         #[cfg(feature = "redis")]
@@ -220,6 +237,9 @@ impl McpService {
         }
         let (mut parts, body) = request.into_parts();
         if let Err((status, message)) = inner.settings.hosts.check(&parts.headers, &parts.uri) {
+            if status == StatusCode::MISDIRECTED_REQUEST {
+                inner.log_host_refused(&message);
+            }
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
         let version_header = match header_rules::protocol_version(&parts.headers) {

@@ -81,6 +81,17 @@ fn request_authority<'a>(headers: &'a HeaderMap, uri: &'a Uri) -> Result<Option<
     }
 }
 
+/// The longest host a refusal quotes (a DNS name is at most 253 characters).
+const QUOTED_HOST_MAX: usize = 255;
+
+/// The message of a 421: the refused host (as much of it as [`QUOTED_HOST_MAX`] allows),
+/// and what a server meant for that host sets.
+fn host_refused(host: Option<&str>) -> String {
+    // A header value read as text is visible ASCII: any byte is a character boundary.
+    let host = host.map_or("(none)", |h| h.get(..QUOTED_HOST_MAX).unwrap_or(h));
+    format!("Host not allowed: {host}; a server for other hosts sets HttpSettings::hosts")
+}
+
 impl HostPolicy {
     /// Any host (a server reachable beyond this machine, by whatever name its clients
     /// use); a browser's `Origin` must still name the request's own host.
@@ -103,15 +114,18 @@ impl HostPolicy {
     /// accepted, naming the request's own). The host is the `Host` header, else the
     /// URI's authority (HTTP/2's `:authority`); a `Host` that disagrees with the URI's
     /// authority is a malformed request (400).
-    pub fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), (StatusCode, &'static str)> {
+    ///
+    /// The 421's message names the refused host and the setting that accepts it, since
+    /// the usual cause is a server reached by a name its settings do not list.
+    pub fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), (StatusCode, String)> {
         let Ok(authority) = request_authority(headers, uri) else {
-            return Err((StatusCode::BAD_REQUEST, "Host header and request authority disagree"));
+            return Err((StatusCode::BAD_REQUEST, "Host header and request authority disagree".into()));
         };
         let host = authority.map(host_of);
         if self.hosts.is_some() {
             match host {
                 Some(h) if self.host_allowed(h) => {}
-                _ => return Err((StatusCode::MISDIRECTED_REQUEST, "Host not allowed")),
+                _ => return Err((StatusCode::MISDIRECTED_REQUEST, host_refused(host))),
             }
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
@@ -123,7 +137,7 @@ impl HostPolicy {
                 None => host.is_some_and(|h| h.eq_ignore_ascii_case(o)),
             });
             if !(listed || host_ok) {
-                return Err((StatusCode::FORBIDDEN, "Origin not allowed"));
+                return Err((StatusCode::FORBIDDEN, "Origin not allowed".into()));
             }
         }
         Ok(())
