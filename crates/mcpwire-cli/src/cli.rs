@@ -42,7 +42,8 @@ pub struct Cli {
     pub max_message_size: usize,
 
     /// Use this protocol version instead of probing the era (for example 2025-11-25 or
-    /// 2026-07-28).
+    /// 2026-07-28); for the commands that connect to a server (serve, bench and login
+    /// refuse it).
     #[arg(long, global = true, value_name = "VERSION")]
     pub protocol_version: Option<String>,
 
@@ -70,6 +71,17 @@ impl Command {
                 TasksCommand::Get(t) | TasksCommand::Cancel(t) => &mut t.connect,
             }),
             Command::Serve(_) | Command::Bench(_) | Command::Login(_) => None,
+        }
+    }
+
+    /// Why `--protocol-version` means nothing to this command, for the commands that do
+    /// not connect to a server: given to them, it would be ignored, so it is refused.
+    pub fn ignores_protocol_version(&self) -> Option<&'static str> {
+        match self {
+            Command::Serve(_) => Some("`mcpwire serve` answers every revision"),
+            Command::Bench(_) => Some("`mcpwire bench` chooses its era with --era"),
+            Command::Login(_) => Some("`mcpwire login` only obtains tokens"),
+            _ => None,
         }
     }
 }

@@ -31,7 +31,7 @@ mod text_format;
 mod ui;
 mod wire;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use cli::{Cli, Command};
 use commands::{Env, List};
@@ -103,8 +103,22 @@ fn report(error: &anyhow::Error) -> i32 {
     }
 }
 
+/// Refuses `--protocol-version` on a command that would ignore it, as clap refuses a
+/// usage error (its message on stderr, exit status 2).
+fn refuse_ignored_protocol_version(cli: &Cli) {
+    if let (Some(_), Some(why)) = (&cli.protocol_version, cli.command.ignores_protocol_version()) {
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                format!("--protocol-version applies to commands that connect to a server; {why}"),
+            )
+            .exit();
+    }
+}
+
 fn main() {
     let mut cli = Cli::parse();
+    refuse_ignored_protocol_version(&cli);
     let version = cli.protocol_version.clone();
     if let Some(connect) = cli.command.connect_mut() {
         connect.protocol_version = version;

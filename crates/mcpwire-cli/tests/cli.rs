@@ -454,6 +454,25 @@ fn serve_http_prints_its_url_and_serves_both_eras() {
 }
 
 #[test]
+fn protocol_version_is_refused_where_it_would_be_ignored() {
+    let bench_target = format!("stdio:'{BIN}' serve --example echo");
+    let cases: [&[&str]; 4] = [
+        &["serve", "--example", "notes", "--protocol-version", "2025-11-25"],
+        &["--protocol-version", "2026-07-28", "serve", "--example", "notes", "--http", "127.0.0.1:0"],
+        &["--protocol-version", "2025-11-25", "bench", &bench_target],
+        &["--protocol-version", "2025-11-25", "login", "http://127.0.0.1:1/mcp"],
+    ];
+    for args in cases {
+        let o = mcpwire_within(args, Duration::from_secs(20));
+        expect_code(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains("--protocol-version applies to commands that connect to a server"), "{err}");
+    }
+    let o = mcpwire(&["serve", "--example", "notes", "--protocol-version", "2025-11-25"]);
+    assert!(stderr(&o).contains("`mcpwire serve` answers every revision"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_refused_host_is_named_with_a_hint() {
     let mut server = start_http(&["serve", "--example", "notes", "--http", "127.0.0.1:0"]);
     let o = mcpwire(&["tools", &server.url, "--header", "Host: evil.example"]);
