@@ -627,10 +627,12 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
     .await
 }
 
-/// The usage error for an argument `prompt` does not declare; `known`: those it does.
-pub(crate) fn no_such_argument(prompt: &str, extra: &str, known: &[impl AsRef<str>]) -> Failure {
+/// The usage error for an argument `owner` does not declare (`owner`: `prompt "NAME"`,
+/// or `resource template "URI"`, whose arguments are its variables); `known`: those it
+/// does.
+pub(crate) fn no_such_argument(owner: &str, extra: &str, known: &[impl AsRef<str>]) -> Failure {
     let known: Vec<&str> = known.iter().map(AsRef::as_ref).collect();
-    Failure::usage(format!("prompt {prompt:?} has no argument {extra:?}")).hint(if known.is_empty() {
+    Failure::usage(format!("{owner} has no argument {extra:?}")).hint(if known.is_empty() {
         "it takes no arguments".to_owned()
     } else {
         format!("it takes: {}", known.join(", "))
@@ -657,7 +659,7 @@ pub async fn prompt(env: &Env, c: &GetPrompt) -> anyhow::Result<i32> {
                 let declared = declared.as_array().cloned().unwrap_or_default();
                 let known: Vec<String> = declared.iter().map(|a| text(a, "name")).collect();
                 if let Some(extra) = arguments.keys().find(|k| !known.contains(k)) {
-                    return Err(no_such_argument(&c.name, extra, &known).into());
+                    return Err(no_such_argument(&format!("prompt {:?}", c.name), extra, &known).into());
                 }
                 let missing: Vec<String> = declared
                     .iter()

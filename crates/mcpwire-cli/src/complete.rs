@@ -3,16 +3,18 @@
 
 use std::collections::BTreeMap;
 
+use mcpwire::client::Client;
 use mcpwire::protocol::completion::{
     CompleteRequestParams, CompletionArgument, CompletionContext, CompletionReference, PromptReference,
     ResourceTemplateReference,
 };
 use mcpwire::protocol::methods;
+use mcpwire::server::uri_template::UriTemplate;
 use serde_json::Value;
 
 use crate::cli::Complete;
 use crate::commands::{no_such_argument, pairs, print_stdout, session, Env, List};
-use crate::errors::{Failure, EXIT_OK};
+use crate::errors::{Failure, COMPLETING, EXIT_OK};
 use crate::wire::whole;
 
 /// `prompt:NAME` names a prompt; anything else is a resource template's URI template.
@@ -50,6 +52,50 @@ fn request(target: &str, raw_pairs: &[String]) -> Result<CompleteRequestParams, 
     })
 }
 
+/// Checks the argument being completed against what the prompt declares or the
+/// template's variables, as `mcpwire prompt` checks a prompt's: a server may answer an
+/// unknown one with no values at all, which would read as "nothing matches". A prompt
+/// or template the server does not list is left to the server to refuse.
+async fn check_argument(client: &Client, params: &CompleteRequestParams) -> Result<(), Failure> {
+    let (owner, known) = match &params.reference {
+        CompletionReference::Prompt(reference) => {
+            (format!("prompt {:?}", reference.name), prompt_arguments(client, &reference.name).await)
+        }
+        CompletionReference::Resource(reference) => (
+            format!("resource template {:?}", reference.uri),
+            template_variables(client, &reference.uri).await,
+        ),
+    };
+    match known {
+        Some(known) if !known.contains(&params.argument.name) => {
+            Err(no_such_argument(&owner, &params.argument.name, &known))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The arguments the prompt `name` declares, when the server lists it.
+async fn prompt_arguments(client: &Client, name: &str) -> Option<Vec<String>> {
+    if !List::Prompts.offered(client) {
+        return None;
+    }
+    let prompts = client.list_all_prompts().await.ok()?;
+    let prompt = prompts.into_iter().find(|p| p.name == name)?;
+    Some(prompt.arguments.into_iter().flatten().map(|a| a.name).collect())
+}
+
+/// The variables of the resource template `uri`, when the server lists it and its
+/// template parses (RFC 6570).
+async fn template_variables(client: &Client, uri: &str) -> Option<Vec<String>> {
+    if !List::Templates.offered(client) {
+        return None;
+    }
+    let templates = client.list_all_resource_templates().await.ok()?;
+    let template = templates.into_iter().find(|t| t.uri_template == uri)?;
+    let parsed = UriTemplate::parse(&template.uri_template).ok()?;
+    Some(parsed.variables().map(str::to_owned).collect())
+}
+
 /// `mcpwire complete`.
 pub async fn run(env: &Env, c: &Complete) -> anyhow::Result<i32> {
     let params = request(&c.reference, &c.pairs)?;
@@ -57,24 +103,11 @@ pub async fn run(env: &Env, c: &Complete) -> anyhow::Result<i32> {
         if client.server_capabilities().is_some_and(|caps| caps.completions.is_none()) {
             return Err(Failure::usage("the server does not offer completions").into());
         }
-        // A prompt's argument is checked against what the prompt declares, as `mcpwire
-        // prompt` checks it: a server may answer an unknown one with no values at all.
-        if let CompletionReference::Prompt(reference) = &params.reference {
-            let prompts = match List::Prompts.offered(&client) {
-                true => client.list_all_prompts().await.unwrap_or_default(),
-                false => Vec::new(),
-            };
-            if let Some(prompt) = prompts.into_iter().find(|p| p.name == reference.name) {
-                let known: Vec<&str> = prompt.arguments.iter().flatten().map(|a| a.name.as_str()).collect();
-                if !known.contains(&params.argument.name.as_str()) {
-                    return Err(no_such_argument(&reference.name, &params.argument.name, &known).into());
-                }
-            }
-        }
+        check_argument(&client, &params).await?;
         let result = client
             .complete(&params)
             .await
-            .map_err(|e| Failure::request(&format!("completing {:?}", params.argument.name), &e))?;
+            .map_err(|e| Failure::request(&format!("{COMPLETING}{:?}", params.argument.name), &e))?;
         let result = env.wire().as_sent(&[(methods::COMPLETION_COMPLETE, whole)], &result)?;
         if env.json {
             env.print_json(&result)?;

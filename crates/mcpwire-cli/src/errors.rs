@@ -102,6 +102,10 @@ impl fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+/// How `mcpwire complete` names its request to [`describe_request_error`]
+/// (`completing "ARG"`), by which its errors get hints of their own.
+pub const COMPLETING: &str = "completing ";
+
 /// The requests a server may send its client that this command line does not serve.
 const CLIENT_METHODS: [&str; 2] = ["sampling/createMessage", "roots/list"];
 
@@ -134,6 +138,10 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
                 }
                 (codes::INVALID_PARAMS, ..) if what.contains(" task ") => {
                     "check the task id: `mcpwire tasks list TARGET` lists the server's tasks".into()
+                }
+                // Completion refers to prompts and resource templates, never to tools.
+                (codes::INVALID_PARAMS, ..) if what.starts_with(COMPLETING) => {
+                    "check the reference and argument against `mcpwire prompts|templates TARGET`".into()
                 }
                 (codes::INVALID_PARAMS, ..) => "check the names and arguments against `mcpwire tools|prompts TARGET`".into(),
                 (codes::MISSING_REQUIRED_CLIENT_CAPABILITY, ..) => {

@@ -273,6 +273,24 @@ fn complete_offers_what_the_server_knows() {
     expect_code(&o, 2);
     assert!(stderr(&o).contains("prompt \"summarize\" has no argument \"nope\""), "{}", stderr(&o));
     assert!(stderr(&o).contains("it takes: tag"), "{}", stderr(&o));
+    // So is a variable the template does not have.
+    let o = mcpwire(&["complete", &notes, "notes://note/{id}", "nosuch=1"]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("resource template \"notes://note/{id}\" has no argument \"nosuch\""), "{err}");
+    assert!(err.contains("it takes: id"), "{err}");
+    // The server's -32602 for a reference it does not know points to the lists of
+    // what can be completed.
+    for reference in ["prompt:nosuch", "other://{x}"] {
+        let o = mcpwire(&["complete", &notes, reference, "x="]);
+        expect_code(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains("(code -32602)"), "{err}");
+        assert!(
+            err.contains("hint: check the reference and argument against `mcpwire prompts|templates TARGET`"),
+            "{err}"
+        );
+    }
     // Refused before connecting: a reference that is neither a prompt nor a template.
     let o = mcpwire(&["complete", &notes, "notes://index", "id=1"]);
     expect_code(&o, 2);
