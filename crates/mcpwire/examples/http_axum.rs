@@ -9,6 +9,10 @@
 //! server verifies tokens from its authorization server with
 //! `JwtVerifier::from_issuer(issuer, audience)` or an `IntrospectionVerifier`.
 //!
+//! In a crate of your own it needs `mcpwire` (its default features include `http` and
+//! `auth`), `axum`, `tokio`, `tower-layer` (for `Layer::layer`, which wraps the endpoint
+//! in the auth layer) and `tower-http`.
+//!
 //! ```sh
 //! cargo run -p mcpwire --example http_axum -- 127.0.0.1:8080
 //! curl http://127.0.0.1:8080/health

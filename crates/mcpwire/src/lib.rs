@@ -22,7 +22,8 @@
 //! tower-http layers), and `oauth_login.rs` (an OAuth client that logs in through the
 //! browser and keeps its token). Each says how to run it; the tests run each against the
 //! official Python SDK client, mcpwire's own client, or (the login) the tests'
-//! authorization server.
+//! authorization server. Below MCP, `demo.rs` and `jsonrpc_test_peer.rs` use the JSON-RPC
+//! dispatcher on its own (a child process over stdio, cancellation, progress).
 //!
 //! ```no_run
 //! /// Adds two numbers.
