@@ -182,6 +182,30 @@ async fn resource_handlers_take_typed_variables_and_the_uri() {
     assert_eq!(ask(&mut raw, id, "resources/read", params).await["contents"][0]["text"], "plain");
 }
 
+/// A resource handler may return a value as JSON (`Json<T>`): JSON text, typed
+/// `application/json` unless the resource says otherwise.
+#[tokio::test]
+async fn a_resource_returns_a_value_as_json() {
+    #[derive(serde::Serialize)]
+    struct Stats {
+        notes: u32,
+    }
+    let server = Server::builder("stats", "1")
+        .register(
+            resource("stats://now", "stats").handler(|| async { mcpwire::server::Json(Stats { notes: 3 }) }),
+        )
+        .build()
+        .unwrap();
+    let mut raw = initialized(server).await;
+    let read = ask(&mut raw, 1, "resources/read", json!({ "uri": "stats://now" })).await;
+    let contents = &read["contents"][0];
+    assert_eq!(contents["mimeType"], "application/json");
+    assert_eq!(
+        serde_json::from_str::<Value>(contents["text"].as_str().unwrap()).unwrap(),
+        json!({ "notes": 3 })
+    );
+}
+
 /// A URI of a template's shape whose variable is not a value of its type names no
 /// resource: `-32002` (2025), with the reason in `data`, not "invalid arguments".
 #[tokio::test]

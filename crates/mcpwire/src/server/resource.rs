@@ -64,8 +64,9 @@ impl FromRequest for ResourceRequest {
 #[derive(Clone, Debug)]
 pub struct Blob(pub Vec<u8>);
 
-/// What a resource handler returns. Text and blobs take the requested URI and the
-/// resource's MIME type.
+/// What a resource handler returns: text, a [`Blob`], a value as JSON
+/// ([`Json`](super::Json)), contents or a whole result. Text, blobs and JSON take the
+/// requested URI and the resource's MIME type.
 pub trait IntoReadResult: Send + 'static {
     /// The result for `uri`.
     fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, McpError>;
@@ -120,6 +121,15 @@ impl IntoReadResult for Blob {
             ..Default::default()
         };
         Ok(contents(vec![ResourceContents::Blob(blob)]))
+    }
+}
+
+/// A value serialized as JSON text, with the resource's MIME type or else
+/// `application/json`.
+impl<T: serde::Serialize + Send + 'static> IntoReadResult for super::Json<T> {
+    fn into_read_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, McpError> {
+        let text = serde_json::to_string(&self.0)?;
+        text.into_read_result(uri, Some(mime_type.unwrap_or("application/json")))
     }
 }
 
