@@ -236,6 +236,30 @@ impl CallToolResult {
     pub fn is_error(&self) -> bool {
         self.is_error.unwrap_or(false)
     }
+
+    /// The structured content read as `T`. A tool's output that is not an object (a
+    /// number, a list, an enum) travels wrapped as `{"result": value}` (as mcpwire's and
+    /// the Python SDK's servers send it): when `T` does not read the wrapper itself, the
+    /// value inside is read. An error when there is no structured content.
+    ///
+    /// ```
+    /// # use mcpwire_protocol::tools::CallToolResult;
+    /// let wrapped = CallToolResult::structured(serde_json::json!({ "result": [1, 2] }));
+    /// assert_eq!(wrapped.structured_as::<Vec<u8>>().unwrap(), [1, 2]);
+    /// ```
+    pub fn structured_as<T: DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        let Some(value) = &self.structured_content else {
+            return Err(serde::de::Error::custom("the result has no structured content"));
+        };
+        let whole = T::deserialize(value);
+        match (whole, value.as_object()) {
+            (Err(e), Some(object)) if object.len() == 1 => match object.get("result") {
+                Some(inner) => T::deserialize(inner).map_err(|_| e),
+                None => Err(e),
+            },
+            (outcome, _) => outcome,
+        }
+    }
 }
 
 cacheable!(ListToolsResult);
@@ -256,6 +280,34 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn structured_content_reads_as_a_type_wrapped_or_not() {
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct Forecast {
+            celsius: f64,
+        }
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct Wrapped {
+            result: u8,
+        }
+        let plain = CallToolResult::structured(json!({ "celsius": 20.5 }));
+        assert_eq!(plain.structured_as::<Forecast>().unwrap(), Forecast { celsius: 20.5 });
+        let wrapped = CallToolResult::structured(json!({ "result": 7 }));
+        assert_eq!(wrapped.structured_as::<u8>().unwrap(), 7);
+        assert_eq!(
+            wrapped.structured_as::<Wrapped>().unwrap(),
+            Wrapped { result: 7 },
+            "a type that reads the wrapper"
+        );
+        let error = wrapped.structured_as::<Forecast>().unwrap_err();
+        assert!(error.to_string().contains("celsius"), "the whole value's error: {error}");
+        assert!(CallToolResult::text("x")
+            .structured_as::<u8>()
+            .unwrap_err()
+            .to_string()
+            .contains("no structured content"));
+    }
 
     #[test]
     fn arguments_stay_raw_and_parse_on_demand() {
