@@ -91,6 +91,49 @@ pub struct CompleteRequestParams {
     pub meta: Option<Meta>,
 }
 
+impl CompleteRequestParams {
+    /// Completes argument `argument` of prompt `name`, from what the user typed so far.
+    ///
+    /// ```
+    /// # use mcpwire_protocol::completion::CompleteRequestParams;
+    /// let params = CompleteRequestParams::prompt("review", "language", "ru").with_context([("style", "terse")]);
+    /// assert_eq!(params.argument.value, "ru");
+    /// ```
+    pub fn prompt(name: impl Into<String>, argument: impl Into<String>, typed: impl Into<String>) -> Self {
+        let reference = PromptReference { name: name.into(), ..Default::default() };
+        Self::of(CompletionReference::Prompt(reference), argument.into(), typed.into())
+    }
+
+    /// Completes variable `variable` of the resource template `uri_template`.
+    pub fn resource(
+        uri_template: impl Into<String>,
+        variable: impl Into<String>,
+        typed: impl Into<String>,
+    ) -> Self {
+        let reference = ResourceTemplateReference { uri: uri_template.into(), ..Default::default() };
+        Self::of(CompletionReference::Resource(reference), variable.into(), typed.into())
+    }
+
+    /// With the arguments already resolved, as context (2025-06-18 and later).
+    pub fn with_context<K: Into<String>, V: Into<String>>(
+        mut self,
+        resolved: impl IntoIterator<Item = (K, V)>,
+    ) -> Self {
+        let arguments = resolved.into_iter().map(|(k, v)| (k.into(), v.into())).collect();
+        self.context = Some(CompletionContext { arguments: Some(arguments) });
+        self
+    }
+
+    fn of(reference: CompletionReference, name: String, value: String) -> Self {
+        CompleteRequestParams {
+            reference,
+            argument: CompletionArgument { name, value },
+            context: None,
+            meta: None,
+        }
+    }
+}
+
 /// The completions.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -10,9 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpwire::client::{Client, RequestOptions};
-use mcpwire::protocol::completion::{
-    CompleteRequestParams, CompletionArgument, CompletionReference, ResourceTemplateReference,
-};
+use mcpwire::protocol::completion::{CompleteRequestParams, CompletionReference, ResourceTemplateReference};
 use mcpwire::protocol::logging::LoggingLevel;
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::child::ChildProcess;
@@ -183,15 +181,7 @@ async fn resource_templates_complete_and_read_typed_variables() {
         let client = connect("resources", era_2025).await;
         let templates = client.list_all_resource_templates().await.unwrap();
         assert_eq!(templates[0].uri_template, "books://{shelf}/{title}");
-        let params = CompleteRequestParams {
-            reference: CompletionReference::Resource(ResourceTemplateReference {
-                uri: "books://{shelf}/{title}".into(),
-                ..Default::default()
-            }),
-            argument: CompletionArgument { name: "shelf".into(), value: "m".into() },
-            context: None,
-            meta: None,
-        };
+        let params = CompleteRequestParams::resource("books://{shelf}/{title}", "shelf", "m");
         assert_eq!(client.complete(&params).await.unwrap().completion.values, vec!["mcp"]);
         let other = CompleteRequestParams {
             reference: CompletionReference::Resource(ResourceTemplateReference {
