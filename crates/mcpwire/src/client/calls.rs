@@ -334,22 +334,32 @@ impl Client {
         decode(&raw)
     }
 
-    /// `resources/subscribe` (2025 sessions; in 2026 use [`Client::listen`]).
+    /// Asks to hear of changes to the resource `uri` (as
+    /// [`ServerChange::ResourceUpdated`](super::ServerChange::ResourceUpdated), through
+    /// [`ClientBuilder::on_change`](super::ClientBuilder::on_change)): `resources/subscribe`
+    /// on a 2025 session; in 2026, a `subscriptions/listen` stream for that resource, kept
+    /// until [`Client::unsubscribe`] (for more control over 2026 streams, use
+    /// [`Client::listen`]).
     pub async fn subscribe(&self, uri: &str) -> Result<(), RequestError> {
-        self.uri_call(methods::RESOURCES_SUBSCRIBE, uri).await
+        match self.era() {
+            Era::Stateful => self.uri_call(methods::RESOURCES_SUBSCRIBE, uri).await,
+            Era::Stateless => self.listen_to_resource(uri).await,
+        }
     }
 
-    /// `resources/unsubscribe` (2025 sessions).
+    /// Stops hearing of changes to `uri`: `resources/unsubscribe` on a 2025 session; in
+    /// 2026, the end of its listen stream.
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), RequestError> {
-        self.uri_call(methods::RESOURCES_UNSUBSCRIBE, uri).await
+        match self.era() {
+            Era::Stateful => self.uri_call(methods::RESOURCES_UNSUBSCRIBE, uri).await,
+            Era::Stateless => {
+                self.stop_listening_to_resource(uri);
+                Ok(())
+            }
+        }
     }
 
     async fn uri_call(&self, method: &str, uri: &str) -> Result<(), RequestError> {
-        if self.era() != Era::Stateful {
-            return Err(RequestError::Protocol(format!(
-                "{method} does not exist in the 2026-07-28 revision; use listen"
-            )));
-        }
         let mut params = Map::new();
         params.insert("uri".into(), Value::String(uri.to_owned()));
         self.send(method, params, &RequestOptions::default()).await.map(|_| ())

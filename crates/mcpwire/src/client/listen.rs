@@ -2,7 +2,9 @@
 //! notifications asked for, each tagged with the subscription id. Dropping the
 //! [`Subscription`] ends the stream (the request is cancelled).
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use mcpwire_protocol::subscriptions::{SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams};
@@ -60,7 +62,52 @@ impl Drop for Subscription {
     }
 }
 
+/// The 2026 listen streams [`Client::subscribe`] opened, by URI: each a task that reads
+/// its stream (whose notifications reach `on_change` as they arrive) until aborted.
+#[derive(Default)]
+pub(crate) struct ResourceStreams(Mutex<HashMap<String, AbortOnDrop>>);
+
+/// A task aborted when its handle is dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 impl Client {
+    /// [`Client::subscribe`] in 2026: a listen stream for `uri` alone (one already open is
+    /// kept). Fails when the server does not grant resource subscriptions.
+    pub(crate) async fn listen_to_resource(&self, uri: &str) -> Result<(), RequestError> {
+        if self.inner.resource_streams.0.lock().unwrap_or_else(|e| e.into_inner()).contains_key(uri) {
+            return Ok(());
+        }
+        let filter =
+            SubscriptionFilter { resource_subscriptions: Some(vec![uri.to_owned()]), ..Default::default() };
+        let mut stream = self.listen(filter).await?;
+        let granted = stream
+            .acknowledged()
+            .resource_subscriptions
+            .as_ref()
+            .is_some_and(|uris| uris.iter().any(|u| u == uri));
+        if !granted {
+            return Err(RequestError::Protocol(format!("the server does not grant subscriptions to {uri}")));
+        }
+        // The stream's notifications reach `on_change` as the router sees them; this only
+        // keeps the stream open and its queue empty.
+        let reader = tokio::spawn(async move { while stream.next().await.is_some() {} });
+        let mut streams = self.inner.resource_streams.0.lock().unwrap_or_else(|e| e.into_inner());
+        streams.insert(uri.to_owned(), AbortOnDrop(reader));
+        Ok(())
+    }
+
+    /// [`Client::unsubscribe`] in 2026: ends `uri`'s listen stream, if there is one.
+    pub(crate) fn stop_listening_to_resource(&self, uri: &str) {
+        let stream = self.inner.resource_streams.0.lock().unwrap_or_else(|e| e.into_inner()).remove(uri);
+        drop(stream);
+    }
+
     /// Opens a `subscriptions/listen` stream and waits for its acknowledgement.
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, RequestError> {
         if self.era() != Era::Stateless {

@@ -174,6 +174,9 @@ pub(crate) struct ClientInner {
     child: Mutex<Option<restart::Supervised>>,
     /// The transport's "everything sent" signal ([`Transport::finished_signal`]).
     transport_finished: Option<CancellationToken>,
+    /// 2026: the listen stream that carries each URI's updates since
+    /// [`Client::subscribe`], by URI.
+    pub(crate) resource_streams: listen::ResourceStreams,
 }
 
 impl Drop for ClientInner {
@@ -679,6 +682,7 @@ impl ClientBuilder {
                 task_tools: Default::default(),
                 child: Mutex::new(None),
                 transport_finished,
+                resource_streams: Default::default(),
             }),
         })
     }
