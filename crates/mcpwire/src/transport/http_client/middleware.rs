@@ -1,7 +1,8 @@
 //! The middleware hook: user code that sees, and may change, every HTTP request the
 //! transport sends (method, URI, headers), and sees every response's status and headers:
 //! for logging, custom authentication, header injection. Every request goes through
-//! [`Shared::send`], so none bypasses it (POSTs, GET streams, resumption, `DELETE`).
+//! [`Shared::send`], so none bypasses it (POSTs, GET streams, resumption, `DELETE`); it
+//! also follows a server's same-origin `307`/`308` redirects.
 
 use std::sync::Arc;
 
@@ -77,6 +78,18 @@ impl Shared {
     /// Sends one HTTP request through the middlewares. `Err` is why no response came
     /// (a middleware refused the request, or the connection failed), for a person to read.
     pub(super) async fn send(&self, request: HttpRequest<Full<Bytes>>) -> Result<Response<Incoming>, String> {
+        let (mut parts, body) = request.into_parts();
+        for _ in 0..MAX_REDIRECTS {
+            let response = self.send_once(copy_of(&parts, &body)).await?;
+            let Some(target) = same_origin_redirect(&parts.uri, &response) else { return Ok(response) };
+            tracing::debug!(from = %parts.uri, to = %target, "following the server's redirect");
+            parts.uri = target;
+        }
+        Err(format!("more than {MAX_REDIRECTS} redirects, the last to {}", parts.uri))
+    }
+
+    /// One request, without following a redirect.
+    async fn send_once(&self, request: HttpRequest<Full<Bytes>>) -> Result<Response<Incoming>, String> {
         if self.middlewares.0.is_empty() {
             return self.request_once_more_if_stale(request).await;
         }
@@ -107,13 +120,7 @@ impl Shared {
         request: HttpRequest<Full<Bytes>>,
     ) -> Result<Response<Incoming>, String> {
         let (parts, body) = request.into_parts();
-        let again = {
-            let mut copy = HttpRequest::new(body.clone());
-            *copy.method_mut() = parts.method.clone();
-            *copy.uri_mut() = parts.uri.clone();
-            *copy.headers_mut() = parts.headers.clone();
-            copy
-        };
+        let again = copy_of(&parts, &body);
         match self.http.request(HttpRequest::from_parts(parts, body)).await {
             Err(e) if stale_connection(&e) => {
                 tracing::debug!("retrying on a new connection after {}", error_chain(&e));
@@ -122,6 +129,43 @@ impl Shared {
             other => other.map_err(|e| error_chain(&e)),
         }
     }
+}
+
+/// The most redirects one request follows.
+const MAX_REDIRECTS: usize = 5;
+
+/// A copy of a request (its body is shared bytes), to send again.
+fn copy_of(parts: &http::request::Parts, body: &Full<Bytes>) -> HttpRequest<Full<Bytes>> {
+    let mut copy = HttpRequest::new(body.clone());
+    *copy.method_mut() = parts.method.clone();
+    *copy.uri_mut() = parts.uri.clone();
+    *copy.headers_mut() = parts.headers.clone();
+    copy
+}
+
+/// Where a `307` or `308` answer sends the request, when that is on the same origin
+/// (scheme, host and port) as `from`: the request is made again there, unchanged, as
+/// those codes ask (an endpoint at `/mcp` that the user called `/mcp/`, say). A redirect
+/// to another origin is not followed: the request's headers carry the user's credentials
+/// for this one.
+fn same_origin_redirect(from: &http::Uri, response: &Response<Incoming>) -> Option<http::Uri> {
+    use http::StatusCode;
+    if !matches!(response.status(), StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT) {
+        return None;
+    }
+    let location = response.headers().get(http::header::LOCATION)?.to_str().ok()?;
+    let target = resolve(from, location)?;
+    (target.scheme() == from.scheme() && target.authority() == from.authority()).then_some(target)
+}
+
+/// `location` (absolute, or a path on `from`'s origin) as a URI.
+fn resolve(from: &http::Uri, location: &str) -> Option<http::Uri> {
+    if location.starts_with('/') && !location.starts_with("//") {
+        let mut parts = from.clone().into_parts();
+        parts.path_and_query = Some(location.parse().ok()?);
+        return http::Uri::from_parts(parts).ok();
+    }
+    location.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some())
 }
 
 /// Whether a failed request died on a connection that was already closed: hyper reports
