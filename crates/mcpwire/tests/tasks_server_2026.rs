@@ -276,3 +276,43 @@ async fn too_many_running_tasks_is_said_as_it_is() {
     let task = created["taskId"].as_str().unwrap().to_owned();
     expect_result(&ask(&mut raw, 3, "tasks/cancel", json!({ "taskId": task }), true).await, 3);
 }
+
+/// `ask`, from an authenticated client: the request carries `principal` as the HTTP
+/// endpoint's authentication layer puts it.
+async fn ask_as(raw: &mut RawPeer, principal: &str, id: i64, method: &str, mut params: Value) -> Message {
+    params["_meta"] = meta(true);
+    let request =
+        mcpwire::protocol::Request::new(id, method, Some(serde_json::value::to_raw_value(&params).unwrap()));
+    let mut inbound = mcpwire::transport::InboundMeta::default();
+    inbound.extensions.insert(mcpwire::extensions::Principal(principal.to_owned()));
+    raw.send_with(request, inbound).await;
+    loop {
+        match raw.next().await {
+            Message::Notification(_) => continue,
+            other => return other,
+        }
+    }
+}
+
+/// With authentication, a 2026 task is its principal's: another principal (or an
+/// anonymous request) holding its id gets `-32602` from `tasks/get`, `tasks/update` and
+/// `tasks/cancel`, as for an unknown task.
+#[tokio::test]
+async fn an_authenticated_task_is_its_principals_alone() {
+    let mut raw = start(builder(Fired::default()));
+    let created =
+        expect_result(&ask_as(&mut raw, "alice", 1, "tools/call", json!({ "name": "forever" })).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let got = expect_result(&ask_as(&mut raw, "alice", 2, "tasks/get", json!({ "taskId": task })).await, 2);
+    assert_eq!(got["status"], "working");
+    for (id, method) in (3..).zip(["tasks/get", "tasks/update", "tasks/cancel"]) {
+        let params = json!({ "taskId": task, "inputResponses": {} });
+        let e = expect_error(&ask_as(&mut raw, "mallory", id, method, params.clone()).await, id);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{method} by another principal");
+        let e = expect_error(&ask(&mut raw, id + 100, method, params, true).await, id + 100);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{method} without a principal");
+    }
+    let got = expect_result(&ask_as(&mut raw, "alice", 10, "tasks/get", json!({ "taskId": task })).await, 10);
+    assert_eq!(got["status"], "working", "nobody else could cancel it");
+    expect_result(&ask_as(&mut raw, "alice", 11, "tasks/cancel", json!({ "taskId": task })).await, 11);
+}

@@ -133,7 +133,7 @@ impl Server {
             methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL
                 if self.inner.tasks_enabled =>
             {
-                self.serve_task_method(&envelope, method, request.params.as_deref()).await?
+                self.serve_task_method(&envelope, &rpc, method, request.params.as_deref()).await?
             }
             methods::SUBSCRIPTIONS_LISTEN => {
                 let p: SubscriptionsListenRequestParams = parse(request.params.as_deref())?;
@@ -202,6 +202,8 @@ impl Server {
         };
         let mut events = self.inner.bus.subscribe();
         let mut task_changes = honoured.task_ids.as_ref().map(|_| self.inner.tasks.subscribe());
+        // Only the tasks this request's principal may see.
+        let owner = super::tasks::stateless_owner(rpc);
         let id = rpc.id().clone();
         let ack = SubscriptionsAcknowledgedNotificationParams {
             notifications: honoured.clone(),
@@ -219,7 +221,7 @@ impl Server {
                     changed = changes.recv() => {
                         if let Ok(task_id) = changed {
                             if honoured.task_ids.as_ref().is_some_and(|ids| ids.contains(&task_id)) {
-                                self.push_task(&task_id, &id, rpc).await;
+                                self.push_task(&task_id, owner.as_deref(), &id, rpc).await;
                             }
                         }
                         continue;
@@ -262,9 +264,16 @@ impl Server {
 }
 
 impl Server {
-    /// `notifications/tasks` with the task's current state, on a listen stream.
-    async fn push_task(&self, task_id: &str, subscription: &RequestId, rpc: &RequestContext) {
-        let Ok(record) = self.inner.tasks.get(task_id).await else { return };
+    /// `notifications/tasks` with the task's current state, on a listen stream, if
+    /// `owner` may see the task.
+    async fn push_task(
+        &self,
+        task_id: &str,
+        owner: Option<&str>,
+        subscription: &RequestId,
+        rpc: &RequestContext,
+    ) {
+        let Ok(record) = self.inner.tasks.get_owned(task_id, owner).await else { return };
         let mut detailed = record.detailed();
         detailed.meta = Some(subscription_meta(subscription));
         rpc.notify(methods::NOTIFICATION_TASKS, serde_json::value::to_raw_value(&detailed).ok()).await;

@@ -33,6 +33,15 @@ pub(crate) fn tasks_extension_required() -> McpError {
         .with_data(json!({ "requiredCapabilities": { "extensions": { meta::TASKS_EXTENSION: {} } } }))
 }
 
+/// Who may see a 2026 task: with an authenticated request, only its principal (the
+/// spec's tasks bind to the authorization context when there is one); without, anyone
+/// holding the id (`None`). (A 2025 task is its session's, whose owner is a number: the
+/// prefix keeps the two apart.)
+pub(crate) fn stateless_owner(rpc: &crate::jsonrpc::RequestContext) -> Option<String> {
+    let principal = rpc.extensions().get::<crate::extensions::Principal>()?;
+    Some(format!("principal:{}", principal.0))
+}
+
 /// Whether a 2026 request declared the tasks extension.
 fn declared(caps: &ClientCapabilities) -> bool {
     caps.supports_tasks_extension()
@@ -113,7 +122,7 @@ impl Server {
         let tasks = &self.inner.tasks;
         let owner = match &ctx.inner.era {
             EraInfo::Stateful(session) => Some(session.task_owner().to_string()),
-            EraInfo::Stateless(_) => None,
+            EraInfo::Stateless(_) => stateless_owner(&ctx.inner.rpc),
         };
         let ttl = wanted.and_then(|t| t.ttl).map(Duration::from_millis);
         let on_status = match &ctx.inner.era {
@@ -129,8 +138,8 @@ impl Server {
             EraInfo::Stateful(session) => Some(session.peer.clone()),
             EraInfo::Stateless(_) => None,
         };
-        tasks.spawn(link, record.ttl, session_end, def.call_owned(ctx, arguments));
-        let created = match owner {
+        tasks.spawn(link, record.ttl, session_end.clone(), def.call_owned(ctx, arguments));
+        let created = match session_end {
             Some(_) => serde_json::to_value(CoreCreateTaskResult { task: record.core_task(), meta: None })?,
             None => serde_json::to_value(CreateTaskResult::new(record.ext_task()))?,
         };
@@ -142,6 +151,7 @@ impl Server {
     pub(crate) async fn serve_task_method(
         &self,
         envelope: &RequestEnvelope,
+        rpc: &crate::jsonrpc::RequestContext,
         method: &str,
         params: Option<&RawValue>,
     ) -> Result<Reply, McpError> {
@@ -149,22 +159,24 @@ impl Server {
             return Err(tasks_extension_required());
         }
         let tasks = &self.inner.tasks;
+        let owner = stateless_owner(rpc);
+        let owner = owner.as_deref();
         match method {
             methods::TASKS_GET => {
                 let p: GetTaskRequestParams = parse(params)?;
-                let mut detailed = tasks.get_owned(&p.task_id, None).await?.detailed();
+                let mut detailed = tasks.get_owned(&p.task_id, owner).await?.detailed();
                 detailed.result_type = Some(ResultType::Complete);
                 Ok(Reply::Custom(serde_json::to_value(detailed)?))
             }
             methods::TASKS_UPDATE => {
                 let p: UpdateTaskRequestParams = parse(params)?;
-                tasks.get_owned(&p.task_id, None).await?;
+                tasks.get_owned(&p.task_id, owner).await?;
                 tasks.answer(&p.task_id, p.input_responses).await?;
                 Ok(Reply::Empty)
             }
             methods::TASKS_CANCEL => {
                 let p: CancelTaskRequestParams = parse(params)?;
-                tasks.get_owned(&p.task_id, None).await?;
+                tasks.get_owned(&p.task_id, owner).await?;
                 tasks.cancel(&p.task_id).await?;
                 Ok(Reply::Empty)
             }
