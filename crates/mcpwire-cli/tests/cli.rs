@@ -485,9 +485,8 @@ fn protocol_version_is_refused_where_it_would_be_ignored() {
         expect_code(&o, 2);
         let err = stderr(&o);
         assert!(err.contains("--protocol-version applies to commands that connect to a server"), "{err}");
+        assert!(!args.contains(&"serve") || err.contains("`mcpwire serve` answers every revision"), "{err}");
     }
-    let o = mcpwire(&["serve", "--example", "notes", "--protocol-version", "2025-11-25"]);
-    assert!(stderr(&o).contains("`mcpwire serve` answers every revision"), "{}", stderr(&o));
 }
 
 #[test]
@@ -496,10 +495,8 @@ fn a_refused_host_is_named_with_a_hint() {
     let o = mcpwire(&["tools", &server.url, "--header", "Host: evil.example"]);
     expect_code(&o, 2);
     let err = stderr(&o);
-    assert!(
-        err.contains("Host not allowed: evil.example; a server for other hosts sets HttpSettings::hosts"),
-        "{err}"
-    );
+    let named = err.contains("Host not allowed: evil.example;") && err.contains("HttpSettings::hosts");
+    assert!(named, "{err}");
     assert!(err.contains("hint: the server answers only to the host names it was set up with"), "{err}");
     interrupt(&server.child);
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
