@@ -177,9 +177,12 @@ async fn typed_prompt_arguments_and_template_variables_are_parsed_from_strings()
 
     raw.request(3, "resources/read", json!({ "uri": "item://41" })).await;
     assert_eq!(expect_result(&raw.next().await, 3)["contents"][0]["text"], "item 42");
+    // A variable that is not a value of its type names no resource.
     raw.request(4, "resources/read", json!({ "uri": "item://x" })).await;
     let error = expect_error(&raw.next().await, 4);
-    assert!(error.message.contains("id: expected a non-negative integer"), "{}", error.message);
+    assert_eq!(error.code, -32002, "{}", error.message);
+    let reason = error.data.unwrap()["reason"].as_str().unwrap().to_owned();
+    assert!(reason.contains("id: expected a non-negative integer"), "{reason}");
 }
 
 #[tokio::test]
