@@ -1,5 +1,5 @@
 //! The default [`TaskStore`]: records in memory, bounded in number (in all, and for each
-//! 2025 session), dropped when their TTL runs out, so a client that never polls cannot
+//! owner), dropped when their TTL runs out, so a client that never polls cannot
 //! make the server grow, and never before it, so a finished task's result stays readable
 //! for as long as the server said it would.
 
@@ -12,7 +12,7 @@ use super::store::{StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreErro
 /// In-memory task records (the default store). When it is full, expired records are
 /// swept; a store full of records still within their TTL refuses new tasks (finished
 /// ones too: their results were promised for the TTL). So that one client cannot take
-/// every place, each owner (a 2025 session) holds at most its share
+/// every place, each owner (a 2025 session, a 2026 principal) holds at most its share
 /// ([`MemoryTaskStore::with_owner_limit`]).
 #[derive(Debug)]
 pub struct MemoryTaskStore {
@@ -69,8 +69,9 @@ impl MemoryTaskStore {
         MemoryTaskStore { capacity, per_owner: capacity, inner: Mutex::new(Records::default()) }
     }
 
-    /// At most `limit` records (at least 1) of one owner: a 2025 session's tasks, which
-    /// only it can see. (2026 tasks have no owner; the store's capacity bounds them.)
+    /// At most `limit` records (at least 1) of one owner: a 2025 session, or the principal
+    /// of authenticated 2026 requests, whose tasks only it can see. (Anonymous 2026 tasks
+    /// have no owner; the store's capacity bounds them.)
     pub fn with_owner_limit(mut self, limit: usize) -> Self {
         self.per_owner = limit.max(1);
         self
@@ -92,7 +93,7 @@ impl MemoryTaskStore {
 }
 
 impl Default for MemoryTaskStore {
-    /// 10 000 records, 1 000 of them at most one session's.
+    /// 10 000 records, 1 000 of them at most one owner's.
     fn default() -> Self {
         MemoryTaskStore::new(10_000).with_owner_limit(1_000)
     }

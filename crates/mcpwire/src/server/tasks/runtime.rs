@@ -171,7 +171,7 @@ pub(crate) fn store_error(e: TaskStoreError) -> McpError {
         }
         TaskStoreError::OwnerFull(limit) => McpError::new(
             codes::INTERNAL_ERROR,
-            format!("Too many tasks: this session holds {limit}, as many as one may; try again once some have expired"),
+            format!("Too many tasks: this client holds {limit}, as many as one may; try again once some have expired"),
         ),
         other => McpError::internal(other.to_string()),
     }

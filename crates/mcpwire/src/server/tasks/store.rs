@@ -96,8 +96,9 @@ pub enum TaskStoreError {
     /// The store holds as many tasks as it may, none of them past its TTL.
     #[error("the task store is full")]
     Full,
-    /// The task's owner (a 2025 session) holds as many tasks as one may (the limit).
-    #[error("this session holds {0} tasks, as many as one may")]
+    /// The task's owner (a 2025 session, a 2026 principal) holds as many tasks as one
+    /// may (the limit).
+    #[error("this client holds {0} tasks, as many as one may")]
     OwnerFull(usize),
     /// A task with this id exists already.
     #[error("task {0} exists already")]
