@@ -30,7 +30,7 @@
 //! an argument), become the fields of an
 //! arguments type, so the tool's `inputSchema`, the prompt's arguments or the template's
 //! variables come from their types; `#[arg(description = "...")]` on a parameter
-//! describes it. The doc comment (or `description = "..."`) is the description (without
+//! describes it. A tool may instead take its arguments whole, as one `Args<T>` parameter. The doc comment (or `description = "..."`) is the description (without
 //! either there is none). Next to
 //! the function the macro generates `<name>_tool()`, `<name>_prompt()` or
 //! `<name>_resource()`, which returns its definition, and a hidden function that
@@ -200,13 +200,31 @@ struct Parameters {
     names: Vec<String>,
     extractors: Vec<Tokens>,
     call_args: Vec<Tokens>,
+    /// A tool that takes its arguments whole, as `Args<T>`: `T` is the arguments type.
+    whole_args: bool,
+}
+
+/// Whether `ty` is `Args<T>` (named as imported or through `mcpwire`).
+fn is_args(ty: &Type) -> bool {
+    let Some(path) = type_path(ty) else { return false };
+    let through_mcpwire = path.segments.len() == 1 || path.segments.iter().any(|s| s.ident == "mcpwire");
+    path.segments.last().is_some_and(|last| {
+        through_mcpwire
+            && last.ident == "Args"
+            && matches!(last.arguments, syn::PathArguments::AngleBracketed(_))
+    })
 }
 
 /// Splits the parameters and takes the `#[arg(...)]` attributes off them (the function
 /// is emitted without them, as Rust has no such attribute).
 fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
-    let mut parameters =
-        Parameters { fields: Vec::new(), names: Vec::new(), extractors: Vec::new(), call_args: Vec::new() };
+    let mut parameters = Parameters {
+        fields: Vec::new(),
+        names: Vec::new(),
+        extractors: Vec::new(),
+        call_args: Vec::new(),
+        whole_args: false,
+    };
     for (i, input) in item.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(pat_type) = input else {
             let message = format!("#[{}] works on free functions, not methods", kind.word());
@@ -214,7 +232,16 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         };
         let description = take_arg_description(&mut pat_type.attrs)?;
         let ty = &pat_type.ty;
-        if kind.is_extractor(ty) {
+        // A tool's arguments as one typed struct (`Args(query): Args<Query>`, as rmcp's
+        // `Parameters<T>`): its schema is the tool's `inputSchema`.
+        let whole_args = kind == Kind::Tool && is_args(ty);
+        if whole_args {
+            if parameters.whole_args {
+                return Err(syn::Error::new_spanned(ty, "a tool takes at most one Args<T>"));
+            }
+            parameters.whole_args = true;
+        }
+        if whole_args || kind.is_extractor(ty) {
             let ident = format_ident!("__extractor_{}", i);
             parameters.extractors.push(quote! { #ident: #ty });
             parameters.call_args.push(quote! { #ident });
@@ -228,6 +255,10 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         parameters.fields.push(quote! { #doc #field: #ty });
         parameters.names.push(field.to_string());
         parameters.call_args.push(quote! { __args.#field });
+    }
+    if parameters.whole_args && !parameters.names.is_empty() {
+        let message = "a tool that takes Args<T> takes no other arguments: make them fields of T";
+        return Err(syn::Error::new_spanned(&item.sig.inputs, message));
     }
     Ok(parameters)
 }
@@ -280,7 +311,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
     let args_ident = format_ident!("__{}_{}_args", fn_ident, kind.word());
     let def_fn = format_ident!("{}_{}", fn_ident, kind.word());
     let hidden_fn = definition_fn(&fn_ident);
-    let Parameters { fields, names, extractors, call_args } = parameters;
+    let Parameters { fields, names, extractors, call_args, whole_args } = parameters;
 
     // A sync function runs on the runtime's blocking pool, so that one that blocks holds
     // up no other request (nor the connection's reading of a cancellation).
@@ -290,8 +321,12 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
         quote! { ::mcpwire::__private::tool_output::run_blocking(move || #fn_ident(#(#call_args),*)).await }
     };
     let title = options.title.as_ref().map(|t| quote! { .title(#t) });
-    let handler_params = quote! {
-        #(#extractors,)* ::mcpwire::server::Args(__args): ::mcpwire::server::Args<#args_ident>
+    let handler_params = match whole_args {
+        // The function's own `Args<T>` is among the extractors.
+        true => quote! { #(#extractors),* },
+        false => quote! {
+            #(#extractors,)* ::mcpwire::server::Args(__args): ::mcpwire::server::Args<#args_ident>
+        },
     };
     let (def_type, definition) = match kind {
         Kind::Tool => {

@@ -81,9 +81,10 @@ pub use mcpwire_macros::definitions;
 /// Makes a function an MCP tool.
 ///
 /// - **Arguments**: the function's parameters, whose types make the tool's `inputSchema`
-///   (`Option<T>` is optional; `#[arg(description = "...")]` describes one). `Ctx` and
-///   `State<T>` parameters are extractors (the request's context, shared state), not
-///   arguments.
+///   (`Option<T>` is optional; `#[arg(description = "...")]` describes one); or all of
+///   them as one struct, `Args(query): Args<Query>`, whose schema is the `inputSchema`.
+///   `Ctx` and `State<T>` parameters are extractors (the request's context, shared
+///   state), not arguments.
 /// - **Description**: the doc comment, or `description = "..."`. Other options: `name`
 ///   (default: the function's), `title`, and the annotations' behaviour hints
 ///   `read_only_hint`, `destructive_hint`, `idempotent_hint`, `open_world_hint` (`= true`

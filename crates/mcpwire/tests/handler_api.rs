@@ -415,3 +415,33 @@ async fn a_completion_of_more_than_100_values_is_cut_and_says_so() {
         assert!(error.message.contains("nope"), "{}", error.message);
     }
 }
+
+/// What `search` is asked.
+#[derive(Deserialize, JsonSchema)]
+struct Query {
+    /// Words to find.
+    text: String,
+    /// At most this many.
+    limit: Option<u32>,
+}
+
+/// Searches, its arguments taken whole.
+#[mcpwire::tool]
+async fn search(_ctx: Ctx, Args(query): Args<Query>) -> String {
+    format!("{} (at most {})", query.text, query.limit.unwrap_or(10))
+}
+
+/// A `#[tool]` function may take its arguments as one typed struct, `Args<T>` (as rmcp's
+/// `Parameters<T>`): `T`'s schema is the tool's `inputSchema`.
+#[tokio::test]
+async fn a_macro_tool_takes_its_arguments_whole_as_args() {
+    let server = Server::builder("search", "1").register_all(mcpwire::definitions![search]).build().unwrap();
+    let mut raw = initialized(server).await;
+    let listed = ask(&mut raw, 1, "tools/list", json!({})).await;
+    let schema = &listed["tools"][0]["inputSchema"];
+    assert_eq!(schema["required"], json!(["text"]), "{schema}");
+    assert_eq!(schema["properties"]["text"]["description"], "Words to find.", "{schema}");
+    let called =
+        ask(&mut raw, 2, "tools/call", json!({ "name": "search", "arguments": { "text": "tea" } })).await;
+    assert_eq!(called["content"][0]["text"], "tea (at most 10)");
+}
