@@ -57,7 +57,8 @@ async fn same_origin_redirects_are_followed_in_both_eras() {
 #[tokio::test]
 async fn other_origins_and_endless_chains_are_not_followed() {
     let base = serve().await;
-    for (path, why) in [("/elsewhere", "307"), ("/loop", "redirects")] {
+    let elsewhere = "a redirect to http://evil.example/mcp, not followed";
+    for (path, why) in [("/elsewhere", elsewhere), ("/loop", "more than 5 redirects")] {
         // Pinned to 2026, connecting sends nothing: the first call meets the redirect.
         let client = connect(&format!("{base}{path}"), ProtocolVersion::LATEST).await.unwrap();
         let error = client.list_tools(None).await.unwrap_err();

@@ -172,6 +172,10 @@ impl Shared {
                 }
                 return;
             }
+            // A redirect that reaches here was not followed (another origin, or a code
+            // that would turn the POST into a GET): say where it pointed.
+            let location = response.headers().get(header::LOCATION).filter(|_| status.is_redirection());
+            let location = location.and_then(|l| l.to_str().ok()).map(str::to_owned);
             let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();
             let rpc_error = decode_frame(&body).ok().and_then(|f| match f {
                 Frame::Single(Message::Error(e)) => Some(e),
@@ -220,7 +224,12 @@ impl Shared {
                     None => {
                         // An HTTP failure without a JSON-RPC error: the peer said nothing
                         // in JSON-RPC terms, so this is the transport's failure.
-                        let text = String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned();
+                        let text = match &location {
+                            Some(to) => format!(
+                                "a redirect to {to}, not followed (only 307 and 308 to the same origin are)"
+                            ),
+                            None => String::from_utf8_lossy(&body[..body.len().min(200)]).into_owned(),
+                        };
                         self.fail(id, format!("HTTP {status}: {text}")).await;
                     }
                 }
