@@ -51,3 +51,47 @@ async fn a_subscribed_resources_updates_reach_on_change_in_both_eras() {
         client.close().await;
     }
 }
+
+/// The server's subscription hooks: `on_subscribe` hears each resource a client starts
+/// following and may refuse it; `on_unsubscribe` hears each one it stops following, by
+/// unsubscribing or by going away (a 2025 session's end, a 2026 listen stream's).
+#[tokio::test]
+async fn the_subscription_hooks_hear_each_start_and_end_in_both_eras() {
+    use std::sync::{Arc, Mutex};
+    for version in [ProtocolVersion::LATEST_STATEFUL, ProtocolVersion::LATEST] {
+        let heard = Arc::new(Mutex::new(Vec::<String>::new()));
+        let (on_start, on_end) = (heard.clone(), heard.clone());
+        let server = Server::builder("docs", "1")
+            .resource(resource("docs://a", "a").text("A"))
+            .on_subscribe(move |uri| {
+                let heard = on_start.clone();
+                async move {
+                    if uri.contains("secret") {
+                        return Err(mcpwire::McpError::invalid_params(format!("{uri} cannot be followed")));
+                    }
+                    heard.lock().unwrap().push(format!("+{uri}"));
+                    Ok(())
+                }
+            })
+            .on_unsubscribe(move |uri| on_end.lock().unwrap().push(format!("-{uri}")))
+            .build()
+            .unwrap();
+        let (ours, theirs) = mcpwire::transport::memory::pair();
+        let serving = server.clone();
+        tokio::spawn(async move { serving.serve(theirs).await });
+        let client = Client::builder("c", "1").protocol_version(version.clone()).connect(ours).await.unwrap();
+        client.subscribe("docs://a").await.unwrap();
+        client.subscribe("docs://a").await.unwrap();
+        client.unsubscribe("docs://a").await.unwrap();
+        client.list_resources(None).await.unwrap();
+        let refused = client.subscribe("docs://secret").await.unwrap_err();
+        assert!(refused.to_string().contains("secret"), "{version}: {refused}");
+        client.subscribe("docs://b").await.unwrap();
+        client.close().await;
+        let deadline = tokio::time::Instant::now() + WAIT;
+        while heard.lock().unwrap().len() < 4 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(*heard.lock().unwrap(), ["+docs://a", "-docs://a", "+docs://b", "-docs://b"], "{version}");
+    }
+}

@@ -81,6 +81,8 @@ pub struct ServerBuilder {
     templates: Vec<TemplateDef>,
     prompts: Vec<PromptDef>,
     completion: Option<CompletionHandler>,
+    on_subscribe: Option<SubscribeHook>,
+    on_unsubscribe: Option<UnsubscribeHook>,
     methods: HashMap<String, MethodHandler>,
     state: Extensions,
     config: ServerConfig,
@@ -106,6 +108,8 @@ impl ServerBuilder {
             templates: Vec::new(),
             prompts: Vec::new(),
             completion: None,
+            on_subscribe: None,
+            on_unsubscribe: None,
             methods: HashMap::new(),
             state: Extensions::new(),
             config: ServerConfig::default(),
@@ -226,6 +230,30 @@ impl ServerBuilder {
         Fut: Future<Output = Result<CompleteResult, McpError>> + Send + 'static,
     {
         self.completion = Some(Arc::new(move |ctx, params| Box::pin(handler(ctx, params))));
+        self
+    }
+
+    /// Told when a client starts following the resource `uri` (a 2025
+    /// `resources/subscribe`, or a 2026 listen stream's `resourceSubscriptions`), before
+    /// it is recorded: to start watching what the resource reflects, say. An error refuses
+    /// it: a 2025 client gets the error as the answer; a 2026 stream leaves the URI out of
+    /// its acknowledgement. A client already following `uri` is not told twice.
+    pub fn on_subscribe<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(String) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<(), McpError>> + Send + 'static,
+    {
+        self.on_subscribe = Some(Arc::new(move |uri| Box::pin(hook(uri))));
+        self
+    }
+
+    /// Told when a client stops following the resource `uri`, once for each
+    /// [`on_subscribe`](Self::on_subscribe) it passed: a 2025 `resources/unsubscribe`, the
+    /// end of a 2025 session that still followed it, or the end of the 2026 listen stream
+    /// that asked for it. Called where the following ends (a session's teardown, say), so
+    /// it is not async: spawn what takes time.
+    pub fn on_unsubscribe(mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        self.on_unsubscribe = Some(Arc::new(hook));
         self
     }
 
@@ -371,6 +399,8 @@ impl ServerBuilder {
                 catalog: catalog::SharedCatalog::new(catalog),
                 serves,
                 completion: self.completion,
+                on_subscribe: self.on_subscribe,
+                on_unsubscribe: self.on_unsubscribe,
                 methods: self.methods,
                 capabilities,
                 state: self.state,

@@ -58,8 +58,19 @@ const INITIALIZED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
 /// a pointer is 8, and most sessions never subscribe.
-#[allow(clippy::box_collection)]
-type Subscriptions = Option<Box<HashSet<String>>>;
+type Subscriptions = Option<Box<Followed>>;
+
+/// The resources a 2025 session follows, and who to tell when it stops following them.
+struct Followed {
+    uris: HashSet<String>,
+    on_end: Option<super::UnsubscribeHook>,
+}
+
+impl std::fmt::Debug for Followed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Followed").field("uris", &self.uris).finish_non_exhaustive()
+    }
+}
 
 /// The capabilities of a client that declared none.
 pub(crate) static NO_CAPABILITIES: std::sync::LazyLock<ClientCapabilities> =
@@ -102,6 +113,18 @@ impl<T: Serialize + DeserializeOwned> Compact<T> {
     fn get(&self) -> Option<&T> {
         let parsed = || (!self.json.is_empty()).then(|| serde_json::from_str(&self.json).ok().map(Box::new));
         self.value.get_or_init(|| parsed().flatten()).as_deref()
+    }
+}
+
+/// The end of a session ends what it followed: the unsubscribe hook hears of each.
+impl Drop for SessionInfo {
+    fn drop(&mut self) {
+        let followed = self.subscriptions.get_mut().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(Followed { uris, on_end: Some(hook) }) = followed.map(|f| *f) {
+            for uri in &uris {
+                hook(uri);
+            }
+        }
     }
 }
 
@@ -184,25 +207,37 @@ impl SessionInfo {
         self.subscriptions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// `resources/subscribe`.
-    pub(crate) fn subscribe(&self, uri: String) {
-        self.subscriptions().get_or_insert_with(Default::default).insert(uri);
+    /// `resources/subscribe`; `on_end` is told of each URI the session stops following.
+    pub(crate) fn subscribe(&self, uri: String, on_end: Option<&super::UnsubscribeHook>) {
+        let mut subscriptions = self.subscriptions();
+        let followed = subscriptions
+            .get_or_insert_with(|| Box::new(Followed { uris: HashSet::new(), on_end: on_end.cloned() }));
+        followed.uris.insert(uri);
     }
 
-    /// `resources/unsubscribe`; the set's memory goes back once it is empty.
+    /// `resources/unsubscribe` (the hook is told); the set's memory goes back once it is
+    /// empty.
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        let mut subscriptions = self.subscriptions();
-        if let Some(set) = subscriptions.as_mut() {
-            set.remove(uri);
-            if set.is_empty() {
+        let on_end = {
+            let mut subscriptions = self.subscriptions();
+            let Some(followed) = subscriptions.as_mut() else { return };
+            if !followed.uris.remove(uri) {
+                return;
+            }
+            let on_end = followed.on_end.clone();
+            if followed.uris.is_empty() {
                 *subscriptions = None;
             }
+            on_end
+        };
+        if let Some(hook) = on_end {
+            hook(uri);
         }
     }
 
     /// Whether the client subscribed to `uri`.
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
-        self.subscriptions().as_ref().is_some_and(|set| set.contains(uri))
+        self.subscriptions().as_ref().is_some_and(|followed| followed.uris.contains(uri))
     }
 
     /// Sends a notification to the client without waiting, so that a client that does not

@@ -105,6 +105,10 @@ type CompletionHandler = Arc<
     dyn Fn(Ctx, CompleteRequestParams) -> BoxFuture<'static, Result<CompleteResult, McpError>> + Send + Sync,
 >;
 type MethodHandler = Arc<dyn Fn(Ctx, Value) -> BoxFuture<'static, Result<Value, McpError>> + Send + Sync>;
+/// [`ServerBuilder::on_subscribe`].
+pub(crate) type SubscribeHook = Arc<dyn Fn(String) -> BoxFuture<'static, Result<(), McpError>> + Send + Sync>;
+/// [`ServerBuilder::on_unsubscribe`].
+pub(crate) type UnsubscribeHook = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Settings with defaults; every bound has a setter on [`ServerBuilder`].
 #[derive(Clone, Debug)]
@@ -146,6 +150,10 @@ pub(crate) struct ServerInner {
     /// The tools, resources, templates and prompts, as they are now.
     pub(crate) catalog: catalog::SharedCatalog,
     pub(crate) completion: Option<CompletionHandler>,
+    /// Told when a client starts following a resource; may refuse it.
+    pub(crate) on_subscribe: Option<SubscribeHook>,
+    /// Told when a client stops following a resource (however it stops).
+    pub(crate) on_unsubscribe: Option<UnsubscribeHook>,
     /// Which built-in request families the router serves: those something was
     /// registered for or declared (the rest reach [`ServerBuilder::method`]s).
     pub(crate) serves: Serves,

@@ -111,9 +111,8 @@ impl StatefulSession {
                         methods::LOGGING_SET_LEVEL => parse::<SetLevelRequestParams>(params).map(|p| {
                             *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(p.level);
                         }),
-                        methods::RESOURCES_SUBSCRIBE => {
-                            parse::<SubscribeRequestParams>(params).map(|p| session.subscribe(p.uri))
-                        }
+                        methods::RESOURCES_SUBSCRIBE => parse::<SubscribeRequestParams>(params)
+                            .map(|p| self.restore_subscription(&session, p.uri)),
                         methods::RESOURCES_UNSUBSCRIBE => {
                             parse::<UnsubscribeRequestParams>(params).map(|p| session.unsubscribe(&p.uri))
                         }
@@ -126,6 +125,23 @@ impl StatefulSession {
                 tracing::debug!(method = %request.method, "a journalled request did not apply again: {e}");
             }
         }
+    }
+
+    /// A subscription of a session taken over from another instance: recorded, and the
+    /// subscribe hook told in the background (it was told where the session began; this
+    /// instance's end of it tells the unsubscribe hook).
+    #[cfg(feature = "redis")]
+    fn restore_subscription(&self, session: &SessionInfo, uri: String) {
+        let inner = &self.server.inner;
+        if let Some(hook) = &inner.on_subscribe {
+            let told = hook(uri.clone());
+            tokio::spawn(async move {
+                if let Err(e) = told.await {
+                    tracing::debug!("the subscribe hook refused a restored subscription: {e}");
+                }
+            });
+        }
+        session.subscribe(uri, inner.on_unsubscribe.as_ref());
     }
 
     pub(crate) fn session(&self) -> Option<Arc<SessionInfo>> {
@@ -153,7 +169,13 @@ impl StatefulSession {
                     }
                     methods::RESOURCES_SUBSCRIBE if self.server.inner.capabilities.resources.is_some() => {
                         let p: SubscribeRequestParams = parse(params)?;
-                        session.subscribe(p.uri);
+                        let inner = &self.server.inner;
+                        if !session.is_subscribed(&p.uri) {
+                            if let Some(hook) = &inner.on_subscribe {
+                                hook(p.uri.clone()).await?;
+                            }
+                            session.subscribe(p.uri, inner.on_unsubscribe.as_ref());
+                        }
                         Reply::Empty
                     }
                     methods::RESOURCES_UNSUBSCRIBE if self.server.inner.capabilities.resources.is_some() => {

@@ -194,11 +194,20 @@ impl Server {
             resources_list_changed: asked
                 .resources_list_changed
                 .filter(|_| declared(resources.and_then(|r| r.list_changed))),
-            resource_subscriptions: asked
-                .resource_subscriptions
-                .filter(|_| declared(resources.and_then(|r| r.subscribe))),
+            resource_subscriptions: match asked.resource_subscriptions {
+                Some(uris) if declared(resources.and_then(|r| r.subscribe)) => {
+                    Some(self.accepted_subscriptions(uris).await)
+                }
+                _ => None,
+            },
             task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled),
             ..Default::default()
+        };
+        // When the stream ends (the client cancels it, or the server stops), the
+        // unsubscribe hook hears of each resource it followed.
+        let _followed = FollowedWhileListening {
+            uris: honoured.resource_subscriptions.clone().unwrap_or_default(),
+            on_end: self.inner.on_unsubscribe.clone(),
         };
         let mut events = self.inner.bus.subscribe();
         let mut task_changes = honoured.task_ids.as_ref().map(|_| self.inner.tasks.subscribe());
@@ -264,6 +273,24 @@ impl Server {
 }
 
 impl Server {
+    /// The resources a listen stream may follow: those the subscribe hook accepts (all,
+    /// without one), each told once.
+    async fn accepted_subscriptions(&self, uris: Vec<String>) -> Vec<String> {
+        let Some(hook) = &self.inner.on_subscribe else { return uris };
+        let mut accepted = Vec::with_capacity(uris.len());
+        let mut seen = std::collections::HashSet::new();
+        for uri in uris {
+            if !seen.insert(uri.clone()) {
+                continue;
+            }
+            match hook(uri.clone()).await {
+                Ok(()) => accepted.push(uri),
+                Err(e) => tracing::debug!(%uri, "the subscribe hook refused a listen stream's resource: {e}"),
+            }
+        }
+        accepted
+    }
+
     /// `notifications/tasks` with the task's current state, on a listen stream, if
     /// `owner` may see the task.
     async fn push_task(
@@ -277,6 +304,23 @@ impl Server {
         let mut detailed = record.detailed();
         detailed.meta = Some(subscription_meta(subscription));
         rpc.notify(methods::NOTIFICATION_TASKS, serde_json::value::to_raw_value(&detailed).ok()).await;
+    }
+}
+
+/// The resources a listen stream follows; dropped with the stream, it tells the
+/// unsubscribe hook of each.
+struct FollowedWhileListening {
+    uris: Vec<String>,
+    on_end: Option<super::UnsubscribeHook>,
+}
+
+impl Drop for FollowedWhileListening {
+    fn drop(&mut self) {
+        if let Some(hook) = &self.on_end {
+            for uri in &self.uris {
+                hook(uri);
+            }
+        }
     }
 }
 
