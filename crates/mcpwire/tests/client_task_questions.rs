@@ -64,3 +64,47 @@ async fn a_task_that_keeps_asking_is_cancelled_after_the_round_bound() {
     assert_eq!(asked.load(Ordering::SeqCst), 3, "three rounds answered, the fourth refused");
     client.close().await;
 }
+
+/// A task cancelled while a call follows it, but not by that call (here another client
+/// holding its id), fails the call with the server's `-32800`, not
+/// `RequestError::Cancelled`, which says the caller cancelled.
+#[tokio::test]
+async fn a_task_cancelled_elsewhere_is_not_the_callers_cancellation() {
+    use mcpwire::client::RequestOptions;
+    let server = Server::builder("cancelled", "1")
+        .register(tool("forever").task_support(TaskSupport::Required).handler(|ctx: Ctx| async move {
+            ctx.cancellation().cancelled().await;
+            "stopped"
+        }))
+        .build()
+        .unwrap();
+    let connect = || {
+        let (a, b) = mcpwire::transport::memory::pair();
+        let server = server.clone();
+        tokio::spawn(async move { server.serve(b).await });
+        Client::builder("t", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(a)
+    };
+    let (follower, other) = (connect().await.unwrap(), connect().await.unwrap());
+    let (tx, mut statuses) = tokio::sync::mpsc::unbounded_channel();
+    let options = RequestOptions::default().on_progress(move |update| {
+        let _ = tx.send(update.message.unwrap_or_default());
+    });
+    let call = tokio::spawn({
+        let follower = follower.clone();
+        async move { follower.call_tool_with("forever", json!({}), options).await }
+    });
+    let status = tokio::time::timeout(Duration::from_secs(10), statuses.recv()).await.unwrap().unwrap();
+    let id =
+        status.strip_prefix("task ").and_then(|s| s.split(':').next()).expect("a task status").to_owned();
+    other.cancel_task(&id).await.unwrap();
+    let outcome = tokio::time::timeout(Duration::from_secs(30), call).await.expect("the call ends").unwrap();
+    match outcome {
+        Err(RequestError::Peer(e)) => {
+            assert_eq!(e.code, mcpwire::protocol::codes::REQUEST_CANCELLED);
+            assert!(e.message.contains("not by this call"), "{}", e.message);
+        }
+        other => panic!("expected the server's cancellation, got {other:?}"),
+    }
+    follower.close().await;
+    other.close().await;
+}

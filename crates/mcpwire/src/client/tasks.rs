@@ -149,6 +149,17 @@ fn cancelled() -> RequestError {
     RequestError::Cancelled { method: methods::TOOLS_CALL.to_owned() }
 }
 
+/// A task that ended cancelled while this call followed it, not by this call (the
+/// server, or another client holding its id, cancelled it): the server's `-32800`, not
+/// [`RequestError::Cancelled`], which says the caller cancelled.
+fn cancelled_elsewhere(id: &str) -> RequestError {
+    let error = mcpwire_protocol::ErrorObject::new(
+        mcpwire_protocol::codes::REQUEST_CANCELLED,
+        format!("task {id} was cancelled, not by this call (by the server, or another client)"),
+    );
+    RequestError::Peer(error)
+}
+
 /// Tells the call's progress callback the task's status.
 fn report(options: &RequestOptions, polls: u32, task: &Task) {
     let Some(on_progress) = &options.on_progress else { return };
@@ -380,7 +391,7 @@ impl Client {
                 report(options, polls, &current);
                 match current.status {
                     TaskStatus::Working => continue,
-                    TaskStatus::Cancelled => return Err(cancelled()),
+                    TaskStatus::Cancelled => return Err(cancelled_elsewhere(id)),
                     // Input needed or finished: tasks/result carries both.
                     _ => match self.core_task_result(id, options).await {
                         Err(RequestError::Timeout { .. }) => continue,
@@ -397,7 +408,7 @@ impl Client {
                     return serde_json::value::to_raw_value(&result).map_err(RequestError::Encode)
                 }
                 TaskState::Failed { error } => return Err(RequestError::Peer(error)),
-                TaskState::Cancelled => return Err(cancelled()),
+                TaskState::Cancelled => return Err(cancelled_elsewhere(id)),
                 TaskState::InputRequired { input_requests } => {
                     // Keys are never reused: each question is answered once.
                     let fresh: Vec<_> =
