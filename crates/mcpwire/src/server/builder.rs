@@ -432,8 +432,8 @@ fn answered_by_the_server(
         m::INITIALIZE | m::PING | m::LOGGING_SET_LEVEL | m::SERVER_DISCOVER | m::SUBSCRIPTIONS_LISTEN => {
             Some("a protocol method")
         }
-        m::RESOURCES_SUBSCRIBE | m::RESOURCES_UNSUBSCRIBE if capabilities.resources.is_some() => {
-            Some("the server declares resources")
+        m::RESOURCES_SUBSCRIBE | m::RESOURCES_UNSUBSCRIBE if stateful::declares_subscribe(capabilities) => {
+            Some("the server declares resources.subscribe")
         }
         m::TASKS_GET | m::TASKS_RESULT | m::TASKS_LIST | m::TASKS_CANCEL | m::TASKS_UPDATE
             if tasks_enabled =>

@@ -41,6 +41,9 @@ pub(crate) struct SessionInfo {
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     /// URIs the client subscribed to with `resources/subscribe` (`None` until the first).
     subscriptions: Mutex<Subscriptions>,
+    /// Held while a `resources/subscribe` or `unsubscribe` is served, so two for one URI
+    /// at once tell the subscribe hook once, and each takes effect in turn.
+    pub(crate) subscribing: tokio::sync::Mutex<()>,
     /// The session's connection, for the change notifications pushed to it.
     pub(crate) peer: Peer,
     /// A random id that marks the tasks this session created (only it sees them), drawn
@@ -162,6 +165,7 @@ impl SessionInfo {
             client_info,
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(None),
+            subscribing: tokio::sync::Mutex::new(()),
             peer,
             task_owner: OnceLock::new(),
             initialized: tokio::sync::SetOnce::new(),

@@ -167,9 +167,10 @@ impl StatefulSession {
                         *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(p.level);
                         Reply::Empty
                     }
-                    methods::RESOURCES_SUBSCRIBE if self.server.inner.capabilities.resources.is_some() => {
+                    methods::RESOURCES_SUBSCRIBE if declares_subscribe(&self.server.inner.capabilities) => {
                         let p: SubscribeRequestParams = parse(params)?;
                         let inner = &self.server.inner;
+                        let _turn = session.subscribing.lock().await;
                         if !session.is_subscribed(&p.uri) {
                             if let Some(hook) = &inner.on_subscribe {
                                 hook(p.uri.clone()).await?;
@@ -178,8 +179,9 @@ impl StatefulSession {
                         }
                         Reply::Empty
                     }
-                    methods::RESOURCES_UNSUBSCRIBE if self.server.inner.capabilities.resources.is_some() => {
+                    methods::RESOURCES_UNSUBSCRIBE if declares_subscribe(&self.server.inner.capabilities) => {
                         let p: UnsubscribeRequestParams = parse(params)?;
+                        let _turn = session.subscribing.lock().await;
                         session.unsubscribe(&p.uri);
                         Reply::Empty
                     }
@@ -315,20 +317,25 @@ impl Registry {
     }
 }
 
-/// The notification a change event becomes on a 2025 session, if this server announces
-/// that kind of change (resource updates go to subscribers whatever the capabilities).
+/// The notification a change event becomes on a 2025 session, if this server declares
+/// `listChanged` for that list (resource updates go only to subscribers, and only a
+/// server that declares `subscribe` has any).
 fn notification_for(
     caps: &ServerCapabilities,
     event: &ServerEvent,
 ) -> Option<(&'static str, Option<RawJson>)> {
     match event {
-        ServerEvent::ToolsChanged if caps.tools.is_some() => {
+        ServerEvent::ToolsChanged if caps.tools.as_ref().is_some_and(|t| t.list_changed == Some(true)) => {
             Some((methods::NOTIFICATION_TOOLS_LIST_CHANGED, None))
         }
-        ServerEvent::PromptsChanged if caps.prompts.is_some() => {
+        ServerEvent::PromptsChanged
+            if caps.prompts.as_ref().is_some_and(|p| p.list_changed == Some(true)) =>
+        {
             Some((methods::NOTIFICATION_PROMPTS_LIST_CHANGED, None))
         }
-        ServerEvent::ResourcesChanged if caps.resources.is_some() => {
+        ServerEvent::ResourcesChanged
+            if caps.resources.as_ref().is_some_and(|r| r.list_changed == Some(true)) =>
+        {
             Some((methods::NOTIFICATION_RESOURCES_LIST_CHANGED, None))
         }
         ServerEvent::ResourceUpdated(uri) => Some((
@@ -346,4 +353,10 @@ fn wants(session: &SessionInfo, event: &ServerEvent) -> bool {
         ServerEvent::ResourceUpdated(uri) => session.is_subscribed(uri),
         _ => true,
     }
+}
+
+/// Whether the server declares `resources.subscribe`: only then does it serve
+/// `resources/subscribe` and `resources/unsubscribe` itself.
+pub(crate) fn declares_subscribe(caps: &ServerCapabilities) -> bool {
+    caps.resources.as_ref().is_some_and(|r| r.subscribe == Some(true))
 }
