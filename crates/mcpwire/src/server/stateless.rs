@@ -184,6 +184,18 @@ impl Server {
         let caps = &self.inner.capabilities;
         let resources = caps.resources.as_ref();
         let declared = |flag: Option<bool>| flag == Some(true);
+        // When the stream ends (the client cancels it, or the server stops), the
+        // unsubscribe hook hears of each resource it followed: made before the subscribe
+        // hooks run, so a stream cancelled while one runs still ends those already passed.
+        let mut followed =
+            FollowedWhileListening { uris: Vec::new(), on_end: self.inner.on_unsubscribe.clone() };
+        let resource_subscriptions = match asked.resource_subscriptions {
+            Some(uris) if declared(resources.and_then(|r| r.subscribe)) => {
+                self.accept_subscriptions(uris, &mut followed).await;
+                Some(followed.uris.clone())
+            }
+            _ => None,
+        };
         let honoured = SubscriptionFilter {
             tools_list_changed: asked
                 .tools_list_changed
@@ -194,20 +206,9 @@ impl Server {
             resources_list_changed: asked
                 .resources_list_changed
                 .filter(|_| declared(resources.and_then(|r| r.list_changed))),
-            resource_subscriptions: match asked.resource_subscriptions {
-                Some(uris) if declared(resources.and_then(|r| r.subscribe)) => {
-                    Some(self.accepted_subscriptions(uris).await)
-                }
-                _ => None,
-            },
+            resource_subscriptions,
             task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled),
             ..Default::default()
-        };
-        // When the stream ends (the client cancels it, or the server stops), the
-        // unsubscribe hook hears of each resource it followed.
-        let _followed = FollowedWhileListening {
-            uris: honoured.resource_subscriptions.clone().unwrap_or_default(),
-            on_end: self.inner.on_unsubscribe.clone(),
         };
         let mut events = self.inner.bus.subscribe();
         let mut task_changes = honoured.task_ids.as_ref().map(|_| self.inner.tasks.subscribe());
@@ -228,10 +229,17 @@ impl Server {
                 Some(changes) => tokio::select! {
                     event = events.recv() => event,
                     changed = changes.recv() => {
-                        if let Ok(task_id) = changed {
-                            if honoured.task_ids.as_ref().is_some_and(|ids| ids.contains(&task_id)) {
+                        match changed {
+                            Ok(task_id) if honoured.task_ids.as_ref().is_some_and(|ids| ids.contains(&task_id)) => {
                                 self.push_task(&task_id, owner.as_deref(), &id, rpc).await;
                             }
+                            // Task changes were missed: the current state of every task followed.
+                            Err(RecvError::Lagged(_)) => {
+                                for task_id in honoured.task_ids.iter().flatten() {
+                                    self.push_task(task_id, owner.as_deref(), &id, rpc).await;
+                                }
+                            }
+                            _ => {}
                         }
                         continue;
                     }
@@ -261,7 +269,12 @@ impl Server {
                 }
                 Ok(_) => continue,
                 Err(RecvError::Lagged(n)) => {
-                    tracing::warn!("a listen stream missed {n} change notifications");
+                    // Changes were missed: tell the client of every kind it follows, so
+                    // none it cares about is lost (a spare notice costs it one re-read).
+                    tracing::debug!(
+                        "a listen stream fell {n} changes behind; telling it of every kind it follows"
+                    );
+                    self.notify_all_followed(&honoured, &id, rpc).await;
                     continue;
                 }
                 Err(RecvError::Closed) => return,
@@ -274,21 +287,43 @@ impl Server {
 
 impl Server {
     /// The resources a listen stream may follow: those the subscribe hook accepts (all,
-    /// without one), each told once.
-    async fn accepted_subscriptions(&self, uris: Vec<String>) -> Vec<String> {
-        let Some(hook) = &self.inner.on_subscribe else { return uris };
-        let mut accepted = Vec::with_capacity(uris.len());
+    /// without one), each told once, added to `followed` as each is accepted.
+    async fn accept_subscriptions(&self, uris: Vec<String>, followed: &mut FollowedWhileListening) {
         let mut seen = std::collections::HashSet::new();
         for uri in uris {
             if !seen.insert(uri.clone()) {
                 continue;
             }
-            match hook(uri.clone()).await {
-                Ok(()) => accepted.push(uri),
-                Err(e) => tracing::debug!(%uri, "the subscribe hook refused a listen stream's resource: {e}"),
+            if let Some(hook) = &self.inner.on_subscribe {
+                if let Err(e) = hook(uri.clone()).await {
+                    tracing::debug!(%uri, "the subscribe hook refused a listen stream's resource: {e}");
+                    continue;
+                }
             }
+            followed.uris.push(uri);
         }
-        accepted
+    }
+
+    /// After a listen stream missed changes: one notification of each kind it follows
+    /// (every list change it asked for, an update of every resource it follows).
+    async fn notify_all_followed(&self, honoured: &SubscriptionFilter, id: &RequestId, rpc: &RequestContext) {
+        let lists = [
+            (honoured.tools_list_changed, methods::NOTIFICATION_TOOLS_LIST_CHANGED),
+            (honoured.prompts_list_changed, methods::NOTIFICATION_PROMPTS_LIST_CHANGED),
+            (honoured.resources_list_changed, methods::NOTIFICATION_RESOURCES_LIST_CHANGED),
+        ];
+        for (_, method) in lists.into_iter().filter(|(asked, _)| *asked == Some(true)) {
+            let params = json!({ "_meta": subscription_meta(id) });
+            rpc.notify(method, serde_json::value::to_raw_value(&params).ok()).await;
+        }
+        for uri in honoured.resource_subscriptions.iter().flatten() {
+            let params = json!({ "uri": uri, "_meta": subscription_meta(id) });
+            rpc.notify(
+                methods::NOTIFICATION_RESOURCES_UPDATED,
+                serde_json::value::to_raw_value(&params).ok(),
+            )
+            .await;
+        }
     }
 
     /// `notifications/tasks` with the task's current state, on a listen stream, if
