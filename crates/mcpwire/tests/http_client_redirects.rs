@@ -19,7 +19,8 @@ fn redirect(status: StatusCode, to: &'static str) -> impl IntoResponse {
 }
 
 /// An MCP endpoint at `/mcp`, and redirects: `/mcp/` (307) and `/old` (308) to it,
-/// `/elsewhere` to another origin, `/loop` to itself.
+/// `/elsewhere` to another origin, `/loop` to itself, `/r1` through five hops to it, and
+/// `/a/old` to it by a relative reference.
 async fn serve() -> String {
     let server = Server::builder("redirected", "1").tool(tool("hello").handler(|| "hi")).build().unwrap();
     let app = Router::new()
@@ -30,7 +31,15 @@ async fn serve() -> String {
             "/elsewhere",
             any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "http://evil.example/mcp") }),
         )
-        .route("/loop", any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "/loop") }));
+        .route("/loop", any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "/loop") }))
+        // Exactly five redirects: /r1 -> /r2 -> ... -> /r5 -> /mcp.
+        .route("/r1", any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "/r2") }))
+        .route("/r2", any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "/r3") }))
+        .route("/r3", any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "/r4") }))
+        .route("/r4", any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "/r5") }))
+        .route("/r5", any(|| async { redirect(StatusCode::TEMPORARY_REDIRECT, "/mcp") }))
+        // A relative reference, as RFC 9110 allows in `Location`.
+        .route("/a/old", any(|| async { redirect(StatusCode::PERMANENT_REDIRECT, "../mcp") }));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -63,5 +72,16 @@ async fn other_origins_and_endless_chains_are_not_followed() {
         let client = connect(&format!("{base}{path}"), ProtocolVersion::LATEST).await.unwrap();
         let error = client.list_tools(None).await.unwrap_err();
         assert!(error.to_string().contains(why), "{path}: {error}");
+    }
+}
+
+#[tokio::test]
+async fn five_redirects_and_relative_locations_are_followed() {
+    let base = serve().await;
+    for path in ["/r1", "/a/old"] {
+        let client = connect(&format!("{base}{path}"), ProtocolVersion::LATEST).await.unwrap();
+        let result = client.call_tool("hello", serde_json::json!({})).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("hi"), "{path}");
+        client.close().await;
     }
 }

@@ -79,13 +79,17 @@ impl Shared {
     /// (a middleware refused the request, or the connection failed), for a person to read.
     pub(super) async fn send(&self, request: HttpRequest<Full<Bytes>>) -> Result<Response<Incoming>, String> {
         let (mut parts, body) = request.into_parts();
-        for _ in 0..MAX_REDIRECTS {
+        let mut followed = 0;
+        loop {
             let response = self.send_once(copy_of(&parts, &body)).await?;
             let Some(target) = same_origin_redirect(&parts.uri, &response) else { return Ok(response) };
+            if followed == MAX_REDIRECTS {
+                return Err(format!("more than {MAX_REDIRECTS} redirects, the last to {target}"));
+            }
             tracing::debug!(from = %parts.uri, to = %target, "following the server's redirect");
             parts.uri = target;
+            followed += 1;
         }
-        Err(format!("more than {MAX_REDIRECTS} redirects, the last to {}", parts.uri))
     }
 
     /// One request, without following a redirect.
@@ -158,14 +162,62 @@ fn same_origin_redirect(from: &http::Uri, response: &Response<Incoming>) -> Opti
     (target.scheme() == from.scheme() && target.authority() == from.authority()).then_some(target)
 }
 
-/// `location` (absolute, or a path on `from`'s origin) as a URI.
+/// `location` resolved against `from` as RFC 3986 (section 5.2) resolves a reference: an
+/// absolute URI, `//host/path`, `/path`, a relative path such as `../mcp`, or `?query`
+/// (a fragment is never sent, so it is dropped).
 fn resolve(from: &http::Uri, location: &str) -> Option<http::Uri> {
-    if location.starts_with('/') && !location.starts_with("//") {
-        let mut parts = from.clone().into_parts();
-        parts.path_and_query = Some(location.parse().ok()?);
-        return http::Uri::from_parts(parts).ok();
+    let location = location.split('#').next().unwrap_or_default();
+    if let Ok(absolute) = location.parse::<http::Uri>() {
+        if absolute.scheme().is_some() {
+            return Some(absolute);
+        }
     }
-    location.parse::<http::Uri>().ok().filter(|u| u.scheme().is_some())
+    if location.starts_with("//") {
+        return format!("{}:{location}", from.scheme_str()?).parse().ok();
+    }
+    let (path, query) = match location.split_once('?') {
+        Some((path, query)) => (path, Some(query)),
+        None => (location, None),
+    };
+    let base = from.path();
+    let merged = if path.is_empty() {
+        base.to_owned()
+    } else if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        // Beside the base's last segment: `/a/b` and `c` make `/a/c`.
+        format!("{}{path}", &base[..=base.rfind('/')?])
+    };
+    let query = if path.is_empty() && query.is_none() { from.query() } else { query };
+    let path = remove_dot_segments(&merged);
+    let path_and_query = match query {
+        Some(query) => format!("{path}?{query}"),
+        None => path,
+    };
+    let mut parts = from.clone().into_parts();
+    parts.path_and_query = Some(path_and_query.parse().ok()?);
+    http::Uri::from_parts(parts).ok()
+}
+
+/// An absolute path without its `.` and `..` segments (RFC 3986, section 5.2.4): `..`
+/// drops the segment before it, and a path that ends in either ends with `/`.
+fn remove_dot_segments(path: &str) -> String {
+    let segments: Vec<&str> = path.split('/').skip(1).collect();
+    let mut kept: Vec<&str> = Vec::with_capacity(segments.len());
+    for (i, segment) in segments.iter().enumerate() {
+        match *segment {
+            "." | ".." => {
+                if *segment == ".." {
+                    kept.pop();
+                }
+                if i + 1 == segments.len() {
+                    kept.push("");
+                }
+            }
+            other => kept.push(other),
+        }
+    }
+    format!("/{}", kept.join("/"))
 }
 
 /// Whether a failed request died on a connection that was already closed: hyper reports
@@ -182,4 +234,31 @@ fn stale_connection(error: &hyper_util::client::legacy::Error) -> bool {
         source = e.source();
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::resolve;
+
+    fn resolved(location: &str) -> String {
+        let from: http::Uri = "http://h:1/a/b/mcp?x=1".parse().unwrap();
+        resolve(&from, location).map(|u| u.to_string()).unwrap_or_else(|| "none".to_owned())
+    }
+
+    #[test]
+    fn locations_resolve_as_rfc_3986_says() {
+        assert_eq!(resolved("http://o:2/p"), "http://o:2/p");
+        assert_eq!(resolved("//h:1/z"), "http://h:1/z");
+        assert_eq!(resolved("/mcp/"), "http://h:1/mcp/");
+        assert_eq!(resolved("../mcp"), "http://h:1/a/mcp");
+        assert_eq!(resolved("../../../../mcp"), "http://h:1/mcp");
+        assert_eq!(resolved("mcp2"), "http://h:1/a/b/mcp2");
+        assert_eq!(resolved("./"), "http://h:1/a/b/");
+        assert_eq!(resolved(".."), "http://h:1/a/");
+        assert_eq!(resolved("?y=2"), "http://h:1/a/b/mcp?y=2");
+        assert_eq!(resolved(""), "http://h:1/a/b/mcp?x=1");
+        assert_eq!(resolved("/q#frag"), "http://h:1/q");
+    }
 }
