@@ -90,14 +90,60 @@ pub fn encode_offset(offset: usize) -> String {
 /// input, non-canonical base64url, a missing tag, signs, leading zeros,
 /// non-digits, and offsets that overflow `usize`.
 pub fn decode_offset(cursor: &str) -> Result<usize, CursorError> {
+    let raw = decode_payload(cursor)?;
+    let digits = raw.strip_prefix(TAG).ok_or(CursorError::UnknownFormat)?;
+    parse_decimal(digits)
+}
+
+/// Tag of a cursor that also names the item its page ended with ([`encode_position`]).
+const POSITION_TAG: &[u8] = b"mcpw.pos1:";
+
+/// Encodes where the next page of a list starts: its offset, and a 32-bit digest of the
+/// key (a tool's name, a resource's URI) of the item the page before it ended with, so
+/// the next page still starts after that item if the list changed in between.
+pub fn encode_position(offset: usize, last_key: &str) -> String {
+    let payload = format!("{offset}.{}", key_digest(last_key));
+    let mut raw = Vec::with_capacity(POSITION_TAG.len() + payload.len());
+    raw.extend_from_slice(POSITION_TAG);
+    raw.extend_from_slice(payload.as_bytes());
+    URL_SAFE_NO_PAD.encode(raw)
+}
+
+/// Decodes a cursor made by [`encode_position`]: the offset and the digest of the key
+/// of the item before it (compare with [`key_digest`]). Rejects what
+/// [`decode_offset`] rejects.
+pub fn decode_position(cursor: &str) -> Result<(usize, u32), CursorError> {
+    let raw = decode_payload(cursor)?;
+    let rest = raw.strip_prefix(POSITION_TAG).ok_or(CursorError::UnknownFormat)?;
+    let dot = rest.iter().position(|&b| b == b'.').ok_or(CursorError::InvalidOffset)?;
+    let offset = parse_decimal(&rest[..dot])?;
+    let digest = u32::try_from(parse_decimal(&rest[dot + 1..])?).map_err(|_| CursorError::Overflow)?;
+    Ok((offset, digest))
+}
+
+/// The digest of a list item's key that [`encode_position`] stores: the same in every
+/// process of one build (a cursor may reach another instance of a cluster).
+pub fn key_digest(key: &str) -> u32 {
+    use std::hash::{Hash, Hasher};
+    // `DefaultHasher::new` has fixed keys: equal input, equal digest.
+    let mut hasher = std::hash::DefaultHasher::new();
+    key.hash(&mut hasher);
+    hasher.finish() as u32
+}
+
+/// A cursor's payload, after the checks every cursor gets.
+fn decode_payload(cursor: &str) -> Result<Vec<u8>, CursorError> {
     if cursor.is_empty() {
         return Err(CursorError::Empty);
     }
     if cursor.len() > MAX_CURSOR_LEN {
         return Err(CursorError::TooLong);
     }
-    let raw = URL_SAFE_NO_PAD.decode(cursor).map_err(|_| CursorError::NotBase64)?;
-    let digits = raw.strip_prefix(TAG).ok_or(CursorError::UnknownFormat)?;
+    URL_SAFE_NO_PAD.decode(cursor).map_err(|_| CursorError::NotBase64)
+}
+
+/// A canonical decimal number: digits only, no leading zero, within `usize`.
+fn parse_decimal(digits: &[u8]) -> Result<usize, CursorError> {
     if digits.is_empty()
         || !digits.iter().all(u8::is_ascii_digit)
         || (digits.len() > 1 && digits.first() == Some(&b'0'))
@@ -260,5 +306,19 @@ mod tests {
             let msg = e.to_string();
             assert!(msg.starts_with("invalid cursor"), "{msg}");
         }
+    }
+
+    #[test]
+    fn position_cursors_round_trip_and_fit() {
+        for (offset, key) in [(1, "a"), (50, "tool-name"), (usize::MAX, "file:///a/very/long/uri")] {
+            let cursor = encode_position(offset, key);
+            assert!(cursor.len() <= MAX_CURSOR_LEN, "{cursor}");
+            assert_eq!(decode_position(&cursor), Ok((offset, key_digest(key))));
+            // Neither kind of cursor is read as the other.
+            assert_eq!(decode_offset(&cursor), Err(CursorError::UnknownFormat));
+        }
+        assert_eq!(decode_position(&encode_offset(5)), Err(CursorError::UnknownFormat));
+        assert_eq!(decode_position(&raw_cursor(b"mcpw.pos1:5")), Err(CursorError::InvalidOffset));
+        assert_eq!(decode_position(&raw_cursor(b"mcpw.pos1:5.99999999999")), Err(CursorError::Overflow));
     }
 }

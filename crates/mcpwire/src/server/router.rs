@@ -132,21 +132,23 @@ impl Server {
             methods::TOOLS_LIST if serves.tools => {
                 let (p, _): (ListToolsRequestParams, _) = parse_with_meta(params)?;
                 let catalog = self.catalog();
-                let (page, next_cursor) = self.page(&catalog.tools, p.cursor.as_deref())?;
+                let (page, next_cursor) = self.page(&catalog.tools, p.cursor.as_deref(), |d| &d.tool.name)?;
                 let tools = page.iter().map(|d| self.listed_tool(d, &seed)).collect();
                 Ok(Reply::ListTools(ListToolsResult { tools, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_LIST if serves.resources => {
                 let (p, _): (ListResourcesRequestParams, _) = parse_with_meta(params)?;
                 let catalog = self.catalog();
-                let (page, next_cursor) = self.page(&catalog.resources, p.cursor.as_deref())?;
+                let (page, next_cursor) =
+                    self.page(&catalog.resources, p.cursor.as_deref(), |d| &d.resource.uri)?;
                 let resources = page.iter().map(|d| d.resource.clone()).collect();
                 Ok(Reply::ListResources(ListResourcesResult { resources, next_cursor, ..Default::default() }))
             }
             methods::RESOURCES_TEMPLATES_LIST if serves.resources => {
                 let (p, _): (ListResourceTemplatesRequestParams, _) = parse_with_meta(params)?;
                 let catalog = self.catalog();
-                let (page, next_cursor) = self.page(&catalog.templates, p.cursor.as_deref())?;
+                let (page, next_cursor) =
+                    self.page(&catalog.templates, p.cursor.as_deref(), |d| &d.template.uri_template)?;
                 let resource_templates = page.iter().map(|d| d.template.clone()).collect();
                 Ok(Reply::ListResourceTemplates(ListResourceTemplatesResult {
                     resource_templates,
@@ -161,7 +163,8 @@ impl Server {
             methods::PROMPTS_LIST if serves.prompts => {
                 let (p, _): (ListPromptsRequestParams, _) = parse_with_meta(params)?;
                 let catalog = self.catalog();
-                let (page, next_cursor) = self.page(&catalog.prompts, p.cursor.as_deref())?;
+                let (page, next_cursor) =
+                    self.page(&catalog.prompts, p.cursor.as_deref(), |d| &d.prompt.name)?;
                 let prompts = page.iter().map(|d| d.prompt.clone()).collect();
                 Ok(Reply::ListPrompts(ListPromptsResult { prompts, next_cursor, ..Default::default() }))
             }
@@ -355,21 +358,37 @@ impl Server {
         Ok(ToolCall { def, ctx, retry, arguments, task })
     }
 
-    /// One page of a list, from an opaque cursor.
+    /// One page of a list, from an opaque cursor. The cursor names where the page before
+    /// ended (an offset, and the key of its last item), so a list that changed in
+    /// between still goes on after that item: nothing still listed is skipped. If that
+    /// item was removed, the cursor is refused and the client lists again from the start.
     fn page<'a, T>(
         &self,
         items: &'a [T],
         cursor: Option<&str>,
+        key: impl Fn(&T) -> &str,
     ) -> Result<(&'a [T], Option<String>), McpError> {
         let start = match cursor {
             None => 0,
-            Some(c) => match cursor::decode_offset(c) {
-                Ok(n) if n <= items.len() => n,
-                _ => return Err(McpError::invalid_params("Invalid cursor")),
-            },
+            Some(c) => {
+                let (offset, last) =
+                    cursor::decode_position(c).map_err(|_| McpError::invalid_params("Invalid cursor"))?;
+                let ended_with = |item: &T| cursor::key_digest(key(item)) == last;
+                match offset.checked_sub(1).and_then(|i| items.get(i)) {
+                    Some(item) if ended_with(item) => offset,
+                    _ => match items.iter().position(ended_with) {
+                        Some(i) => i + 1,
+                        None => {
+                            return Err(McpError::invalid_params(
+                                "Invalid cursor: the list changed and the item this page followed is gone; list again from the start",
+                            ))
+                        }
+                    },
+                }
+            }
         };
-        let end = (start + self.inner.config.page_size).min(items.len());
-        let next = (end < items.len()).then(|| cursor::encode_offset(end));
+        let end = (start + self.inner.config.page_size.max(1)).min(items.len());
+        let next = (end < items.len()).then(|| cursor::encode_position(end, key(&items[end - 1])));
         Ok((&items[start..end], next))
     }
 
