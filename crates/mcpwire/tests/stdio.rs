@@ -439,3 +439,16 @@ async fn a_missing_program_is_a_spawn_error() {
     assert_eq!(err.kind(), std::io::ErrorKind::NotFound);
     let _ = NoHandler;
 }
+
+/// A program that cannot be started is named in the error, with how to fix a missing one
+/// (the OS's "No such file or directory" alone names neither).
+#[tokio::test]
+async fn a_program_that_cannot_start_is_named_in_the_error() {
+    let Err(error) = ChildProcess::new("mcpwire-no-such-program").spawn() else { panic!("spawned") };
+    assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+    assert_eq!(error.to_string(), "\"mcpwire-no-such-program\" not found (give its path, or put it on PATH)");
+    let client =
+        mcpwire::client::Client::builder("c", "1").spawn(ChildProcess::new("mcpwire-no-such-program")).await;
+    let Err(error) = client else { panic!("connected") };
+    assert!(error.to_string().contains("\"mcpwire-no-such-program\" not found"), "{error}");
+}

@@ -184,7 +184,17 @@ impl ChildProcess {
             .kill_on_drop(true);
         #[cfg(all(unix, not(feature = "portable-stdio")))]
         command.process_group(0);
-        let mut child = command.spawn()?;
+        let mut child = command.spawn().map_err(|e| {
+            // The OS error alone ("No such file or directory") names neither the program nor PATH.
+            let program = &self.program;
+            let why = match e.kind() {
+                io::ErrorKind::NotFound => {
+                    format!("{program:?} not found (give its path, or put it on PATH)")
+                }
+                _ => format!("cannot run {program:?}: {e}"),
+            };
+            io::Error::new(e.kind(), why)
+        })?;
         let pid = child.id();
         let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
             (Some(i), Some(o)) => (i, o),
