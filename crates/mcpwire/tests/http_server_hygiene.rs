@@ -275,7 +275,8 @@ async fn an_unknown_path_gets_404() {
     req.path = "/other".into();
     let response = send(t.addr, req).await;
     assert_eq!(response.status, 404);
-    assert_eq!(response.json().await, transport_error(-32600, "Not found"));
+    let says_where = "Not found: no MCP endpoint at /other (this server's is /mcp)";
+    assert_eq!(response.json().await, transport_error(-32600, says_where));
 }
 
 /// Sanity check of the raw client: a response read as events ends cleanly.

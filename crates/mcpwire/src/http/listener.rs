@@ -177,18 +177,21 @@ async fn serve_connection(
     let stream = WriteDeadline::new(stream, service.inner.settings.write_timeout);
     let handler = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
         let service = service.clone();
-        let on_path = request.uri().path() == path;
+        // Off the endpoint's path, a 404 that says where the endpoint is: a client given a
+        // wrong path sees it.
+        let not_found = (request.uri().path() != path).then(|| {
+            super::status::error(
+                http::StatusCode::NOT_FOUND,
+                None,
+                mcpwire_protocol::codes::INVALID_REQUEST,
+                format!("Not found: no MCP endpoint at {} (this server's is {path})", request.uri().path()),
+            )
+        });
         async move {
-            if on_path {
-                Ok::<_, std::convert::Infallible>(service.handle(request).await)
-            } else {
-                Ok(super::status::error(
-                    http::StatusCode::NOT_FOUND,
-                    None,
-                    mcpwire_protocol::codes::INVALID_REQUEST,
-                    "Not found",
-                ))
-            }
+            Ok::<_, std::convert::Infallible>(match not_found {
+                Some(response) => response,
+                None => service.handle(request).await,
+            })
         }
     });
     let connection = hyper::server::conn::http1::Builder::new()
