@@ -127,12 +127,15 @@ impl std::str::FromStr for Target {
     }
 }
 
-/// Quotes a word for display when it needs it.
+/// Quotes a word for display when a POSIX shell would read it otherwise, so the command
+/// line can be pasted into one: in single quotes, where nothing is special (a `'` inside
+/// is written `'\''`).
 fn quote_word(word: &str) -> String {
-    if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || "'\"\\$`".contains(c)) {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
+    if !word.is_empty() && word.chars().all(plain) {
         word.to_owned()
     } else {
-        format!("\"{}\"", word.replace('\\', "\\\\").replace('"', "\\\""))
+        format!("'{}'", word.replace('\'', "'\\''"))
     }
 }
 
@@ -345,7 +348,7 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
             Failure::connect(format!("cannot run {program:?}: permission denied"))
                 .hint("is it an executable file? (chmod +x, or run it through its interpreter)")
         }
-        ConnectError::Spawn(e) => Failure::connect(format!("cannot start {program:?}: {e}"))
+        ConnectError::Spawn(e) => Failure::connect(format!("cannot start the server: {e}"))
             .hint("check the command line of the stdio target"),
         ConnectError::Handshake(RequestError::ConnectionClosed { reason }) => {
             let (what, tail) = crate::errors::split_reason(reason.as_deref());
@@ -386,10 +389,22 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
         ConnectError::Handshake(RequestError::Transport { reason })
             if matches!(target, Target::Http { .. }) && reason.starts_with("HTTP request failed") =>
         {
-            let refused = reason.to_ascii_lowercase().contains("refused");
+            let lower = reason.to_ascii_lowercase();
+            let refused = lower.contains("refused");
             let why = if refused { "connection refused".to_owned() } else { reason.clone() };
-            Failure::connect(format!("cannot reach {program}: {why}"))
-                .hint("is the server running and listening there? Check the host, the port and the path (often /mcp)")
+            // rustls's words for a TLS handshake answered by something that is not TLS.
+            let plain_http = program.starts_with("https://")
+                && (lower.contains("corrupt message") || lower.contains("invalidcontenttype"));
+            let hint = if plain_http {
+                format!(
+                    "the server answered without TLS: is it plain HTTP? Try {}",
+                    program.replacen("https://", "http://", 1)
+                )
+            } else {
+                "is the server running and listening there? Check the host, the port and the path (often /mcp)"
+                    .to_owned()
+            };
+            Failure::connect(format!("cannot reach {program}: {why}")).hint(hint)
         }
         // The server wants authorization, and getting it failed (no metadata, no
         // registration, a refusal...).
@@ -485,6 +500,19 @@ mod tests {
         let t = stdio("my server", &["--x", "a'b"]);
         let shown = t.to_string();
         assert_eq!(Target::parse(&shown[..]).unwrap(), t);
+    }
+
+    #[test]
+    fn command_lines_paste_into_a_shell() {
+        assert_eq!(stdio("python3", &["-c", "print(1)"]).command_line(), "python3 -c 'print(1)'");
+        assert_eq!(stdio("sh", &["-c", "echo $HOME; ls *"]).command_line(), "sh -c 'echo $HOME; ls *'");
+        assert_eq!(
+            stdio("/srv/bin", &["--port=8080", "it's"]).command_line(),
+            "/srv/bin --port=8080 'it'\\''s'"
+        );
+        for t in [stdio("python3", &["-c", "print(1)"]), stdio("a b", &["", "x'y\"z", "a|b&c>d"])] {
+            assert_eq!(Target::parse(&t.command_line()).unwrap(), t);
+        }
     }
 
     #[test]

@@ -502,6 +502,23 @@ fn a_refused_host_is_named_with_a_hint() {
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
 }
 
+/// Two common slips against a plain-HTTP server with no login: `https://` for `http://`,
+/// and `mcpwire login` where none is needed. Each hint says what to do instead.
+#[test]
+fn https_to_a_plain_server_and_a_needless_login_get_hints() {
+    let mut server = start_http(&["serve", "--example", "notes", "--http", "127.0.0.1:0"]);
+    let https = server.url.replacen("http://", "https://", 1);
+    let o = mcpwire(&["tools", &https]);
+    expect_code(&o, 2);
+    let hint = format!("hint: the server answered without TLS: is it plain HTTP? Try {}", server.url);
+    assert!(stderr(&o).contains(&hint), "{}", stderr(&o));
+    let o = mcpwire(&["login", &server.url, "--timeout", "5"]);
+    expect_code(&o, 2);
+    assert!(stderr(&o).contains("hint: this server needs no login"), "{}", stderr(&o));
+    interrupt(&server.child);
+    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
+}
+
 /// The Python SDK fixture server (`tests/peers/python/server_fixture.py`), when it and
 /// the SDK's venv are there.
 fn python_server() -> Option<String> {
