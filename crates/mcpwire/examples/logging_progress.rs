@@ -1,6 +1,8 @@
 //! Logging and progress: a long tool call that tells the client how far it has got and
-//! logs as it goes. The client sees progress only if it sent a `progressToken`, and logs
-//! at or above the level it set (`logging/setLevel`); both are no-ops otherwise. A
+//! logs as it goes. The client sees progress only if it sent a `progressToken`. A 2025
+//! session gets every log message until it sets a level (`logging/setLevel`), then those
+//! at or above it; a 2026 request gets logs only at or above the level it names in its
+//! `_meta` (none if it names none). A
 //! cancelled call stops at its next `await`: by default its future is dropped there; a
 //! server built with `PeerCancelMode::Signal` (or a call run as a task) sees the
 //! cancellation token fire instead, which the `select!` below handles. Outside any
