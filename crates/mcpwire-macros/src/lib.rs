@@ -94,7 +94,8 @@ impl Kind {
 #[derive(Default)]
 struct Options {
     name: Option<String>,
-    description: Option<String>,
+    /// A string, or the tokens of a macro that makes one.
+    description: Option<Tokens>,
     title: Option<String>,
     uri: Option<String>,
     mime_type: Option<String>,
@@ -117,12 +118,19 @@ impl Options {
                 options.hints.push((Ident::new(&key, span), hint));
                 continue;
             }
+            if key == "description" {
+                options.description = Some(match value {
+                    OptionValue::Str(text) => quote! { #text },
+                    OptionValue::Macro(tokens) => tokens,
+                    OptionValue::Bool(_) => return Err(syn::Error::new(span, "description takes a string")),
+                });
+                continue;
+            }
             let OptionValue::Str(value) = value else {
                 return Err(syn::Error::new(span, format!("{key} takes a string")));
             };
             let slot = match (key.as_str(), kind) {
                 ("name", _) => &mut options.name,
-                ("description", _) => &mut options.description,
                 ("title", _) => &mut options.title,
                 ("uri", Kind::Resource) => &mut options.uri,
                 ("mime_type", Kind::Resource) => &mut options.mime_type,
@@ -143,10 +151,12 @@ impl Options {
     }
 }
 
-/// An option's value: a string, or `true`/`false`.
+/// An option's value: a string, `true`/`false`, or a macro that makes a string
+/// (`include_str!("..")`, `concat!(..)`), which only `description` takes.
 enum OptionValue {
     Str(String),
     Bool(bool),
+    Macro(Tokens),
 }
 
 /// `key = "value"` or `key = true`, ... as (key, value, span of the key).
@@ -159,6 +169,7 @@ fn name_values(input: ParseStream) -> syn::Result<Vec<(String, OptionValue, Span
         let value = match &nv.value {
             Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) => OptionValue::Str(value.value()),
             Expr::Lit(ExprLit { lit: Lit::Bool(value), .. }) => OptionValue::Bool(value.value),
+            Expr::Macro(mac) => OptionValue::Macro(quote! { #mac }),
             other => return Err(syn::Error::new_spanned(other, "expected a string, true or false")),
         };
         let key = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
@@ -176,20 +187,47 @@ fn type_path(ty: &Type) -> Option<&syn::Path> {
     }
 }
 
-fn doc_comment(attrs: &[Attribute]) -> Option<String> {
-    let lines: Vec<String> = attrs
+/// The doc comment as the description's tokens: its lines joined, without the
+/// indentation they share (the space after `///`), so nested lists and code keep theirs;
+/// a `#[doc = include_str!("..")]` (or another macro) is put in where it stands.
+fn doc_comment(attrs: &[Attribute]) -> Option<Tokens> {
+    let parts: Vec<&Expr> = attrs
         .iter()
         .filter(|a| a.path().is_ident("doc"))
         .filter_map(|a| match &a.meta {
-            Meta::NameValue(nv) => match &nv.value {
-                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value().trim().to_owned()),
-                _ => None,
-            },
+            Meta::NameValue(nv) => Some(&nv.value),
             _ => None,
         })
         .collect();
-    let text = lines.join("\n").trim().to_owned();
-    (!text.is_empty()).then_some(text)
+    let literal = |e: &Expr| match e {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let texts: Vec<Option<String>> = parts.iter().map(|e| literal(e)).collect();
+    let indent = texts
+        .iter()
+        .flatten()
+        .flat_map(|t| t.lines())
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let unindent = |text: &str| {
+        text.lines().map(|l| l.get(indent..).unwrap_or("").trim_end()).collect::<Vec<_>>().join("\n")
+    };
+    if texts.iter().all(Option::is_some) {
+        let text = texts.iter().flatten().map(|t| unindent(t)).collect::<Vec<_>>().join("\n");
+        let text = text.trim();
+        return (!text.is_empty()).then(|| quote! { #text });
+    }
+    let pieces = parts.iter().zip(&texts).map(|(expr, text)| match text {
+        Some(text) => {
+            let text = unindent(text);
+            quote! { #text }
+        }
+        None => quote! { #expr },
+    });
+    Some(quote! { ::core::primitive::str::trim(::core::concat!(#(#pieces, "\n"),*)) })
 }
 
 /// The function's parameters, split: arguments become fields of the arguments type,
@@ -199,6 +237,10 @@ struct Parameters {
     /// The arguments' names, in the function's order.
     names: Vec<String>,
     extractors: Vec<Tokens>,
+    /// A check, spanned on each extractor's type, that it is one (`FromRequest`): the
+    /// compiler then says which parameter is wrong and why, where the handler as a whole
+    /// would only be "not a handler".
+    extractor_checks: Vec<Tokens>,
     call_args: Vec<Tokens>,
     /// A tool that takes its arguments whole, as `Args<T>`: `T` is the arguments type.
     whole_args: bool,
@@ -222,16 +264,32 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         fields: Vec::new(),
         names: Vec::new(),
         extractors: Vec::new(),
+        extractor_checks: Vec::new(),
         call_args: Vec::new(),
         whole_args: false,
     };
     for (i, input) in item.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(pat_type) = input else {
-            let message = format!("#[{}] works on free functions, not methods", kind.word());
+            let message = format!(
+                "#[{}] works on free functions, not methods: make the struct the server's state \
+                 (`ServerBuilder::state(..)`) and take it as a `State<YourStruct>` parameter",
+                kind.word()
+            );
             return Err(syn::Error::new_spanned(input, message));
         };
-        let description = take_arg_description(&mut pat_type.attrs)?;
+        let ArgOptions { description, extractor } = take_arg_options(&mut pat_type.attrs)?;
         let ty = &pat_type.ty;
+        if let Type::Reference(_) = &**ty {
+            // A handler's parameters are values it owns: what it is given outlives no
+            // borrow of the request.
+            let message = match type_path(ty).and_then(|p| p.segments.last()) {
+                Some(last) if last.ident == "Ctx" => "take the context by value: `ctx: Ctx`".to_owned(),
+                _ => "arguments are owned values, read from the request's JSON: take an owned type \
+                      (`String` for `&str`, `Vec<T>` for `&[T]`)"
+                    .to_owned(),
+            };
+            return Err(syn::Error::new_spanned(ty, message));
+        }
         // A tool's arguments as one typed struct (`Args(query): Args<Query>`, as rmcp's
         // `Parameters<T>`): its schema is the tool's `inputSchema`.
         let whole_args = kind == Kind::Tool && is_args(ty);
@@ -241,9 +299,12 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
             }
             parameters.whole_args = true;
         }
-        if whole_args || kind.is_extractor(ty) {
+        if whole_args || extractor || kind.is_extractor(ty) {
             let ident = format_ident!("__extractor_{}", i);
             parameters.extractors.push(quote! { #ident: #ty });
+            parameters.extractor_checks.push(quote::quote_spanned! { syn::spanned::Spanned::span(ty) =>
+                ::mcpwire::__private::is_an_extractor::<#ty>();
+            });
             parameters.call_args.push(quote! { #ident });
             continue;
         }
@@ -263,9 +324,19 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
     Ok(parameters)
 }
 
-/// Removes `#[arg(description = "...")]` from a parameter and returns the description.
-fn take_arg_description(attrs: &mut Vec<Attribute>) -> syn::Result<Option<String>> {
-    let mut description = None;
+/// What `#[arg(...)]` says of a parameter.
+#[derive(Default)]
+struct ArgOptions {
+    /// `description = "..."`: the argument's description in the schema.
+    description: Option<String>,
+    /// `extractor`: the parameter is one of the user's own extractors (a type that
+    /// implements `FromRequest`), not an argument.
+    extractor: bool,
+}
+
+/// Removes `#[arg(...)]` from a parameter and returns what it said.
+fn take_arg_options(attrs: &mut Vec<Attribute>) -> syn::Result<ArgOptions> {
+    let mut options = ArgOptions::default();
     let mut kept = Vec::new();
     for attr in attrs.drain(..) {
         if !attr.path().is_ident("arg") {
@@ -273,18 +344,27 @@ fn take_arg_description(attrs: &mut Vec<Attribute>) -> syn::Result<Option<String
             continue;
         }
         let list = attr.meta.require_list()?;
-        for (key, value, span) in name_values.parse2(list.tokens.clone())? {
-            match (key.as_str(), value) {
-                ("description", OptionValue::Str(value)) => description = Some(value),
-                ("description", OptionValue::Bool(_)) => {
-                    return Err(syn::Error::new(span, "description takes a string"))
+        let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone())?;
+        for meta in metas {
+            match &meta {
+                Meta::Path(path) if path.is_ident("extractor") => options.extractor = true,
+                Meta::NameValue(nv) if nv.path.is_ident("description") => match &nv.value {
+                    Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) => {
+                        options.description = Some(value.value())
+                    }
+                    other => return Err(syn::Error::new_spanned(other, "description takes a string")),
+                },
+                other => {
+                    return Err(syn::Error::new_spanned(
+                        other,
+                        "unknown option: use description = \"...\" or extractor",
+                    ))
                 }
-                _ => return Err(syn::Error::new(span, "unknown option: use description")),
             }
         }
     }
     *attrs = kept;
-    Ok(description)
+    Ok(options)
 }
 
 /// The function's return type (`()` when it declares none).
@@ -311,7 +391,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
     let args_ident = format_ident!("__{}_{}_args", fn_ident, kind.word());
     let def_fn = format_ident!("{}_{}", fn_ident, kind.word());
     let hidden_fn = definition_fn(&fn_ident);
-    let Parameters { fields, names, extractors, call_args, whole_args } = parameters;
+    let Parameters { fields, names, extractors, extractor_checks, call_args, whole_args } = parameters;
 
     // A sync function runs on the runtime's blocking pool, so that one that blocks holds
     // up no other request (nor the connection's reading of a cancellation).
@@ -390,6 +470,7 @@ fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens>
 
         #[doc = #doc]
         #vis fn #def_fn() -> ::mcpwire::server::#def_type {
+            #(#extractor_checks)*
             #definition
         }
 

@@ -324,7 +324,6 @@ pub(crate) fn shown(s: &str, n: usize) -> std::borrow::Cow<'_, str> {
 
 /// An error and its sources, `: `-separated (hyper's own message alone, "client error
 /// (Connect)", does not say that the connection was refused).
-#[cfg(feature = "http")]
 pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();

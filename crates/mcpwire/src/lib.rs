@@ -84,8 +84,11 @@ pub use mcpwire_macros::definitions;
 ///   (`Option<T>` is optional; `#[arg(description = "...")]` describes one); or all of
 ///   them as one struct, `Args(query): Args<Query>`, whose schema is the `inputSchema`.
 ///   `Ctx` and `State<T>` parameters are extractors (the request's context, shared
-///   state), not arguments.
-/// - **Description**: the doc comment, or `description = "..."`. Other options: `name`
+///   state), not arguments; so is a parameter marked `#[arg(extractor)]`, of a type of
+///   your own that implements [`FromRequest`](server::FromRequest) (below). Parameters are
+///   owned values (`String`, not `&str`).
+/// - **Description**: the doc comment (a `#[doc = include_str!("..")]` line included),
+///   or `description = "..."` (or `= include_str!("..")`). Other options: `name`
 ///   (default: the function's), `title`, and the annotations' behaviour hints
 ///   `read_only_hint`, `destructive_hint`, `idempotent_hint`, `open_world_hint` (`= true`
 ///   or `= false`).
@@ -119,6 +122,43 @@ pub use mcpwire_macros::definitions;
 /// let server = Server::builder("calc", "1").tool(divide_tool()).build().unwrap();
 /// let hints = server.tools()[0].tool().annotations.clone().unwrap();
 /// assert_eq!((hints.read_only_hint, hints.open_world_hint, hints.destructive_hint), (Some(true), Some(false), None));
+/// ```
+///
+/// An extractor of your own, marked `#[arg(extractor)]`: here the user a middleware
+/// (or an HTTP layer in front) put on the request.
+///
+/// ```
+/// use mcpwire::server::{FromRequest, Rejection, RequestParts};
+/// use mcpwire::McpError;
+///
+/// #[derive(Clone)]
+/// struct User(String);
+///
+/// impl FromRequest for User {
+///     fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection> {
+///         let user = parts.ctx().extensions().get::<User>().cloned();
+///         user.ok_or_else(|| Rejection::Protocol(McpError::invalid_request("sign in first")))
+///     }
+/// }
+///
+/// /// Greets the caller.
+/// #[mcpwire::tool]
+/// async fn hello(#[arg(extractor)] user: User, greeting: Option<String>) -> String {
+///     format!("{}, {}", greeting.as_deref().unwrap_or("Hello"), user.0)
+/// }
+///
+/// let tool = hello_tool();
+/// let schema = serde_json::to_value(&tool.tool().input_schema).unwrap();
+/// assert!(schema["properties"].get("user").is_none() && schema["properties"].get("greeting").is_some());
+/// ```
+///
+/// A borrowed parameter does not compile (the compiler says to take an owned type):
+///
+/// ```compile_fail
+/// #[mcpwire::tool]
+/// async fn shout(text: &str) -> String {
+///     text.to_uppercase()
+/// }
 /// ```
 ///
 /// An error type that is not a tool error does not compile, even a serializable one:
@@ -184,6 +224,10 @@ pub mod __private {
     pub use crate::server::tool_output;
     pub use schemars;
     pub use serde;
+
+    /// Compiles only for a type a handler can take as an extractor: the macros check
+    /// each parameter they take for one, so that the compiler names the parameter.
+    pub fn is_an_extractor<T: crate::server::FromRequest>() {}
 }
 pub use extensions::{Extensions, Principal, TokenClaims};
 

@@ -434,3 +434,76 @@ fn a_sync_call_cancelled_before_its_turn_never_runs() {
         raw.expect_silence(std::time::Duration::from_millis(100)).await;
     });
 }
+
+/// Lists things.
+///
+/// Example:
+///
+///     list(limit = 3)
+///
+/// - a
+///   - nested
+#[mcpwire::tool]
+async fn indented() -> String {
+    String::new()
+}
+
+/// Searches the notes.
+#[doc = include_str!("fixtures/search_description.md")]
+#[mcpwire::tool]
+async fn from_file() -> String {
+    String::new()
+}
+
+#[mcpwire::tool(description = include_str!("fixtures/search_description.md"))]
+async fn from_option() -> String {
+    String::new()
+}
+
+#[test]
+fn descriptions_keep_their_indentation_and_may_come_from_files() {
+    let description = |def: mcpwire::server::ToolDef| def.tool().description.clone().unwrap();
+    assert_eq!(
+        description(indented_tool()),
+        "Lists things.\n\nExample:\n\n    list(limit = 3)\n\n- a\n  - nested"
+    );
+    let file = include_str!("fixtures/search_description.md");
+    assert_eq!(description(from_file_tool()), format!("Searches the notes.\n{}", file.trim_end()));
+    assert_eq!(description(from_option_tool()), file);
+}
+
+/// An error of the user's own, with a source, as thiserror makes them.
+#[derive(Debug)]
+struct StoreError(std::io::Error);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("reading notes.db")
+    }
+}
+
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
+fn read_store() -> Result<String, StoreError> {
+    Err(StoreError(std::io::Error::new(std::io::ErrorKind::PermissionDenied, "permission denied")))
+}
+
+#[mcpwire::tool]
+async fn read_notes() -> Result<String, mcpwire::server::ToolError> {
+    Ok(read_store()?)
+}
+
+#[tokio::test]
+async fn any_error_becomes_a_tool_error_with_question_mark() {
+    let server = mcpwire::server::Server::builder("s", "1").tool(read_notes_tool()).build().unwrap();
+    let (a, b) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(b).await });
+    let client = mcpwire::client::Client::builder("c", "1").connect(a).await.unwrap();
+    let result = client.call_tool("read_notes", serde_json::json!({})).await.unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert_eq!(result.content[0].as_text(), Some("reading notes.db: permission denied"));
+}

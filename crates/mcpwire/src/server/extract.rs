@@ -92,6 +92,13 @@ pub enum Rejection {
 }
 
 /// Turns part of a request into a handler parameter.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not something a handler can take from a request",
+    label = "not an extractor",
+    note = "handlers take `Ctx`, `State<T>` (T: Clone, given to `ServerBuilder::state`), `Args<T>`, \
+            and types that implement `FromRequest`; with `#[mcpwire::tool]`, other parameters are \
+            the tool's arguments, and `#[arg(extractor)]` marks one of your own extractors"
+)]
 pub trait FromRequest: Sized + Send + 'static {
     /// Extracts the value.
     fn from_request(parts: &RequestParts<'_>) -> Result<Self, Rejection>;

@@ -74,6 +74,15 @@ impl std::fmt::Display for ToolError {
     }
 }
 
+/// Any error converts, so `?` works in a tool that returns `Result<T, ToolError>`: the
+/// message is the error's, then each of its sources' (`reading notes.db: permission
+/// denied`).
+impl<E: std::error::Error> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        ToolError(crate::error::error_chain(&error))
+    }
+}
+
 /// What a handler returns.
 pub trait IntoToolResult: Send + 'static {
     /// The result, or a protocol error.
@@ -148,7 +157,7 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
 /// How an `Err` returned by a handler is reported.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool's error",
-    note = "return `ToolError`, a `String`, `std::io::Error` or `Box<dyn Error + Send + Sync>` for a failure the model sees (`isError: true`), `McpError` for a protocol error, or implement `IntoToolError` for `{Self}`"
+    note = "return `ToolError` (any error converts to it, so `?` works), a `String`, `std::io::Error` or `Box<dyn Error + Send + Sync>` for a failure the model sees (`isError: true`), `McpError` for a protocol error, or implement `IntoToolError` for `{Self}`"
 )]
 pub trait IntoToolError: Send + 'static {
     /// `Ok(result)`: an execution error (`isError: true`) the model sees;
