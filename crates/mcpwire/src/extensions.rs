@@ -69,9 +69,17 @@ impl Extensions {
         });
     }
 
-    /// The value of type `T`, if one was stored.
+    /// The value of type `T`, if one was stored, or else if the HTTP request this message
+    /// came in had one in its own extensions (put there by a tower layer in front of
+    /// the MCP service: a resolved user, say).
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.find(TypeId::of::<T>()).and_then(|v| v.downcast_ref())
+        let stored = self.find(TypeId::of::<T>()).and_then(|v| v.downcast_ref());
+        #[cfg(feature = "http")]
+        let stored = stored.or_else(|| {
+            let http = self.find(TypeId::of::<http::Extensions>())?.downcast_ref::<http::Extensions>()?;
+            http.get::<T>()
+        });
+        stored
     }
 
     /// The stored value of type `T` itself, shared: a transport that lent a value of its

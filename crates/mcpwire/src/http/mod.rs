@@ -660,7 +660,7 @@ fn batch_members(
 }
 
 /// Transport facts handed to handlers: the request's headers (moved out of `parts`:
-/// call it once the headers have been checked).
+/// call it once the headers have been checked) and its HTTP extensions.
 fn request_extensions(parts: &mut http::request::Parts) -> Extensions {
     let mut extensions = Extensions::new();
     extensions.insert(std::mem::take(&mut parts.headers));
@@ -671,6 +671,11 @@ fn request_extensions(parts: &mut http::request::Parts) -> Extensions {
     // found, for handlers to read through their context.
     if let Some(claims) = parts.extensions.get::<crate::extensions::TokenClaims>() {
         extensions.insert(claims.clone());
+    }
+    // Whatever else a layer in front put on the request (a resolved user, say), for
+    // handlers to read the same way ([`Extensions::get`] looks in it too).
+    if !parts.extensions.is_empty() {
+        extensions.insert(parts.extensions.clone());
     }
     extensions
 }

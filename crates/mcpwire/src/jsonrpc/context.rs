@@ -285,9 +285,17 @@ impl RequestContext {
         self.entry.is_fired() || self.entry.token_cancelled() || self.peer.shared.shutdown.is_cancelled()
     }
 
-    /// Transport facts (HTTP headers, the authenticated principal, ...).
+    /// Transport facts (HTTP headers, the authenticated principal, what an HTTP layer in
+    /// front put on the request, what a middleware added, ...).
     pub fn extensions(&self) -> &Extensions {
         &self.extensions
+    }
+
+    /// The transport facts, to add to: a middleware that resolved something about the
+    /// request (the user behind a key, say) inserts it here, and the handlers after it
+    /// read it with [`extensions`](Self::extensions) (`Ctx::extensions` in a tool).
+    pub fn extensions_mut(&mut self) -> &mut Extensions {
+        &mut self.extensions
     }
 
     /// The connection's peer handle, for messages unrelated to this request.

@@ -103,7 +103,10 @@ pub enum PeerCancelMode {
     /// Drop the handler's future at once (the default).
     #[default]
     Interrupt,
-    /// Only cancel the handler's token and let it run to completion.
+    /// Only cancel the handler's token and let it run to completion. This applies to
+    /// the peer's `notifications/cancelled`; the end of the connection still drops every
+    /// handler (after firing its token), and a Streamable HTTP request without a session
+    /// (2026, or a 2025 server without sessions) is cancelled by closing its connection.
     Signal,
 }
 
