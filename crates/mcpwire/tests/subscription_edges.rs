@@ -174,3 +174,27 @@ async fn list_pages_go_on_after_their_last_item_when_the_list_changes() {
     assert_eq!(refused["error"]["code"], -32602, "{refused}");
     assert!(refused["error"]["message"].as_str().unwrap().contains("list again"), "{refused}");
 }
+
+#[tokio::test]
+async fn a_2025_session_follows_a_bounded_number_of_resources() {
+    let server = Server::builder("many", "1").resource(resource("docs://a", "a").text("A")).build().unwrap();
+    let mut raw = initialized(server).await;
+    for i in 0..4096 {
+        raw.request(i + 1, "resources/subscribe", json!({ "uri": format!("docs://{i}") })).await;
+        expect_result(&raw.next().await, i + 1);
+    }
+    raw.request(5000, "resources/subscribe", json!({ "uri": "docs://one-more" })).await;
+    let refused = json_of(&raw.next().await);
+    assert_eq!(refused["error"]["code"], -32603, "{refused}");
+    assert!(
+        refused["error"]["message"].as_str().unwrap().contains("unsubscribe from some first"),
+        "{refused}"
+    );
+    // One already followed is still acknowledged, and unsubscribing makes room.
+    raw.request(5001, "resources/subscribe", json!({ "uri": "docs://7" })).await;
+    expect_result(&raw.next().await, 5001);
+    raw.request(5002, "resources/unsubscribe", json!({ "uri": "docs://7" })).await;
+    expect_result(&raw.next().await, 5002);
+    raw.request(5003, "resources/subscribe", json!({ "uri": "docs://one-more" })).await;
+    expect_result(&raw.next().await, 5003);
+}

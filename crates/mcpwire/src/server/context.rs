@@ -59,6 +59,10 @@ pub(crate) struct SessionInfo {
 /// before it is sent anyway (a client that never sends it still gets its questions).
 const INITIALIZED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// The most resources one 2025 session follows at once: a client cannot grow a
+/// session's memory without bound by subscribing to ever new URIs.
+pub(crate) const MAX_SUBSCRIPTIONS: usize = 4096;
+
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
 /// a pointer is 8, and most sessions never subscribe.
 type Subscriptions = Option<Box<Followed>>;
@@ -244,6 +248,11 @@ impl SessionInfo {
         self.subscriptions().as_ref().is_some_and(|followed| followed.uris.contains(uri))
     }
 
+    /// How many resources the client follows.
+    pub(crate) fn subscription_count(&self) -> usize {
+        self.subscriptions().as_ref().map_or(0, |followed| followed.uris.len())
+    }
+
     /// Sends a notification to the client without waiting, so that a client that does not
     /// read never holds up the other sessions: a stdio session whose queue is full misses
     /// it, with a warning; a 2025 HTTP session routes it at once to its GET stream, whose
@@ -326,7 +335,11 @@ impl Ctx {
     /// guard. With [`PeerCancelMode::Signal`](crate::jsonrpc::PeerCancelMode) (set through
     /// [`ServerBuilder::dispatcher_config`](super::ServerBuilder::dispatcher_config)) the
     /// future keeps running and this token tells it to stop; a task's handler is always
-    /// told through this token.
+    /// told through this token. The end of the connection drops the handler in either
+    /// mode, after this token fires: over Streamable HTTP without a session (the 2026
+    /// era, or a 2025 server without sessions) a client cancels a request by closing its
+    /// connection, so there the handler is dropped either way (a bound on what a client
+    /// that comes and goes can leave running).
     pub fn cancellation(&self) -> &CancellationToken {
         match self.inner.task.get() {
             Some(link) => &link.running.cancel,
@@ -387,7 +400,9 @@ impl Ctx {
         self.meta().and_then(crate::extensions::TraceContext::from_meta)
     }
 
-    /// Transport facts (HTTP headers, the authenticated principal).
+    /// Transport facts: HTTP headers, the authenticated principal, what an HTTP layer in
+    /// front put on the request and what a middleware added (see
+    /// [`RequestContext::extensions_mut`](crate::jsonrpc::RequestContext::extensions_mut)).
     pub fn extensions(&self) -> &Extensions {
         self.inner.rpc.extensions()
     }

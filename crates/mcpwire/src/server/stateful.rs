@@ -172,6 +172,14 @@ impl StatefulSession {
                         let inner = &self.server.inner;
                         let _turn = session.subscribing.lock().await;
                         if !session.is_subscribed(&p.uri) {
+                            let most = super::context::MAX_SUBSCRIPTIONS;
+                            if session.subscription_count() >= most {
+                                // Said as it is: the client can unsubscribe from some first.
+                                return Err(McpError::new(
+                                    mcpwire_protocol::codes::INTERNAL_ERROR,
+                                    format!("This session follows {most} resources, the most it may: unsubscribe from some first"),
+                                ));
+                            }
                             if let Some(hook) = &inner.on_subscribe {
                                 hook(p.uri.clone()).await?;
                             }
