@@ -41,9 +41,6 @@ pub(crate) struct SessionInfo {
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     /// URIs the client subscribed to with `resources/subscribe` (`None` until the first).
     subscriptions: Mutex<Subscriptions>,
-    /// Held while a `resources/subscribe` or `unsubscribe` is served, so two for one URI
-    /// at once tell the subscribe hook once, and each takes effect in turn.
-    pub(crate) subscribing: tokio::sync::Mutex<()>,
     /// The session's connection, for the change notifications pushed to it.
     pub(crate) peer: Peer,
     /// A random id that marks the tasks this session created (only it sees them), drawn
@@ -68,9 +65,15 @@ pub(crate) const MAX_SUBSCRIPTIONS: usize = 4096;
 type Subscriptions = Option<Box<Followed>>;
 
 /// The resources a 2025 session follows, and who to tell when it stops following them.
+/// Made at the session's first subscribe and kept (its set's memory goes back once it is
+/// empty), so that its turn is the same for every subscribe of the session.
 struct Followed {
     uris: HashSet<String>,
     on_end: Option<super::UnsubscribeHook>,
+    /// Held while a `resources/subscribe` or `unsubscribe` is served, so two for one URI
+    /// at once tell the subscribe hook once, and each takes effect in turn. Here, not in
+    /// every session: most never subscribe.
+    turn: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl std::fmt::Debug for Followed {
@@ -127,7 +130,7 @@ impl<T: Serialize + DeserializeOwned> Compact<T> {
 impl Drop for SessionInfo {
     fn drop(&mut self) {
         let followed = self.subscriptions.get_mut().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(Followed { uris, on_end: Some(hook) }) = followed.map(|f| *f) {
+        if let Some(Followed { uris, on_end: Some(hook), .. }) = followed.map(|f| *f) {
             for uri in &uris {
                 hook(uri);
             }
@@ -169,7 +172,6 @@ impl SessionInfo {
             client_info,
             log_level: Mutex::new(None),
             subscriptions: Mutex::new(None),
-            subscribing: tokio::sync::Mutex::new(()),
             peer,
             task_owner: OnceLock::new(),
             initialized: tokio::sync::SetOnce::new(),
@@ -215,16 +217,28 @@ impl SessionInfo {
         self.subscriptions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// `resources/subscribe`; `on_end` is told of each URI the session stops following.
-    pub(crate) fn subscribe(&self, uri: String, on_end: Option<&super::UnsubscribeHook>) {
+    /// The session's turn to change what it follows (see [`Followed::turn`]); `on_end` is
+    /// the hook told of each URI the session stops following.
+    pub(crate) fn subscription_turn(
+        &self,
+        on_end: Option<&super::UnsubscribeHook>,
+    ) -> Arc<tokio::sync::Mutex<()>> {
         let mut subscriptions = self.subscriptions();
-        let followed = subscriptions
-            .get_or_insert_with(|| Box::new(Followed { uris: HashSet::new(), on_end: on_end.cloned() }));
-        followed.uris.insert(uri);
+        let followed = subscriptions.get_or_insert_with(|| {
+            Box::new(Followed { uris: HashSet::new(), on_end: on_end.cloned(), turn: Default::default() })
+        });
+        followed.turn.clone()
     }
 
-    /// `resources/unsubscribe` (the hook is told); the set's memory goes back once it is
-    /// empty.
+    /// `resources/subscribe`, in the session's turn.
+    pub(crate) fn subscribe(&self, uri: String) {
+        if let Some(followed) = self.subscriptions().as_mut() {
+            followed.uris.insert(uri);
+        }
+    }
+
+    /// `resources/unsubscribe` (the hook is told), in the session's turn; the set's
+    /// memory goes back once it is empty.
     pub(crate) fn unsubscribe(&self, uri: &str) {
         let on_end = {
             let mut subscriptions = self.subscriptions();
@@ -232,11 +246,10 @@ impl SessionInfo {
             if !followed.uris.remove(uri) {
                 return;
             }
-            let on_end = followed.on_end.clone();
             if followed.uris.is_empty() {
-                *subscriptions = None;
+                followed.uris = HashSet::new();
             }
-            on_end
+            followed.on_end.clone()
         };
         if let Some(hook) = on_end {
             hook(uri);

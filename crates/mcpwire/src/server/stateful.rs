@@ -141,7 +141,9 @@ impl StatefulSession {
                 }
             });
         }
-        session.subscribe(uri, inner.on_unsubscribe.as_ref());
+        // Before the session serves anything: no subscribe of its own can be in its turn.
+        session.subscription_turn(inner.on_unsubscribe.as_ref());
+        session.subscribe(uri);
     }
 
     pub(crate) fn session(&self) -> Option<Arc<SessionInfo>> {
@@ -167,31 +169,11 @@ impl StatefulSession {
                         *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(p.level);
                         Reply::Empty
                     }
-                    methods::RESOURCES_SUBSCRIBE if declares_subscribe(&self.server.inner.capabilities) => {
-                        let p: SubscribeRequestParams = parse(params)?;
-                        let inner = &self.server.inner;
-                        let _turn = session.subscribing.lock().await;
-                        if !session.is_subscribed(&p.uri) {
-                            let most = super::context::MAX_SUBSCRIPTIONS;
-                            if session.subscription_count() >= most {
-                                // Said as it is: the client can unsubscribe from some first.
-                                return Err(McpError::new(
-                                    mcpwire_protocol::codes::INTERNAL_ERROR,
-                                    format!("This session follows {most} resources, the most it may: unsubscribe from some first"),
-                                ));
-                            }
-                            if let Some(hook) = &inner.on_subscribe {
-                                hook(p.uri.clone()).await?;
-                            }
-                            session.subscribe(p.uri, inner.on_unsubscribe.as_ref());
-                        }
-                        Reply::Empty
-                    }
-                    methods::RESOURCES_UNSUBSCRIBE if declares_subscribe(&self.server.inner.capabilities) => {
-                        let p: UnsubscribeRequestParams = parse(params)?;
-                        let _turn = session.subscribing.lock().await;
-                        session.unsubscribe(&p.uri);
-                        Reply::Empty
+                    methods::RESOURCES_SUBSCRIBE | methods::RESOURCES_UNSUBSCRIBE
+                        if declares_subscribe(&self.server.inner.capabilities) =>
+                    {
+                        // Boxed: inline, this rare branch's waits would size every request's future.
+                        Box::pin(self.follow(&session, method, params)).await?
                     }
                     methods::TASKS_GET
                     | methods::TASKS_RESULT
@@ -210,6 +192,43 @@ impl StatefulSession {
             }
         };
         reply.into_raw(None)
+    }
+
+    /// `resources/subscribe` or `resources/unsubscribe`, one of the session's at a time
+    /// (so two subscribes of one URI at once tell the hook once).
+    async fn follow(
+        &self,
+        session: &SessionInfo,
+        method: &str,
+        params: Option<&serde_json::value::RawValue>,
+    ) -> Result<Reply, McpError> {
+        let inner = &self.server.inner;
+        let turn = session.subscription_turn(inner.on_unsubscribe.as_ref());
+        let _turn = turn.lock().await;
+        if method == methods::RESOURCES_UNSUBSCRIBE {
+            let p: UnsubscribeRequestParams = parse(params)?;
+            session.unsubscribe(&p.uri);
+            return Ok(Reply::Empty);
+        }
+        let p: SubscribeRequestParams = parse(params)?;
+        if session.is_subscribed(&p.uri) {
+            return Ok(Reply::Empty);
+        }
+        let most = super::context::MAX_SUBSCRIPTIONS;
+        if session.subscription_count() >= most {
+            // Said as it is: the client can unsubscribe from some first.
+            return Err(McpError::new(
+                mcpwire_protocol::codes::INTERNAL_ERROR,
+                format!(
+                    "This session follows {most} resources, the most it may: unsubscribe from some first"
+                ),
+            ));
+        }
+        if let Some(hook) = &inner.on_subscribe {
+            hook(p.uri.clone()).await?;
+        }
+        session.subscribe(p.uri);
+        Ok(Reply::Empty)
     }
 
     /// Takes note of a notification as it arrives, in wire order, before any task serves
