@@ -47,9 +47,8 @@ impl Catalog {
     /// twice, templates that parse.
     pub(crate) fn new(definitions: Definitions) -> Result<Catalog, BuildError> {
         let Definitions { tools, resources, templates, prompts } = definitions;
-        let mut tool_index = NameIndex::default();
         let mut param_headers = HashMap::new();
-        for (i, def) in tools.iter().enumerate() {
+        for def in &tools {
             let name = &def.tool.name;
             if !is_valid_tool_name(name) {
                 return Err(BuildError::InvalidToolName(name.clone()));
@@ -67,10 +66,8 @@ impl Catalog {
                 }
                 Ok(_) => {}
             }
-            if tool_index.insert(name.clone(), i).is_some() {
-                return Err(BuildError::Duplicate { kind: "tool", name: name.clone() });
-            }
         }
+        let tool_index = index(tools.iter().map(|t| &t.tool.name), "tool")?;
         let resource_index = index(resources.iter().map(|r| &r.resource.uri), "resource")?;
         let prompt_index = index(prompts.iter().map(|p| &p.prompt.name), "prompt")?;
         let mut seen_templates = HashSet::new();
