@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::Duration;
@@ -17,7 +17,7 @@ mod support;
 
 use support::{
     everything, expect_code, interrupt, post, spawn, start_http, stderr, stderr_lines, stdout,
-    tools_list_2026, wait_for_line, wait_status, Running, BIN, INITIALIZE,
+    tools_list_2026, wait_for_line, wait_status, workspace, Running, BIN, INITIALIZE,
 };
 
 /// Runs `mcpwire ARGS` with stdin closed (not a terminal), with a deadline.
@@ -418,10 +418,6 @@ fn python3() -> Option<PathBuf> {
     None
 }
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 #[test]
 fn ctrl_c_cancels_the_call_and_exits_130() {
     // The tool answers after 150 ms. On a busy machine the interrupt can land after the
@@ -489,8 +485,9 @@ fn protocol_version_is_refused_where_it_would_be_ignored() {
     }
 }
 
+/// Slips against an HTTP server (a host it does not answer to, `https://` for `http://`) get hints.
 #[test]
-fn a_refused_host_is_named_with_a_hint() {
+fn http_slips_are_named_with_hints() {
     let mut server = start_http(&["serve", "--example", "notes", "--http", "127.0.0.1:0"]);
     let o = mcpwire(&["tools", &server.url, "--header", "Host: evil.example"]);
     expect_code(&o, 2);
@@ -498,23 +495,10 @@ fn a_refused_host_is_named_with_a_hint() {
     let named = err.contains("Host not allowed: evil.example;") && err.contains("HttpSettings::hosts");
     assert!(named, "{err}");
     assert!(err.contains("hint: the server answers only to the host names it was set up with"), "{err}");
-    interrupt(&server.child);
-    assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
-}
-
-/// Two common slips against a plain-HTTP server with no login: `https://` for `http://`,
-/// and `mcpwire login` where none is needed. Each hint says what to do instead.
-#[test]
-fn https_to_a_plain_server_and_a_needless_login_get_hints() {
-    let mut server = start_http(&["serve", "--example", "notes", "--http", "127.0.0.1:0"]);
-    let https = server.url.replacen("http://", "https://", 1);
-    let o = mcpwire(&["tools", &https]);
+    let o = mcpwire(&["tools", &server.url.replacen("http://", "https://", 1)]);
     expect_code(&o, 2);
     let hint = format!("hint: the server answered without TLS: is it plain HTTP? Try {}", server.url);
     assert!(stderr(&o).contains(&hint), "{}", stderr(&o));
-    let o = mcpwire(&["login", &server.url, "--timeout", "5"]);
-    expect_code(&o, 2);
-    assert!(stderr(&o).contains("hint: this server needs no login"), "{}", stderr(&o));
     interrupt(&server.child);
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(130));
 }

@@ -62,6 +62,7 @@ fn login_needs_a_server_that_asks_for_authorization() {
     expect_code(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("login to") && err.contains("does not ask for authorization"), "{err}");
+    assert!(err.contains("hint: this server needs no login: use it as it is"), "{err}");
     assert!(!config.join("mcpwire/auth.json").exists(), "nothing to save, nothing saved");
     let _ = std::fs::remove_dir_all(config);
 }

@@ -751,27 +751,19 @@ async fn a_task_answer_about_another_task_is_refused() {
         json!({ "taskId": id, "status": status, "createdAt": "2026-01-01T00:00:00Z",
                 "lastUpdatedAt": "2026-01-01T00:00:00Z", "ttl": 60000 })
     };
+    // A `tasks/result` answer marked as the result of task `id`.
+    let result_of = |id: &str| json!({ "content": [], "_meta": { "io.modelcontextprotocol/related-task": { "taskId": id } } });
     let server = async {
         let get = raw.next_request("tasks/get").await;
         raw.answer(get.id, task("OTHER", "working")).await;
         let get = raw.next_request("tasks/get").await;
         raw.answer(get.id, task("t1", "completed")).await;
         let result = raw.next_request("tasks/result").await;
-        raw.answer(
-            result.id,
-            json!({ "content": [], "_meta": {
-            "io.modelcontextprotocol/related-task": { "taskId": "SOMEOTHER" } } }),
-        )
-        .await;
+        raw.answer(result.id, result_of("SOMEOTHER")).await;
         let get = raw.next_request("tasks/get").await;
         raw.answer(get.id, task("t1", "completed")).await;
         let result = raw.next_request("tasks/result").await;
-        raw.answer(
-            result.id,
-            json!({ "content": [], "_meta": {
-            "io.modelcontextprotocol/related-task": { "taskId": "t1" } } }),
-        )
-        .await;
+        raw.answer(result.id, result_of("t1")).await;
     };
     let client_side = async {
         let other = client.get_task("t1").await.unwrap_err();

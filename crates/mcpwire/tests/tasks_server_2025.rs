@@ -78,6 +78,19 @@ async fn call(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Messag
     next(raw).await
 }
 
+/// An initialized 2025-11-25 session whose `asks` tool runs as a task, and the question
+/// that task's `tasks/result` (id 2, still waiting) carries to the client.
+async fn a_task_asking() -> (RawPeer, String, mcpwire::protocol::Request) {
+    let mut raw = start();
+    initialize(&mut raw, "2025-11-25").await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
+    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    (raw, id, question)
+}
+
 async fn initialize(raw: &mut RawPeer, version: &str) -> Value {
     let params = json!({ "protocolVersion": version, "capabilities": { "elicitation": {} },
         "clientInfo": { "name": "c", "version": "1" } });
@@ -263,13 +276,7 @@ async fn cancel_reaches_cancelled_before_answering() {
 
 #[tokio::test]
 async fn tasks_result_carries_the_tasks_question_to_the_client() {
-    let mut raw = start();
-    initialize(&mut raw, "2025-11-25").await;
-    let created =
-        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
-    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
-    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
-    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    let (mut raw, id, question) = a_task_asking().await;
     assert_eq!(question.method, "elicitation/create");
     let params: Value = serde_json::from_str(question.params.as_ref().unwrap().get()).unwrap();
     assert_eq!(params["message"], "Name?");
@@ -284,13 +291,7 @@ async fn tasks_result_carries_the_tasks_question_to_the_client() {
 /// and both end with the task's result.
 #[tokio::test]
 async fn two_result_calls_ask_the_tasks_question_once() {
-    let mut raw = start();
-    initialize(&mut raw, "2025-11-25").await;
-    let created =
-        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
-    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
-    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
-    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    let (mut raw, id, question) = a_task_asking().await;
     raw.request(3, "tasks/result", json!({ "taskId": id })).await;
     // The second call waits for the first one's question rather than asking it again.
     tokio::time::sleep(Duration::from_millis(200)).await;
@@ -312,13 +313,7 @@ async fn two_result_calls_ask_the_tasks_question_once() {
 /// outcome (its failure, marked with `related-task`), not the client's own error.
 #[tokio::test]
 async fn a_question_answered_with_an_error_reaches_the_tasks_handler() {
-    let mut raw = start();
-    initialize(&mut raw, "2025-11-25").await;
-    let created =
-        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
-    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
-    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
-    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    let (mut raw, id, question) = a_task_asking().await;
     let refusal = mcpwire::protocol::ErrorObject::new(-32603, "user closed the dialog");
     raw.send(mcpwire::protocol::Message::Error(mcpwire::protocol::ErrorResponse::new(
         Some(question.id),

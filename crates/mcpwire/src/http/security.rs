@@ -325,8 +325,7 @@ mod tests {
             ("[::1]:9", "http://[::1]:9/mcp"),
         ];
         for (host, u) in agree {
-            let mut h = HeaderMap::new();
-            h.insert(header::HOST, HeaderValue::from_static(host));
+            let h = headers(&[("host", host)]);
             assert!(p.check(&h, &uri(u)).is_ok(), "{host} {u}");
         }
         let disagree = [
@@ -336,8 +335,7 @@ mod tests {
             ("evil.example", "http://localhost/mcp"),
         ];
         for (host, u) in disagree {
-            let mut h = HeaderMap::new();
-            h.insert(header::HOST, HeaderValue::from_static(host));
+            let h = headers(&[("host", host)]);
             assert_eq!(p.check(&h, &uri(u)).unwrap_err().0, StatusCode::BAD_REQUEST, "{host} {u}");
         }
     }
