@@ -2,7 +2,9 @@
 //! `initialize` and `server/discover` and unknown methods included — before any era
 //! logic runs, for authorization checks, logging, metrics or limits. Each middleware
 //! sees the raw method and params and the transport facts (headers, principal), and may
-//! answer itself, refuse with an error, change the request, or call the rest of the chain.
+//! answer itself, refuse with an error, change the request, hand the handlers what it
+//! found (`ctx.extensions_mut().insert(..)`, read in a tool with `ctx.extensions().get`
+//! or as an extractor of your own), or call the rest of the chain.
 //!
 //! A request the client cancels (or that times out) is dropped where it waits, in the
 //! default interrupt mode: a middleware's code after `next.run(..).await` does not run for
@@ -13,10 +15,18 @@
 //! use mcpwire::server::{middleware_fn, Server};
 //! use mcpwire::McpError;
 //!
-//! let audit = middleware_fn(|request, ctx, next| async move {
-//!     if request.method == "tools/call" && ctx.extensions().get::<mcpwire::Principal>().is_none() {
-//!         return Err(McpError::invalid_request("sign in first"));
-//!     }
+//! /// Who is calling, for the tools to read.
+//! #[derive(Clone)]
+//! struct Caller(String);
+//!
+//! let audit = middleware_fn(|request, mut ctx, next| async move {
+//!     let Some(principal) = ctx.extensions().get::<mcpwire::Principal>().cloned() else {
+//!         if request.method == "tools/call" {
+//!             return Err(McpError::invalid_request("sign in first"));
+//!         }
+//!         return next.run(request, ctx).await;
+//!     };
+//!     ctx.extensions_mut().insert(Caller(principal.0));
 //!     next.run(request, ctx).await
 //! });
 //! let server = Server::builder("demo", "1.0").middleware(audit).build();
