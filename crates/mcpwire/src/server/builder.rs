@@ -83,6 +83,7 @@ pub struct ServerBuilder {
     completion: Option<CompletionHandler>,
     on_subscribe: Option<SubscribeHook>,
     on_unsubscribe: Option<UnsubscribeHook>,
+    on_roots_changed: Option<RootsChangedHook>,
     methods: HashMap<String, MethodHandler>,
     state: Extensions,
     config: ServerConfig,
@@ -110,6 +111,7 @@ impl ServerBuilder {
             completion: None,
             on_subscribe: None,
             on_unsubscribe: None,
+            on_roots_changed: None,
             methods: HashMap::new(),
             state: Extensions::new(),
             config: ServerConfig::default(),
@@ -257,6 +259,34 @@ impl ServerBuilder {
         self
     }
 
+    /// Told each time a 2025 client says its roots changed
+    /// (`notifications/roots/list_changed`), with its session, to ask for the new list:
+    /// a server that works within the client's roots keeps them current this way. Each
+    /// notification runs the hook on a task of its own. (2026 has no such notification;
+    /// a request asks with [`Ctx::list_roots`].)
+    ///
+    /// ```
+    /// use mcpwire::server::Server;
+    ///
+    /// let server = Server::builder("files", "1.0")
+    ///     .on_roots_changed(|session| async move {
+    ///         match session.list_roots().await {
+    ///             Ok(list) => tracing::info!(roots = list.roots.len(), "the client's roots changed"),
+    ///             Err(e) => tracing::warn!("could not list the client's roots: {e}"),
+    ///         }
+    ///     })
+    ///     .build();
+    /// # let _ = server;
+    /// ```
+    pub fn on_roots_changed<F, Fut>(mut self, hook: F) -> Self
+    where
+        F: Fn(RootsChanged) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        self.on_roots_changed = Some(Arc::new(move |session| Box::pin(hook(session))));
+        self
+    }
+
     /// Registers a custom request method (use a vendor prefix, such as `acme/reindex`).
     /// A method the server answers itself fails [`build`](Self::build)
     /// ([`BuildError::ShadowedMethod`]); to serve a standard family by hand, register
@@ -401,6 +431,7 @@ impl ServerBuilder {
                 completion: self.completion,
                 on_subscribe: self.on_subscribe,
                 on_unsubscribe: self.on_unsubscribe,
+                on_roots_changed: self.on_roots_changed,
                 methods: self.methods,
                 capabilities,
                 state: self.state,

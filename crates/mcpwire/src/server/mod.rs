@@ -47,6 +47,7 @@ mod reply;
 mod request_meta;
 pub mod request_state;
 mod resource;
+mod roots_changed;
 mod router;
 pub mod schema;
 pub(crate) mod stateful;
@@ -88,6 +89,7 @@ pub use resource::{
     resource, resource_template, Blob, IntoReadResult, ResourceBuilder, ResourceDef, ResourceRequest,
     TemplateBuilder, TemplateDef,
 };
+pub use roots_changed::RootsChanged;
 pub use tool::{
     is_valid_tool_name, tool, IntoToolError, IntoToolResult, Json, ToolBuilder, ToolDef, ToolError,
     ToolHandler,
@@ -109,6 +111,8 @@ type MethodHandler = Arc<dyn Fn(Ctx, Value) -> BoxFuture<'static, Result<Value, 
 pub(crate) type SubscribeHook = Arc<dyn Fn(String) -> BoxFuture<'static, Result<(), McpError>> + Send + Sync>;
 /// [`ServerBuilder::on_unsubscribe`].
 pub(crate) type UnsubscribeHook = Arc<dyn Fn(&str) + Send + Sync>;
+/// [`ServerBuilder::on_roots_changed`].
+pub(crate) type RootsChangedHook = Arc<dyn Fn(RootsChanged) -> BoxFuture<'static, ()> + Send + Sync>;
 
 /// Settings with defaults; every bound has a setter on [`ServerBuilder`].
 #[derive(Clone, Debug)]
@@ -154,6 +158,8 @@ pub(crate) struct ServerInner {
     pub(crate) on_subscribe: Option<SubscribeHook>,
     /// Told when a client stops following a resource (however it stops).
     pub(crate) on_unsubscribe: Option<UnsubscribeHook>,
+    /// Told when a 2025 client's roots change.
+    pub(crate) on_roots_changed: Option<RootsChangedHook>,
     /// Which built-in request families the router serves: those something was
     /// registered for or declared (the rest reach [`ServerBuilder::method`]s).
     pub(crate) serves: Serves,

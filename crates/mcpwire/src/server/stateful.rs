@@ -69,9 +69,9 @@ impl StatefulSession {
         ctx: crate::jsonrpc::NotificationContext,
     ) {
         let this = self.clone();
-        let endpoint: super::middleware::NotificationEndpoint = Arc::new(move |notification, _ctx| {
+        let endpoint: super::middleware::NotificationEndpoint = Arc::new(move |notification, ctx| {
             let this = this.clone();
-            Box::pin(async move { this.handle_notification(notification).await })
+            Box::pin(async move { this.handle_notification(notification, ctx).await })
         });
         self.server.layered_notification(notification, ctx, endpoint).await
     }
@@ -243,10 +243,21 @@ impl StatefulSession {
     }
 
     /// Serves a notification, past the middleware.
-    pub(crate) async fn handle_notification(&self, notification: Notification) {
+    pub(crate) async fn handle_notification(
+        &self,
+        notification: Notification,
+        ctx: crate::jsonrpc::NotificationContext,
+    ) {
         match notification.method.as_str() {
             methods::INITIALIZED => tracing::debug!("the client finished initializing"),
-            methods::NOTIFICATION_ROOTS_LIST_CHANGED => tracing::debug!("the client's roots changed"),
+            methods::NOTIFICATION_ROOTS_LIST_CHANGED => {
+                tracing::debug!("the client's roots changed");
+                // Only a session whose client has roots can be asked for them.
+                let session = self.session().filter(|s| s.capabilities().roots.is_some());
+                if let (Some(hook), Some(session)) = (&self.server.inner.on_roots_changed, session) {
+                    hook(super::RootsChanged { session, extensions: ctx.extensions }).await;
+                }
+            }
             other => tracing::debug!(method = other, "ignored a notification"),
         }
     }
