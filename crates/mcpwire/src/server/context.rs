@@ -525,9 +525,22 @@ impl Ctx {
             (Some(e), ElicitRequestParams::Url(_)) => e.supports_url(),
             (Some(e), ElicitRequestParams::Form(_)) => e.supports_form(),
         };
+        let mode = if matches!(params, ElicitRequestParams::Url(_)) { "url" } else { "form" };
         if !declared {
-            let mode = if matches!(params, ElicitRequestParams::Url(_)) { "url" } else { "form" };
             return Err(self.missing_capability(json!({ "elicitation": { mode: {} } })));
+        }
+        // A client may declare a capability its negotiated revision does not have (one
+        // that always declares elicitation, then settles on an older revision): the
+        // session's revision must have the request too, or it would be a method the client
+        // does not know (`elicitation/create` came in 2025-06-18, URL mode in 2025-11-25).
+        let since = if mode == "url" { ProtocolVersion::V2025_11_25 } else { ProtocolVersion::V2025_06_18 };
+        let version = self.protocol_version();
+        if version.is_known() && !version.is_at_least(&since) {
+            return Err(McpError::new(
+                codes::METHOD_NOT_FOUND,
+                format!("Method not found: {mode} elicitation came in protocol revision {since}; this session uses {version}"),
+            )
+            .with_data(json!({ "requiredCapabilities": { "elicitation": { mode: {} } } })));
         }
         self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
             r.as_elicit().cloned()
