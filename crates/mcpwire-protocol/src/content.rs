@@ -254,6 +254,42 @@ impl ContentBlock {
             _ => None,
         }
     }
+
+    /// This block as revision `version` can carry it. Audio blocks came in 2025-03-26 and
+    /// resource links in 2025-06-18: an older revision's content is text, image or
+    /// embedded resource only, so either becomes a text block that says what it was (a
+    /// link keeps its name and URI). Other blocks, and every block of a newer or unknown
+    /// revision, are returned as they are.
+    pub fn for_revision(self, version: &crate::ProtocolVersion) -> Self {
+        use crate::ProtocolVersion as V;
+        let known_before = |since: &V| version.is_known() && !version.is_at_least(since);
+        match self {
+            ContentBlock::Audio(a) if known_before(&V::V2025_03_26) => ContentBlock::Text(TextContent {
+                text: format!(
+                    "[audio ({}) not shown: protocol revision {version} has no audio content]",
+                    a.mime_type
+                ),
+                annotations: a.annotations,
+                meta: a.meta,
+                ..Default::default()
+            }),
+            ContentBlock::ResourceLink(l) if known_before(&V::V2025_06_18) => {
+                let title = l.title.as_deref().unwrap_or(&l.name);
+                let mut text = format!("Resource link: {title} <{}>", l.uri);
+                if let Some(d) = &l.description {
+                    text.push_str(": ");
+                    text.push_str(d);
+                }
+                ContentBlock::Text(TextContent {
+                    text,
+                    annotations: l.annotations,
+                    meta: l.meta,
+                    ..Default::default()
+                })
+            }
+            other => other,
+        }
+    }
 }
 
 impl From<TextContent> for ContentBlock {

@@ -7,9 +7,11 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+use mcpwire::protocol::content::{ContentBlock, Role};
 use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams, ElicitRequestURLParams};
+use mcpwire::protocol::prompts::PromptMessage;
 use mcpwire::protocol::{codes, Message, Notification};
-use mcpwire::server::{tool, Ctx, Server};
+use mcpwire::server::{prompt, tool, Ctx, Server};
 use mcpwire::McpError;
 use serde_json::{json, Value};
 
@@ -43,8 +45,23 @@ fn server() -> Server {
             let answer = ctx.elicit(url()).await?;
             Ok::<_, McpError>(format!("{:?}", answer.action))
         }))
+        .tool(tool("media").description("Audio and a resource link").handler(|| async { media() }))
+        .prompt(prompt("media").description("Audio and a resource link").handler(|| async {
+            media().into_iter().map(|c| PromptMessage { role: Role::User, content: c }).collect::<Vec<_>>()
+        }))
         .build()
         .unwrap()
+}
+
+fn media() -> Vec<ContentBlock> {
+    let block = |v: Value| serde_json::from_value::<ContentBlock>(v).unwrap();
+    vec![
+        block(json!({ "type": "audio", "data": "AAAA", "mimeType": "audio/wav" })),
+        block(
+            json!({ "type": "resource_link", "uri": "file:///a.txt", "name": "a.txt", "description": "A file" }),
+        ),
+        block(json!({ "type": "text", "text": "plain" })),
+    ]
 }
 
 /// A server on one connection whose client negotiated `version`, declaring `capabilities`.
@@ -97,5 +114,39 @@ async fn url_elicitation_needs_2025_11_25() {
             Message::Request(r) => assert_eq!(r.method, "elicitation/create", "{version} {name}"),
             other => panic!("{version} {name}: expected elicitation/create, got {other:?}"),
         }
+    }
+}
+
+/// The content blocks of a tool result (`tools/call media`) and of a prompt
+/// (`prompts/get media`) at `version`: their `type`s, and the first two blocks.
+async fn media_at(version: &str) -> Vec<Value> {
+    let mut raw = session(server(), version, json!({})).await;
+    let tool = expect_result(&call_tool(&mut raw, "media").await, 1);
+    raw.request(2, "prompts/get", json!({ "name": "media" })).await;
+    let prompt = expect_result(&raw.next().await, 2);
+    let from_prompt: Vec<Value> =
+        prompt["messages"].as_array().unwrap().iter().map(|m| m["content"].clone()).collect();
+    assert_eq!(tool["content"].as_array().unwrap(), &from_prompt, "{version}");
+    from_prompt
+}
+
+fn types(blocks: &[Value]) -> Vec<&str> {
+    blocks.iter().map(|b| b["type"].as_str().unwrap()).collect()
+}
+
+#[tokio::test]
+async fn content_blocks_are_those_of_the_negotiated_revision() {
+    // 2024-11-05: CallToolResult.content and PromptMessage.content are
+    // TextContent | ImageContent | EmbeddedResource: no audio, no resource link.
+    let blocks = media_at("2024-11-05").await;
+    assert_eq!(types(&blocks), ["text", "text", "text"]);
+    assert!(blocks[0]["text"].as_str().unwrap().contains("audio/wav"), "{blocks:?}");
+    assert_eq!(blocks[1]["text"], "Resource link: a.txt <file:///a.txt>: A file");
+    // 2025-03-26 added AudioContent; resource_link came in 2025-06-18.
+    let blocks = media_at("2025-03-26").await;
+    assert_eq!(types(&blocks), ["audio", "text", "text"]);
+    assert_eq!(blocks[0], json!({ "type": "audio", "data": "AAAA", "mimeType": "audio/wav" }));
+    for version in ["2025-06-18", "2025-11-25"] {
+        assert_eq!(types(&media_at(version).await), ["audio", "resource_link", "text"], "{version}");
     }
 }

@@ -4,12 +4,13 @@
 
 use mcpwire_protocol::common::EmptyResult;
 use mcpwire_protocol::completion::CompleteResult;
+use mcpwire_protocol::content::ContentBlock;
 use mcpwire_protocol::lifecycle::{DiscoverResult, Implementation, InitializeResult};
 use mcpwire_protocol::mrtr::InputRequiredResult;
 use mcpwire_protocol::prompts::{GetPromptResult, ListPromptsResult};
 use mcpwire_protocol::resources::{ListResourceTemplatesResult, ListResourcesResult, ReadResourceResult};
 use mcpwire_protocol::tools::{CallToolResult, ListToolsResult};
-use mcpwire_protocol::{meta, methods, CacheHint, CacheScope, Meta, RawJson, ResultType};
+use mcpwire_protocol::{meta, methods, CacheHint, CacheScope, Meta, ProtocolVersion, RawJson, ResultType};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
@@ -159,6 +160,27 @@ fn stamp(result: &mut impl ResultFields, kind: ResultType, stamp: Option<&Stamp>
 }
 
 impl Reply {
+    /// The reply with its content blocks as an older 2025 revision can carry them (see
+    /// [`ContentBlock::for_revision`]): a tool result's content and a prompt's messages.
+    ///
+    /// [`ContentBlock::for_revision`]: mcpwire_protocol::content::ContentBlock::for_revision
+    pub(crate) fn for_revision(self, version: &ProtocolVersion) -> Reply {
+        match self {
+            Reply::CallTool(mut r) => {
+                r.content = r.content.into_iter().map(|c| c.for_revision(version)).collect();
+                Reply::CallTool(r)
+            }
+            Reply::GetPrompt(mut r) => {
+                for m in &mut r.messages {
+                    m.content =
+                        std::mem::replace(&mut m.content, ContentBlock::text("")).for_revision(version);
+                }
+                Reply::GetPrompt(r)
+            }
+            other => other,
+        }
+    }
+
     /// The cacheable method this reply answers, if any.
     pub(crate) fn cache_method(&self) -> Option<&'static str> {
         Some(match self {

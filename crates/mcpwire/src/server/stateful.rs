@@ -187,7 +187,17 @@ impl StatefulSession {
                     methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN => {
                         return Err(McpError::method_not_found(method));
                     }
-                    _ => self.server.route(rpc, Seed::Stateful(session), method, owned_params).await?,
+                    _ => {
+                        // Revisions before 2025-06-18 lack some content blocks (audio,
+                        // resource links): a handler's are fitted to the session's.
+                        let older = !session.version.is_at_least(&ProtocolVersion::V2025_06_18);
+                        let reply =
+                            self.server.route(rpc, Seed::Stateful(session), method, owned_params).await?;
+                        match self.session().filter(|_| older) {
+                            Some(session) => reply.for_revision(&session.version),
+                            None => reply,
+                        }
+                    }
                 }
             }
         };
