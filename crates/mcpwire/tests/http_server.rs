@@ -616,6 +616,18 @@ async fn batches_are_accepted_at_2025_03_26() {
     assert_eq!(send(t.addr, in_session(Req::post(&notes), &sid, "2025-03-26")).await.status, 202);
 }
 
+/// 2025-03-26 lifecycle: "The initialize request MUST NOT be part of a JSON-RPC batch",
+/// even a batch of one: it opens no session.
+#[tokio::test]
+async fn initialize_in_a_batch_is_refused() {
+    let t = start().await;
+    let batch = json!([initialize_body(1, "2025-03-26")]);
+    let response = send(t.addr, Req::post(&batch)).await;
+    assert_eq!(response.status, 400);
+    assert!(response.header("mcp-session-id").is_none());
+    assert_eq!(response.json().await["error"]["code"], -32600);
+}
+
 /// A batch's members are answered one by one: one that is not a valid message gets its
 /// own error in the answer (with its id when it has one), and the others are served.
 #[tokio::test]

@@ -463,7 +463,9 @@ impl McpService {
             }
             _ => None,
         });
-        if let Some((init_id, _)) = initialize.as_ref().filter(|_| messages.len() > 1) {
+        // 2025-03-26 lifecycle: the initialize request MUST NOT be part of a JSON-RPC batch
+        // (a batch of one included).
+        if let Some((init_id, _)) = initialize.as_ref().filter(|_| batch || messages.len() > 1) {
             return status::error(
                 StatusCode::BAD_REQUEST,
                 Some(init_id.clone()),
