@@ -35,6 +35,17 @@ fn url() -> ElicitRequestParams {
     )
 }
 
+fn multi_select() -> ElicitRequestParams {
+    ElicitRequestParams::Form(ElicitRequestFormParams {
+        message: "Pick".into(),
+        requested_schema: serde_json::from_value(json!({ "type": "object", "properties": {
+            "colors": { "type": "array", "items": { "type": "string", "enum": ["red", "green"] } }
+        } }))
+        .unwrap(),
+        ..Default::default()
+    })
+}
+
 fn server() -> Server {
     Server::builder("limits", "0.1.0")
         .tool(tool("ask_form").description("Form elicitation").handler(|ctx: Ctx| async move {
@@ -43,6 +54,10 @@ fn server() -> Server {
         }))
         .tool(tool("ask_url").description("URL elicitation").handler(|ctx: Ctx| async move {
             let answer = ctx.elicit(url()).await?;
+            Ok::<_, McpError>(format!("{:?}", answer.action))
+        }))
+        .tool(tool("ask_multi").description("Multi-select form").handler(|ctx: Ctx| async move {
+            let answer = ctx.elicit(multi_select()).await?;
             Ok::<_, McpError>(format!("{:?}", answer.action))
         }))
         .tool(tool("media").description("Audio and a resource link").handler(|| async { media() }))
@@ -148,5 +163,21 @@ async fn content_blocks_are_those_of_the_negotiated_revision() {
     assert_eq!(blocks[0], json!({ "type": "audio", "data": "AAAA", "mimeType": "audio/wav" }));
     for version in ["2025-06-18", "2025-11-25"] {
         assert_eq!(types(&media_at(version).await), ["audio", "resource_link", "text"], "{version}");
+    }
+}
+
+#[tokio::test]
+async fn multi_select_fields_need_2025_11_25() {
+    // 2025-06-18's PrimitiveSchemaDefinition is StringSchema | NumberSchema | BooleanSchema
+    // | EnumSchema: an array field makes the request invalid there. The handler gets the
+    // error and nothing reaches the client.
+    let mut raw = session(server(), "2025-06-18", ALL_ELICITATION()).await;
+    let e = expect_error(&call_tool(&mut raw, "ask_multi").await, 1);
+    assert_eq!(e.code, codes::INTERNAL_ERROR, "{e:?}");
+    assert!(e.message.contains("colors"), "{e:?}");
+    let mut raw = session(server(), "2025-11-25", ALL_ELICITATION()).await;
+    match call_tool(&mut raw, "ask_multi").await {
+        Message::Request(r) => assert_eq!(r.method, "elicitation/create"),
+        other => panic!("expected elicitation/create, got {other:?}"),
     }
 }
