@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpwire_protocol::capabilities::ClientCapabilities;
-use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult, PrimitiveSchemaDefinition};
+use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult};
 use mcpwire_protocol::lifecycle::{Implementation, RequestEnvelope};
 use mcpwire_protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcpwire_protocol::mrtr::{InputRequest, InputRequests, InputResponses};
@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::notify::ServerEvent;
+use super::revision_fit;
 use super::tasks::TaskLink;
 use super::Server;
 use crate::error::McpError;
@@ -529,39 +530,7 @@ impl Ctx {
         if !declared {
             return Err(self.missing_capability(json!({ "elicitation": { mode: {} } })));
         }
-        // A client may declare a capability its negotiated revision does not have (one
-        // that always declares elicitation, then settles on an older revision): the
-        // session's revision must have the request too, or it would be a method the client
-        // does not know (`elicitation/create` came in 2025-06-18, URL mode in 2025-11-25).
-        let since = if mode == "url" { ProtocolVersion::V2025_11_25 } else { ProtocolVersion::V2025_06_18 };
-        let version = self.protocol_version();
-        if version.is_known() && !version.is_at_least(&since) {
-            return Err(McpError::new(
-                codes::METHOD_NOT_FOUND,
-                format!("Method not found: {mode} elicitation came in protocol revision {since}; this session uses {version}"),
-            )
-            .with_data(json!({ "requiredCapabilities": { "elicitation": { mode: {} } } })));
-        }
-        // Multi-select (array) fields came in 2025-11-25: a 2025-06-18 form's fields are
-        // string, number, boolean or single-select enum only.
-        if let ElicitRequestParams::Form(f) = &params {
-            let multi = |p: &PrimitiveSchemaDefinition| {
-                matches!(
-                    p,
-                    PrimitiveSchemaDefinition::UntitledMultiSelectEnum(_)
-                        | PrimitiveSchemaDefinition::TitledMultiSelectEnum(_)
-                )
-            };
-            let newer = ProtocolVersion::V2025_11_25;
-            if version.is_known() && !version.is_at_least(&newer) {
-                if let Some((name, _)) = f.requested_schema.properties.iter().find(|(_, p)| multi(p)) {
-                    return Err(McpError::new(
-                        codes::INTERNAL_ERROR,
-                        format!("Internal error: the form's multi-select field {name:?} needs protocol revision {newer}; this session uses {version}"),
-                    ));
-                }
-            }
-        }
+        revision_fit::elicitation(self.protocol_version(), &params)?;
         self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
             r.as_elicit().cloned()
         })

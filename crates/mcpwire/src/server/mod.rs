@@ -47,6 +47,7 @@ mod reply;
 mod request_meta;
 pub mod request_state;
 mod resource;
+mod revision_fit;
 mod roots_changed;
 mod router;
 pub mod schema;

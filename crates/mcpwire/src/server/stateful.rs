@@ -190,11 +190,12 @@ impl StatefulSession {
                     _ => {
                         // Revisions before 2025-06-18 lack some content blocks (audio,
                         // resource links): a handler's are fitted to the session's.
-                        let older = !session.version.is_at_least(&ProtocolVersion::V2025_06_18);
+                        let older = (!session.version.is_at_least(&ProtocolVersion::V2025_06_18))
+                            .then(|| session.version.clone());
                         let reply =
                             self.server.route(rpc, Seed::Stateful(session), method, owned_params).await?;
-                        match self.session().filter(|_| older) {
-                            Some(session) => reply.for_revision(&session.version),
+                        match older {
+                            Some(version) => reply.for_revision(&version),
                             None => reply,
                         }
                     }

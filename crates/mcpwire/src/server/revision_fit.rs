@@ -1,0 +1,51 @@
+//! What a handler's question to the client may hold in the revision its session
+//! negotiated. A client may declare a capability that its negotiated revision lacks (one
+//! that always declares elicitation, then settles on an older revision): sending it the
+//! request anyway would be a method, or a form field, that the client does not know.
+
+use mcpwire_protocol::elicitation::{ElicitRequestParams, PrimitiveSchemaDefinition};
+use mcpwire_protocol::{codes, ProtocolVersion};
+use serde_json::json;
+
+use crate::error::McpError;
+
+/// Refuses an elicitation that `version` cannot carry: `elicitation/create` came in
+/// 2025-06-18 and URL mode in 2025-11-25 (`-32601`, naming the capability as an
+/// undeclared one is named), and multi-select fields (SEP-1330) in 2025-11-25 (a
+/// 2025-06-18 form's fields are string, number, boolean or single-select enum:
+/// `-32603`, naming the field). Unknown revisions are not judged.
+pub(crate) fn elicitation(version: &ProtocolVersion, params: &ElicitRequestParams) -> Result<(), McpError> {
+    if !version.is_known() {
+        return Ok(());
+    }
+    let (mode, since) = match params {
+        ElicitRequestParams::Url(_) => ("url", ProtocolVersion::V2025_11_25),
+        ElicitRequestParams::Form(_) => ("form", ProtocolVersion::V2025_06_18),
+    };
+    if !version.is_at_least(&since) {
+        return Err(McpError::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: {mode} elicitation came in protocol revision {since}; this session uses {version}"),
+        )
+        .with_data(json!({ "requiredCapabilities": { "elicitation": { mode: {} } } })));
+    }
+    let multi_select = ProtocolVersion::V2025_11_25;
+    if let ElicitRequestParams::Form(form) = params {
+        let is_multi = |p: &PrimitiveSchemaDefinition| {
+            matches!(
+                p,
+                PrimitiveSchemaDefinition::UntitledMultiSelectEnum(_)
+                    | PrimitiveSchemaDefinition::TitledMultiSelectEnum(_)
+            )
+        };
+        if !version.is_at_least(&multi_select) {
+            if let Some((name, _)) = form.requested_schema.properties.iter().find(|(_, p)| is_multi(p)) {
+                return Err(McpError::new(
+                    codes::INTERNAL_ERROR,
+                    format!("Internal error: the form's multi-select field {name:?} needs protocol revision {multi_select}; this session uses {version}"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
