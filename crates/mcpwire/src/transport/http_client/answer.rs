@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use http::header;
 use http_body_util::BodyExt;
+use mcpwire_protocol::meta::SUBSCRIPTION_ID;
 use mcpwire_protocol::{decode_frame, Frame, Message, RequestId};
+use serde_json::{Map, Value};
 
 use super::body::read_limited;
 use super::{lock, Shared, SseParser, MAX_RESUMES};
@@ -40,6 +42,29 @@ impl Awaited<'_> {
         }
         id.clone_from(self.id);
         true
+    }
+
+    /// A re-issued `subscriptions/listen` stream's notifications carry the wire id as
+    /// their `subscriptionId` (the server stamps its request's id): it becomes the
+    /// dispatcher's again, so that they reach the subscription that asked for them.
+    fn restamp(&self, message: &mut Message) {
+        if self.id.key() == self.on_wire.key() {
+            return;
+        }
+        let Message::Notification(note) = message else { return };
+        let Some(raw) = &note.params else { return };
+        let Ok(mut params) = serde_json::from_str::<Map<String, Value>>(raw.get()) else { return };
+        let Some(Value::Object(meta)) = params.get_mut("_meta") else { return };
+        let stamped =
+            meta.get(SUBSCRIPTION_ID).and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+        if stamped.is_none_or(|s| s.key() != self.on_wire.key()) {
+            return;
+        }
+        let Ok(id) = serde_json::to_value(self.id) else { return };
+        meta.insert(SUBSCRIPTION_ID.to_owned(), id);
+        if let Ok(raw) = serde_json::value::to_raw_value(&params) {
+            note.params = Some(raw);
+        }
     }
 }
 
@@ -162,6 +187,9 @@ impl Shared {
                     continue;
                 }
                 let Ok(Frame::Single(mut message)) = decode_frame(event.data.as_bytes()) else { continue };
+                if let Some(a) = awaited {
+                    a.restamp(&mut message);
+                }
                 let answers = awaited.is_some_and(|a| a.claim(&mut message));
                 self.deliver(message).await;
                 if answers {
