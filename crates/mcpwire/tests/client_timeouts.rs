@@ -101,3 +101,50 @@ async fn a_pinned_version_the_client_does_not_know_is_refused_at_connect() {
     assert!(matches!(e, mcpwire::client::ConnectError::UnknownVersion { .. }), "{e}");
     assert!(e.to_string().contains("\"2025-11-5\"") && e.to_string().contains("2026-07-28"), "{e}");
 }
+
+/// A request whose message cannot even be queued, because the peer stopped reading and
+/// everything in between is full (a `SIGSTOP`ped server under load, say), still ends at
+/// its timeout, or at its caller's cancel, instead of waiting for room for ever: a proxy
+/// relaying `tools/list` to such a server answers its client rather than hanging.
+#[tokio::test(start_paused = true)]
+async fn a_request_that_cannot_be_queued_still_ends_at_its_timeout_or_cancel() {
+    // A transport whose queue holds one message, and which nobody reads.
+    let (outgoing, _unread) = tokio::sync::mpsc::channel(1);
+    let (_peer_side, incoming) = tokio::sync::mpsc::channel(1);
+    let client = Client::builder("t", "1")
+        .protocol_version(ProtocolVersion::parse("2026-07-28"))
+        .options(mcpwire::client::ClientOptions {
+            request_timeout: Duration::from_millis(300),
+            ..Default::default()
+        })
+        .connect(mcpwire::transport::Connection { incoming, outgoing })
+        .await
+        .unwrap();
+    let started = tokio::time::Instant::now();
+    // The first fills the queue; the others find no room.
+    for n in 0..3 {
+        let outcome = tokio::time::timeout(
+            Duration::from_secs(60),
+            client.send_request("tools/list", json!({}), RequestOptions::default()),
+        )
+        .await;
+        let error = outcome.unwrap_or_else(|_| panic!("request {n} waited past its timeout for room"));
+        assert!(matches!(error, Err(RequestError::Timeout { .. })), "request {n}: {error:?}");
+    }
+    assert_eq!(started.elapsed(), Duration::from_millis(900));
+    // A timeout that progress starts again is bounded the same way.
+    let restarting = RequestOptions::default().reset_timeout_on_progress(Duration::from_millis(500));
+    let error = client.send_request("tools/list", json!({}), restarting).await.unwrap_err();
+    assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    // And the caller's cancel ends the wait for room at once.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let options = RequestOptions::default().timeout(Duration::from_secs(3600)).cancel_on(cancel.clone());
+    let waiting = tokio::spawn({
+        let client = client.clone();
+        async move { client.send_request("tools/list", json!({}), options).await }
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    cancel.cancel();
+    let error = tokio::time::timeout(Duration::from_secs(1), waiting).await.unwrap().unwrap().unwrap_err();
+    assert!(matches!(error, RequestError::Cancelled { .. }), "{error:?}");
+}

@@ -239,15 +239,38 @@ impl Peer {
             cancel_reason: None,
         };
         let request = Request::new(id, method, params);
-        if !self.send(Outgoing::new(Message::Request(request), options.related)).await {
-            guard.done = true;
-            guard.forget();
-            return Err(self.shared.closed_error());
-        }
         let timeout = options.timeout.or(self.shared.config.request_timeout);
+        let max_total = restart.as_ref().map(|(max_total, _)| *max_total);
+        // A full queue (a peer that stopped reading) is waited on within the call's
+        // limits: the time spent there counts against them.
+        let queued = self.queue(Outgoing::new(Message::Request(request), options.related), {
+            let limit = match (timeout, max_total) {
+                (Some(t), Some(m)) => Some(t.min(m)),
+                (t, m) => t.or(m),
+            };
+            (limit, options.cancel.as_ref())
+        });
+        let waited = match queued.await {
+            Queued::Sent(waited) => waited,
+            unqueued => {
+                // Nothing went out: there is nothing to cancel.
+                guard.done = true;
+                guard.forget();
+                return Err(match unqueued {
+                    Queued::TimedOut(limit) => {
+                        RequestError::Timeout { method: method.to_owned(), timeout: limit }
+                    }
+                    Queued::Cancelled => RequestError::Cancelled { method: method.to_owned() },
+                    _ => self.shared.closed_error(),
+                });
+            }
+        };
+        let left = |limit: Duration| limit.saturating_sub(waited);
         let limits = match restart {
-            Some((max_total, progressed)) => Limits::Restarting { timeout, max_total, progressed },
-            None => Limits::Fixed(timeout),
+            Some((max_total, progressed)) => {
+                Limits::Restarting { timeout: timeout.map(left), max_total: left(max_total), progressed }
+            }
+            None => Limits::Fixed(timeout.map(left)),
         };
         let waited = limits.wait(rx);
         let waited = match options.cancel.clone() {
@@ -332,6 +355,41 @@ impl Peer {
         }
     }
 
+    /// Queues a request's message as [`Peer::send`] does, but waits for room in a full
+    /// queue no longer than `limit`, and not past a cancel of `cancel`. `Sent` tells how
+    /// long it waited (zero when the queue had room, the usual case).
+    async fn queue(
+        &self,
+        out: Outgoing,
+        (limit, cancel): (Option<Duration>, Option<&tokio_util::sync::CancellationToken>),
+    ) -> Queued {
+        let out = match self.try_send(out) {
+            Ok(()) => return Queued::Sent(Duration::ZERO),
+            Err(out) => out,
+        };
+        let started = Instant::now();
+        let waiting = Box::pin(self.send_waiting(out));
+        let bounded = async {
+            match limit {
+                Some(limit) => tokio::time::timeout(limit, waiting).await.map_err(|_| limit),
+                None => Ok(waiting.await),
+            }
+        };
+        let outcome = match cancel {
+            Some(token) => tokio::select! {
+                biased;
+                _ = token.cancelled() => return Queued::Cancelled,
+                outcome = bounded => outcome,
+            },
+            None => bounded.await,
+        };
+        match outcome {
+            Ok(true) => Queued::Sent(started.elapsed()),
+            Ok(false) => Queued::Closed,
+            Err(limit) => Queued::TimedOut(limit),
+        }
+    }
+
     /// [`Peer::send`] when the queue was full (or closed). (A direct outlet is never
     /// full: it failed because the connection is closed.)
     async fn send_waiting(&self, out: Outgoing) -> bool {
@@ -378,6 +436,18 @@ impl Peer {
             None => Err(out),
         }
     }
+}
+
+/// How queueing a request's message ended ([`Peer::queue`]).
+enum Queued {
+    /// Queued, after waiting this long for room.
+    Sent(Duration),
+    /// The connection is closed.
+    Closed,
+    /// No room within this limit.
+    TimedOut(Duration),
+    /// The caller cancelled while waiting for room.
+    Cancelled,
 }
 
 /// The message a queue did not take (full or closed).
