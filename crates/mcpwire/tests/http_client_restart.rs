@@ -201,3 +201,31 @@ async fn a_restarted_server_under_a_2025_client() {
 async fn a_restarted_server_under_a_2026_client() {
     restart_under_a_live_client("2026-07-28").await;
 }
+
+/// A 2025 server restarted under a client with several calls to make at once: each of
+/// them meets the stale session's 404, and the client re-initializes once for all of
+/// them, not once per call (which left as many sessions open on the server, every one
+/// but the last forgotten by the client, and never deleted).
+#[tokio::test]
+async fn concurrent_calls_meeting_a_stale_session_reinitialize_once() {
+    let (first, addr) = Process::start("127.0.0.1:0".parse().unwrap()).await;
+    let url = format!("http://{addr}/mcp");
+    let client = client(&url, "2025-11-25", Arc::new(Mutex::new(Vec::new()))).await;
+    assert_eq!(echo(&client, 0).await.unwrap(), json!({ "n": 0 }).to_string());
+    first.kill().await;
+    let (second, _) = Process::start(addr).await;
+    let calls: Vec<_> = (1..=8)
+        .map(|n| {
+            let client = client.clone();
+            tokio::spawn(async move { echo(&client, n).await })
+        })
+        .collect();
+    for (n, call) in (1..=8).zip(calls) {
+        let answer = tokio::time::timeout(Duration::from_secs(20), call).await.unwrap().unwrap();
+        assert_eq!(answer.unwrap(), json!({ "n": n }).to_string());
+    }
+    assert_eq!(second.service.session_count(), 1, "one new session, shared by every call");
+    client.close().await;
+    wait_for("the session to be deleted", || second.service.session_count() == 0).await;
+    second.kill().await;
+}

@@ -99,7 +99,7 @@ impl Shared {
         let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
         let mut reissues: u32 = 0;
         for _ in 0..8 {
-            let had_session = lock(&self.session).id.is_some();
+            let sent_session = lock(&self.session).id.clone();
             let headers = self.message_headers(&message, stateless.as_deref());
             let Some(request) = self.build(Method::POST, self.post_url(), Some(body.clone()), headers) else {
                 return;
@@ -181,13 +181,14 @@ impl Shared {
                 Frame::Single(Message::Error(e)) => Some(e),
                 _ => None,
             });
-            // A stale 2025 session: re-initialize once, then retry.
+            // A stale 2025 session: re-initialize once (or take the session another
+            // request's re-initialization made meanwhile), then retry.
             if status == StatusCode::NOT_FOUND
                 && stateless.is_none()
-                && had_session
                 && !is_initialize
+                && sent_session.is_some()
                 && !std::mem::replace(&mut reinitialized, true)
-                && self.reinitialize().await
+                && self.renew_session(sent_session.as_deref()).await
             {
                 // The new session's server-initiated messages need their own stream.
                 self.clone().open_standalone().await;

@@ -123,6 +123,9 @@ struct Shared {
     /// `x-mcp-header` annotations by tool name, learned from `tools/list` answers.
     tool_headers: Mutex<HashMap<String, Vec<ParamHeader>>>,
     internal_ids: AtomicU64,
+    /// Held while a stale 2025 session is replaced: requests that met its 404 together
+    /// wait for the one replacement, rather than each starting a session of its own.
+    renewing: tokio::sync::Mutex<()>,
     middlewares: middleware::Middlewares,
     /// Cancelled when the connection closes: background readers stop.
     closed: CancellationToken,
@@ -168,6 +171,7 @@ impl Transport for HttpClientTransport {
             pending: Mutex::new(IdMap::default()),
             tool_headers: Mutex::new(HashMap::new()),
             internal_ids: AtomicU64::new(1),
+            renewing: tokio::sync::Mutex::new(()),
             closed: CancellationToken::new(),
             middlewares: self.middlewares,
             auth: self.auth,

@@ -85,14 +85,24 @@ impl Shared {
         });
     }
 
-    /// Replays the `initialize` exchange for a new session (the old one is gone).
-    pub(super) async fn reinitialize(&self) -> bool {
-        let Some(Message::Request(mut init)) = lock(&self.session).initialize.clone() else { return false };
-        {
-            let mut session = lock(&self.session);
-            session.id = None;
-            session.standalone_open = false;
+    /// Replaces the session `stale`, which the server answered 404 for: by a new
+    /// `initialize` exchange, unless another request has replaced it meanwhile (requests
+    /// in flight together all meet the 404; one session replaces it for all of them).
+    /// Whether there is a new session to retry with.
+    pub(super) async fn renew_session(&self, stale: Option<&str>) -> bool {
+        let _one_at_a_time = self.renewing.lock().await;
+        let current = lock(&self.session).id.clone();
+        if current.is_some() && current.as_deref() != stale {
+            return true;
         }
+        self.reinitialize().await
+    }
+
+    /// Replays the `initialize` exchange for a new session (the old one is gone). The
+    /// stale session id stays until the new one is known: a request sent meanwhile meets
+    /// the 404 too, and then takes the new session ([`Shared::renew_session`]).
+    async fn reinitialize(&self) -> bool {
+        let Some(Message::Request(mut init)) = lock(&self.session).initialize.clone() else { return false };
         init.id = RequestId::String(format!(
             "mcpwire-reinitialize-{}",
             self.internal_ids.fetch_add(1, Ordering::Relaxed)
@@ -110,13 +120,23 @@ impl Shared {
         if !ok {
             return false;
         }
-        lock(&self.session).id = sid;
+        // `notifications/initialized` goes out before any request takes the new session.
         let initialized =
             Message::Notification(mcpwire_protocol::Notification::new(methods::INITIALIZED, None));
-        let headers = self.message_headers(&initialized, None);
+        let mut headers = self.message_headers(&initialized, None);
+        headers.remove(SESSION_ID);
+        if let Some(id) = sid.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+            headers.insert(SESSION_ID, id);
+        }
         if let Some(request) = self.build(Method::POST, self.url.clone(), Some(initialized.to_vec()), headers)
         {
             let _ = self.send(request).await;
+        }
+        {
+            // The new session's server-initiated messages need their own stream.
+            let mut session = lock(&self.session);
+            session.id = sid;
+            session.standalone_open = false;
         }
         tracing::info!("the server forgot the session; re-initialized");
         true
