@@ -125,6 +125,18 @@ pub fn tool_schema_for<T: JsonSchema>() -> JsonObject {
     schema
 }
 
+/// [`tool_schema_for`] of the values `T` serializes to rather than those it deserializes
+/// from: what a tool's structured content is. The two differ where serde's attributes
+/// do: a field under `skip_serializing_if` may be absent from the output (it is not
+/// required), one under `skip_serializing` never appears in it, `rename(serialize = ..)`
+/// and `rename_all(serialize = ..)` name it as it is sent, and an `Option` field (always
+/// written, as `null` when `None`) is required.
+pub fn serialized_tool_schema_for<T: JsonSchema>() -> JsonObject {
+    let mut schema = generate::<T>(SchemaSettings::draft2020_12().for_serialize());
+    portable_nullable(&mut schema);
+    schema
+}
+
 /// Rewrites each `"type": [T, "null"]` in `schema` (what schemars makes of an `Option` of
 /// a string, number, boolean or array) as `"anyOf": [{"type": T, ...}, {"type": "null"}]`,
 /// the constraints of `T` (`format`, `minimum`, `items`, ...) moving into the first branch
@@ -230,14 +242,15 @@ pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
     schema
 }
 
-/// The output schema of a tool whose structured content is a `T`, and whether that
+/// The output schema of a tool whose structured content is a `T` (the schema of what `T`
+/// serializes to, [`serialized_tool_schema_for`]), and whether that
 /// content is sent as `{"result": value}` whatever each value is. An object schema is
 /// kept. A type that may be anything (`serde_json::Value`) gets `{"type": "object"}`: an
 /// object value is sent as it is and any other as `{"result": value}`, both objects. Any
 /// other schema (a number's, an `Option`'s, an enum's) is wrapped
 /// ([`wrap_in_result_object`]) and so is every value, an object or not, to match it.
 pub(crate) fn output_schema_for<T: JsonSchema>() -> (JsonObject, bool) {
-    let mut schema = tool_schema_for::<T>();
+    let mut schema = serialized_tool_schema_for::<T>();
     if is_object_schema(&schema) {
         (schema, false)
     } else if !constrains(&schema) {
