@@ -125,6 +125,10 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// A log message's data as a line: a string as it is; an object as its `message` (or
 /// `msg`) followed by its other members as `key=value`; anything else as compact JSON.
+///
+/// Beside a message, an `extra` member is the fields of fastmcp's envelope (`{"msg":
+/// TEXT, "extra": null | {FIELDS}}`, which every fastmcp server sends): its fields are
+/// shown as the message's own, and a null one not at all.
 pub fn log_text(data: &Value) -> String {
     let fields = match data {
         Value::String(s) => return s.clone(),
@@ -138,13 +142,24 @@ pub fn log_text(data: &Value) -> String {
         if message.is_some_and(|(k, _)| k == key) {
             continue;
         }
-        let value = match value {
-            Value::String(s) if !s.is_empty() && !s.contains(char::is_whitespace) => s.clone(),
-            other => other.to_string(),
-        };
-        parts.push(format!("{key}={value}"));
+        match (key.as_str(), value) {
+            ("extra", Value::Null) if message.is_some() => {}
+            ("extra", Value::Object(extra)) if message.is_some() => {
+                parts.extend(extra.iter().map(|(key, value)| log_field(key, value)));
+            }
+            _ => parts.push(log_field(key, value)),
+        }
     }
     parts.join(" ")
+}
+
+/// One member of a log message's data as `key=value`: a string of one word bare, any
+/// other value as compact JSON.
+fn log_field(key: &str, value: &Value) -> String {
+    match value {
+        Value::String(s) if !s.is_empty() && !s.contains(char::is_whitespace) => format!("{key}={s}"),
+        other => format!("{key}={other}"),
+    }
 }
 
 /// `3/10 (30%) message`, `7 message` without a total.

@@ -624,3 +624,19 @@ fn the_proxy_carries_roots_at_start_up_and_after_a_change() {
     let o = python_client(script, &[proxy.url.as_str()], Duration::from_secs(120));
     assert!(o.status.success() && stdout(&o).contains("ok"), "{}\n{}", stdout(&o), stderr(&o));
 }
+
+#[test]
+fn fastmcp_log_messages_read_as_it_wrote_them() {
+    // fastmcp sends every log message as `{"msg": TEXT, "extra": null | {FIELDS}}`: its
+    // lines show the text and the extra fields, not an `extra=null` on each line.
+    for version in ["2026-07-28", "2025-11-25"] {
+        let o = mcpwire(
+            &["--protocol-version", version, "call", &fastmcp_server(), "tidy"],
+            Duration::from_secs(60),
+        );
+        expect_code(&o, 0);
+        let err = stderr(&o);
+        assert!(err.lines().any(|l| l == "[info] tidying up"), "{version}:\n{err}");
+        assert!(err.lines().any(|l| l == "[warning] found crumbs count=3 room=kitchen"), "{version}:\n{err}");
+    }
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A small fastmcp server for the CLI and proxy tests: a tool whose arguments are declared
-in a non-alphabetical order, and a tool that asks the client a question (elicitation).
+in a non-alphabetical order, a tool that asks the client a question (elicitation), and a
+tool that logs (fastmcp sends each log message as ``{"msg": ..., "extra": ...}``).
 
 Usage: fastmcp_server.py   (serves MCP over stdio)
 """
@@ -32,6 +33,14 @@ async def greet(ctx: Context) -> str:
     if answer.action == "accept":
         return f"Hello, {answer.data.name}!"
     return f"No name ({answer.action})"
+
+
+@mcp.tool
+async def tidy(ctx: Context) -> str:
+    """Log two messages, one with extra fields, then answer."""
+    await ctx.info("tidying up")
+    await ctx.warning("found crumbs", extra={"count": 3, "room": "kitchen"})
+    return "tidy"
 
 
 if __name__ == "__main__":
