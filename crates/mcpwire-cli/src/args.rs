@@ -240,7 +240,7 @@ pub fn tool_arguments(
                                 article(ty),
                                 pair.value
                             ))
-                            .hint(example(&pair.key, ty)))
+                            .hint(example(&pair.key, ty, root, property)))
                         }
                     }
                 }
@@ -331,16 +331,87 @@ fn article(ty: &str) -> &'static str {
     }
 }
 
-fn example(key: &str, ty: &str) -> String {
-    let sample = match ty {
-        "integer" => "3",
-        "number" => "2.5",
-        "boolean" => "true",
-        "object" => r#"'{"k": "v"}'"#,
-        "array" => r#"'["a", "b"]'"#,
-        _ => "null",
+/// A hint with an example of `key=VALUE` for a property of type `ty`: an array or an
+/// object after its schema (`property`, in the input schema `root`), so that an array
+/// of objects is shown with their members, not as an array of strings.
+fn example(key: &str, ty: &str, root: &Value, property: Option<&Value>) -> String {
+    let sample = match (ty, property) {
+        ("integer", _) => "3".to_owned(),
+        ("number", _) => "2.5".to_owned(),
+        ("boolean", _) => "true".to_owned(),
+        ("object" | "array", Some(property)) => {
+            let mut visits = 0;
+            let value = sample_of(root, property, ty, 0, &mut visits);
+            format!("'{}'", value.to_string().replace('\'', r"'\''"))
+        }
+        ("object", None) => r#"'{"k": "v"}'"#.to_owned(),
+        ("array", None) => r#"'["a", "b"]'"#.to_owned(),
+        _ => "null".to_owned(),
     };
     format!("for example {key}={sample}")
+}
+
+/// How deep [`sample_of`] goes into arrays and objects, and how many subschemas it looks
+/// at in all: a server's schema may be recursive or wide.
+const SAMPLE_DEPTH: usize = 4;
+const SAMPLE_VISITS: usize = 64;
+
+/// A value of `schema` (as type `ty`) to show in a hint: an enum's or a const's first
+/// value; an object with its required members (all of them when it names none); an
+/// array of one item; `"text"`, `3`, `2.5` or `true` for the plain types.
+fn sample_of(root: &Value, schema: &Value, ty: &str, depth: usize, visits: &mut usize) -> Value {
+    *visits += 1;
+    let schema = resolve(root, schema);
+    if let Some(first) = schema.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+        return first.clone();
+    }
+    if let Some(value) = schema.get("const") {
+        return value.clone();
+    }
+    // `anyOf`/`oneOf` (an optional array, `["array", "null"]` as alternatives): the
+    // alternative of that type.
+    if schema.get("type").is_none() && *visits < SAMPLE_VISITS {
+        let alternatives = ["anyOf", "oneOf"].iter().filter_map(|k| schema.get(*k).and_then(Value::as_array));
+        if let Some(alternative) = alternatives.flatten().find(|a| types(root, a).iter().any(|t| t == ty)) {
+            return sample_of(root, alternative, ty, depth, visits);
+        }
+    }
+    let deeper = depth < SAMPLE_DEPTH && *visits < SAMPLE_VISITS;
+    match ty {
+        "integer" => Value::from(3),
+        "number" => Value::from(2.5),
+        "boolean" => Value::Bool(true),
+        "null" => Value::Null,
+        "array" => {
+            let items = schema.get("items").filter(|_| deeper);
+            Value::Array(
+                items.map(|items| vec![sample_any(root, items, depth + 1, visits)]).unwrap_or_default(),
+            )
+        }
+        "object" => {
+            let properties = schema.get("properties").and_then(Value::as_object).filter(|_| deeper);
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let mut object = Map::new();
+            for (name, member) in properties.into_iter().flatten() {
+                if required.is_empty() || required.contains(&name.as_str()) {
+                    object.insert(name.clone(), sample_any(root, member, depth + 1, visits));
+                }
+            }
+            Value::Object(object)
+        }
+        _ => Value::String("text".to_owned()),
+    }
+}
+
+/// [`sample_of`] a subschema of whichever type it allows (not null, when it allows more).
+fn sample_any(root: &Value, schema: &Value, depth: usize, visits: &mut usize) -> Value {
+    let allowed = types(root, schema);
+    let ty = allowed.iter().find(|t| *t != "null").or(allowed.first()).map_or("string", String::as_str);
+    sample_of(root, schema, ty, depth, visits)
 }
 
 #[cfg(test)]
@@ -465,5 +536,33 @@ mod tests {
         assert!(tool_arguments("t", None, Some("[1]"), &[]).is_err());
         assert!(tool_arguments("t", None, Some("{"), &[]).is_err());
         assert!(tool_arguments("t", None, None, &pairs(&["bad:={"])).is_err());
+    }
+
+    #[test]
+    fn hints_show_an_example_after_the_schema() {
+        // pydantic's shapes: an array of `$ref` objects, an enum, a recursive model.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "points": { "type": "array", "items": { "$ref": "#/$defs/Point" } },
+                "tree": { "$ref": "#/$defs/Tree" }
+            },
+            "$defs": {
+                "Point": { "type": "object", "properties": {
+                    "x": { "type": "number" }, "color": { "enum": ["red", "blue"] }, "label": { "type": "string" },
+                    "tags": { "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "null" }] }
+                }, "required": ["x", "color", "tags"] },
+                "Tree": { "type": "object", "properties": {
+                    "children": { "type": "array", "items": { "$ref": "#/$defs/Tree" } }
+                } }
+            }
+        });
+        let hint = |pair: &str| tool_arguments("t", Some(&schema), None, &pairs(&[pair])).unwrap_err().hint;
+        assert_eq!(
+            hint("points=5").as_deref(),
+            Some(r#"for example points='[{"x":2.5,"color":"red","tags":["text"]}]'"#)
+        );
+        let tree = hint("tree=5").unwrap();
+        assert!(tree.starts_with(r#"for example tree='{"children":[{"children":[{"#), "{tree}");
     }
 }

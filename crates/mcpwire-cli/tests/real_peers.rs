@@ -640,3 +640,15 @@ fn fastmcp_log_messages_read_as_it_wrote_them() {
         assert!(err.lines().any(|l| l == "[warning] found crumbs count=3 room=kitchen"), "{version}:\n{err}");
     }
 }
+
+#[test]
+fn a_wrongly_typed_argument_is_shown_an_example_of_its_schema() {
+    // server-memory's `entities` is an array of objects with three required members: the
+    // hint shows one, not an array of strings that the server would refuse.
+    let target = node_server("SERVER_MEMORY_JS", "");
+    let o =
+        mcpwire(&["call", &target, "create_entities", r#"entities={"name":"Ada"}"#], Duration::from_secs(60));
+    expect_code(&o, 2);
+    let example = r#"entities='[{"name":"text","entityType":"text","observations":["text"]}]'"#;
+    assert!(stderr(&o).contains(example), "{}", stderr(&o));
+}
