@@ -39,7 +39,8 @@ enum Shape {
     String,
     /// Parsed as JSON and checked to be of this JSON type.
     Json(&'static str),
-    /// Parsed as JSON if it parses, else taken as a string.
+    /// Several types, none of them string: parsed as JSON and checked to be one of them
+    /// (see [`either`]).
     Either,
     /// A string, except that `null` is JSON null.
     StringOrNull,
@@ -226,7 +227,7 @@ pub fn tool_arguments(
         } else {
             match property.map(|p| shape(&types(root, p))).unwrap_or(Shape::String) {
                 Shape::String => Value::String(pair.value.clone()),
-                Shape::Either => exact_json(&pair.value).unwrap_or(Value::String(pair.value.clone())),
+                Shape::Either => either(tool, &pair.key, &pair.value, root, property)?,
                 Shape::StringOrNull if pair.value == "null" => Value::Null,
                 Shape::StringOrNull => Value::String(pair.value.clone()),
                 Shape::Json(ty) => {
@@ -271,6 +272,35 @@ pub fn tool_arguments(
         }
     }
     Ok(args)
+}
+
+/// The JSON types a schema can name.
+const JSON_TYPES: [&str; 7] = ["array", "boolean", "integer", "null", "number", "object", "string"];
+
+/// A value for a property of several types, none of them string (an optional argument,
+/// `anyOf: [{type: T}, {type: null}]`): JSON of one of them. When a type is not one JSON
+/// names, the value goes as JSON if it parses, else as a string.
+fn either(
+    tool: &str,
+    key: &str,
+    value: &str,
+    root: &Value,
+    property: Option<&Value>,
+) -> Result<Value, Failure> {
+    let allowed = property.map(|p| types(root, p)).unwrap_or_default();
+    let known = !allowed.is_empty() && allowed.iter().all(|t| JSON_TYPES.contains(&t.as_str()));
+    match exact_json(value) {
+        Ok(v) if !known || allowed.iter().any(|t| is_type(&v, t)) => Ok(v),
+        Err(_) if !known => Ok(Value::String(value.to_owned())),
+        _ => {
+            let ty = allowed.iter().find(|t| *t != "null").map_or("null", String::as_str);
+            Err(Failure::usage(format!(
+                "argument {key:?} of tool {tool:?} must be {}, got {value:?}",
+                allowed.join(" or ")
+            ))
+            .hint(example(key, ty, root, property)))
+        }
+    }
 }
 
 /// `text` read as JSON, refused when it has an integer too large for 64 bits: serde_json

@@ -652,3 +652,19 @@ fn a_wrongly_typed_argument_is_shown_an_example_of_its_schema() {
     let example = r#"entities='[{"name":"text","entityType":"text","observations":["text"]}]'"#;
     assert!(stderr(&o).contains(example), "{}", stderr(&o));
 }
+
+#[test]
+fn an_optional_argument_is_checked_against_its_types() {
+    // fastmcp (pydantic) writes an optional argument as `anyOf: [{type: array, ...},
+    // {type: null}]`: a value of neither type is the CLI's usage error, with an example,
+    // not a string sent for the server to refuse.
+    let fast = fastmcp_server();
+    let o = mcpwire(&["call", &fast, "tidy", "rooms=kitchen"], Duration::from_secs(60));
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains(r#"argument "rooms" of tool "tidy" must be array or null, got "kitchen""#), "{err}");
+    assert!(err.contains(r#"for example rooms='["text"]'"#), "{err}");
+    let o = mcpwire(&["call", &fast, "tidy", r#"rooms=["hall","attic"]"#], Duration::from_secs(60));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("tidy: hall, attic"), "{}", stdout(&o));
+}

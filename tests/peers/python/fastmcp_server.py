@@ -36,11 +36,11 @@ async def greet(ctx: Context) -> str:
 
 
 @mcp.tool
-async def tidy(ctx: Context) -> str:
-    """Log two messages, one with extra fields, then answer."""
+async def tidy(ctx: Context, rooms: list[str] | None = None) -> str:
+    """Log two messages, one with extra fields, then answer (with the rooms, if given)."""
     await ctx.info("tidying up")
     await ctx.warning("found crumbs", extra={"count": 3, "room": "kitchen"})
-    return "tidy"
+    return "tidy" if rooms is None else f"tidy: {', '.join(rooms)}"
 
 
 if __name__ == "__main__":
