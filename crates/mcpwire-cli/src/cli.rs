@@ -273,6 +273,12 @@ pub struct Interaction {
     /// error, critical, alert, emergency, or off.
     #[arg(long, value_name = "LEVEL", default_value = "info")]
     pub log_level: String,
+
+    /// Share this directory (or file) with the server as a root, repeatable: a server
+    /// that asks its client for roots (server-filesystem started without directories)
+    /// works within them. Without it no roots are offered.
+    #[arg(long = "root", value_name = "PATH")]
+    pub roots: Vec<std::path::PathBuf>,
 }
 
 /// `mcpwire call`.

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use mcpwire::client::{Client, ClientOptions, RequestOptions};
 use mcpwire::protocol::logging::LoggingLevel;
+use mcpwire::protocol::roots::{ListRootsResult, Root};
 use mcpwire::protocol::{methods, Era, ProtocolVersion};
 use serde_json::{json, Value};
 
@@ -153,6 +154,12 @@ pub async fn connect(
         Some(_) => Policy::Ask,
         None => Policy::Decline("this command takes no input"),
     };
+    if let Some(roots) = interaction.map(|i| roots(&i.roots)).transpose()?.filter(|r| !r.is_empty()) {
+        builder = builder.on_roots(move || {
+            let roots = roots.clone();
+            async move { Ok(ListRootsResult { roots, meta: None }) }
+        });
+    }
     let elicit_ui = ui.clone();
     let turn = Arc::new(tokio::sync::Mutex::new(()));
     let server: Arc<str> = target.to_string().into();
@@ -168,6 +175,39 @@ pub async fn connect(
     let probe = if connect.protocol_version.is_some() { Duration::ZERO } else { probe_timeout };
     let limit = Duration::from_secs_f64(connect.timeout) + probe + Duration::from_secs(1);
     target::connect(&target, builder, max_message, limit, wire).await
+}
+
+/// The roots of `--root`: each path made absolute (it must exist) as a `file://` URI,
+/// named after its last component.
+fn roots(paths: &[std::path::PathBuf]) -> Result<Vec<Root>, Failure> {
+    paths
+        .iter()
+        .map(|path| {
+            let absolute = std::fs::canonicalize(path).map_err(|e| {
+                Failure::usage(format!("--root {}: {e}", path.display())).hint("give a directory that exists")
+            })?;
+            let Some(text) = absolute.to_str() else {
+                return Err(Failure::usage(format!("--root {}: the path is not UTF-8", path.display())));
+            };
+            let name = absolute.file_name().and_then(|n| n.to_str()).map(str::to_owned);
+            Ok(Root { uri: file_uri(text), name, meta: None })
+        })
+        .collect()
+}
+
+/// The `file://` URI of an absolute path: bytes other than unreserved characters and
+/// `/` percent-encoded (RFC 3986, RFC 8089).
+fn file_uri(path: &str) -> String {
+    let mut uri = String::from("file://");
+    for byte in path.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                uri.push(byte as char)
+            }
+            _ => uri.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    uri
 }
 
 /// Runs `body` on a connected client until it ends or Ctrl-C: then the body (and the
@@ -704,6 +744,15 @@ mod tests {
         assert_eq!(closest("test_simple_txt", names.iter().copied()), Some("test_simple_text"));
         assert_eq!(closest("ech", names.iter().copied()), Some("echo"));
         assert_eq!(closest("zzzzzz", names.iter().copied()), None);
+    }
+
+    #[test]
+    fn roots_are_file_uris_of_absolute_paths() {
+        assert_eq!(file_uri("/tmp/my dir/ä%"), "file:///tmp/my%20dir/%C3%A4%25");
+        let here = roots(&[std::path::PathBuf::from(".")]).unwrap();
+        let absolute = std::fs::canonicalize(".").unwrap();
+        assert_eq!(here[0].uri, file_uri(absolute.to_str().unwrap()));
+        assert!(roots(&[std::path::PathBuf::from("/no/such/dir/at/all")]).is_err());
     }
 
     #[test]

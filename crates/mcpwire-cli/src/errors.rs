@@ -125,13 +125,18 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
             let asked_us = CLIENT_METHODS.iter().copied().find(|m| e.message.contains(m));
             let hint = match (e.code, required_capabilities(e), asked_us) {
                 // 2025 has no code of its own for a missing client capability.
+                (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _)
+                    if names == "roots" =>
+                {
+                    "the server needs roots: give --root PATH (repeatable) to share a directory".into()
+                }
                 (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _) => {
                     format!("the server needs a client capability this command line does not offer: {names}")
                 }
                 // The server passed on this command line's own refusal of its request.
                 (codes::METHOD_NOT_FOUND, None, Some(method)) => format!(
                     "the server asked this command line for {method}, which it does not offer (it has no model \
-                     for sampling and shares no roots)"
+                     for sampling, and shares roots only when given --root PATH)"
                 ),
                 (codes::METHOD_NOT_FOUND, ..) => {
                     "the server does not offer this; `mcpwire info TARGET` shows what it does".into()
@@ -253,11 +258,16 @@ mod tests {
         let roots = serde_json::json!({ "requiredCapabilities": { "roots": {} } });
         assert_eq!(
             hint(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "needs roots", Some(roots.clone())),
-            "the server needs a client capability this command line does not offer: roots"
+            "the server needs roots: give --root PATH (repeatable) to share a directory"
         );
         assert_eq!(
             hint(codes::METHOD_NOT_FOUND, "Method not found", Some(roots)),
-            "the server needs a client capability this command line does not offer: roots"
+            "the server needs roots: give --root PATH (repeatable) to share a directory"
+        );
+        let sampling = serde_json::json!({ "requiredCapabilities": { "sampling": {} } });
+        assert_eq!(
+            hint(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "needs sampling", Some(sampling)),
+            "the server needs a client capability this command line does not offer: sampling"
         );
         // A server that passes on this command line's `-32601` for its sampling request.
         let passed_on = hint(codes::METHOD_NOT_FOUND, "Method not found: sampling/createMessage", None);

@@ -668,3 +668,24 @@ fn an_optional_argument_is_checked_against_its_types() {
     expect_code(&o, 0);
     assert!(stdout(&o).contains("tidy: hall, attic"), "{}", stdout(&o));
 }
+
+#[test]
+fn server_filesystem_works_within_the_roots_of_root_options() {
+    // Started without directories, server-filesystem asks its client for roots after the
+    // handshake and serves what they hold. (It asks without waiting: a first call may
+    // come before it has the answer, so the listing is tried again briefly.)
+    let dir = std::env::temp_dir().join(format!("mcpwire-roots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("note.txt"), "from a root\n").unwrap();
+    let target = node_server("SERVER_FILESYSTEM_JS", "");
+    let root = dir.display().to_string();
+    let call = |args: &[&str]| {
+        mcpwire(&[&["call", "--root", &root, &target], args].concat(), Duration::from_secs(60))
+    };
+    let listed = (0..10).map(|_| call(&["list_allowed_directories"])).find(|o| stdout(o).contains(&root));
+    assert!(listed.is_some(), "{root} never listed");
+    let o = call(&["read_text_file", &format!("path={root}/note.txt")]);
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("from a root"), "{}\n{}", stdout(&o), stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
