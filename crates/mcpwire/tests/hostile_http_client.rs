@@ -1,8 +1,8 @@
 //! The HTTP client against hostile servers, on real sockets: a raw TCP listener that
 //! answers with garbage, a huge body, an unknown id, silence, an endless or dripping
 //! stream; a 2026 call that never returns; the server process killed and restarted under
-//! a 2025 client. The tests assert what the client's calls return: a clear error or a
-//! timeout, never a hang.
+//! a 2025 client; a 2026 listen stream that breaks and is sent again. The tests assert
+//! what the client's calls return: a clear error or a timeout, never a hang.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "hostile_fixture.rs"]
@@ -11,14 +11,15 @@ mod hostile_http_support;
 mod mcp_http;
 mod raw_http;
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fixture::ChildServer;
-use hostile_http_support::{local, read_request_id, wait_for};
+use hostile_http_support::{local, read_request, read_request_id, wait_for};
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::HttpSettings;
+use mcpwire::protocol::subscriptions::SubscriptionFilter;
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::RequestError;
@@ -263,4 +264,84 @@ async fn the_http_server_restarted_under_a_2025_client() {
     assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], json!({ "n": 3 }).to_string());
     client.close().await;
     drop(second);
+}
+
+/// One SSE event carrying `message`.
+fn event(message: Value) -> String {
+    format!("event: message\ndata: {message}\n\n")
+}
+
+/// A 2026 server whose first listen stream breaks right after its acknowledgement (as
+/// when something between drops the connection); the next listen stream is acknowledged
+/// and then carries a `tools/list_changed`, each stamped with the id of the request it
+/// answers, as the spec says. Returns the URL and the count of listen requests.
+async fn breaking_listen_server() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let listens = Arc::new(AtomicUsize::new(0));
+    let count = listens.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            let count = count.clone();
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(stream);
+                while let Some(request) = read_request(&mut stream).await {
+                    let s = stream.get_mut();
+                    if request["method"] != "subscriptions/listen" {
+                        let _ = s.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await;
+                        continue;
+                    }
+                    let id = request["id"].clone();
+                    let meta = json!({ "io.modelcontextprotocol/subscriptionId": id });
+                    let ack = json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                        "params": { "notifications": { "toolsListChanged": true }, "_meta": meta } });
+                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n").await;
+                    let _ = s.write_all(event(ack).as_bytes()).await;
+                    let _ = s.flush().await;
+                    if count.fetch_add(1, Ordering::SeqCst) == 0 {
+                        return; // the first stream breaks
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    let changed = json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                        "params": { "_meta": meta } });
+                    let _ = s.write_all(event(changed).as_bytes()).await;
+                    let _ = s.flush().await;
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                }
+            });
+        }
+    });
+    (url, listens)
+}
+
+/// 2026 over HTTP: a listen stream that breaks is re-issued under a new id (the spec's
+/// MUST for a lost request), and the server stamps what the new stream carries with that
+/// id. The subscription still gets it: it does not go deaf while looking open.
+#[tokio::test]
+async fn a_broken_2026_listen_stream_is_reissued_and_still_delivers() {
+    let (url, listens) = breaking_listen_server().await;
+    let client = Client::builder("t", "0")
+        .protocol_version(ProtocolVersion::parse("2026-07-28"))
+        .options(ClientOptions { request_timeout: Duration::from_secs(10), ..Default::default() })
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    let mut stream = client.listen(filter).await.unwrap();
+    // The new stream's acknowledgement, then its notification.
+    let mut seen = Vec::new();
+    let next = tokio::time::timeout(Duration::from_secs(5), async {
+        while let Some(note) = stream.next().await {
+            seen.push(note.method.clone());
+            if note.method == "notifications/tools/list_changed" {
+                return;
+            }
+        }
+    })
+    .await;
+    assert_eq!(listens.load(Ordering::SeqCst), 2, "the listen request was not sent again");
+    assert!(next.is_ok(), "the re-issued stream's notification never reached the subscription: {seen:?}");
+    assert_eq!(seen, ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]);
+    client.close().await;
 }

@@ -26,8 +26,8 @@ pub async fn local(settings: HttpSettings) -> (Bound, Arc<Stats>) {
 }
 
 /// Reads one HTTP request (its head, then a `Content-Length` body) from a client; returns
-/// the JSON-RPC id of the body, `Value::Null` when it has none, `None` at end of stream.
-pub async fn read_request_id(stream: &mut BufReader<TcpStream>) -> Option<Value> {
+/// its JSON body, `Value::Null` when it has none, `None` at end of stream.
+pub async fn read_request(stream: &mut BufReader<TcpStream>) -> Option<Value> {
     let mut head = Vec::new();
     while !head.ends_with(b"\r\n\r\n") {
         if stream.read_until(b'\n', &mut head).await.ok()? == 0 {
@@ -42,6 +42,11 @@ pub async fn read_request_id(stream: &mut BufReader<TcpStream>) -> Option<Value>
         .unwrap_or(0);
     let mut body = vec![0; length];
     stream.read_exact(&mut body).await.ok()?;
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    Some(serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+/// [`read_request`]'s JSON-RPC id (`Value::Null` when it has none).
+pub async fn read_request_id(stream: &mut BufReader<TcpStream>) -> Option<Value> {
+    let request = read_request(stream).await?;
     Some(request.get("id").cloned().unwrap_or(Value::Null))
 }
