@@ -1,7 +1,8 @@
 //! A call's timeout, started again by the server's progress when the caller asks
 //! (`RequestOptions::reset_timeout_on_progress`), in both eras, against an mcpwire server
 //! over an in-memory pair. Time is paused: it moves only when every task waits, so the
-//! limits are exact.
+//! limits are exact. And a closed client: it says so, and fails calls, as soon as
+//! `close` returns.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -147,4 +148,34 @@ async fn a_request_that_cannot_be_queued_still_ends_at_its_timeout_or_cancel() {
     cancel.cancel();
     let error = tokio::time::timeout(Duration::from_secs(1), waiting).await.unwrap().unwrap().unwrap_err();
     assert!(matches!(error, RequestError::Cancelled { .. }), "{error:?}");
+}
+
+/// `Client::is_closed` tells the truth as soon as `close` returns, over any transport
+/// (an in-memory pair has no goodbye for `close` to wait for), and a call made then fails
+/// at once without being sent.
+#[tokio::test]
+async fn a_closed_client_says_so_as_soon_as_close_returns() {
+    let server = mcpwire::server::Server::builder("s", "1")
+        .tool(mcpwire::server::tool("ping").handler(|| "pong"))
+        .build()
+        .unwrap();
+    for version in ["2025-11-25", "2026-07-28"] {
+        let (ours, theirs) = mcpwire::transport::memory::pair();
+        let serving = tokio::spawn({
+            let server = server.clone();
+            async move { server.serve(theirs).await }
+        });
+        let client = Client::builder("t", "0")
+            .protocol_version(ProtocolVersion::parse(version))
+            .connect(ours)
+            .await
+            .unwrap();
+        client.call_tool("ping", json!({})).await.unwrap();
+        assert!(!client.is_closed());
+        client.close().await;
+        assert!(client.is_closed(), "{version}: open after close returned");
+        let error = client.call_tool("ping", json!({})).await.unwrap_err();
+        assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{version}: {error:?}");
+        tokio::time::timeout(Duration::from_secs(5), serving).await.unwrap().unwrap();
+    }
 }

@@ -262,9 +262,10 @@ impl Peer {
         self.shared.state() == State::Running
     }
 
-    /// Whether the connection has closed.
+    /// Whether the connection has closed, or [`Peer::close`] has been called: from then
+    /// on nothing sent is answered, even while the dispatcher is still winding down.
     pub fn is_closed(&self) -> bool {
-        self.shared.state() == State::Closed
+        self.shared.state() == State::Closed || self.shared.shutdown.is_cancelled()
     }
 
     /// Asks the connection to shut down; [`Dispatcher::run`] then returns.

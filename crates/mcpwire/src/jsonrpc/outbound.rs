@@ -204,6 +204,8 @@ impl Peer {
         match self.shared.state() {
             State::NotStarted => return Err(RequestError::NotRunning),
             State::Closed => return Err(self.shared.closed_error()),
+            // Closing: the request could not be answered.
+            State::Running if self.is_closed() => return Err(self.shared.closed_error()),
             State::Running => {}
         }
         let id = match options.id {
