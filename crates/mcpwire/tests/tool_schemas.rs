@@ -6,9 +6,9 @@
 mod common;
 
 use common::*;
-use mcpwire::server::{tool, Json, Server};
+use mcpwire::server::{tool, Args, Json, Server};
 use schemars::JsonSchema;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// The listed tool `name` of a server, and the result of calling it with `arguments`.
@@ -57,4 +57,98 @@ async fn the_output_schema_describes_the_serialized_value() {
     for required in schema["required"].as_array().unwrap() {
         assert!(structured.get(required.as_str().unwrap()).is_some(), "{required} is required: {schema}");
     }
+}
+
+/// Arguments that are one of several shapes, told apart by `kind`.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Shape {
+    Circle { radius: f64 },
+    Square { side: f64 },
+}
+
+/// Arguments that are one struct or another, untagged.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Lookup {
+    ById { id: u32 },
+    ByName { name: String },
+}
+
+/// A tool whose arguments are an enum of objects builds, and its input schema is an
+/// object schema (`"type": "object"` beside the generated `oneOf`/`anyOf`), which a
+/// client takes and checks arguments against. (It had no root `type`, so the server
+/// refused to build: "the input schema must be a JSON object with "type": "object"".)
+#[tokio::test]
+async fn arguments_of_an_enum_of_objects_have_an_object_schema() {
+    let area = tool("area").handler(|Args(shape): Args<Shape>| async move {
+        match shape {
+            Shape::Circle { radius } => format!("{:.1}", std::f64::consts::PI * radius * radius),
+            Shape::Square { side } => format!("{:.1}", side * side),
+        }
+    });
+    let server = Server::builder("s", "1").tool(area).build().unwrap();
+    let (listed, result) = list_and_call(server, "area", json!({ "kind": "square", "side": 3 })).await;
+    let schema = &listed["inputSchema"];
+    assert_eq!(schema["type"], "object", "{schema}");
+    assert_eq!(schema["oneOf"].as_array().map(Vec::len), Some(2), "{schema}");
+    assert_eq!(result["content"][0]["text"], "9.0", "{result}");
+
+    let find = tool("find").handler(|Args(lookup): Args<Lookup>| async move {
+        match lookup {
+            Lookup::ById { id } => format!("id {id}"),
+            Lookup::ByName { name } => format!("name {name}"),
+        }
+    });
+    let server = Server::builder("s", "1").tool(find).build().unwrap();
+    let (listed, result) = list_and_call(server, "find", json!({ "name": "ada" })).await;
+    assert_eq!(listed["inputSchema"]["type"], "object", "{listed}");
+    assert!(listed["inputSchema"]["anyOf"].is_array(), "{listed}");
+    assert_eq!(result["content"][0]["text"], "name ada", "{result}");
+}
+
+/// Arguments with a variant that is not an object (a unit variant, a string).
+#[derive(Deserialize, JsonSchema)]
+enum Step {
+    Stop,
+    Move { by: i32 },
+}
+
+/// The root branches that take no object are left out of such a schema: the arguments
+/// are an object, and a branch that contradicts the root's `type` is refused by a strict
+/// validator (Ajv's `strictTypes`).
+#[tokio::test]
+async fn no_root_branch_of_an_argument_schema_contradicts_its_object_type() {
+    let step = tool("step").handler(|Args(step): Args<Step>| async move {
+        match step {
+            Step::Stop => "stop".to_owned(),
+            Step::Move { by } => format!("move {by}"),
+        }
+    });
+    let paged = tool("paged").handler(
+        |Args(page): Args<Option<std::collections::HashMap<String, u32>>>| async move {
+            format!("{}", page.map_or(0, |p| p.len()))
+        },
+    );
+    let server = Server::builder("s", "1").tool(step).tool(paged).build().unwrap();
+    let (listed, result) = list_and_call(server.clone(), "step", json!({ "Move": { "by": 2 } })).await;
+    assert_eq!(listed["inputSchema"]["type"], "object");
+    let branches = listed["inputSchema"]["oneOf"].as_array().unwrap();
+    assert_eq!(branches.len(), 1, "{listed}");
+    assert_eq!(branches[0]["required"], json!(["Move"]), "{listed}");
+    assert_eq!(result["content"][0]["text"], "move 2", "{result}");
+    let (listed, result) = list_and_call(server, "paged", json!({ "a": 1 })).await;
+    let text = listed["inputSchema"].to_string();
+    assert!(!text.contains(r#""null""#), "{text}");
+    assert_eq!(result["content"][0]["text"], "1", "{result}");
+}
+
+/// Arguments whose type admits no object at all still cannot make an input schema.
+#[test]
+fn arguments_that_are_never_an_object_are_still_refused() {
+    let refused = Server::builder("s", "1")
+        .tool(tool("t").handler(|Args(text): Args<Option<String>>| async move { text.unwrap_or_default() }))
+        .build()
+        .unwrap_err();
+    assert!(refused.to_string().contains("input schema"), "{refused}");
 }

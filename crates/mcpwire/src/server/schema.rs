@@ -231,10 +231,31 @@ fn portable_nullable_value(value: &mut Value) {
 /// hosts (those that hand the schema to OpenAI's function calling) refuse an object
 /// schema without it. Other schemas are kept as
 /// [`tool_schema_for`] writes them.
+///
+/// A schema without a root `type` that admits objects among other values (an enum whose
+/// variants are objects: internally or adjacently tagged, untagged structs, an
+/// externally tagged one with data, an `Option` of a struct) gets `"type": "object"`
+/// beside its `oneOf`/`anyOf`/`$ref`, and loses the root branches that take no object:
+/// the arguments are an object whatever the type would otherwise take, and the spec asks
+/// for that `type` at the root of every input schema, composition keywords included.
 pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
     let mut schema = tool_schema_for::<T>();
     if !constrains(&schema) {
         any_object(&mut schema);
+    }
+    if !schema.contains_key("type") {
+        let whole = Value::Object(schema.clone());
+        if admits_object(&whole, &whole, 0) {
+            schema.insert("type".into(), "object".into());
+            // A branch that takes no object (an `Option`'s `null`, a unit variant's
+            // string) can no longer match; it goes, so that no branch contradicts the
+            // root's `type` (which a strict validator, Ajv's `strictTypes`, refuses).
+            for keyword in ["anyOf", "oneOf"] {
+                if let Some(Value::Array(branches)) = schema.get_mut(keyword) {
+                    branches.retain(|b| admits_object(b, &whole, 0));
+                }
+            }
+        }
     }
     if is_object_schema(&schema) {
         schema.entry("properties").or_insert_with(|| Value::Object(JsonObject::new()));
@@ -259,6 +280,35 @@ pub(crate) fn output_schema_for<T: JsonSchema>() -> (JsonObject, bool) {
     } else {
         (wrap_in_result_object(schema), true)
     }
+}
+
+/// Whether `schema` admits some JSON object, as far as its `type`, `enum`, `const`,
+/// composition keywords and references within the document `root` tell (a keyword it
+/// does not read is taken to admit one).
+fn admits_object(schema: &Value, root: &Value, depth: usize) -> bool {
+    let Value::Object(object) = schema else { return schema != &Value::Bool(false) };
+    // A reference cycle (a recursive type) or a deep nesting: no more is known.
+    if depth > 32 {
+        return true;
+    }
+    let admits = |s: &Value| admits_object(s, root, depth + 1);
+    let branches = |keyword: &str| object.get(keyword).and_then(Value::as_array);
+    let typed = match object.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "object"),
+        _ => true,
+    };
+    let referenced = match object.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        Some(pointer) => root.pointer(pointer).is_none_or(admits),
+        None => true,
+    };
+    typed
+        && referenced
+        && branches("anyOf").is_none_or(|b| b.iter().any(admits))
+        && branches("oneOf").is_none_or(|b| b.iter().any(admits))
+        && branches("allOf").is_none_or(|b| b.iter().all(admits))
+        && branches("enum").is_none_or(|values| values.iter().any(Value::is_object))
+        && object.get("const").is_none_or(Value::is_object)
 }
 
 /// Whether a schema says anything of the values it takes (the root `true`, written as
