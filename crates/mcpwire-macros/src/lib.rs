@@ -314,7 +314,8 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         let field = &pat.ident;
         let doc = description.map(|d| quote! { #[doc = #d] });
         parameters.fields.push(quote! { #doc #field: #ty });
-        parameters.names.push(field.to_string());
+        // The argument's name as serde and schemars spell it: `r#type` is `type`.
+        parameters.names.push(syn::ext::IdentExt::unraw(field).to_string());
         parameters.call_args.push(quote! { __args.#field });
     }
     if parameters.whole_args && !parameters.names.is_empty() {

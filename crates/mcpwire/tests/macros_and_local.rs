@@ -147,6 +147,34 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
     assert_eq!(answer["content"][0]["text"], "Salt Lake City");
 }
 
+/// A prompt whose arguments are Rust keywords, written as raw identifiers.
+#[mcpwire::prompt]
+async fn describe(r#type: String, zone: String, r#for: Option<String>) -> String {
+    format!("{} in {zone} for {:?}", r#type, r#for)
+}
+
+/// A raw identifier's argument is listed under its name (`type`, not `r#type`) and in the
+/// function's order like any other. (The order was looked up by `r#type`, which no
+/// argument is called, so `type` and `for` went to the end of the list.)
+#[tokio::test]
+async fn prompt_arguments_named_by_raw_identifiers_keep_the_functions_order() {
+    let server = Server::builder("s", "1").prompt(describe_prompt()).build().unwrap();
+    let mut raw = initialized(server).await;
+    raw.request(0, "prompts/list", json!({})).await;
+    let listed = expect_result(&raw.next().await, 0);
+    let names: Vec<&str> = listed["prompts"][0]["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert_eq!(names, ["type", "zone", "for"], "{listed}");
+    raw.request(1, "prompts/get", json!({ "name": "describe", "arguments": { "type": "a", "zone": "b" } }))
+        .await;
+    let prompt = expect_result(&raw.next().await, 1);
+    assert_eq!(prompt["messages"][0]["content"]["text"], "a in b for None");
+}
+
 /// Prompt arguments and template variables are strings on the wire; typed parameters
 /// are parsed from them, and a value that does not parse is `-32602` naming it.
 #[tokio::test]
