@@ -152,3 +152,33 @@ fn arguments_that_are_never_an_object_are_still_refused() {
         .unwrap_err();
     assert!(refused.to_string().contains("input schema"), "{refused}");
 }
+
+#[derive(Serialize, JsonSchema)]
+struct Stats {
+    count: u32,
+    mean: f64,
+}
+
+/// A structured result with a NaN or an infinite number (JSON has neither; serde_json
+/// writes `null`) is the tool's failure, named where it is, and not content that breaks
+/// the output schema's `"type": "number"`, which a client checking it refused whole.
+#[tokio::test]
+async fn a_result_with_a_number_json_cannot_carry_is_a_tool_error() {
+    let mean =
+        tool("mean").handler(|Args(values): Args<std::collections::HashMap<String, Vec<f64>>>| async move {
+            let values = values.get("values").cloned().unwrap_or_default();
+            Json(Stats { count: values.len() as u32, mean: values.iter().sum::<f64>() / values.len() as f64 })
+        });
+    let server = Server::builder("s", "1").tool(mean).build().unwrap();
+    let (listed, result) = list_and_call(server, "mean", json!({ "values": [] })).await;
+    assert_eq!(listed["outputSchema"]["properties"]["mean"]["type"], "number");
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("NaN or infinite") && text.contains("`mean`"), "{text}");
+
+    let mean = tool("mean").handler(|| async { Json(Stats { count: 2, mean: 1.5 }) });
+    let server = Server::builder("s", "1").tool(mean).build().unwrap();
+    let (_, result) = list_and_call(server, "mean", json!({})).await;
+    assert_eq!(result["structuredContent"], json!({ "count": 2, "mean": 1.5 }), "{result}");
+}

@@ -38,6 +38,7 @@ mod definition;
 mod dual;
 pub mod extract;
 mod file_root;
+mod finite;
 mod local;
 mod middleware;
 mod notify;

@@ -141,7 +141,16 @@ impl IntoToolResult for Vec<ContentBlock> {
 impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
     /// The value as structured content, as it is: the tool's call wraps it in
     /// `{"result": ..}` when its schema says so, and adds its text copy.
+    /// A value with a NaN or an infinite number is a failure of the tool (`isError`):
+    /// JSON has no such number, and serde_json's `null` in its place would not fit the
+    /// output schema, so a client checking it would refuse the result.
     fn into_tool_result(self) -> Result<CallToolResult, McpError> {
+        if let Some(at) = super::finite::first_non_finite(&self.0) {
+            let at = if at.is_empty() { "the value itself".to_owned() } else { format!("`{at}`") };
+            return Ok(CallToolResult::error(format!(
+                "the tool's result has a number JSON cannot carry (NaN or infinite) at {at}"
+            )));
+        }
         Ok(CallToolResult { structured_content: Some(serde_json::to_value(&self.0)?), ..Default::default() })
     }
 

@@ -1,0 +1,341 @@
+//! Whether a value's floats are all finite. JSON has no NaN nor infinity, and serde_json
+//! writes them as `null`: in a tool's structured content that `null` stands where its
+//! output schema says a number, and a client that checks the content against the schema
+//! (as the spec asks it to) refuses the whole result.
+
+use std::fmt::Display;
+
+use serde::ser::{self, Serialize};
+
+/// Where the first NaN or infinite number of `value` is (`stats.mean`, `points[2].x`, or
+/// `` for the value itself), if it has one. A map's entries are named by their key when
+/// it is a string or a number, and `*` otherwise.
+///
+/// The value is walked once without keeping a path, and only when it has such a number a
+/// second time to say where.
+pub(crate) fn first_non_finite<T: Serialize + ?Sized>(value: &T) -> Option<String> {
+    match value.serialize(Finder { path: Vec::new(), track: false }) {
+        Err(Found::At(_)) => match value.serialize(Finder { path: Vec::new(), track: true }) {
+            Err(Found::At(path)) => Some(path),
+            _ => Some(String::new()),
+        },
+        Ok(()) => None,
+        // The value does not serialize at all: serde_json says why when it writes it.
+        Err(Found::Other) => None,
+    }
+}
+
+#[derive(Debug)]
+enum Found {
+    At(String),
+    Other,
+}
+
+impl Display for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Found::At(path) => write!(f, "a non-finite number at {path:?}"),
+            Found::Other => f.write_str("not serializable"),
+        }
+    }
+}
+
+impl std::error::Error for Found {}
+
+impl ser::Error for Found {
+    fn custom<M: Display>(_: M) -> Self {
+        Found::Other
+    }
+}
+
+/// Walks a value, its path so far in `path` when `track`.
+struct Finder {
+    path: Vec<String>,
+    track: bool,
+}
+
+impl Finder {
+    fn float(&self, f: f64) -> Result<(), Found> {
+        if f.is_finite() {
+            Ok(())
+        } else {
+            Err(Found::At(self.path.concat()))
+        }
+    }
+}
+
+/// A sequence, map or struct being walked: its own path, and each child's name from it.
+struct Compound {
+    path: Vec<String>,
+    track: bool,
+    index: usize,
+    key: Option<String>,
+}
+
+impl Compound {
+    fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+        if !self.track {
+            return value.serialize(Finder { path: Vec::new(), track: false });
+        }
+        let segment = format!("[{}]", self.index);
+        self.index += 1;
+        self.walk(segment, value)
+    }
+
+    fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> Result<(), Found> {
+        if !self.track {
+            return value.serialize(Finder { path: Vec::new(), track: false });
+        }
+        let segment = if self.path.is_empty() { name.to_owned() } else { format!(".{name}") };
+        self.walk(segment, value)
+    }
+
+    fn walk<T: Serialize + ?Sized>(&mut self, segment: String, value: &T) -> Result<(), Found> {
+        let mut path = self.path.clone();
+        path.push(segment);
+        value.serialize(Finder { path, track: true })
+    }
+}
+
+macro_rules! plain {
+    ($($method:ident($t:ty)),*) => {$(
+        fn $method(self, _: $t) -> Result<(), Found> {
+            Ok(())
+        }
+    )*};
+}
+
+impl ser::Serializer for Finder {
+    type Ok = ();
+    type Error = Found;
+    type SerializeSeq = Compound;
+    type SerializeTuple = Compound;
+    type SerializeTupleStruct = Compound;
+    type SerializeTupleVariant = Compound;
+    type SerializeMap = Compound;
+    type SerializeStruct = Compound;
+    type SerializeStructVariant = Compound;
+
+    plain!(
+        serialize_bool(bool),
+        serialize_i8(i8),
+        serialize_i16(i16),
+        serialize_i32(i32),
+        serialize_i64(i64),
+        serialize_i128(i128),
+        serialize_u8(u8),
+        serialize_u16(u16),
+        serialize_u32(u32),
+        serialize_u64(u64),
+        serialize_u128(u128),
+        serialize_char(char),
+        serialize_str(&str),
+        serialize_bytes(&[u8]),
+        serialize_unit_struct(&'static str)
+    );
+
+    fn serialize_f32(self, v: f32) -> Result<(), Found> {
+        self.float(v.into())
+    }
+
+    fn serialize_f64(self, v: f64) -> Result<(), Found> {
+        self.float(v)
+    }
+
+    fn serialize_none(self) -> Result<(), Found> {
+        Ok(())
+    }
+
+    fn serialize_some<T: Serialize + ?Sized>(self, value: &T) -> Result<(), Found> {
+        value.serialize(self)
+    }
+
+    fn serialize_unit(self) -> Result<(), Found> {
+        Ok(())
+    }
+
+    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> Result<(), Found> {
+        Ok(())
+    }
+
+    fn serialize_newtype_struct<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        value: &T,
+    ) -> Result<(), Found> {
+        value.serialize(self)
+    }
+
+    fn serialize_newtype_variant<T: Serialize + ?Sized>(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Result<(), Found> {
+        let mut path = self.path;
+        if self.track {
+            path.push(if path.is_empty() { variant.to_owned() } else { format!(".{variant}") });
+        }
+        value.serialize(Finder { path, track: self.track })
+    }
+
+    fn serialize_seq(self, _: Option<usize>) -> Result<Compound, Found> {
+        Ok(Compound { path: self.path, track: self.track, index: 0, key: None })
+    }
+
+    fn serialize_tuple(self, _: usize) -> Result<Compound, Found> {
+        self.serialize_seq(None)
+    }
+
+    fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Compound, Found> {
+        self.serialize_seq(None)
+    }
+
+    fn serialize_tuple_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Compound, Found> {
+        let mut path = self.path;
+        if self.track {
+            path.push(if path.is_empty() { variant.to_owned() } else { format!(".{variant}") });
+        }
+        Ok(Compound { path, track: self.track, index: 0, key: None })
+    }
+
+    fn serialize_map(self, _: Option<usize>) -> Result<Compound, Found> {
+        self.serialize_seq(None)
+    }
+
+    fn serialize_struct(self, _: &'static str, _: usize) -> Result<Compound, Found> {
+        self.serialize_seq(None)
+    }
+
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        index: u32,
+        variant: &'static str,
+        len: usize,
+    ) -> Result<Compound, Found> {
+        self.serialize_tuple_variant(name, index, variant, len)
+    }
+}
+
+impl ser::SerializeSeq for Compound {
+    type Ok = ();
+    type Error = Found;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Found> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTuple for Compound {
+    type Ok = ();
+    type Error = Found;
+    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Found> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleStruct for Compound {
+    type Ok = ();
+    type Error = Found;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Found> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeTupleVariant for Compound {
+    type Ok = ();
+    type Error = Found;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+        self.element(value)
+    }
+    fn end(self) -> Result<(), Found> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeMap for Compound {
+    type Ok = ();
+    type Error = Found;
+    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> Result<(), Found> {
+        if !self.track {
+            return Ok(());
+        }
+        self.key = Some(match serde_json::to_value(key) {
+            Ok(serde_json::Value::String(s)) => s,
+            Ok(serde_json::Value::Number(n)) => n.to_string(),
+            _ => "*".to_owned(),
+        });
+        Ok(())
+    }
+    fn serialize_value<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+        let key = self.key.take().unwrap_or_else(|| "*".to_owned());
+        self.field(&key, value)
+    }
+    fn end(self) -> Result<(), Found> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStruct for Compound {
+    type Ok = ();
+    type Error = Found;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Found> {
+        self.field(name, value)
+    }
+    fn end(self) -> Result<(), Found> {
+        Ok(())
+    }
+}
+
+impl ser::SerializeStructVariant for Compound {
+    type Ok = ();
+    type Error = Found;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Found> {
+        self.field(name, value)
+    }
+    fn end(self) -> Result<(), Found> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_non_finite;
+    use std::collections::BTreeMap;
+
+    #[derive(serde::Serialize)]
+    struct Stats {
+        count: u32,
+        mean: f64,
+        points: Vec<(f32, f32)>,
+    }
+
+    #[test]
+    fn finds_the_first_nan_or_infinity_and_names_where_it_is() {
+        let ok = Stats { count: 1, mean: 0.5, points: vec![(1.0, 2.0)] };
+        assert_eq!(first_non_finite(&ok), None);
+        let nan = Stats { count: 0, mean: f64::NAN, points: vec![] };
+        assert_eq!(first_non_finite(&nan).as_deref(), Some("mean"));
+        let far = Stats { count: 2, mean: 1.0, points: vec![(1.0, 2.0), (3.0, f32::INFINITY)] };
+        assert_eq!(first_non_finite(&far).as_deref(), Some("points[1][1]"));
+        assert_eq!(first_non_finite(&f64::NEG_INFINITY).as_deref(), Some(""));
+        let map = BTreeMap::from([("a", Some(1.0)), ("b", Some(f64::NAN))]);
+        assert_eq!(first_non_finite(&map).as_deref(), Some("b"));
+    }
+}
