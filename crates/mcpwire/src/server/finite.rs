@@ -225,49 +225,28 @@ impl ser::Serializer for Finder {
     }
 }
 
-impl ser::SerializeSeq for Compound {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
+/// The compound kinds whose members are elements, each walked as [`Compound::element`].
+macro_rules! walk_elements {
+    ($($kind:ident :: $method:ident),*) => {$(
+        impl ser::$kind for Compound {
+            type Ok = ();
+            type Error = Found;
+            fn $method<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
+                self.element(value)
+            }
+            fn end(self) -> Result<(), Found> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeTuple for Compound {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleStruct for Compound {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
-
-impl ser::SerializeTupleVariant for Compound {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
-        self.element(value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
+walk_elements!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field,
+    SerializeTupleVariant::serialize_field
+);
 
 impl ser::SerializeMap for Compound {
     type Ok = ();
