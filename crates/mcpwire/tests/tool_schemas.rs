@@ -52,7 +52,9 @@ async fn the_output_schema_describes_the_serialized_value() {
     let schema = &listed["outputSchema"];
     let structured = &result["structuredContent"];
     assert_eq!(structured, &json!({ "title": "t", "rowCount": 3 }));
-    let properties: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    // Sorted: built with the CLI, serde_json keeps insertion order (`preserve_order`).
+    let mut properties: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    properties.sort();
     assert_eq!(properties, ["nextPage", "rowCount", "title", "warnings"], "{schema}");
     for required in schema["required"].as_array().unwrap() {
         assert!(structured.get(required.as_str().unwrap()).is_some(), "{required} is required: {schema}");
