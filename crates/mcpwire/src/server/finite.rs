@@ -86,7 +86,7 @@ impl Compound {
         if !self.track {
             return value.serialize(Finder { path: Vec::new(), track: false });
         }
-        let segment = if self.path.is_empty() { name.to_owned() } else { format!(".{name}") };
+        let segment = member(&self.path, name);
         self.walk(segment, value)
     }
 
@@ -94,6 +94,15 @@ impl Compound {
         let mut path = self.path.clone();
         path.push(segment);
         value.serialize(Finder { path, track: true })
+    }
+}
+
+/// The path segment of the member `name` below `path`: `name` at the top, `.name` below.
+fn member(path: &[String], name: &str) -> String {
+    if path.is_empty() {
+        name.to_owned()
+    } else {
+        format!(".{name}")
     }
 }
 
@@ -175,7 +184,7 @@ impl ser::Serializer for Finder {
     ) -> Result<(), Found> {
         let mut path = self.path;
         if self.track {
-            path.push(if path.is_empty() { variant.to_owned() } else { format!(".{variant}") });
+            path.push(member(&path, variant));
         }
         value.serialize(Finder { path, track: self.track })
     }
@@ -201,7 +210,7 @@ impl ser::Serializer for Finder {
     ) -> Result<Compound, Found> {
         let mut path = self.path;
         if self.track {
-            path.push(if path.is_empty() { variant.to_owned() } else { format!(".{variant}") });
+            path.push(member(&path, variant));
         }
         Ok(Compound { path, track: self.track, index: 0, key: None })
     }
@@ -271,27 +280,27 @@ impl ser::SerializeMap for Compound {
     }
 }
 
-impl ser::SerializeStruct for Compound {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Found> {
-        self.field(name, value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
+/// The compound kinds whose members are named fields, each walked as [`Compound::field`].
+macro_rules! walk_fields {
+    ($($kind:ident),*) => {$(
+        impl ser::$kind for Compound {
+            type Ok = ();
+            type Error = Found;
+            fn serialize_field<T: Serialize + ?Sized>(
+                &mut self,
+                name: &'static str,
+                value: &T,
+            ) -> Result<(), Found> {
+                self.field(name, value)
+            }
+            fn end(self) -> Result<(), Found> {
+                Ok(())
+            }
+        }
+    )*};
 }
 
-impl ser::SerializeStructVariant for Compound {
-    type Ok = ();
-    type Error = Found;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, name: &'static str, value: &T) -> Result<(), Found> {
-        self.field(name, value)
-    }
-    fn end(self) -> Result<(), Found> {
-        Ok(())
-    }
-}
+walk_fields!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {
