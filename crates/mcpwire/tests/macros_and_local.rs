@@ -147,6 +147,12 @@ async fn the_macro_derives_schemas_descriptions_and_structured_output() {
     assert_eq!(answer["content"][0]["text"], "Salt Lake City");
 }
 
+/// The argument names of the first prompt of a `prompts/list` result, in order.
+fn first_prompts_arguments(listed: &Value) -> Vec<&str> {
+    let arguments = listed["prompts"][0]["arguments"].as_array().unwrap();
+    arguments.iter().map(|a| a["name"].as_str().unwrap()).collect()
+}
+
 /// A prompt whose arguments are Rust keywords, written as raw identifiers.
 #[mcpwire::prompt]
 async fn describe(r#type: String, zone: String, r#for: Option<String>) -> String {
@@ -162,13 +168,7 @@ async fn prompt_arguments_named_by_raw_identifiers_keep_the_functions_order() {
     let mut raw = initialized(server).await;
     raw.request(0, "prompts/list", json!({})).await;
     let listed = expect_result(&raw.next().await, 0);
-    let names: Vec<&str> = listed["prompts"][0]["arguments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|a| a["name"].as_str())
-        .collect();
-    assert_eq!(names, ["type", "zone", "for"], "{listed}");
+    assert_eq!(first_prompts_arguments(&listed), ["type", "zone", "for"], "{listed}");
     raw.request(1, "prompts/get", json!({ "name": "describe", "arguments": { "type": "a", "zone": "b" } }))
         .await;
     let prompt = expect_result(&raw.next().await, 1);
@@ -182,13 +182,7 @@ async fn typed_prompt_arguments_and_template_variables_are_parsed_from_strings()
     let mut raw = initialized(server()).await;
     raw.request(0, "prompts/list", json!({})).await;
     let listed = expect_result(&raw.next().await, 0);
-    let names: Vec<&str> = listed["prompts"][0]["arguments"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["n", "loud"], "the function's order, not the schema's");
+    assert_eq!(first_prompts_arguments(&listed), ["n", "loud"], "the function's order, not the schema's");
     raw.request(1, "prompts/get", json!({ "name": "count_to", "arguments": { "n": "3", "loud": "true" } }))
         .await;
     let prompt = expect_result(&raw.next().await, 1);
