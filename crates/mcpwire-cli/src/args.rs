@@ -372,7 +372,8 @@ fn example(key: &str, ty: &str, root: &Value, property: Option<&Value>) -> Strin
         ("object" | "array", Some(property)) => {
             let mut visits = 0;
             let value = sample_of(root, property, ty, 0, &mut visits);
-            format!("'{}'", value.to_string().replace('\'', r"'\''"))
+            // JSON of an array or an object always needs the shell's quotes.
+            crate::target::quote_word(&value.to_string())
         }
         ("object", None) => r#"'{"k": "v"}'"#.to_owned(),
         ("array", None) => r#"'["a", "b"]'"#.to_owned(),

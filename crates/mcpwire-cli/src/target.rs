@@ -130,7 +130,7 @@ impl std::str::FromStr for Target {
 /// Quotes a word for display when a POSIX shell would read it otherwise, so the command
 /// line can be pasted into one: in single quotes, where nothing is special (a `'` inside
 /// is written `'\''`).
-fn quote_word(word: &str) -> String {
+pub(crate) fn quote_word(word: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c);
     if !word.is_empty() && word.chars().all(plain) {
         word.to_owned()
