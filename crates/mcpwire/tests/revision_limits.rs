@@ -10,6 +10,7 @@ use common::*;
 use mcpwire::protocol::content::{ContentBlock, Role};
 use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams, ElicitRequestURLParams};
 use mcpwire::protocol::prompts::PromptMessage;
+use mcpwire::protocol::sampling::CreateMessageRequestParams;
 use mcpwire::protocol::{codes, Message, Notification};
 use mcpwire::server::{prompt, tool, Ctx, Server};
 use mcpwire::McpError;
@@ -61,11 +62,39 @@ fn server() -> Server {
             Ok::<_, McpError>(format!("{:?}", answer.action))
         }))
         .tool(tool("media").description("Audio and a resource link").handler(|| async { media() }))
+        .tool(tool("sample").description("Sampling of a given shape").handler(
+            |ctx: Ctx, args: mcpwire::server::Args<SampleArgs>| async move {
+                let answer = ctx.sample(sampling(&args.0.shape)).await?;
+                Ok::<_, McpError>(answer.model)
+            },
+        ))
         .prompt(prompt("media").description("Audio and a resource link").handler(|| async {
             media().into_iter().map(|c| PromptMessage { role: Role::User, content: c }).collect::<Vec<_>>()
         }))
         .build()
         .unwrap()
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct SampleArgs {
+    shape: String,
+}
+
+/// A sampling request: `tools` (offering a tool), `two_blocks` (a message of two text
+/// blocks), `one_in_array` (a message whose one block is in an array), `audio`.
+fn sampling(shape: &str) -> CreateMessageRequestParams {
+    let text = json!({ "type": "text", "text": "Hi" });
+    let content = match shape {
+        "two_blocks" => json!([text, text]),
+        "one_in_array" => json!([text]),
+        "audio" => json!({ "type": "audio", "data": "AAAA", "mimeType": "audio/wav" }),
+        _ => text,
+    };
+    let mut params = json!({ "messages": [{ "role": "user", "content": content }], "maxTokens": 10 });
+    if shape == "tools" {
+        params["tools"] = json!([{ "name": "t", "inputSchema": { "type": "object" } }]);
+    }
+    serde_json::from_value(params).unwrap()
 }
 
 fn media() -> Vec<ContentBlock> {
@@ -179,5 +208,43 @@ async fn multi_select_fields_need_2025_11_25() {
     match call_tool(&mut raw, "ask_multi").await {
         Message::Request(r) => assert_eq!(r.method, "elicitation/create"),
         other => panic!("expected elicitation/create, got {other:?}"),
+    }
+}
+
+/// What the server writes for `tools/call sample` with `shape` at `version` (a client
+/// declaring sampling with tools).
+async fn sample_at(version: &str, shape: &str) -> Message {
+    let mut raw = session(server(), version, json!({ "sampling": { "tools": {} } })).await;
+    raw.request(1, "tools/call", json!({ "name": "sample", "arguments": { "shape": shape } })).await;
+    tokio::time::timeout(Duration::from_secs(5), raw.next()).await.expect("the server wrote nothing")
+}
+
+#[tokio::test]
+async fn sampling_stays_within_the_negotiated_revision() {
+    // Before 2025-11-25, CreateMessageRequest has no `tools`/`toolChoice` and a
+    // SamplingMessage's `content` is one block (text or image, and audio from
+    // 2025-03-26): the handler gets the error and nothing reaches the client.
+    let e = expect_error(&sample_at("2025-06-18", "tools").await, 1);
+    assert_eq!(e.code, codes::METHOD_NOT_FOUND, "{e:?}");
+    assert_eq!(e.data.unwrap()["requiredCapabilities"], json!({ "sampling": { "tools": {} } }));
+    let e = expect_error(&sample_at("2025-06-18", "two_blocks").await, 1);
+    assert_eq!(e.code, codes::INTERNAL_ERROR, "{e:?}");
+    let e = expect_error(&sample_at("2024-11-05", "audio").await, 1);
+    assert_eq!(e.code, codes::INTERNAL_ERROR, "{e:?}");
+    // An array of one block is sent as that block; audio is asked at 2025-03-26; all of
+    // them as they are at 2025-11-25.
+    let asked = |message: Message| match message {
+        Message::Request(r) if r.method == "sampling/createMessage" => {
+            serde_json::from_str::<Value>(r.params.unwrap().get()).unwrap()
+        }
+        other => panic!("expected sampling/createMessage, got {other:?}"),
+    };
+    let params = asked(sample_at("2025-06-18", "one_in_array").await);
+    assert_eq!(params["messages"][0]["content"], json!({ "type": "text", "text": "Hi" }));
+    let params = asked(sample_at("2025-03-26", "audio").await);
+    assert_eq!(params["messages"][0]["content"]["type"], "audio");
+    for shape in ["tools", "two_blocks", "one_in_array"] {
+        let params = asked(sample_at("2025-11-25", shape).await);
+        assert_eq!(params["messages"][0]["content"].is_array(), shape != "tools", "{shape}");
     }
 }

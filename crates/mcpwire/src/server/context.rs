@@ -563,6 +563,7 @@ impl Ctx {
         if params.tools.is_some() && sampling.tools.is_none() {
             return Err(self.missing_capability(json!({ "sampling": { "tools": {} } })));
         }
+        let params = revision_fit::sampling(self.protocol_version(), params)?;
         self.ask(key, "sample", methods::SAMPLING_CREATE_MESSAGE, InputRequest::CreateMessage(params), |r| {
             r.as_create_message().cloned()
         })

@@ -3,7 +3,10 @@
 //! that always declares elicitation, then settles on an older revision): sending it the
 //! request anyway would be a method, or a form field, that the client does not know.
 
+use mcpwire_protocol::common::OneOrMany;
+use mcpwire_protocol::content::SamplingContent;
 use mcpwire_protocol::elicitation::{ElicitRequestParams, PrimitiveSchemaDefinition};
+use mcpwire_protocol::sampling::CreateMessageRequestParams;
 use mcpwire_protocol::{codes, ProtocolVersion};
 use serde_json::json;
 
@@ -48,4 +51,57 @@ pub(crate) fn elicitation(version: &ProtocolVersion, params: &ElicitRequestParam
         }
     }
     Ok(())
+}
+
+/// A sampling request as `version` can carry it, or why it cannot. Tools in sampling
+/// (`tools`, `toolChoice`, tool-use and tool-result blocks) came in 2025-11-25: `-32601`
+/// naming `sampling.tools`, the answer a client that lacks that capability gets. Content
+/// as an array came in 2025-11-25 too (an array of one is sent as its one block), and
+/// audio in 2025-03-26: `-32603`, naming the message. Unknown revisions are not judged.
+pub(crate) fn sampling(
+    version: &ProtocolVersion,
+    mut params: CreateMessageRequestParams,
+) -> Result<CreateMessageRequestParams, McpError> {
+    let since_tools = ProtocolVersion::V2025_11_25;
+    if !version.is_known() || version.is_at_least(&since_tools) {
+        return Ok(params);
+    }
+    let is_tool_block =
+        |b: &SamplingContent| matches!(b, SamplingContent::ToolUse(_) | SamplingContent::ToolResult(_));
+    let tool_blocks = params.messages.iter().any(|m| m.content.iter().any(is_tool_block));
+    if params.tools.is_some() || params.tool_choice.is_some() || tool_blocks {
+        return Err(McpError::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: tools in sampling came in protocol revision {since_tools}; this session uses {version}"),
+        )
+        .with_data(json!({ "requiredCapabilities": { "sampling": { "tools": {} } } })));
+    }
+    let since_audio = ProtocolVersion::V2025_03_26;
+    for (i, message) in params.messages.iter_mut().enumerate() {
+        if let OneOrMany::Many(blocks) = &mut message.content {
+            if blocks.len() == 1 {
+                message.content = OneOrMany::One(blocks.remove(0));
+            }
+        }
+        let problem = match &message.content {
+            OneOrMany::Many(blocks) => Some(format!(
+                "holds {} content blocks; a message of several needs protocol revision {since_tools}",
+                blocks.len()
+            )),
+            content
+                if !version.is_at_least(&since_audio)
+                    && content.iter().any(|b| matches!(b, SamplingContent::Audio(_))) =>
+            {
+                Some(format!("holds audio, which needs protocol revision {since_audio}"))
+            }
+            _ => None,
+        };
+        if let Some(problem) = problem {
+            return Err(McpError::new(
+                codes::INTERNAL_ERROR,
+                format!("Internal error: sampling message {i} {problem}; this session uses {version}"),
+            ));
+        }
+    }
+    Ok(params)
 }
