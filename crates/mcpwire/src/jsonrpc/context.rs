@@ -157,6 +157,12 @@ impl InFlight {
         self.settled.load(Ordering::Acquire) != Settle::Running as u8
     }
 
+    /// Whether the peer cancelled the request: nothing more may be sent for it, even
+    /// while its handler finishes (signal mode) or what it spawned runs on.
+    pub(crate) fn is_peer_cancelled(&self) -> bool {
+        self.peer_cancelled.load(Ordering::Acquire)
+    }
+
     /// Fires the request's cancellation: its token (if made) is cancelled and the task
     /// running it is woken to apply the cancel mode.
     pub(crate) fn fire(&self, why: Fire) {
@@ -315,11 +321,12 @@ impl RequestContext {
     }
 
     /// Sends a notification that belongs to this request (progress, a log message). Once
-    /// the request has settled this is dropped with a debug log: nothing may follow a
-    /// request's response.
+    /// the request has settled, or the peer cancelled it, this is dropped with a debug
+    /// log: nothing may follow a request's response, and nothing more is sent for a
+    /// cancelled request.
     pub async fn notify(&self, method: &str, params: Option<RawJson>) {
-        if self.entry.is_settled() {
-            tracing::debug!(method, id = %self.entry.id, "dropped a notification for a settled request");
+        if self.entry.is_settled() || self.entry.is_peer_cancelled() {
+            tracing::debug!(method, id = %self.entry.id, "dropped a notification for a settled or cancelled request");
             return;
         }
         self.peer.notify_related(method, params, Some(self.entry.id.clone())).await;
@@ -399,6 +406,10 @@ impl RequestContext {
     ) -> Result<RawJson, RequestError> {
         if self.entry.is_settled() {
             return Err(RequestError::Protocol("the request this belongs to has already settled".into()));
+        }
+        if self.entry.is_peer_cancelled() {
+            // Nothing more is sent for a cancelled request, a request of ours included.
+            return Err(RequestError::Cancelled { method: method.to_owned() });
         }
         if !self.back_channel {
             return Err(RequestError::NoBackChannel);

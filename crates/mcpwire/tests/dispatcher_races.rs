@@ -1,0 +1,118 @@
+//! The dispatcher under hostile orderings: cancellations that race their requests, ids of
+//! every shape, and what a cancelled handler may still try to send.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use mcpwire::jsonrpc::{CallOptions, Dispatcher, DispatcherConfig, Handler, PeerCancelMode, RequestContext};
+use mcpwire::protocol::{RawJson, Request};
+use mcpwire::McpError;
+use serde_json::{json, Value};
+
+/// A handler whose methods send things after a pause, to race a cancellation.
+#[derive(Clone, Default)]
+struct Racer;
+
+impl Handler for Racer {
+    async fn on_request(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
+        let params: Value = request.parse_params().map_err(|e| McpError::invalid_params(e.to_string()))?;
+        let pause = Duration::from_millis(params["ms"].as_u64().unwrap_or(100));
+        let out = match request.method.as_str() {
+            "echo" => params,
+            "sleep" => {
+                tokio::time::sleep(pause).await;
+                json!({})
+            }
+            // Reports progress and a log line after a pause, whether cancelled or not.
+            "late_progress" => {
+                tokio::time::sleep(pause).await;
+                ctx.progress(1.0, None, None).await;
+                ctx.notify("notifications/message", to_raw(json!({ "level": "info", "data": "late" }))).await;
+                json!({})
+            }
+            // Asks the peer something after a pause, whether cancelled or not.
+            "late_ask" => {
+                tokio::time::sleep(pause).await;
+                let asked = ctx.request("roots/list", None, CallOptions::default()).await;
+                json!({ "asked": asked.is_ok() })
+            }
+            other => return Err(McpError::method_not_found(other)),
+        };
+        Ok(serde_json::value::to_raw_value(&out).unwrap())
+    }
+}
+
+fn serve(mode: PeerCancelMode) -> RawPeer {
+    let (conn, raw) = raw_connection();
+    let config = DispatcherConfig { cancel_mode: mode, ..Default::default() };
+    Dispatcher::with_config(conn, config).spawn(Racer);
+    raw
+}
+
+#[tokio::test]
+async fn a_cancelled_handler_that_goes_on_sends_nothing_more_for_its_request() {
+    // Signal mode lets the handler run on after the cancel; what it then sends for the
+    // request must not reach the peer (2026 transports: MUST NOT send any further
+    // messages for a cancelled request).
+    let mut raw = serve(PeerCancelMode::Signal);
+    raw.request(1, "late_progress", json!({ "ms": 60, "_meta": { "progressToken": "t" } })).await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    raw.cancel(1).await;
+    raw.expect_silence(Duration::from_millis(200)).await;
+}
+
+#[tokio::test]
+async fn a_cancelled_handler_cannot_start_a_request_to_the_peer() {
+    let mut raw = serve(PeerCancelMode::Signal);
+    raw.request(1, "late_ask", json!({ "ms": 60 })).await;
+    tokio::time::sleep(Duration::from_millis(10)).await;
+    raw.cancel(1).await;
+    raw.expect_silence(Duration::from_millis(200)).await;
+}
+
+#[tokio::test]
+async fn a_cancel_names_one_id_exactly_a_string_is_not_the_number() {
+    let mut raw = serve(PeerCancelMode::Interrupt);
+    raw.request(1, "sleep", json!({ "ms": 80 })).await;
+    raw.request("1", "sleep", json!({ "ms": 80 })).await;
+    raw.cancel("1").await;
+    // Only the number-1 request is answered.
+    let answer = raw.next().await;
+    expect_result(&answer, 1);
+    raw.expect_silence(Duration::from_millis(150)).await;
+}
+
+#[tokio::test]
+async fn a_cancel_before_the_request_or_after_the_answer_or_twice_changes_nothing() {
+    let mut raw = serve(PeerCancelMode::Interrupt);
+    raw.cancel(5).await;
+    raw.request(5, "echo", json!({ "a": 1 })).await;
+    assert_eq!(expect_result(&raw.next().await, 5)["a"], 1);
+    raw.cancel(5).await;
+    raw.cancel(5).await;
+    raw.request(6, "sleep", json!({ "ms": 5000 })).await;
+    raw.cancel(6).await;
+    raw.cancel(6).await;
+    // Id 6 is free again once cancelled; a new request under it is answered.
+    raw.request(6, "echo", json!({ "b": 2 })).await;
+    assert_eq!(expect_result(&raw.next().await, 6)["b"], 2);
+    raw.expect_silence(Duration::from_millis(100)).await;
+}
+
+#[tokio::test]
+async fn ids_are_echoed_exactly_as_sent() {
+    let mut raw = serve(PeerCancelMode::Interrupt);
+    for id in [json!(0), json!(-1), json!(i64::MAX), json!(i64::MIN), json!("é😀\u{0}"), json!("")] {
+        let line = json!({ "jsonrpc": "2.0", "id": id, "method": "echo", "params": {} });
+        let Ok(mcpwire::protocol::Frame::Single(message)) =
+            mcpwire::protocol::decode_frame(line.to_string().as_bytes())
+        else {
+            panic!("{line}")
+        };
+        raw.send(message).await;
+        assert_eq!(json_of(&raw.next().await)["id"], id);
+    }
+}
