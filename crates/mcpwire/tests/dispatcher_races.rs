@@ -116,3 +116,26 @@ async fn ids_are_echoed_exactly_as_sent() {
         assert_eq!(json_of(&raw.next().await)["id"], id);
     }
 }
+
+/// Feeds one frame, as a line transport would: decoded, or reported as invalid.
+async fn send_line(raw: &RawPeer, line: &str) {
+    use mcpwire::protocol::{decode_frame, Frame};
+    use mcpwire::transport::{InboundMeta, TransportEvent};
+    let event = match decode_frame(line.as_bytes()) {
+        Ok(Frame::Single(message)) => TransportEvent::message(message, InboundMeta::default()),
+        Ok(Frame::Batch(_)) => panic!("a batch: {line}"),
+        Err(error) => TransportEvent::invalid(error),
+    };
+    raw.events.send(event).await.unwrap();
+}
+
+#[tokio::test]
+async fn an_error_response_with_a_null_id_is_not_answered() {
+    // JSON-RPC 2.0's form of an error whose request id could not be read. Answering it
+    // would answer a response (two peers could then answer each other without end).
+    let mut raw = serve(PeerCancelMode::Interrupt);
+    send_line(&raw, r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#).await;
+    raw.expect_silence(Duration::from_millis(100)).await;
+    raw.request(1, "echo", json!({})).await;
+    expect_result(&raw.next().await, 1);
+}

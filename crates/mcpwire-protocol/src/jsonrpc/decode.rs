@@ -265,6 +265,14 @@ impl Envelope<'_> {
         let had_method = self.method.is_some();
         let id = match self.id {
             None => None,
+            // JSON-RPC's own form of an error response whose request's id could not be
+            // read: taken as one without an id (answering it, as an invalid request,
+            // would answer a response, and two peers could answer each other forever).
+            Some(raw)
+                if raw.get() == "null" && !had_method && self.error.is_some() && self.result.is_none() =>
+            {
+                None
+            }
             Some(raw) => match read_id(raw) {
                 Ok(id) => Some(id),
                 Err(_) => {
@@ -356,6 +364,23 @@ mod tests {
             decode(r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"m"}}"#),
             Ok(Message::Error(ErrorResponse { id: None, .. }))
         ));
+    }
+
+    #[test]
+    fn an_error_response_with_a_null_id_is_one_without_an_id() {
+        // JSON-RPC 2.0 writes `"id": null` when the request's id could not be read.
+        assert!(matches!(
+            decode(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"m"}}"#),
+            Ok(Message::Error(ErrorResponse { id: None, .. }))
+        ));
+        // Still invalid where a null id is not that form.
+        for input in [
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"m","error":{"code":1,"message":""}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{},"error":{"code":1,"message":""}}"#,
+        ] {
+            assert_eq!(decode(input).expect_err(input).code, codes::INVALID_REQUEST, "{input}");
+        }
     }
 
     #[test]
