@@ -4,6 +4,8 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
@@ -14,7 +16,20 @@ use serde_json::{json, Value};
 
 /// A handler whose methods send things after a pause, to race a cancellation.
 #[derive(Clone, Default)]
-struct Racer;
+struct Racer {
+    dropped: Arc<AtomicUsize>,
+}
+
+/// Counts a handler future dropped before it finished.
+struct Dropped(Arc<AtomicUsize>, bool);
+
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        if self.1 {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
 
 impl Handler for Racer {
     async fn on_request(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
@@ -24,6 +39,13 @@ impl Handler for Racer {
             "echo" => params,
             "sleep" => {
                 tokio::time::sleep(pause).await;
+                json!({})
+            }
+            // Sleeps, ignoring its token, and notes whether its future was dropped.
+            "stubborn" => {
+                let mut dropped = Dropped(self.dropped.clone(), true);
+                tokio::time::sleep(pause).await;
+                dropped.1 = false;
                 json!({})
             }
             // Reports progress and a log line after a pause, whether cancelled or not.
@@ -46,10 +68,17 @@ impl Handler for Racer {
 }
 
 fn serve(mode: PeerCancelMode) -> RawPeer {
+    serve_counting(mode).0
+}
+
+/// [`serve`], with the count of handler futures dropped before they finished, and the
+/// dispatcher's task.
+fn serve_counting(mode: PeerCancelMode) -> (RawPeer, Arc<AtomicUsize>, tokio::task::JoinHandle<()>) {
     let (conn, raw) = raw_connection();
     let config = DispatcherConfig { cancel_mode: mode, ..Default::default() };
-    Dispatcher::with_config(conn, config).spawn(Racer);
-    raw
+    let handler = Racer::default();
+    let dropped = handler.dropped.clone();
+    (raw, dropped, Dispatcher::with_config(conn, config).spawn(handler))
 }
 
 #[tokio::test]
@@ -138,4 +167,23 @@ async fn an_error_response_with_a_null_id_is_not_answered() {
     raw.expect_silence(Duration::from_millis(100)).await;
     raw.request(1, "echo", json!({})).await;
     expect_result(&raw.next().await, 1);
+}
+
+#[tokio::test]
+async fn the_end_of_the_connection_drops_a_cancelled_handler_that_runs_on_in_signal_mode() {
+    // Signal mode lets a cancelled handler finish, but "the end of the connection still
+    // drops every handler" (PeerCancelMode::Signal), a cancelled one too.
+    let (mut raw, dropped, task) = serve_counting(PeerCancelMode::Signal);
+    raw.request(1, "stubborn", json!({ "ms": 30_000 })).await;
+    raw.request(2, "stubborn", json!({ "ms": 30_000 })).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    raw.cancel(1).await;
+    tokio::time::sleep(Duration::from_millis(20)).await;
+    raw.hang_up();
+    // Request 2 is answered "Connection closed"; request 1, cancelled, is not answered.
+    let closed = expect_error(&raw.next().await, 2);
+    assert_eq!(closed.code, mcpwire::protocol::codes::CONNECTION_CLOSED);
+    tokio::time::timeout(Duration::from_secs(5), task).await.unwrap().unwrap();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    assert_eq!(dropped.load(Ordering::SeqCst), 2, "both handlers were dropped");
 }

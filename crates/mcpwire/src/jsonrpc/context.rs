@@ -220,18 +220,26 @@ impl InFlight {
 
     /// Resolves when the handler must be stopped: in interrupt mode when the request
     /// fires or its token is cancelled (by the handler too); in signal mode when the
-    /// connection shuts down.
-    pub(crate) fn stopped(&self, mode: PeerCancelMode) -> Stopped<'_> {
-        Stopped { entry: self, mode, token: None }
+    /// connection shuts down (`shutdown`, the connection's token, is watched once the
+    /// peer cancelled the request: it then left the in-flight table, which shutdown
+    /// fires).
+    pub(crate) fn stopped<'a>(
+        &'a self,
+        mode: PeerCancelMode,
+        shutdown: &'a CancellationToken,
+    ) -> Stopped<'a> {
+        Stopped { entry: self, mode, shutdown, token: None }
     }
 }
 
 /// The future of [`InFlight::stopped`]: a reference and, only once a handler made its
-/// token, a boxed wait on it (a token's wait is a waiter node, larger than everything
-/// else here, and most requests never need it).
+/// token (interrupt mode) or the peer cancelled the request (signal mode), a boxed wait
+/// on a token (a token's wait is a waiter node, larger than everything else here, and
+/// most requests never need it).
 pub(crate) struct Stopped<'a> {
     entry: &'a InFlight,
     mode: PeerCancelMode,
+    shutdown: &'a CancellationToken,
     token: Option<Pin<Box<WaitForCancellationFutureOwned>>>,
 }
 
@@ -252,14 +260,16 @@ impl Future for Stopped<'_> {
         if entry.signals.load(Ordering::Acquire) & watched != 0 {
             return Poll::Ready(());
         }
-        match (this.mode, entry.token.get()) {
+        let token = match (this.mode, entry.token.get()) {
             // Firing cancels the token too, so from here on the token is all to watch.
-            (PeerCancelMode::Interrupt, Some(token)) => {
-                let wait = this.token.insert(Box::pin(token.clone().cancelled_owned()));
-                wait.as_mut().poll(cx)
-            }
-            _ => Poll::Pending,
-        }
+            (PeerCancelMode::Interrupt, Some(token)) => token,
+            // Cancelled by the peer, the request left the in-flight table, so shutdown
+            // will not fire it: from here on the connection's token is watched.
+            (PeerCancelMode::Signal, _) if entry.is_peer_cancelled() => this.shutdown,
+            _ => return Poll::Pending,
+        };
+        let wait = this.token.insert(Box::pin(token.clone().cancelled_owned()));
+        wait.as_mut().poll(cx)
     }
 }
 

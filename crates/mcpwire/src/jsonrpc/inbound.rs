@@ -170,7 +170,7 @@ where
     };
     tokio::select! {
         biased;
-        _ = entry.stopped(shared.config.cancel_mode) => None,
+        _ = entry.stopped(shared.config.cancel_mode, &shared.shutdown) => None,
         result = run => Some(result),
     }
 }
