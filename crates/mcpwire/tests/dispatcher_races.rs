@@ -55,6 +55,14 @@ impl Handler for Racer {
                 ctx.notify("notifications/message", to_raw(json!({ "level": "info", "data": "late" }))).await;
                 json!({})
             }
+            // Reports values JSON cannot carry, then a plain one.
+            "odd_progress" => {
+                ctx.progress(f64::INFINITY, None, None).await;
+                ctx.progress(f64::NAN, None, None).await;
+                ctx.progress(1.0, Some(f64::INFINITY), None).await;
+                ctx.progress(2.0, Some(4.0), None).await;
+                json!({})
+            }
             // Asks the peer something after a pause, whether cancelled or not.
             "late_ask" => {
                 tokio::time::sleep(pause).await;
@@ -186,4 +194,27 @@ async fn the_end_of_the_connection_drops_a_cancelled_handler_that_runs_on_in_sig
     tokio::time::timeout(Duration::from_secs(5), task).await.unwrap().unwrap();
     tokio::time::sleep(Duration::from_millis(50)).await;
     assert_eq!(dropped.load(Ordering::SeqCst), 2, "both handlers were dropped");
+}
+
+#[tokio::test]
+async fn progress_that_json_cannot_carry_is_not_sent() {
+    // `progress` and `total` are JSON numbers: an infinite or NaN value would go out as
+    // `null` (and an infinite one would also stop every later value from increasing).
+    let mut raw = serve(PeerCancelMode::Interrupt);
+    raw.request(1, "odd_progress", json!({ "_meta": { "progressToken": 9 } })).await;
+    let mut seen = Vec::new();
+    loop {
+        let message = json_of(&raw.next().await);
+        if message.get("id").is_some() {
+            break;
+        }
+        seen.push(message["params"].clone());
+    }
+    assert_eq!(
+        seen,
+        vec![
+            json!({ "progressToken": 9, "progress": 1.0 }),
+            json!({ "progressToken": 9, "progress": 2.0, "total": 4.0 })
+        ]
+    );
 }

@@ -343,8 +343,9 @@ impl RequestContext {
     }
 
     /// Sends `notifications/progress` for this request, if it asked for progress (no-op
-    /// otherwise). A value that is not above the last one sent (or not a number) is
-    /// dropped, since the protocol requires progress to increase.
+    /// otherwise). A value that is not above the last one sent (or not a finite number)
+    /// is dropped, since the protocol requires progress to increase; a total that is not
+    /// finite is left out.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         if let Some(params) = self.progress_params(progress, total, message, None) {
             self.notify(mcpwire_protocol::methods::NOTIFICATION_PROGRESS, Some(params)).await;
@@ -380,6 +381,14 @@ impl RequestContext {
         meta: Option<serde_json::Value>,
     ) -> Option<RawJson> {
         let token = self.progress_token()?;
+        if !progress.is_finite() {
+            // JSON has no such number (serde_json writes it `null`); an infinite value
+            // would also leave no later value above it.
+            tracing::debug!(progress, "dropped a progress value that is not a finite number");
+            return None;
+        }
+        // An unknown total, rather than a `null` one.
+        let total = total.filter(|t| t.is_finite());
         let last = &self.entry.last_progress;
         let increases = last
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |bits| {
