@@ -63,6 +63,18 @@ impl Handler for Racer {
                 ctx.progress(2.0, Some(4.0), None).await;
                 json!({})
             }
+            // Answers while a task of its own keeps reporting progress.
+            "progress_race" => {
+                let reporter = ctx.clone();
+                tokio::spawn(async move {
+                    for n in 1..20 {
+                        reporter.progress(f64::from(n), None, None).await;
+                        tokio::task::yield_now().await;
+                    }
+                });
+                tokio::task::yield_now().await;
+                json!({})
+            }
             // Asks the peer something after a pause, whether cancelled or not.
             "late_ask" => {
                 tokio::time::sleep(pause).await;
@@ -217,4 +229,30 @@ async fn progress_that_json_cannot_carry_is_not_sent() {
             json!({ "progressToken": 9, "progress": 2.0, "total": 4.0 })
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_progress_follows_the_answer_even_from_a_task_of_the_handler() {
+    // Progress "MUST stop after completion": a task the handler spawned that reports
+    // progress while the request settles must not get a report out after the answer.
+    let mut raw = serve(PeerCancelMode::Interrupt);
+    let mut answered = std::collections::HashSet::new();
+    let check = |message: Value, answered: &mut std::collections::HashSet<i64>| match message.get("id") {
+        Some(id) => {
+            answered.insert(id.as_i64().unwrap());
+            true
+        }
+        None => {
+            let token = message["params"]["progressToken"].as_i64().unwrap();
+            assert!(!answered.contains(&token), "progress after the answer: {message}");
+            false
+        }
+    };
+    for id in 0..10_000 {
+        raw.request(id, "progress_race", json!({ "_meta": { "progressToken": id } })).await;
+        while !check(json_of(&raw.next().await), &mut answered) {}
+    }
+    while let Ok(Some(out)) = tokio::time::timeout(Duration::from_millis(50), raw.written.recv()).await {
+        check(json_of(out.message()), &mut answered);
+    }
 }

@@ -49,8 +49,13 @@ pub(crate) struct InFlight {
     /// ill-formed): on HTTP that is a malformed request, answered with `400`, where other
     /// errors of an answered request come with `200`.
     pub(crate) envelope_refused: AtomicBool,
-    /// [`Settle`] state.
-    pub(crate) settled: AtomicU8,
+    /// [`Settle`] state; changed only under `sending`.
+    settled: AtomicU8,
+    /// Held while a message for the request is checked and queued
+    /// ([`RequestContext::notify`]) and while the request settles: a message checked
+    /// before the request settled is queued before its answer, one checked after is not
+    /// sent.
+    sending: Mutex<()>,
     /// The last progress value sent (the bits of an `f64`; none yet: `-inf`): progress
     /// must increase, so a value that does not is dropped.
     last_progress: AtomicU64,
@@ -148,6 +153,7 @@ impl InFlight {
             stateless_era: AtomicBool::new(false),
             envelope_refused: AtomicBool::new(false),
             settled: AtomicU8::new(Settle::Running as u8),
+            sending: Mutex::new(()),
             last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             progress_token: ProgressToken::of(params),
         }
@@ -155,6 +161,18 @@ impl InFlight {
 
     pub(crate) fn is_settled(&self) -> bool {
         self.settled.load(Ordering::Acquire) != Settle::Running as u8
+    }
+
+    /// Settles the request (`how`): from then on nothing more is sent for it.
+    pub(crate) fn settle(&self, how: Settle) {
+        let _sending = self.sending.lock().unwrap_or_else(|e| e.into_inner());
+        self.settled.store(how as u8, Ordering::Release);
+    }
+
+    /// Whether a message may still be sent for the request: it has not settled and the
+    /// peer did not cancel it.
+    fn open(&self) -> bool {
+        !self.is_settled() && !self.is_peer_cancelled()
     }
 
     /// Whether the peer cancelled the request: nothing more may be sent for it, even
@@ -335,11 +353,19 @@ impl RequestContext {
     /// log: nothing may follow a request's response, and nothing more is sent for a
     /// cancelled request.
     pub async fn notify(&self, method: &str, params: Option<RawJson>) {
-        if self.entry.is_settled() || self.entry.is_peer_cancelled() {
-            tracing::debug!(method, id = %self.entry.id, "dropped a notification for a settled or cancelled request");
+        let entry = &self.entry;
+        if !entry.open() {
+            tracing::debug!(method, id = %entry.id, "dropped a notification for a settled or cancelled request");
             return;
         }
-        self.peer.notify_related(method, params, Some(self.entry.id.clone())).await;
+        let message =
+            mcpwire_protocol::Message::Notification(mcpwire_protocol::Notification::new(method, params));
+        let out = crate::transport::Outgoing::new(message, Some(entry.id.clone()));
+        // Checked and queued under the request's `sending` lock, so that a task of the
+        // handler's cannot get a notification out after the answer.
+        if !self.peer.send_gated(out, &entry.sending, || entry.open()).await {
+            tracing::debug!(method, id = %entry.id, "dropped a notification: the request settled or the connection closed");
+        }
     }
 
     /// Sends `notifications/progress` for this request, if it asked for progress (no-op

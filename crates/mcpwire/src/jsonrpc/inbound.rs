@@ -212,7 +212,7 @@ pub(super) fn settle(
         entry.peer_cancelled.load(Ordering::Acquire)
     };
     if peer_cancelled {
-        entry.settled.store(Settle::Unanswered as u8, Ordering::Release);
+        entry.settle(Settle::Unanswered);
         tracing::debug!(%id, method, "request cancelled by the peer: not answered");
         if let Some(hook) = hook {
             if std::panic::catch_unwind(AssertUnwindSafe(hook)).is_err() {
@@ -236,7 +236,7 @@ pub(super) fn settle(
             error_message(id.clone(), ErrorObject::new(codes::INTERNAL_ERROR, "Internal error"))
         }
     };
-    entry.settled.store(Settle::Answered as u8, Ordering::Release);
+    entry.settle(Settle::Answered);
     Some(message)
 }
 

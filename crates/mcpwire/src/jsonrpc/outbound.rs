@@ -395,15 +395,54 @@ impl Peer {
     /// [`Peer::send`] when the queue was full (or closed). (A direct outlet is never
     /// full: it failed because the connection is closed.)
     async fn send_waiting(&self, out: Outgoing) -> bool {
-        let sender = match &mut *self.shared.outgoing.write().unwrap_or_else(|e| e.into_inner()) {
-            Some(Outlet::Queue(sender)) => sender.clone(),
+        match self.waiting_sender() {
+            Some(sender) => sender.send(out).await.is_ok(),
+            None => false,
+        }
+    }
+
+    /// The queue to wait on when it was full: `None` when there is none to wait on (the
+    /// connection closed, or a direct outlet, which is never full).
+    fn waiting_sender(&self) -> Option<tokio::sync::mpsc::Sender<Outgoing>> {
+        match &mut *self.shared.outgoing.write().unwrap_or_else(|e| e.into_inner()) {
+            Some(Outlet::Queue(sender)) => Some(sender.clone()),
             #[cfg(feature = "http")]
-            Some(Outlet::OnDemand(queue)) => queue.sender().clone(),
+            Some(Outlet::OnDemand(queue)) => Some(queue.sender().clone()),
             #[cfg(feature = "http")]
-            Some(Outlet::Direct(_)) => return false,
-            None => return false,
+            Some(Outlet::Direct(_)) => None,
+            None => None,
+        }
+    }
+
+    /// [`Peer::send`] for a message that may go out only while `open` says so, decided
+    /// under `gate` and queued before `gate` is let go: whoever closes it under the same
+    /// lock (a request settling) knows that what was let through is already queued.
+    /// A full queue is waited on with the lock let go, then `open` is asked again.
+    /// `false` if the message was not sent.
+    pub(crate) async fn send_gated(
+        &self,
+        out: Outgoing,
+        gate: &std::sync::Mutex<()>,
+        open: impl Fn() -> bool,
+    ) -> bool {
+        let out = {
+            let _gate = gate.lock().unwrap_or_else(|e| e.into_inner());
+            if !open() {
+                return false;
+            }
+            match self.try_send(out) {
+                Ok(()) => return true,
+                Err(out) => out,
+            }
         };
-        sender.send(out).await.is_ok()
+        let Some(sender) = self.waiting_sender() else { return false };
+        let Ok(room) = sender.reserve_owned().await else { return false };
+        let _gate = gate.lock().unwrap_or_else(|e| e.into_inner());
+        if !open() {
+            return false;
+        }
+        room.send(out);
+        true
     }
 
     /// Queues a message without waiting (or routes it, on a direct outlet); `Err` if
