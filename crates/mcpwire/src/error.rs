@@ -236,7 +236,9 @@ pub enum RequestError {
         timeout: Duration,
     },
     /// The caller cancelled the request (its cancel token fired); the peer was sent
-    /// `notifications/cancelled` and its answer, if any, is dropped.
+    /// `notifications/cancelled` and its answer, if any, is dropped. Also what a handler's
+    /// request on behalf of an inbound request the peer cancelled fails with, unsent
+    /// ([`RequestContext::request`](crate::jsonrpc::RequestContext::request)).
     #[error("request {method:?} was cancelled")]
     Cancelled {
         /// The cancelled method.

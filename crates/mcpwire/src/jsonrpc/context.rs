@@ -442,7 +442,8 @@ impl RequestContext {
 
     /// Sends a request to the peer on behalf of this request (a server asking the client
     /// for sampling, elicitation or roots mid-call). HTTP transports carry it on this
-    /// request's stream.
+    /// request's stream. Once the peer cancelled this request it fails at once with
+    /// [`RequestError::Cancelled`], unsent.
     pub async fn request(
         &self,
         method: &str,
