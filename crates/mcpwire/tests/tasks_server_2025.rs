@@ -381,3 +381,21 @@ async fn status_changes_are_notified_to_the_session() {
         }
     }
 }
+
+/// A server that declares no tasks capability (none of its tools runs as a task) must
+/// process a task-augmented call normally, ignoring `params.task` (2025-11-25, "Task
+/// Support and Handling").
+#[tokio::test]
+async fn a_server_without_the_tasks_capability_ignores_params_task() {
+    let server = Server::builder("no-tasks", "0.1.0")
+        .tool(tool("plain").description("Never a task").handler(|| "plain"))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    let init = initialize(&mut raw, "2025-11-25").await;
+    assert!(init["capabilities"].get("tasks").is_none(), "{init}");
+    let r = expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "plain", "task": {} })).await, 1);
+    assert_eq!(r["content"][0]["text"], "plain", "{r}");
+    assert!(r.get("task").is_none(), "{r}");
+}

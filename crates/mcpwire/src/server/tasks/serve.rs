@@ -89,11 +89,15 @@ impl Server {
                 }
                 Ok(supported && declared)
             }
-            EraInfo::Stateful(session) if has_core_tasks(&session.version) => match task {
-                Some(_) if !supported => Err(task_support_violation(def, true)),
-                None if required => Err(task_support_violation(def, false)),
-                wanted => Ok(wanted.is_some()),
-            },
+            // A server that declares no tasks capability (no tool of it runs as a task)
+            // processes the call normally, ignoring `params.task`.
+            EraInfo::Stateful(session) if self.inner.tasks_enabled && has_core_tasks(&session.version) => {
+                match task {
+                    Some(_) if !supported => Err(task_support_violation(def, true)),
+                    None if required => Err(task_support_violation(def, false)),
+                    wanted => Ok(wanted.is_some()),
+                }
+            }
             EraInfo::Stateful(_) => Ok(false),
         }
     }
