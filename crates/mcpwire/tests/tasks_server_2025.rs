@@ -399,3 +399,29 @@ async fn a_server_without_the_tasks_capability_ignores_params_task() {
     assert_eq!(r["content"][0]["text"], "plain", "{r}");
     assert!(r.get("task").is_none(), "{r}");
 }
+
+/// 2025-11-25: a task whose tool result has `isError: true` reaches `failed` ("For tool
+/// calls specifically, this includes cases where the tool call result has `isError` set
+/// to true"); `tasks/result` still returns that result, exactly as the call would have.
+#[tokio::test]
+async fn a_tool_error_result_fails_the_2025_task() {
+    let server = Server::builder("soft-failure", "0.1.0")
+        .tool(tool("soft").task_support(TaskSupport::Required).handler(|| async {
+            Ok::<_, McpError>(mcpwire::protocol::CallToolResult::error("no such city"))
+        }))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    initialize(&mut raw, "2025-11-25").await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "soft", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let result = expect_result(&call(&mut raw, 2, "tasks/result", json!({ "taskId": id })).await, 2);
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(result["content"][0]["text"], "no such city", "{result}");
+    let got = expect_result(&call(&mut raw, 3, "tasks/get", json!({ "taskId": id })).await, 3);
+    assert_eq!(got["status"], "failed", "{got}");
+    let list = expect_result(&call(&mut raw, 4, "tasks/list", json!({})).await, 4);
+    assert_eq!(list["tasks"][0]["status"], "failed", "{list}");
+}

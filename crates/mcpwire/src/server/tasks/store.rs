@@ -71,11 +71,18 @@ impl TaskRecord {
         DetailedTask::new(self.ext_task(), state)
     }
 
-    /// The 2025-11-25 core task fields.
+    /// The 2025-11-25 core task fields. A tool call whose result has `isError: true` is
+    /// `failed` there (2026 calls it `completed`); `tasks/result` still returns the result.
     pub fn core_task(&self) -> mcpwire_protocol::tasks::Task {
+        let status = match &self.state {
+            TaskState::Completed { result } if result.get("isError") == Some(&true.into()) => {
+                TaskStatus::Failed
+            }
+            state => state.status(),
+        };
         mcpwire_protocol::tasks::Task {
             task_id: self.task_id.clone(),
-            status: self.status(),
+            status,
             status_message: self.status_message.clone(),
             created_at: iso8601(self.created_at),
             last_updated_at: iso8601(self.last_updated_at),
