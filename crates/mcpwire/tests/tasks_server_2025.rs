@@ -425,3 +425,29 @@ async fn a_tool_error_result_fails_the_2025_task() {
     let list = expect_result(&call(&mut raw, 4, "tasks/list", json!({})).await, 4);
     assert_eq!(list["tasks"][0]["status"], "failed", "{list}");
 }
+
+/// A 2025 task's log messages reach the client after the answer that created the task,
+/// each naming the task ("All requests, notifications, and responses related to a task
+/// MUST include the `io.modelcontextprotocol/related-task` key in their `_meta`").
+#[tokio::test]
+async fn a_tasks_log_messages_name_the_task() {
+    let server = Server::builder("task-logs", "0.1.0")
+        .tool(tool("logs").task_support(TaskSupport::Required).handler(|ctx: Ctx| async move {
+            // After the answer that created the task.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            ctx.log(mcpwire::protocol::LoggingLevel::Info, "working on it").await;
+            "logged"
+        }))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    initialize(&mut raw, "2025-11-25").await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "logs", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let m = json_of(&next(&mut raw).await);
+    assert_eq!(m["method"], "notifications/message", "{m}");
+    assert_eq!(m["params"]["data"], "working on it", "{m}");
+    assert_eq!(m["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str(), "{m}");
+}

@@ -391,10 +391,15 @@ impl RequestContext {
         meta: serde_json::Value,
     ) {
         let Some(params) = self.progress_params(progress, total, message, Some(meta)) else { return };
+        self.notify_beyond_answer(mcpwire_protocol::methods::NOTIFICATION_PROGRESS, params).await;
+    }
+
+    /// [`RequestContext::notify`] for work that goes on after this request's answer (a
+    /// 2025 task's log messages, say): once the request is answered, the notification is
+    /// sent as the connection's own instead of being dropped.
+    pub(crate) async fn notify_beyond_answer(&self, method: &str, params: RawJson) {
         let related = (!self.entry.is_settled()).then(|| self.entry.id.clone());
-        self.peer
-            .notify_related(mcpwire_protocol::methods::NOTIFICATION_PROGRESS, Some(params), related)
-            .await;
+        self.peer.notify_related(method, Some(params), related).await;
     }
 
     /// The params of a progress notification, or `None` when this request asked for no

@@ -282,15 +282,18 @@ impl SessionInfo {
     }
 }
 
-/// The params of a `notifications/message` (`None` if they cannot be written).
+/// The params of a `notifications/message`, with `meta` as its `_meta` (`None` if they
+/// cannot be written).
 pub(crate) fn log_params(
     level: LoggingLevel,
     logger: Option<&str>,
     data: impl Serialize,
+    meta: Option<Meta>,
 ) -> Option<mcpwire_protocol::RawJson> {
     let mut params =
         LoggingMessageNotificationParams::new(level, serde_json::to_value(data).unwrap_or(Value::Null));
     params.logger = logger.map(str::to_owned);
+    params.meta = meta;
     serde_json::value::to_raw_value(&params).ok()
 }
 
@@ -497,8 +500,19 @@ impl Ctx {
         if threshold.is_some_and(|t| level < t) {
             return;
         }
-        if let Some(raw) = log_params(level, logger, data) {
-            self.inner.rpc.notify(methods::NOTIFICATION_MESSAGE, Some(raw)).await;
+        match self.inner.task.get() {
+            // A 2025 task's log messages name it, and go on after the answer that created it.
+            Some(task) => {
+                let meta = crate::server::tasks::related_task_meta(task.id());
+                if let Some(raw) = log_params(level, logger, data, meta.as_object().cloned()) {
+                    self.inner.rpc.notify_beyond_answer(methods::NOTIFICATION_MESSAGE, raw).await;
+                }
+            }
+            None => {
+                if let Some(raw) = log_params(level, logger, data, None) {
+                    self.inner.rpc.notify(methods::NOTIFICATION_MESSAGE, Some(raw)).await;
+                }
+            }
         }
     }
 

@@ -271,7 +271,7 @@ impl Server {
         if self.inner.capabilities.logging.is_none() {
             return;
         }
-        if let Some(raw) = context::log_params(level, logger, data) {
+        if let Some(raw) = context::log_params(level, logger, data, None) {
             self.inner.sessions.log(level, &raw);
         }
     }
