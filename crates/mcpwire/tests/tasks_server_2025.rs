@@ -451,3 +451,39 @@ async fn a_tasks_log_messages_name_the_task() {
     assert_eq!(m["params"]["data"], "working on it", "{m}");
     assert_eq!(m["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], id.as_str(), "{m}");
 }
+
+/// A failed task says why in `statusMessage` ("The `tasks/get` response SHOULD include a
+/// `statusMessage` field with diagnostic information about the failure"): the error's
+/// message, or the text of a tool result with `isError`.
+#[tokio::test]
+async fn a_failed_tasks_status_message_says_why() {
+    let server = Server::builder("failures", "0.1.0")
+        .tool(tool("soft").task_support(TaskSupport::Required).handler(|| async {
+            Ok::<_, McpError>(mcpwire::protocol::CallToolResult::error("no such city"))
+        }))
+        .tool(
+            tool("breaks")
+                .task_support(TaskSupport::Required)
+                .handler(|| async { Err::<String, _>(McpError::invalid_params("the input was wrong")) }),
+        )
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    initialize(&mut raw, "2025-11-25").await;
+    for (n, (tool, why)) in
+        [("soft", "no such city"), ("breaks", "the input was wrong")].into_iter().enumerate()
+    {
+        let id = 10 * n as i64;
+        let created = expect_result(
+            &call(&mut raw, id + 1, "tools/call", json!({ "name": tool, "task": {} })).await,
+            id + 1,
+        );
+        let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+        let _ = call(&mut raw, id + 2, "tasks/result", json!({ "taskId": task })).await;
+        let got =
+            expect_result(&call(&mut raw, id + 3, "tasks/get", json!({ "taskId": task })).await, id + 3);
+        assert_eq!(got["status"], "failed", "{got}");
+        assert!(got["statusMessage"].as_str().is_some_and(|m| m.contains(why)), "{got}");
+    }
+}

@@ -316,3 +316,21 @@ async fn an_authenticated_task_is_its_principals_alone() {
     assert_eq!(got["status"], "working", "nobody else could cancel it");
     expect_result(&ask_as(&mut raw, "alice", 11, "tasks/cancel", json!({ "taskId": task })).await, 11);
 }
+
+/// A failed task says why in `statusMessage` ("The `tasks/get` response SHOULD include a
+/// `statusMessage` field with diagnostic information about the failure").
+#[tokio::test]
+async fn a_failed_tasks_status_message_says_why() {
+    let builder = Server::builder("failures", "0.1.0").tool(
+        tool("breaks")
+            .task_support(TaskSupport::Required)
+            .handler(|| async { Err::<String, _>(McpError::invalid_params("the input was wrong")) }),
+    );
+    let mut raw = start(builder);
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "breaks" }), true).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let mut id = 1;
+    let failed = until(&mut raw, &mut id, &task, "failed").await;
+    assert_eq!(failed["error"]["message"], "the input was wrong", "{failed}");
+    assert!(failed["statusMessage"].as_str().is_some_and(|m| m.contains("the input was wrong")), "{failed}");
+}

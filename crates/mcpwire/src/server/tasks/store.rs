@@ -51,7 +51,7 @@ impl TaskRecord {
         ExtTask {
             task_id: self.task_id.clone(),
             status: self.status(),
-            status_message: self.status_message.clone(),
+            status_message: self.status_message.clone().or_else(|| self.failure(false)),
             created_at: iso8601(self.created_at),
             last_updated_at: iso8601(self.last_updated_at),
             ttl_ms: self.ttl.map(millis),
@@ -75,21 +75,43 @@ impl TaskRecord {
     /// `failed` there (2026 calls it `completed`); `tasks/result` still returns the result.
     pub fn core_task(&self) -> mcpwire_protocol::tasks::Task {
         let status = match &self.state {
-            TaskState::Completed { result } if result.get("isError") == Some(&true.into()) => {
-                TaskStatus::Failed
-            }
+            TaskState::Completed { result } if is_tool_error(result) => TaskStatus::Failed,
             state => state.status(),
         };
         mcpwire_protocol::tasks::Task {
             task_id: self.task_id.clone(),
             status,
-            status_message: self.status_message.clone(),
+            status_message: self.status_message.clone().or_else(|| self.failure(true)),
             created_at: iso8601(self.created_at),
             last_updated_at: iso8601(self.last_updated_at),
             ttl: self.ttl.map(millis),
             poll_interval: self.poll_interval.map(millis),
         }
     }
+}
+
+impl TaskRecord {
+    /// What a failed task's `statusMessage` says when the task set none (both eras ask
+    /// for one): the error's message, or (2025, `core`) the text of a tool result with
+    /// `isError`.
+    fn failure(&self, core: bool) -> Option<String> {
+        match &self.state {
+            TaskState::Failed { error } => Some(error.message.clone()),
+            TaskState::Completed { result } if core && is_tool_error(result) => {
+                let text = result
+                    .get("content")
+                    .and_then(|c| c.as_array())
+                    .and_then(|blocks| blocks.iter().find_map(|b| b.get("text").and_then(|t| t.as_str())));
+                Some(format!("The tool reported an error: {}", text.unwrap_or("(no text)")))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether a tool result says `isError: true`.
+fn is_tool_error(result: &serde_json::Map<String, serde_json::Value>) -> bool {
+    result.get("isError").and_then(serde_json::Value::as_bool) == Some(true)
 }
 
 /// A duration in whole milliseconds, at least 1 (the wire forbids fractions and zero).
