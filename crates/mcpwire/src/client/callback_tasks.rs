@@ -44,6 +44,9 @@ const CAPACITY: usize = 256;
 const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
 /// The longest TTL a server may ask for.
 const MAX_TTL: Duration = Duration::from_secs(60 * 60);
+/// The shortest TTL a task gets: one of 0 would expire as it is created, never to be
+/// polled, and the answer would state a TTL it does not have.
+const MIN_TTL: Duration = Duration::from_secs(1);
 /// The polling interval suggested to the server.
 const POLL_INTERVAL: Duration = Duration::from_millis(500);
 /// How often `tasks/result` re-reads a task it has heard nothing about.
@@ -104,7 +107,7 @@ impl CallbackTasks {
     ) -> Result<RawJson, McpError> {
         self.stop_expired().await;
         let now = SystemTime::now();
-        let ttl = task.ttl.map_or(DEFAULT_TTL, Duration::from_millis).min(MAX_TTL);
+        let ttl = task.ttl.map_or(DEFAULT_TTL, Duration::from_millis).min(MAX_TTL).max(MIN_TTL);
         let record = TaskRecord {
             task_id: new_task_id()?,
             status_message: None,
@@ -331,6 +334,20 @@ mod tests {
         .await;
         drop(tasks);
         tokio::time::timeout(Duration::from_secs(5), dropped).await.unwrap().unwrap();
+    }
+
+    /// A TTL of 0 would expire the task as it is created, and the answer would state a
+    /// TTL it does not have: the task is kept at least a second, and says so.
+    #[tokio::test]
+    async fn a_zero_ttl_task_is_kept_long_enough_to_be_polled() {
+        let tasks = Arc::new(CallbackTasks::new());
+        let work: Work = Box::pin(std::future::pending());
+        let created = tasks.start(&TaskMetadata { ttl: Some(0) }, work).await.unwrap();
+        let created: Value = serde_json::from_str(created.get()).unwrap();
+        assert_eq!(created["task"]["ttl"], 1000, "{created}");
+        let id = created["task"]["taskId"].as_str().unwrap();
+        let got = call(&tasks, methods::TASKS_GET, json!({ "taskId": id })).await.unwrap();
+        assert_eq!(got["status"], "working");
     }
 
     #[tokio::test]
