@@ -334,3 +334,16 @@ async fn a_failed_tasks_status_message_says_why() {
     assert_eq!(failed["error"]["message"], "the input was wrong", "{failed}");
     assert!(failed["statusMessage"].as_str().is_some_and(|m| m.contains("the input was wrong")), "{failed}");
 }
+
+/// 2026 has no `params.task` (SEP-2663: "servers MUST ignore it (treat the field as
+/// unknown)"): one that would not be a valid 2025 `task` changes nothing.
+#[tokio::test]
+async fn a_2026_call_ignores_params_task() {
+    let mut raw = start(builder(Fired::default()));
+    let created =
+        expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "must", "task": [] }), true).await, 1);
+    assert_eq!(created["resultType"], "task", "{created}");
+    let params = json!({ "name": "quick", "task": { "ttl": -1 } });
+    let r = expect_result(&ask(&mut raw, 2, "tools/call", params, false).await, 2);
+    assert_eq!(r["content"][0]["text"], "done", "{r}");
+}

@@ -84,8 +84,10 @@ struct ToolCallParams<'a> {
     name: Cow<'a, str>,
     #[serde(borrow, default, deserialize_with = "object_arguments")]
     arguments: Option<&'a RawValue>,
-    #[serde(default)]
-    task: Option<TaskMetadata>,
+    /// Read as a 2025 `task` only where core tasks exist; ignored (an unknown member)
+    /// elsewhere, 2026 included.
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
     #[serde(default)]
     input_responses: Option<InputResponses>,
     #[serde(default)]
@@ -349,6 +351,17 @@ impl Server {
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
         let Some(def) = catalog.tool(&name) else {
             return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
+        };
+        let task = match (&seed, task) {
+            (Seed::Stateful(session), Some(task))
+                if self.inner.tasks_enabled && super::tasks::has_core_tasks(&session.version) =>
+            {
+                Some(
+                    serde_json::from_str::<TaskMetadata>(task.get())
+                        .map_err(super::params::invalid_params)?,
+                )
+            }
+            _ => None,
         };
         let retry =
             self.retry_fields(&seed, input_responses, request_state, methods::TOOLS_CALL, name, || {
