@@ -171,3 +171,33 @@ async fn deleted_and_stateless_requests_leave_no_task_behind() {
     }
     tasks_back_to(baseline).await;
 }
+
+/// Session-less 2025 requests keep nothing between POSTs: a task created by one could
+/// never be polled by the next. Such a server offers no core tasks: it declares no
+/// `tasks` capability, and a call is served in place, `params.task` ignored (2025-11-25:
+/// "Receivers that do not declare the task capability for a request type MUST process
+/// requests of that type normally, ignoring any task-augmentation metadata if present").
+#[tokio::test]
+async fn sessionless_offers_no_core_tasks() {
+    let server = Server::builder("sessionless-tasks", "0.1.0")
+        .tool(
+            tool("job")
+                .task_support(mcpwire::server::tasks::TaskSupport::Required)
+                .handler(|| async { "job done" }),
+        )
+        .build()
+        .unwrap();
+    let service = McpService::with_settings(server, stateless());
+    let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
+    let addr = bound.local_addr;
+    let init = only_answer(send(addr, Req::post(&initialize_body(1, V25))).await).await;
+    assert!(init["result"]["capabilities"].get("tasks").is_none(), "{init}");
+    let list = json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" });
+    let list = only_answer(send(addr, Req::post(&list).header("mcp-protocol-version", V25)).await).await;
+    assert!(list["result"]["tools"][0].get("execution").is_none(), "{list}");
+    let mut call = call_body(3, "job", json!({}));
+    call["params"]["task"] = json!({});
+    let call = only_answer(send(addr, Req::post(&call).header("mcp-protocol-version", V25)).await).await;
+    assert_eq!(call, text_result(3, "job done"));
+    bound.shutdown.cancel();
+}

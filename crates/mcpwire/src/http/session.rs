@@ -186,7 +186,10 @@ impl Session {
     ) -> Arc<Session> {
         Arc::new_cyclic(|weak: &Weak<Session>| {
             let route: Weak<dyn Route> = weak.clone();
-            let stateful = StatefulSession::new(server.clone());
+            let stateful = match settings.sessionless {
+                true => StatefulSession::sessionless(server.clone()),
+                false => StatefulSession::new(server.clone()),
+            };
             Session {
                 stateful: stateful.clone(),
                 id,

@@ -6,7 +6,8 @@
 //! nothing is kept and nothing can be resumed). A request that is not `initialize` finds
 //! that session already initialized at the version its `MCP-Protocol-Version` header
 //! names (2025-03-26 without one), with no client capabilities: like a session whose
-//! client declared none, it cannot be asked for sampling, elicitation or roots.
+//! client declared none, it cannot be asked for sampling, elicitation or roots. Nor does
+//! it offer the 2025-11-25 core tasks: a task it created could never be polled.
 //!
 //! A batch (2025-03-26 only) is answered as one array: it is served by a throwaway
 //! [`Session`], which collects the answers of its requests.
@@ -101,7 +102,8 @@ impl McpService {
         let inner = &self.inner;
         if let (false, [Message::Request(_)]) = (batch, messages.as_slice()) {
             if let Some(Message::Request(request)) = messages.pop() {
-                let handler = Sessionless { session: StatefulSession::new(inner.server.clone()), version };
+                let handler =
+                    Sessionless { session: StatefulSession::sessionless(inner.server.clone()), version };
                 let extensions = request_extensions(parts);
                 let json_only = inner.settings.json_response;
                 return stateless::serve_alone(inner, handler, request, extensions, slot, (), json_only)

@@ -48,6 +48,9 @@ pub(crate) struct SessionInfo {
     /// when first needed: drawing it is a system call, and most sessions (every
     /// session-less 2025 request has one) never create a task.
     task_owner: OnceLock<u64>,
+    /// Whether the session offers 2025-11-25 core tasks: not a session-less request's,
+    /// which keeps nothing for the next request to poll.
+    pub(crate) offers_tasks: bool,
     /// Set when the client's `notifications/initialized` arrives: until then the server
     /// sends it only pings and log messages (no requests, no change notifications).
     initialized: tokio::sync::SetOnce<()>,
@@ -155,7 +158,8 @@ impl SessionInfo {
     /// once (every such request has a session of its own).
     #[cfg(feature = "http")]
     pub(crate) fn assumed(version: ProtocolVersion, client_info: &'static str, peer: Peer) -> Self {
-        let session = Self::of(version, Compact::shared(""), Compact::shared(client_info), peer);
+        let mut session = Self::of(version, Compact::shared(""), Compact::shared(client_info), peer);
+        session.offers_tasks = false;
         session.mark_initialized();
         session
     }
@@ -175,6 +179,7 @@ impl SessionInfo {
             subscriptions: Mutex::new(None),
             peer,
             task_owner: OnceLock::new(),
+            offers_tasks: true,
             initialized: tokio::sync::SetOnce::new(),
         }
     }

@@ -354,7 +354,7 @@ impl Server {
         };
         let task = match (&seed, task) {
             (Seed::Stateful(session), Some(task))
-                if self.inner.tasks_enabled && super::tasks::has_core_tasks(&session.version) =>
+                if self.inner.tasks_enabled && super::tasks::session_has_core_tasks(session) =>
             {
                 Some(
                     serde_json::from_str::<TaskMetadata>(task.get())

@@ -19,7 +19,7 @@ use super::notify::ServerEvent;
 use super::params::parse;
 use super::reply::Reply;
 use super::router::Seed;
-use super::tasks::{core_capability, has_core_tasks};
+use super::tasks::{core_capability, session_has_core_tasks};
 use super::Server;
 use crate::error::McpError;
 use crate::jsonrpc::{Peer, RequestContext};
@@ -29,6 +29,9 @@ use crate::jsonrpc::{Peer, RequestContext};
 pub(crate) struct StatefulSession {
     server: Server,
     session: RwLock<Option<Arc<SessionInfo>>>,
+    /// A session-less 2025 request's session (HTTP's `sessionless` setting): it offers
+    /// no core tasks, since nothing it creates outlives its request.
+    sessionless: bool,
 }
 
 /// Past the middleware, a 2025 session's request is served by its session.
@@ -49,7 +52,13 @@ pub(crate) const ASSUMED_CLIENT: (&str, &str) = ("stateless-http-client", "0");
 
 impl StatefulSession {
     pub(crate) fn new(server: Server) -> Arc<Self> {
-        Arc::new(StatefulSession { server, session: RwLock::new(None) })
+        Arc::new(StatefulSession { server, session: RwLock::new(None), sessionless: false })
+    }
+
+    /// A session-less 2025 request's session (see the field).
+    #[cfg(feature = "http")]
+    pub(crate) fn sessionless(server: Server) -> Arc<Self> {
+        Arc::new(StatefulSession { server, session: RwLock::new(None), sessionless: true })
     }
 
     /// Serves a request through the server's middleware (a 2025 HTTP session's router).
@@ -179,7 +188,7 @@ impl StatefulSession {
                     | methods::TASKS_RESULT
                     | methods::TASKS_LIST
                     | methods::TASKS_CANCEL
-                        if self.server.inner.tasks_enabled && has_core_tasks(&session.version) =>
+                        if self.server.inner.tasks_enabled && session_has_core_tasks(&session) =>
                     {
                         // Boxed: inline, this rare branch's future would size every request's.
                         Box::pin(self.server.serve_core_task_method(&session, &rpc, method, params)).await?
@@ -285,19 +294,17 @@ impl StatefulSession {
         } else {
             ProtocolVersion::LATEST_STATEFUL
         };
-        let session = Arc::new(SessionInfo::new(
-            version.clone(),
-            &params.capabilities,
-            &params.client_info,
-            peer.clone(),
-        ));
+        let mut session =
+            SessionInfo::new(version.clone(), &params.capabilities, &params.client_info, peer.clone());
+        session.offers_tasks = !self.sessionless;
+        let session = Arc::new(session);
         self.server.inner.sessions.register(&session);
-        *slot = Some(session);
         let inner = &self.server.inner;
         let mut capabilities = inner.capabilities.clone();
-        if inner.tasks_enabled && has_core_tasks(&version) {
+        if inner.tasks_enabled && session_has_core_tasks(&session) {
             capabilities.tasks = Some(core_capability());
         }
+        *slot = Some(session);
         Ok(Reply::Initialize(Box::new(InitializeResult {
             protocol_version: version,
             capabilities,

@@ -52,6 +52,12 @@ pub(crate) fn has_core_tasks(version: &ProtocolVersion) -> bool {
     version.is_at_least(&ProtocolVersion::V2025_11_25)
 }
 
+/// Whether `session` offers core tasks: at 2025-11-25 on, unless it is a session-less
+/// request's (a task it created could never be polled).
+pub(crate) fn session_has_core_tasks(session: &SessionInfo) -> bool {
+    session.offers_tasks && has_core_tasks(&session.version)
+}
+
 /// `-32601` for a call that breaks a tool's `execution.taskSupport` (2025-11-25).
 fn task_support_violation(def: &ToolDef, wanted: bool) -> McpError {
     let how = if wanted { "must not be called as a task" } else { "must be called as a task" };
@@ -91,7 +97,7 @@ impl Server {
             }
             // A server that declares no tasks capability (no tool of it runs as a task)
             // processes the call normally, ignoring `params.task`.
-            EraInfo::Stateful(session) if self.inner.tasks_enabled && has_core_tasks(&session.version) => {
+            EraInfo::Stateful(session) if self.inner.tasks_enabled && session_has_core_tasks(session) => {
                 match task {
                     Some(_) if !supported => Err(task_support_violation(def, true)),
                     None if required => Err(task_support_violation(def, false)),
@@ -107,7 +113,7 @@ impl Server {
     pub(crate) fn listed_tool(&self, def: &ToolDef, seed: &Seed) -> Tool {
         let mut tool = def.tool.clone();
         if let Seed::Stateful(session) = seed {
-            if has_core_tasks(&session.version) && !matches!(def.task_support, TaskSupport::Forbidden) {
+            if session_has_core_tasks(session) && !matches!(def.task_support, TaskSupport::Forbidden) {
                 tool.execution = Some(ToolExecution { task_support: Some(def.task_support.clone()) });
             }
         }
