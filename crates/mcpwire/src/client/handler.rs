@@ -48,6 +48,45 @@ impl Handler for ClientHandler {
     }
 
     async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
+        // A question a server's task asks names the task; so does its answer (2025-11-25).
+        let related = match request.method.as_str() {
+            methods::SAMPLING_CREATE_MESSAGE | methods::ELICITATION_CREATE | methods::ROOTS_LIST => {
+                related_task(&request)
+            }
+            _ => None,
+        };
+        let answer = self.answer(request).await;
+        match related {
+            Some(related) => answer.and_then(|raw| with_related_task(&raw, related)),
+            None => answer,
+        }
+    }
+}
+
+/// The `io.modelcontextprotocol/related-task` `_meta` of a request, if it has one.
+fn related_task(request: &Request) -> Option<serde_json::Value> {
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<serde_json::Map<String, serde_json::Value>>,
+    }
+    let params: Params = serde_json::from_str(request.params.as_ref()?.get()).ok()?;
+    params.meta?.remove(mcpwire_protocol::meta::RELATED_TASK)
+}
+
+/// A result object with `related` as its `related-task` `_meta`.
+fn with_related_task(result: &RawJson, related: serde_json::Value) -> Result<RawJson, McpError> {
+    let mut result: serde_json::Map<String, serde_json::Value> = serde_json::from_str(result.get())?;
+    let meta = result.entry("_meta").or_insert_with(|| serde_json::Value::Object(Default::default()));
+    if let serde_json::Value::Object(meta) = meta {
+        meta.insert(mcpwire_protocol::meta::RELATED_TASK.to_owned(), related);
+    }
+    raw(&result)
+}
+
+impl ClientHandler {
+    /// Answers one of the server's requests.
+    async fn answer(&self, request: Request) -> Result<RawJson, McpError> {
         match request.method.as_str() {
             methods::SAMPLING_CREATE_MESSAGE if self.callbacks.sampling.is_some() => {
                 let params: CreateMessageRequestParams = parse(&request)?;
