@@ -487,3 +487,30 @@ async fn a_failed_tasks_status_message_says_why() {
         assert!(got["statusMessage"].as_str().is_some_and(|m| m.contains(why)), "{got}");
     }
 }
+
+/// A task cancelled while its `tasks/result` waits for the client's answer to the task's
+/// question: the `tasks/result` answers at once with the task's outcome ("MUST block the
+/// response until the task reaches a terminal status", no longer), without waiting for
+/// an answer nobody needs any more.
+#[tokio::test]
+async fn a_result_call_asking_a_cancelled_tasks_question_ends_with_the_task() {
+    let (mut raw, id, question) = a_task_asking().await;
+    raw.request(3, "tasks/cancel", json!({ "taskId": id })).await;
+    let mut answered = std::collections::BTreeMap::new();
+    let mut withdrawn = false;
+    while answered.len() < 2 || !withdrawn {
+        let m = tokio::time::timeout(Duration::from_secs(5), next(&mut raw))
+            .await
+            .expect("tasks/result ends once the task is cancelled");
+        let m = json_of(&m);
+        if let Some(n) = m["id"].as_i64() {
+            answered.insert(n, m);
+        } else if m["method"] == "notifications/cancelled" {
+            // The question is withdrawn.
+            assert_eq!(m["params"]["requestId"], json_of(&Message::Request(question.clone()))["id"], "{m}");
+            withdrawn = true;
+        }
+    }
+    assert_eq!(answered[&3]["result"]["status"], "cancelled", "{}", answered[&3]);
+    assert!(answered[&2]["error"]["message"].as_str().unwrap().contains("cancelled"), "{}", answered[&2]);
+}

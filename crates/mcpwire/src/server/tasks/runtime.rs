@@ -432,6 +432,12 @@ impl Tasks {
         Some(QuestionClaim { running, key: key.to_owned() })
     }
 
+    /// A token that fires when task `id`, running here, ends (cancelled, expired or
+    /// finished); `None` when it does not run here.
+    pub(crate) fn ended(&self, id: &str) -> Option<CancellationToken> {
+        self.running().get(id).map(|running| running.cancel.clone())
+    }
+
     /// Acts on a signal another instance sent for a task running here.
     #[cfg(feature = "redis")]
     pub(crate) async fn receive_signal(&self, id: &str, signal: TaskSignal) {

@@ -128,6 +128,7 @@ impl Server {
         let tasks = &self.inner.tasks;
         let mut changes = tasks.subscribe();
         let mut asked = HashSet::new();
+        let ended = tasks.ended(id);
         loop {
             let record = tasks.get_owned(id, Some(owner)).await?;
             if let TaskState::InputRequired { input_requests } = record.state {
@@ -141,7 +142,19 @@ impl Server {
                     if !asked.insert(key.clone()) {
                         continue;
                     }
-                    match ask_client(rpc, id, &request).await {
+                    let asking = ask_client(rpc, id, &request);
+                    let outcome = match &ended {
+                        Some(ended) => tokio::select! {
+                            outcome = asking => Some(outcome),
+                            () = ended.cancelled() => None,
+                        },
+                        None => Some(asking.await),
+                    };
+                    // The task ended meanwhile (cancelled, say): its question needs no
+                    // answer (dropped, the request is cancelled), and this call answers
+                    // with the task's outcome.
+                    let Some(outcome) = outcome else { break };
+                    match outcome {
                         Ok(answer) => {
                             answers.insert(key, answer);
                             claims.push(claim);
