@@ -520,3 +520,33 @@ async fn a_get_stream_resumed_after_its_owner_left_goes_on_live_on_the_new_owner
     let next = resumed.next_message().await;
     assert_eq!(next["method"], "notifications/tools/list_changed", "{next}");
 }
+
+/// A 2025 session's tasks are listed as long as `tasks/get` finds them ("If a task is
+/// retrievable via `tasks/get` for a requestor, it MUST be retrievable via `tasks/list`
+/// for that requestor"): a later task with a shorter TTL does not cut the list short.
+#[tokio::test]
+async fn a_shorter_lived_task_does_not_hide_an_owners_longer_lived_ones_from_the_list() {
+    use mcpwire::server::tasks::{TaskRecord, TaskStore};
+    let Some(redis) = redis() else { return };
+    let store = Cluster::connect(&redis.url).await.unwrap().task_store();
+    let record = |id: &str, ttl: Duration| {
+        let now = std::time::SystemTime::now();
+        TaskRecord {
+            task_id: id.into(),
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl: Some(ttl),
+            poll_interval: None,
+            state: mcpwire::protocol::tasks_ext::TaskState::Working,
+            owner: Some("s1".into()),
+        }
+    };
+    store.create(record("long", Duration::from_secs(60))).await.unwrap();
+    store.create(record("short", Duration::from_millis(300))).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert!(store.get("long").await.unwrap().is_some());
+    let listed: Vec<String> =
+        store.list(Some("s1"), None, 10).await.unwrap().into_iter().map(|r| r.task_id).collect();
+    assert_eq!(listed, ["long"]);
+}

@@ -73,6 +73,16 @@ end
 return 0
 ";
 
+/// Makes `KEYS[1]` live at least `ARGV[1]` ms more (it never shortens it; `PTTL` is -1
+/// for a key without expiry): an owner's list outlives each of its tasks, whatever order
+/// their TTLs come in.
+const EXTEND_EXPIRY: &str = r"
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return 0
+";
+
 /// How many times an update retries when another instance changed the record meanwhile.
 const UPDATE_ATTEMPTS: usize = 16;
 
@@ -192,7 +202,9 @@ impl TaskStore for RedisTaskStore {
                 .arg(created)
                 .arg(&id)
                 .ignore()
-                .cmd("PEXPIRE")
+                .cmd("EVAL")
+                .arg(EXTEND_EXPIRY)
+                .arg(1)
                 .arg(&list)
                 .arg(ttl.unwrap_or(24 * 3600 * 1000))
                 .ignore()
