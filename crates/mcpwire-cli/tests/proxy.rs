@@ -359,3 +359,28 @@ fn proxy_checks_its_target() {
     assert!(stderr(&o).contains("cannot reach http://127.0.0.1:9/mcp"), "{}", stderr(&o));
     expect_code(&mcpwire(&["proxy", &everything()]), 2);
 }
+
+/// An upstream connection whose server breaks it (here: closes its stdout and goes on
+/// running) is shut down as soon as it ends, not when the next request comes to look
+/// for a connection: the server process is stopped (stdin closed, then signals).
+#[test]
+fn an_upstream_connection_that_ends_is_shut_down_at_once() {
+    let upstream =
+        format!("stdio:python3 {}/tests/fixtures/fake_server.py hangs-up", env!("CARGO_MANIFEST_DIR"));
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    // A client that can be asked things: its call runs on a connection of its own.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let session = session_id(&post(&server.url, &[], init, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+    assert!(post(&server.url, &headers, call, Some(r#""id":2"#)).contains("done"));
+    let children = children_of(server.child.id());
+    assert_eq!(children.len(), 2, "the first connection and this client's: {children:?}");
+    // Its server hung up after answering: with no request coming, it is stopped anyway.
+    let end = Instant::now() + Duration::from_secs(30);
+    while !ended(children[1]) {
+        assert!(Instant::now() < end, "the server {} that hung up is still running", children[1]);
+        thread::sleep(Duration::from_millis(50));
+    }
+}

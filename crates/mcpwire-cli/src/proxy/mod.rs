@@ -242,7 +242,7 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
             }
         }
     };
-    for client in pool.clients() {
+    for client in pool.take_clients() {
         client.close().await;
     }
     target::close(&client).await;

@@ -446,8 +446,33 @@ impl Pool {
                 ));
             }
         };
+        self.shut_down_when_ended(id, &client);
         set_log_level(&client).await;
         Ok(Lease { pool: self.clone(), id, client })
+    }
+
+    /// Once connection `id` ends by itself (its server exited or hung up, its HTTP
+    /// session closed), it leaves the pool, freeing its slot, and is shut down: a server
+    /// that broke the connection but still runs is stopped then (stdin closed, then
+    /// signals), not when a later request happens to look for a connection. One that was
+    /// taken out of the pool first (evicted, or shutting down) is closed by whoever took
+    /// it. (The first connection's end stops the proxy.)
+    fn shut_down_when_ended(self: &Arc<Self>, id: u64, client: &Client) {
+        let (pool, client) = (Arc::downgrade(self), client.clone());
+        tokio::spawn(async move {
+            client.peer().closed().await;
+            let Some(pool) = pool.upgrade() else { return };
+            let in_pool = {
+                let mut state = pool.lock();
+                let before = state.conns.len();
+                state.conns.retain(|c| c.id != id);
+                state.conns.len() < before
+            };
+            pool.freed.notify_waiters();
+            if in_pool {
+                client.close().await;
+            }
+        });
     }
 
     /// A downstream 2025 client's roots changed: every connection that declared roots
@@ -476,9 +501,9 @@ impl Pool {
         }
     }
 
-    /// Every connection, for shutting them down.
-    pub fn clients(&self) -> Vec<Client> {
-        self.lock().conns.iter().map(|c| c.client.clone()).collect()
+    /// Every connection, taken out of the pool for shutting them down.
+    pub fn take_clients(&self) -> Vec<Client> {
+        self.lock().conns.drain(..).map(|c| c.client).collect()
     }
 }
 
