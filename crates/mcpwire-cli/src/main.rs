@@ -139,6 +139,10 @@ fn main() {
             Err(e) => report(&e),
         }
     });
-    // Exit without waiting for a blocked stdin reader (an abandoned question).
+    // The runtime's tasks are dropped before the exit: a spawned server whose shutdown
+    // was cut short (a second Ctrl-C) or left to a background task (a connect given up)
+    // is killed with its process group then, not left running. A blocked stdin reader
+    // (an abandoned question) is not waited for beyond a moment.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     std::process::exit(code);
 }

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 mod support;
 
 use support::{
-    everything, expect_code, interrupt, post, session_id, start_http, stderr, tools_list_2026, wait_for_line,
-    wait_status, BIN, INITIALIZE,
+    children_of, ended, everything, expect_code, interrupt, post, session_id, start_http, stderr,
+    tools_list_2026, wait_for_line, wait_status, BIN, INITIALIZE,
 };
 
 /// Runs `mcpwire ARGS` with stdin closed, with a deadline of a minute.
@@ -114,23 +114,6 @@ fn proxy_clients_get_no_tasks_their_log_messages_and_list_changes() {
     );
 }
 
-/// The pids of `parent`'s children, oldest first.
-fn children_of(parent: u32) -> Vec<u32> {
-    let mut children: Vec<(u64, u32)> = Vec::new();
-    for task in std::fs::read_dir(format!("/proc/{parent}/task")).unwrap().flatten() {
-        let listed = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
-        for pid in listed.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
-            // Field 22 of /proc/PID/stat is the start time (after the command's parentheses).
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
-            let started = after.split_whitespace().nth(19).and_then(|t| t.parse().ok()).unwrap_or(0);
-            children.push((started, pid));
-        }
-    }
-    children.sort();
-    children.into_iter().map(|(_, pid)| pid).collect()
-}
-
 #[test]
 fn proxy_replaces_an_upstream_connection_whose_server_died() {
     // A 2025 upstream (pinned): its capabilities are fixed per connection.
@@ -209,12 +192,6 @@ fn a_log_message_outside_a_request_reaches_2025_clients_at_their_level() {
     let seen = reader.join().unwrap();
     assert!(seen.contains("later at warning"), "{seen}");
     assert!(!seen.contains("later at debug"), "below the client's level: {seen}");
-}
-
-/// Whether `pid` has ended (gone, or a zombie nobody reaped yet).
-fn ended(pid: u32) -> bool {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'))
 }
 
 /// A service manager stops the proxy with `SIGTERM`: it shuts its server down as the

@@ -348,3 +348,42 @@ pub fn wait_status(child: &mut Child, deadline: Duration) -> Option<i32> {
 pub fn session_id(response: &str) -> String {
     response.lines().find_map(|l| l.strip_prefix("mcp-session-id: ")).expect("a session id").trim().to_owned()
 }
+
+/// The pids of `parent`'s children, oldest first.
+pub fn children_of(parent: u32) -> Vec<u32> {
+    let mut children: Vec<(u64, u32)> = Vec::new();
+    for task in std::fs::read_dir(format!("/proc/{parent}/task")).unwrap().flatten() {
+        let listed = std::fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        for pid in listed.split_whitespace().filter_map(|p| p.parse::<u32>().ok()) {
+            // Field 22 of /proc/PID/stat is the start time (after the command's parentheses).
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let after = stat.rsplit_once(')').map(|(_, rest)| rest).unwrap_or_default();
+            let started = after.split_whitespace().nth(19).and_then(|t| t.parse().ok()).unwrap_or(0);
+            children.push((started, pid));
+        }
+    }
+    children.sort();
+    children.into_iter().map(|(_, pid)| pid).collect()
+}
+
+/// Whether `pid` has ended (gone, or a zombie nobody reaped yet).
+pub fn ended(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'))
+}
+
+/// The processes of process group `group` (gone ones and zombies left out).
+pub fn group_members(group: u32) -> Vec<u32> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        // After the command's parentheses: state, ppid, pgrp.
+        let fields: Vec<&str> =
+            stat.rsplit_once(')').map(|(_, rest)| rest.split_whitespace().collect()).unwrap_or_default();
+        if fields.len() > 2 && fields[0] != "Z" && fields[2] == group.to_string() {
+            members.push(pid);
+        }
+    }
+    members
+}

@@ -220,6 +220,7 @@ impl ChildProcess {
         let kill = CancellationToken::new();
         let monitor_kill = kill.clone();
         tokio::spawn(async move {
+            let mut unreaped = Unreaped(pid);
             let status = tokio::select! {
                 status = child.wait() => status,
                 () = monitor_kill.cancelled() => {
@@ -229,6 +230,9 @@ impl ChildProcess {
                     child.wait().await
                 }
             };
+            if status.is_ok() {
+                unreaped.0 = None;
+            }
             let _ = status_tx.send(status.ok());
         });
 
@@ -296,6 +300,25 @@ impl ChildProcess {
             stderr_tail,
         };
         Ok((Connection { incoming: in_rx, outgoing: out_tx }, handle))
+    }
+}
+
+/// The pid of a child that its monitor has not reaped yet: if the monitor is dropped so
+/// (its runtime shut down by a program that exits without waiting for the server's
+/// shutdown: a second Ctrl-C, a connect given up), the child's whole process group is
+/// killed, so that nothing it started outlives the program either (tokio's
+/// `kill_on_drop` reaches the child alone). An unreaped child's id, which leads its
+/// group, cannot belong to another process.
+#[cfg_attr(any(not(unix), feature = "portable-stdio"), allow(dead_code))]
+struct Unreaped(Option<u32>);
+
+impl Drop for Unreaped {
+    fn drop(&mut self) {
+        #[cfg(all(unix, not(feature = "portable-stdio")))]
+        if let Some(pid) = self.0.and_then(|p| i32::try_from(p).ok()) {
+            let group = nix::unistd::Pid::from_raw(pid);
+            let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
+        }
     }
 }
 
