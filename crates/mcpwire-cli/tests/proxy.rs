@@ -361,3 +361,48 @@ fn an_upstream_connection_that_ends_is_shut_down_at_once() {
         thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// A 2025 client's `initialize` result holds what its revision's schema defines and no
+/// more: not the 2026 `extensions` capability, and in older revisions no `completions`
+/// (2025-03-26 on) nor the implementation's `title` (2025-06-18 on) or `description`
+/// and `websiteUrl` (2025-11-25 on). A 2026 client is told all of it.
+#[test]
+fn initialize_results_fit_the_clients_revision() {
+    let upstream =
+        format!("stdio:python3 {}/tests/fixtures/fake_server.py declares-more", env!("CARGO_MANIFEST_DIR"));
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let result = |version: &str| {
+        let init = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
+        );
+        let response = post(&server.url, &[], &init, Some("serverInfo"));
+        let body = response
+            .lines()
+            .find_map(|l| l.strip_prefix("data: "))
+            .unwrap_or_else(|| response.split("\r\n\r\n").nth(1).unwrap_or_default());
+        let message: serde_json::Value = serde_json::from_str(body.trim()).expect(&response);
+        message["result"].clone()
+    };
+    let keys = |value: &serde_json::Value| -> Vec<String> {
+        let mut keys: Vec<String> = value.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    for (version, capabilities, info) in [
+        ("2024-11-05", vec!["logging", "tools"], vec!["name", "version"]),
+        ("2025-03-26", vec!["completions", "logging", "tools"], vec!["name", "version"]),
+        ("2025-06-18", vec!["completions", "logging", "tools"], vec!["name", "title", "version"]),
+        (
+            "2025-11-25",
+            vec!["completions", "logging", "tools"],
+            vec!["description", "name", "title", "version", "websiteUrl"],
+        ),
+    ] {
+        let result = result(version);
+        assert_eq!(result["protocolVersion"], version, "{result}");
+        assert_eq!(keys(&result["capabilities"]), capabilities, "{version}: {result}");
+        assert_eq!(keys(&result["serverInfo"]), info, "{version}: {result}");
+    }
+    let discover = post_2026(&server.url, "server/discover", None, r#"{"_meta":{_META}}"#, r#""id":3"#);
+    assert!(discover.contains(r#""extensions":{"com.example/ext":{}}"#), "{discover}");
+}

@@ -2,10 +2,13 @@
 //! negotiated. A client may declare a capability that its negotiated revision lacks (one
 //! that always declares elicitation, then settles on an older revision): sending it the
 //! request anyway would be a method, or a form field, that the client does not know.
+//! Likewise what a server says of itself at `initialize` is fitted to the revision.
 
+use mcpwire_protocol::capabilities::ServerCapabilities;
 use mcpwire_protocol::common::OneOrMany;
 use mcpwire_protocol::content::SamplingContent;
 use mcpwire_protocol::elicitation::{ElicitRequestParams, PrimitiveSchemaDefinition};
+use mcpwire_protocol::lifecycle::Implementation;
 use mcpwire_protocol::sampling::CreateMessageRequestParams;
 use mcpwire_protocol::{codes, ProtocolVersion};
 use serde_json::json;
@@ -104,4 +107,30 @@ pub(crate) fn sampling(
         }
     }
     Ok(params)
+}
+
+/// Fits an `initialize` result's capabilities and server identity to the revision
+/// `version` negotiated: no 2025 revision has the 2026 `extensions` capability (a server
+/// that relays a 2026 one, or declares extensions by hand, would pass it on),
+/// `completions` came in 2025-03-26, an implementation's `title` in 2025-06-18 and its
+/// `description`, `icons` and `websiteUrl` in 2025-11-25. Unknown revisions are not
+/// judged.
+pub(crate) fn initialize(
+    version: &ProtocolVersion,
+    capabilities: &mut ServerCapabilities,
+    info: &mut Implementation,
+) {
+    if !version.is_known() || version.is_at_least(&ProtocolVersion::V2026_07_28) {
+        return;
+    }
+    capabilities.extensions = None;
+    if !version.is_at_least(&ProtocolVersion::V2025_03_26) {
+        capabilities.completions = None;
+    }
+    if !version.is_at_least(&ProtocolVersion::V2025_06_18) {
+        info.title = None;
+    }
+    if !version.is_at_least(&ProtocolVersion::V2025_11_25) {
+        (info.description, info.icons, info.website_url) = (None, None, None);
+    }
 }

@@ -305,10 +305,12 @@ impl StatefulSession {
             capabilities.tasks = Some(core_capability());
         }
         *slot = Some(session);
+        let mut server_info = inner.info.clone();
+        super::revision_fit::initialize(&version, &mut capabilities, &mut server_info);
         Ok(Reply::Initialize(Box::new(InitializeResult {
             protocol_version: version,
             capabilities,
-            server_info: inner.info.clone(),
+            server_info,
             instructions: inner.instructions.clone(),
             meta: None,
         })))
