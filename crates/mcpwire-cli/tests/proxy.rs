@@ -364,8 +364,8 @@ fn an_upstream_connection_that_ends_is_shut_down_at_once() {
 
 /// A 2025 client's `initialize` result holds what its revision's schema defines and no
 /// more: not the 2026 `extensions` capability, and in older revisions no `completions`
-/// (2025-03-26 on) nor the implementation's `title` (2025-06-18 on) or `description`
-/// and `websiteUrl` (2025-11-25 on). A 2026 client is told all of it.
+/// (2025-03-26 on) nor the implementation's `title` (2025-06-18 on) or `description`,
+/// `icons` and `websiteUrl` (2025-11-25 on). A 2026 client is told all of it.
 #[test]
 fn initialize_results_fit_the_clients_revision() {
     let upstream =
@@ -395,7 +395,7 @@ fn initialize_results_fit_the_clients_revision() {
         (
             "2025-11-25",
             vec!["completions", "logging", "tools"],
-            vec!["description", "name", "title", "version", "websiteUrl"],
+            vec!["description", "icons", "name", "title", "version", "websiteUrl"],
         ),
     ] {
         let result = result(version);
@@ -405,4 +405,5 @@ fn initialize_results_fit_the_clients_revision() {
     }
     let discover = post_2026(&server.url, "server/discover", None, r#"{"_meta":{_META}}"#, r#""id":3"#);
     assert!(discover.contains(r#""extensions":{"com.example/ext":{}}"#), "{discover}");
+    assert!(discover.contains(r#""icons":[{"src":"https://example.com/i.png"}]"#), "{discover}");
 }

@@ -150,6 +150,9 @@ async fn bridge(
         if let Some(w) = &i.website_url {
             builder = builder.website_url(w.clone());
         }
+        if let Some(icons) = &i.icons {
+            builder = builder.icons(icons.clone());
+        }
     }
     if let Some(text) = instructions {
         builder = builder.instructions(text);
