@@ -407,3 +407,25 @@ fn initialize_results_fit_the_clients_revision() {
     assert!(discover.contains(r#""extensions":{"com.example/ext":{}}"#), "{discover}");
     assert!(discover.contains(r#""icons":[{"src":"https://example.com/i.png"}]"#), "{discover}");
 }
+
+/// The upstream's content blocks reach a client of an older revision in the terms of
+/// that revision, as the SDK's own server sends its own: no audio before 2025-03-26 and
+/// no resource links before 2025-06-18 (a text block says what was there instead).
+#[test]
+fn relayed_content_fits_the_clients_revision() {
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let session = session_id(&post(&server.url, &[], init, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str())];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_audio_content","arguments":{}}}"#;
+    let response = post(&server.url, &headers, call, Some(r#""id":2"#));
+    assert!(!response.contains(r#""type":"audio""#), "{response}");
+    assert!(response.contains("has no audio content"), "{response}");
+    // A 2025-11-25 client gets the audio as it is.
+    let session = session_id(&post(&server.url, &[], INITIALIZE, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let response = post(&server.url, &headers, call, Some(r#""id":2"#));
+    assert!(response.contains(r#""type":"audio""#), "{response}");
+}

@@ -20,9 +20,10 @@ use std::time::Duration;
 use mcpwire::client::{Client, RequestOptions};
 use mcpwire::jsonrpc::ProgressUpdate;
 use mcpwire::protocol::capabilities::ClientCapabilities;
+use mcpwire::protocol::content::ContentBlock;
 use mcpwire::protocol::logging::LoggingMessageNotificationParams;
 use mcpwire::protocol::mrtr::{InputRequest, InputRequiredResult};
-use mcpwire::protocol::{codes, meta, methods, Era};
+use mcpwire::protocol::{codes, meta, methods, Era, ProtocolVersion};
 use mcpwire::server::Ctx;
 use mcpwire::{McpError, RequestError};
 use serde_json::{json, Map, Value};
@@ -203,7 +204,7 @@ impl Relay {
                         ctx.progress(update.progress, update.total, update.message.as_deref()).await;
                     }
                     return result
-                        .map(|r| downstream_result(r, method, era))
+                        .map(|r| downstream_result(r, method, ctx.protocol_version()))
                         .map_err(|e| downstream_error(upstream_error(e), method, era));
                 }
             }
@@ -271,14 +272,17 @@ pub fn upstream_params(params: Value) -> Map<String, Value> {
     params
 }
 
-/// An upstream result shaped for the downstream era: a 2025 client gets no 2026-only
-/// members; a 2026 client gets cache hints on cacheable results. Listed tools lose their
-/// `execution.taskSupport`: the proxy offers no tasks, and runs a tool that its upstream
-/// runs only as a task to its end itself ([`upstream_request`]).
-pub fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> Value {
+/// An upstream result shaped for the downstream client's revision `version`: a 2025
+/// client gets no 2026-only members, and content blocks its revision has (see
+/// [`fit_content`]); a 2026 client gets cache hints on cacheable results. Listed tools
+/// lose their `execution.taskSupport`: the proxy offers no tasks, and runs a tool that
+/// its upstream runs only as a task to its end itself ([`upstream_request`]).
+pub fn downstream_result(mut result: Value, method: &str, version: &ProtocolVersion) -> Value {
+    let era = version.era();
     if method == methods::TOOLS_LIST {
         without_task_support(&mut result);
     }
+    fit_content(&mut result, method, version);
     if let Value::Object(o) = &mut result {
         match era {
             Some(Era::Stateless) => {
@@ -301,6 +305,37 @@ pub fn downstream_result(mut result: Value, method: &str, era: Option<Era>) -> V
         }
     }
     result
+}
+
+/// The content blocks of a `tools/call` or `prompts/get` result made what `version` has,
+/// as the SDK's own server makes its own ([`ContentBlock::for_revision`]): audio (from
+/// 2025-03-26) and resource links (from 2025-06-18) become text for older revisions,
+/// whose schema has no such block.
+fn fit_content(result: &mut Value, method: &str, version: &ProtocolVersion) {
+    if !version.is_known() || version.is_at_least(&ProtocolVersion::V2025_06_18) {
+        return;
+    }
+    let fit = |block: &mut Value| {
+        let fitted = serde_json::from_value::<ContentBlock>(block.clone())
+            .ok()
+            .and_then(|b| serde_json::to_value(b.for_revision(version)).ok());
+        if let Some(fitted) = fitted {
+            *block = fitted;
+        }
+    };
+    match method {
+        methods::TOOLS_CALL => {
+            if let Some(Value::Array(blocks)) = result.get_mut("content") {
+                blocks.iter_mut().for_each(fit);
+            }
+        }
+        methods::PROMPTS_GET => {
+            if let Some(Value::Array(messages)) = result.get_mut("messages") {
+                messages.iter_mut().filter_map(|m| m.get_mut("content")).for_each(fit);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Drops `execution.taskSupport` from each tool of a `tools/list` result (and `execution`
@@ -440,7 +475,7 @@ async fn forward_shared(
         let result = send(client, &base, ctx, logs, method, &params).await?;
         let input_required = result.get("resultType").and_then(Value::as_str) == Some("input_required");
         if !input_required || era == Some(Era::Stateless) {
-            return Ok(downstream_result(result, method, era));
+            return Ok(downstream_result(result, method, ctx.protocol_version()));
         }
         // A 2025 client: ask it for real, then retry upstream.
         let round: InputRequiredResult = serde_json::from_value(result)?;
@@ -490,12 +525,13 @@ mod tests {
         let upstream = json!({ "tools": [], "resultType": "complete", "ttlMs": 5,
             "_meta": { "io.modelcontextprotocol/serverInfo": {} } });
         assert_eq!(
-            downstream_result(upstream.clone(), methods::TOOLS_LIST, Some(Era::Stateful)),
+            downstream_result(upstream.clone(), methods::TOOLS_LIST, &ProtocolVersion::V2025_11_25),
             json!({ "tools": [] })
         );
-        let stateless = downstream_result(json!({ "tools": [] }), methods::TOOLS_LIST, Some(Era::Stateless));
+        let stateless =
+            downstream_result(json!({ "tools": [] }), methods::TOOLS_LIST, &ProtocolVersion::LATEST);
         assert_eq!(stateless, json!({ "tools": [], "ttlMs": 0, "cacheScope": "private" }));
-        assert_eq!(downstream_result(upstream.clone(), methods::TOOLS_LIST, Some(Era::Stateless)), {
+        assert_eq!(downstream_result(upstream.clone(), methods::TOOLS_LIST, &ProtocolVersion::LATEST), {
             let mut u = upstream;
             u["cacheScope"] = json!("private");
             u
