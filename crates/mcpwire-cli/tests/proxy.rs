@@ -429,3 +429,33 @@ fn relayed_content_fits_the_clients_revision() {
     let response = post(&server.url, &headers, call, Some(r#""id":2"#));
     assert!(response.contains(r#""type":"audio""#), "{response}");
 }
+
+/// A tool that needs a client capability the client did not declare: each era says so
+/// with its own code, and the proxy passes the upstream's refusal on in the client's:
+/// `-32601` to a 2025 client (a 2026 upstream says `-32021`, which no 2025 revision
+/// defines), `-32021` with HTTP 400 to a 2026 client (a 2025 upstream says `-32601`,
+/// which over 2026 HTTP reads as "no such method"). The data is kept.
+#[test]
+fn a_missing_client_capability_is_refused_in_the_clients_era() {
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"x"}}}"#;
+    let data = r#""data":{"requiredCapabilities":{"sampling":{}}}"#;
+    // A 2025 client in front of a 2026 upstream.
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    let session = session_id(&post(&server.url, &[], INITIALIZE, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let response = post(&server.url, &headers, call, Some(r#""id":2"#));
+    assert!(response.contains(r#""code":-32601"#) && response.contains(data), "{response}");
+    // A 2026 client in front of a 2025 upstream.
+    let server =
+        start_http(&["proxy", "--listen", "127.0.0.1:0", "--protocol-version", "2025-11-25", &everything()]);
+    let response = post_2026(
+        &server.url,
+        "tools/call",
+        Some("test_sampling"),
+        r#"{"name":"test_sampling","arguments":{"prompt":"x"},"_meta":{_META}}"#,
+        r#""id":3"#,
+    );
+    assert!(response.starts_with("HTTP/1.1 400"), "{response}");
+    assert!(response.contains(r#""code":-32021"#) && response.contains(data), "{response}");
+}

@@ -370,7 +370,10 @@ pub(super) fn upstream_error(e: RequestError) -> McpError {
 /// resource is missing with `-32602`, which a 2025 client must get as `-32002` (its
 /// revision's code, as this proxy's own server answers it). The `-32602` of a
 /// `resources/read` is taken as "not found" when it names the URI in `data` or says so.
+/// A missing client capability (see [`capability_error`]) is said in the client's era's
+/// code too.
 fn downstream_error(error: McpError, method: &str, era: Option<Era>) -> McpError {
+    let error = capability_error(error, era);
     let names_a_missing_resource = |object: &mcpwire::protocol::ErrorObject| {
         object.data.as_ref().is_some_and(|d| d.get("uri").is_some())
             || object.message.to_ascii_lowercase().contains("not found")
@@ -386,6 +389,28 @@ fn downstream_error(error: McpError, method: &str, era: Option<Era>) -> McpError
         return error;
     }
     object.code = codes::RESOURCE_NOT_FOUND;
+    McpError::from_error_object(object)
+}
+
+/// A refusal for a client capability the request did not declare, in the client's
+/// era's code, as this proxy's own server gives it: `-32021` for a 2026 client (a 2025
+/// upstream says `-32601`, which 2026 HTTP reads as an unknown method), `-32601` for a
+/// 2025 client (a 2026 upstream says `-32021`, a code no 2025 revision defines). Only an
+/// error whose `data` names the `requiredCapabilities` is taken for one.
+fn capability_error(error: McpError, era: Option<Era>) -> McpError {
+    let (from, to) = match era {
+        Some(Era::Stateless) => (codes::METHOD_NOT_FOUND, codes::MISSING_REQUIRED_CLIENT_CAPABILITY),
+        Some(Era::Stateful) => (codes::MISSING_REQUIRED_CLIENT_CAPABILITY, codes::METHOD_NOT_FOUND),
+        None => return error,
+    };
+    if error.code() != from {
+        return error;
+    }
+    let mut object = error.to_error_object();
+    if object.data.as_ref().is_none_or(|d| d.get("requiredCapabilities").is_none()) {
+        return error;
+    }
+    object.code = to;
     McpError::from_error_object(object)
 }
 
