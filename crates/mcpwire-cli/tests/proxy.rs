@@ -459,3 +459,71 @@ fn a_missing_client_capability_is_refused_in_the_clients_era() {
     assert!(response.starts_with("HTTP/1.1 400"), "{response}");
     assert!(response.contains(r#""code":-32021"#) && response.contains(data), "{response}");
 }
+
+/// A 2026 upstream's log messages belong to requests, and over stdio nothing says
+/// which: with several requests in flight, a message of one client's call does not go
+/// to every 2025 client (it went to each session's GET stream).
+#[test]
+fn a_2026_upstreams_log_messages_reach_no_unrelated_client() {
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
+    let rest = server.url.strip_prefix("http://").unwrap().to_owned();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let open_session = |capabilities: &str| {
+        let init = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
+        );
+        let session = session_id(&post(&server.url, &[], &init, Some("serverInfo")));
+        let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+        post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+        session
+    };
+    // A bystander: a 2025 session that takes every log message on its GET stream.
+    let bystander = open_session("{}");
+    let headers = [("Mcp-Session-Id", bystander.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let set_level = r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#;
+    post(&server.url, &headers, set_level, Some(r#""id":2"#));
+    let mut get = TcpStream::connect(host).unwrap();
+    get.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        get,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {bystander}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    let read_until = |stream: &mut TcpStream, needle: &str| {
+        let mut seen = String::new();
+        let mut buffer = [0u8; 4096];
+        while !seen.contains(needle) {
+            match std::io::Read::read(stream, &mut buffer) {
+                Ok(0) | Err(_) => panic!("no {needle:?} in {seen}"),
+                Ok(n) => seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
+            }
+        }
+        seen
+    };
+    read_until(&mut get, "\r\n\r\n");
+    // A request kept in flight: a 2025 client is asked for input, and does not answer.
+    let asked = open_session(r#"{"elicitation":{"form":{}}}"#);
+    let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"hi"}}}"#;
+    let mut waiting = TcpStream::connect(host).unwrap();
+    waiting.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        waiting,
+        "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {asked}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    read_until(&mut waiting, "elicitation/create");
+    // Meanwhile a 2026 client's call logs; then a list change marks the end of it.
+    let logged = post_2026(
+        &server.url,
+        "tools/call",
+        Some("test_tool_with_logging"),
+        r#"{"name":"test_tool_with_logging","arguments":{},"_meta":{_META,"io.modelcontextprotocol/logLevel":"debug"}}"#,
+        r#""id":3"#,
+    );
+    assert!(logged.contains("executed successfully"), "{logged}");
+    let params = r#"{"name":"test_trigger_tool_change","arguments":{},"_meta":{_META}}"#;
+    post_2026(&server.url, "tools/call", Some("test_trigger_tool_change"), params, r#""id":3"#);
+    let seen = read_until(&mut get, "notifications/tools/list_changed");
+    assert!(!seen.contains("Tool execution"), "another client's log messages: {seen}");
+}

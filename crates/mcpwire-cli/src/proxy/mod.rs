@@ -23,9 +23,11 @@
 //!   them (the upstream is subscribed to what any client is: [`subscriptions`]); a 2025
 //!   client's `notifications/roots/list_changed` goes upstream (see
 //!   [`upstream::Pool::roots_changed`]);
-//! - **log messages**: to the downstream request in flight, at that client's level; one
-//!   sent outside a request (or while several are in flight) to every 2025 client, each
-//!   at its own level (2026 clients take log messages only with a request).
+//! - **log messages**: to the downstream request in flight, at that client's level; a
+//!   2025 server's sent outside a request (or while several are in flight) to every 2025
+//!   client, each at its own level (2026 clients take log messages only with a request);
+//!   a 2026 server's, which all belong to requests, are dropped while several are in
+//!   flight (nothing on the wire says whose they are).
 //!
 //! Upstream connections: a 2026 upstream is one connection (one server process, so one
 //! server state for every client), each request declaring its own client's capabilities;

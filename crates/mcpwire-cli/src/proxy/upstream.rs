@@ -144,6 +144,9 @@ impl Conn {
 pub struct Active {
     requests: Arc<Mutex<Vec<(u64, LogSender)>>>,
     next: Arc<std::sync::atomic::AtomicU64>,
+    /// Set once the upstream is known to be a 2026 server, whose log messages all belong
+    /// to requests.
+    stateless: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Removes a request from [`Active`] when its handler ends (or is dropped).
@@ -165,6 +168,11 @@ impl Active {
         let id = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         self.requests.lock().unwrap_or_else(|e| e.into_inner()).push((id, logs));
         ActiveGuard { active: self.clone(), id }
+    }
+
+    /// Whether the upstream is a 2026 server (see the field).
+    fn stateless(&self) -> bool {
+        self.stateless.load(std::sync::atomic::Ordering::Acquire)
     }
 
     fn single(&self) -> Option<LogSender> {
@@ -292,6 +300,7 @@ impl Pool {
         let builder = builder(Wants::default(), slots, &active, &server, &settings, settings.version.clone());
         let limit = settings.options.request_timeout;
         let primary = target::connect(&settings.target, builder, settings.max_message, limit, None).await?;
+        active.stateless.store(primary.era() == Era::Stateless, std::sync::atomic::Ordering::Release);
         let conn = Conn {
             id: PRIMARY,
             client: primary.clone(),
@@ -610,6 +619,12 @@ fn builder(
         let holder = slot.lock().unwrap_or_else(|e| e.into_inner()).as_ref().map(|h| h.logs.clone());
         match holder.or_else(|| active.single()) {
             Some(logs) => send_log(&logs, params),
+            // A 2026 server logs only for a request (it sent the request's logLevel), and
+            // nothing on the wire says which: with several in flight, one of their
+            // clients' messages must not reach every other client.
+            None if active.stateless() => {
+                tracing::debug!("dropped a log message of one of several requests in flight upstream");
+            }
             // Outside a request (a 2025 server may log at any time): to every 2025
             // client, each at its own level. 2026 clients take logs only with a request.
             None => {
