@@ -527,3 +527,24 @@ fn a_2026_upstreams_log_messages_reach_no_unrelated_client() {
     let seen = read_until(&mut get, "notifications/tools/list_changed");
     assert!(!seen.contains("Tool execution"), "another client's log messages: {seen}");
 }
+
+/// A 2025 server that takes back a question it put to the proxy's client (it cancels
+/// its `elicitation/create`): the client's question is cancelled too, and the call goes
+/// on to its answer without waiting for the client.
+#[test]
+fn a_question_the_upstream_takes_back_is_cancelled_downstream() {
+    let upstream =
+        format!("stdio:python3 {}/tests/fixtures/fake_server.py takes-back", env!("CARGO_MANIFEST_DIR"));
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let session = session_id(&post(&server.url, &[], init, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+    let response = post(&server.url, &headers, call, Some(r#""id":2,"result""#));
+    let asked = response.find("elicitation/create").expect(&response);
+    let cancelled = response.find("notifications/cancelled").expect(&response);
+    let answered = response.find(r#""id":2,"result""#).expect(&response);
+    assert!(asked < cancelled && cancelled < answered, "{response}");
+    assert!(response.contains("done"), "{response}");
+}

@@ -160,10 +160,15 @@ impl Relay {
     ) -> Result<Value, McpError> {
         let era = ctx.protocol_version().era();
         loop {
-            if let Some((key, ask)) = flight.pending.take() {
+            if let Some((key, mut ask)) = flight.pending.take() {
                 let answered = match era {
                     Some(Era::Stateless) => Ok(responses.get(&key).cloned()),
-                    _ => answer(&ctx, &key, &ask.request).await.map(Some),
+                    // The server may take its question back (`notifications/cancelled`
+                    // drops its asker): the client's is dropped too, which cancels it.
+                    _ => tokio::select! {
+                        answered = answer(&ctx, &key, &ask.request) => answered.map(Some),
+                        () = ask.reply.closed() => continue,
+                    },
                 };
                 match answered {
                     Ok(Some(value)) => {
