@@ -548,3 +548,53 @@ fn a_question_the_upstream_takes_back_is_cancelled_downstream() {
     assert!(asked < cancelled && cancelled < answered, "{response}");
     assert!(response.contains("done"), "{response}");
 }
+
+/// A 2025 session that ends while it follows a resource stops following it upstream too
+/// (the proxy's own subscription is released, as an unsubscribe releases it), not only
+/// on an explicit `resources/unsubscribe`.
+#[test]
+fn a_session_that_ends_releases_its_upstream_subscriptions() {
+    let upstream =
+        format!("stdio:python3 {}/tests/fixtures/fake_server.py subscriptions", env!("CARGO_MANIFEST_DIR"));
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let open_session = || {
+        let session = session_id(&post(&server.url, &[], INITIALIZE, Some("serverInfo")));
+        let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+        post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+        session
+    };
+    // A bystander hears the upstream's log messages, which say what it unsubscribes.
+    let bystander = open_session();
+    let headers = [("Mcp-Session-Id", bystander.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let set_level = r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#;
+    post(&server.url, &headers, set_level, Some(r#""id":2"#));
+    let rest = server.url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut get = TcpStream::connect(host).unwrap();
+    get.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        get,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {bystander}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    // A client follows a resource, then ends its session without unsubscribing.
+    let follower = open_session();
+    let headers = [("Mcp-Session-Id", follower.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let subscribe =
+        r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://followed"}}"#;
+    assert!(post(&server.url, &headers, subscribe, Some(r#""id":2"#)).contains(r#""result":{}"#));
+    let mut delete = TcpStream::connect(host).unwrap();
+    write!(
+        delete,
+        "DELETE {path} HTTP/1.1\r\nHost: {host}\r\nMcp-Session-Id: {follower}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut seen = String::new();
+    let mut buffer = [0u8; 4096];
+    while !seen.contains("unsubscribed test://followed") {
+        match std::io::Read::read(&mut get, &mut buffer) {
+            Ok(0) | Err(_) => panic!("the upstream was never told: {seen}"),
+            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
+        }
+    }
+}

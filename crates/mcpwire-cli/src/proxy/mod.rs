@@ -138,7 +138,18 @@ async fn bridge(
     let (caps, logging) = advertised(caps.as_ref());
     let mut builder = Server::builder(name, version)
         .extra_capabilities(caps)
-        .middleware(downstream::Downstream::new(pool.clone(), subscriptions));
+        .middleware(downstream::Downstream::new(pool.clone()))
+        .on_subscribe({
+            let subscriptions = subscriptions.clone();
+            move |uri: String| {
+                let subscriptions = subscriptions.clone();
+                async move { subscriptions.subscribe(&uri).await }
+            }
+        })
+        .on_unsubscribe(move |uri: &str| {
+            let (subscriptions, uri) = (subscriptions.clone(), uri.to_owned());
+            tokio::spawn(async move { subscriptions.unsubscribe(&uri).await });
+        });
     if !logging {
         builder = builder.without_logging();
     }
