@@ -598,3 +598,33 @@ fn a_session_that_ends_releases_its_upstream_subscriptions() {
         }
     }
 }
+
+/// A 2025 server's log message outside any request, on one upstream connection, is not
+/// taken for the request in flight on another (another client's call): each connection
+/// has its own requests in flight.
+#[test]
+fn a_log_message_is_not_given_to_a_request_on_another_connection() {
+    let upstream = format!(
+        "stdio:python3 {}/tests/fixtures/fake_server.py logs-later-slowly",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    // A 2026 client that takes log messages calls the slow tool, on the first connection.
+    let url = server.url.clone();
+    let slow = thread::spawn(move || {
+        let params =
+            r#"{"name":"slow","arguments":{},"_meta":{_META,"io.modelcontextprotocol/logLevel":"debug"}}"#;
+        post_2026(&url, "tools/call", Some("slow"), params, r#""id":3"#)
+    });
+    // Meanwhile a client that can be asked things calls on a connection of its own, whose
+    // server then logs outside any request.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let session = session_id(&post(&server.url, &[], init, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+    assert!(post(&server.url, &headers, call, Some(r#""id":2"#)).contains("done"));
+    let slow = slow.join().unwrap();
+    assert!(slow.contains("slow done"), "{slow}");
+    assert!(!slow.contains("later at"), "another connection's log message: {slow}");
+}

@@ -101,8 +101,6 @@ impl Relay {
             .then(|| self.pool.clients.of(ctx.extensions()))
             .flatten();
         if stateless_upstream || !wants.can_be_asked() || LISTINGS.contains(&method) {
-            let (log_tx, mut logs) = mpsc::channel(LOG_QUEUE);
-            let _active = self.pool.active.enter(log_tx);
             // A 2026 server takes each request's capabilities from the request itself:
             // one connection (one server process, so one server state) serves every
             // client, each request declaring its own client's capabilities.
@@ -110,6 +108,8 @@ impl Relay {
                 true => None,
                 false => Some(self.pool.shared(wants, roots_client).await?),
             };
+            let (log_tx, mut logs) = mpsc::channel(LOG_QUEUE);
+            let _active = shared.as_ref().map_or(&self.pool.active, |s| &s.active).enter(log_tx);
             let client = shared.as_ref().map_or(self.pool.primary(), |s| &s.client);
             let base = self.pool.request_options();
             return forward_shared(client, base, &ctx, &mut logs, method, params).await;

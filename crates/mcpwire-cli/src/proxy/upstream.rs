@@ -125,6 +125,8 @@ struct Conn {
     used: u64,
     /// Requests using it as a shared connection now ([`SharedUse`]).
     users: usize,
+    /// Those requests, for its log messages.
+    active: Active,
 }
 
 impl Conn {
@@ -137,9 +139,9 @@ impl Conn {
     }
 }
 
-/// The downstream requests in flight on shared connections, for log messages: a 2025
-/// server's messages name no request, so they reach the request in flight when there
-/// is exactly one.
+/// The downstream requests in flight on one shared connection, for its log messages: a
+/// 2025 server's messages name no request, so they reach the request in flight on that
+/// connection when there is exactly one.
 #[derive(Clone, Default)]
 pub struct Active {
     requests: Arc<Mutex<Vec<(u64, LogSender)>>>,
@@ -245,7 +247,7 @@ pub struct Pool {
     freed: Notify,
     /// The bridge server, for list-change notifications (set once it is built).
     pub server: Arc<OnceLock<Server>>,
-    /// Requests in flight on shared connections.
+    /// Requests in flight on the first connection (the one a 2026 upstream has).
     pub active: Active,
     /// The downstream clients' connections.
     pub clients: Clients,
@@ -258,6 +260,8 @@ pub struct SharedUse {
     id: u64,
     /// The connection.
     pub client: Client,
+    /// Its requests in flight.
+    pub active: Active,
 }
 
 impl Drop for SharedUse {
@@ -310,6 +314,7 @@ impl Pool {
             leased: false,
             used: 0,
             users: 0,
+            active: active.clone(),
         };
         Ok(Arc::new(Pool {
             settings,
@@ -354,15 +359,18 @@ impl Pool {
                 conn.used = stamp;
                 conn.users += 1;
                 conn.roots_client(client);
-                return Ok(SharedUse { pool: self.clone(), id: conn.id, client: conn.client.clone() });
+                let (id, client, active) = (conn.id, conn.client.clone(), conn.active.clone());
+                return Ok(SharedUse { pool: self.clone(), id, client, active });
             }
         }
         // A lease opens one; given back (when it drops here), it is left for sharing.
         let lease = self.lease(wants, None, client).await?;
+        let mut active = Active::default();
         if let Some(conn) = self.lock().conn(lease.id) {
             conn.users += 1;
+            active = conn.active.clone();
         }
-        Ok(SharedUse { pool: self.clone(), id: lease.id, client: lease.client.clone() })
+        Ok(SharedUse { pool: self.clone(), id: lease.id, client: lease.client.clone(), active })
     }
 
     /// A connection declaring `wants` for this request alone; `holder` (if any) gets what
@@ -421,7 +429,8 @@ impl Pool {
         let slot: HolderSlot = Arc::new(Mutex::new(holder));
         let roots: RootsSlot = Arc::new(Mutex::new(client.filter(|_| wants.roots)));
         let version = Some(self.primary.protocol_version().clone());
-        let builder = builder(wants, (&slot, &roots), &self.active, &self.server, &self.settings, version);
+        let active = Active::default();
+        let builder = builder(wants, (&slot, &roots), &active, &self.server, &self.settings, version);
         let (max, limit) = (self.settings.max_message, self.settings.options.request_timeout);
         let connected = target::connect(&self.settings.target, builder, max, limit, None).await;
         let opened = {
@@ -441,6 +450,7 @@ impl Pool {
                     leased: true,
                     used,
                     users: 0,
+                    active,
                 });
                 (id, client)
             })
