@@ -77,3 +77,50 @@ fn a_second_ctrl_c_during_shutdown_leaves_no_server() {
     assert_eq!(wait_status(&mut call, Duration::from_secs(20)), Some(130));
     expect_group_ended(group);
 }
+
+/// The proxy shuts its upstream connections down all at once, not one after another:
+/// each may take the spec's waits (here every one does: its server outlives its stdin
+/// and ignores SIGTERM), which one after another grew with the number of connections.
+/// Seen from the servers: the second is told to stop (its stdin closes) while the first
+/// still runs, not after the first was killed.
+#[test]
+fn the_proxy_stops_its_servers_all_at_once() {
+    let dir = std::env::temp_dir().join(format!("mcpwire-signals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // Each server's shell notes, in a file named by its pid, that the server's stdin
+    // closed (the server exited on it).
+    let target = format!(
+        "stdio:sh -c \"trap '' TERM; '{BIN}' serve --example notes; touch '{}'/eof.\\$\\$; sleep 60\"",
+        dir.display()
+    );
+    let server = support::start_http(&[
+        "proxy",
+        "--listen",
+        "127.0.0.1:0",
+        "--protocol-version",
+        "2025-11-25",
+        &target,
+    ]);
+    // A 2025 client that can be asked things calls on a connection of its own.
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let session = support::session_id(&support::post(&server.url, &[], init, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    support::post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_note","arguments":{"title":"a","text":"b"}}}"#;
+    assert!(support::post(&server.url, &headers, call, Some(r#""id":2"#)).contains("Added note"));
+    let shells = children_of(server.child.id());
+    assert_eq!(shells.len(), 2, "two upstream connections: {shells:?}");
+    Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
+    let end = Instant::now() + Duration::from_secs(30);
+    let eof = |pid: u32| dir.join(format!("eof.{pid}")).exists();
+    while !shells.iter().all(|&pid| eof(pid)) {
+        assert!(Instant::now() < end, "the servers' stdin never closed");
+        thread::sleep(Duration::from_millis(10));
+    }
+    let running: Vec<bool> = shells.iter().map(|&pid| !support::ended(pid)).collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(running, [true, true], "one server was stopped only after the other had been killed");
+    for group in shells {
+        expect_group_ended(group);
+    }
+}

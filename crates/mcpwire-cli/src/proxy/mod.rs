@@ -258,8 +258,16 @@ pub async fn run(args: &Proxy, max_message: usize) -> anyhow::Result<i32> {
             }
         }
     };
+    // Every connection at once: each may take the spec's waits (after stdin closes, after
+    // SIGTERM), which one after another would add up. A second stop signal cuts them
+    // short: the runtime's end then kills what is left (see `main`).
+    let mut closing = tokio::task::JoinSet::new();
     for client in pool.take_clients() {
-        client.close().await;
+        closing.spawn(async move { client.close().await });
+    }
+    tokio::select! {
+        () = async { while closing.join_next().await.is_some() {} } => {}
+        _ = interrupt::interrupted(2) => {}
     }
     target::close(&client).await;
     Ok(code)
