@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 mod support;
 
 use support::{
-    children_of, ended, everything, expect_code, interrupt, post, session_id, start_http, stderr,
+    assert_ends, children_of, everything, expect_code, interrupt, post, session_id, start_http, stderr,
     tools_list_2026, wait_for_line, wait_status, BIN, INITIALIZE,
 };
 
@@ -156,25 +156,10 @@ fn proxy_replaces_an_upstream_connection_whose_server_died() {
 /// client set.
 #[test]
 fn a_log_message_outside_a_request_reaches_2025_clients_at_their_level() {
-    let upstream =
-        format!("stdio:python3 {}/tests/fixtures/fake_server.py logs-later", env!("CARGO_MANIFEST_DIR"));
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
-    let response = post(&server.url, &[], INITIALIZE, Some("serverInfo"));
-    let session = session_id(&response);
-    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-    let set_level = r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"info"}}"#;
-    assert!(post(&server.url, &headers, set_level, Some(r#""id":2"#)).contains(r#""result":{}"#));
+    let server = proxy_for_fake("logs-later");
     // The GET stream, read on its own thread until the warning arrives.
-    let rest = server.url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut stream = TcpStream::connect(host).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(15))).unwrap();
-    write!(
-        stream,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
-    )
-    .unwrap();
+    let (session, mut stream) = logging_session(&server.url, "info", Duration::from_secs(15));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     let reader = thread::spawn(move || {
         let mut seen = String::new();
         let mut buffer = [0u8; 4096];
@@ -206,11 +191,7 @@ fn sigterm_stops_the_proxy_and_its_server() {
     assert_eq!(children.len(), 1, "one upstream server: {children:?}");
     Command::new("kill").args(["-TERM", &server.child.id().to_string()]).status().unwrap();
     assert_eq!(wait_status(&mut server.child, Duration::from_secs(20)), Some(143));
-    let end = Instant::now() + Duration::from_secs(10);
-    while !ended(children[0]) {
-        assert!(Instant::now() < end, "the upstream server {} outlived the proxy", children[0]);
-        thread::sleep(Duration::from_millis(50));
-    }
+    assert_ends(children[0], Duration::from_secs(10), "the upstream server that outlived the proxy");
 }
 
 /// A 2026 upstream takes each request's capabilities from the request: one server
@@ -305,8 +286,7 @@ fn proxy_passes_a_cancellation_upstream() {
     // is still running); the client hangs up after 50 ms, which cancels the request
     // downstream, and the proxy cancels its upstream request.
     let body = r#"{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":30},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-    let rest = server.url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let (host, path) = host_and_path(&server.url);
     let mut stream = TcpStream::connect(host).unwrap();
     let request = format!(
         "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: slow_compute\r\nContent-Length: {}\r\n\r\n{body}",
@@ -342,24 +322,13 @@ fn proxy_checks_its_target() {
 /// for a connection: the server process is stopped (stdin closed, then signals).
 #[test]
 fn an_upstream_connection_that_ends_is_shut_down_at_once() {
-    let upstream =
-        format!("stdio:python3 {}/tests/fixtures/fake_server.py hangs-up", env!("CARGO_MANIFEST_DIR"));
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let server = proxy_for_fake("hangs-up");
     // A client that can be asked things: its call runs on a connection of its own.
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let session = session_id(&post(&server.url, &[], init, Some("serverInfo")));
-    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
-    assert!(post(&server.url, &headers, call, Some(r#""id":2"#)).contains("done"));
+    assert!(call_t_asking(&server.url, r#""id":2"#).contains("done"));
     let children = children_of(server.child.id());
     assert_eq!(children.len(), 2, "the first connection and this client's: {children:?}");
     // Its server hung up after answering: with no request coming, it is stopped anyway.
-    let end = Instant::now() + Duration::from_secs(30);
-    while !ended(children[1]) {
-        assert!(Instant::now() < end, "the server {} that hung up is still running", children[1]);
-        thread::sleep(Duration::from_millis(50));
-    }
+    assert_ends(children[1], Duration::from_secs(30), "the server that hung up");
 }
 
 /// A 2025 client's `initialize` result holds what its revision's schema defines and no
@@ -368,9 +337,7 @@ fn an_upstream_connection_that_ends_is_shut_down_at_once() {
 /// `icons` and `websiteUrl` (2025-11-25 on). A 2026 client is told all of it.
 #[test]
 fn initialize_results_fit_the_clients_revision() {
-    let upstream =
-        format!("stdio:python3 {}/tests/fixtures/fake_server.py declares-more", env!("CARGO_MANIFEST_DIR"));
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let server = proxy_for_fake("declares-more");
     let result = |version: &str| {
         let init = format!(
             r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"{version}","capabilities":{{}},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
@@ -466,43 +433,12 @@ fn a_missing_client_capability_is_refused_in_the_clients_era() {
 #[test]
 fn a_2026_upstreams_log_messages_reach_no_unrelated_client() {
     let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &everything()]);
-    let rest = server.url.strip_prefix("http://").unwrap().to_owned();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let open_session = |capabilities: &str| {
-        let init = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
-        );
-        let session = session_id(&post(&server.url, &[], &init, Some("serverInfo")));
-        let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-        post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-        session
-    };
     // A bystander: a 2025 session that takes every log message on its GET stream.
-    let bystander = open_session("{}");
-    let headers = [("Mcp-Session-Id", bystander.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let set_level = r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#;
-    post(&server.url, &headers, set_level, Some(r#""id":2"#));
-    let mut get = TcpStream::connect(host).unwrap();
-    get.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        get,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {bystander}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
-    )
-    .unwrap();
-    let read_until = |stream: &mut TcpStream, needle: &str| {
-        let mut seen = String::new();
-        let mut buffer = [0u8; 4096];
-        while !seen.contains(needle) {
-            match std::io::Read::read(stream, &mut buffer) {
-                Ok(0) | Err(_) => panic!("no {needle:?} in {seen}"),
-                Ok(n) => seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
-            }
-        }
-        seen
-    };
+    let (_, mut get) = logging_session(&server.url, "debug", Duration::from_secs(30));
+    let (host, path) = host_and_path(&server.url);
     read_until(&mut get, "\r\n\r\n");
     // A request kept in flight: a 2025 client is asked for input, and does not answer.
-    let asked = open_session(r#"{"elicitation":{"form":{}}}"#);
+    let asked = open_session(&server.url, r#"{"elicitation":{"form":{}}}"#);
     let body = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_elicitation","arguments":{"message":"hi"}}}"#;
     let mut waiting = TcpStream::connect(host).unwrap();
     waiting.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
@@ -533,15 +469,8 @@ fn a_2026_upstreams_log_messages_reach_no_unrelated_client() {
 /// on to its answer without waiting for the client.
 #[test]
 fn a_question_the_upstream_takes_back_is_cancelled_downstream() {
-    let upstream =
-        format!("stdio:python3 {}/tests/fixtures/fake_server.py takes-back", env!("CARGO_MANIFEST_DIR"));
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let session = session_id(&post(&server.url, &[], init, Some("serverInfo")));
-    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
-    let response = post(&server.url, &headers, call, Some(r#""id":2,"result""#));
+    let server = proxy_for_fake("takes-back");
+    let response = call_t_asking(&server.url, r#""id":2,"result""#);
     let asked = response.find("elicitation/create").expect(&response);
     let cancelled = response.find("notifications/cancelled").expect(&response);
     let answered = response.find(r#""id":2,"result""#).expect(&response);
@@ -554,31 +483,12 @@ fn a_question_the_upstream_takes_back_is_cancelled_downstream() {
 /// on an explicit `resources/unsubscribe`.
 #[test]
 fn a_session_that_ends_releases_its_upstream_subscriptions() {
-    let upstream =
-        format!("stdio:python3 {}/tests/fixtures/fake_server.py subscriptions", env!("CARGO_MANIFEST_DIR"));
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
-    let open_session = || {
-        let session = session_id(&post(&server.url, &[], INITIALIZE, Some("serverInfo")));
-        let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-        post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-        session
-    };
+    let server = proxy_for_fake("subscriptions");
     // A bystander hears the upstream's log messages, which say what it unsubscribes.
-    let bystander = open_session();
-    let headers = [("Mcp-Session-Id", bystander.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    let set_level = r#"{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}"#;
-    post(&server.url, &headers, set_level, Some(r#""id":2"#));
-    let rest = server.url.strip_prefix("http://").unwrap();
-    let (host, path) = rest.split_at(rest.find('/').unwrap());
-    let mut get = TcpStream::connect(host).unwrap();
-    get.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    write!(
-        get,
-        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {bystander}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
-    )
-    .unwrap();
+    let (_, mut get) = logging_session(&server.url, "debug", Duration::from_secs(30));
+    let (host, path) = host_and_path(&server.url);
     // A client follows a resource, then ends its session without unsubscribing.
-    let follower = open_session();
+    let follower = open_session(&server.url, "{}");
     let headers = [("Mcp-Session-Id", follower.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
     let subscribe =
         r#"{"jsonrpc":"2.0","id":2,"method":"resources/subscribe","params":{"uri":"test://followed"}}"#;
@@ -589,14 +499,7 @@ fn a_session_that_ends_releases_its_upstream_subscriptions() {
         "DELETE {path} HTTP/1.1\r\nHost: {host}\r\nMcp-Session-Id: {follower}\r\nMCP-Protocol-Version: 2025-11-25\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
-    let mut seen = String::new();
-    let mut buffer = [0u8; 4096];
-    while !seen.contains("unsubscribed test://followed") {
-        match std::io::Read::read(&mut get, &mut buffer) {
-            Ok(0) | Err(_) => panic!("the upstream was never told: {seen}"),
-            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
-        }
-    }
+    read_until(&mut get, "unsubscribed test://followed");
 }
 
 /// A 2025 server's log message outside any request, on one upstream connection, is not
@@ -604,11 +507,7 @@ fn a_session_that_ends_releases_its_upstream_subscriptions() {
 /// has its own requests in flight.
 #[test]
 fn a_log_message_is_not_given_to_a_request_on_another_connection() {
-    let upstream = format!(
-        "stdio:python3 {}/tests/fixtures/fake_server.py logs-later-slowly",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let server = proxy_for_fake("logs-later-slowly");
     // A 2026 client that takes log messages calls the slow tool, on the first connection.
     let url = server.url.clone();
     let slow = thread::spawn(move || {
@@ -618,13 +517,80 @@ fn a_log_message_is_not_given_to_a_request_on_another_connection() {
     });
     // Meanwhile a client that can be asked things calls on a connection of its own, whose
     // server then logs outside any request.
-    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"raw","version":"1"}}}"#;
-    let session = session_id(&post(&server.url, &[], init, Some("serverInfo")));
-    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
-    post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
-    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
-    assert!(post(&server.url, &headers, call, Some(r#""id":2"#)).contains("done"));
+    assert!(call_t_asking(&server.url, r#""id":2"#).contains("done"));
     let slow = slow.join().unwrap();
     assert!(slow.contains("slow done"), "{slow}");
     assert!(!slow.contains("later at"), "another connection's log message: {slow}");
+}
+
+/// The proxy, on a free port, in front of `tests/fixtures/fake_server.py MODE`.
+fn proxy_for_fake(mode: &str) -> support::Running {
+    let upstream =
+        format!("stdio:python3 {}/tests/fixtures/fake_server.py {mode}", env!("CARGO_MANIFEST_DIR"));
+    start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream])
+}
+
+/// An initialized 2025-11-25 session whose client declares `capabilities` (a client that
+/// can be asked things has its calls run on an upstream connection of their own): its id.
+fn open_session(url: &str, capabilities: &str) -> String {
+    let init = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"raw","version":"1"}}}}}}"#
+    );
+    let session = session_id(&post(url, &[], &init, Some("serverInfo")));
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    post(url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, None);
+    session
+}
+
+/// The fake server's tool `t` called (id 2) by a 2025 client that can be asked things,
+/// which the proxy gives an upstream connection of its own: the response, read until
+/// `until`.
+fn call_t_asking(url: &str, until: &str) -> String {
+    let session = open_session(url, r#"{"elicitation":{"form":{}}}"#);
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+    post(url, &headers, call, Some(until))
+}
+
+/// A new 2025 session that takes log messages from `level` up: its id and GET stream.
+fn logging_session(url: &str, level: &str, timeout: Duration) -> (String, TcpStream) {
+    let session = open_session(url, "{}");
+    let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+    let set_level =
+        format!(r#"{{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{{"level":"{level}"}}}}"#);
+    assert!(post(url, &headers, &set_level, Some(r#""id":2"#)).contains(r#""result":{}"#));
+    let stream = get_stream(url, &session, timeout);
+    (session, stream)
+}
+
+/// What `stream` gives until `needle` shows (the test fails if it ends first).
+fn read_until(stream: &mut TcpStream, needle: &str) -> String {
+    let mut seen = String::new();
+    let mut buffer = [0u8; 4096];
+    while !seen.contains(needle) {
+        match std::io::Read::read(stream, &mut buffer) {
+            Ok(0) | Err(_) => panic!("no {needle:?} in {seen}"),
+            Ok(n) => seen.push_str(&String::from_utf8_lossy(&buffer[..n])),
+        }
+    }
+    seen
+}
+
+/// A 2025 session's GET stream at `url`, its request written, read with `timeout`.
+fn get_stream(url: &str, session: &str, timeout: Duration) -> TcpStream {
+    let (host, path) = host_and_path(url);
+    let mut stream = TcpStream::connect(host).unwrap();
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n\r\n"
+    )
+    .unwrap();
+    stream
+}
+
+/// The `host:port` and the path of an `http://` URL.
+fn host_and_path(url: &str) -> (&str, &str) {
+    let rest = url.strip_prefix("http://").unwrap();
+    rest.split_at(rest.find('/').unwrap())
 }

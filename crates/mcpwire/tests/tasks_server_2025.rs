@@ -18,9 +18,20 @@ use mcpwire::McpError;
 use serde_json::{json, Value};
 
 fn start() -> RawPeer {
+    start_with(server())
+}
+
+/// A connection to `server`, served in the background.
+fn start_with(server: Server) -> RawPeer {
     let (conn, raw) = raw_connection();
-    let server = server();
     tokio::spawn(async move { server.serve(conn).await });
+    raw
+}
+
+/// An initialized 2025-11-25 session of `server`.
+async fn session_of(server: Server) -> RawPeer {
+    let mut raw = start_with(server);
+    initialize(&mut raw, "2025-11-25").await;
     raw
 }
 
@@ -344,9 +355,7 @@ async fn a_sessions_tasks_stop_when_the_session_ends() {
         }))
         .build()
         .unwrap();
-    let (conn, mut raw) = raw_connection();
-    tokio::spawn(async move { server.serve(conn).await });
-    initialize(&mut raw, "2025-11-25").await;
+    let mut raw = session_of(server).await;
     expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "forever", "task": {} })).await, 1);
     raw.hang_up();
     tokio::time::timeout(Duration::from_secs(10), stopped.notified()).await.expect("the task was cancelled");
@@ -391,8 +400,7 @@ async fn a_server_without_the_tasks_capability_ignores_params_task() {
         .tool(tool("plain").description("Never a task").handler(|| "plain"))
         .build()
         .unwrap();
-    let (conn, mut raw) = raw_connection();
-    tokio::spawn(async move { server.serve(conn).await });
+    let mut raw = start_with(server);
     let init = initialize(&mut raw, "2025-11-25").await;
     assert!(init["capabilities"].get("tasks").is_none(), "{init}");
     let r = expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "plain", "task": {} })).await, 1);
@@ -411,9 +419,7 @@ async fn a_tool_error_result_fails_the_2025_task() {
         }))
         .build()
         .unwrap();
-    let (conn, mut raw) = raw_connection();
-    tokio::spawn(async move { server.serve(conn).await });
-    initialize(&mut raw, "2025-11-25").await;
+    let mut raw = session_of(server).await;
     let created =
         expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "soft", "task": {} })).await, 1);
     let id = created["task"]["taskId"].as_str().unwrap().to_owned();
@@ -440,9 +446,7 @@ async fn a_tasks_log_messages_name_the_task() {
         }))
         .build()
         .unwrap();
-    let (conn, mut raw) = raw_connection();
-    tokio::spawn(async move { server.serve(conn).await });
-    initialize(&mut raw, "2025-11-25").await;
+    let mut raw = session_of(server).await;
     let created =
         expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "logs", "task": {} })).await, 1);
     let id = created["task"]["taskId"].as_str().unwrap().to_owned();
@@ -468,9 +472,7 @@ async fn a_failed_tasks_status_message_says_why() {
         )
         .build()
         .unwrap();
-    let (conn, mut raw) = raw_connection();
-    tokio::spawn(async move { server.serve(conn).await });
-    initialize(&mut raw, "2025-11-25").await;
+    let mut raw = session_of(server).await;
     for (n, (tool, why)) in
         [("soft", "no such city"), ("breaks", "the input was wrong")].into_iter().enumerate()
     {

@@ -372,6 +372,15 @@ pub fn ended(pid: u32) -> bool {
     stat.rsplit_once(')').is_none_or(|(_, rest)| rest.trim_start().starts_with('Z'))
 }
 
+/// Waits (up to `within`) for `pid` to end; fails the test naming `what` otherwise.
+pub fn assert_ends(pid: u32, within: Duration, what: &str) {
+    let end = Instant::now() + within;
+    while !ended(pid) {
+        assert!(Instant::now() < end, "{what} ({pid}) is still running");
+        thread::sleep(Duration::from_millis(50));
+    }
+}
+
 /// The processes of process group `group` (gone ones and zombies left out).
 pub fn group_members(group: u32) -> Vec<u32> {
     let mut members = Vec::new();
