@@ -34,7 +34,8 @@ pub struct HttpSettings {
     /// DELETE answer 405, and each POST runs in a throwaway session (no resumption, no
     /// client capabilities unless the POST is `initialize` itself, so no requests to the
     /// client; no `notifications/cancelled` across POSTs: closing the response cancels
-    /// instead; a `logging/setLevel` is answered but lasts only for its own POST).
+    /// instead; a `logging/setLevel` is answered but lasts only for its own POST; no
+    /// 2025-11-25 core tasks, which no later POST could poll: `params.task` is ignored).
     ///
     /// This is what other SDKs call the 2025 "stateless mode" (the Python SDK's
     /// `stateless_http`, the TypeScript SDK's transport without a session id generator).
