@@ -208,3 +208,53 @@ async fn the_client_capabilities_and_identity_read_back_as_sent() {
         assert_eq!(seen, json!({ "capabilities": capabilities, "clientInfo": info }));
     }
 }
+
+/// A server built without logging declares no `logging` capability, so it sends no log
+/// messages at all: not from a handler's `Ctx::log` on a 2025 session (which asked for
+/// no level, so would otherwise get every one) nor on a 2026 request that sets a
+/// `logLevel`; and `logging/setLevel`, a request for a capability it lacks, is refused.
+#[tokio::test]
+async fn a_server_without_logging_logs_nothing_from_its_handlers() {
+    use mcpwire::protocol::logging::LoggingLevel;
+    let quiet = Server::builder("quiet", "0")
+        .tool(tool("loud").handler(|ctx: mcpwire::server::Ctx| async move {
+            ctx.log(LoggingLevel::Emergency, "x").await;
+            "done"
+        }))
+        .without_logging()
+        .build()
+        .unwrap();
+    // Every message up to the answer to request `id`, and the answer (result or error).
+    async fn until_answer(
+        client: &mut Client,
+        id: i64,
+        method: &str,
+        params: Value,
+    ) -> (Vec<String>, Message) {
+        let raw = serde_json::value::to_raw_value(&params).unwrap();
+        client.send(Message::Request(Request::new(RequestId::Number(id), method, Some(raw)))).await;
+        let mut notifications = Vec::new();
+        loop {
+            match client.message().await.expect("an answer") {
+                Message::Notification(n) => notifications.push(n.method),
+                answer @ (Message::Response(_) | Message::Error(_)) => return (notifications, answer),
+                _ => {}
+            }
+        }
+    }
+    let [mut session] = <[Client; 1]>::try_from(initialized(&quiet, 1).await).ok().unwrap();
+    let (sent, _) = until_answer(&mut session, 100, "tools/call", json!({ "name": "loud" })).await;
+    assert_eq!(sent, Vec::<String>::new());
+    let (_, answer) = until_answer(&mut session, 101, "logging/setLevel", json!({ "level": "debug" })).await;
+    let Message::Error(e) = answer else { panic!("setLevel accepted: {answer:?}") };
+    assert_eq!(e.error.code, -32601);
+    let mut modern = Client::connect(&quiet);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/logLevel": "debug",
+    });
+    let (sent, _) =
+        until_answer(&mut modern, 1, "tools/call", json!({ "name": "loud", "_meta": meta })).await;
+    assert_eq!(sent, Vec::<String>::new());
+}

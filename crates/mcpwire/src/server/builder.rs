@@ -367,7 +367,9 @@ impl ServerBuilder {
 
     /// Leaves the `logging` capability out of what the server declares (it is declared by
     /// default): for a server that relays another's capabilities, such as a proxy in
-    /// front of a server without logging, and must not claim more.
+    /// front of a server without logging, and must not claim more. Such a server sends no
+    /// log messages ([`Ctx::log`] and [`Server::log`] send nothing) and answers
+    /// `logging/setLevel` with `-32601`.
     pub fn without_logging(mut self) -> Self {
         self.without_logging = true;
         self

@@ -483,16 +483,16 @@ impl Ctx {
         }
     }
 
-    /// Sends a log message to the client, if it asked for this level: on a 2025 session
-    /// the `logging/setLevel` threshold applies (every level until it is set); a 2026
-    /// request gets log messages only when its `_meta` set a `logLevel`.
+    /// Sends a log message to the client, if it asked for this level and the server declares
+    /// `logging`: on a 2025 session the `logging/setLevel` threshold applies (every level
+    /// until it is set); a 2026 request gets them only when its `_meta` set a `logLevel`.
     pub async fn log(&self, level: LoggingLevel, data: impl Serialize) {
         self.log_as(level, None, data).await;
     }
 
     /// [`Ctx::log`] with a logger name.
     pub async fn log_as(&self, level: LoggingLevel, logger: Option<&str>, data: impl Serialize) {
-        if self.is_silent_task() {
+        if self.is_silent_task() || self.inner.server.inner.capabilities.logging.is_none() {
             return;
         }
         let threshold = match &self.inner.era {

@@ -173,7 +173,9 @@ impl StatefulSession {
                     )));
                 };
                 match method {
-                    methods::LOGGING_SET_LEVEL => {
+                    // Only where the server declares `logging`; elsewhere it is a method
+                    // of a capability the server lacks (-32601, from the router).
+                    methods::LOGGING_SET_LEVEL if self.server.inner.capabilities.logging.is_some() => {
                         let p: SetLevelRequestParams = parse(params)?;
                         *session.log_level.lock().unwrap_or_else(|e| e.into_inner()) = Some(p.level);
                         Reply::Empty
