@@ -577,3 +577,42 @@ async fn a_listen_stream_is_granted_what_the_capabilities_declare() {
     assert!(granted.get("promptsListChanged").is_none(), "prompts without listChanged: {ack}");
     assert!(granted.get("resourceSubscriptions").is_none(), "resources without subscribe: {ack}");
 }
+
+/// A standard family served by hand (custom methods, nothing of it registered) still
+/// answers its 2026 cacheable methods with `ttlMs` and `cacheScope`, which every
+/// `complete` result of them MUST carry: the configured hint, else the default, unless
+/// the handler set its own. Other methods get none.
+#[tokio::test]
+async fn a_cacheable_method_served_by_hand_carries_cache_hints_in_2026() {
+    use mcpwire::protocol::{CacheHint, CacheScope};
+    let extra = json!({ "resources": {} });
+    let server = Server::builder("relay", "1")
+        .extra_capabilities(extra.as_object().unwrap().clone())
+        .cache_hint("resources/list", CacheHint { ttl_ms: 5000, scope: CacheScope::Public })
+        .method("resources/list", |_ctx, _params| async { Ok(json!({ "resources": [] })) })
+        .method("resources/templates/list", |_ctx, _params| async {
+            Ok(json!({ "resourceTemplates": [], "ttlMs": 7, "cacheScope": "public" }))
+        })
+        .method("resources/read", |_ctx, _params| async {
+            Ok(json!({ "contents": [{ "uri": "x://y", "text": "y" }] }))
+        })
+        .method("acme/other", |_ctx, _params| async { Ok(json!({})) })
+        .build()
+        .unwrap();
+    let mut raw = start_serving(server);
+    let params = |extra: Value| {
+        let mut p = json!({ "_meta": envelope() });
+        p.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        p
+    };
+    let hints = |result: &Value| (result["ttlMs"].clone(), result["cacheScope"].clone());
+    let listed = expect_result(&call(&mut raw, 1, "resources/list", params(json!({}))).await, 1);
+    assert_eq!(hints(&listed), (json!(5000), json!("public")), "{listed}");
+    let templates = expect_result(&call(&mut raw, 2, "resources/templates/list", params(json!({}))).await, 2);
+    assert_eq!(hints(&templates), (json!(7), json!("public")), "the handler's own hint is kept");
+    let read =
+        expect_result(&call(&mut raw, 3, "resources/read", params(json!({ "uri": "x://y" }))).await, 3);
+    assert_eq!(hints(&read), (json!(0), json!("private")), "{read}");
+    let other = expect_result(&call(&mut raw, 4, "acme/other", params(json!({}))).await, 4);
+    assert_eq!(hints(&other), (Value::Null, Value::Null), "{other}");
+}

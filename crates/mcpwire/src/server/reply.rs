@@ -66,7 +66,8 @@ impl ServerInfo {
 pub(crate) struct Stamp<'a> {
     /// The server's identity.
     pub(crate) server_info: &'a ServerInfo,
-    /// The cache hint of this method, if it is cacheable.
+    /// The cache hint of this method (the configured one, else the default), if it is
+    /// cacheable.
     pub(crate) cache: Option<CacheHint>,
 }
 
@@ -219,7 +220,14 @@ impl Reply {
             Reply::InputRequired(r) => with(r, ResultType::InputRequired, s),
             Reply::Custom(mut v) => {
                 if let (Some(s), Value::Object(o)) = (s, &mut v) {
-                    o.entry("resultType").or_insert_with(|| Value::String("complete".into()));
+                    let kind = o.entry("resultType").or_insert_with(|| Value::String("complete".into()));
+                    // A cacheable method served by hand: its `complete` result carries the
+                    // cache hints, as the typed ones do.
+                    if let (Some(hint), true) = (s.cache, kind == "complete") {
+                        o.entry("ttlMs").or_insert_with(|| Value::from(hint.ttl_ms));
+                        o.entry("cacheScope")
+                            .or_insert_with(|| serde_json::to_value(hint.scope).unwrap_or(Value::Null));
+                    }
                     if let Value::Object(m) = o.entry("_meta").or_insert_with(|| Value::Object(Meta::new())) {
                         m.entry(meta::SERVER_INFO).or_insert_with(|| s.server_info.value.clone());
                     }

@@ -149,7 +149,7 @@ impl Server {
             }
             _ => self.route(rpc, Seed::Stateless(envelope), method, request.params).await?,
         };
-        self.stamp(reply)
+        self.stamp(reply, method)
     }
 
     /// The capabilities `server/discover` advertises: the tasks extension too when a
@@ -165,14 +165,20 @@ impl Server {
     /// The result that ends a `subscriptions/listen` stream (the server stops publishing,
     /// or shuts down), stamped like any other.
     pub(crate) fn listen_closed(&self, id: &RequestId) -> Result<RawJson, McpError> {
-        self.stamp(Reply::Custom(serde_json::to_value(SubscriptionsListenResult::closed(id))?))
+        let closed = serde_json::to_value(SubscriptionsListenResult::closed(id))?;
+        self.stamp(Reply::Custom(closed), methods::SUBSCRIPTIONS_LISTEN)
     }
 
-    /// Stamps a 2026 reply (`resultType`, the server's identity, cache hints) and
-    /// serializes it.
-    fn stamp(&self, reply: Reply) -> Result<RawJson, McpError> {
+    /// Stamps a 2026 reply to `method` (`resultType`, the server's identity, cache hints)
+    /// and serializes it. A custom method's reply is cacheable when it serves one of the
+    /// cacheable methods by hand.
+    fn stamp(&self, reply: Reply, method: &str) -> Result<RawJson, McpError> {
         let inner = &self.inner;
-        let cache = reply.cache_method().and_then(|m| inner.config.cache_hints.get(m).copied());
+        let cacheable = match reply {
+            Reply::Custom(_) => methods::CACHEABLE.iter().copied().find(|m| *m == method),
+            _ => reply.cache_method(),
+        };
+        let cache = cacheable.map(|m| inner.config.cache_hints.get(m).copied().unwrap_or_default());
         reply.into_raw(Some(&Stamp { server_info: &inner.server_info, cache }))
     }
 
