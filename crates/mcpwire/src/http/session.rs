@@ -402,8 +402,14 @@ impl Session {
     }
 
     /// Ends the current connection of a stream (the stream goes on, for resumption).
+    /// Only a stream whose events carry ids can be resumed: any other (a plain JSON
+    /// answer, a session that cannot resume) keeps its connection, or its answer would
+    /// be lost.
     fn detach(&self, no: u64) {
-        if let Some(stream) = lock(&self.streams).get_mut(no) {
+        if !self.resumable() {
+            return;
+        }
+        if let Some(stream) = lock(&self.streams).get_mut(no).filter(|s| s.wire != Wire::Json) {
             // A stream ended before anything was sent on it is SSE: the client resumes it.
             self.settle_as_sse(stream);
             stream.live = None;

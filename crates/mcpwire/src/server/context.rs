@@ -460,7 +460,8 @@ impl Ctx {
 
     /// Ends this request's SSE connection early on 2025-era Streamable HTTP, so the client
     /// polls: it reconnects after the server's `retry` delay and resumes from its last
-    /// event (SEP-1699). No effect elsewhere.
+    /// event (SEP-1699). No effect elsewhere, nor where the stream cannot be resumed (a
+    /// session before 2025-11-25 or without an event store, a JSON answer).
     pub fn close_sse_stream(&self) {
         if let Some(control) = self.extensions().get::<crate::transport::StreamControl>() {
             control.close();

@@ -1,0 +1,48 @@
+//! The 2025-era SSE streams of a session, beyond `http_server.rs`: when the server may
+//! end a request's connection early (SEP-1699 polling) and what a resumption replays.
+//! Over real loopback sockets, with the server of `http_server_support`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod http_server_support;
+mod mcp_http;
+mod raw_http;
+
+use http_server_support::*;
+
+/// POSTs `body` in session `sid` at `version`.
+async fn post_at(addr: SocketAddr, sid: &str, version: &str, body: &Value) -> Response {
+    send(addr, in_session(Req::post(body), sid, version)).await
+}
+
+// The spec (2025-11-25, Sending Messages) lets the server close a connection early only
+// "after the server has sent an SSE event with an event ID": a stream without one cannot
+// be resumed, so its answer would be lost.
+
+#[tokio::test]
+async fn a_stream_that_cannot_be_resumed_is_not_cut_short() {
+    let t = start().await;
+    let sid = open_session(t.addr, "2025-06-18").await;
+    let mut call = post_at(t.addr, &sid, "2025-06-18", &call_body(2, "reconnect", json!({}))).await;
+    assert_eq!(call.status, 200);
+    let answer = if call.is_sse() { call.next_message().await } else { call.json().await };
+    assert_eq!(answer, text_result(2, "resumed result"));
+}
+
+#[tokio::test]
+async fn a_stream_without_an_event_store_is_not_cut_short() {
+    let t = start_with(HttpSettings { event_store: None, ..Default::default() }).await;
+    let sid = open_session(t.addr, V25).await;
+    let mut call = post(t.addr, &sid, &call_body(2, "reconnect", json!({}))).await;
+    assert_eq!(call.status, 200);
+    let answer = if call.is_sse() { call.next_message().await } else { call.json().await };
+    assert_eq!(answer, text_result(2, "resumed result"));
+}
+
+#[tokio::test]
+async fn a_json_answer_is_not_cut_short() {
+    let t = start_with(HttpSettings { json_response: true, ..Default::default() }).await;
+    let sid = open_session(t.addr, V25).await;
+    let call = post(t.addr, &sid, &call_body(2, "reconnect", json!({}))).await;
+    assert_eq!((call.status, call.content_type()), (200, "application/json"));
+    assert_eq!(call.json().await, text_result(2, "resumed result"));
+}
