@@ -1,6 +1,7 @@
-//! The 2025-era SSE streams of a session, beyond `http_server.rs`: when the server may
-//! end a request's connection early (SEP-1699 polling) and what a resumption replays.
-//! Over real loopback sockets, with the server of `http_server_support`.
+//! The 2025-era session transport, beyond `http_server.rs`: when the server may end a
+//! request's connection early (SEP-1699 polling), what a resumption replays, and what
+//! an ended session's id gets. Over real loopback sockets, with the server of
+//! `http_server_support`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod http_server_support;
@@ -45,4 +46,27 @@ async fn a_json_answer_is_not_cut_short() {
     let call = post(t.addr, &sid, &call_body(2, "reconnect", json!({}))).await;
     assert_eq!((call.status, call.content_type()), (200, "application/json"));
     assert_eq!(call.json().await, text_result(2, "resumed result"));
+}
+
+// ---------------------------------------------------------------------------------------
+// Session ids the server ended
+// ---------------------------------------------------------------------------------------
+
+/// 2025-11-25 Session Management 3: once the server ends a session it "MUST respond to
+/// requests containing that session ID with HTTP 404 Not Found" — an `initialize`
+/// included (the client must initialize again *without* the id).
+#[tokio::test]
+async fn an_initialize_naming_an_ended_session_gets_404() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let deleted = send(t.addr, in_session(Req::new("DELETE"), &sid, V25)).await;
+    assert_eq!(deleted.status, 200);
+    assert_eq!(t.service.session_count(), 0);
+    let again = send(t.addr, Req::post(&initialize_body(1, V25)).header("mcp-session-id", &sid)).await;
+    assert_eq!(again.status, 404);
+    assert!(again.header("mcp-session-id").is_none());
+    assert_eq!(t.service.session_count(), 0, "no session was opened");
+    // Without the id, a new session opens.
+    let fresh = open_session(t.addr, V25).await;
+    assert_ne!(fresh, sid);
 }

@@ -482,6 +482,13 @@ impl McpService {
         }
         let session = match &initialize {
             Some((init_id, requested)) => {
+                // An ended (or never minted) session's id gets 404 on any request, this
+                // one included: the client must initialize again without it.
+                if parts.headers.contains_key(&header_rules::SESSION_ID_NAME) {
+                    if let Err(response) = self.find_session(parts) {
+                        return *response;
+                    }
+                }
                 let requested = requested.clone();
                 let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
                 match self.inner.sessions.create(
