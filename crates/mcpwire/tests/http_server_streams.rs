@@ -48,6 +48,31 @@ async fn a_json_answer_is_not_cut_short() {
     assert_eq!(call.json().await, text_result(2, "resumed result"));
 }
 
+/// An event store that refuses every event (a remote store that is down): no event gets
+/// an id, so no stream can be resumed.
+struct RefusingStore;
+
+impl mcpwire::http::EventStore for RefusingStore {
+    fn store(&self, _: &str, _: bytes::Bytes) -> Option<String> {
+        None
+    }
+    fn replay_after(&self, _: &str) -> Option<mcpwire::http::event_store::Replay> {
+        None
+    }
+    fn forget(&self, _: &str) {}
+}
+
+#[tokio::test]
+async fn a_stream_whose_events_got_no_id_is_not_cut_short() {
+    let t =
+        start_with(HttpSettings { event_store: Some(Arc::new(RefusingStore)), ..Default::default() }).await;
+    let sid = open_session(t.addr, V25).await;
+    let mut call = post(t.addr, &sid, &call_body(2, "reconnect", json!({}))).await;
+    assert_eq!(call.status, 200);
+    let answer = if call.is_sse() { call.next_message().await } else { call.json().await };
+    assert_eq!(answer, text_result(2, "resumed result"));
+}
+
 // ---------------------------------------------------------------------------------------
 // Session ids the server ended
 // ---------------------------------------------------------------------------------------

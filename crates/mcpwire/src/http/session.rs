@@ -38,6 +38,8 @@ struct Stream {
     /// shared with the response carrying them: given back once every request is answered
     /// (the stream is then removed) and the response has been written or dropped.
     _slots: Option<RequestSlots>,
+    /// An event with an id has gone out on the stream: the client can resume it.
+    has_id: bool,
 }
 
 /// Service-wide request slots, shared by a stream and its response.
@@ -280,12 +282,13 @@ impl Session {
         }
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = stream_queue(self.settings.stream_queue.max(requests.len() + 1));
+        let mut has_id = false;
         let wire = match requests.len() {
             _ if json => Wire::Json,
             1 => Wire::Undecided,
             _ => {
                 let name = stream_name(&self.id, no);
-                self.start_sse(&name, Some(&tx), requests);
+                has_id = self.start_sse(&name, Some(&tx), requests);
                 Wire::Sse { name }
             }
         };
@@ -305,25 +308,31 @@ impl Session {
             wire,
             only,
             _slots: slots,
+            has_id,
         });
         Ok((no, rx))
     }
 
     /// Starts a stream's SSE: when the session can resume, the store learns of the
     /// stream and the response gets the priming event (its id and the `retry` interval).
-    fn start_sse(&self, name: &str, live: Option<&StreamSender>, requests: &[RequestId]) {
-        let Some(store) = self.settings.event_store.as_deref().filter(|_| self.resumable()) else { return };
+    /// Whether the priming event got an id.
+    fn start_sse(&self, name: &str, live: Option<&StreamSender>, requests: &[RequestId]) -> bool {
+        let Some(store) = self.settings.event_store.as_deref().filter(|_| self.resumable()) else {
+            return false;
+        };
         guarded::stream_opened(store, name, requests);
-        if let (Some(id), Some(live)) = (guarded::store(store, name, Bytes::new()), live) {
+        let Some(id) = guarded::store(store, name, Bytes::new()) else { return false };
+        if let Some(live) = live {
             let _ = live.try_send(sse::priming(&id, self.settings.sse_retry_ms));
         }
+        true
     }
 
     /// Makes an undecided stream SSE (see [`Wire::Undecided`]).
     fn settle_as_sse(&self, stream: &mut Stream) {
         if stream.wire == Wire::Undecided {
             let name = stream_name(&self.id, stream.no);
-            self.start_sse(&name, stream.live.as_ref(), stream.only.as_slice());
+            stream.has_id |= self.start_sse(&name, stream.live.as_ref(), stream.only.as_slice());
             stream.wire = Wire::Sse { name };
         }
     }
@@ -360,6 +369,7 @@ impl Session {
             wire: Wire::Sse { name: stream_name(&self.id, no) },
             only: None,
             _slots: None,
+            has_id: false,
         });
         streams.standalone = Some(no);
         Some(rx)
@@ -402,17 +412,20 @@ impl Session {
     }
 
     /// Ends the current connection of a stream (the stream goes on, for resumption).
-    /// Only a stream whose events carry ids can be resumed: any other (a plain JSON
-    /// answer, a session that cannot resume) keeps its connection, or its answer would
-    /// be lost.
+    /// Only a stream that has sent an event id can be resumed: any other (a plain JSON
+    /// answer, a session that cannot resume, a store that refused the event) keeps its
+    /// connection, or its answer would be lost.
     fn detach(&self, no: u64) {
         if !self.resumable() {
             return;
         }
         if let Some(stream) = lock(&self.streams).get_mut(no).filter(|s| s.wire != Wire::Json) {
-            // A stream ended before anything was sent on it is SSE: the client resumes it.
+            // A stream ended before anything was sent on it is SSE: the client resumes it
+            // from its priming event.
             self.settle_as_sse(stream);
-            stream.live = None;
+            if stream.has_id {
+                stream.live = None;
+            }
         }
     }
 
@@ -497,6 +510,7 @@ impl Session {
             Wire::Sse { name } => {
                 let store = self.settings.event_store.as_deref();
                 let id = store.and_then(|s| guarded::store(s, name, bytes.clone()));
+                stream.has_id |= id.is_some();
                 Some(sse::event(id.as_deref(), None, &bytes))
             }
             // (Undecided is settled above.)
@@ -585,6 +599,7 @@ mod tests {
                 wire: Wire::Sse { name: stream_name("s", no) },
                 only: None,
                 _slots: None,
+                has_id: false,
             });
         }
         for no in 1..=3 {
