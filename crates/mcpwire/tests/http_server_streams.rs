@@ -95,3 +95,27 @@ async fn an_initialize_naming_an_ended_session_gets_404() {
     let fresh = open_session(t.addr, V25).await;
     assert_ne!(fresh, sid);
 }
+
+// ---------------------------------------------------------------------------------------
+// MCP-Protocol-Version
+// ---------------------------------------------------------------------------------------
+
+/// 2025-11-25 Protocol Version Header: "If the server receives a request with an invalid
+/// or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request" — a POST
+/// carrying a notification too (it was accepted with 202, and dropped).
+#[tokio::test]
+async fn a_notification_under_an_unknown_protocol_version_gets_400() {
+    let t = start().await;
+    let sid = open_session(t.addr, V25).await;
+    let cancel =
+        json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 5 } });
+    for version in ["2099-01-01", "garbage"] {
+        let in_a_session = send(t.addr, in_session(Req::post(&cancel), &sid, version)).await;
+        assert_eq!(in_a_session.status, 400, "{version}");
+        let alone = send(t.addr, Req::post(&cancel).header("mcp-protocol-version", version)).await;
+        assert_eq!(alone.status, 400, "{version}");
+    }
+    // A version this server speaks is still accepted.
+    let accepted = send(t.addr, in_session(Req::post(&cancel), &sid, V25)).await;
+    assert_eq!(accepted.status, 202);
+}

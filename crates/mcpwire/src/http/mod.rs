@@ -368,7 +368,18 @@ impl McpService {
         }
         let request = match frame {
             Frame::Single(Message::Request(r)) => r,
-            Frame::Single(Message::Notification(_)) => return status::empty(StatusCode::ACCEPTED),
+            Frame::Single(Message::Notification(_)) => {
+                // A version no revision names is refused whatever the body (2025: "an invalid
+                // or unsupported MCP-Protocol-Version" → 400), rather than dropped.
+                let unknown = version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v)));
+                return match unknown {
+                    Some(v) => {
+                        let error = crate::server::stateless::unsupported_version(v);
+                        status::error_object(StatusCode::BAD_REQUEST, None, error.to_error_object())
+                    }
+                    None => status::empty(StatusCode::ACCEPTED),
+                };
+            }
             Frame::Single(_) | Frame::Batch(_) => {
                 return status::error(
                     StatusCode::BAD_REQUEST,
