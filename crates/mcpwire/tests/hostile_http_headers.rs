@@ -99,6 +99,10 @@ async fn a_host_or_origin_from_another_site_is_refused() {
         (vec![("host", "evil.example")], 421),
         (vec![("host", "localhost.evil.example:80")], 421),
         (vec![("host", "127.0.0.1.nip.io")], 421),
+        // DNS rebinding as a browser does it: both name the attacker's site. "If the
+        // Origin header is present and invalid, servers MUST respond with HTTP 403."
+        (vec![("host", "evil.example:8080"), ("origin", "http://evil.example:8080")], 403),
+        (vec![("host", "evil.example"), ("origin", "null")], 403),
         (vec![("origin", "http://evil.example")], 403),
         (vec![("origin", "http://localhost.evil.example")], 403),
         (vec![("origin", "null")], 403),

@@ -111,9 +111,10 @@ impl HostPolicy {
 
     /// Checks the request's host (421 when not accepted) and `Origin` (403 when present
     /// and not accepted: listed in `origins`, or naming an accepted host; with any host
-    /// accepted, naming the request's own). The host is the `Host` header, else the
-    /// URI's authority (HTTP/2's `:authority`); a `Host` that disagrees with the URI's
-    /// authority is a malformed request (400).
+    /// accepted, naming the request's own), the `Origin` first: a refused `Origin` is 403
+    /// whatever the host. The host is the `Host` header, else the URI's authority
+    /// (HTTP/2's `:authority`); a `Host` that disagrees with the URI's authority is a
+    /// malformed request (400).
     ///
     /// The 421's message names the refused host and the setting that accepts it, since
     /// the usual cause is a server reached by a name its settings do not list.
@@ -122,12 +123,8 @@ impl HostPolicy {
             return Err((StatusCode::BAD_REQUEST, "Host header and request authority disagree".into()));
         };
         let host = authority.map(host_of);
-        if self.hosts.is_some() {
-            match host {
-                Some(h) if self.host_allowed(h) => {}
-                _ => return Err((StatusCode::MISDIRECTED_REQUEST, host_refused(host))),
-            }
-        }
+        // The Origin first: a browser's request from another site (DNS rebinding names
+        // that site in both headers) "MUST" get 403, not the Host's 421.
         if let Some(origin) = headers.get(header::ORIGIN) {
             let origin = origin.to_str().unwrap_or("").trim();
             let listed = self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin));
@@ -138,6 +135,12 @@ impl HostPolicy {
             });
             if !(listed || host_ok) {
                 return Err((StatusCode::FORBIDDEN, "Origin not allowed".into()));
+            }
+        }
+        if self.hosts.is_some() {
+            match host {
+                Some(h) if self.host_allowed(h) => {}
+                _ => return Err((StatusCode::MISDIRECTED_REQUEST, host_refused(host))),
             }
         }
         Ok(())
