@@ -730,19 +730,6 @@ impl mcpwire::http::EventStore for PanickingStore {
     }
 }
 
-/// An event store that refuses every event (a remote store that is down).
-struct RefusingStore;
-
-impl mcpwire::http::EventStore for RefusingStore {
-    fn store(&self, _: &str, _: bytes::Bytes) -> Option<String> {
-        None
-    }
-    fn replay_after(&self, _: &str) -> Option<mcpwire::http::event_store::Replay> {
-        None
-    }
-    fn forget(&self, _: &str) {}
-}
-
 /// With `store`, a session still answers every request (events without ids, no priming
 /// event), refuses resumption with 400, and ends cleanly.
 async fn a_faulty_store_degrades_to_no_resumption(store: Arc<dyn mcpwire::http::EventStore>) {

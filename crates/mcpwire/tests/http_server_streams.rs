@@ -15,6 +15,18 @@ async fn post_at(addr: SocketAddr, sid: &str, version: &str, body: &Value) -> Re
     send(addr, in_session(Req::post(body), sid, version)).await
 }
 
+/// The answer to a `reconnect` call (its tool ends the request's connection early) made
+/// in session `sid` at `version`, from its JSON body or its SSE stream.
+async fn reconnect_answer(addr: SocketAddr, sid: &str, version: &str) -> Value {
+    let mut call = post_at(addr, sid, version, &call_body(2, "reconnect", json!({}))).await;
+    assert_eq!(call.status, 200);
+    if call.is_sse() {
+        call.next_message().await
+    } else {
+        call.json().await
+    }
+}
+
 // The spec (2025-11-25, Sending Messages) lets the server close a connection early only
 // "after the server has sent an SSE event with an event ID": a stream without one cannot
 // be resumed, so its answer would be lost.
@@ -23,20 +35,14 @@ async fn post_at(addr: SocketAddr, sid: &str, version: &str, body: &Value) -> Re
 async fn a_stream_that_cannot_be_resumed_is_not_cut_short() {
     let t = start().await;
     let sid = open_session(t.addr, "2025-06-18").await;
-    let mut call = post_at(t.addr, &sid, "2025-06-18", &call_body(2, "reconnect", json!({}))).await;
-    assert_eq!(call.status, 200);
-    let answer = if call.is_sse() { call.next_message().await } else { call.json().await };
-    assert_eq!(answer, text_result(2, "resumed result"));
+    assert_eq!(reconnect_answer(t.addr, &sid, "2025-06-18").await, text_result(2, "resumed result"));
 }
 
 #[tokio::test]
 async fn a_stream_without_an_event_store_is_not_cut_short() {
     let t = start_with(HttpSettings { event_store: None, ..Default::default() }).await;
     let sid = open_session(t.addr, V25).await;
-    let mut call = post(t.addr, &sid, &call_body(2, "reconnect", json!({}))).await;
-    assert_eq!(call.status, 200);
-    let answer = if call.is_sse() { call.next_message().await } else { call.json().await };
-    assert_eq!(answer, text_result(2, "resumed result"));
+    assert_eq!(reconnect_answer(t.addr, &sid, V25).await, text_result(2, "resumed result"));
 }
 
 #[tokio::test]
@@ -48,29 +54,12 @@ async fn a_json_answer_is_not_cut_short() {
     assert_eq!(call.json().await, text_result(2, "resumed result"));
 }
 
-/// An event store that refuses every event (a remote store that is down): no event gets
-/// an id, so no stream can be resumed.
-struct RefusingStore;
-
-impl mcpwire::http::EventStore for RefusingStore {
-    fn store(&self, _: &str, _: bytes::Bytes) -> Option<String> {
-        None
-    }
-    fn replay_after(&self, _: &str) -> Option<mcpwire::http::event_store::Replay> {
-        None
-    }
-    fn forget(&self, _: &str) {}
-}
-
 #[tokio::test]
 async fn a_stream_whose_events_got_no_id_is_not_cut_short() {
     let t =
         start_with(HttpSettings { event_store: Some(Arc::new(RefusingStore)), ..Default::default() }).await;
     let sid = open_session(t.addr, V25).await;
-    let mut call = post(t.addr, &sid, &call_body(2, "reconnect", json!({}))).await;
-    assert_eq!(call.status, 200);
-    let answer = if call.is_sse() { call.next_message().await } else { call.json().await };
-    assert_eq!(answer, text_result(2, "resumed result"));
+    assert_eq!(reconnect_answer(t.addr, &sid, V25).await, text_result(2, "resumed result"));
 }
 
 // ---------------------------------------------------------------------------------------

@@ -304,3 +304,17 @@ pub async fn tasks_back_to(baseline: usize) {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// An event store that refuses every event (a remote store that is down): no event gets
+/// an id, so no stream can be resumed.
+pub struct RefusingStore;
+
+impl mcpwire::http::EventStore for RefusingStore {
+    fn store(&self, _: &str, _: bytes::Bytes) -> Option<String> {
+        None
+    }
+    fn replay_after(&self, _: &str) -> Option<mcpwire::http::event_store::Replay> {
+        None
+    }
+    fn forget(&self, _: &str) {}
+}
