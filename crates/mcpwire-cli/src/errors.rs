@@ -155,6 +155,13 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
                 (codes::UNSUPPORTED_PROTOCOL_VERSION, ..) => {
                     "pin a version the server supports with --protocol-version".into()
                 }
+                // What a 2025-only server answers a request outside a session (a 2026
+                // request, which has none), as JSON-RPC's generic server error.
+                (-32000, ..) if e.message.contains("initialized") || e.message.contains("session") => {
+                    "the server wants a 2025 session; if it speaks only 2025 revisions, try --protocol-version \
+                     2025-11-25"
+                        .into()
+                }
                 _ => "the server refused the request; its message says why".into(),
             };
             (format!("{what} failed: the server answered: {} (code {})", e.message, e.code), hint)
@@ -251,6 +258,16 @@ mod tests {
         let mut error = mcpwire::protocol::ErrorObject::new(code, message);
         error.data = data;
         describe_request_error("tools/call", &RequestError::Peer(error)).1
+    }
+
+    #[test]
+    fn a_server_that_wants_a_2025_session_gets_the_version_hint() {
+        let refused = hint(-32000, "Bad Request: Server not initialized", None);
+        assert!(refused.contains("--protocol-version 2025-11-25"), "{refused}");
+        assert_eq!(
+            hint(-32000, "Connection closed", None),
+            "the server refused the request; its message says why"
+        );
     }
 
     #[test]

@@ -323,13 +323,14 @@ fn failures_say_what_happened() {
     expect_code(&o, 2);
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
     assert!(stderr(&o).contains("did not answer the handshake within 2 s"), "{}", stderr(&o));
-    // A 2025-only server refuses 2026 requests with HTTP 400: said so, with the way out;
-    // --protocol-version is global, before the command as after it.
+    // A 2025-only server refuses 2026 requests (HTTP 400 with a JSON-RPC error whose id
+    // is null: it needs a session first): said so, with the way out; --protocol-version
+    // is global, before the command as after it.
     let server = EverythingHttp::start();
     let o = mcpwire(&["--protocol-version", "2026-07-28", "tools", &server.url], Duration::from_secs(60));
     expect_code(&o, 2);
     let err = stderr(&o);
-    assert!(err.contains("answered HTTP 400 Bad Request"), "{err}");
+    assert!(err.contains("Server not initialized"), "{err}");
     assert!(err.contains("--protocol-version 2025-11-25") && !err.contains("never got"), "{err}");
     let o = mcpwire(
         &["--protocol-version", "2025-11-25", "call", &server.url, "echo", "message=hi"],
