@@ -3,8 +3,10 @@
 //! allocating implementation gave (the same message, or the same error code, message,
 //! id and `had_method`), except that text that is not UTF-8 is now always a parse error.
 //!
-//! `reference` below is that previous implementation, kept verbatim apart from its names:
-//! it captured every member as an owned `Box<RawValue>` and parsed the id and the method
+//! `reference` below is that previous implementation, kept verbatim apart from its names
+//! and one later rule, made in both: an error response whose `id` is `null` (JSON-RPC's
+//! form for an error whose request id could not be read) is an error without an id. It
+//! captured every member as an owned `Box<RawValue>` and parsed the id and the method
 //! with serde.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -92,6 +94,14 @@ mod reference {
             let had_method = self.method.is_some();
             let id = match &self.id {
                 None => None,
+                Some(raw)
+                    if raw.get() == "null"
+                        && !had_method
+                        && self.error.is_some()
+                        && self.result.is_none() =>
+                {
+                    None
+                }
                 Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
                     Ok(id) => Some(id),
                     Err(_) => {
