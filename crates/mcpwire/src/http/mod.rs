@@ -60,6 +60,7 @@ use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
 use mcpwire_protocol::{
     codes, decode_frame, methods, ErrorObject, ErrorResponse, Frame, Message, ProtocolVersion, Request,
+    RequestId,
 };
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
@@ -371,12 +372,8 @@ impl McpService {
             Frame::Single(Message::Notification(_)) => {
                 // A version no revision names is refused whatever the body (2025: "an invalid
                 // or unsupported MCP-Protocol-Version" → 400), rather than dropped.
-                let unknown = version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v)));
-                return match unknown {
-                    Some(v) => {
-                        let error = crate::server::stateless::unsupported_version(v);
-                        status::error_object(StatusCode::BAD_REQUEST, None, error.to_error_object())
-                    }
+                return match unknown_version(version) {
+                    Some(v) => unsupported_version(None, v),
                     None => status::empty(StatusCode::ACCEPTED),
                 };
             }
@@ -408,14 +405,8 @@ impl McpService {
             // A request without the 2026 envelope (a 2025 client's) under a version this
             // server does not speak at all: the version is what to tell the client, rather
             // than which 2026 header it left out.
-            let unknown = version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v)));
-            if let Some(v) = unknown.filter(|_| !crate::server::is_enveloped(&request)) {
-                let error = crate::server::stateless::unsupported_version(v);
-                return status::error_object(
-                    StatusCode::BAD_REQUEST,
-                    Some(request.id),
-                    error.to_error_object(),
-                );
+            if let Some(v) = unknown_version(version).filter(|_| !crate::server::is_enveloped(&request)) {
+                return unsupported_version(Some(request.id), v);
             }
             return status::error(
                 StatusCode::BAD_REQUEST,
@@ -652,6 +643,18 @@ impl McpService {
 
 /// A request refused before it reaches a session: its whole answer.
 type Refused = Box<Response<McpBody>>;
+
+/// The `MCP-Protocol-Version` header's value when no revision has that name.
+fn unknown_version(version: Option<&str>) -> Option<&str> {
+    version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v)))
+}
+
+/// 400 for a message under a version no revision names (2025: "an invalid or unsupported
+/// MCP-Protocol-Version"), with the versions this server speaks.
+fn unsupported_version(id: Option<RequestId>, requested: &str) -> Response<McpBody> {
+    let error = crate::server::stateless::unsupported_version(requested);
+    status::error_object(StatusCode::BAD_REQUEST, id, error.to_error_object())
+}
 
 /// A batch's members: the messages that decoded, and the error answers of those that
 /// did not (JSON-RPC answers a batch member by member). A batch with no valid member is
