@@ -477,7 +477,7 @@ impl Ctx {
             // A 2025 task's progress token stays valid until the task ends, past the
             // answer that created it.
             Some(task) => {
-                let meta = crate::server::tasks::related_task_meta(task.id());
+                let meta = Value::Object(crate::server::tasks::related_task_meta(task.id()));
                 self.inner.rpc.progress_beyond_answer(progress, total, message, meta).await;
             }
             None => self.inner.rpc.progress(progress, total, message).await,
@@ -506,19 +506,13 @@ impl Ctx {
         if threshold.is_some_and(|t| level < t) {
             return;
         }
-        match self.inner.task.get() {
-            // A 2025 task's log messages name it, and go on after the answer that created it.
-            Some(task) => {
-                let meta = crate::server::tasks::related_task_meta(task.id());
-                if let Some(raw) = log_params(level, logger, data, meta.as_object().cloned()) {
-                    self.inner.rpc.notify_beyond_answer(methods::NOTIFICATION_MESSAGE, raw).await;
-                }
-            }
-            None => {
-                if let Some(raw) = log_params(level, logger, data, None) {
-                    self.inner.rpc.notify(methods::NOTIFICATION_MESSAGE, Some(raw)).await;
-                }
-            }
+        // A 2025 task's log messages name it, and go on after the answer that created it.
+        let task = self.inner.task.get();
+        let meta = task.map(|task| crate::server::tasks::related_task_meta(task.id()));
+        let Some(raw) = log_params(level, logger, data, meta) else { return };
+        match task {
+            Some(_) => self.inner.rpc.notify_beyond_answer(methods::NOTIFICATION_MESSAGE, raw).await,
+            None => self.inner.rpc.notify(methods::NOTIFICATION_MESSAGE, Some(raw)).await,
         }
     }
 

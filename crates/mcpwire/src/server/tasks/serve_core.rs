@@ -46,8 +46,8 @@ pub(crate) fn core_capability() -> ServerTasksCapability {
 
 /// `_meta` naming the task a message belongs to (`related-task`, which 2025-11-25 asks
 /// for on every message about a task).
-pub(crate) fn related_task_meta(task_id: &str) -> Value {
-    json!({ meta::RELATED_TASK: { "taskId": task_id } })
+pub(crate) fn related_task_meta(task_id: &str) -> meta::Meta {
+    meta::Meta::from_iter([(meta::RELATED_TASK.to_owned(), json!({ "taskId": task_id }))])
 }
 
 fn core_task_reply(record: &TaskRecord) -> Result<Reply, McpError> {
@@ -194,8 +194,8 @@ pub(crate) fn finished_payload(id: &str, state: TaskState) -> Option<Result<Valu
     match state {
         TaskState::Completed { mut result } => {
             let meta = result.entry("_meta").or_insert_with(|| json!({}));
-            if let (Value::Object(m), Value::Object(r)) = (meta, related_task_meta(id)) {
-                m.extend(r);
+            if let Value::Object(m) = meta {
+                m.extend(related_task_meta(id));
             }
             Some(Ok(Value::Object(result)))
         }
@@ -203,7 +203,7 @@ pub(crate) fn finished_payload(id: &str, state: TaskState) -> Option<Result<Valu
             error.data = Some(match error.data.take() {
                 None => json!({ "_meta": related_task_meta(id) }),
                 Some(Value::Object(mut data)) => {
-                    data.insert("_meta".into(), related_task_meta(id));
+                    data.insert("_meta".into(), Value::Object(related_task_meta(id)));
                     Value::Object(data)
                 }
                 Some(other) => other,
@@ -233,7 +233,7 @@ async fn ask_client(
         Some(Value::Object(p)) => p.clone(),
         _ => Default::default(),
     };
-    params.insert("_meta".into(), related_task_meta(id));
+    params.insert("_meta".into(), Value::Object(related_task_meta(id)));
     let raw = serde_json::value::to_raw_value(&params)?;
     let answer = rpc.request(&method, Some(raw), CallOptions::default()).await?;
     Ok(serde_json::from_str(answer.get())?)
