@@ -365,11 +365,10 @@ impl Pool {
         }
         // A lease opens one; given back (when it drops here), it is left for sharing.
         let lease = self.lease(wants, None, client).await?;
-        let mut active = Active::default();
-        if let Some(conn) = self.lock().conn(lease.id) {
+        let active = self.lock().conn(lease.id).map_or_else(Active::default, |conn| {
             conn.users += 1;
-            active = conn.active.clone();
-        }
+            conn.active.clone()
+        });
         Ok(SharedUse { pool: self.clone(), id: lease.id, client: lease.client.clone(), active })
     }
 

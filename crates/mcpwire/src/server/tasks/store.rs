@@ -88,9 +88,7 @@ impl TaskRecord {
             poll_interval: self.poll_interval.map(millis),
         }
     }
-}
 
-impl TaskRecord {
     /// What a failed task's `statusMessage` says when the task set none (both eras ask
     /// for one): the error's message, or (2025, `core`) the text of a tool result with
     /// `isError`.
