@@ -30,8 +30,7 @@ use mcpwire_protocol::{methods, RawJson, Request};
 use tokio::sync::watch;
 use tokio::task::AbortHandle;
 
-use super::callbacks::Callbacks;
-use super::handler::parse;
+use super::callbacks::{parse, Callbacks};
 use crate::error::McpError;
 use crate::server::tasks::{
     core_task_page, core_task_value, finished_payload, new_task_id, owned_record, store_error,

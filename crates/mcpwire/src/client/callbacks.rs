@@ -17,7 +17,15 @@ use mcpwire_protocol::logging::LoggingMessageNotificationParams;
 use mcpwire_protocol::roots::ListRootsResult;
 use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
 
+use mcpwire_protocol::Request;
+use serde::de::DeserializeOwned;
+
 use crate::error::McpError;
+
+/// A request's params as `T`; `-32602` when they do not fit.
+pub(super) fn parse<T: DeserializeOwned>(request: &Request) -> Result<T, McpError> {
+    request.parse_params().map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
+}
 
 type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 

@@ -10,10 +10,9 @@ use mcpwire_protocol::elicitation::ElicitRequestParams;
 use mcpwire_protocol::logging::LoggingMessageNotificationParams;
 use mcpwire_protocol::sampling::CreateMessageRequestParams;
 use mcpwire_protocol::{methods, Notification, RawJson, Request};
-use serde::de::DeserializeOwned;
 
 use super::callback_tasks::CallbackTasks;
-use super::callbacks::Callbacks;
+use super::callbacks::{parse, Callbacks};
 use crate::error::McpError;
 use crate::jsonrpc::{Handler, RequestContext};
 
@@ -21,11 +20,6 @@ pub(crate) struct ClientHandler {
     pub(crate) callbacks: Callbacks,
     /// The tasks run for the server, when the client declares them (2025-11-25).
     pub(crate) tasks: Option<Arc<CallbackTasks>>,
-}
-
-/// A request's params as `T`; `-32602` when they do not fit.
-pub(super) fn parse<T: DeserializeOwned>(request: &Request) -> Result<T, McpError> {
-    request.parse_params().map_err(|e| McpError::invalid_params(format!("Invalid params: {e}")))
 }
 
 fn raw<T: serde::Serialize>(value: &T) -> Result<RawJson, McpError> {
