@@ -30,6 +30,7 @@
 
 mod arguments;
 mod ask;
+mod blocking;
 mod builder;
 mod catalog;
 mod context;

@@ -41,10 +41,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::arguments::decode_arguments;
+use super::blocking::run_blocking;
 use super::context::Ctx;
 use super::extract::{Args, FromRequest, Handler, Rejection, RequestParts};
 use super::schema;
-use super::tool_output::run_blocking;
 use crate::error::McpError;
 
 /// A value sent as structured content, with an `outputSchema` generated from `T`, and its
