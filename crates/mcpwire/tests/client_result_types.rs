@@ -96,3 +96,32 @@ async fn a_task_from_a_server_that_does_not_advertise_tasks_and_a_strange_discov
     let Err(error) = connected else { panic!("a discover result that is not complete was taken") };
     assert!(error.to_string().contains("weird"), "{error}");
 }
+
+/// Only `tools/call`, `prompts/get` and `resources/read` may answer `input_required`, and
+/// only `tools/call` may become a task: the same result types on any other method are
+/// protocol errors, not results read as that method's (a list whose `tools` is empty, a
+/// raw result handed on as complete).
+#[tokio::test]
+async fn input_required_and_tasks_on_other_methods_are_refused() {
+    let tasks = json!({ "tools": {}, "extensions": { "io.modelcontextprotocol/tasks": {} } });
+    let input = json!({ "resultType": "input_required", "tools": [], "completion": { "values": [] },
+        "inputRequests": { "q": { "method": "roots/list" } }, "requestState": "s" });
+    let task = json!({ "resultType": "task", "taskId": "t1", "status": "working", "tools": [],
+        "createdAt": "2026-12-04T00:00:00Z", "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 60000 });
+    for answer in [input, task] {
+        let peer = discovering_peer(discover_result("complete", tasks.clone()), answer.clone());
+        let client = Client::builder("c", "1").connect(peer).await.unwrap();
+        match client.list_tools(None).await {
+            Err(RequestError::Protocol(message)) => assert!(message.contains("tools/list"), "{message}"),
+            other => panic!("tools/list answered with {answer}: {other:?}"),
+        }
+        let raw = client.send_request("completion/complete", json!({}), Default::default()).await;
+        match raw {
+            Err(RequestError::Protocol(message)) => {
+                assert!(message.contains("completion/complete"), "{message}")
+            }
+            other => panic!("completion/complete answered with {answer}: {other:?}"),
+        }
+        client.close().await;
+    }
+}

@@ -51,7 +51,7 @@ use mcpwire_protocol::lifecycle::{request_envelope, DiscoverResult, Implementati
 use mcpwire_protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcpwire_protocol::roots::ListRootsResult;
 use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
-use mcpwire_protocol::{meta, Era, Meta, ProtocolVersion, RawJson, ResultType};
+use mcpwire_protocol::{meta, methods, Era, Meta, ProtocolVersion, RawJson, ResultType};
 use serde_json::{Map, Value};
 
 pub use callbacks::ServerChange;
@@ -365,6 +365,19 @@ impl Client {
             Era::Stateful => ResultType::Complete,
             Era::Stateless => result_type(&result)?,
         };
+        // Only these methods may ask for input, and only a tool call may become a task:
+        // on any other method those results are invalid, not results of its type.
+        let allowed = match &kind {
+            ResultType::InputRequired => methods::INPUT_REQUIRED_ALLOWED.contains(&method),
+            ResultType::Task => method == methods::TOOLS_CALL,
+            _ => true,
+        };
+        if !allowed {
+            return Err(RequestError::Protocol(format!(
+                "the server answered {method} with resultType {:?}, which that method cannot return",
+                kind.as_str()
+            )));
+        }
         // The valid result types are the core ones and those of the extensions declared.
         if kind == ResultType::Task
             && !declared
