@@ -10,7 +10,7 @@ use std::time::Duration;
 use mcpwire_protocol::subscriptions::{SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams};
 use mcpwire_protocol::{methods, Era, Notification, RequestId};
 use serde_json::Map;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::router::Listeners;
 use super::Client;
@@ -123,6 +123,8 @@ impl Client {
         let peer = self.inner.peer.clone();
         let request_id = id.clone();
         let listeners = self.inner.listeners.clone();
+        // How the listen request ended, for a stream that ends before its acknowledgement.
+        let (ended_tx, mut ended) = oneshot::channel();
         let request = tokio::spawn(async move {
             // Listen streams last until cancelled: no timeout.
             let options = CallOptions {
@@ -131,7 +133,9 @@ impl Client {
                 ..Default::default()
             };
             let outcome = peer.request_raw(methods::SUBSCRIPTIONS_LISTEN, Some(raw), options).await;
-            tracing::debug!(id = %request_id, "listen stream ended: {:?}", outcome.map(|_| ()));
+            tracing::debug!(id = %request_id, "listen stream ended: {:?}", outcome.as_ref().map(|_| ()));
+            // Told before the queue closes, so that whoever sees it closed can read why.
+            let _ = ended_tx.send(outcome.map(drop));
             // The stream ended: close the subscription's queue.
             listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&request_id.key());
         });
@@ -150,6 +154,10 @@ impl Client {
             }
             Ok(None) => {
                 request.abort();
+                // A listen request the server refused fails with its error.
+                if let Ok(Err(error)) = ended.try_recv() {
+                    return Err(error);
+                }
                 return Err(RequestError::ConnectionClosed {
                     reason: Some("the listen stream ended before its acknowledgement".into()),
                 });
