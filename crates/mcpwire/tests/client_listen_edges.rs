@@ -1,16 +1,20 @@
 //! Edges of a 2026 client's `subscriptions/listen` streams, each driven by a hand-written
-//! server: a listen request the server refuses.
+//! server: a listen request the server refuses, and a resource subscription whose stream
+//! the server ended.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 mod raw_server;
 
+use std::time::Duration;
+
+use common::to_raw;
 use mcpwire::client::Client;
 use mcpwire::error::RequestError;
 use mcpwire::protocol::subscriptions::SubscriptionFilter;
-use mcpwire::protocol::{ErrorObject, ErrorResponse, ProtocolVersion};
+use mcpwire::protocol::{ErrorObject, ErrorResponse, Notification, ProtocolVersion};
 use mcpwire::transport::memory;
-use raw_server::RawServer;
+use raw_server::{params_of, RawServer};
 use serde_json::json;
 
 /// A 2026 client (pinned: no probe) and the hand-driven server it talks to.
@@ -38,6 +42,32 @@ async fn a_refused_listen_request_fails_with_the_servers_error() {
     match listened {
         Err(RequestError::Peer(e)) => assert_eq!(e.code, -32021, "{e:?}"),
         other => panic!("a refused listen request: {other:?}"),
+    }
+    client.close().await;
+}
+
+/// `Client::subscribe` opens a listen stream for the resource; once the server has ended
+/// that stream (its final result), subscribing again opens a new one rather than taking
+/// the ended stream for an open one.
+#[tokio::test]
+async fn subscribing_again_after_the_server_ended_the_stream_opens_a_new_one() {
+    let (client, mut raw) = connect_2026().await;
+    for _ in 0..2 {
+        let server = async {
+            let listen = raw.next_request("subscriptions/listen").await;
+            let meta = json!({ "io.modelcontextprotocol/subscriptionId": listen.id.clone() });
+            let granted = params_of(&listen)["notifications"].clone();
+            let ack = json!({ "notifications": granted, "_meta": meta });
+            raw.send(Notification::new("notifications/subscriptions/acknowledged", to_raw(ack))).await;
+            listen.id
+        };
+        let (subscribed, id) = tokio::join!(client.subscribe("docs://a"), server);
+        subscribed.unwrap();
+        // The server ends the stream gracefully.
+        let done =
+            json!({ "resultType": "complete", "_meta": { "io.modelcontextprotocol/subscriptionId": id } });
+        raw.answer(id, done).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
     client.close().await;
 }

@@ -78,9 +78,14 @@ impl Drop for AbortOnDrop {
 
 impl Client {
     /// [`Client::subscribe`] in 2026: a listen stream for `uri` alone (one already open is
-    /// kept). Fails when the server does not grant resource subscriptions.
+    /// kept; one the server ended is opened again). Fails when the server does not grant
+    /// resource subscriptions.
     pub(crate) async fn listen_to_resource(&self, uri: &str) -> Result<(), RequestError> {
-        if self.inner.resource_streams.0.lock().unwrap_or_else(|e| e.into_inner()).contains_key(uri) {
+        // A stream the server has ended is no longer kept: subscribing opens a new one.
+        let streams = &self.inner.resource_streams.0;
+        let open =
+            streams.lock().unwrap_or_else(|e| e.into_inner()).get(uri).is_some_and(|s| !s.0.is_finished());
+        if open {
             return Ok(());
         }
         let filter =
