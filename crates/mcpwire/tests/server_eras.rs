@@ -616,3 +616,20 @@ async fn a_cacheable_method_served_by_hand_carries_cache_hints_in_2026() {
     let other = expect_result(&call(&mut raw, 4, "acme/other", params(json!({}))).await, 4);
     assert_eq!(hints(&other), (Value::Null, Value::Null), "{other}");
 }
+
+/// On stdio only `initialize` (the 2025 era) or an enveloped request (2026) opens a
+/// stream's era: a stray request before either (here a `tools/list` without `_meta`,
+/// refused as a 2025 request before `initialize`) does not fix the stream to 2025, so a
+/// 2026 client's enveloped requests after it are served statelessly.
+#[tokio::test]
+async fn a_stray_request_before_either_era_opens_does_not_fix_the_era() {
+    let mut raw = start();
+    let stray = call(&mut raw, 1, "tools/list", json!({})).await;
+    assert_eq!(expect_error(&stray, 1).code, codes::INVALID_REQUEST);
+    let listed = expect_result(&call(&mut raw, 2, "tools/list", json!({ "_meta": envelope() })).await, 2);
+    assert_eq!(listed["resultType"], "complete", "{listed}");
+    // The stream is 2026 now: `initialize` is refused as a 2026 stream refuses it.
+    let init = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
+    let refused = call(&mut raw, 3, "initialize", init).await;
+    assert_eq!(expect_error(&refused, 3).code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+}

@@ -1,6 +1,7 @@
-//! Both eras on one stream (stdio): the first request decides, as the Python SDK does.
-//! `initialize` opens a 2025 session; a request whose `_meta` carries
-//! `io.modelcontextprotocol/protocolVersion` makes it a 2026 connection. After that,
+//! Both eras on one stream (stdio): the first request that opens an era decides, as the
+//! Python SDK's first request does. `initialize` opens a 2025 session; a request whose
+//! `_meta` carries `io.modelcontextprotocol/protocolVersion` makes it a 2026 connection
+//! (other requests before either are served by 2025 rules and decide nothing). After that,
 //! `initialize` on a 2026 connection answers `-32022` (naming the 2026 versions), and an
 //! enveloped request on a 2025 session answers `-32600`.
 
@@ -72,17 +73,19 @@ pub(crate) fn enveloped_version(request: &Request) -> Option<String> {
 }
 
 impl Stream {
-    /// The stream's era: fixed by its first request ([`Handler::on_arrival`] calls this in
-    /// arrival order, so a `server/discover` followed at once by `initialize` is decided
-    /// by the discover, however their tasks are scheduled).
+    /// The stream's era: fixed by its first `initialize` or enveloped request
+    /// ([`Handler::on_arrival`] calls this in arrival order, so a `server/discover`
+    /// followed at once by `initialize` is decided by the discover, however their tasks are
+    /// scheduled). A request that is neither before them (a `ping`, a stray request a 2025
+    /// session refuses before `initialize`) is served by 2025 rules and fixes nothing: the
+    /// spec opens the 2025 era with `initialize` alone.
     fn decide_era(&self, request: &Request, enveloped: bool) -> Era {
-        *self.era.get_or_init(|| {
-            if request.method != methods::INITIALIZE && enveloped {
-                Era::Stateless
-            } else {
-                Era::Stateful
-            }
-        })
+        let opens = match (request.method == methods::INITIALIZE, enveloped) {
+            (true, _) => Era::Stateful,
+            (false, true) => Era::Stateless,
+            (false, false) => return self.era.get().copied().unwrap_or(Era::Stateful),
+        };
+        *self.era.get_or_init(|| opens)
     }
 
     /// Serves one request of this stream, past the middleware.
