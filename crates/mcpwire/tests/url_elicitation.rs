@@ -121,3 +121,53 @@ async fn in_2026_the_same_handler_asks_for_the_url_in_an_input_round() {
     assert_eq!(error.data.as_ref().unwrap()["requiredCapabilities"], json!({ "elicitation": { "url": {} } }));
     client.close().await;
 }
+
+/// A 2026 server that asks a URL elicitation of a client that declared form mode only
+/// (which the server must not do) does not reach the client's callback: the user is not
+/// sent to a URL the client never said it could show, and the retry declines it, as a
+/// 2025 client refuses the same request.
+#[tokio::test]
+async fn in_2026_an_undeclared_url_elicitation_is_declined_without_asking() {
+    use mcpwire::protocol::{Message, Response};
+    use mcpwire::transport::{Outgoing, TransportEvent};
+
+    let (ours, mut theirs) = mcpwire::transport::memory::pair();
+    let retry = tokio::spawn(async move {
+        let mut rounds = Vec::new();
+        while let Some(TransportEvent::Message(inbound)) = theirs.incoming.recv().await {
+            let Message::Request(request) = inbound.message else { continue };
+            let params: serde_json::Value =
+                serde_json::from_str(request.params.as_ref().unwrap().get()).unwrap();
+            let result = match rounds.len() {
+                0 => json!({ "resultType": "input_required", "inputRequests": { "pay": {
+                    "method": "elicitation/create",
+                    "params": { "mode": "url", "message": "Pay first", "url": "https://pay.example/checkout/7" } } } }),
+                _ => json!({ "resultType": "complete", "content": [{ "type": "text", "text": "done" }] }),
+            };
+            rounds.push(params);
+            let answer = Response::new(request.id, serde_json::value::to_raw_value(&result).unwrap());
+            theirs.outgoing.send(Outgoing::unrelated(answer)).await.unwrap();
+            if rounds.len() == 2 {
+                return rounds;
+            }
+        }
+        rounds
+    });
+    let asked = Arc::new(AtomicBool::new(false));
+    let seen = asked.clone();
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2026_07_28)
+        .on_elicitation(move |_params: ElicitRequestParams| {
+            seen.store(true, Ordering::SeqCst);
+            async { Ok(ElicitResult::action(ElicitAction::Accept)) }
+        })
+        .connect(ours)
+        .await
+        .unwrap();
+    let result = client.call_tool("report", json!({})).await.unwrap();
+    assert_eq!(result.content[0].as_text(), Some("done"));
+    let rounds = retry.await.unwrap();
+    assert_eq!(rounds[1]["inputResponses"], json!({ "pay": { "action": "decline" } }), "{}", rounds[1]);
+    assert!(!asked.load(Ordering::SeqCst), "the callback was asked an undeclared URL elicitation");
+    client.close().await;
+}

@@ -103,6 +103,20 @@ impl Callbacks {
         f(params).await
     }
 
+    /// Whether an elicitation `params` can be put to the user: `declared` (what the
+    /// request that led to it declared) has its mode (an empty `elicitation` is form mode;
+    /// URL mode needs `elicitation.url`), and there is a callback to ask. A server must not
+    /// ask what was not declared, and the user is not sent to a URL the client never said
+    /// it could show.
+    pub(crate) fn declares(&self, declared: &ClientCapabilities, params: &ElicitRequestParams) -> bool {
+        let modes = declared.elicitation.as_ref();
+        let mode_declared = match params {
+            ElicitRequestParams::Url(_) => modes.is_some_and(|e| e.supports_url()),
+            ElicitRequestParams::Form(_) => modes.is_some_and(|e| e.supports_form()),
+        };
+        self.elicitation.is_some() && mode_declared
+    }
+
     /// Without an elicitation callback the user cannot be asked: decline.
     pub(crate) async fn elicit(&self, params: ElicitRequestParams) -> Result<ElicitResult, McpError> {
         match &self.elicitation {

@@ -94,7 +94,9 @@ impl ClientHandler {
                     ElicitRequestParams::Form(p) => p.task.clone(),
                     ElicitRequestParams::Url(p) => p.task.clone(),
                 };
-                if matches!(params, ElicitRequestParams::Url(_)) && !self.callbacks.elicitation_url {
+                // Refused at once, before any task is made for it (the session declared
+                // what the callbacks declare).
+                if !self.callbacks.declares(&self.callbacks.capabilities(), &params) {
                     return Err(McpError::invalid_params(
                         "URL-mode elicitation was not declared by this client",
                     ));

@@ -86,7 +86,7 @@ impl Client {
                     let answer_all = async {
                         let mut answers = Map::new();
                         for (key, request) in requests {
-                            answers.insert(key, self.resolve(request).await?);
+                            answers.insert(key, self.resolve(request, options).await?);
                         }
                         Ok::<_, RequestError>(answers)
                     };
@@ -123,15 +123,23 @@ impl Client {
         RequestError::ConnectionClosed { reason: None }
     }
 
-    /// Answers one input request through the callbacks. A declined or failed elicitation
-    /// is answered as such; a sampling or roots request this client cannot answer ends
-    /// the call (the server is not waiting for a retry).
-    pub(crate) async fn resolve(&self, request: InputRequest) -> Result<Value, RequestError> {
+    /// Answers one input request of a call made with `options` through the callbacks. An
+    /// elicitation that call did not declare is declined, a failed one cancelled; a
+    /// sampling or roots request this client cannot answer ends the call (the server is
+    /// not waiting for a retry).
+    pub(crate) async fn resolve(
+        &self,
+        request: InputRequest,
+        options: &RequestOptions,
+    ) -> Result<Value, RequestError> {
         let callbacks = &self.inner.callbacks;
+        let declared = options.capabilities.as_ref().unwrap_or(&self.inner.capabilities);
         let value = match request {
-            InputRequest::Elicit(params) => match callbacks.elicitation {
-                None => json!({ "action": "decline" }),
-                Some(_) => match callbacks.elicit(params).await {
+            // An elicitation the request did not declare (or one no callback can ask) is
+            // declined without asking the user.
+            InputRequest::Elicit(params) => match callbacks.declares(declared, &params) {
+                false => json!({ "action": "decline" }),
+                true => match callbacks.elicit(params).await {
                     Ok(result) => serde_json::to_value(result).map_err(RequestError::Encode)?,
                     Err(e) => {
                         tracing::debug!("elicitation failed ({e}); answering cancel");

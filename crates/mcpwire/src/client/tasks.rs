@@ -427,7 +427,7 @@ impl Client {
                     let mut answers = Map::new();
                     for (key, request) in fresh {
                         answered.insert(key.clone());
-                        answers.insert(key, self.resolve(request).await?);
+                        answers.insert(key, self.resolve(request, options).await?);
                     }
                     if !answers.is_empty() {
                         let mut params = task_params(id);
