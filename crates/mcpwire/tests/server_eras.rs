@@ -633,3 +633,49 @@ async fn a_stray_request_before_either_era_opens_does_not_fix_the_era() {
     let refused = call(&mut raw, 3, "initialize", init).await;
     assert_eq!(expect_error(&refused, 3).code, codes::UNSUPPORTED_PROTOCOL_VERSION);
 }
+
+/// A hand-made `input_required` result (`McpError::needs_input`) is held to what the
+/// request declared, as `ctx.elicit` and friends are: a question of a kind the client did
+/// not declare is `-32021` naming it, not sent; one of no kind a client can answer is an
+/// internal error.
+#[tokio::test]
+async fn a_hand_made_input_round_asks_only_what_the_client_declared() {
+    use mcpwire::protocol::mrtr::{InputRequest, InputRequiredResult};
+    let asking = |request: Value| {
+        move || {
+            let request = request.clone();
+            async move {
+                let mut result = InputRequiredResult::new();
+                let request: InputRequest = serde_json::from_value(request).unwrap();
+                result.input_requests = Some([("q".to_owned(), request)].into_iter().collect());
+                Err::<String, _>(McpError::needs_input(result))
+            }
+        }
+    };
+    let sampling = json!({ "method": "sampling/createMessage",
+        "params": { "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }], "maxTokens": 5 } });
+    let server = builder()
+        .tool(tool("sample").handler(asking(sampling)))
+        .tool(tool("roots").handler(asking(json!({ "method": "roots/list" }))))
+        .tool(tool("other").handler(asking(json!({ "method": "tools/call", "params": {} }))))
+        .build()
+        .unwrap();
+    let mut raw = start_serving(server);
+    // `envelope()` declares elicitation only.
+    for (id, name, required) in
+        [(1, "sample", json!({ "sampling": {} })), (2, "roots", json!({ "roots": {} }))]
+    {
+        let answer = call(&mut raw, id, "tools/call", json!({ "_meta": envelope(), "name": name })).await;
+        let e = expect_error(&answer, id);
+        assert_eq!(e.code, codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "{name}: {e:?}");
+        assert_eq!(e.data.unwrap()["requiredCapabilities"], required, "{name}");
+    }
+    let answer = call(&mut raw, 3, "tools/call", json!({ "_meta": envelope(), "name": "other" })).await;
+    assert_eq!(expect_error(&answer, 3).code, codes::INTERNAL_ERROR);
+    // Declared, the same question is asked.
+    let mut sampling_declared = envelope();
+    sampling_declared["io.modelcontextprotocol/clientCapabilities"] = json!({ "sampling": {} });
+    let asked =
+        call(&mut raw, 4, "tools/call", json!({ "_meta": sampling_declared, "name": "sample" })).await;
+    assert_eq!(expect_result(&asked, 4)["inputRequests"]["q"]["method"], "sampling/createMessage");
+}

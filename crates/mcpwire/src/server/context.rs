@@ -22,9 +22,9 @@ use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::notify::ServerEvent;
-use super::revision_fit;
 use super::tasks::TaskLink;
 use super::Server;
+use super::{input_check, revision_fit};
 use crate::error::McpError;
 use crate::extensions::Extensions;
 use crate::jsonrpc::{CallOptions, Peer, RequestContext};
@@ -534,15 +534,8 @@ impl Ctx {
         key: Option<&str>,
         params: ElicitRequestParams,
     ) -> Result<ElicitResult, McpError> {
-        let caps = self.client_capabilities();
-        let declared = match (&caps.elicitation, &params) {
-            (None, _) => false,
-            (Some(e), ElicitRequestParams::Url(_)) => e.supports_url(),
-            (Some(e), ElicitRequestParams::Form(_)) => e.supports_form(),
-        };
-        let mode = if matches!(params, ElicitRequestParams::Url(_)) { "url" } else { "form" };
-        if !declared {
-            return Err(self.missing_capability(json!({ "elicitation": { mode: {} } })));
+        if let Some(required) = input_check::elicitation(self.client_capabilities(), &params) {
+            return Err(self.missing_capability(required));
         }
         revision_fit::elicitation(self.protocol_version(), &params)?;
         self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
@@ -570,12 +563,8 @@ impl Ctx {
         key: Option<&str>,
         params: CreateMessageRequestParams,
     ) -> Result<CreateMessageResult, McpError> {
-        let caps = self.client_capabilities();
-        let Some(sampling) = &caps.sampling else {
-            return Err(self.missing_capability(json!({ "sampling": {} })));
-        };
-        if params.tools.is_some() && sampling.tools.is_none() {
-            return Err(self.missing_capability(json!({ "sampling": { "tools": {} } })));
+        if let Some(required) = input_check::sampling(self.client_capabilities(), &params) {
+            return Err(self.missing_capability(required));
         }
         let params = revision_fit::sampling(self.protocol_version(), params)?;
         self.ask(key, "sample", methods::SAMPLING_CREATE_MESSAGE, InputRequest::CreateMessage(params), |r| {
@@ -595,8 +584,8 @@ impl Ctx {
     }
 
     async fn list_roots_keyed(&self, key: Option<&str>) -> Result<ListRootsResult, McpError> {
-        if self.client_capabilities().roots.is_none() {
-            return Err(self.missing_capability(json!({ "roots": {} })));
+        if let Some(required) = input_check::roots(self.client_capabilities()) {
+            return Err(self.missing_capability(required));
         }
         self.ask(key, "roots", methods::ROOTS_LIST, InputRequest::ListRoots(None), |r| {
             r.as_list_roots().cloned()
@@ -633,7 +622,7 @@ impl Ctx {
     /// 2026, which defines it; a 2025 session gets `-32601`, the code 2025 uses when a
     /// capability is missing (a client without roots answers `roots/list` with it), since
     /// `-32021` does not exist there. Both carry `data.requiredCapabilities`.
-    fn missing_capability(&self, required: Value) -> McpError {
+    pub(crate) fn missing_capability(&self, required: Value) -> McpError {
         let (code, message) = match &self.inner.era {
             EraInfo::Stateless(_) => {
                 (codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "Missing required client capability")

@@ -40,6 +40,7 @@ mod dual;
 pub mod extract;
 mod file_root;
 mod finite;
+mod input_check;
 mod local;
 mod middleware;
 mod notify;

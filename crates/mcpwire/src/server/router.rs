@@ -516,6 +516,8 @@ impl Server {
         if !pending.is_empty() {
             result.input_requests.get_or_insert_with(Default::default).extend(pending);
         }
+        // A hand-made result is held to what this request declared, as `ctx.elicit` is.
+        ctx.check_declared(result.input_requests.as_ref())?;
         let user = result
             .request_state
             .take()
