@@ -679,3 +679,30 @@ async fn a_hand_made_input_round_asks_only_what_the_client_declared() {
         call(&mut raw, 4, "tools/call", json!({ "_meta": sampling_declared, "name": "sample" })).await;
     assert_eq!(expect_result(&asked, 4)["inputRequests"]["q"]["method"], "sampling/createMessage");
 }
+
+/// "Resource not found" is `-32002` in 2025 and `-32602` in 2026, which must not emit
+/// `-32002`: a middleware's error is answered in its request's era's terms too, as a
+/// handler's is (a middleware that hides resources a caller may not see, say).
+#[tokio::test]
+async fn a_middlewares_resource_not_found_is_answered_in_the_eras_terms() {
+    let hiding = || {
+        builder()
+            .middleware(mcpwire::server::middleware_fn(|request, ctx, next| async move {
+                if request.method == "resources/read" {
+                    return Err(McpError::resource_not_found("docs://hidden"));
+                }
+                next.run(request, ctx).await
+            }))
+            .build()
+            .unwrap()
+    };
+    let mut raw = start_serving(hiding());
+    let params = json!({ "_meta": envelope(), "uri": "docs://hidden" });
+    let e = expect_error(&call(&mut raw, 1, "resources/read", params).await, 1);
+    assert_eq!(e.code, codes::INVALID_PARAMS, "2026: {e:?}");
+    assert_eq!(e.data.unwrap()["uri"], "docs://hidden");
+
+    let mut raw = initialized(hiding()).await;
+    let e = expect_error(&call(&mut raw, 1, "resources/read", json!({ "uri": "docs://hidden" })).await, 1);
+    assert_eq!(e.code, codes::RESOURCE_NOT_FOUND, "2025: {e:?}");
+}

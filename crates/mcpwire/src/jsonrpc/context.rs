@@ -337,6 +337,13 @@ impl RequestContext {
         &self.peer
     }
 
+    /// Whether the request is served in the 2026 era
+    /// ([`Handler::in_stateless_era`](super::Handler::in_stateless_era), asked as it
+    /// arrived).
+    pub(crate) fn in_stateless_era(&self) -> bool {
+        self.entry.stateless_era.load(Ordering::Relaxed)
+    }
+
     /// Notes that the request was refused for its 2026 envelope
     /// ([`InFlight::envelope_refused`]).
     pub(crate) fn refuse_envelope(&self) {

@@ -232,14 +232,21 @@ impl Server {
         self.inner.catalog.current()
     }
 
-    /// Runs a request through the middleware chain, then `endpoint`.
+    /// Runs a request through the middleware chain, then `endpoint`. Every error of a 2026
+    /// request leaves through here in 2026's terms ([`stateless::in_2026_terms`]), a
+    /// middleware's as well as a handler's.
     pub(crate) async fn layered(
         &self,
         request: mcpwire_protocol::Request,
         ctx: crate::jsonrpc::RequestContext,
         endpoint: Arc<dyn middleware::Endpoint>,
     ) -> Result<mcpwire_protocol::RawJson, McpError> {
-        middleware::Next::new(self.inner.middleware.clone(), endpoint).run(request, ctx).await
+        let stateless = ctx.in_stateless_era();
+        let answer = middleware::Next::new(self.inner.middleware.clone(), endpoint).run(request, ctx).await;
+        match stateless {
+            true => answer.map_err(stateless::in_2026_terms),
+            false => answer,
+        }
     }
 
     /// Runs a notification through the middleware chain, then `endpoint`.

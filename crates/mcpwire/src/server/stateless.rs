@@ -75,7 +75,7 @@ pub(crate) fn unsupported_version(requested: &str) -> McpError {
 /// An error as a 2026 request answers it. "Resource not found" is `-32002` in the 2025
 /// era ([`McpError::resource_not_found`], the router's own answer and a handler's alike)
 /// and `-32602` in 2026, which must never emit `-32002`: its message and data (`uri`) stay.
-fn in_2026_terms(error: McpError) -> McpError {
+pub(crate) fn in_2026_terms(error: McpError) -> McpError {
     if error.code() != codes::RESOURCE_NOT_FOUND {
         return error;
     }
@@ -108,18 +108,14 @@ impl Server {
         self.layered(request, rpc, self.inner.clone()).await
     }
 
-    /// Serves one 2026 request, past the middleware. Every error of a 2026 request leaves
-    /// through here, in 2026's terms ([`in_2026_terms`]).
+    /// Serves one 2026 request, past the middleware; its errors as the router and handlers
+    /// give them ([`Server::layered`], around the middleware, puts every error of a 2026
+    /// request in 2026's terms).
     pub(crate) async fn handle_stateless(
         &self,
         request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
-        self.answer_stateless(request, rpc).await.map_err(in_2026_terms)
-    }
-
-    /// [`Server::handle_stateless`], its errors as the router and handlers give them.
-    async fn answer_stateless(&self, request: Request, rpc: RequestContext) -> Result<RawJson, McpError> {
         let method = request.method.as_str();
         let envelope = read_envelope(&request).inspect_err(|_| rpc.refuse_envelope())?;
         let reply = match method {
