@@ -14,7 +14,7 @@ use mcpwire::error::RequestError;
 use mcpwire::protocol::subscriptions::SubscriptionFilter;
 use mcpwire::protocol::{ErrorObject, ErrorResponse, Notification, ProtocolVersion};
 use mcpwire::transport::memory;
-use raw_server::{params_of, RawServer};
+use raw_server::{params_of, RawServer, QUIET};
 use serde_json::json;
 
 /// A 2026 client (pinned: no probe) and the hand-driven server it talks to.
@@ -68,6 +68,36 @@ async fn subscribing_again_after_the_server_ended_the_stream_opens_a_new_one() {
             json!({ "resultType": "complete", "_meta": { "io.modelcontextprotocol/subscriptionId": id } });
         raw.answer(id, done).await;
         tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    client.close().await;
+}
+
+/// A server that ends a listen stream with `notifications/cancelled` (the stdio teardown
+/// form) has ended that request: the client's subscription ends, and dropping it later
+/// sends no `notifications/cancelled` back for a request no longer in progress.
+#[tokio::test]
+async fn a_listen_the_server_cancelled_is_not_cancelled_again() {
+    use mcpwire::protocol::Message;
+    let (client, mut raw) = connect_2026().await;
+    let server = async {
+        let listen = raw.next_request("subscriptions/listen").await;
+        let meta = json!({ "io.modelcontextprotocol/subscriptionId": listen.id.clone() });
+        let ack = json!({ "notifications": { "toolsListChanged": true }, "_meta": meta });
+        raw.send(Notification::new("notifications/subscriptions/acknowledged", to_raw(ack))).await;
+        listen.id
+    };
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    let (subscription, id) = tokio::join!(client.listen(filter), server);
+    let mut subscription = subscription.unwrap();
+    let cancel = json!({ "requestId": id.clone(), "reason": "shutting down" });
+    raw.send(Notification::new("notifications/cancelled", to_raw(cancel))).await;
+    let end = tokio::time::timeout(Duration::from_secs(5), subscription.next()).await;
+    assert!(matches!(end, Ok(None)), "the stream ends: {end:?}");
+    drop(subscription);
+    while let Some(message) = raw.next_within(QUIET).await {
+        if let Message::Notification(n) = &message {
+            assert_ne!(n.method, "notifications/cancelled", "the client cancelled {id} again");
+        }
     }
     client.close().await;
 }

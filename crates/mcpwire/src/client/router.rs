@@ -14,7 +14,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpwire_protocol::notifications::subscription_id;
-use mcpwire_protocol::{codes, methods, Era, IdKey, Message, Notification};
+use mcpwire_protocol::subscriptions::SubscriptionsListenResult;
+use mcpwire_protocol::{codes, methods, Era, IdKey, Message, Notification, Response};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
@@ -56,7 +57,7 @@ impl Router {
                         match message {
                             Message::Notification(n) => match self.route(n) {
                                 None => continue,
-                                Some(n) => TransportEvent::message(Message::Notification(n), meta),
+                                Some(message) => TransportEvent::message(message, meta),
                             },
                             other => TransportEvent::message(other, meta),
                         }
@@ -101,8 +102,10 @@ impl Router {
         Connection { incoming: rx, outgoing }
     }
 
-    /// Handles a notification the client acts on, or gives it back.
-    fn route(&self, notification: Notification) -> Option<Notification> {
+    /// Handles a notification the client acts on, or gives back what goes on to the
+    /// dispatcher: the notification itself, or (a server's cancel of a listen stream) the
+    /// end of that listen request.
+    fn route(&self, notification: Notification) -> Option<Message> {
         if notification.method == methods::NOTIFICATION_ELICITATION_COMPLETE {
             use mcpwire_protocol::elicitation::ElicitationCompleteNotificationParams;
             match (
@@ -116,7 +119,9 @@ impl Router {
             return None;
         }
         // A server ends a listen stream (stdio) by cancelling the listen request: the
-        // subscription's queue closes, and its owner sees the stream end.
+        // subscription's queue closes, and its owner sees the stream end. The request is
+        // over, as if the server had sent its final result, which the dispatcher is given
+        // instead: it then sends no cancel of its own for a request no longer in progress.
         if notification.method == methods::NOTIFICATION_CANCELLED {
             #[derive(Deserialize)]
             #[serde(rename_all = "camelCase")]
@@ -128,10 +133,12 @@ impl Router {
                     self.listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&c.request_id.key());
                 if ended.is_some() {
                     tracing::debug!(id = %c.request_id, "the server ended a listen stream");
-                    return None;
+                    let closed = SubscriptionsListenResult::closed(&c.request_id);
+                    let raw = serde_json::value::to_raw_value(&closed).ok()?;
+                    return Some(Message::Response(Response::new(c.request_id, raw)));
                 }
             }
-            return Some(notification);
+            return Some(Message::Notification(notification));
         }
         // Listen-stream frames carry their subscription id.
         #[derive(Deserialize)]
@@ -153,7 +160,7 @@ impl Router {
         if self.apply_change(&notification) {
             return None;
         }
-        Some(notification)
+        Some(Message::Notification(notification))
     }
 
     /// Invalidates cached results on a change notification and tells the user; `false`
