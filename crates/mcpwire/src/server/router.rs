@@ -26,7 +26,7 @@ use super::params::{parse, parse_with_meta};
 use super::prompt::PromptArgs;
 use super::reply::Reply;
 use super::request_meta::RequestMeta;
-use super::request_state::{digest_json, Binding};
+use super::request_state::{digest_json, Binding, MAX_TOKEN_LEN};
 use super::resource::ResourceRequest;
 use super::tool::ToolDef;
 use super::{cursor, Server};
@@ -531,8 +531,19 @@ impl Server {
             args_digest: retry.args.digest(),
             principal: principal(&ctx.inner.rpc),
         };
-        result.request_state =
-            Some(self.inner.sealer.seal(&binding, user_state.as_deref(), SystemTime::now()));
+        let token = self.inner.sealer.seal(&binding, user_state.as_deref(), SystemTime::now());
+        // A token the retry could not open is not handed out: the exchange fails now, saying
+        // why, rather than at the retry as "invalid or expired".
+        if token.len() > MAX_TOKEN_LEN {
+            return Err(McpError::new(
+                codes::INTERNAL_ERROR,
+                format!(
+                    "Internal error: the answers of this exchange's rounds are too large to carry in its requestState ({} bytes; at most {MAX_TOKEN_LEN})",
+                    token.len()
+                ),
+            ));
+        }
+        result.request_state = Some(token);
         Ok(Reply::InputRequired(result))
     }
 }

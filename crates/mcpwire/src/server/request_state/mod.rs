@@ -31,8 +31,9 @@
 //! ```
 //!
 //! [`StateSealer::open`] refuses tokens longer than [`MAX_TOKEN_LEN`]
-//! before decoding anything, so a user state longer than roughly 48 KiB
-//! produces a token that can never be opened.
+//! before decoding anything, so a user state longer than roughly 750 KiB
+//! produces a token that can never be opened (the server refuses to hand
+//! out such a token: the round fails with `-32603` instead).
 //!
 //! All [`StateError`] variants display the same generic message, meant to
 //! be mapped to one JSON-RPC `-32602` "Invalid or expired requestState"
@@ -57,8 +58,11 @@ type HmacSha256 = Hmac<Sha256>;
 /// Default lifetime of a sealed token: ten minutes.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(600);
 
-/// Longest token, in bytes, that [`StateSealer::open`] will look at.
-pub const MAX_TOKEN_LEN: usize = 64 * 1024;
+/// Longest token, in bytes, that [`StateSealer::open`] will look at (1 MiB). The state
+/// of a multi round-trip exchange carries the answers of its rounds so far (a long form
+/// field, a sampled text), so the bound leaves them room; the request that brings the
+/// token back is bounded by the transport's message limit anyway.
+pub const MAX_TOKEN_LEN: usize = 1024 * 1024;
 
 const VERSION: u8 = 1;
 const TAG_DOMAIN: &[u8] = b"mcpwire/requestState/v1\0";

@@ -1,0 +1,88 @@
+//! The sealed `requestState` of a 2026 multi round-trip exchange carries the answers of
+//! the rounds so far (a handler runs again from the start on each retry): large answers
+//! (a long form field, a sampled text) still reach the last round, and the server never
+//! hands out a state it would refuse when it comes back.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use mcpwire::protocol::codes;
+use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
+use mcpwire::server::request_state::MAX_TOKEN_LEN;
+use mcpwire::server::{tool, Ctx, Server};
+use serde_json::{json, Value};
+
+/// A form asking for one text field, `text`.
+fn text_form(message: &str) -> ElicitRequestParams {
+    let form = json!({ "message": message, "requestedSchema": {
+        "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] } });
+    ElicitRequestParams::Form(serde_json::from_value::<ElicitRequestFormParams>(form).unwrap())
+}
+
+/// A server whose `two` tool asks for `a`, then (a second round) for `b`, and answers
+/// with the length of each.
+fn server() -> Server {
+    Server::builder("s", "1")
+        .tool(tool("two").handler(|ctx: Ctx| async move {
+            let text = |r: mcpwire::protocol::elicitation::ElicitResult| {
+                let content = serde_json::to_value(r.content.unwrap_or_default()).unwrap();
+                content["text"].as_str().unwrap_or_default().len()
+            };
+            let a = text(ctx.elicit_as("a", text_form("A?")).await?);
+            let b = text(ctx.elicit_as("b", text_form("B?")).await?);
+            Ok::<_, mcpwire::McpError>(format!("{a} {b}"))
+        }))
+        .build()
+        .unwrap()
+}
+
+fn envelope() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} }
+    })
+}
+
+async fn call(raw: &mut RawPeer, id: i64, extra: Value) -> mcpwire::protocol::Message {
+    let mut params = json!({ "_meta": envelope(), "name": "two" });
+    params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    raw.request(id, "tools/call", params).await;
+    raw.next().await
+}
+
+fn answer(text: &str) -> Value {
+    json!({ "action": "accept", "content": { "text": text } })
+}
+
+/// An answer of 100 KiB in the first round (the token that carries it is larger than
+/// 64 KiB) is carried to the last round.
+#[tokio::test]
+async fn a_large_answer_is_carried_to_the_last_round() {
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server().serve(conn).await });
+    let first = expect_result(&call(&mut raw, 1, json!({})).await, 1);
+    let big = "x".repeat(100 * 1024);
+    let retry = json!({ "requestState": first["requestState"], "inputResponses": { "a": answer(&big) } });
+    let second = expect_result(&call(&mut raw, 2, retry).await, 2);
+    assert_eq!(second["resultType"], "input_required");
+    assert!(second["inputRequests"]["b"].is_object(), "{second}");
+    let last = json!({ "requestState": second["requestState"], "inputResponses": { "b": answer("short") } });
+    let done = expect_result(&call(&mut raw, 3, last).await, 3);
+    assert_eq!(done["content"][0]["text"], format!("{} 5", 100 * 1024), "{done}");
+}
+
+/// Answers too large for any token the server opens are refused when they arrive
+/// (`-32603`, saying so), rather than sealed into a state the retry then finds "invalid
+/// or expired".
+#[tokio::test]
+async fn answers_too_large_to_carry_are_refused_at_once() {
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server().serve(conn).await });
+    let first = expect_result(&call(&mut raw, 1, json!({})).await, 1);
+    let huge = "x".repeat(MAX_TOKEN_LEN);
+    let retry = json!({ "requestState": first["requestState"], "inputResponses": { "a": answer(&huge) } });
+    let e = expect_error(&call(&mut raw, 2, retry).await, 2);
+    assert_eq!(e.code, codes::INTERNAL_ERROR, "{e:?}");
+    assert!(e.message.contains("requestState"), "{e:?}");
+}
