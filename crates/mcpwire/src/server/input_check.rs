@@ -9,7 +9,6 @@ use mcpwire_protocol::mrtr::{InputRequest, InputRequests};
 use mcpwire_protocol::sampling::CreateMessageRequestParams;
 use serde_json::{json, Value};
 
-use super::context::Ctx;
 use crate::error::McpError;
 
 /// The `requiredCapabilities` an elicitation needs that `caps` lacks: `elicitation.form`
@@ -40,29 +39,29 @@ pub(crate) fn roots(caps: &ClientCapabilities) -> Option<Value> {
     caps.roots.is_none().then(|| json!({ "roots": {} }))
 }
 
-impl Ctx {
-    /// Checks the input requests of a 2026 `input_required` result against what this
-    /// request declared: `-32021` naming the first capability one of them lacks, or an
-    /// internal error for a request of no kind a client answers (only elicitation,
-    /// sampling and roots may be asked).
-    pub(crate) fn check_declared(&self, requests: Option<&InputRequests>) -> Result<(), McpError> {
-        let caps = self.client_capabilities();
-        for (key, request) in requests.into_iter().flatten() {
-            let required = match request {
-                InputRequest::Elicit(params) => elicitation(caps, params),
-                InputRequest::CreateMessage(params) => sampling(caps, params),
-                InputRequest::ListRoots(_) => roots(caps),
-                InputRequest::Other(call) => {
-                    return Err(McpError::internal(format!(
-                        "input request {key:?} asks {:?}; only elicitation, sampling and roots may be asked",
-                        call.method
-                    )))
-                }
-            };
-            if let Some(required) = required {
-                return Err(self.missing_capability(required));
+/// Checks the input requests of a 2026 `input_required` result against `caps`, what the
+/// request declared: the `requiredCapabilities` the first of them lacks (`Ok(Some)`), or
+/// an internal error for a request of no kind a client answers (only elicitation,
+/// sampling and roots may be asked).
+pub(crate) fn input_requests(
+    caps: &ClientCapabilities,
+    requests: Option<&InputRequests>,
+) -> Result<Option<Value>, McpError> {
+    for (key, request) in requests.into_iter().flatten() {
+        let required = match request {
+            InputRequest::Elicit(params) => elicitation(caps, params),
+            InputRequest::CreateMessage(params) => sampling(caps, params),
+            InputRequest::ListRoots(_) => roots(caps),
+            InputRequest::Other(call) => {
+                return Err(McpError::internal(format!(
+                    "input request {key:?} asks {:?}; only elicitation, sampling and roots may be asked",
+                    call.method
+                )))
             }
+        };
+        if required.is_some() {
+            return Ok(required);
         }
-        Ok(())
     }
+    Ok(None)
 }

@@ -517,7 +517,10 @@ impl Server {
             result.input_requests.get_or_insert_with(Default::default).extend(pending);
         }
         // A hand-made result is held to what this request declared, as `ctx.elicit` is.
-        ctx.check_declared(result.input_requests.as_ref())?;
+        let caps = ctx.client_capabilities();
+        if let Some(required) = super::input_check::input_requests(caps, result.input_requests.as_ref())? {
+            return Err(ctx.missing_capability(required));
+        }
         let user = result
             .request_state
             .take()
