@@ -15,7 +15,7 @@
 
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Buf, BufMut, Bytes, BytesMut};
 use http::{header, HeaderValue, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, LengthLimitError, Limited};
@@ -57,15 +57,14 @@ where
         // A body too long to drain is answered at once.
         return Err(too_large(limit, len <= DRAIN_BYTES && drained(&mut body).await));
     }
-    let collect = Limited::new(body.as_mut(), limit).collect();
+    let collect = collect(Limited::new(body.as_mut(), limit));
     let collected = if limits.timeout.is_zero() {
         collect.await
     } else {
         tokio::time::timeout(limits.timeout, collect).await.map_err(|_| Box::new(too_late(limits.timeout)))?
     };
     match collected {
-        // A body that came in one chunk is that chunk, not a copy of it.
-        Ok(collected) => Ok(collected.to_bytes()),
+        Ok(bytes) => Ok(bytes),
         Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => {
             Err(too_large(limit, drained(&mut body).await))
         }
@@ -76,6 +75,32 @@ where
             format!("could not read the body: {e}"),
         ))),
     }
+}
+
+/// The data of `body`, trailers dropped. A body that came in one chunk is that chunk, not
+/// a copy of it, and takes no list of chunks to collect (`BodyExt::collect` makes one
+/// for every body); the chunks of a longer body are joined.
+async fn collect<B: Body + Unpin>(mut body: B) -> Result<Bytes, B::Error> {
+    let mut first = Bytes::new();
+    let mut joined: Option<BytesMut> = None;
+    while let Some(frame) = body.frame().await {
+        let Ok(mut data) = frame?.into_data() else { continue };
+        let len = data.remaining();
+        if len == 0 {
+            continue;
+        }
+        match &mut joined {
+            Some(joined) => joined.put(data),
+            None if first.is_empty() => first = data.copy_to_bytes(len),
+            None => {
+                let mut both = BytesMut::with_capacity(first.len() + len);
+                both.put(std::mem::take(&mut first));
+                both.put(data);
+                joined = Some(both);
+            }
+        }
+    }
+    Ok(joined.map_or(first, BytesMut::freeze))
 }
 
 /// Reads what is left of a refused body and drops it: whether it all came (within
