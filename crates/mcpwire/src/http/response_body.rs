@@ -2,6 +2,7 @@
 //! by a bounded queue (the sender side decides what to do when a reader is slow).
 
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{ready, Context, Poll};
 
 use bytes::Bytes;
@@ -19,7 +20,7 @@ pub struct McpBody {
 }
 
 /// Something to drop when the body is dropped.
-struct Guard(#[allow(dead_code)] Box<dyn Send + Sync>);
+struct Guard(#[allow(dead_code)] Arc<dyn Send + Sync>);
 
 impl std::fmt::Debug for Guard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -82,9 +83,11 @@ impl McpBody {
     }
 
     /// Keeps `guard` alive as long as the body: it is dropped when the response has been
-    /// sent or the client went away (for example to end a throwaway session).
-    pub(crate) fn with_guard(mut self, guard: impl Send + Sync + 'static) -> Self {
-        self.guard = Some(Guard(Box::new(guard)));
+    /// sent or the client went away (for example to end a throwaway session). Taken as
+    /// an `Arc`: a guard that is one already (a 2025 POST's request slots) is
+    /// kept as it is, with no box around it.
+    pub(crate) fn with_guard<T: Send + Sync + 'static>(mut self, guard: Arc<T>) -> Self {
+        self.guard = Some(Guard(guard));
         self
     }
 }

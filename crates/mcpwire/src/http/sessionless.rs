@@ -134,7 +134,7 @@ impl McpService {
         let json = inner.settings.json_response;
         let response = self.exchange(&session, parts, messages, batch, refused, json).await;
         let (head, body) = response.into_parts();
-        Response::from_parts(head, body.with_guard(guard))
+        Response::from_parts(head, body.with_guard(Arc::new(guard)))
     }
 }
 
