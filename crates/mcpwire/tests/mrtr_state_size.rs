@@ -1,7 +1,8 @@
 //! The sealed `requestState` of a 2026 multi round-trip exchange carries the answers of
 //! the rounds so far (a handler runs again from the start on each retry): large answers
 //! (a long form field, a sampled text) still reach the last round, and the server never
-//! hands out a state it would refuse when it comes back.
+//! hands out a state it would refuse when it comes back, nor carries answers to questions
+//! it did not ask.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -85,4 +86,34 @@ async fn answers_too_large_to_carry_are_refused_at_once() {
     let e = expect_error(&call(&mut raw, 2, retry).await, 2);
     assert_eq!(e.code, codes::INTERNAL_ERROR, "{e:?}");
     assert!(e.message.contains("requestState"), "{e:?}");
+}
+
+/// An answer to nothing the server asked is ignored (MRTR: a server SHOULD ignore
+/// responses it did not ask for): the handler does not see it, and the state does not
+/// carry it to later rounds, where a client could grow it without bound.
+#[tokio::test]
+async fn an_answer_to_nothing_asked_is_neither_seen_nor_carried() {
+    let (conn, mut raw) = raw_connection();
+    let server = Server::builder("s", "1")
+        .tool(tool("keys").handler(|ctx: Ctx| async move {
+            ctx.elicit_as("a", text_form("A?")).await?;
+            ctx.elicit_as("b", text_form("B?")).await?;
+            let keys = ctx.input_responses().map(|r| r.keys().cloned().collect::<Vec<_>>());
+            Ok::<_, mcpwire::McpError>(keys.unwrap_or_default().join(","))
+        }))
+        .build()
+        .unwrap();
+    tokio::spawn(async move { server.serve(conn).await });
+    let first = expect_result(&call(&mut raw, 1, json!({ "name": "keys" })).await, 1);
+    let stray = "x".repeat(10_000);
+    let answers = json!({ "a": answer("short"), "stray": answer(&stray) });
+    let retry = json!({ "name": "keys", "requestState": first["requestState"], "inputResponses": answers });
+    let second = expect_result(&call(&mut raw, 2, retry).await, 2);
+    assert!(second["inputRequests"]["b"].is_object(), "{second}");
+    let state = second["requestState"].as_str().unwrap();
+    assert!(state.len() < stray.len(), "the stray answer was carried: {} bytes", state.len());
+    let answers = json!({ "b": answer("short"), "stray": answer("again") });
+    let last = json!({ "name": "keys", "requestState": second["requestState"], "inputResponses": answers });
+    let done = expect_result(&call(&mut raw, 3, last).await, 3);
+    assert_eq!(done["content"][0]["text"], "a,b", "{done}");
 }

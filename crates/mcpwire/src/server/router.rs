@@ -473,9 +473,15 @@ impl Server {
                         let carried = CarriedState::read(sealed.as_deref()).ok_or_else(invalid)?;
                         info.request_state = carried.user;
                         info.responses = carried.answers;
+                        // This round's answers to what it asked join those carried from
+                        // earlier rounds.
+                        let answers = retry.responses.iter().flatten();
+                        info.responses.extend(
+                            answers
+                                .filter(|(key, _)| carried.asked.contains(key))
+                                .map(|(key, answer)| (key.clone(), answer.clone())),
+                        );
                     }
-                    // This round's answers join those carried from earlier rounds.
-                    info.responses.extend(retry.responses.clone().unwrap_or_default());
                 }
                 EraInfo::Stateless(Box::new(info))
             }
@@ -527,7 +533,8 @@ impl Server {
             .or_else(|| info.next_state.lock().unwrap_or_else(|e| e.into_inner()).take());
         // The answers of every round so far travel in the sealed state, so a handler that
         // asks one question after another finds the earlier answers when it runs again.
-        let user_state = CarriedState { user, answers: info.responses.clone() }.write()?;
+        let asked = result.input_requests.iter().flat_map(|r| r.keys().cloned()).collect();
+        let user_state = CarriedState { user, answers: info.responses.clone(), asked }.write()?;
         let binding = Binding {
             method: retry.method,
             target: &retry.target,
@@ -570,28 +577,34 @@ fn at_most_max_values(mut result: CompleteResult) -> CompleteResult {
 }
 
 /// What a sealed `requestState` holds: the handler's own state
-/// ([`Ctx::set_request_state`](super::Ctx::set_request_state)) and the answers of the
-/// rounds so far. Sealed by this server, so a token that does not read is refused.
+/// ([`Ctx::set_request_state`](super::Ctx::set_request_state)), the answers of the
+/// rounds so far and the keys this round asked. Sealed by this server, so a token that
+/// does not read is refused.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct CarriedState {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     user: Option<String>,
     #[serde(default, skip_serializing_if = "InputResponses::is_empty")]
     answers: InputResponses,
+    /// The input requests' keys: the retry's answers to anything else are ignored (MRTR:
+    /// a server SHOULD ignore responses it did not ask for), neither seen by the handler
+    /// nor carried on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    asked: Vec<String>,
 }
 
 impl CarriedState {
     /// The state of a token (`None` inside: an empty one); `None` if it does not read.
     fn read(sealed: Option<&str>) -> Option<CarriedState> {
         match sealed {
-            None => Some(CarriedState { user: None, answers: InputResponses::new() }),
+            None => Some(CarriedState { user: None, answers: InputResponses::new(), asked: Vec::new() }),
             Some(text) => serde_json::from_str(text).ok(),
         }
     }
 
     /// The text to seal; `None` when there is nothing to carry.
     fn write(&self) -> Result<Option<String>, McpError> {
-        if self.user.is_none() && self.answers.is_empty() {
+        if self.user.is_none() && self.answers.is_empty() && self.asked.is_empty() {
             return Ok(None);
         }
         Ok(Some(serde_json::to_string(self)?))
