@@ -218,11 +218,22 @@ pub fn content_block(block: &Value, out: &mut String) {
 
 /// A tool result for people: the content blocks, then the structured content pretty
 /// printed. Where one repeats the other (the text is the structured content serialized,
-/// or the structured content only wraps the text, as `{"result": text}`), it is shown once.
+/// the structured content only wraps the text, as `{"result": text}`, or only wraps the
+/// content blocks themselves, as `{"content": [..]}`), it is shown once, as the blocks
+/// (whose binary data is summarized, not printed).
 pub fn call_result(result: &Value) -> String {
     let mut out = String::new();
     let mut structured = result.get("structuredContent").filter(|v| !v.is_null());
-    let blocks: Vec<&Value> = result.get("content").and_then(Value::as_array).into_iter().flatten().collect();
+    let content = result.get("content");
+    let wraps_content = structured
+        .and_then(Value::as_object)
+        .filter(|o| o.len() == 1)
+        .and_then(|o| o.values().next())
+        .is_some_and(|v| Some(v) == content);
+    if wraps_content {
+        structured = None;
+    }
+    let blocks: Vec<&Value> = content.and_then(Value::as_array).into_iter().flatten().collect();
     let texts: Vec<&str> = blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
     if let (Some(s), [text]) = (structured, texts.as_slice()) {
         let wrapped = s.as_object().filter(|o| o.len() == 1).and_then(|o| o.values().next());
@@ -341,6 +352,9 @@ mod tests {
         assert_eq!(call_result(&wrapped), "hi\n");
         let sum = json!({ "content": [{ "type": "text", "text": "{\"sum\": 5}" }], "structuredContent": { "sum": 5 } });
         assert_eq!(call_result(&sum), "{\n  \"sum\": 5\n}\n");
+        let image = json!({ "type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png" });
+        let mirrored = json!({ "content": [image], "structuredContent": { "content": [image] } });
+        assert_eq!(call_result(&mirrored), "[image: image/png, 8 bytes]\n");
         assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
         assert_eq!(base64_size("aGVsbG8="), "5 bytes");
         assert_eq!(base64_size("!!!notbase64!!!"), "invalid base64 data");

@@ -690,3 +690,21 @@ fn server_filesystem_works_within_the_roots_of_root_options() {
     assert!(stdout(&o).contains("from a root"), "{}\n{}", stdout(&o), stderr(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_media_file_from_server_filesystem_is_summarized_not_dumped() {
+    // read_media_file answers an image block and, as its structured content, the same
+    // blocks again (`{"content": [..]}`): shown once, as the summary, not as base64.
+    let dir = std::env::temp_dir().join(format!("mcpwire-media-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let image = dir.join("picture.png");
+    std::fs::write(&image, [&b"\x89PNG\r\n\x1a\n"[..], &[7u8; 30_000]].concat()).unwrap();
+    let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.display()));
+    let o = mcpwire(
+        &["call", &target, "read_media_file", &format!("path={}", image.display())],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 0);
+    assert_eq!(stdout(&o), "[image: image/png, 30008 bytes]\n", "{}", stderr(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}
