@@ -79,15 +79,8 @@ async fn subscribing_again_after_the_server_ended_the_stream_opens_a_new_one() {
 async fn a_listen_the_server_cancelled_is_not_cancelled_again() {
     use mcpwire::protocol::Message;
     let (client, mut raw) = connect_2026().await;
-    let server = async {
-        let listen = raw.next_request("subscriptions/listen").await;
-        let meta = json!({ "io.modelcontextprotocol/subscriptionId": listen.id.clone() });
-        let ack = json!({ "notifications": { "toolsListChanged": true }, "_meta": meta });
-        raw.send(Notification::new("notifications/subscriptions/acknowledged", to_raw(ack))).await;
-        listen.id
-    };
     let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
-    let (subscription, id) = tokio::join!(client.listen(filter), server);
+    let (subscription, id) = tokio::join!(client.listen(filter), raw.acknowledge_tools_listen());
     let mut subscription = subscription.unwrap();
     let cancel = json!({ "requestId": id.clone(), "reason": "shutting down" });
     raw.send(Notification::new("notifications/cancelled", to_raw(cancel))).await;

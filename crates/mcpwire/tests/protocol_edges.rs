@@ -255,14 +255,7 @@ async fn a_listen_stream_ends_on_the_final_result_or_the_servers_cancel() {
             tools_list_changed: Some(true),
             ..Default::default()
         };
-        let server = async {
-            let listen = raw.next_request("subscriptions/listen").await;
-            let meta = json!({ "io.modelcontextprotocol/subscriptionId": listen.id.clone() });
-            let ack = json!({ "notifications": { "toolsListChanged": true }, "_meta": meta });
-            raw.send(Notification::new("notifications/subscriptions/acknowledged", to_raw(ack))).await;
-            listen.id
-        };
-        let (subscription, id) = tokio::join!(client.listen(filter), server);
+        let (subscription, id) = tokio::join!(client.listen(filter), raw.acknowledge_tools_listen());
         let mut subscription = subscription.unwrap();
         let changed = json!({ "_meta": { "io.modelcontextprotocol/subscriptionId": id.clone() } });
         raw.send(Notification::new("notifications/tools/list_changed", to_raw(changed))).await;

@@ -44,6 +44,21 @@ impl RawServer {
         }
     }
 
+    /// Takes the next request, a `subscriptions/listen`, and acknowledges it as a stream
+    /// of tool list changes; its id.
+    pub async fn acknowledge_tools_listen(&mut self) -> RequestId {
+        let listen = self.next_request("subscriptions/listen").await;
+        let meta = json!({ "io.modelcontextprotocol/subscriptionId": listen.id.clone() });
+        let ack = json!({ "notifications": { "toolsListChanged": true }, "_meta": meta });
+        let ack = serde_json::value::to_raw_value(&ack).unwrap();
+        self.send(mcpwire::protocol::Notification::new(
+            "notifications/subscriptions/acknowledged",
+            Some(ack),
+        ))
+        .await;
+        listen.id
+    }
+
     pub async fn send(&self, message: impl Into<Message>) {
         self.conn.outgoing.send(Outgoing::unrelated(message)).await.unwrap();
     }
