@@ -481,6 +481,10 @@ impl Server {
                                 .filter(|(key, _)| carried.asked.contains(key))
                                 .map(|(key, answer)| (key.clone(), answer.clone())),
                         );
+                    } else {
+                        // Answers without a state (nothing says what was asked): each
+                        // question takes its own, by key.
+                        info.responses.extend(retry.responses.clone().unwrap_or_default());
                     }
                 }
                 EraInfo::Stateless(Box::new(info))
