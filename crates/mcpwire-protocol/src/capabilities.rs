@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::common::JsonObject;
+use crate::elicitation::ElicitRequestParams;
 
 /// What a client supports. At 2025-era revisions it is sent once in `initialize`; at 2026
 /// it travels on every request in `_meta["io.modelcontextprotocol/clientCapabilities"]`.
@@ -288,6 +289,17 @@ impl ClientCapabilities {
     /// Whether the 2026 tasks extension (`io.modelcontextprotocol/tasks`) is declared.
     pub fn supports_tasks_extension(&self) -> bool {
         self.has_extension(crate::meta::TASKS_EXTENSION)
+    }
+
+    /// Whether the elicitation mode of `params` is declared: `elicitation.url` for a URL
+    /// request, `elicitation.form` (or an `elicitation` that names no mode) for a form.
+    /// Both sides ask it: a server before it asks, a client before it answers.
+    pub fn declares_elicitation_of(&self, params: &ElicitRequestParams) -> bool {
+        let modes = self.elicitation.as_ref();
+        match params {
+            ElicitRequestParams::Url(_) => modes.is_some_and(|e| e.supports_url()),
+            ElicitRequestParams::Form(_) => modes.is_some_and(|e| e.supports_form()),
+        }
     }
 }
 

@@ -16,7 +16,6 @@ use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult};
 use mcpwire_protocol::logging::LoggingMessageNotificationParams;
 use mcpwire_protocol::roots::ListRootsResult;
 use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
-
 use mcpwire_protocol::Request;
 use serde::de::DeserializeOwned;
 
@@ -109,12 +108,7 @@ impl Callbacks {
     /// ask what was not declared, and the user is not sent to a URL the client never said
     /// it could show.
     pub(crate) fn declares(&self, declared: &ClientCapabilities, params: &ElicitRequestParams) -> bool {
-        let modes = declared.elicitation.as_ref();
-        let mode_declared = match params {
-            ElicitRequestParams::Url(_) => modes.is_some_and(|e| e.supports_url()),
-            ElicitRequestParams::Form(_) => modes.is_some_and(|e| e.supports_form()),
-        };
-        self.elicitation.is_some() && mode_declared
+        self.elicitation.is_some() && declared.declares_elicitation_of(params)
     }
 
     /// Without an elicitation callback the user cannot be asked: decline.

@@ -14,12 +14,11 @@ use crate::error::McpError;
 /// The `requiredCapabilities` an elicitation needs that `caps` lacks: `elicitation.form`
 /// for a form (an empty `elicitation` declares form), `elicitation.url` for a URL.
 pub(crate) fn elicitation(caps: &ClientCapabilities, params: &ElicitRequestParams) -> Option<Value> {
-    let declared = caps.elicitation.as_ref();
-    let (mode, ok) = match params {
-        ElicitRequestParams::Url(_) => ("url", declared.is_some_and(|e| e.supports_url())),
-        ElicitRequestParams::Form(_) => ("form", declared.is_some_and(|e| e.supports_form())),
+    let mode = match params {
+        ElicitRequestParams::Url(_) => "url",
+        ElicitRequestParams::Form(_) => "form",
     };
-    (!ok).then(|| json!({ "elicitation": { mode: {} } }))
+    (!caps.declares_elicitation_of(params)).then(|| json!({ "elicitation": { mode: {} } }))
 }
 
 /// The `requiredCapabilities` a sampling request needs that `caps` lacks: `sampling`, and
