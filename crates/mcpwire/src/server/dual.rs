@@ -89,7 +89,7 @@ impl Stream {
     }
 
     /// Serves one request of this stream, past the middleware.
-    async fn handle(&self, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
+    async fn handle(self: Arc<Self>, request: Request, ctx: RequestContext) -> Result<RawJson, McpError> {
         let enveloped = is_enveloped(&request);
         let era = self.decide_era(&request, enveloped);
         if ctx.extensions().get::<crate::transport::Batched>().is_some() && !self.takes_batches(era) {
@@ -98,7 +98,7 @@ impl Stream {
             ));
         }
         match era {
-            Era::Stateful if !enveloped => self.stateful.handle(request, ctx).await,
+            Era::Stateful if !enveloped => self.stateful.clone().handle(request, ctx).await,
             era => Box::pin(self.handle_other(request, ctx, era)).await,
         }
     }
@@ -126,7 +126,7 @@ impl Stream {
                     .unwrap_or_default();
                 Err(unsupported_version(&requested))
             }
-            Era::Stateless => self.server.handle_stateless(request, ctx).await,
+            Era::Stateless => self.server.clone().handle_stateless(request, ctx).await,
             // `handle` serves the 2025 era's own requests: here they are enveloped.
             Era::Stateful => Err(McpError::invalid_request(
                 "Invalid request: a 2026-07-28 request on a connection that began with initialize",
@@ -141,7 +141,7 @@ impl Endpoint for Stream {
         request: Request,
         ctx: RequestContext,
     ) -> BoxFuture<'static, Result<RawJson, McpError>> {
-        Box::pin(async move { self.handle(request, ctx).await })
+        Box::pin(self.handle(request, ctx))
     }
 }
 

@@ -46,7 +46,10 @@ use crate::jsonrpc::{NotificationContext, RequestContext};
 /// or session. Made once per connection and shared by its requests (a reference count a
 /// request, not a closure allocated for each).
 pub(crate) trait Endpoint: Send + Sync + 'static {
-    /// Serves `request`, past the middleware.
+    /// Serves `request`, past the middleware. The box holds the serving `async fn`'s own
+    /// future, not an `async` block around a call to it: such a block keeps its own copy
+    /// of the request and context beside the call's for the request's whole life, and
+    /// the larger box can outgrow what the allocator keeps ready per thread.
     fn serve(
         self: Arc<Self>,
         request: Request,

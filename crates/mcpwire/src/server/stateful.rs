@@ -41,7 +41,7 @@ impl Endpoint for StatefulSession {
         request: Request,
         rpc: RequestContext,
     ) -> BoxFuture<'static, Result<RawJson, McpError>> {
-        Box::pin(async move { self.handle(request, rpc).await })
+        Box::pin(self.handle(request, rpc))
     }
 }
 
@@ -160,7 +160,11 @@ impl StatefulSession {
     }
 
     /// Serves a request, past the middleware.
-    pub(crate) async fn handle(&self, request: Request, rpc: RequestContext) -> Result<RawJson, McpError> {
+    pub(crate) async fn handle(
+        self: Arc<Self>,
+        request: Request,
+        rpc: RequestContext,
+    ) -> Result<RawJson, McpError> {
         let owned_params = request.params;
         let params = owned_params.as_deref();
         let reply = match request.method.as_str() {

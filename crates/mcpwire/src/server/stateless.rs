@@ -92,8 +92,7 @@ impl Endpoint for ServerInner {
         request: Request,
         rpc: RequestContext,
     ) -> BoxFuture<'static, Result<RawJson, McpError>> {
-        let server = Server { inner: self };
-        Box::pin(async move { server.handle_stateless(request, rpc).await })
+        Box::pin(Server { inner: self }.handle_stateless(request, rpc))
     }
 }
 
@@ -112,7 +111,7 @@ impl Server {
     /// give them ([`Server::layered`], around the middleware, puts every error of a 2026
     /// request in 2026's terms).
     pub(crate) async fn handle_stateless(
-        &self,
+        self,
         request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
