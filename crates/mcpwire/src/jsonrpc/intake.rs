@@ -95,11 +95,15 @@ impl<H: Handler> Intake<H> {
                                 return Next::Read;
                             }
                         };
+                        // Boxed once, whichever way it runs. Awaited in place, the
+                        // request's whole future would otherwise be a state of this
+                        // loop's future, which every connection holds for its lifetime;
+                        // spawned, tokio's task cell (aligned to 128 bytes, which the
+                        // allocator serves by carving a larger block) holds a pointer
+                        // rather than the future, and moves no more than that.
+                        let task = Box::pin(task);
                         match (is_inline, inline) {
-                            // Boxed: awaited in place, the request's whole future would
-                            // be a state of this loop's future, which every connection
-                            // holds for its lifetime.
-                            (true, Inline::InPlace) => Box::pin(task).await,
+                            (true, Inline::InPlace) => task.await,
                             #[cfg(feature = "http")]
                             (true, Inline::OwnTask) => {
                                 let _ = tasks.spawn(task).await;
@@ -111,9 +115,9 @@ impl<H: Handler> Intake<H> {
                                 // that answers at once (most tool calls) then costs no
                                 // task, no hop to one and back, and runs while what it
                                 // read is still in cache. One that waits moves on to
-                                // a task of its own, boxed so that it moves whole, and
-                                // runs on whatever becomes of its deliverer.
-                                let mut task = Box::pin(task);
+                                // a task of its own, and runs on whatever becomes of
+                                // its deliverer.
+                                let mut task = task;
                                 if super::poll_once(&mut task).await.is_pending() {
                                     drop(tasks.spawn(task));
                                 }
