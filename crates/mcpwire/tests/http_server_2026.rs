@@ -111,6 +111,36 @@ async fn stateless_method_and_name_headers_are_checked() {
     assert_eq!(body["error"]["code"], -32602, "{body}");
 }
 
+/// `Mcp-Name` mirrors `taskId` for `tasks/get`, `tasks/update` and `tasks/cancel` only
+/// under the tasks extension (SEP-2663, "Streamable HTTP: Routing Headers"); the core
+/// table requires it for tools/call, prompts/get and resources/read alone. A server that
+/// does not offer tasks does not implement those methods: 404 with `-32601`
+/// (streamable-http "Protocol Version Header"), with or without the header.
+#[tokio::test]
+async fn task_methods_need_mcp_name_only_where_tasks_are_served() {
+    let t = start().await;
+    for (id, method) in (1..).zip(["tasks/get", "tasks/update", "tasks/cancel"]) {
+        let response = send(t.addr, stateless_request(id, method, json!({ "taskId": "t1" }))).await;
+        assert_eq!(response.status, 404, "{method}");
+        let body = response.json().await;
+        assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(id), json!(-32601)), "{body}");
+    }
+    // A server that runs a tool as a task checks the header against `taskId`.
+    let server = Server::builder("tasks", "0")
+        .tool(tool("quick").task_support(mcpwire::server::tasks::TaskSupport::Optional).handler(|| "done"))
+        .build()
+        .unwrap();
+    let bound = serve_with_shutdown(McpService::new(server), "127.0.0.1:0", "/mcp").await.unwrap();
+    let get = || stateless_request(7, "tasks/get", json!({ "taskId": "t1" }));
+    expect_header_mismatch(bound.local_addr, get(), Some(7), "Mcp-Name header is required").await;
+    let wrong = get().header("mcp-name", "t2");
+    expect_header_mismatch(bound.local_addr, wrong, Some(7), "does not match the body").await;
+    let response = send(bound.local_addr, get().header("mcp-name", "t1")).await;
+    assert_eq!(response.status, 400, "the extension is not declared: -32021");
+    assert_eq!(response.json().await["error"]["code"], -32021);
+    bound.shutdown.cancel();
+}
+
 #[tokio::test]
 async fn stateless_param_headers_follow_x_mcp_header() {
     let t = start().await;

@@ -45,7 +45,7 @@ enum Arguments<'a> {
 /// The facts, from the members the headers mirror (found by [`skim`], which leaves
 /// the rest of the params unread), each kept raw so that a member of an unexpected type
 /// reads as absent, as a `Value` walk reads it.
-fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
+fn body_facts<'a>(request: &'a Request, tasks: bool) -> BodyFacts<'a> {
     let raw = request.params.as_deref().map(RawValue::get).unwrap_or("");
     // Only an object has members.
     if !raw.trim_start().starts_with('{') {
@@ -56,12 +56,12 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
             arguments: Arguments::Raw(None),
         };
     }
-    let member = header_rules::name_member(&request.method);
+    let member = header_rules::name_member(&request.method, tasks);
     let version_key = [mcpwire_protocol::meta::PROTOCOL_VERSION];
     let Some(([name, arguments], meta)) =
         skim::members_within(raw, [member.unwrap_or("name"), "arguments"], "_meta", version_key)
     else {
-        return body_facts_slow(request, raw);
+        return body_facts_slow(request, raw, tasks);
     };
     // A `_meta` that is absent or not an object has no version.
     let version = meta.and_then(|[version]| as_str(version));
@@ -77,10 +77,10 @@ fn body_facts<'a>(request: &'a Request) -> BodyFacts<'a> {
 
 /// The same facts through a `Value` tree, for objects the skim leaves undecided (a
 /// repeated member, where JSON readers keep the last one; a key written with escapes).
-fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
+fn body_facts_slow<'a>(request: &Request, raw: &str, tasks: bool) -> BodyFacts<'a> {
     let params: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(|s| Cow::Owned(s.to_owned()));
-    let name_member = header_rules::name_member(&request.method).and_then(|k| params.get(k));
+    let name_member = header_rules::name_member(&request.method, tasks).and_then(|k| params.get(k));
     BodyFacts {
         version: text(params.get("_meta").and_then(|m| m.get(mcpwire_protocol::meta::PROTOCOL_VERSION))),
         routing_name: text(name_member),
@@ -91,14 +91,16 @@ fn body_facts_slow<'a>(request: &Request, raw: &str) -> BodyFacts<'a> {
 
 /// Checks the 2026 headers of a request against its body (`Err` is the `-32020`
 /// message). `version` is the `MCP-Protocol-Version` header, as the caller read it with
-/// [`header_rules::protocol_version`] (which also rejected a repeated one).
+/// [`header_rules::protocol_version`] (which also rejected a repeated one). The task
+/// methods need `Mcp-Name` only on a server that offers the tasks extension.
 pub(crate) fn check(
     server: &Server,
     headers: &HeaderMap,
     version: Option<&str>,
     request: &Request,
 ) -> Result<(), String> {
-    check_facts(server, headers, version, request, body_facts(request))
+    let tasks = server.offers_tasks_extension();
+    check_facts(server, headers, version, request, body_facts(request, tasks), tasks)
 }
 
 fn check_facts(
@@ -107,6 +109,7 @@ fn check_facts(
     version: Option<&str>,
     request: &Request,
     facts: BodyFacts<'_>,
+    tasks: bool,
 ) -> Result<(), String> {
     match (version, facts.version.as_deref()) {
         (None, _) => return Err("the MCP-Protocol-Version header is required".into()),
@@ -120,7 +123,7 @@ fn check_facts(
         (None, true) => header_rules::BodyName::NotText,
         (None, false) => header_rules::BodyName::Absent,
     };
-    header_rules::check_routing_name(headers, request, body_name)?;
+    header_rules::check_routing_name(headers, request, body_name, tasks)?;
     if let (methods::TOOLS_CALL, Some(name)) = (request.method.as_str(), facts.routing_name.as_deref()) {
         let catalog = server.catalog();
         if let Some(annotated) = catalog.param_headers(name) {
@@ -147,7 +150,7 @@ mod tests {
 
     fn facts(method: &str, params: &str) -> (Option<String>, Option<String>, Option<Value>) {
         let request = request(method, params);
-        let f = body_facts(&request);
+        let f = body_facts(&request, true);
         let arguments = match f.arguments {
             Arguments::Raw(raw) => raw.map(|a| serde_json::from_str(a).unwrap()),
             Arguments::Decoded(value) => value,
@@ -176,7 +179,7 @@ mod tests {
         // A `null` name is a member that is not text, as in a `Value` walk: the method
         // answers it (`-32602`), not the header check.
         let null_name = request("tools/call", r#"{"name":null}"#);
-        let f = body_facts(&null_name);
+        let f = body_facts(&null_name, true);
         assert!(f.routing_name.is_none() && f.routing_name_not_text);
         // Non-objects have no members (an array would otherwise fill the probe by position).
         assert_eq!(facts("tools/call", r#"["2026-07-28","x"]"#), (None, None, None));

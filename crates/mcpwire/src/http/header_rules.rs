@@ -94,20 +94,25 @@ pub fn protocol_version(headers: &HeaderMap) -> Result<Option<&str>, String> {
     single(headers, &PROTOCOL_VERSION_NAME)
 }
 
-/// The params member a method's `Mcp-Name` header mirrors, if it has one.
-pub(crate) fn name_member(method: &str) -> Option<&'static str> {
+/// The params member a method's `Mcp-Name` header mirrors, if it has one: `name` or `uri`
+/// for the core methods (streamable-http "Standard Request Headers"), and `taskId` for the
+/// task methods when `tasks` (the tasks extension is served, whose SEP-2663 "Streamable
+/// HTTP: Routing Headers" adds them; a server without it does not know those methods,
+/// which it answers `-32601`, whatever the headers).
+pub(crate) fn name_member(method: &str, tasks: bool) -> Option<&'static str> {
     match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
-        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => Some("taskId"),
+        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL if tasks => Some("taskId"),
         _ => None,
     }
 }
 
-/// Checks `Mcp-Method` and `Mcp-Name` against the request body.
+/// Checks `Mcp-Method` and `Mcp-Name` against the request body, as for a server that
+/// serves the tasks extension (the task methods' `Mcp-Name` mirrors `taskId`).
 pub fn check_routing(headers: &HeaderMap, request: &Request) -> Result<(), String> {
-    let Some(name_key) = name_member(&request.method) else {
-        return check_routing_name(headers, request, BodyName::Absent);
+    let Some(name_key) = name_member(&request.method, true) else {
+        return check_routing_name(headers, request, BodyName::Absent, true);
     };
     let params = request.parse_params::<Value>().ok();
     let member = params.as_ref().and_then(|p| p.get(name_key));
@@ -116,7 +121,7 @@ pub fn check_routing(headers: &HeaderMap, request: &Request) -> Result<(), Strin
         Some(Value::String(s)) => BodyName::Text(s),
         Some(_) => BodyName::NotText,
     };
-    check_routing_name(headers, request, body_name)
+    check_routing_name(headers, request, body_name, true)
 }
 
 /// The body's member that `Mcp-Name` mirrors (`name`, `uri` or `taskId` by method).
@@ -132,11 +137,13 @@ pub(crate) enum BodyName<'a> {
     NotText,
 }
 
-/// [`check_routing`] with the body's name member already read.
+/// [`check_routing`] with the body's name member already read; `tasks`: as for
+/// [`name_member`].
 pub(crate) fn check_routing_name(
     headers: &HeaderMap,
     request: &Request,
     body_name: BodyName<'_>,
+    tasks: bool,
 ) -> Result<(), String> {
     let (method, name) = method_and_name(headers);
     match method? {
@@ -149,7 +156,7 @@ pub(crate) fn check_routing_name(
         }
         Some(_) => {}
     }
-    if name_member(&request.method).is_none() {
+    if name_member(&request.method, tasks).is_none() {
         return Ok(());
     }
     let name = name?;

@@ -147,6 +147,13 @@ impl Server {
         self.stamp(reply, method)
     }
 
+    /// Whether `server/discover` advertises the 2026 tasks extension (a tool runs as a
+    /// task, or the builder declared it), whose methods carry `Mcp-Name` over HTTP.
+    #[cfg(feature = "http")]
+    pub(crate) fn offers_tasks_extension(&self) -> bool {
+        self.inner.tasks_enabled || self.inner.capabilities.supports_tasks_extension()
+    }
+
     /// The capabilities `server/discover` advertises: the tasks extension too when a
     /// tool runs as a task.
     fn discover_capabilities(&self) -> mcpwire_protocol::capabilities::ServerCapabilities {
