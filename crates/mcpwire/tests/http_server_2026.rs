@@ -88,6 +88,19 @@ async fn stateless_version_header_is_required_and_must_match() {
     expect_header_mismatch(t.addr, other, Some(1), "does not match _meta").await;
 }
 
+/// A repeated `MCP-Protocol-Version` is a malformed header (streamable-http "Server
+/// Validation": `-32020`), refused with the request's id: an error response carries it
+/// unless the id could not be read (basic/index "Error Responses").
+#[tokio::test]
+async fn a_repeated_version_header_is_refused_with_the_requests_id() {
+    let t = start().await;
+    let call = stateless_request(1, "tools/call", json!({ "name": "echo", "arguments": {} }));
+    expect_header_mismatch(t.addr, call.header("mcp-protocol-version", V26), Some(1), "is repeated").await;
+    let note = json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 1 } });
+    let twice = Req::post(&note).header("mcp-protocol-version", V26).header("mcp-protocol-version", V26);
+    expect_header_mismatch(t.addr, twice, None, "is repeated").await;
+}
+
 #[tokio::test]
 async fn stateless_method_and_name_headers_are_checked() {
     let t = start().await;

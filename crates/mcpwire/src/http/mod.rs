@@ -243,10 +243,16 @@ impl McpService {
             }
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
-        let version_header = match header_rules::protocol_version(&parts.headers) {
-            Ok(v) => v.map(ProtocolVersion::parse),
-            Err(e) => return status::error(StatusCode::BAD_REQUEST, None, codes::HEADER_MISMATCH, e),
+        // A repeated or unreadable version header is refused with `-32020`: a POST's once
+        // its body is read, with its request's id (an error response names the request
+        // whenever its id can be read).
+        let (version_header, bad_version) = match header_rules::protocol_version(&parts.headers) {
+            Ok(v) => (v.map(ProtocolVersion::parse), None),
+            Err(e) => (None, Some(format!("Header mismatch: {e}"))),
         };
+        if let Some(e) = bad_version.as_ref().filter(|_| parts.method != Method::POST) {
+            return status::error(StatusCode::BAD_REQUEST, None, codes::HEADER_MISMATCH, e.as_str());
+        }
         let stateful_header = version_header.as_ref().is_some_and(|v| ProtocolVersion::STATEFUL.contains(v));
         let stateless_header = version_header.is_some() && !stateful_header;
         let sessionless = inner.settings.sessionless;
@@ -309,6 +315,13 @@ impl McpService {
             Ok(f) => f,
             Err(e) => return status::error(StatusCode::BAD_REQUEST, e.id.clone(), e.code, e.message),
         };
+        if let Some(e) = bad_version {
+            let id = match &frame {
+                Frame::Single(Message::Request(r)) => Some(r.id.clone()),
+                _ => None,
+            };
+            return status::error(StatusCode::BAD_REQUEST, id, codes::HEADER_MISMATCH, e);
+        }
         // Only a request without a version header is read for the envelope.
         let enveloped =
             || matches!(&frame, Frame::Single(Message::Request(r)) if crate::server::is_enveloped(r));
