@@ -342,6 +342,28 @@ async fn stateless_unsupported_version_gets_32022() {
     }
 }
 
+/// A version the server does not implement, named alike by the header and `_meta`, is
+/// answered `-32022` with the supported list (streamable-http "Protocol Version Header"),
+/// whatever other headers the request carries: they are the 2026 revision's, which a
+/// client of another revision need not send, and the list is what lets it retry.
+#[tokio::test]
+async fn an_unsupported_version_is_named_whatever_the_other_headers() {
+    let t = start().await;
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": "2099-01-01",
+        "io.modelcontextprotocol/clientCapabilities": {} });
+    for (id, method, params) in [
+        (1, "tools/list", json!({ "_meta": meta })),
+        (2, "tools/call", json!({ "name": "echo", "arguments": {}, "_meta": meta })),
+    ] {
+        let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        let response = send(t.addr, Req::post(&body).header("mcp-protocol-version", "2099-01-01")).await;
+        assert_eq!(response.status, 400, "{method}");
+        let body = response.json().await;
+        assert_eq!((body["id"].clone(), body["error"]["code"].clone()), (json!(id), json!(-32022)), "{body}");
+        assert_eq!(body["error"]["data"], json!({ "supported": [V26], "requested": "2099-01-01" }));
+    }
+}
+
 #[tokio::test]
 async fn stateless_removed_methods_get_404_32601() {
     let t = start().await;

@@ -415,10 +415,16 @@ impl McpService {
         request: Request,
     ) -> Response<McpBody> {
         if let Err(e) = header_check::check(&self.inner.server, &parts.headers, version, &request) {
-            // A request without the 2026 envelope (a 2025 client's) under a version this
-            // server does not speak at all: the version is what to tell the client, rather
-            // than which 2026 header it left out.
-            if let Some(v) = unknown_version(version).filter(|_| !crate::server::is_enveloped(&request)) {
+            // A version this server does not speak at all, on a request without the 2026
+            // envelope (a 2025 client's) or whose envelope names the same version (a client
+            // of another revision, which need not send this one's headers): the version is
+            // what to tell the client, with the list to retry with, rather than which 2026
+            // header it left out.
+            let same_in_body = |v: &str| {
+                !crate::server::is_enveloped(&request)
+                    || crate::server::enveloped_version(&request).as_deref() == Some(v)
+            };
+            if let Some(v) = unknown_version(version).filter(|v| same_in_body(v)) {
                 return unsupported_version(Some(request.id), v);
             }
             return status::error(
