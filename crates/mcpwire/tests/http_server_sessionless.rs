@@ -201,3 +201,27 @@ async fn sessionless_offers_no_core_tasks() {
     assert_eq!(call, text_result(3, "job done"));
     bound.shutdown.cancel();
 }
+
+/// A 2025 `tools/call` of `name` without a session, with a progress token.
+fn sessionless_call(id: i64, name: &str) -> Req {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": { "name": name, "arguments": {}, "_meta": { "progressToken": id } } });
+    Req::post(&body).header("mcp-protocol-version", V25)
+}
+
+fn connection_closed(id: i64) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32000, "message": "Connection closed" } })
+}
+
+#[tokio::test]
+async fn sessionless_a_streaming_request_at_shutdown_ends_with_connection_closed() {
+    let t = start_with(stateless()).await;
+    // Its progress notification committed the response to SSE.
+    let mut call = send(t.addr, sessionless_call(1, "slow_progress")).await;
+    assert_eq!(call.next_message().await["method"], "notifications/progress");
+    t.bound.shutdown.cancel();
+    let ended: Vec<Value> =
+        call.expect_end_within(Duration::from_secs(2)).await.iter().map(|e| e.json()).collect();
+    assert_eq!(ended, vec![connection_closed(1)]);
+    wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
+}

@@ -186,8 +186,9 @@ impl McpService {
     /// Shuts the endpoint down: closes every 2025 session (their in-flight requests are
     /// answered "Connection closed" and their streams end), ends every 2026 response
     /// stream (a `subscriptions/listen` stream with its final result; any other request
-    /// by closing its stream, which cancels it), and answers later requests 503. Without
-    /// it, open streams would keep a graceful shutdown waiting.
+    /// is stopped and its stream ends with its shutdown answer, as a session's do:
+    /// `-32603` in 2026), and answers later requests 503. Without it, open streams would
+    /// keep a graceful shutdown waiting.
     pub fn shutdown(&self) {
         // Other instances take this one's sessions over at once.
         #[cfg(feature = "redis")]

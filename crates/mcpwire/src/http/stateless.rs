@@ -40,9 +40,11 @@ impl Handler for Stateless {
 /// before anything else is sent as JSON; a notification first commits the response to
 /// SSE, and the handler moves with the request into the task that writes the stream.
 /// When the endpoint's `closing` token fires (it shuts down) the request ends at once: a
-/// `subscriptions/listen` stream with its final result, anything else by closing its
-/// stream (which cancels its handler). A stream that cannot take an event for one
-/// keep-alive interval (a client that does not read) is dropped the same way.
+/// `subscriptions/listen` stream with its final result, anything else streaming with the
+/// answer every transport gives a request in flight at shutdown ([`closed_error`]; its
+/// handler is stopped), written within the dispatcher's `shutdown_grace`. A stream that
+/// cannot take an event for one keep-alive interval (a client that does not read) is
+/// dropped, which cancels its handler.
 ///
 /// The caller has checked that the client accepts both JSON and SSE.
 pub(crate) async fn serve(
@@ -123,15 +125,17 @@ pub(crate) async fn serve_alone<H: Handler>(
     };
 
     let closing = closing.clone();
-    let server = listen.then(|| server.clone());
+    let mut server = listen.then(|| server.clone());
     let (body_tx, body_rx) = mpsc::channel::<Bytes>(settings.stream_queue);
     let keep_alive = settings.keep_alive;
+    let grace = config.shutdown_grace;
     tokio::spawn(async move {
         // The request lives as long as this task: when it ends (the client went away, the
         // answer was sent) `call` is dropped, which cancels a handler still running, and
         // the slot is given back.
         let _slot = slot;
-        let stream = Stream { body: body_tx, stall: keep_alive };
+        let mut stream = Stream { body: body_tx, stall: keep_alive };
+        let mut stopped = false;
         let opening = match first {
             Some(out) => sse::event(None, None, &out.message().to_vec()),
             None => sse::keep_alive(),
@@ -143,12 +147,19 @@ pub(crate) async fn serve_alone<H: Handler>(
             let next = tokio::select! {
                 biased;
                 _ = stream.body.closed() => return,
-                _ = closing.cancelled() => {
-                    if let Some(result) = server.and_then(|server| server.listen_closed(&id).ok()) {
+                _ = closing.cancelled(), if !stopped => {
+                    if let Some(result) = server.take().and_then(|server| server.listen_closed(&id).ok()) {
                         let end = Message::Response(mcpwire_protocol::Response::new(id.clone(), result));
                         stream.send(sse::event(None, None, &end.to_vec())).await;
+                        return;
                     }
-                    return;
+                    // Any other request is stopped as a connection's shutdown stops it: its
+                    // answer (the closed error) comes next and ends the stream, written
+                    // within the shutdown grace or not at all.
+                    call.shut_down();
+                    stopped = true;
+                    stream.stall = stream.stall.min(grace);
+                    continue;
                 }
                 answer = &mut call => {
                     // What the handler sent before its answer goes first.

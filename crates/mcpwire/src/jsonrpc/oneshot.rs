@@ -129,6 +129,18 @@ impl OneShot {
         }
     }
 
+    /// Stops the request as the end of its connection stops a request in flight: its
+    /// token fires, the peer handle reports closed, and the handler is stopped in either
+    /// cancel mode. Awaited after this, it resolves at once, to the answer a request
+    /// stopped by shutdown gets ([`inbound::closed_error`]), made where every answer is
+    /// made ([`inbound::settle`]). For a transport that shuts down with the request still
+    /// running and can still write its answer.
+    pub(crate) fn shut_down(&self) {
+        self.shared.state.store(State::Closed as u8, Ordering::Release);
+        self.shared.shutdown.cancel();
+        self.entry.fire(Fire::Shutdown);
+    }
+
     /// Whether the handler refused the request for its 2026 envelope
     /// ([`RequestContext::refuse_envelope`](super::RequestContext)).
     pub(crate) fn envelope_refused(&self) -> bool {
@@ -154,9 +166,7 @@ impl Drop for OneShot {
     fn drop(&mut self) {
         // The connection of this one request ends: the token fires before the handler's
         // future (the `run` field) is dropped, and the peer handle reports closed.
-        self.shared.state.store(State::Closed as u8, Ordering::Release);
-        self.shared.shutdown.cancel();
-        self.entry.fire(Fire::Shutdown);
+        self.shut_down();
     }
 }
 
