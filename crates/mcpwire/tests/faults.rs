@@ -64,13 +64,21 @@ async fn shutdown_with_2026_and_2025_requests_in_flight_answers_each_exactly_onc
         } else {
             in_session(Req::post(&call_body(i, "hang", json!({}))), &session, V25)
         };
-        pending.push((i, tokio::spawn(async move { messages(send(addr, req).await).await })));
+        pending.push((
+            i,
+            tokio::spawn(async move {
+                let response = send(addr, req).await;
+                (response.status, messages(response).await)
+            }),
+        ));
     }
     wait_for("the handlers to start", || stats.started.load(Ordering::SeqCst) == 10).await;
     bound.shutdown.cancel();
     for (i, task) in pending {
-        let answers: Vec<Value> =
-            task.await.unwrap().into_iter().filter(|m| m.get("method").is_none()).collect();
+        let (status, answers) = task.await.unwrap();
+        // An answered request, as every other answered error of either era.
+        assert_eq!(status, 200, "request {i}");
+        let answers: Vec<Value> = answers.into_iter().filter(|m| m.get("method").is_none()).collect();
         assert_eq!(answers.len(), 1, "request {i}: {answers:?}");
         assert_eq!(answers[0]["id"], i, "{}", answers[0]);
         // A request in flight at shutdown is answered as every transport answers it: in

@@ -225,3 +225,19 @@ async fn sessionless_a_streaming_request_at_shutdown_ends_with_connection_closed
     assert_eq!(ended, vec![connection_closed(1)]);
     wait_for("the handler to be cancelled", || t.probe.cancelled.load(Ordering::SeqCst)).await;
 }
+
+#[tokio::test]
+async fn sessionless_a_request_not_yet_answered_at_shutdown_gets_connection_closed_with_200() {
+    for json_response in [false, true] {
+        let t = start_with(HttpSettings { sessionless: true, json_response, ..Default::default() }).await;
+        // The handler sends nothing: the response is not committed (no head yet).
+        let call = raw_http::send_only(t.addr, sessionless_call(2, "slow")).await;
+        wait_for("the slow tool to start", || t.probe.started.load(Ordering::SeqCst)).await;
+        t.bound.shutdown.cancel();
+        let response = raw_http::read_response(call).await;
+        // A 2025 answer is 200 whatever it says, as a session's is: that era's clients
+        // take any other status for a failed exchange and drop the answer.
+        assert_eq!(response.status, 200, "json_response: {json_response}");
+        assert_eq!(only_answer(response).await, connection_closed(2), "json_response: {json_response}");
+    }
+}

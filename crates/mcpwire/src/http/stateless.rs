@@ -14,7 +14,7 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use super::response_body::McpBody;
 use super::{sse, status, Inner};
 use crate::extensions::Extensions;
-use crate::jsonrpc::{closed_error, poll_once, serve_one, Handler, OneShot, RequestContext};
+use crate::jsonrpc::{poll_once, serve_one, Handler, OneShot, RequestContext};
 use crate::server::Server;
 use crate::transport::{InboundMeta, Outgoing};
 
@@ -40,11 +40,11 @@ impl Handler for Stateless {
 /// before anything else is sent as JSON; a notification first commits the response to
 /// SSE, and the handler moves with the request into the task that writes the stream.
 /// When the endpoint's `closing` token fires (it shuts down) the request ends at once: a
-/// `subscriptions/listen` stream with its final result, anything else streaming with the
-/// answer every transport gives a request in flight at shutdown ([`closed_error`]; its
-/// handler is stopped), written within the dispatcher's `shutdown_grace`. A stream that
-/// cannot take an event for one keep-alive interval (a client that does not read) is
-/// dropped, which cancels its handler.
+/// `subscriptions/listen` stream with its final result, anything else (streaming or not
+/// yet) with the answer every transport gives a request in flight at shutdown (its
+/// handler is stopped: [`stop`]), written within the dispatcher's `shutdown_grace`. A
+/// stream that cannot take an event for one keep-alive interval (a client that does not
+/// read) is dropped, which cancels its handler.
 ///
 /// The caller has checked that the client accepts both JSON and SSE.
 pub(crate) async fn serve(
@@ -97,7 +97,7 @@ pub(crate) async fn serve_alone<H: Handler>(
             let answer = tokio::select! {
                 biased;
                 answer = &mut call => answer,
-                _ = closing.cancelled() => return shutting_down(id, stateless_era),
+                _ = closing.cancelled() => stop(&mut call).await,
             };
             let statuses = Statuses::of(stateless_era, &call);
             return answered(id, answer, None, None, (call, leftovers), statuses);
@@ -118,7 +118,11 @@ pub(crate) async fn serve_alone<H: Handler>(
                     None => return internal_error(id),
                 },
                 _ = uncommitted => None,
-                _ = closing.cancelled() => return shutting_down(id, stateless_era),
+                _ = closing.cancelled() => {
+                    let answer = stop(&mut call).await;
+                    let statuses = Statuses::of(stateless_era, &call);
+                    return answered(id, answer, Some(sent), None, leftovers, statuses);
+                }
             };
             (first, sent)
         }
@@ -247,10 +251,14 @@ impl Stream {
     }
 }
 
-/// The answer to a request that was still uncommitted when the endpoint shut down: what
-/// every transport answers a request in flight at shutdown ([`closed_error`]), with 503.
-fn shutting_down(id: mcpwire_protocol::RequestId, stateless_era: bool) -> Response<McpBody> {
-    status::error_object(StatusCode::SERVICE_UNAVAILABLE, Some(id), closed_error(stateless_era))
+/// The answer of a request still running when the endpoint shut down: it is stopped as a
+/// connection's shutdown stops a request, and answered as every transport answers a
+/// request in flight at shutdown ([`OneShot::shut_down`]). An answered request like any
+/// other, with the status of its era's errors (`200` in both: not the `503` of a request
+/// that comes after the shutdown and is not served at all).
+async fn stop(call: &mut OneShot) -> Option<Message> {
+    call.shut_down();
+    call.await
 }
 
 /// How the HTTP status of an answer sent as JSON is chosen.

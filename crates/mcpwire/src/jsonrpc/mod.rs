@@ -84,7 +84,7 @@ pub use context::{NotificationContext, RequestContext};
 pub(crate) use direct::{Direct, Route};
 pub use handler::{Handler, NoHandler};
 #[cfg(feature = "http")]
-pub(crate) use inbound::{closed_error, duplicate_id};
+pub(crate) use inbound::duplicate_id;
 #[cfg(feature = "http")]
 pub(crate) use oneshot::{serve_one, OneShot};
 pub use outbound::CallOptions;
