@@ -1,5 +1,6 @@
 //! The dispatcher under hostile orderings: cancellations that race their requests, ids of
-//! every shape, and what a cancelled handler may still try to send.
+//! every shape, what a cancelled handler may still try to send, and requests that race
+//! the close of their connection.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -10,8 +11,9 @@ use std::time::Duration;
 
 use common::*;
 use mcpwire::jsonrpc::{CallOptions, Dispatcher, DispatcherConfig, Handler, PeerCancelMode, RequestContext};
-use mcpwire::protocol::{RawJson, Request};
-use mcpwire::McpError;
+use mcpwire::protocol::{Message, RawJson, Request, Response};
+use mcpwire::transport::{InboundMeta, TransportEvent};
+use mcpwire::{McpError, RequestError};
 use serde_json::{json, Value};
 
 /// A handler whose methods send things after a pause, to race a cancellation.
@@ -254,5 +256,50 @@ async fn no_progress_follows_the_answer_even_from_a_task_of_the_handler() {
     }
     while let Ok(Some(out)) = tokio::time::timeout(Duration::from_millis(50), raw.written.recv()).await {
         check(json_of(out.message()), &mut answered);
+    }
+}
+
+/// A request the caller starts while the connection is closing either sees the close or
+/// is failed by it: never a waiter that nothing answers or fails. Callers loop on requests
+/// that a peer answers at once, and the connection is closed under them at a varying
+/// moment; every caller must come back with the close (no timeout is set).
+#[tokio::test(flavor = "multi_thread", worker_threads = 3)]
+async fn a_request_racing_the_close_of_its_connection_fails_and_never_hangs() {
+    for round in 0..1000u64 {
+        let (conn, RawPeer { events, mut written }) = raw_connection();
+        let dispatcher = Dispatcher::new(conn);
+        let peer = dispatcher.peer();
+        let task = dispatcher.spawn(mcpwire::jsonrpc::NoHandler);
+        tokio::spawn(async move {
+            while let Some(out) = written.recv().await {
+                if let Message::Request(r) = out.message() {
+                    let answer = Response::new(r.id.clone(), to_raw(json!({})).unwrap());
+                    let event = TransportEvent::message(Message::Response(answer), InboundMeta::default());
+                    if events.send(event).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        let callers: Vec<_> = (0..4)
+            .map(|_| {
+                let peer = peer.clone();
+                tokio::spawn(async move {
+                    loop {
+                        if let Err(e) = peer.request_raw("x", None, CallOptions::default()).await {
+                            return e;
+                        }
+                    }
+                })
+            })
+            .collect();
+        tokio::time::sleep(Duration::from_micros(200 + (round % 7) * 50)).await;
+        peer.close();
+        for caller in callers {
+            let outcome = tokio::time::timeout(Duration::from_secs(5), caller).await;
+            let error = outcome.unwrap_or_else(|_| panic!("round {round}: a request hung after the close"));
+            assert!(matches!(error.unwrap(), RequestError::ConnectionClosed { .. }), "round {round}");
+        }
+        task.await.unwrap();
     }
 }

@@ -226,6 +226,13 @@ impl Peer {
         let (tx, rx) = oneshot::channel();
         {
             let mut pending = self.shared.pending.lock().unwrap_or_else(|e| e.into_inner());
+            // Looked at again under the lock the connection's end takes to fail every
+            // waiter, after it marks itself closed: a request registered here is either
+            // failed by it or sees the close. (Seen only before the lock, a close between
+            // the two left a waiter that nothing would ever answer or fail.)
+            if self.is_closed() {
+                return Err(self.shared.closed_error());
+            }
             let key = id.key();
             if pending.entries.contains_key(&key) {
                 return Err(RequestError::DuplicateId(id));
