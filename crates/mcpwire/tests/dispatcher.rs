@@ -556,6 +556,32 @@ async fn a_thousand_concurrent_requests_are_all_answered() {
     assert_eq!(results, (0..1000).collect::<Vec<i64>>());
 }
 
+/// A server whose connection future is dropped (its task aborted, the `select!` it ran in
+/// taking another branch) ends the connection as a shutdown does: what it was serving is
+/// stopped and answered "Connection closed", and its peer sees the end. Its requests'
+/// tasks went on, holding the transport's writer, and the client waited forever.
+#[tokio::test]
+async fn a_dropped_server_answers_what_it_was_serving_and_its_peer_sees_the_end() {
+    let (a, b) = memory::pair();
+    let handler = TestHandler::default();
+    let counters = handler.counters.clone();
+    let server = Dispatcher::new(b).spawn(handler);
+    let client = Dispatcher::new(a);
+    let peer = client.peer();
+    let client = client.spawn(NoHandler);
+    let p = peer.clone();
+    let call = tokio::spawn(async move {
+        p.request_raw("sleep", to_raw(json!({ "ms": 60_000 })), Default::default()).await
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.abort();
+    let outcome = tokio::time::timeout(Duration::from_secs(5), call).await.expect("the call hung").unwrap();
+    let error = outcome.unwrap_err();
+    assert_eq!(error.peer_error().map(|e| e.code), Some(codes::CONNECTION_CLOSED), "{error:?}");
+    tokio::time::timeout(Duration::from_secs(5), client).await.expect("the client saw no end").unwrap();
+    assert_eq!(counters.interrupted.load(Ordering::SeqCst), 1, "the handler was stopped");
+}
+
 /// A connection running `max_in_flight` requests refuses one more at once and reads on:
 /// the peer's cancellations (and the end of its input) behind it still arrive. A
 /// connection that waited for a slot instead would read neither until a handler

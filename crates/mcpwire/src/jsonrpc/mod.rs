@@ -334,7 +334,8 @@ impl Dispatcher {
     /// Called outside any task on a multi-thread runtime (`block_on(server.serve_stdio())`,
     /// which is what `#[tokio::main]` does), the loop moves onto a task of its own: on the
     /// `block_on` thread it would hand every message to the workers running the request
-    /// tasks, a cross-thread wake-up per message. Dropping this future still stops it.
+    /// tasks, a cross-thread wake-up per message. Dropping this future still stops it, and
+    /// the connection then ends as described above, on a task of its own.
     pub async fn run<H: Handler>(self, handler: H) {
         let on_block_on_thread = tokio::task::try_id().is_none()
             && tokio::runtime::Handle::try_current()
@@ -356,6 +357,7 @@ impl Dispatcher {
         let intake = Intake::new(shared, Arc::new(handler), Inline::InPlace);
         let shared = &intake.peer.shared;
         shared.state.store(State::Running as u8, Ordering::Release);
+        let mut end = EndOnDrop { shared: shared.clone(), tasks: intake.tasks.clone(), armed: true };
 
         // Whether the transport ended (rather than `Peer::close`).
         let transport_closed = loop {
@@ -373,6 +375,41 @@ impl Dispatcher {
         // Boxed: its timers are needed once, at the end, and inline they would be part
         // of the loop's future, which every connection holds for its whole life.
         Box::pin(close_connection(shared, intake.tasks.clone(), Some(&mut incoming), transport_closed)).await;
+        end.armed = false;
+    }
+}
+
+/// Ends the connection when the future of [`Dispatcher::run`] is dropped before it has
+/// (its task aborted, a `select!` around it taking another branch): the end is the usual
+/// one, [`close_connection`], on a task of its own, so the requests in flight are stopped
+/// and answered "Connection closed" and the transport's writer closes. The requests'
+/// tasks would otherwise go on, holding the writer open, and the peer would never learn
+/// that the connection had ended.
+struct EndOnDrop {
+    shared: Arc<Shared>,
+    tasks: TaskTracker,
+    armed: bool,
+}
+
+impl Drop for EndOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let (shared, tasks) = (self.shared.clone(), self.tasks.clone());
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move { close_connection(&shared, tasks, None, false).await });
+            }
+            // No runtime (it is going away, and the requests' tasks with it): nothing can
+            // be answered; the waiters fail and the writer is let go at once.
+            Err(_) => {
+                shared.state.store(State::Closed as u8, Ordering::Release);
+                lock(&shared.pending).fail_all();
+                shared.shut_down();
+                shared.outgoing.write().unwrap_or_else(|e| e.into_inner()).take();
+            }
+        }
     }
 }
 
