@@ -87,24 +87,26 @@ enum Written {
 }
 
 /// `value` written by serde_json with every string of [`LONG`] bytes or more left out;
-/// when there are any, written again with them, escaped by [`escape`], into a buffer that
-/// grows as `serde_json::to_vec`'s does. Not one sized in advance to the text: glibc's
-/// allocator raises the size at which it gives a heap's free top back to the kernel only
-/// once it has unmapped a block over 128 KiB, so an answer buffer sized just under that
-/// (a 100 KiB text's) would have it give back and fault in again pages for every large
-/// answer.
+/// when there are any, written again with them, escaped by [`escape`], into a buffer of
+/// twice the length the first pass found (its text plus the long strings' bytes): the size
+/// growing it write by write ends at (a long string's write sizes it to fit, the bytes
+/// after it double it), given at once so the text is not copied at each step. Not the
+/// length itself: glibc's allocator raises the size at which it gives a heap's free top
+/// back to the kernel only once it has unmapped a block over 128 KiB, so an answer buffer
+/// sized just under that (a 100 KiB text's) would have it give back and fault in again
+/// pages for every large answer. Escapes that more than double the text grow it as usual.
 fn write<T: Serialize + ?Sized>(value: &T) -> Result<Written, serde_json::Error> {
     write_with(value, None)
 }
 
 /// [`write`], with a last field for the outermost struct.
 fn write_with<T: Serialize + ?Sized>(value: &T, last: Option<Last>) -> Result<Written, serde_json::Error> {
-    let long = Cell::new(false);
+    let long = Cell::new(0);
     let without_long = serde_json::value::to_raw_value(&Outer(value, Mode::Omit(&long), last))?;
-    if !long.get() {
+    if long.get() == 0 {
         return Ok(Written::Raw(without_long));
     }
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(2 * (without_long.get().len() + long.get()));
     Outer(value, Mode::Escape, last)
         .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
     Ok(Written::Text(out))
@@ -122,6 +124,10 @@ fn verbatim(text: Vec<u8>) -> Result<Box<RawValue>, serde_json::Error> {
 /// `serde_json::value::to_raw_value` keeps its output without reading it back. That costs a
 /// copy of the text; `RawValue::from_string` (the one other way without `unsafe`) would
 /// scan every long string again, several times the cost of the copy.
+///
+/// A `RawValue` that took [`write`]'s buffer itself, shrunk to the text, would leave glibc
+/// a mapped block to unmap, and its pages to fault in again, for every large answer: the
+/// copy costs less.
 struct Verbatim<'a>(&'a str);
 
 impl Serialize for Verbatim<'_> {
@@ -135,9 +141,9 @@ impl Serialize for Verbatim<'_> {
 /// How [`Strings`] treats a long string.
 #[derive(Clone, Copy)]
 enum Mode<'a> {
-    /// Write it as `""` and note here that there was one: a value with none is written
-    /// whole this way, and one with some is written again by [`write`].
-    Omit(&'a Cell<bool>),
+    /// Write it as `""` and add its length here: a value with none is written whole this
+    /// way, and one with some is written again by [`write`], into a buffer sized by it.
+    Omit(&'a Cell<usize>),
     /// Hand its bytes to the [`EscapeBytes`] formatter (as a byte array, the one call of
     /// serde_json's serializer that reaches the formatter with the bytes as they are).
     Escape,
@@ -222,7 +228,7 @@ impl<'a, S: Serializer> Serializer for Strings<'a, S> {
         match self.1 {
             _ if v.len() < LONG => self.0.serialize_str(v),
             Mode::Omit(long) => {
-                long.set(true);
+                long.set(long.get() + v.len());
                 self.0.serialize_str("")
             }
             Mode::Escape => self.0.serialize_bytes(v.as_bytes()),
@@ -662,6 +668,9 @@ mod tests {
         assert_eq!(to_raw_value(&holder).unwrap().get(), serde_json::to_string(&holder).unwrap());
         assert_eq!(to_raw_value(&value).unwrap().get(), serde_json::to_string(&value).unwrap());
         assert_eq!(to_raw_value(&long).unwrap().get(), serde_json::to_string(&long).unwrap());
+        // Escapes that make a text six times as long outgrow the buffer sized for it.
+        let controls = json!({ "t": "\u{1}".repeat(300), "u": [long.clone()] });
+        assert_eq!(to_raw_value(&controls).unwrap().get(), serde_json::to_string(&controls).unwrap());
         assert_eq!(to_raw_value(&raw).unwrap().get(), raw.get());
         // The owning form writes the same text, and what it makes is valid JSON that
         // serde_json reads back to the same value (the `Verbatim` text is not checked when
