@@ -96,6 +96,26 @@ async fn a_listen_stream_that_falls_behind_still_hears_of_a_list_change() {
     assert_eq!(next["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7, "{next}");
 }
 
+/// A connection that ends (here its input ends) with a listen stream open ends the stream
+/// as the server ends one itself: with the final result (subscriptions: a server-side end
+/// SHOULD send it), not the error other requests in flight at shutdown get.
+#[tokio::test]
+async fn a_listen_stream_open_at_shutdown_ends_with_its_final_result() {
+    let server = Server::builder("ending", "1").declare_tools().build().unwrap();
+    let (conn, mut raw) = raw_connection();
+    let serving = tokio::spawn(async move { server.serve(conn).await });
+    let listen = json!({ "_meta": envelope_2026(), "notifications": { "toolsListChanged": true } });
+    raw.request(7, "subscriptions/listen", listen).await;
+    let ack = json_of(&raw.next().await);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    raw.hang_up();
+    let end = json_of(&raw.next().await);
+    assert_eq!(end["id"], 7, "{end}");
+    assert_eq!(end["result"]["resultType"], "complete", "{end}");
+    assert_eq!(end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], 7, "{end}");
+    tokio::time::timeout(Duration::from_secs(5), serving).await.expect("the server ended").unwrap();
+}
+
 #[tokio::test]
 async fn a_2025_session_hears_list_changes_only_where_list_changed_is_declared() {
     let mut extra = serde_json::Map::new();

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{header, HeaderMap, HeaderValue, Response, StatusCode};
-use mcpwire_protocol::{codes, methods, Message, Request};
+use mcpwire_protocol::{codes, Message, Request};
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 use super::response_body::McpBody;
@@ -71,10 +71,9 @@ pub(crate) async fn serve_alone<H: Handler>(
     leftovers: impl Send + 'static,
     json_only: bool,
 ) -> Response<McpBody> {
-    let Inner { settings, dispatcher: config, closing, server, .. } = endpoint;
+    let Inner { settings, dispatcher: config, closing, .. } = endpoint;
     let id = request.id.clone();
     let stateless_era = handler.in_stateless_era();
-    let listen = request.method == methods::SUBSCRIPTIONS_LISTEN;
     let headers = extensions.shared::<HeaderMap>();
     let meta = InboundMeta { extensions, no_back_channel: true, ..Default::default() };
     let mut call = serve_one(handler, request, meta, config.clone(), settings.stream_queue);
@@ -129,7 +128,6 @@ pub(crate) async fn serve_alone<H: Handler>(
     };
 
     let closing = closing.clone();
-    let mut server = listen.then(|| server.clone());
     let (body_tx, body_rx) = mpsc::channel::<Bytes>(settings.stream_queue);
     let keep_alive = settings.keep_alive;
     let grace = config.shutdown_grace;
@@ -152,14 +150,10 @@ pub(crate) async fn serve_alone<H: Handler>(
                 biased;
                 _ = stream.body.closed() => return,
                 _ = closing.cancelled(), if !stopped => {
-                    if let Some(result) = server.take().and_then(|server| server.listen_closed(&id).ok()) {
-                        let end = Message::Response(mcpwire_protocol::Response::new(id.clone(), result));
-                        stream.send(sse::event(None, None, &end.to_vec())).await;
-                        return;
-                    }
-                    // Any other request is stopped as a connection's shutdown stops it: its
-                    // answer (the closed error) comes next and ends the stream, written
-                    // within the shutdown grace or not at all.
+                    // The request is stopped as a connection's shutdown stops it: its answer
+                    // (a listen stream's final result, the closed error of anything else)
+                    // comes next and ends the stream, written within the shutdown grace or
+                    // not at all.
                     call.shut_down();
                     stopped = true;
                     stream.stall = stream.stall.min(grace);

@@ -61,6 +61,10 @@ pub(crate) struct InFlight {
     last_progress: AtomicU64,
     /// `_meta.progressToken`, read when first asked for.
     progress_token: ProgressToken,
+    /// The result the request is answered with if it is stopped by the connection's end
+    /// rather than finishing ([`RequestContext::answer_at_shutdown`]); otherwise it gets
+    /// the closed error.
+    pub(crate) shutdown_answer: OnceLock<RawJson>,
 }
 
 /// A request's `_meta.progressToken`, read from its params the first time a handler asks.
@@ -156,6 +160,7 @@ impl InFlight {
             sending: Mutex::new(()),
             last_progress: AtomicU64::new(f64::NEG_INFINITY.to_bits()),
             progress_token: ProgressToken::of(params),
+            shutdown_answer: OnceLock::new(),
         }
     }
 
@@ -348,6 +353,13 @@ impl RequestContext {
     /// ([`InFlight::envelope_refused`]).
     pub(crate) fn refuse_envelope(&self) {
         self.entry.envelope_refused.store(true, Ordering::Relaxed);
+    }
+
+    /// Names the result this request is answered with if the connection ends while it
+    /// runs, in place of the closed error: what a request that never finishes on its own
+    /// (a `subscriptions/listen` stream) says when it ends normally. The first call counts.
+    pub(crate) fn answer_at_shutdown(&self, result: RawJson) {
+        let _ = self.entry.shutdown_answer.set(result);
     }
 
     /// The request's `_meta.progressToken`, raw, if it asked for progress.

@@ -198,7 +198,8 @@ where
 /// silences the answer: `None`, with the transport's hook called) or finds nothing in
 /// flight (and is ignored). Handler errors keep their code when they are protocol
 /// errors and are logged and answered `-32603` otherwise; a panic is answered like an
-/// internal error; a stopped handler is answered as [`closed_error`] says.
+/// internal error; a stopped handler is answered with the result it named for that
+/// ([`RequestContext::answer_at_shutdown`]), or as [`closed_error`] says.
 pub(super) fn settle(
     shared: &Shared,
     entry: &Arc<InFlight>,
@@ -223,7 +224,10 @@ pub(super) fn settle(
     }
 
     let message = match outcome {
-        None => error_message(id.clone(), closed_error(entry.stateless_era.load(Ordering::Relaxed))),
+        None => match entry.shutdown_answer.get() {
+            Some(result) => Message::Response(Response::new(id.clone(), result.clone())),
+            None => error_message(id.clone(), closed_error(entry.stateless_era.load(Ordering::Relaxed))),
+        },
         Some(Ok(Ok(result))) => Message::Response(Response::new(id.clone(), result)),
         Some(Ok(Err(error))) => {
             if error.is_internal() {

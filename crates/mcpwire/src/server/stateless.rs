@@ -138,6 +138,8 @@ impl Server {
                 {
                     return Err(super::tasks::tasks_extension_required());
                 }
+                // Ended by the connection's end, the stream ends as when the server ends it.
+                rpc.answer_at_shutdown(self.listen_closed(rpc.id())?);
                 // Boxed: inline, this long-lived branch's future would size every request's.
                 Box::pin(self.listen(p.notifications, &rpc)).await;
                 return self.listen_closed(rpc.id());
