@@ -223,27 +223,20 @@ pub fn content_block(block: &Value, out: &mut String) {
 /// (whose binary data is summarized, not printed).
 pub fn call_result(result: &Value) -> String {
     let mut out = String::new();
-    let mut structured = result.get("structuredContent").filter(|v| !v.is_null());
+    let structured = result.get("structuredContent").filter(|v| !v.is_null());
     let content = result.get("content");
-    let wraps_content = structured
-        .and_then(Value::as_object)
-        .filter(|o| o.len() == 1)
-        .and_then(|o| o.values().next())
-        .is_some_and(|v| Some(v) == content);
-    if wraps_content {
-        structured = None;
-    }
+    // The structured content's one member, when it is a wrapper of one.
+    let sole = structured.and_then(Value::as_object).filter(|o| o.len() == 1).and_then(|o| o.values().next());
     let blocks: Vec<&Value> = content.and_then(Value::as_array).into_iter().flatten().collect();
     let texts: Vec<&str> = blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
-    if let (Some(s), [text]) = (structured, texts.as_slice()) {
-        let wrapped = s.as_object().filter(|o| o.len() == 1).and_then(|o| o.values().next());
-        let same = |v: &Value| {
-            v.as_str() == Some(*text) || serde_json::from_str::<Value>(text).ok().as_ref() == Some(v)
-        };
-        if wrapped.is_some_and(same) {
-            structured = None;
-        }
-    }
+    let wraps_text = |text: &str| {
+        sole.is_some_and(|v| {
+            v.as_str() == Some(text) || serde_json::from_str::<Value>(text).ok().as_ref() == Some(v)
+        })
+    };
+    let repeated =
+        sole.is_some_and(|v| Some(v) == content) || matches!(texts.as_slice(), [text] if wraps_text(text));
+    let structured = structured.filter(|_| !repeated);
     for block in blocks {
         if let (Some(s), Some(text)) = (structured, block.get("text").and_then(Value::as_str)) {
             if serde_json::from_str::<Value>(text).ok().as_ref() == Some(s) {
