@@ -20,7 +20,9 @@
 # ONLY [all; `stdio` skips the HTTP scenarios, `http` the stdio ones], ECHO_SERVER [the mcpwire server binary;
 # set it to a saved copy to measure a before/after pair], MCPWIRE [the mcpwire binary, whose
 # `bench --no-check` drives the calls],
-# SERVER_ARGS [extra arguments for mcpwire's echo-server, e.g. --current-thread].
+# SERVER_ARGS [extra arguments for mcpwire's echo-server, e.g. --current-thread],
+# BENCH_ARGS [extra arguments for every `mcpwire bench` run, e.g. --progress-token or
+# --payload-bytes 4096, to measure the same scenarios with another request shape].
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,6 +30,7 @@ T="${CARGO_TARGET_DIR:-$ROOT/target}"
 MCPWIRE="${MCPWIRE:-$T/release/mcpwire}"
 ONLY="${ONLY:-all}"
 read -r -a SERVER_ARGS <<< "${SERVER_ARGS:-}"
+read -r -a BENCH_ARGS <<< "${BENCH_ARGS:-}"
 OUTDIR="${OUTDIR:-$ROOT/bench/callgrind}"
 N1="${N1:-500}"
 N2="${N2:-2500}"
@@ -53,7 +56,7 @@ stdio_run() { # PEER TAG CALLS PIPE -> instruction total
   local extra=()
   [[ $peer == mcpwire ]] && extra=("${SERVER_ARGS[@]}")
   rm -f "$file"
-  "$MCPWIRE" bench --no-check --calls "$calls" --pipelined-calls "$pipe" --warmup 0 --startup-runs 0 --timeout 900 -- \
+  "$MCPWIRE" bench --no-check "${BENCH_ARGS[@]}" --calls "$calls" --pipelined-calls "$pipe" --warmup 0 --startup-runs 0 --timeout 900 -- \
     valgrind --tool=callgrind --callgrind-out-file="$file" "$(server "$peer")" --stdio "${extra[@]}" >/dev/null 2>&1
   # Wait (bounded) for valgrind to write the file after the server exits.
   for _ in $(seq 1 100); do [[ -s $file ]] && break; sleep 0.1; done
@@ -68,9 +71,9 @@ http_run() { # PEER MODE ERA -> instructions per call
     --http "127.0.0.1:$port" --mode "$mode" >/dev/null 2>&1 &
   local pid=$!
   for _ in $(seq 1 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
-  "$MCPWIRE" bench --no-check --era "$era" --calls 200 --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
+  "$MCPWIRE" bench --no-check "${BENCH_ARGS[@]}" --era "$era" --calls 200 --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
   callgrind_control -z "$pid" >/dev/null
-  "$MCPWIRE" bench --no-check --era "$era" --calls "$((N2 - N1))" --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
+  "$MCPWIRE" bench --no-check "${BENCH_ARGS[@]}" --era "$era" --calls "$((N2 - N1))" --clients 0 --warmup 0 --timeout 900 "http://127.0.0.1:$port/mcp" >/dev/null
   callgrind_control -d "$pid" >/dev/null
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true

@@ -19,10 +19,15 @@ pub const MIX_RESOURCE_BYTES: usize = 100 * 1024;
 pub const MIX_PROMPT: &str = "echo-prompt";
 
 /// A text of `bytes` bytes (ASCII words and spaces: nothing JSON escapes): the resource's
-/// text here, and the payload of `mcpwire bench --payload-bytes`.
+/// text here, and the payload of `mcpwire bench --payload-bytes`. Made by copying the
+/// words whole, not char by char: the server makes its resource's text before it reads
+/// its first request, so the time it takes is part of the time to the first answer.
 pub fn payload_text(bytes: usize) -> String {
     const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod ";
-    WORDS.bytes().cycle().take(bytes).map(char::from).collect()
+    let mut text = WORDS.repeat(bytes / WORDS.len() + 1);
+    // ASCII: every byte offset is a char boundary.
+    text.truncate(bytes);
+    text
 }
 
 /// The arguments of `echo`, as a struct (the criterion benchmarks deserialize it; the
@@ -72,4 +77,18 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
                     vec![PromptMessage::text(Role::User, args.get("text").unwrap_or_default())]
                 }),
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_text_is_the_words_over_and_over_cut_at_the_length() {
+        const WORDS: &str = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod ";
+        for bytes in [0, 1, WORDS.len() - 1, WORDS.len(), WORDS.len() + 1, 4096, MIX_RESOURCE_BYTES] {
+            let expected: String = WORDS.bytes().cycle().take(bytes).map(char::from).collect();
+            assert_eq!(payload_text(bytes), expected, "{bytes} bytes");
+        }
+    }
 }
