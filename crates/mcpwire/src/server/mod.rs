@@ -54,6 +54,7 @@ mod revision_fit;
 mod roots_changed;
 mod router;
 pub mod schema;
+mod session_info;
 pub(crate) mod stateful;
 pub(crate) mod stateless;
 pub mod tasks;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use mcpwire_protocol::roots::{ListRootsRequestParams, ListRootsResult};
 
-use super::context::SessionInfo;
+use super::session_info::SessionInfo;
 use crate::error::McpError;
 use crate::extensions::Extensions;
 use crate::jsonrpc::CallOptions;

@@ -21,13 +21,14 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use super::catalog::Catalog;
-use super::context::{Ctx, CtxInner, EraInfo, SessionInfo, StatelessInfo};
+use super::context::{Ctx, CtxInner, EraInfo, StatelessInfo};
 use super::params::{parse, parse_with_meta};
 use super::prompt::PromptArgs;
 use super::reply::Reply;
 use super::request_meta::RequestMeta;
 use super::request_state::{digest_json, Binding, MAX_TOKEN_LEN};
 use super::resource::ResourceRequest;
+use super::session_info::SessionInfo;
 use super::tool::ToolDef;
 use super::{cursor, Server};
 use crate::error::McpError;

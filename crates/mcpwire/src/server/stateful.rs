@@ -13,12 +13,12 @@ use mcpwire_protocol::resources::{SubscribeRequestParams, UnsubscribeRequestPara
 use mcpwire_protocol::{methods, Notification, ProtocolVersion, RawJson, Request};
 use serde_json::json;
 
-use super::context::SessionInfo;
 use super::middleware::Endpoint;
 use super::notify::ServerEvent;
 use super::params::parse;
 use super::reply::Reply;
 use super::router::Seed;
+use super::session_info::SessionInfo;
 use super::tasks::{core_capability, session_has_core_tasks};
 use super::Server;
 use crate::error::McpError;
@@ -240,7 +240,7 @@ impl StatefulSession {
         if session.is_subscribed(&p.uri) {
             return Ok(Reply::Empty);
         }
-        let most = super::context::MAX_SUBSCRIPTIONS;
+        let most = super::session_info::MAX_SUBSCRIPTIONS;
         if session.subscription_count() >= most {
             // Said as it is: the client can unsubscribe from some first.
             return Err(McpError::new(

@@ -17,10 +17,11 @@ use serde_json::value::RawValue;
 use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use super::super::context::{Ctx, EraInfo, SessionInfo};
+use super::super::context::{Ctx, EraInfo};
 use super::super::params::parse;
 use super::super::reply::Reply;
 use super::super::router::Seed;
+use super::super::session_info::SessionInfo;
 use super::super::tool::ToolDef;
 use super::super::Server;
 use super::runtime::StatusHook;

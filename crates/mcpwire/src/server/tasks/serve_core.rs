@@ -18,9 +18,9 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::super::context::SessionInfo;
 use super::super::params::parse;
 use super::super::reply::Reply;
+use super::super::session_info::SessionInfo;
 use super::super::Server;
 use super::runtime::{owned_record, store_error};
 use super::{TaskRecord, TaskStore};
