@@ -68,7 +68,9 @@ pub(crate) struct Callbacks {
 }
 
 impl Callbacks {
-    /// The capabilities these callbacks let the client declare.
+    /// The capabilities these callbacks let the client declare, shaped as a 2026 request
+    /// declares them: `roots` is `{}` (2026 has no `roots.listChanged`, its client sends
+    /// no list-changed notification); [`Callbacks::stateful_capabilities`] is the 2025 form.
     pub(crate) fn capabilities(&self) -> ClientCapabilities {
         let mut caps = ClientCapabilities::default();
         if self.sampling.is_some() {
@@ -85,7 +87,17 @@ impl Callbacks {
             });
         }
         if self.roots.is_some() {
-            caps.roots = Some(RootsCapability { list_changed: Some(true), ..Default::default() });
+            caps.roots = Some(RootsCapability::default());
+        }
+        caps
+    }
+
+    /// The capabilities these callbacks let a 2025 client declare at `initialize`:
+    /// `roots.listChanged` too, as that era's clients that list roots do.
+    pub(crate) fn stateful_capabilities(&self) -> ClientCapabilities {
+        let mut caps = self.capabilities();
+        if let Some(roots) = &mut caps.roots {
+            roots.list_changed = Some(true);
         }
         caps
     }

@@ -617,7 +617,8 @@ impl ClientBuilder {
         // sampling and elicitation requests as tasks (unless built `without_tasks`).
         let core_tasks = callback_tasks::capability(&self.callbacks).filter(|_| self.tasks);
         let tasks = core_tasks.is_some().then(|| Arc::new(callback_tasks::CallbackTasks::new()));
-        let stateful_capabilities = ClientCapabilities { tasks: core_tasks, ..capabilities.clone() };
+        let stateful_capabilities =
+            ClientCapabilities { tasks: core_tasks, ..self.callbacks.stateful_capabilities() };
         dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone(), tasks });
         // Only a probe (or a handshake the cache chose) tells what the server speaks; a
         // pinned version or a saved discover result says what this caller wanted.

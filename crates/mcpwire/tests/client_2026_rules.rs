@@ -1,0 +1,119 @@
+//! The 2026 client against the rules of the 2026-07-28 revision, with a scripted server
+//! that records every request: the capabilities each request declares, how odd cache
+//! hints are read, and the other client-side rules checked here.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::{Arc, Mutex};
+
+use mcpwire::client::{Client, ClientBuilder};
+use mcpwire::protocol::roots::ListRootsResult;
+use mcpwire::protocol::{ErrorObject, ErrorResponse, Message, ProtocolVersion, Response};
+use mcpwire::transport::{memory, Connection, Outgoing, TransportEvent};
+use serde_json::{json, Value};
+
+/// What the scripted server does with one request.
+enum Reply {
+    Result(Value),
+    Error(i64, Option<Value>),
+}
+
+/// Every request the scripted server read: its method and params.
+type Seen = Arc<Mutex<Vec<(String, Value)>>>;
+
+/// A server that answers each request with `answer(method, params)` and records it.
+fn scripted(answer: impl Fn(&str, &Value) -> Reply + Send + 'static) -> (Connection, Seen) {
+    let (ours, mut theirs) = memory::pair();
+    let seen: Seen = Default::default();
+    let record = seen.clone();
+    tokio::spawn(async move {
+        while let Some(event) = theirs.incoming.recv().await {
+            let TransportEvent::Message(inbound) = event else { continue };
+            let Message::Request(request) = inbound.message else { continue };
+            let params: Value = request
+                .params
+                .as_ref()
+                .map(|p| serde_json::from_str(p.get()).unwrap())
+                .unwrap_or(Value::Null);
+            record.lock().unwrap().push((request.method.clone(), params.clone()));
+            let message: Message = match answer(&request.method, &params) {
+                Reply::Result(result) => {
+                    Response::new(request.id, serde_json::value::to_raw_value(&result).unwrap()).into()
+                }
+                Reply::Error(code, data) => {
+                    let mut error = ErrorObject::new(code, "scripted error");
+                    if let Some(data) = data {
+                        error = error.with_data(data);
+                    }
+                    ErrorResponse::new(Some(request.id), error).into()
+                }
+            };
+            if theirs.outgoing.send(Outgoing::unrelated(message)).await.is_err() {
+                return;
+            }
+        }
+    });
+    (ours, seen)
+}
+
+fn discover_result() -> Value {
+    json!({ "resultType": "complete", "supportedVersions": ["2026-07-28"],
+        "capabilities": { "tools": {}, "resources": {} }, "ttlMs": 0, "cacheScope": "private",
+        "_meta": { "io.modelcontextprotocol/serverInfo": { "name": "s", "version": "1" } } })
+}
+
+fn init_result() -> Value {
+    json!({ "protocolVersion": "2025-11-25", "capabilities": { "tools": {} },
+        "serverInfo": { "name": "s", "version": "1" } })
+}
+
+fn tools_page(extra: Value) -> Value {
+    let mut page = json!({ "resultType": "complete",
+        "tools": [{ "name": "t", "inputSchema": { "type": "object" } }] });
+    page.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+    page
+}
+
+fn with_roots(builder: ClientBuilder) -> ClientBuilder {
+    builder.on_roots(|| async { Ok(ListRootsResult { roots: vec![], ..Default::default() }) })
+}
+
+/// The `clientCapabilities` of each recorded request of `method`.
+fn declared(seen: &Seen, method: &str) -> Vec<Value> {
+    let seen = seen.lock().unwrap();
+    seen.iter()
+        .filter(|(m, _)| m == method)
+        .map(|(_, p)| p["_meta"]["io.modelcontextprotocol/clientCapabilities"].clone())
+        .collect()
+}
+
+/// 2026 `ClientCapabilities.roots` has no members (`notifications/roots/list_changed` is
+/// gone from the revision): the probe and every later request declare `roots: {}`; a 2025
+/// session's `initialize` still declares `roots.listChanged`.
+#[tokio::test]
+async fn a_2026_request_declares_roots_without_list_changed_and_2025_keeps_it() {
+    let (peer, seen) = scripted(|method, _| match method {
+        "server/discover" => Reply::Result(discover_result()),
+        _ => Reply::Result(tools_page(json!({ "ttlMs": 0, "cacheScope": "private" }))),
+    });
+    let client = with_roots(Client::builder("c", "1")).connect(peer).await.unwrap();
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2026_07_28);
+    client.list_tools(None).await.unwrap();
+    client.close().await;
+    let mut requests = declared(&seen, "server/discover");
+    requests.extend(declared(&seen, "tools/list"));
+    assert_eq!(requests.len(), 2);
+    for capabilities in requests {
+        assert_eq!(capabilities["roots"], json!({}), "{capabilities}");
+    }
+
+    let (peer, seen) = scripted(|method, _| match method {
+        "initialize" => Reply::Result(init_result()),
+        _ => Reply::Error(-32601, None),
+    });
+    let pinned = with_roots(Client::builder("c", "1")).protocol_version(ProtocolVersion::V2025_11_25);
+    let client = pinned.connect(peer).await.unwrap();
+    client.close().await;
+    let seen = seen.lock().unwrap();
+    let (_, init) = seen.iter().find(|(m, _)| m == "initialize").unwrap();
+    assert_eq!(init["capabilities"]["roots"], json!({ "listChanged": true }));
+}
