@@ -322,8 +322,40 @@ pub(crate) use notification;
 /// number past `u64::MAX` is `u64::MAX`. One odd number must not cost the whole result.
 pub(crate) fn lenient_millis<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
     let number: Option<serde_json::Number> = serde::Deserialize::deserialize(d)?;
+    Ok(number.as_ref().map(millis))
+}
+
+/// A count of milliseconds, as [`lenient_millis`] reads it.
+fn millis(n: &serde_json::Number) -> u64 {
     // `as` saturates: negative and NaN to 0, too large to `u64::MAX`.
-    Ok(number.map(|n| n.as_u64().unwrap_or_else(|| n.as_f64().map_or(0, |f| f as u64))))
+    n.as_u64().unwrap_or_else(|| n.as_f64().map_or(0, |f| f as u64))
+}
+
+/// Reads a cacheable result's `ttlMs`: a number as [`lenient_millis`] reads it, anything
+/// else (a string, an object) as no hint, which the 2026 caching rules read as stale at
+/// once. A hint the client cannot use must not cost it the result it came with.
+pub(crate) fn lenient_ttl<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let value: Option<serde_json::Value> = serde::Deserialize::deserialize(d)?;
+    Ok(match value {
+        Some(serde_json::Value::Number(n)) => Some(millis(&n)),
+        _ => None,
+    })
+}
+
+/// Reads a cacheable result's `cacheScope`: `public`, `private`, or absent (`null` too);
+/// any other value or shape reads as private.
+pub(crate) fn lenient_scope<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<crate::result::CacheScope>, D::Error> {
+    use crate::result::CacheScope;
+    let value: Option<serde_json::Value> = serde::Deserialize::deserialize(d)?;
+    Ok(match value {
+        None => None,
+        Some(serde_json::Value::String(s)) if s == "public" => Some(CacheScope::Public),
+        // Unknown reads as the narrower scope: a private result is never shared across
+        // authorization contexts (the spec's MUST), so this can leak nothing.
+        Some(_) => Some(CacheScope::Private),
+    })
 }
 
 /// Implements [`crate::result::Cacheable`] for a result with `ttl_ms` and `cache_scope`.
@@ -363,7 +395,9 @@ mod tests {
         assert_eq!(ttl(json!(1e30)).unwrap(), Some(u64::MAX));
         assert_eq!(ttl(json!(u64::MAX)).unwrap(), Some(u64::MAX));
         assert_eq!(ttl(json!(null)).unwrap(), None);
-        assert!(ttl(json!("5")).is_err(), "not a number at all");
+        // Not a number at all: no hint (stale at once), and the result is still read.
+        assert_eq!(ttl(json!("5")).unwrap(), None);
+        assert_eq!(ttl(json!({ "ms": 5 })).unwrap(), None);
         let missing: ListToolsResult = serde_json::from_value(json!({ "tools": [] })).unwrap();
         assert_eq!(missing.ttl_ms, None);
         let task: crate::tasks::Task = serde_json::from_value(json!({
@@ -372,6 +406,23 @@ mod tests {
         }))
         .unwrap();
         assert_eq!((task.ttl, task.poll_interval), (Some(0), Some(0)));
+    }
+
+    #[test]
+    fn an_unknown_cache_scope_reads_as_private() {
+        use crate::result::CacheScope;
+        use crate::tools::ListToolsResult;
+        let scope = |v: serde_json::Value| {
+            serde_json::from_value::<ListToolsResult>(json!({ "tools": [], "cacheScope": v }))
+                .map(|r| r.cache_scope)
+                .unwrap()
+        };
+        assert_eq!(scope(json!("public")), Some(CacheScope::Public));
+        assert_eq!(scope(json!("private")), Some(CacheScope::Private));
+        assert_eq!(scope(json!("shared")), Some(CacheScope::Private));
+        assert_eq!(scope(json!("PUBLIC")), Some(CacheScope::Private));
+        assert_eq!(scope(json!(["public"])), Some(CacheScope::Private));
+        assert_eq!(scope(json!(null)), None);
     }
 
     tag!(

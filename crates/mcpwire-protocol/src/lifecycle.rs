@@ -113,12 +113,16 @@ pub struct DiscoverResult {
     /// How long the result stays fresh, in milliseconds.
     #[serde(
         default,
-        deserialize_with = "crate::common::lenient_millis",
+        deserialize_with = "crate::common::lenient_ttl",
         skip_serializing_if = "Option::is_none"
     )]
     pub ttl_ms: Option<u64>,
     /// Who may reuse the result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_scope",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cache_scope: Option<CacheScope>,
     /// `_meta`, with `io.modelcontextprotocol/serverInfo`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -108,12 +108,16 @@ pub struct ListResourcesResult {
     /// 2026: how long the result stays fresh, in milliseconds.
     #[serde(
         default,
-        deserialize_with = "crate::common::lenient_millis",
+        deserialize_with = "crate::common::lenient_ttl",
         skip_serializing_if = "Option::is_none"
     )]
     pub ttl_ms: Option<u64>,
     /// 2026: who may reuse the result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_scope",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cache_scope: Option<CacheScope>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -135,12 +139,16 @@ pub struct ListResourceTemplatesResult {
     /// 2026: how long the result stays fresh, in milliseconds.
     #[serde(
         default,
-        deserialize_with = "crate::common::lenient_millis",
+        deserialize_with = "crate::common::lenient_ttl",
         skip_serializing_if = "Option::is_none"
     )]
     pub ttl_ms: Option<u64>,
     /// 2026: who may reuse the result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_scope",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cache_scope: Option<CacheScope>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
@@ -184,12 +192,16 @@ pub struct ReadResourceResult {
     /// 2026: how long the result stays fresh, in milliseconds.
     #[serde(
         default,
-        deserialize_with = "crate::common::lenient_millis",
+        deserialize_with = "crate::common::lenient_ttl",
         skip_serializing_if = "Option::is_none"
     )]
     pub ttl_ms: Option<u64>,
     /// 2026: who may reuse the result.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        deserialize_with = "crate::common::lenient_scope",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cache_scope: Option<CacheScope>,
     /// `_meta`.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -111,11 +111,14 @@ fn wrong_types_are_errors() {
     must_fail::<CallToolResult>(json!({"content": [{"type": "video"}]}));
     must_fail::<CallToolResult>(json!({"content": [], "resultType": 1}));
     must_fail::<ListToolsResult>(json!({"tools": {}}));
-    // A negative or fractional `ttlMs` is read (negative: stale at once, as the caching
-    // rules say), but it must be a number.
-    must_fail::<ListToolsResult>(json!({"tools": [], "ttlMs": "1"}));
-    must_fail::<ListToolsResult>(json!({"tools": [], "ttlMs": {}}));
-    must_fail::<ListToolsResult>(json!({"tools": [], "cacheScope": "shared"}));
+    // Cache hints of an odd shape do not cost the result they came with: a `ttlMs` that
+    // is not a number is no hint (stale at once), an unknown `cacheScope` reads as private.
+    for hints in [json!({"ttlMs": "1"}), json!({"ttlMs": {}}), json!({"cacheScope": "shared"})] {
+        let mut page = json!({"tools": []});
+        page.as_object_mut().unwrap().extend(hints.as_object().unwrap().clone());
+        let read: ListToolsResult = serde_json::from_value(page).unwrap();
+        assert_eq!(read.ttl_ms, None, "{hints}");
+    }
     must_fail::<Tool>(json!({"name": "t", "inputSchema": []}));
     must_fail::<Tool>(json!({"name": "t", "inputSchema": {}, "annotations": {"readOnlyHint": "no"}}));
     must_fail::<ContentBlock>(json!({"type": 5}));

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use mcpwire::client::{Client, ClientBuilder};
 use mcpwire::protocol::roots::ListRootsResult;
-use mcpwire::protocol::{ErrorObject, ErrorResponse, Message, ProtocolVersion, Response};
+use mcpwire::protocol::{CacheScope, ErrorObject, ErrorResponse, Message, ProtocolVersion, Response};
 use mcpwire::transport::{memory, Connection, Outgoing, TransportEvent};
 use serde_json::{json, Value};
 
@@ -116,4 +116,36 @@ async fn a_2026_request_declares_roots_without_list_changed_and_2025_keeps_it() 
     let seen = seen.lock().unwrap();
     let (_, init) = seen.iter().find(|(m, _)| m == "initialize").unwrap();
     assert_eq!(init["capabilities"]["roots"], json!({ "listChanged": true }));
+}
+
+/// A cacheable result whose hints have a shape the client does not know (a `cacheScope`
+/// of a later revision, a `ttlMs` that is not a number) is still a good result: the list
+/// and the probe succeed.
+#[tokio::test]
+async fn odd_cache_hints_do_not_fail_a_good_result() {
+    let odd = [
+        json!({ "ttlMs": 60000, "cacheScope": "shared" }),
+        json!({ "ttlMs": 60000, "cacheScope": 7 }),
+        json!({ "ttlMs": "60000", "cacheScope": "public" }),
+        json!({ "ttlMs": null, "cacheScope": null }),
+    ];
+    for hints in odd {
+        let page = tools_page(hints.clone());
+        let mut discover = discover_result();
+        discover.as_object_mut().unwrap().extend(hints.as_object().unwrap().clone());
+        let (peer, seen) = scripted(move |method, _| match method {
+            "server/discover" => Reply::Result(discover.clone()),
+            "initialize" => Reply::Error(-32601, None),
+            _ => Reply::Result(page.clone()),
+        });
+        let client = Client::builder("c", "1").connect(peer).await.unwrap();
+        assert_eq!(client.protocol_version(), &ProtocolVersion::V2026_07_28, "{hints}");
+        let page = client.list_tools(None).await.unwrap();
+        assert_eq!(page.tools.len(), 1, "{hints}");
+        // A scope that is not `public` reads as the narrower one.
+        let public = hints["cacheScope"] == "public";
+        assert_eq!(page.cache_scope == Some(CacheScope::Public), public, "{hints}");
+        client.close().await;
+        assert!(declared(&seen, "initialize").is_empty(), "{hints}: fell back to initialize");
+    }
 }
