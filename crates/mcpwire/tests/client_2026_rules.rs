@@ -4,11 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use mcpwire::client::{Client, ClientBuilder};
+use mcpwire::client::{Client, ClientBuilder, RequestOptions};
+use mcpwire::protocol::elicitation::{ElicitAction, ElicitResult};
 use mcpwire::protocol::roots::ListRootsResult;
 use mcpwire::protocol::{CacheScope, ErrorObject, ErrorResponse, Message, ProtocolVersion, Response};
 use mcpwire::transport::{memory, Connection, Outgoing, TransportEvent};
+use mcpwire::RequestError;
 use serde_json::{json, Value};
 
 /// What the scripted server does with one request.
@@ -148,4 +151,99 @@ async fn odd_cache_hints_do_not_fail_a_good_result() {
         client.close().await;
         assert!(declared(&seen, "initialize").is_empty(), "{hints}: fell back to initialize");
     }
+}
+
+/// An `input_required` result asking more questions at once than any real server does
+/// fails the call with a clear error before anyone is asked anything (a hostile server
+/// cannot have the user, or the model, answer thousands of requests), and no retry is sent.
+#[tokio::test]
+async fn an_input_required_result_with_thousands_of_questions_is_refused_unasked() {
+    let (peer, seen) = scripted(|method, _| match method {
+        "tools/call" => {
+            let many: serde_json::Map<String, Value> = (0..5000)
+                .map(|i| {
+                    let question =
+                        json!({ "message": "m", "requestedSchema": { "type": "object", "properties": {} } });
+                    (format!("k{i}"), json!({ "method": "elicitation/create", "params": question }))
+                })
+                .collect();
+            Reply::Result(
+                json!({ "resultType": "input_required", "inputRequests": many, "requestState": "s" }),
+            )
+        }
+        _ => Reply::Error(-32601, None),
+    });
+    let asked = Arc::new(Mutex::new(0usize));
+    let counted = asked.clone();
+    let client = Client::builder("c", "1")
+        .on_elicitation(move |_| {
+            *counted.lock().unwrap() += 1;
+            async { Ok(ElicitResult::action(ElicitAction::Decline)) }
+        })
+        .without_tasks()
+        .protocol_version(ProtocolVersion::V2026_07_28)
+        .connect(peer)
+        .await
+        .unwrap();
+    match client
+        .call_tool_with("t", json!({}), RequestOptions::default().timeout(Duration::from_secs(30)))
+        .await
+    {
+        Err(RequestError::Protocol(message)) => assert!(message.contains("5000"), "{message}"),
+        other => panic!("5000 questions at once: {other:?}"),
+    }
+    client.close().await;
+    assert_eq!(*asked.lock().unwrap(), 0, "nobody was asked");
+    let calls = seen.lock().unwrap().iter().filter(|(m, _)| m == "tools/call").count();
+    assert_eq!(calls, 1, "no retry");
+}
+
+/// The same bound holds for the questions a 2026 task asks in one poll: the call fails
+/// with a clear error, nobody is asked, and the task is cancelled.
+#[tokio::test]
+async fn a_task_asking_thousands_of_questions_at_once_is_cancelled_unasked() {
+    let task = json!({ "taskId": "t1", "createdAt": "2026-12-04T00:00:00Z",
+        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 100 });
+    let (peer, seen) = scripted(move |method, _| {
+        let mut answer = task.clone();
+        let fields = match method {
+            "server/discover" => {
+                let mut discover = discover_result();
+                discover["capabilities"]["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
+                return Reply::Result(discover);
+            }
+            "tools/call" => json!({ "resultType": "task", "status": "working" }),
+            "tasks/get" => {
+                let many: serde_json::Map<String, Value> =
+                    (0..5000).map(|i| (format!("k{i}"), json!({ "method": "roots/list" }))).collect();
+                json!({ "resultType": "complete", "status": "input_required", "inputRequests": many })
+            }
+            "tasks/cancel" => return Reply::Result(json!({ "resultType": "complete" })),
+            _ => return Reply::Error(-32601, None),
+        };
+        answer.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+        Reply::Result(answer)
+    });
+    let asked = Arc::new(Mutex::new(0usize));
+    let counted = asked.clone();
+    let client = Client::builder("c", "1")
+        .on_roots(move || {
+            *counted.lock().unwrap() += 1;
+            async { Ok(ListRootsResult::default()) }
+        })
+        .connect(peer)
+        .await
+        .unwrap();
+    match client
+        .call_tool_with("t", json!({}), RequestOptions::default().timeout(Duration::from_secs(30)))
+        .await
+    {
+        Err(RequestError::Protocol(message)) => assert!(message.contains("5000"), "{message}"),
+        other => panic!("5000 questions at once: {other:?}"),
+    }
+    client.close().await;
+    assert_eq!(*asked.lock().unwrap(), 0, "nobody was asked");
+    let methods: Vec<String> = seen.lock().unwrap().iter().map(|(m, _)| m.clone()).collect();
+    assert!(methods.iter().any(|m| m == "tasks/cancel"), "{methods:?}");
+    assert!(!methods.iter().any(|m| m == "tasks/update"), "{methods:?}");
 }

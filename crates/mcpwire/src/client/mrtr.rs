@@ -12,6 +12,21 @@ use super::{Client, RequestOptions};
 use crate::error::RequestError;
 use crate::jsonrpc::CallOptions;
 
+/// Most input requests one `input_required` result (or one poll of a task) may ask at
+/// once: far more than a server needs (a whole form is one elicitation), and a bound on
+/// the callbacks a hostile server can set off before anything else stops it.
+pub(crate) const MAX_INPUT_REQUESTS: usize = 100;
+
+/// `Err` when a server asks more than [`MAX_INPUT_REQUESTS`] at once.
+pub(crate) fn check_input_count(method: &str, count: usize) -> Result<(), RequestError> {
+    match count > MAX_INPUT_REQUESTS {
+        true => Err(RequestError::Protocol(format!(
+            "{method}: the server asked for {count} inputs at once, more than the {MAX_INPUT_REQUESTS} this client answers"
+        ))),
+        false => Ok(()),
+    }
+}
+
 impl Client {
     /// Sends `method` and follows `input_required` rounds until a complete result. The
     /// call's timeout bounds the whole exchange, the callbacks' time included (as it does
@@ -70,6 +85,7 @@ impl Client {
                         serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)?;
                     state = result.request_state;
                     let requests = result.input_requests.unwrap_or_default();
+                    check_input_count(method, requests.len())?;
                     if requests.is_empty() {
                         if state.is_none() {
                             return Err(RequestError::Protocol(

@@ -413,6 +413,10 @@ impl Client {
                     // Keys are never reused: each question is answered once.
                     let fresh: Vec<_> =
                         input_requests.into_iter().filter(|(key, _)| !answered.contains(key)).collect();
+                    if let Err(e) = super::mrtr::check_input_count(methods::TASKS_GET, fresh.len()) {
+                        let _ = self.cancel_task(id).await;
+                        return Err(e);
+                    }
                     if !fresh.is_empty() {
                         rounds += 1;
                         let max = self.inner.options.max_input_rounds;
