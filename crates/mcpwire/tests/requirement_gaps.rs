@@ -5,7 +5,7 @@
 //! - G16 (rule 2.29): a client compiling an output schema with a network `$ref` never
 //!   fetches it.
 //! - G22 (rule 4.2.16): the 2026 HTTP client re-fetches `tools/list` once on a `-32020`
-//!   answer to `tools/call`, and retries once.
+//!   answer to `tools/call` (on to the page that lists the tool), and retries once.
 //! - G51 (rule 10.6): the OAuth client refuses an authorization server without PKCE
 //!   `S256` in `code_challenge_methods_supported`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -374,8 +374,8 @@ mod g22_header_mismatch_retry {
     /// A 2026 server whose `region` tool mirrors its `region` argument in the
     /// `Mcp-Param-Region` header. It answers `tools/call` with `400` and `-32020` when
     /// that header is missing (or always, with `always_mismatch`), and lists the tool
-    /// with its annotation.
-    async fn fake_server(always_mismatch: bool) -> (String, Arc<Mutex<Vec<Seen>>>) {
+    /// with its annotation (with `paged`, on a second page after a tool without one).
+    async fn fake_server(always_mismatch: bool, paged: bool) -> (String, Arc<Mutex<Vec<Seen>>>) {
         let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
         let log = seen.clone();
         let base = serve(move |_, _, headers, body| {
@@ -391,6 +391,13 @@ mod g22_header_mismatch_retry {
                 version: header("mcp-protocol-version"),
             });
             match method.as_str() {
+                "tools/list" if paged && request["params"]["cursor"].is_null() => (
+                    StatusCode::OK,
+                    vec![],
+                    json!({ "jsonrpc": "2.0", "id": id, "result": { "resultType": "complete", "tools": [{
+                        "name": "other", "inputSchema": { "type": "object" }
+                    }], "nextCursor": "2" } }),
+                ),
                 "tools/list" => (
                     StatusCode::OK,
                     vec![],
@@ -440,7 +447,7 @@ mod g22_header_mismatch_retry {
 
     #[tokio::test]
     async fn a_32020_answer_refetches_the_tool_list_and_retries_with_its_headers() {
-        let (url, seen) = fake_server(false).await;
+        let (url, seen) = fake_server(false, false).await;
         let client = client(&url).await;
         let call = client.call_tool("region", json!({ "region": "eu-west" }));
         let result =
@@ -461,9 +468,24 @@ mod g22_header_mismatch_retry {
         assert_eq!(methods.iter().filter(|m| **m == "tools/call").count(), 2, "{seen:?}");
     }
 
+    /// The re-fetch reads on past the first page to the one that lists the called tool.
+    #[tokio::test]
+    async fn a_32020_refetch_reads_on_to_the_page_that_lists_the_tool() {
+        let (url, seen) = fake_server(false, true).await;
+        let client = client(&url).await;
+        let call = client.call_tool("region", json!({ "region": "eu-west" }));
+        let result =
+            tokio::time::timeout(Duration::from_secs(10), call).await.expect("the call returns").unwrap();
+        assert_eq!(result.content[0].as_text(), Some("region: eu-west"));
+        let seen = seen.lock().unwrap().clone();
+        let methods: Vec<&str> = seen.iter().map(|s| s.method.as_str()).collect();
+        assert_eq!(&methods[..4], ["tools/call", "tools/list", "tools/list", "tools/call"], "{seen:?}");
+        assert_eq!(seen[3].region.as_deref(), Some("eu-west"), "the retry carries Mcp-Param-Region");
+    }
+
     #[tokio::test]
     async fn a_second_32020_is_returned_to_the_caller_not_retried_again() {
-        let (url, seen) = fake_server(true).await;
+        let (url, seen) = fake_server(true, false).await;
         let client = client(&url).await;
         let call = client.call_tool("region", json!({ "region": "eu-west" }));
         let answered = tokio::time::timeout(Duration::from_secs(10), call).await;

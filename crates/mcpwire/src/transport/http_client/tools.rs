@@ -10,6 +10,9 @@ use serde_json::Value;
 use super::body::read_limited;
 use super::{lock, stateless, Pending, Shared};
 
+/// Most pages of `tools/list` one re-fetch after a `-32020` reads.
+const MAX_REFRESH_PAGES: usize = 50;
+
 impl Shared {
     /// Learns from answers as they pass: the negotiated version of `initialize`, and the
     /// `x-mcp-header` annotations of `tools/list` (dropping tools whose annotations are
@@ -64,32 +67,52 @@ impl Shared {
         Message::Response(response)
     }
 
-    /// Fetches `tools/list` (2026) to learn fresh `x-mcp-header` annotations.
+    /// Fetches `tools/list` (2026) to learn fresh `x-mcp-header` annotations: page after
+    /// page, until the page that lists the called tool (or the last page, or
+    /// [`MAX_REFRESH_PAGES`]), as the tool may be listed on any page.
     pub(super) async fn refresh_tools(&self, call: &Message) {
         let Some(version) = stateless::envelope_version(call) else { return };
         let Message::Request(r) = call else { return };
-        let meta =
-            r.parse_params::<Value>().ok().and_then(|p| p.get("_meta").cloned()).unwrap_or(Value::Null);
-        let params = serde_json::json!({ "_meta": meta });
-        let id =
-            RequestId::String(format!("mcpwire-tools-{}", self.internal_ids.fetch_add(1, Ordering::Relaxed)));
-        let list = Message::Request(mcpwire_protocol::Request::new(
-            id.clone(),
-            methods::TOOLS_LIST,
-            serde_json::value::to_raw_value(&params).ok(),
-        ));
-        let headers = self.message_headers(&list, Some(&version));
-        let Some(request) = self.build(Method::POST, self.url.clone(), Some(list.to_vec()), headers) else {
-            return;
-        };
-        let Ok(response) = self.send(request).await else { return };
-        let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();
-        if let Ok(Frame::Single(Message::Response(resp))) = decode_frame(&body) {
+        let params = r.parse_params::<Value>().unwrap_or(Value::Null);
+        let meta = params.get("_meta").cloned().unwrap_or(Value::Null);
+        let called = params.get("name").and_then(Value::as_str);
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_REFRESH_PAGES {
+            let mut params = serde_json::json!({ "_meta": meta });
+            if let Some(c) = cursor.take() {
+                params["cursor"] = Value::String(c);
+            }
+            let id = RequestId::String(format!(
+                "mcpwire-tools-{}",
+                self.internal_ids.fetch_add(1, Ordering::Relaxed)
+            ));
+            let list = Message::Request(mcpwire_protocol::Request::new(
+                id.clone(),
+                methods::TOOLS_LIST,
+                serde_json::value::to_raw_value(&params).ok(),
+            ));
+            let headers = self.message_headers(&list, Some(&version));
+            let Some(request) = self.build(Method::POST, self.url.clone(), Some(list.to_vec()), headers)
+            else {
+                return;
+            };
+            let Ok(response) = self.send(request).await else { return };
+            let body = read_limited(response.into_body(), self.max_message_bytes).await.unwrap_or_default();
+            let Ok(Frame::Single(Message::Response(resp))) = decode_frame(&body) else { return };
+            let page: Value = serde_json::from_str(resp.result.get()).unwrap_or(Value::Null);
+            let lists_called = page
+                .get("tools")
+                .and_then(Value::as_array)
+                .is_some_and(|tools| tools.iter().any(|t| t.get("name").and_then(Value::as_str) == called));
             lock(&self.pending).insert(
                 id.key(),
                 Pending { method: methods::TOOLS_LIST.into(), stateless: true, abort: None },
             );
             let _ = self.inspect(Message::Response(resp));
+            match page.get("nextCursor").and_then(Value::as_str) {
+                Some(next) if !lists_called => cursor = Some(next.to_owned()),
+                _ => return,
+            }
         }
     }
 }
