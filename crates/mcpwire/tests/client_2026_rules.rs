@@ -247,3 +247,24 @@ async fn a_task_asking_thousands_of_questions_at_once_is_cancelled_unasked() {
     assert!(methods.iter().any(|m| m == "tasks/cancel"), "{methods:?}");
     assert!(!methods.iter().any(|m| m == "tasks/update"), "{methods:?}");
 }
+
+/// A `-32022` answer to the probe whose `data.supported` also holds an entry that is not
+/// a version string still names the versions it does hold: the client retries with the
+/// shared one rather than failing for want of any.
+#[tokio::test]
+async fn a_32022_list_with_an_odd_entry_still_yields_the_shared_version() {
+    let first = Arc::new(Mutex::new(true));
+    let (peer, seen) = scripted(move |method, _| match method {
+        "server/discover" if std::mem::replace(&mut *first.lock().unwrap(), false) => {
+            let data = json!({ "supported": [5, null, "2026-07-28"], "requested": "2026-07-28" });
+            Reply::Error(-32022, Some(data))
+        }
+        "server/discover" => Reply::Result(discover_result()),
+        _ => Reply::Error(-32601, None),
+    });
+    let client = Client::builder("c", "1").connect(peer).await.unwrap();
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2026_07_28);
+    client.close().await;
+    let methods: Vec<String> = seen.lock().unwrap().iter().map(|(m, _)| m.clone()).collect();
+    assert_eq!(methods, ["server/discover", "server/discover"]);
+}

@@ -119,14 +119,11 @@ pub(super) async fn probe(
     }
 }
 
-/// The `supported` versions of a `-32022` error.
+/// The `supported` versions of a `-32022` error: its strings (an entry of another type
+/// is skipped, not taken to void the whole list).
 fn supported_versions(error: &ErrorObject) -> Vec<ProtocolVersion> {
-    error
-        .data
-        .as_ref()
-        .and_then(|d| d.get("supported"))
-        .and_then(|s| serde_json::from_value(s.clone()).ok())
-        .unwrap_or_default()
+    let listed = error.data.as_ref().and_then(|d| d.get("supported")).and_then(|s| s.as_array());
+    listed.into_iter().flatten().filter_map(|v| v.as_str()).map(ProtocolVersion::parse).collect()
 }
 
 /// Connects in the 2026 era after `initialize` was refused as a stateless (2026) server refuses it:
