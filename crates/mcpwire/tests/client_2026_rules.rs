@@ -268,3 +268,44 @@ async fn a_32022_list_with_an_odd_entry_still_yields_the_shared_version() {
     let methods: Vec<String> = seen.lock().unwrap().iter().map(|(m, _)| m.clone()).collect();
     assert_eq!(methods, ["server/discover", "server/discover"]);
 }
+
+/// A request that declared neither sampling nor roots ([`RequestOptions::declaring`], as
+/// a gateway does for a client of its own) does not have the client's own sampling or
+/// roots callback answer a server that asks for them anyway: the call fails, unasked.
+#[tokio::test]
+async fn sampling_and_roots_a_request_did_not_declare_are_not_answered() {
+    let sampling = json!({ "method": "sampling/createMessage", "params": { "maxTokens": 5,
+        "messages": [{ "role": "user", "content": { "type": "text", "text": "hi" } }] } });
+    for question in [sampling, json!({ "method": "roots/list" })] {
+        let asked_for = question["method"].as_str().unwrap().to_owned();
+        let (peer, seen) = scripted(move |method, _| match method {
+            "tools/call" => Reply::Result(json!({ "resultType": "input_required",
+                "inputRequests": { "q": question.clone() }, "requestState": "s" })),
+            _ => Reply::Error(-32601, None),
+        });
+        let asked = Arc::new(Mutex::new(0usize));
+        let (by_sampling, by_roots) = (asked.clone(), asked.clone());
+        let client = Client::builder("c", "1")
+            .on_roots(move || {
+                *by_roots.lock().unwrap() += 1;
+                async { Ok(ListRootsResult::default()) }
+            })
+            .on_sampling(move |_| {
+                *by_sampling.lock().unwrap() += 1;
+                async { Err(mcpwire::McpError::internal("not reached")) }
+            })
+            .protocol_version(ProtocolVersion::V2026_07_28)
+            .connect(peer)
+            .await
+            .unwrap();
+        let options = RequestOptions::default().declaring(Default::default());
+        match client.call_tool_with("t", json!({}), options).await {
+            Err(RequestError::Protocol(message)) => assert!(message.contains("declare"), "{message}"),
+            other => panic!("{asked_for} undeclared: {other:?}"),
+        }
+        client.close().await;
+        assert_eq!(*asked.lock().unwrap(), 0, "{asked_for}: no callback ran");
+        let calls = seen.lock().unwrap().iter().filter(|(m, _)| m == "tools/call").count();
+        assert_eq!(calls, 1, "{asked_for}: no retry");
+    }
+}

@@ -141,8 +141,8 @@ impl Client {
 
     /// Answers one input request of a call made with `options` through the callbacks. An
     /// elicitation that call did not declare is declined, a failed one cancelled; a
-    /// sampling or roots request this client cannot answer ends the call (the server is
-    /// not waiting for a retry).
+    /// sampling or roots request that call did not declare, or that this client cannot
+    /// answer, ends the call (the server is not waiting for a retry).
     pub(crate) async fn resolve(
         &self,
         request: InputRequest,
@@ -163,6 +163,14 @@ impl Client {
                     }
                 },
             },
+            // Sampling and roots a request did not declare are the server's error, not a
+            // question for this client's callbacks (as an undeclared elicitation is not).
+            InputRequest::CreateMessage(_) if declared.sampling.is_none() => {
+                return Err(undeclared("sampling/createMessage", "sampling"))
+            }
+            InputRequest::ListRoots(_) if declared.roots.is_none() => {
+                return Err(undeclared("roots/list", "roots"))
+            }
             InputRequest::CreateMessage(params) => {
                 let result = callbacks
                     .sample(params)
@@ -185,4 +193,11 @@ impl Client {
         };
         Ok(value)
     }
+}
+
+/// The error of an input request of a kind the request that led to it did not declare.
+fn undeclared(method: &str, capability: &str) -> RequestError {
+    RequestError::Protocol(format!(
+        "the server asked for {method}, though this request did not declare the {capability} capability"
+    ))
 }
