@@ -1,6 +1,6 @@
 //! Edges of a 2026 client's `subscriptions/listen` streams, each driven by a hand-written
-//! server: a listen request the server refuses, and a resource subscription whose stream
-//! the server ended.
+//! server: a listen request the server refuses or ends before acknowledging it, and a
+//! resource subscription whose stream the server ended.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -92,5 +92,26 @@ async fn a_listen_the_server_cancelled_is_not_cancelled_again() {
             assert_ne!(n.method, "notifications/cancelled", "the client cancelled {id} again");
         }
     }
+    client.close().await;
+}
+
+/// A listen request the server ends (with its final result) before acknowledging it
+/// fails as the server's protocol error: the connection is still up, so it is not
+/// reported as a closed connection.
+#[tokio::test]
+async fn a_listen_ended_before_its_acknowledgement_is_not_a_closed_connection() {
+    let (client, mut raw) = connect_2026().await;
+    let server = async {
+        let listen = raw.next_request("subscriptions/listen").await;
+        let meta = json!({ "io.modelcontextprotocol/subscriptionId": listen.id.clone() });
+        raw.answer(listen.id, json!({ "resultType": "complete", "_meta": meta })).await;
+    };
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    let (listened, ()) = tokio::join!(client.listen(filter), server);
+    match listened {
+        Err(RequestError::Protocol(message)) => assert!(message.contains("acknowledg"), "{message}"),
+        other => panic!("a listen ended before its acknowledgement: {other:?}"),
+    }
+    assert!(!client.is_closed());
     client.close().await;
 }

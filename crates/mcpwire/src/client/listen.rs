@@ -159,12 +159,18 @@ impl Client {
             }
             Ok(None) => {
                 request.abort();
-                // A listen request the server refused fails with its error.
-                if let Ok(Err(error)) = ended.try_recv() {
-                    return Err(error);
-                }
-                return Err(RequestError::ConnectionClosed {
-                    reason: Some("the listen stream ended before its acknowledgement".into()),
+                return Err(match ended.try_recv() {
+                    // A listen request the server refused fails with its error (a closed
+                    // connection's included).
+                    Ok(Err(error)) => error,
+                    // One it answered before acknowledging: the server broke the stream's
+                    // rule (the acknowledgement comes first), the connection is still up.
+                    Ok(Ok(())) => RequestError::Protocol(
+                        "the server ended the listen stream before acknowledging it".into(),
+                    ),
+                    Err(_) => RequestError::ConnectionClosed {
+                        reason: Some("the listen stream ended before its acknowledgement".into()),
+                    },
                 });
             }
             Err(_) => {
