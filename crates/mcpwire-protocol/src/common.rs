@@ -331,6 +331,15 @@ fn millis(n: &serde_json::Number) -> u64 {
     n.as_u64().unwrap_or_else(|| n.as_f64().map_or(0, |f| f as u64))
 }
 
+/// Reads an optional member whose value may itself be `null` (2026 `structuredContent`,
+/// any JSON value): present is `Some`, `null` included; only an absent member is `None`
+/// (with `#[serde(default)]`).
+pub(crate) fn present_value<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    serde::Deserialize::deserialize(d).map(Some)
+}
+
 /// Reads a cacheable result's `ttlMs`: a number as [`lenient_millis`] reads it, anything
 /// else (a string, an object) as no hint, which the 2026 caching rules read as stale at
 /// once. A hint the client cannot use must not cost it the result it came with.

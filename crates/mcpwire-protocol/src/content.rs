@@ -347,8 +347,13 @@ pub struct ToolResultContent {
     pub tool_use_id: String,
     /// The unstructured result.
     pub content: Vec<ContentBlock>,
-    /// The structured result: an object in 2025-11-25, any JSON value in 2026.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// The structured result: an object in 2025-11-25, any JSON value in 2026 (`null`
+    /// too, read as `Some(Value::Null)`; only an absent member is `None`).
+    #[serde(
+        default,
+        deserialize_with = "crate::common::present_value",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub structured_content: Option<Value>,
     /// Whether the tool use failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

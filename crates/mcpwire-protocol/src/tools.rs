@@ -195,8 +195,13 @@ pub struct CallToolResult {
     /// The unstructured result.
     pub content: Vec<ContentBlock>,
     /// The structured result (2025-06-18 and later): an object in 2025, any JSON value in
-    /// 2026. Should conform to the tool's `outputSchema`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// 2026 (`null` too, read as `Some(Value::Null)`; only an absent member is `None`).
+    /// Should conform to the tool's `outputSchema`.
+    #[serde(
+        default,
+        deserialize_with = "crate::common::present_value",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub structured_content: Option<Value>,
     /// Whether the call failed (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]

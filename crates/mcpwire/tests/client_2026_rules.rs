@@ -309,3 +309,31 @@ async fn sampling_and_roots_a_request_did_not_declare_are_not_answered() {
         assert_eq!(calls, 1, "{asked_for}: no retry");
     }
 }
+
+/// 2026 `structuredContent` may be any JSON value, `null` included: a tool whose
+/// `outputSchema` allows `null` and that returns `"structuredContent": null` has returned
+/// structured content, which conforms; it is not a result missing it.
+#[tokio::test]
+async fn a_null_structured_content_is_content_and_checked_against_the_schema() {
+    let listed = json!({ "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "tools": [
+        { "name": "maybe", "inputSchema": { "type": "object" }, "outputSchema": { "type": ["object", "null"] } },
+        { "name": "some", "inputSchema": { "type": "object" }, "outputSchema": { "type": "object" } },
+    ] });
+    let (peer, _) = scripted(move |method, _| match method {
+        "tools/list" => Reply::Result(listed.clone()),
+        "tools/call" => Reply::Result(json!({ "resultType": "complete",
+            "content": [{ "type": "text", "text": "null" }], "structuredContent": null })),
+        _ => Reply::Error(-32601, None),
+    });
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(peer).await.unwrap();
+    let result = client.call_tool("maybe", json!({})).await.unwrap();
+    assert_eq!(result.structured_content, Some(Value::Null));
+    assert_eq!(serde_json::to_value(&result).unwrap()["structuredContent"], Value::Null);
+    // Where the schema does not allow it, `null` is checked and refused as a value.
+    match client.call_tool("some", json!({})).await {
+        Err(RequestError::Protocol(message)) => assert!(message.contains("does not match"), "{message}"),
+        other => panic!("a null where an object is required: {other:?}"),
+    }
+    client.close().await;
+}
