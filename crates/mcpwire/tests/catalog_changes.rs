@@ -263,3 +263,33 @@ async fn a_tool_added_over_http_has_its_param_headers_checked() {
     assert_eq!(answered.status, 200);
     assert_eq!(answered.json().await["result"]["content"][0]["text"], "\"eu\"");
 }
+
+/// A tool replaced by one with another output schema: once the client has heard that
+/// the tool list changed (here on its 2026 listen stream), it checks the tool's results
+/// against the new schema, learned again, not the one it knew before the change.
+#[tokio::test]
+async fn after_a_tool_list_change_results_are_checked_against_the_new_output_schema() {
+    use mcpwire::protocol::tools::CallToolResult;
+    let schema = |member: &str| json!({ "type": "object", "required": [member] });
+    let answering = |member: &'static str| {
+        tool("t")
+            .output_schema(schema(member))
+            .handler(move || async move { CallToolResult::structured(json!({ member: 1 })) })
+    };
+    let server = Server::builder("changing", "1").tool(answering("a")).build().unwrap();
+    let (client, _) = connect(&server, ProtocolVersion::LATEST).await;
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    let mut stream = client.listen(filter).await.unwrap();
+    client.call_tool("t", json!({})).await.unwrap();
+    for change in 0..2 {
+        match change {
+            0 => assert!(server.remove_tool("t")),
+            _ => server.add_tool(answering("b")).unwrap(),
+        }
+        let n = tokio::time::timeout(WAIT, stream.next()).await.expect("a notification").unwrap();
+        assert_eq!(n.method, "notifications/tools/list_changed");
+    }
+    let called = client.call_tool("t", json!({})).await;
+    assert_eq!(called.unwrap().structured_content, Some(json!({ "b": 1 })));
+    client.close().await;
+}

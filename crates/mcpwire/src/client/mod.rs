@@ -167,7 +167,7 @@ pub(crate) struct ClientInner {
     /// The 2026 `logLevel` sent with every request, once set.
     pub(crate) log_level: Mutex<Option<LoggingLevel>>,
     pub(crate) next_listen: AtomicU64,
-    pub(crate) output_schemas: output_schema::OutputSchemas,
+    pub(crate) output_schemas: Arc<output_schema::OutputSchemas>,
     /// 2025-11-25 tools' task support, learned from `tools/list`.
     pub(crate) task_tools: tasks::TaskTools,
     /// The server this client spawned, if it did.
@@ -604,9 +604,11 @@ impl ClientBuilder {
             ..self.options.clone()
         };
         let era = Arc::new(OnceLock::new());
+        let output_schemas: Arc<output_schema::OutputSchemas> = Default::default();
         let router = Router {
             callbacks: self.callbacks.clone(),
             cache: cache.clone(),
+            output_schemas: output_schemas.clone(),
             listeners: listeners.clone(),
             era: era.clone(),
         };
@@ -692,7 +694,7 @@ impl ClientBuilder {
                 options: self.options,
                 log_level: Mutex::new(None),
                 next_listen: AtomicU64::new(1),
-                output_schemas: Default::default(),
+                output_schemas,
                 task_tools: Default::default(),
                 child: Mutex::new(None),
                 transport_finished,

@@ -1,7 +1,7 @@
 //! Checks a tool's structured content against its `outputSchema`, as clients should:
 //! a tool that declares an output schema must return structured content that conforms.
-//! Schemas are compiled once per tool and kept; an unknown tool's schema is learned from
-//! `tools/list` once. A schema that cannot be used (an unknown `$schema` dialect, a `$ref`
+//! Schemas are compiled once per tool and kept until the server says its tool list
+//! changed; an unknown tool's schema is learned from `tools/list` once. A schema that cannot be used (an unknown `$schema` dialect, a `$ref`
 //! outside it, or one that does not compile) fails the tool's calls with the reason,
 //! rather than letting its results through unchecked.
 //!
@@ -125,6 +125,12 @@ impl OutputSchemas {
             })
             .collect();
         self.lock().extend(learned);
+    }
+
+    /// Forgets every schema (the tool list changed): each tool's is learned again from
+    /// `tools/list` before its next result is checked.
+    pub(crate) fn forget(&self) {
+        self.lock().clear();
     }
 
     fn known(&self, name: &str) -> Option<Known> {

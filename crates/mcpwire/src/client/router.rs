@@ -21,6 +21,7 @@ use tokio::sync::mpsc;
 
 use super::cache::Cache;
 use super::callbacks::{Callbacks, ServerChange};
+use super::output_schema::OutputSchemas;
 use crate::transport::{Connection, Inbound, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
 /// Open `subscriptions/listen` streams, by subscription id.
@@ -29,6 +30,8 @@ pub(crate) type Listeners = Arc<Mutex<HashMap<IdKey, mpsc::Sender<Notification>>
 pub(crate) struct Router {
     pub(crate) callbacks: Callbacks,
     pub(crate) cache: Arc<Cache>,
+    /// The tools' output schemas, forgotten when the tool list changes.
+    pub(crate) output_schemas: Arc<OutputSchemas>,
     pub(crate) listeners: Listeners,
     /// The era, once the handshake or probe has chosen it.
     pub(crate) era: Arc<OnceLock<Era>>,
@@ -183,6 +186,9 @@ impl Router {
             _ => return false,
         };
         self.cache.invalidate(&change);
+        if change == ServerChange::ToolsChanged {
+            self.output_schemas.forget();
+        }
         if let Some(f) = &self.callbacks.change {
             f(change);
         }
