@@ -337,3 +337,38 @@ async fn a_null_structured_content_is_content_and_checked_against_the_schema() {
     }
     client.close().await;
 }
+
+/// A call without a timeout of its own follows a 2026 task for as long as the task's
+/// `ttlMs` at most: a server whose task stays `working` past it does not keep the call
+/// waiting forever; the call fails as timed out and the task is cancelled.
+#[tokio::test]
+async fn a_task_working_past_its_ttl_ends_the_call_without_a_timeout_of_its_own() {
+    let task = json!({ "taskId": "t1", "createdAt": "2026-12-04T00:00:00Z",
+        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 300, "pollIntervalMs": 100 });
+    let (peer, seen) = scripted(move |method, _| {
+        let mut answer = task.clone();
+        let fields = match method {
+            "server/discover" => {
+                let mut discover = discover_result();
+                discover["capabilities"]["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
+                return Reply::Result(discover);
+            }
+            "tools/call" => json!({ "resultType": "task", "status": "working" }),
+            "tasks/get" => json!({ "resultType": "complete", "status": "working" }),
+            "tasks/cancel" => return Reply::Result(json!({ "resultType": "complete" })),
+            _ => return Reply::Error(-32601, None),
+        };
+        answer.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+        Reply::Result(answer)
+    });
+    let client = Client::builder("c", "1").connect(peer).await.unwrap();
+    let called = tokio::time::timeout(Duration::from_secs(10), client.call_tool("t", json!({}))).await;
+    match called.expect("the call ends") {
+        Err(RequestError::Timeout { .. }) => {}
+        other => panic!("a task working past its ttlMs: {other:?}"),
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    client.close().await;
+    let methods: Vec<String> = seen.lock().unwrap().iter().map(|(m, _)| m.clone()).collect();
+    assert!(methods.iter().any(|m| m == "tasks/cancel"), "{methods:?}");
+}

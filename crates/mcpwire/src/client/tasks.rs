@@ -341,8 +341,9 @@ impl Client {
 
     /// Follows a task to its end: the raw tool result. The call's timeout (if it has
     /// one; its maximum when progress starts the timeout again) bounds it; without one,
-    /// the task's TTL does. Dropped, timed out or cancelled
-    /// before the end, the task is cancelled on the server.
+    /// the TTL the task was created with does (counted from its arrival; a task the
+    /// server keeps working past it would otherwise be waited for without end). Dropped,
+    /// timed out or cancelled before the end, the task is cancelled on the server.
     pub(crate) async fn follow_task(
         &self,
         task: &Task,
@@ -350,7 +351,8 @@ impl Client {
     ) -> Result<RawJson, RequestError> {
         let mut guard = CancelOnDrop { client: self.clone(), task_id: Some(task.task_id.clone()) };
         let run = self.poll_task(task, options);
-        let outcome = match options.whole_call_limit() {
+        let ttl = task.ttl_ms.filter(|&ms| ms > 0).map(Duration::from_millis);
+        let outcome = match options.whole_call_limit().or(ttl) {
             Some(timeout) => tokio::time::timeout(timeout, run).await.unwrap_or_else(|_| {
                 Err(RequestError::Timeout { method: methods::TOOLS_CALL.to_owned(), timeout })
             }),
