@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use mcpwire_protocol::subscriptions::{SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams};
-use mcpwire_protocol::{methods, Era, Notification, RequestId};
+use mcpwire_protocol::{methods, Era, IdKey, Notification, RequestId};
 use serde_json::Map;
 use tokio::sync::{mpsc, oneshot};
 
@@ -122,6 +122,8 @@ impl Client {
         let id = RequestId::String(format!("listen-{n}"));
         let (tx, mut rx) = mpsc::channel(QUEUE);
         self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id.key(), tx);
+        // Until the subscription takes the queue over, a failure takes it out again.
+        let mut registered = Registered { listeners: &self.inner.listeners, key: Some(id.key()) };
         let mut params = Map::new();
         params.insert("notifications".into(), serde_json::to_value(&filter).map_err(RequestError::Encode)?);
         let raw = self.params(params, None, None)?;
@@ -181,6 +183,61 @@ impl Client {
                 });
             }
         };
+        registered.key = None;
         Ok(Subscription { id, acknowledged, receiver: rx, listeners: self.inner.listeners.clone(), request })
+    }
+}
+
+/// A listen's queue in the router's table, removed on drop unless `key` was taken (the
+/// subscription then owns it): a listen that fails leaves nothing behind.
+struct Registered<'a> {
+    listeners: &'a Listeners,
+    key: Option<IdKey>,
+}
+
+impl Drop for Registered<'_> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.listeners.lock().unwrap_or_else(|e| e.into_inner()).remove(&key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use mcpwire_protocol::{Message, Notification, ProtocolVersion};
+    use serde_json::json;
+
+    use super::*;
+    use crate::transport::{memory, Outgoing, TransportEvent};
+
+    /// A listen stream that begins with something other than its acknowledgement fails,
+    /// and takes its queue out of the router's table (no entry per failed listen).
+    #[tokio::test]
+    async fn a_failed_listen_leaves_no_queue_behind() {
+        let (ours, mut theirs) = memory::pair();
+        tokio::spawn(async move {
+            while let Some(event) = theirs.incoming.recv().await {
+                let TransportEvent::Message(inbound) = event else { continue };
+                let Message::Request(request) = inbound.message else { continue };
+                let meta = json!({ "_meta": { "io.modelcontextprotocol/subscriptionId": request.id } });
+                let changed = Notification::new(
+                    methods::NOTIFICATION_TOOLS_LIST_CHANGED,
+                    serde_json::value::to_raw_value(&meta).ok(),
+                );
+                let _ = theirs.outgoing.send(Outgoing::unrelated(changed)).await;
+            }
+        });
+        let client = Client::builder("c", "1")
+            .protocol_version(ProtocolVersion::V2026_07_28)
+            .connect(ours)
+            .await
+            .unwrap();
+        let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+        let refused = client.listen(filter).await.unwrap_err();
+        assert!(matches!(refused, RequestError::Protocol(_)), "{refused:?}");
+        assert!(client.inner.listeners.lock().unwrap().is_empty());
+        client.close().await;
     }
 }
