@@ -372,3 +372,28 @@ async fn a_task_working_past_its_ttl_ends_the_call_without_a_timeout_of_its_own(
     let methods: Vec<String> = seen.lock().unwrap().iter().map(|(m, _)| m.clone()).collect();
     assert!(methods.iter().any(|m| m == "tasks/cancel"), "{methods:?}");
 }
+
+/// A 2026 client declares the tasks extension on every request, the `server/discover`
+/// probe included (a server may advertise an extension only to clients that declare it);
+/// one built `without_tasks` declares it on none.
+#[tokio::test]
+async fn the_probe_declares_the_tasks_extension_as_every_later_request_does() {
+    for with_tasks in [true, false] {
+        let (peer, seen) = scripted(|method, _| match method {
+            "server/discover" => Reply::Result(discover_result()),
+            _ => Reply::Result(tools_page(json!({ "ttlMs": 0, "cacheScope": "private" }))),
+        });
+        let builder = Client::builder("c", "1");
+        let builder = if with_tasks { builder } else { builder.without_tasks() };
+        let client = builder.connect(peer).await.unwrap();
+        client.list_tools(None).await.unwrap();
+        client.close().await;
+        let mut requests = declared(&seen, "server/discover");
+        requests.extend(declared(&seen, "tools/list"));
+        assert_eq!(requests.len(), 2);
+        for capabilities in requests {
+            let declares = capabilities["extensions"].get("io.modelcontextprotocol/tasks").is_some();
+            assert_eq!(declares, with_tasks, "{capabilities}");
+        }
+    }
+}

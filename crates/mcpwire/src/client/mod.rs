@@ -614,7 +614,15 @@ impl ClientBuilder {
         };
         let dispatcher = Dispatcher::with_config(router.connect(transport), config);
         let peer = dispatcher.peer();
-        let capabilities = self.callbacks.capabilities();
+        // A 2026 client follows tasks (`Client::call_tool`), so it declares the tasks
+        // extension on every request, the probe included (unless built `without_tasks`).
+        let capabilities = match self.tasks {
+            true => self
+                .callbacks
+                .capabilities()
+                .with_extension(mcpwire_protocol::meta::TASKS_EXTENSION, Default::default()),
+            false => self.callbacks.capabilities(),
+        };
         // At `initialize` (2025-11-25) the client also offers to run the server's
         // sampling and elicitation requests as tasks (unless built `without_tasks`).
         let core_tasks = callback_tasks::capability(&self.callbacks).filter(|_| self.tasks);
@@ -665,12 +673,7 @@ impl ClientBuilder {
                 }
             }
         };
-        // A 2026 client follows tasks (`Client::call_tool`), so it declares the tasks
-        // extension on every request (unless built `without_tasks`).
         let capabilities = match &session {
-            Session::Stateless { .. } if self.tasks => {
-                capabilities.with_extension(mcpwire_protocol::meta::TASKS_EXTENSION, Default::default())
-            }
             Session::Stateless { .. } => capabilities,
             Session::Stateful(_) => stateful_capabilities,
         };
