@@ -17,7 +17,8 @@ use super::Client;
 use crate::error::RequestError;
 use crate::jsonrpc::CallOptions;
 
-/// How many notifications a subscription queues before the oldest are dropped.
+/// How many notifications a subscription queues; while it is full, those that arrive are
+/// dropped (the change they announce still empties the result cache).
 const QUEUE: usize = 256;
 
 /// An open listen stream.
