@@ -113,11 +113,13 @@ async fn handshake(f: Fixture) {
         serde_json::to_value(c.server_capabilities().expect("server capabilities")).unwrap(),
         expected
     );
-    // A 2026 client follows tasks, so it declares the tasks extension; a 2025 one offers
-    // to run the server's sampling and elicitation requests as tasks.
+    // A 2026 client follows tasks, so it declares the tasks extension (and roots without
+    // `listChanged`, which 2026 does not have); a 2025 one offers to run the server's
+    // sampling and elicitation requests as tasks.
     let mut declared =
         json!({ "elicitation": { "form": {} }, "roots": { "listChanged": true }, "sampling": {} });
     if f.stateless() {
+        declared["roots"] = json!({});
         declared["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
     } else {
         declared["tasks"] = json!({ "list": {}, "cancel": {},
