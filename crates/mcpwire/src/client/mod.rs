@@ -110,6 +110,39 @@ pub enum Mode {
     Pinned(ProtocolVersion),
 }
 
+/// Closes a connection whose handshake did not complete: it failed (a version this
+/// client does not speak, an answer it cannot read, no answer), or the caller stopped
+/// waiting for it. A client that cannot use the server's answer disconnects, and an
+/// abandoned connection leaves nothing running (for HTTP, its session is deleted).
+struct CloseUnlessConnected(Option<Peer>);
+
+impl CloseUnlessConnected {
+    /// The handshake completed: the connection stays open.
+    fn connected(mut self) {
+        self.0 = None;
+    }
+
+    /// Closes the connection, waiting (as [`Client::close`] does) for the transport to
+    /// put out its goodbye; gives back `error`.
+    async fn close(mut self, finished: Option<&CancellationToken>, error: ConnectError) -> ConnectError {
+        if let Some(peer) = self.0.take() {
+            peer.close();
+            if let Some(finished) = finished {
+                let _ = tokio::time::timeout(CLOSE_WAIT, finished.cancelled()).await;
+            }
+        }
+        error
+    }
+}
+
+impl Drop for CloseUnlessConnected {
+    fn drop(&mut self) {
+        if let Some(peer) = self.0.take() {
+            peer.close();
+        }
+    }
+}
+
 /// How long [`Client::close`] waits for the transport to put out its goodbye.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
 
@@ -633,46 +666,58 @@ impl ClientBuilder {
         // Only a probe (or a handshake the cache chose) tells what the server speaks; a
         // pinned version or a saved discover result says what this caller wanted.
         let probed = matches!((&self.mode, &self.prior_discover), (Mode::Auto, None));
-        let session = match (&self.mode, self.prior_discover) {
-            (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => Session::Stateful(
-                initialize(&peer, v, &stateful_capabilities, &self.info, &self.options).await?,
-            ),
-            (Mode::Pinned(v), discover) => Session::Stateless { version: v.clone(), discover },
-            (Mode::Auto, Some(discover)) => {
-                let version = shared_stateless(&discover.supported_versions).ok_or_else(|| {
-                    ConnectError::NoSharedVersion {
-                        supported: discover.supported_versions.iter().map(|v| v.to_string()).collect(),
-                    }
-                })?;
-                Session::Stateless { version, discover: Some(discover) }
-            }
-            (Mode::Auto, None) => {
-                // A server known to be 2025-era: go straight to the handshake, and re-probe
-                // if that fails (it may have changed).
-                let known_stateful =
-                    era_key.as_deref().zip(self.era_cache.as_ref()).and_then(|(key, cache)| cache.get(key))
+        // A handshake that fails, or is given up on, leaves no connection behind.
+        let unfinished = CloseUnlessConnected(Some(peer.clone()));
+        let session = async {
+            Ok(match (&self.mode, self.prior_discover) {
+                (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => Session::Stateful(
+                    initialize(&peer, v, &stateful_capabilities, &self.info, &self.options).await?,
+                ),
+                (Mode::Pinned(v), discover) => Session::Stateless { version: v.clone(), discover },
+                (Mode::Auto, Some(discover)) => {
+                    let version = shared_stateless(&discover.supported_versions).ok_or_else(|| {
+                        ConnectError::NoSharedVersion {
+                            supported: discover.supported_versions.iter().map(|v| v.to_string()).collect(),
+                        }
+                    })?;
+                    Session::Stateless { version, discover: Some(discover) }
+                }
+                (Mode::Auto, None) => {
+                    // A server known to be 2025-era: go straight to the handshake, and re-probe
+                    // if that fails (it may have changed).
+                    let known_stateful = era_key
+                        .as_deref()
+                        .zip(self.era_cache.as_ref())
+                        .and_then(|(key, cache)| cache.get(key))
                         == Some(Era::Stateful);
-                let direct = match known_stateful {
-                    true => initialize(
-                        &peer,
-                        &ProtocolVersion::LATEST_STATEFUL,
-                        &stateful_capabilities,
-                        &self.info,
-                        &self.options,
-                    )
-                    .await
-                    .ok(),
-                    false => None,
-                };
-                match direct {
-                    Some(init) => Session::Stateful(init),
-                    None => {
-                        let declared = [&capabilities, &stateful_capabilities];
-                        probe(&peer, declared, &self.info, &probe_options).await?
+                    let direct = match known_stateful {
+                        true => initialize(
+                            &peer,
+                            &ProtocolVersion::LATEST_STATEFUL,
+                            &stateful_capabilities,
+                            &self.info,
+                            &self.options,
+                        )
+                        .await
+                        .ok(),
+                        false => None,
+                    };
+                    match direct {
+                        Some(init) => Session::Stateful(init),
+                        None => {
+                            let declared = [&capabilities, &stateful_capabilities];
+                            probe(&peer, declared, &self.info, &probe_options).await?
+                        }
                     }
                 }
-            }
+            })
+        }
+        .await;
+        let session = match session {
+            Ok(session) => session,
+            Err(e) => return Err(unfinished.close(transport_finished.as_ref(), e).await),
         };
+        unfinished.connected();
         let capabilities = match &session {
             Session::Stateless { .. } => capabilities,
             Session::Stateful(_) => stateful_capabilities,
