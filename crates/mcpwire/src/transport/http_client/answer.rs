@@ -105,6 +105,12 @@ impl Shared {
                     .await;
                 let Some(body) = self.get_stream(Some(&last)).await else { continue };
                 answered = self.read_sse(body, &mut parser, awaited).await;
+                // A connection that brought new events is a server polling (it may end
+                // each one, SEP-1699), not a failed resume: only those in a row that bring
+                // nothing are limited. (The caller's timeout bounds the whole wait.)
+                if parser.last_event_id() != Some(last.as_str()) {
+                    resumes = 0;
+                }
             }
             if let (false, Some(id)) = (answered, id) {
                 if lock(&self.pending).contains_key(&id.key()) {

@@ -82,7 +82,8 @@ use crate::id_map::IdMap;
 /// The largest response body or SSE event accepted by default (16 MiB; see
 /// [`HttpClientTransport::max_message_bytes`]).
 pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
-/// How often a dropped 2025 SSE response is resumed before the request fails.
+/// How often in a row a dropped 2025 SSE stream is resumed without bringing a new event
+/// before it is given up (a request's then fails).
 const MAX_RESUMES: usize = 3;
 
 /// What the transport knows about the 2025 session.

@@ -41,7 +41,8 @@ impl Shared {
 
     /// Opens the 2025 standalone GET stream once the session is initialized (returning
     /// once the server answered the GET); a server without one (405) is fine. A dropped
-    /// stream is resumed a few times, as long as its session lasts.
+    /// stream is resumed as long as its session lasts and resuming brings new events
+    /// (a few times in a row when it brings none).
     pub(super) async fn open_standalone(self: Arc<Self>) {
         let session_id = {
             let mut session = lock(&self.session);
@@ -61,7 +62,11 @@ impl Shared {
         owner.spawn_until_closed(async move {
             let mut parser = SseParser::new(self.max_message_bytes);
             let mut body = Some(first);
-            for _ in 0..=MAX_RESUMES {
+            // Resumes in a row that brought no new event; one that did resets it (a
+            // server may end each connection and keep the stream, SEP-1699).
+            let mut fruitless = 0;
+            while fruitless <= MAX_RESUMES {
+                let before = parser.last_event_id().map(str::to_owned);
                 let stream = match body.take() {
                     Some(b) => b,
                     None => {
@@ -79,6 +84,10 @@ impl Shared {
                 if self.incoming.is_closed() {
                     return;
                 }
+                fruitless = match parser.last_event_id() == before.as_deref() {
+                    true => fruitless + 1,
+                    false => 0,
+                };
                 tokio::time::sleep(Duration::from_millis(parser.retry_ms().unwrap_or(1000).min(30_000)))
                     .await;
             }

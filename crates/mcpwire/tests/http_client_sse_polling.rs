@@ -1,0 +1,55 @@
+//! A 2025-11-25 server that polls (SEP-1699): it ends an SSE connection after each event,
+//! with a `retry` delay, and keeps the stream. The HTTP client follows such a stream for
+//! as long as it goes on, however many connections that takes.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+use mcpwire::client::{Client, RequestOptions};
+use mcpwire::http::{serve_with_shutdown, HttpSettings, McpService};
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::server::{tool, Ctx, Server};
+use mcpwire::transport::http_client::HttpClientTransport;
+
+/// How many connections the polling tool's answer takes.
+const CONNECTIONS: u32 = 8;
+
+fn polling_server() -> Server {
+    Server::builder("polling", "1")
+        .tool(tool("poll").description("Ends its SSE connection after each progress report").handler(
+            |ctx: Ctx| async move {
+                for step in 1..CONNECTIONS {
+                    ctx.progress(f64::from(step), Some(f64::from(CONNECTIONS)), None).await;
+                    ctx.close_sse_stream();
+                    tokio::time::sleep(Duration::from_millis(60)).await;
+                }
+                "polled to the end"
+            },
+        ))
+        .build()
+        .unwrap()
+}
+
+/// Rule 4.1.9: a request's stream the server keeps while it ends each connection is
+/// resumed every time it makes progress; only resumes that bring nothing are limited.
+#[tokio::test]
+async fn a_polled_response_stream_is_followed_to_its_answer() {
+    let settings = HttpSettings { sse_retry_ms: 10, ..HttpSettings::default() };
+    let service = McpService::with_settings(polling_server(), settings);
+    let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
+    let url = format!("http://{}/mcp", bound.local_addr);
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let progress = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = progress.clone();
+    let options = RequestOptions::default().on_progress(move |p| seen.lock().unwrap().push(p.progress));
+    let result = client.call_tool_with("poll", serde_json::json!({}), options).await;
+    let result = result.expect("the polled call failed");
+    assert_eq!(result.content.len(), 1, "{result:?}");
+    assert_eq!(progress.lock().unwrap().len(), CONNECTIONS as usize - 1, "every progress report arrived");
+    client.close().await;
+    bound.shutdown.cancel();
+}
