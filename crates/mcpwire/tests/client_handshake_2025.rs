@@ -1,5 +1,6 @@
-//! The 2025 client's handshake against a hand-driven server: the versions it accepts, and
-//! what is left of the connection when it cannot use the server's answer.
+//! The 2025 client against a hand-driven server: the versions it accepts at the handshake,
+//! what is left of the connection when it cannot use the server's answer, and a session
+//! that outlives a notification callback's panic.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -91,5 +92,28 @@ async fn an_older_version_the_server_answers_with_is_used() {
     assert_eq!(raw.next().await.method(), Some("notifications/initialized"));
     let client = connecting.await.unwrap().unwrap();
     assert_eq!(client.protocol_version().as_str(), "2024-11-05");
+    client.close().await;
+}
+
+/// A change or finished-elicitation callback that panics loses that notification only: the
+/// connection reads on (the log callback's panic was already contained).
+#[tokio::test]
+async fn a_panicking_notification_callback_does_not_end_the_connection() {
+    let builder = Client::builder("c", "1")
+        .on_change(|_| panic!("the change callback fails"))
+        .on_elicitation_complete(|_| panic!("the elicitation callback fails"));
+    let (client, mut raw, _) = connect_2025(builder).await;
+    let note = |method: &str, params: Value| {
+        mcpwire::protocol::Notification::new(method, Some(serde_json::value::to_raw_value(&params).unwrap()))
+    };
+    raw.send(note("notifications/tools/list_changed", json!({}))).await;
+    raw.send(note("notifications/elicitation/complete", json!({ "elicitationId": "e1" }))).await;
+    let answering = async {
+        let list = raw.next_request("tools/list").await;
+        raw.answer(list.id, json!({ "tools": [] })).await;
+    };
+    let (listed, ()) = tokio::join!(client.list_tools(None), answering);
+    assert!(listed.unwrap().tools.is_empty());
+    assert!(!client.is_closed());
     client.close().await;
 }

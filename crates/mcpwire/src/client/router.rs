@@ -115,7 +115,7 @@ impl Router {
                 &self.callbacks.elicitation_complete,
                 notification.parse_params::<ElicitationCompleteNotificationParams>(),
             ) {
-                (Some(f), Ok(params)) => f(params.elicitation_id),
+                (Some(f), Ok(params)) => contained("elicitation complete", || f(params.elicitation_id)),
                 (_, Err(e)) => tracing::debug!("ignored a malformed notifications/elicitation/complete: {e}"),
                 (None, Ok(_)) => {}
             }
@@ -190,8 +190,16 @@ impl Router {
             self.output_schemas.forget();
         }
         if let Some(f) = &self.callbacks.change {
-            f(change);
+            contained("change", || f(change));
         }
         true
+    }
+}
+
+/// Runs a user's notification callback on the routing task, where a panic would end the
+/// task and with it the connection: a callback that panics loses its notification only.
+fn contained(callback: &str, f: impl FnOnce()) {
+    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+        tracing::error!("the {callback} callback panicked; the notification is dropped");
     }
 }
