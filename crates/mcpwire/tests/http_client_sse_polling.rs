@@ -1,6 +1,7 @@
 //! A 2025-11-25 server that polls (SEP-1699): it ends an SSE connection after each event,
-//! with a `retry` delay, and keeps the stream. The HTTP client follows such a stream for
-//! as long as it goes on, however many connections that takes.
+//! with a `retry` delay, and keeps the stream. The HTTP client waits the whole delay
+//! before it reconnects, and follows such a stream for as long as it goes on, however
+//! many connections that takes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::Duration;
@@ -26,15 +27,19 @@ fn polling_server() -> Server {
                 "polled to the end"
             },
         ))
+        .tool(tool("once").description("Ends its SSE connection once").handler(|ctx: Ctx| async move {
+            ctx.close_sse_stream();
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            "resumed"
+        }))
         .build()
         .unwrap()
 }
 
-/// Rule 4.1.9: a request's stream the server keeps while it ends each connection is
-/// resumed every time it makes progress; only resumes that bring nothing are limited.
-#[tokio::test]
-async fn a_polled_response_stream_is_followed_to_its_answer() {
-    let settings = HttpSettings { sse_retry_ms: 10, ..HttpSettings::default() };
+/// A client pinned to 2025-11-25 over HTTP to the polling server, whose SSE events say
+/// `retry: retry_ms`; and the server's shutdown.
+async fn connect(retry_ms: u64) -> (Client, tokio_util::sync::CancellationToken) {
+    let settings = HttpSettings { sse_retry_ms: retry_ms, ..HttpSettings::default() };
     let service = McpService::with_settings(polling_server(), settings);
     let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
     let url = format!("http://{}/mcp", bound.local_addr);
@@ -43,6 +48,14 @@ async fn a_polled_response_stream_is_followed_to_its_answer() {
         .connect(HttpClientTransport::new(&url).unwrap())
         .await
         .unwrap();
+    (client, bound.shutdown.clone())
+}
+
+/// Rule 4.1.9: a request's stream the server keeps while it ends each connection is
+/// resumed every time it makes progress; only resumes that bring nothing are limited.
+#[tokio::test]
+async fn a_polled_response_stream_is_followed_to_its_answer() {
+    let (client, shutdown) = connect(10).await;
     let progress = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let seen = progress.clone();
     let options = RequestOptions::default().on_progress(move |p| seen.lock().unwrap().push(p.progress));
@@ -51,5 +64,20 @@ async fn a_polled_response_stream_is_followed_to_its_answer() {
     assert_eq!(result.content.len(), 1, "{result:?}");
     assert_eq!(progress.lock().unwrap().len(), CONNECTIONS as usize - 1, "every progress report arrived");
     client.close().await;
-    bound.shutdown.cancel();
+    shutdown.cancel();
+}
+
+/// Rule 4.1.9: the client waits the server's whole `retry` delay before it reconnects
+/// (the spec's MUST), a long one too; the call's own timeout bounds the wait.
+#[tokio::test]
+async fn a_long_retry_delay_is_waited_in_full() {
+    const RETRY: Duration = Duration::from_secs(31);
+    let (client, shutdown) = connect(RETRY.as_millis() as u64).await;
+    let started = std::time::Instant::now();
+    let result = client.call_tool("once", serde_json::json!({})).await.expect("the resumed call failed");
+    let waited = started.elapsed();
+    assert_eq!(result.content.len(), 1, "{result:?}");
+    assert!(waited >= RETRY, "reconnected after {waited:?}, before the server's retry of {RETRY:?}");
+    client.close().await;
+    shutdown.cancel();
 }

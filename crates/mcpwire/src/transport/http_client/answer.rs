@@ -1,8 +1,6 @@
 //! Reading a successful answer: a JSON body, or an SSE stream resumed after a drop (2025)
 //! or reported lost (2026, where the request is then re-issued).
 
-use std::time::Duration;
-
 use http::header;
 use http_body_util::BodyExt;
 use mcpwire_protocol::meta::SUBSCRIPTION_ID;
@@ -101,8 +99,7 @@ impl Shared {
             while !answered && !stateless && resumes < MAX_RESUMES {
                 let Some(last) = parser.last_event_id().map(str::to_owned) else { break };
                 resumes += 1;
-                tokio::time::sleep(Duration::from_millis(parser.retry_ms().unwrap_or(1000).min(30_000)))
-                    .await;
+                tokio::time::sleep(super::reconnect_delay(&parser)).await;
                 let Some(body) = self.get_stream(Some(&last)).await else { continue };
                 answered = self.read_sse(body, &mut parser, awaited).await;
                 // A connection that brought new events is a server polling (it may end

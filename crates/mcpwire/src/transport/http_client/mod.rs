@@ -86,6 +86,13 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// before it is given up (a request's then fails).
 const MAX_RESUMES: usize = 3;
 
+/// How long to wait before reconnecting a dropped 2025 SSE stream: the server's last
+/// `retry` in full (the spec's MUST, however long: a request's own timeout bounds its
+/// wait, and the standalone stream's ends with the connection), else 1 s.
+fn reconnect_delay(parser: &SseParser) -> std::time::Duration {
+    std::time::Duration::from_millis(parser.retry_ms().unwrap_or(1000))
+}
+
 /// What the transport knows about the 2025 session.
 #[derive(Default)]
 struct Session {

@@ -88,8 +88,7 @@ impl Shared {
                     true => fruitless + 1,
                     false => 0,
                 };
-                tokio::time::sleep(Duration::from_millis(parser.retry_ms().unwrap_or(1000).min(30_000)))
-                    .await;
+                tokio::time::sleep(super::reconnect_delay(&parser)).await;
             }
         });
     }
