@@ -4,6 +4,8 @@
 //! many connections that takes.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod raw_http_server;
+
 use std::time::Duration;
 
 use mcpwire::client::{Client, RequestOptions};
@@ -85,76 +87,15 @@ async fn a_long_retry_delay_is_waited_in_full() {
 /// A raw 2025-11-25 server whose standalone GET stream polls: each GET gets one
 /// `tools/list_changed` event with a new id and `retry: 10`, then the connection ends.
 async fn polling_get_server() -> String {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let events = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
-            let events = events.clone();
-            tokio::spawn(async move {
-                let mut stream = BufReader::new(stream);
-                loop {
-                    let mut head = String::new();
-                    while !head.ends_with("\r\n\r\n") {
-                        match stream.read_line(&mut head).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(_) => {}
-                        }
-                    }
-                    let lower = head.to_ascii_lowercase();
-                    let length = lower
-                        .split("\r\n")
-                        .find_map(|l| l.strip_prefix("content-length:"))
-                        .and_then(|v| v.trim().parse().ok())
-                        .unwrap_or(0);
-                    let mut body = vec![0; length];
-                    if stream.read_exact(&mut body).await.is_err() {
-                        return;
-                    }
-                    let body: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
-                    let s = stream.get_mut();
-                    if head.starts_with("GET") {
-                        let n = events.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                        let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
-                        let event = format!("id: g{n}\nretry: 10\ndata: {note}\n\n");
-                        let head =
-                            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
-                        let _ = s.write_all(format!("{head}{event}").as_bytes()).await;
-                        return;
-                    }
-                    let answer = match body.get("method").and_then(|m| m.as_str()) {
-                        Some("initialize") => {
-                            Some(serde_json::json!({ "jsonrpc": "2.0", "id": body["id"], "result": {
-                            "protocolVersion": "2025-11-25",
-                            "capabilities": { "tools": { "listChanged": true } },
-                            "serverInfo": { "name": "raw", "version": "1" },
-                        } }))
-                        }
-                        Some(_) if body.get("id").is_some() => Some(serde_json::json!({
-                            "jsonrpc": "2.0", "id": body["id"], "result": { "tools": [] },
-                        })),
-                        _ => None,
-                    };
-                    let reply = match answer {
-                        Some(answer) => {
-                            let answer = answer.to_string();
-                            format!(
-                                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {}\r\n\r\n{answer}",
-                                answer.len()
-                            )
-                        }
-                        None => "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned(),
-                    };
-                    if s.write_all(reply.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    url
+    raw_http_server::serve(raw_http_server::Script {
+        version: "2025-11-25",
+        get: |n| {
+            let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+            Some(format!("id: g{n}\nretry: 10\ndata: {note}\n\n"))
+        },
+        request: |_| String::new(),
+    })
+    .await
 }
 
 /// Rule 4.1.9 on the standalone GET stream: a server that ends each of its connections

@@ -189,14 +189,22 @@ impl Shared {
                 if event.data.is_empty() || event.event.as_deref().is_some_and(|e| e != "message") {
                     continue;
                 }
-                let Ok(Frame::Single(mut message)) = decode_frame(event.data.as_bytes()) else { continue };
-                if let Some(a) = awaited {
-                    a.restamp(&mut message);
-                }
-                let answers = awaited.is_some_and(|a| a.claim(&mut message));
-                self.deliver(message).await;
-                if answers {
-                    answered = true;
+                // An event holds one message, or a batch (which a 2025-03-26 client must
+                // take in, as it does in a JSON body).
+                let (single, batch) = match decode_frame(event.data.as_bytes()) {
+                    Ok(Frame::Single(m)) => (Some(m), Vec::new()),
+                    Ok(Frame::Batch(items)) => (None, items.into_iter().flatten().collect()),
+                    Err(_) => continue,
+                };
+                for mut message in single.into_iter().chain(batch) {
+                    if let Some(a) = awaited {
+                        a.restamp(&mut message);
+                    }
+                    let answers = awaited.is_some_and(|a| a.claim(&mut message));
+                    self.deliver(message).await;
+                    if answers {
+                        answered = true;
+                    }
                 }
             }
             if answered {
