@@ -8,6 +8,7 @@ use http::{header, HeaderMap, HeaderValue, Method, Uri};
 use http_body_util::BodyExt;
 
 use super::{lock, Shared, SseParser};
+use crate::transport::TransportEvent;
 
 impl Shared {
     /// Switches to the legacy HTTP+SSE transport: GET the endpoint, wait for the
@@ -47,6 +48,11 @@ impl Shared {
         let shared = self.clone();
         self.spawn_until_closed(async move {
             shared.read_sse(body, &mut parser, None).await;
+            // This transport has no resumption and no other way back: with its one stream
+            // gone nothing posted can be answered, so the connection is over (calls fail
+            // at once rather than at their timeouts).
+            let reason = "the server ended its HTTP+SSE stream (2024-11-05), which carried every answer";
+            let _ = shared.incoming.send(TransportEvent::closed(Some(reason.to_owned()))).await;
         });
         true
     }
