@@ -78,7 +78,7 @@ pub async fn serve(script: Script) -> String {
 }
 
 /// One request's head and JSON body (`null` without one).
-async fn read(stream: &mut BufReader<tokio::net::TcpStream>) -> Option<(String, Value)> {
+pub async fn read(stream: &mut BufReader<tokio::net::TcpStream>) -> Option<(String, Value)> {
     let mut head = String::new();
     while !head.ends_with("\r\n\r\n") {
         if stream.read_line(&mut head).await.ok()? == 0 {

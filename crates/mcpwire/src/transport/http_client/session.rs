@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{header, HeaderMap, HeaderValue, Method};
-use mcpwire_protocol::{methods, Message, RequestId};
+use mcpwire_protocol::{decode_frame, methods, Frame, Message, ProtocolVersion, RequestId};
 
 use super::body::read_limited;
 use super::{lock, Shared, SseParser, MAX_RESUMES};
@@ -124,10 +124,22 @@ impl Shared {
         let Ok(response) = self.send(request).await else { return false };
         let sid = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let ok = response.status().is_success();
-        let _ = read_limited(response.into_body(), self.max_message_bytes).await;
-        if !ok {
+        let sse = response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.starts_with("text/event-stream"));
+        let body = read_limited(response.into_body(), self.max_message_bytes).await;
+        // The new session's version goes on every later request (it may not be the old
+        // one's); an answer without one this client speaks (an error, say) is no session.
+        let version = match body {
+            Ok(body) if ok => negotiated_version(&body, sse, self.max_message_bytes),
+            _ => None,
+        };
+        let Some(version) = version else {
+            tracing::warn!("the server forgot the session and refused a new one");
             return false;
-        }
+        };
         // `notifications/initialized` goes out before any request takes the new session.
         let initialized =
             Message::Notification(mcpwire_protocol::Notification::new(methods::INITIALIZED, None));
@@ -144,6 +156,7 @@ impl Shared {
             // The new session's server-initiated messages need their own stream.
             let mut session = lock(&self.session);
             session.id = sid;
+            session.version = Some(version);
             session.standalone_open = false;
         }
         tracing::info!("the server forgot the session; re-initialized");
@@ -166,4 +179,30 @@ impl Shared {
             let _ = tokio::time::timeout(Duration::from_secs(2), self.send(request)).await;
         }
     }
+}
+
+/// The `protocolVersion` of an `initialize` answer (a JSON body, or the SSE events that
+/// carry it) when it is a result naming a 2025 revision this client speaks.
+fn negotiated_version(body: &[u8], sse: bool, limit: usize) -> Option<String> {
+    let messages = match sse {
+        true => SseParser::new(limit)
+            .push(body)
+            .ok()?
+            .into_iter()
+            .filter_map(|event| match decode_frame(event.data.as_bytes()) {
+                Ok(Frame::Single(message)) => Some(message),
+                _ => None,
+            })
+            .collect(),
+        false => match decode_frame(body).ok()? {
+            Frame::Single(message) => vec![message],
+            Frame::Batch(_) => return None,
+        },
+    };
+    messages.into_iter().find_map(|message| {
+        let Message::Response(response) = message else { return None };
+        let result: serde_json::Value = serde_json::from_str(response.result.get()).ok()?;
+        let version = result.get("protocolVersion")?.as_str()?;
+        ProtocolVersion::STATEFUL.iter().any(|v| v.as_str() == version).then(|| version.to_owned())
+    })
 }

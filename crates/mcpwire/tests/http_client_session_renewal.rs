@@ -1,0 +1,105 @@
+//! A 2025 session the server forgot (404) is replaced by a new `initialize` exchange; the
+//! requests after it carry the new session's id and the version negotiated for it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod raw_http_server;
+
+use std::sync::{Arc, Mutex};
+
+use mcpwire::client::Client;
+use mcpwire::protocol::ProtocolVersion;
+use mcpwire::transport::http_client::HttpClientTransport;
+use serde_json::{json, Value};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+
+/// The value of header `name` in a request head.
+fn header(head: &str, name: &str) -> Option<String> {
+    head.split("\r\n").find_map(|line| {
+        let (n, v) = line.split_once(':')?;
+        n.trim().eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+    })
+}
+
+/// A server whose first session (`s0`, 2025-11-25) is forgotten after one `tools/list`;
+/// its `initialize` then negotiates 2025-06-18 for session `s1`. Records the session id and
+/// `MCP-Protocol-Version` of each `tools/list` it answers.
+async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let sessions = Arc::new(Mutex::new(0));
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            let (seen, sessions) = (seen.clone(), sessions.clone());
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(stream);
+                while let Some((head, body)) = raw_http_server::read(&mut stream).await {
+                    let session = header(&head, "mcp-session-id").unwrap_or_default();
+                    let version = header(&head, "mcp-protocol-version").unwrap_or_default();
+                    let json = |value: Value, sid: Option<&str>| {
+                        let value = value.to_string();
+                        let sid = sid.map(|s| format!("mcp-session-id: {s}\r\n")).unwrap_or_default();
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n{sid}content-length: {}\r\n\r\n{value}",
+                            value.len()
+                        )
+                    };
+                    let reply = match body.get("method").and_then(Value::as_str) {
+                        _ if head.starts_with("GET") || head.starts_with("DELETE") => {
+                            "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n".to_owned()
+                        }
+                        Some("initialize") => {
+                            let n = std::mem::replace(&mut *sessions.lock().unwrap(), 1);
+                            let version = ["2025-11-25", "2025-06-18"][n];
+                            let result = json!({ "jsonrpc": "2.0", "id": body["id"], "result": {
+                                "protocolVersion": version,
+                                "capabilities": { "tools": {} },
+                                "serverInfo": { "name": "forgetful", "version": "1" },
+                            } });
+                            json(result, Some(&format!("s{n}")))
+                        }
+                        Some("tools/list") => {
+                            let mut seen = seen.lock().unwrap();
+                            let forgotten = session == "s0" && !seen.is_empty();
+                            if forgotten {
+                                "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_owned()
+                            } else {
+                                seen.push((session, version));
+                                json(
+                                    json!({ "jsonrpc": "2.0", "id": body["id"], "result": { "tools": [] } }),
+                                    None,
+                                )
+                            }
+                        }
+                        _ => "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned(),
+                    };
+                    if stream.get_mut().write_all(reply.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    url
+}
+
+/// Rules 4.1.19 and 1.11: after a 404 the client initializes a new session and retries;
+/// the retry carries the new session's id and `MCP-Protocol-Version` with the version
+/// negotiated for that session, not the old one's.
+#[tokio::test]
+async fn a_renewed_session_is_named_with_its_own_version() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let url = forgetful_server(seen.clone()).await;
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    client.list_tools(None).await.unwrap();
+    client.list_tools(None).await.expect("the call after the 404 failed");
+    let seen = seen.lock().unwrap().clone();
+    let expected = [("s0", "2025-11-25"), ("s1", "2025-06-18")].map(|(s, v)| (s.to_owned(), v.to_owned()));
+    assert_eq!(seen, expected);
+    client.close().await;
+}
