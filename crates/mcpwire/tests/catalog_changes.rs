@@ -293,3 +293,28 @@ async fn after_a_tool_list_change_results_are_checked_against_the_new_output_sch
     assert_eq!(called.unwrap().structured_content, Some(json!({ "b": 1 })));
     client.close().await;
 }
+
+/// A 2025-11-25 client learns each tool's `execution.taskSupport` from `tools/list`; a
+/// tool list change makes it learn them again, so a tool replaced by one that requires a
+/// task is called as a task (a plain call would be refused with `-32601`).
+#[tokio::test]
+async fn after_a_tool_list_change_a_tool_that_now_requires_a_task_is_called_as_one() {
+    let with_support = |support: TaskSupport, answer: &'static str| {
+        tool("t").task_support(support).handler(move || async move { answer })
+    };
+    let server = Server::builder("changing", "1")
+        .tool(tool("other").task_support(TaskSupport::Optional).handler(|| "other"))
+        .tool(with_support(TaskSupport::Forbidden, "plain"))
+        .build()
+        .unwrap();
+    let (client, mut changes) = connect(&server, ProtocolVersion::V2025_11_25).await;
+    let first = client.call_tool("t", json!({})).await.unwrap();
+    assert_eq!(first.content[0].as_text(), Some("plain"));
+    assert!(server.remove_tool("t"));
+    assert_eq!(next_change(&mut changes).await, ServerChange::ToolsChanged);
+    server.add_tool(with_support(TaskSupport::Required, "as a task")).unwrap();
+    assert_eq!(next_change(&mut changes).await, ServerChange::ToolsChanged);
+    let second = client.call_tool("t", json!({})).await.unwrap();
+    assert_eq!(second.content[0].as_text(), Some("as a task"));
+    client.close().await;
+}

@@ -202,7 +202,7 @@ pub(crate) struct ClientInner {
     pub(crate) next_listen: AtomicU64,
     pub(crate) output_schemas: Arc<output_schema::OutputSchemas>,
     /// 2025-11-25 tools' task support, learned from `tools/list`.
-    pub(crate) task_tools: tasks::TaskTools,
+    pub(crate) task_tools: Arc<tasks::TaskTools>,
     /// The server this client spawned, if it did.
     child: Mutex<Option<restart::Supervised>>,
     /// The transport's "everything sent" signal ([`Transport::finished_signal`]).
@@ -638,10 +638,12 @@ impl ClientBuilder {
         };
         let era = Arc::new(OnceLock::new());
         let output_schemas: Arc<output_schema::OutputSchemas> = Default::default();
+        let task_tools: Arc<tasks::TaskTools> = Default::default();
         let router = Router {
             callbacks: self.callbacks.clone(),
             cache: cache.clone(),
             output_schemas: output_schemas.clone(),
+            task_tools: task_tools.clone(),
             listeners: listeners.clone(),
             era: era.clone(),
         };
@@ -743,7 +745,7 @@ impl ClientBuilder {
                 log_level: Mutex::new(None),
                 next_listen: AtomicU64::new(1),
                 output_schemas,
-                task_tools: Default::default(),
+                task_tools,
                 child: Mutex::new(None),
                 transport_finished,
                 resource_streams: Default::default(),

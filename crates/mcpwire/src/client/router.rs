@@ -22,6 +22,7 @@ use tokio::sync::mpsc;
 use super::cache::Cache;
 use super::callbacks::{Callbacks, ServerChange};
 use super::output_schema::OutputSchemas;
+use super::tasks::TaskTools;
 use crate::transport::{Connection, Inbound, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
 /// Open `subscriptions/listen` streams, by subscription id.
@@ -32,6 +33,8 @@ pub(crate) struct Router {
     pub(crate) cache: Arc<Cache>,
     /// The tools' output schemas, forgotten when the tool list changes.
     pub(crate) output_schemas: Arc<OutputSchemas>,
+    /// The tools' 2025-11-25 task support, forgotten when the tool list changes.
+    pub(crate) task_tools: Arc<TaskTools>,
     pub(crate) listeners: Listeners,
     /// The era, once the handshake or probe has chosen it.
     pub(crate) era: Arc<OnceLock<Era>>,
@@ -188,6 +191,7 @@ impl Router {
         self.cache.invalidate(&change);
         if change == ServerChange::ToolsChanged {
             self.output_schemas.forget();
+            self.task_tools.forget();
         }
         if let Some(f) = &self.callbacks.change {
             contained("change", || f(change));

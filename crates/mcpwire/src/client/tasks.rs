@@ -60,6 +60,12 @@ impl TaskTools {
         }
     }
 
+    /// Forgets what it learned (the tool list changed): each tool's support is learned
+    /// again from `tools/list` before its next call.
+    pub(crate) fn forget(&self) {
+        self.support.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
     fn get(&self, name: &str) -> Option<TaskSupport> {
         self.support.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
     }
