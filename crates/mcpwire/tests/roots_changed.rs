@@ -59,10 +59,10 @@ async fn each_change_is_heard(
     let roots = Arc::new(Mutex::new(vec!["file:///a".to_owned()]));
     let client = client_with(roots.clone()).connect(transport).await.unwrap();
     *roots.lock().unwrap() = vec!["file:///a".to_owned(), "file:///b".to_owned()];
-    client.send_notification(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
+    client.notify_roots_changed().await;
     assert_eq!(next(rx).await, Ok(vec!["file:///a".to_owned(), "file:///b".to_owned()]));
     *roots.lock().unwrap() = vec![];
-    client.send_notification(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
+    client.notify_roots_changed().await;
     assert_eq!(next(rx).await, Ok(vec![]));
     client.close().await;
 }
@@ -99,4 +99,32 @@ async fn a_client_without_roots_is_never_asked() {
     client.call_tool("t", serde_json::json!({})).await.unwrap();
     let quiet = tokio::time::timeout(Duration::from_millis(300), rx.recv()).await;
     assert!(quiet.is_err(), "the hook ran for a client without roots: {quiet:?}");
+}
+
+/// `Client::notify_roots_changed` sends the notification only where it exists and was
+/// declared: not from a 2025 client without roots (the hook stays quiet), and not in the
+/// 2026 era (no frame at all reaches the server).
+#[tokio::test]
+async fn roots_changed_is_sent_only_by_a_2025_client_that_declared_roots() {
+    let (server, mut rx) = server();
+    let (ours, theirs) = memory::pair();
+    tokio::spawn(async move { server.serve(theirs).await });
+    let plain = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::LATEST_STATEFUL)
+        .connect(ours)
+        .await
+        .unwrap();
+    plain.notify_roots_changed().await;
+    plain.call_tool("t", serde_json::json!({})).await.unwrap();
+    let quiet = tokio::time::timeout(Duration::from_millis(300), rx.recv()).await;
+    assert!(quiet.is_err(), "the hook ran for a client without roots: {quiet:?}");
+
+    // A 2026 client with roots: its transport sees the call and nothing else.
+    let (ours, mut theirs) = memory::pair();
+    let roots = Arc::new(Mutex::new(vec!["file:///a".to_owned()]));
+    let client =
+        client_with(roots).protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    client.notify_roots_changed().await;
+    let sent = tokio::time::timeout(Duration::from_millis(300), theirs.incoming.recv()).await;
+    assert!(sent.is_err(), "a 2026 client sent a frame: {sent:?}");
 }

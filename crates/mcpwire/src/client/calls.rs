@@ -445,6 +445,19 @@ impl Client {
         let raw = params.and_then(|p| serde_json::value::to_raw_value(&p).ok());
         self.inner.peer.notify(method, raw).await;
     }
+
+    /// Tells the server that the roots changed (`notifications/roots/list_changed`): a
+    /// 2025 client with a roots callback ([`ClientBuilder::on_roots`](super::ClientBuilder::on_roots))
+    /// declares `roots.listChanged` and should say so when what the callback answers
+    /// changes, so that the server asks again. Nothing is sent in the 2026 era, which has
+    /// no such notification (a server asks for the roots in the request that needs them,
+    /// and gets the callback's answer of the moment), nor by a client without roots.
+    pub async fn notify_roots_changed(&self) {
+        let declared = self.capabilities().roots.as_ref().is_some_and(|r| r.list_changed == Some(true));
+        if self.era() == Era::Stateful && declared {
+            self.inner.peer.notify(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
+        }
+    }
 }
 
 /// A raw request's params: an object, or `null` for none.

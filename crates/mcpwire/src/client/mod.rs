@@ -485,7 +485,8 @@ impl ClientBuilder {
         self
     }
 
-    /// Answers `roots/list` (declares the `roots` capability).
+    /// Answers `roots/list` (declares the `roots` capability; in the 2025 era with
+    /// `listChanged`: call [`Client::notify_roots_changed`] when the answer changes).
     pub fn on_roots<F, Fut>(mut self, f: F) -> Self
     where
         F: Fn() -> Fut + Send + Sync + 'static,
