@@ -594,6 +594,21 @@ async fn half_opened_sessions_give_their_places_up_early() {
     assert_eq!(post(t.addr, &kept, &ping).await.status, 200);
 }
 
+/// A half-opened session ends at `uninitialized_session_timeout` even while the table
+/// has room: the reaper runs often enough for that timeout, not only for the idle one.
+#[tokio::test]
+async fn a_half_opened_session_expires_at_its_own_timeout() {
+    let settings =
+        HttpSettings { uninitialized_session_timeout: Duration::from_millis(200), ..Default::default() };
+    let t = start_with(settings).await;
+    let response = send(t.addr, Req::post(&initialize_body(1, V25))).await;
+    let sid = response.header("mcp-session-id").expect("a session").to_owned();
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" });
+    assert_eq!(post(t.addr, &sid, &ping).await.status, 404, "the half-opened session ended");
+    assert_eq!(t.service.session_count(), 0);
+}
+
 #[tokio::test]
 async fn batches_are_accepted_at_2025_03_26() {
     let t = start().await;

@@ -145,7 +145,9 @@ impl McpService {
         };
         let sessionless_settings = Arc::new(HttpSettings { event_store: None, ..settings.clone() });
         let settings = Arc::new(settings);
-        let sessions = SessionTable::new(settings.max_sessions, settings.session_idle_timeout);
+        // The reaper runs often enough for the shorter timeout: a half-opened session's.
+        let reap_basis = settings.session_idle_timeout.min(settings.uninitialized_session_timeout);
+        let sessions = SessionTable::new(settings.max_sessions, reap_basis);
         #[cfg(feature = "redis")]
         let sessions = sessions.in_cluster(settings.cluster.clone());
         let sessions = Arc::new(sessions);
