@@ -327,8 +327,9 @@ impl Server {
 
     /// [`Server::serve_stdio_with`], until stdin closes or `stop` completes (a
     /// `SIGTERM`, say): a stop is taken as the end of input, so the requests still running
-    /// get the same moment to finish and then the same "Connection closed" answer, and
-    /// every answer is written before this returns. (A terminal's stdin, unlike a pipe's,
+    /// get the same moment to finish and then the same shutdown answer ("Connection
+    /// closed", or `-32603` in the 2026 era), and every answer is written before this
+    /// returns. (A terminal's stdin, unlike a pipe's,
     /// is read on tokio's blocking pool, where a read under way cannot be stopped: a
     /// process that may be run from a terminal exits with `std::process::exit` once this
     /// returns, rather than waiting for its runtime to shut down, which waits for that read.)
