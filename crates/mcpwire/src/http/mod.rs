@@ -145,9 +145,9 @@ impl McpService {
         };
         let sessionless_settings = Arc::new(HttpSettings { event_store: None, ..settings.clone() });
         let settings = Arc::new(settings);
-        // The reaper runs often enough for the shorter timeout: a half-opened session's.
-        let reap_basis = settings.session_idle_timeout.min(settings.uninitialized_session_timeout);
-        let sessions = SessionTable::new(settings.max_sessions, reap_basis);
+        // A half-opened session's timeout is usually the shorter: the reaper follows it.
+        let shortest_idle = settings.session_idle_timeout.min(settings.uninitialized_session_timeout);
+        let sessions = SessionTable::new(settings.max_sessions, shortest_idle);
         #[cfg(feature = "redis")]
         let sessions = sessions.in_cluster(settings.cluster.clone());
         let sessions = Arc::new(sessions);

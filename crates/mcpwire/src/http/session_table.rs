@@ -17,7 +17,9 @@ pub(crate) struct SessionTable {
     /// Keyed by the session id's 128 random bits, which the server drew itself.
     map: Mutex<HashMap<u128, Arc<Session>, foldhash::fast::FixedState>>,
     max: usize,
-    idle: Duration,
+    /// The shortest time a session may idle: the reaper looks a quarter of it apart (each
+    /// session's own expiry is its settings', `Session::is_expired`).
+    shortest_idle: Duration,
     reaper_started: AtomicBool,
     /// The cluster whose records of expired sessions this table deletes.
     #[cfg(feature = "redis")]
@@ -54,11 +56,13 @@ fn key_of(id: &str) -> Option<u128> {
 }
 
 impl SessionTable {
-    pub(crate) fn new(max: usize, idle: Duration) -> Self {
+    /// A table of at most `max` sessions, the shortest of whose idle timeouts is
+    /// `shortest_idle`.
+    pub(crate) fn new(max: usize, shortest_idle: Duration) -> Self {
         SessionTable {
             map: Mutex::new(HashMap::default()),
             max: max.max(1),
-            idle,
+            shortest_idle,
             reaper_started: AtomicBool::new(false),
             #[cfg(feature = "redis")]
             cluster: None,
@@ -164,7 +168,7 @@ impl SessionTable {
             return;
         }
         let weak: Weak<SessionTable> = Arc::downgrade(self);
-        let period = (self.idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
+        let period = (self.shortest_idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(30));
         tokio::spawn(async move {
             loop {
                 tokio::time::sleep(period).await;
