@@ -550,3 +550,41 @@ async fn a_shorter_lived_task_does_not_hide_an_owners_longer_lived_ones_from_the
         store.list(Some("s1"), None, 10).await.unwrap().into_iter().map(|r| r.task_id).collect();
     assert_eq!(listed, ["long"]);
 }
+
+/// A session's journal (what a takeover replays) keeps the latest request per piece of
+/// state: a client repeating `logging/setLevel`, or unsubscribing from ever new URIs,
+/// does not grow Redis; a takeover still restores the last level set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_state_setting_requests_do_not_grow_the_session_journal() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let (a, b) = (instance(&redis, &seen).await, instance(&redis, &seen).await);
+    let sid = open_session(a.addr, V25).await;
+    let key = format!("mcpwire:journal:{sid}");
+    let size = || redis_cli(&redis, &["MEMORY", "USAGE", &key]).parse::<u64>().unwrap();
+    set_level(a.addr, &sid, "debug").await;
+    let before = size();
+    for i in 0..200 {
+        set_level(a.addr, &sid, if i % 2 == 0 { "info" } else { "error" }).await;
+        let uri = format!("file:///{i}");
+        let body = json!({ "jsonrpc": "2.0", "id": 1000 + i, "method": "resources/unsubscribe",
+            "params": { "uri": uri } });
+        let _ = answer(send(a.addr, in_session(Req::post(&body), &sid, V25)).await).await;
+    }
+    let after = size();
+    assert!(after <= before + 256, "the journal grew from {before} to {after} bytes");
+    // B takes the session over at the last level set: only the error line comes through.
+    a.stop().await;
+    let call = mcp_http::call_body(3, "log_twice", json!({}));
+    let mut stream = send(b.addr, in_session(Req::post(&call), &sid, V25)).await;
+    assert_eq!(stream.status, 200);
+    let mut logged = Vec::new();
+    loop {
+        let message = stream.next_message().await;
+        if message.get("method").is_none() {
+            break;
+        }
+        logged.push(message["params"]["data"].clone());
+    }
+    assert_eq!(logged, vec![json!("an error line")]);
+}

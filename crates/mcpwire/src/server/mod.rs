@@ -95,6 +95,8 @@ pub use resource::{
     TemplateBuilder, TemplateDef,
 };
 pub use roots_changed::RootsChanged;
+#[cfg(feature = "redis")]
+pub(crate) use session_info::MAX_SUBSCRIPTIONS;
 pub use tool::{
     is_valid_tool_name, tool, IntoToolError, IntoToolResult, Json, ToolBuilder, ToolDef, ToolError,
     ToolHandler,

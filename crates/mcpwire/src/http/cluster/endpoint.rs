@@ -13,15 +13,24 @@ use super::{Cluster, SessionRecord};
 use crate::http::session::Session;
 use crate::http::{header_rules, status, McpBody, McpService};
 
-/// The requests whose effect on a session is journalled for a takeover.
-fn sets_session_state(method: &str) -> bool {
-    matches!(
-        method,
-        methods::INITIALIZE
-            | methods::LOGGING_SET_LEVEL
-            | methods::RESOURCES_SUBSCRIBE
-            | methods::RESOURCES_UNSUBSCRIBE
-    )
+/// Where a request whose effect on a session is journalled for a takeover goes in the
+/// journal: its field, and whether it sets the field (an unsubscribe removes it). `None`
+/// for any other request, and for a (un)subscribe without a URI, which changes nothing.
+fn journal_field(request: &Request) -> Option<(String, bool)> {
+    let uri = || {
+        #[derive(serde::Deserialize)]
+        struct Uri {
+            uri: String,
+        }
+        let params = request.params.as_ref()?;
+        serde_json::from_str::<Uri>(params.get()).ok().map(|p| format!("resource:{}", p.uri))
+    };
+    match request.method.as_str() {
+        methods::LOGGING_SET_LEVEL => Some(("level".into(), true)),
+        methods::RESOURCES_SUBSCRIBE => Some((uri()?, true)),
+        methods::RESOURCES_UNSUBSCRIBE => Some((uri()?, false)),
+        _ => None,
+    }
 }
 
 fn owner_unreachable() -> Response<McpBody> {
@@ -154,15 +163,18 @@ impl McpService {
         let cluster = self.cluster()?;
         for message in messages {
             let Message::Request(request) = message else { continue };
-            if !sets_session_state(&request.method) {
-                continue;
-            }
-            let raw = message.to_vec();
-            let written = if initialize {
+            let written = if request.method == methods::INITIALIZE {
+                if !initialize {
+                    continue;
+                }
                 let version = session.version.lock().map(|v| v.as_str().to_owned()).unwrap_or_default();
+                let raw = message.to_vec();
                 cluster.register_session(&session.id, session.principal.as_deref(), &version, &raw).await
+            } else if let Some((field, sets)) = journal_field(request) {
+                let raw = message.to_vec();
+                cluster.journal(&session.id, &field, sets.then_some(raw.as_slice())).await
             } else {
-                cluster.journal(&session.id, &raw).await
+                continue;
             };
             if let Err(e) = written {
                 tracing::warn!(session = %session.id, "could not write session state to redis: {e}");

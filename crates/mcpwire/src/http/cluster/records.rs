@@ -23,6 +23,27 @@ pub(crate) struct SessionRecord {
 /// drops old entries (one per session at most; the table holds fewer by default).
 const SESSION_MEMORY: usize = 16_384;
 
+/// Sets (or, with an empty `ARGV[2]`, deletes) field `ARGV[1]` of session journal
+/// `KEYS[2]`, then keeps the session alive `ARGV[3]` ms. A new field is added only while
+/// the journal has fewer than `ARGV[4]`.
+const JOURNAL: &str = r"
+if ARGV[2] == '' then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+elseif redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 or redis.call('HLEN', KEYS[2]) < tonumber(ARGV[4]) then
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 0
+";
+
+/// The journal field of a session's `initialize`, replayed first.
+const INITIALIZE_FIELD: &str = "initialize";
+
+/// Most fields of a session journal: its `initialize`, its log level and each resource it
+/// follows (no more than a session may follow).
+const MOST_JOURNAL_FIELDS: usize = crate::server::MAX_SUBSCRIPTIONS + 2;
+
 /// Deletes the record if `ARGV[1]` owns it.
 const FORGET: &str = r"
 if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then
@@ -78,31 +99,32 @@ impl Cluster {
             pipe.cmd("HSET").arg(&key).arg("principal").arg(principal).ignore();
         }
         pipe.cmd("DEL").arg(&journal).ignore();
-        pipe.cmd("RPUSH").arg(&journal).arg(initialize).ignore();
+        pipe.cmd("HSET").arg(&journal).arg(INITIALIZE_FIELD).arg(initialize).ignore();
         pipe.cmd("PEXPIRE").arg(&key).arg(self.session_ttl_ms()).ignore();
         pipe.cmd("PEXPIRE").arg(&journal).arg(self.session_ttl_ms()).ignore();
         pipe.query_async(&mut self.redis()).await
     }
 
-    /// Adds a state-setting request to a session's journal and keeps the record alive.
-    pub(crate) async fn journal(&self, id: &str, request: &[u8]) -> Result<(), redis::RedisError> {
-        let (key, journal) = (self.session_key(id), self.journal_key(id));
-        redis::pipe()
-            .atomic()
-            .cmd("RPUSH")
-            .arg(&journal)
-            .arg(request)
-            .ignore()
-            .cmd("PEXPIRE")
-            .arg(&key)
+    /// Records a state-setting request in a session's journal and keeps the record alive.
+    /// The journal holds the latest request per `field` (the log level, each resource
+    /// followed): `None` removes the field (an unsubscribe). So a client repeating such
+    /// requests does not grow it.
+    pub(crate) async fn journal(
+        &self,
+        id: &str,
+        field: &str,
+        request: Option<&[u8]>,
+    ) -> Result<(), redis::RedisError> {
+        redis::Script::new(JOURNAL)
+            .key(self.session_key(id))
+            .key(self.journal_key(id))
+            .arg(field)
+            .arg(request.unwrap_or_default())
             .arg(self.session_ttl_ms())
-            .ignore()
-            .cmd("PEXPIRE")
-            .arg(&journal)
-            .arg(self.session_ttl_ms())
-            .ignore()
-            .query_async(&mut self.redis())
+            .arg(MOST_JOURNAL_FIELDS)
+            .invoke_async::<i64>(&mut self.redis())
             .await
+            .map(drop)
     }
 
     /// Keeps a used session's record alive: at most once per eighth of its lifetime
@@ -157,15 +179,20 @@ impl Cluster {
         }))
     }
 
-    /// The requests that set session `id`'s state, oldest first (JSON).
+    /// The requests that set session `id`'s state (JSON), its `initialize` first.
     pub(crate) async fn session_journal(&self, id: &str) -> Result<Vec<Bytes>, redis::RedisError> {
-        let journal: Vec<Vec<u8>> = redis::cmd("LRANGE")
-            .arg(self.journal_key(id))
-            .arg(0)
-            .arg(-1)
-            .query_async(&mut self.redis())
-            .await?;
-        Ok(journal.into_iter().map(Bytes::from).collect())
+        let journal: HashMap<String, Vec<u8>> =
+            redis::cmd("HGETALL").arg(self.journal_key(id)).query_async(&mut self.redis()).await?;
+        let mut out = Vec::with_capacity(journal.len());
+        let mut rest = Vec::with_capacity(journal.len());
+        for (field, request) in journal {
+            match field == INITIALIZE_FIELD {
+                true => out.push(Bytes::from(request)),
+                false => rest.push(Bytes::from(request)),
+            }
+        }
+        out.extend(rest);
+        Ok(out)
     }
 
     /// Takes session `id` over from `previous` (gone): the new generation, or `None`
