@@ -588,3 +588,34 @@ async fn repeated_state_setting_requests_do_not_grow_the_session_journal() {
     }
     assert_eq!(logged, vec![json!("an error line")]);
 }
+
+/// An owner's task list drops its expired tasks as new ones come: a server creating
+/// short-lived tasks without end (2026 tasks all share one list) does not grow Redis.
+#[tokio::test]
+async fn expired_tasks_leave_their_owners_list() {
+    use mcpwire::server::tasks::{TaskRecord, TaskStore};
+    let Some(redis) = redis() else { return };
+    let store = Cluster::connect(&redis.url).await.unwrap().task_store();
+    let record = |id: String, ttl: u64| {
+        let now = std::time::SystemTime::now();
+        TaskRecord {
+            task_id: id,
+            status_message: None,
+            created_at: now,
+            last_updated_at: now,
+            ttl: Some(Duration::from_millis(ttl)),
+            poll_interval: None,
+            state: mcpwire::protocol::tasks_ext::TaskState::Working,
+            owner: None,
+        }
+    };
+    // A long-lived task keeps the list alive while short-lived ones come and go.
+    store.create(record("long".into(), 60_000)).await.unwrap();
+    for i in 0..200 {
+        store.create(record(format!("short-{i}"), 200)).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    store.create(record("new".into(), 200)).await.unwrap();
+    let listed = redis_cli(&redis, &["ZRANGE", "mcpwire:tasks-of:-", "0", "-1"]);
+    assert_eq!(listed.lines().collect::<Vec<_>>(), ["long", "new"]);
+}

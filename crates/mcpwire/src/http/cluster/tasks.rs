@@ -73,12 +73,24 @@ end
 return 0
 ";
 
-/// Makes `KEYS[1]` live at least `ARGV[1]` ms more (it never shortens it; `PTTL` is -1
-/// for a key without expiry): an owner's list outlives each of its tasks, whatever order
-/// their TTLs come in.
-const EXTEND_EXPIRY: &str = r"
-if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
-  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+/// Lists task `ARGV[1]` in its owner's list `KEYS[1]` (by creation, `ARGV[2]` ms) and in
+/// `KEYS[2]`, the same tasks by expiry (`ARGV[3]` ms). First drops up to 256 tasks that
+/// expired by `ARGV[4]` (now) from both, so the lists hold the live tasks and a few more,
+/// however many tasks come and go. Then makes both live at least `ARGV[5]` ms more (never
+/// shorter; `PTTL` is -1 for a key without expiry): an owner's list outlives each of its
+/// tasks, whatever order their TTLs come in.
+const LIST_TASK: &str = r"
+local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[4], 'LIMIT', 0, 256)
+for _, id in ipairs(gone) do
+  redis.call('ZREM', KEYS[1], id)
+  redis.call('ZREM', KEYS[2], id)
+end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+for _, key in ipairs(KEYS) do
+  if redis.call('PTTL', key) < tonumber(ARGV[5]) then
+    redis.call('PEXPIRE', key, ARGV[5])
+  end
 end
 return 0
 ";
@@ -110,6 +122,11 @@ impl Cluster {
     fn tasks_of_key(&self, owner: Option<&str>) -> String {
         // A 2026 task has no owner; its list is never asked for, but is kept alike.
         self.key("tasks-of", owner.unwrap_or("-"))
+    }
+
+    /// The tasks of [`Self::tasks_of_key`] by expiry, to drop them from it once expired.
+    fn tasks_expiring_key(&self, owner: Option<&str>) -> String {
+        self.key("tasks-expiring", owner.unwrap_or("-"))
     }
 
     /// Acts on a signal another instance sent for a task that may run here.
@@ -194,19 +211,20 @@ impl TaskStore for RedisTaskStore {
             if let Some(ttl) = ttl {
                 set.arg("PX").arg(ttl);
             }
-            let list = self.cluster.tasks_of_key(owner.as_deref());
+            let now = ms(SystemTime::now());
+            let keep = ttl.unwrap_or(24 * 3600 * 1000);
             let (stored,): (redis::Value,) = redis::pipe()
                 .add_command(set)
-                .cmd("ZADD")
-                .arg(&list)
-                .arg(created)
-                .arg(&id)
-                .ignore()
                 .cmd("EVAL")
-                .arg(EXTEND_EXPIRY)
-                .arg(1)
-                .arg(&list)
-                .arg(ttl.unwrap_or(24 * 3600 * 1000))
+                .arg(LIST_TASK)
+                .arg(2)
+                .arg(self.cluster.tasks_of_key(owner.as_deref()))
+                .arg(self.cluster.tasks_expiring_key(owner.as_deref()))
+                .arg(&id)
+                .arg(created)
+                .arg(ttl.map_or("+inf".to_owned(), |ttl| (created as u64 + ttl).to_string()))
+                .arg(now)
+                .arg(keep)
                 .ignore()
                 .query_async(&mut self.cluster.redis())
                 .await
