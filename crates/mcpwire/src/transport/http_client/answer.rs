@@ -134,10 +134,8 @@ impl Shared {
             }
             return Read::Done;
         }
-        // One loop for both shapes; a single answer (nearly every one) allocates nothing.
-        let (single, batch) = match decode_frame(&body) {
-            Ok(Frame::Single(m)) => (Some(m), Vec::new()),
-            Ok(Frame::Batch(items)) => (None, items.into_iter().flatten().collect()),
+        let frame = match decode_frame(&body) {
+            Ok(frame) => frame,
             Err(e) => {
                 if let Some(id) = id {
                     self.fail(id, format!("the server's answer is not JSON-RPC: {e}")).await;
@@ -145,7 +143,7 @@ impl Shared {
                 return Read::Done;
             }
         };
-        for mut message in single.into_iter().chain(batch) {
+        for mut message in frame_messages(frame) {
             if let Some(awaited) = awaited {
                 awaited.claim(&mut message);
             }
@@ -191,12 +189,8 @@ impl Shared {
                 }
                 // An event holds one message, or a batch (which a 2025-03-26 client must
                 // take in, as it does in a JSON body).
-                let (single, batch) = match decode_frame(event.data.as_bytes()) {
-                    Ok(Frame::Single(m)) => (Some(m), Vec::new()),
-                    Ok(Frame::Batch(items)) => (None, items.into_iter().flatten().collect()),
-                    Err(_) => continue,
-                };
-                for mut message in single.into_iter().chain(batch) {
+                let Ok(frame) = decode_frame(event.data.as_bytes()) else { continue };
+                for mut message in frame_messages(frame) {
                     if let Some(a) = awaited {
                         a.restamp(&mut message);
                     }
@@ -214,4 +208,15 @@ impl Shared {
         parser.finish();
         answered
     }
+}
+
+/// The messages of a decoded frame, a JSON body's or an SSE event's: the one message, or
+/// the members of a batch that decoded (one that did not answers nothing). One loop takes
+/// both shapes; a single message (nearly every answer) allocates nothing.
+fn frame_messages(frame: Frame) -> impl Iterator<Item = Message> {
+    let (single, batch) = match frame {
+        Frame::Single(message) => (Some(message), Vec::new()),
+        Frame::Batch(items) => (None, items.into_iter().flatten().collect()),
+    };
+    single.into_iter().chain(batch)
 }
