@@ -122,16 +122,23 @@ impl CloseUnlessConnected {
         self.0 = None;
     }
 
-    /// Closes the connection, waiting (as [`Client::close`] does) for the transport to
-    /// put out its goodbye; gives back `error`.
+    /// Closes the connection as [`Client::close`] does; gives back `error`.
     async fn close(mut self, finished: Option<&CancellationToken>, error: ConnectError) -> ConnectError {
         if let Some(peer) = self.0.take() {
-            peer.close();
-            if let Some(finished) = finished {
-                let _ = tokio::time::timeout(CLOSE_WAIT, finished.cancelled()).await;
-            }
+            close_and_wait(&peer, finished).await;
         }
         error
+    }
+}
+
+/// Closes a connection and waits, at most [`CLOSE_WAIT`], for its transport to finish, so
+/// that the transport's goodbye (the HTTP session's DELETE) goes out before this returns.
+async fn close_and_wait(peer: &Peer, finished: Option<&CancellationToken>) {
+    peer.close();
+    if let Some(finished) = finished {
+        if tokio::time::timeout(CLOSE_WAIT, finished.cancelled()).await.is_err() {
+            tracing::debug!("the transport did not finish within {CLOSE_WAIT:?} of close");
+        }
     }
 }
 
@@ -322,13 +329,7 @@ impl Client {
     /// (stdin closed, then `SIGTERM`, then `SIGKILL`), and an HTTP session is deleted
     /// before this returns (waiting at most 3 s for it).
     pub async fn close(&self) {
-        self.inner.peer.close();
-        // The transport's goodbye (the HTTP session's DELETE) goes out before this returns.
-        if let Some(finished) = &self.inner.transport_finished {
-            if tokio::time::timeout(CLOSE_WAIT, finished.cancelled()).await.is_err() {
-                tracing::debug!("the transport did not finish within {CLOSE_WAIT:?} of close");
-            }
-        }
+        close_and_wait(&self.inner.peer, self.inner.transport_finished.as_ref()).await;
         let child = self.inner.child.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(child) = child {
             child.shutdown().await;
