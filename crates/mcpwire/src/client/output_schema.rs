@@ -1,9 +1,10 @@
 //! Checks a tool's structured content against its `outputSchema`, as clients should:
 //! a tool that declares an output schema must return structured content that conforms.
 //! Schemas are compiled once per tool and kept until the server says its tool list
-//! changed; an unknown tool's schema is learned from `tools/list` once. A schema that cannot be used (an unknown `$schema` dialect, a `$ref`
-//! outside it, or one that does not compile) fails the tool's calls with the reason,
-//! rather than letting its results through unchecked.
+//! changed; an unknown tool's schema is learned from `tools/list` once. A schema that
+//! cannot be used (an unknown `$schema` dialect, a `$ref` outside it, or one that does not
+//! compile) fails the tool's calls with the reason, rather than letting its results
+//! through unchecked.
 //!
 //! How much is checked depends on the `jsonschema` feature: with it, the whole schema
 //! (`full.rs`); without it, the top level only (`shallow.rs`: the value's type, required
