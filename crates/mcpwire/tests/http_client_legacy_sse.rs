@@ -11,27 +11,11 @@ use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::RequestError;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Mutex, Notify};
 
-/// One request's head and JSON body (`null` without one).
-async fn read(stream: &mut BufReader<TcpStream>) -> Option<(String, Value)> {
-    let mut head = String::new();
-    while !head.ends_with("\r\n\r\n") {
-        if stream.read_line(&mut head).await.ok()? == 0 {
-            return None;
-        }
-    }
-    let length = head
-        .to_ascii_lowercase()
-        .split("\r\n")
-        .find_map(|l| l.strip_prefix("content-length:").and_then(|v| v.trim().parse().ok()))
-        .unwrap_or(0);
-    let mut body = vec![0; length];
-    stream.read_exact(&mut body).await.ok()?;
-    Some((head, serde_json::from_slice(&body).unwrap_or_default()))
-}
+mod raw_http_server;
 
 /// A 2024-11-05 server: a POST to `/mcp` gets 405, the GET stream names `/messages` as the
 /// endpoint and carries the answers to what is posted there. `end` ends the stream.
@@ -46,7 +30,7 @@ async fn legacy_server(end: Arc<Notify>) -> String {
             let (answers, stream_answers, end) = (answers.clone(), stream_answers.clone(), end.clone());
             tokio::spawn(async move {
                 let mut stream = BufReader::new(stream);
-                while let Some((head, body)) = read(&mut stream).await {
+                while let Some((head, body)) = raw_http_server::read(&mut stream).await {
                     let s = stream.get_mut();
                     if head.starts_with("GET") {
                         let open = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
