@@ -2,7 +2,8 @@
 # bench/callgrind.sh — user-space instructions per echo call, server side, under callgrind:
 # stable whatever else the machine is doing (kernel time is not counted). Not part of CI.
 #
-# Usage: bench/callgrind.sh [PEER...]     (default: bare rmcp mcpwire)
+# Usage: bench/callgrind.sh [PEER...]     (default: bare rmcp mcpwire; also bare-tasks, the
+# bare echo answering each stdio request in a task of its own: stdio scenarios only)
 #
 # Per peer and scenario, the server runs under `valgrind --tool=callgrind`; the
 # instruction count of a run with N1 calls is subtracted from one with N2 calls, so
@@ -43,7 +44,7 @@ server() {
   case "$1" in
     mcpwire) echo "${ECHO_SERVER:-$T/user/release/echo-server}" ;;
     rmcp) echo "$T/peers/rmcp/release/rmcp-echo" ;;
-    bare) echo "$T/peers/bare/release/bare-echo" ;;
+    bare | bare-tasks) echo "$T/peers/bare/release/bare-echo" ;;
   esac
 }
 
@@ -53,11 +54,12 @@ total() { # total instructions in a callgrind output file
 
 stdio_run() { # PEER TAG CALLS PIPE -> instruction total
   local peer=$1 tag=$2 calls=$3 pipe=$4 file="$OUTDIR/$1-$2.out"
-  local extra=()
+  local mode=--stdio extra=()
   [[ $peer == mcpwire ]] && extra=("${SERVER_ARGS[@]}")
+  [[ $peer == bare-tasks ]] && mode=--stdio-tasks
   rm -f "$file"
   "$MCPWIRE" bench --no-check "${BENCH_ARGS[@]}" --calls "$calls" --pipelined-calls "$pipe" --warmup 0 --startup-runs 0 --timeout 900 -- \
-    valgrind --tool=callgrind --callgrind-out-file="$file" "$(server "$peer")" --stdio "${extra[@]}" >/dev/null 2>&1
+    valgrind --tool=callgrind --callgrind-out-file="$file" "$(server "$peer")" "$mode" "${extra[@]}" >/dev/null 2>&1
   # Wait (bounded) for valgrind to write the file after the server exits.
   for _ in $(seq 1 100); do [[ -s $file ]] && break; sleep 0.1; done
   total "$file"
@@ -96,7 +98,7 @@ for peer in "${PEERS[@]}"; do
     seq=$(( (b - a) / (N2 - N1) ))
     pipe=$(( (c - a) / PIPE ))
   fi
-  if [[ $ONLY != stdio ]]; then
+  if [[ $ONLY != stdio && $peer != bare-tasks ]]; then
     h26=$(http_run "$peer" stateless 2026)
     h25=$(http_run "$peer" sessions 2025)
     h25s=$(http_run "$peer" stateless 2025)

@@ -6,6 +6,8 @@
 //!
 //! - `bare-echo --stdio`          blocking std I/O on one thread (the floor of a stdio server)
 //! - `bare-echo --stdio-tokio`    tokio stdin/stdout (what a plain tokio program does)
+//! - `bare-echo --stdio-tasks`    each request answered in a task of its own, as a
+//!   dispatcher that can cancel requests must (the floor of that design on stdio)
 //! - `bare-echo --http ADDR --mode stateless|sessions`
 //!   hyper HTTP/1.1 with TCP_NODELAY; `stateless` answers JSON, `sessions` gives a session
 //!   id on `initialize` and answers every request as one SSE event.
@@ -153,6 +155,39 @@ async fn stdio_tokio() {
     }
 }
 
+/// The least a server does that answers each request in a task of its own: the reader
+/// spawns one task a line, and a writer fed by a bounded channel flushes when it has no
+/// more replies waiting. No cancellation, ids or MCP checks: only the tasks' cost.
+async fn stdio_tasks() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(256);
+    let writer = tokio::spawn(async move {
+        let mut output = tokio::io::BufWriter::new(tokio::io::stdout());
+        while let Some(reply) = rx.recv().await {
+            if output.write_all(&reply).await.is_err() || (rx.is_empty() && output.flush().await.is_err()) {
+                return;
+            }
+        }
+    });
+    let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+    loop {
+        let mut line = Vec::with_capacity(256);
+        match input.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        let tx = tx.clone();
+        tokio::spawn(async move {
+            if let Some(mut reply) = answer(&line) {
+                reply.push(b'\n');
+                let _ = tx.send(reply).await;
+            }
+        });
+    }
+    drop(tx);
+    let _ = writer.await;
+}
+
 static SESSIONS: AtomicU64 = AtomicU64::new(1);
 
 async fn handle(
@@ -218,10 +253,11 @@ fn main() {
     match args.as_slice() {
         ["--stdio"] => stdio_blocking(),
         ["--stdio-tokio"] => runtime().block_on(stdio_tokio()),
+        ["--stdio-tasks"] => runtime().block_on(stdio_tasks()),
         ["--http", addr, "--mode", "stateless"] => runtime().block_on(http(addr, false)),
         ["--http", addr, "--mode", "sessions"] => runtime().block_on(http(addr, true)),
         _ => {
-            eprintln!("usage: bare-echo --stdio | --stdio-tokio | --http ADDR --mode stateless|sessions");
+            eprintln!("usage: bare-echo --stdio | --stdio-tokio | --stdio-tasks | --http ADDR --mode stateless|sessions");
             std::process::exit(2);
         }
     }
