@@ -190,6 +190,10 @@ impl<T: Transport> Transport for Tap<T> {
     fn finished_signal(&self) -> Option<mcpwire::CancellationToken> {
         self.inner.finished_signal()
     }
+
+    fn renewed_version(&self) -> Option<mcpwire::transport::RenewedVersion> {
+        self.inner.renewed_version()
+    }
 }
 
 #[cfg(test)]

@@ -103,3 +103,23 @@ async fn a_renewed_session_is_named_with_its_own_version() {
     assert_eq!(seen, expected);
     client.close().await;
 }
+
+/// After the new `initialize` that replaced a forgotten session, the client names the
+/// version negotiated for the new session (the one its requests' headers now carry), not
+/// the first session's.
+#[tokio::test]
+async fn a_renewed_session_s_version_is_the_client_s_protocol_version() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let url = forgetful_server(seen.clone()).await;
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    client.list_tools(None).await.unwrap();
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
+    client.list_tools(None).await.expect("the call after the 404 failed");
+    assert_eq!(seen.lock().unwrap().len(), 2, "the second list went to the new session");
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_06_18, "the new session's version");
+    client.close().await;
+}

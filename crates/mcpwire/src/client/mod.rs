@@ -214,6 +214,9 @@ pub(crate) struct ClientInner {
     child: Mutex<Option<restart::Supervised>>,
     /// The transport's "everything sent" signal ([`Transport::finished_signal`]).
     transport_finished: Option<CancellationToken>,
+    /// The version of a 2025 session the transport made in place of the handshake's
+    /// ([`Transport::renewed_version`]).
+    renewed_version: Option<crate::transport::RenewedVersion>,
     /// 2026: the listen stream that carries each URI's updates since
     /// [`Client::subscribe`], by URI.
     pub(crate) resource_streams: listen::ResourceStreams,
@@ -263,12 +266,23 @@ impl Client {
         }
     }
 
-    /// The negotiated protocol version.
+    /// The negotiated protocol version: in the 2025 era over HTTP, that of the current
+    /// session (a session the server forgot is replaced by a new `initialize`, which may
+    /// settle on another revision).
     pub fn protocol_version(&self) -> &ProtocolVersion {
         match &self.inner.session {
-            Session::Stateful(init) => &init.protocol_version,
+            Session::Stateful(init) => self.renewed_version().unwrap_or(&init.protocol_version),
             Session::Stateless { version, .. } => version,
         }
+    }
+
+    /// The version of the 2025 session that replaced the handshake's, if one did. The
+    /// transport only takes a version this client speaks, so it is one of
+    /// [`ProtocolVersion::STATEFUL`], lent from a `static` copy of that list (immutable).
+    fn renewed_version(&self) -> Option<&'static ProtocolVersion> {
+        static STATEFUL: [ProtocolVersion; 4] = ProtocolVersion::STATEFUL;
+        let renewed = self.inner.renewed_version.as_ref()?.get()?;
+        STATEFUL.iter().find(|v| **v == renewed)
     }
 
     /// The era of this connection.
@@ -631,6 +645,7 @@ impl ClientBuilder {
         let listeners: Listeners = Default::default();
         let era_key = self.era_cache.as_ref().and_then(|_| transport.era_cache_key());
         let transport_finished = transport.finished_signal();
+        let renewed_version = transport.renewed_version();
         let probe_options = ClientOptions {
             probe_timeout: match transport.answers_every_request() {
                 true => self.options.request_timeout.max(self.options.probe_timeout),
@@ -750,6 +765,7 @@ impl ClientBuilder {
                 task_tools,
                 child: Mutex::new(None),
                 transport_finished,
+                renewed_version,
                 resource_streams: Default::default(),
             }),
         })

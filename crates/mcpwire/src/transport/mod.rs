@@ -74,6 +74,33 @@ pub trait Transport: Send + 'static {
     fn finished_signal(&self) -> Option<tokio_util::sync::CancellationToken> {
         None
     }
+
+    /// The version of the 2025 session that replaced the one the handshake made, for a
+    /// transport that replaces a session on its own (the HTTP client initializes a new one
+    /// when the server forgot the first, and may settle on another revision):
+    /// [`Client::protocol_version`](crate::client::Client::protocol_version) names it
+    /// once it is set. `None`: the transport never replaces a session.
+    fn renewed_version(&self) -> Option<RenewedVersion> {
+        None
+    }
+}
+
+/// The protocol version of the 2025 session a transport made in place of the first (see
+/// [`Transport::renewed_version`]): the transport sets it, the client reads it. Empty
+/// until a session is replaced; clones share it.
+#[derive(Clone, Debug, Default)]
+pub struct RenewedVersion(std::sync::Arc<std::sync::Mutex<Option<mcpwire_protocol::ProtocolVersion>>>);
+
+impl RenewedVersion {
+    /// Records the version negotiated for the new session.
+    pub fn set(&self, version: mcpwire_protocol::ProtocolVersion) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(version);
+    }
+
+    /// The version of the latest replacement session, if there was one.
+    pub fn get(&self) -> Option<mcpwire_protocol::ProtocolVersion> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
 }
 
 /// The two channel ends of a running transport.

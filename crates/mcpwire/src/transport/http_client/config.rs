@@ -36,6 +36,8 @@ pub struct HttpClientTransport {
     pub(super) tls: super::tls::Tls,
     /// Cancelled when the writer has finished after close (the session's `DELETE` sent).
     pub(super) finished: tokio_util::sync::CancellationToken,
+    /// The version of a session made in place of a forgotten one (the client reads it).
+    pub(super) renewed: crate::transport::RenewedVersion,
 }
 
 impl HttpClientTransport {
@@ -66,6 +68,7 @@ impl HttpClientTransport {
             #[cfg(feature = "tls")]
             tls: super::tls::Tls::new().map_err(HttpClientError::Tls)?,
             finished: tokio_util::sync::CancellationToken::new(),
+            renewed: Default::default(),
         })
     }
 

@@ -140,6 +140,8 @@ struct Shared {
     /// The largest response body or SSE event read.
     max_message_bytes: usize,
     auth: auth_hook::Hook,
+    /// Set to the version of each session made in place of a forgotten one.
+    renewed: super::RenewedVersion,
 }
 
 /// Locks a mutex, ignoring poison (no lock is held across a panic that matters here).
@@ -158,6 +160,10 @@ impl Transport for HttpClientTransport {
 
     fn finished_signal(&self) -> Option<CancellationToken> {
         Some(self.finished.clone())
+    }
+
+    fn renewed_version(&self) -> Option<super::RenewedVersion> {
+        Some(self.renewed.clone())
     }
 
     fn connect(self) -> Connection {
@@ -183,6 +189,7 @@ impl Transport for HttpClientTransport {
             closed: CancellationToken::new(),
             middlewares: self.middlewares,
             auth: self.auth,
+            renewed: self.renewed,
         });
         let finished = self.finished;
         tokio::spawn(async move {

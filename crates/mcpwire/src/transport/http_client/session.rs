@@ -156,6 +156,8 @@ impl Shared {
             // The new session's server-initiated messages need their own stream.
             let mut session = lock(&self.session);
             session.id = sid;
+            // The client names the new session's version from now on, as the headers do.
+            self.renewed.set(ProtocolVersion::parse(&version));
             session.version = Some(version);
             session.standalone_open = false;
         }
