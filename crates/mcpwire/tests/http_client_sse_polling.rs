@@ -121,3 +121,43 @@ async fn a_polled_get_stream_keeps_being_resumed() {
     assert!(seen >= 8, "the GET stream was given up after {seen} rounds");
     client.close().await;
 }
+
+/// A raw 2025-11-25 server whose standalone GET stream ends after every event with
+/// `retry: 0` (reconnect at once), for as long as the client comes back.
+async fn impatient_get_server() -> String {
+    raw_http_server::serve(raw_http_server::Script {
+        version: "2025-11-25",
+        get: |n| {
+            let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+            Some(format!("id: g{n}\nretry: 0\ndata: {note}\n\n"))
+        },
+        request: |_| String::new(),
+    })
+    .await
+}
+
+/// A server that asks for no delay at all (`retry: 0`) after every event is still
+/// followed, but not in a busy loop: the client keeps a floor between reconnections.
+#[tokio::test]
+async fn a_retry_of_zero_does_not_make_the_get_stream_spin() {
+    let url = impatient_get_server().await;
+    let changes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = changes.clone();
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .on_change(move |_| {
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        })
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    const WINDOW: Duration = Duration::from_secs(1);
+    let start = changes.load(std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(WINDOW).await;
+    let rounds = changes.load(std::sync::atomic::Ordering::SeqCst) - start;
+    client.close().await;
+    assert!(rounds >= 3, "the GET stream was given up after {rounds} rounds");
+    // A floor of tens of milliseconds allows a few dozen rounds a second; a busy loop
+    // makes hundreds or thousands.
+    assert!(rounds <= 100, "{rounds} reconnections in {WINDOW:?}: the client spins on retry: 0");
+}

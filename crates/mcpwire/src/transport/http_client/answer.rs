@@ -98,8 +98,8 @@ impl Shared {
             let mut resumes = 0;
             while !answered && !stateless && resumes < MAX_RESUMES {
                 let Some(last) = parser.last_event_id().map(str::to_owned) else { break };
+                tokio::time::sleep(super::reconnect_delay(&parser, resumes)).await;
                 resumes += 1;
-                tokio::time::sleep(super::reconnect_delay(&parser)).await;
                 let Some(body) = self.get_stream(Some(&last)).await else { continue };
                 answered = self.read_sse(body, &mut parser, awaited).await;
                 // A connection that brought new events is a server polling (it may end

@@ -86,11 +86,19 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// before it is given up (a request's then fails).
 const MAX_RESUMES: usize = 3;
 
+/// The least wait before reconnecting a 2025 SSE stream, whatever its `retry` says.
+const RECONNECT_FLOOR: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// How long to wait before reconnecting a dropped 2025 SSE stream: the server's last
 /// `retry` in full (the spec's MUST, however long: a request's own timeout bounds its
-/// wait, and the standalone stream's ends with the connection), else 1 s.
-fn reconnect_delay(parser: &SseParser) -> std::time::Duration {
-    std::time::Duration::from_millis(parser.retry_ms().unwrap_or(1000))
+/// wait, and the standalone stream's ends with the connection), else 1 s; and at least
+/// [`RECONNECT_FLOOR`], doubled for each reconnection in a row (`fruitless`) that brought
+/// no event.
+fn reconnect_delay(parser: &SseParser, fruitless: usize) -> std::time::Duration {
+    // Waiting longer than `retry` is allowed; a floor keeps a server that ends every
+    // stream with `retry: 0` from making the client reconnect in a busy loop.
+    let floor = RECONNECT_FLOOR * (1u32 << fruitless.min(MAX_RESUMES + 1));
+    std::time::Duration::from_millis(parser.retry_ms().unwrap_or(1000)).max(floor)
 }
 
 /// What the transport knows about the 2025 session.

@@ -88,7 +88,7 @@ impl Shared {
                     true => fruitless + 1,
                     false => 0,
                 };
-                tokio::time::sleep(super::reconnect_delay(&parser)).await;
+                tokio::time::sleep(super::reconnect_delay(&parser, fruitless)).await;
             }
         });
     }
