@@ -115,3 +115,31 @@ async fn a_listen_ended_before_its_acknowledgement_is_not_a_closed_connection() 
     assert!(!client.is_closed());
     client.close().await;
 }
+
+/// An acknowledgement that does not carry its `io.modelcontextprotocol/subscriptionId`
+/// (which the spec requires on every notification of a listen stream, the acknowledgement
+/// first), or carries one that is no request id, fails the listen at once as the server's
+/// protocol error, rather than leaving it to wait out the request timeout.
+#[tokio::test]
+async fn an_acknowledgement_without_its_subscription_id_fails_the_listen_promptly() {
+    for meta in [None, Some(json!({ "io.modelcontextprotocol/subscriptionId": null }))] {
+        let (client, mut raw) = connect_2026().await;
+        let server = async {
+            let listen = raw.next_request("subscriptions/listen").await;
+            let mut ack = json!({ "notifications": params_of(&listen)["notifications"].clone() });
+            if let Some(meta) = &meta {
+                ack["_meta"] = meta.clone();
+            }
+            raw.send(Notification::new("notifications/subscriptions/acknowledged", to_raw(ack))).await;
+        };
+        let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+        let listen = tokio::time::timeout(Duration::from_secs(5), client.listen(filter));
+        let (listened, ()) = tokio::join!(listen, server);
+        match listened.expect("the listen waited for an acknowledgement it had already had") {
+            Err(RequestError::Protocol(message)) => assert!(message.contains("subscriptionId"), "{message}"),
+            other => panic!("an acknowledgement with _meta {meta:?}: {other:?}"),
+        }
+        assert!(!client.is_closed());
+        client.close().await;
+    }
+}

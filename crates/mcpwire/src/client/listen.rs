@@ -7,12 +7,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use mcpwire_protocol::meta::SUBSCRIPTION_ID;
+use mcpwire_protocol::notifications::subscription_id;
 use mcpwire_protocol::subscriptions::{SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams};
 use mcpwire_protocol::{methods, Era, IdKey, Notification, RequestId};
 use serde_json::Map;
 use tokio::sync::{mpsc, oneshot};
 
-use super::router::Listeners;
+use super::router::{Listener, Listeners};
 use super::Client;
 use crate::error::RequestError;
 use crate::jsonrpc::CallOptions;
@@ -122,7 +124,7 @@ impl Client {
         let n = self.inner.next_listen.fetch_add(1, Ordering::Relaxed);
         let id = RequestId::String(format!("listen-{n}"));
         let (tx, mut rx) = mpsc::channel(QUEUE);
-        self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id.key(), tx);
+        self.inner.listeners.lock().unwrap_or_else(|e| e.into_inner()).insert(id.key(), Listener::new(tx));
         // Until the subscription takes the queue over, a failure takes it out again.
         let mut registered = Registered { listeners: &self.inner.listeners, key: Some(id.key()) };
         let mut params = Map::new();
@@ -149,6 +151,16 @@ impl Client {
         });
         let ack = tokio::time::timeout(self.inner.options.request_timeout, rx.recv()).await;
         let acknowledged = match ack {
+            // The acknowledgement names its stream (the spec's MUST); one that does not
+            // could be any waiting listen's (the router hands it to each of them).
+            Ok(Some(n))
+                if n.method == methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED && !names_stream(&n) =>
+            {
+                request.abort();
+                return Err(RequestError::Protocol(format!(
+                    "the server acknowledged a listen stream without its {SUBSCRIPTION_ID}"
+                )));
+            }
             Ok(Some(n)) if n.method == methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED => n
                 .parse_params::<SubscriptionsAcknowledgedNotificationParams>()
                 .map(|p| p.notifications)
@@ -187,6 +199,17 @@ impl Client {
         registered.key = None;
         Ok(Subscription { id, acknowledged, receiver: rx, listeners: self.inner.listeners.clone(), request })
     }
+}
+
+/// Whether a notification carries a subscription id in its `_meta`.
+fn names_stream(notification: &Notification) -> bool {
+    #[derive(serde::Deserialize)]
+    struct MetaOnly {
+        #[serde(rename = "_meta")]
+        meta: Option<mcpwire_protocol::Meta>,
+    }
+    let meta = notification.parse_params::<MetaOnly>().ok().and_then(|p| p.meta);
+    subscription_id(meta.as_ref()).is_some()
 }
 
 /// A listen's queue in the router's table, removed on drop unless `key` was taken (the

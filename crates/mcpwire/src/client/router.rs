@@ -26,7 +26,20 @@ use super::tasks::TaskTools;
 use crate::transport::{Connection, Inbound, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 
 /// Open `subscriptions/listen` streams, by subscription id.
-pub(crate) type Listeners = Arc<Mutex<HashMap<IdKey, mpsc::Sender<Notification>>>>;
+pub(crate) type Listeners = Arc<Mutex<HashMap<IdKey, Listener>>>;
+
+/// One listen stream's queue, and whether the server has acknowledged it.
+pub(crate) struct Listener {
+    pub(crate) queue: mpsc::Sender<Notification>,
+    pub(crate) acknowledged: bool,
+}
+
+impl Listener {
+    /// A stream waiting for its acknowledgement.
+    pub(crate) fn new(queue: mpsc::Sender<Notification>) -> Self {
+        Listener { queue, acknowledged: false }
+    }
+}
 
 pub(crate) struct Router {
     pub(crate) callbacks: Callbacks,
@@ -153,8 +166,15 @@ impl Router {
             meta: Option<mcpwire_protocol::Meta>,
         }
         let meta = notification.parse_params::<MetaProbe>().ok().and_then(|p| p.meta);
+        let is_ack = notification.method == methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED;
         if let Some(id) = subscription_id(meta.as_ref()) {
-            let sender = self.listeners.lock().unwrap_or_else(|e| e.into_inner()).get(&id.key()).cloned();
+            let sender = {
+                let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+                listeners.get_mut(&id.key()).map(|listener| {
+                    listener.acknowledged |= is_ack;
+                    listener.queue.clone()
+                })
+            };
             if let Some(sender) = sender {
                 self.apply_change(&notification);
                 if sender.try_send(notification).is_err() {
@@ -163,10 +183,31 @@ impl Router {
                 return None;
             }
         }
+        if is_ack {
+            self.unattributed_ack(notification, subscription_id(meta.as_ref()).is_some());
+            return None;
+        }
         if self.apply_change(&notification) {
             return None;
         }
         Some(Message::Notification(notification))
+    }
+
+    /// An acknowledgement that names no open listen stream. One without a readable
+    /// subscription id (which the spec has the server put on every notification of a
+    /// listen stream, the acknowledgement first) cannot be told apart: every listen still
+    /// waiting for its acknowledgement gets it, and fails as the server's protocol error at
+    /// once rather than waiting out its timeout. One whose id is unknown (a stream already
+    /// given up) is dropped.
+    fn unattributed_ack(&self, ack: Notification, has_id: bool) {
+        if has_id {
+            tracing::debug!("dropped an acknowledgement of a listen stream no longer open");
+            return;
+        }
+        let listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
+        for listener in listeners.values().filter(|l| !l.acknowledged) {
+            let _ = listener.queue.try_send(ack.clone());
+        }
     }
 
     /// Invalidates cached results on a change notification and tells the user; `false`
