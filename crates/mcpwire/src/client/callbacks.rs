@@ -114,6 +114,17 @@ impl Callbacks {
         f(params).await
     }
 
+    /// Whether sampling `params` use tools (`tools` or `toolChoice`) that `declared` (what
+    /// the request that led to it declared) did not declare (`sampling.tools`): the spec
+    /// has the client return an error for such a request, so it never reaches the callback.
+    pub(crate) fn undeclared_tools(
+        declared: &ClientCapabilities,
+        params: &CreateMessageRequestParams,
+    ) -> bool {
+        let uses_tools = params.tools.is_some() || params.tool_choice.is_some();
+        uses_tools && declared.sampling.as_ref().is_none_or(|s| s.tools.is_none())
+    }
+
     /// Whether an elicitation `params` can be put to the user: `declared` (what the
     /// request that led to it declared) has its mode (an empty `elicitation` is form mode;
     /// URL mode needs `elicitation.url`), and there is a callback to ask. A server must not

@@ -84,6 +84,12 @@ impl ClientHandler {
         match request.method.as_str() {
             methods::SAMPLING_CREATE_MESSAGE if self.callbacks.sampling.is_some() => {
                 let params: CreateMessageRequestParams = parse(&request)?;
+                // Refused at once, before any task is made for it, as the spec says.
+                if Callbacks::undeclared_tools(&self.callbacks.capabilities(), &params) {
+                    return Err(McpError::invalid_params(
+                        "sampling with tools or toolChoice, though this client did not declare sampling.tools",
+                    ));
+                }
                 let task = params.task.clone();
                 let callbacks = self.callbacks.clone();
                 self.run(task, async move { raw(&callbacks.sample(params).await?) }).await

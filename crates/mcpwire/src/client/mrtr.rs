@@ -8,6 +8,7 @@ use mcpwire_protocol::mrtr::{InputRequest, InputRequiredResult};
 use mcpwire_protocol::{methods, RawJson, ResultType};
 use serde_json::{json, Map, Value};
 
+use super::callbacks::Callbacks;
 use super::{Client, RequestOptions};
 use crate::error::RequestError;
 use crate::jsonrpc::CallOptions;
@@ -170,6 +171,11 @@ impl Client {
             }
             InputRequest::ListRoots(_) if declared.roots.is_none() => {
                 return Err(undeclared("roots/list", "roots"))
+            }
+            // Tools in sampling need `sampling.tools` (the spec has the client refuse them
+            // otherwise; an input request has no error answer, so the call ends).
+            InputRequest::CreateMessage(params) if Callbacks::undeclared_tools(declared, &params) => {
+                return Err(undeclared("sampling/createMessage with tools", "sampling.tools"))
             }
             InputRequest::CreateMessage(params) => {
                 let result = callbacks
