@@ -369,6 +369,8 @@ mod g22_header_mismatch_retry {
         region: Option<String>,
         /// The `MCP-Protocol-Version` header.
         version: Option<String>,
+        /// The request's `params._meta`.
+        meta: Value,
     }
 
     /// A 2026 server whose `region` tool mirrors its `region` argument in the
@@ -389,6 +391,7 @@ mod g22_header_mismatch_retry {
                 id: id.clone(),
                 region: region.clone(),
                 version: header("mcp-protocol-version"),
+                meta: request["params"]["_meta"].clone(),
             });
             match method.as_str() {
                 "tools/list" if paged && request["params"]["cursor"].is_null() => (
@@ -481,6 +484,36 @@ mod g22_header_mismatch_retry {
         let methods: Vec<&str> = seen.iter().map(|s| s.method.as_str()).collect();
         assert_eq!(&methods[..4], ["tools/call", "tools/list", "tools/list", "tools/call"], "{seen:?}");
         assert_eq!(seen[3].region.as_deref(), Some("eu-west"), "the retry carries Mcp-Param-Region");
+    }
+
+    /// The re-fetch is a `tools/list` of its own: its `_meta` is the 2026 envelope
+    /// (version, capabilities, client info), not the failed call's whole `_meta` (whose
+    /// progress token names the call, and whose other keys were the caller's for it).
+    #[tokio::test]
+    async fn a_32020_refetch_carries_the_envelope_not_the_calls_meta() {
+        use mcpwire::client::RequestOptions;
+        let (url, seen) = fake_server(false, false).await;
+        let client = client(&url).await;
+        let mut extra = serde_json::Map::new();
+        extra.insert("com.example/call-note".into(), json!("for the call alone"));
+        let options = RequestOptions::default().on_progress(|_| {}).meta(extra);
+        let call = client.call_tool_with("region", json!({ "region": "eu-west" }), options);
+        tokio::time::timeout(Duration::from_secs(10), call).await.expect("the call returns").unwrap();
+        let seen = seen.lock().unwrap().clone();
+        let (call, list) = (&seen[0].meta, &seen[1].meta);
+        assert_eq!(seen[1].method, "tools/list", "{seen:?}");
+        assert!(call.get("progressToken").is_some() && call.get("com.example/call-note").is_some(), "{call}");
+        let mut keys: Vec<&str> = list.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort_unstable();
+        let envelope = [
+            "io.modelcontextprotocol/clientCapabilities",
+            "io.modelcontextprotocol/clientInfo",
+            "io.modelcontextprotocol/protocolVersion",
+        ];
+        assert_eq!(keys, envelope, "the re-fetch's _meta: {list}");
+        for key in envelope {
+            assert_eq!(list[key], call[key], "{key}: as the call's");
+        }
     }
 
     #[tokio::test]

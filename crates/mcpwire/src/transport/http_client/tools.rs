@@ -4,7 +4,7 @@
 use std::sync::atomic::Ordering;
 
 use http::Method;
-use mcpwire_protocol::{decode_frame, methods, tool_definition, Frame, Message, RequestId};
+use mcpwire_protocol::{decode_frame, meta, methods, tool_definition, Frame, Message, RequestId};
 use serde_json::Value;
 
 use super::body::read_limited;
@@ -74,7 +74,7 @@ impl Shared {
         let Some(version) = stateless::envelope_version(call) else { return };
         let Message::Request(r) = call else { return };
         let params = r.parse_params::<Value>().unwrap_or(Value::Null);
-        let meta = params.get("_meta").cloned().unwrap_or(Value::Null);
+        let meta = list_meta(params.get("_meta"));
         let called = params.get("name").and_then(Value::as_str);
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_REFRESH_PAGES {
@@ -115,4 +115,19 @@ impl Shared {
             }
         }
     }
+}
+
+/// The `_meta` of a re-fetch of `tools/list`, from the failed call's: the 2026 envelope a
+/// request needs (protocol version, client capabilities and info), nothing else. The
+/// call's progress token names the call, and its other keys were its caller's for it; no
+/// `logLevel` either, as the re-fetch reads a JSON answer, not a stream of log messages.
+fn list_meta(call: Option<&Value>) -> Value {
+    let envelope = [meta::PROTOCOL_VERSION, meta::CLIENT_CAPABILITIES, meta::CLIENT_INFO];
+    let kept = call
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .filter(|(key, _)| envelope.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()));
+    Value::Object(kept.collect())
 }
