@@ -523,6 +523,41 @@ fn a_log_message_is_not_given_to_a_request_on_another_connection() {
     assert!(!slow.contains("later at"), "another connection's log message: {slow}");
 }
 
+/// A 2025 client's roots change reaches a 2025 upstream connection that declared roots
+/// (`notifications/roots/list_changed`, which such a connection declares it sends), and
+/// nothing reaches a 2026 upstream, whose revision has no such notification.
+#[test]
+fn a_roots_change_reaches_a_2025_upstream_and_not_a_2026_one() {
+    for (mode, told) in [("records", true), ("records-2026", false)] {
+        let record = std::env::temp_dir().join(format!("mcpwire-proxy-{mode}-{}", std::process::id()));
+        let _ = std::fs::remove_file(&record);
+        let upstream = format!(
+            "stdio:python3 {}/tests/fixtures/fake_server.py {mode} {}",
+            env!("CARGO_MANIFEST_DIR"),
+            record.display()
+        );
+        let server = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+        // A client with roots: its call runs on an upstream connection that declares them.
+        let session = open_session(&server.url, r#"{"roots":{"listChanged":true}}"#);
+        let headers = [("Mcp-Session-Id", session.as_str()), ("MCP-Protocol-Version", "2025-11-25")];
+        let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","arguments":{}}}"#;
+        assert!(post(&server.url, &headers, call, Some("done")).contains("done"), "{mode}");
+        post(&server.url, &headers, r#"{"jsonrpc":"2.0","method":"notifications/roots/list_changed"}"#, None);
+        let heard = || std::fs::read_to_string(&record).unwrap_or_default();
+        let end = Instant::now() + Duration::from_secs(if told { 10 } else { 1 });
+        while !heard().contains("notifications/roots/list_changed") && Instant::now() < end {
+            thread::sleep(Duration::from_millis(50));
+        }
+        let text = heard();
+        let _ = std::fs::remove_file(&record);
+        assert_eq!(
+            text.contains("notifications/roots/list_changed"),
+            told,
+            "{mode}: the upstream heard {text:?}"
+        );
+    }
+}
+
 /// The proxy, on a free port, in front of `tests/fixtures/fake_server.py MODE`.
 fn proxy_for_fake(mode: &str) -> support::Running {
     let upstream =
