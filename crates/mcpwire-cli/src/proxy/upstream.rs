@@ -515,7 +515,7 @@ impl Pool {
                 .collect()
         };
         for upstream in told {
-            upstream.send_notification(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
+            upstream.notify_roots_changed().await;
         }
     }
 
