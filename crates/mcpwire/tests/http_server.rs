@@ -669,8 +669,16 @@ async fn a_batch_member_that_is_invalid_gets_its_own_error_beside_the_others_ans
     let response = send(t.addr, in_session(Req::post(&batch), &sid, "2025-03-26")).await;
     assert_eq!(response.status, 200);
     assert_eq!(response.json().await[0]["error"]["code"], -32600);
-    // Nothing valid at all: 400, the first member's error.
+    // Nothing valid at all: 400, and still an error per member (JSON-RPC 2.0 answers
+    // `[1,2]` with an array of two; only `[]` or unparseable text get one error object).
     let response = send(t.addr, in_session(Req::post(&json!([1, 2])), &sid, "2025-03-26")).await;
+    assert_eq!((response.status, response.content_type()), (400, "application/json"));
+    let errors = response.json().await;
+    let errors = errors.as_array().unwrap_or_else(|| panic!("one array: {errors}"));
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors.iter().all(|e| e["error"]["code"] == -32600 && e["id"].is_null()), "{errors:?}");
+    // An empty batch is one error object.
+    let response = send(t.addr, in_session(Req::post(&json!([])), &sid, "2025-03-26")).await;
     assert_eq!(response.status, 400);
     assert_eq!(response.json().await["error"]["code"], -32600);
     // The session goes on.

@@ -44,6 +44,12 @@ async fn sessionless_serves_posts_without_a_session() {
     assert_eq!(answers, vec![json!({ "jsonrpc": "2.0", "id": 1, "result": {} }), text_result(2, "echo: b")]);
     let response = send(t.addr, Req::post(&batch).header("mcp-protocol-version", V25)).await;
     assert_eq!(response.status, 400);
+    // A batch with no valid member: an error for each (JSON-RPC 2.0), with 400.
+    let response = send(t.addr, Req::post(&json!([1, 2, 3]))).await;
+    assert_eq!(response.status, 400);
+    let errors = response.json().await;
+    assert_eq!(errors.as_array().map(Vec::len), Some(3), "{errors}");
+    assert!(errors.as_array().unwrap().iter().all(|e| e["error"]["code"] == -32600), "{errors}");
 }
 
 /// The one answer of a session-less 2025 POST: a JSON body, or an SSE stream that holds

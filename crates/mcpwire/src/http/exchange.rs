@@ -45,6 +45,7 @@ impl McpService {
         let request_ids: &[RequestId] = one.as_ref().map_or(&many, |one| one);
         let extensions = request_extensions(parts);
         if request_ids.is_empty() {
+            let refused_status = refused_status(&messages);
             let events = messages.into_iter().map(|m| {
                 TransportEvent::message(
                     m,
@@ -56,7 +57,7 @@ impl McpService {
             } else if refused.is_empty() {
                 status::empty(StatusCode::ACCEPTED)
             } else {
-                status::json_in(None, StatusCode::OK, json_array(&refused))
+                status::json_in(None, refused_status, json_array(&refused))
             };
         }
 
@@ -142,6 +143,16 @@ impl McpService {
                 stateless::sse_response(McpBody::session_stream(first, rx))
             }
         }
+    }
+}
+
+/// The status of the answer to a batch none of whose requests needs one: the errors of
+/// its invalid members come with `200` beside valid notifications or responses, with
+/// `400` when no member was valid (as a single invalid message gets).
+pub(super) fn refused_status(valid: &[Message]) -> StatusCode {
+    match valid.is_empty() {
+        true => StatusCode::BAD_REQUEST,
+        false => StatusCode::OK,
     }
 }
 

@@ -468,10 +468,10 @@ impl McpService {
         }
         let (messages, refused, batch) = match frame {
             Frame::Single(m) => (vec![m], Vec::new(), false),
-            Frame::Batch(items) => match batch_members(items) {
-                Ok((messages, refused)) => (messages, refused, true),
-                Err(response) => return *response,
-            },
+            Frame::Batch(items) => {
+                let (messages, refused) = batch_members(items);
+                (messages, refused, true)
+            }
         };
         let initialize = messages.iter().find_map(|m| match m {
             Message::Request(r) if r.method == methods::INITIALIZE => {
@@ -663,9 +663,6 @@ impl McpService {
     }
 }
 
-/// A request refused before it reaches a session: its whole answer.
-type Refused = Box<Response<McpBody>>;
-
 /// The `MCP-Protocol-Version` header's value when no revision has that name.
 fn unknown_version(version: Option<&str>) -> Option<&str> {
     version.filter(|v| !ProtocolVersion::ALL.contains(&ProtocolVersion::parse(v)))
@@ -679,29 +676,22 @@ fn unsupported_version(id: Option<RequestId>, requested: &str) -> Response<McpBo
 }
 
 /// A batch's members: the messages that decoded, and the error answers of those that
-/// did not (JSON-RPC answers a batch member by member). A batch with no valid member is
-/// refused as a whole with the first one's error (`Err`): batches are only taken at
-/// 2025-03-26, which the session may not be.
-fn batch_members(
-    items: Vec<Result<Message, mcpwire_protocol::DecodeError>>,
-) -> Result<(Vec<Message>, Vec<Bytes>), Refused> {
+/// did not (JSON-RPC answers a batch member by member, a batch with no valid member
+/// included: `[1,2,3]` gets an array of three errors, once the session's version is
+/// known to take batches).
+fn batch_members(items: Vec<Result<Message, mcpwire_protocol::DecodeError>>) -> (Vec<Message>, Vec<Bytes>) {
     let mut messages = Vec::with_capacity(items.len());
     let mut refused = Vec::new();
-    let mut first_error = None;
     for item in items {
         match item {
             Ok(m) => messages.push(m),
             Err(e) => {
                 let error = ErrorResponse::new(e.id, ErrorObject::new(e.code, e.message));
-                refused.push(Bytes::from(Message::Error(error.clone()).to_vec()));
-                first_error.get_or_insert(error);
+                refused.push(Bytes::from(Message::Error(error).to_vec()));
             }
         }
     }
-    match (messages.is_empty(), first_error) {
-        (true, Some(e)) => Err(Box::new(status::error_object(StatusCode::BAD_REQUEST, e.id, e.error))),
-        _ => Ok((messages, refused)),
-    }
+    (messages, refused)
 }
 
 /// Transport facts handed to handlers: the request's headers (moved out of `parts`:

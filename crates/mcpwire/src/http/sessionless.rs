@@ -88,7 +88,11 @@ impl McpService {
         if !messages.iter().any(|m| matches!(m, Message::Request(_))) {
             return match refused.is_empty() {
                 true => status::empty(StatusCode::ACCEPTED),
-                false => status::json_in(None, StatusCode::OK, super::exchange::json_array(&refused)),
+                false => status::json_in(
+                    None,
+                    super::exchange::refused_status(&messages),
+                    super::exchange::json_array(&refused),
+                ),
             };
         }
         // The slot is held until the response is sent or dropped (with the session).
