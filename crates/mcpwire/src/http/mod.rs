@@ -55,6 +55,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use bytes::Bytes;
 use http::{header, HeaderValue, Method, Request as HttpRequest, Response, StatusCode};
@@ -521,7 +522,10 @@ impl McpService {
                     principal,
                     requested,
                 ) {
-                    Ok(s) => s,
+                    Ok(s) => {
+                        s.touch();
+                        s
+                    }
                     Err(()) => {
                         return status::error(
                             StatusCode::SERVICE_UNAVAILABLE,
@@ -537,7 +541,6 @@ impl McpService {
                 Err(response) => return *response,
             },
         };
-        session.touch();
         #[cfg(feature = "redis")]
         if let Some(response) = self.share_session_state(&session, &messages, initialize.is_some()).await {
             return response;
@@ -573,8 +576,9 @@ impl McpService {
         self.inner.request_slots.clone().try_acquire_owned().ok()
     }
 
-    /// The session a request names: 400 without the header, 404 when unknown or bound
-    /// to another principal.
+    /// The session a request names, marked used: 400 without the header, 404 when
+    /// unknown, idle past its timeout (though not reaped yet) or bound to another
+    /// principal.
     #[allow(clippy::result_large_err)]
     fn find_session(&self, parts: &http::request::Parts) -> Result<Arc<Session>, Box<Response<McpBody>>> {
         let Some(id) = parts.headers.get(&header_rules::SESSION_ID_NAME).and_then(|v| v.to_str().ok()) else {
@@ -586,8 +590,12 @@ impl McpService {
             )));
         };
         let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.as_str());
-        match self.inner.sessions.get(id.trim()) {
-            Some(s) if s.principal.as_deref() == principal => Ok(s),
+        let now = Instant::now();
+        match self.inner.sessions.get(id.trim(), now) {
+            Some(s) if s.principal.as_deref() == principal => {
+                s.touch_at(now);
+                Ok(s)
+            }
             _ => Err(Box::new(status::error(
                 StatusCode::NOT_FOUND,
                 None,
@@ -613,7 +621,6 @@ impl McpService {
             Ok(s) => s,
             Err(response) => return *response,
         };
-        session.touch();
         if parts.method == Method::DELETE {
             self.end_session(&session);
             return status::empty(StatusCode::OK);

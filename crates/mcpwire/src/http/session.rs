@@ -223,7 +223,21 @@ impl Session {
 
     /// Marks the session as used now.
     pub(crate) fn touch(&self) {
-        self.last_active.store(ticks(self.started, Instant::now()), Ordering::Relaxed);
+        self.touch_at(Instant::now());
+    }
+
+    /// Marks the session as used at `now`.
+    pub(crate) fn touch_at(&self, now: Instant) {
+        self.last_active.store(ticks(self.started, now), Ordering::Relaxed);
+    }
+
+    /// Whether the session may still be used at `now`, as the reaper would judge it: on
+    /// the way of every request, so one time comparison; only a session idle past the
+    /// shorter of its timeouts is looked at closer ([`Session::is_expired`]).
+    pub(crate) fn is_live_at(&self, now: Instant) -> bool {
+        let idle = ticks(self.started, now).saturating_sub(self.last_active.load(Ordering::Relaxed));
+        let shortest = self.settings.session_idle_timeout.min(self.settings.uninitialized_session_timeout);
+        u128::from(idle) <= shortest.as_millis() || !self.is_expired(now)
     }
 
     /// Whether the session has been idle longer than its timeout (a connected stream

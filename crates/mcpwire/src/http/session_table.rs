@@ -129,8 +129,17 @@ impl SessionTable {
         Some(session)
     }
 
-    pub(crate) fn get(&self, id: &str) -> Option<Arc<Session>> {
-        lock(&self.map).get(&key_of(id)?).cloned()
+    /// The session `id` names, unless at `now` it has been idle past its timeout: such a
+    /// session is as good as reaped (the reaper, which looks only now and then, ends it).
+    pub(crate) fn get(&self, id: &str, now: Instant) -> Option<Arc<Session>> {
+        let session = lock(&self.map).get(&key_of(id)?).cloned()?;
+        session.is_live_at(now).then_some(session)
+    }
+
+    /// Whether the table holds session `id`, expired or not.
+    #[cfg(feature = "redis")]
+    pub(crate) fn holds(&self, id: &str) -> bool {
+        key_of(id).is_some_and(|key| lock(&self.map).contains_key(&key))
     }
 
     pub(crate) fn remove(&self, id: &str) -> Option<Arc<Session>> {
@@ -181,7 +190,27 @@ impl SessionTable {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// A session past its idle timeout is not served, though the reaper (which looks a
+    /// quarter of the shortest timeout apart, here 30 s) has not ended it yet.
+    #[tokio::test]
+    async fn an_expired_session_is_not_found_before_the_reaper_ends_it() {
+        let server = crate::server::Server::builder("t", "1").build().unwrap();
+        let idle = Duration::from_millis(50);
+        let settings = Arc::new(HttpSettings {
+            session_idle_timeout: idle,
+            uninitialized_session_timeout: idle,
+            ..HttpSettings::default()
+        });
+        let table = Arc::new(SessionTable::new(4, Duration::from_secs(3600)));
+        let session = table.create(&server, &settings, None, ProtocolVersion::LATEST_STATEFUL).unwrap();
+        assert!(table.get(&session.id, Instant::now()).is_some());
+        tokio::time::sleep(idle * 3).await;
+        assert!(table.get(&session.id, Instant::now()).is_none(), "an expired session was served");
+        assert_eq!(table.len(), 1, "the reaper has not run");
+    }
 
     #[test]
     fn a_minted_id_is_its_key_in_hex() {

@@ -68,11 +68,14 @@ impl McpService {
     ) -> Option<Response<McpBody>> {
         let cluster = self.cluster()?;
         let id = parts.headers.get(&header_rules::SESSION_ID_NAME)?.to_str().ok()?.trim();
-        if self.inner.sessions.get(id).is_some() {
-            cluster.refresh_session(id);
+        let now = std::time::Instant::now();
+        if self.inner.sessions.get(id, now).is_some() {
+            cluster.refresh_session(id, now);
             return None;
         }
-        if !route {
+        // Held here but idle past its timeout (not reaped yet): ended, as its 404 says,
+        // rather than "taken over" from this instance by this instance.
+        if !route || self.inner.sessions.holds(id) {
             return None;
         }
         // The owner this instance last reached for the session: no lookup. If the

@@ -129,8 +129,7 @@ impl Cluster {
 
     /// Keeps a used session's record alive: at most once per eighth of its lifetime
     /// per session, in the background (the request goes on).
-    pub(crate) fn refresh_session(&self, id: &str) {
-        let now = std::time::Instant::now();
+    pub(crate) fn refresh_session(&self, id: &str, now: std::time::Instant) {
         let every = self.shared.options.session_ttl / 8;
         {
             let mut refreshed = super::lock(&self.shared.refreshed);
