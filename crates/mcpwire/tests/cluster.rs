@@ -619,3 +619,21 @@ async fn expired_tasks_leave_their_owners_list() {
     let listed = redis_cli(&redis, &["ZRANGE", "mcpwire:tasks-of:-", "0", "-1"]);
     assert_eq!(listed.lines().collect::<Vec<_>>(), ["long", "new"]);
 }
+
+/// Keys are `PREFIX:KIND:ID`: a prefix holding `:` could overlap another deployment's
+/// (`mcpwire:session` beside `mcpwire`, whose session `instance:X` would be the other's
+/// heartbeat), so such a prefix, or an empty one, is refused before Redis is reached.
+#[tokio::test]
+async fn a_key_prefix_that_could_overlap_another_is_refused() {
+    for prefix in ["mcpwire:session", "a:", ":", ""] {
+        let options = ClusterOptions { prefix: prefix.into(), ..ClusterOptions::default() };
+        // Nothing listens on port 1: only a check made before connecting answers "prefix".
+        let refused = Cluster::connect_with("redis://127.0.0.1:1", options).await.unwrap_err();
+        assert!(refused.to_string().contains("prefix"), "{prefix:?}: {refused}");
+    }
+    let Some(redis) = redis() else { return };
+    for prefix in ["mcpwire-session", "tenant.a_1"] {
+        let options = ClusterOptions { prefix: prefix.into(), ..ClusterOptions::default() };
+        Cluster::connect_with(&redis.url, options).await.unwrap();
+    }
+}

@@ -67,7 +67,9 @@ use super::{HttpSettings, McpService};
 #[derive(Clone, Debug)]
 pub struct ClusterOptions {
     /// The prefix of every Redis key and channel (default `mcpwire`): servers sharing a
-    /// Redis with different prefixes do not see each other.
+    /// Redis with different prefixes do not see each other. Keys are `PREFIX:KIND:ID`, so
+    /// the prefix is one segment: it may not be empty or hold `:` (then `a:session` and
+    /// `a` could name the same keys), and [`Cluster::connect_with`] refuses such a one.
     pub prefix: String,
     /// How often an instance renews its heartbeat (default 1 s). An instance whose
     /// heartbeat is five beats old counts as gone, and its sessions are taken over.
@@ -106,6 +108,10 @@ pub enum ClusterError {
     /// The shared `requestState` key in Redis is not one this library wrote.
     #[error("the shared requestState key in redis is malformed")]
     BadKey,
+    /// [`ClusterOptions::prefix`] is empty or holds `:`, so its keys could overlap those
+    /// of a server with another prefix.
+    #[error("the cluster key prefix {0:?} is empty or holds ':' (its keys could overlap another prefix's)")]
+    BadPrefix(String),
     /// The operating system gave no randomness for the instance id or the key.
     #[error("no system randomness")]
     Randomness,
@@ -176,8 +182,12 @@ impl Cluster {
         Self::connect_with(url, ClusterOptions::default()).await
     }
 
-    /// [`Cluster::connect`] with chosen options.
+    /// [`Cluster::connect`] with chosen options; [`ClusterError::BadPrefix`] before any
+    /// connection for a prefix that could overlap another.
     pub async fn connect_with(url: &str, options: ClusterOptions) -> Result<Cluster, ClusterError> {
+        if options.prefix.is_empty() || options.prefix.contains(':') {
+            return Err(ClusterError::BadPrefix(options.prefix));
+        }
         let info = url.into_connection_info()?;
         let redis_info = info.redis_settings().clone().set_protocol(redis::ProtocolVersion::RESP3);
         let client = redis::Client::open(info.set_redis_settings(redis_info))?;
@@ -279,6 +289,9 @@ impl Cluster {
         });
     }
 
+    /// `PREFIX:KIND:ID`. Neither the prefix (checked at connection) nor a kind holds `:`,
+    /// so the first two `:` end them: keys of different prefixes or kinds never meet,
+    /// whatever the id (which may hold `:`).
     fn key(&self, kind: &str, id: &str) -> String {
         format!("{}:{kind}:{id}", self.shared.options.prefix)
     }
