@@ -166,7 +166,11 @@ impl Instance {
 }
 
 async fn instance(redis: &Redis, seen: &Arc<Seen>) -> Instance {
-    let cluster = Cluster::connect(&redis.url).await.unwrap();
+    instance_with(redis, seen, ClusterOptions::default()).await
+}
+
+async fn instance_with(redis: &Redis, seen: &Arc<Seen>, options: ClusterOptions) -> Instance {
+    let cluster = Cluster::connect_with(&redis.url, options).await.unwrap();
     let service = cluster.service(builder(seen.clone()), HttpSettings::default()).unwrap();
     let bound = serve_with_shutdown(service, "127.0.0.1:0", "/mcp").await.unwrap();
     Instance { addr: bound.local_addr, shutdown: bound.shutdown, task: bound.task }
@@ -636,4 +640,49 @@ async fn a_key_prefix_that_could_overlap_another_is_refused() {
         let options = ClusterOptions { prefix: prefix.into(), ..ClusterOptions::default() };
         Cluster::connect_with(&redis.url, options).await.unwrap();
     }
+}
+
+/// A tunnelled request that its owner never takes in (its inbox was full: pub/sub drops
+/// the message), here an "owner" whose heartbeat is live and whose inbox is listened to
+/// but never answered: the waiting side gives up within a bounded time with a 503, rather
+/// than waiting as long as the owner lives. A real owner that is still serving a long
+/// call says so when asked, and the call goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tunnelled_request_its_owner_never_took_in_fails_in_bounded_time() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let options = || ClusterOptions { heartbeat: Duration::from_millis(200), ..ClusterOptions::default() };
+    let (a, b) =
+        (instance_with(&redis, &seen, options()).await, instance_with(&redis, &seen, options()).await);
+    let (owner, sid) = ("f".repeat(32), "e".repeat(32));
+    redis_cli(&redis, &["SET", &format!("mcpwire:instance:{owner}"), "1", "PX", "600000"]);
+    let record = format!("mcpwire:session:{sid}");
+    redis_cli(&redis, &["HSET", &record, "owner", &owner, "version", V25, "generation", "0"]);
+    let inbox = format!("mcpwire:inbox:{owner}");
+    let port = redis.url.rsplit(':').next().unwrap();
+    let mut deaf = Command::new("redis-cli")
+        .args(["-p", port, "SUBSCRIBE", &inbox])
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("redis-cli");
+    while redis_cli(&redis, &["PUBSUB", "NUMSUB", &inbox]).lines().nth(1) != Some("1") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let started = Instant::now();
+    let response = tokio::time::timeout(Duration::from_secs(10), tools_list(b.addr, &sid, 2)).await;
+    let _ = deaf.kill();
+    let _ = deaf.wait();
+    let response = response.expect("the tunnelled request waited without a bound");
+    assert_eq!(response.status, 503);
+    assert!(started.elapsed() < Duration::from_secs(5), "took {:?}", started.elapsed());
+    assert_eq!(response.json().await["error"]["code"], -32603);
+
+    // A call that runs on A for many times the wait, tunnelled through B, is not cut.
+    let sid = open_session(a.addr, V25).await;
+    let call = mcp_http::call_body(3, "hang", json!({}));
+    let mut stream = send(b.addr, in_session(Req::post(&call), &sid, V25)).await;
+    assert_eq!(stream.status, 200);
+    let waited = tokio::time::timeout(Duration::from_secs(2), stream.next_message()).await;
+    assert!(waited.is_err(), "a live owner's long call was ended: {waited:?}");
+    assert!(seen.hang_started.load(Ordering::SeqCst) && !seen.hang_stopped.load(Ordering::SeqCst));
 }

@@ -443,14 +443,30 @@ impl Cluster {
     fn receive(&self, frame: Frame) {
         match frame {
             Frame::Request { tunnel, from, method, uri, headers, principal, body } => {
+                // Known as served from now on, before its task runs: a probe or a
+                // cancellation right behind it finds it.
+                let serving = tunnel::Serving::start(self, (from.clone(), tunnel));
                 let request = tunnel::Incoming { tunnel, from, method, uri, headers, principal, body };
-                tokio::spawn(self.clone().serve_tunnel(request));
+                tokio::spawn(self.clone().serve_tunnel(request, serving));
+            }
+            Frame::Probe { tunnel, from } => {
+                let known = lock(&self.shared.serving).contains_key(&(from.clone(), tunnel));
+                let reply = match known {
+                    true => Frame::Serving { tunnel },
+                    false => Frame::Unknown { tunnel },
+                };
+                let cluster = self.clone();
+                tokio::spawn(async move {
+                    let _ = cluster.send(&from, &reply).await;
+                });
             }
             Frame::Head { tunnel, .. }
             | Frame::Data { tunnel, .. }
             | Frame::End { tunnel }
             | Frame::Whole { tunnel, .. }
-            | Frame::Gone { tunnel } => {
+            | Frame::Gone { tunnel }
+            | Frame::Serving { tunnel }
+            | Frame::Unknown { tunnel } => {
                 let mut tunnels = lock(&self.shared.tunnels);
                 if let Some(sender) = tunnels.get(&tunnel) {
                     if sender.try_send(frame).is_err() {

@@ -1,12 +1,17 @@
 //! One HTTP exchange carried to the instance that owns its session and back: the
-//! request in one frame, the response as a head, body pieces and an end. The requesting
-//! side checks the owner's heartbeat while it waits, so an owner that dies mid-exchange
-//! ends the client's response instead of leaving it hanging; a client that goes away
-//! cancels the owner's side, as a dropped connection would locally. Pub/sub delivers at
-//! most once: frames sent while this instance's Redis connection was down are lost, so
-//! an exchange whose connection was made anew (Redis restarted, or the link dropped) or
-//! that cannot reach Redis at a check ends too, rather than waiting for frames that
-//! will never come.
+//! request in one frame, the response as a head, body pieces and an end. A client that
+//! goes away cancels the owner's side, as a dropped connection would locally.
+//!
+//! Every wait of the requesting side is bounded. Pub/sub delivers at most once: a frame
+//! is lost when the receiver's inbox is full (the owner's, for the request; this
+//! instance's, for the answer), or while a Redis connection is down. So after a quiet
+//! while the requesting side asks the owner whether it still serves the exchange
+//! ([`Frame::Probe`]), and ends the client's response when the owner does not know it
+//! (the request or the end of its answer was lost), does not answer within another
+//! quiet while (it died, hangs, or its answer was lost), is not listening at all, or
+//! when this instance's Redis connection was made anew or cannot be reached (frames may
+//! have been lost in between). A live owner that is still serving says so, and the
+//! exchange goes on however long its handler takes.
 
 use std::time::Duration;
 
@@ -146,9 +151,10 @@ impl Waiting {
 /// The largest SSE event a tunnel follows to see which requests it answers.
 const MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
-/// What a waiting exchange checks: the instance that serves it, and the id of the
-/// Redis connection its frames arrive on.
+/// What a waiting exchange checks: its number, the instance that serves it, and the id
+/// of the Redis connection its frames arrive on.
 struct Watch<'a> {
+    tunnel: u64,
     owner: &'a str,
     connection: i64,
 }
@@ -158,7 +164,8 @@ fn unavailable(message: &str) -> Response<McpBody> {
 }
 
 impl Cluster {
-    /// How long a tunnel waits for a frame before it checks the owner's heartbeat.
+    /// How long a tunnel waits for a frame before it asks the owner about its exchange,
+    /// and then for the owner's answer.
     fn liveness_check(&self) -> Duration {
         self.shared.options.heartbeat * 2
     }
@@ -198,7 +205,7 @@ impl Cluster {
                 return Ok(unavailable("The session store is unavailable; try again later"));
             }
         };
-        let watch = Watch { owner, connection };
+        let watch = Watch { tunnel, owner, connection };
         let (status_code, headers) = loop {
             match self.next_frame(&watch, &mut frames).await {
                 Some(Frame::Head { status, headers, .. }) => break (status, headers),
@@ -214,7 +221,11 @@ impl Cluster {
                     return Err(NotDelivered::Leaving);
                 }
                 Some(_) => continue,
-                None => return Ok(unavailable("The instance serving this session stopped; try again")),
+                None => {
+                    return Ok(unavailable(
+                        "The instance serving this session stopped or did not take the request; try again",
+                    ))
+                }
             }
         };
         let (body_tx, body_rx) = mpsc::channel(BODY_QUEUE);
@@ -233,7 +244,7 @@ impl Cluster {
             // The whole guard moves here (not just the field), to drop when the pump ends:
             // unless the owner ended the answer, the guard tells the owner to stop.
             let mut registered = registered;
-            let watch = Watch { owner: &owner, connection };
+            let watch = Watch { tunnel, owner: &owner, connection };
             registered.ended = cluster.pump(&watch, &mut frames, &body_tx, &mut waiting).await;
             if !registered.ended {
                 // The client's stream would end in silence: its requests still waiting
@@ -307,29 +318,42 @@ impl Cluster {
         }
     }
 
-    /// The exchange's next frame; `None` when the tunnel broke, or when at a check (after
-    /// a quiet while) the owner stopped beating, Redis could not be reached, or this
-    /// instance's Redis connection is not the one the exchange began on (frames may have
-    /// been lost in between).
+    /// The exchange's next frame; `None` when the tunnel broke, or when after a quiet
+    /// while the owner, asked, does not know the exchange or does not answer within
+    /// another, is not listening, Redis could not be reached, or this instance's Redis
+    /// connection is not the one the exchange began on (frames may have been lost in
+    /// between). Only a quiet exchange costs the question: one that gets frames, none.
     async fn next_frame(&self, watch: &Watch<'_>, frames: &mut mpsc::Receiver<Frame>) -> Option<Frame> {
+        let mut asked = false;
         loop {
             match tokio::time::timeout(self.liveness_check(), frames.recv()).await {
+                Ok(Some(Frame::Serving { .. })) => asked = false,
+                Ok(Some(Frame::Unknown { .. })) => {
+                    tracing::warn!("the instance owning a session does not know a tunnelled exchange (a message was lost); it is ended");
+                    return None;
+                }
                 Ok(frame) => return frame,
+                Err(_) if asked => {
+                    tracing::warn!("the instance owning a session did not answer about a tunnelled exchange; it is ended");
+                    return None;
+                }
                 Err(_) => {
-                    let checked: Result<(bool, i64), _> = redis::pipe()
-                        .cmd("EXISTS")
-                        .arg(self.instance_key(watch.owner))
+                    let probe = Frame::Probe { tunnel: watch.tunnel, from: self.shared.id.clone() };
+                    let checked: Result<(u64, i64), _> = redis::pipe()
+                        .cmd("PUBLISH")
+                        .arg(self.inbox(watch.owner))
+                        .arg(probe.to_bytes())
                         .cmd("CLIENT")
                         .arg("ID")
                         .query_async(&mut self.redis())
                         .await;
                     match checked {
-                        Ok((true, connection)) if connection == watch.connection => continue,
-                        Ok((true, _)) => {
+                        Ok((0, _)) => return None,
+                        Ok((_, connection)) if connection == watch.connection => asked = true,
+                        Ok(_) => {
                             tracing::warn!("the redis connection was made anew during a tunnelled exchange; it is ended (its frames may be lost)");
                             return None;
                         }
-                        Ok((false, _)) => return None,
                         Err(e) => {
                             tracing::warn!("redis is away during a tunnelled exchange; it is ended: {e}");
                             return None;
@@ -340,12 +364,14 @@ impl Cluster {
         }
     }
 
-    /// Serves a request another instance tunnelled here, and streams the answer back.
-    pub(super) async fn serve_tunnel(self, incoming: Incoming) {
+    /// Serves a request another instance tunnelled here, and streams the answer back;
+    /// `serving` marks it served until then.
+    pub(super) async fn serve_tunnel(self, incoming: Incoming, serving: Serving) {
         let Incoming { tunnel, from, method, uri, headers, principal, body } = incoming;
-        let cancel = CancellationToken::new();
-        lock(&self.shared.serving).insert((from.clone(), tunnel), cancel.clone());
-        let _serving = Serving { cluster: self.clone(), key: (from.clone(), tunnel) };
+        let cancel = serving.cancel.clone();
+        if cancel.is_cancelled() {
+            return;
+        }
         let head = |status: u16, headers| Frame::Head { tunnel, status, headers };
         if self.shared.leaving.is_cancelled() {
             // Shutting down: the requester takes the session over.
@@ -409,10 +435,21 @@ impl Cluster {
     }
 }
 
-/// Forgets an exchange served here when it ends, however it ends.
-struct Serving {
+/// An exchange served here, by (requester, number): known to probes and cancellations
+/// from its arrival, forgotten when it ends, however it ends.
+pub(super) struct Serving {
     cluster: Cluster,
     key: (String, u64),
+    cancel: CancellationToken,
+}
+
+impl Serving {
+    /// Marks the exchange `key` served here.
+    pub(super) fn start(cluster: &Cluster, key: (String, u64)) -> Serving {
+        let cancel = CancellationToken::new();
+        lock(&cluster.shared.serving).insert(key.clone(), cancel.clone());
+        Serving { cluster: cluster.clone(), key, cancel }
+    }
 }
 
 impl Drop for Serving {

@@ -41,6 +41,14 @@ pub(crate) enum Frame {
     Gone { tunnel: u64 },
     /// The requesting side gave up on an exchange (its client went away).
     Cancel { tunnel: u64, from: String },
+    /// The requesting side, after a quiet while, asks whether the exchange is still
+    /// being served (pub/sub may have dropped the request or the end of its answer).
+    Probe { tunnel: u64, from: String },
+    /// The answer to a [`Frame::Probe`]: the exchange is still being served.
+    Serving { tunnel: u64 },
+    /// The answer to a [`Frame::Probe`]: no such exchange is being served (it never
+    /// arrived, or its answer was sent in full).
+    Unknown { tunnel: u64 },
     /// A task changed on instance `from` (for listen streams that follow it).
     TaskChanged { from: String, task: String },
     /// An answer or cancellation for a task that runs on the receiving instance.
