@@ -686,3 +686,53 @@ async fn a_tunnelled_request_its_owner_never_took_in_fails_in_bounded_time() {
     assert!(waited.is_err(), "a live owner's long call was ended: {waited:?}");
     assert!(seen.hang_started.load(Ordering::SeqCst) && !seen.hang_stopped.load(Ordering::SeqCst));
 }
+
+/// A session's GET stream tunnelled to its owner for an instance that then vanished
+/// (here a listener standing in for it, gone after the stream began) is not held by the
+/// owner for ever: the owner asks after a quiet while whether the stream is still
+/// wanted, finds no one listening, and ends it, so the client, back through another
+/// instance, can open the session's stream again (it got `409` while the dead one held it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_tunnelled_for_a_vanished_instance_is_let_go() {
+    let Some(redis) = redis() else { return };
+    let seen = Arc::new(Seen::default());
+    let options = ClusterOptions { heartbeat: Duration::from_millis(200), ..ClusterOptions::default() };
+    let a = instance_with(&redis, &seen, options).await;
+    let sid = open_session(a.addr, V25).await;
+    let gone = "d".repeat(32);
+    let inbox = format!("mcpwire:inbox:{gone}");
+    let port = redis.url.rsplit(':').next().unwrap();
+    let mut listener = Command::new("redis-cli")
+        .args(["-p", port, "SUBSCRIBE", &inbox])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    while redis_cli(&redis, &["PUBSUB", "NUMSUB", &inbox]).lines().nth(1) != Some("1") {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let headers = json!([
+        ["host", a.addr.to_string()],
+        ["accept", "text/event-stream"],
+        ["mcp-session-id", sid],
+        ["mcp-protocol-version", V25]
+    ]);
+    let request = json!({ "t": "request", "tunnel": 1, "from": gone, "method": "GET", "uri": "/mcp",
+        "headers": headers, "principal": null, "body": "" });
+    let owners = redis_cli(&redis, &["PUBSUB", "CHANNELS", "mcpwire:inbox:*"]);
+    let owner = owners.lines().find(|c| *c != inbox).unwrap().to_owned();
+    assert_eq!(redis_cli(&redis, &["PUBLISH", &owner, &request.to_string()]), "1");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(get_stream(a.addr, &sid, None).await.status, 409, "the tunnelled stream is open");
+    let _ = listener.kill();
+    let _ = listener.wait();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let status = get_stream(a.addr, &sid, None).await.status;
+        if status == 200 {
+            break;
+        }
+        assert_eq!(status, 409);
+        assert!(Instant::now() < deadline, "the stream of the vanished instance is still held");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}

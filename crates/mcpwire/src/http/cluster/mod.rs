@@ -460,6 +460,15 @@ impl Cluster {
                     let _ = cluster.send(&from, &reply).await;
                 });
             }
+            Frame::Wanted { tunnel, from } => {
+                if !lock(&self.shared.tunnels).contains_key(&tunnel) {
+                    let (cluster, cancel) =
+                        (self.clone(), Frame::Cancel { tunnel, from: self.shared.id.clone() });
+                    tokio::spawn(async move {
+                        let _ = cluster.send(&from, &cancel).await;
+                    });
+                }
+            }
             Frame::Head { tunnel, .. }
             | Frame::Data { tunnel, .. }
             | Frame::End { tunnel }

@@ -11,7 +11,9 @@
 //! quiet while (it died, hangs, or its answer was lost), is not listening at all, or
 //! when this instance's Redis connection was made anew or cannot be reached (frames may
 //! have been lost in between). A live owner that is still serving says so, and the
-//! exchange goes on however long its handler takes.
+//! exchange goes on however long its handler takes. The owner of a quiet streamed answer
+//! asks the other way ([`Frame::Wanted`]), so that a requester that vanished, or dropped
+//! the exchange without its cancellation arriving, does not hold the stream.
 
 use std::time::Duration;
 
@@ -414,14 +416,30 @@ impl Cluster {
         }
         let mut sent =
             self.send_answer(&from, &head(parts.status.as_u16(), wire::text_headers(&parts.headers))).await;
+        // A quiet stream asks now and then whether its requester still wants it: one that
+        // vanished (no one listens: `send_answer` fails) or dropped the exchange without
+        // its cancellation arriving would otherwise hold it, and what it holds (a
+        // session's one GET stream), until the next event.
+        let mut quiet = tokio::time::interval(self.liveness_check());
+        quiet.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        quiet.reset();
+        let mut active = false;
         while sent.is_ok() {
             let frame = tokio::select! {
                 frame = body.frame() => frame,
                 () = cancel.cancelled() => break,
+                _ = quiet.tick() => {
+                    if !std::mem::take(&mut active) {
+                        let wanted = Frame::Wanted { tunnel, from: self.shared.id.clone() };
+                        sent = self.send_answer(&from, &wanted).await;
+                    }
+                    continue;
+                }
             };
             match frame {
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
+                        active = true;
                         sent =
                             self.send_answer(&from, &Frame::Data { tunnel, data: wire::encode(&data) }).await;
                     }

@@ -49,6 +49,9 @@ pub(crate) enum Frame {
     /// The answer to a [`Frame::Probe`]: no such exchange is being served (it never
     /// arrived, or its answer was sent in full).
     Unknown { tunnel: u64 },
+    /// The owner of a quiet streamed answer, sent by instance `from`, asks whether the
+    /// requesting side still wants it; one that does not answers [`Frame::Cancel`].
+    Wanted { tunnel: u64, from: String },
     /// A task changed on instance `from` (for listen streams that follow it).
     TaskChanged { from: String, task: String },
     /// An answer or cancellation for a task that runs on the receiving instance.
