@@ -736,3 +736,39 @@ async fn a_stream_tunnelled_for_a_vanished_instance_is_let_go() {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 }
+
+/// An answer or cancellation for a task whose instance is alive (its heartbeat goes on)
+/// but does not listen (its Redis subscription is down) reached no one: the store said it
+/// was carried, so `tasks/update` succeeded and the handler waited on for an answer that
+/// was lost. The store now says it was not carried.
+#[tokio::test]
+async fn a_task_signal_no_instance_received_is_an_error() {
+    use mcpwire::server::tasks::{TaskRecord, TaskSignal, TaskStore};
+    let Some(redis) = redis() else { return };
+    // The runner beats rarely: its heartbeat outlives it.
+    let options = ClusterOptions { heartbeat: Duration::from_secs(3600), ..ClusterOptions::default() };
+    let runner = Cluster::connect_with(&redis.url, options).await.unwrap();
+    let now = std::time::SystemTime::now();
+    let record = TaskRecord {
+        task_id: "t1".into(),
+        status_message: None,
+        created_at: now,
+        last_updated_at: now,
+        ttl: Some(Duration::from_secs(60)),
+        poll_interval: None,
+        state: mcpwire::protocol::tasks_ext::TaskState::Working,
+        owner: None,
+    };
+    runner.task_store().create(record).await.unwrap();
+    let inbox = format!("mcpwire:inbox:{}", runner.instance_id());
+    drop(runner);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while redis_cli(&redis, &["PUBSUB", "NUMSUB", &inbox]).lines().nth(1) != Some("0") {
+        assert!(Instant::now() < deadline, "the runner's subscription stayed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let other = Cluster::connect(&redis.url).await.unwrap().task_store();
+    assert!(other.get("t1").await.unwrap().is_some(), "the runner still counts as alive");
+    let carried = other.signal("t1", TaskSignal::Cancel).await;
+    assert!(carried.is_err(), "a signal no one received was reported carried: {carried:?}");
+}

@@ -311,7 +311,20 @@ impl TaskStore for RedisTaskStore {
             }
             let signal = serde_json::to_value(&signal).map_err(|e| TaskStoreError::Backend(e.to_string()))?;
             let frame = Frame::TaskSignal { task: task_id.to_owned(), signal };
-            self.cluster.send(&stored.runner, &frame).await.map_err(backend)?;
+            // Pub/sub keeps nothing for an instance that does not listen (its Redis
+            // subscription is down for a moment): a signal no one received is an error,
+            // not one carried, so that a `tasks/update` fails and may be sent again.
+            let receivers: u64 = redis::cmd("PUBLISH")
+                .arg(self.cluster.inbox(&stored.runner))
+                .arg(frame.to_bytes())
+                .query_async(&mut self.cluster.redis())
+                .await
+                .map_err(backend)?;
+            if receivers == 0 {
+                return Err(TaskStoreError::Backend(
+                    "the instance running this task is not reachable; try again".into(),
+                ));
+            }
             Ok(true)
         })
     }
