@@ -108,3 +108,21 @@ async fn a_notification_under_an_unknown_protocol_version_gets_400() {
     let accepted = send(t.addr, in_session(Req::post(&cancel), &sid, V25)).await;
     assert_eq!(accepted.status, 202);
 }
+
+/// A quiet standalone GET stream gets an SSE comment each keep-alive interval (so that an
+/// intermediary does not cut it as idle, and a write finds a client that vanished without
+/// closing its connection), and carries the session's messages as before.
+#[tokio::test]
+async fn a_quiet_get_stream_gets_a_comment_each_keep_alive_interval() {
+    let t = start_with(HttpSettings { keep_alive: Duration::from_millis(200), ..Default::default() }).await;
+    let sid = open_session(t.addr, V25).await;
+    let mut stream = get_stream(t.addr, &sid, None).await;
+    assert_eq!((stream.status, stream.content_type()), (200, "text/event-stream"));
+    let quiet = stream.text_within(Duration::from_millis(1100)).await;
+    let comments = quiet.matches(": keep-alive\n\n").count();
+    assert!((3..=6).contains(&comments), "{comments} comments in 1.1 s at 200 ms: {quiet:?}");
+    let call = post(t.addr, &sid, &call_body(2, "notify", json!({}))).await.messages_to_end().await;
+    assert_eq!(call, [text_result(2, "notified")]);
+    let notification = stream.next_message().await;
+    assert_eq!(notification, json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed" }));
+}

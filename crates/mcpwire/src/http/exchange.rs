@@ -140,7 +140,7 @@ impl McpService {
                 // The requests are answered: their handlers no longer hold the headers.
                 stateless::sse_response_in(status::reclaim_room(headers), McpBody::full(concat(first)))
             } else {
-                stateless::sse_response(McpBody::session_stream(first, rx))
+                stateless::sse_response(McpBody::session_stream(first, rx, self.inner.settings.keep_alive))
             }
         }
     }

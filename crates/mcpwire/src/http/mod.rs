@@ -633,9 +633,10 @@ impl McpService {
                 "Accept must list text/event-stream",
             );
         }
+        let keep_alive = self.inner.settings.keep_alive;
         if let Some(last) = parts.headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
             if let Some(rx) = session.resume(last.trim()) {
-                return stateless::sse_response(McpBody::session_stream(Vec::new(), rx));
+                return stateless::sse_response(McpBody::session_stream(Vec::new(), rx, keep_alive));
             }
             // A stream of the session's previous owner in the cluster, which stopped.
             #[cfg(feature = "redis")]
@@ -644,7 +645,9 @@ impl McpService {
                     // The standalone stream goes on here, live, after what it missed.
                     let live = replay.standalone.then(|| session.open_standalone()).flatten();
                     return match live {
-                        Some(rx) => stateless::sse_response(McpBody::session_stream(replay.events, rx)),
+                        Some(rx) => {
+                            stateless::sse_response(McpBody::session_stream(replay.events, rx, keep_alive))
+                        }
                         None => stateless::sse_response(McpBody::full(replay.events.concat())),
                     };
                 }
@@ -659,7 +662,7 @@ impl McpService {
             );
         }
         match session.open_standalone() {
-            Some(rx) => stateless::sse_response(McpBody::session_stream(Vec::new(), rx)),
+            Some(rx) => stateless::sse_response(McpBody::session_stream(Vec::new(), rx, keep_alive)),
             None => status::error(
                 StatusCode::CONFLICT,
                 None,

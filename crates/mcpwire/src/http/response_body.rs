@@ -1,9 +1,11 @@
 //! The response body of the MCP endpoint: a complete body, or a stream of SSE events fed
 //! by a bounded queue (the sender side decides what to do when a reader is slow).
 
+use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
@@ -46,7 +48,39 @@ enum Kind {
     /// A channel's chunks, as they come ([`McpBody::stream`]).
     Stream(mpsc::Receiver<Bytes>),
     /// A 2025 session's stream; chunks already taken from it go first.
-    Session(std::vec::IntoIter<Bytes>, StreamReceiver),
+    Session(std::vec::IntoIter<Bytes>, StreamReceiver, KeepAlive),
+}
+
+/// An SSE comment on a stream quiet for `every` (none when it is zero). Intermediaries
+/// cut idle responses (a reverse proxy's read timeout is often 60 s), and a write is what
+/// tells a server that a client vanished without closing its connection: without one, a
+/// quiet standalone stream (and with it its session) would be kept for ever.
+#[derive(Debug)]
+struct KeepAlive {
+    every: Duration,
+    /// Made when the stream first waits, reset by every event and comment.
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+}
+
+impl KeepAlive {
+    /// An event went out: the next comment is due a whole interval from now.
+    fn restart(&mut self) {
+        if let Some(timer) = self.timer.as_mut() {
+            timer.as_mut().reset(tokio::time::Instant::now() + self.every);
+        }
+    }
+
+    /// Ready when a comment is due.
+    fn poll_due(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.every.is_zero() {
+            return Poll::Pending;
+        }
+        let every = self.every;
+        let timer = self.timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(every)));
+        ready!(timer.as_mut().poll(cx));
+        self.restart();
+        Poll::Ready(())
+    }
 }
 
 impl McpBody {
@@ -77,9 +111,11 @@ impl McpBody {
     }
 
     /// A 2025 session's stream: `first` (what was taken from it already), then what
-    /// `receiver` brings until the stream ends.
-    pub(crate) fn session_stream(first: Vec<Bytes>, receiver: StreamReceiver) -> Self {
-        McpBody { kind: Kind::Session(first.into_iter(), receiver), guard: None }
+    /// `receiver` brings until the stream ends, with a comment whenever it has been
+    /// quiet for `keep_alive` (never when that is zero).
+    pub(crate) fn session_stream(first: Vec<Bytes>, receiver: StreamReceiver, keep_alive: Duration) -> Self {
+        let keep_alive = KeepAlive { every: keep_alive, timer: None };
+        McpBody { kind: Kind::Session(first.into_iter(), receiver, keep_alive), guard: None }
     }
 
     /// Keeps `guard` alive as long as the body: it is dropped when the response has been
@@ -103,9 +139,18 @@ impl Body for McpBody {
         let chunk = match &mut self.kind {
             Kind::Full(bytes) => bytes.take(),
             Kind::Stream(rx) => ready!(rx.poll_recv(cx)),
-            Kind::Session(first, rx) => match first.next() {
+            Kind::Session(first, rx, keep_alive) => match first.next() {
                 Some(chunk) => Some(chunk),
-                None => ready!(rx.poll_recv(cx)),
+                None => match rx.poll_recv(cx) {
+                    Poll::Ready(chunk) => {
+                        keep_alive.restart();
+                        chunk
+                    }
+                    Poll::Pending => {
+                        ready!(keep_alive.poll_due(cx));
+                        Some(super::sse::keep_alive())
+                    }
+                },
             },
         };
         Poll::Ready(chunk.map(|b| Ok(Frame::data(b))))

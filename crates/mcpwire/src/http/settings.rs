@@ -55,7 +55,9 @@ pub struct HttpSettings {
     /// [`DispatcherConfig::max_in_flight`](crate::jsonrpc::DispatcherConfig::max_in_flight)
     /// requests). Kept so that settings written for earlier versions still compile.
     pub session_queue: usize,
-    /// How long a 2026 response may stay uncommitted, and the SSE keep-alive interval.
+    /// How long a 2026 response may stay uncommitted, and the SSE keep-alive interval of
+    /// both eras' streams: a comment after this long without an event (default 15 s;
+    /// zero turns the comments off on 2025 session streams).
     pub keep_alive: Duration,
     /// Accepted `Host` and `Origin` values.
     pub hosts: HostPolicy,

@@ -446,6 +446,20 @@ impl Response {
         }
     }
 
+    /// The body text that arrives within `period` (de-chunked), left in place for the
+    /// event readers after.
+    pub async fn text_within(&mut self, period: Duration) -> String {
+        let deadline = tokio::time::Instant::now() + period;
+        loop {
+            self.body.decode();
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if left.is_zero() || self.body.done || self.body.eof {
+                return String::from_utf8_lossy(&self.body.decoded).into_owned();
+            }
+            self.body.fill(left).await;
+        }
+    }
+
     /// Reads and counts body bytes until the body or the socket ends, failing after
     /// `timeout` of silence. Used to measure what a server queued for a slow reader.
     pub async fn drain_count(&mut self, timeout: Duration) -> usize {
