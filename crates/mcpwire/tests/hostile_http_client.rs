@@ -178,6 +178,29 @@ async fn the_client_times_out_silence_and_endless_streams() {
     }
 }
 
+/// An HTTP server that takes the connection but never answers: the probe's timeout (no
+/// answer at all, where a 2025-era server would have refused `server/discover` at once)
+/// means the server is unresponsive, so `connect` fails then, without a second full wait
+/// for an `initialize` that would meet the same silence.
+#[tokio::test]
+async fn connecting_to_a_silent_http_server_waits_one_timeout_not_two() {
+    let (url, seen) = fake_server_seeing(Misbehave::Silent).await;
+    let started = Instant::now();
+    let error = Client::builder("t", "0")
+        .options(options(1000))
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap_err();
+    let elapsed = started.elapsed();
+    assert!(
+        matches!(&error, mcpwire::client::ConnectError::Handshake(RequestError::Timeout { .. })),
+        "{error:?}"
+    );
+    let requests: Vec<Value> = seen.lock().unwrap().iter().filter(|id| !id.is_null()).cloned().collect();
+    assert_eq!(requests.len(), 1, "only the probe is sent, no initialize after it: {requests:?}");
+    assert!(elapsed < Duration::from_millis(1900), "{elapsed:?}");
+}
+
 /// A JSON answer under an id the client never sent is all the answer that POST gets: the
 /// call fails at once, saying so, rather than at its timeout.
 #[tokio::test]

@@ -18,7 +18,8 @@ const CAPACITY: usize = 1024;
 /// [`era_cache`](super::ClientBuilder::era_cache). Clones share their entries. Only a
 /// probe records an era (a pinned version says what the caller wanted, not what the
 /// server speaks), and only a 2025 answer is acted on: the next connection goes straight
-/// to `initialize`, and probes again if that fails (the server may have changed).
+/// to `initialize`, and probes again if that fails (the server may have changed), unless
+/// it went unanswered over HTTP (an unresponsive server: the connection fails).
 ///
 /// ```
 /// use mcpwire::client::{Client, EraCache};

@@ -49,12 +49,17 @@ async fn discover(
 /// Probes the era: `server/discover` first; a recognised `-32022` error means a stateless
 /// (2026) server (retry once with a shared version), and so do `-32020` and `-32021`
 /// (the connection fails with the server's error); anything else falls back to
-/// `initialize`. `[stateless, stateful]`: the capabilities declared in each era.
+/// `initialize`, except a timeout over a transport that answers every request
+/// (`answers_every_request`, HTTP): the server answered nothing at all, where a 2025-era
+/// server refuses the probe at once, so it is unresponsive and the connection fails
+/// rather than wait as long again for `initialize`. `[stateless, stateful]`: the
+/// capabilities declared in each era.
 pub(super) async fn probe(
     peer: &Peer,
     [capabilities, stateful_capabilities]: [&ClientCapabilities; 2],
     info: &Implementation,
     options: &ClientOptions,
+    answers_every_request: bool,
 ) -> Result<Session, ConnectError> {
     let mut version = ProtocolVersion::LATEST;
     for attempt in 0..2 {
@@ -99,7 +104,12 @@ pub(super) async fn probe(
                 | RequestError::NotRunning
                 | RequestError::Protocol(_)),
             ) => return Err(ConnectError::Handshake(e)),
-            // Any other error, or a timeout: a 2025-era server.
+            // No answer at all over HTTP: not a 2025-era server's refusal, but silence.
+            Err(e @ RequestError::Timeout { .. }) if answers_every_request => {
+                return Err(ConnectError::Handshake(e))
+            }
+            // Any other error, or a timeout (stdio: a 2025-era server may leave a method
+            // it does not know unanswered): a 2025-era server.
             Err(e) => {
                 tracing::debug!("server/discover failed ({e}); falling back to initialize");
                 break;

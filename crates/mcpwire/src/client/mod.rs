@@ -158,7 +158,13 @@ const CLOSE_WAIT: Duration = Duration::from_secs(3);
 pub struct ClientOptions {
     /// How long to wait for the probe before falling back to `initialize` (default 5 s).
     /// Over a transport that answers every request (HTTP), the probe waits as long as any
-    /// request ([`request_timeout`](Self::request_timeout)) if that is longer.
+    /// request ([`request_timeout`](Self::request_timeout)) if that is longer, and a probe
+    /// that gets no answer at all within it fails the connection
+    /// ([`RequestError::Timeout`]): a 2025-era HTTP server refuses the probe at once, so
+    /// silence means an unresponsive server, and `initialize` is not tried after it. So
+    /// connecting over HTTP waits one timeout for a server that never answers; over stdio,
+    /// where a 2025-era server may leave the probe unanswered, a probe timeout falls back
+    /// to `initialize` (the probe timeout, then at most the request timeout).
     pub probe_timeout: Duration,
     /// Default timeout of every request (default 60 s).
     pub request_timeout: Duration,
@@ -646,8 +652,9 @@ impl ClientBuilder {
         let era_key = self.era_cache.as_ref().and_then(|_| transport.era_cache_key());
         let transport_finished = transport.finished_signal();
         let renewed_version = transport.renewed_version();
+        let answers_every_request = transport.answers_every_request();
         let probe_options = ClientOptions {
-            probe_timeout: match transport.answers_every_request() {
+            probe_timeout: match answers_every_request {
                 true => self.options.request_timeout.max(self.options.probe_timeout),
                 false => self.options.probe_timeout,
             },
@@ -703,29 +710,39 @@ impl ClientBuilder {
                 }
                 (Mode::Auto, None) => {
                     // A server known to be 2025-era: go straight to the handshake, and re-probe
-                    // if that fails (it may have changed).
+                    // if that fails (it may have changed), unless it went unanswered over
+                    // HTTP (an unresponsive server, as for the probe).
                     let known_stateful = era_key
                         .as_deref()
                         .zip(self.era_cache.as_ref())
                         .and_then(|(key, cache)| cache.get(key))
                         == Some(Era::Stateful);
                     let direct = match known_stateful {
-                        true => initialize(
-                            &peer,
-                            &ProtocolVersion::LATEST_STATEFUL,
-                            &stateful_capabilities,
-                            &self.info,
-                            &self.options,
-                        )
-                        .await
-                        .ok(),
+                        true => Some(
+                            initialize(
+                                &peer,
+                                &ProtocolVersion::LATEST_STATEFUL,
+                                &stateful_capabilities,
+                                &self.info,
+                                &self.options,
+                            )
+                            .await,
+                        ),
                         false => None,
+                    };
+                    let direct = match direct {
+                        Some(Err(ConnectError::Handshake(e @ RequestError::Timeout { .. })))
+                            if answers_every_request =>
+                        {
+                            return Err(ConnectError::Handshake(e))
+                        }
+                        other => other.and_then(Result::ok),
                     };
                     match direct {
                         Some(init) => Session::Stateful(init),
                         None => {
                             let declared = [&capabilities, &stateful_capabilities];
-                            probe(&peer, declared, &self.info, &probe_options).await?
+                            probe(&peer, declared, &self.info, &probe_options, answers_every_request).await?
                         }
                     }
                 }
