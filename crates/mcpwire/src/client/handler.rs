@@ -3,13 +3,19 @@
 //! [`super::callback_tasks`]), and hands log messages to the log callback in wire order
 //! with progress. The other notifications the client acts on (list changes, listen
 //! streams) are routed before they reach the dispatcher (see [`super::router`]).
+//!
+//! Until the handshake has chosen the 2025 era (while the probe is out, or `initialize`
+//! is), no capability has been declared to the server: a 2025 server sends nothing but
+//! `ping` before it is initialized (and a 2026 server sends no requests at all), so
+//! `ping` is answered and any other request refused with `-32600`, its callback not
+//! called.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use mcpwire_protocol::elicitation::ElicitRequestParams;
 use mcpwire_protocol::logging::LoggingMessageNotificationParams;
 use mcpwire_protocol::sampling::CreateMessageRequestParams;
-use mcpwire_protocol::{methods, Notification, RawJson, Request};
+use mcpwire_protocol::{methods, Era, Notification, RawJson, Request};
 
 use super::callback_tasks::CallbackTasks;
 use super::callbacks::{parse, Callbacks};
@@ -20,6 +26,9 @@ pub(crate) struct ClientHandler {
     pub(crate) callbacks: Callbacks,
     /// The tasks run for the server, when the client declares them (2025-11-25).
     pub(crate) tasks: Option<Arc<CallbackTasks>>,
+    /// The era, once the handshake or probe has chosen it (set to 2025 before
+    /// `notifications/initialized` goes out).
+    pub(crate) era: Arc<OnceLock<Era>>,
 }
 
 fn raw<T: serde::Serialize>(value: &T) -> Result<RawJson, McpError> {
@@ -42,6 +51,9 @@ impl Handler for ClientHandler {
     }
 
     async fn on_request(&self, request: Request, _ctx: RequestContext) -> Result<RawJson, McpError> {
+        if self.era.get() != Some(&Era::Stateful) {
+            return before_the_handshake(&request);
+        }
         // A question a server's task asks names the task; so does its answer (2025-11-25).
         let related = match request.method.as_str() {
             methods::SAMPLING_CREATE_MESSAGE | methods::ELICITATION_CREATE | methods::ROOTS_LIST => {
@@ -54,6 +66,17 @@ impl Handler for ClientHandler {
             Some(related) => answer.and_then(|raw| with_related_task(&raw, related)),
             None => answer,
         }
+    }
+}
+
+/// A server's request before the 2025 handshake is done: `ping` is answered (both eras'
+/// handshakes allow it), anything else is refused, since no capability is declared yet.
+fn before_the_handshake(request: &Request) -> Result<RawJson, McpError> {
+    match request.method.as_str() {
+        methods::PING => raw(&serde_json::json!({})),
+        method => Err(McpError::invalid_request(format!(
+            "Invalid request: {method} before the handshake; this client has declared no capabilities yet"
+        ))),
     }
 }
 

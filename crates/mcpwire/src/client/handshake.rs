@@ -1,6 +1,7 @@
 //! The handshake: the era probe (`server/discover`, `-32022` retries, the `initialize`
 //! fallback, and a late stateless answer to that fallback), and the 2025 `initialize`.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use mcpwire_protocol::capabilities::ClientCapabilities;
@@ -60,6 +61,7 @@ pub(super) async fn probe(
     info: &Implementation,
     options: &ClientOptions,
     answers_every_request: bool,
+    era: &OnceLock<Era>,
 ) -> Result<Session, ConnectError> {
     let mut version = ProtocolVersion::LATEST;
     for attempt in 0..2 {
@@ -116,7 +118,8 @@ pub(super) async fn probe(
             }
         }
     }
-    match initialize(peer, &ProtocolVersion::LATEST_STATEFUL, stateful_capabilities, info, options).await {
+    match initialize(peer, &ProtocolVersion::LATEST_STATEFUL, stateful_capabilities, info, options, era).await
+    {
         // A stateless (2026) server that answered the probe too late (a slow start, say) has fixed
         // its stream to the 2026 era by now, and says so: it is stateless after all.
         Err(ConnectError::Handshake(RequestError::Peer(e)))
@@ -164,13 +167,16 @@ async fn stateless_after_all(
     Ok(Session::Stateless { version, discover: Some(discovered) })
 }
 
-/// The 2025 handshake: `initialize`, a version check, `notifications/initialized`.
+/// The 2025 handshake: `initialize`, a version check, `notifications/initialized`. The
+/// era is set to 2025 before `notifications/initialized` goes out, so that the server's
+/// requests after it reach the callbacks (before it, they are refused).
 pub(super) async fn initialize(
     peer: &Peer,
     version: &ProtocolVersion,
     capabilities: &ClientCapabilities,
     info: &Implementation,
     options: &ClientOptions,
+    era: &OnceLock<Era>,
 ) -> Result<InitializeResult, ConnectError> {
     let params =
         serde_json::json!({ "protocolVersion": version, "capabilities": capabilities, "clientInfo": info });
@@ -184,6 +190,7 @@ pub(super) async fn initialize(
     if !ProtocolVersion::STATEFUL.contains(&init.protocol_version) {
         return Err(ConnectError::NoSharedVersion { supported: vec![init.protocol_version.to_string()] });
     }
+    let _ = era.set(Era::Stateful);
     peer.notify(methods::INITIALIZED, None).await;
     Ok(init)
 }

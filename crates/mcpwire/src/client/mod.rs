@@ -688,7 +688,7 @@ impl ClientBuilder {
         let tasks = core_tasks.is_some().then(|| Arc::new(callback_tasks::CallbackTasks::new()));
         let stateful_capabilities =
             ClientCapabilities { tasks: core_tasks, ..self.callbacks.stateful_capabilities() };
-        dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone(), tasks });
+        dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone(), tasks, era: era.clone() });
         // Only a probe (or a handshake the cache chose) tells what the server speaks; a
         // pinned version or a saved discover result says what this caller wanted.
         let probed = matches!((&self.mode, &self.prior_discover), (Mode::Auto, None));
@@ -697,7 +697,7 @@ impl ClientBuilder {
         let session = async {
             Ok(match (&self.mode, self.prior_discover) {
                 (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => Session::Stateful(
-                    initialize(&peer, v, &stateful_capabilities, &self.info, &self.options).await?,
+                    initialize(&peer, v, &stateful_capabilities, &self.info, &self.options, &era).await?,
                 ),
                 (Mode::Pinned(v), discover) => Session::Stateless { version: v.clone(), discover },
                 (Mode::Auto, Some(discover)) => {
@@ -725,6 +725,7 @@ impl ClientBuilder {
                                 &stateful_capabilities,
                                 &self.info,
                                 &self.options,
+                                &era,
                             )
                             .await,
                         ),
@@ -742,7 +743,8 @@ impl ClientBuilder {
                         Some(init) => Session::Stateful(init),
                         None => {
                             let declared = [&capabilities, &stateful_capabilities];
-                            probe(&peer, declared, &self.info, &probe_options, answers_every_request).await?
+                            probe(&peer, declared, &self.info, &probe_options, answers_every_request, &era)
+                                .await?
                         }
                     }
                 }
