@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod raw_http_server;
 mod raw_server;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -95,5 +96,150 @@ async fn requests_before_the_era_is_known_get_ping_answered_and_the_rest_refused
     let seen = answers(&mut raw, 1).await;
     assert_eq!(seen, [("d-roots".to_owned(), json!({ "roots": [] }))]);
     assert_eq!(calls.load(Ordering::SeqCst), 1);
+    client.close().await;
+}
+
+/// Every request the scripted server read: its method and whether it carried the 2026
+/// envelope.
+type Seen = Arc<std::sync::Mutex<Vec<(String, bool)>>>;
+
+/// A server that answers each request with `answer(method, enveloped)` (a result, or an
+/// error code) and records it; notifications are read and dropped.
+fn scripted(
+    answer: impl Fn(&str, bool) -> Result<Value, i64> + Send + 'static,
+) -> (mcpwire::transport::Connection, Seen) {
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let seen: Seen = Default::default();
+    let record = seen.clone();
+    tokio::spawn(async move {
+        while let Some(message) = raw.next_within(std::time::Duration::from_secs(30)).await {
+            let Message::Request(request) = message else { continue };
+            let enveloped =
+                params_of(&request)["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
+            record.lock().unwrap().push((request.method.clone(), enveloped));
+            match answer(&request.method, enveloped) {
+                Ok(result) => raw.answer(request.id, result).await,
+                Err(code) => {
+                    let data =
+                        json!({ "supported": ["2025-06-18", "2025-11-25"], "requested": "2026-07-28" });
+                    let error = ErrorObject::new(code, "scripted error").with_data(data);
+                    raw.send(ErrorResponse::new(Some(request.id), error)).await
+                }
+            }
+        }
+    });
+    (ours, seen)
+}
+
+/// The discover result an earlier connection saved.
+fn saved_discover() -> mcpwire::protocol::lifecycle::DiscoverResult {
+    serde_json::from_value(json!({ "resultType": "complete", "supportedVersions": ["2026-07-28"],
+        "capabilities": { "tools": {} }, "ttlMs": 0, "cacheScope": "private" }))
+    .unwrap()
+}
+
+fn tools_page() -> Value {
+    json!({ "tools": [{ "name": "t", "inputSchema": { "type": "object" } }] })
+}
+
+fn methods(seen: &Seen) -> Vec<(String, bool)> {
+    seen.lock().unwrap().clone()
+}
+
+/// A saved discover result that no longer fits the server: the first request is refused
+/// the way a server that dropped the 2026 revision refuses it (`-32022` listing only
+/// 2025 versions), or the way a 2025-era server refuses an enveloped request before its
+/// handshake (`-32600`). The client forgets the saved result, probes again (here, to a
+/// 2025 session) and sends the request once more, in the new era.
+#[tokio::test]
+async fn a_stale_saved_discover_result_is_dropped_for_a_new_probe_and_the_request_retried() {
+    for refusal in [codes::UNSUPPORTED_PROTOCOL_VERSION, codes::INVALID_REQUEST] {
+        let (peer, seen) = scripted(move |method, enveloped| match (method, enveloped) {
+            (_, true) => Err(refusal),
+            ("initialize", false) => Ok(initialize_result()),
+            ("tools/list", false) => Ok(tools_page()),
+            _ => Err(codes::METHOD_NOT_FOUND),
+        });
+        let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(peer).await.unwrap();
+        assert_eq!(client.protocol_version(), &ProtocolVersion::V2026_07_28);
+        let tools = client.list_tools(None).await.unwrap();
+        assert_eq!(tools.tools.len(), 1, "{refusal}");
+        assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25, "{refusal}");
+        assert!(client.discover_result().is_none(), "{refusal}: the saved result is forgotten");
+        let expected =
+            [("tools/list", true), ("server/discover", true), ("initialize", false), ("tools/list", false)];
+        let expected: Vec<(String, bool)> = expected.iter().map(|(m, e)| (m.to_string(), *e)).collect();
+        assert_eq!(methods(&seen), expected, "{refusal}");
+        client.close().await;
+    }
+}
+
+/// The new probe is made once, and only for a refusal that says the saved result may be
+/// stale: an ordinary error (an unknown tool) is the answer; a refusal whose probe finds
+/// the saved version still served is not retried; later requests probe no more.
+#[tokio::test]
+async fn a_saved_discover_result_is_probed_again_once_at_most_and_never_in_a_loop() {
+    let (peer, seen) = scripted(|method, _| match method {
+        "tools/call" => Err(codes::INVALID_PARAMS),
+        "server/discover" => Ok(json!({ "resultType": "complete", "supportedVersions": ["2026-07-28"],
+            "capabilities": { "tools": {} }, "ttlMs": 0, "cacheScope": "private" })),
+        _ => Err(codes::INVALID_REQUEST),
+    });
+    let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(peer).await.unwrap();
+    let error = client.list_tools(None).await.unwrap_err();
+    assert_eq!(error.peer_error().map(|e| e.code), Some(codes::INVALID_REQUEST), "{error:?}");
+    let error = client.list_tools(None).await.unwrap_err();
+    assert_eq!(error.peer_error().map(|e| e.code), Some(codes::INVALID_REQUEST), "{error:?}");
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2026_07_28);
+    let seen: Vec<String> = methods(&seen).into_iter().map(|(m, _)| m).collect();
+    assert_eq!(seen, ["tools/list", "server/discover", "tools/list"]);
+    client.close().await;
+
+    let (peer, seen) = scripted(|method, _| match method {
+        "tools/call" => Err(codes::INVALID_PARAMS),
+        _ => Err(codes::INVALID_REQUEST),
+    });
+    let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(peer).await.unwrap();
+    let error = client.call_tool("nope", json!({})).await.unwrap_err();
+    assert_eq!(error.peer_error().map(|e| e.code), Some(codes::INVALID_PARAMS), "{error:?}");
+    let seen: Vec<String> = methods(&seen).into_iter().map(|(m, _)| m).collect();
+    assert_eq!(seen, ["tools/call"], "an ordinary error is no reason to probe");
+    client.close().await;
+}
+
+/// The same over HTTP, against a 2025-era server that refuses every enveloped request
+/// with `-32600` on its response stream: the new probe falls back to `initialize`, the
+/// transport takes the session it makes, and the request is sent again in it.
+#[tokio::test]
+async fn a_stale_saved_discover_result_over_http_is_probed_again_into_a_2025_session() {
+    let url = raw_http_server::serve(raw_http_server::Script {
+        version: "2025-11-25",
+        get: |_| None,
+        request: |body| {
+            let enveloped = body["params"]["_meta"].get("io.modelcontextprotocol/protocolVersion").is_some();
+            let answer = match (body["method"].as_str(), enveloped) {
+                (Some("tools/list"), false) => {
+                    json!({ "jsonrpc": "2.0", "id": body["id"], "result": tools_page() })
+                }
+                _ => json!({ "jsonrpc": "2.0", "id": body["id"],
+                    "error": { "code": codes::INVALID_REQUEST, "message": "not initialized" } }),
+            };
+            format!("event: message\ndata: {answer}\n\n")
+        },
+    })
+    .await;
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
+    let eras = mcpwire::client::EraCache::new();
+    let client = Client::builder("c", "1")
+        .prior_discover(saved_discover())
+        .era_cache(eras.clone())
+        .connect(transport)
+        .await
+        .unwrap();
+    let tools = client.list_tools(None).await.unwrap();
+    assert_eq!(tools.tools.len(), 1);
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
+    assert_eq!(eras.get(&url), Some(mcpwire::protocol::Era::Stateful), "the era found is remembered");
     client.close().await;
 }

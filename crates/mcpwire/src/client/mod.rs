@@ -17,9 +17,12 @@
 //! By default the client probes the server's era: it sends `server/discover` (2026); a
 //! recognised `-32022` error means the server is stateless, 2026 (retry with a shared
 //! version), and any other error or a timeout falls back to the stateful 2025 `initialize`
-//! handshake. A stateless server that answered the probe too late refuses that
-//! `initialize` with `-32022`; the client then connects in 2026 after all. A version can be pinned, and a saved
-//! discover result reused to skip the probe.
+//! handshake (over HTTP, a probe that gets no answer at all fails the connection instead).
+//! A stateless server that answered the probe too late refuses that `initialize` with
+//! `-32022`; the client then connects in 2026 after all. A version can be pinned, and a
+//! saved discover result reused to skip the probe (probed again, once, when the first
+//! answers show it stale). The server's requests before the era is known get `ping`
+//! answered and anything else refused.
 //!
 //! A call's timeout covers all of it: in 2026 the `input_required` rounds and the
 //! callbacks that answer them, as in 2025 the server's requests made within the call.
@@ -30,6 +33,7 @@ mod cache;
 mod callback_tasks;
 mod callbacks;
 mod calls;
+mod connect;
 mod era_cache;
 mod handler;
 mod handshake;
@@ -38,11 +42,12 @@ mod mrtr;
 mod output_schema;
 mod restart;
 mod router;
+mod saved;
 mod tasks;
 
 use std::future::Future;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcpwire_protocol::capabilities::{ClientCapabilities, ServerCapabilities};
@@ -61,14 +66,10 @@ pub use listen::Subscription;
 pub use tasks::ToolCallStart;
 
 use crate::error::{McpError, RequestError};
-use crate::jsonrpc::{CallOptions, Dispatcher, DispatcherConfig, Peer};
-use crate::transport::child::ChildProcess;
-use crate::transport::{Connection, Transport};
+use crate::jsonrpc::{CallOptions, Peer};
 use cache::Cache;
 use callbacks::{boxed, Callbacks};
-use handler::ClientHandler;
-use handshake::{initialize, probe, shared_stateless};
-use router::{Listeners, Router};
+use router::Listeners;
 use tokio_util::sync::CancellationToken;
 
 /// Why connecting failed.
@@ -110,27 +111,6 @@ pub enum Mode {
     Pinned(ProtocolVersion),
 }
 
-/// Closes a connection whose handshake did not complete: it failed (a version this
-/// client does not speak, an answer it cannot read, no answer), or the caller stopped
-/// waiting for it. A client that cannot use the server's answer disconnects, and an
-/// abandoned connection leaves nothing running (for HTTP, its session is deleted).
-struct CloseUnlessConnected(Option<Peer>);
-
-impl CloseUnlessConnected {
-    /// The handshake completed: the connection stays open.
-    fn connected(mut self) {
-        self.0 = None;
-    }
-
-    /// Closes the connection as [`Client::close`] does; gives back `error`.
-    async fn close(mut self, finished: Option<&CancellationToken>, error: ConnectError) -> ConnectError {
-        if let Some(peer) = self.0.take() {
-            close_and_wait(&peer, finished).await;
-        }
-        error
-    }
-}
-
 /// Closes a connection and waits, at most [`CLOSE_WAIT`], for its transport to finish, so
 /// that the transport's goodbye (the HTTP session's DELETE) goes out before this returns.
 async fn close_and_wait(peer: &Peer, finished: Option<&CancellationToken>) {
@@ -142,17 +122,8 @@ async fn close_and_wait(peer: &Peer, finished: Option<&CancellationToken>) {
     }
 }
 
-impl Drop for CloseUnlessConnected {
-    fn drop(&mut self) {
-        if let Some(peer) = self.0.take() {
-            peer.close();
-        }
-    }
-}
-
 /// How long [`Client::close`] waits for the transport to put out its goodbye.
 const CLOSE_WAIT: Duration = Duration::from_secs(3);
-
 /// Options of a client.
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
@@ -226,6 +197,28 @@ pub(crate) struct ClientInner {
     /// 2026: the listen stream that carries each URI's updates since
     /// [`Client::subscribe`], by URI.
     pub(crate) resource_streams: listen::ResourceStreams,
+    /// A connection made from a saved discover result: its state until the first
+    /// answers confirm it, and the session a new probe found in its place.
+    pub(crate) saved: Option<saved::Saved>,
+}
+
+impl ClientInner {
+    /// The session: the handshake's, or the one a new probe found in place of a stale
+    /// saved discover result.
+    pub(crate) fn session(&self) -> &Session {
+        match self.saved.as_ref().and_then(|s| s.replaced.get()) {
+            Some(replaced) => &replaced.session,
+            None => &self.session,
+        }
+    }
+
+    /// The capabilities this client declares, for the era of [`Self::session`].
+    pub(crate) fn capabilities(&self) -> &ClientCapabilities {
+        match self.saved.as_ref().and_then(|s| s.replaced.get()) {
+            Some(replaced) => &replaced.capabilities,
+            None => &self.capabilities,
+        }
+    }
 }
 
 impl Drop for ClientInner {
@@ -276,7 +269,7 @@ impl Client {
     /// session (a session the server forgot is replaced by a new `initialize`, which may
     /// settle on another revision).
     pub fn protocol_version(&self) -> &ProtocolVersion {
-        match &self.inner.session {
+        match self.inner.session() {
             Session::Stateful(init) => self.renewed_version().unwrap_or(&init.protocol_version),
             Session::Stateless { version, .. } => version,
         }
@@ -293,7 +286,7 @@ impl Client {
 
     /// The era of this connection.
     pub fn era(&self) -> Era {
-        match &self.inner.session {
+        match self.inner.session() {
             Session::Stateful(_) => Era::Stateful,
             Session::Stateless { .. } => Era::Stateless,
         }
@@ -301,7 +294,7 @@ impl Client {
 
     /// The server's identity, when known (from `initialize`, or from the discover result).
     pub fn server_info(&self) -> Option<Implementation> {
-        match &self.inner.session {
+        match self.inner.session() {
             Session::Stateful(init) => Some(init.server_info.clone()),
             Session::Stateless { discover, .. } => discover
                 .as_ref()
@@ -313,7 +306,7 @@ impl Client {
 
     /// The server's capabilities, when known.
     pub fn server_capabilities(&self) -> Option<&ServerCapabilities> {
-        match &self.inner.session {
+        match self.inner.session() {
             Session::Stateful(init) => Some(&init.capabilities),
             Session::Stateless { discover, .. } => discover.as_ref().map(|d| &d.capabilities),
         }
@@ -321,7 +314,7 @@ impl Client {
 
     /// The server's instructions, when it gave any.
     pub fn instructions(&self) -> Option<&str> {
-        match &self.inner.session {
+        match self.inner.session() {
             Session::Stateful(init) => init.instructions.as_deref(),
             Session::Stateless { discover, .. } => discover.as_ref().and_then(|d| d.instructions.as_deref()),
         }
@@ -329,7 +322,7 @@ impl Client {
 
     /// The discover result of a 2026 connection (save it to reconnect without a probe).
     pub fn discover_result(&self) -> Option<&DiscoverResult> {
-        match &self.inner.session {
+        match self.inner.session() {
             Session::Stateless { discover, .. } => discover.as_ref(),
             Session::Stateful(_) => None,
         }
@@ -337,7 +330,7 @@ impl Client {
 
     /// The capabilities this client declares.
     pub fn capabilities(&self) -> &ClientCapabilities {
-        &self.inner.capabilities
+        self.inner.capabilities()
     }
 
     /// The underlying JSON-RPC peer (for custom methods and notifications).
@@ -384,9 +377,9 @@ impl Client {
                 context.write_to(&mut meta);
             }
         }
-        if let Session::Stateless { version, .. } = &self.inner.session {
+        if let Session::Stateless { version, .. } = self.inner.session() {
             let level = *self.inner.log_level.lock().unwrap_or_else(|e| e.into_inner());
-            let capabilities = capabilities.unwrap_or(&self.inner.capabilities);
+            let capabilities = capabilities.unwrap_or(self.inner.capabilities());
             meta.extend(request_envelope(version, capabilities, Some(&self.inner.info), level));
         }
         if !meta.is_empty() {
@@ -398,7 +391,8 @@ impl Client {
     /// Sends a request with this era's `_meta` and checks a 2026 `resultType`: absent or
     /// `complete` passes; `input_required` is returned as such for the caller's loop, and
     /// `task` too when this client declared the tasks extension; anything else is an error.
-    pub(crate) async fn send(
+    /// (Through [`Client::send`], which watches a saved discover result's first answers.)
+    pub(crate) async fn send_once(
         &self,
         method: &str,
         params: Map<String, Value>,
@@ -435,7 +429,7 @@ impl Client {
         // The valid result types are the core ones and those of the extensions declared.
         if kind == ResultType::Task
             && !declared
-                .unwrap_or(&self.inner.capabilities)
+                .unwrap_or(self.inner.capabilities())
                 .has_extension(mcpwire_protocol::meta::TASKS_EXTENSION)
         {
             return Err(RequestError::Protocol(
@@ -562,7 +556,13 @@ impl ClientBuilder {
         self
     }
 
-    /// Reuses a saved discover result: connects in the 2026 era without a probe.
+    /// Reuses a saved discover result: connects in the 2026 era without a probe. The
+    /// first answers check it: a request refused in a way that shows it stale (`-32022`,
+    /// the version no longer served; `-32600` or `-32000…-32019`, as a 2025-era server
+    /// refuses an enveloped request before its handshake; an HTTP 4xx without a JSON-RPC
+    /// body) makes the client forget it and probe again, once per connection, and the
+    /// request is sent once more if the probe found another version or era. A result,
+    /// or another error from the server, confirms it.
     pub fn prior_discover(mut self, discover: DiscoverResult) -> Self {
         self.prior_discover = Some(discover);
         self
@@ -592,201 +592,5 @@ impl ClientBuilder {
     pub fn options(mut self, options: ClientOptions) -> Self {
         self.options = options;
         self
-    }
-
-    /// Spawns a server process and connects to it over its stdio.
-    pub async fn spawn(self, process: ChildProcess) -> Result<Client, ConnectError> {
-        self.spawn_through(process, |connection| connection).await
-    }
-
-    /// [`spawn`](Self::spawn), with the server's connection passed through `layer`: a
-    /// transport that wraps it, to record or log what goes by, say. A 2026 server that is
-    /// restarted stays behind the same layer (the layer sees one connection throughout).
-    pub async fn spawn_through<T: Transport>(
-        self,
-        process: ChildProcess,
-        layer: impl FnOnce(Connection) -> T,
-    ) -> Result<Client, ConnectError> {
-        self.check_pinned_version()?;
-        let max_restarts = self.options.max_restarts;
-        let (connection, child) =
-            restart::Supervised::start(process, max_restarts).map_err(ConnectError::Spawn)?;
-        let client = self.connect(layer(connection)).await;
-        match client {
-            Ok(client) => {
-                if client.era() == Era::Stateless {
-                    child.allow_restarts();
-                }
-                *client.inner.child.lock().unwrap_or_else(|e| e.into_inner()) = Some(child);
-                Ok(client)
-            }
-            Err(e) => {
-                child.shutdown().await;
-                Err(e)
-            }
-        }
-    }
-
-    /// Refuses a pinned version this client does not know, before anything is started.
-    fn check_pinned_version(&self) -> Result<(), ConnectError> {
-        match &self.mode {
-            Mode::Pinned(v) if !ProtocolVersion::ALL.contains(v) => Err(ConnectError::UnknownVersion {
-                requested: v.to_string(),
-                known: ProtocolVersion::ALL
-                    .iter()
-                    .map(ProtocolVersion::as_str)
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// Connects over any transport.
-    pub async fn connect(self, transport: impl Transport) -> Result<Client, ConnectError> {
-        self.check_pinned_version()?;
-        let config =
-            DispatcherConfig { request_timeout: Some(self.options.request_timeout), ..Default::default() };
-        let cache = Arc::new(Cache::default());
-        let listeners: Listeners = Default::default();
-        let era_key = self.era_cache.as_ref().and_then(|_| transport.era_cache_key());
-        let transport_finished = transport.finished_signal();
-        let renewed_version = transport.renewed_version();
-        let answers_every_request = transport.answers_every_request();
-        let probe_options = ClientOptions {
-            probe_timeout: match answers_every_request {
-                true => self.options.request_timeout.max(self.options.probe_timeout),
-                false => self.options.probe_timeout,
-            },
-            ..self.options.clone()
-        };
-        let era = Arc::new(OnceLock::new());
-        let output_schemas: Arc<output_schema::OutputSchemas> = Default::default();
-        let task_tools: Arc<tasks::TaskTools> = Default::default();
-        let router = Router {
-            callbacks: self.callbacks.clone(),
-            cache: cache.clone(),
-            output_schemas: output_schemas.clone(),
-            task_tools: task_tools.clone(),
-            listeners: listeners.clone(),
-            era: era.clone(),
-        };
-        let dispatcher = Dispatcher::with_config(router.connect(transport), config);
-        let peer = dispatcher.peer();
-        // A 2026 client follows tasks (`Client::call_tool`), so it declares the tasks
-        // extension on every request, the probe included (unless built `without_tasks`).
-        let capabilities = match self.tasks {
-            true => self
-                .callbacks
-                .capabilities()
-                .with_extension(mcpwire_protocol::meta::TASKS_EXTENSION, Default::default()),
-            false => self.callbacks.capabilities(),
-        };
-        // At `initialize` (2025-11-25) the client also offers to run the server's
-        // sampling and elicitation requests as tasks (unless built `without_tasks`).
-        let core_tasks = callback_tasks::capability(&self.callbacks).filter(|_| self.tasks);
-        let tasks = core_tasks.is_some().then(|| Arc::new(callback_tasks::CallbackTasks::new()));
-        let stateful_capabilities =
-            ClientCapabilities { tasks: core_tasks, ..self.callbacks.stateful_capabilities() };
-        dispatcher.spawn(ClientHandler { callbacks: self.callbacks.clone(), tasks, era: era.clone() });
-        // Only a probe (or a handshake the cache chose) tells what the server speaks; a
-        // pinned version or a saved discover result says what this caller wanted.
-        let probed = matches!((&self.mode, &self.prior_discover), (Mode::Auto, None));
-        // A handshake that fails, or is given up on, leaves no connection behind.
-        let unfinished = CloseUnlessConnected(Some(peer.clone()));
-        let session = async {
-            Ok(match (&self.mode, self.prior_discover) {
-                (Mode::Pinned(v), _) if v.era() == Some(Era::Stateful) => Session::Stateful(
-                    initialize(&peer, v, &stateful_capabilities, &self.info, &self.options, &era).await?,
-                ),
-                (Mode::Pinned(v), discover) => Session::Stateless { version: v.clone(), discover },
-                (Mode::Auto, Some(discover)) => {
-                    let version = shared_stateless(&discover.supported_versions).ok_or_else(|| {
-                        ConnectError::NoSharedVersion {
-                            supported: discover.supported_versions.iter().map(|v| v.to_string()).collect(),
-                        }
-                    })?;
-                    Session::Stateless { version, discover: Some(discover) }
-                }
-                (Mode::Auto, None) => {
-                    // A server known to be 2025-era: go straight to the handshake, and re-probe
-                    // if that fails (it may have changed), unless it went unanswered over
-                    // HTTP (an unresponsive server, as for the probe).
-                    let known_stateful = era_key
-                        .as_deref()
-                        .zip(self.era_cache.as_ref())
-                        .and_then(|(key, cache)| cache.get(key))
-                        == Some(Era::Stateful);
-                    let direct = match known_stateful {
-                        true => Some(
-                            initialize(
-                                &peer,
-                                &ProtocolVersion::LATEST_STATEFUL,
-                                &stateful_capabilities,
-                                &self.info,
-                                &self.options,
-                                &era,
-                            )
-                            .await,
-                        ),
-                        false => None,
-                    };
-                    let direct = match direct {
-                        Some(Err(ConnectError::Handshake(e @ RequestError::Timeout { .. })))
-                            if answers_every_request =>
-                        {
-                            return Err(ConnectError::Handshake(e))
-                        }
-                        other => other.and_then(Result::ok),
-                    };
-                    match direct {
-                        Some(init) => Session::Stateful(init),
-                        None => {
-                            let declared = [&capabilities, &stateful_capabilities];
-                            probe(&peer, declared, &self.info, &probe_options, answers_every_request, &era)
-                                .await?
-                        }
-                    }
-                }
-            })
-        }
-        .await;
-        let session = match session {
-            Ok(session) => session,
-            Err(e) => return Err(unfinished.close(transport_finished.as_ref(), e).await),
-        };
-        unfinished.connected();
-        let capabilities = match &session {
-            Session::Stateless { .. } => capabilities,
-            Session::Stateful(_) => stateful_capabilities,
-        };
-        let chosen = match &session {
-            Session::Stateful(_) => Era::Stateful,
-            Session::Stateless { .. } => Era::Stateless,
-        };
-        let _ = era.set(chosen);
-        if let (Some(key), Some(cache)) = (era_key.filter(|_| probed), &self.era_cache) {
-            cache.remember(key, chosen);
-        }
-        Ok(Client {
-            inner: Arc::new(ClientInner {
-                peer,
-                session,
-                info: self.info,
-                capabilities,
-                callbacks: self.callbacks,
-                cache,
-                listeners,
-                options: self.options,
-                log_level: Mutex::new(None),
-                next_listen: AtomicU64::new(1),
-                output_schemas,
-                task_tools,
-                child: Mutex::new(None),
-                transport_finished,
-                renewed_version,
-                resource_streams: Default::default(),
-            }),
-        })
     }
 }

@@ -150,7 +150,7 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<Value, RequestError> {
         let callbacks = &self.inner.callbacks;
-        let declared = options.capabilities.as_ref().unwrap_or(&self.inner.capabilities);
+        let declared = options.capabilities.as_ref().unwrap_or(self.inner.capabilities());
         let value = match request {
             // An elicitation the request did not declare (or one no callback can ask) is
             // declined without asking the user.

@@ -105,6 +105,12 @@ impl Supervised {
         self.shared.enabled.store(true, Ordering::Release);
     }
 
+    /// Restarts are no longer allowed (a new probe found the server 2025-era, whose
+    /// sessions do not survive their process).
+    pub(crate) fn forbid_restarts(&self) {
+        self.shared.enabled.store(false, Ordering::Release);
+    }
+
     /// Shuts the server down as [`ChildHandle::shutdown`] does; no restart follows.
     pub(crate) async fn shutdown(&self) {
         self.shared.closing.cancel();
