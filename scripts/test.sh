@@ -14,6 +14,9 @@ export MCPWIRE_PYTHON="$PYTHON"
 
 echo "== cargo test --workspace [$(date -u +%T)]"
 cargo test --workspace
+# Feature `metrics` is on in no crate of the workspace: its tests run on their own.
+echo "== cargo test -p mcpwire --features metrics --test metrics_labels [$(date -u +%T)]"
+cargo test -p mcpwire --features metrics --test metrics_labels
 echo "== conformance [$(date -u +%T)]"
 scripts/conformance-server.sh
 scripts/conformance-client.sh

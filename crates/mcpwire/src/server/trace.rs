@@ -32,7 +32,10 @@ use crate::jsonrpc::RequestContext;
 ///
 /// Metrics (feature `metrics`): `mcp_requests_total` (labels `method`, `outcome`) and
 /// `mcp_request_duration_seconds` (label `method`), recorded by whatever recorder the
-/// application installs (Prometheus, OpenTelemetry, ...); nothing when none is.
+/// application installs (Prometheus, OpenTelemetry, ...); nothing when none is. The
+/// `method` label is the method's name for the requests MCP defines, and `other` for any
+/// other (the server's own custom methods included): the name comes from the client, and a
+/// label per name it sends would let it add series to the recorder without end.
 pub fn trace_requests() -> TraceRequests {
     TraceRequests
 }
@@ -70,8 +73,13 @@ impl Middleware for TraceRequests {
         next: Next,
     ) -> BoxFuture<'static, Result<RawJson, McpError>> {
         let span = request_span(&request, &ctx);
-        let mut finish =
-            Finish { span: span.clone(), start: Instant::now(), method: request.method.clone(), done: false };
+        let mut finish = Finish {
+            span: span.clone(),
+            start: Instant::now(),
+            #[cfg(feature = "metrics")]
+            method: method_label(&request.method),
+            done: false,
+        };
         Box::pin(
             async move {
                 let result = next.run(request, ctx).await;
@@ -123,7 +131,9 @@ fn session_of(_: &RequestContext) -> Option<&str> {
 struct Finish {
     span: Span,
     start: Instant,
-    method: String,
+    /// The `method` label of the request's metrics.
+    #[cfg(feature = "metrics")]
+    method: &'static str,
     done: bool,
 }
 
@@ -137,15 +147,42 @@ impl Finish {
         tracing::info!(parent: &self.span, outcome = %outcome, duration_ms, "request finished");
         #[cfg(feature = "metrics")]
         {
-            let method = self.method.clone();
-            metrics::counter!("mcp_requests_total", "method" => method.clone(), "outcome" => outcome)
-                .increment(1);
+            let method = self.method;
+            metrics::counter!("mcp_requests_total", "method" => method, "outcome" => outcome).increment(1);
             metrics::histogram!("mcp_request_duration_seconds", "method" => method)
                 .record(elapsed.as_secs_f64());
         }
-        #[cfg(not(feature = "metrics"))]
-        let _ = &self.method;
     }
+}
+
+/// The `method` label of a request's metrics: its name when MCP defines the method (in
+/// either era), else `other`, so that the labels a client can make are a fixed few.
+#[cfg(feature = "metrics")]
+fn method_label(method: &str) -> &'static str {
+    use mcpwire_protocol::methods as m;
+    const KNOWN: &[&str] = &[
+        m::INITIALIZE,
+        m::PING,
+        m::SERVER_DISCOVER,
+        m::TOOLS_LIST,
+        m::TOOLS_CALL,
+        m::RESOURCES_LIST,
+        m::RESOURCES_TEMPLATES_LIST,
+        m::RESOURCES_READ,
+        m::RESOURCES_SUBSCRIBE,
+        m::RESOURCES_UNSUBSCRIBE,
+        m::PROMPTS_LIST,
+        m::PROMPTS_GET,
+        m::COMPLETION_COMPLETE,
+        m::LOGGING_SET_LEVEL,
+        m::SUBSCRIPTIONS_LISTEN,
+        m::TASKS_GET,
+        m::TASKS_RESULT,
+        m::TASKS_LIST,
+        m::TASKS_CANCEL,
+        m::TASKS_UPDATE,
+    ];
+    KNOWN.iter().copied().find(|known| *known == method).unwrap_or("other")
 }
 
 impl Drop for Finish {
