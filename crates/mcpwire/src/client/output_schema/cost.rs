@@ -13,7 +13,9 @@
 //! through `properties` (by name) and the other keywords that step into a value (by one
 //! shared label): each set's total in-place cost must stay within [`MAX_APPLIED`], and
 //! the sets are remembered, so a recursive schema (a tree of nodes) is followed until its
-//! sets repeat.
+//! sets repeat. What compiling the schema costs is bounded first: its subschemas
+//! ([`MAX_NODES`]), and its regular expressions in number ([`MAX_PATTERNS`]) and in
+//! length together ([`MAX_PATTERN_BYTES`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -32,6 +34,9 @@ const MAX_SETS: usize = 1_000;
 const PATTERN_COST: u64 = 50;
 /// The most regular expressions a schema may have (each is compiled when the schema is).
 const MAX_PATTERNS: usize = 500;
+/// The most bytes its regular expressions may have together: compiling costs time in
+/// proportion (seconds for megabytes), spent before the compiler's size limit refuses one.
+const MAX_PATTERN_BYTES: usize = 64 * 1024;
 
 /// Keywords whose schema applies to the value itself.
 const IN_PLACE_ONE: &[&str] = &["not", "if", "then", "else"];
@@ -89,6 +94,7 @@ struct Graph<'a> {
     root: &'a Value,
     nodes: Vec<Node>,
     patterns: usize,
+    pattern_bytes: usize,
     by_address: HashMap<*const Value, usize>,
     anchors: HashMap<String, usize>,
 }
@@ -99,6 +105,7 @@ pub(super) fn unbounded(schema: &Value) -> Option<String> {
         root: schema,
         nodes: Vec::new(),
         patterns: 0,
+        pattern_bytes: 0,
         by_address: HashMap::new(),
         anchors: HashMap::new(),
     };
@@ -143,11 +150,17 @@ impl<'a> Graph<'a> {
         if let Some(target) = object.get("$ref").and_then(Value::as_str) {
             self.nodes[id].refs.push(target.to_owned());
         }
-        let patterns = usize::from(object.contains_key("pattern"))
-            + object.get("patternProperties").and_then(Value::as_object).map_or(0, |p| p.len());
+        let pattern = object.get("pattern").and_then(Value::as_str);
+        let keys = object.get("patternProperties").and_then(Value::as_object);
+        let patterns = usize::from(object.contains_key("pattern")) + keys.map_or(0, |p| p.len());
         self.patterns += patterns;
         if self.patterns > MAX_PATTERNS {
             return Err(format!("it has more than {MAX_PATTERNS} regular expressions"));
+        }
+        self.pattern_bytes +=
+            pattern.map_or(0, str::len) + keys.map_or(0, |p| p.keys().map(String::len).sum());
+        if self.pattern_bytes > MAX_PATTERN_BYTES {
+            return Err(format!("it has more than {MAX_PATTERN_BYTES} bytes of regular expressions"));
         }
         self.nodes[id].own_cost = 1 + PATTERN_COST * patterns as u64;
         let mut in_place = Vec::new();
@@ -429,6 +442,32 @@ mod tests {
             (0..501).map(|i| (format!("p{i}"), json!({ "pattern": "^a" }))).collect();
         let why = unbounded(&json!({ "properties": many })).unwrap();
         assert!(why.contains("more than 500 regular expressions"), "{why}");
+    }
+
+    /// A server's regular expressions are bounded in length too, before any is compiled:
+    /// a 5 MB `pattern` took seconds to be refused by the regex compiler's size limit
+    /// (the client's runtime thread held all along), with the whole pattern in the
+    /// reason every call of the tool then failed with.
+    #[test]
+    fn regular_expressions_are_bounded_in_length() {
+        let huge = "a".repeat(5 << 20);
+        for schema in [
+            json!({ "properties": { "x": { "type": "string", "pattern": huge } } }),
+            json!({ "patternProperties": { huge.clone(): { "type": "string" } } }),
+            json!({ "properties": { "x": { "allOf": vec![json!({ "pattern": "a".repeat(40_000) }); 2] } } }),
+        ] {
+            let started = std::time::Instant::now();
+            let why = unbounded(&schema).unwrap_or_default();
+            assert!(
+                why.contains("bytes of regular expressions") && why.len() < 200,
+                "{}",
+                &why[..why.len().min(200)]
+            );
+            assert!(started.elapsed() < std::time::Duration::from_secs(1));
+        }
+        let fine =
+            json!({ "properties": { "x": { "pattern": "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$" } } });
+        assert_eq!(unbounded(&fine), None);
     }
 
     #[test]
