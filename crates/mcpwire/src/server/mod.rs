@@ -1,6 +1,7 @@
 //! Writing an MCP server: register tools, resources, templates, prompts and completions
 //! on a [`ServerBuilder`], then serve it over stdio (both eras: the first `initialize` or
-//! enveloped request decides) or over Streamable HTTP (both eras on one endpoint: [`crate::http`]).
+//! enveloped request decides) or over Streamable HTTP (both eras on one endpoint:
+//! `mcpwire::http`, feature `http`).
 //!
 //! Handler code is the same in both protocol eras; the era adapters (`stateful` for the
 //! 2025 `initialize` sessions, `stateless` for 2026-07-28 requests) own the differences:
