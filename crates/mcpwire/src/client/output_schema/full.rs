@@ -19,13 +19,35 @@ impl FullSchema {
             .with_pattern_options(patterns)
             .build(&Value::Object(schema.clone()))
             .map(FullSchema)
-            .map_err(|e| e.to_string())
+            .map_err(|e| bounded(e.to_string()))
     }
 
-    /// Checks `value`; the error is the first violation found.
+    /// Checks `value`; the error is the first violation found, and where in the value it
+    /// is (`at /items/0: ...`; nothing for the value itself).
     pub(crate) fn validate(&self, value: &Value) -> Result<(), String> {
-        self.0.validate(value).map_err(|e| e.to_string())
+        self.0.validate(value).map_err(|e| {
+            let at = e.instance_path.to_string();
+            bounded(if at.is_empty() { e.to_string() } else { format!("at {at}: {e}") })
+        })
     }
+}
+
+/// The most bytes of an error's message kept: the validator quotes the value (or the
+/// schema's pattern), which a server may make megabytes long.
+const MAX_MESSAGE_BYTES: usize = 512;
+
+/// `message`, cut to [`MAX_MESSAGE_BYTES`] (at a character's boundary) and marked `…`
+/// when longer.
+fn bounded(mut message: String) -> String {
+    if message.len() > MAX_MESSAGE_BYTES {
+        let mut end = MAX_MESSAGE_BYTES;
+        while !message.is_char_boundary(end) {
+            end -= 1;
+        }
+        message.truncate(end);
+        message.push('…');
+    }
+    message
 }
 
 #[cfg(test)]
@@ -47,5 +69,20 @@ mod tests {
         let error = backtracks.validate(&json!(format!("{}!", "a".repeat(28)))).unwrap_err();
         assert!(error.to_lowercase().contains("backtrack"), "{error}");
         assert!(backtracks.validate(&json!("aaaa")).is_ok());
+    }
+
+    /// A violation's message quotes the value, which a server may make megabytes long: the
+    /// message keeps its start and says where in the value it is. (A 5 MB string where an
+    /// integer belongs made a 5 MB message, which every failed call carried.)
+    #[test]
+    fn a_violation_by_a_huge_value_has_a_short_message_naming_where() {
+        let schema = json!({ "properties": { "count": { "type": "integer" } } });
+        let checked = FullSchema::compile(schema.as_object().unwrap()).unwrap();
+        let error = checked.validate(&json!({ "count": "é".repeat(3 << 20) })).unwrap_err();
+        let start: String = error.chars().take(100).collect();
+        assert!(error.len() < 1024, "{} bytes: {start}", error.len());
+        assert!(error.starts_with("at /count: \"éé") && error.ends_with('…'), "{error}");
+        let error = checked.validate(&json!({ "count": "x" })).unwrap_err();
+        assert_eq!(error, "at /count: \"x\" is not of type \"integer\"");
     }
 }
