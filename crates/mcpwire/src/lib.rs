@@ -25,33 +25,39 @@
 //! authorization server. Below MCP, `demo.rs` and `jsonrpc_test_peer.rs` use the JSON-RPC
 //! dispatcher on its own (a child process over stdio, cancellation, progress).
 //!
-//! ```no_run
-//! /// Adds two numbers.
-//! #[mcpwire::tool]
-//! async fn add(a: i64, b: i64) -> i64 {
-//!     a + b
-//! }
-//!
-//! /// Greets someone.
-//! #[mcpwire::prompt]
-//! async fn greet(#[arg(description = "Who to greet")] name: String) -> String {
-//!     format!("Say hello to {name}.")
-//! }
-//!
-//! /// A note, by id.
-//! #[mcpwire::resource(uri = "notes://{id}", mime_type = "text/plain")]
-//! async fn note(id: String) -> String {
-//!     format!("The note {id}.")
-//! }
-//!
-//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-//! let server = mcpwire::server::Server::builder("notes", "1.0.0")
-//!     .register_all(mcpwire::definitions![add, greet, note])
-//!     .build()?;
-//! server.serve_stdio().await;
-//! # Ok(()) }
-//! ```
+// The example needs the attribute macros (feature `macros`), so that `cargo test --doc`
+// builds without them too.
+#![cfg_attr(
+    feature = "macros",
+    doc = r##"
+```no_run
+/// Adds two numbers.
+#[mcpwire::tool]
+async fn add(a: i64, b: i64) -> i64 {
+    a + b
+}
 
+/// Greets someone.
+#[mcpwire::prompt]
+async fn greet(#[arg(description = "Who to greet")] name: String) -> String {
+    format!("Say hello to {name}.")
+}
+
+/// A note, by id.
+#[mcpwire::resource(uri = "notes://{id}", mime_type = "text/plain")]
+async fn note(id: String) -> String {
+    format!("The note {id}.")
+}
+
+# async fn run() -> Result<(), Box<dyn std::error::Error>> {
+let server = mcpwire::server::Server::builder("notes", "1.0.0")
+    .register_all(mcpwire::definitions![add, greet, note])
+    .build()?;
+server.serve_stdio().await;
+# Ok(()) }
+```
+"##
+)]
 #![forbid(unsafe_code)]
 
 #[cfg(feature = "auth")]
@@ -231,8 +237,9 @@ pub mod __private {
 }
 pub use extensions::{Extensions, Principal, TokenClaims};
 
-/// README.md's Rust examples, compiled by `cargo test --doc` so that they stay true.
-#[cfg(doctest)]
+/// README.md's Rust examples, compiled by `cargo test --doc` so that they stay true (with
+/// the attribute macros, which its server example uses).
+#[cfg(all(doctest, feature = "macros"))]
 #[doc = include_str!("../../../README.md")]
 struct ReadmeExamples;
 /// Cancels a request ([`client::RequestOptions::cancel_on`]) or tells a handler it was
