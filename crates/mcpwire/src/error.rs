@@ -77,9 +77,10 @@ impl McpError {
         McpError::new(codes::INVALID_REQUEST, message)
     }
 
-    /// `-32601` Method not found, naming the method in the message and in `data`.
+    /// `-32601` Method not found, naming the method in the message (at most 200
+    /// characters of it) and in `data`.
     pub fn method_not_found(method: &str) -> Self {
-        McpError::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        McpError::new(codes::METHOD_NOT_FOUND, format!("Method not found: {}", shown(method, 200)))
             .with_data(serde_json::json!({ "method": method }))
     }
 

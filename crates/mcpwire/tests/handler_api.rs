@@ -384,6 +384,28 @@ async fn unknown_prompts_and_methods_of_capabilities_not_offered_are_errors() {
     assert_eq!(expect_error(&raw.next().await, 2).code, -32601);
 }
 
+/// A name the client sent that names nothing is quoted in the error's message up to 200
+/// characters, as a URI already was: a 5 MB tool, prompt or method name made a 5 MB
+/// message. (`-32601`'s `data` still names the method whole.)
+#[tokio::test]
+async fn a_huge_unknown_name_is_cut_in_the_error_message() {
+    let mut raw = initialized(server()).await;
+    let huge = "n".repeat(5 << 20);
+    let cut = format!("{}…", &huge[..200]);
+    raw.request(1, "tools/call", json!({ "name": huge, "arguments": {} })).await;
+    let error = expect_error(&raw.next().await, 1);
+    assert_eq!((error.code, error.message), (-32602, format!("Unknown tool: {cut}")));
+    raw.request(2, "prompts/get", json!({ "name": huge })).await;
+    let error = expect_error(&raw.next().await, 2);
+    assert_eq!((error.code, error.message), (-32602, format!("Unknown prompt: {cut}")));
+    raw.request(3, &huge, json!({})).await;
+    let error = expect_error(&raw.next().await, 3);
+    assert_eq!((error.code, error.message), (-32601, format!("Method not found: {cut}")));
+    assert_eq!(error.data, Some(json!({ "method": huge })));
+    raw.request(4, "tools/call", json!({ "name": "nope", "arguments": {} })).await;
+    assert_eq!(expect_error(&raw.next().await, 4).message, "Unknown tool: nope");
+}
+
 #[tokio::test]
 async fn a_completion_of_more_than_100_values_is_cut_and_says_so() {
     let server = Server::builder("s", "1")

@@ -31,7 +31,7 @@ use super::resource::ResourceRequest;
 use super::session_info::SessionInfo;
 use super::tool::ToolDef;
 use super::{cursor, Server};
-use crate::error::McpError;
+use crate::error::{shown, McpError};
 use crate::jsonrpc::RequestContext;
 
 /// What an era adapter knows before the method's params are read.
@@ -214,7 +214,7 @@ impl Server {
     ) -> Result<Reply, McpError> {
         let catalog = self.catalog();
         let Some(def) = catalog.prompt(&p.name) else {
-            return Err(McpError::invalid_params(format!("Unknown prompt: {}", p.name)));
+            return Err(McpError::invalid_params(format!("Unknown prompt: {}", shown(&p.name, 200))));
         };
         let args = PromptArgs(p.arguments.unwrap_or_default());
         let retry = self.retry_fields(
@@ -248,7 +248,7 @@ impl Server {
             CompletionReference::Prompt(r)
                 if catalog.prompt(&r.name).is_none() && !custom(methods::PROMPTS_GET) =>
             {
-                return Err(McpError::invalid_params(format!("Unknown prompt: {}", r.name)));
+                return Err(McpError::invalid_params(format!("Unknown prompt: {}", shown(&r.name, 200))));
             }
             CompletionReference::Resource(r)
                 if catalog.resource(&r.uri).is_none()
@@ -351,7 +351,7 @@ impl Server {
         let ToolCallParams { name, arguments, task, input_responses, request_state } = p;
         // Borrowed, not cloned: a `ToolDef` carries the tool's schemas.
         let Some(def) = catalog.tool(&name) else {
-            return Err(McpError::invalid_params(format!("Unknown tool: {name}")));
+            return Err(McpError::invalid_params(format!("Unknown tool: {}", shown(&name, 200))));
         };
         let task = match (&seed, task) {
             (Seed::Stateful(session), Some(task))
