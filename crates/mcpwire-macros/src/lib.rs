@@ -268,6 +268,14 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         call_args: Vec::new(),
         whole_args: false,
     };
+    if !item.sig.generics.params.is_empty() {
+        let message = format!(
+            "#[{}] does not take a generic function: its arguments become the fields of one struct, \
+             so each needs a concrete type",
+            kind.word()
+        );
+        return Err(syn::Error::new_spanned(&item.sig.generics, message));
+    }
     for (i, input) in item.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(pat_type) = input else {
             let message = format!(
@@ -279,6 +287,11 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         };
         let ArgOptions { description, extractor } = take_arg_options(&mut pat_type.attrs)?;
         let ty = &pat_type.ty;
+        if let Type::ImplTrait(_) = &**ty {
+            let message = "a parameter's type must be concrete, not impl Trait: an argument becomes a \
+                           field of the arguments struct (`String` for `impl Into<String>`)";
+            return Err(syn::Error::new_spanned(ty, message));
+        }
         if let Type::Reference(_) = &**ty {
             // A handler's parameters are values it owns: what it is given outlives no
             // borrow of the request.
@@ -571,4 +584,30 @@ pub fn definitions(input: TokenStream) -> TokenStream {
         quote! { #path() }
     });
     quote! { [#(#calls),*] }.into()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The message `#[tool]` stops the build with on `item`, if it does.
+    fn refused(item: Tokens) -> Option<String> {
+        expand(Kind::Tool, Options::default(), syn::parse2(item).unwrap()).err().map(|e| e.to_string())
+    }
+
+    /// A generic function, or an argument of an `impl Trait` type, is refused with a message
+    /// that says why (the arguments are one struct, whose fields need concrete types); the
+    /// compiler's own errors on the generated code ("type annotations needed", "`impl
+    /// Trait` is not allowed in field types") named neither the function nor the fix.
+    #[test]
+    fn generic_functions_and_impl_trait_arguments_are_refused_with_a_reason() {
+        let generic = refused(quote! { async fn show<T: Default>(a: i64) -> String { String::new() } });
+        assert!(generic.as_deref().is_some_and(|m| m.contains("generic")), "{generic:?}");
+        let lifetime = refused(quote! { async fn show<'a>(a: i64) -> String { String::new() } });
+        assert!(lifetime.as_deref().is_some_and(|m| m.contains("generic")), "{lifetime:?}");
+        let into = refused(quote! { async fn into(a: impl Into<String>) -> String { a.into() } });
+        assert!(into.as_deref().is_some_and(|m| m.contains("impl Trait")), "{into:?}");
+        assert_eq!(refused(quote! { async fn add(a: i64, b: Option<Vec<String>>) -> i64 { a } }), None);
+    }
 }
