@@ -29,7 +29,8 @@
 //! path through `mcpwire`; a `State` without a type parameter is the caller's own type,
 //! an argument), become the fields of an
 //! arguments type, so the tool's `inputSchema`, the prompt's arguments or the template's
-//! variables come from their types; `#[arg(description = "...")]` on a parameter
+//! variables come from their types; a parameter's doc comment (its lines joined with
+//! newlines, as the function's are) or `#[arg(description = "...")]`, which wins over it,
 //! describes it. A tool may instead take its arguments whole, as one `Args<T>` parameter. The doc comment (or `description = "..."`) is the description (without
 //! either there is none). Next to
 //! the function the macro generates `<name>_tool()`, `<name>_prompt()` or
@@ -257,8 +258,9 @@ fn is_args(ty: &Type) -> bool {
     })
 }
 
-/// Splits the parameters and takes the `#[arg(...)]` attributes off them (the function
-/// is emitted without them, as Rust has no such attribute).
+/// Splits the parameters and takes the `#[arg(...)]` attributes and doc comments off them
+/// (the function is emitted without them, as Rust has no such attribute and takes no doc
+/// comment on a parameter).
 fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
     let mut parameters = Parameters {
         fields: Vec::new(),
@@ -286,6 +288,11 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
             return Err(syn::Error::new_spanned(input, message));
         };
         let ArgOptions { description, extractor } = take_arg_options(&mut pat_type.attrs)?;
+        // Rust takes no doc comment on a parameter: it comes off, and (on an argument)
+        // describes it, unless `#[arg(description = "...")]` does.
+        let (docs, kept): (Vec<_>, Vec<_>) = pat_type.attrs.drain(..).partition(|a| a.path().is_ident("doc"));
+        pat_type.attrs = kept;
+        let description = description.map(|d| quote! { #d }).or_else(|| doc_comment(&docs));
         let ty = &pat_type.ty;
         if let Type::ImplTrait(_) = &**ty {
             let message = "a parameter's type must be concrete, not impl Trait: an argument becomes a \
@@ -325,7 +332,7 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
             return Err(syn::Error::new_spanned(&pat_type.pat, "parameters must be plain names"));
         };
         let field = &pat.ident;
-        let doc = description.map(|d| quote! { #[doc = #d] });
+        let doc = description.map(|d| quote! { #[schemars(description = #d)] });
         parameters.fields.push(quote! { #doc #field: #ty });
         // The argument's name as serde and schemars spell it: `r#type` is `type`.
         parameters.names.push(syn::ext::IdentExt::unraw(field).to_string());

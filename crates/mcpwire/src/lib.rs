@@ -87,7 +87,8 @@ pub use mcpwire_macros::definitions;
 /// Makes a function an MCP tool.
 ///
 /// - **Arguments**: the function's parameters, whose types make the tool's `inputSchema`
-///   (`Option<T>` is optional; `#[arg(description = "...")]` describes one); or all of
+///   (`Option<T>` is optional; a parameter's `///` doc comment, its lines joined with
+///   newlines, or `#[arg(description = "...")]`, which wins over it, describes one); or all of
 ///   them as one struct, `Args(query): Args<Query>`, whose schema is the `inputSchema`.
 ///   `Ctx` and `State<T>` parameters are extractors (the request's context, shared
 ///   state), not arguments; so is a parameter marked `#[arg(extractor)]`, of a type of
@@ -184,8 +185,9 @@ pub use mcpwire_macros::tool;
 /// Makes a function an MCP prompt.
 ///
 /// Its parameters are the prompt's arguments (strings on the wire; a typed parameter
-/// such as `u32` or `bool` is parsed from its string; `Option<T>` is optional), its doc
-/// comment the description; options `name`, `description`, `title`. It returns text (one
+/// such as `u32` or `bool` is parsed from its string; `Option<T>` is optional; a
+/// parameter's doc comment or `#[arg(description = "...")]` describes it, as for a tool),
+/// its doc comment the description; options `name`, `description`, `title`. It returns text (one
 /// user message), `Vec<PromptMessage>` or a `GetPromptResult`. Generates
 /// `<function>_prompt()`, for `ServerBuilder::prompt`.
 ///

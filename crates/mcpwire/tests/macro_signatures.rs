@@ -480,3 +480,50 @@ async fn prompts_and_resources_from_the_macros_list_and_run() {
     let read = expect_result(&raw.next().await, 7);
     assert_eq!(read["contents"][0]["text"], "0 calls", "{read}");
 }
+
+/// Books a room: its arguments described by their doc comments.
+#[mcpwire::tool]
+async fn book(
+    /// The guest's name.
+    guest: String,
+    /// How many nights,
+    /// at least one.
+    nights: Option<u32>,
+    /// Loses to the attribute.
+    #[arg(description = "The room's number")]
+    room: u32,
+    /// An extractor's doc comment is dropped.
+    _ctx: Ctx,
+) -> String {
+    format!("{guest}: room {room}, {} nights", nights.unwrap_or(1))
+}
+
+/// A prompt whose argument has a doc comment.
+#[mcpwire::prompt]
+async fn welcome(
+    /// Who arrives.
+    guest: String,
+) -> String {
+    format!("Welcome {guest}.")
+}
+
+#[tokio::test]
+async fn doc_comments_on_parameters_describe_the_arguments() {
+    let server =
+        Server::builder("docs", "1").register_all(mcpwire::definitions![book, welcome]).build().unwrap();
+    let mut raw = initialized(server).await;
+    let listed = list(&mut raw, 1, "tools/list").await;
+    let schema = &listed["tools"][0]["inputSchema"];
+    check_input_schema("book", schema);
+    assert_eq!(required(schema), ["guest", "room"], "{schema}");
+    let properties = &schema["properties"];
+    assert_eq!(properties["guest"]["description"], "The guest's name.", "{schema}");
+    assert_eq!(properties["nights"]["description"], "How many nights,\nat least one.", "{schema}");
+    assert_eq!(properties["room"]["description"], "The room's number", "{schema}");
+    assert!(properties.get("_ctx").is_none(), "{schema}");
+    let result = call(&mut raw, 2, "book", json!({ "guest": "Ada", "room": 7 })).await;
+    assert_eq!(result["content"][0]["text"], "Ada: room 7, 1 nights", "{result}");
+
+    let prompts = list(&mut raw, 3, "prompts/list").await;
+    assert_eq!(prompts["prompts"][0]["arguments"][0]["description"], "Who arrives.", "{prompts}");
+}
