@@ -31,7 +31,9 @@
 //! arguments type, so the tool's `inputSchema`, the prompt's arguments or the template's
 //! variables come from their types; a parameter's doc comment (its lines joined with
 //! newlines, as the function's are) or `#[arg(description = "...")]`, which wins over it,
-//! describes it. A tool may instead take its arguments whole, as one `Args<T>` parameter. The doc comment (or `description = "..."`) is the description (without
+//! describes it; `#[arg(rename = "wireName")]` makes `wireName` its name in the schema
+//! and on the wire (not empty, not another argument's), the parameter keeping its own.
+//! A tool may instead take its arguments whole, as one `Args<T>` parameter. The doc comment (or `description = "..."`) is the description (without
 //! either there is none). Next to
 //! the function the macro generates `<name>_tool()`, `<name>_prompt()` or
 //! `<name>_resource()`, which returns its definition, and a hidden function that
@@ -287,7 +289,7 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
             );
             return Err(syn::Error::new_spanned(input, message));
         };
-        let ArgOptions { description, extractor } = take_arg_options(&mut pat_type.attrs)?;
+        let ArgOptions { description, extractor, rename } = take_arg_options(&mut pat_type.attrs)?;
         // Rust takes no doc comment on a parameter: it comes off, and (on an argument)
         // describes it, unless `#[arg(description = "...")]` does.
         let (docs, kept): (Vec<_>, Vec<_>) = pat_type.attrs.drain(..).partition(|a| a.path().is_ident("doc"));
@@ -320,6 +322,10 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
             parameters.whole_args = true;
         }
         if whole_args || extractor || kind.is_extractor(ty) {
+            if let Some(rename) = &rename {
+                let message = "rename names an argument on the wire; an extractor has no name there";
+                return Err(syn::Error::new_spanned(rename, message));
+            }
             let ident = format_ident!("__extractor_{}", i);
             parameters.extractors.push(quote! { #ident: #ty });
             parameters.extractor_checks.push(quote::quote_spanned! { syn::spanned::Spanned::span(ty) =>
@@ -333,9 +339,23 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         };
         let field = &pat.ident;
         let doc = description.map(|d| quote! { #[schemars(description = #d)] });
-        parameters.fields.push(quote! { #doc #field: #ty });
-        // The argument's name as serde and schemars spell it: `r#type` is `type`.
-        parameters.names.push(syn::ext::IdentExt::unraw(field).to_string());
+        // The argument's name as serde and schemars spell it: `r#type` is `type`, and a
+        // rename is the name on the wire.
+        let name =
+            rename.as_ref().map_or_else(|| syn::ext::IdentExt::unraw(field).to_string(), |r| r.value());
+        if parameters.names.contains(&name) {
+            let message = format!(
+                "the argument name {name:?} is used twice: each argument needs its own name on the wire \
+                 (`#[arg(rename = \"...\")]` sets it)"
+            );
+            return Err(match &rename {
+                Some(rename) => syn::Error::new_spanned(rename, message),
+                None => syn::Error::new_spanned(field, message),
+            });
+        }
+        let serde_rename = rename.as_ref().map(|r| quote! { #[serde(rename = #r)] });
+        parameters.fields.push(quote! { #doc #serde_rename #field: #ty });
+        parameters.names.push(name);
         parameters.call_args.push(quote! { __args.#field });
     }
     if parameters.whole_args && !parameters.names.is_empty() {
@@ -353,6 +373,9 @@ struct ArgOptions {
     /// `extractor`: the parameter is one of the user's own extractors (a type that
     /// implements `FromRequest`), not an argument.
     extractor: bool,
+    /// `rename = "..."`: the argument's name in the schema and on the wire (the
+    /// parameter keeps its own), never empty.
+    rename: Option<syn::LitStr>,
 }
 
 /// Removes `#[arg(...)]` from a parameter and returns what it said.
@@ -375,10 +398,20 @@ fn take_arg_options(attrs: &mut Vec<Attribute>) -> syn::Result<ArgOptions> {
                     }
                     other => return Err(syn::Error::new_spanned(other, "description takes a string")),
                 },
+                Meta::NameValue(nv) if nv.path.is_ident("rename") => match &nv.value {
+                    Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) if value.value().is_empty() => {
+                        return Err(syn::Error::new_spanned(
+                            value,
+                            "rename takes a name, not an empty string",
+                        ))
+                    }
+                    Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) => options.rename = Some(value.clone()),
+                    other => return Err(syn::Error::new_spanned(other, "rename takes a string")),
+                },
                 other => {
                     return Err(syn::Error::new_spanned(
                         other,
-                        "unknown option: use description = \"...\" or extractor",
+                        "unknown option: use description = \"...\", rename = \"...\" or extractor",
                     ))
                 }
             }
@@ -616,5 +649,23 @@ mod tests {
         let into = refused(quote! { async fn into(a: impl Into<String>) -> String { a.into() } });
         assert!(into.as_deref().is_some_and(|m| m.contains("impl Trait")), "{into:?}");
         assert_eq!(refused(quote! { async fn add(a: i64, b: Option<Vec<String>>) -> i64 { a } }), None);
+    }
+
+    /// `#[arg(rename = "...")]` gives an argument its wire name; an empty name, one that
+    /// two arguments would share (renamed or not, `r#type` being `type`), or a rename on
+    /// an extractor, which has no name on the wire, is refused with a reason.
+    #[test]
+    fn renames_that_are_empty_duplicate_or_on_an_extractor_are_refused() {
+        let empty = refused(quote! { async fn f(#[arg(rename = "")] a: i64) {} });
+        assert!(empty.as_deref().is_some_and(|m| m.contains("empty")), "{empty:?}");
+        let twice =
+            refused(quote! { async fn f(#[arg(rename = "x")] a: i64, #[arg(rename = "x")] b: i64) {} });
+        assert!(twice.as_deref().is_some_and(|m| m.contains("\"x\"") && m.contains("twice")), "{twice:?}");
+        let taken = refused(quote! { async fn f(#[arg(rename = "type")] a: i64, r#type: i64) {} });
+        assert!(taken.as_deref().is_some_and(|m| m.contains("\"type\"") && m.contains("twice")), "{taken:?}");
+        let extractor = refused(quote! { async fn f(#[arg(rename = "c")] ctx: Ctx, a: i64) {} });
+        assert!(extractor.as_deref().is_some_and(|m| m.contains("extractor")), "{extractor:?}");
+        let fine = quote! { async fn f(#[arg(rename = "userId")] user_id: i64, #[arg(rename = "b")] a: Option<i64>) {} };
+        assert_eq!(refused(fine), None);
     }
 }

@@ -88,7 +88,9 @@ pub use mcpwire_macros::definitions;
 ///
 /// - **Arguments**: the function's parameters, whose types make the tool's `inputSchema`
 ///   (`Option<T>` is optional; a parameter's `///` doc comment, its lines joined with
-///   newlines, or `#[arg(description = "...")]`, which wins over it, describes one); or all of
+///   newlines, or `#[arg(description = "...")]`, which wins over it, describes one;
+///   `#[arg(rename = "wireName")]` names one in the schema and on the wire, its Rust
+///   name unchanged); or all of
 ///   them as one struct, `Args(query): Args<Query>`, whose schema is the `inputSchema`.
 ///   `Ctx` and `State<T>` parameters are extractors (the request's context, shared
 ///   state), not arguments; so is a parameter marked `#[arg(extractor)]`, of a type of

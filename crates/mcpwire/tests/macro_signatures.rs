@@ -527,3 +527,72 @@ async fn doc_comments_on_parameters_describe_the_arguments() {
     let prompts = list(&mut raw, 3, "prompts/list").await;
     assert_eq!(prompts["prompts"][0]["arguments"][0]["description"], "Who arrives.", "{prompts}");
 }
+
+/// Finds a user's posts: arguments renamed on the wire.
+#[mcpwire::tool]
+async fn posts(
+    #[arg(rename = "userId", description = "Whose posts")] user_id: String,
+    #[arg(rename = "maxResults")] max_results: Option<u32>,
+    r#type: Option<String>,
+) -> String {
+    format!("{user_id}: {} {}", max_results.unwrap_or(10), r#type.unwrap_or_default())
+}
+
+/// A prompt with a renamed, required argument.
+#[mcpwire::prompt]
+async fn review(
+    #[arg(rename = "pullRequest")] pull_request: u32,
+    #[arg(rename = "inDepth")] in_depth: Option<bool>,
+) -> String {
+    format!("Review #{pull_request}{}.", if in_depth.unwrap_or(false) { " in depth" } else { "" })
+}
+
+/// A template whose variable is renamed.
+#[mcpwire::resource(uri = "users://{userId}")]
+async fn user(#[arg(rename = "userId")] user_id: String) -> String {
+    format!("user {user_id}")
+}
+
+#[tokio::test]
+async fn renamed_arguments_go_by_their_wire_names() {
+    let server = Server::builder("rename", "1")
+        .register_all(mcpwire::definitions![posts, review, user])
+        .build()
+        .unwrap();
+    let mut raw = initialized(server).await;
+    let listed = list(&mut raw, 1, "tools/list").await;
+    let schema = &listed["tools"][0]["inputSchema"];
+    check_input_schema("posts", schema);
+    let mut properties: Vec<&str> =
+        schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
+    properties.sort();
+    assert_eq!(properties, ["maxResults", "type", "userId"], "{schema}");
+    assert_eq!(required(schema), ["userId"], "{schema}");
+    assert_eq!(schema["properties"]["userId"]["description"], "Whose posts", "{schema}");
+    let result =
+        call(&mut raw, 2, "posts", json!({ "userId": "ada", "maxResults": 3, "type": "draft" })).await;
+    assert_eq!(result["content"][0]["text"], "ada: 3 draft", "{result}");
+    let result = call(&mut raw, 3, "posts", json!({ "userId": "ada" })).await;
+    assert_eq!(result["content"][0]["text"], "ada: 10 ", "{result}");
+    // The Rust name is not the wire name: without `userId` the call is refused.
+    raw.request(4, "tools/call", json!({ "name": "posts", "arguments": { "user_id": "ada" } })).await;
+    let refused = json_of(&raw.next().await).to_string();
+    assert!(refused.contains("userId"), "{refused}");
+
+    let prompts = list(&mut raw, 5, "prompts/list").await;
+    let arguments: Vec<(String, bool)> = prompts["prompts"][0]["arguments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| (a["name"].as_str().unwrap().to_owned(), a["required"] == true))
+        .collect();
+    assert_eq!(arguments, [("pullRequest".to_owned(), true), ("inDepth".to_owned(), false)], "{prompts}");
+    let params = json!({ "name": "review", "arguments": { "pullRequest": "12", "inDepth": "true" } });
+    raw.request(6, "prompts/get", params).await;
+    let got = expect_result(&raw.next().await, 6);
+    assert_eq!(got["messages"][0]["content"]["text"], "Review #12 in depth.", "{got}");
+
+    raw.request(7, "resources/read", json!({ "uri": "users://ada" })).await;
+    let read = expect_result(&raw.next().await, 7);
+    assert_eq!(read["contents"][0]["text"], "user ada", "{read}");
+}
