@@ -6,6 +6,8 @@
 
 mod raw_http_server;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcpwire::client::{Client, RequestOptions};
@@ -85,76 +87,63 @@ async fn a_long_retry_delay_is_waited_in_full() {
 }
 
 /// A raw 2025-11-25 server whose standalone GET stream polls: each GET gets one
-/// `tools/list_changed` event with a new id and `retry: 10`, then the connection ends.
-async fn polling_get_server() -> String {
+/// `tools/list_changed` event with a new id and the `retry` that `event` writes, then the
+/// connection ends.
+async fn polling_get_server(event: fn(usize) -> Option<String>) -> String {
     raw_http_server::serve(raw_http_server::Script {
         version: "2025-11-25",
-        get: |n| {
-            let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
-            Some(format!("id: g{n}\nretry: 10\ndata: {note}\n\n"))
-        },
+        get: event,
         request: |_| String::new(),
     })
     .await
+}
+
+/// The `n`th GET's event, with `retry: RETRY` (milliseconds).
+fn change_event<const RETRY: u64>(n: usize) -> Option<String> {
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+    Some(format!("id: g{n}\nretry: {RETRY}\ndata: {note}\n\n"))
+}
+
+/// A 2025-11-25 client of `url` and the count of change notifications it has been told.
+async fn counting_client(url: &str) -> (Client, Arc<AtomicUsize>) {
+    let changes = Arc::new(AtomicUsize::new(0));
+    let seen = changes.clone();
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .on_change(move |_| {
+            seen.fetch_add(1, Ordering::SeqCst);
+        })
+        .connect(HttpClientTransport::new(url).unwrap())
+        .await
+        .unwrap();
+    (client, changes)
 }
 
 /// Rule 4.1.9 on the standalone GET stream: a server that ends each of its connections
 /// after an event keeps reaching the client, round after round.
 #[tokio::test]
 async fn a_polled_get_stream_keeps_being_resumed() {
-    let url = polling_get_server().await;
-    let changes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = changes.clone();
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .on_change(move |_| {
-            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        })
-        .connect(HttpClientTransport::new(&url).unwrap())
-        .await
-        .unwrap();
+    let url = polling_get_server(change_event::<10>).await;
+    let (client, changes) = counting_client(&url).await;
     let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    while changes.load(std::sync::atomic::Ordering::SeqCst) < 8 && std::time::Instant::now() < deadline {
+    while changes.load(Ordering::SeqCst) < 8 && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
-    let seen = changes.load(std::sync::atomic::Ordering::SeqCst);
+    let seen = changes.load(Ordering::SeqCst);
     assert!(seen >= 8, "the GET stream was given up after {seen} rounds");
     client.close().await;
-}
-
-/// A raw 2025-11-25 server whose standalone GET stream ends after every event with
-/// `retry: 0` (reconnect at once), for as long as the client comes back.
-async fn impatient_get_server() -> String {
-    raw_http_server::serve(raw_http_server::Script {
-        version: "2025-11-25",
-        get: |n| {
-            let note = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
-            Some(format!("id: g{n}\nretry: 0\ndata: {note}\n\n"))
-        },
-        request: |_| String::new(),
-    })
-    .await
 }
 
 /// A server that asks for no delay at all (`retry: 0`) after every event is still
 /// followed, but not in a busy loop: the client keeps a floor between reconnections.
 #[tokio::test]
 async fn a_retry_of_zero_does_not_make_the_get_stream_spin() {
-    let url = impatient_get_server().await;
-    let changes = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let seen = changes.clone();
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .on_change(move |_| {
-            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        })
-        .connect(HttpClientTransport::new(&url).unwrap())
-        .await
-        .unwrap();
+    let url = polling_get_server(change_event::<0>).await;
+    let (client, changes) = counting_client(&url).await;
     const WINDOW: Duration = Duration::from_secs(1);
-    let start = changes.load(std::sync::atomic::Ordering::SeqCst);
+    let start = changes.load(Ordering::SeqCst);
     tokio::time::sleep(WINDOW).await;
-    let rounds = changes.load(std::sync::atomic::Ordering::SeqCst) - start;
+    let rounds = changes.load(Ordering::SeqCst) - start;
     client.close().await;
     assert!(rounds >= 3, "the GET stream was given up after {rounds} rounds");
     // A floor of tens of milliseconds allows a few dozen rounds a second; a busy loop
