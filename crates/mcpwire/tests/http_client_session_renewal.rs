@@ -10,8 +10,7 @@ use mcpwire::client::Client;
 use mcpwire::protocol::ProtocolVersion;
 use mcpwire::transport::http_client::HttpClientTransport;
 use serde_json::{json, Value};
-use tokio::io::{AsyncWriteExt, BufReader};
-use tokio::net::TcpListener;
+use tokio::io::AsyncWriteExt;
 
 /// The value of header `name` in a request head.
 fn header(head: &str, name: &str) -> Option<String> {
@@ -25,15 +24,10 @@ fn header(head: &str, name: &str) -> Option<String> {
 /// its `initialize` then negotiates 2025-06-18 for session `s1`. Records the session id and
 /// `MCP-Protocol-Version` of each `tools/list` it answers.
 async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let sessions = Arc::new(Mutex::new(0));
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
-            let (seen, sessions) = (seen.clone(), sessions.clone());
-            tokio::spawn(async move {
-                let mut stream = BufReader::new(stream);
+    raw_http_server::accept_each(move |mut stream| {
+        let (seen, sessions) = (seen.clone(), sessions.clone());
+        async move {
                 while let Some((head, body)) = raw_http_server::read(&mut stream).await {
                     let session = header(&head, "mcp-session-id").unwrap_or_default();
                     let version = header(&head, "mcp-protocol-version").unwrap_or_default();
@@ -78,10 +72,9 @@ async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
                         return;
                     }
                 }
-            });
         }
-    });
-    url
+    })
+    .await
 }
 
 /// Rules 4.1.19 and 1.11: after a 404 the client initializes a new session and retries;

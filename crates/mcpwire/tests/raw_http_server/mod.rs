@@ -4,12 +4,13 @@
 //! module directory, not a test target.
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
+use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
 /// What the server says.
 #[derive(Clone, Copy)]
@@ -24,17 +25,30 @@ pub struct Script {
     pub request: fn(&Value) -> String,
 }
 
-/// Serves `script` at `/mcp`; its URL.
-pub async fn serve(script: Script) -> String {
+/// Listens on a free loopback port and runs `connection` on each connection accepted, in
+/// a task of its own (the accept loop every hand-written server here shares); the URL of
+/// its `/mcp`.
+pub async fn accept_each<F, Fut>(connection: F) -> String
+where
+    F: Fn(BufReader<TcpStream>) -> Fut + Send + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let gets = Arc::new(AtomicUsize::new(0));
     tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
-            let gets = gets.clone();
-            tokio::spawn(async move {
-                let mut stream = BufReader::new(stream);
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(connection(BufReader::new(stream)));
+        }
+    });
+    url
+}
+
+/// Serves `script` at `/mcp`; its URL.
+pub async fn serve(script: Script) -> String {
+    let gets = Arc::new(AtomicUsize::new(0));
+    accept_each(move |mut stream| {
+        let gets = gets.clone();
+        async move {
                 loop {
                     let Some((head, body)) = read(&mut stream).await else { return };
                     let s = stream.get_mut();
@@ -71,10 +85,9 @@ pub async fn serve(script: Script) -> String {
                         return;
                     }
                 }
-            });
         }
-    });
-    url
+    })
+    .await
 }
 
 /// One request's head and JSON body (`null` without one).
