@@ -84,21 +84,26 @@ async fn the_hook_asks_an_http_session_on_its_own_stream() {
     bound.shutdown.cancel();
 }
 
-#[tokio::test]
-async fn a_client_without_roots_is_never_asked() {
-    let (server, mut rx) = server();
+/// A 2025 client without roots, connected to `server` over an in-memory pair.
+async fn rootless_client(server: Server) -> Client {
     let (ours, theirs) = memory::pair();
     tokio::spawn(async move { server.serve(theirs).await });
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::LATEST_STATEFUL)
-        .connect(ours)
-        .await
-        .unwrap();
-    client.send_notification(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
-    // The connection still serves calls, and the hook stayed quiet.
+    Client::builder("c", "1").protocol_version(ProtocolVersion::LATEST_STATEFUL).connect(ours).await.unwrap()
+}
+
+/// The connection still serves calls, and the hook stayed quiet.
+async fn assert_never_asked(client: &Client, rx: &mut mpsc::Receiver<Result<Vec<String>, String>>) {
     client.call_tool("t", serde_json::json!({})).await.unwrap();
     let quiet = tokio::time::timeout(Duration::from_millis(300), rx.recv()).await;
     assert!(quiet.is_err(), "the hook ran for a client without roots: {quiet:?}");
+}
+
+#[tokio::test]
+async fn a_client_without_roots_is_never_asked() {
+    let (server, mut rx) = server();
+    let client = rootless_client(server).await;
+    client.send_notification(methods::NOTIFICATION_ROOTS_LIST_CHANGED, None).await;
+    assert_never_asked(&client, &mut rx).await;
 }
 
 /// `Client::notify_roots_changed` sends the notification only where it exists and was
@@ -107,17 +112,9 @@ async fn a_client_without_roots_is_never_asked() {
 #[tokio::test]
 async fn roots_changed_is_sent_only_by_a_2025_client_that_declared_roots() {
     let (server, mut rx) = server();
-    let (ours, theirs) = memory::pair();
-    tokio::spawn(async move { server.serve(theirs).await });
-    let plain = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::LATEST_STATEFUL)
-        .connect(ours)
-        .await
-        .unwrap();
+    let plain = rootless_client(server).await;
     plain.notify_roots_changed().await;
-    plain.call_tool("t", serde_json::json!({})).await.unwrap();
-    let quiet = tokio::time::timeout(Duration::from_millis(300), rx.recv()).await;
-    assert!(quiet.is_err(), "the hook ran for a client without roots: {quiet:?}");
+    assert_never_asked(&plain, &mut rx).await;
 
     // A 2026 client with roots: its transport sees the call and nothing else.
     let (ours, mut theirs) = memory::pair();
