@@ -8,7 +8,6 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use mcpwire_protocol::meta::SUBSCRIPTION_ID;
-use mcpwire_protocol::notifications::subscription_id;
 use mcpwire_protocol::subscriptions::{SubscriptionFilter, SubscriptionsAcknowledgedNotificationParams};
 use mcpwire_protocol::{methods, Era, IdKey, Notification, RequestId};
 use serde_json::Map;
@@ -154,7 +153,8 @@ impl Client {
             // The acknowledgement names its stream (the spec's MUST); one that does not
             // could be any waiting listen's (the router hands it to each of them).
             Ok(Some(n))
-                if n.method == methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED && !names_stream(&n) =>
+                if n.method == methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED
+                    && super::router::stream_id(&n).is_none() =>
             {
                 request.abort();
                 return Err(RequestError::Protocol(format!(
@@ -199,17 +199,6 @@ impl Client {
         registered.key = None;
         Ok(Subscription { id, acknowledged, receiver: rx, listeners: self.inner.listeners.clone(), request })
     }
-}
-
-/// Whether a notification carries a subscription id in its `_meta`.
-fn names_stream(notification: &Notification) -> bool {
-    #[derive(serde::Deserialize)]
-    struct MetaOnly {
-        #[serde(rename = "_meta")]
-        meta: Option<mcpwire_protocol::Meta>,
-    }
-    let meta = notification.parse_params::<MetaOnly>().ok().and_then(|p| p.meta);
-    subscription_id(meta.as_ref()).is_some()
 }
 
 /// A listen's queue in the router's table, removed on drop unless `key` was taken (the

@@ -41,6 +41,17 @@ impl Listener {
     }
 }
 
+/// The listen stream a notification names: the subscription id in its `_meta`.
+pub(crate) fn stream_id(notification: &Notification) -> Option<mcpwire_protocol::RequestId> {
+    #[derive(Deserialize)]
+    struct MetaProbe {
+        #[serde(rename = "_meta")]
+        meta: Option<mcpwire_protocol::Meta>,
+    }
+    let meta = notification.parse_params::<MetaProbe>().ok().and_then(|p| p.meta);
+    subscription_id(meta.as_ref())
+}
+
 pub(crate) struct Router {
     pub(crate) callbacks: Callbacks,
     pub(crate) cache: Arc<Cache>,
@@ -160,14 +171,9 @@ impl Router {
             return Some(Message::Notification(notification));
         }
         // Listen-stream frames carry their subscription id.
-        #[derive(Deserialize)]
-        struct MetaProbe {
-            #[serde(rename = "_meta")]
-            meta: Option<mcpwire_protocol::Meta>,
-        }
-        let meta = notification.parse_params::<MetaProbe>().ok().and_then(|p| p.meta);
+        let stream = stream_id(&notification);
         let is_ack = notification.method == methods::NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED;
-        if let Some(id) = subscription_id(meta.as_ref()) {
+        if let Some(id) = &stream {
             let sender = {
                 let mut listeners = self.listeners.lock().unwrap_or_else(|e| e.into_inner());
                 listeners.get_mut(&id.key()).map(|listener| {
@@ -184,7 +190,7 @@ impl Router {
             }
         }
         if is_ack {
-            self.unattributed_ack(notification, subscription_id(meta.as_ref()).is_some());
+            self.unattributed_ack(notification, stream.is_some());
             return None;
         }
         if self.apply_change(&notification) {
