@@ -1,10 +1,11 @@
 //! Tools: plain Rust functions a model can call, served over stdio.
 //!
 //! Each function marked `#[mcpwire::tool]` becomes a tool: its parameters are the tool's
-//! arguments (the `inputSchema` is generated from their types), its doc comment is the
-//! description, and what it returns is the result. A serializable return value is sent
-//! as structured content with a generated `outputSchema`; a `String` is sent as text; an
-//! `Err` becomes a result with `isError: true` that the model sees. Tools can also come
+//! arguments (the `inputSchema` is generated from their types; a parameter's doc comment
+//! describes it), its doc comment is the description, and what it returns is the result.
+//! A serializable return value is sent as structured content with a generated
+//! `outputSchema`; a `String` is sent as text; an `Err` becomes a result with
+//! `isError: true` that the model sees. Tools can also come
 //! and go while the server runs: `teach` adds one, and the client is told its tool list
 //! changed.
 //!
@@ -37,7 +38,10 @@ struct Forecast {
 
 /// Tomorrow's weather for a city (invented, but always the same for one city).
 #[mcpwire::tool(title = "Weather forecast")]
-async fn forecast(city: String) -> Result<Forecast, ToolError> {
+async fn forecast(
+    /// The city's name, as people write it ("Lisbon").
+    city: String,
+) -> Result<Forecast, ToolError> {
     if city.trim().is_empty() {
         return Err(ToolError::new("name a city"));
     }
