@@ -47,7 +47,8 @@
 //! `description`, `title`; of `tool`: the behaviour hints of its annotations,
 //! `read_only_hint`, `destructive_hint`, `idempotent_hint` and `open_world_hint`
 //! (`= true` or `= false`); of `resource`: `uri` (required; with `{variables}` it is a
-//! template) and `mime_type`.
+//! template) and `mime_type`. Each option, of the attribute or of `#[arg(...)]`, is given
+//! at most once: a second would replace the first, so the build stops there instead.
 
 #![forbid(unsafe_code)]
 
@@ -113,7 +114,13 @@ const HINTS: [&str; 4] = ["read_only_hint", "destructive_hint", "idempotent_hint
 impl Options {
     fn parse(kind: Kind, input: ParseStream) -> syn::Result<Self> {
         let mut options = Options::default();
+        let mut seen = Vec::new();
         for (key, value, span) in name_values(input)? {
+            // A second value would replace the first, which the user meant too.
+            if seen.contains(&key) {
+                return Err(syn::Error::new(span, format!("{key} is given twice: keep one")));
+            }
+            seen.push(key.clone());
             if kind == Kind::Tool && HINTS.contains(&key.as_str()) {
                 let OptionValue::Bool(hint) = value else {
                     return Err(syn::Error::new(span, format!("{key} takes true or false")));
@@ -392,6 +399,15 @@ fn take_arg_options(attrs: &mut Vec<Attribute>) -> syn::Result<ArgOptions> {
         for meta in metas {
             match &meta {
                 Meta::Path(path) if path.is_ident("extractor") => options.extractor = true,
+                // A second value would replace the first, which the user meant too.
+                Meta::NameValue(nv)
+                    if (nv.path.is_ident("description") && options.description.is_some())
+                        || (nv.path.is_ident("rename") && options.rename.is_some()) =>
+                {
+                    let key = nv.path.get_ident().map(ToString::to_string).unwrap_or_default();
+                    let message = format!("{key} is given twice for this parameter: keep one");
+                    return Err(syn::Error::new_spanned(&nv.path, message));
+                }
                 Meta::NameValue(nv) if nv.path.is_ident("description") => match &nv.value {
                     Expr::Lit(ExprLit { lit: Lit::Str(value), .. }) => {
                         options.description = Some(value.value())
@@ -667,5 +683,47 @@ mod tests {
         assert!(extractor.as_deref().is_some_and(|m| m.contains("extractor")), "{extractor:?}");
         let fine = quote! { async fn f(#[arg(rename = "userId")] user_id: i64, #[arg(rename = "b")] a: Option<i64>) {} };
         assert_eq!(refused(fine), None);
+    }
+
+    /// An option given twice to one parameter, in one `#[arg(...)]` or in two, is refused
+    /// where the second stands: one of the two would be lost (the last one won, silently).
+    #[test]
+    fn an_arg_option_given_twice_is_refused() {
+        for item in [
+            quote! { async fn f(#[arg(rename = "a")] #[arg(rename = "b")] x: i64) {} },
+            quote! { async fn f(#[arg(rename = "a", rename = "b")] x: i64) {} },
+        ] {
+            let twice = refused(item);
+            assert!(
+                twice.as_deref().is_some_and(|m| m.contains("rename") && m.contains("twice")),
+                "{twice:?}"
+            );
+        }
+        let described =
+            refused(quote! { async fn f(#[arg(description = "a")] #[arg(description = "b")] x: i64) {} });
+        assert!(
+            described.as_deref().is_some_and(|m| m.contains("description") && m.contains("twice")),
+            "{described:?}"
+        );
+        let fine = quote! { async fn f(#[arg(rename = "a")] #[arg(description = "b")] x: i64) {} };
+        assert_eq!(refused(fine), None);
+    }
+
+    /// The same for the attribute's own options (`#[tool(name = "a", name = "b")]`).
+    #[test]
+    fn an_attribute_option_given_twice_is_refused() {
+        let parse = |kind: Kind, tokens: Tokens| {
+            (|input: ParseStream| Options::parse(kind, input)).parse2(tokens).err().map(|e| e.to_string())
+        };
+        for (kind, tokens) in [
+            (Kind::Tool, quote! { name = "a", name = "b" }),
+            (Kind::Tool, quote! { description = "a", title = "t", description = include_str!("b") }),
+            (Kind::Tool, quote! { read_only_hint = true, read_only_hint = false }),
+            (Kind::Resource, quote! { uri = "a://x", mime_type = "text/plain", uri = "a://y" }),
+        ] {
+            let twice = parse(kind, tokens.clone());
+            assert!(twice.as_deref().is_some_and(|m| m.contains("twice")), "{tokens}: {twice:?}");
+        }
+        assert_eq!(parse(Kind::Tool, quote! { name = "a", title = "b", read_only_hint = true }), None);
     }
 }
