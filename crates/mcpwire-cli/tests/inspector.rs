@@ -89,6 +89,25 @@ fn the_notes_server_over_http_in_both_eras() {
     assert!(names_its_server(&found), "a 2026 result: {found}");
     assert!(first_text(&found).contains(&format!("Groceries ({uri})")), "{found}");
 
+    // Arguments of nested types, a list of structs and an optional enum, which the tools'
+    // schemas write out in place (no `$ref`): the Inspector sends them as the server
+    // takes them.
+    let batch = r#"{"notes":[{"title":"Harvest","text":"oat fields"},{"title":"Recipe","text":"oat cookies","tags":["home"]}]}"#;
+    let added = result(&inspector(
+        "modern",
+        &["--method", "tools/call", "--tool-name", "add_notes", "--tool-args-json", batch],
+        &target,
+    ));
+    assert_eq!(first_text(&added).lines().count(), 2, "{added}");
+    let newest = result(&inspector(
+        "legacy",
+        &["--method", "tools/call", "--tool-name", "search_notes", "--tool-arg", "query=oat", "order=newest"],
+        &target,
+    ));
+    let lines: Vec<&str> = first_text(&newest).lines().collect();
+    assert!(lines[0].contains("Recipe") && lines[1].contains("Harvest"), "{newest}");
+    assert!(lines[2].contains(&format!("Groceries ({uri})")), "{newest}");
+
     // Its `auto` era probes the endpoint, which serves both, and takes the newer one.
     let probed = result(&inspector(
         "auto",

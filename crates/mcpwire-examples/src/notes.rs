@@ -1,7 +1,8 @@
 //! A small notes server, the example to try the command line on
-//! (`mcpwire serve --example notes`): tools to add, search and delete notes, each note
-//! readable as a resource (`notes://note/{id}`) with an index (`notes://index`), and a
-//! prompt that asks a model to summarize them, with completion of note numbers and tags.
+//! (`mcpwire serve --example notes`): tools to add (one or several), search and delete
+//! notes, each note readable as a resource (`notes://note/{id}`) with an index
+//! (`notes://index`), and a prompt that asks a model to summarize them, with completion
+//! of note numbers and tags.
 //! Notes live in memory for the server's lifetime, up to [`MAX_NOTES`].
 
 use std::sync::{Arc, Mutex};
@@ -79,14 +80,27 @@ impl Notes {
     }
 
     fn add(&self, title: String, text: String, tags: Vec<String>) -> Result<Note, String> {
+        let mut added = self.add_all(vec![AddNote { title, text, tags }])?;
+        added.pop().ok_or_else(|| "no note was added".to_owned())
+    }
+
+    /// Adds every note of `batch`, or none if they would not all fit.
+    fn add_all(&self, batch: Vec<AddNote>) -> Result<Vec<Note>, String> {
         let mut book = self.book();
-        if book.notes.len() >= MAX_NOTES {
-            return Err(format!("there are already {MAX_NOTES} notes: delete some first"));
+        if book.notes.len() + batch.len() > MAX_NOTES {
+            let room = MAX_NOTES - book.notes.len();
+            return Err(format!(
+                "there is room for {room} more notes (at most {MAX_NOTES}): delete some first"
+            ));
         }
-        book.next_id += 1;
-        let note = Note { id: book.next_id, title, text, tags };
-        book.notes.push(note.clone());
-        Ok(note)
+        let mut added = Vec::with_capacity(batch.len());
+        for AddNote { title, text, tags } in batch {
+            book.next_id += 1;
+            let note = Note { id: book.next_id, title, text, tags };
+            book.notes.push(note.clone());
+            added.push(note);
+        }
+        Ok(added)
     }
 
     /// Removes note `id`; the note, if there was one.
@@ -105,6 +119,7 @@ impl Notes {
     }
 }
 
+/// A note to add.
 #[derive(Deserialize, JsonSchema)]
 struct AddNote {
     /// A short title.
@@ -116,10 +131,28 @@ struct AddNote {
     tags: Vec<String>,
 }
 
+// A list of structs: the tool's schema writes `AddNote`'s out in place.
+/// Several notes to add.
+#[derive(Deserialize, JsonSchema)]
+struct AddNotes {
+    /// The notes, in the order they get their numbers.
+    notes: Vec<AddNote>,
+}
+
 #[derive(Deserialize, JsonSchema)]
 struct Search {
     /// Words to look for in titles and texts, or a tag.
     query: String,
+    /// Oldest first (the default) or newest first.
+    order: Option<Order>,
+}
+
+/// The order of the notes found.
+#[derive(Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Order {
+    Oldest,
+    Newest,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -155,7 +188,7 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
     let for_completion = notes.clone();
     Server::builder(NAME, env!("CARGO_PKG_VERSION"))
         .title("Notes")
-        .instructions("Keeps short notes: add_note, search_notes, delete_note; read notes://index or notes://note/{id}; the summarize prompt asks a model to sum them up.")
+        .instructions("Keeps short notes: add_note, add_notes, search_notes, delete_note; read notes://index or notes://note/{id}; the summarize prompt asks a model to sum them up.")
         .state(notes)
         .tool(tool("add_note").description("Add a note; returns its number and URI.").handler(
             |ctx: Ctx, State(notes): State<Notes>, Args(a): Args<AddNote>| {
@@ -166,9 +199,21 @@ pub fn builder() -> mcpwire::server::ServerBuilder {
                 Ok::<_, String>(format!("Added note {} ({})", added.id, added.uri()))
             },
         ))
+        .tool(tool("add_notes").description("Add several notes at once, or none if they do not all fit; returns their numbers and URIs.").handler(
+            |ctx: Ctx, State(notes): State<Notes>, Args(a): Args<AddNotes>| {
+                let added = notes.add_all(a.notes)?;
+                if !added.is_empty() {
+                    ctx.notify_resource_updated(INDEX_URI);
+                }
+                Ok::<_, String>(added.iter().map(|n| format!("Added note {} ({})\n", n.id, n.uri())).collect::<String>())
+            },
+        ))
         .tool(tool("search_notes").description("Find notes whose title or text contains the words, or that carry the tag.").handler(
             |State(notes): State<Notes>, Args(a): Args<Search>| {
-                let found: Vec<Note> = notes.all().into_iter().filter(|n| n.matches(&a.query)).collect();
+                let mut found: Vec<Note> = notes.all().into_iter().filter(|n| n.matches(&a.query)).collect();
+                if let Some(Order::Newest) = a.order {
+                    found.reverse();
+                }
                 match found.is_empty() {
                     true => format!("No note matches {:?}.", a.query),
                     false => listing(&found),

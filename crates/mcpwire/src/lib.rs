@@ -92,6 +92,9 @@ pub use mcpwire_macros::definitions;
 ///   `#[arg(rename = "wireName")]` names one in the schema and on the wire, its Rust
 ///   name unchanged); or all of
 ///   them as one struct, `Args(query): Args<Query>`, whose schema is the `inputSchema`.
+///   A struct or enum of your own is written out in place in the schema, not behind a
+///   `$ref` (which many hosts do not follow); only where a recursive type recurs does the
+///   schema refer to its definition under `$defs`.
 ///   `Ctx` and `State<T>` parameters are extractors (the request's context, shared
 ///   state), not arguments; so is a parameter marked `#[arg(extractor)]`, of a type of
 ///   your own that implements [`FromRequest`](server::FromRequest) (below). Parameters are

@@ -3,7 +3,8 @@
 //! their own, raw identifiers, descriptions from doc comments and `#[arg]`, extractors,
 //! sync and async functions, `Result`s with each kind of error the docs name. Each must
 //! compile, publish a schema a client can use (the spec's `inputSchema` rules: an object
-//! at the root, the right `required`, every `$ref` resolved inside the schema), and run.
+//! at the root, the right `required`, every named type written in place rather than
+//! behind a `$ref`), and run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -256,34 +257,6 @@ fn server() -> Server {
         .unwrap()
 }
 
-/// Where `pointer` (a `$ref`'s `#...`) leads in `root`, if anywhere.
-fn resolve<'a>(root: &'a Value, reference: &str) -> Option<&'a Value> {
-    let pointer = reference.strip_prefix('#')?;
-    root.pointer(pointer)
-}
-
-/// Checks every `$ref` under `value` resolves inside `root`.
-fn refs_resolve(root: &Value, value: &Value, at: &str) {
-    match value {
-        Value::Object(object) => {
-            if let Some(reference) = object.get("$ref") {
-                let reference = reference.as_str().unwrap();
-                assert!(
-                    resolve(root, reference).is_some(),
-                    "{at}: $ref {reference} does not resolve in {root}"
-                );
-            }
-            for (key, member) in object {
-                refs_resolve(root, member, &format!("{at}/{key}"));
-            }
-        }
-        Value::Array(items) => {
-            items.iter().enumerate().for_each(|(i, v)| refs_resolve(root, v, &format!("{at}/{i}")))
-        }
-        _ => {}
-    }
-}
-
 /// The spec's rules for an `inputSchema` (2025-11-25 and 2026-07-28): an object at the
 /// root, each property an object schema, `required` naming properties only.
 fn check_input_schema(name: &str, schema: &Value) {
@@ -298,7 +271,6 @@ fn check_input_schema(name: &str, schema: &Value) {
             "{name}: {required} required, not a property"
         );
     }
-    refs_resolve(schema, schema, name);
 }
 
 fn required(schema: &Value) -> Vec<&str> {
@@ -332,9 +304,11 @@ async fn every_tool_publishes_a_schema_a_client_can_use() {
     assert_eq!(tools.len(), 15, "{listed}");
     for (name, tool) in &tools {
         check_input_schema(name, &tool["inputSchema"]);
+        // No type here recurs: no schema refers to a definition.
+        let text = tool.to_string();
+        assert!(!text.contains("$ref") && !text.contains("$defs"), "{name}: {text}");
         if let Some(output) = tool.get("outputSchema") {
             assert_eq!(output["type"], "object", "{name}: {output}");
-            refs_resolve(output, output, name);
         }
     }
 
@@ -344,9 +318,13 @@ async fn every_tool_publishes_a_schema_a_client_can_use() {
     let schema = &measure["inputSchema"];
     assert_eq!(required(schema), ["route"]);
     assert_eq!(schema["properties"]["route"]["description"], "The route to measure", "{schema}");
-    let route = resolve(schema, schema["properties"]["route"]["$ref"].as_str().unwrap()).unwrap();
+    // Nested types are written in place, the parameter's description winning over the
+    // type's doc comment.
+    let route = &schema["properties"]["route"];
+    assert_eq!(route["type"], "object", "{schema}");
     assert_eq!(required(route), ["stops"]);
-    let point = resolve(schema, route["properties"]["stops"]["items"]["$ref"].as_str().unwrap()).unwrap();
+    let point = &route["properties"]["stops"]["items"];
+    assert_eq!(point["description"], "A point on the plane.", "{point}");
     assert_eq!(point["properties"]["x"]["description"], "Across.", "{point}");
     assert!(measure.get("outputSchema").is_none(), "text results declare no output schema");
 

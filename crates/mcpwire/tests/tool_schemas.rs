@@ -184,3 +184,200 @@ async fn a_result_with_a_number_json_cannot_carry_is_a_tool_error() {
     let (_, result) = list_and_call(server, "mean", json!({})).await;
     assert_eq!(result["structuredContent"], json!({ "count": 2, "mean": 1.5 }), "{result}");
 }
+
+/// A place on the map.
+#[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
+struct Place {
+    /// Degrees north.
+    lat: f64,
+    lon: f64,
+}
+
+/// How to travel.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Mode {
+    Walk,
+    Drive,
+}
+
+/// A region and the regions in it: a recursive type.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+struct Region {
+    name: String,
+    parts: Vec<Region>,
+}
+
+/// A trip as planned: where it starts and its legs.
+#[derive(Serialize, JsonSchema)]
+struct Plan {
+    start: Place,
+    legs: Vec<Leg>,
+}
+
+#[derive(Serialize, JsonSchema)]
+struct Leg {
+    to: Place,
+    mode: Mode,
+}
+
+/// Plans a trip.
+#[mcpwire::tool]
+async fn trip(
+    /// Where to start.
+    from: Place,
+    mode: Mode,
+    via: Option<Place>,
+    stops: Vec<Place>,
+    back: Option<Mode>,
+    region: Region,
+) -> Plan {
+    let legs = via.into_iter().chain(stops).map(|to| Leg { to, mode: back.unwrap_or(mode) }).collect();
+    let _ = region.parts.len();
+    Plan { start: from, legs }
+}
+
+/// The arguments of `trip`, as one struct.
+#[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct Trip {
+    /// Where to start.
+    from: Place,
+    mode: Mode,
+    via: Option<Place>,
+    stops: Vec<Place>,
+    back: Option<Mode>,
+    region: Region,
+}
+
+/// Every non-recursive named type of a tool's schemas is written in place, as hosts that
+/// do not follow `$ref` (several strip `$defs`, or fail on them) need: a nested struct,
+/// an enum, an `Option` and a `Vec` of them, in the arguments of `#[mcpwire::tool]` and
+/// of `Args<T>`, and in structured results. A recursive type keeps a `$ref` to its one
+/// definition under `$defs` where it recurs.
+#[tokio::test]
+async fn named_types_are_written_in_place_and_only_recursion_refers() {
+    let place = json!({
+        "description": "A place on the map.",
+        "type": "object",
+        "properties": { "lat": { "description": "Degrees north.", "type": "number" }, "lon": { "type": "number" } },
+        "required": ["lat", "lon"]
+    });
+    let place_fields = json!({
+        "type": "object",
+        "properties": place["properties"],
+        "required": ["lat", "lon"]
+    });
+    let mode = json!({ "description": "How to travel.", "type": "string", "enum": ["walk", "drive"] });
+    let region = json!({
+        "description": "A region and the regions in it: a recursive type.",
+        "type": "object",
+        "properties": {
+            "name": { "type": "string" },
+            "parts": { "type": "array", "items": { "$ref": "#/$defs/Region" } }
+        },
+        "required": ["name", "parts"]
+    });
+    let mut from = place.clone();
+    from["description"] = json!("Where to start.");
+    let properties = json!({
+        "from": from,
+        "mode": mode,
+        "via": { "description": "A place on the map.", "anyOf": [place_fields, { "type": "null" }] },
+        "stops": { "type": "array", "items": place },
+        "back": { "description": "How to travel.", "anyOf": [{ "type": "string", "enum": ["walk", "drive"] }, { "type": "null" }] },
+        "region": region
+    });
+    let plan = json!({
+        "title": "Plan",
+        "description": "A trip as planned: where it starts and its legs.",
+        "type": "object",
+        "properties": {
+            "start": place,
+            "legs": { "type": "array", "items": {
+                "type": "object",
+                "properties": { "to": place, "mode": mode },
+                "required": ["to", "mode"]
+            } }
+        },
+        "required": ["start", "legs"]
+    });
+    let whole = tool("trip_whole")
+        .handler(|Args(trip): Args<Trip>| async move { Json(Plan { start: trip.from, legs: vec![] }) });
+    let server = Server::builder("s", "1").tool(trip_tool()).tool(whole).build().unwrap();
+    let arguments = json!({
+        "from": { "lat": 1.0, "lon": 2.0 },
+        "mode": "walk",
+        "via": { "lat": 3.0, "lon": 4.0 },
+        "stops": [{ "lat": 5.0, "lon": 6.0 }],
+        "back": null,
+        "region": { "name": "a", "parts": [{ "name": "b", "parts": [] }] }
+    });
+    for (name, title) in [("trip", "tripArguments"), ("trip_whole", "Trip")] {
+        let (listed, result) = list_and_call(server.clone(), name, arguments.clone()).await;
+        let schema = &listed["inputSchema"];
+        let mut expected = json!({
+            "title": title,
+            "type": "object",
+            "properties": properties,
+            "required": ["from", "mode", "stops", "region"],
+            "$defs": { "Region": region }
+        });
+        if name == "trip_whole" {
+            expected["description"] = json!("The arguments of `trip`, as one struct.");
+        }
+        assert_eq!(schema, &expected, "{name}: {schema:#}");
+        assert_eq!(listed["outputSchema"], plan, "{name}: {:#}", listed["outputSchema"]);
+        assert_eq!(result["structuredContent"]["start"], json!({ "lat": 1.0, "lon": 2.0 }), "{result}");
+    }
+}
+
+/// A region, as the result of a tool.
+#[mcpwire::tool]
+async fn regions(name: String) -> Vec<Region> {
+    vec![Region { name, parts: vec![] }]
+}
+
+/// A recursive type as a result: where it recurs, the schema refers to its one
+/// definition; at its root, to the root (`#`), moved with it when the value is wrapped.
+#[tokio::test]
+async fn a_recursive_result_refers_to_its_definition() {
+    let region = tool("region").handler(|| async { Json(Region { name: "a".into(), parts: vec![] }) });
+    let server = Server::builder("s", "1").tool(regions_tool()).tool(region).build().unwrap();
+    let (listed, result) = list_and_call(server.clone(), "regions", json!({ "name": "x" })).await;
+    assert_eq!(
+        listed["outputSchema"],
+        json!({
+            "type": "object",
+            "properties": { "result": {
+                "title": "Array_of_Region",
+                "type": "array",
+                "items": {
+                    "description": "A region and the regions in it: a recursive type.",
+                    "type": "object",
+                    "properties": {
+                        "name": { "type": "string" },
+                        "parts": { "type": "array", "items": { "$ref": "#/$defs/Region" } }
+                    },
+                    "required": ["name", "parts"]
+                }
+            } },
+            "required": ["result"],
+            "$defs": { "Region": {
+                "description": "A region and the regions in it: a recursive type.",
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string" },
+                    "parts": { "type": "array", "items": { "$ref": "#/$defs/Region" } }
+                },
+                "required": ["name", "parts"]
+            } }
+        }),
+        "{:#}",
+        listed["outputSchema"]
+    );
+    assert_eq!(result["structuredContent"], json!({ "result": [{ "name": "x", "parts": [] }] }), "{result}");
+    let (listed, _) = list_and_call(server, "region", json!({})).await;
+    assert_eq!(listed["outputSchema"]["properties"]["parts"]["items"], json!({ "$ref": "#" }), "{listed}");
+    assert!(listed["outputSchema"].get("$defs").is_none(), "{listed}");
+}

@@ -76,7 +76,7 @@ impl Ctx {
 /// The form for `T`: its schema's properties and required list, each property made the
 /// flat field a form holds ([`form_field`]).
 fn form_params<T: JsonSchema>(message: String) -> Result<ElicitRequestParams, McpError> {
-    let schema = schema::inline_schema_for::<T>();
+    let schema = schema::schema_for::<T>();
     let mut properties = schema.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
     properties.values_mut().for_each(form_field);
     let required = schema.get("required").cloned().unwrap_or_else(|| json!([]));

@@ -24,15 +24,20 @@ use serde_json::{json, Value};
 
 /// The schema of `T`, as a JSON object. `$schema` is left out: the dialect is 2020-12 by
 /// default in MCP, and some clients reject a `$schema` they do not know.
+///
+/// Every named type (a struct or an enum of the arguments, a field's type, ...) is
+/// written in place, not as a `$ref` into `$defs`: many hosts do not follow `$ref` (some
+/// strip `$defs`, some fail on the tool), and an elicitation form's fields cannot refer to
+/// definitions at all. A recursive type cannot be written out: where it recurs, its
+/// schema refers to its definition (`#/$defs/Name`; only such types are defined under
+/// `$defs`), or to the root (`#`) when the root is that type.
 pub fn schema_for<T: JsonSchema>() -> JsonObject {
-    generate::<T>(SchemaSettings::draft2020_12())
+    generate::<T>(settings())
 }
 
-/// [`schema_for`] with every named type written in place rather than under `$defs` (what
-/// an elicitation form needs: its fields cannot refer to definitions). A recursive type
-/// still refers to itself.
-pub(crate) fn inline_schema_for<T: JsonSchema>() -> JsonObject {
-    generate::<T>(SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true))
+/// JSON Schema 2020-12, every named type that does not recur written in place.
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|s| s.inline_subschemas = true)
 }
 
 fn generate<T: JsonSchema>(settings: SchemaSettings) -> JsonObject {
@@ -132,20 +137,23 @@ pub fn tool_schema_for<T: JsonSchema>() -> JsonObject {
 /// and `rename_all(serialize = ..)` name it as it is sent, and an `Option` field (always
 /// written, as `null` when `None`) is required.
 pub fn serialized_tool_schema_for<T: JsonSchema>() -> JsonObject {
-    let mut schema = generate::<T>(SchemaSettings::draft2020_12().for_serialize());
+    let mut schema = generate::<T>(settings().for_serialize());
     portable_nullable(&mut schema);
     schema
 }
 
 /// Rewrites each `"type": [T, "null"]` in `schema` (what schemars makes of an `Option` of
-/// a string, number, boolean or array) as `"anyOf": [{"type": T, ...}, {"type": "null"}]`,
-/// the constraints of `T` (`format`, `minimum`, `items`, ...) moving into the first branch
-/// and the annotations (`description`, `default`, ...) staying where they were (a schema
-/// that also has a keyword of any type, such as `enum` or `$ref`, is left as it is). The
-/// two mean the same; the second is what a client that maps tool schemas onto a dialect of one
-/// `type` per schema (the OpenAPI subset of Gemini's function declarations, for one) can
-/// read, and what the MCP Inspector's `--strict` check asks for. An `Option` of a named
-/// type is already written that way by schemars.
+/// a string, number, boolean, array or struct) as `"anyOf": [{"type": T, ...}, {"type":
+/// "null"}]`, the constraints of `T` (`format`, `minimum`, `items`, `properties`, ...)
+/// moving into the first branch and the annotations (`description`, `default`, ...)
+/// staying where they were. An `enum` that lists `null` (an `Option` of a unit-only enum)
+/// moves into the first branch without it; a schema that also has another keyword of any
+/// type, such as an `enum` without `null` or a `$ref`, is left as it is. The two mean the
+/// same; the second is what a client that maps tool schemas onto a dialect of one `type`
+/// per schema (the OpenAPI subset of Gemini's function declarations, for one) can read,
+/// and what the MCP Inspector's `--strict` check asks for. An `Option` of a type whose
+/// schema has no `type` of its own (an enum with data) is already written that way by
+/// schemars.
 pub fn portable_nullable(schema: &mut JsonObject) {
     for (keyword, value) in schema.iter_mut() {
         match keyword.as_str() {
@@ -177,12 +185,22 @@ pub fn portable_nullable(schema: &mut JsonObject) {
     let (Some(single), None) = (others.next().cloned(), others.next()) else { return };
     // Only the keywords of `T`'s own type move into the first branch; they hold for
     // `null` anyway, so the rewrite means exactly what the type list meant. One that may
-    // hold for `null` or not (`enum`, `$ref`, ...) keeps the list.
+    // hold for `null` or not (`$ref`, ...) keeps the list; so does an `enum` unless it
+    // lists `null`, which the second branch then takes: the values of type `T` in it are
+    // the first branch's.
     /// Keywords that constrain a value whatever its type.
     const ANY_TYPE: &[&str] =
-        &["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "enum", "const", "$ref", "$dynamicRef"];
-    if types.len() != 2 || ANY_TYPE.iter().any(|k| schema.contains_key(*k)) {
+        &["anyOf", "oneOf", "allOf", "not", "if", "then", "else", "const", "$ref", "$dynamicRef"];
+    let nullable_enum = match schema.get("enum") {
+        None => true,
+        Some(Value::Array(values)) => values.contains(&Value::Null),
+        Some(_) => false,
+    };
+    if types.len() != 2 || !nullable_enum || ANY_TYPE.iter().any(|k| schema.contains_key(*k)) {
         return;
+    }
+    if let Some(Value::Array(values)) = schema.get_mut("enum") {
+        values.retain(|v| !v.is_null());
     }
     /// Keywords that stay: those that say something about the value without constraining
     /// it, and those of the schema document (`$ref`s elsewhere point into its `$defs`).
@@ -422,7 +440,7 @@ mod tests {
         );
         assert_eq!(properties["big"], json!({ "type": "integer", "minimum": 0 }));
         assert_eq!(properties["ratio"], json!({ "type": "number" }));
-        let stamp = &schema["$defs"]["Stamp"]["properties"];
+        let stamp = &schema["properties"]["when"]["items"]["properties"];
         assert_eq!(stamp["at"], json!({ "type": "string", "format": "date-time" }));
         assert_eq!(stamp["seconds"], json!({ "type": "integer", "minimum": 0, "maximum": 4294967295_u64 }));
     }
@@ -478,6 +496,13 @@ mod tests {
         Add(Box<Expr>, Box<Expr>),
     }
 
+    /// A recursive struct: under `$defs`, where it recurs.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Node {
+        children: Vec<Node>,
+    }
+
     #[test]
     fn a_wrapped_recursive_schema_still_refers_to_itself() {
         let schema = tool_schema_for::<Expr>();
@@ -489,10 +514,50 @@ mod tests {
         let text = wrapped.to_string();
         assert!(!text.contains(r##""$ref":"#""##), "{text}");
         assert!(text.contains(r##""$ref":"#/properties/result""##), "{text}");
-        let mut defs = Value::Object(wrap_in_result_object(tool_schema_for::<Option<Vec<Point>>>()));
-        assert_eq!(defs["properties"]["result"]["anyOf"][0]["items"]["$ref"], "#/$defs/Point");
+        let mut defs = Value::Object(wrap_in_result_object(tool_schema_for::<Option<Vec<Node>>>()));
+        let recurs = "/properties/result/anyOf/0/items/properties/children/items/$ref";
+        assert_eq!(defs.pointer(recurs), Some(&json!("#/$defs/Node")), "{defs}");
+        assert!(defs["$defs"]["Node"].is_object(), "{defs}");
         rebase_root_refs(&mut defs);
-        assert_eq!(defs["properties"]["result"]["anyOf"][0]["items"]["$ref"], "#/$defs/Point");
+        assert_eq!(defs.pointer(recurs), Some(&json!("#/$defs/Node")), "{defs}");
+    }
+
+    /// Two types that recur through each other, beside one that does not.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Person {
+        name: String,
+        employer: Option<Box<Company>>,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Company {
+        staff: Vec<Person>,
+        seat: Point,
+    }
+
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    struct Directory {
+        first: Person,
+        at: Point,
+    }
+
+    #[test]
+    fn types_that_recur_through_each_other_are_defined_once_and_the_rest_written_in_place() {
+        let schema = Value::Object(input_schema_for::<Directory>());
+        let x = json!({ "type": "integer", "minimum": -2147483648_i64, "maximum": 2147483647 });
+        let point = json!({ "type": "object", "properties": { "x": x }, "required": ["x"] });
+        assert_eq!(schema["properties"]["at"], point, "{schema}");
+        let defs = schema["$defs"].as_object().unwrap();
+        let mut names: Vec<&String> = defs.keys().collect();
+        names.sort();
+        assert_eq!(names, ["Company", "Person"], "{schema}");
+        assert_eq!(defs["Company"]["properties"]["seat"], point, "{schema}");
+        assert_eq!(defs["Company"]["properties"]["staff"]["items"], json!({ "$ref": "#/$defs/Person" }));
+        let employer = &schema["properties"]["first"]["properties"]["employer"]["anyOf"][0];
+        assert_eq!(employer["properties"]["staff"]["items"], json!({ "$ref": "#/$defs/Person" }), "{schema}");
     }
 
     #[test]
@@ -517,6 +582,15 @@ mod tests {
         words: Option<Vec<String>>,
         inner: Option<Inner>,
         nested: Inner,
+        side: Option<Side>,
+    }
+
+    /// A side.
+    #[derive(schemars::JsonSchema)]
+    #[allow(dead_code)]
+    enum Side {
+        Left,
+        Right,
     }
 
     #[test]
@@ -545,32 +619,38 @@ mod tests {
             properties["words"],
             json!({ "anyOf": [{ "type": "array", "items": { "type": "string" } }, { "type": "null" }] })
         );
-        // A named type was already two branches; its definition is rewritten too.
+        // A struct, written in place: its properties move into the first branch, and are
+        // rewritten too.
+        let tag = json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] });
         assert_eq!(
             properties["inner"],
-            json!({ "anyOf": [{ "$ref": "#/$defs/Inner" }, { "type": "null" }] })
+            json!({ "anyOf": [{ "type": "object", "properties": { "tag": tag } }, { "type": "null" }] })
         );
+        assert_eq!(properties["nested"], json!({ "type": "object", "properties": { "tag": tag } }));
+        // A unit-only enum, whose `enum` lists `null`: the first branch lists the rest.
         assert_eq!(
-            schema["$defs"]["Inner"]["properties"]["tag"],
-            json!({ "anyOf": [{ "type": "string" }, { "type": "null" }] })
+            properties["side"],
+            json!({
+                "description": "A side.",
+                "anyOf": [{ "type": "string", "enum": ["Left", "Right"] }, { "type": "null" }]
+            })
         );
+        assert!(schema.get("$defs").is_none(), "{schema:?}");
         assert_eq!(schema["required"], json!(["list", "nested"]));
         assert!(!serde_json::to_string(&schema).unwrap().contains(r#""null"]"#), "no type array is left");
     }
 
     #[test]
     fn the_definitions_stay_at_the_root_of_a_nullable_root() {
-        #[derive(schemars::JsonSchema)]
-        #[allow(dead_code)]
-        struct Item {
-            n: i32,
-        }
-        let schema = tool_schema_for::<Option<Vec<Item>>>();
-        assert!(schema["$defs"]["Item"].is_object(), "{schema:?}");
-        assert_eq!(
-            schema["anyOf"],
-            json!([{ "type": "array", "items": { "$ref": "#/$defs/Item" } }, { "type": "null" }])
-        );
+        let schema = tool_schema_for::<Option<Vec<Node>>>();
+        let node = json!({
+            "description": "A recursive struct: under `$defs`, where it recurs.",
+            "type": "object",
+            "properties": { "children": { "type": "array", "items": { "$ref": "#/$defs/Node" } } },
+            "required": ["children"]
+        });
+        assert_eq!(schema["$defs"], json!({ "Node": node }), "{schema:?}");
+        assert_eq!(schema["anyOf"], json!([{ "type": "array", "items": node }, { "type": "null" }]));
     }
 
     #[test]
