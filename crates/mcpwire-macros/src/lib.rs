@@ -37,7 +37,10 @@
 //! either there is none). Next to
 //! the function the macro generates `<name>_tool()`, `<name>_prompt()` or
 //! `<name>_resource()`, which returns its definition, and a hidden function that
-//! `definitions!` names, so registering needs no generated name.
+//! `definitions!` names, so registering needs no generated name. The function is a free
+//! one (in any module: `definitions![tools::search]`), not a method nor another function
+//! of an `impl` block: the attribute sees the function alone, never the `impl` around it,
+//! and what it generates beside the function builds at module level only.
 //!
 //! A tool's return value is sent as it is when its type implements `IntoToolResult`
 //! (text, content, `CallToolResult`, `Json<T>`, `Result`s of those), and otherwise, when it
@@ -287,14 +290,15 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         );
         return Err(syn::Error::new_spanned(&item.sig.generics, message));
     }
+    // A signature that names `Self` is in an `impl` block (anywhere else it would not
+    // build); a function of an `impl` block without one is not seen as such.
+    let sig = &item.sig;
+    if let Some(at) = self_in(quote! { #sig }) {
+        return Err(syn::Error::new(at, free_functions_only(kind)));
+    }
     for (i, input) in item.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(pat_type) = input else {
-            let message = format!(
-                "#[{}] works on free functions, not methods: make the struct the server's state \
-                 (`ServerBuilder::state(..)`) and take it as a `State<YourStruct>` parameter",
-                kind.word()
-            );
-            return Err(syn::Error::new_spanned(input, message));
+            return Err(syn::Error::new_spanned(input, free_functions_only(kind)));
         };
         let ArgOptions { description, extractor, rename } = take_arg_options(&mut pat_type.attrs)?;
         // Rust takes no doc comment on a parameter: it comes off, and (on an argument)
@@ -370,6 +374,29 @@ fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
         return Err(syn::Error::new_spanned(&item.sig.inputs, message));
     }
     Ok(parameters)
+}
+
+/// Why a method or another function of an `impl` block is refused, and what to write
+/// instead. The attribute sees the function alone, never the `impl` around it, and what
+/// it generates (the arguments' struct, and the definition calling the function by its
+/// bare name) builds at module level only.
+fn free_functions_only(kind: Kind) -> String {
+    let word = kind.word();
+    format!(
+        "#[{word}] works on free functions, not on methods or other functions of an `impl` block: \
+         move the function out of the `impl` (into a module of its own to group such functions, \
+         `mod tools {{ .. }}`, registered with `definitions![tools::name]`), and take what `self` \
+         would have held as a `State<YourStruct>` parameter (`ServerBuilder::state(..)` sets it)"
+    )
+}
+
+/// Where `tokens` name `Self`, if they do.
+fn self_in(tokens: Tokens) -> Option<Span> {
+    tokens.into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident.span()),
+        proc_macro2::TokenTree::Group(group) => self_in(group.stream()),
+        _ => None,
+    })
 }
 
 /// What `#[arg(...)]` says of a parameter.
@@ -707,6 +734,27 @@ mod tests {
         );
         let fine = quote! { async fn f(#[arg(rename = "a")] #[arg(description = "b")] x: i64) {} };
         assert_eq!(refused(fine), None);
+    }
+
+    /// A method, or a function whose signature names `Self` (so it sits in an `impl`
+    /// block), is refused with what to do instead: the attribute cannot see the `impl`
+    /// around a function, and what it generates there does not build (rustc's errors
+    /// spoke of a struct the user never wrote).
+    #[test]
+    fn methods_and_associated_functions_are_refused_with_what_to_do() {
+        for item in [
+            quote! { async fn x(&self, a: i64) -> i64 { a } },
+            quote! { async fn x(State(db): State<Self>, a: i64) -> i64 { a } },
+            quote! { async fn x(a: i64) -> Result<Self, ToolError> { todo!() } },
+        ] {
+            let message = refused(item.clone());
+            assert!(
+                message.as_deref().is_some_and(|m| m.contains("impl")
+                    && m.contains("State<")
+                    && m.contains("definitions![")),
+                "{item}: {message:?}"
+            );
+        }
     }
 
     /// The same for the attribute's own options (`#[tool(name = "a", name = "b")]`).

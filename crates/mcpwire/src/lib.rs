@@ -118,6 +118,11 @@ pub use mcpwire_macros::definitions;
 /// - **Generated**: `<function>_tool()`, the [`ToolDef`](server::ToolDef), for
 ///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Icons and task support
 ///   are set on a definition built with [`server::tool`].
+/// - **Free functions only**: not a method, nor another function of an `impl` block
+///   (the attribute sees the function alone, not the `impl` around it, and what it
+///   generates beside the function builds at module level only). Group tools in a module
+///   instead (`definitions![tools::search]`), and take what `self` would have held as a
+///   `State<T>` parameter.
 ///
 /// ```
 /// use mcpwire::server::{Ctx, Server, ToolError};
