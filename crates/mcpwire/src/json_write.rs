@@ -5,7 +5,7 @@
 //! branch per byte), which makes strings the bulk of the cost of a large result (a
 //! resource's text, a tool's long output). [`to_raw_value`] first lets serde_json write
 //! the value with every string of [`LONG`] bytes or more left out; a value
-//! that has any is written again by [`write`], with serde_json's own serializer but those
+//! that has any is written again by [`write()`], with serde_json's own serializer but those
 //! strings escaped by [`escape`] (only a run holding a byte that needs escaping is looked
 //! at byte by byte), and made a `RawValue` without being parsed again ([`Verbatim`]).
 //! Everything else is serde_json's own writing, so the text is byte for byte what
@@ -78,7 +78,7 @@ struct Last<'a> {
     written: &'a Cell<bool>,
 }
 
-/// What [`write`] made of a value.
+/// What [`write()`] made of a value.
 enum Written {
     /// The value as a `RawValue` (it had no long string).
     Raw(Box<RawValue>),
@@ -99,7 +99,7 @@ fn write<T: Serialize + ?Sized>(value: &T) -> Result<Written, serde_json::Error>
     write_with(value, None)
 }
 
-/// [`write`], with a last field for the outermost struct.
+/// [`write()`], with a last field for the outermost struct.
 fn write_with<T: Serialize + ?Sized>(value: &T, last: Option<Last>) -> Result<Written, serde_json::Error> {
     let long = Cell::new(0);
     let without_long = serde_json::value::to_raw_value(&Outer(value, Mode::Omit(&long), last))?;
@@ -112,7 +112,7 @@ fn write_with<T: Serialize + ?Sized>(value: &T, last: Option<Last>) -> Result<Wr
     Ok(Written::Text(out))
 }
 
-/// Text [`write`] made, copied into a `RawValue` as [`Verbatim`] text.
+/// Text [`write()`] made, copied into a `RawValue` as [`Verbatim`] text.
 fn verbatim(text: Vec<u8>) -> Result<Box<RawValue>, serde_json::Error> {
     let text = std::str::from_utf8(&text).map_err(serde_json::Error::custom)?;
     serde_json::value::to_raw_value(&Verbatim(text))
@@ -125,7 +125,7 @@ fn verbatim(text: Vec<u8>) -> Result<Box<RawValue>, serde_json::Error> {
 /// copy of the text; `RawValue::from_string` (the one other way without `unsafe`) would
 /// scan every long string again, several times the cost of the copy.
 ///
-/// A `RawValue` that took [`write`]'s buffer itself, shrunk to the text, would leave glibc
+/// A `RawValue` that took [`write()`]'s buffer itself, shrunk to the text, would leave glibc
 /// a mapped block to unmap, and its pages to fault in again, for every large answer: the
 /// copy costs less.
 struct Verbatim<'a>(&'a str);
@@ -142,7 +142,7 @@ impl Serialize for Verbatim<'_> {
 #[derive(Clone, Copy)]
 enum Mode<'a> {
     /// Write it as `""` and add its length here: a value with none is written whole this
-    /// way, and one with some is written again by [`write`], into a buffer sized by it.
+    /// way, and one with some is written again by [`write()`], into a buffer sized by it.
     Omit(&'a Cell<usize>),
     /// Hand its bytes to the [`EscapeBytes`] formatter (as a byte array, the one call of
     /// serde_json's serializer that reaches the formatter with the bytes as they are).

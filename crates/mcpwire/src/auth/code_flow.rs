@@ -1,6 +1,6 @@
 //! The authorization code flow's front channel: the authorization request with PKCE
 //! (S256), `state` and the `resource` indicator, handed to the
-//! [`AuthorizationHandler`](super::AuthorizationHandler); then the checks on the
+//! [`AuthorizationHandler`]; then the checks on the
 //! redirect it brings back (RFC 9207 `iss`, `error`, `state`) and the token request's
 //! fields for the code.
 

@@ -9,7 +9,7 @@
 //! machine-to-machine [`Grant`] (`client_credentials` with a secret or `private_key_jwt`,
 //! the `jwt-bearer` grant of workload identity, enterprise-managed ID-JAG); binds tokens
 //! with DPoP when the authorization server supports it; refreshes them; and keeps them
-//! in a [`TokenStore`]. [`login`] is the CLI's interactive login.
+//! in a [`TokenStore`]. [`login()`] is the CLI's interactive login.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

@@ -189,10 +189,10 @@ pub(crate) struct ClientInner {
     pub(crate) task_tools: Arc<tasks::TaskTools>,
     /// The server this client spawned, if it did.
     child: Mutex<Option<restart::Supervised>>,
-    /// The transport's "everything sent" signal ([`Transport::finished_signal`]).
+    /// The transport's "everything sent" signal ([`Transport::finished_signal`](crate::transport::Transport::finished_signal)).
     transport_finished: Option<CancellationToken>,
     /// The version of a 2025 session the transport made in place of the handshake's
-    /// ([`Transport::renewed_version`]).
+    /// ([`Transport::renewed_version`](crate::transport::Transport::renewed_version)).
     renewed_version: Option<crate::transport::RenewedVersion>,
     /// 2026: the listen stream that carries each URI's updates since
     /// [`Client::subscribe`], by URI.

@@ -179,13 +179,13 @@ impl ServerBuilder {
         definitions.into_iter().fold(self, Self::register)
     }
 
-    /// Registers a tool (see [`tool`]).
+    /// Registers a tool (see [`tool()`]).
     pub fn tool(mut self, tool: ToolDef) -> Self {
         self.tools.push(tool);
         self
     }
 
-    /// Registers a resource with a fixed URI (see [`resource`]).
+    /// Registers a resource with a fixed URI (see [`resource()`]).
     pub fn resource(mut self, resource: ResourceDef) -> Self {
         self.resources.push(resource);
         self
@@ -197,7 +197,7 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a prompt (see [`prompt`]).
+    /// Registers a prompt (see [`prompt()`]).
     pub fn prompt(mut self, prompt: PromptDef) -> Self {
         self.prompts.push(prompt);
         self
