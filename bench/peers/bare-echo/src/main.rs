@@ -159,17 +159,24 @@ async fn stdio_tokio() {
 /// spawns one task a line, and a writer fed by a bounded channel flushes when it has no
 /// more replies waiting. No cancellation, ids or MCP checks: only the tasks' cost.
 async fn stdio_tasks() {
+    use std::os::fd::AsFd;
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    use tokio::net::unix::pipe;
+    // Non-blocking pipe ends on the runtime's own I/O driver, as mcpwire's stdio uses
+    // (tokio's `stdin()`/`stdout()` would hand each read and write to the blocking pool).
+    let fd = |f: std::os::fd::BorrowedFd<'_>| f.try_clone_to_owned().expect("dup");
+    let stdin = pipe::Receiver::from_owned_fd(fd(std::io::stdin().as_fd())).expect("stdin is a pipe");
+    let stdout = pipe::Sender::from_owned_fd(fd(std::io::stdout().as_fd())).expect("stdout is a pipe");
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Vec<u8>>(256);
     let writer = tokio::spawn(async move {
-        let mut output = tokio::io::BufWriter::new(tokio::io::stdout());
+        let mut output = tokio::io::BufWriter::new(stdout);
         while let Some(reply) = rx.recv().await {
             if output.write_all(&reply).await.is_err() || (rx.is_empty() && output.flush().await.is_err()) {
                 return;
             }
         }
     });
-    let mut input = tokio::io::BufReader::new(tokio::io::stdin());
+    let mut input = tokio::io::BufReader::new(stdin);
     loop {
         let mut line = Vec::with_capacity(256);
         match input.read_until(b'\n', &mut line).await {
