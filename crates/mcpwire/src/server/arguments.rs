@@ -33,15 +33,23 @@ fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
 }
 
 /// A decoding error as `field.path: what went wrong` (just the error at the top level).
+/// Both parts may quote the client's own text (a map key on the path, an unknown enum
+/// value), so each is cut to a length a reader and a model's context can take.
 fn naming_the_field<E: std::fmt::Display>(error: serde_path_to_error::Error<E>) -> String {
     let path = error.path().to_string();
     let inner = without_position(error.into_inner().to_string());
+    let inner = crate::error::shown(&inner, SHOWN_MESSAGE_CHARS);
     if path == "." {
-        inner
+        inner.into_owned()
     } else {
-        format!("{path}: {inner}")
+        format!("{}: {inner}", crate::error::shown(&path, SHOWN_PATH_CHARS))
     }
 }
+
+/// The most characters of an argument's path an error quotes.
+const SHOWN_PATH_CHARS: usize = 200;
+/// The most characters of serde's own message an error quotes.
+const SHOWN_MESSAGE_CHARS: usize = 500;
 
 /// serde_json's message without its ` at line L column C` suffix: a position in the
 /// client's JSON text tells the model (which wrote values, not text) nothing, and the
@@ -283,5 +291,32 @@ mod tests {
         assert_eq!(without_position("at line 3".into()), "at line 3");
         assert_eq!(without_position("x at line 1 column".into()), "x at line 1 column");
         assert_eq!(without_position("x at line 1 column 9".into()), "x");
+    }
+
+    /// A client's own text in a decoding error (an unknown enum value, a map key on the
+    /// path) is quoted cut, whatever its length: the message goes back to the client and
+    /// into the model's context.
+    #[test]
+    fn client_text_in_an_error_is_cut() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Args {
+            mood: Mood,
+            scores: std::collections::BTreeMap<String, u8>,
+        }
+        let long = "x".repeat(100_000);
+        let unknown = decode_arguments::<Args>(Some(
+            &RawValue::from_string(format!(r#"{{"mood":"{long}","scores":{{}}}}"#)).unwrap(),
+        ))
+        .unwrap_err();
+        assert!(unknown.starts_with("mood: unknown variant"), "{}", &unknown[..80]);
+        assert!(unknown.len() < 1_200, "{} bytes", unknown.len());
+        let key = decode_arguments::<Args>(Some(
+            &RawValue::from_string(format!(r#"{{"mood":"Calm","scores":{{"{long}":"high"}}}}"#)).unwrap(),
+        ))
+        .unwrap_err();
+        assert!(key.starts_with("scores.xxx"), "{}", &key[..80]);
+        assert!(key.contains("invalid type"), "{}", &key[key.len().saturating_sub(120)..]);
+        assert!(key.len() < 1_200, "{} bytes", key.len());
     }
 }

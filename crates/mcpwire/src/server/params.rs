@@ -35,9 +35,10 @@ pub(crate) fn parse<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Res
     serde_json::from_str(text).map_err(invalid_params)
 }
 
-/// A params parse error as the `-32602` that answers it.
+/// A params parse error as the `-32602` that answers it. serde's message may quote the
+/// client's own text (an unknown enum value), so at most 500 characters of it are kept.
 pub(crate) fn invalid_params(error: serde_json::Error) -> McpError {
-    McpError::invalid_params(format!("Invalid params: {error}"))
+    McpError::invalid_params(format!("Invalid params: {}", crate::error::shown(&error.to_string(), 500)))
 }
 
 /// Reads `params` (absent params read as `{}`) into `T`, with `_meta` kept as its text.
@@ -294,5 +295,17 @@ mod tests {
                 (a, b) => panic!("{text}: {:?} against {:?}", a.map(|r| r.0), b),
             }
         }
+    }
+
+    /// An unknown value quoted by serde (here a logging level) is cut in the message: it is
+    /// the client's own text, and may be as long as a message can be.
+    #[test]
+    fn a_quoted_value_is_cut() {
+        let long = "x".repeat(100_000);
+        let params = raw(&format!(r#"{{"level":"{long}"}}"#));
+        let error = parse::<mcpwire_protocol::logging::SetLevelRequestParams>(Some(&params)).unwrap_err();
+        let message = error.to_error_object().message;
+        assert!(message.starts_with("Invalid params: unknown variant"), "{}", &message[..60]);
+        assert!(message.len() < 1_000, "{} bytes", message.len());
     }
 }
