@@ -82,13 +82,13 @@ async fn handshake(f: Fixture) {
                 (info.name.as_str(), info.version.as_str(), info.title),
                 ("python-fixture", "2.3.0-fixture", None)
             );
-            assert_eq!(c.instructions(), Some("A fixture server for mcpwire's client tests."));
+            assert_eq!(c.instructions().as_deref(), Some("A fixture server for mcpwire's client tests."));
         }
         Server::Rust => {
             assert_eq!(info.name, mcpwire_conformance::everything::NAME);
             assert_eq!(info.version, env!("CARGO_PKG_VERSION"));
             assert_eq!(info.title.as_deref(), Some("MCP conformance test server (mcpwire)"));
-            assert_eq!(c.instructions(), Some("A fixture server for the MCP conformance suite."));
+            assert_eq!(c.instructions().as_deref(), Some("A fixture server for the MCP conformance suite."));
         }
     }
     // Both servers declare the same capabilities, in both eras, but for tasks: the Rust

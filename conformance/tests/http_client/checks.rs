@@ -53,7 +53,7 @@ pub async fn handshake(c: &Connected, case: Case) {
         }
     };
     assert_eq!((info.name.as_str(), info.version.as_str()), (name, ver));
-    assert_eq!(client.instructions(), Some(instructions));
+    assert_eq!(client.instructions().as_deref(), Some(instructions));
     let mut capabilities = json!({
         "completions": {},
         "logging": {},

@@ -296,8 +296,8 @@ pub async fn login(l: &crate::cli::Login) -> anyhow::Result<i32> {
 /// `mcpwire info`.
 pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
     session(env, c, None, |client| async move {
-        let mut capabilities = client.server_capabilities().cloned();
-        let mut instructions = client.instructions().map(str::to_owned);
+        let mut capabilities = client.server_capabilities();
+        let mut instructions = client.instructions();
         let mut server = client.server_info();
         // A pinned 2026 version skips the probe: ask now.
         if client.era() == Era::Stateless && client.discover_result().is_none() {

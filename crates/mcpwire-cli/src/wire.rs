@@ -191,8 +191,8 @@ impl<T: Transport> Transport for Tap<T> {
         self.inner.finished_signal()
     }
 
-    fn renewed_version(&self) -> Option<mcpwire::transport::RenewedVersion> {
-        self.inner.renewed_version()
+    fn renewed_session(&self) -> Option<mcpwire::transport::RenewedSession> {
+        self.inner.renewed_session()
     }
 }
 

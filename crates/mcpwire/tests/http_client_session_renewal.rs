@@ -20,8 +20,10 @@ fn header(head: &str, name: &str) -> Option<String> {
     })
 }
 
-/// A server whose first session (`s0`, 2025-11-25) is forgotten after one `tools/list`;
-/// its `initialize` then negotiates 2025-06-18 for session `s1`. Records the session id and
+/// A server whose first session (`s0`, 2025-11-25, with tools and prompts, version 1 and
+/// instructions) is forgotten after one `tools/list`, as if it restarted: its
+/// `initialize` then negotiates 2025-06-18 for session `s1`, as version 2 offering tools
+/// only, without instructions. Records the session id and
 /// `MCP-Protocol-Version` of each `tools/list` it answers.
 async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
     let sessions = Arc::new(Mutex::new(0));
@@ -45,12 +47,20 @@ async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
                         }
                         Some("initialize") => {
                             let n = std::mem::replace(&mut *sessions.lock().unwrap(), 1);
-                            let version = ["2025-11-25", "2025-06-18"][n];
-                            let result = json!({ "jsonrpc": "2.0", "id": body["id"], "result": {
-                                "protocolVersion": version,
-                                "capabilities": { "tools": {} },
-                                "serverInfo": { "name": "forgetful", "version": "1" },
-                            } });
+                            let answers = [
+                                json!({
+                                    "protocolVersion": "2025-11-25",
+                                    "capabilities": { "tools": {}, "prompts": {} },
+                                    "serverInfo": { "name": "forgetful", "version": "1" },
+                                    "instructions": "the first session",
+                                }),
+                                json!({
+                                    "protocolVersion": "2025-06-18",
+                                    "capabilities": { "tools": {} },
+                                    "serverInfo": { "name": "forgetful", "version": "2" },
+                                }),
+                            ];
+                            let result = json!({ "jsonrpc": "2.0", "id": body["id"], "result": answers[n] });
                             json(result, Some(&format!("s{n}")))
                         }
                         Some("tools/list") => {
@@ -97,5 +107,31 @@ async fn a_renewed_session_is_named_with_its_own_version() {
     let expected = [("s0", "2025-11-25"), ("s1", "2025-06-18")].map(|(s, v)| (s.to_owned(), v.to_owned()));
     assert_eq!(seen, expected);
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_06_18, "the new session's version");
+    client.close().await;
+}
+
+/// A renewed session is described as the server now answers `initialize`: after the
+/// renewal, the client's view of the server (its version, identity, capabilities and
+/// instructions) is the new session's, not the first one's.
+#[tokio::test]
+async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
+    let url = forgetful_server(Arc::new(Mutex::new(Vec::new()))).await;
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    client.list_tools(None).await.unwrap();
+    assert!(client.server_capabilities().unwrap().prompts.is_some());
+    assert_eq!(client.server_info().unwrap().version, "1");
+    assert_eq!(client.instructions().as_deref(), Some("the first session"));
+
+    client.list_tools(None).await.expect("the call after the 404 failed");
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_06_18);
+    let capabilities = client.server_capabilities().expect("the new session's capabilities");
+    assert!(capabilities.prompts.is_none(), "the new session offers no prompts: {capabilities:?}");
+    assert!(capabilities.tools.is_some());
+    assert_eq!(client.server_info().unwrap().version, "2");
+    assert_eq!(client.instructions(), None, "the new session gave no instructions");
     client.close().await;
 }

@@ -114,11 +114,8 @@ async fn bridge(
     client: &Client,
     subscriptions: Arc<Subscriptions>,
 ) -> anyhow::Result<Server> {
-    let (mut info, mut caps, mut instructions) = (
-        client.server_info(),
-        client.server_capabilities().cloned(),
-        client.instructions().map(str::to_owned),
-    );
+    let (mut info, mut caps, mut instructions) =
+        (client.server_info(), client.server_capabilities(), client.instructions());
     if client.era() == Era::Stateless && client.discover_result().is_none() {
         let discover = client.discover().await.map_err(|e| Failure::request("server/discover", &e))?;
         info = info.or_else(|| {

@@ -109,7 +109,7 @@ impl ClientBuilder {
         let listeners: Listeners = Default::default();
         let era_key = self.era_cache.as_ref().and_then(|_| transport.era_cache_key());
         let transport_finished = transport.finished_signal();
-        let renewed_version = transport.renewed_version();
+        let renewed = transport.renewed_session();
         let answers_every_request = transport.answers_every_request();
         let probe_options = ClientOptions {
             probe_timeout: match answers_every_request {
@@ -260,7 +260,7 @@ impl ClientBuilder {
                 task_tools,
                 child: Mutex::new(None),
                 transport_finished,
-                renewed_version,
+                renewed,
                 resource_streams: Default::default(),
                 saved,
             }),

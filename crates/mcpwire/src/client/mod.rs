@@ -191,9 +191,9 @@ pub(crate) struct ClientInner {
     child: Mutex<Option<restart::Supervised>>,
     /// The transport's "everything sent" signal ([`Transport::finished_signal`](crate::transport::Transport::finished_signal)).
     transport_finished: Option<CancellationToken>,
-    /// The version of a 2025 session the transport made in place of the handshake's
-    /// ([`Transport::renewed_version`](crate::transport::Transport::renewed_version)).
-    renewed_version: Option<crate::transport::RenewedVersion>,
+    /// The `initialize` answer of a 2025 session the transport made in place of the
+    /// handshake's ([`Transport::renewed_session`](crate::transport::Transport::renewed_session)).
+    renewed: Option<crate::transport::RenewedSession>,
     /// 2026: the listen stream that carries each URI's updates since
     /// [`Client::subscribe`], by URI.
     pub(crate) resource_streams: listen::ResourceStreams,
@@ -212,11 +212,41 @@ impl ClientInner {
         }
     }
 
+    /// The `initialize` answer that describes the 2025 session now: that of the session
+    /// the transport made in place of the handshake's, if it did (`None` in 2026). One
+    /// answer, read once: its version, identity and capabilities belong together.
+    pub(crate) fn initialized(&self) -> Option<Initialized<'_>> {
+        let Session::Stateful(handshake) = self.session() else { return None };
+        Some(match self.renewed.as_ref().and_then(|r| r.get()) {
+            Some(renewed) => Initialized::Renewed(renewed),
+            None => Initialized::Handshake(handshake),
+        })
+    }
+
     /// The capabilities this client declares, for the era of [`Self::session`].
     pub(crate) fn capabilities(&self) -> &ClientCapabilities {
         match self.saved.as_ref().and_then(|s| s.replaced.get()) {
             Some(replaced) => &replaced.capabilities,
             None => &self.capabilities,
+        }
+    }
+}
+
+/// The `initialize` answer of the current 2025 session ([`ClientInner::initialized`]).
+pub(crate) enum Initialized<'a> {
+    /// The handshake's session, still in use.
+    Handshake(&'a InitializeResult),
+    /// A session the transport made in place of it.
+    Renewed(Arc<InitializeResult>),
+}
+
+impl std::ops::Deref for Initialized<'_> {
+    type Target = InitializeResult;
+
+    fn deref(&self) -> &InitializeResult {
+        match self {
+            Initialized::Handshake(answer) => answer,
+            Initialized::Renewed(answer) => answer,
         }
     }
 }
@@ -270,18 +300,14 @@ impl Client {
     /// settle on another revision).
     pub fn protocol_version(&self) -> &ProtocolVersion {
         match self.inner.session() {
-            Session::Stateful(init) => self.renewed_version().unwrap_or(&init.protocol_version),
             Session::Stateless { version, .. } => version,
+            Session::Stateful(handshake) => {
+                let renewed = self.inner.renewed.as_ref().and_then(|r| r.get());
+                renewed
+                    .and_then(|r| stateful_version(&r.protocol_version))
+                    .unwrap_or(&handshake.protocol_version)
+            }
         }
-    }
-
-    /// The version of the 2025 session that replaced the handshake's, if one did. The
-    /// transport only takes a version this client speaks, so it is one of
-    /// [`ProtocolVersion::STATEFUL`], lent from a `static` copy of that list (immutable).
-    fn renewed_version(&self) -> Option<&'static ProtocolVersion> {
-        static STATEFUL: [ProtocolVersion; 4] = ProtocolVersion::STATEFUL;
-        let renewed = self.inner.renewed_version.as_ref()?.get()?;
-        STATEFUL.iter().find(|v| **v == renewed)
     }
 
     /// The era of this connection.
@@ -293,30 +319,35 @@ impl Client {
     }
 
     /// The server's identity, when known (from `initialize`, or from the discover result).
+    /// In the 2025 era, that of the current session: a session the server forgot is
+    /// replaced by a new `initialize`, whose answer describes the server from then on.
     pub fn server_info(&self) -> Option<Implementation> {
-        match self.inner.session() {
-            Session::Stateful(init) => Some(init.server_info.clone()),
-            Session::Stateless { discover, .. } => discover
-                .as_ref()
+        match self.inner.initialized() {
+            Some(answer) => Some(answer.server_info.clone()),
+            None => self
+                .discover_result()
                 .and_then(|d| d.meta.as_ref())
                 .and_then(|m| m.get(meta::SERVER_INFO))
                 .and_then(|v| serde_json::from_value(v.clone()).ok()),
         }
     }
 
-    /// The server's capabilities, when known.
-    pub fn server_capabilities(&self) -> Option<&ServerCapabilities> {
-        match self.inner.session() {
-            Session::Stateful(init) => Some(&init.capabilities),
-            Session::Stateless { discover, .. } => discover.as_ref().map(|d| &d.capabilities),
+    /// The server's capabilities, when known. In the 2025 era, those of the current
+    /// session (see [`Client::server_info`]): a copy, since a renewed session may bring
+    /// others.
+    pub fn server_capabilities(&self) -> Option<ServerCapabilities> {
+        match self.inner.initialized() {
+            Some(answer) => Some(answer.capabilities.clone()),
+            None => self.discover_result().map(|d| d.capabilities.clone()),
         }
     }
 
-    /// The server's instructions, when it gave any.
-    pub fn instructions(&self) -> Option<&str> {
-        match self.inner.session() {
-            Session::Stateful(init) => init.instructions.as_deref(),
-            Session::Stateless { discover, .. } => discover.as_ref().and_then(|d| d.instructions.as_deref()),
+    /// The server's instructions, when it gave any. In the 2025 era, those of the current
+    /// session (see [`Client::server_info`]).
+    pub fn instructions(&self) -> Option<String> {
+        match self.inner.initialized() {
+            Some(answer) => answer.instructions.clone(),
+            None => self.discover_result().and_then(|d| d.instructions.clone()),
         }
     }
 
@@ -446,6 +477,14 @@ impl Client {
         }
         Ok((kind, result))
     }
+}
+
+/// `version` when it is a 2025 revision this client speaks (the transport takes no other
+/// for a renewed session), lent from a `static` copy of [`ProtocolVersion::STATEFUL`],
+/// which outlives the renewed answer it was read from.
+fn stateful_version(version: &ProtocolVersion) -> Option<&'static ProtocolVersion> {
+    static STATEFUL: [ProtocolVersion; 4] = ProtocolVersion::STATEFUL;
+    STATEFUL.iter().find(|v| *v == version)
 }
 
 /// Whether a 2026 result is a task (`resultType: "task"`).

@@ -181,14 +181,17 @@ fn report(options: &RequestOptions, polls: u32, task: &Task) {
 impl Client {
     /// Whether this is a 2025-11-25 connection to a server that runs tool calls as tasks.
     fn core_tasks(&self) -> bool {
-        self.era() == Era::Stateful
-            && self.protocol_version().is_at_least(&ProtocolVersion::V2025_11_25)
-            && self
-                .server_capabilities()
-                .and_then(|c| c.tasks.as_ref())
-                .and_then(|t| t.requests.as_ref())
-                .and_then(|r| r.tools.as_ref())
-                .is_some_and(|t| t.call.is_some())
+        // The version and the capabilities of one session's answer.
+        self.inner.initialized().is_some_and(|session| {
+            session.protocol_version.is_at_least(&ProtocolVersion::V2025_11_25)
+                && session
+                    .capabilities
+                    .tasks
+                    .as_ref()
+                    .and_then(|t| t.requests.as_ref())
+                    .and_then(|r| r.tools.as_ref())
+                    .is_some_and(|t| t.call.is_some())
+        })
     }
 
     /// A 2025-11-25 tool's task support (the tool list is fetched once if the tool is

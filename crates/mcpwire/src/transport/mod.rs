@@ -75,30 +75,36 @@ pub trait Transport: Send + 'static {
         None
     }
 
-    /// The version of the 2025 session that replaced the one the handshake made, for a
-    /// transport that replaces a session on its own (the HTTP client initializes a new one
-    /// when the server forgot the first, and may settle on another revision):
-    /// [`Client::protocol_version`](crate::client::Client::protocol_version) names it
-    /// once it is set. `None`: the transport never replaces a session.
-    fn renewed_version(&self) -> Option<RenewedVersion> {
+    /// The `initialize` answer of the 2025 session that replaced the one the handshake
+    /// made, for a transport that replaces a session on its own (the HTTP client
+    /// initializes a new one when the server forgot the first, and the server, restarted
+    /// say, may answer with another revision, identity or capabilities): the
+    /// [`Client`](crate::client::Client)'s view of the server
+    /// ([`protocol_version`](crate::client::Client::protocol_version),
+    /// [`server_capabilities`](crate::client::Client::server_capabilities), ...) is that
+    /// answer's once it is set. `None`: the transport never replaces a session.
+    fn renewed_session(&self) -> Option<RenewedSession> {
         None
     }
 }
 
-/// The protocol version of the 2025 session a transport made in place of the first (see
-/// [`Transport::renewed_version`]): the transport sets it, the client reads it. Empty
-/// until a session is replaced; clones share it.
+/// The `initialize` answer of the latest 2025 session a transport made in place of the
+/// first (see [`Transport::renewed_session`]): the transport sets it, the client reads it.
+/// One answer is swapped in whole, so a reader never sees one session's version beside
+/// another's capabilities. Empty until a session is replaced; clones share it.
 #[derive(Clone, Debug, Default)]
-pub struct RenewedVersion(std::sync::Arc<std::sync::Mutex<Option<mcpwire_protocol::ProtocolVersion>>>);
+pub struct RenewedSession(
+    std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<mcpwire_protocol::lifecycle::InitializeResult>>>>,
+);
 
-impl RenewedVersion {
-    /// Records the version negotiated for the new session.
-    pub fn set(&self, version: mcpwire_protocol::ProtocolVersion) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(version);
+impl RenewedSession {
+    /// Records the `initialize` answer of the new session.
+    pub fn set(&self, answer: mcpwire_protocol::lifecycle::InitializeResult) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::sync::Arc::new(answer));
     }
 
-    /// The version of the latest replacement session, if there was one.
-    pub fn get(&self) -> Option<mcpwire_protocol::ProtocolVersion> {
+    /// The `initialize` answer of the latest replacement session, if there was one.
+    pub fn get(&self) -> Option<std::sync::Arc<mcpwire_protocol::lifecycle::InitializeResult>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

@@ -36,8 +36,9 @@ pub struct HttpClientTransport {
     pub(super) tls: super::tls::Tls,
     /// Cancelled when the writer has finished after close (the session's `DELETE` sent).
     pub(super) finished: tokio_util::sync::CancellationToken,
-    /// The version of a session made in place of a forgotten one (the client reads it).
-    pub(super) renewed: crate::transport::RenewedVersion,
+    /// The `initialize` answer of a session made in place of a forgotten one (the client
+    /// reads it).
+    pub(super) renewed: crate::transport::RenewedSession,
 }
 
 impl HttpClientTransport {

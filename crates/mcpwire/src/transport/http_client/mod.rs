@@ -148,8 +148,8 @@ struct Shared {
     /// The largest response body or SSE event read.
     max_message_bytes: usize,
     auth: auth_hook::Hook,
-    /// Set to the version of each session made in place of a forgotten one.
-    renewed: super::RenewedVersion,
+    /// Set to the `initialize` answer of each session made in place of a forgotten one.
+    renewed: super::RenewedSession,
 }
 
 /// Locks a mutex, ignoring poison (no lock is held across a panic that matters here).
@@ -170,7 +170,7 @@ impl Transport for HttpClientTransport {
         Some(self.finished.clone())
     }
 
-    fn renewed_version(&self) -> Option<super::RenewedVersion> {
+    fn renewed_session(&self) -> Option<super::RenewedSession> {
         Some(self.renewed.clone())
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{header, HeaderMap, HeaderValue, Method};
+use mcpwire_protocol::lifecycle::InitializeResult;
 use mcpwire_protocol::{decode_frame, methods, Frame, Message, ProtocolVersion, RequestId};
 
 use super::body::read_limited;
@@ -132,11 +133,11 @@ impl Shared {
         let body = read_limited(response.into_body(), self.max_message_bytes).await;
         // The new session's version goes on every later request (it may not be the old
         // one's); an answer without one this client speaks (an error, say) is no session.
-        let version = match body {
-            Ok(body) if ok => negotiated_version(&body, sse, self.max_message_bytes),
+        let answer = match body {
+            Ok(body) if ok => initialize_answer(&body, sse, self.max_message_bytes),
             _ => None,
         };
-        let Some(version) = version else {
+        let Some(answer) = answer else {
             tracing::warn!("the server forgot the session and refused a new one");
             return false;
         };
@@ -156,9 +157,10 @@ impl Shared {
             // The new session's server-initiated messages need their own stream.
             let mut session = lock(&self.session);
             session.id = sid;
-            // The client names the new session's version from now on, as the headers do.
-            self.renewed.set(ProtocolVersion::parse(&version));
-            session.version = Some(version);
+            // From now on the headers carry the new session's version, and the client
+            // describes the server by the new session's answer, all of it at once.
+            session.version = Some(answer.protocol_version.as_str().to_owned());
+            self.renewed.set(answer);
             session.standalone_open = false;
         }
         tracing::info!("the server forgot the session; re-initialized");
@@ -183,9 +185,10 @@ impl Shared {
     }
 }
 
-/// The `protocolVersion` of an `initialize` answer (a JSON body, or the SSE events that
-/// carry it) when it is a result naming a 2025 revision this client speaks.
-fn negotiated_version(body: &[u8], sse: bool, limit: usize) -> Option<String> {
+/// An `initialize` answer (a JSON body, or the SSE events that carry it) when it is a
+/// result that reads as one (as the handshake's must) and names a 2025 revision this
+/// client speaks.
+fn initialize_answer(body: &[u8], sse: bool, limit: usize) -> Option<InitializeResult> {
     let messages = match sse {
         true => SseParser::new(limit)
             .push(body)
@@ -203,8 +206,7 @@ fn negotiated_version(body: &[u8], sse: bool, limit: usize) -> Option<String> {
     };
     messages.into_iter().find_map(|message| {
         let Message::Response(response) = message else { return None };
-        let result: serde_json::Value = serde_json::from_str(response.result.get()).ok()?;
-        let version = result.get("protocolVersion")?.as_str()?;
-        ProtocolVersion::STATEFUL.iter().any(|v| v.as_str() == version).then(|| version.to_owned())
+        let answer: InitializeResult = serde_json::from_str(response.result.get()).ok()?;
+        ProtocolVersion::STATEFUL.contains(&answer.protocol_version).then_some(answer)
     })
 }
