@@ -12,7 +12,10 @@ use std::sync::Arc;
 
 use common::json_of;
 use mcpwire::client::{Client, ClientBuilder};
-use mcpwire::protocol::{codes, ErrorObject, ErrorResponse, Message, ProtocolVersion, Request, RequestId};
+use mcpwire::protocol::subscriptions::SubscriptionFilter;
+use mcpwire::protocol::{
+    codes, ErrorObject, ErrorResponse, Message, Notification, ProtocolVersion, Request, RequestId,
+};
 use mcpwire::transport::memory;
 use raw_server::*;
 use serde_json::{json, Value};
@@ -241,5 +244,104 @@ async fn a_stale_saved_discover_result_over_http_is_probed_again_into_a_2025_ses
     assert_eq!(tools.tools.len(), 1);
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
     assert_eq!(eras.get(&url), Some(mcpwire::protocol::Era::Stateful), "the era found is remembered");
+    client.close().await;
+}
+
+/// A `subscriptions/listen` stream opened first under a saved discover result watches
+/// its answer as any request does: refused the way a 2025-era server refuses an
+/// enveloped request, it makes the client probe again, once. The new probe finds a
+/// 2025 session, where the 2026-only listen is not sent again (it fails with the
+/// server's refusal), and the requests after it go straight to that session.
+#[tokio::test]
+async fn a_listen_opened_first_under_a_stale_saved_result_probes_again() {
+    let (peer, seen) = scripted(|method, enveloped| match (method, enveloped) {
+        (_, true) => Err(codes::INVALID_REQUEST),
+        ("initialize", false) => Ok(initialize_result()),
+        ("tools/list", false) => Ok(tools_page()),
+        _ => Err(codes::METHOD_NOT_FOUND),
+    });
+    let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(peer).await.unwrap();
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    let refused = client.listen(filter).await.unwrap_err();
+    assert_eq!(refused.peer_error().map(|e| e.code), Some(codes::INVALID_REQUEST), "{refused:?}");
+    assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25, "the new probe's session");
+    let expected = [("subscriptions/listen", true), ("server/discover", true), ("initialize", false)];
+    assert_eq!(methods(&seen), expected.map(|(m, e)| (m.to_owned(), e)));
+    assert_eq!(client.list_tools(None).await.unwrap().tools.len(), 1);
+    assert_eq!(methods(&seen).last(), Some(&("tools/list".to_owned(), false)));
+    assert_eq!(methods(&seen).len(), 4, "the request after it needed no probe");
+    client.close().await;
+}
+
+/// A listen stream the server acknowledges confirms a saved discover result, as a
+/// result does: a later refusal is the request's answer, and no reason to probe.
+#[tokio::test]
+async fn an_acknowledged_listen_confirms_a_saved_discover_result() {
+    let (ours, theirs) = memory::pair();
+    let mut raw = RawServer { conn: theirs };
+    let seen: Seen = Default::default();
+    let record = seen.clone();
+    tokio::spawn(async move {
+        while let Some(message) = raw.next_within(std::time::Duration::from_secs(30)).await {
+            let Message::Request(request) = message else { continue };
+            record.lock().unwrap().push((request.method.clone(), true));
+            let acknowledged = json!({ "notifications": { "toolsListChanged": true },
+                "_meta": { "io.modelcontextprotocol/subscriptionId": request.id.clone() } });
+            match request.method.as_str() {
+                "subscriptions/listen" => {
+                    let ack = serde_json::value::to_raw_value(&acknowledged).unwrap();
+                    let ack = Notification::new("notifications/subscriptions/acknowledged", Some(ack));
+                    raw.send(ack).await;
+                }
+                "server/discover" => {
+                    raw.answer(request.id, serde_json::to_value(saved_discover()).unwrap()).await
+                }
+                _ => raw.send(refused(request.id, codes::INVALID_REQUEST)).await,
+            }
+        }
+    });
+    let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(ours).await.unwrap();
+    let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
+    let stream = client.listen(filter).await.unwrap();
+    let error = client.list_tools(None).await.unwrap_err();
+    assert_eq!(error.peer_error().map(|e| e.code), Some(codes::INVALID_REQUEST), "{error:?}");
+    let seen: Vec<String> = methods(&seen).into_iter().map(|(m, _)| m).collect();
+    assert_eq!(
+        seen,
+        ["subscriptions/listen", "tools/list"],
+        "the acknowledgement confirmed the saved result"
+    );
+    drop(stream);
+    client.close().await;
+}
+
+/// `Client::peer` is the raw JSON-RPC peer: what it sends carries no 2026 envelope, so
+/// its answers say nothing about a saved discover result. A raw request's result does
+/// not confirm it (the next enveloped request, refused, still probes again), and a raw
+/// request's refusal does not make the client probe.
+#[tokio::test]
+async fn raw_peer_requests_neither_confirm_nor_probe_a_saved_discover_result() {
+    let (peer, seen) = scripted(|method, enveloped| match (method, enveloped) {
+        (_, true) => Err(codes::INVALID_REQUEST),
+        ("initialize", false) => Ok(initialize_result()),
+        ("tools/list", false) => Ok(tools_page()),
+        _ => Err(codes::INVALID_REQUEST),
+    });
+    let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(peer).await.unwrap();
+    let call = mcpwire::jsonrpc::CallOptions::default();
+    client.peer().request_raw("tools/list", None, call.clone()).await.unwrap();
+    let refused = client.peer().request_raw("custom/thing", None, call).await.unwrap_err();
+    assert_eq!(refused.peer_error().map(|e| e.code), Some(codes::INVALID_REQUEST), "{refused:?}");
+    assert_eq!(methods(&seen).len(), 2, "a raw refusal is no reason to probe");
+    assert_eq!(client.list_tools(None).await.unwrap().tools.len(), 1);
+    let expected = [
+        ("tools/list", false),
+        ("custom/thing", false),
+        ("tools/list", true),
+        ("server/discover", true),
+        ("initialize", false),
+        ("tools/list", false),
+    ];
+    assert_eq!(methods(&seen), expected.map(|(m, e)| (m.to_owned(), e)));
     client.close().await;
 }

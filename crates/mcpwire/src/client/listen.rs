@@ -115,8 +115,18 @@ impl Client {
         drop(stream);
     }
 
-    /// Opens a `subscriptions/listen` stream and waits for its acknowledgement.
+    /// Opens a `subscriptions/listen` stream and waits for its acknowledgement. On a
+    /// connection made from a saved discover result
+    /// ([`ClientBuilder::prior_discover`](super::ClientBuilder::prior_discover)) the
+    /// stream's first answer is watched as any request's is: an acknowledgement confirms
+    /// the saved result, and a refusal that shows it stale makes the client probe again
+    /// (the stream is opened once more if the server still speaks 2026, another version).
     pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, RequestError> {
+        self.watched(methods::SUBSCRIPTIONS_LISTEN, || self.listen_once(&filter)).await
+    }
+
+    /// [`Client::listen`], one attempt.
+    async fn listen_once(&self, filter: &SubscriptionFilter) -> Result<Subscription, RequestError> {
         if self.era() != Era::Stateless {
             return Err(RequestError::Protocol("subscriptions/listen is a 2026-07-28 method".into()));
         }
@@ -127,7 +137,7 @@ impl Client {
         // Until the subscription takes the queue over, a failure takes it out again.
         let mut registered = Registered { listeners: &self.inner.listeners, key: Some(id.key()) };
         let mut params = Map::new();
-        params.insert("notifications".into(), serde_json::to_value(&filter).map_err(RequestError::Encode)?);
+        params.insert("notifications".into(), serde_json::to_value(filter).map_err(RequestError::Encode)?);
         let raw = self.params(params, None, None)?;
         let peer = self.inner.peer.clone();
         let request_id = id.clone();

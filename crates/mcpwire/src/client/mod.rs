@@ -364,7 +364,13 @@ impl Client {
         self.inner.capabilities()
     }
 
-    /// The underlying JSON-RPC peer (for custom methods and notifications).
+    /// The underlying JSON-RPC peer: a low-level escape hatch, for messages the client
+    /// must not touch. What goes through it is sent as given: no 2026 `_meta` envelope,
+    /// no `resultType` check, no `input_required` rounds; nor is it watched for a stale
+    /// saved discover result ([`ClientBuilder::prior_discover`]): its answers, to
+    /// requests without the envelope, say nothing about that result, so they neither
+    /// confirm it nor make the client probe again. A custom request sent the way the
+    /// client sends its own goes through [`Client::send_request`].
     pub fn peer(&self) -> &Peer {
         &self.inner.peer
     }
@@ -601,7 +607,9 @@ impl ClientBuilder {
     /// refuses an enveloped request before its handshake; an HTTP 4xx without a JSON-RPC
     /// body) makes the client forget it and probe again, once per connection, and the
     /// request is sent once more if the probe found another version or era. A result,
-    /// or another error from the server, confirms it.
+    /// or another error from the server, confirms it. A [`Client::listen`] stream counts
+    /// as a request (its acknowledgement as a result); what goes through the raw
+    /// [`Client::peer`] does not.
     pub fn prior_discover(mut self, discover: DiscoverResult) -> Self {
         self.prior_discover = Some(discover);
         self

@@ -5,9 +5,13 @@
 //! or answers as a 2025-era server answers an enveloped request before its handshake)
 //! makes the client forget the saved result and probe again, once per connection, and
 //! the request is then sent once more if the probe found another version. Never in a
-//! loop: one new probe per connection, one retry per request.
+//! loop: one new probe per connection, one retry per request. A `subscriptions/listen`
+//! stream is watched the same way up to its acknowledgement, which confirms the result.
+//! Requests sent through the raw [`Client::peer`] are not watched: they carry no
+//! envelope, so their answers say nothing about the saved result.
 //!
 //! [`ClientBuilder::prior_discover`]: super::ClientBuilder::prior_discover
+//! [`Client::peer`]: super::Client::peer
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -95,8 +99,9 @@ fn shows_stale(error: &RequestError) -> bool {
     }
 }
 
-/// Whether an answer confirms the saved result: a result, or the server's error.
-fn confirms(answer: &Result<(ResultType, RawJson), RequestError>) -> bool {
+/// Whether an answer confirms the saved result: a result (for a listen stream, its
+/// acknowledgement), or the server's error.
+fn confirms<T>(answer: &Result<T, RequestError>) -> bool {
     matches!(answer, Ok(_) | Err(RequestError::Peer(_)))
 }
 
@@ -109,19 +114,39 @@ impl Client {
         params: Map<String, Value>,
         options: &RequestOptions,
     ) -> Result<(ResultType, RawJson), RequestError> {
-        let Some(saved) = self.inner.saved.as_ref().filter(|s| s.unconfirmed()) else {
+        if !self.inner.saved.as_ref().is_some_and(Saved::unconfirmed) {
             return self.send_once(method, params, options).await;
-        };
-        let answer = self.send_once(method, params.clone(), options).await;
-        if !matches!(&answer, Err(e) if shows_stale(e)) {
-            if confirms(&answer) {
-                saved.confirm();
-            }
-            return answer;
         }
+        self.watched(method, || self.send_once(method, params.clone(), options)).await
+    }
+
+    /// Sends an enveloped request with `attempt` (a request to `method`, or a listen
+    /// stream up to its acknowledgement) and, while the saved discover result is
+    /// unconfirmed, watches its answer: one that shows the result stale makes the client
+    /// probe again (once per connection), and `attempt` is made once more if the probe
+    /// found another session (a 2026-only method, not in a 2025 one); any other answer
+    /// confirms the result, or leaves it unconfirmed if it says nothing (a timeout).
+    pub(crate) async fn watched<T, F, Fut>(&self, method: &str, attempt: F) -> Result<T, RequestError>
+    where
+        F: Fn() -> Fut,
+        Fut: std::future::Future<Output = Result<T, RequestError>>,
+    {
+        let Some(saved) = self.inner.saved.as_ref().filter(|s| s.unconfirmed()) else {
+            return attempt().await;
+        };
+        let answer = attempt().await;
+        let stale = match &answer {
+            Err(e) if shows_stale(e) => e,
+            _ => {
+                if confirms(&answer) {
+                    saved.confirm();
+                }
+                return answer;
+            }
+        };
         tracing::debug!(
             method,
-            "a request under a saved discover result was refused ({answer:?}); probing again"
+            "a request under a saved discover result was refused ({stale}); probing again"
         );
         // A 2026-only method is not sent again to a server found to be 2025-era.
         let only_2026 = matches!(
@@ -129,9 +154,7 @@ impl Client {
             methods::SERVER_DISCOVER | methods::SUBSCRIPTIONS_LISTEN | methods::TASKS_UPDATE
         );
         match self.probe_again(saved).await {
-            true if !(only_2026 && self.era() == Era::Stateful) => {
-                self.send_once(method, params, options).await
-            }
+            true if !(only_2026 && self.era() == Era::Stateful) => attempt().await,
             _ => answer,
         }
     }
