@@ -21,7 +21,8 @@ fn header(head: &str, name: &str) -> Option<String> {
 }
 
 /// A server whose first session (`s0`, 2025-11-25, with tools and prompts, version 1 and
-/// instructions) is forgotten after one `tools/list`, as if it restarted: its
+/// instructions; its tool `t` has an output schema) is forgotten after one `tools/list`,
+/// as if it restarted: its
 /// `initialize` then negotiates 2025-06-18 for session `s1`, as version 2 offering tools
 /// only, without instructions. Records the session id and
 /// `MCP-Protocol-Version` of each `tools/list` it answers.
@@ -69,12 +70,23 @@ async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
                             if forgotten {
                                 "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_owned()
                             } else {
+                                // The first session's `t` has a structured result with `a`.
+                                let tools = match session.as_str() {
+                                    "s0" => json!([{ "name": "t", "inputSchema": { "type": "object" },
+                                        "outputSchema": { "type": "object", "required": ["a"] } }]),
+                                    _ => json!([]),
+                                };
                                 seen.push((session, version));
-                                json(
-                                    json!({ "jsonrpc": "2.0", "id": body["id"], "result": { "tools": [] } }),
-                                    None,
-                                )
+                                json(json!({ "jsonrpc": "2.0", "id": body["id"], "result": { "tools": tools } }), None)
                             }
+                        }
+                        // Forgotten in the first session; in the new one `t` answers `b`.
+                        Some("tools/call") if session == "s0" => {
+                            "HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n".to_owned()
+                        }
+                        Some("tools/call") => {
+                            let result = json!({ "content": [], "structuredContent": { "b": "x" } });
+                            json(json!({ "jsonrpc": "2.0", "id": body["id"], "result": result }), None)
                         }
                         _ => "HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n".to_owned(),
                     };
@@ -133,5 +145,22 @@ async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
     assert!(capabilities.tools.is_some());
     assert_eq!(client.server_info().unwrap().version, "2");
     assert_eq!(client.instructions(), None, "the new session gave no instructions");
+    client.close().await;
+}
+
+/// What the client learned of the first session's tools (here `t`'s output schema, which
+/// the answers of the new session need not follow) is forgotten with that session: a call
+/// answered by the new session is not checked against it.
+#[tokio::test]
+async fn a_renewed_session_is_not_held_to_the_first_sessions_tool_list() {
+    let url = forgetful_server(Arc::new(Mutex::new(Vec::new()))).await;
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    client.list_tools(None).await.unwrap();
+    let result = client.call_tool("t", json!({})).await.expect("the new session's answer was refused");
+    assert_eq!(result.structured_content, Some(json!({ "b": "x" })));
     client.close().await;
 }

@@ -233,6 +233,7 @@ impl Client {
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, RequestError> {
         let page: ListToolsResult = decode(&self.list(methods::TOOLS_LIST, cursor).await?)?;
+        self.inner.forget_tools_of_replaced_sessions();
         self.inner.output_schemas.learn(&page.tools);
         self.inner.task_tools.learn(&page.tools);
         Ok(page)

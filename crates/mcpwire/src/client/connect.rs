@@ -261,6 +261,7 @@ impl ClientBuilder {
                 child: Mutex::new(None),
                 transport_finished,
                 renewed,
+                tools_learned_under: Default::default(),
                 resource_streams: Default::default(),
                 saved,
             }),

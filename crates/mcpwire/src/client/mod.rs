@@ -194,6 +194,9 @@ pub(crate) struct ClientInner {
     /// The `initialize` answer of a 2025 session the transport made in place of the
     /// handshake's ([`Transport::renewed_session`](crate::transport::Transport::renewed_session)).
     renewed: Option<crate::transport::RenewedSession>,
+    /// The count of renewed sessions ([`RenewedSession::count`](crate::transport::RenewedSession::count))
+    /// that `output_schemas` and `task_tools` were learned under.
+    tools_learned_under: std::sync::atomic::AtomicU64,
     /// 2026: the listen stream that carries each URI's updates since
     /// [`Client::subscribe`], by URI.
     pub(crate) resource_streams: listen::ResourceStreams,
@@ -209,6 +212,18 @@ impl ClientInner {
         match self.saved.as_ref().and_then(|s| s.replaced.get()) {
             Some(replaced) => &replaced.session,
             None => &self.session,
+        }
+    }
+
+    /// Forgets what was learned of the tools of a session that has since been replaced
+    /// (the server, restarted say, may list other tools with other output schemas), before
+    /// any use of `output_schemas` or `task_tools`.
+    pub(crate) fn forget_tools_of_replaced_sessions(&self) {
+        let Some(renewed) = &self.renewed else { return };
+        let count = renewed.count();
+        if self.tools_learned_under.swap(count, std::sync::atomic::Ordering::Relaxed) != count {
+            self.output_schemas.forget();
+            self.task_tools.forget();
         }
     }
 

@@ -145,6 +145,7 @@ impl Client {
         if result.is_error() {
             return Ok(());
         }
+        self.inner.forget_tools_of_replaced_sessions();
         let schemas = &self.inner.output_schemas;
         let known = match schemas.known(name) {
             Some(known) => known,

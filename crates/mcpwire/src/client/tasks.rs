@@ -200,6 +200,7 @@ impl Client {
         if !self.core_tasks() {
             return None;
         }
+        self.inner.forget_tools_of_replaced_sessions();
         if let Some(support) = self.inner.task_tools.get(name) {
             return Some(support);
         }

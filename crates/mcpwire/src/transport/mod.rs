@@ -93,19 +93,36 @@ pub trait Transport: Send + 'static {
 /// One answer is swapped in whole, so a reader never sees one session's version beside
 /// another's capabilities. Empty until a session is replaced; clones share it.
 #[derive(Clone, Debug, Default)]
-pub struct RenewedSession(
-    std::sync::Arc<std::sync::Mutex<Option<std::sync::Arc<mcpwire_protocol::lifecycle::InitializeResult>>>>,
-);
+pub struct RenewedSession(std::sync::Arc<std::sync::Mutex<Renewed>>);
+
+/// The latest replacement session's answer, and how many replacements there were.
+#[derive(Debug, Default)]
+struct Renewed {
+    answer: Option<std::sync::Arc<mcpwire_protocol::lifecycle::InitializeResult>>,
+    count: u64,
+}
 
 impl RenewedSession {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Renewed> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Records the `initialize` answer of the new session.
     pub fn set(&self, answer: mcpwire_protocol::lifecycle::InitializeResult) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(std::sync::Arc::new(answer));
+        let mut renewed = self.lock();
+        renewed.answer = Some(std::sync::Arc::new(answer));
+        renewed.count += 1;
     }
 
     /// The `initialize` answer of the latest replacement session, if there was one.
     pub fn get(&self) -> Option<std::sync::Arc<mcpwire_protocol::lifecycle::InitializeResult>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+        self.lock().answer.clone()
+    }
+
+    /// How many sessions have replaced the first: what the client learned of the server
+    /// (its tools' output schemas, say) under another count is another session's.
+    pub fn count(&self) -> u64 {
+        self.lock().count
     }
 }
 
