@@ -99,6 +99,15 @@ async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
     .await
 }
 
+/// A client of the server at `url`, asking for 2025-11-25.
+async fn connect(url: &str) -> Client {
+    Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .connect(HttpClientTransport::new(url).unwrap())
+        .await
+        .unwrap()
+}
+
 /// Rules 4.1.19 and 1.11: after a 404 the client initializes a new session and retries;
 /// the retry carries the new session's id and `MCP-Protocol-Version` with the version
 /// negotiated for that session, not the old one's, and the client names that version too
@@ -106,12 +115,7 @@ async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
 #[tokio::test]
 async fn a_renewed_session_is_named_with_its_own_version() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let url = forgetful_server(seen.clone()).await;
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .connect(HttpClientTransport::new(&url).unwrap())
-        .await
-        .unwrap();
+    let client = connect(&forgetful_server(seen.clone()).await).await;
     client.list_tools(None).await.unwrap();
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
     client.list_tools(None).await.expect("the call after the 404 failed");
@@ -127,12 +131,7 @@ async fn a_renewed_session_is_named_with_its_own_version() {
 /// instructions) is the new session's, not the first one's.
 #[tokio::test]
 async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
-    let url = forgetful_server(Arc::new(Mutex::new(Vec::new()))).await;
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .connect(HttpClientTransport::new(&url).unwrap())
-        .await
-        .unwrap();
+    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new()))).await).await;
     client.list_tools(None).await.unwrap();
     assert!(client.server_capabilities().unwrap().prompts.is_some());
     assert_eq!(client.server_info().unwrap().version, "1");
@@ -153,12 +152,7 @@ async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
 /// answered by the new session is not checked against it.
 #[tokio::test]
 async fn a_renewed_session_is_not_held_to_the_first_sessions_tool_list() {
-    let url = forgetful_server(Arc::new(Mutex::new(Vec::new()))).await;
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .connect(HttpClientTransport::new(&url).unwrap())
-        .await
-        .unwrap();
+    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new()))).await).await;
     client.list_tools(None).await.unwrap();
     let result = client.call_tool("t", json!({})).await.expect("the new session's answer was refused");
     assert_eq!(result.structured_content, Some(json!({ "b": "x" })));

@@ -269,15 +269,7 @@ async fn named_types_are_written_in_place_and_only_recursion_refers() {
         "required": ["lat", "lon"]
     });
     let mode = json!({ "description": "How to travel.", "type": "string", "enum": ["walk", "drive"] });
-    let region = json!({
-        "description": "A region and the regions in it: a recursive type.",
-        "type": "object",
-        "properties": {
-            "name": { "type": "string" },
-            "parts": { "type": "array", "items": { "$ref": "#/$defs/Region" } }
-        },
-        "required": ["name", "parts"]
-    });
+    let region = region_schema();
     let mut from = place.clone();
     from["description"] = json!("Where to start.");
     let properties = json!({
@@ -332,6 +324,19 @@ async fn named_types_are_written_in_place_and_only_recursion_refers() {
     }
 }
 
+/// `Region`'s schema, written in place, where it recurs referring to its definition.
+fn region_schema() -> Value {
+    json!({
+        "description": "A region and the regions in it: a recursive type.",
+        "type": "object",
+        "properties": {
+            "name": { "type": "string" },
+            "parts": { "type": "array", "items": { "$ref": "#/$defs/Region" } }
+        },
+        "required": ["name", "parts"]
+    })
+}
+
 /// A region, as the result of a tool.
 #[mcpwire::tool]
 async fn regions(name: String) -> Vec<Region> {
@@ -349,29 +354,9 @@ async fn a_recursive_result_refers_to_its_definition() {
         listed["outputSchema"],
         json!({
             "type": "object",
-            "properties": { "result": {
-                "title": "Array_of_Region",
-                "type": "array",
-                "items": {
-                    "description": "A region and the regions in it: a recursive type.",
-                    "type": "object",
-                    "properties": {
-                        "name": { "type": "string" },
-                        "parts": { "type": "array", "items": { "$ref": "#/$defs/Region" } }
-                    },
-                    "required": ["name", "parts"]
-                }
-            } },
+            "properties": { "result": { "title": "Array_of_Region", "type": "array", "items": region_schema() } },
             "required": ["result"],
-            "$defs": { "Region": {
-                "description": "A region and the regions in it: a recursive type.",
-                "type": "object",
-                "properties": {
-                    "name": { "type": "string" },
-                    "parts": { "type": "array", "items": { "$ref": "#/$defs/Region" } }
-                },
-                "required": ["name", "parts"]
-            } }
+            "$defs": { "Region": region_schema() }
         }),
         "{:#}",
         listed["outputSchema"]
