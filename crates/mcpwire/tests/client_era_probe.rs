@@ -106,6 +106,18 @@ async fn requests_before_the_era_is_known_get_ping_answered_and_the_rest_refused
 /// envelope.
 type Seen = Arc<std::sync::Mutex<Vec<(String, bool)>>>;
 
+/// A 2025-era server, as a connection made from a saved 2026 result meets it: every
+/// enveloped request, and every method but `initialize` and `tools/list`, is refused
+/// with `-32600`.
+fn a_2025_era_server() -> (mcpwire::transport::Connection, Seen) {
+    scripted(|method, enveloped| match (method, enveloped) {
+        (_, true) => Err(codes::INVALID_REQUEST),
+        ("initialize", false) => Ok(initialize_result()),
+        ("tools/list", false) => Ok(tools_page()),
+        _ => Err(codes::INVALID_REQUEST),
+    })
+}
+
 /// A server that answers each request with `answer(method, enveloped)` (a result, or an
 /// error code) and records it; notifications are read and dropped.
 fn scripted(
@@ -254,12 +266,7 @@ async fn a_stale_saved_discover_result_over_http_is_probed_again_into_a_2025_ses
 /// server's refusal), and the requests after it go straight to that session.
 #[tokio::test]
 async fn a_listen_opened_first_under_a_stale_saved_result_probes_again() {
-    let (peer, seen) = scripted(|method, enveloped| match (method, enveloped) {
-        (_, true) => Err(codes::INVALID_REQUEST),
-        ("initialize", false) => Ok(initialize_result()),
-        ("tools/list", false) => Ok(tools_page()),
-        _ => Err(codes::METHOD_NOT_FOUND),
-    });
+    let (peer, seen) = a_2025_era_server();
     let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(peer).await.unwrap();
     let filter = SubscriptionFilter { tools_list_changed: Some(true), ..Default::default() };
     let refused = client.listen(filter).await.unwrap_err();
@@ -321,12 +328,7 @@ async fn an_acknowledged_listen_confirms_a_saved_discover_result() {
 /// request's refusal does not make the client probe.
 #[tokio::test]
 async fn raw_peer_requests_neither_confirm_nor_probe_a_saved_discover_result() {
-    let (peer, seen) = scripted(|method, enveloped| match (method, enveloped) {
-        (_, true) => Err(codes::INVALID_REQUEST),
-        ("initialize", false) => Ok(initialize_result()),
-        ("tools/list", false) => Ok(tools_page()),
-        _ => Err(codes::INVALID_REQUEST),
-    });
+    let (peer, seen) = a_2025_era_server();
     let client = Client::builder("c", "1").prior_discover(saved_discover()).connect(peer).await.unwrap();
     let call = mcpwire::jsonrpc::CallOptions::default();
     client.peer().request_raw("tools/list", None, call.clone()).await.unwrap();
