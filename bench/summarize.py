@@ -9,7 +9,8 @@ OUT_DIR/r<round>-<peer>-startup.json. Each report holds two cases: stdio sequent
 pipelined, or HTTP 1 client and CLIENTS clients. One row per case:
 
   case | mcpwire calls/s | rmcp calls/s | mcpwire/rmcp | bare calls/s |
-  mcpwire server CPU per call / bare's | errors (mcpwire/rmcp/bare)
+  mcpwire server CPU per call / bare's | errors (mcpwire/rmcp/bare) |
+  server minor page faults per call (mcpwire/bare)
 
 Figures are medians over rounds; a ratio is the median of the per-round ratios (compare.sh
 runs the peers one after the other within a round, so the two runs of a round saw the
@@ -115,8 +116,10 @@ def main() -> int:
         print("```\n")
     print("Medians over rounds; ratios are medians of per-round ratios. CPU ÷ bare: mcpwire's server CPU\n"
           "time per call divided by bare-echo's. `!`: the client used 90% of a core (the rate may be\n"
-          "the generator's). Errors: mcpwire/rmcp/bare, summed over rounds.\n")
-    head = ["case", "mcpwire calls/s", "rmcp calls/s", "mcpwire/rmcp", "bare calls/s", "CPU/call ÷ bare", "errors"]
+          "the generator's). Errors: mcpwire/rmcp/bare, summed over rounds. Page faults: the server's\n"
+          "minor faults per call, medians (memory its allocator gave back and took again).\n")
+    head = ["case", "mcpwire calls/s", "rmcp calls/s", "mcpwire/rmcp", "bare calls/s", "CPU/call ÷ bare", "errors",
+            "page faults/call mcpwire/bare"]
     head += [f"{p} calls/s" for p in extras]
     print("| " + " | ".join(head) + " |")
     print("|---" * len(head) + "|")
@@ -128,14 +131,15 @@ def main() -> int:
             labels = [label for label, _ in cases(scenario, rep)]
             break
         for label in labels:
-            rate, cpu, errors, bound = {}, {}, {}, {}
+            rate, cpu, errors, bound, faults = {}, {}, {}, {}, {}
             for peer, rounds in by_peer.items():
-                rate[peer], cpu[peer], errors[peer], bound[peer] = {}, {}, 0, False
+                rate[peer], cpu[peer], errors[peer], bound[peer], faults[peer] = {}, {}, 0, False, {}
                 for rnd, rep in rounds.items():
                     for l, r in cases(scenario, rep):
                         if l == label:
                             rate[peer][rnd] = r["calls_per_sec"]
                             cpu[peer][rnd] = r.get("server_cpu_us_per_call")
+                            faults[peer][rnd] = r.get("server_minor_faults_per_call")
                             errors[peer] += r["errors"]
                             bound[peer] |= r.get("client_bound", False)
 
@@ -152,6 +156,7 @@ def main() -> int:
                 cell("bare"),
                 fmt(paired(cpu.get("mcpwire", {}), cpu.get("bare", {}))),
                 "/".join(str(errors[p]) if p in errors else "-" for p in MAIN),
+                "/".join(fmt(med(faults.get(p, {}).values())) for p in ("mcpwire", "bare")),
             ] + [cell(p) for p in extras]
             print("| " + " | ".join(row) + " |")
 
@@ -184,6 +189,7 @@ def main() -> int:
                         f"{r['calls_per_sec']:,.0f} calls/s, p50 {r['latency']['p50_us']:.1f} us, "
                         f"p99 {r['latency']['p99_us']:.1f}, max {r['latency']['max_us']:.0f}, "
                         f"stalls {r['stalls_40ms']}, server {fmt(srv)} us/call, "
+                        f"{fmt(r.get('server_minor_faults_per_call'))} faults/call, "
                         f"client {r['client_cpu_us_per_call']:.2f} us/call "
                         f"({r['client_cpu_share'] * 100:.0f}% of a core), errors {r['errors']}"
                     )

@@ -94,6 +94,7 @@ fn bench_over_stdio_reports_latency_throughput_startup_and_memory_in_both_eras()
         check_result(&results[0], "sequential n=300", Some(300));
         check_result(&results[1], "pipelined k=32 n=3000", Some(3000));
         assert!(results[1]["server_cpu_us_per_call"].as_f64().is_some(), "stdio knows the server's pid: {r}");
+        assert!(results[1]["server_minor_faults_per_call"].as_f64().is_some(), "{r}");
         assert_eq!(r["startup"]["runs"], 2, "{r}");
         assert!(r["startup"]["median_ms"].as_f64().unwrap() > 0.0, "{r}");
         assert!(r["server_peak_rss_kib"].as_u64().unwrap() > 0, "{r}");
@@ -146,6 +147,7 @@ fn bench_over_http_runs_sequential_and_concurrent_clients_in_both_eras() {
         check_result(&results[0], "sequential n=200", Some(200));
         check_result(&results[1], "concurrent c=4 t=1s", None);
         assert!(results[1]["server_cpu_us_per_call"].as_f64().is_some(), "--server-pid given: {r}");
+        assert!(results[1]["server_minor_faults_per_call"].as_f64().is_some(), "{r}");
     }
     let _ = server.kill();
     let _ = server.wait();

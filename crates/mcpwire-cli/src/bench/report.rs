@@ -35,6 +35,10 @@ pub struct WorkloadResult {
     pub server_cpu_us_per_call: Option<f64>,
     /// Server CPU time / wall time.
     pub server_cpu_share: Option<f64>,
+    /// Minor page faults of the server process per call (when its pid is known): memory
+    /// its allocator gave back and took again, paid in system time.
+    #[serde(default)]
+    pub server_minor_faults_per_call: Option<f64>,
     /// The client used at least 90% of a core: the generator may be what limits the rate.
     pub client_bound: bool,
 }
@@ -57,6 +61,7 @@ impl WorkloadResult {
             client_cpu_share: client_share,
             server_cpu_us_per_call: usage.server_cpu.map(per_call),
             server_cpu_share: usage.server_cpu.map(|d| d.as_secs_f64() / secs),
+            server_minor_faults_per_call: usage.server_minor_faults.map(|f| f as f64 / calls.max(1) as f64),
             client_bound: client_share >= 0.9,
         }
     }
@@ -121,7 +126,7 @@ impl BenchReport {
             writeln!(out, "# {}  ({}, {}, driver {:?})", self.label, self.target, self.protocol, self.driver);
         let _ = writeln!(
             out,
-            "{:<30} {:>9} {:>11} {:>9} {:>9} {:>9} {:>10} {:>7} {:>9} {:>9} {:>6}",
+            "{:<30} {:>9} {:>11} {:>9} {:>9} {:>9} {:>10} {:>7} {:>9} {:>9} {:>9} {:>6}",
             "workload",
             "calls",
             "calls/s",
@@ -131,14 +136,16 @@ impl BenchReport {
             "max us",
             "stalls",
             "srv us/c",
+            "srv flt/c",
             "cli us/c",
             "errors"
         );
         for r in &self.results {
             let server = r.server_cpu_us_per_call.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"));
+            let faults = r.server_minor_faults_per_call.map_or_else(|| "-".to_owned(), |v| format!("{v:.2}"));
             let _ = writeln!(
                 out,
-                "{:<30} {:>9} {:>11.0} {:>9.1} {:>9.1} {:>9.1} {:>10.1} {:>7} {:>9} {:>8.2}{} {:>6}",
+                "{:<30} {:>9} {:>11.0} {:>9.1} {:>9.1} {:>9.1} {:>10.1} {:>7} {:>9} {:>9} {:>8.2}{} {:>6}",
                 r.workload,
                 r.calls,
                 r.calls_per_sec,
@@ -148,6 +155,7 @@ impl BenchReport {
                 r.latency.max_us,
                 r.stalls_40ms,
                 server,
+                faults,
                 r.client_cpu_us_per_call,
                 if r.client_bound { "!" } else { " " },
                 r.errors

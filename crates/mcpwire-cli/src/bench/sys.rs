@@ -40,6 +40,17 @@ pub fn process_cpu(pid: u32) -> Option<Duration> {
     Some(Duration::from_micros((utime + stime) * 1_000_000 / ticks))
 }
 
+/// Minor page faults of process `pid` so far, exited threads included (`/proc/PID/stat`
+/// field 10): pages the kernel had to map, and zero, on first touch. A server whose
+/// allocator hands memory back and takes it again between calls pays them on every call,
+/// in system time. `None` when the process is gone or not readable.
+pub fn minor_faults(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    // As in `process_cpu`: field N is at index N - 3.
+    rest.split_whitespace().nth(7)?.parse().ok()
+}
+
 /// Time on CPU of each live thread of `pid`, in nanoseconds (`/proc/PID/task/TID/schedstat`,
 /// first field): exact where [`process_cpu`] counts whole ticks, which a fast server's
 /// short run may not even fill. `None` when it is not readable.
@@ -97,6 +108,7 @@ pub struct Meter {
     client: Duration,
     server: Option<Duration>,
     server_threads: Option<Vec<(u32, u64)>>,
+    server_faults: Option<u64>,
     pid: Option<u32>,
 }
 
@@ -109,6 +121,8 @@ pub struct Usage {
     pub client_cpu: Duration,
     /// CPU time of the server process, when its pid is known.
     pub server_cpu: Option<Duration>,
+    /// Minor page faults of the server process, when its pid is known.
+    pub server_minor_faults: Option<u64>,
 }
 
 impl Meter {
@@ -119,6 +133,7 @@ impl Meter {
             client: self_cpu(),
             server: server.and_then(process_cpu),
             server_threads: server.and_then(thread_cpu),
+            server_faults: server.and_then(minor_faults),
             pid: server,
         }
     }
@@ -144,7 +159,11 @@ impl Meter {
             (Some(exact), _) => Some(exact),
             (None, ticks) => ticks,
         };
-        Usage { wall, client_cpu, server_cpu }
+        let server_minor_faults = match (self.server_faults, self.pid.and_then(minor_faults)) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+            _ => None,
+        };
+        Usage { wall, client_cpu, server_cpu, server_minor_faults }
     }
 }
 
@@ -191,5 +210,21 @@ mod tests {
         let most = usage.wall * cores + Duration::from_millis(100);
         assert!(used >= Duration::from_millis(25) && used <= most, "{used:?} in {:?}", usage.wall);
         assert!(thread_cpu(me).is_some_and(|t| t.iter().any(|(tid, _)| *tid == me)));
+    }
+
+    /// Pages touched for the first time are counted as the server's minor faults.
+    #[test]
+    fn fresh_pages_are_counted_as_minor_faults() {
+        let me = std::process::id();
+        let meter = Meter::start(Some(me));
+        // 64 pages the allocator has to map afresh (well over glibc's mmap threshold),
+        // each touched once.
+        let mut fresh = vec![0u8; 64 * 4096];
+        for page in fresh.chunks_mut(4096) {
+            page[0] = 1;
+        }
+        std::hint::black_box(&fresh);
+        let faults = meter.stop().server_minor_faults.expect("own /proc is readable");
+        assert!(faults >= 32, "{faults} minor faults for 64 fresh pages");
     }
 }
