@@ -1,0 +1,206 @@
+//! What an attribute generates beside the function: its arguments type, its definition
+//! and the hidden function `definitions!` names.
+
+use proc_macro2::{Span, TokenStream as Tokens};
+use quote::{format_ident, quote};
+use syn::{Attribute, Expr, ExprLit, Ident, ItemFn, Lit, Meta, ReturnType, Type};
+
+use crate::options::Options;
+use crate::parameters::{split_parameters, Parameters};
+use crate::Kind;
+
+/// The doc comment as the description's tokens: its lines joined, without the
+/// indentation they share (the space after `///`), so nested lists and code keep theirs;
+/// a `#[doc = include_str!("..")]` (or another macro) is put in where it stands.
+pub(crate) fn doc_comment(attrs: &[Attribute]) -> Option<Tokens> {
+    let parts: Vec<&Expr> = attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            Meta::NameValue(nv) => Some(&nv.value),
+            _ => None,
+        })
+        .collect();
+    let literal = |e: &Expr| match e {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
+        _ => None,
+    };
+    let texts: Vec<Option<String>> = parts.iter().map(|e| literal(e)).collect();
+    let indent = texts
+        .iter()
+        .flatten()
+        .flat_map(|t| t.lines())
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| l.len() - l.trim_start().len())
+        .min()
+        .unwrap_or(0);
+    let unindent = |text: &str| {
+        text.lines().map(|l| l.get(indent..).unwrap_or("").trim_end()).collect::<Vec<_>>().join("\n")
+    };
+    if texts.iter().all(Option::is_some) {
+        let text = texts.iter().flatten().map(|t| unindent(t)).collect::<Vec<_>>().join("\n");
+        let text = text.trim();
+        return (!text.is_empty()).then(|| quote! { #text });
+    }
+    let pieces = parts.iter().zip(&texts).map(|(expr, text)| match text {
+        Some(text) => {
+            let text = unindent(text);
+            quote! { #text }
+        }
+        None => quote! { #expr },
+    });
+    Some(quote! { ::core::primitive::str::trim(::core::concat!(#(#pieces, "\n"),*)) })
+}
+
+/// The function's return type (`()` when it declares none).
+fn return_type(item: &ItemFn) -> syn::Result<Tokens> {
+    match &item.sig.output {
+        ReturnType::Default => Ok(quote! { () }),
+        ReturnType::Type(_, ty) if matches!(**ty, Type::ImplTrait(_)) => Err(syn::Error::new_spanned(
+            ty,
+            "name the return type: `impl Trait` cannot say what result it is",
+        )),
+        ReturnType::Type(_, ty) => Ok(quote! { #ty }),
+    }
+}
+
+pub(crate) fn expand(kind: Kind, options: Options, mut item: ItemFn) -> syn::Result<Tokens> {
+    let parameters = split_parameters(kind, &mut item)?;
+    let fn_ident = item.sig.ident.clone();
+    let vis = item.vis.clone();
+    let name = options.name.clone().unwrap_or_else(|| fn_ident.to_string());
+    // Without a doc comment or `description`, the definition has no description (not an
+    // empty one).
+    let description =
+        options.description.clone().or_else(|| doc_comment(&item.attrs)).map(|d| quote! { .description(#d) });
+    let args_ident = format_ident!("__{}_{}_args", fn_ident, kind.word());
+    let def_fn = format_ident!("{}_{}", fn_ident, kind.word());
+    let hidden_fn = definition_fn(&fn_ident);
+    let Parameters { fields, names, extractors, extractor_checks, call_args, whole_args } = parameters;
+
+    // A sync function runs on the runtime's blocking pool, so that one that blocks holds
+    // up no other request (nor the connection's reading of a cancellation).
+    let call = if item.sig.asyncness.is_some() {
+        quote! { #fn_ident(#(#call_args),*).await }
+    } else {
+        quote! { ::mcpwire::__private::tool_output::run_blocking(move || #fn_ident(#(#call_args),*)).await }
+    };
+    let title = options.title.as_ref().map(|t| quote! { .title(#t) });
+    let handler_params = match whole_args {
+        // The function's own `Args<T>` is among the extractors.
+        true => quote! { #(#extractors),* },
+        false => quote! {
+            #(#extractors,)* ::mcpwire::server::Args(__args): ::mcpwire::server::Args<#args_ident>
+        },
+    };
+    let (def_type, definition) = match kind {
+        Kind::Tool => {
+            let ret = return_type(&item)?;
+            let annotations = (!options.hints.is_empty()).then(|| {
+                let (fields, values): (Vec<_>, Vec<_>) = options.hints.iter().cloned().unzip();
+                quote! {
+                    .annotations(::mcpwire::protocol::tools::ToolAnnotations {
+                        #(#fields: ::core::option::Option::Some(#values),)*
+                        ..::core::default::Default::default()
+                    })
+                }
+            });
+            let definition = quote! {
+                let __kind = {
+                    use ::mcpwire::__private::tool_output::*;
+                    (&&&&Probe::<#ret>::new()).kind()
+                };
+                ::mcpwire::server::tool(#name)
+                    #description
+                    #title
+                    #annotations
+                    .handler(move |#handler_params| async move { __kind.wrap(#call) })
+            };
+            (quote! { ToolDef }, definition)
+        }
+        Kind::Prompt => {
+            let definition = quote! {
+                ::mcpwire::server::prompt(#name)
+                    #description
+                    #title
+                    .handler(|#handler_params| async move { #call })
+                    .__arguments_in_order(&[#(#names),*])
+            };
+            (quote! { PromptDef }, definition)
+        }
+        Kind::Resource => {
+            resource_definition(&options, &name, description, title, &handler_params, &call, &fields)?
+        }
+    };
+
+    let doc = format!(
+        "The `{name}` {} (generated by `#[{}]` from `{fn_ident}`), for `ServerBuilder::register`.",
+        kind.word(),
+        kind.word()
+    );
+    // The schema's title names the definition, not the hidden struct (whose name would
+    // otherwise become the title); `<tool>Arguments` is what the Python SDK calls it.
+    let schema_title = format!("{name}Arguments");
+    Ok(quote! {
+        #item
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code)]
+        #[derive(::mcpwire::__private::serde::Deserialize, ::mcpwire::__private::schemars::JsonSchema)]
+        #[serde(crate = "::mcpwire::__private::serde")]
+        #[schemars(crate = "::mcpwire::__private::schemars", title = #schema_title)]
+        #vis struct #args_ident {
+            #(#fields,)*
+        }
+
+        #[doc = #doc]
+        #vis fn #def_fn() -> ::mcpwire::server::#def_type {
+            #(#extractor_checks)*
+            #definition
+        }
+
+        #[doc(hidden)]
+        #vis fn #hidden_fn() -> ::mcpwire::server::Definition {
+            ::core::convert::Into::into(#def_fn())
+        }
+    })
+}
+
+/// A fixed resource (its URI has no `{variable}`) or a template.
+fn resource_definition(
+    options: &Options,
+    name: &str,
+    description: Option<Tokens>,
+    title: Option<Tokens>,
+    handler_params: &Tokens,
+    call: &Tokens,
+    fields: &[Tokens],
+) -> syn::Result<(Tokens, Tokens)> {
+    let Some(uri) = &options.uri else {
+        return Err(syn::Error::new(Span::call_site(), "#[resource] needs uri = \"...\""));
+    };
+    let mime_type = options.mime_type.as_ref().map(|m| quote! { .mime_type(#m) });
+    let is_template = uri.contains('{');
+    if !is_template && !fields.is_empty() {
+        let message = "a resource with a fixed URI takes no arguments: give the URI {variables}, or take only Ctx, State, Uri";
+        return Err(syn::Error::new(Span::call_site(), message));
+    }
+    let (builder, def_type) = if is_template {
+        (quote! { ::mcpwire::server::resource_template(#uri, #name) }, quote! { TemplateDef })
+    } else {
+        (quote! { ::mcpwire::server::resource(#uri, #name) }, quote! { ResourceDef })
+    };
+    let definition = quote! {
+        #builder
+            #description
+            #title
+            #mime_type
+            .handler(|#handler_params| async move { #call })
+    };
+    Ok((def_type, definition))
+}
+
+/// The hidden function `definitions!` calls for the function `ident`.
+pub(crate) fn definition_fn(ident: &Ident) -> Ident {
+    format_ident!("__mcpwire_definition_{}", ident)
+}

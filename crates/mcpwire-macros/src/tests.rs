@@ -1,0 +1,109 @@
+//! Unit tests of the expansion: what each attribute refuses, and why.
+
+#![allow(clippy::unwrap_used)]
+
+use proc_macro2::TokenStream as Tokens;
+use quote::quote;
+use syn::parse::{ParseStream, Parser};
+
+use crate::expand::expand;
+use crate::options::Options;
+use crate::Kind;
+
+/// The message `#[tool]` stops the build with on `item`, if it does.
+fn refused(item: Tokens) -> Option<String> {
+    expand(Kind::Tool, Options::default(), syn::parse2(item).unwrap()).err().map(|e| e.to_string())
+}
+
+/// A generic function, or an argument of an `impl Trait` type, is refused with a message
+/// that says why (the arguments are one struct, whose fields need concrete types); the
+/// compiler's own errors on the generated code ("type annotations needed", "`impl
+/// Trait` is not allowed in field types") named neither the function nor the fix.
+#[test]
+fn generic_functions_and_impl_trait_arguments_are_refused_with_a_reason() {
+    let generic = refused(quote! { async fn show<T: Default>(a: i64) -> String { String::new() } });
+    assert!(generic.as_deref().is_some_and(|m| m.contains("generic")), "{generic:?}");
+    let lifetime = refused(quote! { async fn show<'a>(a: i64) -> String { String::new() } });
+    assert!(lifetime.as_deref().is_some_and(|m| m.contains("generic")), "{lifetime:?}");
+    let into = refused(quote! { async fn into(a: impl Into<String>) -> String { a.into() } });
+    assert!(into.as_deref().is_some_and(|m| m.contains("impl Trait")), "{into:?}");
+    assert_eq!(refused(quote! { async fn add(a: i64, b: Option<Vec<String>>) -> i64 { a } }), None);
+}
+
+/// `#[arg(rename = "...")]` gives an argument its wire name; an empty name, one that
+/// two arguments would share (renamed or not, `r#type` being `type`), or a rename on
+/// an extractor, which has no name on the wire, is refused with a reason.
+#[test]
+fn renames_that_are_empty_duplicate_or_on_an_extractor_are_refused() {
+    let empty = refused(quote! { async fn f(#[arg(rename = "")] a: i64) {} });
+    assert!(empty.as_deref().is_some_and(|m| m.contains("empty")), "{empty:?}");
+    let twice = refused(quote! { async fn f(#[arg(rename = "x")] a: i64, #[arg(rename = "x")] b: i64) {} });
+    assert!(twice.as_deref().is_some_and(|m| m.contains("\"x\"") && m.contains("twice")), "{twice:?}");
+    let taken = refused(quote! { async fn f(#[arg(rename = "type")] a: i64, r#type: i64) {} });
+    assert!(taken.as_deref().is_some_and(|m| m.contains("\"type\"") && m.contains("twice")), "{taken:?}");
+    let extractor = refused(quote! { async fn f(#[arg(rename = "c")] ctx: Ctx, a: i64) {} });
+    assert!(extractor.as_deref().is_some_and(|m| m.contains("extractor")), "{extractor:?}");
+    let fine =
+        quote! { async fn f(#[arg(rename = "userId")] user_id: i64, #[arg(rename = "b")] a: Option<i64>) {} };
+    assert_eq!(refused(fine), None);
+}
+
+/// An option given twice to one parameter, in one `#[arg(...)]` or in two, is refused
+/// where the second stands: one of the two would be lost (the last one won, silently).
+#[test]
+fn an_arg_option_given_twice_is_refused() {
+    for item in [
+        quote! { async fn f(#[arg(rename = "a")] #[arg(rename = "b")] x: i64) {} },
+        quote! { async fn f(#[arg(rename = "a", rename = "b")] x: i64) {} },
+    ] {
+        let twice = refused(item);
+        assert!(twice.as_deref().is_some_and(|m| m.contains("rename") && m.contains("twice")), "{twice:?}");
+    }
+    let described =
+        refused(quote! { async fn f(#[arg(description = "a")] #[arg(description = "b")] x: i64) {} });
+    assert!(
+        described.as_deref().is_some_and(|m| m.contains("description") && m.contains("twice")),
+        "{described:?}"
+    );
+    let fine = quote! { async fn f(#[arg(rename = "a")] #[arg(description = "b")] x: i64) {} };
+    assert_eq!(refused(fine), None);
+}
+
+/// A method, or a function whose signature names `Self` (so it sits in an `impl`
+/// block), is refused with what to do instead: the attribute cannot see the `impl`
+/// around a function, and what it generates there does not build (rustc's errors
+/// spoke of a struct the user never wrote).
+#[test]
+fn methods_and_associated_functions_are_refused_with_what_to_do() {
+    for item in [
+        quote! { async fn x(&self, a: i64) -> i64 { a } },
+        quote! { async fn x(State(db): State<Self>, a: i64) -> i64 { a } },
+        quote! { async fn x(a: i64) -> Result<Self, ToolError> { todo!() } },
+    ] {
+        let message = refused(item.clone());
+        assert!(
+            message
+                .as_deref()
+                .is_some_and(|m| m.contains("impl") && m.contains("State<") && m.contains("definitions![")),
+            "{item}: {message:?}"
+        );
+    }
+}
+
+/// The same for the attribute's own options (`#[tool(name = "a", name = "b")]`).
+#[test]
+fn an_attribute_option_given_twice_is_refused() {
+    let parse = |kind: Kind, tokens: Tokens| {
+        (|input: ParseStream| Options::parse(kind, input)).parse2(tokens).err().map(|e| e.to_string())
+    };
+    for (kind, tokens) in [
+        (Kind::Tool, quote! { name = "a", name = "b" }),
+        (Kind::Tool, quote! { description = "a", title = "t", description = include_str!("b") }),
+        (Kind::Tool, quote! { read_only_hint = true, read_only_hint = false }),
+        (Kind::Resource, quote! { uri = "a://x", mime_type = "text/plain", uri = "a://y" }),
+    ] {
+        let twice = parse(kind, tokens.clone());
+        assert!(twice.as_deref().is_some_and(|m| m.contains("twice")), "{tokens}: {twice:?}");
+    }
+    assert_eq!(parse(Kind::Tool, quote! { name = "a", title = "b", read_only_hint = true }), None);
+}
