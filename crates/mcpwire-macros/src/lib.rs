@@ -1,6 +1,7 @@
 //! The attribute macros of mcpwire: `#[mcpwire::tool]`, `#[mcpwire::prompt]` and
 //! `#[mcpwire::resource]` turn plain Rust functions into MCP tools, prompts and resources,
-//! and `mcpwire::definitions![...]` collects them for `ServerBuilder::register_all`.
+//! and `mcpwire::definitions![...]` collects them for `ServerBuilder::register_all`;
+//! `#[mcpwire::handlers]` on an `impl` block does the same for its methods.
 //!
 //! ```ignore
 //! /// Adds two numbers.
@@ -37,10 +38,20 @@
 //! either there is none). Next to
 //! the function the macro generates `<name>_tool()`, `<name>_prompt()` or
 //! `<name>_resource()`, which returns its definition, and a hidden function that
-//! `definitions!` names, so registering needs no generated name. The function is a free
-//! one (in any module: `definitions![tools::search]`), not a method nor another function
-//! of an `impl` block: the attribute sees the function alone, never the `impl` around it,
-//! and what it generates beside the function builds at module level only.
+//! `definitions!` names, so registering needs no generated name. On its own the attribute
+//! takes a free function (in any module: `definitions![tools::search]`): it sees the
+//! function alone, never the `impl` around it.
+//!
+//! Methods take `#[mcpwire::handlers]` on their `impl` block, which sees the block whole:
+//! it reads the `#[tool]`, `#[prompt]` and `#[resource]` marks of the block's functions
+//! (`&self` methods, or associated functions without a receiver), expands each as the
+//! attribute expands a free function (the same code: only how the definition calls the
+//! function differs), puts `<name>_tool(&self)` and the like into the block, and adds
+//! `definitions()`, a list of them all (each under its function's `#[cfg(..)]`). A
+//! `&self` method's handler calls it on an `Arc<Self>` that every handler of one
+//! `definitions()` call shares (one clone of the value, so `Self: Clone + Send + Sync +
+//! 'static`). The arguments' struct of each definition is an item of the function that
+//! returns it, so two types' methods of one name never meet.
 //!
 //! A tool's return value is sent as it is when its type implements `IntoToolResult`
 //! (text, content, `CallToolResult`, `Json<T>`, `Result`s of those), and otherwise, when it
@@ -66,6 +77,7 @@ use options::Options;
 use parameters::type_path;
 
 mod expand;
+mod handlers;
 mod options;
 mod parameters;
 #[cfg(test)]
@@ -105,6 +117,19 @@ impl Kind {
     }
 }
 
+/// Where a function marked `#[tool]`, `#[prompt]` or `#[resource]` stands, which decides
+/// how its definition calls it.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Place {
+    /// A free function, called by its name.
+    Free,
+    /// A function of a `#[handlers]` block without a receiver, called as `Self::name`.
+    Associated,
+    /// A `&self` method of a `#[handlers]` block, called on the `Arc<Self>` its
+    /// definition holds.
+    Method,
+}
+
 fn attribute(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let options = match (|input: ParseStream| Options::parse(kind, input)).parse(attr) {
         Ok(o) => o,
@@ -137,6 +162,16 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     attribute(Kind::Resource, attr, item)
+}
+
+/// Makes the `#[tool]`, `#[prompt]` and `#[resource]` methods of an `impl` block
+/// definitions, and generates `definitions()`; documented as `mcpwire::handlers`.
+#[proc_macro_attribute]
+pub fn handlers(attr: TokenStream, item: TokenStream) -> TokenStream {
+    match handlers::expand_handlers(attr.into(), item.into()) {
+        Ok(tokens) => tokens.into(),
+        Err(e) => e.to_compile_error().into(),
+    }
 }
 
 /// The definitions of functions marked `#[tool]`, `#[prompt]` or `#[resource]`, as an

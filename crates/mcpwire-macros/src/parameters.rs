@@ -7,7 +7,7 @@ use syn::{FnArg, ItemFn, Pat, Type};
 
 use crate::expand::doc_comment;
 use crate::options::{take_arg_options, ArgOptions};
-use crate::Kind;
+use crate::{Kind, Place};
 
 /// A type's path (`Ctx`, `mcpwire::server::State<Db>`, ...), through a reference.
 pub(crate) fn type_path(ty: &Type) -> Option<&syn::Path> {
@@ -48,7 +48,7 @@ fn is_args(ty: &Type) -> bool {
 /// Splits the parameters and takes the `#[arg(...)]` attributes and doc comments off them
 /// (the function is emitted without them, as Rust has no such attribute and takes no doc
 /// comment on a parameter).
-pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Parameters> {
+pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn, place: Place) -> syn::Result<Parameters> {
     let mut parameters = Parameters {
         fields: Vec::new(),
         names: Vec::new(),
@@ -68,12 +68,15 @@ pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Par
     // A signature that names `Self` is in an `impl` block (anywhere else it would not
     // build); a function of an `impl` block without one is not seen as such.
     let sig = &item.sig;
-    if let Some(at) = self_in(quote! { #sig }) {
+    if let Some(at) = self_in(quote! { #sig }).filter(|_| place == Place::Free) {
         return Err(syn::Error::new(at, free_functions_only(kind)));
     }
     for (i, input) in item.sig.inputs.iter_mut().enumerate() {
-        let FnArg::Typed(pat_type) = input else {
-            return Err(syn::Error::new_spanned(input, free_functions_only(kind)));
+        let pat_type = match input {
+            FnArg::Typed(pat_type) => pat_type,
+            // `#[mcpwire::handlers]` checked the receiver: the definition holds the value.
+            FnArg::Receiver(_) if place == Place::Method => continue,
+            _ => return Err(syn::Error::new_spanned(input, free_functions_only(kind))),
         };
         let ArgOptions { description, extractor, rename } = take_arg_options(&mut pat_type.attrs)?;
         // Rust takes no doc comment on a parameter: it comes off, and (on an argument)
@@ -123,6 +126,12 @@ pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Par
         let Pat::Ident(pat) = &*pat_type.pat else {
             return Err(syn::Error::new_spanned(&pat_type.pat, "parameters must be plain names"));
         };
+        // The arguments' struct is an item of its own, where `Self` means nothing.
+        if let Some(at) = self_in(quote! { #ty }) {
+            let message = "an argument's type cannot be written `Self`: the arguments become the fields \
+                           of a struct of their own, where `Self` is not this type; name the type";
+            return Err(syn::Error::new(at, message));
+        }
         let field = &pat.ident;
         let doc = description.map(|d| quote! { #[schemars(description = #d)] });
         // The argument's name as serde and schemars spell it: `r#type` is `type`, and a
@@ -151,17 +160,19 @@ pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn) -> syn::Result<Par
     Ok(parameters)
 }
 
-/// Why a method or another function of an `impl` block is refused, and what to write
-/// instead. The attribute sees the function alone, never the `impl` around it, and what
-/// it generates (the arguments' struct, and the definition calling the function by its
-/// bare name) builds at module level only.
+/// Why a method or another function of an `impl` block is refused on its own, and what
+/// to write instead. The attribute sees the function alone, never the `impl` around it,
+/// and what it generates beside the function builds at module level only; an attribute
+/// on the `impl` block sees both.
 fn free_functions_only(kind: Kind) -> String {
     let word = kind.word();
     format!(
-        "#[{word}] works on free functions, not on methods or other functions of an `impl` block: \
-         move the function out of the `impl` (into a module of its own to group such functions, \
-         `mod tools {{ .. }}`, registered with `definitions![tools::name]`), and take what `self` \
-         would have held as a `State<YourStruct>` parameter (`ServerBuilder::state(..)` sets it)"
+        "#[{word}] on its own works on free functions, not on methods or other functions of an \
+         `impl` block: put `#[mcpwire::handlers]` on the `impl` block, which makes its `#[{word}]` \
+         methods definitions and generates `definitions()` for `register_all`; or move the function \
+         out of the `impl` (grouped in a module, `mod tools {{ .. }}`, registered with \
+         `definitions![tools::name]`), and take what `self` would have held as a \
+         `State<YourStruct>` parameter (`ServerBuilder::state(..)` sets it)"
     )
 }
 

@@ -7,6 +7,7 @@ use quote::quote;
 use syn::parse::{ParseStream, Parser};
 
 use crate::expand::expand;
+use crate::handlers::expand_handlers;
 use crate::options::Options;
 use crate::Kind;
 
@@ -70,9 +71,10 @@ fn an_arg_option_given_twice_is_refused() {
 }
 
 /// A method, or a function whose signature names `Self` (so it sits in an `impl`
-/// block), is refused with what to do instead: the attribute cannot see the `impl`
-/// around a function, and what it generates there does not build (rustc's errors
-/// spoke of a struct the user never wrote).
+/// block), is refused with what to do instead (`#[mcpwire::handlers]` on the block, or a
+/// free function): the attribute cannot see the `impl` around a function, and what it
+/// generates there does not build (rustc's errors spoke of a struct the user never
+/// wrote).
 #[test]
 fn methods_and_associated_functions_are_refused_with_what_to_do() {
     for item in [
@@ -82,9 +84,10 @@ fn methods_and_associated_functions_are_refused_with_what_to_do() {
     ] {
         let message = refused(item.clone());
         assert!(
-            message
-                .as_deref()
-                .is_some_and(|m| m.contains("impl") && m.contains("State<") && m.contains("definitions![")),
+            message.as_deref().is_some_and(|m| m.contains("impl")
+                && m.contains("#[mcpwire::handlers]")
+                && m.contains("State<")
+                && m.contains("definitions![")),
             "{item}: {message:?}"
         );
     }
@@ -106,4 +109,105 @@ fn an_attribute_option_given_twice_is_refused() {
         assert!(twice.as_deref().is_some_and(|m| m.contains("twice")), "{tokens}: {twice:?}");
     }
     assert_eq!(parse(Kind::Tool, quote! { name = "a", title = "b", read_only_hint = true }), None);
+}
+
+/// The message `#[mcpwire::handlers]` stops the build with on `block`, if it does (all of
+/// them, when there are several).
+fn handlers_refused(block: Tokens) -> Option<String> {
+    match expand_handlers(Tokens::new(), block) {
+        Ok(tokens) => {
+            // Errors on single functions come out beside the block, as `compile_error!`s.
+            let text = tokens.to_string();
+            text.contains("compile_error").then_some(text)
+        }
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// `self` by value and `&mut self` are refused, saying to take `&self`: the handlers run
+/// at once on one shared value. So is an argument whose type is written `Self` (the
+/// arguments are a struct of their own, where `Self` is another type).
+#[test]
+fn receivers_other_than_ref_self_and_self_in_arguments_are_refused() {
+    for receiver in [quote! { &mut self }, quote! { self }, quote! { mut self }, quote! { self: Box<Self> }] {
+        let message = handlers_refused(quote! {
+            impl Counter { #[tool] async fn bump(#receiver) -> i64 { 1 } }
+        });
+        assert!(message.as_deref().is_some_and(|m| m.contains("takes `&self`")), "{receiver}: {message:?}");
+    }
+    let own = handlers_refused(
+        quote! { impl Counter { #[tool] async fn add(&self, other: Vec<Self>) -> i64 { 1 } } },
+    );
+    assert!(own.as_deref().is_some_and(|m| m.contains("`Self`")), "{own:?}");
+    // `Self` where the block's functions are: the result, and an extractor.
+    let fine = quote! {
+        impl Counter {
+            #[tool] async fn a(&self, State(s): State<Self>, n: i64) -> Result<String, ToolError> { todo!() }
+            #[tool] fn b(n: i64) -> Self { todo!() }
+            #[prompt] async fn c(&self, name: String) -> String { name }
+            #[resource(uri = "c://v")] async fn d(&self) -> String { String::new() }
+        }
+    };
+    assert_eq!(handlers_refused(fine), None);
+}
+
+/// What the block's attribute cannot do is refused with why: options, a trait's impl, a
+/// block with nothing marked, two kinds on one function, a kind on an item other than a
+/// function. Each error on a function is reported, not only the first.
+#[test]
+fn blocks_the_attribute_cannot_make_definitions_of_are_refused_with_why() {
+    let options = expand_handlers(quote! { name = "x" }, quote! { impl A { #[tool] async fn a() {} } });
+    assert!(options.is_err_and(|e| e.to_string().contains("no options")));
+    for (block, expected) in [
+        (quote! { impl Clone for A { #[tool] fn clone(&self) -> Self { A } } }, "inherent"),
+        (quote! { impl A { fn helper(&self) {} } }, "found no function marked"),
+        (quote! { impl A { #[tool] #[mcpwire::prompt] async fn a() {} } }, "marked #[tool] already"),
+        (quote! { impl A { #[tool] const X: i64 = 1; } }, "goes on a function"),
+        (quote! { impl A { #[resource] async fn r() -> String { String::new() } } }, "needs uri"),
+    ] {
+        let message = handlers_refused(block.clone());
+        assert!(message.as_deref().is_some_and(|m| m.contains(expected)), "{block}: {message:?}");
+    }
+    let both = handlers_refused(quote! {
+        impl A {
+            #[tool] async fn a(&mut self) {}
+            #[tool] async fn b(#[arg(rename = "")] x: i64) {}
+        }
+    })
+    .unwrap_or_default();
+    assert!(both.contains("takes `&self`") && both.contains("empty string"), "{both}");
+}
+
+/// The block keeps its other items as written; each marked function gets its
+/// `<name>_<kind>` beside it, and `definitions()` takes `&self` only when a marked
+/// function does.
+#[test]
+fn the_block_gains_a_definition_per_function_and_definitions() {
+    let expanded = expand_handlers(
+        Tokens::new(),
+        quote! {
+            impl Counter {
+                #[tool] async fn increment(&self) -> i64 { 1 }
+                #[mcpwire::prompt] async fn greet(name: String) -> String { name }
+                fn helper(&self) -> i64 { 2 }
+            }
+        },
+    )
+    .unwrap()
+    .to_string();
+    for expected in [
+        "fn increment_tool (& self)",
+        "fn greet_prompt ()",
+        "fn helper (& self) -> i64 { 2 }",
+        "pub fn definitions (& self) -> :: std :: vec :: Vec < :: mcpwire :: server :: Definition >",
+        "with_capacity (2usize)",
+    ] {
+        assert!(expanded.contains(expected), "{expected} in {expanded}");
+    }
+    assert!(!expanded.contains("# [tool]") && !expanded.contains("# [mcpwire :: prompt]"), "{expanded}");
+    let associated =
+        expand_handlers(Tokens::new(), quote! { impl Tools { #[tool] async fn ping() {} } }).unwrap();
+    let associated = associated.to_string();
+    assert!(associated.contains("pub fn definitions () ->"), "{associated}");
+    assert!(!associated.contains("__mcpwire_shared"), "nothing to share: {associated}");
 }

@@ -2,7 +2,8 @@
 //! protocol eras (the 2025 `initialize` sessions and the stateless 2026-07-28 revision).
 //!
 //! - [`server`]: tools, prompts, resources and templates as Rust functions (`#[tool]`,
-//!   `#[prompt]`, `#[resource]`, or builders with extractors), completion, logging,
+//!   `#[prompt]`, `#[resource]`, or builders with extractors) or as methods of your own
+//!   type (`#[handlers]` on its `impl` block), completion, logging,
 //!   progress, elicitation and sampling, middleware; served over stdio or HTTP.
 //! - [`client`]: connect to any server (it probes the era), call it, answer its questions
 //!   with callbacks.
@@ -118,10 +119,10 @@ pub use mcpwire_macros::definitions;
 /// - **Generated**: `<function>_tool()`, the [`ToolDef`](server::ToolDef), for
 ///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Icons and task support
 ///   are set on a definition built with [`server::tool`].
-/// - **Free functions only**: not a method, nor another function of an `impl` block
-///   (the attribute sees the function alone, not the `impl` around it, and what it
-///   generates beside the function builds at module level only). Group tools in a module
-///   instead (`definitions![tools::search]`), and take what `self` would have held as a
+/// - **Methods**: on its own, the attribute takes free functions (it sees the function
+///   alone, not the `impl` around it); for methods, put [`#[mcpwire::handlers]`](handlers)
+///   on the `impl` block, and mark them `#[tool]` there. Or group free functions in a
+///   module (`definitions![tools::search]`), taking what `self` would have held as a
 ///   `State<T>` parameter.
 ///
 /// ```
@@ -236,6 +237,116 @@ pub use mcpwire_macros::prompt;
 #[cfg(feature = "macros")]
 pub use mcpwire_macros::resource;
 
+/// Makes the functions of an `impl` block marked `#[tool]`, `#[prompt]` or `#[resource]`
+/// MCP definitions, as those attributes make free functions ones, and generates
+/// `definitions()`, which returns them all for
+/// [`ServerBuilder::register_all`](server::ServerBuilder::register_all), the way rmcp's
+/// `#[tool_router]` does for its `#[tool]` methods.
+///
+/// - **In the block**: mark functions `#[tool]`, `#[prompt]` or `#[resource(uri = "...")]`
+///   (bare, as the block's attribute reads them; `#[mcpwire::tool]` works too). They take
+///   what they take as free functions (see [`tool`], [`prompt`] and [`resource`]): options,
+///   arguments described by doc comments or `#[arg(...)]`, extractors (`Ctx`, `State<T>`,
+///   `Uri`, ...), `Result`s, typed results with an `outputSchema`, sync or async. Other
+///   items of the block stay as they are.
+/// - **Receivers**: `&self`, or none (an associated function). The handlers made by one
+///   `definitions()` call share one clone of the value, in an `Arc`, and call the `&self`
+///   methods on it, so with such a method the type must be `Clone + Send + Sync +
+///   'static`; what the handlers change lives behind an `Arc` (an atomic, a lock), as
+///   anything that concurrent requests change. `self` by value and `&mut self` do not
+///   compile: many requests may run at once.
+/// - **Generated** in the block: beside each marked function, `<function>_tool(&self)`
+///   (or `_prompt`, `_resource`; without `&self` for an associated function), its
+///   definition alone, for `ServerBuilder::tool` and the like; and `pub fn
+///   definitions(&self) -> Vec<Definition>` (an associated function, `Type::definitions()`,
+///   when no marked function takes `&self`). A marked function's `#[cfg(..)]` applies to
+///   what is generated for it too.
+/// - **Limits**: an inherent `impl` only, not a trait's; an argument's type is not written
+///   `Self` (the arguments become a struct of their own), nor is a marked function generic.
+///
+/// ```
+/// use std::sync::atomic::{AtomicI64, Ordering};
+/// use std::sync::Arc;
+///
+/// use mcpwire::server::{Ctx, Server};
+/// use mcpwire::McpError;
+///
+/// #[derive(Clone, Default)]
+/// struct Counter {
+///     n: Arc<AtomicI64>,
+/// }
+///
+/// #[mcpwire::handlers]
+/// impl Counter {
+///     /// Adds one and returns the new count.
+///     #[tool]
+///     async fn increment(&self) -> i64 {
+///         self.n.fetch_add(1, Ordering::SeqCst) + 1
+///     }
+///
+///     /// Adds `by` and returns the new count.
+///     #[tool(title = "Add", idempotent_hint = false)]
+///     async fn add(&self, _ctx: Ctx, #[arg(description = "How much to add")] by: i64) -> Result<i64, McpError> {
+///         Ok(self.n.fetch_add(by, Ordering::SeqCst) + by)
+///     }
+///
+///     /// Greets someone.
+///     #[prompt]
+///     async fn greet(name: String) -> String {
+///         format!("Say hello to {name}.")
+///     }
+///
+///     /// The count now.
+///     #[resource(uri = "counter://value", mime_type = "text/plain")]
+///     async fn value(&self) -> String {
+///         self.n.load(Ordering::SeqCst).to_string()
+///     }
+///
+///     /// Not an MCP definition: left as it is.
+///     fn reset(&self) {
+///         self.n.store(0, Ordering::SeqCst);
+///     }
+/// }
+///
+/// let counter = Counter::default();
+/// let server = Server::builder("counter", "1.0").register_all(counter.definitions()).build().unwrap();
+/// let names: Vec<_> = server.tools().iter().map(|t| t.tool().name.clone()).collect();
+/// assert_eq!(names, ["increment", "add"]);
+/// counter.reset();
+/// ```
+///
+/// A method that takes `&mut self` does not compile (the message says to take `&self`):
+///
+/// ```compile_fail
+/// #[derive(Clone)]
+/// struct Tally(u64);
+///
+/// #[mcpwire::handlers]
+/// impl Tally {
+///     #[tool]
+///     async fn bump(&mut self) -> u64 {
+///         self.0 += 1;
+///         self.0
+///     }
+/// }
+/// ```
+///
+/// Nor does a `&self` method of a type that is not `Clone`:
+///
+/// ```compile_fail
+/// struct Tally(std::sync::atomic::AtomicU64);
+///
+/// #[mcpwire::handlers]
+/// impl Tally {
+///     #[tool]
+///     async fn read(&self) -> u64 {
+///         self.0.load(std::sync::atomic::Ordering::SeqCst)
+///     }
+/// }
+/// ```
+#[cfg(feature = "macros")]
+pub use mcpwire_macros::handlers;
+
 /// What the attribute macros' generated code names; not part of the public API.
 #[doc(hidden)]
 pub mod __private {
@@ -246,6 +357,24 @@ pub mod __private {
     /// Compiles only for a type a handler can take as an extractor: the macros check
     /// each parameter they take for one, so that the compiler names the parameter.
     pub fn is_an_extractor<T: crate::server::FromRequest>() {}
+
+    /// What the `&self` handlers of a `#[mcpwire::handlers]` block call their methods on:
+    /// one clone of the value, shared by every handler of one `definitions()` call.
+    pub fn shared<T: HandlersReceiver>(value: &T) -> std::sync::Arc<T> {
+        std::sync::Arc::new(value.clone())
+    }
+
+    /// A type whose `&self` methods can be handlers: one clone of it is shared by handlers
+    /// that run on any thread, for as long as the server lives.
+    #[diagnostic::on_unimplemented(
+        message = "`#[mcpwire::handlers]` needs `{Self}: Clone + Send + Sync + 'static` for its `&self` methods",
+        label = "the handlers share one clone of this value, in an `Arc`, across threads",
+        note = "derive `Clone`, keep what the handlers change behind an `Arc` (`Arc<Mutex<T>>`, `Arc<AtomicI64>`), \
+                or make the methods associated functions (no `self`)"
+    )]
+    pub trait HandlersReceiver: Clone + Send + Sync + 'static {}
+
+    impl<T: Clone + Send + Sync + 'static> HandlersReceiver for T {}
 }
 pub use extensions::{Extensions, Principal, TokenClaims};
 
