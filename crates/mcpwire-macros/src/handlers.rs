@@ -10,8 +10,9 @@
 use proc_macro2::TokenStream as Tokens;
 use quote::{format_ident, quote, quote_spanned};
 use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Attribute, ImplItem, ItemFn, ItemImpl, Meta, Signature};
+use syn::{Attribute, ImplItem, ItemFn, ItemImpl, Meta, Path, Signature, Token};
 
 use crate::expand::{generate, Generated};
 use crate::options::Options;
@@ -234,7 +235,15 @@ fn take_kind_attribute(attrs: &mut Vec<Attribute>) -> syn::Result<Option<(Kind, 
     let mut found: Option<(Kind, Attribute)> = None;
     let mut kept = Vec::with_capacity(attrs.len());
     for attr in attrs.drain(..) {
-        let Some(kind) = kind_of(&attr) else {
+        if let Some(kind) = kind_under_cfg_attr(&attr) {
+            let word = kind.word();
+            let message = format!(
+                "#[mcpwire::handlers] reads the block before `cfg_attr` applies, so it cannot see a \
+                 #[{word}] inside one: write `#[cfg(..)]` on the function and `#[{word}]` on its own"
+            );
+            return Err(syn::Error::new_spanned(attr, message));
+        }
+        let Some(kind) = kind_of(attr.path()) else {
             kept.push(attr);
             continue;
         };
@@ -248,10 +257,20 @@ fn take_kind_attribute(attrs: &mut Vec<Attribute>) -> syn::Result<Option<(Kind, 
     Ok(found)
 }
 
-/// The kind an attribute marks: `tool`, `prompt` or `resource`, bare or through
+/// The kind of a `#[cfg_attr(predicate, tool)]` (or `prompt`, `resource`), if it is one.
+fn kind_under_cfg_attr(attr: &Attribute) -> Option<Kind> {
+    let Meta::List(list) = &attr.meta else { return None };
+    if !list.path.is_ident("cfg_attr") {
+        return None;
+    }
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated.parse2(list.tokens.clone()).ok()?;
+    metas.iter().skip(1).find_map(|meta| kind_of(meta.path()))
+}
+
+/// The kind an attribute's path marks: `tool`, `prompt` or `resource`, bare or through
 /// `mcpwire` (or `mcpwire_macros`).
-fn kind_of(attr: &Attribute) -> Option<Kind> {
-    let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+fn kind_of(path: &Path) -> Option<Kind> {
+    let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
     let last = match segments.as_slice() {
         [last] => last,
         [krate, last] if krate == "mcpwire" || krate == "mcpwire_macros" => last,

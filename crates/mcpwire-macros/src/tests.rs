@@ -153,7 +153,7 @@ fn receivers_other_than_ref_self_and_self_in_arguments_are_refused() {
 
 /// What the block's attribute cannot do is refused with why: options, a trait's impl, a
 /// block with nothing marked, two kinds on one function, a kind on an item other than a
-/// function. Each error on a function is reported, not only the first.
+/// function, a kind inside `cfg_attr` (which applies after the block's attribute ran). Each error on a function is reported, not only the first.
 #[test]
 fn blocks_the_attribute_cannot_make_definitions_of_are_refused_with_why() {
     let options = expand_handlers(quote! { name = "x" }, quote! { impl A { #[tool] async fn a() {} } });
@@ -164,6 +164,10 @@ fn blocks_the_attribute_cannot_make_definitions_of_are_refused_with_why() {
         (quote! { impl A { #[tool] #[mcpwire::prompt] async fn a() {} } }, "marked #[tool] already"),
         (quote! { impl A { #[tool] const X: i64 = 1; } }, "goes on a function"),
         (quote! { impl A { #[resource] async fn r() -> String { String::new() } } }, "needs uri"),
+        (
+            quote! { impl A { #[cfg_attr(feature = "x", tool)] async fn a() {} } },
+            "`#[cfg(..)]` on the function",
+        ),
     ] {
         let message = handlers_refused(block.clone());
         assert!(message.as_deref().is_some_and(|m| m.contains(expected)), "{block}: {message:?}");
