@@ -26,7 +26,7 @@ use super::params::{parse, parse_with_meta};
 use super::prompt::PromptArgs;
 use super::reply::Reply;
 use super::request_meta::RequestMeta;
-use super::request_state::{digest_json, Binding, MAX_TOKEN_LEN};
+use super::request_state::{digest_json, digest_json_text, Binding, MAX_TOKEN_LEN};
 use super::resource::ResourceRequest;
 use super::session_info::SessionInfo;
 use super::tool::ToolDef;
@@ -56,7 +56,8 @@ struct Retry<'a> {
 /// when a digest is needed (a retry's state to open, an `input_required` to seal):
 /// most calls need neither.
 enum RetryArgs<'a> {
-    /// A tool's raw arguments; absent or unparsable ones bind as `{}`.
+    /// A tool's raw arguments; absent ones bind as `{}`, ones that do not read as a tree
+    /// as their text ([`digest_json_text`]).
     Tool(Option<&'a RawValue>),
     /// Arguments already in tree form.
     Value(Value),
@@ -67,7 +68,7 @@ impl RetryArgs<'_> {
     fn digest(&self) -> [u8; 32] {
         match self {
             RetryArgs::Tool(raw) => {
-                digest_json(&raw.and_then(|a| serde_json::from_str(a.get()).ok()).unwrap_or(json!({})))
+                raw.map_or_else(|| digest_json(&json!({})), |a| digest_json_text(a.get()))
             }
             RetryArgs::Value(v) => digest_json(v),
         }

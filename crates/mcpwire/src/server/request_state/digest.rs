@@ -65,6 +65,44 @@ pub fn digest_json(value: &serde_json::Value) -> [u8; 32] {
     h.finalize().into()
 }
 
+/// Text hashed before arguments that do not read as a tree, so their digest never
+/// matches that of any tree.
+const TEXT_DOMAIN: &[u8] = b"mcpwire/json-text/v1\0";
+
+/// SHA-256 digest of the JSON text of a request's arguments: [`digest_json`] of the tree
+/// it reads as, or, when it does not read as one (nested deeper than serde_json reads, a
+/// number out of range), a digest of the text itself with the whitespace between tokens
+/// left out. Arguments that do not read as a tree must still bind a `requestState` to
+/// themselves alone: a handler may read them all the same (its own type ignores the
+/// member that is too deep), so taking them all for one value would let a state issued
+/// for some arguments open for any others.
+pub(crate) fn digest_json_text(text: &str) -> [u8; 32] {
+    if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+        return digest_json(&value);
+    }
+    let mut h = Sha256::new();
+    h.update(TEXT_DOMAIN);
+    let bytes = text.as_bytes();
+    let (mut in_string, mut escaped, mut start) = (false, false, 0);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            h.update(bytes.get(start..i).unwrap_or_default());
+            start = i + 1;
+        }
+    }
+    h.update(bytes.get(start..).unwrap_or_default());
+    h.finalize().into()
+}
+
 /// Writes `s` as a JSON string literal with a fixed, minimal escaping.
 fn hash_json_string(h: &mut Sha256, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -137,6 +175,20 @@ mod tests {
         ];
         let digests: std::collections::HashSet<[u8; 32]> = cases.iter().map(digest_json).collect();
         assert_eq!(digests.len(), cases.len());
+    }
+
+    #[test]
+    fn text_too_deep_to_read_is_digested_as_written_less_its_whitespace() {
+        let deep = |inner: &str| format!("{{\"a\": {}{inner}{}}}", "[".repeat(300), "]".repeat(300));
+        let (one, two) = (deep("1"), deep("2"));
+        assert_ne!(digest_json_text(&one), digest_json_text(&two));
+        assert_ne!(digest_json_text(&one), digest_json(&json!({})));
+        assert_eq!(digest_json_text(&one), digest_json_text(&one.replace(' ', "\n\t ")));
+        // Whitespace inside a string is part of the value.
+        assert_ne!(digest_json_text(&deep("\"a b\"")), digest_json_text(&deep("\"ab\"")));
+        assert_ne!(digest_json_text(&deep("\"\\\" b\"")), digest_json_text(&deep("\"\\\"b\"")));
+        // Text that reads as a tree is digested as that tree.
+        assert_eq!(digest_json_text("{ \"b\": 1, \"a\": [2] }"), digest_json(&json!({"a": [2], "b": 1})));
     }
 
     #[test]

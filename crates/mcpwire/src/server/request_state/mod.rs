@@ -51,6 +51,7 @@ mod digest;
 mod spent;
 
 pub use digest::digest_json;
+pub(crate) use digest::digest_json_text;
 use spent::{Refused, Spent};
 
 type HmacSha256 = Hmac<Sha256>;
