@@ -31,12 +31,26 @@ pub struct ClientCapabilities {
     /// Core tasks (2025-11-25 only; 2026 moved tasks to an extension).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<ClientTasksCapability>,
-    /// Extensions, by identifier such as `io.modelcontextprotocol/tasks` (2026).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Extensions, by identifier such as `io.modelcontextprotocol/tasks` (2026). Each
+    /// value is the extension's settings object; reading refuses any other value, so an
+    /// extension is declared only as the schema declares one.
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "extension_settings")]
     pub extensions: Option<Map<String, Value>>,
     /// Any other member, kept verbatim.
     #[serde(flatten)]
     pub extra: Map<String, Value>,
+}
+
+/// Reads a client's `extensions`: a map whose values are all objects (a server must not
+/// take `null` or `5` for an extension's settings, and so for a declaration).
+fn extension_settings<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Map<String, Value>>, D::Error> {
+    let extensions = Option::<Map<String, Value>>::deserialize(d)?;
+    if let Some((id, _)) = extensions.iter().flatten().find(|(_, settings)| !settings.is_object()) {
+        return Err(serde::de::Error::custom(format!("the settings of extension {id:?} are not an object")));
+    }
+    Ok(extensions)
 }
 
 /// What a server supports: in `InitializeResult` (2025 era) or `DiscoverResult` (2026).

@@ -347,3 +347,23 @@ async fn a_2026_call_ignores_params_task() {
     let r = expect_result(&ask(&mut raw, 2, "tools/call", params, false).await, 2);
     assert_eq!(r["content"][0]["text"], "done", "{r}");
 }
+
+/// The tasks extension declared with settings that are not an object (the schema's
+/// `extensions` values are objects) is a malformed envelope, as any other capability of
+/// the wrong type is: `-32602`, and no task is made.
+#[tokio::test]
+async fn an_extension_declared_with_settings_that_are_not_an_object_is_invalid_params() {
+    let mut raw = start(builder(Fired::default()));
+    for (i, settings) in [json!(null), json!(5), json!(true), json!("yes"), json!([])].into_iter().enumerate()
+    {
+        let id = i as i64 + 1;
+        let mut params = json!({ "name": "must" });
+        params["_meta"] = meta(true);
+        params["_meta"]["io.modelcontextprotocol/clientCapabilities"]["extensions"]
+            ["io.modelcontextprotocol/tasks"] = settings.clone();
+        raw.request(id, "tools/call", params).await;
+        let e = expect_error(&raw.next().await, id);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{settings}: {e:?}");
+        assert!(e.message.contains("clientCapabilities"), "{settings}: {e:?}");
+    }
+}
