@@ -8,6 +8,7 @@ mod common;
 use common::*;
 use mcpwire::protocol::codes;
 use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
+use mcpwire::server::request_state::MAX_TOKEN_LEN;
 use mcpwire::server::{tool, Args, Ctx, Server};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -89,4 +90,66 @@ async fn a_state_for_arguments_too_deep_to_read_opens_for_those_arguments_alone(
     let retry = json!({ "arguments": arguments, "requestState": state, "inputResponses": yes() });
     let done = expect_result(&call(&mut raw, 9, retry).await, 9);
     assert_eq!(done["content"][0]["text"], "paid 5", "{done}");
+}
+
+/// A form asking for one text field, `text`.
+fn text_form(message: &str) -> ElicitRequestParams {
+    let form = json!({ "message": message, "requestedSchema": {
+        "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] } });
+    ElicitRequestParams::Form(serde_json::from_value::<ElicitRequestFormParams>(form).unwrap())
+}
+
+/// Answers a client sends without a `requestState` (which this server puts on every
+/// `input_required` result, so the client dropped it) are answers to nothing the server
+/// can show it asked: the handler may take them in that round, but they are not sealed
+/// into the next round's state, so a client cannot grow that state with them (nor make
+/// the server fail the call as if the state were its own to blame).
+#[tokio::test]
+async fn answers_sent_without_a_state_are_not_carried_into_the_next() {
+    let (conn, mut raw) = raw_connection();
+    let server = Server::builder("s", "1")
+        .tool(tool("keys").handler(|ctx: Ctx| async move {
+            ctx.elicit_as("a", text_form("A?")).await?;
+            ctx.elicit_as("b", text_form("B?")).await?;
+            let keys = ctx.input_responses().map(|r| r.keys().cloned().collect::<Vec<_>>());
+            Ok::<_, mcpwire::McpError>(keys.unwrap_or_default().join(","))
+        }))
+        .build()
+        .unwrap();
+    tokio::spawn(async move { server.serve(conn).await });
+    let text = |t: &str| json!({ "action": "accept", "content": { "text": t } });
+    let keys = |extra: Value| {
+        let mut params = json!({ "name": "keys" });
+        params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        params
+    };
+    let stray = "x".repeat(MAX_TOKEN_LEN);
+    let answers = json!({ "a": text("short"), "stray": text(&stray) });
+    let first = expect_result(&call(&mut raw, 1, keys(json!({ "inputResponses": answers }))).await, 1);
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    assert!(first["inputRequests"]["b"].is_object(), "{first}");
+    let state = first["requestState"].as_str().unwrap();
+    assert!(state.len() < 1024, "answers sent without a state were carried: {} bytes", state.len());
+    // The retry that keeps the state: every answer the handler asks for comes through it.
+    let mut id = 2;
+    let mut state = json!(state);
+    let done = loop {
+        let round = expect_result(
+            &call(
+                &mut raw,
+                id,
+                keys(json!({ "requestState": state, "inputResponses": {
+            "a": text("short"), "b": text("short"), "stray": text("again") } })),
+            )
+            .await,
+            id,
+        );
+        if round["resultType"] != "input_required" {
+            break round;
+        }
+        assert!(id < 5, "the exchange does not end: {round}");
+        state = round["requestState"].clone();
+        id += 1;
+    };
+    assert_eq!(done["content"][0]["text"], "a,b", "{done}");
 }

@@ -539,8 +539,15 @@ impl Server {
             .or_else(|| info.next_state.lock().unwrap_or_else(|e| e.into_inner()).take());
         // The answers of every round so far travel in the sealed state, so a handler that
         // asks one question after another finds the earlier answers when it runs again.
+        // Answers that came without a state are not among them: this server seals a state
+        // into every `input_required` result, so nothing says it asked for those (a client
+        // that dropped its state could otherwise have anything sealed and carried on).
+        let answers = match retry.request_state {
+            Some(_) => info.responses.clone(),
+            None => InputResponses::new(),
+        };
         let asked = result.input_requests.iter().flat_map(|r| r.keys().cloned()).collect();
-        let user_state = CarriedState { user, answers: info.responses.clone(), asked }.write()?;
+        let user_state = CarriedState { user, answers, asked }.write()?;
         let binding = Binding {
             method: retry.method,
             target: &retry.target,
