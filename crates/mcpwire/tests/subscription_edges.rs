@@ -218,3 +218,40 @@ async fn a_2025_session_follows_a_bounded_number_of_resources() {
     raw.request(5003, "resources/subscribe", json!({ "uri": "docs://one-more" })).await;
     expect_result(&raw.next().await, 5003);
 }
+
+/// A 2026 listen stream follows at most as many resources (and tasks) as a 2025 session
+/// does: the rest of a longer list is not honoured, and the acknowledgement says which
+/// are (the client compares it with what it asked). A stream lives as long as the client
+/// keeps it, so what it names must not hold the server's memory without bound.
+#[tokio::test]
+async fn a_2026_listen_stream_follows_a_bounded_number_of_resources_and_tasks() {
+    let heard: Heard = Default::default();
+    let hook = heard.clone();
+    let server = Server::builder("many", "1")
+        .resource(resource("docs://a", "a").text("A"))
+        .on_subscribe(move |uri| {
+            hook.lock().unwrap().push(uri);
+            async { Ok(()) }
+        })
+        .tool(tool("t").task_support(mcpwire::server::tasks::TaskSupport::Optional).handler(|| "done"))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    let uris: Vec<String> = (0..10_000).map(|i| format!("docs://{i}")).collect();
+    let tasks: Vec<String> = (0..10_000).map(|i| format!("task-{i}")).collect();
+    let mut envelope = envelope_2026();
+    envelope["io.modelcontextprotocol/clientCapabilities"]["extensions"] =
+        json!({ "io.modelcontextprotocol/tasks": {} });
+    let notifications = json!({ "resourceSubscriptions": uris, "taskIds": tasks });
+    raw.request(1, "subscriptions/listen", json!({ "_meta": envelope, "notifications": notifications }))
+        .await;
+    let ack = json_of(&raw.next().await);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let honoured = &ack["params"]["notifications"];
+    let followed = honoured["resourceSubscriptions"].as_array().unwrap();
+    assert_eq!(followed.len(), 4096, "resources honoured");
+    assert_eq!(followed[0], "docs://0");
+    assert_eq!(honoured["taskIds"].as_array().unwrap().len(), 4096, "tasks honoured");
+    assert_eq!(heard.lock().unwrap().len(), 4096, "the subscribe hook heard of more than are followed");
+}

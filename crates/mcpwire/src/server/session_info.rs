@@ -46,8 +46,9 @@ pub(crate) struct SessionInfo {
 /// before it is sent anyway (a client that never sends it still gets its questions).
 const INITIALIZED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// The most resources one 2025 session follows at once: a client cannot grow a
-/// session's memory without bound by subscribing to ever new URIs.
+/// The most resources one 2025 session follows at once (and one 2026 listen stream, which
+/// follows as many tasks at most too): a client cannot grow a session's or a stream's
+/// memory without bound by subscribing to ever new URIs.
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 4096;
 
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,

@@ -22,6 +22,7 @@ use super::notify::ServerEvent;
 use super::params::parse;
 use super::reply::{Reply, Stamp};
 use super::router::{is_stateless_version, Seed};
+use super::session_info::MAX_SUBSCRIPTIONS;
 use super::{supported_stateless, Server, ServerInner};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;
@@ -217,7 +218,10 @@ impl Server {
                 .resources_list_changed
                 .filter(|_| declared(resources.and_then(|r| r.list_changed))),
             resource_subscriptions,
-            task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled),
+            task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled).map(|mut ids| {
+                ids.truncate(MAX_SUBSCRIPTIONS);
+                ids
+            }),
             ..Default::default()
         };
         let mut events = self.inner.bus.subscribe();
@@ -297,10 +301,16 @@ impl Server {
 
 impl Server {
     /// The resources a listen stream may follow: those the subscribe hook accepts (all,
-    /// without one), each told once, added to `followed` as each is accepted.
+    /// without one), each told once, added to `followed` as each is accepted. Only the
+    /// first [`MAX_SUBSCRIPTIONS`] different URIs are considered, as many as a 2025
+    /// session may follow: the stream holds them for as long as the client keeps it, and
+    /// the acknowledgement tells the client which are followed.
     async fn accept_subscriptions(&self, uris: Vec<String>, followed: &mut FollowedWhileListening) {
         let mut seen = std::collections::HashSet::new();
         for uri in uris {
+            if seen.len() == MAX_SUBSCRIPTIONS {
+                break;
+            }
             if !seen.insert(uri.clone()) {
                 continue;
             }
