@@ -113,7 +113,7 @@ impl Server {
     /// request in 2026's terms).
     pub(crate) async fn handle_stateless(
         self,
-        request: Request,
+        mut request: Request,
         rpc: RequestContext,
     ) -> Result<RawJson, McpError> {
         let method = request.method.as_str();
@@ -132,7 +132,9 @@ impl Server {
                 self.serve_task_method(&envelope, &rpc, method, request.params.as_deref()).await?
             }
             methods::SUBSCRIPTIONS_LISTEN => {
-                let p: SubscriptionsListenRequestParams = parse(request.params.as_deref())?;
+                // Read, then let go: the stream lives as long as the client keeps it, the
+                // request's text need not.
+                let p: SubscriptionsListenRequestParams = parse(request.params.take().as_deref())?;
                 if p.notifications.task_ids.is_some()
                     && self.inner.tasks_enabled
                     && !envelope.client_capabilities.supports_tasks_extension()
