@@ -153,3 +153,39 @@ async fn answers_sent_without_a_state_are_not_carried_into_the_next() {
     };
     assert_eq!(done["content"][0]["text"], "a,b", "{done}");
 }
+
+/// Retry fields of the wrong type are invalid params; an answer of the wrong kind (a
+/// sampling result where a form was asked), or `null` answers, leave the question asked
+/// again; a state of the wrong type, or one this server never sealed, is refused.
+#[tokio::test]
+async fn retry_fields_of_the_wrong_type_or_kind() {
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server().serve(conn).await });
+    let arguments = json!({ "amount": 1 });
+    let first = expect_result(&call(&mut raw, 1, json!({ "arguments": arguments })).await, 1);
+    let state = first["requestState"].clone();
+    let refused = [
+        json!({ "inputResponses": [yes()] }),
+        json!({ "inputResponses": "yes" }),
+        json!({ "inputResponses": { "confirm": null } }),
+        json!({ "inputResponses": { "confirm": { "action": "maybe" } } }),
+        json!({ "requestState": 5 }),
+        json!({ "requestState": "not.sealed" }),
+        json!({ "requestState": "x".repeat(MAX_TOKEN_LEN + 1) }),
+    ];
+    for (i, fields) in refused.into_iter().enumerate() {
+        let id = 10 + i as i64;
+        let mut params = json!({ "arguments": arguments, "requestState": state });
+        params.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+        let e = expect_error(&call(&mut raw, id, params).await, id);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{fields}: {e:?}");
+    }
+    let sampled = json!({ "confirm": { "role": "assistant", "model": "m", "content": { "type": "text", "text": "yes" } } });
+    for (i, answers) in [sampled, Value::Null].into_iter().enumerate() {
+        let id = 20 + i as i64;
+        let params = json!({ "arguments": arguments, "requestState": state, "inputResponses": answers });
+        let again = expect_result(&call(&mut raw, id, params).await, id);
+        assert_eq!(again["resultType"], "input_required", "{again}");
+        assert!(again["inputRequests"]["confirm"].is_object(), "{again}");
+    }
+}
