@@ -266,6 +266,47 @@ sleep 5"#,
     handle.shutdown().await;
 }
 
+/// This process's peak resident memory, in MiB (Linux; 0 elsewhere).
+fn peak_rss_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let kib = status.lines().find_map(|l| l.strip_prefix("VmHWM:"));
+    kib.and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok()).unwrap_or(0) / 1024
+}
+
+/// A server that writes to its stderr without ever ending a line (a progress bar redrawn
+/// with `\r`, say) does not grow the client's memory with it: what is kept of the
+/// captured stderr is its last few KiB, whatever the length of its lines, and that tail
+/// holds the end of the unterminated line.
+#[tokio::test]
+async fn endless_stderr_without_a_newline_keeps_the_client_bounded() {
+    let (peer, handle, _dir) = hostile_server(
+        r#"read req
+head -c 134217728 /dev/zero | tr '\0' 'x' >&2
+printf 'the end' >&2
+printf '{"jsonrpc":"2.0","id":1,"result":{}}\n'
+sleep 5"#,
+    );
+    let before = peak_rss_mib();
+    let result = peer.request_raw("anything", None, short(30_000)).await.unwrap();
+    assert_eq!(result.get(), "{}");
+    let grown = peak_rss_mib().saturating_sub(before);
+    assert!(grown < 48, "peak memory grew by {grown} MiB for 128 MiB of stderr in one line");
+    // The last bytes of stderr may still be in the pipe when the answer arrives.
+    let deadline = std::time::Instant::now() + Duration::from_secs(5);
+    while !handle.stderr_tail().ends_with("the end") && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let tail = handle.stderr_tail();
+    assert!(
+        tail.ends_with("xxxthe end") && tail.len() <= 4096,
+        "{} bytes: ...{}",
+        tail.len(),
+        &tail[tail.len().saturating_sub(40)..]
+    );
+    peer.close();
+    handle.shutdown().await;
+}
+
 /// The lines the client wrote to the script's stdin, as JSON.
 fn lines_of(seen: &str) -> Vec<Value> {
     seen.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()

@@ -46,6 +46,9 @@ use super::{Connection, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
 /// How much of the child's stderr is kept for error messages.
 const STDERR_TAIL_BYTES: usize = 4096;
 
+/// The longest piece of one stderr line logged at once.
+const STDERR_LINE_BYTES: usize = 8192;
+
 /// How long the child's stdout is still read after the child exited, if another process
 /// keeps it open.
 const EXIT_DRAIN: Duration = Duration::from_millis(500);
@@ -349,23 +352,44 @@ async fn exit_reason(
     reason
 }
 
+/// Reads the child's stderr to its end: each line is logged at debug level, and the last
+/// [`STDERR_TAIL_BYTES`] are kept for error messages. Memory stays bounded whatever the
+/// child writes: a line that never ends (a progress bar redrawn with `\r`, say) is
+/// logged in pieces of [`STDERR_LINE_BYTES`] rather than held whole.
 async fn capture_stderr(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<VecDeque<u8>>>) {
-    let mut lines = BufReader::new(stderr);
+    let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     loop {
-        line.clear();
-        match lines.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {
-                tracing::debug!(target: "mcpwire::child_stderr", "{}", String::from_utf8_lossy(&line).trim_end());
-                if let Ok(mut t) = tail.lock() {
-                    t.extend(&line);
-                    let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
-                    t.drain(..excess);
-                }
-            }
+        let chunk = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(chunk) => chunk,
+        };
+        let (part, ends_line) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (&chunk[..=i], true),
+            None => (chunk, false),
+        };
+        if let Ok(mut t) = tail.lock() {
+            t.extend(&part[part.len().saturating_sub(STDERR_TAIL_BYTES)..]);
+            let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
+            t.drain(..excess);
+        }
+        let room = STDERR_LINE_BYTES - line.len();
+        line.extend_from_slice(&part[..part.len().min(room)]);
+        let read = part.len();
+        reader.consume(read);
+        if ends_line || line.len() == STDERR_LINE_BYTES {
+            log_stderr_line(&line);
+            line.clear();
         }
     }
+    if !line.is_empty() {
+        log_stderr_line(&line);
+    }
+}
+
+/// Logs one line (or one piece of a long line) of the child's stderr.
+fn log_stderr_line(line: &[u8]) {
+    tracing::debug!(target: "mcpwire::child_stderr", "{}", String::from_utf8_lossy(line).trim_end());
 }
 
 fn stderr_tail_string(tail: &Mutex<VecDeque<u8>>) -> String {
