@@ -266,6 +266,33 @@ sleep 5"#,
     handle.shutdown().await;
 }
 
+/// An answer that is not JSON (a `NaN`, as Python's `json` writes one; a byte that is not
+/// UTF-8, as a server writing Latin-1 sends) but whose id can still be read, first member
+/// or last, fails its call at once with the reason: the server did answer, so the call
+/// does not wait out its timeout to report no answer. A broken answer whose id the
+/// client never sent is answered with a parse error without an id, as before.
+#[tokio::test]
+async fn an_answer_that_is_not_json_fails_its_call_at_once() {
+    let (peer, handle, dir) = hostile_server(
+        r#"read req; printf '{"jsonrpc":"2.0","id":1,"result":{"x":NaN}}\n'
+read req; printf '{"jsonrpc":"2.0","id":2,"result":{"text":"caf\351"}}\n'
+read req; printf '{"jsonrpc":"2.0","id":99,"result":NaN}\n{"jsonrpc":"2.0","result":{"x":NaN},"id":3}\n'
+cat > "$D/in""#,
+    );
+    for _ in 1..=3 {
+        let error = peer.request_raw("anything", None, short(20_000)).await.unwrap_err();
+        let RequestError::Transport { reason } = &error else { panic!("{error:?}") };
+        assert!(reason.contains("could not be taken in") && reason.contains("Parse error"), "{reason}");
+    }
+    peer.close();
+    handle.shutdown().await;
+    let written = lines_of(&dir.read("in"));
+    let parse_errors: Vec<&Value> =
+        written.iter().filter(|l| l["error"]["code"] == codes::PARSE_ERROR).collect();
+    assert_eq!(parse_errors.len(), 1, "{written:?}");
+    assert!(parse_errors[0].get("id").is_none_or(Value::is_null), "{written:?}");
+}
+
 /// This process's peak resident memory, in MiB (Linux; 0 elsewhere).
 fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

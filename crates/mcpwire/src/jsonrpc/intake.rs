@@ -268,8 +268,11 @@ async fn answer_invalid(peer: &Peer, mut error: mcpwire_protocol::DecodeError) {
             return;
         }
         // A line too long to read whole may still be a request whose `method` came after
-        // the part that was looked at: answered as before, without an id.
-        if error.message.contains(crate::transport::lines::SIZE_LIMIT_WORDS) {
+        // the part that was looked at, and a line that is not JSON had its id guessed from
+        // its bytes: either is answered as before, without an id.
+        if error.code == codes::PARSE_ERROR
+            || error.message.contains(crate::transport::lines::SIZE_LIMIT_WORDS)
+        {
             error.id = None;
         }
     }

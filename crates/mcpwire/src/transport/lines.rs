@@ -118,18 +118,26 @@ pub struct LineReader<R> {
     /// [`LineReader::oversized`].
     head: Vec<u8>,
     tail: Vec<u8>,
+    /// The input ended in the middle of the last line returned (no `\n` after it).
+    cut_by_end: bool,
 }
 
 impl<R: AsyncBufRead + Unpin> LineReader<R> {
     /// A reader with a line limit.
     pub fn new(inner: R, max_bytes: usize) -> Self {
-        LineReader { inner, max_bytes, head: Vec::new(), tail: Vec::new() }
+        LineReader { inner, max_bytes, head: Vec::new(), tail: Vec::new(), cut_by_end: false }
     }
 
     /// What the last line reported as [`Line::TooLong`] said about itself: its `id` and
     /// whether it was a request (see [`super::oversized`]).
     pub(crate) fn oversized(&self) -> super::oversized::Probe {
         super::oversized::probe(&self.head, &self.tail)
+    }
+
+    /// Whether the input ended in the middle of the last line returned, without its `\n`
+    /// (a peer that stopped, or died, while writing it).
+    pub(crate) fn cut_by_end(&self) -> bool {
+        self.cut_by_end
     }
 
     /// Reads the next line into `buf` (cleared first). `Ok(None)` at the end of input.
@@ -144,6 +152,7 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
                     Some(n) => Some(Line::TooLong(n)),
                     None if buf.is_empty() => None,
                     None => {
+                        self.cut_by_end = true;
                         if buf.last() == Some(&b'\r') {
                             buf.pop();
                         }
@@ -236,7 +245,10 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
             Line::Complete => match decode_frame(&buf) {
                 Ok(Frame::Single(m)) => deliver(events, arrivals, Ok(m)).await,
                 Ok(Frame::Batch(items)) => deliver_batch(events, arrivals, items).await,
-                Err(e) => deliver(events, arrivals, Err(e)).await,
+                // A line the end of input cut short is not taken for an answer: the
+                // connection's end, which follows, says better why none came.
+                Err(e) if lines.cut_by_end() => deliver(events, arrivals, Err(e)).await,
+                Err(e) => deliver(events, arrivals, Err(with_answer_id(e, &buf))).await,
             },
         };
         if !delivered {
@@ -244,6 +256,22 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
         }
     }
     Ok(())
+}
+
+/// The error of a line that did not decode, naming the `id` it carries when the line
+/// reads as an answer (an `id` among its first or last bytes, no `method`): the request
+/// it answers then fails at once with the reason, not at its timeout. A line that reads
+/// as a request or notification keeps the error it had.
+pub(crate) fn with_answer_id(mut error: DecodeError, line: &[u8]) -> DecodeError {
+    use super::oversized::{probe, HEAD_BYTES, TAIL_BYTES};
+    if error.id.is_none() && !error.had_method {
+        let found =
+            probe(&line[..line.len().min(HEAD_BYTES)], &line[line.len().saturating_sub(TAIL_BYTES)..]);
+        if !found.method {
+            error.id = found.id;
+        }
+    }
+    error
 }
 
 /// Delivers the items of a batch, each marked [`Batched`](super::Batched), and has their
