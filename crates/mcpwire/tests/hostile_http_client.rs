@@ -55,6 +55,8 @@ enum Misbehave {
     Drip,
     /// Starts an SSE response and closes the connection without the answer.
     BreakStream,
+    /// Answers on an SSE stream with an event that is not JSON (a `NaN`), then ends it.
+    BrokenAnswerEvent,
 }
 
 async fn fake_server(mode: Misbehave) -> String {
@@ -130,6 +132,16 @@ async fn fake_server_seeing(mode: Misbehave) -> (String, Arc<Mutex<Vec<Value>>>)
                             }
                             // ...and never ends the stream.
                             tokio::time::sleep(Duration::from_secs(3600)).await;
+                        }
+                        Misbehave::BrokenAnswerEvent => {
+                            let event = format!(
+                                "event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"x\":NaN}}}}\n\n"
+                            );
+                            let head = format!(
+                                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+                                event.len()
+                            );
+                            let _ = s.write_all(format!("{head}{event}").as_bytes()).await;
                         }
                         Misbehave::BreakStream => {
                             let _ = s.write_all(sse_head.as_bytes()).await;
@@ -234,6 +246,20 @@ async fn a_2026_request_whose_stream_keeps_breaking_is_reissued_twice_then_fails
         [call.clone(), json!(format!("{base}-reissued-1")), json!(format!("{base}-reissued-2"))],
         "{ids:?}"
     );
+}
+
+/// 2026: an answer that came on the response stream but is not JSON is the request's
+/// answer all the same: the call fails at once with the reason, and the request is not
+/// sent again as if its stream had been lost (a tool that is not idempotent would run
+/// three times, and the error would say that no answer came).
+#[tokio::test]
+async fn a_2026_answer_event_that_is_not_json_fails_the_call_without_a_reissue() {
+    let (url, seen) = fake_server_seeing(Misbehave::BrokenAnswerEvent).await;
+    let client = stateless_client(&url, 10_000).await;
+    let error = client.call_tool("x", json!({})).await.unwrap_err();
+    assert!(is_transport_failure(&error, "the server's answer is not JSON-RPC: Parse error"), "{error:?}");
+    let ids = seen.lock().unwrap().clone();
+    assert_eq!(ids.len(), 1, "{ids:?}");
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 use http::header;
 use http_body_util::BodyExt;
 use mcpwire_protocol::meta::SUBSCRIPTION_ID;
-use mcpwire_protocol::{decode_frame, Frame, Message, RequestId};
+use mcpwire_protocol::{decode_frame, DecodeError, Frame, Message, RequestId};
 use serde_json::{Map, Value};
 
 use super::body::read_limited;
@@ -189,7 +189,13 @@ impl Shared {
                 }
                 // An event holds one message, or a batch (which a 2025-03-26 client must
                 // take in, as it does in a JSON body).
-                let Ok(frame) = decode_frame(event.data.as_bytes()) else { continue };
+                let frame = match decode_frame(event.data.as_bytes()) {
+                    Ok(frame) => frame,
+                    Err(e) => {
+                        answered |= self.fail_if_answer(awaited, e, event.data.as_bytes()).await;
+                        continue;
+                    }
+                };
                 for mut message in frame_messages(frame) {
                     if let Some(a) = awaited {
                         a.restamp(&mut message);
@@ -207,6 +213,25 @@ impl Shared {
         }
         parser.finish();
         answered
+    }
+}
+
+impl Shared {
+    /// An SSE event that did not decode but reads as the answer to `awaited` (its id on
+    /// the wire, no `method`) is that answer: the request fails now with the reason,
+    /// rather than waiting for one that will not come (or, in 2026, being sent again as if
+    /// its stream had been lost). Whether it was the answer.
+    async fn fail_if_answer(&self, awaited: Option<Awaited<'_>>, error: DecodeError, data: &[u8]) -> bool {
+        let error = crate::transport::lines::with_answer_id(error, data);
+        let (Some(awaited), Some(id), false) = (awaited, &error.id, error.had_method) else {
+            tracing::debug!("skipped an SSE event that is not JSON-RPC: {}", error.message);
+            return false;
+        };
+        if id.key() != awaited.on_wire.key() || !lock(&self.pending).contains_key(&awaited.id.key()) {
+            return false;
+        }
+        self.fail(awaited.id, format!("the server's answer is not JSON-RPC: {}", error.message)).await;
+        true
     }
 }
 
