@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpwire_protocol::notifications::subscription_id;
 use mcpwire_protocol::subscriptions::SubscriptionsListenResult;
-use mcpwire_protocol::{codes, methods, Era, IdKey, Message, Notification, Response};
+use mcpwire_protocol::{methods, Era, IdKey, Message, Notification, Response};
 use serde::Deserialize;
 use tokio::sync::mpsc;
 
@@ -107,13 +107,12 @@ impl Router {
                     }
                     // A 2026 client writes no responses, error responses to what it could
                     // not read included: such a frame is only logged. (One that answers a
-                    // request of ours, with its id and no method, still goes on: the
-                    // dispatcher fails that request at once, writing nothing.)
+                    // request of ours, with its id and no method, still goes on, one that
+                    // is not JSON included: the dispatcher fails that request at once,
+                    // writing nothing.)
                     Some(TransportEvent::Invalid(error))
                         if self.era.get() == Some(&Era::Stateless)
-                            && (error.code == codes::PARSE_ERROR
-                                || error.had_method
-                                || error.id.is_none()) =>
+                            && (error.had_method || error.id.is_none()) =>
                     {
                         tracing::warn!(
                             code = error.code,

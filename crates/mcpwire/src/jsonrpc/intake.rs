@@ -268,15 +268,14 @@ async fn answer_invalid(peer: &Peer, mut error: mcpwire_protocol::DecodeError) {
             return;
         }
         // A line too long to read whole may still be a request whose `method` came after
-        // the part that was looked at, and a line that is not JSON had its id guessed from
-        // its bytes: either is answered as before, without an id.
-        if error.code == codes::PARSE_ERROR
-            || error.message.contains(crate::transport::lines::SIZE_LIMIT_WORDS)
-        {
+        // the part that was looked at: answered as before, without an id.
+        if error.message.contains(crate::transport::lines::SIZE_LIMIT_WORDS) {
             error.id = None;
         }
     }
-    let answer = error.code == codes::PARSE_ERROR || error.had_method || error.id.is_none();
+    // What reads as an answer (an id, no method; a frame that is not JSON included, whose
+    // id was read from its bytes) is only logged.
+    let answer = error.had_method || error.id.is_none();
     if answer {
         let response = ErrorResponse::new(
             error.id.clone(),
