@@ -25,8 +25,9 @@ fn header(head: &str, name: &str) -> Option<String> {
 /// as if it restarted: its
 /// `initialize` then negotiates 2025-06-18 for session `s1`, as version 2 offering tools
 /// only, without instructions. Records the session id and
-/// `MCP-Protocol-Version` of each `tools/list` it answers.
-async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
+/// `MCP-Protocol-Version` of each `tools/list` it answers. With `open_stream`, the second
+/// `initialize` is answered on an SSE stream that the server leaves open.
+async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>, open_stream: bool) -> String {
     let sessions = Arc::new(Mutex::new(0));
     raw_http_server::accept_each(move |mut stream| {
         let (seen, sessions) = (seen.clone(), sessions.clone());
@@ -62,7 +63,12 @@ async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>) -> String {
                                 }),
                             ];
                             let result = json!({ "jsonrpc": "2.0", "id": body["id"], "result": answers[n] });
-                            json(result, Some(&format!("s{n}")))
+                            match open_stream && n == 1 {
+                                true => format!(
+                                    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nmcp-session-id: s1\r\n\r\nevent: message\ndata: {result}\n\n"
+                                ),
+                                false => json(result, Some(&format!("s{n}"))),
+                            }
                         }
                         Some("tools/list") => {
                             let mut seen = seen.lock().unwrap();
@@ -115,7 +121,7 @@ async fn connect(url: &str) -> Client {
 #[tokio::test]
 async fn a_renewed_session_is_named_with_its_own_version() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let client = connect(&forgetful_server(seen.clone()).await).await;
+    let client = connect(&forgetful_server(seen.clone(), false).await).await;
     client.list_tools(None).await.unwrap();
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
     client.list_tools(None).await.expect("the call after the 404 failed");
@@ -131,7 +137,7 @@ async fn a_renewed_session_is_named_with_its_own_version() {
 /// instructions) is the new session's, not the first one's.
 #[tokio::test]
 async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
-    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new()))).await).await;
+    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new())), false).await).await;
     client.list_tools(None).await.unwrap();
     assert!(client.server_capabilities().unwrap().prompts.is_some());
     assert_eq!(client.server_info().unwrap().version, "1");
@@ -152,9 +158,24 @@ async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
 /// answered by the new session is not checked against it.
 #[tokio::test]
 async fn a_renewed_session_is_not_held_to_the_first_sessions_tool_list() {
-    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new()))).await).await;
+    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new())), false).await).await;
     client.list_tools(None).await.unwrap();
     let result = client.call_tool("t", json!({})).await.expect("the new session's answer was refused");
     assert_eq!(result.structured_content, Some(json!({ "b": "x" })));
+    client.close().await;
+}
+
+/// The new session's `initialize` answered on an SSE stream that the server leaves open
+/// (the spec has it close the stream after the answer, but only as a SHOULD): the answer
+/// is taken as soon as it arrives, as the first handshake takes it, and the request that
+/// met the 404 goes on in the new session, rather than waiting for the stream's end.
+#[tokio::test]
+async fn a_renewal_answered_on_a_stream_left_open_goes_on_at_once() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let client = connect(&forgetful_server(seen.clone(), true).await).await;
+    client.list_tools(None).await.unwrap();
+    let renewed = tokio::time::timeout(std::time::Duration::from_secs(4), client.list_tools(None)).await;
+    renewed.expect("the renewal waited for the end of its stream").expect("the call after the 404 failed");
+    assert_eq!(seen.lock().unwrap().last().unwrap().0, "s1");
     client.close().await;
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use http::{header, HeaderMap, HeaderValue, Method};
+use http_body_util::BodyExt;
 use mcpwire_protocol::lifecycle::InitializeResult;
 use mcpwire_protocol::{decode_frame, methods, Frame, Message, ProtocolVersion, RequestId};
 
@@ -130,12 +131,11 @@ impl Shared {
             .get(header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .is_some_and(|v| v.starts_with("text/event-stream"));
-        let body = read_limited(response.into_body(), self.max_message_bytes).await;
         // The new session's version goes on every later request (it may not be the old
         // one's); an answer without one this client speaks (an error, say) is no session.
-        let answer = match body {
-            Ok(body) if ok => initialize_answer(&body, sse, self.max_message_bytes),
-            _ => None,
+        let answer = match ok {
+            true => initialize_answer(response.into_body(), sse, self.max_message_bytes).await,
+            false => None,
         };
         let Some(answer) = answer else {
             tracing::warn!("the server forgot the session and refused a new one");
@@ -187,26 +187,35 @@ impl Shared {
 
 /// An `initialize` answer (a JSON body, or the SSE events that carry it) when it is a
 /// result that reads as one (as the handshake's must) and names a 2025 revision this
-/// client speaks.
-fn initialize_answer(body: &[u8], sse: bool, limit: usize) -> Option<InitializeResult> {
-    let messages = match sse {
-        true => SseParser::new(limit)
-            .push(body)
-            .ok()?
-            .into_iter()
-            .filter_map(|event| match decode_frame(event.data.as_bytes()) {
-                Ok(Frame::Single(message)) => Some(message),
-                _ => None,
-            })
-            .collect(),
-        false => match decode_frame(body).ok()? {
-            Frame::Single(message) => vec![message],
-            Frame::Batch(_) => return None,
-        },
-    };
-    messages.into_iter().find_map(|message| {
-        let Message::Response(response) = message else { return None };
-        let answer: InitializeResult = serde_json::from_str(response.result.get()).ok()?;
-        ProtocolVersion::STATEFUL.contains(&answer.protocol_version).then_some(answer)
-    })
+/// client speaks. An SSE stream is read only up to its first answer: a server may leave
+/// the stream open after it, and the answer is all the exchange waits for.
+async fn initialize_answer(body: hyper::body::Incoming, sse: bool, limit: usize) -> Option<InitializeResult> {
+    if !sse {
+        let body = read_limited(body, limit).await.ok()?;
+        return match decode_frame(&body).ok()? {
+            Frame::Single(message) => as_initialize_answer(message),
+            Frame::Batch(_) => None,
+        };
+    }
+    let mut parser = SseParser::new(limit);
+    let mut body = body;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.ok()?.into_data() else { continue };
+        for event in parser.push(&data).ok()? {
+            match decode_frame(event.data.as_bytes()) {
+                Ok(Frame::Single(message @ (Message::Response(_) | Message::Error(_)))) => {
+                    return as_initialize_answer(message)
+                }
+                _ => continue,
+            }
+        }
+    }
+    None
+}
+
+/// The result of an `initialize` answer, if it is one this client can take.
+fn as_initialize_answer(message: Message) -> Option<InitializeResult> {
+    let Message::Response(response) = message else { return None };
+    let answer: InitializeResult = serde_json::from_str(response.result.get()).ok()?;
+    ProtocolVersion::STATEFUL.contains(&answer.protocol_version).then_some(answer)
 }
