@@ -319,6 +319,25 @@ cat > "$D/in""#;
     assert!(!seen.contains("\"error\""), "the client answered the broken answer: {seen}");
 }
 
+/// A server that writes thousands of lines that are not JSON to its stdout before it
+/// reads its stdin (start-up logs printed to the wrong stream) still gets its request
+/// answered: the client's parse errors, which answer nothing anyone waits for, are
+/// dropped once the server's stdin is full, rather than stop the client from reading the
+/// stdout that the server is blocked writing (each side waiting for the other for ever).
+#[tokio::test]
+async fn a_server_logging_thousands_of_lines_to_stdout_before_it_reads_is_still_served() {
+    let (peer, handle, _dir) = hostile_server(
+        r#"i=0
+while [ $i -lt 20000 ]; do echo "starting: step $i"; i=$((i+1)); done
+read req; printf '{"jsonrpc":"2.0","id":1,"result":{}}\n'
+cat > /dev/null"#,
+    );
+    let result = peer.request_raw("anything", None, short(10_000)).await.unwrap();
+    assert_eq!(result.get(), "{}");
+    peer.close();
+    handle.shutdown().await;
+}
+
 /// This process's peak resident memory, in MiB (Linux; 0 elsewhere).
 fn peak_rss_mib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();

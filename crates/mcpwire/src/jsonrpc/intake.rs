@@ -276,13 +276,23 @@ async fn answer_invalid(peer: &Peer, mut error: mcpwire_protocol::DecodeError) {
     // What reads as an answer (an id, no method; a frame that is not JSON included, whose
     // id was read from its bytes) is only logged.
     let answer = error.had_method || error.id.is_none();
-    if answer {
-        let response = ErrorResponse::new(
-            error.id.clone(),
-            mcpwire_protocol::ErrorObject::new(error.code, error.message),
-        );
-        peer.send(Outgoing::unrelated(response)).await;
+    if !answer {
+        return;
     }
+    let without_id = error.id.is_none();
+    let response =
+        ErrorResponse::new(error.id, mcpwire_protocol::ErrorObject::new(error.code, error.message));
+    // An error without an id answers nothing the peer waits for. When the peer is not
+    // reading (a server writing its start-up logs to stdout before it reads its stdin),
+    // waiting for room to send it would stop this reader, which is what drains the peer:
+    // each side would wait for the other for ever. So it is dropped when there is no room.
+    if without_id {
+        if peer.try_send(Outgoing::unrelated(response)).is_err() {
+            tracing::debug!("the peer is not reading: an error answering a frame without an id was dropped");
+        }
+        return;
+    }
+    peer.send(Outgoing::unrelated(response)).await;
 }
 
 #[cfg(test)]
