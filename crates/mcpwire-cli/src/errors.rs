@@ -191,6 +191,15 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
                 "the server refused the request over HTTP; if it speaks only 2025 revisions, try --protocol-version 2025-11-25".to_owned(),
             )
         }
+        // The answer came but could not be read: the server broke the protocol.
+        RequestError::Transport { reason }
+            if ["the server's answer ", "the peer's answer "].iter().any(|p| reason.starts_with(p)) =>
+        {
+            (
+                format!("{what} failed: {reason}"),
+                "the server broke the protocol: its answer is not JSON-RPC this client can read".to_owned(),
+            )
+        }
         RequestError::Transport { reason } => (
             format!("{what} failed: {reason}"),
             "the request never got the server's answer; check that the server is still reachable".to_owned(),
@@ -307,5 +316,20 @@ mod tests {
             hint(codes::METHOD_NOT_FOUND, "Method not found: tools/frob", None),
             "the server does not offer this; `mcpwire info TARGET` shows what it does"
         );
+    }
+
+    /// An answer that came but could not be read is the server's protocol break, not a
+    /// request that never reached it.
+    #[test]
+    fn an_answer_that_is_not_json_rpc_is_blamed_on_the_server_not_the_network() {
+        for reason in [
+            "the server's answer is not JSON-RPC: Parse error: expected value at line 1 column 39",
+            "the peer's answer could not be taken in: Parse error: invalid UTF-8 at byte 53",
+            "the server's answer did not carry this request's id",
+        ] {
+            let (_, hint) =
+                describe_request_error("tools/list", &RequestError::Transport { reason: reason.into() });
+            assert!(hint.starts_with("the server broke the protocol"), "{reason}: {hint}");
+        }
     }
 }
