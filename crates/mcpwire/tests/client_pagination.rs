@@ -73,3 +73,38 @@ async fn a_list_past_the_item_bound_ends_with_an_error() {
     }
     client.close().await;
 }
+
+/// A server whose pages are few items but many bytes (here 4 MiB of padding each, as a
+/// huge description or cursor would be): the listing ends once its pages passed 64 MiB
+/// in all, rather than gathering 10,000 pages of up to the message size each.
+#[tokio::test]
+async fn a_list_past_the_byte_bound_ends_with_an_error() {
+    let (ours, mut theirs) = memory::pair();
+    tokio::spawn(async move {
+        let pad = " ".repeat(4 << 20);
+        let mut pages = 0;
+        while let Some(TransportEvent::Message(inbound)) = theirs.incoming.recv().await {
+            let Message::Request(request) = inbound.message else { continue };
+            // 40 pages (160 MiB), then the end: a client without the bound lists them all.
+            pages += 1;
+            let next = match pages < 40 {
+                true => format!(r#","nextCursor":"{pages}""#),
+                false => String::new(),
+            };
+            let page = format!(r#"{{"resultType":"complete","tools":[]{pad}{next},"ttlMs":0}}"#);
+            let answer = Response::new(request.id, serde_json::value::RawValue::from_string(page).unwrap());
+            if theirs.outgoing.send(Outgoing::unrelated(answer)).await.is_err() {
+                return;
+            }
+        }
+    });
+    let client =
+        Client::builder("c", "1").protocol_version(ProtocolVersion::V2026_07_28).connect(ours).await.unwrap();
+    let listed =
+        tokio::time::timeout(Duration::from_secs(60), client.list_all_tools()).await.expect("it ends");
+    match listed {
+        Err(RequestError::Protocol(message)) => assert!(message.contains("more than 64 MiB"), "{message}"),
+        other => panic!("expected a protocol error, got {:?}", other.map(|t| t.len())),
+    }
+    client.close().await;
+}

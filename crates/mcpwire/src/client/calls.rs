@@ -135,24 +135,42 @@ const MAX_PAGES: usize = 10_000;
 /// page by page (`list_tools(cursor)` and the like).
 const MAX_ITEMS: usize = 100_000;
 
+/// Most bytes of pages a listing reads, all pages together: far more than any real
+/// server's list, and what bounds the memory a listing holds (its items, and the cursors
+/// kept to see one come back), which [`MAX_ITEMS`] alone does not where items or cursors
+/// are large.
+const MAX_LIST_BYTES: usize = 64 * 1024 * 1024;
+
+/// One page of a list: its items, its `nextCursor`, and its size in bytes as it came.
+type Page<T> = (Vec<T>, Option<String>, usize);
+
 /// Every item of a paginated list, from the first page (no cursor) through each
 /// `nextCursor`. A cursor that comes back (pages that go round in a circle), more than
-/// [`MAX_PAGES`] pages or more than [`MAX_ITEMS`] items end it with an error, rather
-/// than a loop that never ends while its items fill memory.
+/// [`MAX_PAGES`] pages, more than [`MAX_ITEMS`] items or more than [`MAX_LIST_BYTES`] of
+/// pages end it with an error, rather than a loop that never ends while its items fill
+/// memory.
 pub(super) async fn every_page<T, F, Fut>(mut page: F) -> Result<Vec<T>, RequestError>
 where
     F: FnMut(Option<String>) -> Fut,
-    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), RequestError>>,
+    Fut: std::future::Future<Output = Result<Page<T>, RequestError>>,
 {
     let mut all = Vec::new();
     let mut seen = std::collections::HashSet::new();
     let mut cursor: Option<String> = None;
+    let mut bytes = 0usize;
     for _ in 0..MAX_PAGES {
-        let (items, next) = page(cursor.take()).await?;
+        let (items, next, size) = page(cursor.take()).await?;
         all.extend(items);
+        bytes = bytes.saturating_add(size);
         if all.len() > MAX_ITEMS {
             return Err(RequestError::Protocol(format!(
                 "the server's list holds more than {MAX_ITEMS} items; read it page by page"
+            )));
+        }
+        if bytes > MAX_LIST_BYTES {
+            return Err(RequestError::Protocol(format!(
+                "the server's list is more than {} MiB; read it page by page",
+                MAX_LIST_BYTES >> 20
             )));
         }
         match next {
@@ -230,20 +248,35 @@ impl Client {
         self.send(methods::PING, Map::new(), &RequestOptions::default()).await.map(|_| ())
     }
 
+    /// One page of a list method, decoded, and its size in bytes as it came.
+    async fn list_page<T: DeserializeOwned>(
+        &self,
+        method: &'static str,
+        cursor: Option<&str>,
+    ) -> Result<(T, usize), RequestError> {
+        let raw = self.list(method, cursor).await?;
+        Ok((decode(&raw)?, raw.get().len()))
+    }
+
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<ListToolsResult, RequestError> {
-        let page: ListToolsResult = decode(&self.list(methods::TOOLS_LIST, cursor).await?)?;
+        self.tools_page(cursor).await.map(|(page, _)| page)
+    }
+
+    /// One page of `tools/list` and its size; what it says of the tools is learned.
+    async fn tools_page(&self, cursor: Option<&str>) -> Result<(ListToolsResult, usize), RequestError> {
+        let (page, size) = self.list_page::<ListToolsResult>(methods::TOOLS_LIST, cursor).await?;
         self.inner.forget_tools_of_replaced_sessions();
         self.inner.output_schemas.learn(&page.tools);
         self.inner.task_tools.learn(&page.tools);
-        Ok(page)
+        Ok((page, size))
     }
 
     /// Every tool, following the cursors.
     pub async fn list_all_tools(&self) -> Result<Vec<Tool>, RequestError> {
         every_page(|cursor| async move {
-            let page = self.list_tools(cursor.as_deref()).await?;
-            Ok((page.tools, page.next_cursor))
+            let (page, size) = self.tools_page(cursor.as_deref()).await?;
+            Ok((page.tools, page.next_cursor, size))
         })
         .await
     }
@@ -289,14 +322,15 @@ impl Client {
 
     /// One page of `resources/list`.
     pub async fn list_resources(&self, cursor: Option<&str>) -> Result<ListResourcesResult, RequestError> {
-        decode(&self.list(methods::RESOURCES_LIST, cursor).await?)
+        self.list_page(methods::RESOURCES_LIST, cursor).await.map(|(page, _)| page)
     }
 
     /// Every resource, following the cursors.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, RequestError> {
         every_page(|cursor| async move {
-            let page = self.list_resources(cursor.as_deref()).await?;
-            Ok((page.resources, page.next_cursor))
+            let (page, size) =
+                self.list_page::<ListResourcesResult>(methods::RESOURCES_LIST, cursor.as_deref()).await?;
+            Ok((page.resources, page.next_cursor, size))
         })
         .await
     }
@@ -306,14 +340,19 @@ impl Client {
         &self,
         cursor: Option<&str>,
     ) -> Result<ListResourceTemplatesResult, RequestError> {
-        decode(&self.list(methods::RESOURCES_TEMPLATES_LIST, cursor).await?)
+        self.list_page(methods::RESOURCES_TEMPLATES_LIST, cursor).await.map(|(page, _)| page)
     }
 
     /// Every resource template, following the cursors.
     pub async fn list_all_resource_templates(&self) -> Result<Vec<ResourceTemplate>, RequestError> {
         every_page(|cursor| async move {
-            let page = self.list_resource_templates(cursor.as_deref()).await?;
-            Ok((page.resource_templates, page.next_cursor))
+            let (page, size) = self
+                .list_page::<ListResourceTemplatesResult>(
+                    methods::RESOURCES_TEMPLATES_LIST,
+                    cursor.as_deref(),
+                )
+                .await?;
+            Ok((page.resource_templates, page.next_cursor, size))
         })
         .await
     }
@@ -368,14 +407,15 @@ impl Client {
 
     /// One page of `prompts/list`.
     pub async fn list_prompts(&self, cursor: Option<&str>) -> Result<ListPromptsResult, RequestError> {
-        decode(&self.list(methods::PROMPTS_LIST, cursor).await?)
+        self.list_page(methods::PROMPTS_LIST, cursor).await.map(|(page, _)| page)
     }
 
     /// Every prompt, following the cursors.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, RequestError> {
         every_page(|cursor| async move {
-            let page = self.list_prompts(cursor.as_deref()).await?;
-            Ok((page.prompts, page.next_cursor))
+            let (page, size) =
+                self.list_page::<ListPromptsResult>(methods::PROMPTS_LIST, cursor.as_deref()).await?;
+            Ok((page.prompts, page.next_cursor, size))
         })
         .await
     }

@@ -301,6 +301,11 @@ impl Client {
 
     /// One page of this session's tasks (`tasks/list`, 2025-11-25 only: 2026 has none).
     pub async fn list_tasks(&self, cursor: Option<&str>) -> Result<ListTasksResult, RequestError> {
+        self.tasks_page(cursor).await.map(|(page, _)| page)
+    }
+
+    /// One page of `tasks/list` and its size in bytes as it came.
+    async fn tasks_page(&self, cursor: Option<&str>) -> Result<(ListTasksResult, usize), RequestError> {
         if self.era() != Era::Stateful {
             return Err(RequestError::Protocol(
                 "tasks/list does not exist in the 2026-07-28 revision".into(),
@@ -310,14 +315,15 @@ impl Client {
         if let Some(cursor) = cursor {
             params.insert("cursor".into(), Value::String(cursor.to_owned()));
         }
-        decode(&self.send(methods::TASKS_LIST, params, &RequestOptions::default()).await?.1)
+        let raw = self.send(methods::TASKS_LIST, params, &RequestOptions::default()).await?.1;
+        Ok((decode(&raw)?, raw.get().len()))
     }
 
     /// Every task of this session, following the cursors (2025-11-25 only).
     pub async fn list_all_tasks(&self) -> Result<Vec<CoreTask>, RequestError> {
         super::calls::every_page(|cursor| async move {
-            let page = self.list_tasks(cursor.as_deref()).await?;
-            Ok((page.tasks, page.next_cursor))
+            let (page, size) = self.tasks_page(cursor.as_deref()).await?;
+            Ok((page.tasks, page.next_cursor, size))
         })
         .await
     }
