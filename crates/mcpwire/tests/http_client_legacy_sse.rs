@@ -18,11 +18,12 @@ use tokio::sync::{mpsc, Mutex, Notify};
 mod raw_http_server;
 
 /// A 2024-11-05 server: a POST to `/mcp` gets 405, the GET stream names `/messages` as the
-/// endpoint and carries the answers to what is posted there. `end` ends the stream.
+/// endpoint and carries the answers to what is posted there (to `tools/call`, an answer
+/// that is not JSON: a `NaN`). `end` ends the stream.
 async fn legacy_server(end: Arc<Notify>) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let (answers, stream_answers) = mpsc::channel::<Value>(16);
+    let (answers, stream_answers) = mpsc::channel::<String>(16);
     let stream_answers = Arc::new(Mutex::new(stream_answers));
     tokio::spawn(async move {
         loop {
@@ -64,10 +65,16 @@ async fn legacy_server(end: Arc<Notify>) -> String {
                         Some(_) if body.get("id").is_some() => Some(json!({ "tools": [] })),
                         _ => None,
                     };
-                    if let Some(result) = result {
-                        let _ = answers
-                            .send(json!({ "jsonrpc": "2.0", "id": body["id"], "result": result }))
-                            .await;
+                    let answer = match body.get("method").and_then(Value::as_str) {
+                        Some("tools/call") => {
+                            Some(format!(r#"{{"jsonrpc":"2.0","id":{},"result":{{"x":NaN}}}}"#, body["id"]))
+                        }
+                        _ => result.map(|result| {
+                            json!({ "jsonrpc": "2.0", "id": body["id"], "result": result }).to_string()
+                        }),
+                    };
+                    if let Some(answer) = answer {
+                        let _ = answers.send(answer).await;
                     }
                     let _ = s.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await;
                 }
@@ -99,5 +106,24 @@ async fn calls_fail_at_once_when_the_legacy_stream_ends() {
     assert!(matches!(error, RequestError::ConnectionClosed { .. }), "{error:?}");
     assert!(started.elapsed() < Duration::from_secs(2), "failed only after {:?}", started.elapsed());
     assert!(client.is_closed());
+    client.close().await;
+}
+
+/// An answer on the legacy stream that is not JSON but names its request's id fails that
+/// call at once with the reason, rather than at its timeout.
+#[tokio::test]
+async fn an_answer_on_the_legacy_stream_that_is_not_json_fails_its_call_at_once() {
+    let url = legacy_server(Arc::new(Notify::new())).await;
+    let options = ClientOptions { request_timeout: Duration::from_secs(20), ..Default::default() };
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .options(options)
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    let error = client.call_tool("x", json!({})).await.expect_err("a broken answer");
+    let RequestError::Transport { reason } = &error else { panic!("{error:?}") };
+    assert!(reason.starts_with("the server's answer is not JSON-RPC: Parse error"), "{reason}");
+    assert!(client.list_tools(None).await.unwrap().tools.is_empty(), "the stream goes on");
     client.close().await;
 }

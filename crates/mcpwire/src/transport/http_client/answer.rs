@@ -217,21 +217,28 @@ impl Shared {
 }
 
 impl Shared {
-    /// An SSE event that did not decode but reads as the answer to `awaited` (its id on
-    /// the wire, no `method`) is that answer: the request fails now with the reason,
-    /// rather than waiting for one that will not come (or, in 2026, being sent again as if
-    /// its stream had been lost). Whether it was the answer.
+    /// An SSE event that did not decode but reads as an answer (an id, no `method`) to a
+    /// request in flight is that request's answer: the request fails now with the reason,
+    /// rather than waiting for one that will not come (or, in 2026, being sent again as
+    /// if its stream had been lost). On a response stream (`awaited`) only that request's
+    /// id counts; on a stream of no one request (the legacy transport's, a 2025 session's
+    /// GET stream) any request in flight's. Whether it answered `awaited`.
     async fn fail_if_answer(&self, awaited: Option<Awaited<'_>>, error: DecodeError, data: &[u8]) -> bool {
         let error = crate::transport::lines::with_answer_id(error, data);
-        let (Some(awaited), Some(id), false) = (awaited, &error.id, error.had_method) else {
+        let (Some(id), false) = (&error.id, error.had_method) else {
             tracing::debug!("skipped an SSE event that is not JSON-RPC: {}", error.message);
             return false;
         };
-        if id.key() != awaited.on_wire.key() || !lock(&self.pending).contains_key(&awaited.id.key()) {
+        let (target, answers_awaited) = match awaited {
+            Some(a) if id.key() == a.on_wire.key() => (a.id, true),
+            Some(_) => return false,
+            None => (id, false),
+        };
+        if !lock(&self.pending).contains_key(&target.key()) {
             return false;
         }
-        self.fail(awaited.id, format!("the server's answer is not JSON-RPC: {}", error.message)).await;
-        true
+        self.fail(target, format!("the server's answer is not JSON-RPC: {}", error.message)).await;
+        answers_awaited
     }
 }
 
