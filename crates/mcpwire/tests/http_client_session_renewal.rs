@@ -20,14 +20,26 @@ fn header(head: &str, name: &str) -> Option<String> {
     })
 }
 
+/// How the forgetful server answers the `initialize` of the session that replaces the
+/// first.
+#[derive(Clone, Copy)]
+enum Renewal {
+    /// A JSON body, with session id `s1`.
+    Json,
+    /// An SSE stream left open after the answer.
+    OpenStream,
+    /// A JSON body, with a session id of 5,001 characters.
+    LongId,
+}
+
 /// A server whose first session (`s0`, 2025-11-25, with tools and prompts, version 1 and
 /// instructions; its tool `t` has an output schema) is forgotten after one `tools/list`,
 /// as if it restarted: its
 /// `initialize` then negotiates 2025-06-18 for session `s1`, as version 2 offering tools
 /// only, without instructions. Records the session id and
-/// `MCP-Protocol-Version` of each `tools/list` it answers. With `open_stream`, the second
-/// `initialize` is answered on an SSE stream that the server leaves open.
-async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>, open_stream: bool) -> String {
+/// `MCP-Protocol-Version` of each `tools/list` it answers. `renewal` says how the second
+/// `initialize` is answered.
+async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>, renewal: Renewal) -> String {
     let sessions = Arc::new(Mutex::new(0));
     raw_http_server::accept_each(move |mut stream| {
         let (seen, sessions) = (seen.clone(), sessions.clone());
@@ -63,11 +75,12 @@ async fn forgetful_server(seen: Arc<Mutex<Vec<(String, String)>>>, open_stream: 
                                 }),
                             ];
                             let result = json!({ "jsonrpc": "2.0", "id": body["id"], "result": answers[n] });
-                            match open_stream && n == 1 {
-                                true => format!(
+                            match (renewal, n) {
+                                (Renewal::OpenStream, 1) => format!(
                                     "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nmcp-session-id: s1\r\n\r\nevent: message\ndata: {result}\n\n"
                                 ),
-                                false => json(result, Some(&format!("s{n}"))),
+                                (Renewal::LongId, 1) => json(result, Some(&format!("s{}", "1".repeat(5000)))),
+                                _ => json(result, Some(&format!("s{n}"))),
                             }
                         }
                         Some("tools/list") => {
@@ -121,7 +134,7 @@ async fn connect(url: &str) -> Client {
 #[tokio::test]
 async fn a_renewed_session_is_named_with_its_own_version() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let client = connect(&forgetful_server(seen.clone(), false).await).await;
+    let client = connect(&forgetful_server(seen.clone(), Renewal::Json).await).await;
     client.list_tools(None).await.unwrap();
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
     client.list_tools(None).await.expect("the call after the 404 failed");
@@ -137,7 +150,7 @@ async fn a_renewed_session_is_named_with_its_own_version() {
 /// instructions) is the new session's, not the first one's.
 #[tokio::test]
 async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
-    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new())), false).await).await;
+    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new())), Renewal::Json).await).await;
     client.list_tools(None).await.unwrap();
     assert!(client.server_capabilities().unwrap().prompts.is_some());
     assert_eq!(client.server_info().unwrap().version, "1");
@@ -158,7 +171,7 @@ async fn a_renewed_session_is_described_by_its_own_initialize_answer() {
 /// answered by the new session is not checked against it.
 #[tokio::test]
 async fn a_renewed_session_is_not_held_to_the_first_sessions_tool_list() {
-    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new())), false).await).await;
+    let client = connect(&forgetful_server(Arc::new(Mutex::new(Vec::new())), Renewal::Json).await).await;
     client.list_tools(None).await.unwrap();
     let result = client.call_tool("t", json!({})).await.expect("the new session's answer was refused");
     assert_eq!(result.structured_content, Some(json!({ "b": "x" })));
@@ -172,10 +185,23 @@ async fn a_renewed_session_is_not_held_to_the_first_sessions_tool_list() {
 #[tokio::test]
 async fn a_renewal_answered_on_a_stream_left_open_goes_on_at_once() {
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let client = connect(&forgetful_server(seen.clone(), true).await).await;
+    let client = connect(&forgetful_server(seen.clone(), Renewal::OpenStream).await).await;
     client.list_tools(None).await.unwrap();
     let renewed = tokio::time::timeout(std::time::Duration::from_secs(4), client.list_tools(None)).await;
     renewed.expect("the renewal waited for the end of its stream").expect("the call after the 404 failed");
     assert_eq!(seen.lock().unwrap().last().unwrap().0, "s1");
+    client.close().await;
+}
+
+/// The new session's `Mcp-Session-Id` is held to what the first one's is (1 to 4,096
+/// visible ASCII characters): one of 5,001 characters is refused, not sent on every later
+/// request; the request that met the 404 fails.
+#[tokio::test]
+async fn a_renewed_session_id_past_the_bound_is_refused() {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let client = connect(&forgetful_server(seen.clone(), Renewal::LongId).await).await;
+    client.list_tools(None).await.unwrap();
+    client.list_tools(None).await.expect_err("taken a session id of 5,001 characters");
+    assert!(seen.lock().unwrap().iter().all(|(session, _)| session.len() <= 4096));
     client.close().await;
 }

@@ -24,7 +24,16 @@ const MAX_REISSUES: u32 = 2;
 const REISSUE_BACKOFF: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// The longest `Mcp-Session-Id` taken from a server: it goes back on every request.
-const MAX_SESSION_ID_BYTES: usize = 4096;
+pub(super) const MAX_SESSION_ID_BYTES: usize = 4096;
+
+/// Whether a server's `Mcp-Session-Id` is one the client takes and sends back on every
+/// request: 1 to [`MAX_SESSION_ID_BYTES`] visible ASCII characters (the spec's MUST).
+pub(super) fn acceptable_session_id(sid: &HeaderValue) -> bool {
+    let bytes = sid.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= MAX_SESSION_ID_BYTES
+        && bytes.iter().all(|b| (0x21..=0x7e).contains(b))
+}
 
 impl Shared {
     pub(super) async fn deliver(&self, message: Message) {
@@ -126,10 +135,9 @@ impl Shared {
             let status = response.status();
             if is_initialize {
                 if let Some(sid) = response.headers().get(SESSION_ID) {
-                    // Visible ASCII only (the spec's MUST): a session the client could not
-                    // name back is refused, not silently dropped.
-                    let visible = !sid.is_empty() && sid.as_bytes().iter().all(|b| (0x21..=0x7e).contains(b));
-                    if !visible || sid.len() > MAX_SESSION_ID_BYTES {
+                    // A session the client could not name back is refused, not silently
+                    // dropped.
+                    if !acceptable_session_id(sid) {
                         if let Some(id) = &request_id {
                             let why = format!(
                                 "the server's Mcp-Session-Id is not 1 to {MAX_SESSION_ID_BYTES} visible ASCII characters"

@@ -124,7 +124,16 @@ impl Shared {
             return false;
         };
         let Ok(response) = self.send(request).await else { return false };
-        let sid = response.headers().get(SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let sid = match response.headers().get(SESSION_ID) {
+            Some(sid) if !super::exchange::acceptable_session_id(sid) => {
+                tracing::warn!(
+                    "the server forgot the session and named a new one that is not 1 to {} visible ASCII characters",
+                    super::exchange::MAX_SESSION_ID_BYTES
+                );
+                return false;
+            }
+            sid => sid.map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned()),
+        };
         let ok = response.status().is_success();
         let sse = response
             .headers()
