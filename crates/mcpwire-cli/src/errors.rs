@@ -164,7 +164,7 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
                 }
                 _ => "the server refused the request; its message says why".into(),
             };
-            (format!("{what} failed: the server answered: {} (code {})", e.message, e.code), hint)
+            (format!("{what} failed: the server answered: {} (code {})", shown(&e.message), e.code), hint)
         }
         RequestError::Timeout { timeout, .. } => (
             format!("{what} failed: no answer within {} s", timeout.as_secs_f64()),
@@ -184,6 +184,9 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
             format!("{what} failed: {reason}"),
             "raise the limit with --max-message-size SIZE (for example --max-message-size 64M)".to_owned(),
         ),
+        RequestError::Transport { reason } if refused_authorization(reason) => {
+            (format!("{what} failed: {}", shown(reason)), SIGN_IN.to_owned())
+        }
         RequestError::Transport { reason } if http_status(reason).is_some() => {
             let (status, body) = http_status(reason).unwrap_or_default();
             (
@@ -213,6 +216,33 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
             "the server broke the protocol, or this command cannot answer what it asked".to_owned(),
         ),
         other => (format!("{what} failed: {other}"), "run again with -v for details".to_owned()),
+    }
+}
+
+/// The hint for a request refused for want of authorization.
+const SIGN_IN: &str = "the server wants authorization: `mcpwire login URL` signs in with OAuth (where the \
+                       server offers it), or give a token with --bearer TOKEN";
+
+/// Whether a transport failure is a refused authorization: an OAuth sign-in that failed,
+/// or a `401`/`403` the client had no way to answer.
+fn refused_authorization(reason: &str) -> bool {
+    reason.starts_with("authorization")
+        || http_status(reason)
+            .is_some_and(|(status, _)| status.starts_with("HTTP 401") || status.starts_with("HTTP 403"))
+}
+
+/// The most characters of a server's text shown in one failure message.
+const SHOWN_CHARS: usize = 2000;
+
+/// `text` cut to [`SHOWN_CHARS`], saying how much was left out: a server's error message
+/// may be megabytes, which a terminal should not get whole.
+fn shown(text: &str) -> String {
+    match text.char_indices().nth(SHOWN_CHARS) {
+        None => text.to_owned(),
+        Some((cut, _)) => {
+            let rest = text[cut..].chars().count();
+            format!("{}… ({rest} more characters)", &text[..cut])
+        }
     }
 }
 
@@ -331,5 +361,45 @@ mod tests {
                 describe_request_error("tools/list", &RequestError::Transport { reason: reason.into() });
             assert!(hint.starts_with("the server broke the protocol"), "{reason}: {hint}");
         }
+    }
+
+    /// A request the server refused for want of authorization (an OAuth sign-in that
+    /// failed, or a bare 401/403) gets a hint about signing in, not about the network or
+    /// protocol versions.
+    #[test]
+    fn a_refused_authorization_gets_the_sign_in_hint() {
+        for reason in [
+            "authorization failed: the server offers no authorization server",
+            "HTTP 401 Unauthorized: missing token",
+            "HTTP 403 Forbidden",
+        ] {
+            let (_, hint) =
+                describe_request_error("tools/list", &RequestError::Transport { reason: reason.into() });
+            assert!(hint.contains("mcpwire login") && hint.contains("--bearer"), "{reason}: {hint}");
+        }
+        let (_, hint) = describe_request_error(
+            "tools/list",
+            &RequestError::Transport { reason: "HTTP 404 Not Found".into() },
+        );
+        assert!(!hint.contains("--bearer"), "{hint}");
+    }
+
+    /// A server's error message is shown cut to a screenful: a server may send megabytes.
+    #[test]
+    fn a_huge_error_message_from_the_server_is_cut() {
+        let huge = "x".repeat(5_000_000);
+        let error = mcpwire::protocol::ErrorObject::new(codes::INTERNAL_ERROR, huge);
+        let (message, _) = describe_request_error("tools/call", &RequestError::Peer(error));
+        assert!(message.len() < 3_000, "{} bytes", message.len());
+        assert!(
+            message.contains("more characters") && message.ends_with("(code -32603)"),
+            "{}",
+            &message[message.len() - 80..]
+        );
+        let (short, _) = describe_request_error(
+            "tools/call",
+            &RequestError::Peer(mcpwire::protocol::ErrorObject::new(codes::INTERNAL_ERROR, "boom")),
+        );
+        assert_eq!(short, "tools/call failed: the server answered: boom (code -32603)");
     }
 }
