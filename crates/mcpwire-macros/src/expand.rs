@@ -3,54 +3,11 @@
 
 use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote};
-use syn::{Attribute, Expr, ExprLit, Ident, ItemFn, Lit, Meta, ReturnType, Type};
+use syn::{Ident, ItemFn, ReturnType, Type};
 
-use crate::options::Options;
+use crate::options::{doc_comment, Options};
 use crate::parameters::{split_parameters, Parameters};
 use crate::{Kind, Place};
-
-/// The doc comment as the description's tokens: its lines joined, without the
-/// indentation they share (the space after `///`), so nested lists and code keep theirs;
-/// a `#[doc = include_str!("..")]` (or another macro) is put in where it stands.
-pub(crate) fn doc_comment(attrs: &[Attribute]) -> Option<Tokens> {
-    let parts: Vec<&Expr> = attrs
-        .iter()
-        .filter(|a| a.path().is_ident("doc"))
-        .filter_map(|a| match &a.meta {
-            Meta::NameValue(nv) => Some(&nv.value),
-            _ => None,
-        })
-        .collect();
-    let literal = |e: &Expr| match e {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.value()),
-        _ => None,
-    };
-    let texts: Vec<Option<String>> = parts.iter().map(|e| literal(e)).collect();
-    let indent = texts
-        .iter()
-        .flatten()
-        .flat_map(|t| t.lines())
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| l.len() - l.trim_start().len())
-        .min()
-        .unwrap_or(0);
-    let unindent = |text: &str| {
-        text.lines().map(|l| l.get(indent..).unwrap_or("").trim_end()).collect::<Vec<_>>().join("\n")
-    };
-    if texts.iter().all(Option::is_some) {
-        let text = texts.iter().flatten().map(|t| unindent(t)).collect::<Vec<_>>().join("\n");
-        let text = text.trim();
-        return (!text.is_empty()).then(|| quote! { #text });
-    }
-    let pieces = parts.iter().zip(&texts).map(|(expr, text)| match text {
-        Some(text) => {
-            let text = unindent(text);
-            quote! { #text }
-        }
-        None => quote! { #expr },
-    });
-    Some(quote! { ::core::primitive::str::trim(::core::concat!(#(#pieces, "\n"),*)) })
-}
 
 /// The function's return type (`()` when it declares none).
 fn return_type(item: &ItemFn) -> syn::Result<Tokens> {

@@ -5,8 +5,7 @@ use proc_macro2::{Span, TokenStream as Tokens};
 use quote::{format_ident, quote};
 use syn::{FnArg, ItemFn, Pat, Type};
 
-use crate::expand::doc_comment;
-use crate::options::{take_arg_options, ArgOptions};
+use crate::options::{doc_comment, take_arg_options, ArgOptions};
 use crate::{Kind, Place};
 
 /// A type's path (`Ctx`, `mcpwire::server::State<Db>`, ...), through a reference.
