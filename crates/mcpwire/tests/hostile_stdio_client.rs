@@ -24,18 +24,33 @@ fn hostile_server_with(
     handler: impl mcpwire::jsonrpc::Handler,
 ) -> (Peer, ChildHandle, tempdir::Dir) {
     let dir = tempdir::Dir::new();
-    let (connection, handle) = ChildProcess::new("sh")
+    let (connection, handle) = script_process(script, &dir).spawn().unwrap();
+    let dispatcher = Dispatcher::new(connection);
+    let peer = dispatcher.peer();
+    dispatcher.spawn(handler);
+    (peer, handle, dir)
+}
+
+/// `sh -c script`, with `dir` in `$D`, its stderr captured and a short shutdown.
+fn script_process(script: &str, dir: &tempdir::Dir) -> ChildProcess {
+    ChildProcess::new("sh")
         .arg("-c")
         .arg(script)
         .env("D", dir.path())
         .stderr(StderrMode::Capture)
         .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200))
-        .spawn()
+}
+
+/// mcpwire's client at 2026-07-28 over `sh -c script` (see [`script_process`]).
+async fn client_2026(script: &str, options: ClientOptions) -> (Client, tempdir::Dir) {
+    let dir = tempdir::Dir::new();
+    let client = Client::builder("t", "0")
+        .protocol_version(mcpwire::protocol::ProtocolVersion::parse("2026-07-28"))
+        .options(options)
+        .spawn(script_process(script, &dir))
+        .await
         .unwrap();
-    let dispatcher = Dispatcher::new(connection);
-    let peer = dispatcher.peer();
-    dispatcher.spawn(handler);
-    (peer, handle, dir)
+    (client, dir)
 }
 
 /// A tiny scratch directory, removed on drop.
@@ -108,23 +123,12 @@ cat > "$D/in""#,
 /// read from a 2026 server is logged, not answered, and its call still gets its result.
 #[tokio::test]
 async fn a_2026_client_answers_no_garbage() {
-    let dir = tempdir::Dir::new();
     let script = r#"read req
 id=$(printf '%s' "$req" | sed 's/.*"id":\([0-9]*\).*/\1/')
 printf 'this is not json\n{"jsonrpc":"2.0"}\n{"jsonrpc":"2.0","method":7}\n'
 printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","tools":[]}}\n' "$id"
 cat > "$D/in""#;
-    let process = ChildProcess::new("sh")
-        .arg("-c")
-        .arg(script)
-        .env("D", dir.path())
-        .stderr(StderrMode::Capture)
-        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200));
-    let client = Client::builder("t", "0")
-        .protocol_version(mcpwire::protocol::ProtocolVersion::parse("2026-07-28"))
-        .spawn(process)
-        .await
-        .unwrap();
+    let (client, dir) = client_2026(script, ClientOptions::default()).await;
     let tools = client.list_tools(None).await.unwrap();
     assert!(tools.tools.is_empty());
     client.close().await;
@@ -294,23 +298,12 @@ cat > "$D/in""#,
 /// The same holds for a 2026 client, which writes nothing back to what it cannot read.
 #[tokio::test]
 async fn a_2026_answer_that_is_not_json_fails_its_call_at_once() {
-    let dir = tempdir::Dir::new();
     let script = r#"read req
 id=$(printf '%s' "$req" | sed 's/.*"id":\([0-9]*\).*/\1/')
 printf '{"jsonrpc":"2.0","id":%s,"result":{"resultType":"complete","tools":[{"name":"x","inputSchema":{"type":"object"},"n":NaN}]}}\n' "$id"
 cat > "$D/in""#;
-    let process = ChildProcess::new("sh")
-        .arg("-c")
-        .arg(script)
-        .env("D", dir.path())
-        .stderr(StderrMode::Capture)
-        .shutdown_timeouts(Duration::from_millis(200), Duration::from_millis(200));
-    let client = Client::builder("t", "0")
-        .protocol_version(mcpwire::protocol::ProtocolVersion::parse("2026-07-28"))
-        .options(ClientOptions { request_timeout: Duration::from_secs(20), ..Default::default() })
-        .spawn(process)
-        .await
-        .unwrap();
+    let options = ClientOptions { request_timeout: Duration::from_secs(20), ..Default::default() };
+    let (client, dir) = client_2026(script, options).await;
     let error = client.list_tools(None).await.unwrap_err();
     let RequestError::Transport { reason } = &error else { panic!("{error:?}") };
     assert!(reason.contains("Parse error"), "{reason}");
