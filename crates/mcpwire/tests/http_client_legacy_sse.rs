@@ -84,19 +84,25 @@ async fn legacy_server(end: Arc<Notify>) -> String {
     url
 }
 
+/// A client of the legacy server at `url` (it falls back from 2025-11-25), with requests
+/// timing out after `timeout`.
+async fn connect_with_timeout(url: &str, timeout: Duration) -> Client {
+    let options = ClientOptions { request_timeout: timeout, ..Default::default() };
+    Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .options(options)
+        .connect(HttpClientTransport::new(url).unwrap())
+        .await
+        .unwrap()
+}
+
 /// A 2024-11-05 server that ends its SSE stream can answer nothing more: a call made
 /// after that fails at once with the connection closed, not at its timeout.
 #[tokio::test]
 async fn calls_fail_at_once_when_the_legacy_stream_ends() {
     let end = Arc::new(Notify::new());
     let url = legacy_server(end.clone()).await;
-    let options = ClientOptions { request_timeout: Duration::from_secs(5), ..Default::default() };
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .options(options)
-        .connect(HttpClientTransport::new(&url).unwrap())
-        .await
-        .unwrap();
+    let client = connect_with_timeout(&url, Duration::from_secs(5)).await;
     assert_eq!(client.protocol_version().as_str(), "2024-11-05");
     assert!(client.list_tools(None).await.unwrap().tools.is_empty(), "answered on the stream");
     end.notify_one();
@@ -114,13 +120,7 @@ async fn calls_fail_at_once_when_the_legacy_stream_ends() {
 #[tokio::test]
 async fn an_answer_on_the_legacy_stream_that_is_not_json_fails_its_call_at_once() {
     let url = legacy_server(Arc::new(Notify::new())).await;
-    let options = ClientOptions { request_timeout: Duration::from_secs(20), ..Default::default() };
-    let client = Client::builder("c", "1")
-        .protocol_version(ProtocolVersion::V2025_11_25)
-        .options(options)
-        .connect(HttpClientTransport::new(&url).unwrap())
-        .await
-        .unwrap();
+    let client = connect_with_timeout(&url, Duration::from_secs(20)).await;
     let error = client.call_tool("x", json!({})).await.expect_err("a broken answer");
     let RequestError::Transport { reason } = &error else { panic!("{error:?}") };
     assert!(reason.starts_with("the server's answer is not JSON-RPC: Parse error"), "{reason}");
