@@ -348,6 +348,11 @@ mod tests {
         );
     }
 
+    /// The hint for a transport failure with `reason`.
+    fn transport_hint(reason: &str) -> String {
+        describe_request_error("tools/list", &RequestError::Transport { reason: reason.into() }).1
+    }
+
     /// An answer that came but could not be read is the server's protocol break, not a
     /// request that never reached it.
     #[test]
@@ -357,8 +362,7 @@ mod tests {
             "the peer's answer could not be taken in: Parse error: invalid UTF-8 at byte 53",
             "the server's answer did not carry this request's id",
         ] {
-            let (_, hint) =
-                describe_request_error("tools/list", &RequestError::Transport { reason: reason.into() });
+            let hint = transport_hint(reason);
             assert!(hint.starts_with("the server broke the protocol"), "{reason}: {hint}");
         }
     }
@@ -373,14 +377,10 @@ mod tests {
             "HTTP 401 Unauthorized: missing token",
             "HTTP 403 Forbidden",
         ] {
-            let (_, hint) =
-                describe_request_error("tools/list", &RequestError::Transport { reason: reason.into() });
+            let hint = transport_hint(reason);
             assert!(hint.contains("mcpwire login") && hint.contains("--bearer"), "{reason}: {hint}");
         }
-        let (_, hint) = describe_request_error(
-            "tools/list",
-            &RequestError::Transport { reason: "HTTP 404 Not Found".into() },
-        );
+        let hint = transport_hint("HTTP 404 Not Found");
         assert!(!hint.contains("--bearer"), "{hint}");
     }
 
