@@ -25,34 +25,35 @@ fn clock_ticks_per_second() -> u64 {
     }
 }
 
-/// CPU time (user + system) used so far by process `pid`, exited threads included
-/// (`/proc/PID/stat` fields 14 and 15; resolution one clock tick, usually 10 ms).
-/// `None` when the process is gone or not readable.
-pub fn process_cpu(pid: u32) -> Option<Duration> {
+/// What `/proc/PID/stat` says of a process so far, exited threads included.
+#[derive(Clone, Copy, Debug)]
+pub struct ProcessStat {
+    /// CPU time, user + system (fields 14 and 15; resolution one clock tick, usually
+    /// 10 ms).
+    pub cpu: Duration,
+    /// Minor page faults (field 10): pages the kernel had to map, and zero, on first
+    /// touch. A server whose allocator hands memory back and takes it again between calls
+    /// pays them on every call, in system time.
+    pub minor_faults: u64,
+}
+
+/// [`ProcessStat`] of process `pid`, read in one go; `None` when the process is gone or
+/// not readable.
+pub fn process_stat(pid: u32) -> Option<ProcessStat> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) may contain spaces: fields are counted after its `)`.
     let rest = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
     // `rest` starts at field 3 (state), so field N is at index N - 3.
+    let minor_faults: u64 = fields.get(7)?.parse().ok()?;
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
     let ticks = clock_ticks_per_second();
-    Some(Duration::from_micros((utime + stime) * 1_000_000 / ticks))
-}
-
-/// Minor page faults of process `pid` so far, exited threads included (`/proc/PID/stat`
-/// field 10): pages the kernel had to map, and zero, on first touch. A server whose
-/// allocator hands memory back and takes it again between calls pays them on every call,
-/// in system time. `None` when the process is gone or not readable.
-pub fn minor_faults(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    // As in `process_cpu`: field N is at index N - 3.
-    rest.split_whitespace().nth(7)?.parse().ok()
+    Some(ProcessStat { cpu: Duration::from_micros((utime + stime) * 1_000_000 / ticks), minor_faults })
 }
 
 /// Time on CPU of each live thread of `pid`, in nanoseconds (`/proc/PID/task/TID/schedstat`,
-/// first field): exact where [`process_cpu`] counts whole ticks, which a fast server's
+/// first field): exact where [`process_stat`] counts whole ticks, which a fast server's
 /// short run may not even fill. `None` when it is not readable.
 fn thread_cpu(pid: u32) -> Option<Vec<(u32, u64)>> {
     let mut threads = Vec::new();
@@ -70,7 +71,7 @@ fn thread_cpu(pid: u32) -> Option<Vec<(u32, u64)>> {
 
 /// What `pid` used between two [`thread_cpu`] readings: each thread's growth (a thread
 /// born in between counts from zero; one that ended in between is lost, so the
-/// tick-counted [`process_cpu`] is the floor).
+/// tick-counted [`process_stat`] is the floor).
 fn cpu_between(before: &[(u32, u64)], after: &[(u32, u64)]) -> Duration {
     let grown: u64 = after
         .iter()
@@ -106,9 +107,8 @@ pub fn peak_rss_kib(pid: u32) -> Option<u64> {
 pub struct Meter {
     wall: std::time::Instant,
     client: Duration,
-    server: Option<Duration>,
+    server: Option<ProcessStat>,
     server_threads: Option<Vec<(u32, u64)>>,
-    server_faults: Option<u64>,
     pid: Option<u32>,
 }
 
@@ -131,9 +131,8 @@ impl Meter {
         Meter {
             wall: std::time::Instant::now(),
             client: self_cpu(),
-            server: server.and_then(process_cpu),
+            server: server.and_then(process_stat),
             server_threads: server.and_then(thread_cpu),
-            server_faults: server.and_then(minor_faults),
             pid: server,
         }
     }
@@ -143,10 +142,11 @@ impl Meter {
     pub fn stop(&self) -> Usage {
         let wall = self.wall.elapsed();
         let client_cpu = self_cpu().saturating_sub(self.client);
-        let ticks = match (self.server, self.pid.and_then(process_cpu)) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+        let stat = match (self.server, self.pid.and_then(process_stat)) {
+            (Some(a), Some(b)) => Some((a, b)),
             _ => None,
         };
+        let ticks = stat.map(|(a, b)| b.cpu.saturating_sub(a.cpu));
         let exact = match (&self.server_threads, self.pid.and_then(thread_cpu)) {
             (Some(a), Some(b)) => Some(cpu_between(a, &b)),
             _ => None,
@@ -159,10 +159,7 @@ impl Meter {
             (Some(exact), _) => Some(exact),
             (None, ticks) => ticks,
         };
-        let server_minor_faults = match (self.server_faults, self.pid.and_then(minor_faults)) {
-            (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-            _ => None,
-        };
+        let server_minor_faults = stat.map(|(a, b)| b.minor_faults.saturating_sub(a.minor_faults));
         Usage { wall, client_cpu, server_cpu, server_minor_faults }
     }
 }
