@@ -18,13 +18,14 @@ use crate::expand::{generate, Generated};
 use crate::options::Options;
 use crate::{Kind, Place};
 
-/// The expansion of `#[mcpwire::handlers]` (`attr` its options, of which there are none)
-/// on `item`, an inherent `impl` block.
+/// The expansion of `#[mcpwire::handlers]` (`attr` its options: none, or `definitions =
+/// name`) on `item`, an inherent `impl` block.
 pub(crate) fn expand_handlers(attr: Tokens, item: Tokens) -> syn::Result<Tokens> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(attr, "#[mcpwire::handlers] takes no options"));
-    }
+    let definitions_fn = definitions_name(attr)?;
     let mut block: ItemImpl = syn::parse2(item)?;
+    // Named after the definitions function, so that two blocks of one type, each with its
+    // own `definitions = ..`, do not both define it.
+    let shared = format_ident!("__mcpwire_shared_{}", definitions_fn);
     if let Some((_, path, _)) = &block.trait_ {
         let message = "#[mcpwire::handlers] goes on an inherent `impl Type { .. }` block, not on a \
                        trait's: it adds the functions that return the definitions to the type";
@@ -54,7 +55,7 @@ pub(crate) fn expand_handlers(attr: Tokens, item: Tokens) -> syn::Result<Tokens>
                     sig: method.sig.clone(),
                     block: Box::new(method.block.clone()),
                 };
-                let marked = definition(kind, &attr, &mut item);
+                let marked = definition(kind, &attr, &mut item, &shared);
                 // The function stays in the block as written, less what Rust would not
                 // take (`#[arg(...)]`, doc comments on parameters).
                 method.attrs = item.attrs;
@@ -90,20 +91,20 @@ pub(crate) fn expand_handlers(attr: Tokens, item: Tokens) -> syn::Result<Tokens>
         Some(_) => quote! {
             #[doc(hidden)]
             #[allow(dead_code)]
-            pub fn definitions(#receiver) -> ::std::vec::Vec<::mcpwire::server::Definition> {
+            pub fn #definitions_fn(#receiver) -> ::std::vec::Vec<::mcpwire::server::Definition> {
                 ::std::vec::Vec::new()
             }
         },
         None => {
             let count = entries.len();
-            let share = shares.then(|| quote! { let __this = Self::__mcpwire_shared(self); });
+            let share = shares.then(|| quote! { let __this = Self::#shared(self); });
             // Spanned on the type, so that the error of `Self` being no `Clone + Send +
             // Sync + 'static` points at it, once.
             let shared_fn = shares.then(|| {
                 quote_spanned! { block.self_ty.span() =>
                     #[doc(hidden)]
                     #[allow(dead_code)]
-                    fn __mcpwire_shared(&self) -> ::std::sync::Arc<Self> {
+                    fn #shared(&self) -> ::std::sync::Arc<Self> {
                         ::mcpwire::__private::shared::<Self>(self)
                     }
                 }
@@ -116,7 +117,7 @@ pub(crate) fn expand_handlers(attr: Tokens, item: Tokens) -> syn::Result<Tokens>
                 /// `ServerBuilder::register_all`. The `&self` methods' handlers share one clone of
                 /// `self`, in an `Arc`.
                 #[allow(dead_code)]
-                pub fn definitions(#receiver) -> ::std::vec::Vec<::mcpwire::server::Definition> {
+                pub fn #definitions_fn(#receiver) -> ::std::vec::Vec<::mcpwire::server::Definition> {
                     #share
                     let mut __definitions = ::std::vec::Vec::with_capacity(#count);
                     #(#entries)*
@@ -128,6 +129,29 @@ pub(crate) fn expand_handlers(attr: Tokens, item: Tokens) -> syn::Result<Tokens>
     block.items.push(ImplItem::Verbatim(quote! { #(#added)* #definitions }));
     let errors = errors.map(|e| e.to_compile_error());
     Ok(quote! { #block #errors })
+}
+
+/// The name of the generated function that returns every definition: `definitions`, or
+/// the one `#[mcpwire::handlers(definitions = name)]` gives (for a type with a method of
+/// that name already, or with its definitions in more than one block).
+fn definitions_name(attr: Tokens) -> syn::Result<syn::Ident> {
+    if attr.is_empty() {
+        return Ok(format_ident!("definitions"));
+    }
+    let parse = |input: ParseStream| {
+        let key: syn::Ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let name: syn::Ident = input.parse()?;
+        match key == "definitions" && input.is_empty() {
+            true => Ok(name),
+            false => Err(input.error("unexpected option")),
+        }
+    };
+    parse.parse2(attr.clone()).map_err(|_| {
+        let message = "#[mcpwire::handlers] takes one option, `definitions = name`: the name of the \
+                       generated function that returns every definition";
+        syn::Error::new_spanned(attr, message)
+    })
 }
 
 /// Adds `error` to those the expansion reports.
@@ -147,7 +171,7 @@ struct Marked {
 }
 
 /// The definition of `item`, marked with `attr`, a `kind` attribute.
-fn definition(kind: Kind, attr: &Attribute, item: &mut ItemFn) -> syn::Result<Marked> {
+fn definition(kind: Kind, attr: &Attribute, item: &mut ItemFn, shared: &syn::Ident) -> syn::Result<Marked> {
     let options = match &attr.meta {
         Meta::Path(_) => Options::default(),
         Meta::List(list) => (|input: ParseStream| Options::parse(kind, input)).parse2(list.tokens.clone())?,
@@ -170,7 +194,7 @@ fn definition(kind: Kind, attr: &Attribute, item: &mut ItemFn) -> syn::Result<Ma
                 #[doc = #doc]
                 #[allow(dead_code)]
                 #vis fn #def_fn(&self) -> #def_type {
-                    Self::#shared_fn(Self::__mcpwire_shared(self))
+                    Self::#shared_fn(Self::#shared(self))
                 }
 
                 #(#cfgs)*

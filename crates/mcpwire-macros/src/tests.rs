@@ -151,13 +151,16 @@ fn receivers_other_than_ref_self_and_self_in_arguments_are_refused() {
     assert_eq!(handlers_refused(fine), None);
 }
 
-/// What the block's attribute cannot do is refused with why: options, a trait's impl, a
+/// What the block's attribute cannot do is refused with why: options other than
+/// `definitions = name`, a trait's impl, a
 /// block with nothing marked, two kinds on one function, a kind on an item other than a
 /// function, a kind inside `cfg_attr` (which applies after the block's attribute ran). Each error on a function is reported, not only the first.
 #[test]
 fn blocks_the_attribute_cannot_make_definitions_of_are_refused_with_why() {
-    let options = expand_handlers(quote! { name = "x" }, quote! { impl A { #[tool] async fn a() {} } });
-    assert!(options.is_err_and(|e| e.to_string().contains("no options")));
+    for options in [quote! { name = "x" }, quote! { definitions = "x" }, quote! { definitions = a, b }] {
+        let refused = expand_handlers(options.clone(), quote! { impl A { #[tool] async fn a() {} } });
+        assert!(refused.is_err_and(|e| e.to_string().contains("definitions = name")), "{options}");
+    }
     for (block, expected) in [
         (quote! { impl Clone for A { #[tool] fn clone(&self) -> Self { A } } }, "inherent"),
         (quote! { impl A { fn helper(&self) {} } }, "found no function marked"),
@@ -214,4 +217,20 @@ fn the_block_gains_a_definition_per_function_and_definitions() {
     let associated = associated.to_string();
     assert!(associated.contains("pub fn definitions () ->"), "{associated}");
     assert!(!associated.contains("__mcpwire_shared"), "nothing to share: {associated}");
+}
+
+/// `definitions = name` names the generated function, and the helper its `&self` handlers
+/// share after it, so that two blocks of one type can each have one.
+#[test]
+fn the_definitions_function_takes_the_name_given() {
+    let expanded = expand_handlers(
+        quote! { definitions = counter_tools },
+        quote! { impl Counter { #[tool] async fn increment(&self) -> i64 { 1 } } },
+    )
+    .unwrap()
+    .to_string();
+    for expected in ["pub fn counter_tools (& self)", "fn __mcpwire_shared_counter_tools (& self)"] {
+        assert!(expanded.contains(expected), "{expected} in {expanded}");
+    }
+    assert!(!expanded.contains("fn definitions"), "{expanded}");
 }

@@ -260,7 +260,10 @@ pub use mcpwire_macros::resource;
 ///   definition alone, for `ServerBuilder::tool` and the like; and `pub fn
 ///   definitions(&self) -> Vec<Definition>` (an associated function, `Type::definitions()`,
 ///   when no marked function takes `&self`). A marked function's `#[cfg(..)]` applies to
-///   what is generated for it too.
+///   what is generated for it too. `#[mcpwire::handlers(definitions = name)]` names that
+///   function otherwise: for a type with a `definitions` of its own, or with its
+///   definitions in several blocks (say, tools in one and prompts in another), each
+///   registered with its own `register_all`.
 /// - **Limits**: an inherent `impl` only, not a trait's; an argument's type is not written
 ///   `Self` (the arguments become a struct of their own), nor is a marked function generic.
 ///

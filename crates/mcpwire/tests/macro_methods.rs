@@ -282,3 +282,52 @@ fn the_handlers_of_one_call_share_one_clone() {
     drop(definitions);
     assert_eq!(Arc::strong_count(&counter.n), 1, "the clone went with the definitions");
 }
+
+/// A type whose tools and prompts are in blocks of their own, each naming its generated
+/// function (`definitions = ..`), beside a `definitions` method of the type's own.
+#[derive(Clone, Default)]
+struct Library {
+    loans: Arc<AtomicI64>,
+}
+
+#[mcpwire::handlers(definitions = tool_definitions)]
+impl Library {
+    /// Lends a book and returns how many are out.
+    #[tool]
+    async fn lend(&self) -> i64 {
+        self.loans.fetch_add(1, Ordering::SeqCst) + 1
+    }
+}
+
+#[mcpwire::handlers(definitions = prompt_definitions)]
+impl Library {
+    /// Asks for a reminder to the borrowers.
+    #[prompt]
+    async fn remind(&self) -> String {
+        format!("Remind the {} borrowers.", self.loans.load(Ordering::SeqCst))
+    }
+}
+
+impl Library {
+    /// The type's own `definitions`, which the generated functions must not clash with.
+    fn definitions(&self) -> &'static str {
+        "a library's own definitions"
+    }
+}
+
+#[tokio::test]
+async fn blocks_named_by_their_definitions_function_serve_together() {
+    let library = Library::default();
+    assert_eq!(library.definitions(), "a library's own definitions");
+    let server = Server::builder("library", "1")
+        .register_all(library.tool_definitions())
+        .register_all(library.prompt_definitions())
+        .build()
+        .unwrap();
+    let client = connect(&server, ProtocolVersion::V2026_07_28).await;
+    assert_eq!(call(&client, "lend", json!({})).await["structuredContent"], json!({ "result": 1 }));
+    let reminder = client.get_prompt("remind", BTreeMap::new()).await.unwrap();
+    let reminder = serde_json::to_value(reminder).unwrap();
+    assert_eq!(reminder["messages"][0]["content"]["text"], "Remind the 1 borrowers.");
+    client.close().await;
+}
