@@ -81,6 +81,9 @@ fn the_python_sdk_client_uses_every_example_server_in_both_eras() {
         let message = got["prompts"]["commit_message"][0].as_str().unwrap();
         assert!(message.ends_with("this change: fix the parser"), "{mode}: {message}");
         assert_eq!(got["resources"][0].as_str().unwrap().split(';').next(), Some("Each value has one owner"));
+        let items = json!([{ "name": "apples", "quantity": 2 }, { "name": "bread", "quantity": 1 }]);
+        assert_eq!(got["methods"]["added"], json!({ "items": items }), "{mode}");
+        assert_eq!(got["methods"]["list"], json!(["2 x apples\n1 x bread\n"]), "{mode}");
     }
 }
 
@@ -110,6 +113,46 @@ async fn the_tools_example_learns_a_tool_while_it_runs() {
         assert_eq!(hello.content[0].as_text(), Some("Hi there"));
         let again = client.call_tool("teach", json!({ "name": "hello", "text": "again" })).await.unwrap();
         assert_eq!(again.is_error, Some(true), "a name already taken is the tool's error");
+        client.close().await;
+    }
+}
+
+/// The methods example's shopping list: tools that change the state every request
+/// shares, the resource that shows it (its subscribers told of each change) and a prompt
+/// that reads it, in both eras.
+#[tokio::test]
+async fn the_methods_example_keeps_one_list_for_every_request() {
+    for era_2025 in [true, false] {
+        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
+        let mut builder = Client::builder("examples-test", "1").on_change(move |change| {
+            let _ = tx.send(change);
+        });
+        if era_2025 {
+            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+        }
+        let client = builder.spawn(ChildProcess::new(example("methods"))).await.unwrap();
+        let names: Vec<String> =
+            client.list_tools(None).await.unwrap().tools.into_iter().map(|t| t.name).collect();
+        assert_eq!(names, ["add", "remove"], "2025: {era_2025}");
+        client.subscribe("shopping://list").await.unwrap();
+
+        client.call_tool("add", json!({ "name": "Apples", "quantity": 3 })).await.unwrap();
+        let added = client.call_tool("add", json!({ "name": "apples" })).await.unwrap();
+        let added = serde_json::to_value(added).unwrap();
+        assert_eq!(added["structuredContent"], json!({ "items": [{ "name": "apples", "quantity": 4 }] }));
+        let change = tokio::time::timeout(Duration::from_secs(10), changes.recv()).await.unwrap();
+        assert_eq!(change, Some(mcpwire::client::ServerChange::ResourceUpdated("shopping://list".into())));
+
+        client.call_tool("add", json!({ "name": "bread" })).await.unwrap();
+        let read = serde_json::to_value(client.read_resource("shopping://list").await.unwrap()).unwrap();
+        assert_eq!(read["contents"][0]["text"], "4 x apples\n1 x bread\n", "2025: {era_2025}");
+        let missing = client.call_tool("remove", json!({ "name": "pears" })).await.unwrap();
+        assert_eq!(missing.is_error, Some(true), "a name not on the list is the tool's error");
+        let removed = client.call_tool("remove", json!({ "name": "Bread" })).await.unwrap();
+        assert_eq!(removed.content[0].as_text(), Some("crossed off bread"));
+        let days = std::collections::BTreeMap::from([("days".to_owned(), "2".to_owned())]);
+        let plan = serde_json::to_value(client.get_prompt("plan_meals", days).await.unwrap()).unwrap();
+        assert_eq!(plan["messages"][0]["content"]["text"], "Plan 2 days of meals using: apples.");
         client.close().await;
     }
 }

@@ -80,6 +80,14 @@ async def run(mode: str, examples: str) -> dict[str, Any]:
             "arguments": {p.name: sorted(a.name for a in (p.arguments or [])) for p in prompts.prompts},
             "commit_message": [m.content.text for m in got.messages],
         }
+    async with Client(server("methods"), mode=mode) as client:
+        await client.call_tool("add", {"name": "apples", "quantity": 2})
+        added = await client.call_tool("add", {"name": "bread"})
+        listed = await client.read_resource("shopping://list")
+        out["methods"] = {
+            "added": added.structured_content,
+            "list": [c.text for c in listed.contents],
+        }
     async with Client(server("resources"), mode=mode) as client:
         read = await client.read_resource("books://rust/ownership")
         out["resources"] = [c.text for c in read.contents]
