@@ -87,19 +87,27 @@ fn the_python_sdk_client_uses_every_example_server_in_both_eras() {
     }
 }
 
+/// [`connect`], with what the server says changed (`on_change`) sent to a channel.
+async fn connect_watching(
+    name: &str,
+    era_2025: bool,
+) -> (Client, tokio::sync::mpsc::UnboundedReceiver<mcpwire::client::ServerChange>) {
+    let (tx, changes) = tokio::sync::mpsc::unbounded_channel();
+    let mut builder = Client::builder("examples-test", "1").on_change(move |change| {
+        let _ = tx.send(change);
+    });
+    if era_2025 {
+        builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+    }
+    (builder.spawn(ChildProcess::new(example(name))).await.unwrap(), changes)
+}
+
 /// The tools example's `teach` adds a tool while the server runs: a 2025 session is told
 /// its tool list changed, and in both eras the new tool is listed and answers.
 #[tokio::test]
 async fn the_tools_example_learns_a_tool_while_it_runs() {
     for era_2025 in [true, false] {
-        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
-        let mut builder = Client::builder("examples-test", "1").on_change(move |change| {
-            let _ = tx.send(change);
-        });
-        if era_2025 {
-            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
-        }
-        let client = builder.spawn(ChildProcess::new(example("tools"))).await.unwrap();
+        let (client, mut changes) = connect_watching("tools", era_2025).await;
         let taught = client.call_tool("teach", json!({ "name": "hello", "text": "Hi there" })).await.unwrap();
         assert_eq!(taught.content[0].as_text(), Some("learned hello"));
         if era_2025 {
@@ -123,14 +131,7 @@ async fn the_tools_example_learns_a_tool_while_it_runs() {
 #[tokio::test]
 async fn the_methods_example_keeps_one_list_for_every_request() {
     for era_2025 in [true, false] {
-        let (tx, mut changes) = tokio::sync::mpsc::unbounded_channel();
-        let mut builder = Client::builder("examples-test", "1").on_change(move |change| {
-            let _ = tx.send(change);
-        });
-        if era_2025 {
-            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
-        }
-        let client = builder.spawn(ChildProcess::new(example("methods"))).await.unwrap();
+        let (client, mut changes) = connect_watching("methods", era_2025).await;
         let names: Vec<String> =
             client.list_tools(None).await.unwrap().tools.into_iter().map(|t| t.name).collect();
         assert_eq!(names, ["add", "remove"], "2025: {era_2025}");
