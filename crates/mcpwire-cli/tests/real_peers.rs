@@ -434,6 +434,7 @@ fn a_tool_that_runs_only_as_a_task_is_a_plain_call_through_the_proxy() {
         // is not a terminal) and the task goes on with its default.
         let o = mcpwire(
             &[
+                "--json",
                 "call",
                 &proxy.url,
                 "simulate-research-query",
@@ -446,7 +447,12 @@ fn a_tool_that_runs_only_as_a_task_is_a_plain_call_through_the_proxy() {
         );
         expect_code(&o, 0);
         let (out, err) = (stdout(&o), stderr(&o));
-        assert!(out.contains("# Research Report: python (User declined"), "{version}:\n{out}\n{err}");
+        let result: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{version}: {e}:\n{out}"));
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert!(text.starts_with("# Research Report: python (User declined"), "{version}:\n{out}\n{err}");
+        // A plain result: the upstream task the proxy followed is not this client's (it
+        // could not ask about it), and 2026 has no `related-task` at all.
+        assert!(result["_meta"].get("io.modelcontextprotocol/related-task").is_none(), "{version}:\n{out}");
         assert!(err.contains("declined the server's request for input"), "{version}:\n{err}");
         // The task's status as progress: the proxy reports each status it polls, so which
         // stages show depends on timing, but a working one always does.

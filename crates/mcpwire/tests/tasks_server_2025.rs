@@ -260,6 +260,11 @@ async fn a_raw_call_of_a_task_only_tool_returns_the_tasks_result() {
         client.call_tool_raw(json!({ "name": "reports", "arguments": {} }), options()).await.unwrap();
     assert_eq!(result["content"][0]["text"], "reported", "{result}");
     assert!(result.get("task").is_none(), "{result}");
+    // A plain result: the task it came from is not the relay's client's to ask about.
+    assert!(
+        result.get("_meta").and_then(|m| m.get("io.modelcontextprotocol/related-task")).is_none(),
+        "{result}"
+    );
     let result =
         client.call_tool_raw(json!({ "name": "maybe", "_meta": { "k": 1 } }), options()).await.unwrap();
     assert_eq!(result["content"][0]["text"], "maybe", "{result}");

@@ -106,6 +106,19 @@ impl RequestOptions {
     }
 }
 
+/// Drops a result's `io.modelcontextprotocol/related-task` `_meta` (and the `_meta`,
+/// when nothing else is left in it), keeping the order of the other members (`retain`:
+/// `remove` moves the last member into the gap when the map keeps its order).
+fn without_related_task(result: &mut Value) {
+    let Some(result) = result.as_object_mut() else { return };
+    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+        meta.retain(|name, _| name != mcpwire_protocol::meta::RELATED_TASK);
+        if meta.is_empty() {
+            result.retain(|name, _| name != "_meta");
+        }
+    }
+}
+
 fn decode<T: DeserializeOwned>(raw: &RawJson) -> Result<T, RequestError> {
     serde_json::from_str(raw.get()).map_err(RequestError::InvalidResult)
 }
@@ -471,14 +484,19 @@ impl Client {
     /// raw result, as [`Client::send_request`] sends it; except that a tool that requires
     /// a task (2025-11-25 `execution.taskSupport: "required"`) is run as one and followed
     /// to its end, as [`Client::call_tool_with`] does. For relays (`mcpwire proxy`) that
-    /// offer no tasks of their own and serve such a tool as a plain call.
+    /// offer no tasks of their own and serve such a tool as a plain call: the task's
+    /// result comes back without its `related-task` `_meta`, which names a task of this
+    /// connection that the relay's own client never made and cannot ask about.
     pub async fn call_tool_raw(&self, params: Value, options: RequestOptions) -> Result<Value, RequestError> {
         let params = params_object(params)?;
-        let raw = match self.start_core_task(&params, &options, false).await? {
-            Some(task) => self.follow_task(&task, &options).await?,
-            None => self.send(methods::TOOLS_CALL, params, &options).await?.1,
-        };
-        decode(&raw)
+        match self.start_core_task(&params, &options, false).await? {
+            Some(task) => {
+                let mut result: Value = decode(&self.follow_task(&task, &options).await?)?;
+                without_related_task(&mut result);
+                Ok(result)
+            }
+            None => decode(&self.send(methods::TOOLS_CALL, params, &options).await?.1),
+        }
     }
 
     /// Sends a notification.
