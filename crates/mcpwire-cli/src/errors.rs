@@ -117,6 +117,18 @@ fn required_capabilities(e: &mcpwire::protocol::ErrorObject) -> Option<String> {
     Some(if names.is_empty() { "(unnamed)".to_owned() } else { names.join(", ") })
 }
 
+/// Whether every client capability an error's `data.requiredCapabilities` names is one
+/// this command line always declares: form elicitation (not URL elicitation). A server
+/// that names one anyway could not put its question to this client for another reason
+/// (a 2025 server without sessions has no way to send it).
+fn declared_here(e: &mcpwire::protocol::ErrorObject) -> bool {
+    let Some(required) = e.data.as_ref().and_then(|d| d.get("requiredCapabilities")?.as_object()) else {
+        return false;
+    };
+    !required.is_empty()
+        && required.iter().all(|(name, modes)| name == "elicitation" && modes.get("url").is_none())
+}
+
 /// Describes a failed request (`what`: "tools/call", "the handshake", ...) as a message
 /// and a hint.
 pub fn describe_request_error(what: &str, error: &RequestError) -> (String, String) {
@@ -129,6 +141,11 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
                     if names == "roots" =>
                 {
                     "the server needs roots: give --root PATH (repeatable) to share a directory".into()
+                }
+                (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _)
+                    if declared_here(e) =>
+                {
+                    format!("this command line offers {names}, but the server could not ask it: its message says why")
                 }
                 (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _) => {
                     format!("the server needs a client capability this command line does not offer: {names}")
@@ -345,6 +362,27 @@ mod tests {
         assert_eq!(
             hint(codes::METHOD_NOT_FOUND, "Method not found: tools/frob", None),
             "the server does not offer this; `mcpwire info TARGET` shows what it does"
+        );
+    }
+
+    /// A server that cannot put its question to any client (a 2025 server without
+    /// sessions) names the capability its question needs: this command line declares form
+    /// elicitation, so the hint does not say it lacks it.
+    #[test]
+    fn a_capability_this_command_line_declares_is_not_said_to_be_missing() {
+        let message =
+            "Method not found: this request cannot ask the client anything (a server without sessions)";
+        for elicitation in [serde_json::json!({ "form": {} }), serde_json::json!({})] {
+            let data = serde_json::json!({ "requiredCapabilities": { "elicitation": elicitation } });
+            let said = hint(codes::METHOD_NOT_FOUND, message, Some(data));
+            assert!(!said.contains("does not offer"), "{said}");
+            assert!(said.contains("could not ask") && said.contains("its message says why"), "{said}");
+        }
+        // URL elicitation is not declared: that one is missing.
+        let url = serde_json::json!({ "requiredCapabilities": { "elicitation": { "url": {} } } });
+        assert_eq!(
+            hint(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, "needs url elicitation", Some(url)),
+            "the server needs a client capability this command line does not offer: elicitation"
         );
     }
 
