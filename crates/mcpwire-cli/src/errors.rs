@@ -211,6 +211,18 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
                 "the server refused the request over HTTP; if it speaks only 2025 revisions, try --protocol-version 2025-11-25".to_owned(),
             )
         }
+        // The HTTP library could not connect: nothing listens there (a 2026 client that
+        // was pinned to its version made no handshake that would have found it out).
+        RequestError::Transport { reason }
+            if reason.starts_with("HTTP request failed") && reason.contains("(Connect)") =>
+        {
+            let why = if reason.to_ascii_lowercase().contains("refused") {
+                "connection refused"
+            } else {
+                reason.as_str()
+            };
+            (format!("{what} failed: cannot reach the server: {why}"), NOT_LISTENING.to_owned())
+        }
         // The answer came but could not be read: the server broke the protocol.
         RequestError::Transport { reason }
             if ["the server's answer ", "the peer's answer "].iter().any(|p| reason.starts_with(p)) =>
@@ -235,6 +247,10 @@ pub fn describe_request_error(what: &str, error: &RequestError) -> (String, Stri
         other => (format!("{what} failed: {other}"), "run again with -v for details".to_owned()),
     }
 }
+
+/// The hint for an HTTP endpoint where nothing answered the connection.
+pub const NOT_LISTENING: &str =
+    "is the server running and listening there? Check the host, the port and the path (often /mcp)";
 
 /// The hint for a request refused for want of authorization.
 const SIGN_IN: &str = "the server wants authorization: `mcpwire login URL` signs in with OAuth (where the \

@@ -401,8 +401,7 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
                     program.replacen("https://", "http://", 1)
                 )
             } else {
-                "is the server running and listening there? Check the host, the port and the path (often /mcp)"
-                    .to_owned()
+                crate::errors::NOT_LISTENING.to_owned()
             };
             Failure::connect(format!("cannot reach {program}: {why}")).hint(hint)
         }

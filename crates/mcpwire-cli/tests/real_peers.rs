@@ -323,6 +323,16 @@ fn failures_say_what_happened() {
     expect_code(&o, 2);
     assert!(started.elapsed() < Duration::from_secs(10), "took {:?}", started.elapsed());
     assert!(stderr(&o).contains("did not answer the handshake within 2 s"), "{}", stderr(&o));
+    // Nothing listening, pinned to 2026 (no handshake: the first request finds it out):
+    // said as unpinned, not in the HTTP library's words.
+    let o = mcpwire(
+        &["tools", "http://127.0.0.1:9/mcp", "--protocol-version", "2026-07-28"],
+        Duration::from_secs(60),
+    );
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("tools/list failed: cannot reach the server: connection refused"), "{err}");
+    assert!(err.contains("listening there") && !err.contains("os error"), "{err}");
     // A 2025-only server refuses 2026 requests (HTTP 400 with a JSON-RPC error whose id
     // is null: it needs a session first): said so, with the way out; --protocol-version
     // is global, before the command as after it.
