@@ -594,7 +594,8 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
         }
         tracing::debug!(tool = %c.tool, "calling the tool");
         let result = client.call_tool_with(&c.tool, Value::Object(arguments), options).await.map_err(|e| {
-            let failure = Failure::request(&format!("calling {:?}", c.tool), &e);
+            let roots = !c.interaction.roots.is_empty();
+            let failure = Failure::request_sharing_roots(&format!("calling {:?}", c.tool), &e, roots);
             match e {
                 mcpwire::RequestError::Timeout { timeout, .. } if Some(timeout) == max_total => {
                     failure.hint("raise the limit with --max-total-timeout SECONDS")
@@ -630,7 +631,8 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
     log_level(&c.interaction.log_level)?;
     session(env, &c.connect, Some(&c.interaction), |client| async move {
         let result = client.read_resource(&c.uri).await.map_err(|e| {
-            let failure = Failure::request(&format!("reading {:?}", c.uri), &e);
+            let roots = !c.interaction.roots.is_empty();
+            let failure = Failure::request_sharing_roots(&format!("reading {:?}", c.uri), &e, roots);
             if e.peer_error().is_some() {
                 failure.hint("`mcpwire resources TARGET` and `mcpwire templates TARGET` list what it has")
             } else {
@@ -718,10 +720,10 @@ pub async fn prompt(env: &Env, c: &GetPrompt) -> anyhow::Result<i32> {
                 }
             }
         }
-        let result = client
-            .get_prompt(&c.name, arguments)
-            .await
-            .map_err(|e| Failure::request(&format!("getting prompt {:?}", c.name), &e))?;
+        let result = client.get_prompt(&c.name, arguments).await.map_err(|e| {
+            let roots = !c.interaction.roots.is_empty();
+            Failure::request_sharing_roots(&format!("getting prompt {:?}", c.name), &e, roots)
+        })?;
         let result = env.wire().as_sent(&[(methods::PROMPTS_GET, whole)], &result)?;
         if env.json {
             env.print_json(&result)?;

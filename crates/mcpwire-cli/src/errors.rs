@@ -81,7 +81,13 @@ impl Failure {
 
     /// A failed request, described for the user.
     pub fn request(what: &str, error: &RequestError) -> Self {
-        let (message, hint) = describe_request_error(what, error);
+        Self::request_sharing_roots(what, error, false)
+    }
+
+    /// [`Failure::request`] of a command that shared roots (`--root`) when `roots`: a
+    /// server that names roots as what it needs is not told to give them again.
+    pub fn request_sharing_roots(what: &str, error: &RequestError, roots: bool) -> Self {
+        let (message, hint) = describe(what, error, roots);
         let kind = match error {
             RequestError::ConnectionClosed { .. } | RequestError::NotRunning => Kind::Connect,
             _ => Kind::Protocol,
@@ -118,34 +124,44 @@ fn required_capabilities(e: &mcpwire::protocol::ErrorObject) -> Option<String> {
 }
 
 /// Whether every client capability an error's `data.requiredCapabilities` names is one
-/// this command line always declares: form elicitation (not URL elicitation). A server
-/// that names one anyway could not put its question to this client for another reason
-/// (a 2025 server without sessions has no way to send it).
-fn declared_here(e: &mcpwire::protocol::ErrorObject) -> bool {
+/// this command line declared: form elicitation (not URL elicitation), always; roots,
+/// when `roots` (it was given `--root`). A server that names one anyway could not put
+/// its question to this client for another reason (a 2025 server without sessions has
+/// no way to send it).
+fn declared_here(e: &mcpwire::protocol::ErrorObject, roots: bool) -> bool {
     let Some(required) = e.data.as_ref().and_then(|d| d.get("requiredCapabilities")?.as_object()) else {
         return false;
     };
     !required.is_empty()
-        && required.iter().all(|(name, modes)| name == "elicitation" && modes.get("url").is_none())
+        && required.iter().all(|(name, modes)| match name.as_str() {
+            "elicitation" => modes.get("url").is_none(),
+            "roots" => roots,
+            _ => false,
+        })
 }
 
 /// Describes a failed request (`what`: "tools/call", "the handshake", ...) as a message
 /// and a hint.
 pub fn describe_request_error(what: &str, error: &RequestError) -> (String, String) {
+    describe(what, error, false)
+}
+
+/// [`describe_request_error`] of a request whose command shared roots when `roots`.
+fn describe(what: &str, error: &RequestError, roots: bool) -> (String, String) {
     match error {
         RequestError::Peer(e) => {
             let asked_us = CLIENT_METHODS.iter().copied().find(|m| e.message.contains(m));
             let hint = match (e.code, required_capabilities(e), asked_us) {
                 // 2025 has no code of its own for a missing client capability.
                 (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _)
+                    if declared_here(e, roots) =>
+                {
+                    format!("this command line offers {names}, but the server could not ask it: its message says why")
+                }
+                (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _)
                     if names == "roots" =>
                 {
                     "the server needs roots: give --root PATH (repeatable) to share a directory".into()
-                }
-                (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _)
-                    if declared_here(e) =>
-                {
-                    format!("this command line offers {names}, but the server could not ask it: its message says why")
                 }
                 (codes::METHOD_NOT_FOUND | codes::MISSING_REQUIRED_CLIENT_CAPABILITY, Some(names), _) => {
                     format!("the server needs a client capability this command line does not offer: {names}")
@@ -394,6 +410,19 @@ mod tests {
             assert!(!said.contains("does not offer"), "{said}");
             assert!(said.contains("could not ask") && said.contains("its message says why"), "{said}");
         }
+        // Roots, when --root shared some: the hint does not ask for --root again.
+        let roots = serde_json::json!({ "requiredCapabilities": { "roots": {} } });
+        let error = |data: &serde_json::Value| {
+            let mut error = mcpwire::protocol::ErrorObject::new(codes::METHOD_NOT_FOUND, message);
+            error.data = Some(data.clone());
+            RequestError::Peer(error)
+        };
+        let shared =
+            Failure::request_sharing_roots("calling \"t\"", &error(&roots), true).hint.unwrap_or_default();
+        assert!(!shared.contains("give --root") && shared.contains("could not ask"), "{shared}");
+        let unshared =
+            Failure::request_sharing_roots("calling \"t\"", &error(&roots), false).hint.unwrap_or_default();
+        assert!(unshared.contains("give --root"), "{unshared}");
         // URL elicitation is not declared: that one is missing.
         let url = serde_json::json!({ "requiredCapabilities": { "elicitation": { "url": {} } } });
         assert_eq!(
