@@ -394,3 +394,75 @@ async fn a_broken_2026_listen_stream_is_reissued_and_still_delivers() {
     assert_eq!(seen, ["notifications/subscriptions/acknowledged", "notifications/tools/list_changed"]);
     client.close().await;
 }
+
+/// A 2025 server that answers `initialize` (with a session), acknowledges
+/// `notifications/initialized`, refuses the standalone GET (405) and answers every other
+/// request with an empty result, but never acknowledges any other notification or answer
+/// the client POSTs: it takes each and keeps the connection silent. Returns the URL and
+/// the count of those unacknowledged messages it has read.
+async fn unacknowledging_2025_server() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let unacknowledged = Arc::new(AtomicUsize::new(0));
+    let count = unacknowledged.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            let count = count.clone();
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(stream);
+                while let Some(message) = read_request(&mut stream).await {
+                    let s = stream.get_mut();
+                    let head = |len: usize| {
+                        format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {len}\r\n\r\n")
+                    };
+                    let result = match (&message["method"], &message["id"]) {
+                        (Value::Null, Value::Null) => {
+                            let _ = s
+                                .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n")
+                                .await;
+                            continue;
+                        }
+                        (m, Value::Null) if m == "notifications/initialized" => {
+                            let _ = s.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await;
+                            continue;
+                        }
+                        (m, _) if m == "initialize" => {
+                            json!({ "protocolVersion": "2025-11-25", "capabilities": {},
+                            "serverInfo": { "name": "mute", "version": "1" } })
+                        }
+                        (Value::String(_), Value::Null) | (Value::Null, _) => {
+                            count.fetch_add(1, Ordering::SeqCst);
+                            tokio::time::sleep(Duration::from_secs(3600)).await;
+                            return;
+                        }
+                        _ => json!({}),
+                    };
+                    let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
+                    let _ = s.write_all(format!("{}{body}", head(body.len())).as_bytes()).await;
+                }
+            });
+        }
+    });
+    (url, unacknowledged)
+}
+
+/// 2025: a server that never acknowledges the client's notifications does not hold up the
+/// client's requests sent after them (each would otherwise wait out the acknowledgement
+/// wait, longer together than the request's timeout), and each notification still reaches
+/// the server.
+#[tokio::test]
+async fn unacknowledged_notifications_do_not_hold_up_later_requests() {
+    let (url, unacknowledged) = unacknowledging_2025_server().await;
+    let client = Client::builder("t", "0")
+        .protocol_version(ProtocolVersion::parse("2025-11-25"))
+        .options(options(4_000))
+        .connect(HttpClientTransport::new(&url).unwrap())
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        client.send_notification("notifications/roots/list_changed", None).await;
+    }
+    client.ping().await.unwrap();
+    wait_for("the server to read every notification", || unacknowledged.load(Ordering::SeqCst) == 3).await;
+}

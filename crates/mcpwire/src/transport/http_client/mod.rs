@@ -40,6 +40,7 @@
 //! # }
 //! ```
 
+mod acknowledge;
 mod answer;
 mod auth_hook;
 mod body;
@@ -71,6 +72,7 @@ use tokio::sync::mpsc;
 use tokio::task::AbortHandle;
 use tokio_util::sync::CancellationToken;
 
+use acknowledge::ACKNOWLEDGE_WAIT;
 pub use auth_hook::AuthHook;
 pub use config::{HttpClientError, HttpClientTransport};
 pub use middleware::{HttpMiddleware, MiddlewareError};
@@ -208,13 +210,9 @@ impl Transport for HttpClientTransport {
     }
 }
 
-/// Sends every outgoing message as its own exchange, in order of submission.
-/// How long the writer waits for the server to acknowledge a notification or an answer
-/// (`202`, at once), and for the head of the standalone GET stream, before it goes on:
-/// what is sent after them waits meanwhile.
-const ACKNOWLEDGE_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
+/// Sends every outgoing message as its own exchange, started in order of submission.
 async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>) {
+    let acknowledgements = acknowledge::Acknowledgements::new();
     while let Some(out) = outgoing.recv().await {
         let (message, _) = out.into_parts();
         let stateless = stateless::envelope_version(&message);
@@ -237,22 +235,17 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
             _ => None,
         };
         let Some(id) = request_id else {
-            // Notifications and answers go out in order, before anything sent after them
-            // (a request must not overtake `notifications/initialized`); the server
-            // acknowledges them at once with 202.
-            let initialized =
-                matches!(&message, Message::Notification(n) if n.method == methods::INITIALIZED);
-            // A server that does not acknowledge (no answer, or a body that never ends)
-            // holds up what follows only for a moment.
-            if tokio::time::timeout(ACKNOWLEDGE_WAIT, shared.exchange(message, stateless)).await.is_err() {
-                tracing::warn!(
-                    "the server did not acknowledge a notification or answer within {ACKNOWLEDGE_WAIT:?}; going on"
-                );
-            }
-            if initialized {
+            if matches!(&message, Message::Notification(n) if n.method == methods::INITIALIZED) {
+                // A request must not overtake `notifications/initialized`: the writer
+                // waits for its acknowledgement (a moment at most).
+                acknowledge::acknowledged(&shared, message, stateless).await;
                 // Established before anything else is sent, so the server can already
                 // reach us on it (and never mistakes it for a later resumption).
                 shared.clone().open_standalone().await;
+            } else {
+                // Any other notification or answer waits for its acknowledgement beside
+                // what follows: a server that never gives one holds up nothing.
+                acknowledgements.in_background(&shared, message, stateless).await;
             }
             continue;
         };
@@ -263,6 +256,7 @@ async fn write_loop(shared: Arc<Shared>, mut outgoing: mpsc::Receiver<Outgoing>)
             p.abort = Some(task.abort_handle());
         }
     }
+    acknowledgements.settle().await;
     // Closed: nothing waits for an answer any more, so no exchange or stream may go on.
     for (_, pending) in lock(&shared.pending).drain() {
         if let Some(abort) = pending.abort {
