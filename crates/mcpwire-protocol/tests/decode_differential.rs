@@ -4,10 +4,11 @@
 //! id and `had_method`), except that text that is not UTF-8 is now always a parse error.
 //!
 //! `reference` below is that previous implementation, kept verbatim apart from its names
-//! and one later rule, made in both: an error response whose `id` is `null` (JSON-RPC's
-//! form for an error whose request id could not be read) is an error without an id. It
-//! captured every member as an owned `Box<RawValue>` and parsed the id and the method
-//! with serde.
+//! and later rules, made in both: an error response whose `id` is `null` (JSON-RPC's
+//! form for an error whose request id could not be read) is an error without an id; an
+//! answer's id written with a fraction of zeros (`7.0`) is that integer; an error says
+//! whether the frame is an answer (`is_answer`). It captured every member as an owned
+//! `Box<RawValue>` and parsed the id and the method with serde.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -31,11 +32,19 @@ mod reference {
             message: format!("Parse error: {err}"),
             id: None,
             had_method: false,
+            is_answer: false,
         }
     }
 
     fn invalid(message: impl Into<String>, id: Option<RequestId>, had_method: bool) -> DecodeError {
-        DecodeError { code: codes::INVALID_REQUEST, message: message.into(), id, had_method }
+        DecodeError { code: codes::INVALID_REQUEST, message: message.into(), id, had_method, is_answer: false }
+    }
+
+    /// The integer an answer's id writes with a fraction of zeros.
+    fn integral(text: &str) -> Option<RequestId> {
+        let (whole, fraction) = text.split_once('.')?;
+        let zeros = !fraction.is_empty() && fraction.bytes().all(|b| b == b'0');
+        zeros.then(|| whole.parse().ok().map(RequestId::Number))?
     }
 
     pub fn decode_frame(bytes: &[u8]) -> Result<Frame, DecodeError> {
@@ -91,6 +100,12 @@ mod reference {
 
     impl Envelope {
         fn classify(self) -> Result<Message, DecodeError> {
+            let is_answer =
+                self.id.is_some() && self.method.is_none() && (self.result.is_some() || self.error.is_some());
+            self.classify_members().map_err(|e| DecodeError { is_answer, ..e })
+        }
+
+        fn classify_members(self) -> Result<Message, DecodeError> {
             let had_method = self.method.is_some();
             let id = match &self.id {
                 None => None,
@@ -104,6 +119,7 @@ mod reference {
                 }
                 Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
                     Ok(id) => Some(id),
+                    Err(_) if !had_method && integral(raw.get()).is_some() => integral(raw.get()),
                     Err(_) => {
                         let text = raw.get();
                         let what = if text == "null" {

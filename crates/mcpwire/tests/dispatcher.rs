@@ -212,8 +212,13 @@ async fn shutdown_does_not_answer_a_request_the_peer_cancelled() {
 #[tokio::test]
 async fn invalid_frames_are_answered_and_the_connection_goes_on() {
     let (mut raw, _, _) = serve(Default::default());
-    let parse =
-        DecodeError { code: codes::PARSE_ERROR, message: "Parse error".into(), id: None, had_method: false };
+    let parse = DecodeError {
+        code: codes::PARSE_ERROR,
+        message: "Parse error".into(),
+        id: None,
+        had_method: false,
+        is_answer: false,
+    };
     raw.events.send(TransportEvent::invalid(parse)).await.unwrap();
     let m = raw.next().await;
     assert_eq!(
@@ -225,6 +230,7 @@ async fn invalid_frames_are_answered_and_the_connection_goes_on() {
         message: "bad".into(),
         id: Some(RequestId::from(9)),
         had_method: true,
+        is_answer: false,
     };
     raw.events.send(TransportEvent::invalid(invalid)).await.unwrap();
     assert_eq!(expect_error(&raw.next().await, 9).code, codes::INVALID_REQUEST);
@@ -234,6 +240,7 @@ async fn invalid_frames_are_answered_and_the_connection_goes_on() {
         message: "bad".into(),
         id: Some(RequestId::from(3)),
         had_method: false,
+        is_answer: true,
     };
     raw.events.send(TransportEvent::invalid(response_like)).await.unwrap();
     raw.request(10, "echo", json!({})).await;

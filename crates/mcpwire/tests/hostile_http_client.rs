@@ -57,6 +57,9 @@ enum Misbehave {
     BreakStream,
     /// Answers on an SSE stream with an event that is not JSON (a `NaN`), then ends it.
     BrokenAnswerEvent,
+    /// Answers on an SSE stream with one event, the data its function makes of the
+    /// request's id, then ends it.
+    AnswerEvent(fn(&Value) -> String),
 }
 
 async fn fake_server(mode: Misbehave) -> String {
@@ -133,10 +136,12 @@ async fn fake_server_seeing(mode: Misbehave) -> (String, Arc<Mutex<Vec<Value>>>)
                             // ...and never ends the stream.
                             tokio::time::sleep(Duration::from_secs(3600)).await;
                         }
-                        Misbehave::BrokenAnswerEvent => {
-                            let event = format!(
-                                "event: message\ndata: {{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\":{{\"x\":NaN}}}}\n\n"
-                            );
+                        Misbehave::BrokenAnswerEvent | Misbehave::AnswerEvent(_) => {
+                            let data = match mode {
+                                Misbehave::AnswerEvent(data) => data(&id),
+                                _ => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"x":NaN}}}}"#),
+                            };
+                            let event = format!("event: message\ndata: {data}\n\n");
                             let head = format!(
                                 "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
                                 event.len()
@@ -260,6 +265,39 @@ async fn a_2026_answer_event_that_is_not_json_fails_the_call_without_a_reissue()
     assert!(is_transport_failure(&error, "the server's answer is not JSON-RPC: Parse error"), "{error:?}");
     let ids = seen.lock().unwrap().clone();
     assert_eq!(ids.len(), 1, "{ids:?}");
+}
+
+/// 2026: an answer on the response stream whose id is of no type an id can have (an
+/// object, an array, a boolean, a fraction) answers that request all the same, the only
+/// one the stream is for: the call fails at once saying why, without a reissue. An id
+/// that is the request's number written with a fraction of zero (`7.0`, the same JSON
+/// number) is its answer.
+#[tokio::test]
+async fn a_2026_answer_event_with_an_id_of_the_wrong_type_fails_the_call_without_a_reissue() {
+    let wrong: [fn(&Value) -> String; 4] = [
+        |_| r#"{"jsonrpc":"2.0","id":{},"result":{}}"#.into(),
+        |id| format!(r#"{{"jsonrpc":"2.0","id":[{id}],"result":{{}}}}"#),
+        |_| r#"{"jsonrpc":"2.0","id":true,"error":{"code":-32603,"message":"no"}}"#.into(),
+        |id| format!(r#"{{"jsonrpc":"2.0","id":{id}.5,"result":{{}}}}"#),
+    ];
+    for data in wrong {
+        let (url, seen) = fake_server_seeing(Misbehave::AnswerEvent(data)).await;
+        let client = stateless_client(&url, 10_000).await;
+        let error = client.call_tool("x", json!({})).await.unwrap_err();
+        assert!(
+            is_transport_failure(&error, "the server's answer is not JSON-RPC: Invalid request: id must be"),
+            "{error:?}"
+        );
+        let ids = seen.lock().unwrap().clone();
+        assert_eq!(ids.len(), 1, "{ids:?}");
+    }
+    let (url, _) = fake_server_seeing(Misbehave::AnswerEvent(|id| {
+        format!(r#"{{"jsonrpc":"2.0","id":{id}.0,"result":{{"content":[{{"type":"text","text":"same number"}}]}}}}"#)
+    }))
+    .await;
+    let client = stateless_client(&url, 10_000).await;
+    let result = client.call_tool("x", json!({})).await.unwrap();
+    assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], "same number");
 }
 
 #[tokio::test]

@@ -101,9 +101,10 @@ async fn each_malformed_frame_gets_its_exact_error_and_the_connection_goes_on() 
     // Blank and whitespace-only lines are skipped without an answer.
     s.write(b"\n   \r\n\t\n").await;
     s.silent_for(Duration::from_millis(100)).await;
-    // A malformed *response* (it has an id but no method) is not answered: answering a
-    // response could start a loop.
+    // A malformed *response* (it has an id but no method; its id may be of no type an id
+    // can have) is not answered: answering a response could start a loop.
     s.write(b"{\"jsonrpc\":\"1.0\",\"id\":5,\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":14}\n").await;
+    s.write(b"{\"jsonrpc\":\"2.0\",\"id\":[1],\"result\":{}}\n{\"jsonrpc\":\"2.0\",\"id\":{},\"error\":{\"code\":1,\"message\":\"m\"}}\n").await;
     s.silent_for(Duration::from_millis(100)).await;
     still_usable(&mut s, "end").await;
 }

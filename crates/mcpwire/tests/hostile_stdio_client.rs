@@ -295,6 +295,31 @@ cat > "$D/in""#,
     assert!(written.iter().all(|l| l.get("error").is_none()), "{written:?}");
 }
 
+/// JSON-RPC has the answer carry its request's id. One written `1.0` carries the same
+/// number as `1`, and one written `"2"` is taken for `2` as the official SDKs take it:
+/// each is its request's answer. An answer whose id is of no type an id can have (an
+/// array, an object, a boolean) cannot be told to answer any one request on stdio: it is
+/// logged, and never answered (that would answer an answer); the request it meant still
+/// gets the answer that follows.
+#[tokio::test]
+async fn answers_under_ids_of_another_type_are_matched_or_logged_never_answered() {
+    let (peer, handle, dir) = hostile_server(
+        r#"read req; printf '{"jsonrpc":"2.0","id":1.0,"result":{"n":1}}\n'
+read req; printf '{"jsonrpc":"2.0","id":"2","result":{"n":2}}\n'
+read req; printf '{"jsonrpc":"2.0","id":[3],"result":{}}\n{"jsonrpc":"2.0","id":{},"result":{}}\n'
+printf '{"jsonrpc":"2.0","id":true,"error":{"code":-32603,"message":"no"}}\n{"jsonrpc":"2.0","id":3,"result":{"n":3}}\n'
+cat > "$D/in""#,
+    );
+    for n in 1..=3 {
+        let result = peer.request_raw("anything", None, short(20_000)).await.unwrap();
+        assert_eq!(result.get(), format!(r#"{{"n":{n}}}"#));
+    }
+    peer.close();
+    handle.shutdown().await;
+    let written = lines_of(&dir.read("in"));
+    assert!(written.iter().all(|l| l.get("error").is_none()), "the client answered an answer: {written:?}");
+}
+
 /// The same holds for a 2026 client, which writes nothing back to what it cannot read.
 #[tokio::test]
 async fn a_2026_answer_that_is_not_json_fails_its_call_at_once() {

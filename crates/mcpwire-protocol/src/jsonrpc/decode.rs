@@ -24,6 +24,11 @@ pub struct DecodeError {
     /// Whether the frame looked like a request (it had an `id` and a `method`), so the
     /// decision to answer it can follow JSON-RPC.
     pub had_method: bool,
+    /// Whether the frame is an object with an `id`, a `result` or an `error`, and no
+    /// `method`: an answer, which is never answered back (the peer would answer the
+    /// answer), even when its id could not be read. (One without an `id` member at all
+    /// gets the invalid request JSON-RPC prescribes.)
+    pub is_answer: bool,
 }
 
 impl DecodeError {
@@ -38,11 +43,18 @@ impl DecodeError {
             message: format!("Parse error: {why}"),
             id: None,
             had_method: false,
+            is_answer: false,
         }
     }
 
     fn invalid(message: impl Into<String>, id: Option<RequestId>, had_method: bool) -> Self {
-        DecodeError { code: codes::INVALID_REQUEST, message: message.into(), id, had_method }
+        DecodeError {
+            code: codes::INVALID_REQUEST,
+            message: message.into(),
+            id,
+            had_method,
+            is_answer: false,
+        }
     }
 
     /// The error response JSON-RPC prescribes for this frame.
@@ -250,6 +262,17 @@ pub(crate) fn plain_id(text: &str) -> Option<RequestId> {
     None
 }
 
+/// The integer `text` (a checked JSON value) writes with a fraction of nothing but zeros
+/// and no exponent (`7.0`, `-2.00`), as serializers that keep numbers as floats write
+/// integers; `None` for any other value, and past the `i64` range.
+fn integral(text: &str) -> Option<RequestId> {
+    let (whole, fraction) = text.split_once('.')?;
+    if fraction.is_empty() || !fraction.bytes().all(|b| b == b'0') {
+        return None;
+    }
+    whole.parse().ok().map(RequestId::Number)
+}
+
 /// The string in `raw`: one without escapes is its text between the quotes (valid JSON
 /// has no control characters there); anything else is parsed.
 fn read_string(raw: &RawValue) -> Result<String, serde_json::Error> {
@@ -262,6 +285,14 @@ fn read_string(raw: &RawValue) -> Result<String, serde_json::Error> {
 
 impl Envelope<'_> {
     fn classify(&self) -> Result<Message, DecodeError> {
+        self.classify_members().map_err(|mut e| {
+            e.is_answer =
+                self.id.is_some() && self.method.is_none() && (self.result.is_some() || self.error.is_some());
+            e
+        })
+    }
+
+    fn classify_members(&self) -> Result<Message, DecodeError> {
         let had_method = self.method.is_some();
         let id = match self.id {
             None => None,
@@ -275,6 +306,10 @@ impl Envelope<'_> {
             }
             Some(raw) => match read_id(raw) {
                 Ok(id) => Some(id),
+                // An answer's id written with a fraction of zero is the same JSON number
+                // as the integer id of the request it answers (so both official SDKs
+                // read it); a request's must be an integer or a string.
+                Err(_) if !had_method && integral(raw.get()).is_some() => integral(raw.get()),
                 Err(_) => {
                     let text = raw.get();
                     let what = if text == "null" {
@@ -431,6 +466,43 @@ mod tests {
         }
         let e = decode(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).unwrap_err();
         assert!(e.message.contains("a string or an integer"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_answer_id_with_a_zero_fraction_is_that_integer() {
+        for (id, n) in [("7.0", 7), ("-2.00", -2), ("0.0", 0)] {
+            let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+            let Ok(Message::Response(r)) = decode(&frame) else { panic!("{frame}") };
+            assert_eq!(r.id, RequestId::from(n));
+        }
+        for id in ["7.5", "7e0", "9223372036854775808.0"] {
+            let frame = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#);
+            let e = decode(&frame).map(drop).unwrap_err();
+            assert!(e.is_answer && e.id.is_none(), "{frame}: {e:?}");
+        }
+        // A request's id stays an integer or a string.
+        let e = decode(r#"{"jsonrpc":"2.0","id":7.0,"method":"ping"}"#).unwrap_err();
+        assert!(!e.is_answer && e.had_method, "{e:?}");
+    }
+
+    #[test]
+    fn an_answer_whose_id_cannot_be_read_is_still_an_answer() {
+        for frame in [
+            r#"{"jsonrpc":"2.0","id":[1],"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":{},"error":{"code":1,"message":"m"}}"#,
+            r#"{"jsonrpc":"2.0","id":true,"result":{}}"#,
+        ] {
+            let e = decode(frame).map(drop).unwrap_err();
+            assert!(e.is_answer && e.id.is_none(), "{frame}: {e:?}");
+        }
+        for frame in [
+            "{",
+            r#"{"jsonrpc":"2.0","id":[1],"method":"m"}"#,
+            r#"{"jsonrpc":"2.0","id":[1]}"#,
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+        ] {
+            assert!(!decode(frame).map(drop).unwrap_err().is_answer, "{frame}");
+        }
     }
 
     #[test]

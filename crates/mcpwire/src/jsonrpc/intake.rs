@@ -274,9 +274,16 @@ async fn answer_invalid(peer: &Peer, mut error: mcpwire_protocol::DecodeError) {
         }
     }
     // What reads as an answer (an id, no method; a frame that is not JSON included, whose
-    // id was read from its bytes) is only logged.
-    let answer = error.had_method || error.id.is_none();
+    // id was read from its bytes; an object with a `result` or an `error` whose id could
+    // not be read) is only logged: answering it would answer an answer.
+    let answer = error.had_method || (error.id.is_none() && !error.is_answer);
     if !answer {
+        if error.is_answer && error.id.is_none() {
+            tracing::warn!(
+                "dropped an answer from the peer whose id is not a string or an integer: {}",
+                error.message
+            );
+        }
         return;
     }
     let without_id = error.id.is_none();

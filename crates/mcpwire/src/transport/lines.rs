@@ -236,6 +236,7 @@ pub async fn read_loop<R: AsyncBufRead + Unpin>(
                     ),
                     id: probe.id,
                     had_method: probe.method,
+                    is_answer: false,
                 };
                 deliver(events, arrivals, Err(error)).await
             }

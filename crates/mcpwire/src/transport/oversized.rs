@@ -122,6 +122,10 @@ fn scalar_at(bytes: &[u8], i: usize) -> Option<RequestId> {
         b'"' => string_end(bytes, i)? + 1,
         _ => i + bytes[i..].iter().position(|b| !(b.is_ascii_digit() || *b == b'-'))?,
     };
+    // A number that goes on (`1.5`, `1e3`) is not the integer its first digits write.
+    if matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) {
+        return None;
+    }
     serde_json::from_slice(&bytes[i..end]).ok()
 }
 
@@ -162,5 +166,13 @@ mod tests {
         assert_eq!(probe(br#"{"result":{"text":"aa"#, br#"aa\"id\":4}"}}"#).id, None);
         assert_eq!(probe(b"", b"").id, None);
         assert_eq!(probe(b"not json", b"at all").id, None);
+    }
+
+    #[test]
+    fn a_number_with_a_fraction_or_exponent_is_no_id() {
+        for frame in [&br#"{"jsonrpc":"2.0","id":1.5,"result":"#[..], br#"{"id":2e0,"result":"#] {
+            assert_eq!(probe(frame, b"").id, None, "{}", String::from_utf8_lossy(frame));
+        }
+        assert_eq!(probe(b"{\"result\":{\"a\":\"", b"zz\",\"id\":3.5}").id, None);
     }
 }

@@ -222,10 +222,16 @@ impl Shared {
     /// rather than waiting for one that will not come (or, in 2026, being sent again as
     /// if its stream had been lost). On a response stream (`awaited`) only that request's
     /// id counts; on a stream of no one request (the legacy transport's, a 2025 session's
-    /// GET stream) any request in flight's. Whether it answered `awaited`.
+    /// GET stream) any request in flight's. An answer whose id is of no type an id can
+    /// have answers the one request a response stream is for (the server sends answers to
+    /// nothing else there). Whether it answered `awaited`.
     async fn fail_if_answer(&self, awaited: Option<Awaited<'_>>, error: DecodeError, data: &[u8]) -> bool {
         let error = crate::transport::lines::with_answer_id(error, data);
-        let (Some(id), false) = (&error.id, error.had_method) else {
+        let id = match (&error.id, awaited) {
+            (None, Some(a)) if error.is_answer => Some(a.on_wire),
+            (id, _) => id.as_ref(),
+        };
+        let (Some(id), false) = (id, error.had_method) else {
             tracing::debug!("skipped an SSE event that is not JSON-RPC: {}", error.message);
             return false;
         };
