@@ -206,6 +206,63 @@ impl From<ListRootsResult> for InputResponse {
 /// Answers to input requests, by the keys of the requests they answer.
 pub type InputResponses = BTreeMap<String, InputResponse>;
 
+/// The most answers one request may carry in `inputResponses` (a retry, or a tasks
+/// extension `tasks/update`), and so the most input requests one round may ask. A round
+/// asks a handful of questions; answers past this bound answer nothing that was asked
+/// and would only cost the server memory, so the request is refused as invalid params
+/// ([`bounded_input_responses`]) rather than read whole.
+pub const MAX_INPUT_RESPONSES: usize = 100;
+
+/// Reads `inputResponses`, refusing a map of more than [`MAX_INPUT_RESPONSES`] entries as
+/// it is read, before the rest is parsed or held. For `#[serde(deserialize_with)]`.
+pub fn bounded_input_responses<'de, D: Deserializer<'de>>(d: D) -> Result<InputResponses, D::Error> {
+    d.deserialize_map(BoundedResponses).map(Option::unwrap_or_default)
+}
+
+/// [`bounded_input_responses`] for an optional member (`null` reads as absent).
+pub fn bounded_optional_input_responses<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<InputResponses>, D::Error> {
+    d.deserialize_option(BoundedResponses)
+}
+
+/// Reads a map of answers, at most [`MAX_INPUT_RESPONSES`] of them.
+struct BoundedResponses;
+
+impl<'de> de::Visitor<'de> for BoundedResponses {
+    type Value = Option<InputResponses>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "an object of at most {MAX_INPUT_RESPONSES} answers")
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut answers = InputResponses::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if answers.len() == MAX_INPUT_RESPONSES && !answers.contains_key(&key) {
+                return Err(de::Error::custom(format_args!(
+                    "inputResponses holds more than {MAX_INPUT_RESPONSES} answers (at most {MAX_INPUT_RESPONSES} in one request)"
+                )));
+            }
+            let answer = map.next_value()?;
+            answers.insert(key, answer);
+        }
+        Ok(Some(answers))
+    }
+}
+
 /// An `input_required` result (2026): the server needs the client's input before it can
 /// answer. At least one of `inputRequests` and `requestState` must be present.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -256,7 +313,11 @@ impl InputRequiredResult {
 #[serde(rename_all = "camelCase")]
 pub struct InputResponseRequestParams {
     /// Answers to the input requests.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "bounded_optional_input_responses"
+    )]
     pub input_responses: Option<InputResponses>,
     /// The `requestState`, echoed unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -164,8 +164,13 @@ pub struct ReadResourceRequestParams {
     /// `_meta`: `progressToken`, and on 2026 requests the required envelope.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<Meta>,
-    /// Answers to the input requests of an `input_required` result (2026 retry).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Answers to the input requests of an `input_required` result (2026 retry); at most
+    /// [`MAX_INPUT_RESPONSES`](crate::mrtr::MAX_INPUT_RESPONSES) are read.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "crate::mrtr::bounded_optional_input_responses"
+    )]
     pub input_responses: Option<InputResponses>,
     /// The `requestState` of an `input_required` result, echoed unchanged (2026 retry).
     #[serde(default, skip_serializing_if = "Option::is_none")]

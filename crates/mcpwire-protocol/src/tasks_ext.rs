@@ -218,7 +218,9 @@ pub struct GetTaskRequestParams {
 pub struct UpdateTaskRequestParams {
     /// The task id.
     pub task_id: String,
-    /// The answers, by input request key.
+    /// The answers, by input request key; at most
+    /// [`MAX_INPUT_RESPONSES`](crate::mrtr::MAX_INPUT_RESPONSES) are read.
+    #[serde(deserialize_with = "crate::mrtr::bounded_input_responses")]
     pub input_responses: InputResponses,
     /// `_meta`: the required 2026 envelope.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]

@@ -37,7 +37,13 @@ mod reference {
     }
 
     fn invalid(message: impl Into<String>, id: Option<RequestId>, had_method: bool) -> DecodeError {
-        DecodeError { code: codes::INVALID_REQUEST, message: message.into(), id, had_method, is_answer: false }
+        DecodeError {
+            code: codes::INVALID_REQUEST,
+            message: message.into(),
+            id,
+            had_method,
+            is_answer: false,
+        }
     }
 
     /// The integer an answer's id writes with a fraction of zeros.

@@ -189,3 +189,38 @@ async fn retry_fields_of_the_wrong_type_or_kind() {
         assert!(again["inputRequests"]["confirm"].is_object(), "{again}");
     }
 }
+
+/// `count` answers under keys nobody asked, and the one `pay` asks for.
+fn many_answers(count: usize) -> Value {
+    let mut answers = yes();
+    let map = answers.as_object_mut().unwrap();
+    for i in 0..count {
+        map.insert(format!("k{i}"), json!({ "action": "decline" }));
+    }
+    answers
+}
+
+/// A retry carries at most 100 answers (a server asks a handful of questions a round, and
+/// no client of this SDK answers more than 100 at once): past that the request is invalid
+/// params, said at once, whether or not it has a state, and before the answers are held;
+/// up to it, answers nobody asked are ignored as the spec says.
+#[tokio::test]
+async fn more_answers_than_a_round_can_ask_are_invalid_params() {
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server().serve(conn).await });
+    let first = expect_result(&call(&mut raw, 1, json!({ "arguments": { "amount": 3 } })).await, 1);
+    let state = first["requestState"].clone();
+    let too_many = [
+        json!({ "arguments": { "amount": 3 }, "inputResponses": many_answers(10_000) }),
+        json!({ "arguments": { "amount": 3 }, "requestState": state, "inputResponses": many_answers(100) }),
+    ];
+    for (id, params) in (2..).zip(too_many) {
+        let e = expect_error(&call(&mut raw, id, params).await, id);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{e:?}");
+        assert!(e.message.contains("inputResponses") && e.message.contains("at most 100"), "{e:?}");
+    }
+    let retry =
+        json!({ "arguments": { "amount": 3 }, "requestState": state, "inputResponses": many_answers(99) });
+    let done = expect_result(&call(&mut raw, 9, retry).await, 9);
+    assert_eq!(done["content"][0]["text"], "paid 3", "{done}");
+}

@@ -367,3 +367,28 @@ async fn an_extension_declared_with_settings_that_are_not_an_object_is_invalid_p
         assert!(e.message.contains("clientCapabilities"), "{settings}: {e:?}");
     }
 }
+
+/// `tasks/update` carries at most 100 answers, as a retry does: past that it is invalid
+/// params, and the task still waits for (and takes) its answer.
+#[tokio::test]
+async fn an_update_with_more_answers_than_a_round_can_ask_is_invalid_params() {
+    let mut raw = start(builder(Fired::default()));
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "asks" }), true).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let mut id = 1;
+    until(&mut raw, &mut id, &task, "input_required").await;
+    let mut answers = serde_json::Map::new();
+    for i in 0..101 {
+        answers.insert(format!("k{i}"), json!({ "action": "decline" }));
+    }
+    let update = json!({ "taskId": task, "inputResponses": answers });
+    let e = expect_error(&ask(&mut raw, 50, "tasks/update", update, true).await, 50);
+    assert_eq!(e.code, codes::INVALID_PARAMS, "{e:?}");
+    assert!(e.message.contains("at most 100"), "{e:?}");
+    let answers = json!({ "taskId": task, "inputResponses": {
+        "name": { "action": "accept", "content": { "name": "Ada" } },
+    }});
+    expect_result(&ask(&mut raw, 51, "tasks/update", answers, true).await, 51);
+    let done = until(&mut raw, &mut id, &task, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello \"Ada\"");
+}

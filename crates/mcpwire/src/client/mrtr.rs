@@ -15,8 +15,9 @@ use crate::jsonrpc::CallOptions;
 
 /// Most input requests one `input_required` result (or one poll of a task) may ask at
 /// once: far more than a server needs (a whole form is one elicitation), and a bound on
-/// the callbacks a hostile server can set off before anything else stops it.
-pub(crate) const MAX_INPUT_REQUESTS: usize = 100;
+/// the callbacks a hostile server can set off before anything else stops it. The same
+/// bound as the answers a server takes in one request.
+pub(crate) const MAX_INPUT_REQUESTS: usize = mcpwire_protocol::mrtr::MAX_INPUT_RESPONSES;
 
 /// `Err` when a server asks more than [`MAX_INPUT_REQUESTS`] at once.
 pub(crate) fn check_input_count(method: &str, count: usize) -> Result<(), RequestError> {

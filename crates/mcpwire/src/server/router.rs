@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use mcpwire_protocol::completion::{CompleteRequestParams, CompleteResult, Completion, CompletionReference};
 use mcpwire_protocol::lifecycle::RequestEnvelope;
-use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses};
+use mcpwire_protocol::mrtr::{InputRequiredResult, InputResponses, MAX_INPUT_RESPONSES};
 use mcpwire_protocol::prompts::{GetPromptRequestParams, ListPromptsRequestParams, ListPromptsResult};
 use mcpwire_protocol::resources::{
     ListResourceTemplatesRequestParams, ListResourceTemplatesResult, ListResourcesRequestParams,
@@ -90,7 +90,7 @@ struct ToolCallParams<'a> {
     /// elsewhere, 2026 included.
     #[serde(borrow, default)]
     task: Option<&'a RawValue>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "mcpwire_protocol::mrtr::bounded_optional_input_responses")]
     input_responses: Option<InputResponses>,
     #[serde(default)]
     request_state: Option<String>,
@@ -527,6 +527,14 @@ impl Server {
         let pending = std::mem::take(&mut *info.pending.lock().unwrap_or_else(|e| e.into_inner()));
         if !pending.is_empty() {
             result.input_requests.get_or_insert_with(Default::default).extend(pending);
+        }
+        // No request may carry more answers than this: a round asking more could never
+        // be answered.
+        let asked = result.input_requests.as_ref().map_or(0, |r| r.len());
+        if asked > MAX_INPUT_RESPONSES {
+            return Err(McpError::internal(format!(
+                "a handler asked {asked} questions in one round, more than the {MAX_INPUT_RESPONSES} one retry can answer"
+            )));
         }
         // A hand-made result is held to what this request declared, as `ctx.elicit` is.
         let caps = ctx.client_capabilities();
