@@ -527,3 +527,34 @@ timeout 2 cat > "$D/seen""#;
         "the original still answered: {seen:?}"
     );
 }
+
+/// A 2025 server that, once initialized, floods the client with requests (`ping`, and
+/// `roots/list`) and never reads its stdin again: the client's answers fill the pipe, then
+/// its queue, and its reader stops taking requests in (back-pressure: what it holds stays
+/// bounded, and the server blocks writing). The client's own calls, which cannot go out,
+/// end at their timeout, one after another, and closing the client ends the server.
+#[tokio::test]
+async fn a_server_flooding_requests_that_never_reads_its_stdin_leaves_the_client_usable() {
+    let script = r#"read req
+id=$(printf '%s' "$req" | sed 's/.*"id":\([0-9]*\).*/\1/')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}\n' "$id"
+read note
+yes '{"jsonrpc":"2.0","id":"p","method":"ping"}
+{"jsonrpc":"2.0","id":"r","method":"roots/list"}'"#;
+    let dir = tempdir::Dir::new();
+    let client = Client::builder("t", "0")
+        .protocol_version(mcpwire::protocol::ProtocolVersion::parse("2025-11-25"))
+        .options(ClientOptions { request_timeout: Duration::from_millis(300), ..Default::default() })
+        .on_roots(|| async {
+            Ok(mcpwire::protocol::roots::ListRootsResult { roots: Vec::new(), meta: None })
+        })
+        .spawn(script_process(script, &dir))
+        .await
+        .unwrap();
+    for _ in 0..2 {
+        let called = tokio::time::timeout(Duration::from_secs(10), client.ping()).await;
+        let error = called.expect("the call hung").unwrap_err();
+        assert!(matches!(error, RequestError::Timeout { .. }), "{error:?}");
+    }
+    tokio::time::timeout(Duration::from_secs(10), client.close()).await.expect("close hung");
+}
