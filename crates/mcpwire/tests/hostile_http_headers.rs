@@ -136,3 +136,25 @@ async fn a_huge_lying_header_is_not_echoed_whole() {
     let message = answer["error"]["message"].as_str().unwrap();
     assert!(message.contains("Mcp-Name") && message.ends_with('…') && message.len() < 1024, "{message}");
 }
+
+/// A header value holding a control byte is not HTTP (RFC 9110 field values): hyper's
+/// parser refuses the request with a bare `400` (no body: no JSON-RPC error, since the
+/// request never reaches the MCP layer); the server goes on.
+/// Letting such requests through (hyper's `ignore_invalid_headers`) would drop the bad
+/// line, `Content-Length` included, and so change how the bytes that follow are framed:
+/// not done.
+#[tokio::test]
+async fn a_header_with_a_control_byte_is_refused_by_hyper_and_the_server_goes_on() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let body =
+        stateless_request(1, "tools/call", json!({ "name": "region", "arguments": { "region": "eu" } })).body;
+    let headers = [VERSION_2026, ("mcp-method", "tools/call"), ("mcp-param-region", "eu")];
+    let refused =
+        send(addr, Req::post_bytes(body.clone()).with_headers(&headers).header("mcp-name", "reg\u{1}ion"))
+            .await;
+    assert_eq!(refused.status, 400);
+    assert!(refused.bytes().await.is_empty(), "a body came with hyper's 400");
+    let ok = send(addr, Req::post_bytes(body).with_headers(&headers).header("mcp-name", "region")).await;
+    assert_eq!(ok.status, 200);
+}
