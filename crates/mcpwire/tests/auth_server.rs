@@ -711,3 +711,50 @@ async fn the_metadata_document_is_served_at_both_well_known_paths() {
         ResourceMetadata::new(server.resource.clone(), auth.issuer.clone()).url()
     );
 }
+
+/// Credentials a hostile client may send: a token with non-ASCII bytes, a scheme in
+/// other cases (`bearer`, `BEARER`: RFC 9110 schemes are case-insensitive), another
+/// scheme, an empty one, an 18 KiB token and a 1 MiB header. Each gets its exact refusal
+/// (or, past the server's head limit, no answer) and the server serves on; no refusal
+/// repeats the token.
+#[tokio::test]
+async fn hostile_credentials_get_exact_refusals_and_the_server_serves_on() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let auth = TestAs::start().await;
+    let server = protect_with_jwt(&auth).await;
+    let token = ed_token(&auth, &claims(&auth, &server.resource, json!({})));
+    for scheme in ["bearer", "BEARER", "bEaReR"] {
+        let req = Req::post(&initialize("2025-11-25")).header("authorization", &format!("{scheme} {token}"));
+        assert_eq!(send(server.addr, req).await.status, 200, "{scheme}");
+    }
+    let long = format!("{}.{}.{}", "a".repeat(9000), "b".repeat(9000), "c");
+    let cases = [
+        ("Bearer t\u{f6}ken", 400, "the Authorization header is not text"),
+        ("Basic YTpi", 401, "no bearer token"),
+        ("Bearer", 401, "no bearer token"),
+        ("Bearer ===", 400, "the bearer token is malformed"),
+        (long.as_str(), 401, "the token is too long"),
+    ];
+    for (value, status, description) in cases {
+        let value = if value == long { format!("Bearer {long}") } else { value.to_owned() };
+        let req = Req::post(&initialize("2025-11-25")).header("authorization", &value);
+        let response = send(server.addr, req).await;
+        assert_eq!(response.status, status, "{description}");
+        let body = response.text().await;
+        assert!(body.contains(description), "{body}");
+        assert!(!body.contains("aaaaaaaa"), "the refusal does not repeat the token");
+    }
+    // A 1 MiB header: refused by the HTTP server itself, without a hang.
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {}\r\n\r\n",
+        "a".repeat(1 << 20)
+    );
+    let _ = stream.write_all(head.as_bytes()).await;
+    let mut answer = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(20), stream.read_to_end(&mut answer)).await;
+    assert!(read.is_ok(), "the server answered or closed");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.is_empty() || answer.starts_with("HTTP/1.1 431"), "{answer}");
+    assert_eq!(init_with(server.addr, Some(&token)).await.status, 200, "the server serves on");
+}

@@ -1,0 +1,286 @@
+//! The OAuth client's discovery against hostile hosts on loopback sockets: resource and
+//! authorization server metadata that is huge, endless, slow, not JSON, of the wrong
+//! types or lying; redirects on every fetch; and `WWW-Authenticate` challenges that are
+//! huge, repeated or malformed. Each ends in a clear error, in bounded time and memory.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "auth_client_support.rs"]
+mod support;
+
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::StatusCode;
+use mcpwire::auth::{Challenge, OAuthClient, OAuthConfig};
+use serde_json::{json, Value};
+use support::{reply, serve};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// Long enough for a loaded machine, far shorter than any hang.
+const BOUND: Duration = Duration::from_secs(20);
+
+fn client() -> OAuthClient {
+    OAuthClient::new(OAuthConfig {
+        redirect_uri: "http://127.0.0.1:1/callback".into(),
+        ..OAuthConfig::default()
+    })
+}
+
+/// A `401` whose `WWW-Authenticate` values are `challenges`, one header each.
+fn challenged(challenges: &[String]) -> http::HeaderMap {
+    let mut headers = http::HeaderMap::new();
+    for c in challenges {
+        headers.append(http::header::WWW_AUTHENTICATE, c.parse().unwrap());
+    }
+    headers
+}
+
+fn hinting(prm: &str) -> http::HeaderMap {
+    challenged(&[format!(r#"Bearer resource_metadata="{prm}""#)])
+}
+
+/// Authorizes `resource` after a `401` with `headers`, within [`BOUND`]; the error.
+async fn refused(resource: &str, headers: &http::HeaderMap) -> String {
+    let outcome = tokio::time::timeout(BOUND, client().authorize(resource, headers, false))
+        .await
+        .expect("authorization ends in bounded time");
+    match outcome {
+        Err(e) => e.to_string(),
+        Ok(()) => panic!("a hostile host was trusted"),
+    }
+}
+
+/// Reads a request head from `socket`; `None` at EOF.
+async fn read_head(socket: &mut TcpStream) -> Option<String> {
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        if socket.read(&mut byte).await.ok()? == 0 || head.len() > 64 * 1024 {
+            return None;
+        }
+        head.push(byte[0]);
+    }
+    Some(String::from_utf8_lossy(&head).into_owned())
+}
+
+/// A host that hands every connection's request head and socket to `answer`; returns
+/// `http://127.0.0.1:PORT`.
+async fn raw_host<F, Fut>(answer: F) -> String
+where
+    F: Fn(String, TcpStream) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let answer = Arc::new(answer);
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                if let Some(head) = read_head(&mut socket).await {
+                    answer(head, socket).await;
+                }
+            });
+        }
+    });
+    base
+}
+
+/// Writes `chunk` until the peer goes away; adds what was written to `sent`.
+async fn flood(mut socket: TcpStream, head: &str, chunk: &[u8], sent: Arc<AtomicUsize>) {
+    if socket.write_all(head.as_bytes()).await.is_err() {
+        return;
+    }
+    while socket.write_all(chunk).await.is_ok() {
+        sent.fetch_add(chunk.len(), Ordering::Relaxed);
+    }
+}
+
+/// The largest body the client may read before giving up, with room for socket buffers.
+const READ_BOUND: usize = 16 * 1024 * 1024;
+
+/// A resource host: its metadata document at `/prm` (nowhere else), built by `prm` from
+/// its own base URL.
+async fn resource_host(prm: impl Fn(&str) -> Value + Send + Sync + 'static) -> String {
+    let cell = Arc::new(std::sync::Mutex::new(String::new()));
+    let own = cell.clone();
+    let base = serve(move |req| {
+        let response = match req.uri().path() {
+            "/prm" => reply(StatusCode::OK, &[], prm(&own.lock().unwrap())),
+            _ => reply(StatusCode::NOT_FOUND, &[], json!({})),
+        };
+        Box::pin(async move { response })
+    })
+    .await;
+    *cell.lock().unwrap() = base.clone();
+    base
+}
+
+/// Resource metadata that is not JSON, not an object, of the wrong types, or for
+/// another resource: each is refused, saying what was wrong.
+#[tokio::test]
+async fn resource_metadata_of_the_wrong_shape_or_for_another_resource_is_refused() {
+    let cases: Vec<(&str, Box<dyn Fn(&str) -> Value + Send + Sync>, &str)> = vec![
+        ("an array", Box::new(|_| json!([1, 2])), "resource"),
+        (
+            "a numeric resource",
+            Box::new(|_| json!({"resource": 5, "authorization_servers": ["x"]})),
+            "resource",
+        ),
+        (
+            "another resource",
+            Box::new(|b| json!({"resource": "http://127.0.0.1:1/mcp", "authorization_servers": [b]})),
+            "not",
+        ),
+        (
+            "a sibling path",
+            Box::new(|b| json!({"resource": format!("{b}/mc"), "authorization_servers": [b]})),
+            "not",
+        ),
+        (
+            "servers as a string",
+            Box::new(|b| json!({"resource": format!("{b}/mcp"), "authorization_servers": b})),
+            "no authorization server",
+        ),
+        (
+            "no servers",
+            Box::new(|b| json!({"resource": format!("{b}/mcp"), "authorization_servers": []})),
+            "no authorization server",
+        ),
+        (
+            "a numeric server",
+            Box::new(|b| json!({"resource": format!("{b}/mcp"), "authorization_servers": [7]})),
+            "no authorization server",
+        ),
+    ];
+    for (what, prm, expected) in cases {
+        let host = resource_host(prm).await;
+        let error = refused(&format!("{host}/mcp"), &hinting(&format!("{host}/prm"))).await;
+        assert!(error.contains(expected), "{what}: {error}");
+    }
+    // Not JSON at all.
+    let host = serve(|_| {
+        Box::pin(async {
+            let mut response = reply(StatusCode::OK, &[], json!({}));
+            *response.body_mut() =
+                http_body_util::Full::new(bytes::Bytes::from_static(b"<html>hello</html>"));
+            response
+        })
+    })
+    .await;
+    let error = refused(&format!("{host}/mcp"), &hinting(&format!("{host}/prm"))).await;
+    assert!(error.contains("resource metadata"), "{error}");
+}
+
+/// An authorization server host whose metadata document is built by `metadata` from its
+/// own base URL; every other path answers `404`. Counts the requests to other paths.
+async fn as_host(metadata: impl Fn(&str) -> Value + Send + Sync + 'static) -> (String, Arc<AtomicUsize>) {
+    let cell = Arc::new(std::sync::Mutex::new(String::new()));
+    let own = cell.clone();
+    let others = Arc::new(AtomicUsize::new(0));
+    let counted = others.clone();
+    let base = serve(move |req| {
+        let path = req.uri().path().to_owned();
+        let response = match path.starts_with("/.well-known/") {
+            true => reply(StatusCode::OK, &[], metadata(&own.lock().unwrap())),
+            false => {
+                counted.fetch_add(1, Ordering::Relaxed);
+                reply(StatusCode::NOT_FOUND, &[], json!({}))
+            }
+        };
+        Box::pin(async move { response })
+    })
+    .await;
+    *cell.lock().unwrap() = base.clone();
+    (base, others)
+}
+
+/// The resource at `{host}/mcp` of the authorization server `issuer`.
+async fn resource_of(issuer: &str) -> String {
+    let issuer = issuer.to_owned();
+    let host =
+        resource_host(move |b| json!({"resource": format!("{b}/mcp"), "authorization_servers": [issuer]}))
+            .await;
+    format!("{host}/mcp")
+}
+
+/// Every metadata fetch answered with a redirect (to another host, to plain HTTP, or to
+/// itself forever): the client follows none, and says that nothing could be read.
+#[tokio::test]
+async fn redirects_on_every_fetch_are_never_followed() {
+    let elsewhere = Arc::new(AtomicUsize::new(0));
+    let counted = elsewhere.clone();
+    let other = serve(move |_| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        Box::pin(async { reply(StatusCode::OK, &[], json!({})) })
+    })
+    .await;
+    for target in [format!("{other}/prm"), "http://10.255.255.1/prm".to_owned(), "SELF".to_owned()] {
+        let host = raw_host(move |head, mut socket| {
+            let target = target.clone();
+            async move {
+                let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
+                let location = if target == "SELF" { path } else { target };
+                let answer =
+                    format!("HTTP/1.1 302 Found\r\nLocation: {location}\r\nContent-Length: 0\r\n\r\n");
+                let _ = socket.write_all(answer.as_bytes()).await;
+            }
+        })
+        .await;
+        let error = refused(&format!("{host}/mcp"), &hinting(&format!("{host}/prm"))).await;
+        assert!(error.contains("resource metadata"), "{error}");
+    }
+    assert_eq!(elsewhere.load(Ordering::Relaxed), 0, "no redirect was followed to another host");
+    // The authorization server's metadata redirects too.
+    let redirecting = raw_host(move |_, mut socket| async move {
+        let answer = "HTTP/1.1 301 Moved\r\nLocation: http://10.255.255.1/x\r\nContent-Length: 0\r\n\r\n";
+        let _ = socket.write_all(answer.as_bytes()).await;
+    })
+    .await;
+    let resource = resource_of(&redirecting).await;
+    let error = refused(&resource, &hinting(&resource.replace("/mcp", "/prm"))).await;
+    assert!(error.contains("no authorization server metadata"), "{error}");
+}
+
+/// `WWW-Authenticate` values that are huge, repeated, split over several headers,
+/// unterminated or full of challenges: parsed without a panic, each parameter taken from
+/// the scheme it belongs to.
+#[test]
+fn hostile_challenges_parse_without_a_panic() {
+    let huge = format!(r#"Bearer scope="{}", resource_metadata="http://h/prm""#, "s ".repeat(200_000));
+    let c = Challenge::parse(&huge).unwrap();
+    assert_eq!(c.resource_metadata.as_deref(), Some("http://h/prm"));
+    let many = format!("{}Bearer error=\"invalid_token\"", "Basic realm=\"x\", ".repeat(10_000));
+    assert_eq!(Challenge::parse(&many).unwrap().error.as_deref(), Some("invalid_token"));
+    for malformed in [
+        r#"Bearer resource_metadata="http://h/prm"#,
+        r#"Bearer resource_metadata="\"#,
+        r#"Bearer ="#,
+        "Bearer ,,,,,=,=,=",
+        "Bearer \u{e9}=\u{e9}\u{e9}, scope=\"\u{1F600}",
+        "bearer",
+        "Bearerx scope=a",
+    ] {
+        let _ = Challenge::parse(malformed);
+    }
+    assert_eq!(
+        Challenge::parse(r#"Bearer resource_metadata="http://h/prm"#).unwrap().resource_metadata.as_deref(),
+        Some("http://h/prm"),
+        "an unterminated quote ends with the header"
+    );
+    assert!(Challenge::parse("Bearerx scope=a").is_none(), "a scheme is a whole word");
+}
+
+/// A `resource_metadata` on another origin is fetched (RFC 9728 allows it), but a
+/// document there that claims the resource it was not asked about is refused.
+#[tokio::test]
+async fn resource_metadata_on_another_origin_must_still_name_this_resource() {
+    let elsewhere =
+        resource_host(|b| json!({"resource": format!("{b}/mcp"), "authorization_servers": [b]})).await;
+    let resource = resource_of("http://127.0.0.1:1").await;
+    let error = refused(&resource, &hinting(&format!("{elsewhere}/prm"))).await;
+    assert!(error.contains("is for"), "{error}");
+}

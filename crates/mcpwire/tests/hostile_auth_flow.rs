@@ -1,0 +1,231 @@
+//! The OAuth client's token requests, loopback callback and token store against hostile
+//! input on loopback sockets: token endpoints that answer without a token, with a token
+//! type nobody knows, with huge or non-JSON bodies or echoes of the secrets sent; a
+//! refresh that always "succeeds" for a resource that always refuses; a DPoP nonce
+//! demanded forever; callbacks that are slow, forged, huge or elsewhere; and store files
+//! that are corrupt, huge or of another format. Each ends in a clear error, in bounded
+//! time and memory, with no secret in the error.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "auth_client_support.rs"]
+mod support;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::StatusCode;
+use http_body_util::{BodyExt, Full};
+use mcpwire::auth::{
+    AuthorizationHandler, ClientCredentials, DpopPolicy, FileTokenStore, Grant, LoopbackRedirect,
+    OAuthClient, OAuthConfig, TokenStore, Tokens,
+};
+use serde_json::{json, Value};
+use support::{reply, serve};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// Long enough for a loaded machine, far shorter than any hang.
+const BOUND: Duration = Duration::from_secs(20);
+const SECRET: &str = "client-secret-0123456789";
+
+type Answer = Arc<dyn Fn(&str, usize) -> http::Response<Full<Bytes>> + Send + Sync>;
+
+/// An authorization server whose token endpoint answers with `token(form, n)` (the
+/// n-th token request, from 1), and a resource whose metadata names it (and which
+/// answers `401` to every POST). Returns the resource URL and the count of token
+/// requests.
+async fn with_token_endpoint(token: Answer, extra: Value) -> (String, Arc<AtomicUsize>) {
+    with_counted_resource(token, extra, Arc::default()).await
+}
+
+/// [`with_token_endpoint`], counting the resource's POSTs in `posts`.
+async fn with_counted_resource(
+    token: Answer,
+    extra: Value,
+    posts: Arc<AtomicUsize>,
+) -> (String, Arc<AtomicUsize>) {
+    let cell = Arc::new(std::sync::Mutex::new(String::new()));
+    let own = cell.clone();
+    let count = Arc::new(AtomicUsize::new(0));
+    let counted = count.clone();
+    let issuer = serve(move |req| {
+        let (base, token, counted, extra) =
+            (own.lock().unwrap().clone(), token.clone(), counted.clone(), extra.clone());
+        Box::pin(async move {
+            let path = req.uri().path().to_owned();
+            let form = req.into_body().collect().await.unwrap().to_bytes();
+            let form = String::from_utf8_lossy(&form).into_owned();
+            match path.as_str() {
+                "/.well-known/oauth-authorization-server" => {
+                    let mut metadata = json!({
+                        "issuer": base,
+                        "token_endpoint": format!("{base}/token"),
+                        "code_challenge_methods_supported": ["S256"],
+                    });
+                    for (k, v) in extra.as_object().unwrap() {
+                        metadata[k] = v.clone();
+                    }
+                    reply(StatusCode::OK, &[], metadata)
+                }
+                "/token" => token(&form, counted.fetch_add(1, Ordering::Relaxed) + 1),
+                _ => reply(StatusCode::NOT_FOUND, &[], json!({})),
+            }
+        })
+    })
+    .await;
+    *cell.lock().unwrap() = issuer.clone();
+    let rs = Arc::new(std::sync::Mutex::new(String::new()));
+    let rs_own = rs.clone();
+    // The resource: its metadata on GET, a 401 pointing at it to every POST.
+    let host = serve(move |req| {
+        let base = rs_own.lock().unwrap().clone();
+        let response = match req.method() == http::Method::POST {
+            true => {
+                posts.fetch_add(1, Ordering::Relaxed);
+                let challenge = format!(r#"Bearer error="invalid_token", resource_metadata="{base}/prm""#);
+                reply(StatusCode::UNAUTHORIZED, &[("www-authenticate", challenge)], json!({}))
+            }
+            false => reply(
+                StatusCode::OK,
+                &[],
+                json!({"resource": format!("{base}/mcp"), "authorization_servers": [issuer.clone()]}),
+            ),
+        };
+        Box::pin(async move { response })
+    })
+    .await;
+    *rs.lock().unwrap() = host.clone();
+    (format!("{host}/mcp"), count)
+}
+
+/// A `client_credentials` client authenticating with [`SECRET`] in the form.
+fn machine_client(dpop: DpopPolicy) -> OAuthClient {
+    let credentials = ClientCredentials {
+        client_id: "machine".into(),
+        client_secret: Some(SECRET.into()),
+        token_endpoint_auth_method: Some("client_secret_post".into()),
+        ..ClientCredentials::default()
+    };
+    OAuthClient::new(OAuthConfig {
+        grant: Grant::ClientCredentials,
+        pre_registered: Some((None, credentials)),
+        dpop,
+        ..OAuthConfig::default()
+    })
+}
+
+fn raw(status: StatusCode, body: impl Into<Bytes>) -> http::Response<Full<Bytes>> {
+    http::Response::builder().status(status).body(Full::new(body.into())).unwrap()
+}
+
+fn unauthorized() -> http::HeaderMap {
+    http::HeaderMap::new()
+}
+
+async fn authorize(client: &OAuthClient, resource: &str) -> Result<(), String> {
+    tokio::time::timeout(BOUND, client.authorize(resource, &unauthorized(), false))
+        .await
+        .expect("authorization ends in bounded time")
+        .map_err(|e| e.to_string())
+}
+
+/// `expires_in` negative, fractional, a word or beyond any clock, and scopes wider than
+/// asked: the token is taken (the expiry as unknown or saturated), nothing panics.
+#[tokio::test]
+async fn odd_expiries_and_wide_scopes_are_taken_without_a_panic() {
+    for (expires_in, expected) in [
+        (json!(-5), None),
+        (json!(1.5), None),
+        (json!("soon"), None),
+        (json!(1e300), None),
+        (json!(u64::MAX), Some(u64::MAX)),
+    ] {
+        let answer = json!({"access_token": "t", "token_type": "bearer", "expires_in": expires_in, "scope": "everything admin"});
+        let (resource, _) =
+            with_token_endpoint(Arc::new(move |_, _| reply(StatusCode::OK, &[], answer.clone())), json!({}))
+                .await;
+        let client = machine_client(DpopPolicy::Never);
+        authorize(&client, &resource).await.unwrap();
+        let tokens = client.tokens().unwrap();
+        assert_eq!(tokens.expires_at, expected, "{expires_in}");
+        assert_eq!(tokens.scope.as_deref(), Some("everything admin"));
+    }
+}
+
+/// An authorization server that demands a new DPoP nonce on every token request: the
+/// client retries once with it, then gives up, saying so.
+#[tokio::test]
+async fn a_dpop_nonce_demanded_forever_is_retried_once() {
+    let answer: Answer = Arc::new(|_, n| {
+        reply(
+            StatusCode::BAD_REQUEST,
+            &[("dpop-nonce", format!("nonce-{n}"))],
+            json!({"error": "use_dpop_nonce"}),
+        )
+    });
+    let (resource, count) =
+        with_token_endpoint(answer, json!({"dpop_signing_alg_values_supported": ["ES256"]})).await;
+    let client = machine_client(DpopPolicy::Always);
+    let error = authorize(&client, &resource).await.unwrap_err();
+    assert!(error.contains("use_dpop_nonce"), "{error}");
+    assert_eq!(count.load(Ordering::Relaxed), 2, "one retry with the nonce, no more");
+}
+
+/// A resource that answers `401` to every request while its authorization server issues
+/// and refreshes tokens without end: each request is authorized three times (a grant,
+/// then two refreshes), then fails with the resource's refusal; no loop.
+#[tokio::test]
+async fn a_refresh_that_always_succeeds_for_a_resource_that_always_refuses_is_bounded() {
+    let answer: Answer = Arc::new(|_, n| {
+        reply(
+            StatusCode::OK,
+            &[],
+            json!({"access_token": format!("t{n}"), "token_type": "Bearer", "refresh_token": format!("r{n}")}),
+        )
+    });
+    let posts = Arc::new(AtomicUsize::new(0));
+    let (resource, count) = with_counted_resource(answer, json!({}), posts.clone()).await;
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&resource)
+        .unwrap()
+        .oauth(machine_client(DpopPolicy::Never));
+    let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
+    let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
+    let error = outcome.err().expect("a resource that refuses everything is not connected to").to_string();
+    assert!(error.contains("401"), "{error}");
+    // Each POST is sent at most four times (three authorizations), each 401 but the last
+    // of each request leads to one token request.
+    let (requests, posts) = (count.load(Ordering::Relaxed), posts.load(Ordering::Relaxed));
+    assert!(posts % 4 == 0 && posts <= 16, "{posts} POSTs");
+    assert_eq!(requests, posts / 4 * 3, "three token requests per MCP request");
+}
+
+/// Sends `request` to the loopback listener at `base` and returns the status line, or
+/// `None` if the connection closed without one.
+async fn visit(base: &str, request: &[u8]) -> Option<String> {
+    let mut socket = TcpStream::connect(base.trim_start_matches("http://")).await.ok()?;
+    socket.write_all(request).await.ok()?;
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(BOUND, socket.read_to_end(&mut answer)).await;
+    String::from_utf8_lossy(&answer).lines().next().map(str::to_owned)
+}
+
+/// The loopback listener waiting for `state`; returns its base URL and the wait.
+fn listen(state: &str) -> (String, tokio::task::JoinHandle<Result<String, mcpwire::auth::AuthError>>) {
+    let handler = LoopbackRedirect::bind().unwrap().with_timeout(BOUND).with_opener(|_| {});
+    let base = handler.redirect_uri().trim_end_matches("/callback").to_owned();
+    let url = format!("http://as.invalid/authorize?state={state}");
+    (base, tokio::spawn(async move { handler.authorize(url).await }))
+}
+
+fn temp_path(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcpwire-hostile-store-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join("auth.json")
+}
+
+fn a_token() -> Tokens {
+    Tokens { access_token: "at".into(), token_type: "Bearer".into(), ..Tokens::default() }
+}
