@@ -274,6 +274,22 @@ fn hostile_challenges_parse_without_a_panic() {
     assert!(Challenge::parse("Bearerx scope=a").is_none(), "a scheme is a whole word");
 }
 
+/// A resource whose `401` carries its challenges in two `WWW-Authenticate` headers (RFC
+/// 9110 allows a list to be split so), the `Bearer` one second: the client reads both
+/// and finds the metadata the second names.
+#[tokio::test]
+async fn a_challenge_in_a_second_www_authenticate_header_is_read() {
+    let (issuer, _) = as_host(|_| json!({})).await;
+    let resource = resource_of(&issuer).await;
+    let prm = resource.replace("/mcp", "/prm");
+    let headers =
+        challenged(&[r#"Basic realm="legacy""#.to_owned(), format!(r#"Bearer resource_metadata="{prm}""#)]);
+    // Discovery reads the named metadata, then the server's (empty) metadata fails the
+    // issuer check: proof the hint of the second header was used.
+    let error = refused(&resource, &headers).await;
+    assert!(error.contains("issuer"), "the second header's metadata was read: {error}");
+}
+
 /// A `resource_metadata` on another origin is fetched (RFC 9728 allows it), but a
 /// document there that claims the resource it was not asked about is refused.
 #[tokio::test]

@@ -36,6 +36,14 @@ impl Challenge {
         challenge.map(|c| Challenge { dpop: offers_dpop, ..c })
     }
 
+    /// Parses the challenges of every `WWW-Authenticate` header of a response, as one
+    /// list (RFC 9110 §11.6.1 lets a server split its challenges over several headers:
+    /// `Bearer` in the second is still `Bearer`). Values that are not text are skipped.
+    pub fn from_headers(headers: &http::HeaderMap) -> Option<Challenge> {
+        let values = headers.get_all(http::header::WWW_AUTHENTICATE).iter().filter_map(|v| v.to_str().ok());
+        Self::parse(&values.collect::<Vec<_>>().join(", "))
+    }
+
     fn parse_scheme(header: &str, scheme: &str) -> Option<Challenge> {
         let start = find_scheme(header, scheme)?;
         let mut rest = header[start + scheme.len()..].trim_start();

@@ -263,9 +263,7 @@ impl OAuthClient {
         response_headers: &http::HeaderMap,
         forbidden: bool,
     ) -> Result<(), AuthError> {
-        let www_authenticate =
-            response_headers.get(http::header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
-        let challenge = www_authenticate.and_then(Challenge::parse).unwrap_or_default();
+        let challenge = Challenge::from_headers(response_headers).unwrap_or_default();
         // RFC 9449 §9: the resource server wants a nonce in the proof; retry with it.
         if let Some(dpop) = &self.dpop {
             let fresh_nonce = dpop.take_nonce_header(server_url, response_headers);

@@ -4,7 +4,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
-use http::{header, HeaderMap, Method, StatusCode, Uri};
+use http::{HeaderMap, Method, StatusCode, Uri};
 
 use super::challenge::Challenge;
 use super::client::OAuthClient;
@@ -21,8 +21,7 @@ impl AuthHook for OAuthClient {
         match status {
             StatusCode::UNAUTHORIZED => true,
             StatusCode::FORBIDDEN => {
-                let challenge = headers.get(header::WWW_AUTHENTICATE).and_then(|v| v.to_str().ok());
-                challenge.and_then(Challenge::parse).and_then(|c| c.error).as_deref()
+                Challenge::from_headers(headers).and_then(|c| c.error).as_deref()
                     == Some("insufficient_scope")
             }
             _ => false,
