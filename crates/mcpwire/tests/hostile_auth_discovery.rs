@@ -207,6 +207,89 @@ async fn resource_of(issuer: &str) -> String {
     format!("{host}/mcp")
 }
 
+/// Authorization server metadata that names another issuer, has the wrong types, or
+/// sends secrets over plain HTTP to a host that is not this machine: refused before any
+/// request goes to the endpoints it names.
+#[tokio::test]
+async fn lying_authorization_server_metadata_is_refused_before_its_endpoints_are_used() {
+    let cases: Vec<(&str, Box<dyn Fn(&str) -> Value + Send + Sync>, &str)> = vec![
+        ("another issuer", Box::new(|_| json!({"issuer": "https://honest.example"})), "issuer"),
+        ("a numeric issuer", Box::new(|_| json!({"issuer": 5})), "issuer"),
+        ("not an object", Box::new(|_| json!("metadata")), "issuer"),
+        (
+            "no PKCE",
+            Box::new(
+                |b| json!({"issuer": b, "authorization_endpoint": format!("{b}/a"), "token_endpoint": format!("{b}/t")}),
+            ),
+            "PKCE",
+        ),
+        (
+            "PKCE as a string",
+            Box::new(
+                |b| json!({"issuer": b, "code_challenge_methods_supported": "S256", "token_endpoint": format!("{b}/t")}),
+            ),
+            "PKCE",
+        ),
+        (
+            "a plain-HTTP token endpoint elsewhere",
+            Box::new(|b| {
+                json!({
+                    "issuer": b, "code_challenge_methods_supported": ["S256"],
+                    "authorization_endpoint": format!("{b}/authorize"),
+                    "token_endpoint": "http://token.example/token",
+                    "registration_endpoint": format!("{b}/register"),
+                })
+            }),
+            "https",
+        ),
+        (
+            "a plain-HTTP authorization endpoint elsewhere",
+            Box::new(|b| {
+                json!({
+                    "issuer": b, "code_challenge_methods_supported": ["S256"],
+                    "authorization_endpoint": "http://login.example/authorize",
+                    "token_endpoint": format!("{b}/token"),
+                    "registration_endpoint": format!("{b}/register"),
+                })
+            }),
+            "https",
+        ),
+        (
+            "a plain-HTTP registration endpoint elsewhere",
+            Box::new(|b| {
+                json!({
+                    "issuer": b, "code_challenge_methods_supported": ["S256"],
+                    "authorization_endpoint": format!("{b}/authorize"),
+                    "token_endpoint": format!("{b}/token"),
+                    "registration_endpoint": "http://register.example/register",
+                })
+            }),
+            "https",
+        ),
+    ];
+    for (what, metadata, expected) in cases {
+        let (issuer, others) = as_host(metadata).await;
+        let resource = resource_of(&issuer).await;
+        let error = refused(&resource, &hinting(&resource.replace("/mcp", "/prm"))).await;
+        assert!(error.contains(expected), "{what}: {error}");
+        assert_eq!(others.load(Ordering::Relaxed), 0, "{what}: no endpoint of a refused document is used");
+    }
+}
+
+/// A resource that names a plain-HTTP authorization server on a host that is not this
+/// machine, or points its challenge at plain-HTTP metadata elsewhere: refused at once,
+/// nothing fetched there (RFC 8414 issuers and RFC 9728 resources are `https` URLs; plain
+/// HTTP is for loopback development only).
+#[tokio::test]
+async fn plain_http_off_this_machine_is_refused_without_a_fetch() {
+    let resource = resource_of("http://10.255.255.1").await;
+    let error = refused(&resource, &hinting(&resource.replace("/mcp", "/prm"))).await;
+    assert!(error.contains("https"), "{error}");
+    let host = resource_host(|b| json!({"resource": format!("{b}/mcp"), "authorization_servers": [b]})).await;
+    let error = refused(&format!("{host}/mcp"), &hinting("http://10.255.255.1/prm")).await;
+    assert!(error.contains("https"), "{error}");
+}
+
 /// Every metadata fetch answered with a redirect (to another host, to plain HTTP, or to
 /// itself forever): the client follows none, and says that nothing could be read.
 #[tokio::test]

@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::credentials::ClientCredentials;
-use super::fetch::{origin, path, Fetched, Fetcher};
+use super::fetch::{origin, path, secure_or_loopback, Fetched, Fetcher};
 use super::AuthError;
 
 /// Whether the protected resource `prm_resource` covers the server URL (same origin, and
@@ -48,6 +48,13 @@ pub(crate) async fn discover(
     server_url: &str,
     hinted: Option<&str>,
 ) -> Result<Discovered, AuthError> {
+    // Metadata read in plain text off this machine could name any authorization server;
+    // a hint on the server's own origin is no less safe than the server itself.
+    if let Some(url) = hinted.filter(|u| !secure_or_loopback(u) && origin(u) != origin(server_url)) {
+        return Err(AuthError::Protocol(format!(
+            "the server names its resource metadata at {url}, which is neither https nor on this machine"
+        )));
+    }
     let prm = protected_resource_metadata(fetch, server_url, hinted).await?;
     // Only a 2025-03-26 server has no resource metadata (its origin is then the
     // authorization server, at default endpoints); one that names its metadata is of a
@@ -81,7 +88,20 @@ pub(crate) async fn discover(
         // 2025-03-26 servers publish no resource metadata: the MCP origin is the issuer.
         None => origin(server_url).ok_or_else(|| AuthError::Protocol("invalid server URL".into()))?,
     };
+    if !secure_or_loopback(&issuer) {
+        return Err(AuthError::Protocol(format!(
+            "the authorization server {issuer} is neither https nor on this machine"
+        )));
+    }
     let metadata = authorization_server_metadata(fetch, &issuer, prm.is_some()).await?;
+    // The client sends its secrets, codes and verifiers to these.
+    for name in ["authorization_endpoint", "token_endpoint", "registration_endpoint"] {
+        if let Some(url) = metadata.get(name).and_then(Value::as_str).filter(|u| !secure_or_loopback(u)) {
+            return Err(AuthError::Protocol(format!(
+                "the authorization server's {name} {url} is neither https nor on this machine"
+            )));
+        }
+    }
     let scopes_supported = prm
         .as_ref()
         .and_then(|p| p.get("scopes_supported"))

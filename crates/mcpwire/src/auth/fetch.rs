@@ -194,6 +194,23 @@ pub(crate) fn origin(url: &str) -> Option<String> {
     Some(format!("{}://{}", uri.scheme_str()?, uri.authority()?))
 }
 
+/// Whether authorization traffic may go to `url`: `https`, or plain `http` to this
+/// machine (`localhost` or a loopback address) for development. OAuth 2.1 §1.5 has every
+/// authorization server endpoint served over TLS; RFC 8414 issuers and RFC 9728
+/// resources are `https` URLs.
+pub(crate) fn secure_or_loopback(url: &str) -> bool {
+    let Ok(uri) = url.parse::<Uri>() else { return false };
+    match uri.scheme_str() {
+        Some("https") => true,
+        Some("http") => uri.host().is_some_and(|host| {
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            host.eq_ignore_ascii_case("localhost")
+                || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+        }),
+        _ => false,
+    }
+}
+
 /// The path of a URL without a trailing slash (`""` for the root).
 pub(crate) fn path(url: &str) -> String {
     url.parse::<Uri>().map(|u| u.path().trim_end_matches('/').to_owned()).unwrap_or_default()
@@ -220,6 +237,24 @@ mod tests {
         assert_eq!(origin("http://127.0.0.1:9/mcp/x").as_deref(), Some("http://127.0.0.1:9"));
         assert_eq!(path("http://h/mcp/"), "/mcp");
         assert_eq!(path("http://h"), "");
+        for url in [
+            "https://as.example/t",
+            "http://127.0.0.1:9/t",
+            "http://127.9.0.1/",
+            "http://[::1]:8/t",
+            "http://LocalHost/t",
+        ] {
+            assert!(secure_or_loopback(url), "{url}");
+        }
+        for url in [
+            "http://as.example/t",
+            "http://10.0.0.1/t",
+            "http://localhost.example/t",
+            "ftp://127.0.0.1/",
+            "nonsense",
+        ] {
+            assert!(!secure_or_loopback(url), "{url}");
+        }
     }
 }
 
