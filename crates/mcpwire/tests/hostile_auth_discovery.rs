@@ -102,6 +102,61 @@ async fn flood(mut socket: TcpStream, head: &str, chunk: &[u8], sent: Arc<Atomic
 /// The largest body the client may read before giving up, with room for socket buffers.
 const READ_BOUND: usize = 16 * 1024 * 1024;
 
+/// A resource metadata document that claims 300 MB, or streams chunks forever: the
+/// client reads at most its limit, hangs up, and says why discovery failed.
+#[tokio::test]
+async fn huge_and_endless_resource_metadata_is_cut_off_with_a_clear_error() {
+    let heads = [
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 300000000\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+    ];
+    for (i, head) in heads.into_iter().enumerate() {
+        let sent = Arc::new(AtomicUsize::new(0));
+        let counter = sent.clone();
+        let chunked = i == 1;
+        let host = raw_host(move |_, socket| {
+            let sent = counter.clone();
+            async move {
+                let chunk: Vec<u8> = match chunked {
+                    true => [b"10000\r\n".as_slice(), &[b' '; 0x10000], b"\r\n"].concat(),
+                    false => vec![b' '; 0x10000],
+                };
+                flood(socket, head, &chunk, sent).await;
+            }
+        })
+        .await;
+        let error = refused(&format!("{host}/mcp"), &hinting(&format!("{host}/prm"))).await;
+        assert!(error.contains("resource metadata"), "{error}");
+        assert!(error.contains("limit"), "the error says what went wrong: {error}");
+        let sent = sent.load(Ordering::Relaxed);
+        assert!(sent < READ_BOUND, "the client stopped reading: {sent} bytes sent");
+    }
+}
+
+/// A metadata host that answers a byte every five seconds: each fetch ends at the
+/// exchange's time limit, and discovery with it.
+#[tokio::test(start_paused = true)]
+async fn metadata_sent_a_byte_at_a_time_ends_at_the_time_limit() {
+    let host = raw_host(|_, mut socket| async move {
+        let _ = socket.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n").await;
+        loop {
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            if socket.write_all(b" ").await.is_err() {
+                return;
+            }
+        }
+    })
+    .await;
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(600),
+        client().authorize(&format!("{host}/mcp"), &hinting(&format!("{host}/prm")), false),
+    )
+    .await
+    .expect("discovery has a time limit");
+    let error = outcome.unwrap_err().to_string();
+    assert!(error.contains("no complete answer"), "{error}");
+}
+
 /// A resource host: its metadata document at `/prm` (nowhere else), built by `prm` from
 /// its own base URL.
 async fn resource_host(prm: impl Fn(&str) -> Value + Send + Sync + 'static) -> String {
@@ -172,7 +227,7 @@ async fn resource_metadata_of_the_wrong_shape_or_for_another_resource_is_refused
     })
     .await;
     let error = refused(&format!("{host}/mcp"), &hinting(&format!("{host}/prm"))).await;
-    assert!(error.contains("resource metadata"), "{error}");
+    assert!(error.contains("did not answer JSON"), "{error}");
 }
 
 /// An authorization server host whose metadata document is built by `metadata` from its
@@ -314,7 +369,7 @@ async fn redirects_on_every_fetch_are_never_followed() {
         })
         .await;
         let error = refused(&format!("{host}/mcp"), &hinting(&format!("{host}/prm"))).await;
-        assert!(error.contains("resource metadata"), "{error}");
+        assert!(error.contains("answered 302 Found"), "the error says why: {error}");
     }
     assert_eq!(elsewhere.load(Ordering::Relaxed), 0, "no redirect was followed to another host");
     // The authorization server's metadata redirects too.
@@ -325,7 +380,7 @@ async fn redirects_on_every_fetch_are_never_followed() {
     .await;
     let resource = resource_of(&redirecting).await;
     let error = refused(&resource, &hinting(&resource.replace("/mcp", "/prm"))).await;
-    assert!(error.contains("no authorization server metadata"), "{error}");
+    assert!(error.contains("no authorization server metadata") && error.contains("301"), "{error}");
 }
 
 /// `WWW-Authenticate` values that are huge, repeated, split over several headers,

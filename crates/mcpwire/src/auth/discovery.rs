@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::credentials::ClientCredentials;
-use super::fetch::{origin, path, secure_or_loopback, Fetched, Fetcher};
+use super::fetch::{origin, path, secure_or_loopback, Fetcher};
 use super::AuthError;
 
 /// Whether the protected resource `prm_resource` covers the server URL (same origin, and
@@ -55,13 +55,14 @@ pub(crate) async fn discover(
             "the server names its resource metadata at {url}, which is neither https nor on this machine"
         )));
     }
-    let prm = protected_resource_metadata(fetch, server_url, hinted).await?;
+    let (prm, hint_failure) = protected_resource_metadata(fetch, server_url, hinted).await?;
     // Only a 2025-03-26 server has no resource metadata (its origin is then the
     // authorization server, at default endpoints); one that names its metadata is of a
     // later revision, where none to be read means no way to authorize.
     if let (None, Some(url)) = (&prm, hinted) {
+        let why = hint_failure.unwrap_or_default();
         return Err(AuthError::Protocol(format!(
-            "the server names its resource metadata at {url}, but no resource metadata could be read there or at the well-known URLs"
+            "the server names its resource metadata at {url}, but it could not be read ({why}), nor any at the well-known URLs"
         )));
     }
     let resource = prm
@@ -114,13 +115,25 @@ pub(crate) async fn discover(
     Ok(Discovered { resource, issuer, metadata, scopes_supported, resource_dpop })
 }
 
+/// A JSON document at `url`, or why there is none (said in errors).
+async fn document(fetch: &Fetcher, url: &str) -> Result<Value, String> {
+    let fetched = fetch.get(url).await.map_err(|e| match e {
+        AuthError::Http(m) | AuthError::Protocol(m) | AuthError::Denied(m) => m,
+    })?;
+    if !fetched.status.is_success() {
+        return Err(format!("{url} answered {}", fetched.status));
+    }
+    fetched.json().ok_or_else(|| format!("{url} did not answer JSON"))
+}
+
 /// RFC 9728 discovery: the challenge's `resource_metadata`, else the path-based
-/// well-known URL, else the root one. `None` when the server publishes none.
+/// well-known URL, else the root one. `None` when the server publishes none, with why
+/// the hinted document could not be read.
 async fn protected_resource_metadata(
     fetch: &Fetcher,
     server_url: &str,
     hinted: Option<&str>,
-) -> Result<Option<Value>, AuthError> {
+) -> Result<(Option<Value>, Option<String>), AuthError> {
     let base = origin(server_url).ok_or_else(|| AuthError::Protocol("invalid server URL".into()))?;
     let path = path(server_url);
     let mut candidates = Vec::new();
@@ -131,16 +144,15 @@ async fn protected_resource_metadata(
         candidates.push(format!("{base}/.well-known/oauth-protected-resource{path}"));
     }
     candidates.push(format!("{base}/.well-known/oauth-protected-resource"));
-    for url in candidates {
-        if let Ok(Fetched { status, body, .. }) = fetch.get(&url).await {
-            if status.is_success() {
-                if let Ok(v) = serde_json::from_slice::<Value>(&body) {
-                    return Ok(Some(v));
-                }
-            }
+    let mut hint_failure = None;
+    for (i, url) in candidates.iter().enumerate() {
+        match document(fetch, url).await {
+            Ok(v) => return Ok((Some(v), hint_failure)),
+            Err(why) if i == 0 && hinted.is_some() => hint_failure = Some(why),
+            Err(_) => {}
         }
     }
-    Ok(None)
+    Ok((None, hint_failure))
 }
 
 /// RFC 8414 / OIDC discovery in the spec's order; the document's `issuer` must equal
@@ -166,22 +178,33 @@ async fn authorization_server_metadata(
             format!("{base}{path}/.well-known/openid-configuration"),
         ]
     };
+    let mut failures = Vec::new();
     for url in candidates {
-        let Ok(fetched) = fetch.get(&url).await else { continue };
-        if !fetched.status.is_success() {
-            continue;
-        }
-        let Some(metadata) = fetched.json() else { continue };
+        let metadata = match document(fetch, &url).await {
+            Ok(metadata) => metadata,
+            Err(why) => {
+                failures.push(why);
+                continue;
+            }
+        };
         if metadata.get("issuer").and_then(Value::as_str) != Some(issuer) {
+            let named: String = metadata
+                .get("issuer")
+                .map_or_else(|| "none".into(), Value::to_string)
+                .chars()
+                .take(256)
+                .collect();
             return Err(AuthError::Protocol(format!(
-                "the authorization server metadata at {url} names issuer {:?}, not {issuer:?}",
-                metadata.get("issuer")
+                "the authorization server metadata at {url} names issuer {named}, not {issuer:?}"
             )));
         }
         return Ok(metadata);
     }
     if strict {
-        return Err(AuthError::Protocol(format!("no authorization server metadata found for {issuer:?}")));
+        return Err(AuthError::Protocol(format!(
+            "no authorization server metadata found for {issuer:?} ({})",
+            failures.join("; ")
+        )));
     }
     Ok(json!({
         "issuer": issuer,
