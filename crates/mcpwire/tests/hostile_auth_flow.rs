@@ -131,6 +131,42 @@ async fn authorize(client: &OAuthClient, resource: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
+/// Token answers without a token, with a token type the client cannot use, not JSON,
+/// huge, or a refusal that is not JSON: each is a clear error, no token is kept.
+#[tokio::test]
+async fn broken_token_answers_are_clear_errors_and_keep_no_token() {
+    let cases: Vec<(&str, Answer, &str)> = vec![
+        (
+            "no access_token",
+            Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"token_type": "Bearer"}))),
+            "no access_token",
+        ),
+        (
+            "a numeric access_token",
+            Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": 5, "token_type": "Bearer"}))),
+            "no access_token",
+        ),
+        (
+            "an unknown token type",
+            Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": "t", "token_type": "mac"}))),
+            "token_type",
+        ),
+        ("not JSON", Arc::new(|_, _| raw(StatusCode::OK, "access_token=t")), "not JSON"),
+        ("2 MiB", Arc::new(|_, _| raw(StatusCode::OK, vec![b' '; 2 << 20])), "limit"),
+        ("an HTML refusal", Arc::new(|_, _| raw(StatusCode::BAD_GATEWAY, "<html>bad gateway</html>")), "502"),
+        ("a huge refusal", Arc::new(|_, _| raw(StatusCode::BAD_REQUEST, vec![b'x'; 500_000])), "400"),
+        ("a redirect", Arc::new(|_, _| raw(StatusCode::TEMPORARY_REDIRECT, "")), "307"),
+    ];
+    for (what, answer, expected) in cases {
+        let (resource, _) = with_token_endpoint(answer, json!({})).await;
+        let client = machine_client(DpopPolicy::Never);
+        let error = authorize(&client, &resource).await.unwrap_err();
+        assert!(error.contains(expected), "{what}: {error}");
+        assert!(error.len() < 2048, "{what}: the error is bounded: {} bytes", error.len());
+        assert!(client.tokens().is_none(), "{what}: no token kept");
+    }
+}
+
 /// `expires_in` negative, fractional, a word or beyond any clock, and scopes wider than
 /// asked: the token is taken (the expiry as unknown or saturated), nothing panics.
 #[tokio::test]

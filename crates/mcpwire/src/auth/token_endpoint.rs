@@ -86,11 +86,19 @@ pub(crate) fn parse_tokens(
     let text = |name: &str| answer.get(name).and_then(Value::as_str).map(str::to_owned);
     let access_token = text("access_token")
         .ok_or_else(|| AuthError::Protocol("the token response has no access_token".into()))?;
+    // RFC 6749 §7.1: a client must not use a token of a type it does not understand.
+    let token_type = text("token_type").unwrap_or_else(|| "Bearer".into());
+    if !token_type.eq_ignore_ascii_case("bearer") && !token_type.eq_ignore_ascii_case("dpop") {
+        let shown: String = token_type.chars().take(64).collect();
+        return Err(AuthError::Protocol(format!(
+            "the token response's token_type {shown:?} is neither Bearer nor DPoP"
+        )));
+    }
     let scope = text("scope")
         .or_else(|| (!asked.is_empty()).then(|| asked.iter().cloned().collect::<Vec<_>>().join(" ")));
     Ok(Tokens {
         access_token,
-        token_type: text("token_type").unwrap_or_else(|| "Bearer".into()),
+        token_type,
         refresh_token: text("refresh_token").or(old_refresh),
         // A number, or (some servers) a numeric string.
         expires_at: answer
