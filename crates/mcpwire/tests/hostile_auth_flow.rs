@@ -190,6 +190,29 @@ async fn odd_expiries_and_wide_scopes_are_taken_without_a_panic() {
     }
 }
 
+/// A token endpoint that refuses with an echo of the request it got: the client secret
+/// and the refresh token it carried are not in the error.
+#[tokio::test]
+async fn a_refusal_echoing_the_request_puts_no_secret_in_the_error() {
+    let answer: Answer = Arc::new(|form, n| match n {
+        1 => reply(
+            StatusCode::OK,
+            &[],
+            json!({"access_token": "t1", "token_type": "Bearer", "refresh_token": "refresh-secret-0123456789"}),
+        ),
+        _ => raw(StatusCode::BAD_REQUEST, format!("{{\"error\":\"invalid_grant\",\"echo\":\"{form}\"}}")),
+    });
+    let (resource, count) = with_token_endpoint(answer, json!({})).await;
+    let client = machine_client(DpopPolicy::Never);
+    authorize(&client, &resource).await.unwrap();
+    // The next 401 refreshes (refused, with the echo), then asks again (refused too).
+    let error = authorize(&client, &resource).await.unwrap_err();
+    assert_eq!(count.load(Ordering::Relaxed), 3, "a refresh, then a new grant");
+    assert!(error.contains("invalid_grant"), "{error}");
+    assert!(!error.contains(SECRET), "the client secret is not in the error: {error}");
+    assert!(!error.contains("refresh-secret"), "the refresh token is not in the error: {error}");
+}
+
 /// An authorization server that demands a new DPoP nonce on every token request: the
 /// client retries once with it, then gives up, saying so.
 #[tokio::test]

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::credentials::ClientCredentials;
 use super::discovery::Discovered;
 use super::dpop::Dpop;
-use super::fetch::{Fetched, Fetcher};
+use super::fetch::{encode, Fetched, Fetcher};
 use super::grant::authenticate;
 use super::jose::now_secs;
 use super::store::Tokens;
@@ -49,15 +49,43 @@ pub(crate) async fn request(
         if attempt == 0 && fresh_nonce && error.as_deref() == Some("use_dpop_nonce") {
             continue;
         }
-        return Err(refused("the token request", &response));
+        return Err(refused("the token request", &response, &secrets_of(&form, &headers)));
     }
     Err(AuthError::Denied("the token endpoint kept asking for a new DPoP nonce".into()))
 }
 
-/// A refusal, with the start of the server's answer.
-fn refused(what: &str, response: &Fetched) -> AuthError {
-    let body = &response.body[..response.body.len().min(MAX_ERROR_BODY)];
-    AuthError::Denied(format!("{what} failed: {} {}", response.status, String::from_utf8_lossy(body)))
+/// The form fields whose values are secrets (codes, verifiers, credentials, tokens).
+const SECRET_FIELDS: [&str; 7] = [
+    "code",
+    "code_verifier",
+    "refresh_token",
+    "client_secret",
+    "client_assertion",
+    "assertion",
+    "subject_token",
+];
+
+/// The secrets a request carried: its secret form fields and its `Authorization` header.
+fn secrets_of<'a>(form: &'a [(&'static str, String)], headers: &'a [(&'static str, String)]) -> Vec<&'a str> {
+    let fields = form.iter().filter(|(k, _)| SECRET_FIELDS.contains(k)).map(|(_, v)| v.as_str());
+    let headers = headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("authorization"));
+    let credentials = headers.map(|(_, v)| v.split_once(' ').map_or(v.as_str(), |(_, c)| c));
+    fields.chain(credentials).filter(|s| !s.is_empty()).collect()
+}
+
+/// A refusal, with the start of the server's answer: without the request's `secrets`
+/// (a server may echo what it was sent, and the error reaches logs) or control
+/// characters.
+fn refused(what: &str, response: &Fetched, secrets: &[&str]) -> AuthError {
+    let mut body = String::from_utf8_lossy(&response.body).into_owned();
+    for secret in secrets {
+        for form in [secret.to_string(), encode(secret)] {
+            body = body.replace(&form, "[redacted]");
+        }
+    }
+    let body: String =
+        body.chars().map(|c| if c.is_control() { ' ' } else { c }).take(MAX_ERROR_BODY).collect();
+    AuthError::Denied(format!("{what} failed: {} {body}", response.status))
 }
 
 /// Posts a form to another server's token endpoint (an identity provider's token
@@ -71,7 +99,9 @@ pub(crate) async fn post_form_for_json(
     let response = fetch.post_form(url, form, headers).await?;
     match response.json() {
         Some(v) if response.status.is_success() => Ok(v),
-        _ => Err(refused("the token exchange at the identity provider", &response)),
+        _ => {
+            Err(refused("the token exchange at the identity provider", &response, &secrets_of(form, headers)))
+        }
     }
 }
 
