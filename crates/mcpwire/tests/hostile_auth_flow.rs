@@ -278,6 +278,28 @@ fn listen(state: &str) -> (String, tokio::task::JoinHandle<Result<String, mcpwir
     (base, tokio::spawn(async move { handler.authorize(url).await }))
 }
 
+/// Clients that open the callback and never finish their request do not hold up the
+/// browser's real redirect: it is answered and ends the wait at once.
+#[tokio::test]
+async fn slow_clients_do_not_block_the_real_callback() {
+    let (base, wait) = listen("the-state");
+    let mut stalled = Vec::new();
+    for _ in 0..8 {
+        let mut socket = TcpStream::connect(base.trim_start_matches("http://")).await.unwrap();
+        socket.write_all(b"GET /callback?state=the-st").await.unwrap();
+        stalled.push(socket);
+    }
+    let status = visit(&base, b"GET /callback?code=c&state=the-state HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    assert_eq!(status.as_deref(), Some("HTTP/1.1 200 OK"));
+    let redirect = tokio::time::timeout(Duration::from_secs(5), wait)
+        .await
+        .expect("the real callback ended the wait while the slow clients stalled")
+        .unwrap()
+        .unwrap();
+    assert!(redirect.contains("code=c"), "{redirect}");
+    drop(stalled);
+}
+
 fn temp_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("mcpwire-hostile-store-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

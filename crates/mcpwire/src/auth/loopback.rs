@@ -25,6 +25,8 @@ const CALLBACK_PATH: &str = "/callback";
 const MAX_HEAD: usize = 8 * 1024;
 /// How long one browser connection may take to send its request.
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(10);
+/// The most browser connections served at once.
+const MAX_CONNECTIONS: usize = 32;
 
 /// An [`AuthorizationHandler`] for command-line programs: binds `127.0.0.1:0` when
 /// created (so the redirect URI, with its port, is known before registration), shows
@@ -93,74 +95,86 @@ impl LoopbackRedirect {
         &self.redirect_uri
     }
 
+    /// Serves browser connections side by side (at most [`MAX_CONNECTIONS`] at once),
+    /// so one that never finishes its request holds up nobody, until one brings the
+    /// redirect this flow waits for.
     async fn wait(&self, state: Option<String>) -> Result<String, AuthError> {
         let io = |e: std::io::Error| AuthError::Http(format!("loopback redirect listener: {e}"));
         let listener =
             tokio::net::TcpListener::from_std(self.listener.try_clone().map_err(io)?).map_err(io)?;
+        let mut connections = tokio::task::JoinSet::new();
         loop {
-            let (stream, _) = listener.accept().await.map_err(io)?;
-            match tokio::time::timeout(CONNECTION_TIMEOUT, self.serve(stream, state.as_deref())).await {
-                Ok(Some(query)) => return Ok(format!("{}?{query}", self.redirect_uri)),
-                Ok(None) | Err(_) => continue,
+            tokio::select! {
+                accepted = listener.accept(), if connections.len() < MAX_CONNECTIONS => {
+                    let (stream, _) = accepted.map_err(io)?;
+                    let state = state.clone();
+                    let served = tokio::time::timeout(CONNECTION_TIMEOUT, async move {
+                        serve(stream, state.as_deref()).await
+                    });
+                    connections.spawn(async move { served.await.ok().flatten() });
+                }
+                Some(served) = connections.join_next() => {
+                    if let Ok(Some(query)) = served {
+                        return Ok(format!("{}?{query}", self.redirect_uri));
+                    }
+                }
             }
         }
     }
+}
 
-    /// Answers one browser request; returns the callback's query when it is the
-    /// redirect this flow waits for.
-    async fn serve(&self, mut stream: TcpStream, state: Option<&str>) -> Option<String> {
-        let mut head = Vec::new();
-        let mut buf = [0u8; 1024];
-        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-            let n = stream.read(&mut buf).await.ok()?;
-            if n == 0 || head.len() + n > MAX_HEAD {
-                return None;
-            }
-            head.extend_from_slice(&buf[..n]);
-        }
-        let head = String::from_utf8_lossy(&head);
-        let target =
-            head.lines().next().and_then(|l| l.strip_prefix("GET ")).and_then(|l| l.split(' ').next());
-        let (path, query) = match target {
-            Some(t) => t.split_once('?').unwrap_or((t, "")),
-            None => ("", ""),
-        };
-        if path != CALLBACK_PATH {
-            respond(&mut stream, "404 Not Found", "Not found", "This is mcpwire's authorization callback.")
-                .await;
+/// Answers one browser request; returns the callback's query when it is the redirect
+/// this flow waits for.
+async fn serve(mut stream: TcpStream, state: Option<&str>) -> Option<String> {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+        let n = stream.read(&mut buf).await.ok()?;
+        if n == 0 || head.len() + n > MAX_HEAD {
             return None;
         }
-        let params = query_params(&format!("?{query}"));
-        let get = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
-        if state.is_some() && get("state") != state {
+        head.extend_from_slice(&buf[..n]);
+    }
+    let head = String::from_utf8_lossy(&head);
+    let target = head.lines().next().and_then(|l| l.strip_prefix("GET ")).and_then(|l| l.split(' ').next());
+    let (path, query) = match target {
+        Some(t) => t.split_once('?').unwrap_or((t, "")),
+        None => ("", ""),
+    };
+    if path != CALLBACK_PATH {
+        respond(&mut stream, "404 Not Found", "Not found", "This is mcpwire's authorization callback.").await;
+        return None;
+    }
+    let params = query_params(&format!("?{query}"));
+    let get = |name: &str| params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str());
+    if state.is_some() && get("state") != state {
+        respond(
+            &mut stream,
+            "400 Bad Request",
+            "Authorization failed",
+            "The response does not belong to this login.",
+        )
+        .await;
+        return None;
+    }
+    match get("error") {
+        Some(error) => {
+            let error: String =
+                error.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(64).collect();
+            respond(&mut stream, "200 OK", "Authorization failed", &format!("The server said: {error}."))
+                .await;
+        }
+        None => {
             respond(
                 &mut stream,
-                "400 Bad Request",
-                "Authorization failed",
-                "The response does not belong to this login.",
+                "200 OK",
+                "Authorized",
+                "You can close this window and return to the terminal.",
             )
             .await;
-            return None;
         }
-        match get("error") {
-            Some(error) => {
-                let error: String =
-                    error.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').take(64).collect();
-                respond(&mut stream, "200 OK", "Authorization failed", &format!("The server said: {error}."))
-                    .await;
-            }
-            None => {
-                respond(
-                    &mut stream,
-                    "200 OK",
-                    "Authorized",
-                    "You can close this window and return to the terminal.",
-                )
-                .await;
-            }
-        }
-        Some(query.to_owned())
     }
+    Some(query.to_owned())
 }
 
 async fn respond(stream: &mut TcpStream, status: &str, title: &str, text: &str) {
