@@ -300,6 +300,28 @@ async fn slow_clients_do_not_block_the_real_callback() {
     drop(stalled);
 }
 
+/// Requests to other paths, a forged state, a query too big for the listener, then an
+/// `error` redirect: each is answered (404, 400, 431) and only the last ends the wait,
+/// carrying the error for the flow to report.
+#[tokio::test]
+async fn forged_huge_and_foreign_callbacks_are_answered_and_ignored() {
+    let (base, wait) = listen("s1");
+    let get = |target: &str| format!("GET {target} HTTP/1.1\r\nHost: x\r\n\r\n").into_bytes();
+    assert_eq!(visit(&base, &get("/favicon.ico")).await.as_deref(), Some("HTTP/1.1 404 Not Found"));
+    assert_eq!(
+        visit(&base, &get("/callback?code=c&state=forged")).await.as_deref(),
+        Some("HTTP/1.1 400 Bad Request")
+    );
+    let huge = get(&format!("/callback?code={}&state=s1", "a".repeat(100_000)));
+    let status = visit(&base, &huge).await;
+    assert_eq!(status.as_deref(), Some("HTTP/1.1 431 Request Header Fields Too Large"));
+    assert!(!wait.is_finished(), "none of those ended the wait");
+    let status = visit(&base, &get("/callback?error=access_denied%3Cscript%3E&state=s1")).await;
+    assert_eq!(status.as_deref(), Some("HTTP/1.1 200 OK"));
+    let redirect = wait.await.unwrap().unwrap();
+    assert!(redirect.contains("error=access_denied"), "{redirect}");
+}
+
 fn temp_path(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("mcpwire-hostile-store-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);

@@ -27,6 +27,8 @@ const MAX_HEAD: usize = 8 * 1024;
 const CONNECTION_TIMEOUT: Duration = Duration::from_secs(10);
 /// The most browser connections served at once.
 const MAX_CONNECTIONS: usize = 32;
+/// The most bytes read after a request head too large to serve.
+const MAX_DRAIN: u64 = 1024 * 1024;
 
 /// An [`AuthorizationHandler`] for command-line programs: binds `127.0.0.1:0` when
 /// created (so the redirect URI, with its port, is known before registration), shows
@@ -130,7 +132,15 @@ async fn serve(mut stream: TcpStream, state: Option<&str>) -> Option<String> {
     let mut buf = [0u8; 1024];
     while !head.windows(4).any(|w| w == b"\r\n\r\n") {
         let n = stream.read(&mut buf).await.ok()?;
-        if n == 0 || head.len() + n > MAX_HEAD {
+        if n == 0 {
+            return None;
+        }
+        if head.len() + n > MAX_HEAD {
+            let text = "The request is too large.";
+            respond(&mut stream, "431 Request Header Fields Too Large", "Authorization failed", text).await;
+            // What the browser still sends is read (bounded), so that closing does not
+            // reset the connection before the browser reads the answer.
+            let _ = tokio::io::copy(&mut (&mut stream).take(MAX_DRAIN), &mut tokio::io::sink()).await;
             return None;
         }
         head.extend_from_slice(&buf[..n]);
