@@ -332,3 +332,39 @@ fn temp_path(name: &str) -> std::path::PathBuf {
 fn a_token() -> Tokens {
     Tokens { access_token: "at".into(), token_type: "Bearer".into(), ..Tokens::default() }
 }
+
+/// Store files that are garbage, huge, or JSON of the wrong types read as an empty
+/// store (no panic, bounded reads); a save keeps the unreadable file aside instead of
+/// destroying it, and a JSON document with members of its own keeps them; a path the
+/// file system will not read is left alone.
+#[tokio::test]
+async fn corrupt_huge_and_foreign_store_files_are_not_destroyed() {
+    let garbage: &[u8] = b"\x00\xffnot json at all";
+    let huge = vec![b' '; 3 << 20];
+    for (what, contents) in
+        [("garbage", garbage.to_vec()), ("huge", huge), ("wrong types", br#"{"tokens": 5}"#.to_vec())]
+    {
+        let path = temp_path(what);
+        std::fs::write(&path, &contents).unwrap();
+        let store = FileTokenStore::new(&path);
+        assert_eq!(store.load_tokens("http://rs/mcp"), None, "{what}");
+        store.save_tokens("http://rs/mcp", Some(&a_token())).unwrap();
+        assert_eq!(store.load_tokens("http://rs/mcp"), Some(a_token()), "{what}: the new store works");
+        let mut aside = path.clone().into_os_string();
+        aside.push(".corrupt");
+        assert_eq!(std::fs::read(&aside).unwrap(), contents, "{what}: the unreadable file was kept aside");
+    }
+    let path = temp_path("foreign");
+    std::fs::write(&path, br#"{"version": 7, "accounts": ["a"], "tokens": {}}"#).unwrap();
+    let store = FileTokenStore::new(&path);
+    store.save_tokens("http://rs/mcp", Some(&a_token())).unwrap();
+    let saved: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!((saved["version"].clone(), saved["accounts"].clone()), (json!(7), json!(["a"])), "{saved}");
+    assert_eq!(store.load_tokens("http://rs/mcp"), Some(a_token()));
+    // A store path that is a directory is left alone, and saving says why it failed.
+    let path = temp_path("directory");
+    std::fs::create_dir(&path).unwrap();
+    let error = FileTokenStore::new(&path).save_tokens("http://rs/mcp", Some(&a_token())).unwrap_err();
+    assert!(error.to_string().contains("auth.json"), "{error}");
+    assert!(path.is_dir(), "the directory is still there");
+}

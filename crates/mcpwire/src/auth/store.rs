@@ -78,6 +78,10 @@ struct Contents {
     /// The DPoP private key, PKCS#8 DER as base64url.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     dpop_key: Option<String>,
+    /// Members this version does not know (a later version's, or another program's),
+    /// written back as they were.
+    #[serde(flatten)]
+    other: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Contents {
@@ -142,13 +146,31 @@ impl TokenStore for MemoryTokenStore {
     }
 }
 
+/// Why a store file could not be read.
+enum Unreadable {
+    /// The file system refused.
+    Io(String),
+    /// The file holds something other than a store.
+    Contents(String),
+}
+
+impl std::fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unreadable::Io(why) | Unreadable::Contents(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The largest store file read (1 MiB); a bigger one is treated as corrupt.
 const MAX_FILE: u64 = 1024 * 1024;
 
 /// A store in one JSON file, readable and writable by its owner only (mode 0600; the
 /// directory is created 0700). Every save rewrites the file through a temporary file
-/// and a rename, so a crash never leaves half a file. A missing or unreadable file is
-/// an empty store.
+/// and a rename, so a crash never leaves half a file. A missing file is an empty store;
+/// so is one that cannot be read as a store (not JSON, over 1 MiB, members of the wrong
+/// types), which the next save moves aside to `<file>.corrupt` (said in a warning)
+/// rather than writing over it.
 #[derive(Debug)]
 pub struct FileTokenStore {
     path: PathBuf,
@@ -177,14 +199,46 @@ impl FileTokenStore {
         &self.path
     }
 
-    fn read(&self) -> Contents {
-        let Ok(file) = std::fs::File::open(&self.path) else { return Contents::default() };
+    /// What the file holds: nothing when it is missing; else why it could not be read.
+    fn try_read(&self) -> Result<Contents, Unreadable> {
+        let file = match std::fs::File::open(&self.path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Contents::default()),
+            Err(e) => return Err(Unreadable::Io(e.to_string())),
+        };
         let mut bytes = Vec::new();
         use std::io::Read;
-        if file.take(MAX_FILE + 1).read_to_end(&mut bytes).is_err() || bytes.len() as u64 > MAX_FILE {
-            return Contents::default();
+        file.take(MAX_FILE + 1).read_to_end(&mut bytes).map_err(|e| Unreadable::Io(e.to_string()))?;
+        if bytes.len() as u64 > MAX_FILE {
+            return Err(Unreadable::Contents(format!("it is over {MAX_FILE} bytes")));
         }
-        serde_json::from_slice(&bytes).unwrap_or_default()
+        // Where, not what: serde's message may quote a value, and values here are secrets.
+        serde_json::from_slice(&bytes).map_err(|e| {
+            Unreadable::Contents(format!("not a token store at line {}, column {}", e.line(), e.column()))
+        })
+    }
+
+    /// What the file holds; an unreadable one reads as an empty store.
+    fn read(&self) -> Contents {
+        self.try_read().unwrap_or_else(|why| {
+            tracing::warn!("token store {} is unreadable ({why}); reading it as empty", self.path.display());
+            Contents::default()
+        })
+    }
+
+    /// Moves an unreadable file to `<file>.corrupt`, so that a save does not destroy it.
+    fn set_aside(&self, why: &str) -> Result<(), AuthError> {
+        let mut aside = self.path.clone().into_os_string();
+        aside.push(".corrupt");
+        let aside = PathBuf::from(aside);
+        tracing::warn!(
+            "token store {} is unreadable ({why}); moved to {} before saving",
+            self.path.display(),
+            aside.display()
+        );
+        std::fs::rename(&self.path, &aside).map_err(|e| {
+            AuthError::Http(format!("token store {}: {why}, and not moved aside: {e}", self.path.display()))
+        })
     }
 
     fn write(&self, contents: &Contents) -> Result<(), AuthError> {
@@ -222,7 +276,15 @@ impl FileTokenStore {
         // Other processes (two `mcpwire` commands rotating one refresh token) take the
         // same lock file, so neither writes over what the other just saved.
         let _file_lock = self.lock_file();
-        let mut contents = self.read();
+        let mut contents = match self.try_read() {
+            Ok(contents) => contents,
+            Err(Unreadable::Contents(why)) => {
+                self.set_aside(&why)?;
+                Contents::default()
+            }
+            // A file that cannot be read at all (a directory, no permission) is left as is.
+            Err(why) => return Err(AuthError::Http(format!("token store {}: {why}", self.path.display()))),
+        };
         f(&mut contents);
         self.write(&contents)
     }
