@@ -368,3 +368,42 @@ async fn corrupt_huge_and_foreign_store_files_are_not_destroyed() {
     assert!(error.to_string().contains("auth.json"), "{error}");
     assert!(path.is_dir(), "the directory is still there");
 }
+
+/// An authorizer that answers every authorization URL with a redirect carrying `query`,
+/// its `{state}` replaced by the request's state.
+struct Redirects(String);
+
+impl AuthorizationHandler for Redirects {
+    fn authorize(
+        &self,
+        url: String,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<String, mcpwire::auth::AuthError>> + Send>>
+    {
+        let state = url.split("state=").nth(1).unwrap().split('&').next().unwrap().to_owned();
+        let redirect = format!("http://127.0.0.1:1/callback?{}", self.0.replace("{state}", &state));
+        Box::pin(async move { Ok(redirect) })
+    }
+}
+
+/// Authorization responses whose `error` or `iss` is huge and full of control
+/// characters (a terminal escape, a forged second line): the error says what was refused
+/// in a bounded line of visible characters, and no code is redeemed.
+#[tokio::test]
+async fn a_hostile_authorization_error_is_shown_bounded_and_inert() {
+    let test_as = support::TestAs::start(support::Knobs::default()).await;
+    let iss = test_as.issuer.replace(':', "%3A").replace('/', "%2F");
+    let noise = format!("%1B%5B31m{}%0D%0Aforged%20line", "x".repeat(20_000));
+    for query in
+        [format!("error={noise}&state={{state}}&iss={iss}"), format!("code=c&state={{state}}&iss={noise}")]
+    {
+        let client = OAuthClient::new(OAuthConfig {
+            authorizer: Arc::new(Redirects(query)),
+            redirect_uri: "http://127.0.0.1:1/callback".into(),
+            ..OAuthConfig::default()
+        });
+        let error = authorize(&client, &test_as.resource).await.unwrap_err();
+        assert!(error.len() < 512, "the error is bounded: {} bytes", error.len());
+        assert!(!error.chars().any(char::is_control), "no control characters: {error:?}");
+    }
+    assert!(test_as.seen("/token").is_empty(), "no code was redeemed");
+}

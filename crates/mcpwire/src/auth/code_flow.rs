@@ -82,7 +82,8 @@ impl CodeFlow<'_> {
         match params.get("iss") {
             Some(iss) if iss != issuer => {
                 return Err(AuthError::Protocol(format!(
-                    "the authorization response came from issuer {iss:?}, not {issuer:?}"
+                    "the authorization response came from issuer \"{}\", not {issuer:?}",
+                    shown(iss)
                 )))
             }
             None if iss_advertised => {
@@ -93,7 +94,7 @@ impl CodeFlow<'_> {
             _ => {}
         }
         if let Some(error) = params.get("error") {
-            return Err(AuthError::Denied(format!("the authorization server refused: {error}")));
+            return Err(AuthError::Denied(format!("the authorization server refused: {}", shown(error))));
         }
         if params.get("state").map(String::as_str) != Some(csrf) {
             return Err(AuthError::Protocol("the authorization response's state does not match".into()));
@@ -103,6 +104,13 @@ impl CodeFlow<'_> {
             .cloned()
             .ok_or_else(|| AuthError::Protocol("the authorization response has no code".into()))
     }
+}
+
+/// A value of the authorization response as an error shows it: the characters RFC 6749
+/// allows in an `error` (visible ASCII and space), at most 128 of them. The redirect is
+/// anyone's to forge; a terminal escape or a second line must not reach the user or a log.
+fn shown(value: &str) -> String {
+    value.chars().filter(|c| matches!(c, ' '..='~')).take(128).collect()
 }
 
 #[cfg(test)]
