@@ -131,8 +131,9 @@ async fn authorize(client: &OAuthClient, resource: &str) -> Result<(), String> {
         .map_err(|e| e.to_string())
 }
 
-/// Token answers without a token, with a token type the client cannot use, not JSON,
-/// huge, or a refusal that is not JSON: each is a clear error, no token is kept.
+/// Token answers without a token, with a token no header can carry (empty, a line break,
+/// not ASCII), with a token type the client cannot use, not JSON, huge, or a refusal that
+/// is not JSON: each is a clear error, no token is kept.
 #[tokio::test]
 async fn broken_token_answers_are_clear_errors_and_keep_no_token() {
     let cases: Vec<(&str, Answer, &str)> = vec![
@@ -145,6 +146,25 @@ async fn broken_token_answers_are_clear_errors_and_keep_no_token() {
             "a numeric access_token",
             Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": 5, "token_type": "Bearer"}))),
             "no access_token",
+        ),
+        (
+            "an empty access_token",
+            Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": "", "token_type": "Bearer"}))),
+            "access_token",
+        ),
+        (
+            "an access_token with a line break",
+            Arc::new(|_, _| {
+                reply(StatusCode::OK, &[], json!({"access_token": "a\r\nX-Evil: 1", "token_type": "Bearer"}))
+            }),
+            "access_token",
+        ),
+        (
+            "a non-ASCII access_token",
+            Arc::new(|_, _| {
+                reply(StatusCode::OK, &[], json!({"access_token": "t\u{f6}ken", "token_type": "Bearer"}))
+            }),
+            "access_token",
         ),
         (
             "an unknown token type",

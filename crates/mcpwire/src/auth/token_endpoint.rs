@@ -116,6 +116,13 @@ pub(crate) fn parse_tokens(
     let text = |name: &str| answer.get(name).and_then(Value::as_str).map(str::to_owned);
     let access_token = text("access_token")
         .ok_or_else(|| AuthError::Protocol("the token response has no access_token".into()))?;
+    // RFC 6749 A.12: 1*VSCHAR. Any other token could not go in an Authorization header,
+    // and every request would go out without one. (The token itself is never shown.)
+    if access_token.is_empty() || !access_token.bytes().all(|b| (0x20..=0x7e).contains(&b)) {
+        return Err(AuthError::Protocol(
+            "the token response's access_token is empty or not visible ASCII".into(),
+        ));
+    }
     // RFC 6749 §7.1: a client must not use a token of a type it does not understand.
     let token_type = text("token_type").unwrap_or_else(|| "Bearer".into());
     if !token_type.eq_ignore_ascii_case("bearer") && !token_type.eq_ignore_ascii_case("dpop") {
