@@ -383,6 +383,66 @@ async fn redirects_on_every_fetch_are_never_followed() {
     assert!(error.contains("no authorization server metadata") && error.contains("301"), "{error}");
 }
 
+/// Dynamic Client Registration answered without a `client_id`, with a numeric one, with
+/// a body that is not JSON, with a redirect or with 2 MiB: each is a clear error, and no
+/// authorization is attempted.
+#[tokio::test]
+async fn hostile_registration_answers_are_clear_errors() {
+    type Answer = fn() -> http::Response<http_body_util::Full<bytes::Bytes>>;
+    let cases: [(&str, Answer, &str); 5] = [
+        ("no client_id", || reply(StatusCode::CREATED, &[], json!({"client_secret": "s"})), "no client_id"),
+        ("a numeric client_id", || reply(StatusCode::CREATED, &[], json!({"client_id": 7})), "no client_id"),
+        (
+            "not JSON",
+            || http::Response::new(http_body_util::Full::new(bytes::Bytes::from_static(b"ok"))),
+            "registration failed",
+        ),
+        (
+            "a redirect",
+            || reply(StatusCode::FOUND, &[("location", "http://10.255.255.1/r".into())], json!({})),
+            "302",
+        ),
+        (
+            "2 MiB",
+            || http::Response::new(http_body_util::Full::new(bytes::Bytes::from(vec![b' '; 2 << 20]))),
+            "limit",
+        ),
+    ];
+    for (what, answer, expected) in cases {
+        let cell = Arc::new(std::sync::Mutex::new(String::new()));
+        let own = cell.clone();
+        let authorizations = Arc::new(AtomicUsize::new(0));
+        let counted = authorizations.clone();
+        let issuer = serve(move |req| {
+            let base = own.lock().unwrap().clone();
+            let response = match req.uri().path() {
+                "/register" => answer(),
+                "/.well-known/oauth-authorization-server" => reply(
+                    StatusCode::OK,
+                    &[],
+                    json!({
+                        "issuer": base, "code_challenge_methods_supported": ["S256"],
+                        "authorization_endpoint": format!("{base}/authorize"),
+                        "token_endpoint": format!("{base}/token"),
+                        "registration_endpoint": format!("{base}/register"),
+                    }),
+                ),
+                _ => {
+                    counted.fetch_add(1, Ordering::Relaxed);
+                    reply(StatusCode::NOT_FOUND, &[], json!({}))
+                }
+            };
+            Box::pin(async move { response })
+        })
+        .await;
+        *cell.lock().unwrap() = issuer.clone();
+        let resource = resource_of(&issuer).await;
+        let error = refused(&resource, &hinting(&resource.replace("/mcp", "/prm"))).await;
+        assert!(error.contains(expected), "{what}: {error}");
+        assert_eq!(authorizations.load(Ordering::Relaxed), 0, "{what}: no authorization without a client");
+    }
+}
+
 /// `WWW-Authenticate` values that are huge, repeated, split over several headers,
 /// unterminated or full of challenges: parsed without a panic, each parameter taken from
 /// the scheme it belongs to.

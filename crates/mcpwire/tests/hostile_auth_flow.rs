@@ -280,6 +280,33 @@ async fn a_refresh_that_always_succeeds_for_a_resource_that_always_refuses_is_bo
     assert_eq!(requests, posts / 4 * 3, "three token requests per MCP request");
 }
 
+/// A resource that demands a new DPoP nonce in every `401`, forever: each nonce is taken
+/// once (a retry with it, no new token), each request gives up after three, and the
+/// connect fails with the resource's refusal.
+#[tokio::test]
+async fn a_resource_demanding_a_new_dpop_nonce_forever_is_bounded() {
+    let posts = Arc::new(AtomicUsize::new(0));
+    let counted = posts.clone();
+    let resource = serve(move |_| {
+        let n = counted.fetch_add(1, Ordering::Relaxed);
+        let headers = [
+            ("www-authenticate", r#"DPoP error="use_dpop_nonce", algs="ES256""#.to_owned()),
+            ("dpop-nonce", format!("nonce-{n}")),
+        ];
+        Box::pin(async move { reply(StatusCode::UNAUTHORIZED, &headers, json!({})) })
+    })
+    .await;
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&format!("{resource}/mcp"))
+        .unwrap()
+        .oauth(machine_client(DpopPolicy::Always));
+    let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
+    let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
+    let error = outcome.err().expect("a resource that refuses everything is not connected to").to_string();
+    assert!(error.contains("401"), "{error}");
+    let posts = posts.load(Ordering::Relaxed);
+    assert!(posts % 4 == 0 && posts <= 16, "each request is sent at most four times: {posts} POSTs");
+}
+
 /// Sends `request` to the loopback listener at `base` and returns the status line, or
 /// `None` if the connection closed without one.
 async fn visit(base: &str, request: &[u8]) -> Option<String> {
