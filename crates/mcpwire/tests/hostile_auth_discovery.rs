@@ -19,6 +19,9 @@ use support::{reply, serve};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+/// A metadata document built from its host's own base URL.
+type Document = Box<dyn Fn(&str) -> Value + Send + Sync>;
+
 /// Long enough for a loaded machine, far shorter than any hang.
 const BOUND: Duration = Duration::from_secs(20);
 
@@ -178,7 +181,7 @@ async fn resource_host(prm: impl Fn(&str) -> Value + Send + Sync + 'static) -> S
 /// another resource: each is refused, saying what was wrong.
 #[tokio::test]
 async fn resource_metadata_of_the_wrong_shape_or_for_another_resource_is_refused() {
-    let cases: Vec<(&str, Box<dyn Fn(&str) -> Value + Send + Sync>, &str)> = vec![
+    let cases: Vec<(&str, Document, &str)> = vec![
         ("an array", Box::new(|_| json!([1, 2])), "resource"),
         (
             "a numeric resource",
@@ -267,7 +270,7 @@ async fn resource_of(issuer: &str) -> String {
 /// request goes to the endpoints it names.
 #[tokio::test]
 async fn lying_authorization_server_metadata_is_refused_before_its_endpoints_are_used() {
-    let cases: Vec<(&str, Box<dyn Fn(&str) -> Value + Send + Sync>, &str)> = vec![
+    let cases: Vec<(&str, Document, &str)> = vec![
         ("another issuer", Box::new(|_| json!({"issuer": "https://honest.example"})), "issuer"),
         ("a numeric issuer", Box::new(|_| json!({"issuer": 5})), "issuer"),
         ("not an object", Box::new(|_| json!("metadata")), "issuer"),

@@ -271,12 +271,13 @@ async fn a_refresh_that_always_succeeds_for_a_resource_that_always_refuses_is_bo
         .oauth(machine_client(DpopPolicy::Never));
     let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
     let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
-    let error = outcome.err().expect("a resource that refuses everything is not connected to").to_string();
+    let Err(error) = outcome else { panic!("a resource that refuses everything is not connected to") };
+    let error = error.to_string();
     assert!(error.contains("401"), "{error}");
     // Each POST is sent at most four times (three authorizations), each 401 but the last
     // of each request leads to one token request.
     let (requests, posts) = (count.load(Ordering::Relaxed), posts.load(Ordering::Relaxed));
-    assert!(posts % 4 == 0 && posts <= 16, "{posts} POSTs");
+    assert!(posts.is_multiple_of(4) && posts <= 16, "{posts} POSTs");
     assert_eq!(requests, posts / 4 * 3, "three token requests per MCP request");
 }
 
@@ -301,10 +302,11 @@ async fn a_resource_demanding_a_new_dpop_nonce_forever_is_bounded() {
         .oauth(machine_client(DpopPolicy::Always));
     let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
     let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
-    let error = outcome.err().expect("a resource that refuses everything is not connected to").to_string();
+    let Err(error) = outcome else { panic!("a resource that refuses everything is not connected to") };
+    let error = error.to_string();
     assert!(error.contains("401"), "{error}");
     let posts = posts.load(Ordering::Relaxed);
-    assert!(posts % 4 == 0 && posts <= 16, "each request is sent at most four times: {posts} POSTs");
+    assert!(posts.is_multiple_of(4) && posts <= 16, "each request is sent at most four times: {posts} POSTs");
 }
 
 /// Sends `request` to the loopback listener at `base` and returns the status line, or
