@@ -392,3 +392,39 @@ async fn an_update_with_more_answers_than_a_round_can_ask_is_invalid_params() {
     let done = until(&mut raw, &mut id, &task, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "hello \"Ada\"");
 }
+
+/// A `tasks/update` answer that does not fit its question (a roots answer to an
+/// elicitation, an elicitation answer malformed) is `-32602` for that request alone: the
+/// task keeps waiting with the question outstanding, and the right answer still resumes it.
+#[tokio::test]
+async fn an_answer_of_the_wrong_shape_is_invalid_params_and_the_task_still_waits() {
+    let mut raw = start(builder(Fired::default()));
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "asks" }), true).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let mut id = 1;
+    until(&mut raw, &mut id, &task, "input_required").await;
+    for (n, wrong) in [
+        json!({ "roots": [] }),
+        json!({ "role": "assistant", "content": { "type": "text", "text": "x" }, "model": "m" }),
+        json!({ "action": 5 }),
+        json!({}),
+        json!("accept"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let rid = 100 + n as i64;
+        let answers = json!({ "taskId": task, "inputResponses": { "name": wrong } });
+        let e = expect_error(&ask(&mut raw, rid, "tasks/update", answers, true).await, rid);
+        assert_eq!(e.code, codes::INVALID_PARAMS, "{wrong}: {}", e.message);
+        let still = get(&mut raw, rid + 50, &task).await;
+        assert_eq!(still["status"], "input_required", "{wrong}");
+        assert_eq!(still["inputRequests"]["name"]["method"], "elicitation/create");
+    }
+    let answers = json!({ "taskId": task, "inputResponses": {
+        "name": { "action": "accept", "content": { "name": "Ada" } },
+    }});
+    expect_result(&ask(&mut raw, 200, "tasks/update", answers, true).await, 200);
+    let done = until(&mut raw, &mut id, &task, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "hello \"Ada\"");
+}

@@ -150,6 +150,18 @@ impl TaskLink {
     }
 }
 
+/// Whether `response` is of the kind `request` asks for (an extension's question takes
+/// any object).
+fn fits(request: &InputRequest, response: &InputResponse) -> bool {
+    matches!(
+        (request, response),
+        (InputRequest::Elicit(_), InputResponse::Elicit(_))
+            | (InputRequest::CreateMessage(_), InputResponse::CreateMessage(_))
+            | (InputRequest::ListRoots(_), InputResponse::ListRoots(_))
+            | (InputRequest::Other(_), _)
+    )
+}
+
 /// The error a cancelled task's pending calls end with.
 fn cancelled() -> McpError {
     McpError::new(codes::REQUEST_CANCELLED, "Task cancelled")
@@ -380,7 +392,30 @@ impl Tasks {
     }
 
     /// `tasks/update`: hands each answer to the handler waiting for it; unknown or
-    /// already answered keys are ignored. `-32602` for an unknown task.
+    /// already answered keys are ignored. `-32602` for an unknown task, and for an answer
+    /// that does not fit its question (a roots answer to an elicitation, say): then none
+    /// is handed over and the task keeps waiting, as a request's retry would be asked
+    /// again rather than failed.
+    pub(crate) async fn update(&self, id: &str, responses: InputResponses) -> Result<(), McpError> {
+        let running = self.running().get(id).cloned();
+        if let Some(running) = running {
+            let inputs = running.inputs.lock().await;
+            for (key, response) in &responses {
+                if let Some((request, _)) = inputs.pending.get(key) {
+                    if !fits(request, response) {
+                        return Err(McpError::invalid_params(format!(
+                            "The answer to input request {key} is not a {} result",
+                            request.method()
+                        )));
+                    }
+                }
+            }
+        }
+        self.answer(id, responses).await
+    }
+
+    /// Hands each answer to the handler waiting for it; unknown or already answered keys
+    /// are ignored. `-32602` for an unknown task.
     pub(crate) async fn answer(&self, id: &str, responses: InputResponses) -> Result<(), McpError> {
         let running = self.running().get(id).cloned();
         let Some(running) = running else {

@@ -182,7 +182,7 @@ impl Server {
             methods::TASKS_UPDATE => {
                 let p: UpdateTaskRequestParams = parse(params)?;
                 tasks.get_owned(&p.task_id, owner).await?;
-                tasks.answer(&p.task_id, p.input_responses).await?;
+                tasks.update(&p.task_id, p.input_responses).await?;
                 Ok(Reply::Empty)
             }
             methods::TASKS_CANCEL => {
