@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::*;
 use mcpwire::protocol::elicitation::ElicitRequestParams;
 use mcpwire::protocol::{codes, Message, Response};
-use mcpwire::server::tasks::TaskSupport;
+use mcpwire::server::tasks::{MemoryTaskStore, TaskSupport};
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::McpError;
 use serde_json::{json, Value};
@@ -364,6 +364,49 @@ async fn a_sessions_tasks_stop_when_the_session_ends() {
     expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "forever", "task": {} })).await, 1);
     raw.hang_up();
     tokio::time::timeout(Duration::from_secs(10), stopped.notified()).await.expect("the task was cancelled");
+}
+
+/// A session that ends takes its finished tasks' records with it: nobody else can read
+/// them, and kept until their TTL they would fill the store for every other client (a
+/// client opening sessions that each create tasks and leave would lock all others out).
+#[tokio::test]
+async fn an_ended_sessions_finished_tasks_leave_the_store() {
+    let server = Server::builder("tasks-2025", "0.1.0")
+        .tool(tool("maybe").task_support(TaskSupport::Optional).handler(|| "maybe"))
+        .task_store(MemoryTaskStore::new(2))
+        .build()
+        .unwrap();
+    let mut first = session_of(server.clone()).await;
+    let mut id = 0;
+    for _ in 0..2 {
+        id += 1;
+        let created = expect_result(
+            &call(&mut first, id, "tools/call", json!({ "name": "maybe", "task": { "ttl": 86_400_000 } }))
+                .await,
+            id,
+        );
+        let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+        id += 1;
+        expect_result(&call(&mut first, id, "tasks/result", json!({ "taskId": task })).await, id);
+    }
+    let full =
+        expect_error(&call(&mut first, 9, "tools/call", json!({ "name": "maybe", "task": {} })).await, 9);
+    assert!(full.message.contains("Too many tasks"), "{}", full.message);
+    first.hang_up();
+
+    let mut second = session_of(server).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    for id in 1.. {
+        match call(&mut second, id, "tools/call", json!({ "name": "maybe", "task": {} })).await {
+            Message::Response(_) => return,
+            other => {
+                let e = expect_error(&other, id);
+                assert!(e.message.contains("Too many tasks"), "{}", e.message);
+                assert!(tokio::time::Instant::now() < deadline, "the ended session's records stayed");
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
 }
 
 #[tokio::test]

@@ -163,6 +163,11 @@ impl TaskStore for MemoryTaskStore {
         Box::pin(std::future::ready(Ok(found)))
     }
 
+    fn remove<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<(), TaskStoreError>> {
+        self.records().remove(task_id);
+        Box::pin(std::future::ready(Ok(())))
+    }
+
     fn list<'a>(
         &'a self,
         owner: Option<&'a str>,

@@ -299,7 +299,9 @@ impl Tasks {
     /// Runs a task's handler to its end in the background, and records the outcome: a
     /// result (an `isError` one too) completes the task, an error fails it, and a
     /// cancellation, the TTL running out, the end of `session` (the connection of the
-    /// 2025 session that owns the task), or a panic end it as cancelled or failed.
+    /// 2025 session that owns the task), or a panic end it as cancelled or failed. A
+    /// session's finished task is dropped from the store when the session ends (nobody
+    /// can read it then), or left to its TTL if that comes first.
     pub(crate) fn spawn<F>(
         self: &Arc<Self>,
         link: TaskLink,
@@ -313,9 +315,10 @@ impl Tasks {
         let grace = self.config.cancel_grace;
         tokio::spawn(async move {
             let cancel = link.running.cancel.clone();
+            let deadline = ttl.map(|ttl| tokio::time::Instant::now() + ttl);
             let expiry = async {
-                match ttl {
-                    Some(ttl) => tokio::time::sleep(ttl).await,
+                match deadline {
+                    Some(deadline) => tokio::time::sleep_until(deadline).await,
                     None => std::future::pending().await,
                 }
             };
@@ -356,7 +359,34 @@ impl Tasks {
             cancel.cancel();
             tasks.record(link.id(), state).await;
             tasks.running().remove(link.id());
+            if let Some(peer) = session {
+                tasks.forget_with_session(link.id(), &peer, deadline).await;
+            }
         });
+    }
+
+    /// Waits for the end of the session `peer` that owns finished task `id`, then drops
+    /// its record; returns at `deadline` (the TTL, after which the store drops it anyway).
+    async fn forget_with_session(
+        &self,
+        id: &str,
+        peer: &crate::jsonrpc::Peer,
+        deadline: Option<tokio::time::Instant>,
+    ) {
+        let expiry = async {
+            match deadline {
+                Some(deadline) => tokio::time::sleep_until(deadline).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = peer.closed() => {
+                if let Err(e) = self.store.remove(id).await {
+                    tracing::warn!(task = id, "could not drop an ended session's task: {e}");
+                }
+            }
+            () = expiry => {}
+        }
     }
 
     /// Records a state unless the task already finished (a terminal state stays).

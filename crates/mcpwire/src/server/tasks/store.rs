@@ -180,6 +180,15 @@ pub trait TaskStore: Send + Sync + 'static {
         limit: usize,
     ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>>;
 
+    /// Drops the record of `task_id`, which no client can reach any more (its 2025
+    /// session ended), so that it does not hold a place until its TTL. The default keeps
+    /// it until then: right for a store that other instances share, or whose room is not
+    /// counted in records.
+    fn remove<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<(), TaskStoreError>> {
+        let _ = task_id;
+        Box::pin(async { Ok(()) })
+    }
+
     /// Carries `signal` to the process running `task_id`, when that is not this one (a
     /// store shared by many instances knows which runs it); `Ok(false)` when no other
     /// process runs it. A store of one process (the default) has nowhere to carry it.
