@@ -12,7 +12,9 @@ use std::time::Duration;
 use common::*;
 use mcpwire::protocol::elicitation::ElicitRequestParams;
 use mcpwire::protocol::{codes, Message, Response};
-use mcpwire::server::tasks::{MemoryTaskStore, TaskSupport};
+use mcpwire::server::tasks::{
+    MemoryTaskStore, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskSupport,
+};
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::McpError;
 use serde_json::{json, Value};
@@ -288,6 +290,123 @@ async fn cancel_reaches_cancelled_before_answering() {
     assert_eq!(got["status"], "cancelled", "cancelled sticks");
     let e = expect_error(&call(&mut raw, 4, "tasks/result", json!({ "taskId": id })).await, 4);
     assert!(e.message.contains("cancelled"), "{}", e.message);
+}
+
+/// A store that, once armed, lets the task finish inside the next `get` (after reading
+/// the record, before returning it): the state `tasks/cancel` reads is then already stale.
+struct FinishingInsideGet {
+    inner: MemoryTaskStore,
+    armed: std::sync::atomic::AtomicBool,
+    go: Arc<tokio::sync::Notify>,
+    finished: tokio::sync::Notify,
+}
+
+impl TaskStore for FinishingInsideGet {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        self.inner.create(record)
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let found = self.inner.get(task_id).await;
+            if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
+                self.go.notify_one();
+                tokio::time::timeout(Duration::from_secs(5), self.finished.notified())
+                    .await
+                    .expect("the task finished");
+            }
+            found
+        })
+    }
+
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let changed = self.inner.update(task_id, change).await;
+            if matches!(&changed, Ok(Some(r)) if r.status().is_terminal()) {
+                self.finished.notify_one();
+            }
+            changed
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
+        self.inner.list(owner, after, limit)
+    }
+}
+
+/// A task that completes while its `tasks/cancel` is under way was terminal when the
+/// cancellation came: the cancel is `-32602` (never an answer saying `completed`, which
+/// the spec forbids: a successful cancel is `cancelled`), and the task stays completed.
+#[tokio::test]
+async fn a_cancel_racing_completion_is_refused_when_completion_wins() {
+    let go = Arc::new(tokio::sync::Notify::new());
+    let store = Arc::new(FinishingInsideGet {
+        inner: MemoryTaskStore::new(10),
+        armed: false.into(),
+        go: go.clone(),
+        finished: tokio::sync::Notify::new(),
+    });
+    let server = Server::builder("tasks-2025", "0.1.0")
+        .tool(tool("waits").task_support(TaskSupport::Required).handler(move || {
+            let go = go.clone();
+            async move {
+                go.notified().await;
+                "done"
+            }
+        }))
+        .task_store(SharedStore(store.clone()))
+        .build()
+        .unwrap();
+    let mut raw = session_of(server).await;
+    let created =
+        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "waits", "task": {} })).await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    store.armed.store(true, std::sync::atomic::Ordering::SeqCst);
+    match call(&mut raw, 2, "tasks/cancel", json!({ "taskId": id })).await {
+        Message::Response(r) => panic!("a cancel answered with {}", r.result.get()),
+        other => assert_eq!(expect_error(&other, 2).code, codes::INVALID_PARAMS),
+    }
+    let got = expect_result(&call(&mut raw, 3, "tasks/get", json!({ "taskId": id })).await, 3);
+    assert_eq!(got["status"], "completed");
+}
+
+/// An `Arc`'d store, so the test keeps a handle on it.
+struct SharedStore(Arc<FinishingInsideGet>);
+
+impl TaskStore for SharedStore {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        self.0.create(record)
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.0.get(task_id)
+    }
+
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.0.update(task_id, change)
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
+        self.0.list(owner, after, limit)
+    }
 }
 
 #[tokio::test]

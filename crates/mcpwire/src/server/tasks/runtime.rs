@@ -357,7 +357,7 @@ impl Tasks {
                 None => TaskState::Cancelled,
             };
             cancel.cancel();
-            tasks.record(link.id(), state).await;
+            let _ = tasks.record(link.id(), state).await;
             tasks.running().remove(link.id());
             if let Some(peer) = session {
                 tasks.forget_with_session(link.id(), &peer, deadline).await;
@@ -389,8 +389,9 @@ impl Tasks {
         }
     }
 
-    /// Records a state unless the task already finished (a terminal state stays).
-    async fn record(&self, id: &str, state: TaskState) {
+    /// Records a state unless the task already finished (a terminal state stays), and
+    /// returns the record as it is then (`None`: unknown, or it could not be written).
+    async fn record(&self, id: &str, state: TaskState) -> Option<TaskRecord> {
         let change = Box::new(move |r: &mut TaskRecord| {
             if !r.status().is_terminal() {
                 r.state = state;
@@ -402,12 +403,16 @@ impl Tasks {
                 self.changed(id);
                 let running = self.running().get(id).cloned();
                 if let (Some(record), Some(hook)) =
-                    (record, running.as_ref().and_then(|r| r.on_status.as_ref()))
+                    (&record, running.as_ref().and_then(|r| r.on_status.as_ref()))
                 {
-                    hook(&record);
+                    hook(record);
                 }
+                record
             }
-            Err(e) => tracing::warn!(task = id, "could not record a task's state: {e}"),
+            Err(e) => {
+                tracing::warn!(task = id, "could not record a task's state: {e}");
+                None
+            }
         }
     }
 
@@ -519,11 +524,14 @@ impl Tasks {
     }
 
     /// `tasks/cancel`: records `cancelled` (unless finished) and fires the handler's
-    /// token. Returns the record as it was before.
-    pub(crate) async fn cancel(&self, id: &str) -> Result<TaskRecord, McpError> {
+    /// token. Returns the record as the cancellation left it: `None` when the task had
+    /// finished before, and a finished status other than `cancelled` when it finished
+    /// while this ran (the first terminal state stays).
+    pub(crate) async fn cancel(&self, id: &str) -> Result<Option<TaskRecord>, McpError> {
         let before = self.get(id).await?;
+        let mut after = None;
         if !before.status().is_terminal() {
-            self.record(id, TaskState::Cancelled).await;
+            after = self.record(id, TaskState::Cancelled).await;
             let running = self.running().get(id).cloned();
             match running {
                 Some(running) => running.cancel.cancel(),
@@ -538,6 +546,6 @@ impl Tasks {
                 }
             }
         }
-        Ok(before)
+        Ok(after)
     }
 }

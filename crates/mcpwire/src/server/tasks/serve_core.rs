@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use mcpwire_protocol::capabilities::{ServerTaskRequests, ServerTasksCapability, TaskToolsRequests};
 use mcpwire_protocol::mrtr::{InputRequest, InputResponse, InputResponses};
+use mcpwire_protocol::tasks::TaskStatus;
 use mcpwire_protocol::tasks::{
     CancelTaskRequestParams, GetTaskPayloadRequestParams, GetTaskRequestParams, GetTaskResult,
     ListTasksRequestParams, ListTasksResult,
@@ -103,8 +104,15 @@ impl Server {
                         before.status()
                     )));
                 }
-                tasks.cancel(&p.task_id).await?;
-                core_task_reply(&tasks.get_owned(&p.task_id, Some(&owner)).await?)
+                // Finished while the cancel ran (completion won): as terminal as before.
+                match tasks.cancel(&p.task_id).await? {
+                    Some(after) if after.status() == TaskStatus::Cancelled => core_task_reply(&after),
+                    after => Err(McpError::invalid_params(format!(
+                        "Task {} already finished ({:?})",
+                        p.task_id,
+                        after.as_ref().map_or(before.status(), TaskRecord::status)
+                    ))),
+                }
             }
             methods::TASKS_LIST => {
                 let p: ListTasksRequestParams = parse(params)?;
