@@ -12,6 +12,7 @@ use std::time::Duration;
 use common::*;
 use mcpwire::protocol::elicitation::ElicitRequestParams;
 use mcpwire::protocol::{codes, Message, Response};
+use mcpwire::server::tasks::TaskConfig;
 use mcpwire::server::tasks::{
     MemoryTaskStore, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskSupport,
 };
@@ -406,6 +407,83 @@ impl TaskStore for SharedStore {
         limit: usize,
     ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
         self.0.list(owner, after, limit)
+    }
+}
+
+/// A store whose `create` waits (a few seconds at most) until two creations are under
+/// way at once.
+struct MeetingInCreate {
+    inner: MemoryTaskStore,
+    arrived: tokio::sync::watch::Sender<usize>,
+}
+
+impl TaskStore for MeetingInCreate {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        Box::pin(async move {
+            self.arrived.send_modify(|n| *n += 1);
+            let mut seen = self.arrived.subscribe();
+            let _ = tokio::time::timeout(Duration::from_secs(3), seen.wait_for(|n| *n >= 2)).await;
+            self.inner.create(record).await
+        })
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.inner.get(task_id)
+    }
+
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.inner.update(task_id, change)
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
+        self.inner.list(owner, after, limit)
+    }
+}
+
+/// `max_running` holds for calls that arrive together: a place is taken before the
+/// record is written, so two calls whose records are written at once cannot both pass.
+#[tokio::test]
+async fn calls_arriving_together_do_not_run_past_max_running() {
+    let server = Server::builder("tasks-2025", "0.1.0")
+        .tool(tool("forever").task_support(TaskSupport::Required).handler(|ctx: Ctx| async move {
+            ctx.cancellation().cancelled().await;
+            "stopped"
+        }))
+        .task_store(MeetingInCreate { inner: MemoryTaskStore::new(10), arrived: Default::default() })
+        .task_config(TaskConfig { max_running: 1, ..TaskConfig::default() })
+        .build()
+        .unwrap();
+    let mut raw = session_of(server).await;
+    raw.request(1, "tools/call", json!({ "name": "forever", "task": {} })).await;
+    raw.request(2, "tools/call", json!({ "name": "forever", "task": {} })).await;
+    let (mut created, mut refused) = (0, 0);
+    for _ in 0..2 {
+        match next(&mut raw).await {
+            Message::Response(_) => created += 1,
+            other => {
+                let e = expect_error(&other, other_id(&other));
+                assert!(e.message.contains("Too many tasks running"), "{}", e.message);
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!((created, refused), (1, 1));
+}
+
+/// The id an error answers.
+fn other_id(message: &Message) -> i64 {
+    match message {
+        Message::Error(e) => serde_json::to_value(&e.id).unwrap().as_i64().unwrap(),
+        other => panic!("expected an error, got {other:?}"),
     }
 }
 

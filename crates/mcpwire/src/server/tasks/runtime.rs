@@ -47,6 +47,28 @@ impl std::fmt::Debug for Tasks {
     }
 }
 
+/// A running task's place, taken before its record is written: given back when dropped
+/// unless kept.
+struct Place<'a> {
+    tasks: &'a Tasks,
+    id: Option<&'a str>,
+}
+
+impl Place<'_> {
+    /// The record is written: the place stays the task's until it ends.
+    fn keep(mut self) {
+        self.id = None;
+    }
+}
+
+impl Drop for Place<'_> {
+    fn drop(&mut self) {
+        if let Some(id) = self.id {
+            self.tasks.running().remove(id);
+        }
+    }
+}
+
 /// Told every new state of a task while it runs (a 2025 session's
 /// `notifications/tasks/status`).
 pub(crate) type StatusHook = Box<dyn Fn(&TaskRecord) + Send + Sync>;
@@ -262,17 +284,6 @@ impl Tasks {
         ttl: Option<Duration>,
         on_status: Option<StatusHook>,
     ) -> Result<(TaskRecord, TaskLink), McpError> {
-        if self.running().len() >= self.config.max_running {
-            // Said as it is (an `internal` error would reach the client as "Internal
-            // error"): the client can wait for its tasks to end, or cancel some.
-            return Err(McpError::new(
-                codes::INTERNAL_ERROR,
-                format!(
-                    "Too many tasks running ({} at most); try again once some have ended",
-                    self.config.max_running
-                ),
-            ));
-        }
         let now = SystemTime::now();
         let record = TaskRecord {
             task_id: new_task_id()?,
@@ -284,7 +295,6 @@ impl Tasks {
             state: TaskState::Working,
             owner,
         };
-        self.store.create(record.clone()).await.map_err(store_error)?;
         let running = Arc::new(Running {
             id: record.task_id.clone(),
             cancel: CancellationToken::new(),
@@ -292,7 +302,28 @@ impl Tasks {
             on_status,
             claimed: Mutex::new(HashSet::new()),
         });
-        self.running().insert(record.task_id.clone(), running.clone());
+        {
+            // The place is taken before the record is written, so calls arriving
+            // together cannot all pass the bound while their records are written.
+            let mut places = self.running();
+            if places.len() >= self.config.max_running {
+                // Said as it is (an `internal` error would reach the client as
+                // "Internal error"): the client can wait for its tasks to end, or cancel
+                // some.
+                return Err(McpError::new(
+                    codes::INTERNAL_ERROR,
+                    format!(
+                        "Too many tasks running ({} at most); try again once some have ended",
+                        self.config.max_running
+                    ),
+                ));
+            }
+            places.insert(record.task_id.clone(), running.clone());
+        }
+        // Given back if the record cannot be written, or this call is dropped meanwhile.
+        let place = Place { tasks: self, id: Some(&record.task_id) };
+        self.store.create(record.clone()).await.map_err(store_error)?;
+        place.keep();
         Ok((record, TaskLink { tasks: self.clone(), running }))
     }
 
