@@ -88,13 +88,17 @@ enum Written {
 
 /// `value` written by serde_json with every string of [`LONG`] bytes or more left out;
 /// when there are any, written again with them, escaped by [`escape`], into a buffer of
-/// twice the length the first pass found (its text plus the long strings' bytes): the size
-/// growing it write by write ends at (a long string's write sizes it to fit, the bytes
-/// after it double it), given at once so the text is not copied at each step. Not the
-/// length itself: glibc's allocator raises the size at which it gives a heap's free top
-/// back to the kernel only once it has unmapped a block over 128 KiB, so an answer buffer
-/// sized just under that (a 100 KiB text's) would have it give back and fault in again
-/// pages for every large answer. Escapes that more than double the text grow it as usual.
+/// four times the length the first pass found (its text plus the long strings' bytes),
+/// given at once so the text is not copied as it grows; only the bytes written are ever
+/// touched. The spare room is for glibc's allocator, which gives a heap's free top back
+/// to the kernel past a threshold (128 KiB at first) and raises that threshold to twice
+/// the size of a block over 128 KiB once it has mapped and unmapped one: this buffer is
+/// such a block, so the threshold ends at eight times the text, above what one large
+/// answer holds at once (this buffer, its copy, the handler's value, the answer's frame),
+/// and the pages of one answer are kept for the next instead of being given back and
+/// faulted in again (with twice the text, the copies of one answer passed that threshold
+/// in some starts, and with one runtime thread always). Escapes that more than quadruple
+/// the text grow it as usual.
 fn write<T: Serialize + ?Sized>(value: &T) -> Result<Written, serde_json::Error> {
     write_with(value, None)
 }
@@ -106,7 +110,7 @@ fn write_with<T: Serialize + ?Sized>(value: &T, last: Option<Last>) -> Result<Wr
     if long.get() == 0 {
         return Ok(Written::Raw(without_long));
     }
-    let mut out = Vec::with_capacity(2 * (without_long.get().len() + long.get()));
+    let mut out = Vec::with_capacity(4 * (without_long.get().len() + long.get()));
     Outer(value, Mode::Escape, last)
         .serialize(&mut serde_json::Serializer::with_formatter(&mut out, EscapeBytes))?;
     Ok(Written::Text(out))
