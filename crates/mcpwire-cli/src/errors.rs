@@ -286,12 +286,9 @@ const SHOWN_CHARS: usize = 2000;
 /// `text` cut to [`SHOWN_CHARS`], saying how much was left out: a server's error message
 /// may be megabytes, which a terminal should not get whole.
 fn shown(text: &str) -> String {
-    match text.char_indices().nth(SHOWN_CHARS) {
+    match crate::ui::split_after_chars(text, SHOWN_CHARS) {
         None => text.to_owned(),
-        Some((cut, _)) => {
-            let rest = text[cut..].chars().count();
-            format!("{}… ({rest} more characters)", &text[..cut])
-        }
+        Some((head, rest)) => format!("{head}… ({} more characters)", rest.chars().count()),
     }
 }
 
@@ -484,5 +481,16 @@ mod tests {
             &RequestError::Peer(mcpwire::protocol::ErrorObject::new(codes::INTERNAL_ERROR, "boom")),
         );
         assert_eq!(short, "tools/call failed: the server answered: boom (code -32603)");
+    }
+
+    /// The cut keeps exactly the first characters (whole, even when multibyte) and counts
+    /// the rest in characters.
+    #[test]
+    fn shown_cuts_at_a_character_count() {
+        let exact = "é".repeat(SHOWN_CHARS);
+        assert_eq!(shown(&exact), exact);
+        let over = format!("{exact}ü€x");
+        assert_eq!(shown(&over), format!("{exact}… (3 more characters)"));
+        assert_eq!(shown(""), "");
     }
 }

@@ -221,12 +221,17 @@ fn trim_number(n: f64) -> String {
 
 /// Cuts a line to `max` characters, ending with `…` when cut.
 pub fn truncate(line: &str, max: usize) -> String {
-    if line.chars().count() <= max {
+    if split_after_chars(line, max).is_none() {
         return line.to_owned();
     }
-    let mut out: String = line.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
+    let (head, _) = split_after_chars(line, max.saturating_sub(1)).unwrap_or((line, ""));
+    format!("{head}…")
+}
+
+/// `text` split after its first `n` characters, or `None` when it has no more than `n`:
+/// the one place display code finds where to cut text, on a character boundary.
+pub fn split_after_chars(text: &str, n: usize) -> Option<(&str, &str)> {
+    text.char_indices().nth(n).map(|(cut, _)| text.split_at(cut))
 }
 
 #[cfg(test)]
@@ -265,5 +270,15 @@ mod tests {
         assert_eq!(log_text(&data), "disk almost full free=\"2 GB\" mount=/ pct=97");
         assert_eq!(log_text(&serde_json::json!("plain")), "plain");
         assert_eq!(log_text(&serde_json::json!([1, 2])), "[1,2]");
+    }
+
+    #[test]
+    fn truncate_keeps_at_most_max_characters() {
+        assert_eq!(truncate("abcdef", 6), "abcdef");
+        assert_eq!(truncate("abcdef", 5), "abcd…");
+        assert_eq!(truncate("éüé€x", 3), "éü…");
+        assert_eq!(truncate("ab", 1), "…");
+        assert_eq!(truncate("ab", 0), "…");
+        assert_eq!(truncate("", 0), "");
     }
 }
