@@ -237,6 +237,9 @@ async fn trip(
     Plan { start: from, legs }
 }
 
+// The same fields as `trip`'s parameters on purpose, not merged into it: the test below
+// holds the two ways to declare a tool's arguments (parameters of `#[mcpwire::tool]`,
+// and `Args<T>`) to one schema, and needs one tool of each.
 /// The arguments of `trip`, as one struct.
 #[derive(Deserialize, JsonSchema)]
 #[allow(dead_code)]
