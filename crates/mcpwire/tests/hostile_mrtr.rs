@@ -4,12 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod mrtr_support;
 
 use common::*;
 use mcpwire::protocol::codes;
 use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
 use mcpwire::server::request_state::MAX_TOKEN_LEN;
 use mcpwire::server::{tool, Args, Ctx, Server};
+use mrtr_support::keys_server;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -37,20 +39,6 @@ fn server() -> Server {
         .unwrap()
 }
 
-fn envelope() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} }
-    })
-}
-
-async fn call(raw: &mut RawPeer, id: i64, params: Value) -> mcpwire::protocol::Message {
-    let mut all = json!({ "_meta": envelope(), "name": "pay" });
-    all.as_object_mut().unwrap().extend(params.as_object().unwrap().clone());
-    raw.request(id, "tools/call", all).await;
-    raw.next().await
-}
-
 /// `depth` arrays, one inside the other: deeper than serde_json reads into a tree.
 fn nested(depth: usize) -> Value {
     let mut v = json!(0);
@@ -72,7 +60,7 @@ async fn a_state_for_arguments_too_deep_to_read_opens_for_those_arguments_alone(
     let (conn, mut raw) = raw_connection();
     tokio::spawn(async move { server().serve(conn).await });
     let arguments = json!({ "amount": 5, "padding": nested(200) });
-    let first = expect_result(&call(&mut raw, 1, json!({ "arguments": arguments })).await, 1);
+    let first = expect_result(&raw.call_tool_2026("pay", 1, json!({ "arguments": arguments })).await, 1);
     assert_eq!(first["resultType"], "input_required", "{first}");
     let state = first["requestState"].clone();
     let others = [
@@ -83,20 +71,13 @@ async fn a_state_for_arguments_too_deep_to_read_opens_for_those_arguments_alone(
     for (i, other) in others.into_iter().enumerate() {
         let id = 2 + i as i64;
         let retry = json!({ "arguments": other, "requestState": state, "inputResponses": yes() });
-        let e = expect_error(&call(&mut raw, id, retry).await, id);
+        let e = expect_error(&raw.call_tool_2026("pay", id, retry).await, id);
         assert_eq!(e.code, codes::INVALID_PARAMS, "{other}: {e:?}");
         assert!(e.message.contains("requestState"), "{e:?}");
     }
     let retry = json!({ "arguments": arguments, "requestState": state, "inputResponses": yes() });
-    let done = expect_result(&call(&mut raw, 9, retry).await, 9);
+    let done = expect_result(&raw.call_tool_2026("pay", 9, retry).await, 9);
     assert_eq!(done["content"][0]["text"], "paid 5", "{done}");
-}
-
-/// A form asking for one text field, `text`.
-fn text_form(message: &str) -> ElicitRequestParams {
-    let form = json!({ "message": message, "requestedSchema": {
-        "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] } });
-    ElicitRequestParams::Form(serde_json::from_value::<ElicitRequestFormParams>(form).unwrap())
 }
 
 /// Answers a client sends without a `requestState` (which this server puts on every
@@ -107,25 +88,12 @@ fn text_form(message: &str) -> ElicitRequestParams {
 #[tokio::test]
 async fn answers_sent_without_a_state_are_not_carried_into_the_next() {
     let (conn, mut raw) = raw_connection();
-    let server = Server::builder("s", "1")
-        .tool(tool("keys").handler(|ctx: Ctx| async move {
-            ctx.elicit_as("a", text_form("A?")).await?;
-            ctx.elicit_as("b", text_form("B?")).await?;
-            let keys = ctx.input_responses().map(|r| r.keys().cloned().collect::<Vec<_>>());
-            Ok::<_, mcpwire::McpError>(keys.unwrap_or_default().join(","))
-        }))
-        .build()
-        .unwrap();
+    let server = keys_server();
     tokio::spawn(async move { server.serve(conn).await });
     let text = |t: &str| json!({ "action": "accept", "content": { "text": t } });
-    let keys = |extra: Value| {
-        let mut params = json!({ "name": "keys" });
-        params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-        params
-    };
     let stray = "x".repeat(MAX_TOKEN_LEN);
     let answers = json!({ "a": text("short"), "stray": text(&stray) });
-    let first = expect_result(&call(&mut raw, 1, keys(json!({ "inputResponses": answers }))).await, 1);
+    let first = expect_result(&raw.call_tool_2026("keys", 1, json!({ "inputResponses": answers })).await, 1);
     assert_eq!(first["resultType"], "input_required", "{first}");
     assert!(first["inputRequests"]["b"].is_object(), "{first}");
     let state = first["requestState"].as_str().unwrap();
@@ -135,11 +103,11 @@ async fn answers_sent_without_a_state_are_not_carried_into_the_next() {
     let mut state = json!(state);
     let done = loop {
         let round = expect_result(
-            &call(
-                &mut raw,
+            &raw.call_tool_2026(
+                "keys",
                 id,
-                keys(json!({ "requestState": state, "inputResponses": {
-            "a": text("short"), "b": text("short"), "stray": text("again") } })),
+                json!({ "requestState": state, "inputResponses": {
+            "a": text("short"), "b": text("short"), "stray": text("again") } }),
             )
             .await,
             id,
@@ -162,7 +130,7 @@ async fn retry_fields_of_the_wrong_type_or_kind() {
     let (conn, mut raw) = raw_connection();
     tokio::spawn(async move { server().serve(conn).await });
     let arguments = json!({ "amount": 1 });
-    let first = expect_result(&call(&mut raw, 1, json!({ "arguments": arguments })).await, 1);
+    let first = expect_result(&raw.call_tool_2026("pay", 1, json!({ "arguments": arguments })).await, 1);
     let state = first["requestState"].clone();
     let refused = [
         json!({ "inputResponses": [yes()] }),
@@ -177,14 +145,14 @@ async fn retry_fields_of_the_wrong_type_or_kind() {
         let id = 10 + i as i64;
         let mut params = json!({ "arguments": arguments, "requestState": state });
         params.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
-        let e = expect_error(&call(&mut raw, id, params).await, id);
+        let e = expect_error(&raw.call_tool_2026("pay", id, params).await, id);
         assert_eq!(e.code, codes::INVALID_PARAMS, "{fields}: {e:?}");
     }
     let sampled = json!({ "confirm": { "role": "assistant", "model": "m", "content": { "type": "text", "text": "yes" } } });
     for (i, answers) in [sampled, Value::Null].into_iter().enumerate() {
         let id = 20 + i as i64;
         let params = json!({ "arguments": arguments, "requestState": state, "inputResponses": answers });
-        let again = expect_result(&call(&mut raw, id, params).await, id);
+        let again = expect_result(&raw.call_tool_2026("pay", id, params).await, id);
         assert_eq!(again["resultType"], "input_required", "{again}");
         assert!(again["inputRequests"]["confirm"].is_object(), "{again}");
     }
@@ -208,19 +176,20 @@ fn many_answers(count: usize) -> Value {
 async fn more_answers_than_a_round_can_ask_are_invalid_params() {
     let (conn, mut raw) = raw_connection();
     tokio::spawn(async move { server().serve(conn).await });
-    let first = expect_result(&call(&mut raw, 1, json!({ "arguments": { "amount": 3 } })).await, 1);
+    let first =
+        expect_result(&raw.call_tool_2026("pay", 1, json!({ "arguments": { "amount": 3 } })).await, 1);
     let state = first["requestState"].clone();
     let too_many = [
         json!({ "arguments": { "amount": 3 }, "inputResponses": many_answers(10_000) }),
         json!({ "arguments": { "amount": 3 }, "requestState": state, "inputResponses": many_answers(100) }),
     ];
     for (id, params) in (2..).zip(too_many) {
-        let e = expect_error(&call(&mut raw, id, params).await, id);
+        let e = expect_error(&raw.call_tool_2026("pay", id, params).await, id);
         assert_eq!(e.code, codes::INVALID_PARAMS, "{e:?}");
         assert!(e.message.contains("inputResponses") && e.message.contains("at most 100"), "{e:?}");
     }
     let retry =
         json!({ "arguments": { "amount": 3 }, "requestState": state, "inputResponses": many_answers(99) });
-    let done = expect_result(&call(&mut raw, 9, retry).await, 9);
+    let done = expect_result(&raw.call_tool_2026("pay", 9, retry).await, 9);
     assert_eq!(done["content"][0]["text"], "paid 3", "{done}");
 }

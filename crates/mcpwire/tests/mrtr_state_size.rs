@@ -6,20 +6,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod mrtr_support;
 
 use common::*;
 use mcpwire::protocol::codes;
-use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
 use mcpwire::server::request_state::MAX_TOKEN_LEN;
 use mcpwire::server::{tool, Ctx, Server};
+use mrtr_support::{keys_server, text_form};
 use serde_json::{json, Value};
-
-/// A form asking for one text field, `text`.
-fn text_form(message: &str) -> ElicitRequestParams {
-    let form = json!({ "message": message, "requestedSchema": {
-        "type": "object", "properties": { "text": { "type": "string" } }, "required": ["text"] } });
-    ElicitRequestParams::Form(serde_json::from_value::<ElicitRequestFormParams>(form).unwrap())
-}
 
 /// A server whose `two` tool asks for `a`, then (a second round) for `b`, and answers
 /// with the length of each.
@@ -38,20 +32,6 @@ fn server() -> Server {
         .unwrap()
 }
 
-fn envelope() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} }
-    })
-}
-
-async fn call(raw: &mut RawPeer, id: i64, extra: Value) -> mcpwire::protocol::Message {
-    let mut params = json!({ "_meta": envelope(), "name": "two" });
-    params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-    raw.request(id, "tools/call", params).await;
-    raw.next().await
-}
-
 fn answer(text: &str) -> Value {
     json!({ "action": "accept", "content": { "text": text } })
 }
@@ -62,14 +42,14 @@ fn answer(text: &str) -> Value {
 async fn a_large_answer_is_carried_to_the_last_round() {
     let (conn, mut raw) = raw_connection();
     tokio::spawn(async move { server().serve(conn).await });
-    let first = expect_result(&call(&mut raw, 1, json!({})).await, 1);
+    let first = expect_result(&raw.call_tool_2026("two", 1, json!({})).await, 1);
     let big = "x".repeat(100 * 1024);
     let retry = json!({ "requestState": first["requestState"], "inputResponses": { "a": answer(&big) } });
-    let second = expect_result(&call(&mut raw, 2, retry).await, 2);
+    let second = expect_result(&raw.call_tool_2026("two", 2, retry).await, 2);
     assert_eq!(second["resultType"], "input_required");
     assert!(second["inputRequests"]["b"].is_object(), "{second}");
     let last = json!({ "requestState": second["requestState"], "inputResponses": { "b": answer("short") } });
-    let done = expect_result(&call(&mut raw, 3, last).await, 3);
+    let done = expect_result(&raw.call_tool_2026("two", 3, last).await, 3);
     assert_eq!(done["content"][0]["text"], format!("{} 5", 100 * 1024), "{done}");
 }
 
@@ -80,10 +60,10 @@ async fn a_large_answer_is_carried_to_the_last_round() {
 async fn answers_too_large_to_carry_are_refused_at_once() {
     let (conn, mut raw) = raw_connection();
     tokio::spawn(async move { server().serve(conn).await });
-    let first = expect_result(&call(&mut raw, 1, json!({})).await, 1);
+    let first = expect_result(&raw.call_tool_2026("two", 1, json!({})).await, 1);
     let huge = "x".repeat(MAX_TOKEN_LEN);
     let retry = json!({ "requestState": first["requestState"], "inputResponses": { "a": answer(&huge) } });
-    let e = expect_error(&call(&mut raw, 2, retry).await, 2);
+    let e = expect_error(&raw.call_tool_2026("two", 2, retry).await, 2);
     assert_eq!(e.code, codes::INTERNAL_ERROR, "{e:?}");
     assert!(e.message.contains("requestState"), "{e:?}");
 }
@@ -94,26 +74,18 @@ async fn answers_too_large_to_carry_are_refused_at_once() {
 #[tokio::test]
 async fn an_answer_to_nothing_asked_is_neither_seen_nor_carried() {
     let (conn, mut raw) = raw_connection();
-    let server = Server::builder("s", "1")
-        .tool(tool("keys").handler(|ctx: Ctx| async move {
-            ctx.elicit_as("a", text_form("A?")).await?;
-            ctx.elicit_as("b", text_form("B?")).await?;
-            let keys = ctx.input_responses().map(|r| r.keys().cloned().collect::<Vec<_>>());
-            Ok::<_, mcpwire::McpError>(keys.unwrap_or_default().join(","))
-        }))
-        .build()
-        .unwrap();
+    let server = keys_server();
     tokio::spawn(async move { server.serve(conn).await });
-    let first = expect_result(&call(&mut raw, 1, json!({ "name": "keys" })).await, 1);
+    let first = expect_result(&raw.call_tool_2026("keys", 1, json!({})).await, 1);
     let stray = "x".repeat(10_000);
     let answers = json!({ "a": answer("short"), "stray": answer(&stray) });
-    let retry = json!({ "name": "keys", "requestState": first["requestState"], "inputResponses": answers });
-    let second = expect_result(&call(&mut raw, 2, retry).await, 2);
+    let retry = json!({ "requestState": first["requestState"], "inputResponses": answers });
+    let second = expect_result(&raw.call_tool_2026("keys", 2, retry).await, 2);
     assert!(second["inputRequests"]["b"].is_object(), "{second}");
     let state = second["requestState"].as_str().unwrap();
     assert!(state.len() < stray.len(), "the stray answer was carried: {} bytes", state.len());
     let answers = json!({ "b": answer("short"), "stray": answer("again") });
-    let last = json!({ "name": "keys", "requestState": second["requestState"], "inputResponses": answers });
-    let done = expect_result(&call(&mut raw, 3, last).await, 3);
+    let last = json!({ "requestState": second["requestState"], "inputResponses": answers });
+    let done = expect_result(&raw.call_tool_2026("keys", 3, last).await, 3);
     assert_eq!(done["content"][0]["text"], "a,b", "{done}");
 }

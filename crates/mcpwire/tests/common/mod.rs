@@ -74,6 +74,20 @@ impl RawPeer {
         .await;
     }
 
+    /// Sends a 2026 `tools/call` of the tool `name` (its envelope declaring elicitation,
+    /// so the server may ask questions) with the members of `extra` added or replaced, and
+    /// returns the next written message: one round of a multi round-trip request.
+    pub async fn call_tool_2026(&mut self, name: &str, id: i64, extra: Value) -> Message {
+        let envelope = serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": { "elicitation": {} }
+        });
+        let mut params = serde_json::json!({ "_meta": envelope, "name": name });
+        params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        self.request(id, "tools/call", params).await;
+        self.next().await
+    }
+
     /// Ends the input, as a peer that hangs up does.
     pub fn hang_up(&mut self) {
         let (closed, _) = mpsc::channel(1);
