@@ -356,7 +356,12 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
             }
             None => line("Server:", "(it did not say)".to_owned()),
         }
+        // Over HTTP a 2025 server may keep no sessions (it answers `initialize` without an
+        // `Mcp-Session-Id`); over stdio the connection is the session.
+        let sessionless =
+            matches!(c.target, crate::target::Target::Http { .. }) && client.session_id().is_none();
         let era_text = match era {
+            Era::Stateful if sessionless => "2025 (stateful: initialize handshake, without sessions)",
             Era::Stateful => "2025 (stateful: initialize handshake, sessions)",
             Era::Stateless => "2026 (stateless: per-request envelope)",
         };

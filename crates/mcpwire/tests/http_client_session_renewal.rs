@@ -129,15 +129,17 @@ async fn connect(url: &str) -> Client {
 
 /// Rules 4.1.19 and 1.11: after a 404 the client initializes a new session and retries;
 /// the retry carries the new session's id and `MCP-Protocol-Version` with the version
-/// negotiated for that session, not the old one's, and the client names that version too
-/// (`Client::protocol_version`).
+/// negotiated for that session, not the old one's, and the client names that version and
+/// session id too (`Client::protocol_version`, `Client::session_id`).
 #[tokio::test]
 async fn a_renewed_session_is_named_with_its_own_version() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let client = connect(&forgetful_server(seen.clone(), Renewal::Json).await).await;
+    assert_eq!(client.session_id().as_deref(), Some("s0"), "the handshake's session id");
     client.list_tools(None).await.unwrap();
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
     client.list_tools(None).await.expect("the call after the 404 failed");
+    assert_eq!(client.session_id().as_deref(), Some("s1"), "the new session's id");
     let seen = seen.lock().unwrap().clone();
     let expected = [("s0", "2025-11-25"), ("s1", "2025-06-18")].map(|(s, v)| (s.to_owned(), v.to_owned()));
     assert_eq!(seen, expected);

@@ -333,6 +333,18 @@ impl Client {
         }
     }
 
+    /// The `Mcp-Session-Id` the server issued for the current 2025 session over Streamable
+    /// HTTP, if it issued one. `None` for a 2025 HTTP server that keeps no sessions (one in
+    /// stateless mode answers `initialize` without the header), in the 2026 era, and over
+    /// transports that have no session ids (stdio, in-memory), where the connection itself
+    /// is the session. Lets a tool tell a session-keeping server from one that keeps none.
+    pub fn session_id(&self) -> Option<String> {
+        match self.inner.session() {
+            Session::Stateful(_) => self.inner.renewed.as_ref().and_then(|r| r.session_id()),
+            Session::Stateless { .. } => None,
+        }
+    }
+
     /// The server's identity, when known (from `initialize`, or from the discover result).
     /// In the 2025 era, that of the current session: a session the server forgot is
     /// replaced by a new `initialize`, whose answer describes the server from then on.

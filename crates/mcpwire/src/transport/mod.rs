@@ -91,7 +91,10 @@ pub trait Transport: Send + 'static {
 /// The `initialize` answer of the latest 2025 session a transport made in place of the
 /// first (see [`Transport::renewed_session`]): the transport sets it, the client reads it.
 /// One answer is swapped in whole, so a reader never sees one session's version beside
-/// another's capabilities. Empty until a session is replaced; clones share it.
+/// another's capabilities. Empty until a session is replaced; clones share it. It also
+/// carries the `Mcp-Session-Id` of the current session, set by the HTTP client whenever
+/// it takes one (or learns there is none), so the client can say whether the server keeps
+/// sessions at all.
 #[derive(Clone, Debug, Default)]
 pub struct RenewedSession(std::sync::Arc<std::sync::Mutex<Renewed>>);
 
@@ -100,6 +103,8 @@ pub struct RenewedSession(std::sync::Arc<std::sync::Mutex<Renewed>>);
 struct Renewed {
     answer: Option<std::sync::Arc<mcpwire_protocol::lifecycle::InitializeResult>>,
     count: u64,
+    /// The current session's `Mcp-Session-Id`, if the server issued one.
+    session_id: Option<String>,
 }
 
 impl RenewedSession {
@@ -117,6 +122,17 @@ impl RenewedSession {
     /// The `initialize` answer of the latest replacement session, if there was one.
     pub fn get(&self) -> Option<std::sync::Arc<mcpwire_protocol::lifecycle::InitializeResult>> {
         self.lock().answer.clone()
+    }
+
+    /// Records the `Mcp-Session-Id` of the session now in use (`None`: the server issued
+    /// none, as a server that keeps no sessions does).
+    pub fn set_session_id(&self, id: Option<String>) {
+        self.lock().session_id = id;
+    }
+
+    /// The `Mcp-Session-Id` of the session now in use, if the server issued one.
+    pub fn session_id(&self) -> Option<String> {
+        self.lock().session_id.clone()
     }
 
     /// How many sessions have replaced the first: what the client learned of the server

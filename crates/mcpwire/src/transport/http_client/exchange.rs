@@ -146,7 +146,9 @@ impl Shared {
                         }
                         return;
                     }
-                    lock(&self.session).id = Some(String::from_utf8_lossy(sid.as_bytes()).into_owned());
+                    let sid = String::from_utf8_lossy(sid.as_bytes()).into_owned();
+                    self.renewed.set_session_id(Some(sid.clone()));
+                    lock(&self.session).id = Some(sid);
                 }
             }
             let legacy = lock(&self.session).legacy_post.is_some();

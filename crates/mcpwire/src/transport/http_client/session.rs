@@ -165,6 +165,7 @@ impl Shared {
         {
             // The new session's server-initiated messages need their own stream.
             let mut session = lock(&self.session);
+            self.renewed.set_session_id(sid.clone());
             session.id = sid;
             // From now on the headers carry the new session's version, and the client
             // describes the server by the new session's answer, all of it at once.
