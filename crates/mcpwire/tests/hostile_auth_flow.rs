@@ -371,11 +371,30 @@ async fn forged_huge_and_foreign_callbacks_are_answered_and_ignored() {
     assert!(redirect.contains("error=access_denied"), "{redirect}");
 }
 
-fn temp_path(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpwire-hostile-store-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join("auth.json")
+/// A directory of this test process's own, removed with everything in it when dropped
+/// (a failed assertion included), so that runs leave nothing behind.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new() -> Self {
+        let dir = std::env::temp_dir().join(format!("mcpwire-hostile-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+
+    /// The path of a store file in a directory of its own, named `name`.
+    fn store_path(&self, name: &str) -> std::path::PathBuf {
+        let dir = self.0.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir.join("auth.json")
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 fn a_token() -> Tokens {
@@ -388,12 +407,13 @@ fn a_token() -> Tokens {
 /// file system will not read is left alone.
 #[tokio::test]
 async fn corrupt_huge_and_foreign_store_files_are_not_destroyed() {
+    let scratch = Scratch::new();
     let garbage: &[u8] = b"\x00\xffnot json at all";
     let huge = vec![b' '; 3 << 20];
     for (what, contents) in
         [("garbage", garbage.to_vec()), ("huge", huge), ("wrong types", br#"{"tokens": 5}"#.to_vec())]
     {
-        let path = temp_path(what);
+        let path = scratch.store_path(what);
         std::fs::write(&path, &contents).unwrap();
         let store = FileTokenStore::new(&path);
         assert_eq!(store.load_tokens("http://rs/mcp"), None, "{what}");
@@ -403,7 +423,7 @@ async fn corrupt_huge_and_foreign_store_files_are_not_destroyed() {
         aside.push(".corrupt");
         assert_eq!(std::fs::read(&aside).unwrap(), contents, "{what}: the unreadable file was kept aside");
     }
-    let path = temp_path("foreign");
+    let path = scratch.store_path("foreign");
     std::fs::write(&path, br#"{"version": 7, "accounts": ["a"], "tokens": {}}"#).unwrap();
     let store = FileTokenStore::new(&path);
     store.save_tokens("http://rs/mcp", Some(&a_token())).unwrap();
@@ -411,7 +431,7 @@ async fn corrupt_huge_and_foreign_store_files_are_not_destroyed() {
     assert_eq!((saved["version"].clone(), saved["accounts"].clone()), (json!(7), json!(["a"])), "{saved}");
     assert_eq!(store.load_tokens("http://rs/mcp"), Some(a_token()));
     // A store path that is a directory is left alone, and saving says why it failed.
-    let path = temp_path("directory");
+    let path = scratch.store_path("directory");
     std::fs::create_dir(&path).unwrap();
     let error = FileTokenStore::new(&path).save_tokens("http://rs/mcp", Some(&a_token())).unwrap_err();
     assert!(error.to_string().contains("auth.json"), "{error}");
