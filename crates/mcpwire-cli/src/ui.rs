@@ -123,6 +123,25 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// This process's stderr, with control characters made visible ([`visible`]): the writer
+/// of the SDK's own log lines (`tracing`), which quote what a server sent (an error
+/// without an id, a tool's name, a method a 2026 server should not have sent).
+///
+/// Each write is taken as text on its own: the log formatter writes each line whole.
+pub struct VisibleStderr;
+
+impl Write for VisibleStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let text = String::from_utf8_lossy(buf);
+        std::io::stderr().lock().write_all(visible(&text).as_bytes())?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
 /// A log message's data as a line: a string as it is; an object as its `message` (or
 /// `msg`) followed by its other members as `key=value`; anything else as compact JSON.
 ///

@@ -1,0 +1,38 @@
+//! The `mcpwire` binary against hostile servers: what a server sends must not reach the
+//! user's terminal as control characters (escape sequences could retitle the terminal,
+//! clear it or hide what it shows), whichever path prints it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::time::Duration;
+
+mod support;
+
+use support::{expect_code, stderr, stdout};
+
+/// The target of `tests/fixtures/fake_server.py` in `mode`.
+fn fake_server(mode: &str) -> String {
+    format!("stdio:python3 {}/tests/fixtures/fake_server.py {mode}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Asserts that `bytes` hold no control character other than newline and tab (C0, DEL,
+/// and C1 as UTF-8).
+fn assert_no_controls(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    let found: Vec<char> = text.chars().filter(|c| c.is_control() && *c != '\n' && *c != '\t').collect();
+    assert!(found.is_empty(), "{what} holds control characters {found:?}:\n{text}");
+}
+
+/// What the SDK logs about a server (at the default `warn` level, on stderr) quotes it:
+/// a 2025 server's error without an id, a 2026 server's request (dropped) whose method
+/// holds escape sequences. The log shows them as text.
+#[test]
+fn the_sdks_log_lines_show_a_servers_escape_sequences_as_text() {
+    for (mode, quoted) in [("escapes", "error without an id"), ("escapes-2026", "dropped a request")] {
+        let o = support::mcpwire(&["tools", &fake_server(mode)], Duration::from_secs(60));
+        expect_code(&o, 0);
+        let err = stderr(&o);
+        assert!(err.contains(quoted) && err.contains("\\u{1b}]0;PWNED\\u{7}"), "{mode}: {err}");
+        assert_no_controls(mode, &o.stderr);
+        assert!(stdout(&o).contains('t'), "{mode}: {}", stdout(&o));
+    }
+}
