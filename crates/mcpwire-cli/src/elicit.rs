@@ -10,7 +10,7 @@ use mcpwire::McpError;
 use serde_json::{json, Map, Value};
 
 use crate::text_format::TextFormat;
-use crate::ui::Ui;
+use crate::ui::{Ui, Visible};
 
 /// How elicitation is answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,7 +237,8 @@ fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
 }
 
 /// The dialog: each field in the schema's order (the protocol type and this build's
-/// JSON maps keep the server's order), then whether to send. End of input cancels.
+/// JSON maps keep the server's order), then whether to send. End of input cancels. What
+/// it shows of the server's form has its control characters made visible.
 pub fn dialog(
     server: &str,
     message: &str,
@@ -245,6 +246,7 @@ pub fn dialog(
     input: &mut impl BufRead,
     out: &mut impl Write,
 ) -> io::Result<Value> {
+    let out = &mut Visible(out);
     let cancel = json!({ "action": "cancel" });
     writeln!(out, "The server {server} asks: {message}")?;
     let required: Vec<&str> = schema
@@ -414,6 +416,29 @@ mod tests {
         assert!(shown.contains("(expected a URI, such as https://example.com/)"), "{shown}");
         assert!(shown.contains("(expected a date, YYYY-MM-DD)"), "{shown}");
         assert!(shown.contains("(expected a date and time, such as 2026-07-28T09:30:00Z)"), "{shown}");
+    }
+
+    /// What the server wrote (its message, titles, descriptions, options, defaults) is
+    /// shown with its control characters as text: the dialog is on a terminal.
+    #[test]
+    fn a_servers_escape_sequences_are_shown_as_text() {
+        let evil = "\u{1b}]0;PWNED\u{7}\u{1b}[2J\u{9b}31m";
+        let schema = json!({ "type": "object", "properties": {
+            "a": { "type": "string", "title": format!("title{evil}"), "description": format!("about{evil}"),
+                   "default": format!("default{evil}") },
+            "b": { "type": "string", "enum": [format!("value{evil}")], "enumNames": [format!("label{evil}")] },
+            "c": { "type": "array", "items": { "anyOf": [{ "const": format!("v{evil}"), "title": format!("t{evil}") }] } }
+        } });
+        let mut input = io::Cursor::new(b"\n1\n1\n\n".to_vec());
+        let mut out = Vec::new();
+        let result = dialog("stdio:demo", &format!("Tell me{evil}"), &schema, &mut input, &mut out).unwrap();
+        let shown = String::from_utf8(out).unwrap();
+        let controls: Vec<char> = shown.chars().filter(|c| c.is_control() && *c != '\n').collect();
+        assert!(controls.is_empty(), "{controls:?} in {shown}");
+        assert!(shown.contains("Tell me\\u{1b}]0;PWNED\\u{7}"), "{shown}");
+        // The answers are the server's values, unchanged.
+        assert_eq!(result["content"]["a"], json!(format!("default{evil}")));
+        assert_eq!(result["content"]["b"], json!(format!("value{evil}")));
     }
 
     #[test]

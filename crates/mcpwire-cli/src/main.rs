@@ -48,7 +48,7 @@ fn init_tracing(verbose: u8) {
         _ => tracing_subscriber::EnvFilter::new(default),
     };
     tracing_subscriber::fmt()
-        .with_writer(|| ui::VisibleStderr)
+        .with_writer(|| ui::Visible(std::io::stderr()))
         .with_env_filter(filter)
         .with_target(verbose > 0)
         .init();

@@ -123,22 +123,24 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// This process's stderr, with control characters made visible ([`visible`]): the writer
-/// of the SDK's own log lines (`tracing`), which quote what a server sent (an error
-/// without an id, a tool's name, a method a 2026 server should not have sent).
+/// A writer that passes on what it is given with its control characters made visible
+/// ([`visible`]): the SDK's own log lines (`tracing`), which quote what a server sent (an
+/// error without an id, a tool's name, a method a 2026 server should not have sent), and
+/// the elicitation dialog, which shows the server's form.
 ///
-/// Each write is taken as text on its own: the log formatter writes each line whole.
-pub struct VisibleStderr;
+/// Each write is taken as text on its own: the log formatter writes each line whole, and
+/// `write!` writes whole string pieces.
+pub struct Visible<W: Write>(pub W);
 
-impl Write for VisibleStderr {
+impl<W: Write> Write for Visible<W> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let text = String::from_utf8_lossy(buf);
-        std::io::stderr().lock().write_all(visible(&text).as_bytes())?;
+        self.0.write_all(visible(&text).as_bytes())?;
         Ok(buf.len())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        std::io::stderr().flush()
+        self.0.flush()
     }
 }
 
