@@ -81,7 +81,7 @@ impl Ui {
         }
         let mut state = self.lock();
         state.updates += 1;
-        let bar = visible(&render_bar(update, state.updates, terminal_width())).into_owned();
+        let bar = render_bar(update, state.updates, terminal_width());
         let mut err = std::io::stderr().lock();
         let _ = write!(err, "\r\x1b[2K{bar}");
         let _ = err.flush();
@@ -183,7 +183,8 @@ fn log_field(key: &str, value: &Value) -> String {
     }
 }
 
-/// `3/10 (30%) message`, `7 message` without a total.
+/// `3/10 (30%) message`, `7 message` without a total: one line per update (the
+/// message's whitespace runs, newlines included, one space).
 fn plain_progress(update: &ProgressUpdate) -> String {
     let mut line = match update.total {
         Some(total) if total > 0.0 => format!(
@@ -196,7 +197,7 @@ fn plain_progress(update: &ProgressUpdate) -> String {
     };
     if let Some(m) = update.message.as_deref().filter(|m| !m.is_empty()) {
         line.push(' ');
-        line.push_str(m);
+        line.push_str(&crate::output::one_line(m));
     }
     line
 }
@@ -205,7 +206,8 @@ fn terminal_width() -> usize {
     std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|w: &usize| *w >= 20).unwrap_or(80)
 }
 
-/// One line: `[=====>    ]  50%  message`, or a bouncing marker without a total.
+/// One line: `[=====>    ]  50%  message`, or a bouncing marker without a total; the
+/// message's control characters shown as text ([`visible`]), its whitespace runs one space.
 pub fn render_bar(update: &ProgressUpdate, tick: usize, width: usize) -> String {
     let head = match update.total {
         Some(total) if total > 0.0 => {
@@ -225,8 +227,11 @@ pub fn render_bar(update: &ProgressUpdate, tick: usize, width: usize) -> String 
             format!("[{}<=>{}] {}", " ".repeat(at), " ".repeat(span - at), trim_number(update.progress))
         }
     };
+    // The message on the bar's one line, its control characters shown before it is cut
+    // to the width: a newline or a long escape sequence would otherwise wrap the bar,
+    // which `\r` and an erase no longer redraw in place.
     let line = match update.message.as_deref() {
-        Some(m) if !m.is_empty() => format!("{head}  {m}"),
+        Some(m) if !m.is_empty() => format!("{head}  {}", crate::output::one_line(&visible(m))),
         _ => head,
     };
     truncate(&line, width.saturating_sub(1))
@@ -280,6 +285,22 @@ mod tests {
         let open = render_bar(&update(7.0, None, None), 0, 200);
         assert!(open.starts_with("[<=>") && open.ends_with("] 7"), "{open}");
         assert!(render_bar(&update(1.0, Some(2.0), Some(&"x".repeat(300))), 1, 80).chars().count() <= 79);
+    }
+
+    /// A bar is one line no wider than the terminal, whatever the server's message holds
+    /// (newlines, escape sequences), so that `\r` and an erase redraw it in place; a plain
+    /// progress line is one line too.
+    #[test]
+    fn a_bar_stays_one_line_whatever_the_message() {
+        let message = format!("a\nb\r\n{}\u{9b}2J", "\u{1b}[2J".repeat(40));
+        for total in [Some(10.0), None] {
+            let bar = render_bar(&update(1.0, total, Some(&message)), 1, 80);
+            assert!(!bar.contains(|c: char| c.is_control()), "{bar:?}");
+            assert!(bar.chars().count() <= 79, "{} characters: {bar}", bar.chars().count());
+            assert!(bar.contains("a b\\u{d} \\u{1b}[2J"), "{bar}");
+        }
+        // Without a terminal: a line per update.
+        assert_eq!(plain_progress(&update(3.0, Some(10.0), Some("a\nb\n"))), "3/10 (30%) a b");
     }
 
     #[test]
