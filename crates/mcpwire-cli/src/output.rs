@@ -31,24 +31,38 @@ impl Table {
     /// Renders the table; `width` (a terminal's) cuts long cells and each line, `None`
     /// (piped output) cuts nothing.
     pub fn render(&self, width: Option<usize>) -> String {
+        // On a terminal, cells are measured and cut as they are shown, their control
+        // characters as text (`print_stdout` would make them so after the cut).
+        let shown: Vec<Vec<String>>;
+        let rows = match width {
+            Some(_) => {
+                shown = self
+                    .rows
+                    .iter()
+                    .map(|row| row.iter().map(|c| crate::ui::visible(c).into_owned()).collect())
+                    .collect();
+                &shown
+            }
+            None => &self.rows,
+        };
         let columns = self.header.len();
         let cap = if width.is_some() { MAX_COLUMN } else { usize::MAX };
         let mut widths = vec![0; columns];
-        for row in std::iter::once(&self.header).chain(&self.rows) {
+        for row in std::iter::once(&self.header).chain(rows) {
             for (i, cell) in row.iter().enumerate().take(columns) {
                 widths[i] = widths[i].max(cell.chars().count()).min(cap);
             }
         }
         // Drop columns that are empty in every row.
         let keep: Vec<bool> =
-            (0..columns).map(|i| self.rows.iter().any(|r| r.get(i).is_some_and(|c| !c.is_empty()))).collect();
+            (0..columns).map(|i| rows.iter().any(|r| r.get(i).is_some_and(|c| !c.is_empty()))).collect();
         let mut out = String::new();
-        for row in std::iter::once(&self.header).chain(&self.rows) {
+        for row in std::iter::once(&self.header).chain(rows) {
             let cells: Vec<(usize, &String)> = row
                 .iter()
                 .enumerate()
                 .take(columns)
-                .filter(|(i, _)| keep[*i] || self.rows.is_empty())
+                .filter(|(i, _)| keep[*i] || rows.is_empty())
                 .collect();
             let mut line = String::new();
             for (n, (i, cell)) in cells.iter().enumerate() {
@@ -311,6 +325,27 @@ mod tests {
         t.row(vec!["long_name".into(), "".into(), "second".into()]);
         assert_eq!(t.render(None), "NAME       DESCRIPTION\na          first line\nlong_name  second\n");
         assert_eq!(t.render(Some(8)).lines().nth(1), Some("a      …"));
+    }
+
+    /// On a terminal, a cell's control characters are shown as text before the columns are
+    /// measured and the lines cut: the columns stay aligned and no line is wider than the
+    /// terminal, whatever a server puts in a name or a description.
+    #[test]
+    fn a_terminals_table_measures_cells_as_shown() {
+        let mut t = Table::new(&["NAME", "DESCRIPTION"]);
+        t.row(vec![format!("evil{}", "\u{1b}[2J".repeat(3)), "x".into()]);
+        t.row(vec!["plain".into(), format!("{}end", "\u{1b}]0;T\u{7}".repeat(20))]);
+        let shown = t.render(Some(60));
+        assert!(!shown.contains(|c: char| c.is_control() && c != '\n'), "{shown}");
+        let lines: Vec<&str> = shown.lines().collect();
+        assert!(lines.iter().all(|l| l.chars().count() <= 60), "{shown}");
+        let at = lines[0].find("DESCRIPTION").unwrap();
+        for line in &lines {
+            let chars: Vec<char> = line.chars().collect();
+            assert!(chars[at - 2] == ' ' && chars[at - 1] == ' ' && chars[at] != ' ', "{shown}");
+        }
+        // Piped, the cells are the server's own.
+        assert!(t.render(None).contains("\u{1b}[2J"), "{}", t.render(None));
     }
 
     #[test]
