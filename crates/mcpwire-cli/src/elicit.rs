@@ -3,6 +3,7 @@
 //! terminal, decline.
 
 use std::io::{self, BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use mcpwire::protocol::elicitation::{ElicitRequestParams, ElicitResult};
@@ -46,13 +47,16 @@ pub async fn answer(
             ui.clear();
             let schema = value.get("requestedSchema").cloned().unwrap_or(Value::Null);
             ui.asking(true);
+            let asking = Asking::new(ui.clone());
+            let withdrawn = asking.withdrawn.clone();
             let asked = tokio::task::spawn_blocking(move || {
                 let stdin = io::stdin();
                 let mut input = stdin.lock();
                 let mut out = io::stderr();
-                dialog(&server, &message, &schema, &mut input, &mut out)
+                dialog(&server, &message, &schema, &mut input, &mut out, &withdrawn)
             })
             .await;
+            asking.finish();
             ui.asking(false);
             match asked {
                 Ok(Ok(result)) => result,
@@ -65,6 +69,38 @@ pub async fn answer(
         }
     };
     Ok(serde_json::from_value(result)?)
+}
+
+/// A question on screen. The dialog reads the terminal on a thread of its own, which
+/// dropping the request's handler (the server cancelled its request, or the call is over)
+/// does not stop: dropped before the dialog finished, this marks the question taken back,
+/// so that the dialog asks nothing more and reads no line past the one being typed (the
+/// next question gets the next), and tells the user.
+struct Asking {
+    withdrawn: Arc<AtomicBool>,
+    ui: Ui,
+    finished: bool,
+}
+
+impl Asking {
+    fn new(ui: Ui) -> Self {
+        Asking { withdrawn: Arc::default(), ui, finished: false }
+    }
+
+    /// The dialog finished: its answer goes to the server.
+    fn finish(mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for Asking {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.withdrawn.store(true, Ordering::Relaxed);
+            self.ui.note("mcpwire: the server took its question back; what is typed there is not sent");
+            self.ui.asking(false);
+        }
+    }
 }
 
 /// One form field, as the dialog understands it.
@@ -227,10 +263,20 @@ fn parse_answer(field: &Field, text: &str) -> Result<Value, String> {
     }
 }
 
-/// Reads a line; `None` at end of input.
-fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
+/// The error that ends a dialog whose question the server took back.
+fn taken_back() -> io::Error {
+    io::Error::other("the server took its question back")
+}
+
+/// Reads a line; `None` at end of input; an error when the question was taken back
+/// meanwhile (`withdrawn`).
+fn read_line(input: &mut impl BufRead, withdrawn: &AtomicBool) -> io::Result<Option<String>> {
     let mut line = String::new();
-    if input.read_line(&mut line)? == 0 {
+    let read = input.read_line(&mut line)?;
+    if withdrawn.load(Ordering::Relaxed) {
+        return Err(taken_back());
+    }
+    if read == 0 {
         return Ok(None);
     }
     Ok(Some(line.trim_end_matches(['\n', '\r']).trim().to_owned()))
@@ -238,14 +284,19 @@ fn read_line(input: &mut impl BufRead) -> io::Result<Option<String>> {
 
 /// The dialog: each field in the schema's order (the protocol type and this build's
 /// JSON maps keep the server's order), then whether to send. End of input cancels. What
-/// it shows of the server's form has its control characters made visible.
+/// it shows of the server's form has its control characters made visible. A question
+/// taken back (`withdrawn`) ends it with an error at the next line read, or at once.
 pub fn dialog(
     server: &str,
     message: &str,
     schema: &Value,
     input: &mut impl BufRead,
     out: &mut impl Write,
+    withdrawn: &AtomicBool,
 ) -> io::Result<Value> {
+    if withdrawn.load(Ordering::Relaxed) {
+        return Err(taken_back());
+    }
     let out = &mut Visible(out);
     let cancel = json!({ "action": "cancel" });
     writeln!(out, "The server {server} asks: {message}")?;
@@ -294,7 +345,7 @@ pub fn dialog(
             }
             write!(out, "{prompt}: ")?;
             out.flush()?;
-            let Some(text) = read_line(input)? else {
+            let Some(text) = read_line(input, withdrawn)? else {
                 writeln!(out)?;
                 return Ok(cancel);
             };
@@ -323,7 +374,7 @@ pub fn dialog(
     loop {
         write!(out, "Send? [Y]es, [n]o to decline, [c]ancel: ")?;
         out.flush()?;
-        let Some(text) = read_line(input)? else {
+        let Some(text) = read_line(input, withdrawn)? else {
             writeln!(out)?;
             return Ok(cancel);
         };
@@ -340,11 +391,13 @@ pub fn dialog(
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
+    use std::io::Read;
 
     fn run(schema: Value, typed: &str) -> (Value, String) {
         let mut input = io::Cursor::new(typed.as_bytes().to_vec());
         let mut out = Vec::new();
-        let result = dialog("stdio:demo", "Tell me", &schema, &mut input, &mut out).unwrap();
+        let result =
+            dialog("stdio:demo", "Tell me", &schema, &mut input, &mut out, &AtomicBool::new(false)).unwrap();
         (result, String::from_utf8(out).unwrap())
     }
 
@@ -431,7 +484,15 @@ mod tests {
         } });
         let mut input = io::Cursor::new(b"\n1\n1\n\n".to_vec());
         let mut out = Vec::new();
-        let result = dialog("stdio:demo", &format!("Tell me{evil}"), &schema, &mut input, &mut out).unwrap();
+        let asked = dialog(
+            "stdio:demo",
+            &format!("Tell me{evil}"),
+            &schema,
+            &mut input,
+            &mut out,
+            &AtomicBool::new(false),
+        );
+        let result = asked.unwrap();
         let shown = String::from_utf8(out).unwrap();
         let controls: Vec<char> = shown.chars().filter(|c| c.is_control() && *c != '\n').collect();
         assert!(controls.is_empty(), "{controls:?} in {shown}");
@@ -439,6 +500,64 @@ mod tests {
         // The answers are the server's values, unchanged.
         assert_eq!(result["content"]["a"], json!(format!("default{evil}")));
         assert_eq!(result["content"]["b"], json!(format!("value{evil}")));
+    }
+
+    /// Input that the server takes its question back during, as the user types the
+    /// first line.
+    struct TakenBackWhileTyping<'a> {
+        typed: io::Cursor<Vec<u8>>,
+        withdrawn: &'a AtomicBool,
+    }
+
+    impl Read for TakenBackWhileTyping<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.typed.read(buf)
+        }
+    }
+
+    impl BufRead for TakenBackWhileTyping<'_> {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            self.withdrawn.store(true, Ordering::Relaxed);
+            self.typed.fill_buf()
+        }
+
+        fn consume(&mut self, n: usize) {
+            self.typed.consume(n)
+        }
+    }
+
+    /// A question the server took back (its request cancelled, the call over) asks
+    /// nothing more: the dialog ends at the line being typed, and reads no further (the
+    /// next question gets the next line); one taken back before it was shown is not
+    /// shown at all. The user is told.
+    #[test]
+    fn a_question_taken_back_ends_at_the_line_being_typed() {
+        let schema = json!({ "type": "object", "properties": {
+            "a": { "type": "string" }, "b": { "type": "string" } } });
+        let withdrawn = AtomicBool::new(false);
+        let mut input =
+            TakenBackWhileTyping { typed: io::Cursor::new(b"one\ntwo\ny\n".to_vec()), withdrawn: &withdrawn };
+        let mut out = Vec::new();
+        assert!(dialog("stdio:demo", "Tell me", &schema, &mut input, &mut out, &withdrawn).is_err());
+        assert_eq!(input.typed.position(), 4);
+        let shown = String::from_utf8(out).unwrap();
+        assert!(shown.contains("  a (text): ") && !shown.contains("  b (text)"), "{shown}");
+
+        let mut input = io::Cursor::new(b"one\n".to_vec());
+        let mut out = Vec::new();
+        assert!(dialog("stdio:demo", "Tell me", &schema, &mut input, &mut out, &withdrawn).is_err());
+        assert_eq!((input.position(), out.len()), (0, 0));
+
+        // Dropped before it finished (the request's handler is dropped when the server
+        // cancels it), the question is marked taken back; finished, it is not.
+        let asking = Asking::new(Ui::new(false));
+        let flag = asking.withdrawn.clone();
+        drop(asking);
+        assert!(flag.load(Ordering::Relaxed));
+        let asking = Asking::new(Ui::new(false));
+        let flag = asking.withdrawn.clone();
+        asking.finish();
+        assert!(!flag.load(Ordering::Relaxed));
     }
 
     #[test]

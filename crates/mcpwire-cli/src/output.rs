@@ -58,12 +58,8 @@ impl Table {
             (0..columns).map(|i| rows.iter().any(|r| r.get(i).is_some_and(|c| !c.is_empty()))).collect();
         let mut out = String::new();
         for row in std::iter::once(&self.header).chain(rows) {
-            let cells: Vec<(usize, &String)> = row
-                .iter()
-                .enumerate()
-                .take(columns)
-                .filter(|(i, _)| keep[*i] || rows.is_empty())
-                .collect();
+            let cells: Vec<(usize, &String)> =
+                row.iter().enumerate().take(columns).filter(|(i, _)| keep[*i] || rows.is_empty()).collect();
             let mut line = String::new();
             for (n, (i, cell)) in cells.iter().enumerate() {
                 if n + 1 == cells.len() {
