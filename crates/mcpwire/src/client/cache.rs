@@ -1,6 +1,6 @@
 //! A cache for 2026 cacheable results (the lists and `resources/read`) that honours the
 //! server's `ttlMs`, and is emptied by the matching change notifications. Keyed by method
-//! and the params that change the result (cursor, URI); bounded.
+//! and the params that change the result (cursor, URI); bounded in entries and in bytes.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -13,8 +13,41 @@ use super::callbacks::ServerChange;
 /// Entries kept at most; beyond it the soonest-expiring entries go first.
 const CAPACITY: usize = 1024;
 
+/// Bytes of results kept at most, all entries together (each result may be as large as
+/// a message): beyond it the soonest-expiring entries go first, and a result larger than
+/// this is not kept.
+const MAX_BYTES: usize = 64 * 1024 * 1024;
+
 /// Method and key (cursor or URI) to expiry and result.
-type Entries = HashMap<(&'static str, String), (Instant, RawJson)>;
+type Map = HashMap<(&'static str, String), (Instant, RawJson)>;
+
+/// The entries, and the bytes of their results.
+#[derive(Default)]
+struct Entries {
+    map: Map,
+    bytes: usize,
+}
+
+impl Entries {
+    fn remove(&mut self, key: &(&'static str, String)) {
+        if let Some((_, value)) = self.map.remove(key) {
+            self.bytes -= value.get().len();
+        }
+    }
+
+    /// Keeps the entries `keep` says to keep.
+    fn retain(&mut self, mut keep: impl FnMut(&(&'static str, String), &Instant) -> bool) {
+        let mut freed = 0;
+        self.map.retain(|key, (expires, value)| {
+            let kept = keep(key, expires);
+            if !kept {
+                freed += value.get().len();
+            }
+            kept
+        });
+        self.bytes -= freed;
+    }
+}
 
 #[derive(Default)]
 pub(crate) struct Cache {
@@ -30,7 +63,7 @@ impl Cache {
     pub(crate) fn get(&self, method: &'static str, key: &str) -> Option<RawJson> {
         let mut entries = self.lock();
         let k = (method, key.to_owned());
-        match entries.get(&k) {
+        match entries.map.get(&k) {
             Some((expires, value)) if *expires > Instant::now() => Some(value.clone()),
             Some(_) => {
                 entries.remove(&k);
@@ -40,25 +73,29 @@ impl Cache {
         }
     }
 
-    /// Keeps a result for `ttl_ms` (0 keeps nothing).
+    /// Keeps a result for `ttl_ms` (0 keeps nothing, nor does a result larger than
+    /// [`MAX_BYTES`]).
     pub(crate) fn put(&self, method: &'static str, key: &str, value: &RawJson, ttl_ms: u64) {
-        if ttl_ms == 0 {
+        let size = value.get().len();
+        if ttl_ms == 0 || size > MAX_BYTES {
             return;
         }
         let mut entries = self.lock();
-        if entries.len() >= CAPACITY {
+        let key = (method, key.to_owned());
+        entries.remove(&key);
+        let full = |e: &Entries| e.map.len() >= CAPACITY || e.bytes + size > MAX_BYTES;
+        if full(&entries) {
             let now = Instant::now();
-            entries.retain(|_, (expires, _)| *expires > now);
-            if entries.len() >= CAPACITY {
-                if let Some(oldest) = entries.iter().min_by_key(|(_, (e, _))| *e).map(|(k, _)| k.clone()) {
-                    entries.remove(&oldest);
-                }
+            entries.retain(|_, expires| *expires > now);
+        }
+        while full(&entries) {
+            match entries.map.iter().min_by_key(|(_, (e, _))| *e).map(|(k, _)| k.clone()) {
+                Some(oldest) => entries.remove(&oldest),
+                None => break,
             }
         }
-        entries.insert(
-            (method, key.to_owned()),
-            (Instant::now() + Duration::from_millis(ttl_ms), value.clone()),
-        );
+        entries.bytes += size;
+        entries.map.insert(key, (Instant::now() + Duration::from_millis(ttl_ms), value.clone()));
     }
 
     /// Drops what a change notification makes stale.
@@ -82,6 +119,40 @@ impl Cache {
 
     /// Drops everything.
     pub(crate) fn clear(&self) {
-        self.lock().clear();
+        *self.lock() = Entries::default();
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn raw(bytes: usize) -> RawJson {
+        serde_json::value::to_raw_value(&"x".repeat(bytes)).unwrap()
+    }
+
+    fn held(cache: &Cache) -> usize {
+        let entries = cache.lock();
+        let sum = entries.map.values().map(|(_, v)| v.get().len()).sum();
+        assert_eq!(entries.bytes, sum);
+        sum
+    }
+
+    /// Large results with long TTLs (a server's every answer can be up to the message
+    /// size) are kept within a byte budget, not only an entry count: the newest stay.
+    #[test]
+    fn large_results_are_kept_within_a_byte_budget() {
+        let cache = Cache::default();
+        let megabyte = raw(1024 * 1024);
+        for n in 0..200 {
+            cache.put(methods::RESOURCES_READ, &format!("file:///{n}"), &megabyte, 3_600_000 + n);
+        }
+        assert!(held(&cache) <= MAX_BYTES, "{} bytes held", held(&cache));
+        assert!(cache.get(methods::RESOURCES_READ, "file:///199").is_some());
+        // One result larger than the budget is not kept, and evicts nothing.
+        cache.put(methods::RESOURCES_READ, "file:///huge", &raw(MAX_BYTES + 1), 3_600_000);
+        assert!(cache.get(methods::RESOURCES_READ, "file:///huge").is_none());
+        assert!(cache.get(methods::RESOURCES_READ, "file:///199").is_some());
     }
 }
