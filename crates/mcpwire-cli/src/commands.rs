@@ -37,7 +37,7 @@ pub struct Env {
 impl Env {
     /// Prints a value as pretty JSON on stdout.
     pub(crate) fn print_json(&self, value: &Value) -> anyhow::Result<()> {
-        let text = serde_json::to_string_pretty(value)?;
+        let text = output::json_text(value)?;
         print_stdout(&format!("{text}\n"))
     }
 

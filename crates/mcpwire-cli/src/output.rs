@@ -278,6 +278,30 @@ pub fn prompt_result(result: &Value) -> String {
     out
 }
 
+/// `value` as `--json` prints it: pretty JSON, with the control characters serde_json
+/// writes as they are (DEL and the C1 controls; it escapes the others) written as JSON
+/// escapes (`\u009b`): the same JSON, which a terminal does not take for escape
+/// sequences, and which showing controls as text on a terminal no longer turns invalid.
+pub fn json_text(value: &Value) -> serde_json::Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    // Outside strings JSON has no control characters but whitespace: any other is in a
+    // string, where an escape stands for it.
+    let hidden = |c: char| c.is_control() && !matches!(c, '\n' | '\t' | '\r' | ' ');
+    if !text.contains(hidden) {
+        return Ok(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match hidden(c) {
+            true => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            false => out.push(c),
+        }
+    }
+    Ok(out)
+}
+
 /// The names of a capabilities object, with their flags: `tools (listChanged)`.
 pub fn capabilities(caps: &Value) -> Vec<String> {
     let Some(caps) = caps.as_object() else { return Vec::new() };
@@ -342,6 +366,18 @@ mod tests {
         }
         // Piped, the cells are the server's own.
         assert!(t.render(None).contains("\u{1b}[2J"), "{}", t.render(None));
+    }
+
+    /// `--json` stays JSON on a terminal, where stdout's control characters are made
+    /// visible: serde_json escapes C0 controls in strings but writes DEL and the C1
+    /// controls (U+009B is a CSI) as they are, which would become `\u{9b}`, no JSON escape.
+    #[test]
+    fn json_output_stays_json_on_a_terminal() {
+        let value = json!({ "d": "a\u{9b}31m\u{7f}\u{1b}[2J\u{85}" });
+        let text = json_text(&value).unwrap();
+        let shown = crate::ui::visible(&text);
+        assert!(!shown.contains(|c: char| c.is_control() && c != '\n'), "{shown}");
+        assert_eq!(serde_json::from_str::<Value>(&shown).unwrap(), value, "{shown}");
     }
 
     #[test]
