@@ -285,7 +285,7 @@ const SHOWN_CHARS: usize = 2000;
 
 /// `text` cut to [`SHOWN_CHARS`], saying how much was left out: a server's error message
 /// may be megabytes, which a terminal should not get whole.
-fn shown(text: &str) -> String {
+pub fn shown(text: &str) -> String {
     match crate::ui::split_after_chars(text, SHOWN_CHARS) {
         None => text.to_owned(),
         Some((head, rest)) => format!("{head}… ({} more characters)", rest.chars().count()),

@@ -83,21 +83,24 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
     }
 }
 
-/// Prints a failure: `error: ...`, its detail lines, and `hint: ...`.
+/// Prints a failure: `error: ...`, its detail lines, and `hint: ...`, each cut to a
+/// bounded length ([`errors::shown`]): a failure may quote the server (a cursor, a value
+/// that breaks a schema, a method), which may be megabytes.
 fn report(error: &anyhow::Error) -> i32 {
+    use errors::shown;
     match error.downcast_ref::<Failure>() {
         Some(failure) => {
-            say!("error: {}", failure.message);
+            say!("error: {}", shown(&failure.message));
             for line in &failure.details {
-                say!("  {line}");
+                say!("  {}", shown(line));
             }
             if let Some(hint) = &failure.hint {
-                say!("hint: {hint}");
+                say!("hint: {}", shown(hint));
             }
             failure.exit_code()
         }
         None => {
-            say!("error: {error:#}");
+            say!("error: {}", shown(&format!("{error:#}")));
             EXIT_FAILURE
         }
     }

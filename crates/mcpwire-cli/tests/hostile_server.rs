@@ -36,3 +36,18 @@ fn the_sdks_log_lines_show_a_servers_escape_sequences_as_text() {
         assert!(stdout(&o).contains('t'), "{mode}: {}", stdout(&o));
     }
 }
+
+/// A failure that quotes the server (here a 1 MB cursor its pages keep coming back to) is
+/// one bounded line on stderr, saying how much was left out, not megabytes.
+#[test]
+fn a_failure_quoting_the_server_is_cut_to_a_bounded_line() {
+    let o = support::mcpwire(&["tools", &fake_server("huge-cursor")], Duration::from_secs(60));
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains("go round in a circle") && err.contains("more characters"),
+        "{}",
+        &err[..err.len().min(500)]
+    );
+    assert!(o.stderr.len() < 10_000, "{} bytes on stderr", o.stderr.len());
+}
