@@ -73,13 +73,18 @@ impl Ui {
     }
 
     /// Shows a progress update: a bar on a terminal, else a plain line
-    /// (`progress: 3/10 (30%) message`) that a log file or a pipe can keep.
+    /// (`progress: 3/10 (30%) message`) that a log file or a pipe can keep. While a
+    /// question is on screen no bar is drawn (it would erase the line the user types on);
+    /// the next update after the answer draws it.
     pub fn progress(&self, update: &ProgressUpdate) {
         if !self.tty {
             self.note(&format!("progress: {}", plain_progress(update)));
             return;
         }
         let mut state = self.lock();
+        if state.asking {
+            return;
+        }
         state.updates += 1;
         let bar = render_bar(update, state.updates, terminal_width());
         let mut err = std::io::stderr().lock();
@@ -301,6 +306,16 @@ mod tests {
         }
         // Without a terminal: a line per update.
         assert_eq!(plain_progress(&update(3.0, Some(10.0), Some("a\nb\n"))), "3/10 (30%) a b");
+    }
+
+    /// A bar is not drawn while a question is on screen: on a terminal, drawing it
+    /// erases the line the user is typing on, its prompt included.
+    #[test]
+    fn no_bar_is_drawn_over_a_question() {
+        let ui = Ui { state: Arc::default(), tty: true, quiet: false };
+        ui.asking(true);
+        ui.progress(&update(1.0, Some(2.0), Some("half")));
+        assert!(ui.lock().bar.is_none());
     }
 
     #[test]
