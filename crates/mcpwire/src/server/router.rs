@@ -256,7 +256,10 @@ impl Server {
                     && !catalog.has_template(&r.uri)
                     && !custom(methods::RESOURCES_READ) =>
             {
-                return Err(McpError::invalid_params(format!("Unknown resource or template: {}", r.uri)));
+                return Err(McpError::invalid_params(format!(
+                    "Unknown resource or template: {}",
+                    shown(&r.uri, 200)
+                )));
             }
             _ => {}
         }

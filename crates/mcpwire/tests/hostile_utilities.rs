@@ -1,0 +1,118 @@
+//! A hostile client against the server's utility methods: `completion/complete`,
+//! `logging/setLevel` (and the 2026 per-request `logLevel`), list cursors,
+//! `resources/read` and `resources/subscribe` with hostile URIs, `prompts/get` and
+//! `tools/call` with arguments of the wrong types, the answers a 2025 client gives the
+//! server's own requests (`roots/list`, `sampling/createMessage`, `elicitation/create`),
+//! and the lifecycle methods sent out of turn. Each rule is checked over the in-memory
+//! transport; the sweeps at the end send the same requests over newline-delimited JSON
+//! (the stdio framing) and Streamable HTTP, in both eras.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::*;
+use mcpwire::protocol::codes;
+use mcpwire::protocol::completion::{CompleteResult, Completion};
+use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitRequestParams};
+use mcpwire::protocol::{Message, Response};
+use mcpwire::server::{
+    prompt, resource, resource_template, tool, Args, Ctx, PromptArgs, ResourceRequest, Server,
+};
+use mcpwire::McpError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+#[derive(Deserialize, JsonSchema)]
+struct Typed {
+    n: u8,
+    s: String,
+    deep: Option<Value>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Greet {
+    name: String,
+    times: Option<u32>,
+}
+
+/// A server with a little of everything, two items a page; its completion offers 250
+/// values.
+fn server() -> Server {
+    Server::builder("utilities", "1")
+        .page_size(2)
+        .tool(tool("typed").handler(|Args(a): Args<Typed>| format!("{} {}", a.n, a.s)))
+        .tool(tool("t2").handler(|| "t2"))
+        .tool(tool("t3").handler(|| "t3"))
+        .tool(tool("roots").handler(|ctx: Ctx| async move {
+            let roots = ctx.list_roots().await?;
+            Ok::<_, McpError>(format!("{} roots", roots.roots.len()))
+        }))
+        .tool(tool("ask").handler(|ctx: Ctx| async move {
+            let schema = json!({
+                "type": "object",
+                "properties": {
+                    "name": { "type": "string", "maxLength": 10 },
+                    "age": { "type": "integer", "minimum": 0, "maximum": 150 },
+                    "color": { "type": "string", "enum": ["red", "green"] },
+                    "ok": { "type": "boolean" }
+                },
+                "required": ["name"]
+            });
+            let form = ElicitRequestFormParams {
+                message: "Who?".into(),
+                requested_schema: serde_json::from_value(schema).unwrap(),
+                ..Default::default()
+            };
+            let answer = ctx.elicit(ElicitRequestParams::Form(form)).await?;
+            Ok::<_, McpError>(format!("{:?} {}", answer.action, json!(answer.content)))
+        }))
+        .resource(resource("docs://a", "a").text("A"))
+        .resource(resource("docs://b", "b").text("B"))
+        .resource(resource("docs://c", "c").text("C"))
+        .resource_template(
+            resource_template("test://item/{id}", "item")
+                .handler(|r: ResourceRequest| async move { r.var("id").unwrap_or_default().to_owned() }),
+        )
+        .prompt(prompt("greet").handler(|Args(g): Args<Greet>| async move { format!("hi {}", g.name) }))
+        .prompt(prompt("free").handler(|a: PromptArgs| async move { format!("{} arguments", a.0.len()) }))
+        .prompt(prompt("p3").handler(|| async { "p3" }))
+        .completion(|_ctx, _p| async move {
+            let values = (0..250).map(|i| format!("v{i}")).collect();
+            Ok(CompleteResult {
+                completion: Completion { values, ..Default::default() },
+                ..Default::default()
+            })
+        })
+        .on_subscribe(|_uri| async { Ok(()) })
+        .build()
+        .unwrap()
+}
+
+/// A 2025-11-25 session whose client declared roots, elicitation and sampling.
+async fn session() -> RawPeer {
+    initialized_with(server()).await
+}
+
+async fn initialized_with(server: Server) -> RawPeer {
+    let raw = initialize_with(server, json!({ "roots": {}, "elicitation": {}, "sampling": {} })).await;
+    raw.send(mcpwire::protocol::Notification::new("notifications/initialized", None)).await;
+    raw
+}
+
+async fn ask(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Message {
+    raw.request(id, method, params).await;
+    raw.next().await
+}
+
+#[tokio::test]
+async fn a_completion_for_an_unknown_huge_template_quotes_a_bounded_part_of_it() {
+    let mut raw = session().await;
+    let uri = format!("nope://{}", "x".repeat(1 << 20));
+    let params =
+        json!({ "ref": { "type": "ref/resource", "uri": uri }, "argument": { "name": "a", "value": "" } });
+    let error = expect_error(&ask(&mut raw, 1, "completion/complete", params).await, 1);
+    assert_eq!(error.code, codes::INVALID_PARAMS);
+    assert!(error.message.starts_with("Unknown resource or template: nope://xxx"), "{:.100}", error.message);
+    assert!(error.message.len() < 1024, "the error quotes {} bytes of the URI", error.message.len());
+}
