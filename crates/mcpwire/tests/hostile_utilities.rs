@@ -116,3 +116,34 @@ async fn a_completion_for_an_unknown_huge_template_quotes_a_bounded_part_of_it()
     assert!(error.message.starts_with("Unknown resource or template: nope://xxx"), "{:.100}", error.message);
     assert!(error.message.len() < 1024, "the error quotes {} bytes of the URI", error.message.len());
 }
+
+/// Subscribing to ever longer URIs: the session's set is bounded in bytes, not only in
+/// URIs (4096 URIs of 1 MiB each would be 4 GiB). Past the bound a subscribe is refused,
+/// saying so; unsubscribing makes room again.
+#[tokio::test]
+async fn a_session_subscribing_to_huge_uris_is_bounded_in_bytes() {
+    let mut raw = session().await;
+    let huge = |i: usize| format!("docs://{i}/{}", "u".repeat(256 * 1024));
+    let mut accepted = 0;
+    let mut refused = None;
+    for i in 0..64 {
+        let answer =
+            json_of(&ask(&mut raw, i as i64, "resources/subscribe", json!({ "uri": huge(i) })).await);
+        if answer.get("result").is_some() {
+            accepted += 1;
+        } else {
+            refused = Some((i, answer));
+            break;
+        }
+    }
+    let Some((at, error)) = refused else { panic!("all 64 subscriptions of 256 KiB were kept") };
+    assert!(accepted <= 4, "{accepted} URIs of 256 KiB kept");
+    assert_eq!(error["error"]["code"], codes::INTERNAL_ERROR, "{error:.300}");
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("unsubscribe"), "{message}");
+    assert!(message.len() < 1024, "{:.300}", message);
+    // Short URIs still fit, and giving one up makes room for the one refused.
+    expect_result(&ask(&mut raw, 100, "resources/subscribe", json!({ "uri": "docs://a" })).await, 100);
+    expect_result(&ask(&mut raw, 101, "resources/unsubscribe", json!({ "uri": huge(0) })).await, 101);
+    expect_result(&ask(&mut raw, 102, "resources/subscribe", json!({ "uri": huge(at) })).await, 102);
+}

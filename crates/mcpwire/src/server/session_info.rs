@@ -51,6 +51,11 @@ const INITIALIZED_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
 /// memory without bound by subscribing to ever new URIs.
 pub(crate) const MAX_SUBSCRIPTIONS: usize = 4096;
 
+/// The most bytes of URI text one 2025 session follows at once: with
+/// [`MAX_SUBSCRIPTIONS`], a session's subscriptions stay bounded however long the URIs a
+/// client names (a request may be megabytes long).
+pub(crate) const MAX_SUBSCRIPTION_BYTES: usize = 1 << 20;
+
 /// A session's resource subscriptions. Boxed: a set is 48 bytes inline even when empty,
 /// a pointer is 8, and most sessions never subscribe.
 type Subscriptions = Option<Box<Followed>>;
@@ -60,6 +65,8 @@ type Subscriptions = Option<Box<Followed>>;
 /// empty), so that its turn is the same for every subscribe of the session.
 struct Followed {
     uris: HashSet<String>,
+    /// The bytes of `uris`' text.
+    bytes: usize,
     on_end: Option<super::UnsubscribeHook>,
     /// Held while a `resources/subscribe` or `unsubscribe` is served, so two for one URI
     /// at once tell the subscribe hook once, and each takes effect in turn. Here, not in
@@ -218,7 +225,12 @@ impl SessionInfo {
     ) -> Arc<tokio::sync::Mutex<()>> {
         let mut subscriptions = self.subscriptions();
         let followed = subscriptions.get_or_insert_with(|| {
-            Box::new(Followed { uris: HashSet::new(), on_end: on_end.cloned(), turn: Default::default() })
+            Box::new(Followed {
+                uris: HashSet::new(),
+                bytes: 0,
+                on_end: on_end.cloned(),
+                turn: Default::default(),
+            })
         });
         followed.turn.clone()
     }
@@ -226,7 +238,10 @@ impl SessionInfo {
     /// `resources/subscribe`, in the session's turn.
     pub(crate) fn subscribe(&self, uri: String) {
         if let Some(followed) = self.subscriptions().as_mut() {
-            followed.uris.insert(uri);
+            let len = uri.len();
+            if followed.uris.insert(uri) {
+                followed.bytes += len;
+            }
         }
     }
 
@@ -239,6 +254,7 @@ impl SessionInfo {
             if !followed.uris.remove(uri) {
                 return;
             }
+            followed.bytes -= uri.len();
             if followed.uris.is_empty() {
                 followed.uris = HashSet::new();
             }
@@ -254,9 +270,12 @@ impl SessionInfo {
         self.subscriptions().as_ref().is_some_and(|followed| followed.uris.contains(uri))
     }
 
-    /// How many resources the client follows.
-    pub(crate) fn subscription_count(&self) -> usize {
-        self.subscriptions().as_ref().map_or(0, |followed| followed.uris.len())
+    /// Whether the session may follow `uri` as well: at most [`MAX_SUBSCRIPTIONS`] URIs
+    /// of [`MAX_SUBSCRIPTION_BYTES`] in all.
+    pub(crate) fn has_room_for(&self, uri: &str) -> bool {
+        self.subscriptions().as_ref().is_none_or(|followed| {
+            followed.uris.len() < MAX_SUBSCRIPTIONS && followed.bytes + uri.len() <= MAX_SUBSCRIPTION_BYTES
+        })
     }
 
     /// Sends a notification to the client without waiting, so that a client that does not

@@ -240,13 +240,13 @@ impl StatefulSession {
         if session.is_subscribed(&p.uri) {
             return Ok(Reply::Empty);
         }
-        let most = super::session_info::MAX_SUBSCRIPTIONS;
-        if session.subscription_count() >= most {
+        if !session.has_room_for(&p.uri) {
+            use super::session_info::{MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_BYTES};
             // Said as it is: the client can unsubscribe from some first.
             return Err(McpError::new(
                 mcpwire_protocol::codes::INTERNAL_ERROR,
                 format!(
-                    "This session follows {most} resources, the most it may: unsubscribe from some first"
+                    "This session follows as many resources as it may ({MAX_SUBSCRIPTIONS} URIs, {MAX_SUBSCRIPTION_BYTES} bytes of URIs in all): unsubscribe from some first"
                 ),
             ));
         }
