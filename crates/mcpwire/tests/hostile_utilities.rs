@@ -71,6 +71,12 @@ fn server() -> Server {
         .resource(resource("docs://b", "b").text("B"))
         .resource(resource("docs://c", "c").text("C"))
         .resource_template(
+            resource_template("m://{a}{b}{c}{d}{e}{f}{g}{h}{i}{j}{k}{l}{m}{n}{o}{p}{q}{r}{s}{t}", "many")
+                .handler(
+                    |r: ResourceRequest| async move { r.var("t").unwrap_or_default().len().to_string() },
+                ),
+        )
+        .resource_template(
             resource_template("test://item/{id}", "item")
                 .handler(|r: ResourceRequest| async move { r.var("id").unwrap_or_default().to_owned() }),
         )
@@ -146,4 +152,24 @@ async fn a_session_subscribing_to_huge_uris_is_bounded_in_bytes() {
     expect_result(&ask(&mut raw, 100, "resources/subscribe", json!({ "uri": "docs://a" })).await, 100);
     expect_result(&ask(&mut raw, 101, "resources/unsubscribe", json!({ "uri": huge(0) })).await, 101);
     expect_result(&ask(&mut raw, 102, "resources/subscribe", json!({ "uri": huge(at) })).await, 102);
+}
+
+/// A URI longer than any a template matches (64 KiB) is not matched at all: matching a
+/// megabyte against a template of twenty adjacent variables would hold a worker thread
+/// for seconds. Shorter ones still match, and a fixed resource's URI is looked up as it is.
+#[tokio::test]
+async fn a_megabyte_uri_is_not_matched_against_the_templates() {
+    let mut raw = session().await;
+    let huge = format!("m://{}", "x".repeat(1 << 20));
+    let error = expect_error(&ask(&mut raw, 1, "resources/read", json!({ "uri": huge })).await, 1);
+    assert_eq!(error.code, codes::RESOURCE_NOT_FOUND, "{:.200}", error.message);
+    assert_eq!(error.data.unwrap()["uri"].as_str().unwrap().len(), huge.len());
+    let long = format!("test://item/{}", "y".repeat(60 * 1024));
+    let read = expect_result(&ask(&mut raw, 2, "resources/read", json!({ "uri": long })).await, 2);
+    assert_eq!(read["contents"][0]["text"].as_str().unwrap().len(), 60 * 1024);
+    let read = expect_result(
+        &ask(&mut raw, 3, "resources/read", json!({ "uri": "m://abcdefghijklmnopqrstuvwxyz" })).await,
+        3,
+    );
+    assert_eq!(read["contents"][0]["text"], "7");
 }

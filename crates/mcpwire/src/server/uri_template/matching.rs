@@ -6,13 +6,23 @@ use super::matcher::Capture;
 use super::search::CONSTRAINED_SEARCH_STEPS;
 use super::*;
 
+/// The longest URI, in bytes, [`UriTemplate::match_uri`] matches. Matching costs time in
+/// proportion to the URI's length times the template's size and its number of variables
+/// (a megabyte against twenty adjacent variables takes seconds), and a client chooses the
+/// URI: longer ones are no resource of any template, and cost nothing to refuse.
+pub const MAX_MATCHED_URI_LEN: usize = 64 * 1024;
+
 impl UriTemplate {
     /// Matches a concrete URI against the template and returns the
     /// percent-decoded variable values, or `None` if the URI cannot have
     /// been produced by this template. Variables that the URI leaves out
     /// (optional parts, missing query parameters) are absent from the map.
     /// See the [module documentation](crate::server::uri_template) for the exact rules.
+    /// A URI longer than [`MAX_MATCHED_URI_LEN`] bytes never matches.
     pub fn match_uri(&self, uri: &str) -> Option<HashMap<String, String>> {
+        if uri.len() > MAX_MATCHED_URI_LEN {
+            return None;
+        }
         let m = &self.matcher;
         let slots = m.run(uri)?;
         if let Some(found) = self.assemble(uri, &slots) {

@@ -68,6 +68,7 @@
 //! breaks one of them, a backtracking search in the same priority order looks
 //! for one that keeps them, within a fixed budget of steps (past it, no
 //! match), so `{a}{b}{c:2}` matches `njklab` and `{x}{x}` matches `abab`.
+//! A URI longer than [`MAX_MATCHED_URI_LEN`] (64 KiB) matches no template.
 //!
 //! ```
 //! use mcpwire::server::uri_template::UriTemplate;
@@ -90,6 +91,7 @@ pub(crate) mod encoding;
 mod expand;
 mod matcher;
 mod matching;
+pub use matching::MAX_MATCHED_URI_LEN;
 mod parse;
 mod search;
 #[cfg(test)]
