@@ -67,6 +67,7 @@ fn server() -> Server {
             let answer = ctx.elicit(ElicitRequestParams::Form(form)).await?;
             Ok::<_, McpError>(format!("{:?} {}", answer.action, json!(answer.content)))
         }))
+        .tool(tool("sample").handler(|ctx: Ctx| async move { ctx.sample_text("hi", 10).await }))
         .resource(resource("docs://a", "a").text("A"))
         .resource(resource("docs://b", "b").text("B"))
         .resource(resource("docs://c", "c").text("C"))
@@ -246,4 +247,28 @@ async fn a_2026_form_answer_that_does_not_fit_the_requested_schema_is_refused() 
     assert!(error.message.contains("age"), "{}", error.message);
     let done = expect_result(&raw.call_tool_2026("ask", 3, retry(json!({ "name": "ada" }))).await, 3);
     assert_eq!(done["content"][0]["text"], "Accept {\"name\":\"ada\"}");
+}
+
+/// A 2025 client's answers of the wrong shape (a roots answer without `roots`, a sampling
+/// answer without content, an elicitation with an unknown `action`) are the client's
+/// mistake: `-32602` saying which answer did not fit, as a 2026 retry's answers of the
+/// wrong shape are, not an internal error of the server.
+#[tokio::test]
+async fn a_2025_answer_of_the_wrong_shape_is_invalid_params_naming_the_request() {
+    let mut raw = session().await;
+    let cases = [
+        ("roots", "roots/list", json!({ "nope": 1 })),
+        ("roots", "roots/list", json!({ "roots": [{ "uri": 5 }] })),
+        ("sample", "sampling/createMessage", json!({ "role": "user" })),
+        ("sample", "sampling/createMessage", json!("text")),
+        ("ask", "elicitation/create", json!({ "action": "maybe" })),
+        ("ask", "elicitation/create", json!({ "action": "accept", "content": { "name": { "a": 1 } } })),
+    ];
+    for (i, (tool, method, answer)) in cases.into_iter().enumerate() {
+        let id = i as i64 + 1;
+        raw.request(id, "tools/call", json!({ "name": tool })).await;
+        let error = expect_error(&answer_question(&mut raw, method, answer.clone()).await, id);
+        assert_eq!(error.code, codes::INVALID_PARAMS, "{answer}: {}", error.message);
+        assert!(error.message.contains(method), "{answer}: {}", error.message);
+    }
 }

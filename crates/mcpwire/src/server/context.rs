@@ -429,7 +429,14 @@ impl Ctx {
                 }
             };
             let raw = self.inner.rpc.request(method, params, CallOptions::default()).await?;
-            return Ok(serde_json::from_str(raw.get())?);
+            // An answer that does not read is the client's mistake, said as a 2026 retry's
+            // answer of the wrong shape is.
+            return serde_json::from_str(raw.get()).map_err(|e| {
+                let why = crate::error::shown(&e.to_string(), 300).into_owned();
+                McpError::invalid_params(format!(
+                    "The client's answer to {method} does not fit its result: {why}"
+                ))
+            });
         }
         let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
         // A 2026 call's own answers first (a task's handler may ask again what was asked
