@@ -272,3 +272,23 @@ async fn a_2025_answer_of_the_wrong_shape_is_invalid_params_naming_the_request()
         assert!(error.message.contains(method), "{answer}: {}", error.message);
     }
 }
+
+/// A 2025 client's answers to `roots/list`: a root must be a `file://` URI (both eras'
+/// schemas: "This *must* start with file://"), so an answer naming another is refused
+/// (`-32602`, naming it) rather than handed to a handler that takes roots for
+/// directories. 100,000 roots are read as they are.
+#[tokio::test]
+async fn a_2025_roots_answer_naming_a_root_that_is_no_file_uri_is_refused() {
+    let mut raw = session().await;
+    for (id, uri) in [(1, "http://evil.example/"), (2, "javascript:alert(1)"), (3, "FILE:/etc"), (4, "")] {
+        raw.request(id, "tools/call", json!({ "name": "roots" })).await;
+        let roots = json!({ "roots": [{ "uri": "file:///home" }, { "uri": uri }] });
+        let error = expect_error(&answer_question(&mut raw, "roots/list", roots).await, id);
+        assert_eq!(error.code, codes::INVALID_PARAMS, "{uri}: {}", error.message);
+        assert!(error.message.contains("file://") && error.message.contains(uri), "{}", error.message);
+    }
+    raw.request(5, "tools/call", json!({ "name": "roots" })).await;
+    let many: Vec<Value> = (0..100_000).map(|i| json!({ "uri": format!("file:///r{i}") })).collect();
+    let result = expect_result(&answer_question(&mut raw, "roots/list", json!({ "roots": many })).await, 5);
+    assert_eq!(result["content"][0]["text"], "100000 roots");
+}

@@ -329,10 +329,12 @@ impl Ctx {
         if let Some(required) = input_check::roots(self.client_capabilities()) {
             return Err(self.missing_capability(required));
         }
-        self.ask(key, "roots", methods::ROOTS_LIST, InputRequest::ListRoots(None), |r| {
-            r.as_list_roots().cloned()
-        })
-        .await
+        let answer = self
+            .ask(key, "roots", methods::ROOTS_LIST, InputRequest::ListRoots(None), |r| {
+                r.as_list_roots().cloned()
+            })
+            .await?;
+        super::roots_changed::file_roots(answer)
     }
 
     /// A 2026 request's `-32042` ([`McpError::url_elicitation_required`]), which that era

@@ -1,4 +1,5 @@
-//! What a server hears when a 2025 client's roots change.
+//! A client's roots: what a server hears when a 2025 client's roots change, and the
+//! check every answer naming roots passes ([`file_roots`]).
 //!
 //! A client that declared `roots.listChanged` sends `notifications/roots/list_changed`
 //! whenever its list of roots changes; a server that works within those roots (a file
@@ -30,7 +31,7 @@ impl RootsChanged {
     /// connection's request timeout).
     pub async fn list_roots(&self) -> Result<ListRootsResult, McpError> {
         let peer = &self.session.peer;
-        Ok(peer.request(&ListRootsRequestParams::default(), CallOptions::default()).await?)
+        file_roots(peer.request(&ListRootsRequestParams::default(), CallOptions::default()).await?)
     }
 
     /// What the transport and the middleware put on the notification: the caller's
@@ -43,5 +44,19 @@ impl RootsChanged {
 impl std::fmt::Debug for RootsChanged {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RootsChanged").field("protocol_version", &self.session.version).finish()
+    }
+}
+
+/// A client's list of roots, if every root is a `file://` URI, as every revision's schema
+/// says a root's URI must be; else `-32602` naming the first that is not, so a handler
+/// that takes the roots for directories is never handed a web address or a script.
+pub(crate) fn file_roots(answer: ListRootsResult) -> Result<ListRootsResult, McpError> {
+    let is_file = |uri: &str| uri.get(..7).is_some_and(|scheme| scheme.eq_ignore_ascii_case("file://"));
+    match answer.roots.iter().find(|root| !is_file(&root.uri)) {
+        None => Ok(answer),
+        Some(root) => Err(McpError::invalid_params(format!(
+            "The client's answer to roots/list names a root that is not a file:// URI: {:?}",
+            crate::error::shown(&root.uri, 200)
+        ))),
     }
 }
