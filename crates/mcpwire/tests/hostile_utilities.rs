@@ -292,3 +292,26 @@ async fn a_2025_roots_answer_naming_a_root_that_is_no_file_uri_is_refused() {
     let result = expect_result(&answer_question(&mut raw, "roots/list", json!({ "roots": many })).await, 5);
     assert_eq!(result["content"][0]["text"], "100000 roots");
 }
+
+/// A completion handler that returns more than the 100 values a result may carry, and a
+/// `total` below what it returned: the result carries 100, says there are more, and its
+/// `total` is at least as many as the handler returned.
+#[tokio::test]
+async fn a_completion_is_cut_to_100_values_and_its_total_is_never_below_them() {
+    let server = Server::builder("s", "1")
+        .prompt(prompt("p").handler(|| async { "p" }))
+        .completion(|_ctx, _p| async move {
+            let values = (0..250).map(|i| format!("v{i}")).collect();
+            let completion = Completion { values, total: Some(3), has_more: Some(false) };
+            Ok(CompleteResult { completion, ..Default::default() })
+        })
+        .build()
+        .unwrap();
+    let mut raw = initialized_with(server).await;
+    let params =
+        json!({ "ref": { "type": "ref/prompt", "name": "p" }, "argument": { "name": "x", "value": "" } });
+    let result = expect_result(&ask(&mut raw, 1, "completion/complete", params).await, 1);
+    let completion = &result["completion"];
+    assert_eq!(completion["values"].as_array().unwrap().len(), 100);
+    assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(250), json!(true)));
+}

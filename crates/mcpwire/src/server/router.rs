@@ -588,12 +588,13 @@ fn principal(rpc: &RequestContext) -> Option<&str> {
     rpc.extensions().get::<crate::extensions::Principal>().map(|p| p.0.as_str())
 }
 
-/// A completion result cut to the protocol's 100 values, saying how many there were and
-/// that there are more.
+/// A completion result cut to the protocol's 100 values, saying how many there were (a
+/// handler's `total` below that is raised to it) and that there are more.
 fn at_most_max_values(mut result: CompleteResult) -> CompleteResult {
     let completion = &mut result.completion;
     if completion.values.len() > Completion::MAX_VALUES {
-        completion.total.get_or_insert(completion.values.len() as u64);
+        let returned = completion.values.len() as u64;
+        completion.total = Some(completion.total.map_or(returned, |total| total.max(returned)));
         completion.has_more = Some(true);
         completion.values.truncate(Completion::MAX_VALUES);
     }
