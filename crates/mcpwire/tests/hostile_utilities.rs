@@ -9,6 +9,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod mcp_http;
+mod raw_http;
 
 use common::*;
 use mcpwire::protocol::codes;
@@ -314,4 +316,30 @@ async fn a_completion_is_cut_to_100_values_and_its_total_is_never_below_them() {
     let completion = &result["completion"];
     assert_eq!(completion["values"].as_array().unwrap().len(), 100);
     assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(250), json!(true)));
+}
+
+/// An `initialize` POSTed in a live 2025 session (its `Mcp-Session-Id` sent along) is
+/// refused as a repeated `initialize` is on stdio (`400`, `-32600`), rather than opening a
+/// second session beside the first; the session goes on. A new session starts with an
+/// `initialize` sent without the header.
+#[tokio::test]
+async fn an_initialize_posted_in_a_live_session_is_refused_and_the_session_goes_on() {
+    use mcp_http::{answer, code, in_session, initialize_body, open_session, post, V25};
+    let bound =
+        mcpwire::http::serve_with_shutdown(mcpwire::http::McpService::new(server()), "127.0.0.1:0", "/mcp")
+            .await
+            .unwrap();
+    let addr = bound.local_addr;
+    let sid = open_session(addr, V25).await;
+    let response =
+        raw_http::send(addr, in_session(raw_http::Req::post(&initialize_body(7, V25)), &sid, V25)).await;
+    assert_eq!(response.status, 400);
+    assert_eq!(response.header("mcp-session-id"), None);
+    let refused = response.json().await;
+    assert_eq!((code(&refused), refused["id"].clone()), (codes::INVALID_REQUEST, json!(7)), "{refused}");
+    let ping = json!({ "jsonrpc": "2.0", "id": 8, "method": "ping" });
+    assert_eq!(answer(post(addr, &sid, &ping).await).await["result"], json!({}));
+    assert_ne!(open_session(addr, V25).await, sid);
+    bound.shutdown.cancel();
+    let _ = bound.task.await;
 }

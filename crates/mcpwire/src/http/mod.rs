@@ -508,11 +508,19 @@ impl McpService {
         let session = match &initialize {
             Some((init_id, requested)) => {
                 // An ended (or never minted) session's id gets 404 on any request, this
-                // one included: the client must initialize again without it.
+                // one included: the client must initialize again without it. A live
+                // session is initialized already, as a stdio connection that repeats
+                // `initialize` is told.
                 if parts.headers.contains_key(&header_rules::SESSION_ID_NAME) {
                     if let Err(response) = self.find_session(parts) {
                         return *response;
                     }
+                    return status::error(
+                        StatusCode::BAD_REQUEST,
+                        Some(init_id.clone()),
+                        codes::INVALID_REQUEST,
+                        "Invalid request: the session is already initialized; a new session starts with an initialize sent without Mcp-Session-Id",
+                    );
                 }
                 let requested = requested.clone();
                 let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.clone());
