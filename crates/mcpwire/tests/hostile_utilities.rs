@@ -25,6 +25,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+#[allow(dead_code)]
 #[derive(Deserialize, JsonSchema)]
 struct Typed {
     n: u8,
@@ -32,6 +33,7 @@ struct Typed {
     deep: Option<Value>,
 }
 
+#[allow(dead_code)]
 #[derive(Deserialize, JsonSchema)]
 struct Greet {
     name: String,
@@ -316,6 +318,310 @@ async fn a_completion_is_cut_to_100_values_and_its_total_is_never_below_them() {
     let completion = &result["completion"];
     assert_eq!(completion["values"].as_array().unwrap().len(), 100);
     assert_eq!((completion["total"].clone(), completion["hasMore"].clone()), (json!(250), json!(true)));
+}
+
+/// A question the server asks the 2025 client that the client answers only after the
+/// server gave up on it (the connection's request timeout): the call that asked fails,
+/// the late answer is dropped unanswered, and the session goes on.
+#[tokio::test]
+async fn an_answer_after_the_question_timed_out_is_dropped() {
+    let config = mcpwire::jsonrpc::DispatcherConfig {
+        request_timeout: Some(std::time::Duration::from_millis(300)),
+        ..Default::default()
+    };
+    let server = Server::builder("s", "1")
+        .dispatcher_config(config)
+        .tool(tool("roots").handler(|ctx: Ctx| async move {
+            let roots = ctx.list_roots().await?;
+            Ok::<_, McpError>(format!("{} roots", roots.roots.len()))
+        }))
+        .build()
+        .unwrap();
+    let mut raw = initialized_with(server).await;
+    raw.request(1, "tools/call", json!({ "name": "roots" })).await;
+    let question = match raw.next().await {
+        Message::Request(r) if r.method == "roots/list" => r,
+        other => panic!("expected roots/list, got {}", json_of(&other)),
+    };
+    // The server gives up: it cancels its question and the call fails.
+    let mut failed = None;
+    for _ in 0..2 {
+        match json_of(&raw.next().await) {
+            m if m["method"] == "notifications/cancelled" => {
+                assert_eq!(m["params"]["requestId"], json_of(&Message::Request(question.clone()))["id"]);
+            }
+            m => failed = Some(m),
+        }
+    }
+    let failed = failed.expect("the call was answered");
+    assert_eq!(failed["id"], 1, "{failed}");
+    assert!(failed.get("error").is_some(), "{failed}");
+    let late = json!({ "roots": [{ "uri": "file:///late" }] });
+    raw.send(Response::new(question.id, serde_json::value::to_raw_value(&late).unwrap())).await;
+    raw.expect_silence(std::time::Duration::from_millis(200)).await;
+    expect_result(&ask(&mut raw, 2, "ping", json!({})).await, 2);
+}
+
+// -- the same requests over stdio framing and Streamable HTTP, in both eras ------------
+
+/// What a sweep request must get: an error with this code, or a result that passes the
+/// check.
+enum Want {
+    Code(i64),
+    Result(fn(&Value) -> bool),
+}
+
+/// Hostile utility requests a 2025 session gets after `initialize`, each with what it
+/// must get.
+fn sweep_2025() -> Vec<(&'static str, Value, Want)> {
+    use Want::*;
+    let completion = |reference: Value, rest: Value| {
+        let mut p = json!({ "ref": reference, "argument": { "name": "a", "value": "" } });
+        p.as_object_mut().unwrap().extend(rest.as_object().unwrap().clone());
+        p
+    };
+    let prompt_ref = json!({ "type": "ref/prompt", "name": "greet" });
+    let huge = "x".repeat(1 << 20);
+    let ten_thousand: serde_json::Map<String, Value> =
+        (0..10_000).map(|i| (format!("k{i}"), json!("v"))).collect();
+    let tools_cursor = mcpwire::server::cursor::encode_position(2, "t2");
+    vec![
+        (
+            "completion/complete",
+            completion(json!({ "type": "ref/tool", "name": "greet" }), json!({})),
+            Code(-32602),
+        ),
+        (
+            "completion/complete",
+            completion(json!({ "type": "ref/prompt", "name": "nope" }), json!({})),
+            Code(-32602),
+        ),
+        (
+            "completion/complete",
+            completion(json!({ "type": "ref/resource", "uri": format!("n://{huge}") }), json!({})),
+            Code(-32602),
+        ),
+        ("completion/complete", json!({ "ref": prompt_ref }), Code(-32602)),
+        (
+            "completion/complete",
+            completion(prompt_ref.clone(), json!({ "context": { "arguments": [1, 2] } })),
+            Code(-32602),
+        ),
+        (
+            "completion/complete",
+            completion(prompt_ref.clone(), json!({ "context": { "arguments": { "x": 1 } } })),
+            Code(-32602),
+        ),
+        (
+            "completion/complete",
+            completion(prompt_ref.clone(), json!({ "argument": { "name": "a", "value": huge } })),
+            Result(|r| {
+                r["completion"]["values"].as_array().unwrap().len() == 100
+                    && r["completion"]["hasMore"] == true
+                    && r["completion"]["total"] == 250
+            }),
+        ),
+        ("logging/setLevel", json!({ "level": "verbose" }), Code(-32602)),
+        ("logging/setLevel", json!({ "level": 3 }), Code(-32602)),
+        ("logging/setLevel", json!({}), Code(-32602)),
+        ("logging/setLevel", json!({ "level": "debug" }), Result(|r| *r == json!({}))),
+        ("tools/list", json!({ "cursor": "garbage" }), Code(-32602)),
+        ("tools/list", json!({ "cursor": 5 }), Code(-32602)),
+        ("tools/list", json!({ "cursor": huge }), Code(-32602)),
+        ("tools/list", json!({ "cursor": tools_cursor }), Result(|r| r["tools"][0]["name"] == "t3")),
+        ("prompts/list", json!({ "cursor": tools_cursor }), Code(-32602)),
+        ("resources/list", json!({ "cursor": tools_cursor }), Code(-32602)),
+        ("resources/templates/list", json!({ "cursor": tools_cursor }), Code(-32602)),
+        ("resources/read", json!({ "uri": format!("m://{huge}") }), Code(-32002)),
+        ("resources/read", json!({ "uri": "test://item/%ff%fe" }), Code(-32002)),
+        (
+            "resources/read",
+            json!({ "uri": "test://item/..%2F..%2Fetc" }),
+            Result(|r| r["contents"][0]["text"] == "../../etc"),
+        ),
+        ("resources/read", json!({ "uri": 5 }), Code(-32602)),
+        ("resources/subscribe", json!({ "uri": 5 }), Code(-32602)),
+        ("resources/subscribe", json!({ "uri": "never://heard-of" }), Result(|r| *r == json!({}))),
+        ("resources/unsubscribe", json!({ "uri": "never://subscribed" }), Result(|r| *r == json!({}))),
+        ("prompts/get", json!({ "name": "greet", "arguments": { "name": 5 } }), Code(-32602)),
+        ("prompts/get", json!({ "name": "greet", "arguments": { "name": { "a": 1 } } }), Code(-32602)),
+        ("prompts/get", json!({ "name": "greet", "arguments": {} }), Code(-32602)),
+        (
+            "prompts/get",
+            json!({ "name": "free", "arguments": ten_thousand }),
+            Result(|r| r["messages"][0]["content"]["text"] == "10000 arguments"),
+        ),
+        (
+            "tools/call",
+            json!({ "name": "typed", "arguments": { "n": 300, "s": "x" } }),
+            Result(|r| r["isError"] == true),
+        ),
+        (
+            "tools/call",
+            json!({ "name": "typed", "arguments": { "n": 1e300, "s": "x" } }),
+            Result(|r| r["isError"] == true),
+        ),
+        (
+            "tools/call",
+            json!({ "name": "typed", "arguments": { "n": 1, "s": "x", "extra": { "a": [1] } } }),
+            Result(|r| r["content"][0]["text"] == "1 x"),
+        ),
+        ("ping", json!({ "unexpected": [1, 2] }), Result(|r| *r == json!({}))),
+        ("notifications/initialized", json!({}), Code(-32601)),
+    ]
+}
+
+/// Hostile utility requests of the 2026 revision (each gets the envelope in `_meta`,
+/// with `logLevel` when `level` is not `null`).
+fn sweep_2026() -> Vec<(&'static str, Value, Value, Want)> {
+    use Want::*;
+    let long = format!("m://{}", "x".repeat(70 * 1024));
+    vec![
+        ("tools/list", json!("verbose"), json!({}), Code(-32602)),
+        ("tools/list", json!(3), json!({}), Code(-32602)),
+        ("tools/list", json!({ "a": 1 }), json!({}), Code(-32602)),
+        ("tools/list", json!("x".repeat(1 << 20)), json!({}), Code(-32602)),
+        ("tools/list", json!("debug"), json!({ "cursor": "garbage" }), Code(-32602)),
+        ("tools/list", json!(null), json!({ "cursor": 5 }), Code(-32602)),
+        (
+            "completion/complete",
+            json!("debug"),
+            json!({
+                "ref": { "type": "ref/prompt", "name": "greet" }, "argument": { "name": "a", "value": "" }
+            }),
+            Result(|r| r["completion"]["values"].as_array().unwrap().len() == 100),
+        ),
+        (
+            "completion/complete",
+            json!(null),
+            json!({ "ref": { "type": "ref/prompt", "name": "greet" } }),
+            Code(-32602),
+        ),
+        ("resources/read", json!(null), json!({ "uri": long }), Code(-32602)),
+        ("prompts/get", json!(null), json!({ "name": "greet", "arguments": { "name": 5 } }), Code(-32602)),
+        ("logging/setLevel", json!(null), json!({ "level": "debug" }), Code(-32601)),
+        ("resources/subscribe", json!(null), json!({ "uri": "docs://a" }), Code(-32601)),
+        ("ping", json!(null), json!({}), Code(-32601)),
+    ]
+}
+
+/// The 2026 params of a sweep request.
+fn with_envelope(level: &Value, params: &Value) -> Value {
+    let mut meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    if !level.is_null() {
+        meta["io.modelcontextprotocol/logLevel"] = level.clone();
+    }
+    let mut params = params.clone();
+    params["_meta"] = meta;
+    params
+}
+
+fn check(what: &str, answer: &Value, want: &Want) {
+    let shown = || {
+        let text = answer.to_string();
+        format!("{what}: {:.300}", text)
+    };
+    match want {
+        Want::Code(code) => assert_eq!(answer["error"]["code"], *code, "{}", shown()),
+        Want::Result(ok) => assert!(ok(&answer["result"]), "{}", shown()),
+    }
+}
+
+/// The server on one end of an in-process pipe, framed as stdio is (a JSON message a
+/// line); the raw line end.
+struct Lines {
+    write: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    read: tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+}
+
+impl Lines {
+    fn start() -> Lines {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (reader, writer) = tokio::io::split(theirs);
+        let server = server();
+        tokio::spawn(
+            async move { server.serve(mcpwire::transport::io::IoTransport::new(reader, writer)).await },
+        );
+        let (read, write) = tokio::io::split(ours);
+        Lines { write, read: tokio::io::BufReader::new(read) }
+    }
+
+    async fn send(&mut self, message: &Value) {
+        use tokio::io::AsyncWriteExt;
+        let mut line = serde_json::to_vec(message).unwrap();
+        line.push(b'\n');
+        self.write.write_all(&line).await.unwrap();
+    }
+
+    async fn line(&mut self) -> Value {
+        use tokio::io::AsyncBufReadExt;
+        let mut line = String::new();
+        let read = self.read.read_line(&mut line);
+        tokio::time::timeout(std::time::Duration::from_secs(10), read)
+            .await
+            .expect("no line within 10 s")
+            .unwrap();
+        serde_json::from_str(&line).unwrap()
+    }
+
+    async fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
+        let answer = self.line().await;
+        assert_eq!(answer["id"], id, "{answer:.300}");
+        answer
+    }
+}
+
+#[tokio::test]
+async fn hostile_utility_requests_over_stdio_framing_in_both_eras() {
+    let mut s = Lines::start();
+    let init = json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "c", "version": "1" } });
+    assert!(s.call(0, "initialize", init).await.get("result").is_some());
+    s.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    for (i, (method, params, want)) in sweep_2025().into_iter().enumerate() {
+        let answer = s.call(i as i64 + 1, method, params).await;
+        check(method, &answer, &want);
+    }
+    // A repeated `initialize` is refused, a repeated `notifications/initialized` not
+    // answered; the session goes on.
+    let init = json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "c", "version": "2" } });
+    assert_eq!(s.call(99, "initialize", init).await["error"]["code"], -32600);
+    s.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })).await;
+    assert_eq!(s.call(100, "ping", json!({})).await["result"], json!({}));
+
+    let mut s = Lines::start();
+    for (i, (method, level, params, want)) in sweep_2026().into_iter().enumerate() {
+        let answer = s.call(i as i64 + 1, method, with_envelope(&level, &params)).await;
+        check(method, &answer, &want);
+    }
+}
+
+#[tokio::test]
+async fn hostile_utility_requests_over_streamable_http_in_both_eras() {
+    use mcp_http::{answer, open_session, post, stateless_request, V25};
+    let bound =
+        mcpwire::http::serve_with_shutdown(mcpwire::http::McpService::new(server()), "127.0.0.1:0", "/mcp")
+            .await
+            .unwrap();
+    let addr = bound.local_addr;
+    let sid = open_session(addr, V25).await;
+    for (i, (method, params, want)) in sweep_2025().into_iter().enumerate() {
+        let body = json!({ "jsonrpc": "2.0", "id": i + 1, "method": method, "params": params });
+        let response = post(addr, &sid, &body).await;
+        assert_eq!(response.status, 200, "{method}");
+        check(method, &answer(response).await, &want);
+    }
+    for (i, (method, level, params, want)) in sweep_2026().into_iter().enumerate() {
+        let response =
+            raw_http::send(addr, stateless_request(i as i64 + 1, method, with_envelope(&level, &params)))
+                .await;
+        check(method, &answer(response).await, &want);
+    }
+    bound.shutdown.cancel();
+    let _ = bound.task.await;
 }
 
 /// An `initialize` POSTed in a live 2025 session (its `Mcp-Session-Id` sent along) is
