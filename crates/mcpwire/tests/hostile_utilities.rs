@@ -362,6 +362,41 @@ async fn an_answer_after_the_question_timed_out_is_dropped() {
     expect_result(&ask(&mut raw, 2, "ping", json!({})).await, 2);
 }
 
+/// A notification's method sent as a request (with an id) is a request for a method that
+/// does not exist (`-32601`): a `notifications/cancelled` request cancels nothing, in
+/// either era, and the call it names is still answered.
+#[tokio::test]
+async fn a_notification_sent_with_an_id_is_method_not_found_and_cancels_nothing() {
+    let slow = || {
+        Server::builder("s", "1")
+            .tool(tool("slow").handler(|| async {
+                tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+                "done"
+            }))
+            .build()
+            .unwrap()
+    };
+    let mut raw = initialized_with(slow()).await;
+    raw.request(3, "tools/call", json!({ "name": "slow" })).await;
+    raw.request(5, "notifications/cancelled", json!({ "requestId": 3 })).await;
+    raw.request(6, "notifications/progress", json!({ "progressToken": 3, "progress": 1 })).await;
+    assert_eq!(expect_error(&raw.next().await, 5).code, codes::METHOD_NOT_FOUND);
+    assert_eq!(expect_error(&raw.next().await, 6).code, codes::METHOD_NOT_FOUND);
+    assert_eq!(expect_result(&raw.next().await, 3)["content"][0]["text"], "done");
+
+    let (conn, mut raw) = raw_connection();
+    let server = slow();
+    tokio::spawn(async move { server.serve(conn).await });
+    let envelope = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    raw.request(3, "tools/call", json!({ "name": "slow", "_meta": envelope })).await;
+    raw.request(5, "notifications/cancelled", json!({ "requestId": 3, "_meta": envelope })).await;
+    assert_eq!(expect_error(&raw.next().await, 5).code, codes::METHOD_NOT_FOUND);
+    assert_eq!(expect_result(&raw.next().await, 3)["content"][0]["text"], "done");
+}
+
 // -- the same requests over stdio framing and Streamable HTTP, in both eras ------------
 
 /// What a sweep request must get: an error with this code, or a result that passes the
