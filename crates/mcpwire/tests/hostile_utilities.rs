@@ -397,6 +397,24 @@ async fn a_notification_sent_with_an_id_is_method_not_found_and_cancels_nothing(
     assert_eq!(expect_result(&raw.next().await, 3)["content"][0]["text"], "done");
 }
 
+/// Arguments nested 10,000 deep for a typed handler (within the message size, past
+/// serde_json's depth of 128): an `isError` result whose text names a bounded part of
+/// the path, and the session goes on.
+#[tokio::test]
+async fn arguments_nested_ten_thousand_deep_are_an_error_result_of_bounded_size() {
+    let mut raw = session().await;
+    let depth = 10_000;
+    let arguments = format!("{{\"n\":1,\"s\":\"x\",\"deep\":{}{}}}", "[".repeat(depth), "]".repeat(depth));
+    let params = format!("{{\"name\":\"typed\",\"arguments\":{arguments}}}");
+    let params = serde_json::value::RawValue::from_string(params).unwrap();
+    raw.send(mcpwire::protocol::Request::new(1, "tools/call", Some(params))).await;
+    let result = expect_result(&raw.next().await, 1);
+    assert_eq!(result["isError"], true, "{result:.300}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("recursion limit exceeded") && text.len() < 1024, "{text:.300}");
+    expect_result(&ask(&mut raw, 2, "ping", json!({})).await, 2);
+}
+
 // -- the same requests over stdio framing and Streamable HTTP, in both eras ------------
 
 /// What a sweep request must get: an error with this code, or a result that passes the
