@@ -255,3 +255,42 @@ async fn a_2026_listen_stream_follows_a_bounded_number_of_resources_and_tasks() 
     assert_eq!(honoured["taskIds"].as_array().unwrap().len(), 4096, "tasks honoured");
     assert_eq!(heard.lock().unwrap().len(), 4096, "the subscribe hook heard of more than are followed");
 }
+
+/// A listen stream naming long URIs and task ids: what it follows is bounded in bytes as
+/// a 2025 session's subscriptions are (1 MiB of URIs, and of task ids), not only in
+/// number; the acknowledgement lists what is followed, and a short URI after the long
+/// ones still fits.
+#[tokio::test]
+async fn a_2026_listen_stream_naming_huge_uris_and_task_ids_follows_a_bounded_number_of_bytes() {
+    let server = Server::builder("long", "1")
+        .resource(resource("docs://a", "a").text("A"))
+        .on_subscribe(|_uri| async { Ok(()) })
+        .tool(tool("t").task_support(mcpwire::server::tasks::TaskSupport::Optional).handler(|| "done"))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    let long = |prefix: &str, i: usize| format!("{prefix}{i}/{}", "u".repeat(256 * 1024));
+    let mut uris: Vec<String> = (0..16).map(|i| long("docs://", i)).collect();
+    uris.push("docs://a".to_owned());
+    let tasks: Vec<String> = (0..16).map(|i| long("task-", i)).collect();
+    let mut envelope = envelope_2026();
+    envelope["io.modelcontextprotocol/clientCapabilities"]["extensions"] =
+        json!({ "io.modelcontextprotocol/tasks": {} });
+    let notifications = json!({ "resourceSubscriptions": uris, "taskIds": tasks });
+    raw.request(1, "subscriptions/listen", json!({ "_meta": envelope, "notifications": notifications }))
+        .await;
+    let ack = json_of(&raw.next().await);
+    let honoured = &ack["params"]["notifications"];
+    let bytes =
+        |list: &Value| list.as_array().unwrap().iter().map(|u| u.as_str().unwrap().len()).sum::<usize>();
+    let followed = &honoured["resourceSubscriptions"];
+    assert!(bytes(followed) <= 1 << 20, "{} bytes of URIs followed", bytes(followed));
+    assert!(followed.as_array().unwrap().len() >= 2, "nothing long followed");
+    assert_eq!(followed.as_array().unwrap().last().unwrap(), "docs://a");
+    assert!(
+        bytes(&honoured["taskIds"]) <= 1 << 20,
+        "{} bytes of task ids followed",
+        bytes(&honoured["taskIds"])
+    );
+}

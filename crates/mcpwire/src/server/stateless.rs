@@ -22,7 +22,7 @@ use super::notify::ServerEvent;
 use super::params::parse;
 use super::reply::{Reply, Stamp};
 use super::router::{is_stateless_version, Seed};
-use super::session_info::MAX_SUBSCRIPTIONS;
+use super::session_info::{MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_BYTES};
 use super::{supported_stateless, Server, ServerInner};
 use crate::error::McpError;
 use crate::jsonrpc::RequestContext;
@@ -220,10 +220,7 @@ impl Server {
                 .resources_list_changed
                 .filter(|_| declared(resources.and_then(|r| r.list_changed))),
             resource_subscriptions,
-            task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled).map(|mut ids| {
-                ids.truncate(MAX_SUBSCRIPTIONS);
-                ids
-            }),
+            task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled).map(within_bounds),
             ..Default::default()
         };
         let mut events = self.inner.bus.subscribe();
@@ -304,18 +301,21 @@ impl Server {
 impl Server {
     /// The resources a listen stream may follow: those the subscribe hook accepts (all,
     /// without one), each told once, added to `followed` as each is accepted. Only the
-    /// first [`MAX_SUBSCRIPTIONS`] different URIs are considered, as many as a 2025
-    /// session may follow: the stream holds them for as long as the client keeps it, and
-    /// the acknowledgement tells the client which are followed.
+    /// first [`MAX_SUBSCRIPTIONS`] different URIs, of [`MAX_SUBSCRIPTION_BYTES`] in all,
+    /// are considered, as many as a 2025 session may follow (a URI that would pass the
+    /// bytes is passed over): the stream holds them for as long as the client keeps it,
+    /// and the acknowledgement tells the client which are followed.
     async fn accept_subscriptions(&self, uris: Vec<String>, followed: &mut FollowedWhileListening) {
         let mut seen = std::collections::HashSet::new();
+        let mut bytes = 0;
         for uri in uris {
             if seen.len() == MAX_SUBSCRIPTIONS {
                 break;
             }
-            if !seen.insert(uri.clone()) {
+            if bytes + uri.len() > MAX_SUBSCRIPTION_BYTES || !seen.insert(uri.clone()) {
                 continue;
             }
+            bytes += uri.len();
             if let Some(hook) = &self.inner.on_subscribe {
                 if let Err(e) = hook(uri.clone()).await {
                     tracing::debug!(%uri, "the subscribe hook refused a listen stream's resource: {e}");
@@ -385,4 +385,18 @@ fn subscription_meta(id: &RequestId) -> Meta {
     let mut m = Meta::new();
     m.insert(meta::SUBSCRIPTION_ID.to_owned(), serde_json::to_value(id).unwrap_or(Value::Null));
     m
+}
+
+/// The task ids a listen stream follows: the first [`MAX_SUBSCRIPTIONS`] of those named,
+/// of [`MAX_SUBSCRIPTION_BYTES`] in all (an id that would pass the bytes is passed over),
+/// as for its resources.
+fn within_bounds(mut ids: Vec<String>) -> Vec<String> {
+    let mut bytes = 0;
+    ids.retain(|id| {
+        let fits = bytes + id.len() <= MAX_SUBSCRIPTION_BYTES;
+        bytes += if fits { id.len() } else { 0 };
+        fits
+    });
+    ids.truncate(MAX_SUBSCRIPTIONS);
+    ids
 }
