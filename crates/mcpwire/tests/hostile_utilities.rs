@@ -157,6 +157,12 @@ async fn a_session_subscribing_to_huge_uris_is_bounded_in_bytes() {
     expect_result(&ask(&mut raw, 100, "resources/subscribe", json!({ "uri": "docs://a" })).await, 100);
     expect_result(&ask(&mut raw, 101, "resources/unsubscribe", json!({ "uri": huge(0) })).await, 101);
     expect_result(&ask(&mut raw, 102, "resources/subscribe", json!({ "uri": huge(at) })).await, 102);
+    // A URI longer than a session may follow in all is the request's fault, not a full set.
+    let too_long = format!("docs://{}", "u".repeat(2 << 20));
+    let error =
+        expect_error(&ask(&mut raw, 103, "resources/subscribe", json!({ "uri": too_long })).await, 103);
+    assert_eq!(error.code, codes::INVALID_PARAMS, "{:.300}", error.message);
+    assert!(error.message.contains("1048576") && error.message.len() < 1024, "{:.300}", error.message);
 }
 
 /// A URI longer than any a template matches (64 KiB) is not matched at all: matching a

@@ -18,7 +18,7 @@ use super::notify::ServerEvent;
 use super::params::parse;
 use super::reply::Reply;
 use super::router::Seed;
-use super::session_info::SessionInfo;
+use super::session_info::{SessionInfo, MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_BYTES};
 use super::tasks::{core_capability, session_has_core_tasks};
 use super::Server;
 use crate::error::McpError;
@@ -240,8 +240,14 @@ impl StatefulSession {
         if session.is_subscribed(&p.uri) {
             return Ok(Reply::Empty);
         }
+        if p.uri.len() > MAX_SUBSCRIPTION_BYTES {
+            // No unsubscribing makes room for it: the request is at fault.
+            return Err(McpError::invalid_params(format!(
+                "Invalid params: a URI of {} bytes is longer than the {MAX_SUBSCRIPTION_BYTES} bytes of URIs a session may follow",
+                p.uri.len()
+            )));
+        }
         if !session.has_room_for(&p.uri) {
-            use super::session_info::{MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_BYTES};
             // Said as it is: the client can unsubscribe from some first.
             return Err(McpError::new(
                 mcpwire_protocol::codes::INTERNAL_ERROR,
