@@ -259,6 +259,34 @@ async fn a_2026_form_answer_that_does_not_fit_the_requested_schema_is_refused() 
     assert_eq!(done["content"][0]["text"], "Accept {\"name\":\"ada\"}");
 }
 
+/// The same in 2026: a retry answering the roots question with a root that is no
+/// `file://` URI is `-32602` naming it.
+#[tokio::test]
+async fn a_2026_roots_answer_naming_a_root_that_is_no_file_uri_is_refused() {
+    let (conn, mut raw) = raw_connection();
+    let server = server();
+    tokio::spawn(async move { server.serve(conn).await });
+    let envelope = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": { "roots": {} }
+    });
+    raw.request(1, "tools/call", json!({ "_meta": envelope, "name": "roots" })).await;
+    let first = expect_result(&raw.next().await, 1);
+    assert_eq!(first["resultType"], "input_required", "{first}");
+    let key = first["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
+    let roots = json!({ "roots": [{ "uri": "file:///home" }, { "uri": "https://evil.example/" }] });
+    let retry = json!({
+        "_meta": envelope,
+        "name": "roots",
+        "inputResponses": { key: roots },
+        "requestState": first["requestState"].clone(),
+    });
+    raw.request(2, "tools/call", retry).await;
+    let error = expect_error(&raw.next().await, 2);
+    assert_eq!(error.code, codes::INVALID_PARAMS, "{}", error.message);
+    assert!(error.message.contains("https://evil.example/"), "{}", error.message);
+}
+
 /// A 2025 client's answers of the wrong shape (a roots answer without `roots`, a sampling
 /// answer without content, an elicitation with an unknown `action`) are the client's
 /// mistake: `-32602` saying which answer did not fit, as a 2026 retry's answers of the
