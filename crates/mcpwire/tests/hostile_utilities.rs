@@ -196,69 +196,6 @@ async fn answer_question(raw: &mut RawPeer, method: &str, result: Value) -> Mess
     raw.next().await
 }
 
-/// Form answers that do not fit the requested schema: a 2025 client's answer to
-/// `elicitation/create`. The server validates an accepted form's content against the
-/// schema it asked with (the spec: both parties SHOULD), so the handler sees only content
-/// that fits, and an answer that does not is `-32602` naming the field.
-#[tokio::test]
-async fn a_2025_form_answer_that_does_not_fit_the_requested_schema_is_refused() {
-    let mut raw = session().await;
-    let refused = [
-        (json!({ "name": 5 }), "name"),
-        (json!({}), "name"),
-        (json!({ "name": "a very long name indeed" }), "name"),
-        (json!({ "name": "ada", "age": 1.5 }), "age"),
-        (json!({ "name": "ada", "age": 200 }), "age"),
-        (json!({ "name": "ada", "age": "7" }), "age"),
-        (json!({ "name": "ada", "color": "blue" }), "color"),
-        (json!({ "name": "ada", "ok": "yes" }), "ok"),
-        (json!({ "name": ["a"] }), "name"),
-    ];
-    for (i, (content, field)) in refused.into_iter().enumerate() {
-        let id = i as i64 + 1;
-        raw.request(id, "tools/call", json!({ "name": "ask" })).await;
-        let answer = json!({ "action": "accept", "content": content });
-        let error = expect_error(&answer_question(&mut raw, "elicitation/create", answer).await, id);
-        assert_eq!(error.code, codes::INVALID_PARAMS, "{content}: {}", error.message);
-        assert!(error.message.contains(field), "{content}: {}", error.message);
-    }
-    // What fits is handed over; a declined form's content is not.
-    raw.request(20, "tools/call", json!({ "name": "ask" })).await;
-    let content = json!({ "name": "ada", "age": 36, "color": "red", "ok": true, "extra": "x" });
-    let answer = json!({ "action": "accept", "content": content });
-    let result = expect_result(&answer_question(&mut raw, "elicitation/create", answer).await, 20);
-    assert_eq!(result["content"][0]["text"], format!("Accept {content}"));
-    raw.request(21, "tools/call", json!({ "name": "ask" })).await;
-    let answer = json!({ "action": "decline", "content": { "name": 5 } });
-    let result = expect_result(&answer_question(&mut raw, "elicitation/create", answer).await, 21);
-    assert_eq!(result["content"][0]["text"], "Decline null");
-}
-
-/// The same in 2026: a retry's answer to the form that does not fit its schema is
-/// `-32602`, naming the field.
-#[tokio::test]
-async fn a_2026_form_answer_that_does_not_fit_the_requested_schema_is_refused() {
-    let (conn, mut raw) = raw_connection();
-    let server = server();
-    tokio::spawn(async move { server.serve(conn).await });
-    let first = json_of(&raw.call_tool_2026("ask", 1, json!({})).await);
-    let result = &first["result"];
-    assert_eq!(result["resultType"], "input_required", "{first}");
-    let key = result["inputRequests"].as_object().unwrap().keys().next().unwrap().clone();
-    let retry = |content: Value| {
-        json!({
-            "inputResponses": { key.clone(): { "action": "accept", "content": content } },
-            "requestState": result["requestState"].clone(),
-        })
-    };
-    let error =
-        expect_error(&raw.call_tool_2026("ask", 2, retry(json!({ "name": "ada", "age": -1 }))).await, 2);
-    assert_eq!(error.code, codes::INVALID_PARAMS, "{}", error.message);
-    assert!(error.message.contains("age"), "{}", error.message);
-    let done = expect_result(&raw.call_tool_2026("ask", 3, retry(json!({ "name": "ada" }))).await, 3);
-    assert_eq!(done["content"][0]["text"], "Accept {\"name\":\"ada\"}");
-}
-
 /// The same in 2026: a retry answering the roots question with a root that is no
 /// `file://` URI is `-32602` naming it.
 #[tokio::test]

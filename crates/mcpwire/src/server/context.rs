@@ -272,18 +272,10 @@ impl Ctx {
             return Err(self.missing_capability(required));
         }
         revision_fit::elicitation(self.protocol_version(), &params)?;
-        // The form is kept to check the answer against; a URL elicitation's answer
-        // carries nothing to check.
-        let form = matches!(params, ElicitRequestParams::Form(_)).then(|| params.clone());
-        let answer = self
-            .ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
-                r.as_elicit().cloned()
-            })
-            .await?;
-        match form {
-            Some(form) => super::form_check::checked(&form, answer),
-            None => Ok(answer),
-        }
+        self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
+            r.as_elicit().cloned()
+        })
+        .await
     }
 
     /// Asks the client's model for a completion (sampling).

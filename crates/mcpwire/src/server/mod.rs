@@ -41,7 +41,6 @@ mod dual;
 pub mod extract;
 mod file_root;
 mod finite;
-mod form_check;
 mod input_check;
 mod local;
 mod middleware;
