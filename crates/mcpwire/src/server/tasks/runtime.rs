@@ -189,6 +189,14 @@ fn cancelled() -> McpError {
     McpError::new(codes::REQUEST_CANCELLED, "Task cancelled")
 }
 
+/// Sleeps until `deadline` (a task's TTL running out), or forever when there is none.
+async fn expiry(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
 /// A random 128-bit task id, in hex.
 pub(crate) fn new_task_id() -> Result<String, McpError> {
     let mut bytes = [0u8; 16];
@@ -347,12 +355,7 @@ impl Tasks {
         tokio::spawn(async move {
             let cancel = link.running.cancel.clone();
             let deadline = ttl.map(|ttl| tokio::time::Instant::now() + ttl);
-            let expiry = async {
-                match deadline {
-                    Some(deadline) => tokio::time::sleep_until(deadline).await,
-                    None => std::future::pending().await,
-                }
-            };
+            let expiry = expiry(deadline);
             let session_end = async {
                 match &session {
                     Some(peer) => peer.closed().await,
@@ -404,19 +407,13 @@ impl Tasks {
         peer: &crate::jsonrpc::Peer,
         deadline: Option<tokio::time::Instant>,
     ) {
-        let expiry = async {
-            match deadline {
-                Some(deadline) => tokio::time::sleep_until(deadline).await,
-                None => std::future::pending().await,
-            }
-        };
         tokio::select! {
             () = peer.closed() => {
                 if let Err(e) = self.store.remove(id).await {
                     tracing::warn!(task = id, "could not drop an ended session's task: {e}");
                 }
             }
-            () = expiry => {}
+            () = expiry(deadline) => {}
         }
     }
 
