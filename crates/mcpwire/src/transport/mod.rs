@@ -93,8 +93,9 @@ pub trait Transport: Send + 'static {
 /// One answer is swapped in whole, so a reader never sees one session's version beside
 /// another's capabilities. Empty until a session is replaced; clones share it. It also
 /// carries the `Mcp-Session-Id` of the current session, set by the HTTP client whenever
-/// it takes one (or learns there is none), so the client can say whether the server keeps
-/// sessions at all.
+/// it takes one (or learns there is none): the one place the id is kept, which the
+/// transport's requests read it from and the client reads to say whether the server
+/// keeps sessions at all.
 #[derive(Clone, Debug, Default)]
 pub struct RenewedSession(std::sync::Arc<std::sync::Mutex<Renewed>>);
 
@@ -133,6 +134,13 @@ impl RenewedSession {
     /// The `Mcp-Session-Id` of the session now in use, if the server issued one.
     pub fn session_id(&self) -> Option<String> {
         self.lock().session_id.clone()
+    }
+
+    /// Hands `read` the `Mcp-Session-Id` of the session now in use, without copying it
+    /// (the HTTP client reads it so for every 2025 request's headers).
+    #[cfg(feature = "http")]
+    pub(crate) fn with_session_id<R>(&self, read: impl FnOnce(Option<&str>) -> R) -> R {
+        read(self.lock().session_id.as_deref())
     }
 
     /// How many sessions have replaced the first: what the client learned of the server

@@ -84,7 +84,7 @@ impl Shared {
                 let session = lock(&self.session);
                 let is_initialize = matches!(message, Message::Request(r) if r.method == methods::INITIALIZE);
                 if !is_initialize {
-                    if let Some(id) = session.id.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+                    if let Some(id) = self.session_id_header() {
                         h.insert(SESSION_ID, id);
                     }
                     if let Some(v) = session.version.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
@@ -108,7 +108,7 @@ impl Shared {
         let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
         let mut reissues: u32 = 0;
         for _ in 0..8 {
-            let sent_session = lock(&self.session).id.clone();
+            let sent_session = self.renewed.session_id();
             let headers = self.message_headers(&message, stateless.as_deref());
             let Some(request) = self.build(Method::POST, self.post_url(), Some(body.clone()), headers) else {
                 return;
@@ -147,8 +147,9 @@ impl Shared {
                         return;
                     }
                     let sid = String::from_utf8_lossy(sid.as_bytes()).into_owned();
-                    self.renewed.set_session_id(Some(sid.clone()));
-                    lock(&self.session).id = Some(sid);
+                    // Written under the session's lock, as it is read.
+                    let _session = lock(&self.session);
+                    self.renewed.set_session_id(Some(sid));
                 }
             }
             let legacy = lock(&self.session).legacy_post.is_some();

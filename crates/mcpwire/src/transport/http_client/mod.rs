@@ -103,10 +103,12 @@ fn reconnect_delay(parser: &SseParser, fruitless: usize) -> std::time::Duration 
     std::time::Duration::from_millis(parser.retry_ms().unwrap_or(1000)).max(floor)
 }
 
-/// What the transport knows about the 2025 session.
+/// What the transport knows about the 2025 session. Its `Mcp-Session-Id` is kept in
+/// [`Shared::renewed`], which the client reads too; it is written and read under this
+/// state's lock, so a reader sees it together with the version and stream state of the
+/// same session.
 #[derive(Default)]
 struct Session {
-    id: Option<String>,
     version: Option<String>,
     /// The `initialize` request, replayed to re-establish a stale session.
     initialize: Option<Message>,
@@ -150,7 +152,8 @@ struct Shared {
     /// The largest response body or SSE event read.
     max_message_bytes: usize,
     auth: auth_hook::Hook,
-    /// Set to the `initialize` answer of each session made in place of a forgotten one.
+    /// Set to the `initialize` answer of each session made in place of a forgotten one;
+    /// holds the current session's `Mcp-Session-Id` too.
     renewed: super::RenewedSession,
 }
 

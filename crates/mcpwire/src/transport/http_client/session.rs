@@ -15,13 +15,19 @@ use super::{lock, Shared, SseParser, MAX_RESUMES};
 use crate::mcp_headers::{PROTOCOL_VERSION, SESSION_ID};
 
 impl Shared {
+    /// The current session's `Mcp-Session-Id` as a header value, if it has one (callers
+    /// hold the session's lock, so it is read beside the same session's version).
+    pub(super) fn session_id_header(&self) -> Option<HeaderValue> {
+        self.renewed.with_session_id(|id| id.and_then(|s| HeaderValue::from_str(s).ok()))
+    }
+
     /// A GET SSE stream of the session (resuming from `last_event_id` if given).
     pub(super) async fn get_stream(&self, last_event_id: Option<&str>) -> Option<hyper::body::Incoming> {
         let mut h = HeaderMap::new();
         h.insert(header::ACCEPT, HeaderValue::from_static("text/event-stream"));
         {
             let session = lock(&self.session);
-            if let Some(id) = session.id.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
+            if let Some(id) = self.session_id_header() {
                 h.insert(SESSION_ID, id);
             }
             if let Some(v) = session.version.as_deref().and_then(|s| HeaderValue::from_str(s).ok()) {
@@ -48,11 +54,12 @@ impl Shared {
     pub(super) async fn open_standalone(self: Arc<Self>) {
         let session_id = {
             let mut session = lock(&self.session);
-            if session.standalone_open || session.id.is_none() || session.legacy_post.is_some() {
+            let session_id = self.renewed.session_id();
+            if session.standalone_open || session_id.is_none() || session.legacy_post.is_some() {
                 return;
             }
             session.standalone_open = true;
-            session.id.clone()
+            session_id
         };
         // The server answers the GET at once (with a stream, or 405); one that does not
         // must not stall the writer.
@@ -72,7 +79,7 @@ impl Shared {
                 let stream = match body.take() {
                     Some(b) => b,
                     None => {
-                        if lock(&self.session).id != session_id {
+                        if self.renewed.session_id() != session_id {
                             return; // re-initialized: the new session has its own stream
                         }
                         let last = parser.last_event_id().map(str::to_owned);
@@ -101,7 +108,7 @@ impl Shared {
     /// Whether there is a new session to retry with.
     pub(super) async fn renew_session(&self, stale: Option<&str>) -> bool {
         let _one_at_a_time = self.renewing.lock().await;
-        let current = lock(&self.session).id.clone();
+        let current = self.renewed.session_id();
         if current.is_some() && current.as_deref() != stale {
             return true;
         }
@@ -165,8 +172,7 @@ impl Shared {
         {
             // The new session's server-initiated messages need their own stream.
             let mut session = lock(&self.session);
-            self.renewed.set_session_id(sid.clone());
-            session.id = sid;
+            self.renewed.set_session_id(sid);
             // From now on the headers carry the new session's version, and the client
             // describes the server by the new session's answer, all of it at once.
             session.version = Some(answer.protocol_version.as_str().to_owned());
@@ -181,7 +187,7 @@ impl Shared {
     pub(super) async fn delete_session(&self) {
         let (id, version) = {
             let session = lock(&self.session);
-            (session.id.clone(), session.version.clone())
+            (self.renewed.session_id(), session.version.clone())
         };
         let Some(id) = id.and_then(|s| HeaderValue::from_str(&s).ok()) else { return };
         let mut h = HeaderMap::new();
