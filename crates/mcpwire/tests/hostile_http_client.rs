@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fixture::ChildServer;
-use hostile_http_support::{local, read_request, read_request_id, wait_for};
+use hostile_http_support::{fake_http_server, local, wait_for};
 use mcpwire::client::{Client, ClientOptions};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::subscriptions::SubscriptionFilter;
@@ -25,7 +25,7 @@ use mcpwire::transport::http_client::HttpClientTransport;
 use mcpwire::RequestError;
 use serde_json::{json, Value};
 use tokio::io::{AsyncWriteExt, BufReader};
-use tokio::net::TcpListener;
+use tokio::net::TcpStream;
 
 fn options(timeout_ms: u64) -> ClientOptions {
     ClientOptions {
@@ -68,97 +68,97 @@ async fn fake_server(mode: Misbehave) -> String {
 
 /// [`fake_server`], and the ids of the requests it read, in order.
 async fn fake_server_seeing(mode: Misbehave) -> (String, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
     let ids = seen.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
-            let ids = ids.clone();
-            tokio::spawn(async move {
-                let mut stream = BufReader::new(stream);
-                while let Some(id) = read_request_id(&mut stream).await {
-                    ids.lock().unwrap().push(id.clone());
-                    let s = stream.get_mut();
-                    let json_head = |len: usize| {
-                        format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n")
-                    };
-                    let sse_head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
-                    match mode {
-                        Misbehave::Garbage => {
-                            let body = b"<html>not json</html>";
-                            let _ = s.write_all(json_head(body.len()).as_bytes()).await;
-                            let _ = s.write_all(body).await;
-                        }
-                        Misbehave::Huge => {
-                            let len = 20 << 20;
-                            let _ = s.write_all(json_head(len).as_bytes()).await;
-                            let chunk = vec![b' '; 1 << 20];
-                            for _ in 0..20 {
-                                if s.write_all(&chunk).await.is_err() {
-                                    break;
-                                }
-                            }
-                        }
-                        Misbehave::UnknownId => {
-                            let body =
-                                serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 987654, "result": {} }))
-                                    .unwrap();
-                            let _ = s.write_all(json_head(body.len()).as_bytes()).await;
-                            let _ = s.write_all(&body).await;
-                        }
-                        Misbehave::Silent => {
-                            tokio::time::sleep(Duration::from_secs(3600)).await;
-                        }
-                        Misbehave::EndlessStream => {
-                            let _ = s.write_all(sse_head.as_bytes()).await;
-                            loop {
-                                if s.write_all(b": still here\n\n").await.is_err() {
-                                    return;
-                                }
-                                tokio::time::sleep(Duration::from_millis(20)).await;
-                            }
-                        }
-                        Misbehave::Drip => {
-                            let _ = s.write_all(sse_head.as_bytes()).await;
-                            let event = format!(
-                                "event: message\ndata: {}\n\n",
-                                json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": "dripped" }] } })
-                            );
-                            for b in event.bytes() {
-                                if s.write_all(&[b]).await.is_err() {
-                                    return;
-                                }
-                                let _ = s.flush().await;
-                                tokio::time::sleep(Duration::from_millis(1)).await;
-                            }
-                            // ...and never ends the stream.
-                            tokio::time::sleep(Duration::from_secs(3600)).await;
-                        }
-                        Misbehave::BrokenAnswerEvent | Misbehave::AnswerEvent(_) => {
-                            let data = match mode {
-                                Misbehave::AnswerEvent(data) => data(&id),
-                                _ => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"x":NaN}}}}"#),
-                            };
-                            let event = format!("event: message\ndata: {data}\n\n");
-                            let head = format!(
-                                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
-                                event.len()
-                            );
-                            let _ = s.write_all(format!("{head}{event}").as_bytes()).await;
-                        }
-                        Misbehave::BreakStream => {
-                            let _ = s.write_all(sse_head.as_bytes()).await;
-                            let _ = s.write_all(b": working\n\n").await;
-                            return;
-                        }
-                    }
-                }
-            });
-        }
-    });
+    let url = fake_http_server(move |request, stream| {
+        let id = request.get("id").cloned().unwrap_or(Value::Null);
+        ids.lock().unwrap().push(id.clone());
+        misbehave(mode, id, stream)
+    })
+    .await;
     (url, seen)
+}
+
+/// Answers the request `id` as `mode` says; gives back the connection to read on, or
+/// `None` to close it.
+async fn misbehave(
+    mode: Misbehave,
+    id: Value,
+    mut stream: BufReader<TcpStream>,
+) -> Option<BufReader<TcpStream>> {
+    let s = stream.get_mut();
+    let json_head = |len: usize| {
+        format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n")
+    };
+    let sse_head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n";
+    match mode {
+        Misbehave::Garbage => {
+            let body = b"<html>not json</html>";
+            let _ = s.write_all(json_head(body.len()).as_bytes()).await;
+            let _ = s.write_all(body).await;
+        }
+        Misbehave::Huge => {
+            let len = 20 << 20;
+            let _ = s.write_all(json_head(len).as_bytes()).await;
+            let chunk = vec![b' '; 1 << 20];
+            for _ in 0..20 {
+                if s.write_all(&chunk).await.is_err() {
+                    break;
+                }
+            }
+        }
+        Misbehave::UnknownId => {
+            let body = serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": 987654, "result": {} })).unwrap();
+            let _ = s.write_all(json_head(body.len()).as_bytes()).await;
+            let _ = s.write_all(&body).await;
+        }
+        Misbehave::Silent => {
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        Misbehave::EndlessStream => {
+            let _ = s.write_all(sse_head.as_bytes()).await;
+            loop {
+                if s.write_all(b": still here\n\n").await.is_err() {
+                    return None;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+        Misbehave::Drip => {
+            let _ = s.write_all(sse_head.as_bytes()).await;
+            let event = format!(
+                "event: message\ndata: {}\n\n",
+                json!({ "jsonrpc": "2.0", "id": id, "result": { "content": [{ "type": "text", "text": "dripped" }] } })
+            );
+            for b in event.bytes() {
+                if s.write_all(&[b]).await.is_err() {
+                    return None;
+                }
+                let _ = s.flush().await;
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            // ...and never ends the stream.
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+        }
+        Misbehave::BrokenAnswerEvent | Misbehave::AnswerEvent(_) => {
+            let data = match mode {
+                Misbehave::AnswerEvent(data) => data(&id),
+                _ => format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{"x":NaN}}}}"#),
+            };
+            let event = format!("event: message\ndata: {data}\n\n");
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\n\r\n",
+                event.len()
+            );
+            let _ = s.write_all(format!("{head}{event}").as_bytes()).await;
+        }
+        Misbehave::BreakStream => {
+            let _ = s.write_all(sse_head.as_bytes()).await;
+            let _ = s.write_all(b": working\n\n").await;
+            return None;
+        }
+    }
+    Some(stream)
 }
 
 #[tokio::test]
@@ -363,42 +363,36 @@ fn event(message: Value) -> String {
 /// and then carries a `tools/list_changed`, each stamped with the id of the request it
 /// answers, as the spec says. Returns the URL and the count of listen requests.
 async fn breaking_listen_server() -> (String, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let listens = Arc::new(AtomicUsize::new(0));
     let count = listens.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
-            let count = count.clone();
-            tokio::spawn(async move {
-                let mut stream = BufReader::new(stream);
-                while let Some(request) = read_request(&mut stream).await {
-                    let s = stream.get_mut();
-                    if request["method"] != "subscriptions/listen" {
-                        let _ = s.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await;
-                        continue;
-                    }
-                    let id = request["id"].clone();
-                    let meta = json!({ "io.modelcontextprotocol/subscriptionId": id });
-                    let ack = json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
-                        "params": { "notifications": { "toolsListChanged": true }, "_meta": meta } });
-                    let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n").await;
-                    let _ = s.write_all(event(ack).as_bytes()).await;
-                    let _ = s.flush().await;
-                    if count.fetch_add(1, Ordering::SeqCst) == 0 {
-                        return; // the first stream breaks
-                    }
-                    tokio::time::sleep(Duration::from_millis(100)).await;
-                    let changed = json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed",
-                        "params": { "_meta": meta } });
-                    let _ = s.write_all(event(changed).as_bytes()).await;
-                    let _ = s.flush().await;
-                    tokio::time::sleep(Duration::from_secs(3600)).await;
-                }
-            });
+    let url = fake_http_server(move |request, mut stream| {
+        let count = count.clone();
+        async move {
+            let s = stream.get_mut();
+            if request["method"] != "subscriptions/listen" {
+                let _ = s.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await;
+                return Some(stream);
+            }
+            let id = request["id"].clone();
+            let meta = json!({ "io.modelcontextprotocol/subscriptionId": id });
+            let ack = json!({ "jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                "params": { "notifications": { "toolsListChanged": true }, "_meta": meta } });
+            let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n").await;
+            let _ = s.write_all(event(ack).as_bytes()).await;
+            let _ = s.flush().await;
+            if count.fetch_add(1, Ordering::SeqCst) == 0 {
+                return None; // the first stream breaks
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let changed = json!({ "jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+                "params": { "_meta": meta } });
+            let _ = s.write_all(event(changed).as_bytes()).await;
+            let _ = s.flush().await;
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            Some(stream)
         }
-    });
+    })
+    .await;
     (url, listens)
 }
 
@@ -439,49 +433,41 @@ async fn a_broken_2026_listen_stream_is_reissued_and_still_delivers() {
 /// the client POSTs: it takes each and keeps the connection silent. Returns the URL and
 /// the count of those unacknowledged messages it has read.
 async fn unacknowledging_2025_server() -> (String, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let unacknowledged = Arc::new(AtomicUsize::new(0));
     let count = unacknowledged.clone();
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
-            let count = count.clone();
-            tokio::spawn(async move {
-                let mut stream = BufReader::new(stream);
-                while let Some(message) = read_request(&mut stream).await {
-                    let s = stream.get_mut();
-                    let head = |len: usize| {
-                        format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {len}\r\n\r\n")
-                    };
-                    let result = match (&message["method"], &message["id"]) {
-                        (Value::Null, Value::Null) => {
-                            let _ = s
-                                .write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n")
-                                .await;
-                            continue;
-                        }
-                        (m, Value::Null) if m == "notifications/initialized" => {
-                            let _ = s.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await;
-                            continue;
-                        }
-                        (m, _) if m == "initialize" => {
-                            json!({ "protocolVersion": "2025-11-25", "capabilities": {},
-                            "serverInfo": { "name": "mute", "version": "1" } })
-                        }
-                        (Value::String(_), Value::Null) | (Value::Null, _) => {
-                            count.fetch_add(1, Ordering::SeqCst);
-                            tokio::time::sleep(Duration::from_secs(3600)).await;
-                            return;
-                        }
-                        _ => json!({}),
-                    };
-                    let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
-                    let _ = s.write_all(format!("{}{body}", head(body.len())).as_bytes()).await;
+    let url = fake_http_server(move |message, mut stream| {
+        let count = count.clone();
+        async move {
+            let s = stream.get_mut();
+            let head = |len: usize| {
+                format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nmcp-session-id: s1\r\ncontent-length: {len}\r\n\r\n")
+            };
+            let result = match (&message["method"], &message["id"]) {
+                (Value::Null, Value::Null) => {
+                    let _ = s.write_all(b"HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n").await;
+                    return Some(stream);
                 }
-            });
+                (m, Value::Null) if m == "notifications/initialized" => {
+                    let _ = s.write_all(b"HTTP/1.1 202 Accepted\r\ncontent-length: 0\r\n\r\n").await;
+                    return Some(stream);
+                }
+                (m, _) if m == "initialize" => {
+                    json!({ "protocolVersion": "2025-11-25", "capabilities": {},
+                    "serverInfo": { "name": "mute", "version": "1" } })
+                }
+                (Value::String(_), Value::Null) | (Value::Null, _) => {
+                    count.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                    return None;
+                }
+                _ => json!({}),
+            };
+            let body = json!({ "jsonrpc": "2.0", "id": message["id"], "result": result }).to_string();
+            let _ = s.write_all(format!("{}{body}", head(body.len())).as_bytes()).await;
+            Some(stream)
         }
-    });
+    })
+    .await;
     (url, unacknowledged)
 }
 

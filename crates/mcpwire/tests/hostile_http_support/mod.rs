@@ -6,12 +6,13 @@
 //! root.
 #![allow(dead_code)]
 
+use std::future::Future;
 use std::sync::Arc;
 
 use mcpwire::http::{serve_with_shutdown, Bound, HttpSettings, McpService};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
-use tokio::net::TcpStream;
+use tokio::net::{TcpListener, TcpStream};
 
 use crate::fixture::{fixture_server, Stats};
 pub use crate::mcp_http::*;
@@ -43,6 +44,36 @@ pub async fn read_request(stream: &mut BufReader<TcpStream>) -> Option<Value> {
     let mut body = vec![0; length];
     stream.read_exact(&mut body).await.ok()?;
     Some(serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+/// A scripted fake server on a loopback port: each request read on each connection (its
+/// JSON body, as [`read_request`] gives it) goes to `answer` with the connection, which
+/// writes what it likes and hands the connection back to read the next request from, or
+/// `None` to close it. Returns the URL of its `/mcp` endpoint.
+pub async fn fake_http_server<F, Fut>(answer: F) -> String
+where
+    F: Fn(Value, BufReader<TcpStream>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Option<BufReader<TcpStream>>> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let answer = Arc::new(answer);
+    tokio::spawn(async move {
+        loop {
+            let Ok((stream, _)) = listener.accept().await else { return };
+            let answer = answer.clone();
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(stream);
+                while let Some(request) = read_request(&mut stream).await {
+                    match answer(request, stream).await {
+                        Some(back) => stream = back,
+                        None => return,
+                    }
+                }
+            });
+        }
+    });
+    url
 }
 
 /// [`read_request`]'s JSON-RPC id (`Value::Null` when it has none).
