@@ -313,6 +313,10 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
         }
         let era = client.era();
         let version = client.protocol_version().as_str().to_owned();
+        // Over HTTP a 2025 server may keep no sessions (it answers `initialize` without an
+        // `Mcp-Session-Id`); over stdio the connection is the session.
+        let sessionless =
+            matches!(c.target, crate::target::Target::Http { .. }) && client.session_id().is_none();
         if env.json {
             // The server's parts as it sent them (its handshake or discover answer).
             let wire = env.wire();
@@ -334,6 +338,9 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
                 "serverInfo": server_info,
                 "era": era_name(era),
                 "protocolVersion": version,
+                // Whether the server keeps sessions (the 2026 era has none), as the text's
+                // era line says.
+                "sessions": era == Era::Stateful && !sessionless,
                 "capabilities": capabilities,
                 "instructions": instructions,
             }))?;
@@ -356,10 +363,6 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
             }
             None => line("Server:", "(it did not say)".to_owned()),
         }
-        // Over HTTP a 2025 server may keep no sessions (it answers `initialize` without an
-        // `Mcp-Session-Id`); over stdio the connection is the session.
-        let sessionless =
-            matches!(c.target, crate::target::Target::Http { .. }) && client.session_id().is_none();
         let era_text = match era {
             Era::Stateful if sessionless => "2025 (stateful: initialize handshake, without sessions)",
             Era::Stateful => "2025 (stateful: initialize handshake, sessions)",

@@ -41,3 +41,30 @@ fn info_says_whether_a_2025_http_server_keeps_sessions() {
     let line = era_line(&everything());
     assert!(line.ends_with("2025 (stateful: initialize handshake, sessions)"), "{line}");
 }
+
+/// `mcpwire info --json` on `target` in the 2025 era.
+fn info_json(target: &str) -> serde_json::Value {
+    let info =
+        mcpwire(&["info", "--json", "--protocol-version", "2025-11-25", target], Duration::from_secs(60));
+    expect_code(&info, 0);
+    serde_json::from_str(&stdout(&info)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&info)))
+}
+
+/// The JSON says what the text says: a 2025 HTTP server that issued no `Mcp-Session-Id`
+/// is in the stateful era (the handshake) but keeps no sessions.
+#[test]
+fn info_json_says_whether_a_2025_http_server_keeps_sessions() {
+    let (_runtime, sessionless) =
+        serve_everything_here(HttpSettings { sessionless: true, ..Default::default() });
+    let v = info_json(&sessionless);
+    assert_eq!(v["era"], "stateful", "{v}");
+    assert_eq!(v["sessions"], false, "{v}");
+
+    let (_runtime, sessions) = serve_everything_here(HttpSettings::default());
+    let v = info_json(&sessions);
+    assert_eq!(v["era"], "stateful", "{v}");
+    assert_eq!(v["sessions"], true, "{v}");
+
+    let v = info_json(&everything());
+    assert_eq!(v["sessions"], true, "{v}");
+}
