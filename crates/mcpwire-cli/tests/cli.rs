@@ -388,12 +388,11 @@ for line in sys.stdin:
         e = {"code": -32601, "message": "Method not found"}
         print(json.dumps({"jsonrpc": "2.0", "id": m["id"], "error": e}), flush=True)
 "#;
-    let dir = std::env::temp_dir().join(format!("mcpwire-cli-test-{}", std::process::id()));
+    let dir = support::Scratch::new("cli-test");
     let path = dir.join("old_server.py");
-    std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, script)).unwrap();
+    std::fs::write(&path, script).unwrap();
     let target = format!("stdio:'{}' '{}'", python.display(), path.display());
     let o = mcpwire(&["info", &target]);
-    let _ = std::fs::remove_dir_all(&dir);
     expect_code(&o, 2);
     let err = stderr(&o);
     assert!(err.contains("protocol version mismatch: the server supports 1999-01-01"), "{err}");

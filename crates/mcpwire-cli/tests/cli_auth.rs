@@ -7,12 +7,12 @@
 mod support;
 
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use support::{expect_code, start_http, stderr};
+use support::{expect_code, start_http, stderr, Scratch};
 
 const UNAUTHORIZED: &[u8] =
     b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
@@ -34,11 +34,10 @@ fn raw_server(reply: fn(&str) -> &'static [u8]) -> String {
     url
 }
 
-/// A configuration directory of its own for one test (`name`), removed first.
-fn config_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpwire-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A configuration directory of its own for one test (`name`), empty; removed when
+/// dropped.
+fn config_dir(name: &str) -> Scratch {
+    Scratch::new(name)
 }
 
 /// Runs `mcpwire ARGS` with its configuration (saved logins) in `config`, stdin closed,
@@ -58,13 +57,12 @@ fn mcpwire_in(config: &Path, args: &[&str]) -> Output {
 fn login_needs_a_server_that_asks_for_authorization() {
     let server = start_http(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
     let config = config_dir("login");
-    let output = mcpwire_in(&config, &["login", &server.url, "--timeout", "5"]);
+    let output = mcpwire_in(config.path(), &["login", &server.url, "--timeout", "5"]);
     expect_code(&output, 2);
     let err = stderr(&output);
     assert!(err.contains("login to") && err.contains("does not ask for authorization"), "{err}");
     assert!(err.contains("hint: this server needs no login: use it as it is"), "{err}");
     assert!(!config.join("mcpwire/auth.json").exists(), "nothing to save, nothing saved");
-    let _ = std::fs::remove_dir_all(config);
 }
 
 /// A server that answers everything with a bare `401` (no metadata, no registration): the
@@ -73,19 +71,19 @@ fn login_needs_a_server_that_asks_for_authorization() {
 fn a_server_that_wants_authorization_it_cannot_get_says_so() {
     let url = raw_server(|_| UNAUTHORIZED);
     let config = config_dir("401");
-    let output = mcpwire_in(&config, &["tools", &url, "--timeout", "10"]);
+    let output = mcpwire_in(config.path(), &["tools", &url, "--timeout", "10"]);
     let err = stderr(&output);
     assert!(!output.status.success(), "{err}");
     assert!(err.contains("requires authorization, which failed"), "{err}");
     assert!(!err.contains("authorization failed: authorization failed"), "{err}");
     assert!(err.contains(&format!("mcpwire login {url}")) && err.contains("--bearer"), "{err}");
     // With a token of its own that the server refuses: said so, not blamed on the URL.
-    let output = mcpwire_in(&config, &["tools", &url, "--timeout", "10", "--bearer", "not-a-good-token"]);
+    let output =
+        mcpwire_in(config.path(), &["tools", &url, "--timeout", "10", "--bearer", "not-a-good-token"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains(&format!("{url} refused access: HTTP 401")), "{err}");
     assert!(err.contains("check the token given with --bearer"), "{err}");
-    let _ = std::fs::remove_dir_all(config);
 }
 
 /// A server whose `401` leads to a browser login (it registers clients at the default
@@ -104,12 +102,11 @@ fn a_login_nobody_completes_is_named_when_the_time_runs_out() {
     });
     let config = config_dir("login-wait");
     let started = Instant::now();
-    let output = mcpwire_in(&config, &["tools", &url, "--timeout", "2"]);
+    let output = mcpwire_in(config.path(), &["tools", &url, "--timeout", "2"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(started.elapsed() < Duration::from_secs(30), "took {:?}", started.elapsed());
     assert!(err.contains("Open this URL in a browser"), "{err}");
     assert!(err.contains(&format!("the browser login for {url} did not finish within")), "{err}");
     assert!(err.contains("mcpwire login URL"), "{err}");
-    let _ = std::fs::remove_dir_all(config);
 }

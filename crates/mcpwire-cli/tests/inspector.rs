@@ -22,23 +22,20 @@ const ERAS: [&str; 2] = ["legacy", "modern"];
 fn inspector(era: &str, args: &[&str], target: &[&str]) -> Output {
     static RUNS: AtomicUsize = AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, Ordering::Relaxed);
-    let home = std::env::temp_dir().join(format!("mcpwire-inspector-home-{}-{run}", std::process::id()));
-    std::fs::create_dir_all(&home).unwrap();
+    let home = Scratch::new(&format!("inspector-home-{run}"));
     let child = Command::new(peer("NODE22"))
         .arg(peer("INSPECTOR_JS"))
         .args(["--cli", "--format", "json", "--protocol-era", era])
         .args(args)
         .arg("--")
         .args(target)
-        .env("HOME", &home)
+        .env("HOME", home.path())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("Node runs the Inspector");
-    let output = wait(child, Duration::from_secs(90));
-    let _ = std::fs::remove_dir_all(&home);
-    output
+    wait(child, Duration::from_secs(90))
 }
 
 /// The `result` the Inspector printed, after asserting it exited 0.

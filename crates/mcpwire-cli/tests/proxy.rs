@@ -14,7 +14,7 @@ mod support;
 
 use support::{
     assert_ends, children_of, everything, expect_code, interrupt, post, session_id, start_http, stderr,
-    tools_list_2026, wait_for_line, wait_status, BIN, INITIALIZE,
+    tools_list_2026, wait_for_line, wait_status, Scratch, BIN, INITIALIZE,
 };
 
 /// Runs `mcpwire ARGS` with stdin closed, with a deadline of a minute.
@@ -529,8 +529,8 @@ fn a_log_message_is_not_given_to_a_request_on_another_connection() {
 #[test]
 fn a_roots_change_reaches_a_2025_upstream_and_not_a_2026_one() {
     for (mode, told) in [("records", true), ("records-2026", false)] {
-        let record = std::env::temp_dir().join(format!("mcpwire-proxy-{mode}-{}", std::process::id()));
-        let _ = std::fs::remove_file(&record);
+        let dir = Scratch::new(&format!("proxy-{mode}"));
+        let record = dir.join("record");
         let upstream = format!(
             "stdio:python3 {}/tests/fixtures/fake_server.py {mode} {}",
             env!("CARGO_MANIFEST_DIR"),
@@ -549,7 +549,6 @@ fn a_roots_change_reaches_a_2025_upstream_and_not_a_2026_one() {
             thread::sleep(Duration::from_millis(50));
         }
         let text = heard();
-        let _ = std::fs::remove_file(&record);
         assert_eq!(
             text.contains("notifications/roots/list_changed"),
             told,

@@ -103,20 +103,21 @@ fn the_proxy_declares_only_what_the_upstream_and_its_clients_have() {
     assert!(text.contains("\"echo\"") && !text.contains("trigger-elicitation-request"), "{text}");
 }
 
-/// A directory with one file of `bytes` random-ish bytes, for server-filesystem.
-fn big_file(name: &str, bytes: usize) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("mcpwire-cli-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = dir.join("big.bin");
+/// A scratch directory (removed when dropped) with one file of `bytes` random-ish bytes,
+/// for server-filesystem; the directory and the file, canonical.
+fn big_file(name: &str, bytes: usize) -> (Scratch, PathBuf, PathBuf) {
+    let scratch = Scratch::new(&format!("cli-{name}"));
+    let file = scratch.join("big.bin");
     let data: Vec<u8> = (0..bytes).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
     std::fs::write(&file, data).unwrap();
-    (dir.canonicalize().unwrap(), file.canonicalize().unwrap())
+    let dir = scratch.path().canonicalize().unwrap();
+    (scratch, dir, file.canonicalize().unwrap())
 }
 
 #[test]
 fn an_oversized_answer_fails_its_request_at_once_and_the_limit_can_be_raised() {
     // 14 MB of file comes back as a base64 blob well over 16 MiB.
-    let (dir, file) = big_file("oversized", 14_000_000);
+    let (_scratch, dir, file) = big_file("oversized", 14_000_000);
     let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.display()));
     let path = format!("path={}", file.display());
     let started = Instant::now();
@@ -135,7 +136,6 @@ fn an_oversized_answer_fails_its_request_at_once_and_the_limit_can_be_raised() {
     expect_code(&o, 0);
     let result: Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(result["content"][0].to_string().len() > 16 << 20, "a short result");
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Runs `mcpwire ARGS` with its stdout closed before it writes (as `| head -c 0` would).
@@ -349,20 +349,19 @@ fn failures_say_what_happened() {
     expect_code(&o, 0);
     assert!(stdout(&o).contains("Echo: hi"), "{}", stdout(&o));
     // An HTTP server that is not MCP: its status, not its HTML page.
-    let (stdout_dir, _) = big_file("plain-http", 10); // a directory to serve, nothing more
+    let (_scratch, stdout_dir, _) = big_file("plain-http", 10); // a directory to serve, nothing more
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut plain = Command::new(peer("PYTHON"))
+    let plain = Command::new(peer("PYTHON"))
         .args(["-m", "http.server", &port.to_string(), "--bind", "127.0.0.1"])
         .current_dir(&stdout_dir)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let plain = Reaped(plain);
     wait_for_port(port, "python's http.server");
     let o = mcpwire(&["tools", &format!("http://127.0.0.1:{port}/mcp")], Duration::from_secs(60));
-    let _ = plain.kill();
-    let _ = plain.wait();
-    let _ = std::fs::remove_dir_all(&stdout_dir);
+    drop(plain);
     expect_code(&o, 2);
     let err = stderr(&o);
     assert!(err.contains("answered HTTP 50") && !err.contains('<'), "{err}");
@@ -691,11 +690,10 @@ fn server_filesystem_works_within_the_roots_of_root_options() {
     // Started without directories, server-filesystem asks its client for roots after the
     // handshake and serves what they hold. (It asks without waiting: a first call may
     // come before it has the answer, so the listing is tried again briefly.)
-    let dir = std::env::temp_dir().join(format!("mcpwire-roots-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("roots");
     std::fs::write(dir.join("note.txt"), "from a root\n").unwrap();
     let target = node_server("SERVER_FILESYSTEM_JS", "");
-    let root = dir.display().to_string();
+    let root = dir.path().display().to_string();
     let call = |args: &[&str]| {
         mcpwire(&[&["call", "--root", &root, &target], args].concat(), Duration::from_secs(60))
     };
@@ -704,23 +702,20 @@ fn server_filesystem_works_within_the_roots_of_root_options() {
     let o = call(&["read_text_file", &format!("path={root}/note.txt")]);
     expect_code(&o, 0);
     assert!(stdout(&o).contains("from a root"), "{}\n{}", stdout(&o), stderr(&o));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_media_file_from_server_filesystem_is_summarized_not_dumped() {
     // read_media_file answers an image block and, as its structured content, the same
     // blocks again (`{"content": [..]}`): shown once, as the summary, not as base64.
-    let dir = std::env::temp_dir().join(format!("mcpwire-media-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = Scratch::new("media");
     let image = dir.join("picture.png");
     std::fs::write(&image, [&b"\x89PNG\r\n\x1a\n"[..], &[7u8; 30_000]].concat()).unwrap();
-    let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.display()));
+    let target = node_server("SERVER_FILESYSTEM_JS", &format!("'{}'", dir.path().display()));
     let o = mcpwire(
         &["call", &target, "read_media_file", &format!("path={}", image.display())],
         Duration::from_secs(60),
     );
     expect_code(&o, 0);
     assert_eq!(stdout(&o), "[image: image/png, 30008 bytes]\n", "{}", stderr(&o));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -85,13 +85,12 @@ fn a_second_ctrl_c_during_shutdown_leaves_no_server() {
 /// still runs, not after the first was killed.
 #[test]
 fn the_proxy_stops_its_servers_all_at_once() {
-    let dir = std::env::temp_dir().join(format!("mcpwire-signals-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::Scratch::new("signals");
     // Each server's shell notes, in a file named by its pid, that the server's stdin
     // closed (the server exited on it).
     let target = format!(
         "stdio:sh -c \"trap '' TERM; '{BIN}' serve --example notes; touch '{}'/eof.\\$\\$; sleep 60\"",
-        dir.display()
+        dir.path().display()
     );
     let server = support::start_http(&[
         "proxy",
@@ -118,7 +117,6 @@ fn the_proxy_stops_its_servers_all_at_once() {
         thread::sleep(Duration::from_millis(10));
     }
     let running: Vec<bool> = shells.iter().map(|&pid| !support::ended(pid)).collect();
-    let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(running, [true, true], "one server was stopped only after the other had been killed");
     for group in shells {
         expect_group_ended(group);

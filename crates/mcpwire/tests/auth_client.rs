@@ -3,6 +3,7 @@
 //! before re-authorizing (and ahead of expiry), and the machine-to-machine grants.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod scratch;
 #[path = "auth_client_support.rs"]
 mod support;
 
@@ -445,9 +446,8 @@ async fn step_ups_for_new_scopes_are_met_and_repeated_refusals_bounded() {
 #[tokio::test]
 async fn the_dpop_key_lives_in_the_token_store_with_its_tokens() {
     let test_as = TestAs::start(Knobs { dpop: true, ..Knobs::default() }).await;
-    let dir = std::env::temp_dir().join(format!("mcpwire-dpop-store-{}", std::process::id()));
+    let dir = scratch::Scratch::new("dpop-store");
     let path = dir.join("auth.json");
-    let _ = std::fs::remove_dir_all(&dir);
     let config = || OAuthConfig {
         store: Arc::new(mcpwire::auth::FileTokenStore::new(&path)),
         ..OAuthConfig::default()
@@ -463,7 +463,6 @@ async fn the_dpop_key_lives_in_the_token_store_with_its_tokens() {
     let later = client(config());
     assert_eq!(proof_key(&later), key, "the same key in a client made later");
     assert_eq!(test_as.seen("/token").len(), 1, "no new token needed");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A server that names its resource metadata (so of a revision after 2025-03-26) where

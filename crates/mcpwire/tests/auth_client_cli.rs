@@ -3,6 +3,7 @@
 //! protected endpoint, all over real loopback sockets.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod scratch;
 #[path = "auth_client_support.rs"]
 mod support;
 
@@ -19,10 +20,12 @@ use mcpwire::auth::{
 };
 use support::{serve, Knobs, TestAs};
 
-fn temp_path(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("mcpwire-auth-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir.join("nested").join("auth.json")
+/// A store file in a directory not made yet, inside a scratch directory (removed when
+/// dropped).
+fn temp_path(name: &str) -> (scratch::Scratch, std::path::PathBuf) {
+    let dir = scratch::Scratch::new(&format!("auth-{name}"));
+    let path = dir.join("nested").join("auth.json");
+    (dir, path)
 }
 
 fn tokens(n: u32) -> Tokens {
@@ -62,7 +65,7 @@ fn memory_store_keeps_tokens_by_resource_and_clients_by_issuer() {
 
 #[test]
 fn file_store_round_trips_in_a_private_file() {
-    let path = temp_path("file-store");
+    let (_dir, path) = temp_path("file-store");
     let store = FileTokenStore::new(&path);
     check_store(&store);
     // A second store on the same file sees the same contents (another run of the CLI).
@@ -75,14 +78,13 @@ fn file_store_round_trips_in_a_private_file() {
     }
     std::fs::write(&path, b"{ not json").unwrap();
     assert_eq!(store.load_tokens("http://other/mcp"), None, "a corrupt file is an empty store");
-    let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
 }
 
 /// Stores on one file that do not share a process lock (as two `mcpwire` commands do not)
 /// lose none of each other's saves: every update holds a lock on `<file>.lock`.
 #[test]
 fn stores_on_one_file_lose_no_saves() {
-    let path = temp_path("file-store-race");
+    let (_dir, path) = temp_path("file-store-race");
     let threads: Vec<_> = (0..8)
         .map(|t| {
             let path = path.clone();
@@ -103,7 +105,6 @@ fn stores_on_one_file_lose_no_saves() {
             assert_eq!(store.load_tokens(&format!("http://r{t}-{i}/mcp")), Some(tokens(i)), "r{t}-{i}");
         }
     }
-    let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
 }
 
 #[tokio::test]
@@ -200,7 +201,7 @@ async fn loopback_redirect_ignores_foreign_requests_and_a_wrong_state() {
 #[tokio::test]
 async fn login_authorizes_through_the_loopback_and_saves_the_tokens() {
     let test_as = TestAs::start(Knobs { issue_refresh: true, ..Knobs::default() }).await;
-    let path = temp_path("login");
+    let (_dir, path) = temp_path("login");
     let options = LoginOptions {
         store_path: Some(path.clone()),
         opener: Some(Arc::new(|url: &str| {
@@ -241,7 +242,6 @@ async fn login_authorizes_through_the_loopback_and_saves_the_tokens() {
     .await;
     let refused = login(&format!("{open}/mcp"), options).await;
     assert!(matches!(refused, Err(AuthError::Protocol(_))), "{refused:?}");
-    let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
 }
 
 #[tokio::test]

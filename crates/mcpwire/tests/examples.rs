@@ -320,6 +320,8 @@ fn the_opentelemetry_example_continues_the_clients_trace_in_the_server() {
     assert!(stdout.contains("span continues the client's trace"), "{stdout}");
 }
 
+#[cfg(feature = "auth")]
+mod scratch;
 /// The `oauth_login` example against the tests' authorization server
 /// (`auth_server/test_as.rs`: metadata, Dynamic Client Registration, authorization code
 /// with PKCE) and an MCP server behind `BearerAuthLayer` that trusts its tokens. The test
@@ -423,10 +425,8 @@ mod oauth_login {
     async fn the_oauth_login_example_logs_in_through_the_browser_then_reuses_its_token() {
         let auth = test_as::TestAs::start().await;
         let (url, bound) = protected(&auth.issuer).await;
-        let dir = std::env::temp_dir().join(format!("mcpwire-oauth-login-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::scratch::Scratch::new("oauth-login");
         let tokens = dir.join("tokens.json");
-        let _ = std::fs::remove_file(&tokens);
 
         let (out, asked) = run(&url, &tokens).await;
         assert!(asked, "the first run logs in");
@@ -440,6 +440,5 @@ mod oauth_login {
         assert!(out.contains("tools: whoami"), "{out}");
         assert_eq!(auth.tokens_issued.load(Ordering::SeqCst), 1, "no new token");
         bound.shutdown.cancel();
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod scratch;
 
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -311,8 +312,8 @@ async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
     assert_eq!(status.signal(), Some(15));
     // Ignores SIGTERM too: needs SIGKILL. The shell makes a file once its trap is set;
     // a SIGTERM sent before that would end it.
-    let ready = std::env::temp_dir().join(format!("mcpwire-trap-set-{}", std::process::id()));
-    let _ = std::fs::remove_file(&ready);
+    let dir = scratch::Scratch::new("trap-set");
+    let ready = dir.join("ready");
     let script = format!("trap '' TERM; : > '{}'; sleep 30 & wait", ready.display());
     let (_conn, handle) = ChildProcess::new("sh")
         .args(["-c", &script])
@@ -325,7 +326,6 @@ async fn shutdown_escalates_to_sigterm_and_sigkill_and_reaps() {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let status = handle.shutdown().await.unwrap();
-    let _ = std::fs::remove_file(&ready);
     assert_eq!(status.signal(), Some(9));
 }
 
@@ -364,8 +364,8 @@ async fn pid_in(file: &std::path::Path) -> String {
 #[cfg(not(feature = "portable-stdio"))]
 #[tokio::test]
 async fn shutdown_ends_what_the_server_left_in_its_group() {
-    let file = std::env::temp_dir().join(format!("mcpwire-leftover-{}", std::process::id()));
-    let _ = std::fs::remove_file(&file);
+    let dir = scratch::Scratch::new("leftover");
+    let file = dir.join("pid");
     let script = format!("(trap '' TERM; exec sleep 60) & echo $! > '{}'; exec sleep 60", file.display());
     let (_conn, handle) = ChildProcess::new("sh")
         .args(["-c", &script])
@@ -373,7 +373,6 @@ async fn shutdown_ends_what_the_server_left_in_its_group() {
         .spawn()
         .unwrap();
     let leftover = pid_in(&file).await;
-    let _ = std::fs::remove_file(&file);
     handle.shutdown().await;
     until_ended(&leftover).await;
 }
@@ -384,12 +383,11 @@ async fn shutdown_ends_what_the_server_left_in_its_group() {
 #[cfg(not(feature = "portable-stdio"))]
 #[tokio::test]
 async fn a_server_that_exits_ends_the_connection_though_its_stdout_stays_open() {
-    let file = std::env::temp_dir().join(format!("mcpwire-holder-{}", std::process::id()));
-    let _ = std::fs::remove_file(&file);
+    let dir = scratch::Scratch::new("holder");
+    let file = dir.join("pid");
     let script = format!("sleep 60 & echo $! > '{}'; exit 3", file.display());
     let (mut conn, handle) = ChildProcess::new("sh").args(["-c", &script]).spawn().unwrap();
     let holder = pid_in(&file).await;
-    let _ = std::fs::remove_file(&file);
     let closed = tokio::time::timeout(Duration::from_secs(10), async {
         loop {
             match conn.incoming.recv().await {

@@ -11,6 +11,12 @@ use std::sync::{mpsc, OnceLock};
 use std::thread;
 use std::time::{Duration, Instant};
 
+// The mcpwire crate's tests' scratch directories serve these tests too.
+#[path = "../../../mcpwire/tests/scratch/mod.rs"]
+mod scratch;
+#[allow(unused_imports)] // not every test binary makes one
+pub use scratch::Scratch;
+
 /// The binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_mcpwire");
 
@@ -25,6 +31,17 @@ pub fn wait_for_port(port: u16, what: &str) {
     {
         assert!(Instant::now() < end, "{what} did not listen on {port}");
         thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A child process killed and reaped when dropped (a failed assertion included), so that
+/// no test leaves it running.
+pub struct Reaped(pub Child);
+
+impl Drop for Reaped {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
     }
 }
 
