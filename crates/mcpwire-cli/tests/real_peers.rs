@@ -73,6 +73,22 @@ fn resource_updates_reach_subscribers_through_the_proxy_in_both_eras() {
 }
 
 #[test]
+fn a_url_elicitation_required_error_reaches_a_2026_client_as_a_question() {
+    // server-everything's `trigger-url-elicitation` with `errorPath` answers -32042 (a
+    // 2025-only error) once, then goes through when called again. A 2025 session gets
+    // the error as it is; a 2026 client, whose revision has no -32042, gets the URL as
+    // an `input_required` round and its retry goes through.
+    let script = "tests/peers/python/proxy_url_elicitation_client.py";
+    for mode in ["legacy", "auto"] {
+        let proxy =
+            start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
+        let o = python_client(script, &[mode, proxy.url.as_str()], Duration::from_secs(120));
+        assert!(o.status.success(), "{mode}:\n{}\n{}", stdout(&o), stderr(&o));
+        assert!(stdout(&o).contains(&format!("ok {mode}")), "{}", stdout(&o));
+    }
+}
+
+#[test]
 fn the_proxy_declares_only_what_the_upstream_and_its_clients_have() {
     // server-memory has no logging: neither does the proxy in front of it.
     let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_MEMORY_JS", "")]);

@@ -55,6 +55,7 @@ mod downstream;
 mod relay;
 mod subscriptions;
 mod upstream;
+mod url_required;
 
 use std::sync::Arc;
 

@@ -8,7 +8,9 @@
 //!   alone (see [`super::upstream`]). A 2025 client is asked for real. A 2026 client
 //!   gets an `input_required` result whose `requestState` names the waiting upstream
 //!   request, parked here until the retry brings the answer (or the timeout ends it,
-//!   which cancels the upstream request).
+//!   which cancels the upstream request). A 2025 server's `-32042` (URL elicitation
+//!   required) reaches a 2026 client as a round asking the URLs, whose retry makes the
+//!   call again ([`url_required`](super::url_required)).
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -30,6 +32,7 @@ use serde_json::{json, Map, Value};
 use tokio::sync::mpsc;
 
 use super::upstream::{park_time, Ask, Holder, Lease, Pool, Wants, LOG_QUEUE};
+use super::url_required::as_input_requests;
 
 /// Results that 2026 clients expect cache hints on.
 const CACHEABLE: [&str; 5] = [
@@ -73,10 +76,18 @@ struct Flight {
     asked: u64,
 }
 
+/// What a 2026 client's retry comes back to.
+enum Parked {
+    /// An upstream request waiting for the answer to its question.
+    Flight(Box<Flight>),
+    /// An upstream request that ended in `-32042`: the retry makes the call again.
+    Again,
+}
+
 /// Forwards requests; holds the flights that wait for a 2026 client's retry.
 pub struct Relay {
     pool: Arc<Pool>,
-    parked: Arc<Mutex<HashMap<String, Flight>>>,
+    parked: Arc<Mutex<HashMap<String, Parked>>>,
     next: AtomicU64,
 }
 
@@ -125,12 +136,16 @@ impl Relay {
         if let Some(state) = params.remove("requestState").filter(|_| era == Some(Era::Stateless)) {
             let parked =
                 state.as_str().and_then(|s| self.parked.lock().unwrap_or_else(|e| e.into_inner()).remove(s));
-            return match parked {
-                Some(flight) => self.run(ctx, flight, method, responses).await,
-                None => Err(McpError::invalid_params(
-                    "mcpwire proxy: this retry's upstream request is gone (it timed out or was answered); send the request again without requestState",
-                )),
-            };
+            match parked {
+                Some(Parked::Flight(flight)) => return self.run(ctx, *flight, method, responses).await,
+                // The URLs were opened (or not: the upstream server is the judge): again.
+                Some(Parked::Again) => {}
+                None => {
+                    return Err(McpError::invalid_params(
+                        "mcpwire proxy: this retry's upstream request is gone (it timed out or was answered); send the request again without requestState",
+                    ))
+                }
+            }
         }
         let (asks_tx, asks) = mpsc::channel(super::upstream::ASK_QUEUE);
         let (log_tx, logs) = mpsc::channel(LOG_QUEUE);
@@ -177,7 +192,7 @@ impl Relay {
                     Ok(None) => {
                         let requests = json!({ key.as_str(): ask.request.clone() });
                         flight.pending = Some((key, ask));
-                        let token = self.park(flight);
+                        let token = self.park(Parked::Flight(Box::new(flight)));
                         return Ok(json!({
                             "resultType": "input_required",
                             "inputRequests": requests,
@@ -208,6 +223,20 @@ impl Relay {
                     while let Ok(update) = flight.progress.try_recv() {
                         ctx.progress(update.progress, update.total, update.message.as_deref()).await;
                     }
+                    // Only the methods that may ask for input can ask for the URLs.
+                    let urls = match (&result, era) {
+                        (Err(e), Some(Era::Stateless)) if methods::INPUT_REQUIRED_ALLOWED.contains(&method) => {
+                            as_input_requests(e, ctx.client_capabilities())
+                        }
+                        _ => None,
+                    };
+                    if let Some(requests) = urls {
+                        return Ok(json!({
+                            "resultType": "input_required",
+                            "inputRequests": requests,
+                            "requestState": self.park(Parked::Again),
+                        }));
+                    }
                     return result
                         .map(|r| downstream_result(r, method, ctx.protocol_version()))
                         .map_err(|e| downstream_error(upstream_error(e), method, era));
@@ -216,12 +245,12 @@ impl Relay {
         }
     }
 
-    /// Keeps a flight for its retry; returns the token its `requestState` carries. The
-    /// flight is dropped (its upstream request cancelled, its connection given back) if
+    /// Keeps what a retry comes back to; returns the token its `requestState` carries.
+    /// A flight is dropped (its upstream request cancelled, its connection given back) if
     /// no retry comes within the request timeout.
-    fn park(&self, flight: Flight) -> String {
+    fn park(&self, parked: Parked) -> String {
         let token = token(self.next.fetch_add(1, Ordering::Relaxed));
-        self.parked.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), flight);
+        self.parked.lock().unwrap_or_else(|e| e.into_inner()).insert(token.clone(), parked);
         let (parked, key) = (self.parked.clone(), token.clone());
         let wait = park_time(self.pool.options()).max(Duration::from_secs(1));
         tokio::spawn(async move {
