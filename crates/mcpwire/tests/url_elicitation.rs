@@ -171,3 +171,49 @@ async fn in_2026_an_undeclared_url_elicitation_is_declined_without_asking() {
     assert!(!asked.load(Ordering::SeqCst), "the callback was asked an undeclared URL elicitation");
     client.close().await;
 }
+
+/// A URL question written without an `elicitationId` (2026 has none: a handler written
+/// for both eras, or a proxy relaying a 2026 server's question) still carries one to a
+/// 2025-11-25 client, whose revision requires it, and each question its own.
+#[tokio::test]
+async fn a_2025_url_elicitation_always_carries_an_elicitation_id() {
+    let server = Server::builder("shop", "1")
+        .tool(tool("checkout").description("Asks twice").handler(|ctx: Ctx| async move {
+            let mut page = payment_page();
+            page.elicitation_id = None;
+            for _ in 0..2 {
+                ctx.elicit(ElicitRequestParams::Url(page.clone())).await?;
+            }
+            Ok::<_, McpError>("paid")
+        }))
+        .build()
+        .unwrap();
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(theirs).await });
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = asked.clone();
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2025_11_25)
+        .on_elicitation(move |params: ElicitRequestParams| {
+            seen.lock().unwrap().push(params);
+            async { Ok(ElicitResult::action(ElicitAction::Accept)) }
+        })
+        .elicitation_url(true)
+        .connect(ours)
+        .await
+        .unwrap();
+    let paid = client.call_tool("checkout", json!({})).await.unwrap();
+    assert_eq!(paid.content[0].as_text(), Some("paid"));
+    let ids: Vec<Option<String>> = asked
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| match p {
+            ElicitRequestParams::Url(url) => url.elicitation_id.clone(),
+            other => panic!("a URL elicitation: {other:?}"),
+        })
+        .collect();
+    assert!(ids.iter().all(|id| id.as_ref().is_some_and(|id| !id.is_empty())), "{ids:?}");
+    assert_ne!(ids[0], ids[1], "two questions, one id");
+    client.close().await;
+}

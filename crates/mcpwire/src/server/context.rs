@@ -271,7 +271,7 @@ impl Ctx {
         if let Some(required) = input_check::elicitation(self.client_capabilities(), &params) {
             return Err(self.missing_capability(required));
         }
-        revision_fit::elicitation(self.protocol_version(), &params)?;
+        let params = revision_fit::elicitation(self.protocol_version(), params)?;
         self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
             r.as_elicit().cloned()
         })

@@ -10,21 +10,28 @@ use mcpwire_protocol::content::SamplingContent;
 use mcpwire_protocol::elicitation::{ElicitRequestParams, PrimitiveSchemaDefinition};
 use mcpwire_protocol::lifecycle::Implementation;
 use mcpwire_protocol::sampling::CreateMessageRequestParams;
-use mcpwire_protocol::{codes, ProtocolVersion};
+use mcpwire_protocol::{codes, Era, ProtocolVersion};
 use serde_json::json;
 
 use crate::error::McpError;
+use crate::server::tasks::new_task_id;
 
 /// Refuses an elicitation that `version` cannot carry: `elicitation/create` came in
 /// 2025-06-18 and URL mode in 2025-11-25 (`-32601`, naming the capability as an
 /// undeclared one is named), and multi-select fields (SEP-1330) in 2025-11-25 (a
 /// 2025-06-18 form's fields are string, number, boolean or single-select enum:
-/// `-32603`, naming the field). Unknown revisions are not judged.
-pub(crate) fn elicitation(version: &ProtocolVersion, params: &ElicitRequestParams) -> Result<(), McpError> {
+/// `-32603`, naming the field). Unknown revisions are not judged. A URL question to a
+/// 2025 session gets an `elicitationId` if it has none: that revision requires one, and
+/// 2026 has none (a handler written for both eras, or a proxy relaying a 2026 server's
+/// question, leaves it out).
+pub(crate) fn elicitation(
+    version: &ProtocolVersion,
+    mut params: ElicitRequestParams,
+) -> Result<ElicitRequestParams, McpError> {
     if !version.is_known() {
-        return Ok(());
+        return Ok(params);
     }
-    let (mode, since) = match params {
+    let (mode, since) = match &params {
         ElicitRequestParams::Url(_) => ("url", ProtocolVersion::V2025_11_25),
         ElicitRequestParams::Form(_) => ("form", ProtocolVersion::V2025_06_18),
     };
@@ -35,8 +42,13 @@ pub(crate) fn elicitation(version: &ProtocolVersion, params: &ElicitRequestParam
         )
         .with_data(json!({ "requiredCapabilities": { "elicitation": { mode: {} } } })));
     }
+    if let ElicitRequestParams::Url(url) = &mut params {
+        if url.elicitation_id.is_none() && version.era() == Some(Era::Stateful) {
+            url.elicitation_id = Some(new_task_id()?);
+        }
+    }
     let multi_select = ProtocolVersion::V2025_11_25;
-    if let ElicitRequestParams::Form(form) = params {
+    if let ElicitRequestParams::Form(form) = &params {
         let is_multi = |p: &PrimitiveSchemaDefinition| {
             matches!(
                 p,
@@ -53,7 +65,7 @@ pub(crate) fn elicitation(version: &ProtocolVersion, params: &ElicitRequestParam
             }
         }
     }
-    Ok(())
+    Ok(params)
 }
 
 /// A sampling request as `version` can carry it, or why it cannot. Tools in sampling
