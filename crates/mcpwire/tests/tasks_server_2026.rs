@@ -428,3 +428,56 @@ async fn an_answer_of_the_wrong_shape_is_invalid_params_and_the_task_still_waits
     let done = until(&mut raw, &mut id, &task, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "hello \"Ada\"");
 }
+
+/// An answer a call carries into its task (gathered before the task existed) answers the
+/// handler's first ask of its key and is then let go: the task does not keep it for its
+/// whole life, and a second ask of the same question is a new question of the task.
+#[tokio::test]
+async fn an_answer_carried_into_a_task_answers_one_ask_and_is_let_go() {
+    fn form() -> ElicitRequestParams {
+        serde_json::from_value(json!({
+            "message": "Name?",
+            "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } }
+        }))
+        .unwrap()
+    }
+    let name = |v: &mcpwire::protocol::elicitation::ElicitResult| {
+        serde_json::to_value(v).unwrap()["content"]["name"].as_str().unwrap_or_default().to_owned()
+    };
+    let builder = Server::builder("tasks-test", "0.1.0").tool(
+        tool("twice")
+            .description("Asks the same question before its task and twice inside it")
+            .task_support(TaskSupport::Optional)
+            .input_before_task(|ctx: Ctx| async move { ctx.elicit_as("name", form()).await.map(drop) })
+            .handler(move |ctx: Ctx| async move {
+                let first = name(&ctx.elicit_as("name", form()).await?);
+                let second = name(&ctx.elicit_as("name", form()).await?);
+                Ok::<_, McpError>(format!("{first} then {second}"))
+            }),
+    );
+    let mut raw = start(builder);
+    let round = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "twice" }), true).await, 1);
+    assert_eq!(round["resultType"], "input_required");
+    assert!(round["inputRequests"]["name"].is_object());
+    let retry = json!({
+        "name": "twice",
+        "inputResponses": { "name": { "action": "accept", "content": { "name": "Ada" } } },
+        "requestState": round["requestState"],
+    });
+    let created = expect_result(&ask(&mut raw, 2, "tools/call", retry, true).await, 2);
+    assert_eq!(created["resultType"], "task");
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    // The first ask took the carried answer; the second is asked through the task.
+    let mut id = 2;
+    let waiting = until(&mut raw, &mut id, &task, "input_required").await;
+    let keys: Vec<&String> = waiting["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 1, "{waiting}");
+    let key = keys[0].clone();
+    assert_ne!(key, "name", "a key the call already used is not asked again under the same name");
+    let answers = json!({ "taskId": task, "inputResponses": {
+        key: { "action": "accept", "content": { "name": "Grace" } },
+    }});
+    expect_result(&ask(&mut raw, 90, "tasks/update", answers, true).await, 90);
+    let done = until(&mut raw, &mut id, &task, "completed").await;
+    assert_eq!(done["result"]["content"][0]["text"], "Ada then Grace");
+}

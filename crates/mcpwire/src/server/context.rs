@@ -433,16 +433,14 @@ impl Ctx {
             });
         }
         let key = key.map_or_else(|| input_key(kind, &request), str::to_owned);
-        // A 2026 call's own answers first (a task's handler may ask again what was asked
-        // before its task existed).
-        if let EraInfo::Stateless(s) = &self.inner.era {
+        // A 2026 call's own answers first. (A task's handler finds those its call carried
+        // in through the task, which lets each go once taken.)
+        if let (EraInfo::Stateless(s), None) = (&self.inner.era, task) {
             if let Some(answer) = s.responses.get(&key).and_then(&pick) {
                 return Ok(answer);
             }
-            if task.is_none() {
-                s.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
-                return Err(McpError::input_required());
-            }
+            s.pending.lock().unwrap_or_else(|e| e.into_inner()).insert(key, request);
+            return Err(McpError::input_required());
         }
         let Some(link) = task else { return Err(McpError::internal("no task to ask through")) };
         let answer = link.ask(key, request).await?;

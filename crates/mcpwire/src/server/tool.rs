@@ -461,8 +461,9 @@ impl ToolBuilder {
 
     /// Input the tool gathers with `ctx.elicit(..)`/`ctx.sample(..)` *before* its task is
     /// created: a 2026 call asks for it with `input_required` rounds on `tools/call`
-    /// itself, and the task starts only once `gather` succeeds (its answers stay
-    /// available to the handler under the same keys).
+    /// itself, and the task starts only once `gather` succeeds. Its answers are carried
+    /// into the task: each answers the handler's first ask under the same key, and is
+    /// then let go (asked again, the question goes to the client through the task).
     pub fn input_before_task<F, Fut>(mut self, gather: F) -> Self
     where
         F: Fn(Ctx) -> Fut + Send + Sync + 'static,

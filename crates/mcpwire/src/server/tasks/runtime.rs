@@ -105,12 +105,16 @@ impl Drop for QuestionClaim {
     }
 }
 
-/// A task's outstanding input requests, and every key it ever used (keys are never
-/// reused over a task's life).
+/// A task's outstanding input requests, every key it ever used (keys are never reused
+/// over a task's life), and the answers its call carried in that no ask has taken yet.
 #[derive(Default)]
 struct Inputs {
     pending: BTreeMap<String, (InputRequest, oneshot::Sender<Answer>)>,
     used: HashSet<String>,
+    /// Answers gathered before the task existed (a 2026 call's `inputResponses`): each
+    /// answers the first ask of its key and is then let go, so a task does not hold them
+    /// for its whole life.
+    carried: InputResponses,
 }
 
 impl Inputs {
@@ -152,10 +156,18 @@ impl TaskLink {
     }
 
     /// Asks the client for input through the task: the task shows the request in
-    /// `input_required` until `tasks/update` answers it (or the task is cancelled).
+    /// `input_required` until `tasks/update` answers it (or the task is cancelled). An
+    /// answer the call carried in under `key` answers at once, once.
     pub(crate) async fn ask(&self, key: String, request: InputRequest) -> Result<InputResponse, McpError> {
         let answer = {
             let mut inputs = self.running.inputs.lock().await;
+            if let Some(answer) = inputs.carried.remove(&key) {
+                // Its key was the call's: the task asks anew under another.
+                inputs.used.insert(key.clone());
+                if fits(&request, &answer) {
+                    return Ok(answer);
+                }
+            }
             if inputs.pending.len() >= self.tasks.config.max_pending_inputs {
                 return Err(McpError::internal("too many outstanding input requests"));
             }
@@ -285,12 +297,14 @@ impl Tasks {
     }
 
     /// Creates a task (stored before this returns) and the link its handler runs with.
-    /// `ttl` is the client's wish (2025), capped; `None` takes the default.
+    /// `ttl` is the client's wish (2025), capped; `None` takes the default. `carried` are
+    /// the answers the call brought in (see [`TaskLink::ask`]).
     pub(crate) async fn create(
         self: &Arc<Self>,
         owner: Option<String>,
         ttl: Option<Duration>,
         on_status: Option<StatusHook>,
+        carried: InputResponses,
     ) -> Result<(TaskRecord, TaskLink), McpError> {
         let now = SystemTime::now();
         let record = TaskRecord {
@@ -306,7 +320,7 @@ impl Tasks {
         let running = Arc::new(Running {
             id: record.task_id.clone(),
             cancel: CancellationToken::new(),
-            inputs: tokio::sync::Mutex::new(Inputs::default()),
+            inputs: tokio::sync::Mutex::new(Inputs { carried, ..Inputs::default() }),
             on_status,
             claimed: Mutex::new(HashSet::new()),
         });

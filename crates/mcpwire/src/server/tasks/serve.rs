@@ -4,6 +4,7 @@
 
 use mcpwire_protocol::capabilities::ClientCapabilities;
 use mcpwire_protocol::lifecycle::RequestEnvelope;
+use mcpwire_protocol::mrtr::InputResponses;
 use mcpwire_protocol::tasks::{
     CreateTaskResult as CoreCreateTaskResult, TaskMetadata, TaskStatusNotificationParams,
 };
@@ -75,6 +76,20 @@ fn status_notifier(session: Weak<SessionInfo>) -> StatusHook {
     })
 }
 
+/// The answers a 2026 call brings into its task, moved out of its context (so that
+/// the task's asks take them one by one, and let each go once taken); copied if the
+/// context is shared still (something the tool's `input_before_task` started holds it).
+fn carried_answers(ctx: &mut Ctx) -> InputResponses {
+    match Arc::get_mut(&mut ctx.inner).map(|inner| &mut inner.era) {
+        Some(EraInfo::Stateless(info)) => std::mem::take(&mut info.responses),
+        None => match &ctx.inner.era {
+            EraInfo::Stateless(info) => info.responses.clone(),
+            EraInfo::Stateful(_) => InputResponses::new(),
+        },
+        Some(EraInfo::Stateful(_)) => InputResponses::new(),
+    }
+}
+
 impl Server {
     /// Whether this call of `def` runs as a task. 2026: when the tool supports tasks and
     /// the request declared the extension (a required task from a client that did not
@@ -126,7 +141,7 @@ impl Server {
     pub(crate) async fn start_tool_task(
         &self,
         def: &ToolDef,
-        ctx: Ctx,
+        mut ctx: Ctx,
         arguments: Option<&RawValue>,
         wanted: Option<TaskMetadata>,
     ) -> Result<Reply, McpError> {
@@ -140,7 +155,7 @@ impl Server {
             EraInfo::Stateful(session) => Some(status_notifier(Arc::downgrade(session))),
             EraInfo::Stateless(_) => None,
         };
-        let (record, link) = tasks.create(owner.clone(), ttl, on_status).await?;
+        let (record, link) = tasks.create(owner.clone(), ttl, on_status, carried_answers(&mut ctx)).await?;
         let _ = ctx.inner.task.set(link.clone());
         let arguments = arguments.map(ToOwned::to_owned);
         // A 2025 task is its session's alone (no other session sees it): when the
