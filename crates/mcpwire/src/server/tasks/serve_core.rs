@@ -4,7 +4,7 @@
 //! with the `related-task` `_meta`).
 
 use std::collections::HashSet;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use mcpwire_protocol::capabilities::{ServerTaskRequests, ServerTasksCapability, TaskToolsRequests};
 use mcpwire_protocol::mrtr::{InputRequest, InputResponse, InputResponses};
@@ -139,6 +139,7 @@ impl Server {
         let ended = tasks.ended(id);
         loop {
             let record = tasks.get_owned(id, Some(owner)).await?;
+            let lifetime = time_left(&record);
             if let TaskState::InputRequired { input_requests } = record.state {
                 let mut answers = InputResponses::new();
                 // Held until the answers are handed over: no other call asks these.
@@ -150,7 +151,7 @@ impl Server {
                     if !asked.insert(key.clone()) {
                         continue;
                     }
-                    let asking = ask_client(rpc, id, &request);
+                    let asking = ask_client(rpc, id, &request, lifetime);
                     let outcome = match &ended {
                         Some(ended) => tokio::select! {
                             outcome = asking => Some(outcome),
@@ -162,6 +163,15 @@ impl Server {
                     // answer (dropped, the request is cancelled), and this call answers
                     // with the task's outcome.
                     let Some(outcome) = outcome else { break };
+                    // The client cancelled this call (its question was cancelled with
+                    // it): the question stays the task's, unanswered, for the next call to
+                    // ask; the answers gathered so far are handed over.
+                    if rpc.is_cancelled() {
+                        if !answers.is_empty() {
+                            tasks.answer(id, answers).await?;
+                        }
+                        return Err(McpError::new(codes::REQUEST_CANCELLED, "tasks/result was cancelled"));
+                    }
                     match outcome {
                         Ok(answer) => {
                             answers.insert(key, answer);
@@ -226,11 +236,23 @@ pub(crate) fn finished_payload(id: &str, state: TaskState) -> Option<Result<Valu
     }
 }
 
-/// Sends one of a task's questions to the client on `rpc`'s request, with `related-task`.
+/// How long the task of `record` has left to live: a question it asks waits for the user
+/// that long, not the connection's default request timeout (the client's cancel of
+/// `tasks/result` or of the task ends the wait sooner). `None` (a record of no TTL) keeps
+/// the default.
+fn time_left(record: &TaskRecord) -> Option<Duration> {
+    let ttl = record.ttl?;
+    Some((record.created_at + ttl).duration_since(SystemTime::now()).unwrap_or(Duration::ZERO))
+}
+
+/// Sends one of a task's questions to the client on `rpc`'s request, with `related-task`,
+/// waiting for the answer at most `lifetime` (see [`time_left`]), or until the client
+/// cancels that request.
 async fn ask_client(
     rpc: &RequestContext,
     id: &str,
     request: &InputRequest,
+    lifetime: Option<Duration>,
 ) -> Result<InputResponse, McpError> {
     let call = serde_json::to_value(request)?;
     let method = call["method"]
@@ -243,6 +265,8 @@ async fn ask_client(
     };
     params.insert("_meta".into(), Value::Object(related_task_meta(id)));
     let raw = serde_json::value::to_raw_value(&params)?;
-    let answer = rpc.request(&method, Some(raw), CallOptions::default()).await?;
+    let options =
+        CallOptions { timeout: lifetime, cancel: Some(rpc.cancellation().clone()), ..Default::default() };
+    let answer = rpc.request(&method, Some(raw), options).await?;
     Ok(serde_json::from_str(answer.get())?)
 }
