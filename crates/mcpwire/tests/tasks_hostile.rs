@@ -4,12 +4,15 @@
 
 mod common;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
 use mcpwire::protocol::{codes, Message};
-use mcpwire::server::tasks::TaskSupport;
+use mcpwire::server::tasks::{
+    MemoryTaskStore, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskSupport,
+};
 use mcpwire::server::{tool, Server};
 use serde_json::json;
 
@@ -91,4 +94,103 @@ async fn a_panicking_task_fails_and_a_huge_ttl_is_capped() {
     })
     .await
     .unwrap();
+}
+
+/// How many times the store was read, and how many of those reads copied out a
+/// finished task (its result with it).
+#[derive(Default)]
+struct Reads {
+    all: AtomicUsize,
+    finished: AtomicUsize,
+}
+
+/// The in-memory store, counting its reads.
+struct CountingStore {
+    inner: MemoryTaskStore,
+    reads: Arc<Reads>,
+}
+
+impl TaskStore for CountingStore {
+    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+        self.inner.create(record)
+    }
+
+    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        Box::pin(async move {
+            let found = self.inner.get(task_id).await;
+            self.reads.all.fetch_add(1, Ordering::SeqCst);
+            if matches!(&found, Ok(Some(r)) if r.status().is_terminal()) {
+                self.reads.finished.fetch_add(1, Ordering::SeqCst);
+            }
+            found
+        })
+    }
+
+    fn update<'a>(
+        &'a self,
+        task_id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+        self.inner.update(task_id, change)
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: Option<&'a str>,
+        after: Option<&'a str>,
+        limit: usize,
+    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
+        self.inner.list(owner, after, limit)
+    }
+}
+
+/// Many `tasks/result` calls waiting on one task with a large result share one copy of
+/// it: the finished record is read (and its result copied out of the store) once, not
+/// once per waiting call, and each call is answered with the whole result.
+#[tokio::test]
+async fn result_calls_waiting_on_one_task_share_one_copy_of_its_result() {
+    const WAITERS: usize = 200;
+    let go = Arc::new(tokio::sync::Notify::new());
+    let reads = Arc::new(Reads::default());
+    let large = "x".repeat(256 * 1024);
+    let server = Server::builder("tasks-hostile", "0.1.0")
+        .task_store(CountingStore { inner: MemoryTaskStore::default(), reads: reads.clone() })
+        .tool(tool("large").task_support(TaskSupport::Required).handler({
+            let (go, large) = (go.clone(), large.clone());
+            move || {
+                let (go, large) = (go.clone(), large.clone());
+                async move {
+                    go.notified().await;
+                    large
+                }
+            }
+        }))
+        .build()
+        .unwrap();
+    let mut raw = initialized(server).await;
+    raw.request(1, "tools/call", json!({ "name": "large", "task": {} })).await;
+    let created = expect_result(&next_answer(&mut raw).await, 1);
+    let task = created["task"]["taskId"].as_str().unwrap().to_owned();
+    let before = reads.all.load(Ordering::SeqCst);
+    for id in 2..2 + WAITERS as i64 {
+        raw.request(id, "tasks/result", json!({ "taskId": task })).await;
+    }
+    // Every call has read the running task once before the task finishes.
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while reads.all.load(Ordering::SeqCst) < before + WAITERS {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("every tasks/result call read the task");
+    go.notify_one();
+    let mut answered = std::collections::HashSet::new();
+    for _ in 0..WAITERS {
+        let Message::Response(r) = next_answer(&mut raw).await else { panic!("expected a result") };
+        let value: serde_json::Value = serde_json::from_str(r.result.get()).unwrap();
+        assert_eq!(value["content"][0]["text"].as_str().map(str::len), Some(large.len()));
+        assert_eq!(value["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task.as_str());
+        assert!(answered.insert(serde_json::to_string(&r.id).unwrap()), "answered twice");
+    }
+    assert_eq!(reads.finished.load(Ordering::SeqCst), 1, "the finished task was copied out per waiter");
 }

@@ -36,6 +36,10 @@ pub(crate) enum Reply {
     Complete(CompleteResult),
     InputRequired(InputRequiredResult),
     Custom(Value),
+    /// A result serialized once and shared by many requests (a finished task's outcome,
+    /// which all its 2025 `tasks/result` calls answer with): each answer copies the text
+    /// only as it is written out.
+    Shared(std::sync::Arc<RawValue>),
 }
 
 /// The server's identity as 2026 results carry it, made once when the server is built
@@ -234,6 +238,11 @@ impl Reply {
                 }
                 crate::json_write::into_raw_value(v)
             }
+            Reply::Shared(raw) => match s {
+                None => serde_json::value::to_raw_value(&*raw),
+                // Stamped as any result built by hand.
+                Some(_) => return Reply::Custom(serde_json::from_str(raw.get())?).into_raw(s),
+            },
         };
         Ok(raw?)
     }

@@ -30,6 +30,7 @@
 
 mod clock;
 mod memory;
+mod outcome;
 mod runtime;
 mod serve;
 mod serve_core;

@@ -15,6 +15,7 @@ use mcpwire_protocol::tools::CallToolResult;
 use tokio::sync::{broadcast, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::outcome::SharedOutcomes;
 use super::store::{TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 use super::TaskConfig;
 use crate::error::McpError;
@@ -32,6 +33,8 @@ pub(crate) struct Tasks {
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) config: TaskConfig,
     running: Mutex<HashMap<String, Arc<Running>>>,
+    /// Finished tasks' outcomes, shared by the 2025 `tasks/result` calls waiting on them.
+    pub(crate) outcomes: SharedOutcomes,
     changes: broadcast::Sender<String>,
     /// Where each change is also told, beyond this process (the other instances of a
     /// cluster, whose listen streams may follow the task); set at most once.
@@ -261,6 +264,7 @@ impl Tasks {
             store,
             config,
             running: Mutex::new(HashMap::new()),
+            outcomes: SharedOutcomes::default(),
             changes: broadcast::channel(CHANGES_CAPACITY).0,
             relay: std::sync::OnceLock::new(),
         }

@@ -23,6 +23,7 @@ use super::super::params::parse;
 use super::super::reply::Reply;
 use super::super::session_info::SessionInfo;
 use super::super::Server;
+use super::outcome::Read;
 use super::runtime::{owned_record, store_error};
 use super::{TaskRecord, TaskStore};
 use crate::error::McpError;
@@ -137,8 +138,14 @@ impl Server {
         let mut changes = tasks.subscribe();
         let mut asked = HashSet::new();
         let ended = tasks.ended(id);
+        // Once the task has finished, this call and every other one waiting on it then
+        // answer with one shared copy of its outcome.
+        let shared = tasks.outcomes.slot(id);
         loop {
-            let record = tasks.get_owned(id, Some(owner)).await?;
+            let record = match shared.read(tasks.get_owned(id, Some(owner))).await? {
+                Read::Finished(finished) => return finished.answer(id, Some(owner)).map(Reply::Shared),
+                Read::Running(record) => *record,
+            };
             let lifetime = time_left(&record);
             if let TaskState::InputRequired { input_requests } = record.state {
                 let mut answers = InputResponses::new();
@@ -188,8 +195,6 @@ impl Server {
                     drop(claims);
                     continue;
                 }
-            } else if let Some(outcome) = finished_payload(id, record.state) {
-                return outcome.map(Reply::Custom);
             }
             // Until this task changes (or a while passes: re-read it anyway).
             let _ = tokio::time::timeout(RESULT_RECHECK, async {
