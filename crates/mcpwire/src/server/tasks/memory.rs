@@ -71,7 +71,9 @@ impl MemoryTaskStore {
 
     /// At most `limit` records (at least 1) of one owner: a 2025 session, or the principal
     /// of authenticated 2026 requests, whose tasks only it can see. (Anonymous 2026 tasks
-    /// have no owner; the store's capacity bounds them.)
+    /// have no owner, as a 2026 request names no requestor but its principal: only the
+    /// store's capacity bounds them, together, so one anonymous client can fill it for
+    /// the others; see `docs/LIMITS.md`.)
     pub fn with_owner_limit(mut self, limit: usize) -> Self {
         self.per_owner = limit.max(1);
         self
