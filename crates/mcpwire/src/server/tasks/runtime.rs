@@ -85,6 +85,10 @@ pub(crate) struct Running {
     /// The keys of the questions a 2025 `tasks/result` is asking the client now (see
     /// [`QuestionClaim`]).
     claimed: Mutex<HashSet<String>>,
+    /// How many changes of the task's state were made here (each numbered as the store
+    /// made it), and the number of the last one told to `on_status`.
+    changes: std::sync::atomic::AtomicU64,
+    told: Mutex<u64>,
 }
 
 /// What a handler waiting for input is handed: the client's answer, or the error the
@@ -327,6 +331,8 @@ impl Tasks {
             inputs: tokio::sync::Mutex::new(Inputs { carried, ..Inputs::default() }),
             on_status,
             claimed: Mutex::new(HashSet::new()),
+            changes: std::sync::atomic::AtomicU64::new(0),
+            told: Mutex::new(0),
         });
         {
             // The place is taken before the record is written, so calls arriving
@@ -437,21 +443,32 @@ impl Tasks {
 
     /// Records a state unless the task already finished (a terminal state stays), and
     /// returns the record as it is then (`None`: unknown, or it could not be written).
+    /// The task's status hook is told of the change if it was made, and only if no later
+    /// change was told before it (two writers finish in either order): a session never
+    /// hears of a state after a later one, the terminal one included, nor of one twice.
     async fn record(&self, id: &str, state: TaskState) -> Option<TaskRecord> {
-        let change = Box::new(move |r: &mut TaskRecord| {
+        let running = self.running().get(id).cloned();
+        // The change's place among the task's changes, numbered as the store makes them.
+        let mut made = None;
+        let numbers = running.as_ref().map(|r| &r.changes);
+        let change = Box::new(|r: &mut TaskRecord| {
             if !r.status().is_terminal() {
                 r.state = state;
                 r.last_updated_at = SystemTime::now();
+                made = numbers.map(|n| n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1);
             }
         });
         match self.store.update(id, change).await {
             Ok(record) => {
                 self.changed(id);
-                let running = self.running().get(id).cloned();
-                if let (Some(record), Some(hook)) =
-                    (&record, running.as_ref().and_then(|r| r.on_status.as_ref()))
-                {
-                    hook(record);
+                if let (Some(record), Some(running), Some(made)) = (&record, &running, made) {
+                    if let Some(hook) = &running.on_status {
+                        let mut told = running.told.lock().unwrap_or_else(|e| e.into_inner());
+                        if made > *told {
+                            *told = made;
+                            hook(record);
+                        }
+                    }
                 }
                 record
             }
