@@ -397,3 +397,41 @@ async fn the_probe_declares_the_tasks_extension_as_every_later_request_does() {
         }
     }
 }
+
+/// A 2026 task whose `tasks/get` says a status the revision does not have: the call fails
+/// (the answer is invalid) and, since nobody follows the task any more, it is cancelled.
+#[tokio::test]
+async fn a_task_of_an_unknown_status_fails_the_call_and_is_cancelled() {
+    let task = json!({ "taskId": "t1", "createdAt": "2026-12-04T00:00:00Z",
+        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 100 });
+    let (peer, seen) = scripted(move |method, _| {
+        let mut answer = task.clone();
+        let fields = match method {
+            "server/discover" => {
+                let mut discover = discover_result();
+                discover["capabilities"]["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
+                return Reply::Result(discover);
+            }
+            "tools/call" => json!({ "resultType": "task", "status": "working" }),
+            "tasks/get" => json!({ "resultType": "complete", "status": "paused" }),
+            "tasks/cancel" => return Reply::Result(json!({ "resultType": "complete" })),
+            _ => return Reply::Error(-32601, None),
+        };
+        answer.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+        Reply::Result(answer)
+    });
+    let client = Client::builder("c", "1").connect(peer).await.unwrap();
+    let called = tokio::time::timeout(Duration::from_secs(10), client.call_tool("t", json!({}))).await;
+    match called.expect("the call ends") {
+        Err(RequestError::InvalidResult(_)) => {}
+        other => panic!("a task of an unknown status: {other:?}"),
+    }
+    let cancelled = tokio::time::timeout(Duration::from_secs(5), async {
+        while !seen.lock().unwrap().iter().any(|(m, _)| m == "tasks/cancel") {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await;
+    client.close().await;
+    assert!(cancelled.is_ok(), "the task was left running: {:?}", seen.lock().unwrap());
+}

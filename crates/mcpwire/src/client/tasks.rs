@@ -72,10 +72,17 @@ impl TaskTools {
 }
 
 /// Sends `tasks/cancel` for a task whose follower goes away before its end (the call
-/// was dropped or timed out).
+/// was dropped, timed out, or failed: an answer it could not read, say).
 struct CancelOnDrop {
     client: Client,
     task_id: Option<String>,
+}
+
+impl CancelOnDrop {
+    /// The task ended, or was cancelled already: nothing to do when this goes.
+    fn disarm(&mut self) {
+        self.task_id = None;
+    }
 }
 
 impl Drop for CancelOnDrop {
@@ -359,28 +366,33 @@ impl Client {
     /// one; its maximum when progress starts the timeout again) bounds it; without one,
     /// the TTL the task was created with does (counted from its arrival; a task the
     /// server keeps working past it would otherwise be waited for without end). Dropped,
-    /// timed out or cancelled before the end, the task is cancelled on the server.
+    /// timed out, cancelled or failed before the task's end (an answer that cannot be
+    /// read, a question that could not be answered), the task is cancelled on the server:
+    /// nobody follows it any more.
     pub(crate) async fn follow_task(
         &self,
         task: &Task,
         options: &RequestOptions,
     ) -> Result<RawJson, RequestError> {
         let mut guard = CancelOnDrop { client: self.clone(), task_id: Some(task.task_id.clone()) };
-        let run = self.poll_task(task, options);
+        let run = self.poll_task(task, options, &mut guard);
         let ttl = task.ttl_ms.filter(|&ms| ms > 0).map(Duration::from_millis);
-        let outcome = match options.whole_call_limit().or(ttl) {
+        match options.whole_call_limit().or(ttl) {
             Some(timeout) => tokio::time::timeout(timeout, run).await.unwrap_or_else(|_| {
                 Err(RequestError::Timeout { method: methods::TOOLS_CALL.to_owned(), timeout })
             }),
             None => run.await,
-        };
-        if !matches!(outcome, Err(RequestError::Timeout { .. })) {
-            guard.task_id = None;
         }
-        outcome
     }
 
-    async fn poll_task(&self, task: &Task, options: &RequestOptions) -> Result<RawJson, RequestError> {
+    /// Polls a task to its end; `guard` is disarmed once the task has ended (or this
+    /// cancelled it), so that whatever else ends the polling cancels the task.
+    async fn poll_task(
+        &self,
+        task: &Task,
+        options: &RequestOptions,
+        guard: &mut CancelOnDrop,
+    ) -> Result<RawJson, RequestError> {
         let id = task.task_id.as_str();
         let mut interval = poll_interval(task.poll_interval_ms);
         let mut answered = HashSet::new();
@@ -394,6 +406,7 @@ impl Client {
                     () = tokio::time::sleep(interval) => {}
                     () = token.cancelled() => {
                         self.cancel_task(id).await?;
+                        guard.disarm();
                         return Err(cancelled());
                     }
                 },
@@ -409,10 +422,18 @@ impl Client {
                 report(options, polls, &current);
                 match current.status {
                     TaskStatus::Working => continue,
-                    TaskStatus::Cancelled => return Err(cancelled_elsewhere(id)),
+                    TaskStatus::Cancelled => {
+                        guard.disarm();
+                        return Err(cancelled_elsewhere(id));
+                    }
                     // Input needed or finished: tasks/result carries both.
                     _ => match self.core_task_result(id, options).await {
                         Err(RequestError::Timeout { .. }) => continue,
+                        // The task's result or error (or the server no longer knows it).
+                        outcome @ (Ok(_) | Err(RequestError::Peer(_))) => {
+                            guard.disarm();
+                            return outcome;
+                        }
                         outcome => return outcome,
                     },
                 }
@@ -420,6 +441,9 @@ impl Client {
             let current = self.get_task(id).await?;
             interval = poll_interval(current.poll_interval_ms);
             report(options, polls, &current.task());
+            if current.status().is_terminal() {
+                guard.disarm();
+            }
             match current.state {
                 TaskState::Working => {}
                 TaskState::Completed { result } => {
@@ -433,6 +457,7 @@ impl Client {
                         input_requests.into_iter().filter(|(key, _)| !answered.contains(key)).collect();
                     if let Err(e) = super::mrtr::check_input_count(methods::TASKS_GET, fresh.len()) {
                         let _ = self.cancel_task(id).await;
+                        guard.disarm();
                         return Err(e);
                     }
                     if !fresh.is_empty() {
@@ -441,6 +466,7 @@ impl Client {
                         if rounds > max {
                             // A server that never stops asking: give up, and end the task.
                             let _ = self.cancel_task(id).await;
+                            guard.disarm();
                             return Err(RequestError::Protocol(format!(
                                 "the task asked for input more than {max} times (ClientOptions::max_input_rounds); it was cancelled"
                             )));
