@@ -481,3 +481,57 @@ async fn an_answer_carried_into_a_task_answers_one_ask_and_is_let_go() {
     let done = until(&mut raw, &mut id, &task, "completed").await;
     assert_eq!(done["result"]["content"][0]["text"], "Ada then Grace");
 }
+
+/// A handler that asks again each time the client declines, and a client that always
+/// declines: the task does not remember ever more question keys (each is kept, as keys
+/// are never reused), it fails once it has asked as many questions as one task may.
+#[tokio::test]
+async fn a_task_asks_a_bounded_number_of_questions_in_its_life() {
+    let builder = Server::builder("tasks-test", "0.1.0").tool(
+        tool("insists").description("Asks until the client accepts").task_support(TaskSupport::Optional).handler(
+            |ctx: Ctx| async move {
+                loop {
+                    let form: ElicitRequestParams = serde_json::from_value(json!({
+                        "message": "Name?",
+                        "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } }
+                    }))
+                    .unwrap();
+                    let answer = serde_json::to_value(ctx.elicit_as("name", form).await?).unwrap();
+                    if answer["action"] == "accept" {
+                        return Ok::<_, McpError>("accepted");
+                    }
+                }
+            },
+        ),
+    );
+    let mut raw = start(builder);
+    let created = expect_result(&ask(&mut raw, 1, "tools/call", json!({ "name": "insists" }), true).await, 1);
+    let task = created["taskId"].as_str().unwrap().to_owned();
+    let mut id = 1;
+    let mut declined = 0;
+    let failed = tokio::time::timeout(Duration::from_secs(120), async {
+        loop {
+            id += 1;
+            let t = get(&mut raw, id, &task).await;
+            match t["status"].as_str().unwrap() {
+                "failed" => return t,
+                "input_required" => {
+                    assert!(declined <= 1000, "the task asked more than 1000 questions");
+                    let keys: Vec<String> = t["inputRequests"].as_object().unwrap().keys().cloned().collect();
+                    let decline: serde_json::Map<String, Value> =
+                        keys.into_iter().map(|k| (k, json!({ "action": "decline" }))).collect();
+                    id += 1;
+                    let update = json!({ "taskId": task, "inputResponses": decline });
+                    expect_result(&ask(&mut raw, id, "tasks/update", update, true).await, id);
+                    declined += 1;
+                }
+                "working" => tokio::task::yield_now().await,
+                other => panic!("unexpected status {other}: {t}"),
+            }
+        }
+    })
+    .await
+    .expect("the task ends");
+    assert_eq!(declined, 1000, "{failed}");
+    assert!(failed["error"]["message"].as_str().unwrap().contains("questions"), "{failed}");
+}

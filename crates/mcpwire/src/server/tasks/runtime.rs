@@ -28,6 +28,11 @@ const MIN_TTL: Duration = Duration::from_secs(1);
 /// Task changes a slow listener may fall behind before it misses some.
 const CHANGES_CAPACITY: usize = 256;
 
+/// Questions one task may ask over its life. Each key is remembered (keys are never
+/// reused), so a handler that asks again whenever the client declines could otherwise be
+/// made to hold ever more of them by a client that always declines.
+const MAX_QUESTIONS: usize = 1000;
+
 /// The server's tasks: the store and what runs here.
 pub(crate) struct Tasks {
     pub(crate) store: Arc<dyn TaskStore>,
@@ -118,6 +123,9 @@ impl Drop for QuestionClaim {
 struct Inputs {
     pending: BTreeMap<String, (InputRequest, oneshot::Sender<Answer>)>,
     used: HashSet<String>,
+    /// For each key asked under, the last `-n` suffix given it (so that finding a fresh
+    /// key does not try every suffix given before).
+    suffixes: HashMap<String, u32>,
     /// Answers gathered before the task existed (a 2026 call's `inputResponses`): each
     /// answers the first ask of its key and is then let go, so a task does not hold them
     /// for its whole life.
@@ -125,16 +133,26 @@ struct Inputs {
 }
 
 impl Inputs {
-    /// `key`, or `key-2`, `key-3`... if it was used before.
-    fn fresh_key(&mut self, key: String) -> String {
+    /// `key`, or `key-2`, `key-3`... if it was used before; `None` once the task has
+    /// asked [`MAX_QUESTIONS`].
+    fn fresh_key(&mut self, key: String) -> Option<String> {
+        if self.used.len() >= MAX_QUESTIONS {
+            return None;
+        }
         let mut candidate = key.clone();
         let mut n = 1;
+        if self.used.contains(&candidate) {
+            n = self.suffixes.get(&key).copied().unwrap_or(1);
+        }
         while self.used.contains(&candidate) {
             n += 1;
             candidate = format!("{key}-{n}");
         }
+        if n > 1 {
+            self.suffixes.insert(key, n);
+        }
         self.used.insert(candidate.clone());
-        candidate
+        Some(candidate)
     }
 
     /// The state these inputs put the task in.
@@ -178,7 +196,12 @@ impl TaskLink {
             if inputs.pending.len() >= self.tasks.config.max_pending_inputs {
                 return Err(McpError::internal("too many outstanding input requests"));
             }
-            let key = inputs.fresh_key(key);
+            let Some(key) = inputs.fresh_key(key) else {
+                return Err(McpError::new(
+                    codes::INTERNAL_ERROR,
+                    format!("The task asked {MAX_QUESTIONS} questions, as many as one task may"),
+                ));
+            };
             let (tx, rx) = oneshot::channel();
             inputs.pending.insert(key, (request, tx));
             self.tasks.record(self.id(), inputs.state()).await;
