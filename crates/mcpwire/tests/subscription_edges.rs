@@ -294,3 +294,31 @@ async fn a_2026_listen_stream_naming_huge_uris_and_task_ids_follows_a_bounded_nu
         bytes(&honoured["taskIds"])
     );
 }
+
+/// A listen stream naming one task id thousands of times follows it once: the
+/// acknowledgement lists it once (and a change feed the stream fell behind on tells it
+/// of the task once, not once per time it was named).
+#[tokio::test]
+async fn a_listen_stream_follows_each_task_once_however_often_it_names_it() {
+    let server = Server::builder("many", "1")
+        .tool(tool("t").task_support(mcpwire::server::tasks::TaskSupport::Optional).handler(|| "done"))
+        .build()
+        .unwrap();
+    let (conn, mut raw) = raw_connection();
+    tokio::spawn(async move { server.serve(conn).await });
+    let mut tasks: Vec<String> = vec!["task-a".into(); 5000];
+    tasks.extend((0..10_000).map(|i| format!("task-{i}")));
+    let mut envelope = envelope_2026();
+    envelope["io.modelcontextprotocol/clientCapabilities"]["extensions"] =
+        json!({ "io.modelcontextprotocol/tasks": {} });
+    let notifications = json!({ "taskIds": tasks });
+    raw.request(1, "subscriptions/listen", json!({ "_meta": envelope, "notifications": notifications }))
+        .await;
+    let ack = json_of(&raw.next().await);
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
+    let followed = ack["params"]["notifications"]["taskIds"].as_array().unwrap();
+    assert_eq!(followed.len(), 4096, "tasks honoured");
+    assert_eq!(followed.iter().filter(|t| *t == "task-a").count(), 1, "task-a followed once");
+    assert_eq!(followed[0], "task-a");
+    assert_eq!(followed[1], "task-0");
+}

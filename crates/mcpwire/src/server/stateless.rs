@@ -220,7 +220,10 @@ impl Server {
                 .resources_list_changed
                 .filter(|_| declared(resources.and_then(|r| r.list_changed))),
             resource_subscriptions,
-            task_ids: asked.task_ids.filter(|_| self.inner.tasks_enabled).map(within_bounds),
+            task_ids: asked
+                .task_ids
+                .filter(|_| self.inner.tasks_enabled)
+                .map(|ids| within_bounds(first_distinct(ids))),
             ..Default::default()
         };
         let mut events = self.inner.bus.subscribe();
@@ -362,6 +365,23 @@ impl Server {
         detailed.meta = Some(subscription_meta(subscription));
         rpc.notify(methods::NOTIFICATION_TASKS, serde_json::value::to_raw_value(&detailed).ok()).await;
     }
+}
+
+/// The first [`MAX_SUBSCRIPTIONS`] different task ids of a listen request, in order: a
+/// task named many times is followed once (else each change the stream missed would be
+/// told once per time it was named).
+fn first_distinct(ids: Vec<String>) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    for id in ids {
+        if kept.len() == MAX_SUBSCRIPTIONS {
+            break;
+        }
+        if seen.insert(id.clone()) {
+            kept.push(id);
+        }
+    }
+    kept
 }
 
 /// The resources a listen stream follows; dropped with the stream, it tells the
