@@ -143,7 +143,7 @@ async fn huge_and_endless_resource_metadata_is_cut_off_with_a_clear_error() {
 }
 
 /// A metadata host that answers a byte every five seconds: each fetch ends at the
-/// exchange's time limit, and discovery with it.
+/// exchange's time limit, and discovery with it (given a deadline past three fetches).
 #[tokio::test(start_paused = true)]
 async fn metadata_sent_a_byte_at_a_time_ends_at_the_time_limit() {
     let host = raw_host(|_, mut socket| async move {
@@ -156,9 +156,14 @@ async fn metadata_sent_a_byte_at_a_time_ends_at_the_time_limit() {
         }
     })
     .await;
+    let client = OAuthClient::new(OAuthConfig {
+        redirect_uri: "http://127.0.0.1:1/callback".into(),
+        discovery_timeout: Duration::from_secs(300),
+        ..OAuthConfig::default()
+    });
     let outcome = tokio::time::timeout(
         Duration::from_secs(600),
-        client().authorize(&format!("{host}/mcp"), &hinting(&format!("{host}/prm")), false),
+        client.authorize(&format!("{host}/mcp"), &hinting(&format!("{host}/prm")), false),
     )
     .await
     .expect("discovery has a time limit");
@@ -506,4 +511,69 @@ async fn resource_metadata_on_another_origin_must_still_name_this_resource() {
     let resource = resource_of("http://127.0.0.1:1").await;
     let error = refused(&resource, &hinting(&format!("{elsewhere}/prm"))).await;
     assert!(error.contains("is for"), "{error}");
+}
+
+/// A host that answers every metadata probe just before the exchange's 30 s limit (the
+/// named document and the path-based one missing, the root one naming an issuer with a
+/// path, whose three metadata URLs are missing): six slow probes would hold the login
+/// for three minutes; discovery as a whole ends at its own deadline, saying so.
+#[tokio::test(start_paused = true)]
+async fn slow_answers_to_every_probe_end_at_the_discovery_deadline() {
+    let cell = Arc::new(std::sync::Mutex::new(String::new()));
+    let own = cell.clone();
+    let probes = Arc::new(AtomicUsize::new(0));
+    let counted = probes.clone();
+    let host = raw_host(move |head, mut socket| {
+        let base = own.lock().unwrap().clone();
+        counted.fetch_add(1, Ordering::Relaxed);
+        async move {
+            tokio::time::sleep(Duration::from_secs(29)).await;
+            let answer = match head.starts_with("GET /.well-known/oauth-protected-resource ") {
+                true => json!({"resource": format!("{base}/mcp"), "authorization_servers": [format!("{base}/tenant")]})
+                    .to_string(),
+                false => String::new(),
+            };
+            let status = if answer.is_empty() { "404 Not Found" } else { "200 OK" };
+            let head = format!("HTTP/1.1 {status}\r\nContent-Length: {}\r\n\r\n", answer.len());
+            let _ = socket.write_all(format!("{head}{answer}").as_bytes()).await;
+        }
+    })
+    .await;
+    *cell.lock().unwrap() = host.clone();
+    let started = tokio::time::Instant::now();
+    let outcome = tokio::time::timeout(
+        Duration::from_secs(600),
+        client().authorize(&format!("{host}/mcp"), &hinting(&format!("{host}/prm")), false),
+    )
+    .await
+    .expect("discovery has a time limit");
+    let error = outcome.unwrap_err().to_string();
+    assert!(error.contains("discovery") && error.contains("60s"), "the error names the deadline: {error}");
+    let taken = started.elapsed();
+    assert!(taken < Duration::from_secs(90), "discovery stopped at its deadline, not after {taken:?}");
+    assert!(probes.load(Ordering::Relaxed) < 6, "not every slow probe was waited for");
+}
+
+/// The discovery deadline is the client's to set: with 2 s, hosts that take every
+/// connection and never answer end discovery in 2 s (not 30 s a fetch), saying so.
+#[tokio::test]
+async fn the_discovery_deadline_is_configurable() {
+    let host = raw_host(|_, socket| async move {
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        drop(socket);
+    })
+    .await;
+    let client = OAuthClient::new(OAuthConfig {
+        redirect_uri: "http://127.0.0.1:1/callback".into(),
+        discovery_timeout: Duration::from_secs(2),
+        ..OAuthConfig::default()
+    });
+    let outcome = tokio::time::timeout(
+        BOUND,
+        client.authorize(&format!("{host}/mcp"), &hinting(&format!("{host}/prm")), false),
+    )
+    .await
+    .expect("discovery ends at the deadline set");
+    let error = outcome.unwrap_err().to_string();
+    assert!(error.contains("did not finish within 2s"), "{error}");
 }

@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, PoisonError};
+use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::Mutex;
@@ -69,6 +70,11 @@ pub struct OAuthConfig {
     /// How long before a known expiry a refresh starts in the background (default 60 s;
     /// the request at hand still goes out with the current token).
     pub refresh_ahead_secs: u64,
+    /// The longest discovery may take as a whole: resource metadata, then authorization
+    /// server metadata, up to six fetches (default 60 s). Each fetch has a 30 s limit of
+    /// its own; a server that answers each just in time would otherwise hold a login for
+    /// minutes.
+    pub discovery_timeout: Duration,
 }
 
 impl Default for OAuthConfig {
@@ -84,6 +90,7 @@ impl Default for OAuthConfig {
             dpop: DpopPolicy::IfSupported,
             store: Arc::new(MemoryTokenStore::new()),
             refresh_ahead_secs: 60,
+            discovery_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -297,8 +304,7 @@ impl OAuthClient {
                 state.step_ups += 1;
             }
         }
-        let discovered =
-            Arc::new(discover(&self.fetch, server_url, challenge.resource_metadata.as_deref()).await?);
+        let discovered = Arc::new(self.discover(server_url, &challenge).await?);
         if self.config.grant.is_interactive() {
             require_pkce_s256(&discovered.metadata)?;
         }
@@ -380,6 +386,17 @@ impl OAuthClient {
             tokens.scope.as_deref().map_or(scopes, |s| s.split_whitespace().map(str::to_owned).collect());
         self.set_tokens(&key, Some(tokens), Some(session));
         Ok(())
+    }
+
+    /// Discovery for `server_url`, within [`discovery_timeout`](OAuthConfig::discovery_timeout).
+    async fn discover(&self, server_url: &str, challenge: &Challenge) -> Result<Discovered, AuthError> {
+        let limit = self.config.discovery_timeout;
+        let discovery = discover(&self.fetch, server_url, challenge.resource_metadata.as_deref());
+        tokio::time::timeout(limit, discovery).await.map_err(|_| {
+            AuthError::Http(format!(
+                "discovery of the authorization server of {server_url} did not finish within {limit:?}"
+            ))
+        })?
     }
 
     /// Scope selection: the challenge's, else the resource's `scopes_supported`, merged
