@@ -476,3 +476,41 @@ async fn a_hostile_authorization_error_is_shown_bounded_and_inert() {
     }
     assert!(test_as.seen("/token").is_empty(), "no code was redeemed");
 }
+
+/// A resource whose every `403 insufficient_scope` names a scope not asked for before
+/// (100 bytes each), and an authorization server that grants whatever is asked: each
+/// step-up brings something new, so the scope the client asks for would grow without
+/// end, and a user would be sent to consent again at every request. The client stops
+/// once the scope would pass its limit, saying so, without a token request, and keeps
+/// the token it has.
+#[tokio::test]
+async fn a_step_up_asking_for_a_new_scope_every_time_is_bounded() {
+    let longest = Arc::new(AtomicUsize::new(0));
+    let seen = longest.clone();
+    let answer: Answer = Arc::new(move |form, n| {
+        let scope = form.split('&').find_map(|p| p.strip_prefix("scope=")).unwrap_or("");
+        seen.fetch_max(scope.replace("%20", " ").len(), Ordering::Relaxed);
+        reply(StatusCode::OK, &[], json!({"access_token": format!("t{n}"), "token_type": "Bearer"}))
+    });
+    let (resource, count) = with_token_endpoint(answer, json!({})).await;
+    let client = machine_client(DpopPolicy::Never);
+    authorize(&client, &resource).await.unwrap();
+    let mut refusal = None;
+    for round in 0..200 {
+        let challenge = format!(r#"Bearer error="insufficient_scope", scope="{round:0>100}""#);
+        let headers =
+            http::HeaderMap::from_iter([(http::header::WWW_AUTHENTICATE, challenge.parse().unwrap())]);
+        let outcome = tokio::time::timeout(BOUND, client.authorize(&resource, &headers, true))
+            .await
+            .expect("a step-up ends in bounded time");
+        if let Err(e) = outcome {
+            refusal = Some((round, e.to_string()));
+            break;
+        }
+    }
+    let (round, error) = refusal.expect("the step-ups stop");
+    assert!(error.contains("scope") && error.contains("2048"), "the error says why: {error}");
+    assert!(longest.load(Ordering::Relaxed) <= 2048, "no token request asked for more");
+    assert_eq!(count.load(Ordering::Relaxed), round + 1, "the refused step-up sent no token request");
+    assert!(client.tokens().is_some(), "the token for the scopes granted is kept");
+}

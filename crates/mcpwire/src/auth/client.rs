@@ -27,6 +27,12 @@ use super::store::{MemoryTokenStore, TokenStore, Tokens};
 use super::token_endpoint::{self, parse_tokens};
 use super::AuthError;
 
+/// The longest scope the client asks for (its scopes joined by spaces). Each step-up
+/// asks for the scopes granted before and the new ones a `403` names: a resource that
+/// names a new one every time would make the request, and the consent shown to the user,
+/// grow without end.
+const MAX_SCOPE_BYTES: usize = 2048;
+
 /// When tokens are sender-constrained with DPoP (RFC 9449).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DpopPolicy {
@@ -59,7 +65,8 @@ pub struct OAuthConfig {
     pub authorizer: Arc<dyn AuthorizationHandler>,
     /// Most step-ups in a row that bring no scope not granted before (re-authorizations
     /// for a server that keeps refusing), before giving up (default 2). A request is also
-    /// authorized at most 3 times.
+    /// authorized at most 3 times, and the scope asked for is at most 2048 bytes (a
+    /// server that names a new scope at every step-up is given up on there).
     pub max_step_ups: usize,
     /// How tokens are obtained (default: the authorization code flow).
     pub grant: Grant,
@@ -328,9 +335,11 @@ impl OAuthClient {
                 Err(e) => tracing::debug!("refresh refused, authorizing again: {e}"),
             }
         }
+        // Checked before the token is dropped: a step-up refused here leaves the token
+        // for the scopes already granted in use.
+        let scopes = self.scopes(&state, &challenge, &session.discovered, forbidden)?;
         self.set_tokens(&key, None, None);
 
-        let scopes = self.scopes(&state, &challenge, &session.discovered, forbidden);
         let mut fields = match &self.config.grant {
             Grant::AuthorizationCode => {
                 let flow = CodeFlow {
@@ -401,14 +410,15 @@ impl OAuthClient {
 
     /// Scope selection: the challenge's, else the resource's `scopes_supported`, merged
     /// with those granted on a step-up; `offline_access` added exactly when the
-    /// authorization server supports it (and a user is there to consent).
+    /// authorization server supports it (and a user is there to consent). Refused past
+    /// [`MAX_SCOPE_BYTES`].
     fn scopes(
         &self,
         state: &State,
         challenge: &Challenge,
         discovered: &Discovered,
         forbidden: bool,
-    ) -> BTreeSet<String> {
+    ) -> Result<BTreeSet<String>, AuthError> {
         let mut scopes: BTreeSet<String> = match (&challenge.scope, &discovered.scopes_supported) {
             (Some(s), _) => s.split_whitespace().map(str::to_owned).collect(),
             (None, Some(supported)) => supported.iter().cloned().collect(),
@@ -427,7 +437,13 @@ impl OAuthClient {
         } else {
             scopes.remove("offline_access");
         }
-        scopes
+        let bytes = scopes.iter().map(|s| s.len() + 1).sum::<usize>().saturating_sub(1);
+        if bytes > MAX_SCOPE_BYTES {
+            return Err(AuthError::Protocol(format!(
+                "the scope to ask for would be {bytes} bytes, over the limit of {MAX_SCOPE_BYTES} (the server keeps asking for more)"
+            )));
+        }
+        Ok(scopes)
     }
 
     /// The DPoP key, when this session's tokens are DPoP-bound.
