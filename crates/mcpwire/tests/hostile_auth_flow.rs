@@ -376,8 +376,9 @@ async fn forged_huge_and_foreign_callbacks_are_answered_and_ignored() {
 struct Scratch(std::path::PathBuf);
 
 impl Scratch {
-    fn new() -> Self {
-        let dir = std::env::temp_dir().join(format!("mcpwire-hostile-store-{}", std::process::id()));
+    /// The directory for the test `tag` (tests run side by side in one process).
+    fn new(tag: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("mcpwire-hostile-store-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)
@@ -407,7 +408,7 @@ fn a_token() -> Tokens {
 /// file system will not read is left alone.
 #[tokio::test]
 async fn corrupt_huge_and_foreign_store_files_are_not_destroyed() {
-    let scratch = Scratch::new();
+    let scratch = Scratch::new("corrupt");
     let garbage: &[u8] = b"\x00\xffnot json at all";
     let huge = vec![b' '; 3 << 20];
     for (what, contents) in
@@ -513,4 +514,70 @@ async fn a_step_up_asking_for_a_new_scope_every_time_is_bounded() {
     assert!(longest.load(Ordering::Relaxed) <= 2048, "no token request asked for more");
     assert_eq!(count.load(Ordering::Relaxed), round + 1, "the refused step-up sent no token request");
     assert!(client.tokens().is_some(), "the token for the scopes granted is kept");
+}
+
+/// Runs `f` on a thread of its own; its result, or a panic naming `what` if it does not
+/// end within [`BOUND`] (a FIFO opened for reading waits for a writer in the kernel:
+/// `release` then opens it for both, so the thread ends and the run goes on).
+#[cfg(unix)]
+fn without_blocking<T: Send + 'static>(
+    what: &str,
+    release: &std::path::Path,
+    f: impl FnOnce() -> T + Send + 'static,
+) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    match rx.recv_timeout(BOUND) {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            let _unblock = std::fs::OpenOptions::new().read(true).write(true).open(release);
+            panic!("{what} blocked on a FIFO");
+        }
+    }
+}
+
+/// A token store path that is a FIFO (a reader of it waits for a writer forever, a
+/// writer for a reader), and FIFOs where the store puts its lock and temporary files:
+/// nothing blocks. The store file is refused as not a regular file (loads read as
+/// empty, saves fail saying why) and left as it is; a FIFO lock file is not taken, and a
+/// leftover temporary file of any kind is replaced.
+#[cfg(unix)]
+#[test]
+fn a_store_path_that_is_a_fifo_is_refused_without_blocking() {
+    use std::os::unix::fs::FileTypeExt;
+    let scratch = Scratch::new("fifo");
+    let mkfifo = |path: &std::path::Path| {
+        let made = std::process::Command::new("mkfifo").arg(path).status().unwrap();
+        assert!(made.success(), "mkfifo {}", path.display());
+    };
+    let path = scratch.store_path("fifo");
+    mkfifo(&path);
+    let store = FileTokenStore::new(&path);
+    let (tokens, saved, client) = without_blocking("the store", &path, move || {
+        let tokens = store.load_tokens("http://rs/mcp");
+        let saved = store.save_tokens("http://rs/mcp", Some(&a_token())).map_err(|e| e.to_string());
+        (tokens, saved, store.load_client("http://as"))
+    });
+    assert_eq!(tokens, None);
+    assert!(client.is_none());
+    let error = saved.unwrap_err();
+    assert!(error.contains("auth.json") && error.contains("not a regular file"), "{error}");
+    assert!(std::fs::metadata(&path).unwrap().file_type().is_fifo(), "the FIFO is left as it is");
+    // The store is a file; its lock file and this process's temporary file are FIFOs.
+    for (what, suffix) in [("lock", ".lock".to_owned()), ("temporary", format!(".tmp{}", std::process::id()))]
+    {
+        let path = scratch.store_path(what);
+        let mut fifo = path.clone().into_os_string();
+        fifo.push(&suffix);
+        let fifo = std::path::PathBuf::from(fifo);
+        mkfifo(&fifo);
+        let store = FileTokenStore::new(&path);
+        let saved = without_blocking(what, &fifo, move || {
+            store.save_tokens("http://rs/mcp", Some(&a_token())).map_err(|e| e.to_string())?;
+            Ok::<_, String>(store.load_tokens("http://rs/mcp"))
+        });
+        assert_eq!(saved, Ok(Some(a_token())), "{what}: the store works");
+    }
 }

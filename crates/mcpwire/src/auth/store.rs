@@ -170,7 +170,8 @@ const MAX_FILE: u64 = 1024 * 1024;
 /// and a rename, so a crash never leaves half a file. A missing file is an empty store;
 /// so is one that cannot be read as a store (not JSON, over 1 MiB, members of the wrong
 /// types), which the next save moves aside to `<file>.corrupt` (said in a warning)
-/// rather than writing over it.
+/// rather than writing over it. A path that is not a regular file (a FIFO, a directory,
+/// a device) is refused without waiting on it: loads read as empty, saves fail.
 #[derive(Debug)]
 pub struct FileTokenStore {
     path: PathBuf,
@@ -201,7 +202,7 @@ impl FileTokenStore {
 
     /// What the file holds: nothing when it is missing; else why it could not be read.
     fn try_read(&self) -> Result<Contents, Unreadable> {
-        let file = match std::fs::File::open(&self.path) {
+        let file = match open_regular(std::fs::OpenOptions::new().read(true), &self.path) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Contents::default()),
             Err(e) => return Err(Unreadable::Io(e.to_string())),
@@ -248,13 +249,16 @@ impl FileTokenStore {
         let mut tmp = self.path.clone().into_os_string();
         tmp.push(format!(".tmp{}", std::process::id()));
         let tmp = PathBuf::from(tmp);
+        // A file left there by an earlier run (of any kind: a FIFO would hold the open
+        // until a reader came) is replaced by a new one, never written through.
+        let _ = std::fs::remove_file(&tmp);
         let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
+        options.write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         {
             use std::io::Write;
-            let mut file = options.open(&tmp).map_err(io)?;
+            let mut file = open_regular(&mut options, &tmp).map_err(io)?;
             file.write_all(&bytes).map_err(io)?;
             file.sync_all().map_err(io)?;
         }
@@ -299,10 +303,23 @@ impl FileTokenStore {
         options.write(true).create(true).truncate(false);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let file = options.open(PathBuf::from(path)).ok()?;
+        let file = open_regular(&mut options, &PathBuf::from(path)).ok()?;
         file.lock().ok()?;
         Some(file)
     }
+}
+
+/// Opens `path` with `options` without waiting, and only if it is a regular file: a FIFO
+/// (or a terminal, a socket) at a store path would hold the open, or the read, until
+/// another program came along; a directory or a device is no store either.
+fn open_regular(options: &mut std::fs::OpenOptions, path: &Path) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(options, nix::fcntl::OFlag::O_NONBLOCK.bits());
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    Ok(file)
 }
 
 impl TokenStore for FileTokenStore {
