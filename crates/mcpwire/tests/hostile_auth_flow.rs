@@ -581,3 +581,25 @@ fn a_store_path_that_is_a_fifo_is_refused_without_blocking() {
         assert_eq!(saved, Ok(Some(a_token())), "{what}: the store works");
     }
 }
+
+/// A store holding one server's login, then tokens (from a hostile authorization
+/// server) so large that the file would pass the 1 MiB the store reads: written, the
+/// file would read as corrupt, every login in it lost to the next save. The save is
+/// refused instead, saying why, and the login already there stays.
+#[test]
+fn tokens_too_large_for_the_store_file_leave_the_other_logins_in_it() {
+    let scratch = Scratch::new("large");
+    let path = scratch.store_path("large");
+    let store = FileTokenStore::new(&path);
+    store.save_tokens("http://rs/mcp", Some(&a_token())).unwrap();
+    let huge =
+        Tokens { access_token: "a".repeat(700_000), refresh_token: Some("r".repeat(400_000)), ..a_token() };
+    let error = store.save_tokens("http://evil/mcp", Some(&huge)).unwrap_err().to_string();
+    assert!(error.contains("auth.json") && error.contains("1048576"), "{error}");
+    assert_eq!(store.load_tokens("http://rs/mcp"), Some(a_token()), "the other login is still there");
+    store.save_tokens("http://rs2/mcp", Some(&a_token())).unwrap();
+    assert_eq!(store.load_tokens("http://rs/mcp"), Some(a_token()), "and survives the next save");
+    let mut aside = path.into_os_string();
+    aside.push(".corrupt");
+    assert!(!std::path::Path::new(&aside).exists(), "nothing was set aside");
+}

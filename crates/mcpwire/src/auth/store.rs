@@ -171,7 +171,8 @@ const MAX_FILE: u64 = 1024 * 1024;
 /// so is one that cannot be read as a store (not JSON, over 1 MiB, members of the wrong
 /// types), which the next save moves aside to `<file>.corrupt` (said in a warning)
 /// rather than writing over it. A path that is not a regular file (a FIFO, a directory,
-/// a device) is refused without waiting on it: loads read as empty, saves fail.
+/// a device) is refused without waiting on it: loads read as empty, saves fail. So is a
+/// save that would make the file larger than it reads.
 #[derive(Debug)]
 pub struct FileTokenStore {
     path: PathBuf,
@@ -246,6 +247,14 @@ impl FileTokenStore {
         let io = |e: std::io::Error| AuthError::Http(format!("token store {}: {e}", self.path.display()));
         self.create_dir().map_err(io)?;
         let bytes = serde_json::to_vec_pretty(contents).map_err(|e| AuthError::Protocol(e.to_string()))?;
+        // A file the store could not read back would lose every login in it.
+        if bytes.len() as u64 > MAX_FILE {
+            return Err(AuthError::Protocol(format!(
+                "token store {}: the contents would be {} bytes, over the {MAX_FILE} it reads",
+                self.path.display(),
+                bytes.len()
+            )));
+        }
         let mut tmp = self.path.clone().into_os_string();
         tmp.push(format!(".tmp{}", std::process::id()));
         let tmp = PathBuf::from(tmp);
