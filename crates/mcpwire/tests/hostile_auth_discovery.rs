@@ -397,14 +397,21 @@ async fn redirects_on_every_fetch_are_never_followed() {
     assert!(error.contains("no authorization server metadata") && error.contains("301"), "{error}");
 }
 
-/// Dynamic Client Registration answered without a `client_id`, with a numeric one, with
-/// a body that is not JSON, with a redirect or with 2 MiB: each is a clear error, and no
+/// Dynamic Client Registration answered without a `client_id`, with a numeric, empty or
+/// 500 KB one (it would go into every authorization URL and the token store), with a body
+/// that is not JSON, with a redirect or with 2 MiB: each is a clear error, and no
 /// authorization is attempted.
 #[tokio::test]
 async fn hostile_registration_answers_are_clear_errors() {
     type Answer = fn() -> http::Response<http_body_util::Full<bytes::Bytes>>;
-    let cases: [(&str, Answer, &str); 5] = [
+    let cases: [(&str, Answer, &str); 7] = [
         ("no client_id", || reply(StatusCode::CREATED, &[], json!({"client_secret": "s"})), "no client_id"),
+        ("an empty client_id", || reply(StatusCode::CREATED, &[], json!({"client_id": ""})), "client_id"),
+        (
+            "a 500 KB client_id",
+            || reply(StatusCode::CREATED, &[], json!({"client_id": "c".repeat(500_000)})),
+            "client_id",
+        ),
         ("a numeric client_id", || reply(StatusCode::CREATED, &[], json!({"client_id": 7})), "no client_id"),
         (
             "not JSON",

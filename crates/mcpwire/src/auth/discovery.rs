@@ -229,8 +229,13 @@ pub(crate) fn require_pkce_s256(metadata: &Value) -> Result<(), AuthError> {
     }
 }
 
+/// The longest `client_id` or `client_secret` taken from a registration: the id goes
+/// into every authorization URL shown to the user, both into the token store.
+const MAX_REGISTERED_BYTES: usize = 4096;
+
 /// Dynamic Client Registration (RFC 7591) with `application_type` (native for a
-/// loopback redirect, else web).
+/// loopback redirect, else web); the `client_id` and `client_secret` it returns are
+/// refused when empty or over [`MAX_REGISTERED_BYTES`].
 pub(crate) async fn register(
     fetch: &Fetcher,
     metadata: &Value,
@@ -258,10 +263,20 @@ pub(crate) async fn register(
         _ => return Err(AuthError::Protocol(format!("client registration failed: {}", response.status))),
     };
     let text = |name: &str| registered.get(name).and_then(Value::as_str).map(str::to_owned);
+    let client_id = text("client_id")
+        .ok_or_else(|| AuthError::Protocol("the registration response has no client_id".into()))?;
+    let client_secret = text("client_secret");
+    for (name, value) in [("client_id", Some(&client_id)), ("client_secret", client_secret.as_ref())] {
+        if value.is_some_and(|v| v.is_empty() || v.len() > MAX_REGISTERED_BYTES) {
+            let size = value.map_or(0, String::len);
+            return Err(AuthError::Protocol(format!(
+                "the registration response's {name} is {size} bytes (1 to {MAX_REGISTERED_BYTES} taken)"
+            )));
+        }
+    }
     Ok(ClientCredentials {
-        client_id: text("client_id")
-            .ok_or_else(|| AuthError::Protocol("the registration response has no client_id".into()))?,
-        client_secret: text("client_secret"),
+        client_id,
+        client_secret,
         token_endpoint_auth_method: text("token_endpoint_auth_method"),
         signing_key: None,
         redirect_uri: Some(redirect_uri.to_owned()),
