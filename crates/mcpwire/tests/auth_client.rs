@@ -512,3 +512,40 @@ async fn dpop_is_used_only_where_the_resource_takes_it() {
     assert!(headers["authorization"].to_str().unwrap().starts_with("Bearer "), "{headers:?}");
     assert!(headers.get("dpop").is_none());
 }
+
+/// A resource that moves to another authorization server (its metadata names a new
+/// issuer): the client registers anew there and authorizes from scratch; neither the
+/// registration made at the first server nor the refresh token it issued is sent to the
+/// second, and the first hears nothing more (credentials and tokens are bound to their
+/// issuer).
+#[tokio::test]
+async fn a_resource_that_changes_authorization_server_gets_new_credentials_there() {
+    let knobs = Knobs { issue_refresh: true, ..Knobs::default() };
+    let (first, second) = (TestAs::start(knobs.clone()).await, TestAs::start(knobs).await);
+    let issuer = Arc::new(std::sync::Mutex::new(first.issuer.clone()));
+    let own_url = Arc::new(std::sync::Mutex::new(String::new()));
+    let (named, cell) = (issuer.clone(), own_url.clone());
+    let base = support::serve(move |_req| {
+        let body = serde_json::json!({
+            "resource": format!("{}/mcp", cell.lock().unwrap()),
+            "authorization_servers": [named.lock().unwrap().clone()],
+        });
+        Box::pin(async move { support::reply(http::StatusCode::OK, &[], body) })
+    })
+    .await;
+    *own_url.lock().unwrap() = base.clone();
+    let oauth = client(OAuthConfig::default());
+    let resource = format!("{base}/mcp");
+    oauth.authorize(&resource, &challenge_of(&base, ""), false).await.unwrap();
+    assert_eq!(oauth.tokens().unwrap().issuer.as_deref(), Some(first.issuer.as_str()));
+    let heard = first.shared.lock().unwrap().seen.len();
+    *issuer.lock().unwrap() = second.issuer.clone();
+    oauth.authorize(&resource, &challenge_of(&base, ""), false).await.unwrap();
+    assert_eq!(first.shared.lock().unwrap().seen.len(), heard, "nothing more went to the first server");
+    assert_eq!(second.seen("/register").len(), 1, "the client registered at the new server");
+    let token = &second.seen("/token")[0];
+    assert_eq!(token.form["grant_type"], "authorization_code");
+    let sent: Vec<String> = second.shared.lock().unwrap().seen.iter().map(|s| format!("{s:?}")).collect();
+    assert!(sent.iter().all(|s| !s.contains("rt-1")), "the first server's refresh token stayed: {sent:?}");
+    assert_eq!(oauth.tokens().unwrap().issuer.as_deref(), Some(second.issuer.as_str()));
+}
