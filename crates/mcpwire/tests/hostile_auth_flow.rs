@@ -603,3 +603,26 @@ fn tokens_too_large_for_the_store_file_leave_the_other_logins_in_it() {
     aside.push(".corrupt");
     assert!(!std::path::Path::new(&aside).exists(), "nothing was set aside");
 }
+
+/// An authorization response from another issuer (RFC 9207 `iss` that is not the one
+/// asked, here carrying an `error`), and one without `iss` from a server that advertises
+/// it: refused as coming from the wrong server, the error fields ignored, no code
+/// redeemed.
+#[tokio::test]
+async fn an_authorization_response_from_another_issuer_is_refused_and_its_error_ignored() {
+    let test_as = support::TestAs::start(support::Knobs::default()).await;
+    let other = format!("{}/", test_as.issuer).replace(':', "%3A").replace('/', "%2F");
+    for (query, expected) in [
+        (format!("error=temporarily_unavailable&state={{state}}&iss={other}"), "came from issuer"),
+        ("code=c&state={state}".to_owned(), "has no iss"),
+    ] {
+        let client = OAuthClient::new(OAuthConfig {
+            authorizer: Arc::new(Redirects(query)),
+            redirect_uri: "http://127.0.0.1:1/callback".into(),
+            ..OAuthConfig::default()
+        });
+        let error = authorize(&client, &test_as.resource).await.unwrap_err();
+        assert!(error.contains(expected) && !error.contains("temporarily_unavailable"), "{error}");
+    }
+    assert!(test_as.seen("/token").is_empty(), "no code was redeemed");
+}
