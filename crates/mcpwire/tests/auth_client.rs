@@ -127,22 +127,34 @@ async fn a_401_refreshes_first_and_authorizes_again_when_the_refresh_is_refused(
     assert_eq!(oauth.access_token().await.as_deref(), Some("at-3"));
 }
 
+/// Requests made every 20 ms until `done` (at most 10 s): whether it came.
+async fn requests_until(oauth: &OAuthClient, test_as: &TestAs, done: impl Fn() -> bool) -> bool {
+    let requests = async {
+        while !done() {
+            let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+            assert_eq!(headers["authorization"], "Bearer at-1", "each request goes with the current token");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), requests).await.is_ok()
+}
+
+/// A token of 2 s, under twice the 60 s refresh-ahead window: refreshed in the
+/// background once half its lifetime has passed, while requests go on with it.
 #[tokio::test]
 async fn a_token_near_its_expiry_is_refreshed_in_the_background() {
-    let test_as =
-        TestAs::start(Knobs { issue_refresh: true, expires_in: Some(10), ..Knobs::default() }).await;
+    let test_as = TestAs::start(Knobs { issue_refresh: true, expires_in: Some(2), ..Knobs::default() }).await;
     let oauth = client(OAuthConfig::default());
     oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
-    // 10 s left, under the 60 s refresh-ahead window: this request starts a refresh.
-    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
-    assert_eq!(headers["authorization"], "Bearer at-1", "the request at hand keeps the current token");
-    let refreshed = tokio::time::timeout(Duration::from_secs(10), async {
+    let refreshed = requests_until(&oauth, &test_as, || test_as.seen("/token").len() >= 2).await;
+    assert!(refreshed, "a request past half the token's lifetime started a refresh");
+    let replaced = tokio::time::timeout(Duration::from_secs(10), async {
         while oauth.access_token().await.as_deref() != Some("at-2") {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     })
     .await;
-    assert!(refreshed.is_ok(), "the background refresh replaced the token");
+    assert!(replaced.is_ok(), "the background refresh replaced the token");
     assert_eq!(test_as.seen("/token")[1].form["grant_type"], "refresh_token");
 }
 
@@ -151,20 +163,14 @@ async fn a_refused_background_refresh_is_tried_once_per_token() {
     let test_as = TestAs::start(Knobs {
         issue_refresh: true,
         refuse_refresh: true,
-        expires_in: Some(10),
+        expires_in: Some(2),
         ..Knobs::default()
     })
     .await;
     let oauth = client(OAuthConfig::default());
     oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
-    let _ = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
-    let tried = tokio::time::timeout(Duration::from_secs(10), async {
-        while test_as.seen("/token").len() < 2 {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    })
-    .await;
-    assert!(tried.is_ok(), "the first request near expiry tries a refresh");
+    let tried = requests_until(&oauth, &test_as, || test_as.seen("/token").len() >= 2).await;
+    assert!(tried, "the first request near expiry tries a refresh");
     for _ in 0..10 {
         let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
         assert_eq!(headers["authorization"], "Bearer at-1");

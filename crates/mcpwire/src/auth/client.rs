@@ -74,8 +74,9 @@ pub struct OAuthConfig {
     pub dpop: DpopPolicy,
     /// Where tokens and registered credentials are kept (default: in memory).
     pub store: Arc<dyn TokenStore>,
-    /// How long before a known expiry a refresh starts in the background (default 60 s;
-    /// the request at hand still goes out with the current token).
+    /// How long before a known expiry a refresh starts in the background (default 60 s,
+    /// and never before half the token's lifetime; the request at hand still goes out
+    /// with the current token).
     pub refresh_ahead_secs: u64,
     /// The longest discovery may take as a whole: resource metadata, then authorization
     /// server metadata, up to six fetches (default 60 s). Each fetch has a 30 s limit of
@@ -133,6 +134,8 @@ struct Current {
     /// A background refresh was started for the current tokens (one try per token: a
     /// refused refresh waits for the server's 401).
     refreshed_ahead: bool,
+    /// When the current tokens were received or loaded (seconds since the Unix epoch).
+    received_at: u64,
 }
 
 /// The OAuth client of one MCP server. Cheap to clone (clones share tokens).
@@ -215,6 +218,7 @@ impl OAuthClient {
             if !current.loaded {
                 current.loaded = true;
                 current.tokens = self.config.store.load_tokens(&canonical_resource(&url));
+                current.received_at = now_secs();
             }
             self.maybe_refresh_ahead(&mut current);
             current.tokens.clone()
@@ -242,11 +246,14 @@ impl OAuthClient {
         headers
     }
 
-    /// Starts a background refresh when the token expires within
-    /// [`refresh_ahead_secs`](OAuthConfig::refresh_ahead_secs) and it can be refreshed.
+    /// Starts a background refresh when the token is due ([`refresh_due`]: within
+    /// [`refresh_ahead_secs`](OAuthConfig::refresh_ahead_secs) of its expiry, past half its
+    /// lifetime) and it can be refreshed.
     fn maybe_refresh_ahead(&self, current: &mut Current) {
         let Some(tokens) = &current.tokens else { return };
-        let due = tokens.expires_at.is_some_and(|at| now_secs() + self.config.refresh_ahead_secs >= at);
+        let due = tokens.expires_at.is_some_and(|at| {
+            refresh_due(current.received_at, at, now_secs(), self.config.refresh_ahead_secs)
+        });
         if !due || tokens.refresh_token.is_none() || current.session.is_none() || current.refreshed_ahead {
             return;
         }
@@ -475,6 +482,7 @@ impl OAuthClient {
         current.tokens = tokens;
         current.loaded = true;
         current.refreshed_ahead = false;
+        current.received_at = now_secs();
         if session.is_some() {
             current.session = session;
         }
@@ -559,6 +567,16 @@ impl OAuthClient {
     }
 }
 
+/// Whether tokens received at `received_at` and expiring at `expires_at` (seconds since
+/// the Unix epoch) are due for a refresh ahead of their expiry at `now`: within `ahead`
+/// seconds of it, and never before half their lifetime. Tokens that live less than
+/// twice `ahead` would otherwise be due on arrival, and every request would refresh
+/// them; tokens that arrive expired wait for the server's `401`.
+fn refresh_due(received_at: u64, expires_at: u64, now: u64, ahead: u64) -> bool {
+    let window = ahead.min(expires_at.saturating_sub(received_at) / 2);
+    window > 0 && now.saturating_add(window) >= expires_at
+}
+
 /// Whether two redirect URIs name the same place, as an authorization server compares
 /// them: equal, or loopback IP URIs (`http://127.0.0.1`, `http://[::1]`) that differ in
 /// their port alone (OAuth 2.1's rule, which leaves `localhost` out).
@@ -589,5 +607,32 @@ mod redirect_tests {
         assert!(!same_redirect("http://127.0.0.1:5000/cb", "http://[::1]:5000/cb"), "another host");
         assert!(!same_redirect("https://app.example:1/cb", "https://app.example:2/cb"), "not loopback");
         assert!(!same_redirect("http://10.0.0.1:1/cb", "http://10.0.0.1:2/cb"), "not loopback");
+    }
+}
+
+#[cfg(test)]
+mod refresh_tests {
+    use super::refresh_due;
+
+    /// A token is refreshed ahead within the configured window of its expiry, but never
+    /// before half its lifetime: one that lives less than twice the window would
+    /// otherwise be due the moment it arrives, and every request would refresh it.
+    #[test]
+    fn a_refresh_ahead_waits_for_half_the_tokens_lifetime() {
+        let t = 1_000_000;
+        // An hour's token: due in the last 60 s.
+        assert!(!refresh_due(t, t + 3600, t + 3539, 60));
+        assert!(refresh_due(t, t + 3600, t + 3540, 60));
+        // A 10 s token: not due on arrival, due halfway.
+        assert!(!refresh_due(t, t + 10, t, 60), "a short-lived token is not refreshed on arrival");
+        assert!(!refresh_due(t, t + 10, t + 4, 60));
+        assert!(refresh_due(t, t + 10, t + 5, 60));
+        // A token that arrives expired (or within a second of it) waits for the 401.
+        assert!(!refresh_due(t, t, t, 60));
+        assert!(!refresh_due(t, t + 1, t + 1, 60));
+        assert!(!refresh_due(t, t - 5, t, 60));
+        // Windows and times at the end of the clock do not overflow.
+        assert!(refresh_due(0, u64::MAX, u64::MAX, u64::MAX));
+        assert!(!refresh_due(0, u64::MAX, 0, u64::MAX));
     }
 }
