@@ -517,12 +517,11 @@ async fn a_step_up_asking_for_a_new_scope_every_time_is_bounded() {
 }
 
 /// Runs `f` on a thread of its own; its result, or a panic naming `what` if it does not
-/// end within [`BOUND`] (a FIFO opened for reading waits for a writer in the kernel:
-/// `release` then opens it for both, so the thread ends and the run goes on).
-#[cfg(unix)]
+/// end within [`BOUND`] (after `release`, which lets the blocked thread end: a FIFO
+/// opened for reading waits for a writer in the kernel, a lock for its holder).
 fn without_blocking<T: Send + 'static>(
     what: &str,
-    release: &std::path::Path,
+    release: impl FnOnce(),
     f: impl FnOnce() -> T + Send + 'static,
 ) -> T {
     let (tx, rx) = std::sync::mpsc::channel();
@@ -532,10 +531,17 @@ fn without_blocking<T: Send + 'static>(
     match rx.recv_timeout(BOUND) {
         Ok(outcome) => outcome,
         Err(_) => {
-            let _unblock = std::fs::OpenOptions::new().read(true).write(true).open(release);
-            panic!("{what} blocked on a FIFO");
+            release();
+            panic!("{what} blocked");
         }
     }
+}
+
+/// Opens a FIFO for reading and writing (which never waits), so that a thread blocked
+/// opening it for either goes on.
+#[cfg(unix)]
+fn unblock(fifo: &std::path::Path) {
+    let _ = std::fs::OpenOptions::new().read(true).write(true).open(fifo);
 }
 
 /// A token store path that is a FIFO (a reader of it waits for a writer forever, a
@@ -555,11 +561,16 @@ fn a_store_path_that_is_a_fifo_is_refused_without_blocking() {
     let path = scratch.store_path("fifo");
     mkfifo(&path);
     let store = FileTokenStore::new(&path);
-    let (tokens, saved, client) = without_blocking("the store", &path, move || {
-        let tokens = store.load_tokens("http://rs/mcp");
-        let saved = store.save_tokens("http://rs/mcp", Some(&a_token())).map_err(|e| e.to_string());
-        (tokens, saved, store.load_client("http://as"))
-    });
+    let fifo = path.clone();
+    let (tokens, saved, client) = without_blocking(
+        "the store",
+        || unblock(&fifo),
+        move || {
+            let tokens = store.load_tokens("http://rs/mcp");
+            let saved = store.save_tokens("http://rs/mcp", Some(&a_token())).map_err(|e| e.to_string());
+            (tokens, saved, store.load_client("http://as"))
+        },
+    );
     assert_eq!(tokens, None);
     assert!(client.is_none());
     let error = saved.unwrap_err();
@@ -574,10 +585,14 @@ fn a_store_path_that_is_a_fifo_is_refused_without_blocking() {
         let fifo = std::path::PathBuf::from(fifo);
         mkfifo(&fifo);
         let store = FileTokenStore::new(&path);
-        let saved = without_blocking(what, &fifo, move || {
-            store.save_tokens("http://rs/mcp", Some(&a_token())).map_err(|e| e.to_string())?;
-            Ok::<_, String>(store.load_tokens("http://rs/mcp"))
-        });
+        let saved = without_blocking(
+            what,
+            || unblock(&fifo),
+            move || {
+                store.save_tokens("http://rs/mcp", Some(&a_token())).map_err(|e| e.to_string())?;
+                Ok::<_, String>(store.load_tokens("http://rs/mcp"))
+            },
+        );
         assert_eq!(saved, Ok(Some(a_token())), "{what}: the store works");
     }
 }
@@ -625,4 +640,27 @@ async fn an_authorization_response_from_another_issuer_is_refused_and_its_error_
         assert!(error.contains(expected) && !error.contains("temporarily_unavailable"), "{error}");
     }
     assert!(test_as.seen("/token").is_empty(), "no code was redeemed");
+}
+
+/// Another process holding the store's lock file and never letting go (stopped in the
+/// middle of a save): a save waits a bounded time for it, then goes on without it, and
+/// the token is saved.
+#[test]
+fn a_store_lock_held_forever_does_not_block_a_save() {
+    let scratch = Scratch::new("lock");
+    let path = scratch.store_path("held");
+    let mut lock = path.clone().into_os_string();
+    lock.push(".lock");
+    let held = std::fs::OpenOptions::new().write(true).create(true).truncate(false).open(&lock).unwrap();
+    held.lock().unwrap();
+    let store = FileTokenStore::new(&path);
+    let saved = without_blocking(
+        "a save behind a held lock",
+        move || drop(held),
+        move || {
+            store.save_tokens("http://rs/mcp", Some(&a_token())).map_err(|e| e.to_string())?;
+            Ok::<_, String>(store.load_tokens("http://rs/mcp"))
+        },
+    );
+    assert_eq!(saved, Ok(Some(a_token())));
 }

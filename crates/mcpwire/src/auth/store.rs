@@ -165,6 +165,10 @@ impl std::fmt::Display for Unreadable {
 /// The largest store file read (1 MiB); a bigger one is treated as corrupt.
 const MAX_FILE: u64 = 1024 * 1024;
 
+/// How long an update waits for another process's lock on the store before going on
+/// without it (the calls are synchronous: a stuck holder must not hold this one).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A store in one JSON file, readable and writable by its owner only (mode 0600; the
 /// directory is created 0700). Every save rewrites the file through a temporary file
 /// and a rename, so a crash never leaves half a file. A missing file is an empty store;
@@ -303,7 +307,8 @@ impl FileTokenStore {
     }
 
     /// An exclusive lock on `<path>.lock`, held until dropped; `None` (and the update
-    /// goes on unlocked) where it cannot be taken.
+    /// goes on unlocked) where it cannot be taken, or not within [`LOCK_WAIT`] (its
+    /// holder is stuck: an update holds it for a read and a write).
     fn lock_file(&self) -> Option<std::fs::File> {
         let mut path = self.path.clone().into_os_string();
         path.push(".lock");
@@ -313,8 +318,19 @@ impl FileTokenStore {
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let file = open_regular(&mut options, &PathBuf::from(path)).ok()?;
-        file.lock().ok()?;
-        Some(file)
+        let deadline = std::time::Instant::now() + LOCK_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Some(file),
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(e) => {
+                    tracing::warn!("token store {}: not locked ({e}); saving anyway", self.path.display());
+                    return None;
+                }
+            }
+        }
     }
 }
 
