@@ -40,11 +40,27 @@ async fn with_token_endpoint(token: Answer, extra: Value) -> (String, Arc<Atomic
     with_counted_resource(token, extra, Arc::default()).await
 }
 
+/// How the resource at `base` refuses its n-th POST (from 0): a status and a challenge.
+type Refusal = Arc<dyn Fn(&str, usize) -> (StatusCode, String) + Send + Sync>;
+
 /// [`with_token_endpoint`], counting the resource's POSTs in `posts`.
 async fn with_counted_resource(
     token: Answer,
     extra: Value,
     posts: Arc<AtomicUsize>,
+) -> (String, Arc<AtomicUsize>) {
+    let unauthorized: Refusal = Arc::new(|base, _| {
+        (StatusCode::UNAUTHORIZED, format!(r#"Bearer error="invalid_token", resource_metadata="{base}/prm""#))
+    });
+    with_refusing_resource(token, extra, posts, unauthorized).await
+}
+
+/// [`with_counted_resource`], the resource refusing every POST as `refusal` says.
+async fn with_refusing_resource(
+    token: Answer,
+    extra: Value,
+    posts: Arc<AtomicUsize>,
+    refusal: Refusal,
 ) -> (String, Arc<AtomicUsize>) {
     let cell = Arc::new(std::sync::Mutex::new(String::new()));
     let own = cell.clone();
@@ -78,14 +94,13 @@ async fn with_counted_resource(
     *cell.lock().unwrap() = issuer.clone();
     let rs = Arc::new(std::sync::Mutex::new(String::new()));
     let rs_own = rs.clone();
-    // The resource: its metadata on GET, a 401 pointing at it to every POST.
+    // The resource: its metadata on GET, a refusal pointing at it to every POST.
     let host = serve(move |req| {
         let base = rs_own.lock().unwrap().clone();
         let response = match req.method() == http::Method::POST {
             true => {
-                posts.fetch_add(1, Ordering::Relaxed);
-                let challenge = format!(r#"Bearer error="invalid_token", resource_metadata="{base}/prm""#);
-                reply(StatusCode::UNAUTHORIZED, &[("www-authenticate", challenge)], json!({}))
+                let (status, challenge) = refusal(&base, posts.fetch_add(1, Ordering::Relaxed));
+                reply(status, &[("www-authenticate", challenge)], json!({}))
             }
             false => reply(
                 StatusCode::OK,
@@ -663,4 +678,32 @@ fn a_store_lock_held_forever_does_not_block_a_save() {
         },
     );
     assert_eq!(saved, Ok(Some(a_token())));
+}
+
+/// A resource that answers every request `403 insufficient_scope` naming a scope not
+/// asked for before, its authorization server granting each: each request steps up three
+/// times at most, then fails with the `403`; the connect ends.
+#[tokio::test]
+async fn a_resource_forbidding_every_request_with_a_new_scope_is_bounded_per_request() {
+    let answer: Answer = Arc::new(|_, n| {
+        reply(StatusCode::OK, &[], json!({"access_token": format!("t{n}"), "token_type": "Bearer"}))
+    });
+    let forbidden: Refusal = Arc::new(|base, n| {
+        let challenge =
+            format!(r#"Bearer error="insufficient_scope", scope="s{n}", resource_metadata="{base}/prm""#);
+        (StatusCode::FORBIDDEN, challenge)
+    });
+    let posts = Arc::new(AtomicUsize::new(0));
+    let (resource, count) = with_refusing_resource(answer, json!({}), posts.clone(), forbidden).await;
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&resource)
+        .unwrap()
+        .oauth(machine_client(DpopPolicy::Never));
+    let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
+    let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
+    let Err(error) = outcome else { panic!("a resource that forbids everything is not connected to") };
+    let error = error.to_string();
+    assert!(error.contains("403"), "{error}");
+    let (requests, posts) = (count.load(Ordering::Relaxed), posts.load(Ordering::Relaxed));
+    assert!(posts.is_multiple_of(4) && posts <= 16, "each request is sent at most four times: {posts} POSTs");
+    assert_eq!(requests, posts / 4 * 3, "three step-ups per MCP request");
 }
