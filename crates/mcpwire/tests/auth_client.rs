@@ -555,3 +555,39 @@ async fn a_resource_that_changes_authorization_server_gets_new_credentials_there
     assert!(sent.iter().all(|s| !s.contains("rt-1")), "the first server's refresh token stayed: {sent:?}");
     assert_eq!(oauth.tokens().unwrap().issuer.as_deref(), Some(second.issuer.as_str()));
 }
+
+/// The authorization code flow as the spec has it: the authorization request carries a
+/// PKCE S256 challenge, a fresh `state` and the `resource` (RFC 8707); the token
+/// request redeems the code with the verifier of that challenge, the same redirect URI
+/// and the same `resource`; the newest token goes in the `Authorization` header.
+#[tokio::test]
+async fn the_code_flow_sends_pkce_state_and_the_resource_indicator() {
+    let test_as = TestAs::start(Knobs::default()).await;
+    let oauth = client(OAuthConfig::default());
+    for _ in 0..2 {
+        oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    }
+    let (authorizations, tokens) = (test_as.seen("/authorize"), test_as.seen("/token"));
+    assert_eq!((authorizations.len(), tokens.len()), (2, 2), "no refresh token: two full flows");
+    for (authorize, token) in authorizations.iter().zip(&tokens) {
+        let (query, form) = (&authorize.query, &token.form);
+        assert_eq!(query["response_type"], "code");
+        assert_eq!(query["code_challenge_method"], "S256");
+        assert_eq!(query["resource"], test_as.resource);
+        assert!(query["state"].len() >= 16, "an unguessable state: {:?}", query["state"]);
+        let verifier = &form["code_verifier"];
+        assert!((43..=128).contains(&verifier.len()), "RFC 7636 verifier length: {verifier}");
+        assert_eq!(query["code_challenge"], ath(verifier), "the challenge is the S256 of the verifier");
+        assert_eq!(form["grant_type"], "authorization_code");
+        assert_eq!(form["code"], "the-code");
+        assert_eq!(form["redirect_uri"], query["redirect_uri"]);
+        assert_eq!(form["resource"], test_as.resource);
+    }
+    let (first, second) = (&authorizations[0].query, &authorizations[1].query);
+    assert_ne!(first["state"], second["state"], "a fresh state per authorization");
+    assert_ne!(first["code_challenge"], second["code_challenge"], "a fresh verifier per authorization");
+    let target = format!("{}?a=1", test_as.resource);
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&target));
+    assert_eq!(headers["authorization"], "Bearer at-2");
+    assert!(headers.values().all(|v| !v.to_str().unwrap().contains("at-1")), "the old token is gone");
+}
