@@ -584,3 +584,35 @@ async fn the_discovery_deadline_is_configurable() {
     let error = outcome.unwrap_err().to_string();
     assert!(error.contains("did not finish within 2s"), "{error}");
 }
+
+/// Metadata whose `resource`, authorization server or endpoint is 100 KB long and full
+/// of terminal escapes and line breaks: refused, and the error that says so (for a user
+/// or a log) quotes it bounded and inert.
+#[tokio::test]
+async fn hostile_strings_in_metadata_are_quoted_bounded_and_inert_in_errors() {
+    let noise = format!("\u{1b}[2J\r\nforged line{}", "x".repeat(100_000));
+    let junk = noise.clone();
+    let resource = resource_host(
+        move |b| json!({"resource": format!("http://127.0.0.1:1/{junk}"), "authorization_servers": [b]}),
+    )
+    .await;
+    let mut errors = vec![refused(&format!("{resource}/mcp"), &hinting(&format!("{resource}/prm"))).await];
+    let named = resource_of(&format!("http://evil.example/{noise}")).await;
+    errors.push(refused(&named, &hinting(&named.replace("/mcp", "/prm"))).await);
+    let junk = noise.clone();
+    let (issuer, _) = as_host(move |b| {
+        json!({
+            "issuer": b, "code_challenge_methods_supported": ["S256"],
+            "authorization_endpoint": format!("{b}/authorize"),
+            "token_endpoint": format!("http://token.example/{junk}"),
+        })
+    })
+    .await;
+    let named = resource_of(&issuer).await;
+    errors.push(refused(&named, &hinting(&named.replace("/mcp", "/prm"))).await);
+    for error in errors {
+        assert!(error.len() < 1024, "the error is bounded: {} bytes", error.len());
+        assert!(!error.chars().any(char::is_control), "no control characters: {error:?}");
+        assert!(error.contains("forged line"), "the value is quoted: {error}");
+    }
+}

@@ -52,7 +52,8 @@ pub(crate) async fn discover(
     // a hint on the server's own origin is no less safe than the server itself.
     if let Some(url) = hinted.filter(|u| !secure_or_loopback(u) && origin(u) != origin(server_url)) {
         return Err(AuthError::Protocol(format!(
-            "the server names its resource metadata at {url}, which is neither https nor on this machine"
+            "the server names its resource metadata at {}, which is neither https nor on this machine",
+            quoted(url)
         )));
     }
     let (prm, hint_failure) = protected_resource_metadata(fetch, server_url, hinted).await?;
@@ -62,7 +63,8 @@ pub(crate) async fn discover(
     if let (None, Some(url)) = (&prm, hinted) {
         let why = hint_failure.unwrap_or_default();
         return Err(AuthError::Protocol(format!(
-            "the server names its resource metadata at {url}, but it could not be read ({why}), nor any at the well-known URLs"
+            "the server names its resource metadata at {}, but it could not be read ({why}), nor any at the well-known URLs",
+            quoted(url)
         )));
     }
     let resource = prm
@@ -75,7 +77,8 @@ pub(crate) async fn discover(
             let prm_resource = prm.get("resource").and_then(Value::as_str).unwrap_or_default();
             if !resource_matches(prm_resource, server_url) {
                 return Err(AuthError::Protocol(format!(
-                    "the protected resource metadata is for {prm_resource:?}, not {server_url:?}"
+                    "the protected resource metadata is for {}, not {server_url:?}",
+                    quoted(prm_resource)
                 )));
             }
             prm.get("authorization_servers")
@@ -91,7 +94,8 @@ pub(crate) async fn discover(
     };
     if !secure_or_loopback(&issuer) {
         return Err(AuthError::Protocol(format!(
-            "the authorization server {issuer} is neither https nor on this machine"
+            "the authorization server {} is neither https nor on this machine",
+            quoted(&issuer)
         )));
     }
     let metadata = authorization_server_metadata(fetch, &issuer, prm.is_some()).await?;
@@ -99,7 +103,8 @@ pub(crate) async fn discover(
     for name in ["authorization_endpoint", "token_endpoint", "registration_endpoint"] {
         if let Some(url) = metadata.get(name).and_then(Value::as_str).filter(|u| !secure_or_loopback(u)) {
             return Err(AuthError::Protocol(format!(
-                "the authorization server's {name} {url} is neither https nor on this machine"
+                "the authorization server's {name} {} is neither https nor on this machine",
+                quoted(url)
             )));
         }
     }
@@ -113,6 +118,19 @@ pub(crate) async fn discover(
             || p.get("dpop_bound_access_tokens_required").and_then(Value::as_bool) == Some(true)
     });
     Ok(Discovered { resource, issuer, metadata, scopes_supported, resource_dpop })
+}
+
+/// The longest part of a server's string an error quotes, in characters.
+const MAX_QUOTED: usize = 256;
+
+/// A string from a server as an error quotes it: in quotes, escaped (no control
+/// character reaches a terminal or a log line) and cut to [`MAX_QUOTED`] characters.
+fn quoted(s: &str) -> String {
+    let cut: String = s.chars().take(MAX_QUOTED).collect();
+    match cut.len() < s.len() {
+        true => format!("{cut:?}…"),
+        false => format!("{cut:?}"),
+    }
 }
 
 /// A JSON document at `url`, or why there is none (said in errors).
@@ -164,7 +182,8 @@ async fn authorization_server_metadata(
     issuer: &str,
     strict: bool,
 ) -> Result<Value, AuthError> {
-    let base = origin(issuer).ok_or_else(|| AuthError::Protocol(format!("invalid issuer {issuer:?}")))?;
+    let base =
+        origin(issuer).ok_or_else(|| AuthError::Protocol(format!("invalid issuer {}", quoted(issuer))))?;
     let path = path(issuer);
     let candidates = if path.is_empty() {
         vec![
