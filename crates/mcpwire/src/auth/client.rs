@@ -33,6 +33,10 @@ use super::AuthError;
 /// grow without end.
 const MAX_SCOPE_BYTES: usize = 2048;
 
+/// The most authorization servers whose credentials a client keeps in memory (a resource
+/// has one; the token store keeps them all for the next run).
+const MAX_ISSUERS: usize = 16;
+
 /// When tokens are sender-constrained with DPoP (RFC 9449).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum DpopPolicy {
@@ -122,6 +126,18 @@ struct State {
     step_ups: usize,
     /// A `jwt-bearer` assertion the authorization server refused: never sent again.
     refused_assertion: Option<String>,
+}
+
+impl State {
+    /// Keeps the credentials used at `issuer` for the next authorization there: those of
+    /// [`MAX_ISSUERS`] issuers at most (past that, the others are forgotten, to be read
+    /// from the token store again).
+    fn remember_credentials(&mut self, issuer: &str, credentials: &ClientCredentials) {
+        if self.credentials.len() >= MAX_ISSUERS && !self.credentials.contains_key(issuer) {
+            self.credentials.clear();
+        }
+        self.credentials.insert(issuer.to_owned(), credentials.clone());
+    }
 }
 
 /// What building a request needs, behind a plain lock (no await).
@@ -562,7 +578,7 @@ impl OAuthClient {
             }
             c
         };
-        state.credentials.insert(issuer.to_owned(), c.clone());
+        state.remember_credentials(issuer, &c);
         Ok(c)
     }
 }
@@ -607,6 +623,30 @@ mod redirect_tests {
         assert!(!same_redirect("http://127.0.0.1:5000/cb", "http://[::1]:5000/cb"), "another host");
         assert!(!same_redirect("https://app.example:1/cb", "https://app.example:2/cb"), "not loopback");
         assert!(!same_redirect("http://10.0.0.1:1/cb", "http://10.0.0.1:2/cb"), "not loopback");
+    }
+}
+
+#[cfg(test)]
+mod state_tests {
+    use super::{ClientCredentials, State};
+
+    /// A resource that names another authorization server at every authorization
+    /// cannot grow the credentials kept in memory without end; the current server's stay.
+    #[test]
+    fn credentials_are_kept_for_a_bounded_number_of_issuers() {
+        let mut state = State::default();
+        for n in 0..1000 {
+            let issuer = format!("https://as{n}.example");
+            let credentials =
+                ClientCredentials { client_id: format!("c{n}"), ..ClientCredentials::default() };
+            state.remember_credentials(&issuer, &credentials);
+            assert_eq!(state.credentials[&issuer].client_id, format!("c{n}"));
+            assert!(
+                state.credentials.len() <= super::MAX_ISSUERS,
+                "{} issuers kept",
+                state.credentials.len()
+            );
+        }
     }
 }
 
