@@ -266,3 +266,31 @@ async fn a_stored_registration_for_this_redirect_uri_is_reused() {
         "the store has the tokens"
     );
 }
+
+/// A resource that sends the client to register at a new authorization server every
+/// time: each registration is saved, and the store would grow until it is full (and no
+/// login could be saved). Past 64 registrations, those of servers that no saved token
+/// came from are dropped; the registration of a server that issued a saved token, and
+/// the newest one, stay.
+#[test]
+fn registrations_without_tokens_are_dropped_past_a_bound() {
+    let path = temp_path("many-clients");
+    let file = FileTokenStore::new(&path);
+    let memory = MemoryTokenStore::new();
+    for store in [&file as &dyn TokenStore, &memory] {
+        let client = |id: String| ClientCredentials { client_id: id, ..ClientCredentials::default() };
+        store.save_tokens("http://rs/mcp", Some(&tokens(1))).unwrap();
+        store.save_client("http://as", &client("the-real-one".into())).unwrap();
+        let hops = 200;
+        for n in 0..hops {
+            store.save_client(&format!("https://hop{n}.example"), &client(format!("{n:0>200}"))).unwrap();
+        }
+        let kept =
+            (0..hops).filter(|n| store.load_client(&format!("https://hop{n}.example")).is_some()).count();
+        assert!(kept <= 64, "{kept} registrations without tokens kept");
+        assert!(store.load_client(&format!("https://hop{}.example", hops - 1)).is_some(), "the newest stays");
+        assert_eq!(store.load_client("http://as").unwrap().client_id, "the-real-one");
+        assert_eq!(store.load_tokens("http://rs/mcp"), Some(tokens(1)));
+    }
+    let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
+}

@@ -3,7 +3,7 @@
 //! which are never reused at another server). [`MemoryTokenStore`] is the default; a
 //! CLI keeps a [`FileTokenStore`] (one JSON file, mode 0600).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -103,7 +103,22 @@ impl Contents {
             None => self.tokens.remove(resource),
         };
     }
+
+    /// Keeps the registration at `issuer`. Past [`MAX_CLIENTS`], those of servers no
+    /// kept token came from are dropped (a resource that names a new authorization
+    /// server every time would fill the store); they register again if needed.
+    fn set_client(&mut self, issuer: &str, credentials: &ClientCredentials) {
+        self.clients.insert(issuer.to_owned(), credentials.clone());
+        if self.clients.len() > MAX_CLIENTS {
+            let used: HashSet<&str> = self.tokens.values().filter_map(|t| t.issuer.as_deref()).collect();
+            self.clients.retain(|i, _| i == issuer || used.contains(i.as_str()));
+        }
+    }
 }
+
+/// The most client registrations a store keeps before dropping those of servers that no
+/// kept token came from.
+const MAX_CLIENTS: usize = 64;
 
 /// A store in memory, for one process (the default).
 #[derive(Debug, Default)]
@@ -134,7 +149,7 @@ impl TokenStore for MemoryTokenStore {
         self.with(|c| c.clients.get(issuer).cloned())
     }
     fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError> {
-        self.with(|c| c.clients.insert(issuer.to_owned(), credentials.clone()));
+        self.with(|c| c.set_client(issuer, credentials));
         Ok(())
     }
     fn load_dpop_key(&self) -> Option<Vec<u8>> {
@@ -358,9 +373,7 @@ impl TokenStore for FileTokenStore {
         self.read().clients.remove(issuer)
     }
     fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError> {
-        self.update(|c| {
-            c.clients.insert(issuer.to_owned(), credentials.clone());
-        })
+        self.update(|c| c.set_client(issuer, credentials))
     }
     fn load_dpop_key(&self) -> Option<Vec<u8>> {
         self.read().dpop_key()
