@@ -249,12 +249,12 @@ pub(crate) fn require_pkce_s256(metadata: &Value) -> Result<(), AuthError> {
 }
 
 /// The longest `client_id` or `client_secret` taken from a registration: the id goes
-/// into every authorization URL shown to the user, both into the token store.
+/// into every authorization URL shown to the user, and both go into the token store.
 const MAX_REGISTERED_BYTES: usize = 4096;
 
 /// Dynamic Client Registration (RFC 7591) with `application_type` (native for a
-/// loopback redirect, else web); the `client_id` and `client_secret` it returns are
-/// refused when empty or over [`MAX_REGISTERED_BYTES`].
+/// loopback redirect, else web); a `client_id` that is empty, or one or a
+/// `client_secret` over [`MAX_REGISTERED_BYTES`], is refused.
 pub(crate) async fn register(
     fetch: &Fetcher,
     metadata: &Value,
@@ -284,7 +284,8 @@ pub(crate) async fn register(
     let text = |name: &str| registered.get(name).and_then(Value::as_str).map(str::to_owned);
     let client_id = text("client_id")
         .ok_or_else(|| AuthError::Protocol("the registration response has no client_id".into()))?;
-    let client_secret = text("client_secret");
+    // An empty secret is none (a public client's registration may say so).
+    let client_secret = text("client_secret").filter(|s| !s.is_empty());
     for (name, value) in [("client_id", Some(&client_id)), ("client_secret", client_secret.as_ref())] {
         if value.is_some_and(|v| v.is_empty() || v.len() > MAX_REGISTERED_BYTES) {
             let size = value.map_or(0, String::len);
