@@ -274,7 +274,7 @@ async fn a_stored_registration_for_this_redirect_uri_is_reused() {
 /// the newest one, stay.
 #[test]
 fn registrations_without_tokens_are_dropped_past_a_bound() {
-    let path = temp_path("many-clients");
+    let (_scratch, path) = temp_path("many-clients");
     let file = FileTokenStore::new(&path);
     let memory = MemoryTokenStore::new();
     for store in [&file as &dyn TokenStore, &memory] {
@@ -292,5 +292,4 @@ fn registrations_without_tokens_are_dropped_past_a_bound() {
         assert_eq!(store.load_client("http://as").unwrap().client_id, "the-real-one");
         assert_eq!(store.load_tokens("http://rs/mcp"), Some(tokens(1)));
     }
-    let _ = std::fs::remove_dir_all(path.parent().unwrap().parent().unwrap());
 }
