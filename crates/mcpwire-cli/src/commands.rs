@@ -355,7 +355,7 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
                     line("Title:", title.clone());
                 }
                 if let Some(d) = &s.description {
-                    line("Description:", output::one_line(d));
+                    line("Description:", crate::ui::one_line(d));
                 }
                 if let Some(url) = &s.website_url {
                     line("Website:", url.clone());

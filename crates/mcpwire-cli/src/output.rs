@@ -25,7 +25,7 @@ impl Table {
 
     /// Adds a row (one cell per column; newlines become spaces).
     pub fn row(&mut self, cells: Vec<String>) {
-        self.rows.push(cells.into_iter().map(|c| one_line(&c)).collect());
+        self.rows.push(cells.into_iter().map(|c| crate::ui::one_line(&c)).collect());
     }
 
     /// Renders the table; `width` (a terminal's) cuts long cells and each line, `None`
@@ -78,11 +78,6 @@ impl Table {
         }
         out
     }
-}
-
-/// Collapses whitespace runs (newlines included) into single spaces.
-pub fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The arguments of a tool's input schema: `<required: type>` and `[optional: type]`.

@@ -109,6 +109,11 @@ impl Ui {
     }
 }
 
+/// Collapses whitespace runs (newlines included) into single spaces.
+pub fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// `text` with its control characters (other than newline and tab) written as `\u{..}`:
 /// text from a server (log messages, progress, content, errors) must not reach a
 /// terminal as escape sequences, which could retitle it, clear it or hide what it shows.
@@ -202,7 +207,7 @@ fn plain_progress(update: &ProgressUpdate) -> String {
     };
     if let Some(m) = update.message.as_deref().filter(|m| !m.is_empty()) {
         line.push(' ');
-        line.push_str(&crate::output::one_line(m));
+        line.push_str(&one_line(m));
     }
     line
 }
@@ -236,7 +241,7 @@ pub fn render_bar(update: &ProgressUpdate, tick: usize, width: usize) -> String 
     // to the width: a newline or a long escape sequence would otherwise wrap the bar,
     // which `\r` and an erase no longer redraw in place.
     let line = match update.message.as_deref() {
-        Some(m) if !m.is_empty() => format!("{head}  {}", crate::output::one_line(&visible(m))),
+        Some(m) if !m.is_empty() => format!("{head}  {}", one_line(&visible(m))),
         _ => head,
     };
     truncate(&line, width.saturating_sub(1))
