@@ -10,8 +10,9 @@ use mcpwire_protocol::ErrorObject;
 use serde_json::value::RawValue;
 use tokio::sync::OnceCell;
 
-use super::runtime::unknown_task;
-use super::serve_core::finished_payload;
+use mcpwire_protocol::tasks_ext::TaskState;
+use serde_json::Value;
+
 use super::TaskRecord;
 use crate::error::McpError;
 
@@ -22,13 +23,13 @@ pub(crate) struct Finished {
 }
 
 impl Finished {
-    /// The answer for a call of `owner` (`-32602` for another's, as for an unknown id):
-    /// the shared result, or the error.
-    pub(crate) fn answer(&self, id: &str, owner: Option<&str>) -> Result<Arc<RawValue>, McpError> {
+    /// The answer for a call of `owner`: the shared result, or the error; `None` when the
+    /// task is another's (which the caller answers as an unknown id).
+    pub(crate) fn answer(&self, owner: Option<&str>) -> Option<Result<Arc<RawValue>, McpError>> {
         if self.owner.as_deref() != owner {
-            return Err(unknown_task(id));
+            return None;
         }
-        self.outcome.clone().map_err(McpError::from_error_object)
+        Some(self.outcome.clone().map_err(McpError::from_error_object))
     }
 }
 
@@ -86,10 +87,12 @@ impl OutcomeSlot<'_> {
     /// The task's outcome if another call has settled it already; otherwise reads the
     /// record with `read` (one call at a time: those waiting meanwhile take the outcome
     /// it settles rather than read it again), and settles the outcome if the task
-    /// finished.
-    pub(crate) async fn read<F>(&self, read: F) -> Result<Read<'_>, McpError>
+    /// finished, with `payload` (what `tasks/result` answers for a finished task's state;
+    /// `None` while it runs).
+    pub(crate) async fn read<F, P>(&self, read: F, payload: P) -> Result<Read<'_>, McpError>
     where
         F: std::future::Future<Output = Result<TaskRecord, McpError>>,
+        P: FnOnce(&str, TaskState) -> Option<Result<Value, McpError>>,
     {
         let Some(cell) = &self.cell else { return Err(McpError::internal("no outcome slot")) };
         let mut running = None;
@@ -101,7 +104,7 @@ impl OutcomeSlot<'_> {
                     return Err(NotSettled::Running);
                 }
                 let owner = record.owner.clone();
-                let outcome = match finished_payload(self.id, record.state) {
+                let outcome = match payload(self.id, record.state) {
                     Some(Ok(value)) => Ok(Arc::from(crate::json_write::into_raw_value(value)?)),
                     Some(Err(error)) => Err(error.to_error_object()),
                     None => {

@@ -24,7 +24,7 @@ use super::super::reply::Reply;
 use super::super::session_info::SessionInfo;
 use super::super::Server;
 use super::outcome::Read;
-use super::runtime::{owned_record, store_error};
+use super::runtime::{owned_record, store_error, unknown_task};
 use super::{TaskRecord, TaskStore};
 use crate::error::McpError;
 use crate::jsonrpc::{CallOptions, RequestContext};
@@ -142,8 +142,13 @@ impl Server {
         // answer with one shared copy of its outcome.
         let shared = tasks.outcomes.slot(id);
         loop {
-            let record = match shared.read(tasks.get_owned(id, Some(owner))).await? {
-                Read::Finished(finished) => return finished.answer(id, Some(owner)).map(Reply::Shared),
+            let record = match shared.read(tasks.get_owned(id, Some(owner)), finished_payload).await? {
+                Read::Finished(finished) => {
+                    return finished
+                        .answer(Some(owner))
+                        .unwrap_or_else(|| Err(unknown_task(id)))
+                        .map(Reply::Shared)
+                }
                 Read::Running(record) => *record,
             };
             let lifetime = time_left(&record);
