@@ -115,6 +115,9 @@ pub(crate) fn generate(
                     })
                 }
             });
+            let task_support = options.task_support.as_ref().map(|variant| {
+                quote! { .task_support(::mcpwire::protocol::tools::TaskSupport::#variant) }
+            });
             let definition = quote! {
                 let __kind = {
                     use ::mcpwire::__private::tool_output::*;
@@ -124,6 +127,7 @@ pub(crate) fn generate(
                     #description
                     #title
                     #annotations
+                    #task_support
                     .handler(move |#handler_params| { #prelude async move { __kind.wrap(#call) } })
             };
             (quote! { ToolDef }, definition)

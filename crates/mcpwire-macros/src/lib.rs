@@ -60,7 +60,8 @@
 //! traits, not by the type's name, so aliases work. Options of all three: `name`,
 //! `description`, `title`; of `tool`: the behaviour hints of its annotations,
 //! `read_only_hint`, `destructive_hint`, `idempotent_hint` and `open_world_hint`
-//! (`= true` or `= false`); of `resource`: `uri` (required; with `{variables}` it is a
+//! (`= true` or `= false`), and `task_support` (`= "optional"`, `"required"` or
+//! `"forbidden"`, the default); of `resource`: `uri` (required; with `{variables}` it is a
 //! template) and `mime_type`. Each option, of the attribute or of `#[arg(...)]`, is given
 //! at most once: a second would replace the first, so the build stops there instead.
 

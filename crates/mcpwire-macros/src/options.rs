@@ -22,6 +22,8 @@ pub(crate) struct Options {
     pub(crate) mime_type: Option<String>,
     /// A tool's annotations' hints, as (field of `ToolAnnotations`, value).
     pub(crate) hints: Vec<(Ident, bool)>,
+    /// A tool's `task_support`, as the variant of `TaskSupport` it names.
+    pub(crate) task_support: Option<Ident>,
 }
 
 /// The behaviour hints of a tool's annotations, as the attribute and `ToolAnnotations`
@@ -56,6 +58,10 @@ impl Options {
             let OptionValue::Str(value) = value else {
                 return Err(syn::Error::new(span, format!("{key} takes a string")));
             };
+            if kind == Kind::Tool && key == "task_support" {
+                options.task_support = Some(task_support_variant(&value, span)?);
+                continue;
+            }
             let slot = match (key.as_str(), kind) {
                 ("name", _) => &mut options.name,
                 ("title", _) => &mut options.title,
@@ -65,7 +71,7 @@ impl Options {
                     let known = match kind {
                         Kind::Resource => "uri, name, description, title or mime_type",
                         Kind::Tool => {
-                            "name, description, title, read_only_hint, destructive_hint, idempotent_hint or open_world_hint"
+                            "name, description, title, task_support, read_only_hint, destructive_hint, idempotent_hint or open_world_hint"
                         }
                         Kind::Prompt => "name, description or title",
                     };
@@ -76,6 +82,22 @@ impl Options {
         }
         Ok(options)
     }
+}
+
+/// The `TaskSupport` variant that `task_support = "..."` names, in the spec's words.
+fn task_support_variant(value: &str, span: Span) -> syn::Result<Ident> {
+    let variant = match value {
+        "forbidden" => "Forbidden",
+        "optional" => "Optional",
+        "required" => "Required",
+        _ => {
+            return Err(syn::Error::new(
+                span,
+                "task_support takes \"optional\", \"required\" or \"forbidden\"",
+            ))
+        }
+    };
+    Ok(Ident::new(variant, span))
 }
 
 /// An option's value: a string, `true`/`false`, or a macro that makes a string

@@ -103,12 +103,30 @@ fn an_attribute_option_given_twice_is_refused() {
         (Kind::Tool, quote! { name = "a", name = "b" }),
         (Kind::Tool, quote! { description = "a", title = "t", description = include_str!("b") }),
         (Kind::Tool, quote! { read_only_hint = true, read_only_hint = false }),
+        (Kind::Tool, quote! { task_support = "optional", task_support = "required" }),
         (Kind::Resource, quote! { uri = "a://x", mime_type = "text/plain", uri = "a://y" }),
     ] {
         let twice = parse(kind, tokens.clone());
         assert!(twice.as_deref().is_some_and(|m| m.contains("twice")), "{tokens}: {twice:?}");
     }
     assert_eq!(parse(Kind::Tool, quote! { name = "a", title = "b", read_only_hint = true }), None);
+}
+
+/// `task_support` takes the spec's three words, on tools only.
+#[test]
+fn task_support_names_one_of_the_specs_values() {
+    let parse = |kind: Kind, tokens: Tokens| {
+        (|input: ParseStream| Options::parse(kind, input)).parse2(tokens).err().map(|e| e.to_string())
+    };
+    for value in ["optional", "required", "forbidden"] {
+        assert_eq!(parse(Kind::Tool, quote! { task_support = #value }), None, "{value}");
+    }
+    let wrong = parse(Kind::Tool, quote! { task_support = "Optional" });
+    assert!(wrong.as_deref().is_some_and(|m| m.contains("\"optional\", \"required\"")), "{wrong:?}");
+    let boolean = parse(Kind::Tool, quote! { task_support = true });
+    assert!(boolean.as_deref().is_some_and(|m| m.contains("takes a string")), "{boolean:?}");
+    let prompt = parse(Kind::Prompt, quote! { task_support = "optional" });
+    assert!(prompt.as_deref().is_some_and(|m| m.contains("unknown option")), "{prompt:?}");
 }
 
 /// The message `#[mcpwire::handlers]` stops the build with on `block`, if it does (all of

@@ -102,9 +102,10 @@ pub use mcpwire_macros::definitions;
 ///   owned values (`String`, not `&str`).
 /// - **Description**: the doc comment (a `#[doc = include_str!("..")]` line included),
 ///   or `description = "..."` (or `= include_str!("..")`). Other options: `name`
-///   (default: the function's), `title`, and the annotations' behaviour hints
+///   (default: the function's), `title`, the annotations' behaviour hints
 ///   `read_only_hint`, `destructive_hint`, `idempotent_hint`, `open_world_hint` (`= true`
-///   or `= false`).
+///   or `= false`), and `task_support = "optional"` (or `"required"`) for a long call that
+///   runs as a task when the client allows it (or always; see [`server::tasks`]).
 /// - **Result**: a type that implements [`IntoToolResult`](server::IntoToolResult) (text,
 ///   content, `CallToolResult`, [`Json<T>`](server::Json)) is sent as it is; any other
 ///   `Serialize + JsonSchema` type is structured content with a generated `outputSchema`
@@ -117,8 +118,8 @@ pub use mcpwire_macros::definitions;
 /// - **Sync or async**: a sync function runs on tokio's blocking pool, where it may block
 ///   without holding up other requests (its parameters are then `Send + 'static`).
 /// - **Generated**: `<function>_tool()`, the [`ToolDef`](server::ToolDef), for
-///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Icons and task support
-///   are set on a definition built with [`server::tool`].
+///   `ServerBuilder::tool` (or `register_all(definitions![...])`). Icons are set on a
+///   definition built with [`server::tool`].
 /// - **Methods**: on its own, the attribute takes free functions (it sees the function
 ///   alone, not the `impl` around it); for methods, put [`#[mcpwire::handlers]`](handlers)
 ///   on the `impl` block, and mark them `#[tool]` there. Or group free functions in a
