@@ -190,6 +190,51 @@ fn the_client_example_calls_the_example_servers_in_both_eras() {
     }
 }
 
+/// The tasks example's tool, called by the `client` example: a 2026 server makes the
+/// call a task, which `call_tool` follows, answering its question; at 2025-11-25
+/// `call_tool` asks for no task for a tool that only allows one, and the same handler
+/// runs in the call.
+#[test]
+fn the_tasks_example_answers_the_client_example_in_both_eras() {
+    for (era, place) in [(&["--era", "2025"][..], "in the call"), (&[], "in task ")] {
+        let out = Command::new(example("client"))
+            .args(era)
+            .arg(example("tasks"))
+            .args(["build_report", r#"{"pages":3}"#])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{era:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout.contains("the server asks: What title should the report have?"), "{era:?}: {stdout}");
+        let text = format!(r#"text: report "Porto": 3 pages, written {place}"#);
+        assert!(stdout.contains(&text), "{era:?}: {stdout}");
+    }
+}
+
+/// `start_tool_call` makes the tasks example's call a task in both eras; cancelled while
+/// its question waits for an answer, the task ends cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_of_the_tasks_example_can_be_cancelled_in_both_eras() {
+    use mcpwire::client::ToolCallStart;
+    use mcpwire::protocol::elicitation::{ElicitAction, ElicitResult};
+    use mcpwire::protocol::tasks_ext::TaskState;
+    for era_2025 in [true, false] {
+        // A 2025 client that cannot elicit would fail the task at its question.
+        let mut builder = Client::builder("examples-test", "1")
+            .on_elicitation(|_| async { Ok(ElicitResult::action(ElicitAction::Decline)) });
+        if era_2025 {
+            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+        }
+        let client = builder.spawn(ChildProcess::new(example("tasks"))).await.unwrap();
+        let start = client.start_tool_call("build_report", json!({ "pages": 50 }), RequestOptions::default());
+        let ToolCallStart::Task(task) = start.await.unwrap() else { panic!("{era_2025}: not a task") };
+        client.cancel_task(&task.task_id).await.unwrap();
+        let state = client.get_task(&task.task_id).await.unwrap().state;
+        assert!(matches!(state, TaskState::Cancelled), "{era_2025}: {state:?}");
+        client.close().await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn logging_and_progress_reach_the_client_in_both_eras() {
     for era_2025 in [true, false] {
