@@ -217,3 +217,46 @@ async fn a_2025_url_elicitation_always_carries_an_elicitation_id() {
     assert_ne!(ids[0], ids[1], "two questions, one id");
     client.close().await;
 }
+
+/// Content comes only with an accepted form (the schema of every revision that has
+/// elicitation): a handler never sees values a client sent with a URL elicitation or
+/// with a declined form, in either era.
+#[tokio::test]
+async fn content_reaches_the_handler_only_with_an_accepted_form() {
+    use mcpwire::protocol::elicitation::{ElicitRequestFormParams, ElicitValue};
+    let server = Server::builder("shop", "1")
+        .tool(tool("checkout").description("Asks twice").handler(|ctx: Ctx| async move {
+            let paid = ctx.elicit_as("pay", ElicitRequestParams::Url(payment_page())).await?;
+            let form: ElicitRequestFormParams = serde_json::from_value(json!({
+                "message": "Your name?",
+                "requestedSchema": { "type": "object", "properties": { "name": { "type": "string" } } },
+            }))
+            .unwrap();
+            let named = ctx.elicit_as("name", ElicitRequestParams::Form(form)).await?;
+            Ok::<_, McpError>(format!("{:?} {:?}", paid.content, named.content))
+        }))
+        .build()
+        .unwrap();
+    for era_2025 in [true, false] {
+        let (ours, theirs) = mcpwire::transport::memory::pair();
+        let served = server.clone();
+        tokio::spawn(async move { served.serve(theirs).await });
+        let mut builder = Client::builder("c", "1")
+            .on_elicitation(|params: ElicitRequestParams| async move {
+                let content = [("name".to_owned(), ElicitValue::String("Eve".into()))].into();
+                let action = match params {
+                    ElicitRequestParams::Url(_) => ElicitAction::Accept,
+                    ElicitRequestParams::Form(_) => ElicitAction::Decline,
+                };
+                Ok(ElicitResult { action, content: Some(content), meta: None })
+            })
+            .elicitation_url(true);
+        if era_2025 {
+            builder = builder.protocol_version(ProtocolVersion::V2025_11_25);
+        }
+        let client = builder.connect(ours).await.unwrap();
+        let result = client.call_tool("checkout", json!({})).await.unwrap();
+        assert_eq!(result.content[0].as_text(), Some("None None"), "2025: {era_2025}");
+        client.close().await;
+    }
+}

@@ -7,7 +7,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mcpwire_protocol::capabilities::ClientCapabilities;
-use mcpwire_protocol::elicitation::{ElicitRequestParams, ElicitResult};
+use mcpwire_protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcpwire_protocol::lifecycle::{Implementation, RequestEnvelope};
 use mcpwire_protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
 use mcpwire_protocol::mrtr::{InputRequest, InputRequests, InputResponses};
@@ -272,10 +272,18 @@ impl Ctx {
             return Err(self.missing_capability(required));
         }
         let params = revision_fit::elicitation(self.protocol_version(), params)?;
-        self.ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
-            r.as_elicit().cloned()
-        })
-        .await
+        let form = matches!(params, ElicitRequestParams::Form(_));
+        let mut answer = self
+            .ask(key, "elicit", methods::ELICITATION_CREATE, InputRequest::Elicit(params), |r| {
+                r.as_elicit().cloned()
+            })
+            .await?;
+        // Values come only with an accepted form: whatever a client sends with a URL
+        // elicitation or a declined form is no answer the user gave to this question.
+        if !(form && answer.action == ElicitAction::Accept) {
+            answer.content = None;
+        }
+        Ok(answer)
     }
 
     /// Asks the client's model for a completion (sampling).
