@@ -57,12 +57,11 @@ fn the_proxy_carries_server_requests_to_the_client_that_caused_them() {
     }
 }
 
-#[test]
-fn resource_updates_reach_subscribers_through_the_proxy_in_both_eras() {
-    // server-everything (2025-era, stdio) sends `notifications/resources/updated` for what
-    // its connection subscribed to once its `toggle-subscriber-updates` tool is called. A
-    // fresh proxy for each era: the toggle is the upstream process's state.
-    let script = "tests/peers/python/proxy_subscriptions_client.py";
+/// Runs the Python SDK client `script` (from the workspace root) once per era, as a 2025
+/// session (`legacy`) and as a 2026 client (`auto`), each time through a fresh proxy in
+/// front of a fresh server-everything (stdio), so that no upstream state carries over from
+/// one era to the other; each run must succeed and print `ok MODE`.
+fn python_client_in_both_eras_through_fresh_proxies(script: &str) {
     for mode in ["legacy", "auto"] {
         let proxy =
             start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
@@ -73,19 +72,20 @@ fn resource_updates_reach_subscribers_through_the_proxy_in_both_eras() {
 }
 
 #[test]
+fn resource_updates_reach_subscribers_through_the_proxy_in_both_eras() {
+    // server-everything (2025-era, stdio) sends `notifications/resources/updated` for what
+    // its connection subscribed to once its `toggle-subscriber-updates` tool is called. A
+    // fresh proxy for each era: the toggle is the upstream process's state.
+    python_client_in_both_eras_through_fresh_proxies("tests/peers/python/proxy_subscriptions_client.py");
+}
+
+#[test]
 fn a_url_elicitation_required_error_reaches_a_2026_client_as_a_question() {
     // server-everything's `trigger-url-elicitation` with `errorPath` answers -32042 (a
     // 2025-only error) once, then goes through when called again. A 2025 session gets
     // the error as it is; a 2026 client, whose revision has no -32042, gets the URL as
     // an `input_required` round and its retry goes through.
-    let script = "tests/peers/python/proxy_url_elicitation_client.py";
-    for mode in ["legacy", "auto"] {
-        let proxy =
-            start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
-        let o = python_client(script, &[mode, proxy.url.as_str()], Duration::from_secs(120));
-        assert!(o.status.success(), "{mode}:\n{}\n{}", stdout(&o), stderr(&o));
-        assert!(stdout(&o).contains(&format!("ok {mode}")), "{}", stdout(&o));
-    }
+    python_client_in_both_eras_through_fresh_proxies("tests/peers/python/proxy_url_elicitation_client.py");
 }
 
 #[test]
