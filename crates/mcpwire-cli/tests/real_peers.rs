@@ -34,10 +34,14 @@ fn relay_clients(mode: &str, url: &str, count: usize) -> std::process::Output {
     python_client("tests/peers/python/proxy_relay_client.py", &[mode, url, &count], Duration::from_secs(180))
 }
 
+/// `mcpwire proxy` on a free port in front of a server-everything of its own (stdio).
+fn proxy_to_everything() -> Running {
+    start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")])
+}
+
 #[test]
 fn the_proxy_carries_server_requests_to_the_client_that_caused_them() {
-    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
-    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let proxy = proxy_to_everything();
     // 2025 sessions and 2026 stateless clients, four of each at once: every client gets
     // back the answer it gave, never another's.
     for mode in ["legacy", "auto"] {
@@ -63,8 +67,7 @@ fn the_proxy_carries_server_requests_to_the_client_that_caused_them() {
 /// one era to the other; each run must succeed and print `ok MODE`.
 fn python_client_in_both_eras_through_fresh_proxies(script: &str) {
     for mode in ["legacy", "auto"] {
-        let proxy =
-            start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
+        let proxy = proxy_to_everything();
         let o = python_client(script, &[mode, proxy.url.as_str()], Duration::from_secs(120));
         assert!(o.status.success(), "{mode}:\n{}\n{}", stdout(&o), stderr(&o));
         assert!(stdout(&o).contains(&format!("ok {mode}")), "{}", stdout(&o));
@@ -103,8 +106,7 @@ fn the_proxy_declares_only_what_the_upstream_and_its_clients_have() {
     // A client that declares no elicitation does not see server-everything's
     // elicitation tool (the upstream connection it uses declared none); mcpwire's
     // client declares it and does.
-    let proxy =
-        start_http(&["proxy", "--listen", "127.0.0.1:0", &node_server("SERVER_EVERYTHING_JS", "stdio")]);
+    let proxy = proxy_to_everything();
     let o = mcpwire(&["tools", &proxy.url], Duration::from_secs(60));
     expect_code(&o, 0);
     assert!(stdout(&o).contains("trigger-elicitation-request"), "{}", stdout(&o));
@@ -447,8 +449,7 @@ fn progress_starts_the_timeout_again_with_a_maximum_in_the_cli_and_the_proxy() {
 fn a_tool_that_runs_only_as_a_task_is_a_plain_call_through_the_proxy() {
     // server-everything's `simulate-research-query` requires a task (2025-11-25); the
     // proxy offers none, so it runs the task upstream itself and answers with its result.
-    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
-    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let proxy = proxy_to_everything();
     let o = mcpwire(&["tools", &proxy.url], Duration::from_secs(60));
     expect_code(&o, 0);
     let line =
@@ -650,8 +651,7 @@ fn the_proxy_carries_roots_at_start_up_and_after_a_change() {
     // connection by then) and again when told they changed; the Python SDK client (a
     // 2025 session) gets the first question and, after telling it of a change through
     // the proxy, sees its new roots.
-    let upstream = node_server("SERVER_EVERYTHING_JS", "stdio");
-    let proxy = start_http(&["proxy", "--listen", "127.0.0.1:0", &upstream]);
+    let proxy = proxy_to_everything();
     let script = "crates/mcpwire-cli/tests/python/proxy_roots_client.py";
     let o = python_client(script, &[proxy.url.as_str()], Duration::from_secs(120));
     assert!(o.status.success() && stdout(&o).contains("ok"), "{}\n{}", stdout(&o), stderr(&o));
