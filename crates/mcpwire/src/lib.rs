@@ -73,6 +73,7 @@ mod json_write;
 pub mod jsonrpc;
 #[cfg(feature = "http")]
 mod mcp_headers;
+mod random_id;
 pub mod server;
 pub mod transport;
 

@@ -32,9 +32,10 @@ use tokio::task::AbortHandle;
 
 use super::callbacks::{parse, Callbacks};
 use crate::error::McpError;
+use crate::random_id::random_id;
 use crate::server::tasks::{
-    core_task_page, core_task_value, finished_payload, new_task_id, owned_record, store_error,
-    MemoryTaskStore, TaskRecord, TaskStore,
+    core_task_page, core_task_value, finished_payload, owned_record, store_error, MemoryTaskStore,
+    TaskRecord, TaskStore,
 };
 
 /// The most task records the client keeps (finished ones are dropped first when full).
@@ -108,7 +109,7 @@ impl CallbackTasks {
         let now = SystemTime::now();
         let ttl = task.ttl.map_or(DEFAULT_TTL, Duration::from_millis).min(MAX_TTL).max(MIN_TTL);
         let record = TaskRecord {
-            task_id: new_task_id()?,
+            task_id: random_id()?,
             status_message: None,
             created_at: now,
             last_updated_at: now,

@@ -14,7 +14,7 @@ use mcpwire_protocol::{codes, Era, ProtocolVersion};
 use serde_json::json;
 
 use crate::error::McpError;
-use crate::server::tasks::new_task_id;
+use crate::random_id::random_id;
 
 /// Refuses an elicitation that `version` cannot carry: `elicitation/create` came in
 /// 2025-06-18 and URL mode in 2025-11-25 (`-32601`, naming the capability as an
@@ -44,7 +44,7 @@ pub(crate) fn elicitation(
     }
     if let ElicitRequestParams::Url(url) = &mut params {
         if url.elicitation_id.is_none() && version.era() == Some(Era::Stateful) {
-            url.elicitation_id = Some(new_task_id()?);
+            url.elicitation_id = Some(random_id()?);
         }
     }
     let multi_select = ProtocolVersion::V2025_11_25;

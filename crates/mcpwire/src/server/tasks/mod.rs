@@ -40,7 +40,7 @@ pub use mcpwire_protocol::tools::TaskSupport;
 pub use memory::MemoryTaskStore;
 pub use store::{StoreFuture, TaskChange, TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 
-pub(crate) use runtime::{new_task_id, owned_record, store_error, TaskLink, Tasks};
+pub(crate) use runtime::{owned_record, store_error, TaskLink, Tasks};
 pub(crate) use serve::{session_has_core_tasks, stateless_owner, tasks_extension_required};
 pub(crate) use serve_core::{
     core_capability, core_task_page, core_task_value, finished_payload, related_task_meta,

@@ -19,6 +19,7 @@ use super::outcome::SharedOutcomes;
 use super::store::{TaskRecord, TaskSignal, TaskStore, TaskStoreError};
 use super::TaskConfig;
 use crate::error::McpError;
+use crate::random_id::random_id;
 
 /// The shortest TTL a task gets, whatever the client asks: a task that expires as it is
 /// created (a `ttl` of 0) could never be polled, and its answer would state a TTL it
@@ -239,13 +240,6 @@ async fn expiry(deadline: Option<tokio::time::Instant>) {
     }
 }
 
-/// A random 128-bit task id, in hex.
-pub(crate) fn new_task_id() -> Result<String, McpError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|_| McpError::internal("no randomness for a task id"))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
-}
-
 /// A task store's failure as the JSON-RPC error that answers it (`-32603`).
 pub(crate) fn store_error(e: TaskStoreError) -> McpError {
     match e {
@@ -339,7 +333,7 @@ impl Tasks {
     ) -> Result<(TaskRecord, TaskLink), McpError> {
         let now = SystemTime::now();
         let record = TaskRecord {
-            task_id: new_task_id()?,
+            task_id: random_id()?,
             status_message: None,
             created_at: now,
             last_updated_at: now,
