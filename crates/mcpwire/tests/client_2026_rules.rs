@@ -58,6 +58,31 @@ fn scripted(answer: impl Fn(&str, &Value) -> Reply + Send + 'static) -> (Connect
     (ours, seen)
 }
 
+/// A 2026 server that declares the tasks extension and answers `tools/call` with the
+/// `working` task `t1` (kept `ttl_ms`, polled every 100 ms), each `tasks/get` with the
+/// task's fields and those of `polled` over them, and `tasks/cancel` with an empty
+/// result; anything else with `-32601`.
+fn scripted_task(ttl_ms: u64, polled: Value) -> (Connection, Seen) {
+    let task = json!({ "taskId": "t1", "createdAt": "2026-12-04T00:00:00Z",
+        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": ttl_ms, "pollIntervalMs": 100 });
+    scripted(move |method, _| {
+        let mut answer = task.clone();
+        let fields = match method {
+            "server/discover" => {
+                let mut discover = discover_result();
+                discover["capabilities"]["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
+                return Reply::Result(discover);
+            }
+            "tools/call" => json!({ "resultType": "task", "status": "working" }),
+            "tasks/get" => polled.clone(),
+            "tasks/cancel" => return Reply::Result(json!({ "resultType": "complete" })),
+            _ => return Reply::Error(-32601, None),
+        };
+        answer.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
+        Reply::Result(answer)
+    })
+}
+
 fn discover_result() -> Value {
     json!({ "resultType": "complete", "supportedVersions": ["2026-07-28"],
         "capabilities": { "tools": {}, "resources": {} }, "ttlMs": 0, "cacheScope": "private",
@@ -202,28 +227,10 @@ async fn an_input_required_result_with_thousands_of_questions_is_refused_unasked
 /// with a clear error, nobody is asked, and the task is cancelled.
 #[tokio::test]
 async fn a_task_asking_thousands_of_questions_at_once_is_cancelled_unasked() {
-    let task = json!({ "taskId": "t1", "createdAt": "2026-12-04T00:00:00Z",
-        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 100 });
-    let (peer, seen) = scripted(move |method, _| {
-        let mut answer = task.clone();
-        let fields = match method {
-            "server/discover" => {
-                let mut discover = discover_result();
-                discover["capabilities"]["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
-                return Reply::Result(discover);
-            }
-            "tools/call" => json!({ "resultType": "task", "status": "working" }),
-            "tasks/get" => {
-                let many: serde_json::Map<String, Value> =
-                    (0..5000).map(|i| (format!("k{i}"), json!({ "method": "roots/list" }))).collect();
-                json!({ "resultType": "complete", "status": "input_required", "inputRequests": many })
-            }
-            "tasks/cancel" => return Reply::Result(json!({ "resultType": "complete" })),
-            _ => return Reply::Error(-32601, None),
-        };
-        answer.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
-        Reply::Result(answer)
-    });
+    let many: serde_json::Map<String, Value> =
+        (0..5000).map(|i| (format!("k{i}"), json!({ "method": "roots/list" }))).collect();
+    let polled = json!({ "resultType": "complete", "status": "input_required", "inputRequests": many });
+    let (peer, seen) = scripted_task(60000, polled);
     let asked = Arc::new(Mutex::new(0usize));
     let counted = asked.clone();
     let client = Client::builder("c", "1")
@@ -343,24 +350,7 @@ async fn a_null_structured_content_is_content_and_checked_against_the_schema() {
 /// waiting forever; the call fails as timed out and the task is cancelled.
 #[tokio::test]
 async fn a_task_working_past_its_ttl_ends_the_call_without_a_timeout_of_its_own() {
-    let task = json!({ "taskId": "t1", "createdAt": "2026-12-04T00:00:00Z",
-        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 300, "pollIntervalMs": 100 });
-    let (peer, seen) = scripted(move |method, _| {
-        let mut answer = task.clone();
-        let fields = match method {
-            "server/discover" => {
-                let mut discover = discover_result();
-                discover["capabilities"]["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
-                return Reply::Result(discover);
-            }
-            "tools/call" => json!({ "resultType": "task", "status": "working" }),
-            "tasks/get" => json!({ "resultType": "complete", "status": "working" }),
-            "tasks/cancel" => return Reply::Result(json!({ "resultType": "complete" })),
-            _ => return Reply::Error(-32601, None),
-        };
-        answer.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
-        Reply::Result(answer)
-    });
+    let (peer, seen) = scripted_task(300, json!({ "resultType": "complete", "status": "working" }));
     let client = Client::builder("c", "1").connect(peer).await.unwrap();
     let called = tokio::time::timeout(Duration::from_secs(10), client.call_tool("t", json!({}))).await;
     match called.expect("the call ends") {
@@ -402,24 +392,7 @@ async fn the_probe_declares_the_tasks_extension_as_every_later_request_does() {
 /// (the answer is invalid) and, since nobody follows the task any more, it is cancelled.
 #[tokio::test]
 async fn a_task_of_an_unknown_status_fails_the_call_and_is_cancelled() {
-    let task = json!({ "taskId": "t1", "createdAt": "2026-12-04T00:00:00Z",
-        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttlMs": 60000, "pollIntervalMs": 100 });
-    let (peer, seen) = scripted(move |method, _| {
-        let mut answer = task.clone();
-        let fields = match method {
-            "server/discover" => {
-                let mut discover = discover_result();
-                discover["capabilities"]["extensions"] = json!({ "io.modelcontextprotocol/tasks": {} });
-                return Reply::Result(discover);
-            }
-            "tools/call" => json!({ "resultType": "task", "status": "working" }),
-            "tasks/get" => json!({ "resultType": "complete", "status": "paused" }),
-            "tasks/cancel" => return Reply::Result(json!({ "resultType": "complete" })),
-            _ => return Reply::Error(-32601, None),
-        };
-        answer.as_object_mut().unwrap().extend(fields.as_object().unwrap().clone());
-        Reply::Result(answer)
-    });
+    let (peer, seen) = scripted_task(60000, json!({ "resultType": "complete", "status": "paused" }));
     let client = Client::builder("c", "1").connect(peer).await.unwrap();
     let called = tokio::time::timeout(Duration::from_secs(10), client.call_tool("t", json!({}))).await;
     match called.expect("the call ends") {
