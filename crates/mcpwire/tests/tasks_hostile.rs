@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod task_store_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -10,11 +11,10 @@ use std::time::Duration;
 
 use common::*;
 use mcpwire::protocol::{codes, Message};
-use mcpwire::server::tasks::{
-    MemoryTaskStore, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskSupport,
-};
+use mcpwire::server::tasks::{MemoryTaskStore, StoreFuture, TaskSupport};
 use mcpwire::server::{tool, Server};
 use serde_json::json;
+use task_store_support::{Found, HookedStore, StoreHooks};
 
 fn server(go: Arc<tokio::sync::Notify>) -> Server {
     Server::builder("tasks-hostile", "0.1.0")
@@ -104,43 +104,14 @@ struct Reads {
     finished: AtomicUsize,
 }
 
-/// The in-memory store, counting its reads.
-struct CountingStore {
-    inner: MemoryTaskStore,
-    reads: Arc<Reads>,
-}
-
-impl TaskStore for CountingStore {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
-        self.inner.create(record)
-    }
-
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        Box::pin(async move {
-            let found = self.inner.get(task_id).await;
-            self.reads.all.fetch_add(1, Ordering::SeqCst);
-            if matches!(&found, Ok(Some(r)) if r.status().is_terminal()) {
-                self.reads.finished.fetch_add(1, Ordering::SeqCst);
-            }
-            found
-        })
-    }
-
-    fn update<'a>(
-        &'a self,
-        task_id: &'a str,
-        change: TaskChange<'a>,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        self.inner.update(task_id, change)
-    }
-
-    fn list<'a>(
-        &'a self,
-        owner: Option<&'a str>,
-        after: Option<&'a str>,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
-        self.inner.list(owner, after, limit)
+/// Counts the in-memory store's reads.
+impl StoreHooks for Reads {
+    fn after_get<'a>(&'a self, found: &'a Found) -> StoreFuture<'a, ()> {
+        self.all.fetch_add(1, Ordering::SeqCst);
+        if matches!(found, Ok(Some(r)) if r.status().is_terminal()) {
+            self.finished.fetch_add(1, Ordering::SeqCst);
+        }
+        Box::pin(async {})
     }
 }
 
@@ -154,7 +125,7 @@ async fn result_calls_waiting_on_one_task_share_one_copy_of_its_result() {
     let reads = Arc::new(Reads::default());
     let large = "x".repeat(256 * 1024);
     let server = Server::builder("tasks-hostile", "0.1.0")
-        .task_store(CountingStore { inner: MemoryTaskStore::default(), reads: reads.clone() })
+        .task_store(HookedStore::new(MemoryTaskStore::default(), reads.clone()))
         .tool(tool("large").task_support(TaskSupport::Required).handler({
             let (go, large) = (go.clone(), large.clone());
             move || {

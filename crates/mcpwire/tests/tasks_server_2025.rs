@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod task_store_support;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,12 +14,11 @@ use common::*;
 use mcpwire::protocol::elicitation::ElicitRequestParams;
 use mcpwire::protocol::{codes, Message, Response};
 use mcpwire::server::tasks::TaskConfig;
-use mcpwire::server::tasks::{
-    MemoryTaskStore, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskSupport,
-};
+use mcpwire::server::tasks::{MemoryTaskStore, StoreFuture, TaskSupport};
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::McpError;
 use serde_json::{json, Value};
+use task_store_support::{Found, HookedStore, StoreHooks};
 
 fn start() -> RawPeer {
     start_with(server())
@@ -293,54 +293,32 @@ async fn cancel_reaches_cancelled_before_answering() {
     assert!(e.message.contains("cancelled"), "{}", e.message);
 }
 
-/// A store that, once armed, lets the task finish inside the next `get` (after reading
-/// the record, before returning it): the state `tasks/cancel` reads is then already stale.
+/// Store hooks that, once armed, let the task finish inside the next `get` (after
+/// reading the record, before returning it): the state `tasks/cancel` reads is then
+/// already stale.
 struct FinishingInsideGet {
-    inner: MemoryTaskStore,
     armed: std::sync::atomic::AtomicBool,
     go: Arc<tokio::sync::Notify>,
     finished: tokio::sync::Notify,
 }
 
-impl TaskStore for FinishingInsideGet {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
-        self.inner.create(record)
-    }
-
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+impl StoreHooks for FinishingInsideGet {
+    fn after_get<'a>(&'a self, _: &'a Found) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let found = self.inner.get(task_id).await;
             if self.armed.swap(false, std::sync::atomic::Ordering::SeqCst) {
                 self.go.notify_one();
                 tokio::time::timeout(Duration::from_secs(5), self.finished.notified())
                     .await
                     .expect("the task finished");
             }
-            found
         })
     }
 
-    fn update<'a>(
-        &'a self,
-        task_id: &'a str,
-        change: TaskChange<'a>,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        Box::pin(async move {
-            let changed = self.inner.update(task_id, change).await;
-            if matches!(&changed, Ok(Some(r)) if r.status().is_terminal()) {
-                self.finished.notify_one();
-            }
-            changed
-        })
-    }
-
-    fn list<'a>(
-        &'a self,
-        owner: Option<&'a str>,
-        after: Option<&'a str>,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
-        self.inner.list(owner, after, limit)
+    fn after_update<'a>(&'a self, changed: &'a Found) -> StoreFuture<'a, ()> {
+        if matches!(changed, Ok(Some(r)) if r.status().is_terminal()) {
+            self.finished.notify_one();
+        }
+        Box::pin(async {})
     }
 }
 
@@ -351,7 +329,6 @@ impl TaskStore for FinishingInsideGet {
 async fn a_cancel_racing_completion_is_refused_when_completion_wins() {
     let go = Arc::new(tokio::sync::Notify::new());
     let store = Arc::new(FinishingInsideGet {
-        inner: MemoryTaskStore::new(10),
         armed: false.into(),
         go: go.clone(),
         finished: tokio::sync::Notify::new(),
@@ -364,7 +341,7 @@ async fn a_cancel_racing_completion_is_refused_when_completion_wins() {
                 "done"
             }
         }))
-        .task_store(SharedStore(store.clone()))
+        .task_store(HookedStore::new(MemoryTaskStore::new(10), store.clone()))
         .build()
         .unwrap();
     let mut raw = session_of(server).await;
@@ -380,72 +357,19 @@ async fn a_cancel_racing_completion_is_refused_when_completion_wins() {
     assert_eq!(got["status"], "completed");
 }
 
-/// An `Arc`'d store, so the test keeps a handle on it.
-struct SharedStore(Arc<FinishingInsideGet>);
-
-impl TaskStore for SharedStore {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
-        self.0.create(record)
-    }
-
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        self.0.get(task_id)
-    }
-
-    fn update<'a>(
-        &'a self,
-        task_id: &'a str,
-        change: TaskChange<'a>,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        self.0.update(task_id, change)
-    }
-
-    fn list<'a>(
-        &'a self,
-        owner: Option<&'a str>,
-        after: Option<&'a str>,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
-        self.0.list(owner, after, limit)
-    }
-}
-
-/// A store whose `create` waits (a few seconds at most) until two creations are under
-/// way at once.
+/// Store hooks whose `create` waits (a few seconds at most) until two creations are
+/// under way at once.
 struct MeetingInCreate {
-    inner: MemoryTaskStore,
     arrived: tokio::sync::watch::Sender<usize>,
 }
 
-impl TaskStore for MeetingInCreate {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
+impl StoreHooks for MeetingInCreate {
+    fn before_create(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             self.arrived.send_modify(|n| *n += 1);
             let mut seen = self.arrived.subscribe();
             let _ = tokio::time::timeout(Duration::from_secs(3), seen.wait_for(|n| *n >= 2)).await;
-            self.inner.create(record).await
         })
-    }
-
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        self.inner.get(task_id)
-    }
-
-    fn update<'a>(
-        &'a self,
-        task_id: &'a str,
-        change: TaskChange<'a>,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        self.inner.update(task_id, change)
-    }
-
-    fn list<'a>(
-        &'a self,
-        owner: Option<&'a str>,
-        after: Option<&'a str>,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
-        self.inner.list(owner, after, limit)
     }
 }
 
@@ -458,7 +382,10 @@ async fn calls_arriving_together_do_not_run_past_max_running() {
             ctx.cancellation().cancelled().await;
             "stopped"
         }))
-        .task_store(MeetingInCreate { inner: MemoryTaskStore::new(10), arrived: Default::default() })
+        .task_store(HookedStore::new(
+            MemoryTaskStore::new(10),
+            Arc::new(MeetingInCreate { arrived: Default::default() }),
+        ))
         .task_config(TaskConfig { max_running: 1, ..TaskConfig::default() })
         .build()
         .unwrap();

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
+mod task_store_support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,40 +13,25 @@ use common::*;
 use mcpwire::protocol::elicitation::ElicitRequestParams;
 use mcpwire::protocol::tasks::TaskStatus;
 use mcpwire::protocol::{Message, Notification, Response};
-use mcpwire::server::tasks::{
-    MemoryTaskStore, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError, TaskSupport,
-};
+use mcpwire::server::tasks::{MemoryTaskStore, StoreFuture, TaskRecord, TaskSupport};
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::McpError;
 use serde_json::json;
+use task_store_support::{Found, HookedStore, StoreHooks};
 
-/// The in-memory store, except that the write that takes a task out of `input_required`
+/// Hooks on the in-memory store: the write that takes a task out of `input_required`
 /// returns only after a later write has ended the task (and says, through `holding`,
 /// that it waits): the two writers then tell of their changes in the other order than
 /// they were made.
 struct SlowToResume {
-    inner: MemoryTaskStore,
     armed: AtomicBool,
     holding: Arc<tokio::sync::Notify>,
     ended: tokio::sync::Notify,
 }
 
-impl TaskStore for SlowToResume {
-    fn create(&self, record: TaskRecord) -> StoreFuture<'_, Result<(), TaskStoreError>> {
-        self.inner.create(record)
-    }
-
-    fn get<'a>(&'a self, task_id: &'a str) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
-        self.inner.get(task_id)
-    }
-
-    fn update<'a>(
-        &'a self,
-        task_id: &'a str,
-        change: TaskChange<'a>,
-    ) -> StoreFuture<'a, Result<Option<TaskRecord>, TaskStoreError>> {
+impl StoreHooks for SlowToResume {
+    fn after_update<'a>(&'a self, changed: &'a Found) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let changed = self.inner.update(task_id, change).await;
             let status = changed.as_ref().ok().and_then(|r| r.as_ref()).map(TaskRecord::status);
             match status {
                 Some(TaskStatus::InputRequired) => self.armed.store(true, Ordering::SeqCst),
@@ -56,17 +42,7 @@ impl TaskStore for SlowToResume {
                 Some(s) if s.is_terminal() => self.ended.notify_one(),
                 _ => {}
             }
-            changed
         })
-    }
-
-    fn list<'a>(
-        &'a self,
-        owner: Option<&'a str>,
-        after: Option<&'a str>,
-        limit: usize,
-    ) -> StoreFuture<'a, Result<Vec<TaskRecord>, TaskStoreError>> {
-        self.inner.list(owner, after, limit)
     }
 }
 
@@ -81,12 +57,12 @@ async fn no_status_is_told_after_the_terminal_one() {
     }))
     .unwrap();
     let holding = Arc::new(tokio::sync::Notify::new());
-    let store = SlowToResume {
-        inner: MemoryTaskStore::default(),
+    let hooks = SlowToResume {
         armed: AtomicBool::new(false),
         holding: holding.clone(),
         ended: tokio::sync::Notify::new(),
     };
+    let store = HookedStore::new(MemoryTaskStore::default(), Arc::new(hooks));
     let server = Server::builder("tasks-2025", "0.1.0")
         .task_store(store)
         .tool(
