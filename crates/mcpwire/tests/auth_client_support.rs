@@ -5,7 +5,6 @@
 #![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -14,10 +13,12 @@ use bytes::Bytes;
 use http::{Request, Response, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
 use ring::signature::{UnparsedPublicKey, ECDSA_P256_SHA256_FIXED};
 use serde_json::{json, Value};
-use tokio::net::TcpListener;
+
+#[path = "loopback_http/mod.rs"]
+mod loopback_http;
+pub use loopback_http::serve;
 
 /// How the test authorization server behaves.
 #[derive(Clone, Debug, Default)]
@@ -156,37 +157,6 @@ pub fn reply(status: StatusCode, headers: &[(&str, String)], body: Value) -> Res
         builder = builder.header(*k, v.as_str());
     }
     builder.body(Full::new(Bytes::from(body.to_string()))).unwrap()
-}
-
-/// Serves `handler` on a fresh loopback port; returns `http://127.0.0.1:PORT`.
-pub async fn serve<F>(handler: F) -> String
-where
-    F: Fn(
-            Request<Incoming>,
-        ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Response<Full<Bytes>>> + Send>>
-        + Send
-        + Sync
-        + 'static,
-{
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    let handler = Arc::new(handler);
-    tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { return };
-            let handler = handler.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |req| {
-                    let handler = handler.clone();
-                    async move { Ok::<_, Infallible>(handler(req).await) }
-                });
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
-    });
-    base
 }
 
 impl TestAs {

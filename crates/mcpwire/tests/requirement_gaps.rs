@@ -11,6 +11,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[cfg(feature = "http")]
+mod loopback_http;
+#[cfg(feature = "http")]
 mod mcp_http;
 #[cfg(feature = "http")]
 mod raw_http;
@@ -20,15 +22,12 @@ mod raw_http;
 /// the status, extra headers and a JSON body.
 #[cfg(feature = "http")]
 mod fake_http {
-    use std::convert::Infallible;
     use std::sync::Arc;
 
     use bytes::Bytes;
     use http::{HeaderMap, Method, Response, StatusCode};
     use http_body_util::{BodyExt, Full};
-    use hyper_util::rt::TokioIo;
     use serde_json::Value;
-    use tokio::net::TcpListener;
 
     /// What a fake server answers: status, extra headers, JSON body.
     pub type Answer = (StatusCode, Vec<(&'static str, String)>, Value);
@@ -37,42 +36,23 @@ mod fake_http {
     where
         F: Fn(Method, String, HeaderMap, Bytes) -> Answer + Send + Sync + 'static,
     {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
         let handler = Arc::new(handler);
-        tokio::spawn(async move {
-            loop {
-                let Ok((stream, _)) = listener.accept().await else { return };
-                let handler = handler.clone();
-                tokio::spawn(async move {
-                    let service =
-                        hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
-                            let handler = handler.clone();
-                            async move {
-                                let (parts, body) = req.into_parts();
-                                let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
-                                let target =
-                                    parts.uri.path_and_query().map(|p| p.to_string()).unwrap_or_default();
-                                let (status, headers, json) =
-                                    handler(parts.method, target, parts.headers, body);
-                                let mut builder = Response::builder()
-                                    .status(status)
-                                    .header("content-type", "application/json");
-                                for (name, value) in headers {
-                                    builder = builder.header(name, value);
-                                }
-                                Ok::<_, Infallible>(
-                                    builder.body(Full::new(Bytes::from(json.to_string()))).unwrap(),
-                                )
-                            }
-                        });
-                    let _ = hyper::server::conn::http1::Builder::new()
-                        .serve_connection(TokioIo::new(stream), service)
-                        .await;
-                });
-            }
-        });
-        base
+        super::loopback_http::serve(move |req| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let (parts, body) = req.into_parts();
+                let body = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+                let target = parts.uri.path_and_query().map(|p| p.to_string()).unwrap_or_default();
+                let (status, headers, json) = handler(parts.method, target, parts.headers, body);
+                let mut builder =
+                    Response::builder().status(status).header("content-type", "application/json");
+                for (name, value) in headers {
+                    builder = builder.header(name, value);
+                }
+                builder.body(Full::new(Bytes::from(json.to_string()))).unwrap()
+            })
+        })
+        .await
     }
 }
 
