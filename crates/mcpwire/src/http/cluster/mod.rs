@@ -169,10 +169,9 @@ const INBOX_CAPACITY: usize = 4096;
 /// How many change events may wait to be published.
 const EVENT_QUEUE: usize = 1024;
 
+/// `N` random bytes in hex, for the instance id and the shared key.
 fn random_hex<const N: usize>() -> Result<String, ClusterError> {
-    let mut bytes = [0u8; N];
-    getrandom::fill(&mut bytes).map_err(|_| ClusterError::Randomness)?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::random_id::random_hex::<N>().ok_or(ClusterError::Randomness)
 }
 
 impl Cluster {
