@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::common::JsonObject;
-use crate::elicitation::{ElicitRequestParams, ElicitResult};
+use crate::elicitation::{ElicitRequestParams, ElicitResult, UrlElicitationRequiredData};
 use crate::jsonrpc::MethodCall;
 use crate::meta::Meta;
 use crate::methods;
@@ -109,6 +109,22 @@ impl From<ListRootsRequestParams> for InputRequest {
 /// Input requests by key. Keys are unique within the request (within a task's whole
 /// lifetime, for the tasks extension).
 pub type InputRequests = BTreeMap<String, InputRequest>;
+
+/// The URLs of a 2025-era `-32042` error (URL elicitation required) as the input requests
+/// of a 2026 `input_required` round, the revision having no such error: each keyed by its
+/// `elicitationId` (which a 2026 question does not carry), or `url-N` for the `N`th one
+/// without, and sent with no `task` and no `_meta`. A server turning its handler's
+/// `-32042` into a round and a proxy relaying a 2025 upstream's both need this.
+pub fn url_elicitations_as_input_requests(data: UrlElicitationRequiredData) -> InputRequests {
+    let mut requests = InputRequests::new();
+    for (i, mut url) in data.elicitations.into_iter().enumerate() {
+        let key = url.elicitation_id.take().unwrap_or_else(|| format!("url-{i}"));
+        url.task = None;
+        url.meta = None;
+        requests.insert(key, InputRequest::Elicit(ElicitRequestParams::Url(url)));
+    }
+    requests
+}
 
 /// One answer to an input request. The wire form has no discriminator, so parsing goes by
 /// shape: `action` is an elicitation result, `roots` a roots result, `model`, `role` or
@@ -360,6 +376,25 @@ mod tests {
         assert!(matches!(resps["o"], InputResponse::Other(_)));
         assert_eq!(serde_json::to_value(&resps).unwrap(), r);
         assert!(serde_json::from_value::<InputResponse>(json!({"action": "perhaps"})).is_err());
+    }
+
+    #[test]
+    fn url_elicitations_are_keyed_by_their_ids_or_their_places() {
+        let data: UrlElicitationRequiredData = serde_json::from_value(json!({ "elicitations": [
+            { "mode": "url", "url": "https://x/a", "message": "a", "elicitationId": "e-1",
+              "_meta": { "k": 1 } },
+            { "mode": "url", "url": "https://x/b", "message": "b" },
+        ] }))
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(url_elicitations_as_input_requests(data)).unwrap(),
+            json!({
+                "e-1": { "method": "elicitation/create",
+                    "params": { "mode": "url", "url": "https://x/a", "message": "a" } },
+                "url-1": { "method": "elicitation/create",
+                    "params": { "mode": "url", "url": "https://x/b", "message": "b" } },
+            })
+        );
     }
 
     #[test]

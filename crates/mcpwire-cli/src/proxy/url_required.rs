@@ -6,8 +6,8 @@
 //! whether the user did what it asked).
 
 use mcpwire::protocol::capabilities::ClientCapabilities;
-use mcpwire::protocol::elicitation::{ElicitRequestParams, UrlElicitationRequiredData};
-use mcpwire::protocol::mrtr::{InputRequest, InputRequests};
+use mcpwire::protocol::elicitation::UrlElicitationRequiredData;
+use mcpwire::protocol::mrtr::{url_elicitations_as_input_requests, InputRequests};
 use mcpwire::protocol::{codes, ErrorObject};
 use mcpwire::RequestError;
 
@@ -25,13 +25,7 @@ pub fn as_input_requests(error: &RequestError, declared: &ClientCapabilities) ->
         return None;
     }
     let data: UrlElicitationRequiredData = serde_json::from_value(data.clone()).ok()?;
-    let mut requests = InputRequests::new();
-    for (i, mut url) in data.elicitations.into_iter().enumerate() {
-        let key = url.elicitation_id.take().unwrap_or_else(|| format!("url-{i}"));
-        url.task = None;
-        url.meta = None;
-        requests.insert(key, InputRequest::Elicit(ElicitRequestParams::Url(url)));
-    }
+    let requests = url_elicitations_as_input_requests(data);
     (!requests.is_empty()).then_some(requests)
 }
 

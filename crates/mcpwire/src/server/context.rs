@@ -10,7 +10,7 @@ use mcpwire_protocol::capabilities::ClientCapabilities;
 use mcpwire_protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitResult};
 use mcpwire_protocol::lifecycle::{Implementation, RequestEnvelope};
 use mcpwire_protocol::logging::{LoggingLevel, LoggingMessageNotificationParams};
-use mcpwire_protocol::mrtr::{InputRequest, InputRequests, InputResponses};
+use mcpwire_protocol::mrtr::{self, InputRequest, InputRequests, InputResponses};
 use mcpwire_protocol::roots::{ListRootsRequestParams, ListRootsResult};
 use mcpwire_protocol::sampling::{CreateMessageRequestParams, CreateMessageResult};
 use mcpwire_protocol::{codes, methods, Meta, ProtocolVersion};
@@ -350,15 +350,8 @@ impl Ctx {
         if !self.client_capabilities().elicitation.as_ref().is_some_and(|e| e.supports_url()) {
             return self.missing_capability(json!({ "elicitation": { "url": {} } }));
         }
-        let mut requests = InputRequests::new();
-        for (i, mut url) in data.elicitations.into_iter().enumerate() {
-            let key = url.elicitation_id.take().unwrap_or_else(|| format!("url-{i}"));
-            url.task = None;
-            url.meta = None;
-            requests.insert(key, InputRequest::Elicit(ElicitRequestParams::Url(url)));
-        }
         let mut result = mcpwire_protocol::mrtr::InputRequiredResult::new();
-        result.input_requests = Some(requests);
+        result.input_requests = Some(mrtr::url_elicitations_as_input_requests(data));
         McpError::needs_input(result)
     }
 
