@@ -8,13 +8,15 @@ mod common;
 use std::time::Duration;
 
 use common::*;
+// Every frame these tests wait for comes past the tasks' status notifications.
+use common::{call_past_task_status as call, next_past_task_status as next};
 use mcpwire::jsonrpc::{DispatcherConfig, PeerCancelMode};
 use mcpwire::protocol::elicitation::ElicitRequestParams;
 use mcpwire::protocol::{Message, Notification, Response};
 use mcpwire::server::tasks::TaskSupport;
 use mcpwire::server::{tool, Ctx, Server};
 use mcpwire::McpError;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// A 2025-11-25 session of a server (with `config`) whose `asks` task asks a name, and
 /// the question its `tasks/result` (id 2, still waiting) carries to the client.
@@ -45,21 +47,6 @@ async fn a_task_asking(config: DispatcherConfig) -> (RawPeer, String, mcpwire::p
     raw.request(2, "tasks/result", json!({ "taskId": id })).await;
     let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
     (raw, id, question)
-}
-
-/// The next frame that is not a `notifications/tasks/status`.
-async fn next(raw: &mut RawPeer) -> Message {
-    loop {
-        match raw.next().await {
-            Message::Notification(n) if n.method == "notifications/tasks/status" => continue,
-            other => return other,
-        }
-    }
-}
-
-async fn call(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Message {
-    raw.request(id, method, params).await;
-    next(raw).await
 }
 
 async fn answer(raw: &mut RawPeer, question: mcpwire::protocol::Request, name: &str) {

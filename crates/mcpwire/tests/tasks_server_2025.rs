@@ -11,6 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::*;
+// Every frame these tests wait for comes past the tasks' status notifications.
+use common::{call_past_task_status as call, next_past_task_status as next};
 use mcpwire::protocol::elicitation::ElicitRequestParams;
 use mcpwire::protocol::{codes, Message, Response};
 use mcpwire::server::tasks::TaskConfig;
@@ -75,21 +77,6 @@ fn server() -> Server {
         ))
         .build()
         .unwrap()
-}
-
-/// The next frame that is not a `notifications/tasks/status`.
-async fn next(raw: &mut RawPeer) -> Message {
-    loop {
-        match raw.next().await {
-            Message::Notification(n) if n.method == "notifications/tasks/status" => continue,
-            other => return other,
-        }
-    }
-}
-
-async fn call(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Message {
-    raw.request(id, method, params).await;
-    next(raw).await
 }
 
 /// An initialized 2025-11-25 session whose `asks` tool runs as a task, and the question

@@ -112,6 +112,23 @@ impl RawPeer {
     }
 }
 
+/// The next frame that is not a `notifications/tasks/status` (a 2025 task sends one at
+/// each change of its status, between the frames a test waits for).
+pub async fn next_past_task_status(raw: &mut RawPeer) -> Message {
+    loop {
+        match raw.next().await {
+            Message::Notification(n) if n.method == "notifications/tasks/status" => continue,
+            other => return other,
+        }
+    }
+}
+
+/// Sends request `id` and returns the next frame that is not a task's status.
+pub async fn call_past_task_status(raw: &mut RawPeer, id: i64, method: &str, params: Value) -> Message {
+    raw.request(id, method, params).await;
+    next_past_task_status(raw).await
+}
+
 /// A message as JSON, for assertions.
 pub fn json_of(message: &Message) -> Value {
     serde_json::from_slice(&message.to_vec()).unwrap()
