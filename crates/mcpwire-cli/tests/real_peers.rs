@@ -333,6 +333,23 @@ fn the_legacy_http_sse_transport_is_spoken() {
 }
 
 #[test]
+fn the_stdio_proxy_carries_a_stdio_clients_answers_to_an_http_server() {
+    // `proxy --stdio URL` in front of server-everything over Streamable HTTP (sessions)
+    // and over the legacy HTTP+SSE transport; the Python SDK client on the pipe, in both
+    // eras, answers its sampling, elicitation and roots questions, sees progress, and
+    // cancels a call.
+    let script = "tests/peers/python/reverse_proxy_client.py";
+    for (mode, path) in [("streamableHttp", "/mcp"), ("sse", "/sse")] {
+        let server = EverythingHttp::start_as(mode, path);
+        for era in ["legacy", "auto"] {
+            let o = python_client(script, &[era, BIN, server.url.as_str()], Duration::from_secs(120));
+            let out = format!("{mode} {era}:\n{}\n{}", stdout(&o), stderr(&o));
+            assert!(o.status.success() && stdout(&o).contains(&format!("ok {era}")), "{out}");
+        }
+    }
+}
+
+#[test]
 fn failures_say_what_happened() {
     // A server that never answers: the era probe's wait (at most --timeout) and then
     // --timeout bound the whole handshake.
