@@ -749,3 +749,23 @@ async fn a_peer_that_never_reads_stdout_gets_back_pressure_then_every_message() 
     assert_eq!(stats["result"]["finished"], 1, "{stats}");
     still_usable(&mut s, "after").await;
 }
+
+/// A client that closes its end of the server's stdout but keeps stdin open: no answer
+/// can reach it any more, so the first write that fails ends the connection as the end
+/// of input would (the running handlers are cancelled) and the server exits, rather than
+/// serving, unheard, whatever still comes in.
+#[tokio::test]
+async fn a_client_that_closes_the_servers_stdout_ends_the_connection() {
+    let mut s = initialized().await;
+    s.send(call(1, "hang", json!({}))).await;
+    let ChildServer { mut child, stdin, stdout, .. } = s;
+    drop(stdout);
+    let mut stdin = stdin.unwrap();
+    // An answer to write, which finds the pipe broken.
+    use tokio::io::AsyncWriteExt;
+    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n").await.unwrap();
+    let status = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    let status = status.expect("the server went on with its stdout gone").unwrap();
+    assert!(status.success(), "{status}");
+    drop(stdin);
+}

@@ -24,7 +24,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader, ReadBuf};
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 use super::lines::{read_loop, write_loop, Arrivals, DEFAULT_MAX_LINE_BYTES};
 use super::{Connection, Transport, TransportEvent, DEFAULT_CHANNEL_CAPACITY};
@@ -79,11 +79,25 @@ where
         let events = in_tx.clone();
         let arrivals = Arrivals::new();
         let read_arrivals = arrivals.clone();
+        // Told why, if writing fails: nothing written can reach the peer any more (a stdio
+        // client that closed our stdout), so the connection ends as at the end of input,
+        // instead of serving unheard whatever the peer still sends.
+        let (write_failed, failure) = oneshot::channel::<String>();
         tokio::spawn(async move {
             let reader = BufReader::with_capacity(64 * 1024, reader);
-            let reason = match read_loop(reader, max, &events, &read_arrivals).await {
-                Ok(()) => None,
-                Err(e) => Some(format!("read failed: {e}")),
+            let failure = async {
+                match failure.await {
+                    Ok(reason) => reason,
+                    // The writer finished without failing: reading goes on to the end.
+                    Err(_) => std::future::pending().await,
+                }
+            };
+            let reason = tokio::select! {
+                read = read_loop(reader, max, &events, &read_arrivals) => match read {
+                    Ok(()) => None,
+                    Err(e) => Some(format!("read failed: {e}")),
+                },
+                reason = failure => Some(reason),
             };
             let _ = events.send(TransportEvent::closed(reason)).await;
         });
@@ -94,6 +108,7 @@ where
         tokio::spawn(async move {
             if let Err(e) = write_loop(&mut writer, &mut out_rx, &arrivals, std::future::pending()).await {
                 tracing::debug!("transport write failed: {e}");
+                let _ = write_failed.send(format!("write failed: {e}"));
             }
             let _ = writer.shutdown().await;
             drop(writing);
