@@ -255,6 +255,31 @@ async fn a_server_that_closes_stdout_but_lives_on_closes_the_connection() {
     assert!(status.is_some_and(|s| !s.success()), "{status:?}");
 }
 
+/// A server that closes its stdin but lives on can be sent nothing more: the first write
+/// that fails ends the connection, so the call it carried fails at once with the reason,
+/// not at its timeout, and so do later ones.
+#[tokio::test]
+async fn a_server_that_closes_stdin_but_lives_on_fails_calls_at_once() {
+    let (peer, handle, dir) = hostile_server("exec 0<&-; : > \"$D/closed\"; sleep 30");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !dir.path().join("closed").exists() {
+        assert!(std::time::Instant::now() < deadline, "the script did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let called =
+        tokio::time::timeout(Duration::from_secs(10), peer.request_raw("anything", None, short(60_000)));
+    match called.await.expect("the call waited for its timeout") {
+        Err(RequestError::ConnectionClosed { reason: Some(reason) }) => {
+            assert!(reason.contains("writing to the server process failed"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let again = peer.request_raw("anything", None, short(60_000)).await.unwrap_err();
+    assert!(matches!(again, RequestError::ConnectionClosed { .. }), "{again:?}");
+    let status = tokio::time::timeout(Duration::from_secs(5), handle.shutdown()).await.unwrap();
+    assert!(status.is_some(), "{status:?}");
+}
+
 #[tokio::test]
 async fn a_server_flooding_unsolicited_messages_does_not_stop_the_answer() {
     let (peer, handle, _dir) = hostile_server(

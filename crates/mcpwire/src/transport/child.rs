@@ -37,7 +37,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::lines::{read_loop, write_loop, Arrivals, DEFAULT_MAX_LINE_BYTES};
@@ -50,7 +50,7 @@ const STDERR_TAIL_BYTES: usize = 4096;
 const STDERR_LINE_BYTES: usize = 8192;
 
 /// How long the child's stdout is still read after the child exited, if another process
-/// keeps it open.
+/// keeps it open, or after writing to its stdin failed (it closed it, but lives on).
 const EXIT_DRAIN: Duration = Duration::from_millis(500);
 
 /// What happens to the child's stderr.
@@ -248,6 +248,10 @@ impl ChildProcess {
         let reader_tail = stderr_tail.clone();
         let arrivals = Arrivals::new();
         let read_arrivals = arrivals.clone();
+        // Told why, if writing to the child fails: it closed its stdin and nothing more
+        // can reach it, so the connection ends (its calls failing with the reason at once,
+        // not at their timeouts) once what it already wrote is read.
+        let (write_failed, write_failure) = oneshot::channel::<String>();
         tokio::spawn(async move {
             let stdout = BufReader::with_capacity(64 * 1024, stdout);
             // The child's exit ends the connection even while its stdout stays open (a
@@ -260,11 +264,22 @@ impl ChildProcess {
                 }
                 tokio::time::sleep(EXIT_DRAIN).await;
             };
-            let read = tokio::select! {
-                read = read_loop(stdout, max, &in_tx, &read_arrivals) => read,
-                () = exited => Ok(()),
+            let unwritable = async move {
+                let Ok(failure) = write_failure.await else {
+                    // The writer finished without failing: reading goes on to the end.
+                    return std::future::pending().await;
+                };
+                tokio::time::sleep(EXIT_DRAIN).await;
+                failure
             };
-            let reason = exit_reason(read.err(), reader_status, &reader_tail, stderr_done).await;
+            let failure = tokio::select! {
+                read = read_loop(stdout, max, &in_tx, &read_arrivals) => {
+                    read.err().map(|e| format!("reading from the server process failed: {e}"))
+                }
+                () = exited => None,
+                failure = unwritable => Some(failure),
+            };
+            let reason = exit_reason(failure, reader_status, &reader_tail, stderr_done).await;
             let _ = in_tx.send(TransportEvent::closed(Some(reason))).await;
         });
         let close_stdin = CancellationToken::new();
@@ -286,6 +301,7 @@ impl ChildProcess {
                 result = write => {
                     if let Err(e) = result {
                         tracing::debug!("writing to the child failed: {e}");
+                        let _ = write_failed.send(format!("writing to the server process failed: {e}"));
                     }
                 }
                 () = deadline => tracing::debug!("the child did not read what was left to write before its stdin closed"),
@@ -325,11 +341,12 @@ impl Drop for Unreaped {
     }
 }
 
-/// Waits briefly for the exit status after the child's stdout ended, and describes it.
+/// Waits briefly for the exit status after the child's stdout ended, and describes it
+/// (`failure`: why reading ended, if not at the end of stdout or the child's exit).
 /// A child that exited also gets a moment for the last of its stderr to be read, so that
 /// the tail holds what it said before it died (its error, usually).
 async fn exit_reason(
-    read_error: Option<io::Error>,
+    failure: Option<String>,
     mut status: watch::Receiver<Option<ExitStatus>>,
     tail: &Mutex<VecDeque<u8>>,
     stderr_done: CancellationToken,
@@ -339,9 +356,9 @@ async fn exit_reason(
     if exited.is_some() {
         let _ = tokio::time::timeout(Duration::from_millis(200), stderr_done.cancelled()).await;
     }
-    let mut reason = match (exited, read_error) {
+    let mut reason = match (exited, failure) {
         (Some(status), _) => format!("the server process exited ({status})"),
-        (None, Some(e)) => format!("reading from the server process failed: {e}"),
+        (None, Some(failure)) => failure,
         (None, None) => "the server process closed its stdout".to_owned(),
     };
     let tail = stderr_tail_string(tail);
