@@ -450,3 +450,17 @@ async fn a_program_that_cannot_start_is_named_in_the_error() {
     let Err(error) = client else { panic!("connected") };
     assert!(error.to_string().contains("\"mcpwire-no-such-program\" not found"), "{error}");
 }
+
+/// A working directory that does not exist fails the spawn as a missing program does
+/// (the OS says "No such file or directory" for either): the error names the directory,
+/// not the program, which is there.
+#[tokio::test]
+async fn a_missing_working_directory_is_named_in_the_error_not_the_program() {
+    let scratch = scratch::Scratch::new("missing-cwd");
+    let gone = scratch.join("gone");
+    let Err(error) = ChildProcess::new("sh").current_dir(&gone).spawn() else { panic!("spawned") };
+    assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+    let message = error.to_string();
+    assert!(message.contains(&format!("{gone:?}")) && message.contains("working directory"), "{message}");
+    assert!(!message.contains("PATH"), "{message}");
+}

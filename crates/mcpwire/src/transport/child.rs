@@ -188,13 +188,18 @@ impl ChildProcess {
         #[cfg(all(unix, not(feature = "portable-stdio")))]
         command.process_group(0);
         let mut child = command.spawn().map_err(|e| {
-            // The OS error alone ("No such file or directory") names neither the program nor PATH.
+            // The OS error alone ("No such file or directory") names neither the program nor PATH,
+            // and says the same of a working directory that is not there.
             let program = &self.program;
-            let why = match e.kind() {
-                io::ErrorKind::NotFound => {
+            let missing_dir = self.current_dir.as_ref().filter(|dir| !dir.is_dir());
+            let why = match (e.kind(), missing_dir) {
+                (io::ErrorKind::NotFound, Some(dir)) => {
+                    format!("cannot run {program:?}: its working directory {dir:?} does not exist")
+                }
+                (io::ErrorKind::NotFound, None) => {
                     format!("{program:?} not found (give its path, or put it on PATH)")
                 }
-                _ => format!("cannot run {program:?}: {e}"),
+                (_, _) => format!("cannot run {program:?}: {e}"),
             };
             io::Error::new(e.kind(), why)
         })?;
