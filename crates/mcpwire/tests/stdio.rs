@@ -464,3 +464,20 @@ async fn a_missing_working_directory_is_named_in_the_error_not_the_program() {
     assert!(message.contains(&format!("{gone:?}")) && message.contains("working directory"), "{message}");
     assert!(!message.contains("PATH"), "{message}");
 }
+
+/// A script whose `#!` interpreter is missing fails with the error a missing program gives
+/// (the OS says "No such file or directory"): the error says the file is there and what
+/// is missing, rather than asking for the program's path, which was given.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_script_whose_interpreter_is_missing_is_told_apart_from_a_missing_program() {
+    use std::os::unix::fs::PermissionsExt;
+    let scratch = scratch::Scratch::new("missing-interpreter");
+    let script = scratch.join("server.sh");
+    std::fs::write(&script, "#!/mcpwire/no/such/interpreter\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let Err(error) = ChildProcess::new(&script).spawn() else { panic!("spawned") };
+    assert_eq!(error.kind(), std::io::ErrorKind::NotFound);
+    let message = error.to_string();
+    assert!(message.contains("interpreter") && !message.contains("PATH"), "{message}");
+}

@@ -187,22 +187,8 @@ impl ChildProcess {
             .kill_on_drop(true);
         #[cfg(all(unix, not(feature = "portable-stdio")))]
         command.process_group(0);
-        let mut child = command.spawn().map_err(|e| {
-            // The OS error alone ("No such file or directory") names neither the program nor PATH,
-            // and says the same of a working directory that is not there.
-            let program = &self.program;
-            let missing_dir = self.current_dir.as_ref().filter(|dir| !dir.is_dir());
-            let why = match (e.kind(), missing_dir) {
-                (io::ErrorKind::NotFound, Some(dir)) => {
-                    format!("cannot run {program:?}: its working directory {dir:?} does not exist")
-                }
-                (io::ErrorKind::NotFound, None) => {
-                    format!("{program:?} not found (give its path, or put it on PATH)")
-                }
-                (_, _) => format!("cannot run {program:?}: {e}"),
-            };
-            io::Error::new(e.kind(), why)
-        })?;
+        let mut child =
+            command.spawn().map_err(|e| spawn_error(&self.program, self.current_dir.as_deref(), e))?;
         let pid = child.id();
         let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
             (Some(i), Some(o)) => (i, o),
@@ -325,6 +311,33 @@ impl ChildProcess {
         };
         Ok((Connection { incoming: in_rx, outgoing: out_tx }, handle))
     }
+}
+
+/// Says what a failed spawn of `program` (in `dir`, if given) means. The OS error alone
+/// ("No such file or directory") names neither the program nor `PATH`, and says the same
+/// of a working directory that is not there and of a script whose interpreter is missing.
+fn spawn_error(program: &OsStr, dir: Option<&Path>, e: io::Error) -> io::Error {
+    let why = match e.kind() {
+        io::ErrorKind::NotFound => match dir {
+            Some(dir) if !dir.is_dir() => {
+                format!("cannot run {program:?}: its working directory {dir:?} does not exist")
+            }
+            // A path to a file that is there (a relative one is not looked for, since where
+            // the child resolves it, with a working directory of its own, varies by platform).
+            _ if Path::new(program).components().nth(1).is_some()
+                && (dir.is_none() || Path::new(program).is_absolute())
+                && Path::new(program).is_file() =>
+            {
+                format!(
+                    "cannot run {program:?}: the file is there, but what runs it (the interpreter on its \
+                     #! line, or its dynamic loader) was not found"
+                )
+            }
+            _ => format!("{program:?} not found (give its path, or put it on PATH)"),
+        },
+        _ => format!("cannot run {program:?}: {e}"),
+    };
+    io::Error::new(e.kind(), why)
 }
 
 /// The pid of a child that its monitor has not reaped yet: if the monitor is dropped so
