@@ -340,6 +340,11 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
         Target::Http { url, .. } => url.as_str(),
     };
     match error {
+        // A path to a file that is there: what runs it is missing (the library says so).
+        ConnectError::Spawn(e) if e.kind() == ErrorKind::NotFound && names_a_file(program) => {
+            Failure::connect(format!("cannot start the server: {e}"))
+                .hint("check the interpreter on the script's first line (#!): is it installed there?")
+        }
         ConnectError::Spawn(e) if e.kind() == ErrorKind::NotFound => {
             Failure::connect(format!("server not found: cannot run {program:?}: no such command"))
                 .hint("check the command's spelling, or give its full path: stdio:'/path/to/server ARGS'")
@@ -459,6 +464,13 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
     }
 }
 
+/// Whether `program` is a path (not a bare name looked up on `PATH`) to a file that is
+/// there: a failure to find it then means what runs it is missing.
+fn names_a_file(program: &str) -> bool {
+    let path = std::path::Path::new(program);
+    path.components().nth(1).is_some() && path.is_file()
+}
+
 /// Every protocol version this client speaks, comma-separated.
 pub fn known_versions() -> String {
     mcpwire::protocol::ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
@@ -528,6 +540,34 @@ mod tests {
         );
         assert!(stdio("s", &[]).with_http_options(&["X: y".into()], None).is_err());
         assert!(Target::parse("http://h/mcp").unwrap().with_http_options(&["nocolon".into()], None).is_err());
+    }
+
+    /// A script whose `#!` interpreter is missing is there: the failure says what is
+    /// missing instead of calling the script no such command.
+    #[cfg(unix)]
+    #[test]
+    fn a_script_whose_interpreter_is_missing_is_not_called_missing() {
+        use std::os::unix::fs::PermissionsExt;
+        /// Removed on drop, a failed assertion included.
+        struct Scratch(std::path::PathBuf);
+        impl Drop for Scratch {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+        let dir =
+            Scratch(std::env::temp_dir().join(format!("mcpwire-cli-interpreter-{}", std::process::id())));
+        std::fs::create_dir_all(&dir.0).unwrap();
+        let script = dir.0.join("server.sh");
+        std::fs::write(&script, "#!/mcpwire/no/such/interpreter\n").unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let program = script.to_str().unwrap().to_owned();
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let spawned = runtime.block_on(async { ChildProcess::new(&program).spawn().map(drop) });
+        let failure = connect_failure(&stdio(&program, &[]), ConnectError::Spawn(spawned.unwrap_err()));
+        assert!(!failure.message.contains("no such command"), "{}", failure.message);
+        assert!(failure.message.contains("interpreter"), "{}", failure.message);
+        assert!(failure.hint.unwrap().contains("#!"));
     }
 
     #[test]
