@@ -707,3 +707,42 @@ async fn a_resource_forbidding_every_request_with_a_new_scope_is_bounded_per_req
     assert!(posts.is_multiple_of(4) && posts <= 16, "each request is sent at most four times: {posts} POSTs");
     assert_eq!(requests, posts / 4 * 3, "three step-ups per MCP request");
 }
+
+/// A token endpoint that answers a request which carried no DPoP proof with a DPoP-bound
+/// token (any case): the client could only send it as a bearer token, which RFC 9449
+/// forbids, so it is refused, saying why, and kept nowhere; a `token_type` that is not a
+/// string is refused too. `Bearer` is taken in any case.
+#[tokio::test]
+async fn a_dpop_token_for_a_request_without_a_proof_is_refused() {
+    let cases: Vec<(&str, Answer, &str)> = vec![
+        (
+            "DPoP",
+            Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": "t", "token_type": "DPoP"}))),
+            "DPoP",
+        ),
+        (
+            "dpop",
+            Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": "t", "token_type": "dpop"}))),
+            "DPoP",
+        ),
+        (
+            "a numeric token_type",
+            Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": "t", "token_type": 5}))),
+            "token_type",
+        ),
+    ];
+    for (what, answer, expected) in cases {
+        let (resource, _) = with_token_endpoint(answer, json!({})).await;
+        let client = machine_client(DpopPolicy::Never);
+        let error = authorize(&client, &resource).await.unwrap_err();
+        assert!(error.contains(expected), "{what}: {error}");
+        assert!(client.tokens().is_none(), "{what}: no token kept");
+    }
+    let bearer: Answer =
+        Arc::new(|_, _| reply(StatusCode::OK, &[], json!({"access_token": "t", "token_type": "BEARER"})));
+    let (resource, _) = with_token_endpoint(bearer, json!({})).await;
+    let client = machine_client(DpopPolicy::Never);
+    authorize(&client, &resource).await.unwrap();
+    let headers = client.request_headers(&http::Method::POST, &resource.parse().unwrap());
+    assert_eq!(headers["authorization"], "Bearer t");
+}

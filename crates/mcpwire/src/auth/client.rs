@@ -408,7 +408,9 @@ impl OAuthClient {
         )
         .await
         {
-            Ok(answer) => parse_tokens(&answer, issuer, &scopes, None)?,
+            Ok(answer) => {
+                parse_tokens(&answer, issuer, &scopes, None, self.session_dpop(&session).is_some())?
+            }
             Err(e) => {
                 state.refused_assertion = fields.into_iter().find(|(k, _)| *k == "assertion").map(|(_, v)| v);
                 return Err(e);
@@ -524,7 +526,9 @@ impl OAuthClient {
         )
         .await?;
         let scopes = old.scope.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
-        let tokens = parse_tokens(&answer, &session.discovered.issuer, &scopes, old.refresh_token)?;
+        let proof_sent = self.session_dpop(session).is_some();
+        let tokens =
+            parse_tokens(&answer, &session.discovered.issuer, &scopes, old.refresh_token, proof_sent)?;
         self.set_tokens(&session.key, Some(tokens), Some(session.clone()));
         Ok(())
     }

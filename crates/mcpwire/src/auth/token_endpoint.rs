@@ -106,12 +106,14 @@ pub(crate) async fn post_form_for_json(
 }
 
 /// The tokens of a token response. `scope` defaults to the scopes asked for, the
-/// refresh token to `old_refresh`.
+/// refresh token to `old_refresh`. `proof_sent` says whether the request carried a DPoP
+/// proof: a DPoP-bound token issued without one is refused.
 pub(crate) fn parse_tokens(
     answer: &Value,
     issuer: &str,
     asked: &BTreeSet<String>,
     old_refresh: Option<String>,
+    proof_sent: bool,
 ) -> Result<Tokens, AuthError> {
     let text = |name: &str| answer.get(name).and_then(Value::as_str).map(str::to_owned);
     let access_token = text("access_token")
@@ -124,12 +126,26 @@ pub(crate) fn parse_tokens(
         ));
     }
     // RFC 6749 §7.1: a client must not use a token of a type it does not understand.
-    let token_type = text("token_type").unwrap_or_else(|| "Bearer".into());
-    if !token_type.eq_ignore_ascii_case("bearer") && !token_type.eq_ignore_ascii_case("dpop") {
+    // A missing one is read as `Bearer` (some servers leave it out); one that is not a
+    // string names no type the client knows.
+    let token_type = match answer.get("token_type") {
+        None => "Bearer".to_owned(),
+        Some(Value::String(t)) => t.clone(),
+        Some(_) => return Err(AuthError::Protocol("the token response's token_type is not a string".into())),
+    };
+    let dpop = token_type.eq_ignore_ascii_case("dpop");
+    if !token_type.eq_ignore_ascii_case("bearer") && !dpop {
         let shown: String = token_type.chars().take(64).collect();
         return Err(AuthError::Protocol(format!(
             "the token response's token_type {shown:?} is neither Bearer nor DPoP"
         )));
+    }
+    // RFC 9449 §7.1: a DPoP-bound token must not be sent as a bearer token, and without
+    // a proof at the token endpoint there is no key it could be bound to.
+    if dpop && !proof_sent {
+        return Err(AuthError::Protocol(
+            "the token endpoint issued a DPoP-bound token (token_type DPoP) to a request that sent no DPoP proof; it cannot be used as a bearer token".into(),
+        ));
     }
     let scope = text("scope")
         .or_else(|| (!asked.is_empty()).then(|| asked.iter().cloned().collect::<Vec<_>>().join(" ")));
