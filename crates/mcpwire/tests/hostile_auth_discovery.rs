@@ -616,3 +616,17 @@ async fn hostile_strings_in_metadata_are_quoted_bounded_and_inert_in_errors() {
         assert!(error.contains("forged line"), "the value is quoted: {error}");
     }
 }
+
+/// A `resource_metadata` URL of plain ASCII, 5000 characters long, on the server's own
+/// origin, where nothing answers: the error that says so quotes the URL cut to 256
+/// characters wherever it names it (the hint, and why it could not be read).
+#[tokio::test]
+async fn a_long_resource_metadata_url_is_cut_in_errors() {
+    let host = resource_host(|_| json!({})).await;
+    let tail = "a".repeat(5000);
+    let hint = format!("{host}/missing/{tail}");
+    let error = refused(&format!("{host}/mcp"), &hinting(&hint)).await;
+    assert!(error.contains("could not be read"), "{error}");
+    assert!(!error.contains(&"a".repeat(257)), "the URL is cut: {} bytes: {error}", error.len());
+    assert!(error.len() < 1024, "the error is bounded: {} bytes", error.len());
+}

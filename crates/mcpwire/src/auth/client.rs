@@ -563,7 +563,10 @@ impl OAuthClient {
         } else if let Some(c) = self.config.store.load_client(issuer).filter(|c| self.still_registered(c)) {
             c
         } else if !self.config.grant.is_interactive() {
-            return Err(AuthError::Protocol(format!("no pre-registered client credentials for {issuer:?}")));
+            return Err(AuthError::Protocol(format!(
+                "no pre-registered client credentials for {}",
+                super::fetch::quoted(issuer)
+            )));
         } else if let (Some(true), Some(url)) = (
             discovered.metadata.get("client_id_metadata_document_supported").and_then(Value::as_bool),
             &self.config.client_metadata_url,

@@ -82,8 +82,9 @@ impl CodeFlow<'_> {
         match params.get("iss") {
             Some(iss) if iss != issuer => {
                 return Err(AuthError::Protocol(format!(
-                    "the authorization response came from issuer \"{}\", not {issuer:?}",
-                    shown(iss)
+                    "the authorization response came from issuer \"{}\", not {}",
+                    shown(iss),
+                    super::fetch::quoted(issuer)
                 )))
             }
             None if iss_advertised => {

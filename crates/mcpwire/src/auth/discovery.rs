@@ -6,7 +6,7 @@
 use serde_json::{json, Value};
 
 use super::credentials::ClientCredentials;
-use super::fetch::{origin, path, secure_or_loopback, Fetcher};
+use super::fetch::{origin, path, quoted, secure_or_loopback, Fetcher};
 use super::AuthError;
 
 /// Whether the protected resource `prm_resource` covers the server URL (same origin, and
@@ -120,28 +120,15 @@ pub(crate) async fn discover(
     Ok(Discovered { resource, issuer, metadata, scopes_supported, resource_dpop })
 }
 
-/// The longest part of a server's string an error quotes, in characters.
-const MAX_QUOTED: usize = 256;
-
-/// A string from a server as an error quotes it: in quotes, escaped (no control
-/// character reaches a terminal or a log line) and cut to [`MAX_QUOTED`] characters.
-fn quoted(s: &str) -> String {
-    let cut: String = s.chars().take(MAX_QUOTED).collect();
-    match cut.len() < s.len() {
-        true => format!("{cut:?}…"),
-        false => format!("{cut:?}"),
-    }
-}
-
 /// A JSON document at `url`, or why there is none (said in errors).
 async fn document(fetch: &Fetcher, url: &str) -> Result<Value, String> {
     let fetched = fetch.get(url).await.map_err(|e| match e {
         AuthError::Http(m) | AuthError::Protocol(m) | AuthError::Denied(m) => m,
     })?;
     if !fetched.status.is_success() {
-        return Err(format!("{url} answered {}", fetched.status));
+        return Err(format!("{} answered {}", quoted(url), fetched.status));
     }
-    fetched.json().ok_or_else(|| format!("{url} did not answer JSON"))
+    fetched.json().ok_or_else(|| format!("{} did not answer JSON", quoted(url)))
 }
 
 /// RFC 9728 discovery: the challenge's `resource_metadata`, else the path-based
@@ -214,14 +201,17 @@ async fn authorization_server_metadata(
                 .take(256)
                 .collect();
             return Err(AuthError::Protocol(format!(
-                "the authorization server metadata at {url} names issuer {named}, not {issuer:?}"
+                "the authorization server metadata at {} names issuer {named}, not {}",
+                quoted(&url),
+                quoted(issuer)
             )));
         }
         return Ok(metadata);
     }
     if strict {
         return Err(AuthError::Protocol(format!(
-            "no authorization server metadata found for {issuer:?} ({})",
+            "no authorization server metadata found for {} ({})",
+            quoted(issuer),
             failures.join("; ")
         )));
     }

@@ -19,6 +19,20 @@ const MAX_BODY: usize = 1024 * 1024;
 /// byte at a time cannot hold a login (or a verifier's key fetch) forever.
 const EXCHANGE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// The longest part of a server's string an error quotes, in characters.
+const MAX_QUOTED: usize = 256;
+
+/// A string from a server (a URL it named, a value of its metadata) as an error quotes
+/// it: in quotes, escaped (no control character reaches a terminal or a log line) and
+/// cut to [`MAX_QUOTED`] characters.
+pub(crate) fn quoted(s: &str) -> String {
+    let cut: String = s.chars().take(MAX_QUOTED).collect();
+    match cut.len() < s.len() {
+        true => format!("{cut:?}…"),
+        false => format!("{cut:?}"),
+    }
+}
+
 #[derive(Clone)]
 pub(crate) struct Fetcher {
     /// The client, or why none could be made (said at the first request).
@@ -69,7 +83,8 @@ impl Fetcher {
         headers: &[(&str, String)],
         body: Option<(&'static str, Vec<u8>)>,
     ) -> Result<Fetched, AuthError> {
-        let uri: Uri = url.parse().map_err(|_| AuthError::Protocol(format!("invalid URL {url:?}")))?;
+        let uri: Uri =
+            url.parse().map_err(|_| AuthError::Protocol(format!("invalid URL {}", quoted(url))))?;
         let mut builder = Request::builder().method(method).uri(uri);
         if !headers.iter().any(|(name, _)| name.eq_ignore_ascii_case("accept")) {
             builder = builder.header(header::ACCEPT, "application/json");
@@ -85,12 +100,14 @@ impl Fetcher {
             None => Bytes::new(),
         };
         let request = builder.body(Full::new(payload)).map_err(|e| AuthError::Protocol(e.to_string()))?;
-        let http = self.http.as_ref().map_err(|e| AuthError::Http(format!("{url}: no HTTP client: {e}")))?;
+        let http = self
+            .http
+            .as_ref()
+            .map_err(|e| AuthError::Http(format!("{}: no HTTP client: {e}", quoted(url))))?;
         let exchange = async {
-            let response = http
-                .request(request)
-                .await
-                .map_err(|e| AuthError::Http(format!("{url}: {}", crate::error::error_chain(&e))))?;
+            let response = http.request(request).await.map_err(|e| {
+                AuthError::Http(format!("{}: {}", quoted(url), crate::error::error_chain(&e)))
+            })?;
             let status = response.status();
             let location =
                 response.headers().get(header::LOCATION).and_then(|v| v.to_str().ok()).map(str::to_owned);
@@ -98,13 +115,13 @@ impl Fetcher {
             let body = http_body_util::Limited::new(response.into_body(), MAX_BODY)
                 .collect()
                 .await
-                .map_err(|e| AuthError::Http(format!("{url}: {e}")))?
+                .map_err(|e| AuthError::Http(format!("{}: {e}", quoted(url))))?
                 .to_bytes();
             Ok(Fetched { status, location, headers, body })
         };
-        tokio::time::timeout(EXCHANGE_TIMEOUT, exchange)
-            .await
-            .map_err(|_| AuthError::Http(format!("{url}: no complete answer within {EXCHANGE_TIMEOUT:?}")))?
+        tokio::time::timeout(EXCHANGE_TIMEOUT, exchange).await.map_err(|_| {
+            AuthError::Http(format!("{}: no complete answer within {EXCHANGE_TIMEOUT:?}", quoted(url)))
+        })?
     }
 
     pub(crate) async fn get(&self, url: &str) -> Result<Fetched, AuthError> {
