@@ -595,8 +595,9 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
             None
         };
         let arguments = tool_arguments(&c.tool, schema.as_ref(), c.args_json.as_deref(), &pairs)?;
-        let mut options =
-            RequestOptions::default().on_progress(crate::task_status::progress_hook(env.ui.clone()));
+        let mut options = RequestOptions::default()
+            .on_progress(crate::task_status::progress_hook(env.ui.clone()))
+            .on_task(crate::task_status::task_hook(env.ui.clone()));
         if let Some(max_total) = max_total {
             options = options.reset_timeout_on_progress(max_total);
         }

@@ -1,27 +1,30 @@
 //! How `mcpwire call` and `mcpwire tools` show tasks: a call's task statuses on the
 //! progress bar, and the note on a tool that runs only (or also) as a task.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use mcpwire::jsonrpc::ProgressUpdate;
+use mcpwire::protocol::tasks_ext::Task;
 use serde_json::Value;
 
 use crate::ui::Ui;
 
 /// The progress callback of `mcpwire call`: progress and task statuses on the bar (a
-/// terminal), and once, on stderr, the id of the task the server made of the call, so
-/// that `mcpwire tasks get|cancel` can reach it later.
+/// terminal). What a progress message says is the server's text, shown as such.
 pub fn progress_hook(ui: Ui) -> impl Fn(ProgressUpdate) + Send + Sync + 'static {
-    let announced = AtomicBool::new(false);
-    move |update: ProgressUpdate| {
-        let task =
-            update.message.as_deref().and_then(|m| m.strip_prefix("task ")).and_then(|m| m.split(':').next());
-        if let Some(id) = task {
-            if !announced.swap(true, Ordering::Relaxed) {
-                ui.note(&format!("mcpwire: the server runs this call as task {id}"));
-            }
-        }
-        ui.progress(&update);
+    move |update: ProgressUpdate| ui.progress(&update)
+}
+
+/// The task callback of `mcpwire call`: on stderr, the id of the task the server made of
+/// the call (from its task result), so that `mcpwire tasks get|cancel` can reach it
+/// later. An id of visible ASCII is shown as it is (to be copied); any other is quoted
+/// and escaped, so that it cannot end the line or write over the terminal.
+pub fn task_hook(ui: Ui) -> impl Fn(&Task) + Send + Sync + 'static {
+    move |task: &Task| {
+        let id = &task.task_id;
+        let shown = match !id.is_empty() && id.bytes().all(|b| b.is_ascii_graphic()) {
+            true => crate::ui::truncate(id, 200),
+            false => crate::ui::truncate(&format!("{id:?}"), 200),
+        };
+        ui.note(&format!("mcpwire: the server runs this call as task {shown}"));
     }
 }
 

@@ -51,3 +51,17 @@ fn a_failure_quoting_the_server_is_cut_to_a_bounded_line() {
     );
     assert!(o.stderr.len() < 10_000, "{} bytes on stderr", o.stderr.len());
 }
+
+/// A plain call whose progress message reads "task forged: working" does not make
+/// `call` say that the server runs it as a task: that note comes from a task result
+/// only. The message itself is shown as the progress it is.
+#[test]
+fn a_progress_message_naming_a_task_does_not_fake_a_task() {
+    let o =
+        support::mcpwire(&["call", &fake_server("hostile"), "t", "how=fake-task"], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let err = stderr(&o);
+    assert!(err.contains("task forged: working"), "the progress was shown: {err}");
+    assert!(!err.contains("runs this call as task"), "a progress message faked a task: {err}");
+    assert_eq!(stdout(&o).trim(), "done");
+}

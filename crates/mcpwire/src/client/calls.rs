@@ -43,8 +43,14 @@ pub struct RequestOptions {
     /// bounds the whole call (a 2026 call's input rounds included) whatever progress
     /// comes: see [`RequestOptions::reset_timeout_on_progress`].
     pub max_total_timeout: Option<Duration>,
+    /// Told the task a tool call became, once, before the call follows it: see
+    /// [`RequestOptions::on_task`].
+    pub on_task: Option<TaskCallback>,
     pub(crate) id: Option<RequestId>,
 }
+
+/// Receives the task a tool call became ([`RequestOptions::on_task`]).
+pub type TaskCallback = Arc<dyn Fn(&mcpwire_protocol::tasks_ext::Task) + Send + Sync>;
 
 impl RequestOptions {
     /// Sets the timeout.
@@ -69,6 +75,16 @@ impl RequestOptions {
     /// Sets a progress callback.
     pub fn on_progress(mut self, f: impl Fn(ProgressUpdate) + Send + Sync + 'static) -> Self {
         self.on_progress = Some(Arc::new(f));
+        self
+    }
+
+    /// Calls `f` once with the task the server runs this tool call as (the created task of
+    /// a 2025-11-25 call, the task result of a 2026 one), before the call follows it to
+    /// its end: its id is the one `tasks/get` and `tasks/cancel` take. A call answered at
+    /// once never calls it. The task comes from the server's task result, never from the
+    /// text of a progress message (which a server writes as it likes).
+    pub fn on_task(mut self, f: impl Fn(&mcpwire_protocol::tasks_ext::Task) + Send + Sync + 'static) -> Self {
+        self.on_task = Some(Arc::new(f));
         self
     }
 

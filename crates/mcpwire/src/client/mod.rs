@@ -60,7 +60,7 @@ use mcpwire_protocol::{meta, methods, Era, Meta, ProtocolVersion, RawJson, Resul
 use serde_json::{Map, Value};
 
 pub use callbacks::ServerChange;
-pub use calls::RequestOptions;
+pub use calls::{RequestOptions, TaskCallback};
 pub use era_cache::EraCache;
 pub use listen::Subscription;
 pub use tasks::ToolCallStart;

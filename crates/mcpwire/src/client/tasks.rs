@@ -362,7 +362,8 @@ impl Client {
         Ok(raw)
     }
 
-    /// Follows a task to its end: the raw tool result. The call's timeout (if it has
+    /// Follows a task to its end: the raw tool result, telling the call's
+    /// [`on_task`](RequestOptions::on_task) first. The call's timeout (if it has
     /// one; its maximum when progress starts the timeout again) bounds it; without one,
     /// the TTL the task was created with does (counted from its arrival; a task the
     /// server keeps working past it would otherwise be waited for without end). Dropped,
@@ -375,6 +376,9 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<RawJson, RequestError> {
         let mut guard = CancelOnDrop { client: self.clone(), task_id: Some(task.task_id.clone()) };
+        if let Some(on_task) = &options.on_task {
+            on_task(task);
+        }
         let run = self.poll_task(task, options, &mut guard);
         let ttl = task.ttl_ms.filter(|&ms| ms > 0).map(Duration::from_millis);
         match options.whole_call_limit().or(ttl) {
