@@ -13,14 +13,34 @@ use serde_json::Value;
 /// The width of the bar itself, in cells.
 const BAR_CELLS: usize = 30;
 
+/// At most this many lines wait for a question's answer ([`State::held`]) ...
+const MAX_HELD_LINES: usize = 200;
+/// ... and at most this many bytes of them; what arrives past either is counted, not kept.
+const MAX_HELD_BYTES: usize = 64 * 1024;
+
 #[derive(Default)]
 struct State {
     /// The bar as last drawn (redrawn after a note).
     bar: Option<String>,
     /// Updates so far (animates a bar without a total).
     updates: usize,
-    /// A question is on screen, waiting for its answer (a note starts a new line).
+    /// A question is on screen, waiting for its answer: notes wait in `held`.
     asking: bool,
+    /// The lines (log messages, notes) that arrived while a question was on screen, shown
+    /// once it is answered: written then, they would land on the line the user types on
+    /// and push the prompt away. Bounded by [`MAX_HELD_LINES`] and [`MAX_HELD_BYTES`].
+    held: Vec<String>,
+    held_bytes: usize,
+    /// Lines that arrived past those bounds, said in one line at the answer.
+    left_out: usize,
+}
+
+/// Where a [`Ui`] writes: this process's stderr, or (in tests) a buffer.
+#[derive(Clone)]
+enum Sink {
+    Stderr,
+    #[cfg(test)]
+    Buffer(Arc<Mutex<Vec<u8>>>),
 }
 
 /// The stderr of one command. Cheap to clone.
@@ -29,32 +49,58 @@ pub struct Ui {
     state: Arc<Mutex<State>>,
     tty: bool,
     quiet: bool,
+    sink: Sink,
 }
 
 impl Ui {
     /// A UI on this process's stderr; `quiet` silences the server's log messages.
     pub fn new(quiet: bool) -> Self {
-        Ui { state: Arc::default(), tty: std::io::stderr().is_terminal(), quiet }
+        Ui { state: Arc::default(), tty: std::io::stderr().is_terminal(), quiet, sink: Sink::Stderr }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Writes a line to stderr (erasing and redrawing the bar around it).
+    /// Writes `f`'s text to the sink, flushed (called with the state locked, so that
+    /// writers do not tear each other's lines).
+    fn write(&self, f: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) {
+        let _ = match &self.sink {
+            Sink::Stderr => {
+                let mut err = std::io::stderr().lock();
+                f(&mut err).and_then(|()| err.flush())
+            }
+            #[cfg(test)]
+            Sink::Buffer(buffer) => f(&mut *buffer.lock().unwrap_or_else(|e| e.into_inner())),
+        };
+    }
+
+    /// Writes a line to stderr (erasing and redrawing the bar around it). While a question
+    /// is on screen the line waits for its answer (see [`State::held`]).
     pub fn note(&self, line: &str) {
-        let state = self.lock();
-        let mut err = std::io::stderr().lock();
-        if state.bar.is_some() {
-            let _ = write!(err, "\r\x1b[2K");
-        } else if state.asking {
-            let _ = writeln!(err);
+        let mut state = self.lock();
+        if state.asking {
+            let line = visible(line).into_owned();
+            let fits = state.held.len() < MAX_HELD_LINES && state.held_bytes + line.len() <= MAX_HELD_BYTES;
+            match fits {
+                true => {
+                    state.held_bytes += line.len();
+                    state.held.push(line);
+                }
+                false => state.left_out += 1,
+            }
+            return;
         }
-        let _ = writeln!(err, "{}", visible(line));
-        if let Some(bar) = &state.bar {
-            let _ = write!(err, "{bar}");
-        }
-        let _ = err.flush();
+        self.write(|err| {
+            if state.bar.is_some() {
+                write!(err, "\r\x1b[2K")?;
+            }
+            writeln!(err, "{}", visible(line))?;
+            if let Some(bar) = &state.bar {
+                write!(err, "{bar}")?;
+            }
+            Ok(())
+        });
     }
 
     /// Shows a server log message.
@@ -87,24 +133,49 @@ impl Ui {
         }
         state.updates += 1;
         let bar = render_bar(update, state.updates, terminal_width());
-        let mut err = std::io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{bar}");
-        let _ = err.flush();
+        self.write(|err| write!(err, "\r\x1b[2K{bar}"));
         state.bar = Some(bar);
     }
 
-    /// Marks a question as on screen (or answered).
+    /// Marks a question as on screen (or answered: the lines that waited meanwhile are
+    /// shown then, and how many were left out past the bounds).
     pub fn asking(&self, asking: bool) {
-        self.lock().asking = asking;
+        let mut state = self.lock();
+        state.asking = asking;
+        if asking {
+            return;
+        }
+        let held = std::mem::take(&mut state.held);
+        let left_out = std::mem::take(&mut state.left_out);
+        state.held_bytes = 0;
+        if held.is_empty() && left_out == 0 {
+            return;
+        }
+        self.write(|err| {
+            if state.bar.is_some() {
+                write!(err, "\r\x1b[2K")?;
+            }
+            for line in &held {
+                writeln!(err, "{line}")?;
+            }
+            if left_out > 0 {
+                writeln!(
+                    err,
+                    "mcpwire: {left_out} more lines came while the question was on screen (left out)"
+                )?;
+            }
+            if let Some(bar) = &state.bar {
+                write!(err, "{bar}")?;
+            }
+            Ok(())
+        });
     }
 
     /// Erases the bar (before the result is printed, or before a question).
     pub fn clear(&self) {
         let mut state = self.lock();
         if state.bar.take().is_some() {
-            let mut err = std::io::stderr().lock();
-            let _ = write!(err, "\r\x1b[2K");
-            let _ = err.flush();
+            self.write(|err| write!(err, "\r\x1b[2K"));
         }
     }
 }
@@ -317,10 +388,47 @@ mod tests {
     /// erases the line the user is typing on, its prompt included.
     #[test]
     fn no_bar_is_drawn_over_a_question() {
-        let ui = Ui { state: Arc::default(), tty: true, quiet: false };
+        let ui = Ui { state: Arc::default(), tty: true, quiet: false, sink: Sink::Stderr };
         ui.asking(true);
         ui.progress(&update(1.0, Some(2.0), Some("half")));
         assert!(ui.lock().bar.is_none());
+    }
+
+    /// A server's log messages (and notes) that arrive while a question is on screen
+    /// wait for its answer, in order, instead of landing on the line the user types on;
+    /// past the bounds they are counted, and the count said.
+    #[test]
+    fn lines_wait_while_a_question_is_on_screen_within_bounds() {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let ui = Ui { state: Arc::default(), tty: true, quiet: false, sink: Sink::Buffer(buffer.clone()) };
+        let written = || String::from_utf8(std::mem::take(&mut *buffer.lock().unwrap())).unwrap();
+        let log = |data: &str| {
+            let params = serde_json::json!({ "level": "info", "data": data });
+            ui.log(&serde_json::from_value(params).unwrap());
+        };
+        ui.asking(true);
+        log("first");
+        ui.note("second");
+        assert_eq!(written(), "", "nothing is written while the question is on screen");
+        ui.asking(false);
+        assert_eq!(written(), "[info] first\nsecond\n");
+        log("after");
+        assert_eq!(written(), "[info] after\n");
+
+        ui.asking(true);
+        for n in 0..MAX_HELD_LINES + 3 {
+            log(&format!("line {n}"));
+        }
+        log(&"x".repeat(MAX_HELD_BYTES));
+        ui.asking(false);
+        let text = written();
+        assert_eq!(text.lines().count(), MAX_HELD_LINES + 1, "{}", &text[text.len() - 200..]);
+        assert!(text.starts_with("[info] line 0\n"));
+        assert!(text.ends_with("mcpwire: 4 more lines came while the question was on screen (left out)\n"));
+        ui.asking(true);
+        log(&"y".repeat(MAX_HELD_BYTES + 1));
+        ui.asking(false);
+        assert_eq!(written(), "mcpwire: 1 more lines came while the question was on screen (left out)\n");
     }
 
     #[test]
