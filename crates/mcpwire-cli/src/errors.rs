@@ -203,6 +203,13 @@ fn describe(what: &str, error: &RequestError, roots: bool) -> (String, String) {
             format!("{what} failed: no answer within {} s", timeout.as_secs_f64()),
             "raise the limit with --timeout SECONDS".to_owned(),
         ),
+        RequestError::NotSent { waited, .. } => (
+            format!(
+                "{what} failed: the request was never sent: the server read nothing more of what this client wrote within {} s",
+                waited.as_secs_f64()
+            ),
+            "the server stopped reading its input (stopped, or stuck); check that it is still running".to_owned(),
+        ),
         RequestError::ConnectionClosed { reason } => {
             let (why, _) = split_reason(reason.as_deref());
             (
@@ -343,6 +350,25 @@ mod tests {
         let mut error = mcpwire::protocol::ErrorObject::new(code, message);
         error.data = data;
         describe_request_error("tools/call", &RequestError::Peer(error)).1
+    }
+
+    /// A request that never left is not reported as a server that did not answer: the
+    /// hint points at a server that stopped reading, not at `--timeout`.
+    #[test]
+    fn a_request_never_sent_is_told_apart_from_a_timeout() {
+        let waited = std::time::Duration::from_secs(30);
+        let unsent = RequestError::NotSent { method: "tools/list".into(), waited };
+        let (message, hint) = describe_request_error("listing tools", &unsent);
+        assert_eq!(
+            message,
+            "listing tools failed: the request was never sent: the server read nothing more of what this client wrote within 30 s"
+        );
+        assert!(hint.contains("stopped reading") && !hint.contains("--timeout"), "{hint}");
+        let late = RequestError::Timeout { method: "tools/list".into(), timeout: waited };
+        assert_eq!(
+            describe_request_error("listing tools", &late).1,
+            "raise the limit with --timeout SECONDS"
+        );
     }
 
     #[test]

@@ -222,8 +222,9 @@ impl From<std::io::Error> for McpError {
 
 /// Why an outbound request produced no result. Local failures (timeouts, a closed
 /// connection) are their own variants, so they can never be mistaken for an error the
-/// peer sent.
+/// peer sent. New variants may come (match with a wildcard arm).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum RequestError {
     /// The peer answered with a JSON-RPC error.
     #[error("the peer answered with an error: {0}")]
@@ -235,6 +236,19 @@ pub enum RequestError {
         method: String,
         /// The timeout that elapsed.
         timeout: Duration,
+    },
+    /// The request never left this client: the connection's outgoing queue had no room
+    /// for it within the request's limit (the peer stopped reading, and every buffer in
+    /// between is full: a stdio server that no longer reads its stdin, say). The peer
+    /// never saw it, so nothing was cancelled, and it is safe to send again. A request
+    /// that entered the queue but was not yet written when its limit passed is a
+    /// [`RequestError::Timeout`]: transports do not report when a message's bytes leave.
+    #[error("request {method:?} was never sent: the connection had no room for it within {waited:?} (the peer is not reading)")]
+    NotSent {
+        /// The method that could not be sent.
+        method: String,
+        /// How long it waited for room (the request's limit).
+        waited: Duration,
     },
     /// The caller cancelled the request (its cancel token fired); the peer was sent
     /// `notifications/cancelled` and its answer, if any, is dropped. Also what a handler's
@@ -282,11 +296,12 @@ pub enum RequestError {
 
 impl RequestError {
     /// The JSON-RPC code that describes this failure: the peer's code, or the SDK-local
-    /// `-32001` (timeout) and `-32000` (connection closed, transport failure).
+    /// `-32001` (timeout, or never sent within the limit) and `-32000` (connection
+    /// closed, transport failure).
     pub fn code(&self) -> i64 {
         match self {
             RequestError::Peer(e) => e.code,
-            RequestError::Timeout { .. } => codes::REQUEST_TIMEOUT,
+            RequestError::Timeout { .. } | RequestError::NotSent { .. } => codes::REQUEST_TIMEOUT,
             RequestError::Cancelled { .. } => codes::REQUEST_CANCELLED,
             RequestError::ConnectionClosed { .. }
             | RequestError::NotRunning

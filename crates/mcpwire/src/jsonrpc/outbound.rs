@@ -267,7 +267,7 @@ impl Peer {
                 guard.forget();
                 return Err(match unqueued {
                     Queued::TimedOut(limit) => {
-                        RequestError::Timeout { method: method.to_owned(), timeout: limit }
+                        RequestError::NotSent { method: method.to_owned(), waited: limit }
                     }
                     Queued::Cancelled => RequestError::Cancelled { method: method.to_owned() },
                     _ => self.shared.closed_error(),
