@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::cli::TasksCommand;
 use crate::commands::{print_stdout, session, Env};
-use crate::errors::{Failure, EXIT_OK, EXIT_TOOL_ERROR};
+use crate::errors::{Failure, EXIT_FAILURE, EXIT_OK, EXIT_TOOL_ERROR};
 use crate::output::Table;
 use crate::wire::whole;
 
@@ -36,7 +36,9 @@ fn describe(task: &DetailedTask) -> String {
         TaskState::Completed { result } => {
             out.push_str(&crate::output::call_result(&Value::Object(result.clone())))
         }
-        TaskState::Failed { error } => out.push_str(&format!("error {}: {}\n", error.code, error.message)),
+        TaskState::Failed { error } => {
+            out.push_str(&format!("error {}: {}\n", error.code, crate::errors::shown(&error.message)))
+        }
         TaskState::Working | TaskState::Cancelled => {}
     }
     out
@@ -91,10 +93,17 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                 } else {
                     print_stdout(&describe(&task))?;
                 }
-                // As `call` does: a task whose tool reported an error exits 1.
-                let tool_error = matches!(&task.state, TaskState::Completed { result }
-                    if result.get("isError") == Some(&serde_json::Value::Bool(true)));
-                Ok(if tool_error { EXIT_TOOL_ERROR } else { EXIT_OK })
+                // As `call` does: a task whose tool reported an error exits 1, one that
+                // failed with a JSON-RPC error (the server's error, shown above) exits 2.
+                Ok(match &task.state {
+                    TaskState::Completed { result }
+                        if result.get("isError") == Some(&serde_json::Value::Bool(true)) =>
+                    {
+                        EXIT_TOOL_ERROR
+                    }
+                    TaskState::Failed { .. } => EXIT_FAILURE,
+                    _ => EXIT_OK,
+                })
             })
             .await
         }

@@ -107,6 +107,30 @@ fn a_task_whose_tool_failed_exits_1_in_call_and_tasks_get() {
     assert!(text(&out.stdout).contains("The job failed"), "{}", text(&out.stdout));
 }
 
+/// A task that failed with a JSON-RPC error (not a tool error): `call` fails (exit 2)
+/// naming the code, and `tasks get` shows the error and fails the same way, in text and
+/// with `--json`, instead of exiting 0 as for a task that went well.
+#[test]
+fn a_task_that_failed_with_an_error_fails_call_and_tasks_get() {
+    let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
+    let server_lines = stderr_lines(&mut server);
+    let _server = Killed(server);
+    let line = wait_for_line(&server_lines, "http://");
+    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
+    let mut call = spawn(&["call", &url, "protocol_error_job", "--protocol-version", "2026-07-28"]);
+    let lines = stderr_lines(&mut call);
+    let line = wait_for_line(&lines, "runs this call as task");
+    let task_id = line.rsplit(' ').next().unwrap().to_owned();
+    let code = wait_status(&mut call, Duration::from_secs(60));
+    assert_eq!(code, Some(2));
+    let out = mcpwire(&["tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
+    assert!(text(&out.stdout).contains("error -32603"), "{}", text(&out.stdout));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let out = mcpwire(&["--json", "tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
+    assert!(text(&out.stdout).contains("-32603"), "{}", text(&out.stdout));
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+}
+
 #[test]
 fn ctrl_c_cancels_the_task_and_tasks_get_shows_it() {
     let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
