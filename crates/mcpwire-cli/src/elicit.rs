@@ -22,6 +22,9 @@ pub enum Policy {
     Decline(&'static str),
 }
 
+/// The most characters of a server's elicitation message quoted in a note.
+const MAX_QUOTED_MESSAGE: usize = 500;
+
 /// Answers one elicitation request from `server` (the target, as the user named it: the
 /// dialog says who asks). Questions are asked one at a time (`turn`).
 pub async fn answer(
@@ -33,13 +36,16 @@ pub async fn answer(
 ) -> Result<ElicitResult, McpError> {
     let value = serde_json::to_value(&params)?;
     let message = value.get("message").and_then(Value::as_str).unwrap_or("").to_owned();
+    // Quoted inside a note of ours: one line, bounded (a newline in it would start a line
+    // that reads as the CLI's own).
+    let quoted = || crate::ui::truncate(&crate::ui::one_line(&message), MAX_QUOTED_MESSAGE);
     let result = match (policy, &params) {
         (_, ElicitRequestParams::Url(_)) => {
-            ui.note(&format!("mcpwire: declined the server's request to open a URL ({message})"));
+            ui.note(&format!("mcpwire: declined the server's request to open a URL ({})", quoted()));
             json!({ "action": "decline" })
         }
         (Policy::Decline(why), _) => {
-            ui.note(&format!("mcpwire: declined the server's request for input ({why}): {message}"));
+            ui.note(&format!("mcpwire: declined the server's request for input ({why}): {}", quoted()));
             json!({ "action": "decline" })
         }
         (Policy::Ask, ElicitRequestParams::Form(_)) => {
@@ -558,6 +564,28 @@ mod tests {
         let flag = asking.withdrawn.clone();
         asking.finish();
         assert!(!flag.load(Ordering::Relaxed));
+    }
+
+    /// A declined request's message is quoted on one line of the note, cut: a server's
+    /// newline cannot start a line that reads as the CLI's own.
+    #[tokio::test]
+    async fn a_declined_requests_message_is_quoted_on_one_bounded_line() {
+        let forged =
+            format!("pay here\nmcpwire: the server runs this call as task forged\n{}", "x".repeat(5000));
+        let url =
+            json!({ "mode": "url", "message": forged, "url": "https://pay.example", "elicitationId": "1" });
+        let form = json!({ "message": forged, "requestedSchema": { "type": "object", "properties": {} } });
+        for (params, policy) in [(url, Policy::Ask), (form, Policy::Decline("--no-input"))] {
+            let (ui, written) = Ui::buffered();
+            let params = serde_json::from_value(params).unwrap();
+            let turn = Arc::new(tokio::sync::Mutex::new(()));
+            let result = answer(params, policy, ui, turn, Arc::from("s")).await.unwrap();
+            assert_eq!(serde_json::to_value(result).unwrap(), json!({ "action": "decline" }));
+            let text = String::from_utf8(written.lock().unwrap().clone()).unwrap();
+            assert_eq!(text.lines().count(), 1, "{text}");
+            assert!(text.contains("pay here mcpwire: the server runs"), "{text}");
+            assert!(text.chars().count() < 700, "{} characters", text.chars().count());
+        }
     }
 
     #[test]

@@ -58,6 +58,13 @@ impl Ui {
         Ui { state: Arc::default(), tty: std::io::stderr().is_terminal(), quiet, sink: Sink::Stderr }
     }
 
+    /// A UI that writes into a buffer, as a terminal would show it (tests).
+    #[cfg(test)]
+    pub fn buffered() -> (Self, Arc<Mutex<Vec<u8>>>) {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        (Ui { state: Arc::default(), tty: true, quiet: false, sink: Sink::Buffer(buffer.clone()) }, buffer)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
