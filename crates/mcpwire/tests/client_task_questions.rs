@@ -1,6 +1,7 @@
 //! A 2026 task that never stops asking: the client following it answers at most
 //! `ClientOptions::max_input_rounds` rounds of new questions, then cancels the task and
-//! fails the call, as it bounds a call's own `input_required` rounds.
+//! fails the call, as it bounds a call's own `input_required` rounds. And a call's
+//! `on_task` hook, told the task a call became (and nothing for a plain call).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
@@ -107,4 +108,39 @@ async fn a_task_cancelled_elsewhere_is_not_the_callers_cancellation() {
     }
     follower.close().await;
     other.close().await;
+}
+
+/// `RequestOptions::on_task` is told once, in both eras, the task a tool call became (the
+/// id its statuses then name), and never for a call answered at once.
+#[tokio::test]
+async fn on_task_is_told_the_task_a_call_became_and_nothing_else() {
+    let server = Server::builder("jobs", "1")
+        .register(tool("job").description("a task").task_support(TaskSupport::Required).handler(|| "done"))
+        .register(tool("plain").description("never a task").handler(|| "done"))
+        .build()
+        .unwrap();
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let (a, b) = mcpwire::transport::memory::pair();
+        let serving = server.clone();
+        tokio::spawn(async move { serving.serve(b).await });
+        let client = Client::builder("c", "1").protocol_version(version.clone()).connect(a).await.unwrap();
+        let told = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let statuses = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let options = |told: &Arc<std::sync::Mutex<Vec<String>>>| {
+            let (told, statuses) = (told.clone(), statuses.clone());
+            mcpwire::client::RequestOptions::default()
+                .on_task(move |task| told.lock().unwrap().push(task.task_id.clone()))
+                .on_progress(move |p| statuses.lock().unwrap().extend(p.message))
+        };
+        let done = client.call_tool_with("job", json!({}), options(&told)).await.unwrap();
+        assert_eq!(done.content[0].as_text(), Some("done"));
+        let ids = told.lock().unwrap().clone();
+        assert_eq!(ids.len(), 1, "{version:?}: {ids:?}");
+        let first = statuses.lock().unwrap().first().cloned().unwrap_or_default();
+        assert!(first.starts_with(&format!("task {}:", ids[0])), "{version:?}: {first}");
+        told.lock().unwrap().clear();
+        client.call_tool_with("plain", json!({}), options(&told)).await.unwrap();
+        assert!(told.lock().unwrap().is_empty(), "{version:?}: a plain call became no task");
+        client.close().await;
+    }
 }
