@@ -591,3 +591,23 @@ async fn the_code_flow_sends_pkce_state_and_the_resource_indicator() {
     assert_eq!(headers["authorization"], "Bearer at-2");
     assert!(headers.values().all(|v| !v.to_str().unwrap().contains("at-1")), "the old token is gone");
 }
+
+/// A DPoP-bound token kept in the store, loaded by a client without a DPoP key (DPoP
+/// turned off since it was issued): it is not sent as a bearer token, which RFC 9449
+/// forbids, so no `Authorization` goes out (the resource's `401` then starts a new
+/// authorization). A bearer token kept there is sent as one.
+#[tokio::test]
+async fn a_stored_dpop_token_is_never_sent_as_a_bearer_token() {
+    use mcpwire::auth::{MemoryTokenStore, TokenStore, Tokens};
+    let resource = "http://127.0.0.1:1/mcp";
+    for (token_type, expected) in [("DPoP", None), ("dpop", None), ("Bearer", Some("Bearer at"))] {
+        let store = Arc::new(MemoryTokenStore::new());
+        let kept = Tokens { access_token: "at".into(), token_type: token_type.into(), ..Tokens::default() };
+        store.save_tokens(resource, Some(&kept)).unwrap();
+        let oauth = client(OAuthConfig { dpop: DpopPolicy::Never, store, ..OAuthConfig::default() });
+        let headers = oauth.request_headers(&http::Method::POST, &uri(resource));
+        let sent = headers.get("authorization").map(|v| v.to_str().unwrap());
+        assert_eq!(sent, expected, "{token_type}");
+        assert!(headers.get("dpop").is_none(), "{token_type}");
+    }
+}

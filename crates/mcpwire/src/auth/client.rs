@@ -223,7 +223,8 @@ impl OAuthClient {
 
     /// The headers that carry the current access token on a request to the resource
     /// server (`method` to `uri`): `Authorization: DPoP …` and a fresh `DPoP` proof for
-    /// a DPoP-bound token, `Authorization: Bearer …` otherwise, nothing before the first
+    /// a DPoP-bound token (nothing for one this client has no DPoP key for: it is never
+    /// sent as a bearer token), `Authorization: Bearer …` otherwise, nothing before the first
     /// authorization. The first call loads the tokens the store keeps for `uri`; a call
     /// near a known expiry starts a refresh in the background.
     pub fn request_headers(&self, method: &http::Method, uri: &http::Uri) -> http::HeaderMap {
@@ -253,7 +254,11 @@ impl OAuthClient {
                     headers.insert(http::header::AUTHORIZATION, value);
                 }
             }
-            _ => {
+            // A DPoP-bound token (kept from when DPoP was on) without the key to prove it:
+            // RFC 9449 forbids sending it as a bearer token. Nothing is sent, and the
+            // resource's 401 starts a new authorization.
+            (None, true) => tracing::debug!("a DPoP-bound token and no DPoP key: the token is not sent"),
+            (_, false) => {
                 if let Some(value) = header_value(&format!("Bearer {token}")) {
                     headers.insert(http::header::AUTHORIZATION, value);
                 }
