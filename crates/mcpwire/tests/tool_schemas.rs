@@ -369,3 +369,54 @@ async fn a_recursive_result_refers_to_its_definition() {
     assert_eq!(listed["outputSchema"]["properties"]["parts"]["items"], json!({ "$ref": "#" }), "{listed}");
     assert!(listed["outputSchema"].get("$defs").is_none(), "{listed}");
 }
+
+/// A calculation: a recursive type with a variant that is not an object.
+#[derive(Debug, Deserialize, JsonSchema)]
+enum Calc {
+    Zero,
+    Num(i64),
+    Add(Box<Calc>, Box<Calc>),
+}
+
+impl Calc {
+    fn value(&self) -> i64 {
+        match self {
+            Calc::Zero => 0,
+            Calc::Num(n) => *n,
+            Calc::Add(a, b) => a.value() + b.value(),
+        }
+    }
+}
+
+/// The schema `$ref` points at, within `document`.
+fn resolve<'a>(document: &'a Value, reference: &Value) -> &'a Value {
+    let pointer = reference.as_str().and_then(|r| r.strip_prefix('#')).unwrap();
+    document.pointer(pointer).unwrap()
+}
+
+/// Arguments of a recursive type whose root the input schema narrows to objects (the
+/// arguments are one) still take, where the type recurs, every value of it: a nested
+/// `"Zero"`, which the tool takes, is one of the shapes the schema allows there. (Those
+/// places referred to the root, `#`, which takes objects only: a client or model checking
+/// arguments against the schema refused `{"Add": ["Zero", {"Num": 1}]}`.)
+#[tokio::test]
+async fn where_a_narrowed_root_type_recurs_every_value_of_it_is_allowed() {
+    let calc = tool("calc").handler(|Args(calc): Args<Calc>| async move { calc.value().to_string() });
+    let server = Server::builder("s", "1").tool(calc).build().unwrap();
+    let arguments = json!({ "Add": ["Zero", { "Num": 2 }] });
+    let (listed, result) = list_and_call(server, "calc", arguments).await;
+    assert_eq!(result["content"][0]["text"], "2", "{result}");
+    let schema = &listed["inputSchema"];
+    assert_eq!(schema["type"], "object", "{schema}");
+    let root: Vec<&Value> = schema["oneOf"].as_array().unwrap().iter().collect();
+    assert_eq!(root.len(), 2, "the root takes objects only: {schema}");
+    assert!(!schema.to_string().contains(r##""$ref":"#""##), "{schema}");
+    let add = root.iter().find(|b| b["required"] == json!(["Add"])).unwrap();
+    for item in add["properties"]["Add"]["prefixItems"].as_array().unwrap() {
+        let calc = resolve(schema, &item["$ref"]);
+        let shapes = calc["oneOf"].as_array().unwrap();
+        assert_eq!(shapes.len(), 3, "{calc}");
+        assert!(shapes.contains(&json!({ "type": "string", "enum": ["Zero"] })), "{calc}");
+        assert!(calc.get("type").is_none(), "{calc}");
+    }
+}

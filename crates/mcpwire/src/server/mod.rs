@@ -55,6 +55,7 @@ mod revision_fit;
 mod roots_changed;
 mod router;
 pub mod schema;
+mod schema_refs;
 mod session_info;
 pub(crate) mod stateful;
 pub(crate) mod stateless;

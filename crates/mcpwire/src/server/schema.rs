@@ -22,6 +22,8 @@ use schemars::transform::RecursiveTransform;
 use schemars::{JsonSchema, Schema};
 use serde_json::{json, Value};
 
+use super::schema_refs::{define_recurring_root, rebase_root_refs};
+
 /// The schema of `T`, as a JSON object. `$schema` is left out: the dialect is 2020-12 by
 /// default in MCP, and some clients reject a `$schema` they do not know.
 ///
@@ -256,6 +258,9 @@ fn portable_nullable_value(value: &mut Value) {
 /// beside its `oneOf`/`anyOf`/`$ref`, and loses the root branches that take no object:
 /// the arguments are an object whatever the type would otherwise take, and the spec asks
 /// for that `type` at the root of every input schema, composition keywords included.
+/// Where such a type recurs (its schema refers to the root, `#`), the reference goes to a
+/// definition of the type as generated, under `$defs`: a value nested in the arguments
+/// may still be any value of the type (a unit variant's string, say).
 pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
     let mut schema = tool_schema_for::<T>();
     if !constrains(&schema) {
@@ -264,6 +269,10 @@ pub fn input_schema_for<T: JsonSchema>() -> JsonObject {
     if !schema.contains_key("type") {
         let whole = Value::Object(schema.clone());
         if admits_object(&whole, &whole, 0) {
+            // Where the type recurs, its schema refers to the root, which is about to take
+            // objects only: those places refer to a definition of the type as generated.
+            define_recurring_root(&mut schema);
+            let whole = Value::Object(schema.clone());
             schema.insert("type".into(), "object".into());
             // A branch that takes no object (an `Option`'s `null`, a unit variant's
             // string) can no longer match; it goes, so that no branch contradicts the
@@ -364,7 +373,7 @@ pub fn empty_object_schema() -> JsonObject {
 /// root with them.
 pub fn wrap_in_result_object(mut schema: JsonObject) -> JsonObject {
     let mut defs = schema.remove("$defs");
-    schema.values_mut().chain(defs.as_mut()).for_each(rebase_root_refs);
+    schema.values_mut().chain(defs.as_mut()).for_each(|v| rebase_root_refs(v, "#/properties/result"));
     let mut o = JsonObject::new();
     o.insert("type".into(), "object".into());
     o.insert("properties".into(), json!({ "result": Value::Object(schema) }));
@@ -373,29 +382,6 @@ pub fn wrap_in_result_object(mut schema: JsonObject) -> JsonObject {
         o.insert("$defs".into(), defs);
     }
     o
-}
-
-/// Points every `$ref` to the root (`#`) or into it (`#/...`, but not `#/$defs/...`) in
-/// `value` at `#/properties/result`, where [`wrap_in_result_object`] moves the root.
-fn rebase_root_refs(value: &mut Value) {
-    match value {
-        Value::Object(object) => {
-            for (keyword, member) in object.iter_mut() {
-                match member {
-                    Value::String(target) if keyword == "$ref" => {
-                        if let Some(rest) = target.strip_prefix('#') {
-                            if rest.is_empty() || (rest.starts_with('/') && !rest.starts_with("/$defs/")) {
-                                *target = format!("#/properties/result{rest}");
-                            }
-                        }
-                    }
-                    other => rebase_root_refs(other),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(rebase_root_refs),
-        _ => {}
-    }
 }
 
 #[cfg(test)]
@@ -518,7 +504,7 @@ mod tests {
         let recurs = "/properties/result/anyOf/0/items/properties/children/items/$ref";
         assert_eq!(defs.pointer(recurs), Some(&json!("#/$defs/Node")), "{defs}");
         assert!(defs["$defs"]["Node"].is_object(), "{defs}");
-        rebase_root_refs(&mut defs);
+        rebase_root_refs(&mut defs, "#/properties/result");
         assert_eq!(defs.pointer(recurs), Some(&json!("#/$defs/Node")), "{defs}");
     }
 
