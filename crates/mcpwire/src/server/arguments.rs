@@ -11,25 +11,62 @@ use std::collections::BTreeMap;
 use serde::de::value::{Error, MapDeserializer};
 use serde::de::{self, DeserializeOwned, IntoDeserializer, Visitor};
 use serde_json::value::RawValue;
+use serde_json::{Number, Value};
 
 /// Decodes raw arguments (absent = `{}`) into `T`, with an error that names the field.
 ///
 /// Plain `serde_json` first: tracking the path costs about twice as much, and only an
 /// error needs it. A failure is decoded again with the path tracked, so the error (and
 /// anything the path-tracking decoder accepts that the plain one does not) is exactly
-/// what it always was.
+/// what it always was. Unless the arguments have a number without a fraction written as
+/// a float (`5.0`, `1e2`): that is an integer in JSON Schema, which an input schema's
+/// `"type": "integer"` takes (and a client that keeps every number as a double sends),
+/// so they are decoded again with each such number the integer it is.
 pub(crate) fn decode_arguments<T: DeserializeOwned>(arguments: Option<&RawValue>) -> Result<T, String> {
     let text = arguments.map_or("{}", RawValue::get);
     if let Ok(value) = serde_json::from_str(text) {
         return Ok(value);
     }
-    decode_tracked(text)
+    match with_integers(text) {
+        Some(value) => serde_path_to_error::deserialize(value).map_err(naming_the_field),
+        None => decode_tracked(text),
+    }
 }
 
 /// Decodes `text` with the path tracked, for an error that names the field.
 fn decode_tracked<T: DeserializeOwned>(text: &str) -> Result<T, String> {
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(naming_the_field)
+}
+
+/// `text` as a JSON value with each float that is an integer within `i64` or `u64`
+/// written as that integer, if it has any such float.
+fn with_integers(text: &str) -> Option<Value> {
+    let mut value: Value = serde_json::from_str(text).ok()?;
+    as_integers(&mut value).then_some(value)
+}
+
+/// Writes each float in `value` that is an integer within `i64` or `u64` as that
+/// integer; whether there was one.
+fn as_integers(value: &mut Value) -> bool {
+    /// 2^63 and 2^64, the first floats past `i64::MAX` and `u64::MAX`.
+    const I64_END: f64 = 9_223_372_036_854_775_808.0;
+    const U64_END: f64 = 18_446_744_073_709_551_616.0;
+    match value {
+        Value::Number(n) if n.is_f64() => {
+            let f = n.as_f64().unwrap_or(f64::NAN);
+            let integer = match f {
+                f if f.fract() != 0.0 => None,
+                f if (-I64_END..I64_END).contains(&f) => Some(Number::from(f as i64)),
+                f if (0.0..U64_END).contains(&f) => Some(Number::from(f as u64)),
+                _ => None,
+            };
+            integer.map(|i| *n = i).is_some()
+        }
+        Value::Array(items) => items.iter_mut().fold(false, |any, item| as_integers(item) | any),
+        Value::Object(members) => members.values_mut().fold(false, |any, member| as_integers(member) | any),
+        _ => false,
+    }
 }
 
 /// A decoding error as `field.path: what went wrong` (just the error at the top level).
@@ -291,6 +328,37 @@ mod tests {
         assert_eq!(without_position("at line 3".into()), "at line 3");
         assert_eq!(without_position("x at line 1 column".into()), "x at line 1 column");
         assert_eq!(without_position("x at line 1 column 9".into()), "x");
+    }
+
+    /// A number with no fraction is an integer in JSON Schema, so `5.0` meets an input
+    /// schema's `"type": "integer"` and fills an integer field, nested or not, as `5`
+    /// does (a client that keeps every number as a double sends it so). A fraction, or
+    /// an integer out of the field's range, is refused as before.
+    #[test]
+    fn a_number_without_a_fraction_fills_an_integer_field() {
+        #[derive(Deserialize, Debug, PartialEq)]
+        struct Counted {
+            count: u32,
+            offset: i64,
+            list: Vec<Inner>,
+            ratio: f64,
+        }
+        let decode = |input: &str| {
+            decode_arguments::<Counted>(Some(&RawValue::from_string(input.to_owned()).unwrap()))
+        };
+        let counted = decode(r#"{"count": 5.0, "offset": -2.0, "list": [{"n": 7.0}], "ratio": 1.0}"#);
+        let expected = Counted { count: 5, offset: -2, list: vec![Inner { n: 7 }], ratio: 1.0 };
+        assert_eq!(counted, Ok(expected));
+        assert_eq!(decode(r#"{"count": 1e2, "offset": 0, "list": [], "ratio": 0}"#).unwrap().count, 100);
+        assert_eq!(
+            decode(r#"{"count": 5.5, "offset": 0, "list": [], "ratio": 0}"#).unwrap_err(),
+            "count: invalid type: floating point `5.5`, expected u32"
+        );
+        assert_eq!(
+            decode(r#"{"count": 1, "offset": 0, "list": [{"n": 300.0}], "ratio": 0}"#).unwrap_err(),
+            "list[0].n: invalid value: integer `300`, expected u8"
+        );
+        assert!(decode(r#"{"count": 1e30, "offset": 0, "list": [], "ratio": 0}"#).is_err());
     }
 
     /// A client's own text in a decoding error (an unknown enum value, a map key on the
