@@ -48,7 +48,7 @@ fn with_integers(text: &str) -> Option<Value> {
 
 /// Writes each float in `value` that is an integer within `i64` or `u64` as that
 /// integer; whether there was one.
-fn as_integers(value: &mut Value) -> bool {
+pub(crate) fn as_integers(value: &mut Value) -> bool {
     /// 2^63 and 2^64, the first floats past `i64::MAX` and `u64::MAX`.
     const I64_END: f64 = 9_223_372_036_854_775_808.0;
     const U64_END: f64 = 18_446_744_073_709_551_616.0;

@@ -2,14 +2,17 @@
 //! text completion. Both go through [`Ctx::elicit`] and [`Ctx::sample`], so they work in
 //! both eras (a 2025 request to the client, or a 2026 `input_required` round).
 
+use std::collections::BTreeMap;
+
 use mcpwire_protocol::common::OneOrMany;
 use mcpwire_protocol::content::{Role, SamplingContent};
-use mcpwire_protocol::elicitation::{ElicitAction, ElicitRequestParams};
+use mcpwire_protocol::elicitation::{ElicitAction, ElicitRequestParams, ElicitValue};
 use mcpwire_protocol::sampling::{CreateMessageRequestParams, SamplingMessage};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
+use super::arguments::as_integers;
 use super::context::Ctx;
 use super::schema;
 use crate::error::McpError;
@@ -37,12 +40,7 @@ impl Ctx {
         match result.action {
             ElicitAction::Decline => Ok(Elicited::Declined),
             ElicitAction::Cancel => Ok(Elicited::Cancelled),
-            ElicitAction::Accept => {
-                let content = serde_json::to_value(result.content.unwrap_or_default())?;
-                serde_json::from_value(content)
-                    .map(Elicited::Accepted)
-                    .map_err(|e| McpError::invalid_params(format!("the submitted form does not fit: {e}")))
-            }
+            ElicitAction::Accept => submitted(result.content).map(Elicited::Accepted),
         }
     }
 
@@ -71,6 +69,18 @@ impl Ctx {
         }
         Ok(texts.join("\n"))
     }
+}
+
+/// An accepted form's values as a `T`. A number without a fraction written as a float
+/// (`3.0`) fills an integer field, as the form's `"type": "integer"` lets it
+/// ([`as_integers`]).
+fn submitted<T: DeserializeOwned>(content: Option<BTreeMap<String, ElicitValue>>) -> Result<T, McpError> {
+    let mut content = serde_json::to_value(content.unwrap_or_default())?;
+    let decoded = match T::deserialize(&content) {
+        Err(_) if as_integers(&mut content) => T::deserialize(&content),
+        decoded => decoded,
+    };
+    decoded.map_err(|e| McpError::invalid_params(format!("the submitted form does not fit: {e}")))
 }
 
 /// The form for `T`: its schema's properties and required list, each property made the
@@ -136,7 +146,7 @@ mod tests {
     use serde::Deserialize;
 
     #[allow(dead_code)]
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Debug, Deserialize, JsonSchema)]
     struct Booking {
         /// Your name.
         name: String,
@@ -181,6 +191,25 @@ mod tests {
         assert_eq!(properties["extras"]["type"], "array");
         assert_eq!(properties["extras"]["items"]["enum"], json!(["Red", "Green"]), "{schema}");
         assert_eq!(schema["required"], json!(["color", "extras"]));
+    }
+
+    /// A form's integer field takes a number without a fraction written as a float
+    /// (`3.0`): the form's schema says `"type": "integer"`, which JSON Schema lets it
+    /// meet, and a client that keeps numbers as doubles sends it so. A fraction is still
+    /// refused.
+    #[test]
+    fn an_integer_field_takes_a_number_without_a_fraction() {
+        let content = |guests: Value| {
+            let mut content = std::collections::BTreeMap::new();
+            content.insert("name".to_owned(), serde_json::from_value(json!("Ada")).unwrap());
+            content.insert("guests".to_owned(), serde_json::from_value(guests).unwrap());
+            content
+        };
+        let booking: Booking = submitted(Some(content(json!(3.0)))).unwrap();
+        assert_eq!((booking.name.as_str(), booking.guests, booking.vegetarian), ("Ada", 3, None));
+        let refused = submitted::<Booking>(Some(content(json!(3.5)))).unwrap_err();
+        assert_eq!(refused.code(), -32602);
+        assert!(refused.to_string().contains("does not fit"), "{refused}");
     }
 
     #[test]
