@@ -93,6 +93,8 @@ where
                 }
             };
             let reason = tokio::select! {
+                // In this order: no random pick on each wake of the reading loop.
+                biased;
                 read = read_loop(reader, max, &events, &read_arrivals) => match read {
                     Ok(()) => None,
                     Err(e) => Some(format!("read failed: {e}")),
