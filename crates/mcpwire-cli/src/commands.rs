@@ -639,15 +639,22 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
 pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
     log_level(&c.interaction.log_level)?;
     session(env, &c.connect, Some(&c.interaction), |client| async move {
-        let result = client.read_resource(&c.uri).await.map_err(|e| {
-            let roots = !c.interaction.roots.is_empty();
-            let failure = Failure::request_sharing_roots(&format!("reading {:?}", c.uri), &e, roots);
-            if e.peer_error().is_some() {
-                failure.hint("`mcpwire resources TARGET` and `mcpwire templates TARGET` list what it has")
-            } else {
-                failure
+        let result = match client.read_resource(&c.uri).await {
+            Ok(result) => result,
+            Err(e) => {
+                let roots = !c.interaction.roots.is_empty();
+                let failure = Failure::request_sharing_roots(&format!("reading {:?}", c.uri), &e, roots);
+                if e.peer_error().is_none() {
+                    return Err(failure.into());
+                }
+                let lists = "`mcpwire resources TARGET` and `mcpwire templates TARGET` list what it has";
+                let hint = match close_resource(&client, &c.uri).await {
+                    Some(near) => format!("did you mean {near:?}? {lists}"),
+                    None => lists.to_owned(),
+                };
+                return Err(failure.hint(hint).into());
             }
-        })?;
+        };
         let result = env.wire().as_sent(&[(methods::RESOURCES_READ, whole)], &result)?;
         if env.json {
             env.print_json(&result)?;
@@ -680,6 +687,16 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
         Ok(EXIT_OK)
     })
     .await
+}
+
+/// The listed resource whose URI is closest to `uri`, for a read the server refused
+/// (a misspelled URI); `None` when none is close or the list cannot be had.
+async fn close_resource(client: &Client, uri: &str) -> Option<String> {
+    if !List::Resources.offered(client) {
+        return None;
+    }
+    let resources = client.list_all_resources().await.ok()?;
+    closest(uri, resources.iter().map(|r| r.uri.as_str()).filter(|near| *near != uri)).map(str::to_owned)
 }
 
 /// The usage error for an argument `owner` does not declare (`owner`: `prompt "NAME"`,

@@ -1,0 +1,34 @@
+//! A misspelled name gets the close one as a hint: a resource's URI (`read`) and a
+//! prompt named for completion (`complete prompt:NAME`), as `call` and `prompt` do.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use support::{expect_code, stderr, stdout, BIN};
+
+/// The notes example over stdio.
+fn notes() -> String {
+    format!("stdio:'{BIN}' serve --example notes")
+}
+
+fn mcpwire(args: &[&str]) -> std::process::Output {
+    support::mcpwire(args, Duration::from_secs(60))
+}
+
+#[test]
+fn a_misspelled_resource_uri_gets_the_close_one() {
+    let o = mcpwire(&["read", &notes(), "notes://indx"]);
+    expect_code(&o, 2);
+    assert!(stdout(&o).is_empty());
+    let err = stderr(&o);
+    assert!(err.contains("Resource not found: notes://indx"), "{err}");
+    assert!(err.contains("hint: did you mean \"notes://index\"?"), "{err}");
+    // Nothing close: the lists are named, no guess.
+    let o = mcpwire(&["read", &notes(), "zzzz://qqqqqqqqqqqq"]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(!err.contains("did you mean"), "{err}");
+    assert!(err.contains("hint: `mcpwire resources TARGET` and `mcpwire templates TARGET`"), "{err}");
+}
