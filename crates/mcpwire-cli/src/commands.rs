@@ -530,7 +530,7 @@ pub async fn list(env: &Env, c: &Connect, list: List) -> anyhow::Result<i32> {
 }
 
 /// The closest name (for "did you mean").
-fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
     fn distance(a: &str, b: &str) -> usize {
         let b: Vec<char> = b.chars().collect();
         let mut row: Vec<usize> = (0..=b.len()).collect();

@@ -13,7 +13,7 @@ use mcpwire::server::uri_template::UriTemplate;
 use serde_json::Value;
 
 use crate::cli::Complete;
-use crate::commands::{no_such_argument, pairs, print_stdout, session, Env, List};
+use crate::commands::{closest, no_such_argument, pairs, print_stdout, session, Env, List};
 use crate::errors::{Failure, COMPLETING, EXIT_OK};
 use crate::wire::whole;
 
@@ -52,12 +52,24 @@ fn request(target: &str, raw_pairs: &[String]) -> Result<CompleteRequestParams, 
     })
 }
 
+/// What the server lists for a completion's reference.
+enum Listed {
+    /// The reference is listed: the prompt's arguments or the template's variables.
+    Arguments(Vec<String>),
+    /// It is not, and this listed one is close: a misspelling (`prompt:NAME`, or a URI
+    /// template), for the hint when the server refuses the reference.
+    Near(String),
+    /// Neither, or the server lists nothing of that kind.
+    Unknown,
+}
+
 /// Checks the argument being completed against what the prompt declares or the
 /// template's variables, as `mcpwire prompt` checks a prompt's: a server may answer an
 /// unknown one with no values at all, which would read as "nothing matches". A prompt
-/// or template the server does not list is left to the server to refuse.
-async fn check_argument(client: &Client, params: &CompleteRequestParams) -> Result<(), Failure> {
-    let (owner, known) = match &params.reference {
+/// or template the server does not list is left to the server to refuse; the listed
+/// one closest to it is returned for that refusal's hint.
+async fn check_argument(client: &Client, params: &CompleteRequestParams) -> Result<Option<String>, Failure> {
+    let (owner, listed) = match &params.reference {
         CompletionReference::Prompt(reference) => {
             (format!("prompt {:?}", reference.name), prompt_arguments(client, &reference.name).await)
         }
@@ -66,34 +78,49 @@ async fn check_argument(client: &Client, params: &CompleteRequestParams) -> Resu
             template_variables(client, &reference.uri).await,
         ),
     };
-    match known {
-        Some(known) if !known.contains(&params.argument.name) => {
+    match listed {
+        Listed::Arguments(known) if !known.contains(&params.argument.name) => {
             Err(no_such_argument(&owner, &params.argument.name, &known))
         }
-        _ => Ok(()),
+        Listed::Near(near) => Ok(Some(near)),
+        Listed::Arguments(_) | Listed::Unknown => Ok(None),
     }
 }
 
 /// The arguments the prompt `name` declares, when the server lists it.
-async fn prompt_arguments(client: &Client, name: &str) -> Option<Vec<String>> {
+async fn prompt_arguments(client: &Client, name: &str) -> Listed {
     if !List::Prompts.offered(client) {
-        return None;
+        return Listed::Unknown;
     }
-    let prompts = client.list_all_prompts().await.ok()?;
-    let prompt = prompts.into_iter().find(|p| p.name == name)?;
-    Some(prompt.arguments.into_iter().flatten().map(|a| a.name).collect())
+    let Ok(prompts) = client.list_all_prompts().await else { return Listed::Unknown };
+    match prompts.iter().find(|p| p.name == name) {
+        Some(prompt) => {
+            Listed::Arguments(prompt.arguments.iter().flatten().map(|a| a.name.clone()).collect())
+        }
+        None => match closest(name, prompts.iter().map(|p| p.name.as_str())) {
+            Some(near) => Listed::Near(format!("{PROMPT_PREFIX}{near}")),
+            None => Listed::Unknown,
+        },
+    }
 }
 
 /// The variables of the resource template `uri`, when the server lists it and its
 /// template parses (RFC 6570).
-async fn template_variables(client: &Client, uri: &str) -> Option<Vec<String>> {
+async fn template_variables(client: &Client, uri: &str) -> Listed {
     if !List::Templates.offered(client) {
-        return None;
+        return Listed::Unknown;
     }
-    let templates = client.list_all_resource_templates().await.ok()?;
-    let template = templates.into_iter().find(|t| t.uri_template == uri)?;
-    let parsed = UriTemplate::parse(&template.uri_template).ok()?;
-    Some(parsed.variables().map(str::to_owned).collect())
+    let Ok(templates) = client.list_all_resource_templates().await else { return Listed::Unknown };
+    match templates.iter().find(|t| t.uri_template == uri) {
+        Some(template) => match UriTemplate::parse(&template.uri_template) {
+            Ok(parsed) => Listed::Arguments(parsed.variables().map(str::to_owned).collect()),
+            Err(_) => Listed::Unknown,
+        },
+        None => match closest(uri, templates.iter().map(|t| t.uri_template.as_str())) {
+            Some(near) => Listed::Near(near.to_owned()),
+            None => Listed::Unknown,
+        },
+    }
 }
 
 /// `mcpwire complete`.
@@ -103,11 +130,16 @@ pub async fn run(env: &Env, c: &Complete) -> anyhow::Result<i32> {
         if client.server_capabilities().is_some_and(|caps| caps.completions.is_none()) {
             return Err(Failure::usage("the server does not offer completions").into());
         }
-        check_argument(&client, &params).await?;
-        let result = client
-            .complete(&params)
-            .await
-            .map_err(|e| Failure::request(&format!("{COMPLETING}{:?}", params.argument.name), &e))?;
+        let near = check_argument(&client, &params).await?;
+        let result = client.complete(&params).await.map_err(|e| {
+            let failure = Failure::request(&format!("{COMPLETING}{:?}", params.argument.name), &e);
+            match (&near, e.peer_error()) {
+                (Some(near), Some(_)) => failure.hint(format!(
+                    "did you mean {near:?}? `mcpwire prompts TARGET` and `mcpwire templates TARGET` list them"
+                )),
+                _ => failure,
+            }
+        })?;
         let result = env.wire().as_sent(&[(methods::COMPLETION_COMPLETE, whole)], &result)?;
         if env.json {
             env.print_json(&result)?;

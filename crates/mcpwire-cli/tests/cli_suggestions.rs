@@ -32,3 +32,17 @@ fn a_misspelled_resource_uri_gets_the_close_one() {
     assert!(!err.contains("did you mean"), "{err}");
     assert!(err.contains("hint: `mcpwire resources TARGET` and `mcpwire templates TARGET`"), "{err}");
 }
+
+#[test]
+fn completing_a_misspelled_prompt_or_template_gets_the_close_one() {
+    let o = mcpwire(&["complete", &notes(), "prompt:summarise", "tag="]);
+    expect_code(&o, 2);
+    assert!(stdout(&o).is_empty());
+    let err = stderr(&o);
+    assert!(err.contains("Unknown prompt: summarise"), "{err}");
+    assert!(err.contains("hint: did you mean \"prompt:summarize\"?"), "{err}");
+    let o = mcpwire(&["complete", &notes(), "notes://nte/{id}", "id="]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains("hint: did you mean \"notes://note/{id}\"?"), "{err}");
+}
