@@ -333,6 +333,24 @@ pub async fn close(client: &Client) {
     client.close().await;
 }
 
+/// The URL a command that could not be found was meant to be: `http:/HOST/..`,
+/// `https//HOST/..` (a slip in `://`), or `HOST:PORT[/PATH]` (no scheme at all).
+fn meant_url(program: &str) -> Option<String> {
+    let lower = program.to_ascii_lowercase();
+    for scheme in ["https", "http"] {
+        if let Some(rest) = lower.strip_prefix(scheme).and_then(|r| r.strip_prefix([':', '/'])) {
+            let rest = rest.trim_start_matches([':', '/']);
+            let host = &program[program.len() - rest.len()..];
+            return (!host.is_empty()).then(|| format!("{scheme}://{host}"));
+        }
+    }
+    let (host, after) = program.split_once(':')?;
+    let port = after.split('/').next().unwrap_or("");
+    let plain_host = !host.is_empty() && !host.contains('/');
+    let is_port = !port.is_empty() && port.len() <= 5 && port.bytes().all(|b| b.is_ascii_digit());
+    (plain_host && is_port).then(|| format!("http://{program}"))
+}
+
 /// Turns a connect error into a one-line failure with a hint.
 pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
     let program = match target {
@@ -346,8 +364,16 @@ pub fn connect_failure(target: &Target, error: ConnectError) -> Failure {
                 .hint("check the interpreter on the script's first line (#!): is it installed there?")
         }
         ConnectError::Spawn(e) if e.kind() == ErrorKind::NotFound => {
-            Failure::connect(format!("server not found: cannot run {program:?}: no such command"))
-                .hint("check the command's spelling, or give its full path: stdio:'/path/to/server ARGS'")
+            let failure =
+                Failure::connect(format!("server not found: cannot run {program:?}: no such command"));
+            match meant_url(program) {
+                Some(url) => {
+                    failure.hint(format!("did you mean {url}? An HTTP target is a whole http(s):// URL"))
+                }
+                None => failure.hint(
+                    "check the command's spelling, or give its full path: stdio:'/path/to/server ARGS'",
+                ),
+            }
         }
         ConnectError::Spawn(e) if e.kind() == ErrorKind::PermissionDenied => {
             Failure::connect(format!("cannot run {program:?}: permission denied"))
@@ -484,6 +510,17 @@ mod tests {
 
     fn stdio(program: &str, args: &[&str]) -> Target {
         Target::Stdio { program: program.into(), args: args.iter().map(|s| s.to_string()).collect() }
+    }
+
+    #[test]
+    fn names_the_url_a_slip_was_meant_to_be() {
+        assert_eq!(meant_url("http:/h:1/mcp").as_deref(), Some("http://h:1/mcp"));
+        assert_eq!(meant_url("HTTPS//h/mcp").as_deref(), Some("https://h/mcp"));
+        assert_eq!(meant_url("http:h").as_deref(), Some("http://h"));
+        assert_eq!(meant_url("localhost:8080/mcp").as_deref(), Some("http://localhost:8080/mcp"));
+        for command in ["http-server", "httpd", "http:", "server", "./a:1", "host:port", "a:123456"] {
+            assert_eq!(meant_url(command), None, "{command}");
+        }
     }
 
     #[test]

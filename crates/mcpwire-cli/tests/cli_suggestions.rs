@@ -46,3 +46,25 @@ fn completing_a_misspelled_prompt_or_template_gets_the_close_one() {
     let err = stderr(&o);
     assert!(err.contains("hint: did you mean \"notes://note/{id}\"?"), "{err}");
 }
+
+/// A URL with a slip in it is taken for a command (there is no such program): the hint
+/// names the URL that was meant.
+#[test]
+fn a_mistyped_url_is_named_as_the_url_it_was_meant_to_be() {
+    for (target, meant) in [
+        ("http:/127.0.0.1:9/mcp", "http://127.0.0.1:9/mcp"),
+        ("https//127.0.0.1:9/mcp", "https://127.0.0.1:9/mcp"),
+        ("localhost:9/mcp", "http://localhost:9/mcp"),
+        ("127.0.0.1:9", "http://127.0.0.1:9"),
+    ] {
+        let o = mcpwire(&["tools", target]);
+        expect_code(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(&format!("hint: did you mean {meant}?")), "{target}: {err}");
+    }
+    // A plain command that is not there keeps its own hint.
+    let o = mcpwire(&["tools", "no-such-mcp-server"]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(!err.contains("did you mean") && err.contains("check the command's spelling"), "{err}");
+}
