@@ -276,23 +276,6 @@ fn era_name(era: Era) -> &'static str {
     }
 }
 
-/// `mcpwire login URL`: the OAuth flow in the browser, tokens saved for later commands.
-pub async fn login(l: &crate::cli::Login) -> anyhow::Result<i32> {
-    let options =
-        mcpwire::auth::LoginOptions { timeout: Duration::from_secs(l.timeout), ..Default::default() };
-    let tokens = mcpwire::auth::login(&l.url, options).await.map_err(|e| {
-        let failure = Failure::connect(format!("login to {} failed: {e}", l.url));
-        if e.to_string().contains("does not ask for authorization") {
-            failure.hint(format!("this server needs no login: use it as it is (mcpwire tools {})", l.url))
-        } else {
-            failure.hint("is the URL the server's MCP endpoint (often ending in /mcp)?")
-        }
-    })?;
-    let refreshable = if tokens.refresh_token.is_some() { ", refreshable" } else { "" };
-    say!("Logged in to {} ({} token{refreshable}).", l.url, tokens.token_type);
-    Ok(0)
-}
-
 /// `mcpwire info`.
 pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
     session(env, c, None, |client| async move {

@@ -20,6 +20,7 @@ mod complete;
 mod elicit;
 mod errors;
 mod interrupt;
+mod login;
 mod output;
 mod proxy;
 mod serve;
@@ -78,7 +79,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Serve(s) => serve::run(s, cli.max_message_size).await,
         Command::Proxy(p) => proxy::run(p, cli.max_message_size).await,
         Command::Bench(b) => bench::run(&env, b).await,
-        Command::Login(l) => commands::login(l).await,
+        Command::Login(l) => login::run(l).await,
         Command::Tasks(t) => tasks::run(&env, t).await,
     }
 }

@@ -110,3 +110,26 @@ fn a_login_nobody_completes_is_named_when_the_time_runs_out() {
     assert!(err.contains(&format!("the browser login for {url} did not finish within")), "{err}");
     assert!(err.contains("mcpwire login URL"), "{err}");
 }
+
+/// `login` given something that is not a URL, or a URL where nothing listens: each is
+/// named as such in one line, not as the HTTP library's words.
+#[test]
+fn login_to_no_url_or_to_nothing_listening_is_named() {
+    let config = config_dir("login-slips");
+    let output = mcpwire_in(config.path(), &["login", "notaurl", "--timeout", "5"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("notaurl") && err.contains("http(s)://"), "{err}");
+    assert!(!err.contains("UserAbsoluteUriRequired"), "{err}");
+    // Port 9 (discard) on loopback: nothing listens there.
+    let url = "http://127.0.0.1:9/mcp";
+    let output = mcpwire_in(config.path(), &["login", url, "--timeout", "5"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("login to {url} failed: cannot reach the server: connection refused")),
+        "{err}"
+    );
+    assert!(err.contains("hint: is the server running and listening there?"), "{err}");
+    assert!(!err.contains("os error"), "{err}");
+}

@@ -1,0 +1,51 @@
+//! `mcpwire login URL`: the OAuth flow in the browser, tokens saved for later commands.
+
+use std::time::Duration;
+
+use mcpwire::auth::AuthError;
+
+use crate::errors::{Failure, NOT_LISTENING};
+use crate::target::Target;
+
+/// Checks `login`'s URL as clap parses it: an http(s):// URL, as an HTTP target is.
+pub fn parse_url(text: &str) -> Result<String, String> {
+    match Target::parse(text) {
+        Ok(Target::Http { url, .. }) => Ok(url),
+        Err(why) if why.starts_with("invalid URL") => Err(why),
+        _ => {
+            Err("login takes the server's http(s):// URL (its MCP endpoint, often ending in /mcp)".to_owned())
+        }
+    }
+}
+
+/// Runs `mcpwire login URL`.
+pub async fn run(l: &crate::cli::Login) -> anyhow::Result<i32> {
+    let options =
+        mcpwire::auth::LoginOptions { timeout: Duration::from_secs(l.timeout), ..Default::default() };
+    let tokens = mcpwire::auth::login(&l.url, options).await.map_err(|e| failure(&l.url, &e))?;
+    let refreshable = if tokens.refresh_token.is_some() { ", refreshable" } else { "" };
+    say!("Logged in to {} ({} token{refreshable}).", l.url, tokens.token_type);
+    Ok(0)
+}
+
+/// A failed login, for the user: a server that asks for no login, nothing listening at
+/// the URL (the HTTP library's words left out), or anything else with its message.
+fn failure(url: &str, error: &AuthError) -> Failure {
+    match error {
+        AuthError::Http(reason) if reason.contains("(Connect)") => {
+            let why = if reason.to_ascii_lowercase().contains("refused") {
+                "connection refused"
+            } else {
+                reason.as_str()
+            };
+            Failure::connect(format!("login to {url} failed: cannot reach the server: {why}"))
+                .hint(NOT_LISTENING)
+        }
+        _ if error.to_string().contains("does not ask for authorization") => {
+            Failure::connect(format!("login to {url} failed: {error}"))
+                .hint(format!("this server needs no login: use it as it is (mcpwire tools {url})"))
+        }
+        _ => Failure::connect(format!("login to {url} failed: {error}"))
+            .hint("is the URL the server's MCP endpoint (often ending in /mcp)?"),
+    }
+}
