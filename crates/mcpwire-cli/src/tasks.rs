@@ -3,8 +3,9 @@
 //! id from any connection; a 2025-11-25 task belongs to the session that created it, so
 //! these commands see only what that server shares with a new session.
 
-use mcpwire::protocol::methods;
+use mcpwire::client::Client;
 use mcpwire::protocol::tasks_ext::{DetailedTask, TaskState};
+use mcpwire::protocol::{methods, Era};
 use serde_json::Value;
 
 use crate::cli::TasksCommand;
@@ -44,12 +45,37 @@ fn describe(task: &DetailedTask) -> String {
     out
 }
 
+/// Fails when the server declares no tasks in its era: neither `capabilities.tasks`
+/// (2025-11-25) nor the tasks extension (2026). A pinned 2026 version skips discovery,
+/// so its capabilities are asked for here (`server/discover`).
+async fn check_offers_tasks(client: &Client) -> Result<(), Failure> {
+    let capabilities = match client.server_capabilities() {
+        Some(capabilities) => capabilities,
+        None if client.era() == Era::Stateless => match client.discover().await {
+            Ok(discover) => discover.capabilities,
+            // The request for the task itself will say what is wrong.
+            Err(_) => return Ok(()),
+        },
+        None => return Ok(()),
+    };
+    let offers = match client.era() {
+        Era::Stateful => capabilities.tasks.is_some(),
+        Era::Stateless => capabilities.supports_tasks_extension(),
+    };
+    if offers {
+        Ok(())
+    } else {
+        Err(Failure::usage("the server offers no tasks").hint("`mcpwire info TARGET` shows what it offers"))
+    }
+}
+
 /// Runs `mcpwire tasks ...`.
 pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
     match command {
         TasksCommand::List(c) => {
             session(env, c, None, |client| async move {
-                if client.era() == mcpwire::protocol::Era::Stateless {
+                check_offers_tasks(&client).await?;
+                if client.era() == Era::Stateless {
                     return Err(Failure::usage(
                         "a 2026-07-28 server lists no tasks (tasks/list is a 2025-11-25 method)",
                     )
@@ -84,6 +110,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
         }
         TasksCommand::Get(t) => {
             session(env, &t.connect, None, |client| async move {
+                check_offers_tasks(&client).await?;
                 let task = client
                     .get_task(&t.task_id)
                     .await
@@ -109,6 +136,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
         }
         TasksCommand::Cancel(t) => {
             session(env, &t.connect, None, |client| async move {
+                check_offers_tasks(&client).await?;
                 client
                     .cancel_task(&t.task_id)
                     .await

@@ -220,3 +220,27 @@ fn call_completes_server_everythings_research_task_over_stdio_and_http() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(text(&out.stdout).contains("# Research Report: http"), "{}", text(&out.stdout));
 }
+
+/// `tasks list|get|cancel` on a server that offers no tasks (the notes example) say so in
+/// either era, rather than sending the user to another protocol version or task id.
+#[test]
+fn a_server_without_tasks_is_said_to_offer_none() {
+    let notes = format!("stdio:'{BIN}' serve --example notes");
+    for era in ["2026-07-28", "2025-11-25"] {
+        let cases: [&[&str]; 3] = [
+            &["tasks", "list", &notes, "--protocol-version", era],
+            &["tasks", "get", &notes, "t-1", "--protocol-version", era],
+            &["tasks", "cancel", &notes, "t-1", "--protocol-version", era],
+        ];
+        for args in cases {
+            let o = mcpwire(args);
+            let err = text(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains("error: the server offers no tasks"), "{args:?}: {err}");
+            assert!(!err.contains("--protocol-version 2025-11-25"), "{args:?}: {err}");
+        }
+    }
+    // Probed (the 2026 era, its capabilities from server/discover): the same.
+    let o = mcpwire(&["tasks", "list", &notes]);
+    assert!(text(&o.stderr).contains("error: the server offers no tasks"), "{}", text(&o.stderr));
+}
