@@ -69,6 +69,20 @@ async fn check_offers_tasks(client: &Client) -> Result<(), Failure> {
     }
 }
 
+/// A failed `tasks get|cancel` (`what`: "getting task ID"): a refused id's hint names
+/// `tasks list` only in the era that has it (2026 has no tasks/list: its ids come from
+/// the calls that started the tasks).
+fn task_failure(client: &Client, what: &str, error: &mcpwire::RequestError) -> Failure {
+    let failure = Failure::request(what, error);
+    let refused_id = error.peer_error().is_some_and(|e| e.code == mcpwire::protocol::codes::INVALID_PARAMS);
+    if refused_id && client.era() == Era::Stateless {
+        failure
+            .hint("check the task id: the one `mcpwire call` named when the task started (a 2026 server lists no tasks)")
+    } else {
+        failure
+    }
+}
+
 /// Runs `mcpwire tasks ...`.
 pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
     match command {
@@ -114,7 +128,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                 let task = client
                     .get_task(&t.task_id)
                     .await
-                    .map_err(|e| Failure::request(&format!("getting task {}", t.task_id), &e))?;
+                    .map_err(|e| task_failure(&client, &format!("getting task {}", t.task_id), &e))?;
                 if env.json {
                     env.print_json(&env.wire().as_sent(&[(methods::TASKS_GET, whole)], &task)?)?;
                 } else {
@@ -140,7 +154,7 @@ pub async fn run(env: &Env, command: &TasksCommand) -> anyhow::Result<i32> {
                 client
                     .cancel_task(&t.task_id)
                     .await
-                    .map_err(|e| Failure::request(&format!("cancelling task {}", t.task_id), &e))?;
+                    .map_err(|e| task_failure(&client, &format!("cancelling task {}", t.task_id), &e))?;
                 if env.json {
                     env.print_json(&serde_json::json!({ "cancelled": t.task_id }))?;
                 } else {

@@ -244,3 +244,17 @@ fn a_server_without_tasks_is_said_to_offer_none() {
     let o = mcpwire(&["tasks", "list", &notes]);
     assert!(text(&o.stderr).contains("error: the server offers no tasks"), "{}", text(&o.stderr));
 }
+
+/// An unknown task id: the hint sends a 2025-11-25 user to `tasks list`, and does not
+/// send a 2026 user there (that era has no tasks/list).
+#[test]
+fn an_unknown_task_id_gets_a_hint_for_its_era() {
+    for (era, lists) in [("2025-11-25", true), ("2026-07-28", false)] {
+        let o = mcpwire(&["tasks", "get", &everything(), "no-such-task", "--protocol-version", era]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{era}: {err}");
+        assert!(err.contains("Unknown task: no-such-task"), "{era}: {err}");
+        assert_eq!(err.contains("`mcpwire tasks list TARGET`"), lists, "{era}: {err}");
+        assert!(err.contains("hint: check the task id"), "{era}: {err}");
+    }
+}
