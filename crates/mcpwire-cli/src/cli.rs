@@ -303,7 +303,8 @@ pub struct Call {
 
     /// Let the tool's progress notifications start --timeout again, and give up after
     /// this many seconds in all whatever progress comes: for a long tool that reports
-    /// its progress.
+    /// its progress. A tool the server runs as a task is followed past --timeout (which
+    /// bounds each request), to its end or the task's lifetime: this bounds it too.
     #[arg(long, value_name = "SECONDS")]
     pub max_total_timeout: Option<f64>,
 

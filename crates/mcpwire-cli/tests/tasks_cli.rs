@@ -258,3 +258,19 @@ fn an_unknown_task_id_gets_a_hint_for_its_era() {
         assert!(err.contains("hint: check the task id"), "{era}: {err}");
     }
 }
+
+/// A tool the server runs as a task is followed past --timeout (which bounds each
+/// request), to its end; --max-total-timeout bounds it. `call --help` says so.
+#[test]
+fn a_task_outlives_timeout_and_the_help_says_what_bounds_it() {
+    let o = mcpwire(&["call", &everything(), "failing_job", "--timeout", "0.3"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("The job failed"), "{err}");
+    let o = mcpwire(&["call", &everything(), "failing_job", "--max-total-timeout", "0.3"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no answer within 0.3 s") && err.contains("--max-total-timeout"), "{err}");
+    let help = text(&mcpwire(&["call", "--help"]).stdout);
+    assert!(help.contains("A tool the server runs as a task is followed past --timeout"), "{help}");
+}
