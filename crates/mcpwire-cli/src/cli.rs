@@ -229,7 +229,7 @@ pub struct BenchOptions {
 #[derive(Debug, Args)]
 pub struct Login {
     /// The server's http(s):// URL.
-    #[arg(value_name = "URL", value_parser = crate::login::parse_url)]
+    #[arg(value_name = "URL", value_parser = Target::parse_login_url)]
     pub url: String,
     /// Seconds to wait for the browser to come back.
     #[arg(long, default_value_t = 300)]

@@ -5,18 +5,6 @@ use std::time::Duration;
 use mcpwire::auth::AuthError;
 
 use crate::errors::{Failure, NOT_LISTENING};
-use crate::target::Target;
-
-/// Checks `login`'s URL as clap parses it: an http(s):// URL, as an HTTP target is.
-pub fn parse_url(text: &str) -> Result<String, String> {
-    match Target::parse(text) {
-        Ok(Target::Http { url, .. }) => Ok(url),
-        Err(why) if why.starts_with("invalid URL") => Err(why),
-        _ => {
-            Err("login takes the server's http(s):// URL (its MCP endpoint, often ending in /mcp)".to_owned())
-        }
-    }
-}
 
 /// Runs `mcpwire login URL`.
 pub async fn run(l: &crate::cli::Login) -> anyhow::Result<i32> {

@@ -43,6 +43,18 @@ pub enum Target {
 }
 
 impl Target {
+    /// Checks `login`'s URL as clap parses it: an http(s):// URL, as an HTTP target is.
+    pub fn parse_login_url(text: &str) -> Result<String, String> {
+        match Target::parse(text) {
+            Ok(Target::Http { url, .. }) => Ok(url),
+            Err(why) if why.starts_with("invalid URL") => Err(why),
+            _ => {
+                Err("login takes the server's http(s):// URL (its MCP endpoint, often ending in /mcp)"
+                    .to_owned())
+            }
+        }
+    }
+
     /// Parses a target string (see the module documentation).
     pub fn parse(s: &str) -> Result<Target, String> {
         let s = s.trim();
