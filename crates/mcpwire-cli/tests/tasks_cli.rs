@@ -89,18 +89,31 @@ fn tools_marks_task_tools_and_call_follows_tasks_in_both_eras() {
 
 /// A task whose tool reported an error: `call` and `tasks get` both exit 1, as for a
 /// tool error outside a task.
-#[test]
-fn a_task_whose_tool_failed_exits_1_in_call_and_tasks_get() {
+/// `mcpwire serve --example everything --http` on a free port: the server (killed on
+/// drop) and its URL.
+fn everything_over_http() -> (Killed, String) {
     let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
     let server_lines = stderr_lines(&mut server);
-    let _server = Killed(server);
+    let server = Killed(server);
     let line = wait_for_line(&server_lines, "http://");
     let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
-    let mut call = spawn(&["call", &url, "failing_job", "--protocol-version", "2026-07-28"]);
+    (server, url)
+}
+
+/// `mcpwire call URL TOOL` in the 2026 era, for a tool the server runs as a task: the
+/// task's id, as the CLI names it, and the call's exit code.
+fn call_as_2026_task(url: &str, tool: &str) -> (String, Option<i32>) {
+    let mut call = spawn(&["call", url, tool, "--protocol-version", "2026-07-28"]);
     let lines = stderr_lines(&mut call);
     let line = wait_for_line(&lines, "runs this call as task");
     let task_id = line.rsplit(' ').next().unwrap().to_owned();
-    let code = wait_status(&mut call, Duration::from_secs(60));
+    (task_id, wait_status(&mut call, Duration::from_secs(60)))
+}
+
+#[test]
+fn a_task_whose_tool_failed_exits_1_in_call_and_tasks_get() {
+    let (_server, url) = everything_over_http();
+    let (task_id, code) = call_as_2026_task(&url, "failing_job");
     assert_eq!(code, Some(1));
     let out = mcpwire(&["tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
@@ -112,16 +125,8 @@ fn a_task_whose_tool_failed_exits_1_in_call_and_tasks_get() {
 /// with `--json`, instead of exiting 0 as for a task that went well.
 #[test]
 fn a_task_that_failed_with_an_error_fails_call_and_tasks_get() {
-    let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
-    let server_lines = stderr_lines(&mut server);
-    let _server = Killed(server);
-    let line = wait_for_line(&server_lines, "http://");
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
-    let mut call = spawn(&["call", &url, "protocol_error_job", "--protocol-version", "2026-07-28"]);
-    let lines = stderr_lines(&mut call);
-    let line = wait_for_line(&lines, "runs this call as task");
-    let task_id = line.rsplit(' ').next().unwrap().to_owned();
-    let code = wait_status(&mut call, Duration::from_secs(60));
+    let (_server, url) = everything_over_http();
+    let (task_id, code) = call_as_2026_task(&url, "protocol_error_job");
     assert_eq!(code, Some(2));
     let out = mcpwire(&["tasks", "get", &url, &task_id, "--protocol-version", "2026-07-28"]);
     assert!(text(&out.stdout).contains("error -32603"), "{}", text(&out.stdout));
@@ -133,11 +138,7 @@ fn a_task_that_failed_with_an_error_fails_call_and_tasks_get() {
 
 #[test]
 fn ctrl_c_cancels_the_task_and_tasks_get_shows_it() {
-    let mut server = spawn(&["serve", "--example", "everything", "--http", "127.0.0.1:0"]);
-    let server_lines = stderr_lines(&mut server);
-    let _server = Killed(server);
-    let line = wait_for_line(&server_lines, "http://");
-    let url = line.split_whitespace().find(|w| w.starts_with("http://")).unwrap().to_owned();
+    let (_server, url) = everything_over_http();
 
     let mut call = spawn(&["call", &url, "slow_compute", "seconds=60", "--protocol-version", "2026-07-28"]);
     let lines = stderr_lines(&mut call);
