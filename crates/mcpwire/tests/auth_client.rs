@@ -467,6 +467,7 @@ async fn the_dpop_key_lives_in_the_token_store_with_its_tokens() {
     };
     let key = proof_key(&first);
     let later = client(config());
+    later.load_stored(&test_as.resource).await;
     assert_eq!(proof_key(&later), key, "the same key in a client made later");
     assert_eq!(test_as.seen("/token").len(), 1, "no new token needed");
 }
@@ -605,6 +606,7 @@ async fn a_stored_dpop_token_is_never_sent_as_a_bearer_token() {
         let kept = Tokens { access_token: "at".into(), token_type: token_type.into(), ..Tokens::default() };
         store.save_tokens(resource, Some(&kept)).unwrap();
         let oauth = client(OAuthConfig { dpop: DpopPolicy::Never, store, ..OAuthConfig::default() });
+        oauth.load_stored(resource).await;
         let headers = oauth.request_headers(&http::Method::POST, &uri(resource));
         let sent = headers.get("authorization").map(|v| v.to_str().unwrap());
         assert_eq!(sent, expected, "{token_type}");

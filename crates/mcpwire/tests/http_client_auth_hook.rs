@@ -112,7 +112,47 @@ impl AuthHook for Hook {
     }
 }
 
-async fn connect(url: &str, hook: Hook, era_2025: bool) -> Result<Client, mcpwire::client::ConnectError> {
+/// A [`Hook`] that has its token before the first request: [`AuthHook::prepare`] gives it
+/// (as an OAuth client loads stored tokens there).
+#[derive(Clone)]
+struct Prepared {
+    hook: Hook,
+    prepared: Arc<AtomicUsize>,
+}
+
+impl AuthHook for Prepared {
+    fn request_headers(&self, method: &Method, uri: &Uri) -> HeaderMap {
+        self.hook.request_headers(method, uri)
+    }
+
+    fn wants_authorization(&self, status: StatusCode, headers: &HeaderMap) -> bool {
+        self.hook.wants_authorization(status, headers)
+    }
+
+    fn authorize<'a>(
+        &'a self,
+        url: &'a str,
+        status: StatusCode,
+        headers: &'a HeaderMap,
+    ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>> {
+        self.hook.authorize(url, status, headers)
+    }
+
+    fn prepare<'a>(&'a self, url: &'a str) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(async move {
+            assert!(url.ends_with("/mcp"), "{url}");
+            tokio::task::yield_now().await;
+            self.prepared.fetch_add(1, Ordering::SeqCst);
+            *self.hook.token.lock().unwrap() = Some(TOKEN.to_owned());
+        })
+    }
+}
+
+async fn connect(
+    url: &str,
+    hook: impl AuthHook,
+    era_2025: bool,
+) -> Result<Client, mcpwire::client::ConnectError> {
     let mut builder = Client::builder("hook-test", "1");
     builder = match era_2025 {
         true => builder.protocol_version(ProtocolVersion::V2025_11_25),
@@ -133,6 +173,23 @@ async fn a_hook_authorizes_on_a_401_and_its_headers_go_with_every_request() {
         }
         assert_eq!(hook.authorized.load(Ordering::SeqCst), 1, "one authorization, 2025: {era_2025}");
         assert!(hook.headers_asked.load(Ordering::SeqCst) >= 3, "asked on every request");
+        client.close().await;
+    }
+    bound.shutdown.cancel();
+}
+
+#[tokio::test]
+async fn a_hook_gets_ready_once_before_the_first_request() {
+    let (url, bound) = protected().await;
+    for era_2025 in [true, false] {
+        let hook = Prepared { hook: Hook::new("unused", true), prepared: Default::default() };
+        let client = connect(&url, hook.clone(), era_2025).await.unwrap();
+        for _ in 0..2 {
+            let result = client.call_tool("whoami", json!({})).await.unwrap();
+            assert_eq!(result.content[0].as_text(), Some("hook-user"), "2025: {era_2025}");
+        }
+        assert_eq!(hook.prepared.load(Ordering::SeqCst), 1, "once per connection, 2025: {era_2025}");
+        assert_eq!(hook.hook.authorized.load(Ordering::SeqCst), 0, "no 401, 2025: {era_2025}");
         client.close().await;
     }
     bound.shutdown.cancel();

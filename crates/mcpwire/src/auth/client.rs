@@ -23,7 +23,7 @@ use super::dpop::Dpop;
 use super::fetch::Fetcher;
 use super::grant::{grant_fields, Grant};
 use super::jose::now_secs;
-use super::store::{MemoryTokenStore, TokenStore, Tokens};
+use super::store::{off_runtime, MemoryTokenStore, TokenStore, Tokens};
 use super::token_endpoint::{self, parse_tokens};
 use super::AuthError;
 
@@ -159,7 +159,9 @@ struct Current {
 pub struct OAuthClient {
     config: OAuthConfig,
     fetch: Fetcher,
-    dpop: Option<Dpop>,
+    /// The DPoP key (`None` when DPoP is off or no key could be made), set before the
+    /// first tokens: by [`load_stored`](Self::load_stored) or [`authorize`](Self::authorize).
+    dpop: Arc<tokio::sync::OnceCell<Option<Dpop>>>,
     state: Arc<Mutex<State>>,
     current: Arc<std::sync::Mutex<Current>>,
 }
@@ -180,21 +182,37 @@ fn header_value(value: &str) -> Option<http::HeaderValue> {
 impl OAuthClient {
     /// A client with a configuration. Its DPoP key (unless DPoP is off) is the one its
     /// token store keeps, or a new one, stored with the first tokens bound to it (a store
-    /// that keeps none: a key for as long as the client lives).
+    /// that keeps none: a key for as long as the client lives); the store is first read
+    /// (off the async runtime) by [`load_stored`](Self::load_stored) or
+    /// [`authorize`](Self::authorize), not here.
     pub fn new(config: OAuthConfig) -> Self {
-        let dpop = match config.dpop {
-            DpopPolicy::Never => None,
-            _ => Dpop::stored_or_new(config.store.as_ref())
-                .map_err(|e| tracing::debug!("no DPoP key, tokens will be bearer tokens: {e}"))
-                .ok(),
-        };
         OAuthClient {
             config,
             fetch: Fetcher::default(),
-            dpop,
+            dpop: Arc::default(),
             state: Arc::default(),
             current: Arc::default(),
         }
+    }
+
+    /// The DPoP key, once [`ready_dpop`](Self::ready_dpop) got it.
+    fn dpop(&self) -> Option<&Dpop> {
+        self.dpop.get().and_then(Option::as_ref)
+    }
+
+    /// Gets the DPoP key (once): the one the store keeps, read off the async runtime, or
+    /// a fresh one; none when DPoP is off.
+    async fn ready_dpop(&self) -> Option<&Dpop> {
+        let dpop = self.dpop.get_or_init(|| async {
+            if self.config.dpop == DpopPolicy::Never {
+                return None;
+            }
+            let stored = off_runtime(&self.config.store, |s| s.load_dpop_key()).await.flatten();
+            Dpop::stored_or_new(stored)
+                .map_err(|e| tracing::debug!("no DPoP key, tokens will be bearer tokens: {e}"))
+                .ok()
+        });
+        dpop.await.as_ref()
     }
 
     fn current(&self) -> std::sync::MutexGuard<'_, Current> {
@@ -225,24 +243,20 @@ impl OAuthClient {
     /// server (`method` to `uri`): `Authorization: DPoP …` and a fresh `DPoP` proof for
     /// a DPoP-bound token (nothing for one this client has no DPoP key for: it is never
     /// sent as a bearer token), `Authorization: Bearer …` otherwise, nothing before the first
-    /// authorization. The first call loads the tokens the store keeps for `uri`; a call
-    /// near a known expiry starts a refresh in the background.
+    /// authorization. The tokens the store keeps are those [`load_stored`](Self::load_stored)
+    /// loaded (the transport has it run before its first request); a call near a known
+    /// expiry starts a refresh in the background.
     pub fn request_headers(&self, method: &http::Method, uri: &http::Uri) -> http::HeaderMap {
         let mut headers = http::HeaderMap::new();
         let url = uri.to_string();
         let tokens = {
             let mut current = self.current();
-            if !current.loaded {
-                current.loaded = true;
-                current.tokens = self.config.store.load_tokens(&canonical_resource(&url));
-                current.received_at = now_secs();
-            }
             self.maybe_refresh_ahead(&mut current);
             current.tokens.clone()
         };
         let Some(tokens) = tokens else { return headers };
         let token = &tokens.access_token;
-        match (&self.dpop, tokens.is_dpop()) {
+        match (self.dpop(), tokens.is_dpop()) {
             (Some(dpop), true) => {
                 match dpop.proof(method.as_str(), &url, Some(token)).ok().and_then(|p| header_value(&p)) {
                     Some(proof) => {
@@ -265,6 +279,25 @@ impl OAuthClient {
             }
         }
         headers
+    }
+
+    /// Loads the tokens the store keeps for the resource at `url`, once (later calls, and
+    /// calls after tokens were received, change nothing). The store is called on tokio's
+    /// blocking pool: its I/O never stalls the runtime's other tasks.
+    pub async fn load_stored(&self, url: &str) {
+        // A stored DPoP-bound token is sent with the stored key: that first.
+        self.ready_dpop().await;
+        if self.current().loaded {
+            return;
+        }
+        let key = canonical_resource(url);
+        let tokens = off_runtime(&self.config.store, move |s| s.load_tokens(&key)).await.flatten();
+        let mut current = self.current();
+        if !current.loaded {
+            current.loaded = true;
+            current.tokens = tokens;
+            current.received_at = now_secs();
+        }
     }
 
     /// Starts a background refresh when the token is due ([`refresh_due`]: within
@@ -307,7 +340,7 @@ impl OAuthClient {
     ) -> Result<(), AuthError> {
         let challenge = Challenge::from_headers(response_headers).unwrap_or_default();
         // RFC 9449 §9: the resource server wants a nonce in the proof; retry with it.
-        if let Some(dpop) = &self.dpop {
+        if let Some(dpop) = self.ready_dpop().await {
             let fresh_nonce = dpop.take_nonce_header(server_url, response_headers);
             if challenge.error.as_deref() == Some("use_dpop_nonce") {
                 return match fresh_nonce {
@@ -366,7 +399,7 @@ impl OAuthClient {
         // Checked before the token is dropped: a step-up refused here leaves the token
         // for the scopes already granted in use.
         let scopes = self.scopes(&state, &challenge, &session.discovered, forbidden)?;
-        self.set_tokens(&key, None, None);
+        self.set_tokens(&key, None, None).await;
 
         let mut fields = match &self.config.grant {
             Grant::AuthorizationCode => {
@@ -423,7 +456,7 @@ impl OAuthClient {
         };
         state.scopes =
             tokens.scope.as_deref().map_or(scopes, |s| s.split_whitespace().map(str::to_owned).collect());
-        self.set_tokens(&key, Some(tokens), Some(session));
+        self.set_tokens(&key, Some(tokens), Some(session)).await;
         Ok(())
     }
 
@@ -478,7 +511,7 @@ impl OAuthClient {
 
     /// The DPoP key, when this session's tokens are DPoP-bound.
     fn session_dpop(&self, session: &Session) -> Option<&Dpop> {
-        self.dpop.as_ref().filter(|_| session.dpop)
+        self.dpop().filter(|_| session.dpop)
     }
 
     /// Whether this session's tokens are DPoP-bound: always, if so configured; else when
@@ -490,24 +523,39 @@ impl OAuthClient {
             .get("dpop_signing_alg_values_supported")
             .and_then(Value::as_array)
             .is_some_and(|a| a.iter().any(|v| v == "ES256"));
-        self.dpop.is_some() && (self.config.dpop == DpopPolicy::Always || (es256 && resource_dpop))
+        self.dpop().is_some() && (self.config.dpop == DpopPolicy::Always || (es256 && resource_dpop))
     }
 
-    /// Replaces the tokens (and the store's copy) of the resource `key`.
-    fn set_tokens(&self, key: &str, tokens: Option<Tokens>, session: Option<Session>) {
-        if let (Some(_), Some(dpop)) = (&tokens, session.as_ref().and_then(|s| self.session_dpop(s))) {
-            dpop.keep_in(self.config.store.as_ref());
+    /// Replaces the tokens of the resource `key`, then the store's copy (and a fresh DPoP
+    /// key they are bound to), saved off the async runtime: the save finishes even if the
+    /// caller is cancelled meanwhile, and the tokens in use are already the new ones.
+    async fn set_tokens(&self, key: &str, tokens: Option<Tokens>, session: Option<Session>) {
+        let dpop_key =
+            tokens.as_ref().and(session.as_ref()).and_then(|s| self.session_dpop(s)?.take_unsaved());
+        let saved = tokens.clone();
+        {
+            let mut current = self.current();
+            current.tokens = tokens;
+            current.loaded = true;
+            current.refreshed_ahead = false;
+            current.received_at = now_secs();
+            if session.is_some() {
+                current.session = session;
+            }
         }
-        if let Err(e) = self.config.store.save_tokens(key, tokens.as_ref()) {
-            tracing::warn!("could not save tokens: {e}");
-        }
-        let mut current = self.current();
-        current.tokens = tokens;
-        current.loaded = true;
-        current.refreshed_ahead = false;
-        current.received_at = now_secs();
-        if session.is_some() {
-            current.session = session;
+        let key = key.to_owned();
+        let outcome = off_runtime(&self.config.store, move |s| {
+            if let Some(Err(e)) = dpop_key.map(|der| s.save_dpop_key(&der)) {
+                tracing::debug!(
+                    "the DPoP key could not be stored (tokens bound to it end with this process): {e}"
+                );
+            }
+            s.save_tokens(&key, saved.as_ref())
+        });
+        match outcome.await {
+            Some(Ok(())) => {}
+            Some(Err(e)) => tracing::warn!("could not save tokens: {e}"),
+            None => tracing::warn!("could not save tokens: the store call did not finish"),
         }
     }
 
@@ -534,7 +582,7 @@ impl OAuthClient {
         let proof_sent = self.session_dpop(session).is_some();
         let tokens =
             parse_tokens(&answer, &session.discovered.issuer, &scopes, old.refresh_token, proof_sent)?;
-        self.set_tokens(&session.key, Some(tokens), Some(session.clone()));
+        self.set_tokens(&session.key, Some(tokens), Some(session.clone())).await;
         Ok(())
     }
 
@@ -548,6 +596,14 @@ impl OAuthClient {
             || c.redirect_uri
                 .as_deref()
                 .is_none_or(|registered| same_redirect(registered, &self.redirect_uri()))
+    }
+
+    /// The credentials the store keeps for `issuer`, if they still fit this client (read
+    /// off the async runtime).
+    async fn stored_client(&self, issuer: &str) -> Option<ClientCredentials> {
+        let issuer = issuer.to_owned();
+        let stored = off_runtime(&self.config.store, move |s| s.load_client(&issuer)).await.flatten();
+        stored.filter(|c| self.still_registered(c))
     }
 
     /// Credentials at the discovered issuer: kept ones, pre-registered ones, stored
@@ -565,7 +621,7 @@ impl OAuthClient {
             self.config.pre_registered.as_ref().filter(|(i, _)| i.as_deref().is_none_or(|i| i == issuer));
         let c = if let Some((_, c)) = pre_registered {
             c.clone()
-        } else if let Some(c) = self.config.store.load_client(issuer).filter(|c| self.still_registered(c)) {
+        } else if let Some(c) = self.stored_client(issuer).await {
             c
         } else if !self.config.grant.is_interactive() {
             return Err(AuthError::Protocol(format!(
@@ -585,8 +641,13 @@ impl OAuthClient {
             let c =
                 register(&self.fetch, &discovered.metadata, &self.config.client_name, &self.redirect_uri())
                     .await?;
-            if let Err(e) = self.config.store.save_client(issuer, &c) {
-                tracing::warn!("could not save the client registration: {e}");
+            let (owned_issuer, saved) = (issuer.to_owned(), c.clone());
+            match off_runtime(&self.config.store, move |s| s.save_client(&owned_issuer, &saved)).await {
+                Some(Ok(())) => {}
+                Some(Err(e)) => tracing::warn!("could not save the client registration: {e}"),
+                None => {
+                    tracing::warn!("could not save the client registration: the store call did not finish")
+                }
             }
             c
         };
@@ -688,3 +749,7 @@ mod refresh_tests {
         assert!(!refresh_due(0, u64::MAX, 0, u64::MAX));
     }
 }
+
+#[cfg(test)]
+#[path = "offload_tests.rs"]
+mod offload_tests;

@@ -43,12 +43,12 @@ impl Dpop {
         Self::of(SigningKey::generate_es256()?, None)
     }
 
-    /// The key a token store kept (an ES256 key as PKCS#8), or a fresh one, which
-    /// [`Dpop::keep_in`] stores once tokens are bound to it: tokens bound to the key in one
+    /// The key a token store kept (`stored`, an ES256 key as PKCS#8), or a fresh one, which
+    /// the token store keeps once tokens are bound to it ([`Dpop::take_unsaved`]): tokens bound to the key in one
     /// process stay usable in the next (a resource server rejects a proof signed by any
     /// other key, RFC 9449 §7.1).
-    pub(crate) fn stored_or_new(store: &dyn super::TokenStore) -> Result<Dpop, AuthError> {
-        if let Some(der) = store.load_dpop_key() {
+    pub(crate) fn stored_or_new(stored: Option<Vec<u8>>) -> Result<Dpop, AuthError> {
+        if let Some(der) = stored {
             match SigningKey::from_pkcs8_der(&der, Some("ES256")) {
                 Ok(key) => return Self::of(key, None),
                 Err(e) => tracing::debug!("the stored DPoP key is unusable, making another: {e}"),
@@ -58,14 +58,10 @@ impl Dpop {
         Self::of(SigningKey::from_pkcs8_der(&der, Some("ES256"))?, Some(der))
     }
 
-    /// Stores a fresh key (once): tokens bound to it are about to be saved.
-    pub(crate) fn keep_in(&self, store: &dyn super::TokenStore) {
-        let Some(der) = self.unsaved.lock().unwrap_or_else(PoisonError::into_inner).take() else { return };
-        if let Err(e) = store.save_dpop_key(&der) {
-            tracing::debug!(
-                "the DPoP key could not be stored (tokens bound to it end with this process): {e}"
-            );
-        }
+    /// A fresh key's PKCS#8, once, for the token store to keep: tokens bound to it are
+    /// about to be saved.
+    pub(crate) fn take_unsaved(&self) -> Option<Vec<u8>> {
+        self.unsaved.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 
     fn of(key: SigningKey, unsaved: Option<Vec<u8>>) -> Result<Dpop, AuthError> {

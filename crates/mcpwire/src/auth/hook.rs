@@ -15,6 +15,11 @@ impl AuthHook for OAuthClient {
         OAuthClient::request_headers(self, method, uri)
     }
 
+    /// Loads the tokens the store keeps for `url` before the first request.
+    fn prepare<'a>(&'a self, url: &'a str) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        Box::pin(self.load_stored(url))
+    }
+
     /// A `401`, or a `403` whose challenge is `insufficient_scope` (a step-up); any other
     /// `403` is the server's final word.
     fn wants_authorization(&self, status: StatusCode, headers: &HeaderMap) -> bool {

@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -46,8 +46,9 @@ impl Tokens {
     }
 }
 
-/// Keeps tokens (by resource) and client credentials (by issuer). Calls are short and
-/// synchronous: implementations that do I/O keep it small (one file, one row).
+/// Keeps tokens (by resource) and client credentials (by issuer). Calls are synchronous
+/// and may block (file I/O, a lock): the client makes them on tokio's blocking pool, never
+/// on an async worker; implementations that do I/O keep it small (one file, one row).
 pub trait TokenStore: Send + Sync + 'static {
     /// The tokens saved for `resource`.
     fn load_tokens(&self, resource: &str) -> Option<Tokens>;
@@ -66,6 +67,18 @@ pub trait TokenStore: Send + Sync + 'static {
     fn save_dpop_key(&self, _pkcs8: &[u8]) -> Result<(), AuthError> {
         Ok(())
     }
+}
+
+/// Runs one call of `store` on tokio's blocking pool: a store may do file I/O and wait
+/// for a lock another process holds, which must not stall the async runtime's other tasks
+/// (on a current-thread runtime, all of them). `None` if the call panicked or the runtime
+/// is shutting down.
+pub(crate) async fn off_runtime<T: Send + 'static>(
+    store: &Arc<dyn TokenStore>,
+    call: impl FnOnce(&dyn TokenStore) -> T + Send + 'static,
+) -> Option<T> {
+    let store = Arc::clone(store);
+    tokio::task::spawn_blocking(move || call(store.as_ref())).await.ok()
 }
 
 /// Everything a store holds, as the JSON file stores it.

@@ -66,6 +66,15 @@ pub trait AuthHook: Send + Sync + 'static {
         status: StatusCode,
         headers: &'a HeaderMap,
     ) -> Pin<Box<dyn Future<Output = Result<(), String>> + Send + 'a>>;
+
+    /// Gets ready to authorize requests to the endpoint `url` (for OAuth: loads the
+    /// tokens a store kept, off the async runtime), before the transport's first request
+    /// asks for [`request_headers`](Self::request_headers), which cannot wait. Called once
+    /// per connection; by default nothing.
+    fn prepare<'a>(&'a self, url: &'a str) -> Pin<Box<dyn Future<Output = ()> + Send + 'a>> {
+        let _ = url;
+        Box::pin(std::future::ready(()))
+    }
 }
 
 /// The hook of one transport, if any.
@@ -98,6 +107,18 @@ impl Shared {
             Some(hook) => hook.request_headers(method, uri),
             None => HeaderMap::new(),
         }
+    }
+
+    /// Has the hook get ready, once per connection, before the first request's headers are
+    /// built (nothing without a hook; later calls return at once).
+    pub(super) async fn prepare_auth(&self) {
+        let Some(hook) = &self.auth.0 else { return };
+        self.auth_prepared
+            .get_or_init(|| async {
+                let url = self.url.to_string();
+                hook.prepare(&url).await;
+            })
+            .await;
     }
 
     /// Lets the hook authorize when a response asks for it, at most

@@ -107,6 +107,7 @@ impl Shared {
         let mut authorizations = 0;
         let (mut reinitialized, mut tried_legacy, mut refreshed_tools) = (false, false, false);
         let mut reissues: u32 = 0;
+        self.prepare_auth().await;
         for _ in 0..8 {
             let sent_session = self.renewed.session_id();
             let headers = self.message_headers(&message, stateless.as_deref());

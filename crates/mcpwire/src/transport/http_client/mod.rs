@@ -152,6 +152,8 @@ struct Shared {
     /// The largest response body or SSE event read.
     max_message_bytes: usize,
     auth: auth_hook::Hook,
+    /// Set once the hook got ready ([`AuthHook::prepare`]).
+    auth_prepared: tokio::sync::OnceCell<()>,
     /// Set to the `initialize` answer of each session made in place of a forgotten one;
     /// holds the current session's `Mcp-Session-Id` too.
     renewed: super::RenewedSession,
@@ -202,6 +204,7 @@ impl Transport for HttpClientTransport {
             closed: CancellationToken::new(),
             middlewares: self.middlewares,
             auth: self.auth,
+            auth_prepared: tokio::sync::OnceCell::new(),
             renewed: self.renewed,
         });
         let finished = self.finished;
