@@ -41,11 +41,7 @@ async fn a_task_asking(config: DispatcherConfig) -> (RawPeer, String, mcpwire::p
         .unwrap();
     let mut raw = initialize_with(server, json!({ "elicitation": {} })).await;
     raw.send(Notification::new("notifications/initialized", None)).await;
-    let created =
-        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
-    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
-    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
-    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    let (id, question) = task_asking(&mut raw, "asks").await;
     (raw, id, question)
 }
 

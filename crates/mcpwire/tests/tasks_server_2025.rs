@@ -84,11 +84,7 @@ fn server() -> Server {
 async fn a_task_asking() -> (RawPeer, String, mcpwire::protocol::Request) {
     let mut raw = start();
     initialize(&mut raw, "2025-11-25").await;
-    let created =
-        expect_result(&call(&mut raw, 1, "tools/call", json!({ "name": "asks", "task": {} })).await, 1);
-    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
-    raw.request(2, "tasks/result", json!({ "taskId": id })).await;
-    let Message::Request(question) = next(&mut raw).await else { panic!("expected elicitation/create") };
+    let (id, question) = task_asking(&mut raw, "asks").await;
     (raw, id, question)
 }
 

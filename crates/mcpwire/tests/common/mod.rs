@@ -129,6 +129,19 @@ pub async fn call_past_task_status(raw: &mut RawPeer, id: i64, method: &str, par
     next_past_task_status(raw).await
 }
 
+/// Calls tool `tool` as a 2025 task (request 1) and asks for its result (request 2, left
+/// waiting): the task's id and the first question the task asks the client meanwhile.
+pub async fn task_asking(raw: &mut RawPeer, tool: &str) -> (String, Request) {
+    let call = call_past_task_status(raw, 1, "tools/call", serde_json::json!({ "name": tool, "task": {} }));
+    let created = expect_result(&call.await, 1);
+    let id = created["task"]["taskId"].as_str().unwrap().to_owned();
+    raw.request(2, "tasks/result", serde_json::json!({ "taskId": id })).await;
+    let Message::Request(question) = next_past_task_status(raw).await else {
+        panic!("expected a question to the client")
+    };
+    (id, question)
+}
+
 /// A message as JSON, for assertions.
 pub fn json_of(message: &Message) -> Value {
     serde_json::from_slice(&message.to_vec()).unwrap()
