@@ -131,6 +131,17 @@ fn machine_client(dpop: DpopPolicy) -> OAuthClient {
     })
 }
 
+/// Connects a machine client (`dpop`) to the MCP endpoint `url`, which must refuse it
+/// within [`BOUND`]: the connect's error.
+async fn refused_connect(url: &str, dpop: DpopPolicy) -> String {
+    let transport =
+        mcpwire::transport::http_client::HttpClientTransport::new(url).unwrap().oauth(machine_client(dpop));
+    let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
+    let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
+    let Err(error) = outcome else { panic!("a resource that refuses everything is not connected to") };
+    error.to_string()
+}
+
 fn raw(status: StatusCode, body: impl Into<Bytes>) -> http::Response<Full<Bytes>> {
     http::Response::builder().status(status).body(Full::new(body.into())).unwrap()
 }
@@ -281,13 +292,7 @@ async fn a_refresh_that_always_succeeds_for_a_resource_that_always_refuses_is_bo
     });
     let posts = Arc::new(AtomicUsize::new(0));
     let (resource, count) = with_counted_resource(answer, json!({}), posts.clone()).await;
-    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&resource)
-        .unwrap()
-        .oauth(machine_client(DpopPolicy::Never));
-    let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
-    let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
-    let Err(error) = outcome else { panic!("a resource that refuses everything is not connected to") };
-    let error = error.to_string();
+    let error = refused_connect(&resource, DpopPolicy::Never).await;
     assert!(error.contains("401"), "{error}");
     // Each POST is sent at most four times (three authorizations), each 401 but the last
     // of each request leads to one token request.
@@ -312,13 +317,7 @@ async fn a_resource_demanding_a_new_dpop_nonce_forever_is_bounded() {
         Box::pin(async move { reply(StatusCode::UNAUTHORIZED, &headers, json!({})) })
     })
     .await;
-    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&format!("{resource}/mcp"))
-        .unwrap()
-        .oauth(machine_client(DpopPolicy::Always));
-    let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
-    let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
-    let Err(error) = outcome else { panic!("a resource that refuses everything is not connected to") };
-    let error = error.to_string();
+    let error = refused_connect(&format!("{resource}/mcp"), DpopPolicy::Always).await;
     assert!(error.contains("401"), "{error}");
     let posts = posts.load(Ordering::Relaxed);
     assert!(posts.is_multiple_of(4) && posts <= 16, "each request is sent at most four times: {posts} POSTs");
@@ -695,13 +694,7 @@ async fn a_resource_forbidding_every_request_with_a_new_scope_is_bounded_per_req
     });
     let posts = Arc::new(AtomicUsize::new(0));
     let (resource, count) = with_refusing_resource(answer, json!({}), posts.clone(), forbidden).await;
-    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&resource)
-        .unwrap()
-        .oauth(machine_client(DpopPolicy::Never));
-    let connecting = mcpwire::client::Client::builder("hostile", "0").connect(transport);
-    let outcome = tokio::time::timeout(BOUND, connecting).await.expect("the connect ends in bounded time");
-    let Err(error) = outcome else { panic!("a resource that forbids everything is not connected to") };
-    let error = error.to_string();
+    let error = refused_connect(&resource, DpopPolicy::Never).await;
     assert!(error.contains("403"), "{error}");
     let (requests, posts) = (count.load(Ordering::Relaxed), posts.load(Ordering::Relaxed));
     assert!(posts.is_multiple_of(4) && posts <= 16, "each request is sent at most four times: {posts} POSTs");
