@@ -406,8 +406,7 @@ mod tests {
     /// past the bounds they are counted, and the count said.
     #[test]
     fn lines_wait_while_a_question_is_on_screen_within_bounds() {
-        let buffer = Arc::new(Mutex::new(Vec::new()));
-        let ui = Ui { state: Arc::default(), tty: true, quiet: false, sink: Sink::Buffer(buffer.clone()) };
+        let (ui, buffer) = Ui::buffered();
         let written = || String::from_utf8(std::mem::take(&mut *buffer.lock().unwrap())).unwrap();
         let log = |data: &str| {
             let params = serde_json::json!({ "level": "info", "data": data });
