@@ -23,7 +23,7 @@ use super::dpop::Dpop;
 use super::fetch::Fetcher;
 use super::grant::{grant_fields, Grant};
 use super::jose::now_secs;
-use super::store::{off_runtime, MemoryTokenStore, TokenStore, Tokens};
+use super::store::{BoundedStore, MemoryTokenStore, TokenStore, Tokens};
 use super::token_endpoint::{self, parse_tokens};
 use super::AuthError;
 
@@ -87,6 +87,12 @@ pub struct OAuthConfig {
     /// its own; a server that answers each just in time would otherwise hold a login for
     /// minutes.
     pub discovery_timeout: Duration,
+    /// The longest one call of the [`store`](Self::store) may take (default 15 s, above
+    /// the 5 s a [`FileTokenStore`](super::FileTokenStore) waits for another process's
+    /// lock). A call that takes longer is abandoned (its blocking thread cannot be
+    /// stopped), the store is not called again by this client, and authorizing fails
+    /// saying so: a store that never returns must not hold requests forever.
+    pub store_timeout: Duration,
 }
 
 impl Default for OAuthConfig {
@@ -103,6 +109,7 @@ impl Default for OAuthConfig {
             store: Arc::new(MemoryTokenStore::new()),
             refresh_ahead_secs: 60,
             discovery_timeout: Duration::from_secs(60),
+            store_timeout: Duration::from_secs(15),
         }
     }
 }
@@ -159,6 +166,9 @@ struct Current {
 pub struct OAuthClient {
     config: OAuthConfig,
     fetch: Fetcher,
+    /// The configured store, each call bounded by
+    /// [`store_timeout`](OAuthConfig::store_timeout).
+    store: BoundedStore,
     /// The DPoP key (`None` when DPoP is off or no key could be made), set before the
     /// first tokens: by [`load_stored`](Self::load_stored) or [`authorize`](Self::authorize).
     dpop: Arc<tokio::sync::OnceCell<Option<Dpop>>>,
@@ -187,6 +197,7 @@ impl OAuthClient {
     /// [`authorize`](Self::authorize), not here.
     pub fn new(config: OAuthConfig) -> Self {
         OAuthClient {
+            store: BoundedStore::new(Arc::clone(&config.store), config.store_timeout),
             config,
             fetch: Fetcher::default(),
             dpop: Arc::default(),
@@ -207,7 +218,11 @@ impl OAuthClient {
             if self.config.dpop == DpopPolicy::Never {
                 return None;
             }
-            let stored = off_runtime(&self.config.store, |s| s.load_dpop_key()).await.flatten();
+            let stored = self.store.call("load_dpop_key", |s| s.load_dpop_key()).await;
+            let stored = stored.unwrap_or_else(|e| {
+                tracing::warn!("no stored DPoP key read, using a new one: {e}");
+                None
+            });
             Dpop::stored_or_new(stored)
                 .map_err(|e| tracing::debug!("no DPoP key, tokens will be bearer tokens: {e}"))
                 .ok()
@@ -291,7 +306,13 @@ impl OAuthClient {
             return;
         }
         let key = canonical_resource(url);
-        let tokens = off_runtime(&self.config.store, move |s| s.load_tokens(&key)).await.flatten();
+        // A store that does not answer leaves no tokens: the first request goes without,
+        // and authorizing after its 401 fails saying why.
+        let tokens = self.store.call("load_tokens", move |s| s.load_tokens(&key)).await;
+        let tokens = tokens.unwrap_or_else(|e| {
+            tracing::warn!("stored tokens not read: {e}");
+            None
+        });
         let mut current = self.current();
         if !current.loaded {
             current.loaded = true;
@@ -351,6 +372,8 @@ impl OAuthClient {
         }
         let failed_token = self.tokens().map(|t| t.access_token);
         let mut state = self.state.lock().await;
+        // A store that stopped answering would hold this authorization too, or lose it.
+        self.store.usable()?;
         // Another request renewed the token while this one waited: retry with it.
         if self.tokens().map(|t| t.access_token) != failed_token {
             return Ok(());
@@ -544,7 +567,7 @@ impl OAuthClient {
             }
         }
         let key = key.to_owned();
-        let outcome = off_runtime(&self.config.store, move |s| {
+        let outcome = self.store.call("save_tokens", move |s| {
             if let Some(Err(e)) = dpop_key.map(|der| s.save_dpop_key(&der)) {
                 tracing::debug!(
                     "the DPoP key could not be stored (tokens bound to it end with this process): {e}"
@@ -552,10 +575,8 @@ impl OAuthClient {
             }
             s.save_tokens(&key, saved.as_ref())
         });
-        match outcome.await {
-            Some(Ok(())) => {}
-            Some(Err(e)) => tracing::warn!("could not save tokens: {e}"),
-            None => tracing::warn!("could not save tokens: the store call did not finish"),
+        if let Err(e) = outcome.await.and_then(|saved| saved) {
+            tracing::warn!("could not save tokens: {e}");
         }
     }
 
@@ -599,11 +620,11 @@ impl OAuthClient {
     }
 
     /// The credentials the store keeps for `issuer`, if they still fit this client (read
-    /// off the async runtime).
-    async fn stored_client(&self, issuer: &str) -> Option<ClientCredentials> {
+    /// off the async runtime); an error when the store does not answer.
+    async fn stored_client(&self, issuer: &str) -> Result<Option<ClientCredentials>, AuthError> {
         let issuer = issuer.to_owned();
-        let stored = off_runtime(&self.config.store, move |s| s.load_client(&issuer)).await.flatten();
-        stored.filter(|c| self.still_registered(c))
+        let stored = self.store.call("load_client", move |s| s.load_client(&issuer)).await?;
+        Ok(stored.filter(|c| self.still_registered(c)))
     }
 
     /// Credentials at the discovered issuer: kept ones, pre-registered ones, stored
@@ -621,7 +642,7 @@ impl OAuthClient {
             self.config.pre_registered.as_ref().filter(|(i, _)| i.as_deref().is_none_or(|i| i == issuer));
         let c = if let Some((_, c)) = pre_registered {
             c.clone()
-        } else if let Some(c) = self.stored_client(issuer).await {
+        } else if let Some(c) = self.stored_client(issuer).await? {
             c
         } else if !self.config.grant.is_interactive() {
             return Err(AuthError::Protocol(format!(
@@ -642,12 +663,9 @@ impl OAuthClient {
                 register(&self.fetch, &discovered.metadata, &self.config.client_name, &self.redirect_uri())
                     .await?;
             let (owned_issuer, saved) = (issuer.to_owned(), c.clone());
-            match off_runtime(&self.config.store, move |s| s.save_client(&owned_issuer, &saved)).await {
-                Some(Ok(())) => {}
-                Some(Err(e)) => tracing::warn!("could not save the client registration: {e}"),
-                None => {
-                    tracing::warn!("could not save the client registration: the store call did not finish")
-                }
+            let saving = self.store.call("save_client", move |s| s.save_client(&owned_issuer, &saved));
+            if let Err(e) = saving.await.and_then(|saved| saved) {
+                tracing::warn!("could not save the client registration: {e}");
             }
             c
         };

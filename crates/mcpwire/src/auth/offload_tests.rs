@@ -1,7 +1,7 @@
 //! The token store's calls, which may block, run off the async runtime: on a
 //! current-thread runtime another task makes progress while a store call waits.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::mpsc::{channel, Receiver, Sender};
 use std::sync::{Arc, Mutex};
@@ -102,4 +102,72 @@ async fn loading_the_dpop_key_does_not_block_the_runtime() {
     opener.await.unwrap();
     assert_eq!(*store.opened.lock().unwrap(), [true, true], "a load blocked the runtime");
     assert!(client.dpop().is_some(), "a fresh key");
+}
+
+/// A store whose every call waits until the test releases it (drops the sender), and
+/// counts the calls that reached it.
+struct StuckStore {
+    release: Mutex<Receiver<()>>,
+    calls: Mutex<usize>,
+}
+
+impl StuckStore {
+    fn new() -> (Sender<()>, Arc<StuckStore>) {
+        let (release, wait) = channel();
+        (release, Arc::new(StuckStore { release: Mutex::new(wait), calls: Mutex::default() }))
+    }
+
+    fn stuck(&self) {
+        *self.calls.lock().unwrap() += 1;
+        let _ = self.release.lock().unwrap().recv();
+    }
+}
+
+impl TokenStore for StuckStore {
+    fn load_tokens(&self, _resource: &str) -> Option<Tokens> {
+        self.stuck();
+        None
+    }
+    fn save_tokens(&self, _resource: &str, _tokens: Option<&Tokens>) -> Result<(), AuthError> {
+        self.stuck();
+        Ok(())
+    }
+    fn load_client(&self, _issuer: &str) -> Option<ClientCredentials> {
+        self.stuck();
+        None
+    }
+    fn save_client(&self, _issuer: &str, _credentials: &ClientCredentials) -> Result<(), AuthError> {
+        self.stuck();
+        Ok(())
+    }
+    fn load_dpop_key(&self) -> Option<Vec<u8>> {
+        self.stuck();
+        None
+    }
+}
+
+/// A store call that never returns ends at the store's time limit: loading the stored
+/// tokens (what the transport does before its first request) goes on without them, and
+/// the next authorization fails saying the store did not answer, without calling it
+/// again (each stuck call holds a blocking thread for good).
+#[tokio::test]
+async fn a_store_that_never_answers_ends_in_a_clear_error() {
+    let (release, store) = StuckStore::new();
+    let store_timeout = Duration::from_millis(200);
+    let config = OAuthConfig { store: store.clone(), store_timeout, ..OAuthConfig::default() };
+    let client = OAuthClient::new(config);
+    let url = "http://127.0.0.1:9/mcp";
+    tokio::time::timeout(Duration::from_secs(30), client.load_stored(url))
+        .await
+        .expect("loading from a stuck store ends");
+    assert!(client.tokens().is_none());
+    let refused =
+        tokio::time::timeout(Duration::from_secs(30), client.authorize(url, &http::HeaderMap::new(), false))
+            .await
+            .expect("authorizing with a stuck store ends")
+            .unwrap_err()
+            .to_string();
+    assert!(refused.contains("token store did not answer"), "{refused}");
+    assert_eq!(*store.calls.lock().unwrap(), 1, "a stuck store is not called again");
+    drop(release);
 }

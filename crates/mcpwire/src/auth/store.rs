@@ -5,7 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,12 @@ impl Tokens {
 /// Keeps tokens (by resource) and client credentials (by issuer). Calls are synchronous
 /// and may block (file I/O, a lock): the client makes them on tokio's blocking pool, never
 /// on an async worker; implementations that do I/O keep it small (one file, one row).
+///
+/// Each call must return within the client's
+/// [`store_timeout`](super::OAuthConfig::store_timeout). One that does not is abandoned,
+/// not stopped (a blocking thread cannot be killed: it stays taken until the call
+/// returns); the client then stops calling the store, and its next authorization fails
+/// saying that the store did not answer.
 pub trait TokenStore: Send + Sync + 'static {
     /// The tokens saved for `resource`.
     fn load_tokens(&self, resource: &str) -> Option<Tokens>;
@@ -69,16 +76,61 @@ pub trait TokenStore: Send + Sync + 'static {
     }
 }
 
-/// Runs one call of `store` on tokio's blocking pool: a store may do file I/O and wait
-/// for a lock another process holds, which must not stall the async runtime's other tasks
-/// (on a current-thread runtime, all of them). `None` if the call panicked or the runtime
-/// is shutting down.
-pub(crate) async fn off_runtime<T: Send + 'static>(
-    store: &Arc<dyn TokenStore>,
-    call: impl FnOnce(&dyn TokenStore) -> T + Send + 'static,
-) -> Option<T> {
-    let store = Arc::clone(store);
-    tokio::task::spawn_blocking(move || call(store.as_ref())).await.ok()
+/// A client's token store, each call run on tokio's blocking pool and bounded in time:
+/// a store may do file I/O and wait for a lock another process holds, which must not
+/// stall the async runtime's other tasks (on a current-thread runtime, all of them), and
+/// a store that never returns must not hold the client's requests forever.
+///
+/// A call that does not return in time cannot be stopped: its thread stays taken in the
+/// blocking pool until the store returns. So a store that missed its time once is not
+/// called again; every later call fails at once, saying why.
+#[derive(Clone)]
+pub(crate) struct BoundedStore {
+    store: Arc<dyn TokenStore>,
+    timeout: Duration,
+    /// Why the store was given up on, once a call did not return within `timeout`.
+    stuck: Arc<OnceLock<String>>,
+}
+
+impl BoundedStore {
+    /// `store`, each call allowed `timeout`.
+    pub(crate) fn new(store: Arc<dyn TokenStore>, timeout: Duration) -> Self {
+        BoundedStore { store, timeout, stuck: Arc::default() }
+    }
+
+    /// Runs `call` (the store method `what`) on the blocking pool, within the time
+    /// limit. Fails when it does not return in time, when an earlier call did not, or
+    /// when it panicked (or the runtime is shutting down).
+    pub(crate) async fn call<T: Send + 'static>(
+        &self,
+        what: &'static str,
+        call: impl FnOnce(&dyn TokenStore) -> T + Send + 'static,
+    ) -> Result<T, AuthError> {
+        self.usable()?;
+        let store = Arc::clone(&self.store);
+        let task = tokio::task::spawn_blocking(move || call(store.as_ref()));
+        match tokio::time::timeout(self.timeout, task).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(_)) => Err(AuthError::Protocol(format!(
+                "the token store's {what} did not finish (it panicked, or the runtime is shutting down)"
+            ))),
+            Err(_) => {
+                let why = format!(
+                    "the token store did not answer {what} within {:?}; it is not called again by this client",
+                    self.timeout
+                );
+                Err(AuthError::Protocol(self.stuck.get_or_init(|| why).clone()))
+            }
+        }
+    }
+
+    /// Fails, saying why, once a call did not return in time.
+    pub(crate) fn usable(&self) -> Result<(), AuthError> {
+        match self.stuck.get() {
+            Some(why) => Err(AuthError::Protocol(why.clone())),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Everything a store holds, as the JSON file stores it.
