@@ -54,7 +54,7 @@ async fn dpop_token_request_retries_with_the_servers_nonce_and_binds_requests() 
 
     // Resource requests: `Authorization: DPoP`, a fresh proof bound to the token.
     let target = format!("{}?session=1#frag", test_as.resource);
-    let headers = oauth.request_headers(&http::Method::POST, &uri(&target));
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&target)).await;
     assert_eq!(headers["authorization"], "DPoP at-1");
     let (header, claims) = verify_proof(headers["dpop"].to_str().unwrap());
     assert_eq!(
@@ -66,7 +66,7 @@ async fn dpop_token_request_retries_with_the_servers_nonce_and_binds_requests() 
     assert_eq!(claims["htu"], test_as.resource, "no query, no fragment");
     assert_eq!(claims["ath"], ath("at-1"));
     assert!(claims.get("nonce").is_none(), "the AS nonce is not the resource server's");
-    let again = oauth.request_headers(&http::Method::GET, &uri(&test_as.resource));
+    let again = oauth.request_headers(&http::Method::GET, &uri(&test_as.resource)).await;
     let (_, again) = verify_proof(again["dpop"].to_str().unwrap());
     assert_eq!(again["htm"], "GET");
     assert_ne!(again["jti"], claims["jti"]);
@@ -83,7 +83,7 @@ async fn resource_server_nonce_challenge_is_answered_without_a_new_token() {
     nonce_challenge.insert("dpop-nonce", "rs-nonce-1".parse().unwrap());
     oauth.authorize(&test_as.resource, &nonce_challenge, false).await.unwrap();
     assert_eq!(test_as.seen("/token").len(), 1, "a nonce challenge needs no new token");
-    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource)).await;
     let (_, claims) = verify_proof(headers["dpop"].to_str().unwrap());
     assert_eq!(claims["nonce"], "rs-nonce-1");
     assert_eq!(headers["authorization"], "DPoP at-1");
@@ -97,7 +97,7 @@ async fn dpop_never_means_bearer_tokens_without_proofs() {
     let oauth = client(OAuthConfig { dpop: DpopPolicy::Never, ..OAuthConfig::default() });
     oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
     assert!(test_as.seen("/token")[0].dpop.is_none());
-    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource)).await;
     assert_eq!(headers["authorization"], "Bearer at-1");
     assert!(headers.get("dpop").is_none());
 }
@@ -131,7 +131,7 @@ async fn a_401_refreshes_first_and_authorizes_again_when_the_refresh_is_refused(
 async fn requests_until(oauth: &OAuthClient, test_as: &TestAs, done: impl Fn() -> bool) -> bool {
     let requests = async {
         while !done() {
-            let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+            let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource)).await;
             assert_eq!(headers["authorization"], "Bearer at-1", "each request goes with the current token");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -172,7 +172,7 @@ async fn a_refused_background_refresh_is_tried_once_per_token() {
     let tried = requests_until(&oauth, &test_as, || test_as.seen("/token").len() >= 2).await;
     assert!(tried, "the first request near expiry tries a refresh");
     for _ in 0..10 {
-        let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+        let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource)).await;
         assert_eq!(headers["authorization"], "Bearer at-1");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -460,15 +460,15 @@ async fn the_dpop_key_lives_in_the_token_store_with_its_tokens() {
     };
     let first = client(config());
     first.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
-    let proof_key = |oauth: &OAuthClient| {
-        let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource));
+    let proof_key = async |oauth: &OAuthClient| {
+        let headers = oauth.request_headers(&http::Method::POST, &uri(&test_as.resource)).await;
         assert_eq!(headers["authorization"], "DPoP at-1");
         verify_proof(headers["dpop"].to_str().unwrap()).0["jwk"].clone()
     };
-    let key = proof_key(&first);
+    let key = proof_key(&first).await;
+    // Its first request_headers loads the stored tokens and key.
     let later = client(config());
-    later.load_stored(&test_as.resource).await;
-    assert_eq!(proof_key(&later), key, "the same key in a client made later");
+    assert_eq!(proof_key(&later).await, key, "the same key in a client made later");
     assert_eq!(test_as.seen("/token").len(), 1, "no new token needed");
 }
 
@@ -515,7 +515,7 @@ async fn dpop_is_used_only_where_the_resource_takes_it() {
     oauth.authorize(&resource, &challenge_of(&base, ""), false).await.unwrap();
     let token = &test_as.seen("/token")[0];
     assert!(token.dpop.is_none(), "no proof: a bearer token was asked for");
-    let headers = oauth.request_headers(&http::Method::POST, &uri(&resource));
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&resource)).await;
     assert!(headers["authorization"].to_str().unwrap().starts_with("Bearer "), "{headers:?}");
     assert!(headers.get("dpop").is_none());
 }
@@ -588,7 +588,7 @@ async fn the_code_flow_sends_pkce_state_and_the_resource_indicator() {
     assert_ne!(first["state"], second["state"], "a fresh state per authorization");
     assert_ne!(first["code_challenge"], second["code_challenge"], "a fresh verifier per authorization");
     let target = format!("{}?a=1", test_as.resource);
-    let headers = oauth.request_headers(&http::Method::POST, &uri(&target));
+    let headers = oauth.request_headers(&http::Method::POST, &uri(&target)).await;
     assert_eq!(headers["authorization"], "Bearer at-2");
     assert!(headers.values().all(|v| !v.to_str().unwrap().contains("at-1")), "the old token is gone");
 }
@@ -607,7 +607,7 @@ async fn a_stored_dpop_token_is_never_sent_as_a_bearer_token() {
         store.save_tokens(resource, Some(&kept)).unwrap();
         let oauth = client(OAuthConfig { dpop: DpopPolicy::Never, store, ..OAuthConfig::default() });
         oauth.load_stored(resource).await;
-        let headers = oauth.request_headers(&http::Method::POST, &uri(resource));
+        let headers = oauth.request_headers(&http::Method::POST, &uri(resource)).await;
         let sent = headers.get("authorization").map(|v| v.to_str().unwrap());
         assert_eq!(sent, expected, "{token_type}");
         assert!(headers.get("dpop").is_none(), "{token_type}");

@@ -113,7 +113,8 @@ async fn a_client_starts_with_the_tokens_its_store_keeps() {
     store.save_tokens("http://127.0.0.1:9/mcp", Some(&tokens(7))).unwrap();
     let oauth = OAuthClient::new(OAuthConfig { store, ..OAuthConfig::default() });
     oauth.load_stored("http://127.0.0.1:9/mcp/").await;
-    let headers = oauth.request_headers(&http::Method::POST, &"http://127.0.0.1:9/mcp/".parse().unwrap());
+    let headers =
+        oauth.request_headers(&http::Method::POST, &"http://127.0.0.1:9/mcp/".parse().unwrap()).await;
     assert_eq!(headers["authorization"], "Bearer at-7");
 }
 

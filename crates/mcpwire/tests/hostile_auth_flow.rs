@@ -736,6 +736,6 @@ async fn a_dpop_token_for_a_request_without_a_proof_is_refused() {
     let (resource, _) = with_token_endpoint(bearer, json!({})).await;
     let client = machine_client(DpopPolicy::Never);
     authorize(&client, &resource).await.unwrap();
-    let headers = client.request_headers(&http::Method::POST, &resource.parse().unwrap());
+    let headers = client.request_headers(&http::Method::POST, &resource.parse().unwrap()).await;
     assert_eq!(headers["authorization"], "Bearer t");
 }

@@ -639,7 +639,7 @@ mod g51_pkce_s256_required {
         run.outcome.unwrap();
         assert_eq!(run.sent, 1);
         assert!(run.paths.contains(&"/token".to_owned()), "{:?}", run.paths);
-        let headers = run.oauth.request_headers(&Method::POST, &run.resource.parse().unwrap());
+        let headers = run.oauth.request_headers(&Method::POST, &run.resource.parse().unwrap()).await;
         assert_eq!(headers["authorization"], "Bearer at-1");
     }
 

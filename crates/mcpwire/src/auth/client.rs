@@ -170,7 +170,8 @@ pub struct OAuthClient {
     /// [`store_timeout`](OAuthConfig::store_timeout).
     store: BoundedStore,
     /// The DPoP key (`None` when DPoP is off or no key could be made), set before the
-    /// first tokens: by [`load_stored`](Self::load_stored) or [`authorize`](Self::authorize).
+    /// first tokens: by [`load_stored`](Self::load_stored) (which [`request_headers`](Self::request_headers)
+    /// runs on its first call) or [`authorize`](Self::authorize).
     dpop: Arc<tokio::sync::OnceCell<Option<Dpop>>>,
     state: Arc<Mutex<State>>,
     current: Arc<std::sync::Mutex<Current>>,
@@ -258,10 +259,21 @@ impl OAuthClient {
     /// server (`method` to `uri`): `Authorization: DPoP …` and a fresh `DPoP` proof for
     /// a DPoP-bound token (nothing for one this client has no DPoP key for: it is never
     /// sent as a bearer token), `Authorization: Bearer …` otherwise, nothing before the first
-    /// authorization. The tokens the store keeps are those [`load_stored`](Self::load_stored)
-    /// loaded (the transport has it run before its first request); a call near a known
-    /// expiry starts a refresh in the background.
-    pub fn request_headers(&self, method: &http::Method, uri: &http::Uri) -> http::HeaderMap {
+    /// authorization. The first call loads the tokens the store keeps for the resource at
+    /// `uri` (as [`load_stored`](Self::load_stored) does, off the async runtime), so that
+    /// code building its own requests needs no other step; a call near a known expiry
+    /// starts a refresh in the background.
+    pub async fn request_headers(&self, method: &http::Method, uri: &http::Uri) -> http::HeaderMap {
+        if !self.current().loaded {
+            self.load_stored(&uri.to_string()).await;
+        }
+        self.loaded_headers(method, uri)
+    }
+
+    /// [`request_headers`](Self::request_headers) without waiting: from the tokens loaded
+    /// so far. The transport's [`AuthHook`](crate::transport::http_client::AuthHook) path,
+    /// whose `prepare` runs [`load_stored`](Self::load_stored) before its first request.
+    pub(super) fn loaded_headers(&self, method: &http::Method, uri: &http::Uri) -> http::HeaderMap {
         let mut headers = http::HeaderMap::new();
         let url = uri.to_string();
         let tokens = {
@@ -298,7 +310,9 @@ impl OAuthClient {
 
     /// Loads the tokens the store keeps for the resource at `url`, once (later calls, and
     /// calls after tokens were received, change nothing). The store is called on tokio's
-    /// blocking pool: its I/O never stalls the runtime's other tasks.
+    /// blocking pool: its I/O never stalls the runtime's other tasks. The transport runs
+    /// it before its first request, and [`request_headers`](Self::request_headers) on its
+    /// first call; calling it first is never needed.
     pub async fn load_stored(&self, url: &str) {
         // A stored DPoP-bound token is sent with the stored key: that first.
         self.ready_dpop().await;

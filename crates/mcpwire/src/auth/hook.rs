@@ -12,7 +12,7 @@ use crate::transport::http_client::AuthHook;
 
 impl AuthHook for OAuthClient {
     fn request_headers(&self, method: &Method, uri: &Uri) -> HeaderMap {
-        OAuthClient::request_headers(self, method, uri)
+        self.loaded_headers(method, uri)
     }
 
     /// Loads the tokens the store keeps for `url` before the first request.

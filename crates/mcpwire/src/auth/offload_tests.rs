@@ -67,7 +67,8 @@ async fn loading_stored_tokens_does_not_block_the_runtime() {
         .unwrap();
     opener.await.unwrap();
     assert_eq!(*store.opened.lock().unwrap(), [true], "the load blocked the runtime");
-    let headers = client.request_headers(&http::Method::POST, &"http://127.0.0.1:9/mcp".parse().unwrap());
+    let headers =
+        client.request_headers(&http::Method::POST, &"http://127.0.0.1:9/mcp".parse().unwrap()).await;
     assert_eq!(headers[http::header::AUTHORIZATION], "Bearer stored");
 }
 
@@ -170,4 +171,17 @@ async fn a_store_that_never_answers_ends_in_a_clear_error() {
     assert!(refused.contains("token store did not answer"), "{refused}");
     assert_eq!(*store.calls.lock().unwrap(), 1, "a stuck store is not called again");
     drop(release);
+}
+
+/// Headers asked for directly, not through the transport (which loads the store before
+/// its first request), carry the stored token: the first call loads it.
+#[tokio::test]
+async fn request_headers_load_the_stored_tokens_on_first_use() {
+    let store = Arc::new(crate::auth::MemoryTokenStore::new());
+    let tokens = Tokens { access_token: "stored".into(), token_type: "Bearer".into(), ..Tokens::default() };
+    store.save_tokens("http://127.0.0.1:9/mcp", Some(&tokens)).unwrap();
+    let client = OAuthClient::new(OAuthConfig { store, dpop: DpopPolicy::Never, ..OAuthConfig::default() });
+    let uri: http::Uri = "http://127.0.0.1:9/mcp/".parse().unwrap();
+    let headers = client.request_headers(&http::Method::POST, &uri).await;
+    assert_eq!(headers.get(http::header::AUTHORIZATION).unwrap(), "Bearer stored");
 }
