@@ -613,3 +613,42 @@ async fn a_stored_dpop_token_is_never_sent_as_a_bearer_token() {
         assert!(headers.get("dpop").is_none(), "{token_type}");
     }
 }
+
+/// Approves the first authorization (as [`mcpwire::auth::FetchRedirect`] does) and
+/// declines every later one, as a user who will not consent to more scopes.
+#[derive(Default)]
+struct DeclinesAfterFirst(std::sync::atomic::AtomicBool);
+
+impl mcpwire::auth::AuthorizationHandler for DeclinesAfterFirst {
+    fn authorize(
+        &self,
+        url: String,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<String, mcpwire::auth::AuthError>> + Send>>
+    {
+        let asked_before = self.0.swap(true, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move {
+            match asked_before {
+                false => mcpwire::auth::FetchRedirect.authorize(url).await,
+                true => Err(mcpwire::auth::AuthError::Denied("the user declined".into())),
+            }
+        })
+    }
+}
+
+/// A step-up the user declines leaves the token already granted (still good for what it
+/// was granted for) in use and in the store, with its refresh token.
+#[tokio::test]
+async fn a_declined_step_up_keeps_the_token_already_granted() {
+    use mcpwire::auth::{MemoryTokenStore, TokenStore};
+    let test_as = TestAs::start(Knobs { issue_refresh: true, ..Knobs::default() }).await;
+    let store = Arc::new(MemoryTokenStore::new());
+    let authorizer = Arc::new(DeclinesAfterFirst::default());
+    let oauth = client(OAuthConfig { authorizer, store: store.clone(), ..OAuthConfig::default() });
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let granted = oauth.tokens().unwrap();
+    assert!(granted.refresh_token.is_some());
+    let declined = oauth.authorize(&test_as.resource, &insufficient(&test_as, "admin"), true).await;
+    assert!(declined.is_err_and(|e| e.to_string().contains("the user declined")));
+    assert_eq!(oauth.tokens().as_ref(), Some(&granted), "the token in use");
+    assert_eq!(store.load_tokens(&test_as.resource).as_ref(), Some(&granted), "the stored token");
+}

@@ -433,10 +433,13 @@ impl OAuthClient {
                 Err(e) => tracing::debug!("refresh refused, authorizing again: {e}"),
             }
         }
-        // Checked before the token is dropped: a step-up refused here leaves the token
-        // for the scopes already granted in use.
         let scopes = self.scopes(&state, &challenge, &session.discovered, forbidden)?;
-        self.set_tokens(&key, None, None).await;
+        // A token the resource refused is dropped (in the store too). One that lacks a
+        // scope is still good for those it was granted: a step-up that fails (the user
+        // declines, the server refuses) leaves it in use, with its refresh token.
+        if !forbidden {
+            self.set_tokens(&key, None, None).await;
+        }
 
         let mut fields = match &self.config.grant {
             Grant::AuthorizationCode => {
