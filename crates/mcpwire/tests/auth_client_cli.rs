@@ -246,6 +246,28 @@ async fn login_authorizes_through_the_loopback_and_saves_the_tokens() {
     assert!(matches!(refused, Err(AuthError::Protocol(_))), "{refused:?}");
 }
 
+/// A login whose tokens cannot be saved (the store path is a directory) fails, saying
+/// why, rather than reporting a login that later commands would not find.
+#[tokio::test]
+async fn a_login_whose_tokens_cannot_be_saved_fails() {
+    let test_as = TestAs::start(Knobs::default()).await;
+    let dir = scratch::Scratch::new("auth-unsaved");
+    let path = dir.join("auth.json");
+    std::fs::create_dir_all(&path).unwrap();
+    let options = LoginOptions {
+        store_path: Some(path),
+        opener: Some(Arc::new(|url: &str| {
+            let url = url.to_owned();
+            tokio::spawn(async move { browse(url).await });
+        })),
+        timeout: Duration::from_secs(10),
+        ..LoginOptions::default()
+    };
+    let refused = login(&test_as.resource, options).await.unwrap_err().to_string();
+    assert!(refused.contains("could not be saved") && refused.contains("auth.json"), "{refused}");
+    assert_eq!(test_as.seen("/token").len(), 1, "the authorization itself went through");
+}
+
 #[tokio::test]
 async fn a_stored_registration_for_this_redirect_uri_is_reused() {
     let test_as = TestAs::start(Knobs::default()).await;

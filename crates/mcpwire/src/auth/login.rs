@@ -12,9 +12,10 @@ use serde_json::json;
 
 use super::client::{OAuthClient, OAuthConfig};
 use super::credentials::ClientCredentials;
+use super::discovery::canonical_resource;
 use super::fetch::Fetcher;
 use super::loopback::{LoopbackRedirect, UrlOpener};
-use super::store::{FileTokenStore, Tokens};
+use super::store::{FileTokenStore, TokenStore, Tokens};
 use super::AuthError;
 
 /// How [`login`] runs.
@@ -55,7 +56,8 @@ impl std::fmt::Debug for LoginOptions {
 
 /// Logs in to the protected MCP server at `url` and returns the tokens, which are also
 /// saved in the file store (replacing older ones). Any stored token is ignored: this is
-/// a fresh login. Fails when the server does not ask for authorization.
+/// a fresh login. Fails when the server does not ask for authorization, and when the
+/// tokens could not be saved (a login is for the runs that read them).
 pub async fn login(url: &str, options: LoginOptions) -> Result<Tokens, AuthError> {
     let path = options
         .store_path
@@ -66,13 +68,14 @@ pub async fn login(url: &str, options: LoginOptions) -> Result<Tokens, AuthError
     if let Some(opener) = options.opener.clone() {
         handler = handler.with_opener(move |u| opener(u));
     }
+    let store = Arc::new(FileTokenStore::new(path));
     let client = OAuthClient::new(OAuthConfig {
         redirect_uri: handler.redirect_uri().to_owned(),
         client_name: options.client_name,
         client_metadata_url: options.client_metadata_url,
         pre_registered: options.pre_registered,
         authorizer: Arc::new(handler),
-        store: Arc::new(FileTokenStore::new(path)),
+        store: store.clone(),
         ..OAuthConfig::default()
     });
     // An unauthenticated initialize: a protected server answers 401 before anything else.
@@ -97,5 +100,21 @@ pub async fn login(url: &str, options: LoginOptions) -> Result<Tokens, AuthError
         )));
     }
     client.authorize(url, &response.headers, false).await?;
-    client.tokens().ok_or_else(|| AuthError::Protocol("the authorization produced no token".into()))
+    let tokens =
+        client.tokens().ok_or_else(|| AuthError::Protocol("the authorization produced no token".into()))?;
+    keep(store, url, &tokens).await?;
+    Ok(tokens)
+}
+
+/// Saves the tokens of the resource at `url` again, to learn whether they are kept: the
+/// client only warns when a save fails (its tokens in memory still serve), but a login's
+/// tokens are for later runs.
+async fn keep(store: Arc<FileTokenStore>, url: &str, tokens: &Tokens) -> Result<(), AuthError> {
+    let (key, saved) = (canonical_resource(url), tokens.clone());
+    let why = match tokio::task::spawn_blocking(move || store.save_tokens(&key, Some(&saved))).await {
+        Ok(Ok(())) => return Ok(()),
+        Ok(Err(AuthError::Http(why) | AuthError::Protocol(why) | AuthError::Denied(why))) => why,
+        Err(_) => "the save did not finish".to_owned(),
+    };
+    Err(AuthError::Protocol(format!("logged in, but the tokens could not be saved: {why}")))
 }
