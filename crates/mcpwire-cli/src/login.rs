@@ -33,7 +33,26 @@ fn failure(url: &str, error: &AuthError) -> Failure {
             Failure::connect(format!("login to {url} failed: {error}"))
                 .hint(format!("this server needs no login: use it as it is (mcpwire tools {url})"))
         }
+        _ if error.to_string().contains("tokens could not be saved") => {
+            Failure::connect(format!("login to {url} failed: {error}"))
+                .hint("the login is kept in the token store file named above: make it a writable file")
+        }
         _ => Failure::connect(format!("login to {url} failed: {error}"))
             .hint("is the URL the server's MCP endpoint (often ending in /mcp)?"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A login whose tokens could not be kept points at the store file, not at the URL.
+    #[test]
+    fn an_unsaved_login_points_at_the_store() {
+        let why =
+            "logged in, but the tokens could not be saved: token store /c/auth.json: not a regular file";
+        let failure = failure("http://h/mcp", &AuthError::Protocol(why.into()));
+        assert!(failure.message.contains("/c/auth.json"), "{}", failure.message);
+        assert!(failure.hint.is_some_and(|h| h.contains("token store file")));
     }
 }
