@@ -1,5 +1,5 @@
 //! Hostile use of 2025 sessions over Streamable HTTP, on real sockets: a request id
-//! reused while in flight, stray responses and cancels, a cancel racing its answer,
+//! reused while in flight (alone or in a 2025-03-26 batch), stray responses and cancels, a cancel racing its answer,
 //! requests before `initialize` or after `DELETE`, and guessed session ids. Each gets its
 //! exact status and error, each stream ends exactly once, and the session goes on.
 //!
@@ -50,6 +50,96 @@ async fn duplicate_ids_responses_and_unknown_cancels_in_a_session() {
     let resp = post(addr, &session, &json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" })).await;
     assert_eq!(answer(resp).await["result"], json!({}));
     bound.shutdown.cancel();
+}
+
+/// A 2025-03-26 batch whose requests repeat an id, or name one in flight on another
+/// POST, is still a batch: each duplicate gets its own `-32600` in the answer array, and
+/// every other member runs and is answered (JSON-RPC 2.0 answers a batch member by
+/// member), with a session and without one.
+#[tokio::test]
+async fn a_batch_repeating_an_id_answers_each_member() {
+    for sessionless in [false, true] {
+        let (bound, _) = local(HttpSettings { sessionless, ..HttpSettings::default() }).await;
+        let addr = bound.local_addr;
+        let session = match sessionless {
+            false => Some(open_session(addr, "2025-03-26").await),
+            true => None,
+        };
+        let batch_post = |body: Value| {
+            let req = Req::post(&body);
+            match &session {
+                Some(sid) => req.header("mcp-session-id", sid),
+                None => req,
+            }
+        };
+        let ping = |id: Value| json!({ "jsonrpc": "2.0", "id": id, "method": "ping" });
+        let batch = json!([
+            ping(json!(1)),
+            ping(json!(1)),
+            call_body(2, "echo", json!({ "text": "two" })),
+            { "jsonrpc": "2.0", "method": "notifications/unknown" },
+            ping(json!(1)),
+            ping(json!("1")),
+        ]);
+        let resp = send(addr, batch_post(batch)).await;
+        assert_eq!(resp.status, 200, "sessionless: {sessionless}");
+        let answers = batch_answers(resp).await;
+        let shown = format!("sessionless: {sessionless}: {answers:?}");
+        assert_eq!(answers.len(), 5, "{shown}");
+        let (refused, answered): (Vec<&Value>, Vec<&Value>) =
+            answers.iter().partition(|a| a.get("error").is_some());
+        let result_of = |id: Value| answered.iter().find(|a| a["id"] == id).map(|a| a["result"].clone());
+        assert_eq!(result_of(json!(1)), Some(json!({})), "{shown}");
+        assert_eq!(result_of(json!("1")), Some(json!({})), "{shown}");
+        assert!(result_of(json!(2)).is_some_and(|r| r["content"][0]["text"].is_string()), "{shown}");
+        assert_eq!(refused.len(), 2, "{shown}");
+        for refused in refused {
+            assert_eq!((refused["id"].clone(), code(refused)), (json!(1), codes::INVALID_REQUEST), "{shown}");
+        }
+        // One id twice: the first answered, the second refused.
+        let resp = send(addr, batch_post(json!([ping(json!(7)), ping(json!(7))]))).await;
+        assert_eq!(resp.status, 200, "sessionless: {sessionless}");
+        assert_eq!(batch_answers(resp).await.len(), 2, "sessionless: {sessionless}");
+        if let Some(sid) = &session {
+            // An id in flight on another POST: that member alone is refused.
+            let slow = send(
+                addr,
+                in_session(Req::post(&call_body(9, "sleep", json!({ "ms": 500 }))), sid, "2025-03-26"),
+            )
+            .await;
+            let batch = json!([call_body(9, "echo", json!({})), ping(json!(10))]);
+            let resp = send(addr, batch_post(batch)).await;
+            let answers = batch_answers(resp).await;
+            assert_eq!(answers.len(), 2, "{answers:?}");
+            let refused = answers.iter().find(|a| a["id"] == 9).unwrap();
+            assert_eq!(code(refused), codes::INVALID_REQUEST, "{answers:?}");
+            assert!(answers.iter().any(|a| a["id"] == 10 && a["result"] == json!({})), "{answers:?}");
+            assert_eq!(answer(slow).await["result"]["content"][0]["text"], "slept");
+            // The whole batch in flight elsewhere: an array of errors, with 400.
+            let slow = send(
+                addr,
+                in_session(Req::post(&call_body(11, "sleep", json!({ "ms": 500 }))), sid, "2025-03-26"),
+            )
+            .await;
+            let resp = send(addr, batch_post(json!([call_body(11, "echo", json!({}))]))).await;
+            assert_eq!(resp.status, 400);
+            let refused = resp.json().await;
+            assert_eq!(refused.as_array().map(Vec::len), Some(1), "{refused}");
+            assert_eq!((refused[0]["id"].clone(), code(&refused[0])), (json!(11), codes::INVALID_REQUEST));
+            assert_eq!(answer(slow).await["result"]["content"][0]["text"], "slept");
+        }
+        bound.shutdown.cancel();
+    }
+}
+
+/// The answers of a batch: the members of its JSON array, or its SSE events.
+async fn batch_answers(resp: raw_http::Response) -> Vec<Value> {
+    let answers = messages(resp).await;
+    match <[Value; 1]>::try_from(answers) {
+        Ok([Value::Array(members)]) => members,
+        Ok([one]) => vec![one],
+        Err(events) => events,
+    }
 }
 
 #[tokio::test]

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use http::{Response, StatusCode};
-use mcpwire_protocol::{codes, Message, RequestId};
+use mcpwire_protocol::{codes, ErrorResponse, Message, RequestId};
 
 use super::session::Session;
 use super::stream_queue::StreamReceiver;
@@ -27,10 +27,9 @@ impl McpService {
         parts: &mut http::request::Parts,
         messages: Vec<Message>,
         batch: bool,
-        refused: Vec<Bytes>,
+        mut refused: Vec<Bytes>,
         json: bool,
     ) -> Response<McpBody> {
-        let json = json || !refused.is_empty();
         // A POST nearly always carries one request: its id needs no list of its own.
         let (one, many): (Option<[RequestId; 1]>, Vec<RequestId>) = match messages.as_slice() {
             [Message::Request(r)] => (Some([r.id.clone()]), Vec::new()),
@@ -45,20 +44,7 @@ impl McpService {
         let request_ids: &[RequestId] = one.as_ref().map_or(&many, |one| one);
         let extensions = request_extensions(parts);
         if request_ids.is_empty() {
-            let refused_status = refused_status(&messages);
-            let events = messages.into_iter().map(|m| {
-                TransportEvent::message(
-                    m,
-                    InboundMeta { extensions: extensions.clone(), ..Default::default() },
-                )
-            });
-            return if !session.deliver(events).await {
-                status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found")
-            } else if refused.is_empty() {
-                status::empty(StatusCode::ACCEPTED)
-            } else {
-                status::json_in(None, refused_status, json_array(&refused))
-            };
+            return deliver_unanswered(session, messages.into_iter(), &extensions, &refused).await;
         }
 
         // The requests' slots, held by their stream and by the response: given back when
@@ -71,15 +57,40 @@ impl McpService {
             return status::busy(id, "Too many requests in progress; try again later");
         };
         let slots = std::sync::Arc::new(slots);
-        let (stream, mut rx) = match session.open_stream(request_ids, json, Some(slots.clone())) {
-            Ok(opened) => opened,
-            Err(duplicate) => {
-                let error = crate::jsonrpc::duplicate_id(&duplicate);
-                return status::error_object(StatusCode::BAD_REQUEST, Some(duplicate), error);
+        let json = json || !refused.is_empty();
+        let (opened, left_out) = if batch {
+            // A batch is answered member by member: a request repeating an id is refused
+            // alone, inside the batch's answer.
+            let (opened, left_out) = session.open_batch_stream(request_ids, json, Some(slots.clone()));
+            refused.extend(left_out.iter().map(|&i| duplicate_answer(&request_ids[i])));
+            (opened, left_out)
+        } else {
+            match session.open_stream(request_ids, json, Some(slots.clone())) {
+                Ok(opened) => (Some(opened), Vec::new()),
+                Err(duplicate) => {
+                    let error = crate::jsonrpc::duplicate_id(&duplicate);
+                    return status::error_object(StatusCode::BAD_REQUEST, Some(duplicate), error);
+                }
             }
         };
+        let json = json || !left_out.is_empty();
+        let count = request_ids.len() - left_out.len();
+        // The requests left out are not delivered: their answers would take over the
+        // streams of the requests whose ids they repeat.
+        let mut requests_seen = 0;
+        let mut skipped = left_out.iter().copied().peekable();
+        let messages = messages.into_iter().filter(|m| {
+            if !matches!(m, Message::Request(_)) {
+                return true;
+            }
+            requests_seen += 1;
+            skipped.next_if_eq(&(requests_seen - 1)).is_none()
+        });
+        let Some((stream, rx)) = opened else {
+            return deliver_unanswered(session, messages, &extensions, &refused).await;
+        };
         // Each message is made an event as it is delivered, with no list in between.
-        let events = messages.into_iter().map(|m| {
+        let events = messages.map(|m| {
             let meta = match &m {
                 Message::Request(r) => session.request_meta(&r.id, stream, json, extensions.clone()),
                 _ => InboundMeta { extensions: extensions.clone(), ..Default::default() },
@@ -89,13 +100,14 @@ impl McpService {
         if !session.deliver(events).await {
             return status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found");
         }
+        let mut rx = rx;
         // A request not answered while it was delivered (a sync tool on the blocking pool,
         // a handler that awaited a moment) gets a moment more before its stream is made
         // SSE: a quick answer then still goes out as one JSON body, which every client
         // reads whole (the Python SDK's refuses an SSE event over 1 MiB). That moment is
         // the SSE response's hold too ([`hold`]): a slow request waits for it once.
         let mut held_until = None;
-        if request_ids.len() == 1 && !json && !rx.is_json() {
+        if count == 1 && !json && !rx.is_json() {
             let until = tokio::time::Instant::now() + SSE_HOLD;
             let _ = tokio::time::timeout_at(until, rx.ready()).await;
             held_until = Some(until);
@@ -105,7 +117,7 @@ impl McpService {
         // response once they are done with it ([`status::reclaim_room`]).
         let headers = extensions.shared::<http::HeaderMap>();
         drop(extensions);
-        let response = self.answer(rx, (request_ids.len(), held_until), batch, json, &refused, headers).await;
+        let response = self.answer(rx, (count, held_until), batch, json, &refused, headers).await;
         response.map(|body| body.with_guard(slots))
     }
 
@@ -144,6 +156,38 @@ impl McpService {
             }
         }
     }
+}
+
+/// Delivers messages none of which awaits an answer (notifications and responses; a
+/// batch's requests all refused) and answers the POST: `202`, or the refusals of a
+/// batch's members as one array, with `200` beside messages delivered and `400` when
+/// none was (as a single invalid message gets).
+async fn deliver_unanswered(
+    session: &Session,
+    messages: impl Iterator<Item = Message>,
+    extensions: &crate::Extensions,
+    refused: &[Bytes],
+) -> Response<McpBody> {
+    let mut delivered = false;
+    let events = messages.map(|m| {
+        delivered = true;
+        TransportEvent::message(m, InboundMeta { extensions: extensions.clone(), ..Default::default() })
+    });
+    if !session.deliver(events).await {
+        status::error(StatusCode::NOT_FOUND, None, codes::INVALID_REQUEST, "Session not found")
+    } else if refused.is_empty() {
+        status::empty(StatusCode::ACCEPTED)
+    } else {
+        let status = if delivered { StatusCode::OK } else { StatusCode::BAD_REQUEST };
+        status::json_in(None, status, json_array(refused))
+    }
+}
+
+/// The answer to a batch's request whose id is already in flight (or repeated earlier in
+/// the batch): the dispatcher's own answer to a duplicate.
+fn duplicate_answer(id: &RequestId) -> Bytes {
+    let error = ErrorResponse::new(Some(id.clone()), crate::jsonrpc::duplicate_id(id));
+    Bytes::from(Message::Error(error).to_vec())
 }
 
 /// The status of the answer to a batch none of whose requests needs one: the errors of

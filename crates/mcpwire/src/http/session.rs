@@ -277,7 +277,8 @@ impl Session {
     /// (or repeated in the batch): answers are routed by id, so a duplicate would take
     /// over the original's stream and leave it without its answer forever. The caller
     /// refuses it with [`jsonrpc::duplicate_id`](crate::jsonrpc::duplicate_id), the
-    /// dispatcher's own answer to a duplicate.
+    /// dispatcher's own answer to a duplicate. (A batch that must be answered member by
+    /// member opens its stream with [`Session::open_batch_stream`].)
     pub(crate) fn open_stream(
         &self,
         requests: &[RequestId],
@@ -294,6 +295,48 @@ impl Session {
         {
             return Err(dup.clone());
         }
+        Ok(self.open_locked(&mut streams, requests, json, slots))
+    }
+
+    /// Opens the response stream of a batch's requests, leaving out each one whose id is
+    /// already in flight in this session or repeated earlier in the batch (JSON-RPC answers
+    /// a batch member by member, so its other requests still run). Returns the stream (none
+    /// when every request was left out) and the positions in `requests` of those left out,
+    /// in order, for the caller to answer as duplicates; a stream that leaves some out
+    /// answers in JSON, after their refusals.
+    pub(crate) fn open_batch_stream(
+        &self,
+        requests: &[RequestId],
+        json: bool,
+        slots: Option<RequestSlots>,
+    ) -> (Option<(u64, StreamReceiver)>, Vec<usize>) {
+        let mut streams = lock(&self.streams);
+        let mut seen = std::collections::HashSet::with_capacity(requests.len());
+        let left_out: Vec<usize> = (0..requests.len())
+            .filter(|&i| streams.of_request(&requests[i]).is_some() || !seen.insert(&requests[i]))
+            .collect();
+        drop(seen);
+        if left_out.is_empty() {
+            return (Some(self.open_locked(&mut streams, requests, json, slots)), left_out);
+        }
+        let mut skipped = left_out.iter().copied().peekable();
+        let kept: Vec<RequestId> = (requests.iter().enumerate())
+            .filter(|(i, _)| skipped.next_if_eq(i).is_none())
+            .map(|(_, id)| id.clone())
+            .collect();
+        let opened = (!kept.is_empty()).then(|| self.open_locked(&mut streams, &kept, true, slots));
+        (opened, left_out)
+    }
+
+    /// Opens a stream for `requests`, none of which is in flight: the body of
+    /// [`Session::open_stream`] once its ids are checked, under the lock of `streams`.
+    fn open_locked(
+        &self,
+        streams: &mut Streams,
+        requests: &[RequestId],
+        json: bool,
+        slots: Option<RequestSlots>,
+    ) -> (u64, StreamReceiver) {
         let no = self.next_stream.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = stream_queue(self.settings.stream_queue.max(requests.len() + 1));
         let mut has_id = false;
@@ -324,7 +367,7 @@ impl Session {
             _slots: slots,
             has_id,
         });
-        Ok((no, rx))
+        (no, rx)
     }
 
     /// Starts a stream's SSE: when the session can resume, the store learns of the
