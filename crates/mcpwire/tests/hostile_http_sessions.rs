@@ -1,6 +1,7 @@
 //! Hostile use of 2025 sessions over Streamable HTTP, on real sockets: a request id
 //! reused while in flight (alone or in a 2025-03-26 batch), stray responses and cancels, a cancel racing its answer,
-//! requests before `initialize` or after `DELETE`, and guessed session ids. Each gets its
+//! requests before `initialize` or after `DELETE`, guessed session ids, and a session
+//! header repeated or not text. Each gets its
 //! exact status and error, each stream ends exactly once, and the session goes on.
 //!
 //! The fixture server runs in this process; requests are written by hand on raw TCP
@@ -232,5 +233,49 @@ async fn session_ids_cannot_be_guessed() {
     }
     let resp = post(addr, &session, &ping).await;
     assert_eq!(answer(resp).await["result"], json!({}));
+    bound.shutdown.cancel();
+}
+
+/// Two `Mcp-Session-Id` headers name no one session (a proxy reading the last one would
+/// check another session than the endpoint serves): POST, GET and DELETE refuse them with
+/// `400`, as a repeated `MCP-Protocol-Version` is refused, whatever their order, and touch
+/// neither session. A value that is not text is refused as such, not as a missing header.
+#[tokio::test]
+async fn a_repeated_or_unreadable_session_header_is_refused() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let (mine, other) = (open_session(addr, V25).await, open_session(addr, V25).await);
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    for (first, second) in [(&mine, &other), (&other, &mine), (&mine, &mine), (&mine, &"bogus".to_owned())] {
+        let twice = |req: Req| {
+            req.header("mcp-session-id", first)
+                .header("mcp-session-id", second)
+                .header("mcp-protocol-version", V25)
+        };
+        let requests = [
+            twice(Req::post(&ping)),
+            twice(Req::new("GET").header("accept", "text/event-stream")),
+            twice(Req::new("DELETE")),
+        ];
+        for req in requests {
+            let method = req.method.clone();
+            let resp = send(addr, req).await;
+            assert_eq!(resp.status, 400, "{method} {first} {second}");
+            let refused = resp.json().await;
+            assert_eq!(code(&refused), codes::INVALID_REQUEST, "{method}: {refused}");
+            assert!(
+                refused["error"]["message"].as_str().unwrap().contains("repeated"),
+                "{method}: {refused}"
+            );
+        }
+    }
+    let resp = send(addr, in_session(Req::post(&ping), "caf\u{e9}", V25)).await;
+    assert_eq!(resp.status, 400);
+    let refused = resp.json().await;
+    assert!(refused["error"]["message"].as_str().unwrap().contains("not valid text"), "{refused}");
+    // Both sessions live on.
+    for session in [&mine, &other] {
+        assert_eq!(answer(post(addr, session, &ping).await).await["result"], json!({}));
+    }
     bound.shutdown.cancel();
 }

@@ -94,6 +94,13 @@ pub fn protocol_version(headers: &HeaderMap) -> Result<Option<&str>, String> {
     single(headers, &PROTOCOL_VERSION_NAME)
 }
 
+/// The `Mcp-Session-Id` header, trimmed: `Err` (the refusal's message) if repeated or not
+/// text. Two values name no one session, and a proxy in front that read the other one
+/// would have checked a session the endpoint does not serve.
+pub(crate) fn session_id(headers: &HeaderMap) -> Result<Option<&str>, String> {
+    single(headers, &SESSION_ID_NAME)
+}
+
 /// The params member a method's `Mcp-Name` header mirrors, if it has one: `name` or `uri`
 /// for the core methods (streamable-http "Standard Request Headers"), and `taskId` for the
 /// task methods when `tasks` (the tasks extension is served, whose SEP-2663 "Streamable

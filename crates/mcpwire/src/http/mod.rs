@@ -584,22 +584,22 @@ impl McpService {
         self.inner.request_slots.clone().try_acquire_owned().ok()
     }
 
-    /// The session a request names, marked used: 400 without the header, 404 when
-    /// unknown, idle past its timeout (though not reaped yet) or bound to another
-    /// principal.
+    /// The session a request names, marked used: 400 without the header (or with it
+    /// repeated, or not text), 404 when unknown, idle past its timeout (though not reaped
+    /// yet) or bound to another principal.
     #[allow(clippy::result_large_err)]
     fn find_session(&self, parts: &http::request::Parts) -> Result<Arc<Session>, Box<Response<McpBody>>> {
-        let Some(id) = parts.headers.get(&header_rules::SESSION_ID_NAME).and_then(|v| v.to_str().ok()) else {
-            return Err(Box::new(status::error(
-                StatusCode::BAD_REQUEST,
-                None,
-                codes::INVALID_REQUEST,
-                "Bad Request: the Mcp-Session-Id header is required",
-            )));
+        let refused = |message: String| {
+            Err(Box::new(status::error(StatusCode::BAD_REQUEST, None, codes::INVALID_REQUEST, message)))
+        };
+        let id = match header_rules::session_id(&parts.headers) {
+            Ok(Some(id)) => id,
+            Ok(None) => return refused("Bad Request: the Mcp-Session-Id header is required".into()),
+            Err(e) => return refused(format!("Bad Request: {e}")),
         };
         let principal = parts.extensions.get::<crate::extensions::Principal>().map(|p| p.0.as_str());
         let now = Instant::now();
-        match self.inner.sessions.get(id.trim(), now) {
+        match self.inner.sessions.get(id, now) {
             Some(s) if s.principal.as_deref() == principal => {
                 s.touch_at(now);
                 Ok(s)

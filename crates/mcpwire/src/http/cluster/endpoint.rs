@@ -67,7 +67,7 @@ impl McpService {
         body: Bytes,
     ) -> Option<Response<McpBody>> {
         let cluster = self.cluster()?;
-        let id = parts.headers.get(&header_rules::SESSION_ID_NAME)?.to_str().ok()?.trim();
+        let id = header_rules::session_id(&parts.headers).ok()??;
         let now = std::time::Instant::now();
         if self.inner.sessions.get(id, now).is_some() {
             cluster.refresh_session(id, now);
