@@ -1,8 +1,9 @@
 //! Hostile headers over Streamable HTTP, on real sockets: 2026 requests whose
 //! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` headers are missing,
 //! repeated or lie about the body are refused with `-32020` (an unknown version with
-//! `-32022` and the supported list), and a `Host` or `Origin` from another site is refused
-//! (421, 403) so that DNS rebinding fails.
+//! `-32022` and the supported list), a `Host` or `Origin` from another site is refused
+//! (421, 403) so that DNS rebinding fails, and an `Accept` that rates a type it must list
+//! at `q=0` gets 406.
 //!
 //! The fixture server runs in this process; requests are written by hand on raw TCP
 //! (`raw_http`).
@@ -14,7 +15,7 @@ mod hostile_http_support;
 mod mcp_http;
 mod raw_http;
 
-use hostile_http_support::{code, local, stateless_request, V25, V26};
+use hostile_http_support::{code, in_session, local, open_session, stateless_request, V25, V26};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{send, Req};
@@ -157,4 +158,42 @@ async fn a_header_with_a_control_byte_is_refused_by_hyper_and_the_server_goes_on
     assert!(refused.bytes().await.is_empty(), "a body came with hyper's 400");
     let ok = send(addr, Req::post_bytes(body).with_headers(&headers).header("mcp-name", "region")).await;
     assert_eq!(ok.status, 200);
+}
+
+/// An `Accept` item with a quality of zero says the type is not acceptable (RFC 9110
+/// §12.4.2), also beside a wildcard: a POST that refuses JSON or SSE so, and a GET that
+/// refuses SSE, get 406 in both eras; any other quality counts as listing the type.
+#[tokio::test]
+async fn an_accept_rating_a_type_at_q_zero_gets_406() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    for (accept, status) in [
+        ("application/json;q=0, text/event-stream", 406),
+        ("application/json, text/event-stream; q=0.000", 406),
+        ("*/*;q=0", 406),
+        ("application/json;q=0, */*", 406),
+        ("APPLICATION/JSON;Q=0, text/event-stream", 406),
+        ("*/*;q=0, application/json, text/event-stream", 200),
+        ("application/json;q=0.5, text/event-stream;q=0.001", 200),
+        ("application/json;level=1;q=1, text/event-stream", 200),
+    ] {
+        let list = stateless_request(1, "tools/list", json!({})).set("accept", accept);
+        let resp = send(addr, list).await;
+        assert_eq!(resp.status, status, "2026: {accept}");
+        if status == 406 {
+            assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST, "{accept}");
+        }
+        let resp = send(addr, in_session(Req::post(&ping), &session, V25).set("accept", accept)).await;
+        assert_eq!(resp.status, status, "2025: {accept}");
+    }
+    for (accept, status) in
+        [("text/event-stream;q=0", 406), ("*/*;q=0", 406), ("text/event-stream;q=0.1", 200)]
+    {
+        let get = in_session(Req::new("GET"), &session, V25).header("accept", accept);
+        let resp = send(addr, get).await;
+        assert_eq!(resp.status, status, "GET: {accept}");
+    }
+    bound.shutdown.cancel();
 }

@@ -147,14 +147,35 @@ impl HostPolicy {
     }
 }
 
-/// Whether a header lists a media type (ignoring parameters and case), or `*/*`.
+/// An `Accept` item: its media type, and whether its parameters rate it at a quality of
+/// zero, which says the type is *not* acceptable (RFC 9110 §12.4.2).
+fn accept_item(item: &str) -> (&str, bool) {
+    let mut parts = item.split(';');
+    let media = parts.next().unwrap_or("").trim();
+    let refused = parts.any(|p| {
+        p.split_once('=').is_some_and(|(name, value)| {
+            name.trim().eq_ignore_ascii_case("q") && value.trim().parse::<f32>().is_ok_and(|q| q == 0.0)
+        })
+    });
+    (media, refused)
+}
+
+/// Whether a header lists a media type (ignoring parameters and case), or `*/*`, at a
+/// quality above zero; the type itself at `q=0` is refused even beside `*/*`.
 pub fn accepts(headers: &HeaderMap, media: &str) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(
-        |item| {
-            let item = item.split(';').next().unwrap_or("").trim();
-            item.eq_ignore_ascii_case(media) || item == "*/*"
-        },
-    )
+    let (mut listed, mut refused) = (false, false);
+    let items =
+        headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));
+    for item in items {
+        let (item, zero) = accept_item(item);
+        if item.eq_ignore_ascii_case(media) {
+            refused |= zero;
+            listed |= !zero;
+        } else if item == "*/*" {
+            listed |= !zero;
+        }
+    }
+    listed && !refused
 }
 
 /// [`accepts`] for `application/json` and `text/event-stream` at once, in one pass over
@@ -168,21 +189,24 @@ pub fn accepts_json_and_sse(headers: &HeaderMap) -> (bool, bool) {
             return (true, true);
         }
     }
-    let (mut json, mut sse) = (false, false);
+    // Listed (above `q=0`), refused (at `q=0`), for each; and a wildcard above `q=0`.
+    let (mut json, mut sse, mut any) = ((false, false), (false, false), false);
     let items =
         headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(','));
     for item in items {
-        let item = item.split(';').next().unwrap_or("").trim();
-        if item == "*/*" {
-            return (true, true);
-        }
-        json |= item.eq_ignore_ascii_case("application/json");
-        sse |= item.eq_ignore_ascii_case("text/event-stream");
-        if json && sse {
-            break;
-        }
+        let (item, zero) = accept_item(item);
+        let which = if item.eq_ignore_ascii_case("application/json") {
+            &mut json
+        } else if item.eq_ignore_ascii_case("text/event-stream") {
+            &mut sse
+        } else {
+            any |= item == "*/*" && !zero;
+            continue;
+        };
+        which.0 |= !zero;
+        which.1 |= zero;
     }
-    (json, sse)
+    ((json.0 || any) && !json.1, (sse.0 || any) && !sse.1)
 }
 
 /// Checks a POST's `Content-Type` (415 unless JSON).
@@ -349,6 +373,10 @@ mod tests {
         assert!(accepts(&h, "application/json") && accepts(&h, "text/event-stream"));
         assert!(!accepts(&headers(&[("accept", "text/html")]), "application/json"));
         assert!(accepts(&headers(&[("accept", "*/*")]), "text/event-stream"));
+        // A quality of zero refuses the type, even beside a wildcard.
+        assert!(!accepts(&headers(&[("accept", "text/event-stream; Q=0.000, */*")]), "text/event-stream"));
+        assert!(!accepts(&headers(&[("accept", "*/*;q=0")]), "text/event-stream"));
+        assert!(accepts(&headers(&[("accept", "*/*;q=0, text/event-stream;q=0.001")]), "text/event-stream"));
     }
 
     #[test]
@@ -363,6 +391,10 @@ mod tests {
             &[" application/json ,text/event-stream", "text/html"],
             &[],
             &[""],
+            &["application/json;q=0, text/event-stream"],
+            &["*/*;q=0", "application/json"],
+            &["text/event-stream;q=0.0, */*"],
+            &["application/json;q=0;level=1, application/json, */*"],
         ];
         for values in cases {
             let h = headers(&values.iter().map(|v| ("accept", *v)).collect::<Vec<_>>());
