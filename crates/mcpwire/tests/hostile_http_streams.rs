@@ -1,8 +1,8 @@
 //! What a request's response survives over Streamable HTTP, on real sockets: a reader
 //! that stalls (its stream is dropped, the server's memory stays bounded and it serves
 //! everyone else), a client that hangs up mid-call (a cancel in 2026, not in 2025), a
-//! handler that panics, an event store that fails, and the server shutting down with
-//! requests in flight: each request is answered exactly once, or cancelled.
+//! handler that panics, an event store that fails, a resumption whose `Last-Event-ID` is
+//! repeated or not text, and the server shutting down with requests in flight: each request is answered exactly once, or cancelled.
 //!
 //! The fixture server runs in this process, or in a child process where memory is
 //! measured; requests are written by hand on raw TCP (`raw_http`).
@@ -176,4 +176,32 @@ async fn shutdown_with_requests_in_flight_answers_each_exactly_once() {
     }
     tokio::time::timeout(Duration::from_secs(10), bound.task).await.unwrap().unwrap();
     assert_eq!(stats.dropped.load(Ordering::SeqCst), 5);
+}
+
+/// A `Last-Event-ID` sent twice, or not text, names no one event to resume after: the GET
+/// is refused `400` (as an unknown id is), not served as a plain GET (the standalone
+/// stream, where the answer the client waits for never comes); the stream it named can
+/// still be resumed.
+#[tokio::test]
+async fn a_repeated_or_unreadable_last_event_id_is_refused() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let mut call = post(addr, &session, &call_body(1, "sleep", json!({ "ms": 300 }))).await;
+    let primed = call.next_event().await.id.expect("a priming event id");
+    let resume = |values: &[&str]| {
+        let get = in_session(Req::new("GET").header("accept", "text/event-stream"), &session, V25);
+        values.iter().fold(get, |get, v| get.header("last-event-id", v))
+    };
+    for values in [vec![primed.as_str(), "bogus"], vec![primed.as_str(), primed.as_str()], vec!["caf\u{e9}"]]
+    {
+        let resp = send(addr, resume(&values)).await;
+        assert_eq!(resp.status, 400, "{values:?}");
+        assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST, "{values:?}");
+    }
+    drop(call);
+    let resumed = send(addr, resume(&[primed.as_str()])).await;
+    assert_eq!(resumed.status, 200);
+    assert_eq!(answer(resumed).await["result"]["content"][0]["text"], "slept");
+    bound.shutdown.cancel();
 }

@@ -101,6 +101,15 @@ pub(crate) fn session_id(headers: &HeaderMap) -> Result<Option<&str>, String> {
     single(headers, &SESSION_ID_NAME)
 }
 
+/// `Last-Event-ID`, parsed once.
+static LAST_EVENT_ID_NAME: HeaderName = HeaderName::from_static("last-event-id");
+
+/// The `Last-Event-ID` header of a 2025 resumption, trimmed: `Err` (the refusal's message)
+/// if repeated or not text, since it then names no one event to resume after.
+pub(crate) fn last_event_id(headers: &HeaderMap) -> Result<Option<&str>, String> {
+    single(headers, &LAST_EVENT_ID_NAME)
+}
+
 /// The params member a method's `Mcp-Name` header mirrors, if it has one: `name` or `uri`
 /// for the core methods (streamable-http "Standard Request Headers"), and `taskId` for the
 /// task methods when `tasks` (the tasks extension is served, whose SEP-2663 "Streamable

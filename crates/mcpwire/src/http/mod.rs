@@ -642,14 +642,21 @@ impl McpService {
             );
         }
         let keep_alive = self.inner.settings.keep_alive;
-        if let Some(last) = parts.headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
-            if let Some(rx) = session.resume(last.trim()) {
+        let last_event_id = match header_rules::last_event_id(&parts.headers) {
+            Ok(last) => last,
+            Err(e) => {
+                let message = format!("Bad Request: {e}");
+                return status::error(StatusCode::BAD_REQUEST, None, codes::INVALID_REQUEST, message);
+            }
+        };
+        if let Some(last) = last_event_id {
+            if let Some(rx) = session.resume(last) {
                 return stateless::sse_response(McpBody::session_stream(Vec::new(), rx, keep_alive));
             }
             // A stream of the session's previous owner in the cluster, which stopped.
             #[cfg(feature = "redis")]
             if let Some(cluster) = &self.inner.settings.cluster {
-                if let Some(replay) = cluster.replay_remote(&session.id, last.trim()).await {
+                if let Some(replay) = cluster.replay_remote(&session.id, last).await {
                     // The standalone stream goes on here, live, after what it missed.
                     let live = replay.standalone.then(|| session.open_standalone()).flatten();
                     return match live {
