@@ -1,5 +1,7 @@
 //! Hostile request bodies over Streamable HTTP, on real sockets: malformed JSON and
-//! JSON-RPC get their exact status and error, wrong media types and methods theirs; a
+//! JSON-RPC get their exact status and error (duplicate members included), chunked
+//! framing that hyper refuses (huge chunk extensions or trailers, bad chunk sizes) a
+//! `400` and the end of its connection, wrong media types and methods theirs; a
 //! 64 MiB body is refused (announced or chunked) while the server's memory stays bounded;
 //! a batch of ten thousand requests and a thousand concurrent 2026 POSTs are each answered
 //! exactly once.
@@ -22,13 +24,13 @@ use std::sync::Arc;
 
 use fixture::ChildServer;
 use hostile_http_support::{
-    answer, code, in_session, local, messages, open_session, post, stateless_request, V25,
+    answer, code, in_session, local, messages, open_session, post, stateless_request, V25, V26,
 };
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{read_response, send, send_only, Req};
 use serde_json::{json, Value};
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[tokio::test]
 async fn malformed_bodies_get_exact_statuses_and_errors() {
@@ -195,5 +197,62 @@ async fn ten_thousand_requests_in_one_batch_and_a_thousand_concurrent_posts() {
         assert_eq!(answer["id"], i as i64);
         assert_eq!(answer["result"]["content"][0]["text"], json!({ "i": i }).to_string());
     }
+    bound.shutdown.cancel();
+}
+
+/// Chunked framing hyper refuses (a chunk extension or trailers of 100 KB, a chunk size
+/// that is not hex or overflows) cannot be read as a body: `400` with `-32700`, and the
+/// connection ends (what follows the broken framing is never read as a request). A
+/// request whose top-level members repeat is `-32600`, in both eras. The server goes on.
+#[tokio::test]
+async fn broken_chunked_framing_and_duplicate_members_get_exact_errors() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let list = stateless_request(1, "tools/list", json!({}));
+    let body = list.body.clone();
+    let chunk = |ext: &str| format!("{:x}{ext}\r\n", body.len()).into_bytes();
+    let pipelined = list.clone().encode(addr);
+    let good_then = |tail: &[u8]| [chunk(""), body.clone(), b"\r\n".to_vec(), tail.to_vec()].concat();
+    let framings: Vec<(&str, Vec<u8>)> = vec![
+        ("a 100 KB chunk extension", [chunk(&format!(";{}", "e".repeat(100_000))), body.clone()].concat()),
+        ("100 KB of trailers", good_then(format!("0\r\nx-t: {}\r\n\r\n", "t".repeat(100_000)).as_bytes())),
+        ("a chunk size that is not hex", [b"zz\r\n".to_vec(), pipelined.clone()].concat()),
+        ("a chunk size past u64", [b"fffffffffffffffffff\r\n".to_vec(), pipelined.clone()].concat()),
+    ];
+    for (what, framing) in framings {
+        let head = list.clone().header("transfer-encoding", "chunked").body(Vec::new());
+        let mut stream = send_only(addr, head).await;
+        let _ = stream.write_all(&framing).await;
+        // The connection ends after one answer: reading to its end finishes.
+        let mut out = Vec::new();
+        let read = tokio::time::timeout(raw_http::READ_TIMEOUT, stream.read_to_end(&mut out)).await;
+        assert!(read.is_ok(), "{what}: the connection stayed open");
+        let out = String::from_utf8_lossy(&out);
+        assert!(out.starts_with("HTTP/1.1 400 "), "{what}: {out}");
+        assert_eq!(out.matches("HTTP/1.1 ").count(), 1, "{what}: {out}");
+        let answer: Value = serde_json::from_str(out.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(code(&answer), codes::PARSE_ERROR, "{what}: {out}");
+    }
+    // Repeated top-level members, with a session and in 2026.
+    let meta = json!({ "io.modelcontextprotocol/protocolVersion": V26, "io.modelcontextprotocol/clientCapabilities": {} });
+    for member in [r#""id":2"#, r#""method":"ping""#, r#""jsonrpc":"2.0""#] {
+        let text = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{meta}}},{member}}}"#
+        );
+        let resp = send(
+            addr,
+            Req::post_bytes(text.clone())
+                .with_headers(&[("mcp-protocol-version", V26), ("mcp-method", "tools/list")]),
+        )
+        .await;
+        assert_eq!(resp.status, 400, "{text}");
+        assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST, "{text}");
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping",{member}}}"#);
+        let resp = send(addr, in_session(Req::post_bytes(text.clone()), &session, V25)).await;
+        assert_eq!(resp.status, 400, "{text}");
+        assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST, "{text}");
+    }
+    assert_eq!(send(addr, list).await.json().await["id"], 1);
     bound.shutdown.cancel();
 }
