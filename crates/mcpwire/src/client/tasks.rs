@@ -33,6 +33,11 @@ const MIN_POLL: Duration = Duration::from_millis(100);
 const MAX_POLL: Duration = Duration::from_secs(30);
 /// The interval when the server suggests none.
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
+/// How many times one request of a followed task (`tasks/get`, `tasks/result`,
+/// `tasks/update`) that failed on the way ([`on_the_way`]) is sent again before the
+/// follower gives up: the task is still on the server, and one lost request must not end
+/// the call. Each try waits twice as long as the one before, from the poll interval.
+const MAX_RESENDS: u32 = 3;
 
 /// How a tool call began: with its result, or as a task on the server.
 #[derive(Clone, Debug, PartialEq)]
@@ -138,6 +143,15 @@ fn task_params(task_id: &str) -> Map<String, Value> {
     let mut params = Map::new();
     params.insert("taskId".into(), Value::String(task_id.to_owned()));
     params
+}
+
+/// Whether a request failed on the way rather than at the server: it was never sent (no
+/// room for it within its limit), or the transport lost it (a broken connection, an
+/// answer that could not be read). Sending it again may succeed. A timeout is not one
+/// (a 2025 `tasks/result` waits for the task's end, and a timed-out one is polled again
+/// anyway), nor a closed connection.
+fn on_the_way(error: &RequestError) -> bool {
+    matches!(error, RequestError::NotSent { .. } | RequestError::Transport { .. })
 }
 
 /// The server's suggested interval, within bounds.
@@ -366,10 +380,12 @@ impl Client {
     /// [`on_task`](RequestOptions::on_task) first. The call's timeout (if it has
     /// one; its maximum when progress starts the timeout again) bounds it; without one,
     /// the TTL the task was created with does (counted from its arrival; a task the
-    /// server keeps working past it would otherwise be waited for without end). Dropped,
-    /// timed out, cancelled or failed before the task's end (an answer that cannot be
-    /// read, a question that could not be answered), the task is cancelled on the server:
-    /// nobody follows it any more.
+    /// server keeps working past it would otherwise be waited for without end). A request
+    /// about the task that fails on the way (never sent, or lost by the transport) is
+    /// sent again, a few times, before the call gives up: the task goes on meanwhile.
+    /// Dropped, timed out, cancelled or failed before the task's end (an answer that
+    /// cannot be read, a question that could not be answered), the task is cancelled on
+    /// the server: nobody follows it any more.
     pub(crate) async fn follow_task(
         &self,
         task: &Task,
@@ -389,6 +405,60 @@ impl Client {
         }
     }
 
+    /// Waits `wait` before the next request about the followed task, unless the call is
+    /// cancelled meanwhile: the task is then cancelled on the server (and `guard`
+    /// disarmed) and the call fails as cancelled.
+    async fn pause(
+        &self,
+        wait: Duration,
+        options: &RequestOptions,
+        guard: &mut CancelOnDrop,
+    ) -> Result<(), RequestError> {
+        let Some(token) = &options.cancel else {
+            tokio::time::sleep(wait).await;
+            return Ok(());
+        };
+        tokio::select! {
+            () = tokio::time::sleep(wait) => Ok(()),
+            () = token.cancelled() => {
+                if let Some(id) = guard.task_id.clone() {
+                    self.cancel_task(&id).await?;
+                }
+                guard.disarm();
+                Err(cancelled())
+            }
+        }
+    }
+
+    /// `send()`, a request about the followed task, and again (at most [`MAX_RESENDS`]
+    /// more times, waiting `interval`, then twice as long each time) while it fails on
+    /// the way ([`on_the_way`]): its last outcome.
+    async fn resending<T, F, Fut>(
+        &self,
+        interval: Duration,
+        options: &RequestOptions,
+        guard: &mut CancelOnDrop,
+        mut send: F,
+    ) -> Result<T, RequestError>
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = Result<T, RequestError>>,
+    {
+        let mut wait = interval;
+        let mut resends = 0;
+        loop {
+            match send().await {
+                Err(e) if on_the_way(&e) && resends < MAX_RESENDS => {
+                    tracing::debug!(task = ?guard.task_id, "a request about a followed task failed on the way, sent again: {e}");
+                    resends += 1;
+                    self.pause(wait, options, guard).await?;
+                    wait = (wait * 2).min(MAX_POLL);
+                }
+                outcome => return outcome,
+            }
+        }
+    }
+
     /// Polls a task to its end; `guard` is disarmed once the task has ended (or this
     /// cancelled it), so that whatever else ends the polling cancels the task.
     async fn poll_task(
@@ -404,22 +474,13 @@ impl Client {
         let mut rounds = 0usize;
         let mut polls = 0u32;
         report(options, polls, task);
+        let plain = RequestOptions::default();
         loop {
-            match &options.cancel {
-                Some(token) => tokio::select! {
-                    () = tokio::time::sleep(interval) => {}
-                    () = token.cancelled() => {
-                        self.cancel_task(id).await?;
-                        guard.disarm();
-                        return Err(cancelled());
-                    }
-                },
-                None => tokio::time::sleep(interval).await,
-            }
+            self.pause(interval, options, guard).await?;
             polls += 1;
             if self.era() == Era::Stateful {
-                let (_, raw) =
-                    self.send(methods::TASKS_GET, task_params(id), &RequestOptions::default()).await?;
+                let get = || self.send(methods::TASKS_GET, task_params(id), &plain);
+                let (_, raw) = self.resending(interval, options, guard, get).await?;
                 let current = from_core(decode::<GetTaskResult>(&raw)?.task);
                 same_task(id, &current.task_id)?;
                 interval = poll_interval(current.poll_interval_ms);
@@ -431,7 +492,10 @@ impl Client {
                         return Err(cancelled_elsewhere(id));
                     }
                     // Input needed or finished: tasks/result carries both.
-                    _ => match self.core_task_result(id, options).await {
+                    _ => match self
+                        .resending(interval, options, guard, || self.core_task_result(id, options))
+                        .await
+                    {
                         Err(RequestError::Timeout { .. }) => continue,
                         // The task's result or error (or the server no longer knows it).
                         outcome @ (Ok(_) | Err(RequestError::Peer(_))) => {
@@ -442,7 +506,7 @@ impl Client {
                     },
                 }
             }
-            let current = self.get_task(id).await?;
+            let current = self.resending(interval, options, guard, || self.get_task(id)).await?;
             interval = poll_interval(current.poll_interval_ms);
             report(options, polls, &current.task());
             if current.status().is_terminal() {
@@ -484,7 +548,10 @@ impl Client {
                     if !answers.is_empty() {
                         let mut params = task_params(id);
                         params.insert("inputResponses".into(), Value::Object(answers));
-                        self.send(methods::TASKS_UPDATE, params, &RequestOptions::default()).await?;
+                        // Sent again as it is, if need be: the server ignores keys it
+                        // already has.
+                        let update = || self.send(methods::TASKS_UPDATE, params.clone(), &plain);
+                        self.resending(interval, options, guard, update).await?;
                         interval = MIN_POLL.max(interval / 4);
                     }
                 }

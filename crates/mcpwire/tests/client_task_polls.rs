@@ -1,0 +1,150 @@
+//! A tool call the client follows as a task, against a scripted server whose transport
+//! fails some of the follower's polls (`tasks/get`, and the 2025 `tasks/result`) before
+//! they are answered: the task is still on the server, so the follower polls again, a few
+//! times, rather than ending the call; a poll that keeps failing ends it, with the
+//! transport's error, and the task is cancelled.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use mcpwire::client::Client;
+use mcpwire::protocol::{Message, ProtocolVersion, Response};
+use mcpwire::transport::{Connection, InboundMeta, TransportEvent};
+use mcpwire::RequestError;
+use serde_json::{json, Value};
+
+/// What the scripted server does with one request.
+enum Reply {
+    Result(Value),
+    /// The transport fails the request: its answer cannot come (a broken connection).
+    Fail,
+}
+
+/// Every request method the scripted server read, in order.
+type Seen = Arc<Mutex<Vec<String>>>;
+
+/// A server that answers each request with `answer(method, how many of that method came
+/// before)`, recording the methods.
+fn scripted(answer: impl Fn(&str, usize) -> Reply + Send + 'static) -> (Connection, Seen) {
+    let (connection, mut raw) = common::raw_connection();
+    let seen: Seen = Default::default();
+    let record = seen.clone();
+    tokio::spawn(async move {
+        while let Some(out) = raw.written.recv().await {
+            let (Message::Request(request), _) = out.into_parts() else { continue };
+            let before = {
+                let mut seen = record.lock().unwrap();
+                let before = seen.iter().filter(|m| **m == request.method).count();
+                seen.push(request.method.clone());
+                before
+            };
+            let event = match answer(&request.method, before) {
+                Reply::Result(result) => {
+                    let response =
+                        Response::new(request.id, serde_json::value::to_raw_value(&result).unwrap());
+                    TransportEvent::message(response, InboundMeta::default())
+                }
+                Reply::Fail => TransportEvent::failed(request.id, "connection reset by peer"),
+            };
+            if raw.events.send(event).await.is_err() {
+                return;
+            }
+        }
+    });
+    (connection, seen)
+}
+
+fn count(seen: &Seen, method: &str) -> usize {
+    seen.lock().unwrap().iter().filter(|m| *m == method).count()
+}
+
+/// A 2025-11-25 server whose tool `job` requires a task (`t1`, done at the first
+/// `tasks/get`), whose `tasks/result` fails `failures` times before it is answered.
+fn server_2025(failures: usize) -> (Connection, Seen) {
+    let task = |status: &str| {
+        json!({ "taskId": "t1", "status": status, "createdAt": "2026-12-04T00:00:00Z",
+            "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttl": 60000, "pollInterval": 100 })
+    };
+    scripted(move |method, before| {
+        Reply::Result(match method {
+            "initialize" => json!({ "protocolVersion": "2025-11-25",
+                "capabilities": { "tools": {}, "tasks": { "cancel": {}, "requests": { "tools": { "call": {} } } } },
+                "serverInfo": { "name": "s", "version": "1" } }),
+            "tools/list" => json!({ "tools": [{ "name": "job", "inputSchema": { "type": "object" },
+                "execution": { "taskSupport": "required" } }] }),
+            "tools/call" => json!({ "task": task("working") }),
+            "tasks/get" => task("completed"),
+            "tasks/result" if before < failures => return Reply::Fail,
+            "tasks/result" => json!({ "content": [{ "type": "text", "text": "done" }],
+                "_meta": { "io.modelcontextprotocol/related-task": { "taskId": "t1" } } }),
+            _ => json!({}),
+        })
+    })
+}
+
+/// A 2026 server whose `tools/call` becomes the task `t1`, whose `tasks/get` fails
+/// `failures` times before it says the task completed.
+fn server_2026(failures: usize) -> (Connection, Seen) {
+    scripted(move |method, before| {
+        Reply::Result(match method {
+            "tools/call" => json!({ "resultType": "task", "taskId": "t1", "status": "working",
+                "createdAt": "2026-12-04T00:00:00Z", "lastUpdatedAt": "2026-12-04T00:00:00Z",
+                "ttlMs": 60000, "pollIntervalMs": 100 }),
+            "tasks/get" if before < failures => return Reply::Fail,
+            "tasks/get" => json!({ "resultType": "complete", "taskId": "t1", "status": "completed",
+                "createdAt": "2026-12-04T00:00:00Z", "lastUpdatedAt": "2026-12-04T00:00:00Z",
+                "ttlMs": 60000, "result": { "content": [{ "type": "text", "text": "done" }] } }),
+            _ => json!({ "resultType": "complete" }),
+        })
+    })
+}
+
+async fn connect(connection: Connection, version: ProtocolVersion) -> Client {
+    Client::builder("c", "1").protocol_version(version).connect(connection).await.unwrap()
+}
+
+/// The follower's poll that the transport fails is sent again: the task's result comes.
+#[tokio::test(start_paused = true)]
+async fn a_poll_the_transport_failed_is_sent_again_in_both_eras() {
+    for (version, (connection, seen), poll) in [
+        (ProtocolVersion::V2025_11_25, server_2025(2), "tasks/result"),
+        (ProtocolVersion::V2026_07_28, server_2026(2), "tasks/get"),
+    ] {
+        let client = connect(connection, version.clone()).await;
+        let call = client.call_tool("job", json!({}));
+        let result = tokio::time::timeout(Duration::from_secs(60), call).await.expect("the call ends");
+        let result = result.unwrap_or_else(|e| panic!("{version:?}: {e}"));
+        assert_eq!(result.content[0].as_text(), Some("done"), "{version:?}");
+        assert_eq!(count(&seen, poll), 3, "{version:?}: two failed polls, then the answer");
+        assert_eq!(count(&seen, "tasks/cancel"), 0, "{version:?}: the task ended by itself");
+        client.close().await;
+    }
+}
+
+/// A poll that keeps failing ends the call with the transport's error after a few tries,
+/// not at once and not never, and the task nobody follows any more is cancelled.
+#[tokio::test(start_paused = true)]
+async fn a_poll_that_keeps_failing_ends_the_call_and_cancels_the_task() {
+    for (version, (connection, seen), poll) in [
+        (ProtocolVersion::V2025_11_25, server_2025(usize::MAX), "tasks/result"),
+        (ProtocolVersion::V2026_07_28, server_2026(usize::MAX), "tasks/get"),
+    ] {
+        let client = connect(connection, version.clone()).await;
+        let call = client.call_tool("job", json!({}));
+        let outcome = tokio::time::timeout(Duration::from_secs(600), call).await.expect("the call ends");
+        let Err(RequestError::Transport { reason }) = outcome else { panic!("{version:?}: {outcome:?}") };
+        assert!(reason.contains("connection reset"), "{version:?}: {reason}");
+        let polls = count(&seen, poll);
+        assert!(polls > 1 && polls <= 5, "{version:?}: {polls} polls");
+        let cancelled = tokio::time::timeout(Duration::from_secs(10), async {
+            while count(&seen, "tasks/cancel") == 0 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        });
+        cancelled.await.unwrap_or_else(|_| panic!("{version:?}: the task was not cancelled"));
+        client.close().await;
+    }
+}
