@@ -377,6 +377,34 @@ async fn shutdown_ends_what_the_server_left_in_its_group() {
     until_ended(&leftover).await;
 }
 
+/// A handle dropped without `shutdown` leaves no child running, though this one ignores
+/// its stdin closing (and its connection is still held): dropped in a runtime, the child
+/// is shut down in the background the spec's way; dropped outside one, it is killed.
+#[cfg(not(feature = "portable-stdio"))]
+#[test]
+fn a_dropped_handle_leaves_no_child_running() {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let spawn = || {
+        let process = ChildProcess::new("sleep").arg("60");
+        let (conn, handle) = process
+            .shutdown_timeouts(Duration::from_millis(100), Duration::from_millis(300))
+            .spawn()
+            .unwrap();
+        let pid = handle.pid().unwrap().to_string();
+        (conn, handle, pid)
+    };
+    let (conn, handle, pid) = runtime.block_on(async { spawn() });
+    runtime.block_on(async {
+        drop(handle);
+        until_ended(&pid).await;
+    });
+    drop(conn);
+    let (conn, handle, pid) = runtime.block_on(async { spawn() });
+    drop(handle);
+    runtime.block_on(until_ended(&pid));
+    drop(conn);
+}
+
 /// A server that exits while a process it started holds its stdout open: the
 /// connection ends at once with the exit (requests waiting on it fail then, not at their
 /// timeout), and the shutdown ends that process.

@@ -127,7 +127,7 @@ impl Drop for Supervised {
         let Some(child) = self.shared.child().take() else { return };
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) => drop(runtime.spawn(async move { child.shutdown().await })),
-            // No runtime to wait on: the process is killed when its handle's monitor goes.
+            // No runtime to wait on: the handle's drop kills the process.
             Err(_) => drop(child),
         }
     }

@@ -308,6 +308,7 @@ impl ChildProcess {
             close_grace: self.close_grace,
             term_grace: self.term_grace,
             stderr_tail,
+            on_drop: OnDrop::ShutDown,
         };
         Ok((Connection { incoming: in_rx, outgoing: out_tx }, handle))
     }
@@ -433,6 +434,15 @@ fn stderr_tail_string(tail: &Mutex<VecDeque<u8>>) -> String {
 }
 
 /// Controls a spawned child: shut it down, or learn how it ended.
+///
+/// The handle owns the child's life: keep it for as long as the connection is used.
+/// Dropped without [`ChildHandle::shutdown`], it does not leave the child running (one
+/// that ignores its stdin closing would otherwise run on for ever, with nobody to stop
+/// it): in a tokio runtime, the same shutdown runs in the background (stdin closed, then
+/// `SIGTERM`, then `SIGKILL`, with the configured waits); outside one, the child's
+/// process group is killed at once (the child alone, where there is no `SIGKILL`). Either
+/// way the connection then ends. A child that has already exited by itself is left as it
+/// is (what it started in its group is ended only by [`ChildHandle::shutdown`]).
 pub struct ChildHandle {
     pid: Option<u32>,
     status: watch::Receiver<Option<ExitStatus>>,
@@ -444,6 +454,19 @@ pub struct ChildHandle {
     #[cfg_attr(any(not(unix), feature = "portable-stdio"), allow(dead_code))]
     term_grace: Duration,
     stderr_tail: Arc<Mutex<VecDeque<u8>>>,
+    on_drop: OnDrop,
+}
+
+/// What dropping a [`ChildHandle`] does to its child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum OnDrop {
+    /// Shut it down (not done yet).
+    ShutDown,
+    /// Kill it: a shutdown was under way, and whoever waited for it gave up (or its
+    /// runtime went away).
+    Kill,
+    /// Nothing: the shutdown is done.
+    Nothing,
 }
 
 impl ChildHandle {
@@ -476,10 +499,21 @@ impl ChildHandle {
     /// (they ignored its stdin closing, or held on after it) get the same end: `SIGTERM`,
     /// then `SIGKILL` after the same wait, so none outlives the client.
     pub async fn shutdown(mut self) -> Option<ExitStatus> {
+        self.on_drop = OnDrop::Kill;
         let status = self.stop().await;
         #[cfg(all(unix, not(feature = "portable-stdio")))]
         self.end_leftovers().await;
+        self.on_drop = OnDrop::Nothing;
         status
+    }
+
+    /// Kills the child at once, without waiting: its process group where there is
+    /// `SIGKILL`, and the child itself through its monitor.
+    fn kill_now(&self) {
+        self.close_stdin.cancel();
+        #[cfg(all(unix, not(feature = "portable-stdio")))]
+        self.signal(nix::sys::signal::Signal::SIGKILL);
+        self.kill.cancel();
     }
 
     /// Closes stdin, then signals the child until it has exited.
@@ -535,6 +569,38 @@ impl ChildHandle {
         }
         if let Err(e) = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pid), signal) {
             tracing::debug!("signalling the server process group failed: {e}");
+        }
+    }
+}
+
+/// A child whose handle is dropped without [`ChildHandle::shutdown`] is shut down in the
+/// background, or killed where that cannot be (see [`ChildHandle`]).
+impl Drop for ChildHandle {
+    fn drop(&mut self) {
+        match self.on_drop {
+            OnDrop::Nothing => {}
+            OnDrop::Kill => self.kill_now(),
+            // A child that exited by itself, maybe long ago, is left alone: its group's
+            // id may since name another process's group.
+            OnDrop::ShutDown if self.try_status().is_some() => {}
+            OnDrop::ShutDown => match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    // A handle of its own for the background shutdown: dropped before it
+                    // is done (its runtime shutting down), that one kills the child.
+                    let handle = ChildHandle {
+                        pid: self.pid,
+                        status: self.status.clone(),
+                        close_stdin: self.close_stdin.clone(),
+                        kill: self.kill.clone(),
+                        close_grace: self.close_grace,
+                        term_grace: self.term_grace,
+                        stderr_tail: self.stderr_tail.clone(),
+                        on_drop: OnDrop::Kill,
+                    };
+                    drop(runtime.spawn(handle.shutdown()));
+                }
+                Err(_) => self.kill_now(),
+            },
         }
     }
 }
