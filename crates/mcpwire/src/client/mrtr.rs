@@ -34,6 +34,7 @@ impl Client {
     /// call's timeout bounds the whole exchange, the callbacks' time included (as it does
     /// in the 2025 era, where the server waits for them within the one request); when
     /// progress starts each round's timeout again, the call's maximum bounds it instead.
+    /// The call's cancel ends it at once too, a callback still answering or not.
     pub(crate) async fn send_with_input(
         &self,
         method: &str,
@@ -52,7 +53,19 @@ impl Client {
         options: &RequestOptions,
     ) -> Result<(RawJson, bool), RequestError> {
         let timeout = options.whole_call_limit().unwrap_or(self.inner.options.request_timeout);
-        match tokio::time::timeout(timeout, self.input_rounds(method, params, options)).await {
+        let rounds = tokio::time::timeout(timeout, self.input_rounds(method, params, options));
+        let bounded = match &options.cancel {
+            // A cancel while a round's request is in flight ends that request, which says
+            // so to the server; one between rounds (while the callbacks answer) has
+            // nothing in flight to tell of.
+            Some(token) => tokio::select! {
+                biased;
+                bounded = rounds => bounded,
+                () = token.cancelled() => return Err(RequestError::Cancelled { method: method.to_owned() }),
+            },
+            None => rounds.await,
+        };
+        match bounded {
             Ok(outcome) => outcome,
             // Dropping the rounds cancelled a request in flight, if there was one.
             Err(_) => Err(RequestError::Timeout { method: method.to_owned(), timeout }),

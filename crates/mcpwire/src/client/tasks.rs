@@ -406,20 +406,27 @@ impl Client {
     }
 
     /// Waits `wait` before the next request about the followed task, unless the call is
-    /// cancelled meanwhile: the task is then cancelled on the server (and `guard`
-    /// disarmed) and the call fails as cancelled.
+    /// cancelled meanwhile (see [`Client::unless_cancelled`]).
     async fn pause(
         &self,
         wait: Duration,
         options: &RequestOptions,
         guard: &mut CancelOnDrop,
     ) -> Result<(), RequestError> {
-        let Some(token) = &options.cancel else {
-            tokio::time::sleep(wait).await;
-            return Ok(());
-        };
+        self.unless_cancelled(tokio::time::sleep(wait), options, guard).await
+    }
+
+    /// `work`'s output, unless the call is cancelled first: the task is then cancelled on
+    /// the server (and `guard` disarmed) and the call fails as cancelled.
+    async fn unless_cancelled<T>(
+        &self,
+        work: impl std::future::Future<Output = T>,
+        options: &RequestOptions,
+        guard: &mut CancelOnDrop,
+    ) -> Result<T, RequestError> {
+        let Some(token) = &options.cancel else { return Ok(work.await) };
         tokio::select! {
-            () = tokio::time::sleep(wait) => Ok(()),
+            done = work => Ok(done),
             () = token.cancelled() => {
                 if let Some(id) = guard.task_id.clone() {
                     self.cancel_task(&id).await?;
@@ -540,11 +547,17 @@ impl Client {
                             )));
                         }
                     }
-                    let mut answers = Map::new();
-                    for (key, request) in fresh {
-                        answered.insert(key.clone());
-                        answers.insert(key, self.resolve(request, options).await?);
-                    }
+                    // The callbacks may take long (a person answering a form): the
+                    // call's cancel does not wait for them.
+                    let answering = async {
+                        let mut answers = Map::new();
+                        for (key, request) in fresh {
+                            answered.insert(key.clone());
+                            answers.insert(key, self.resolve(request, options).await?);
+                        }
+                        Ok::<_, RequestError>(answers)
+                    };
+                    let answers = self.unless_cancelled(answering, options, guard).await??;
                     if !answers.is_empty() {
                         let mut params = task_params(id);
                         params.insert("inputResponses".into(), Value::Object(answers));
