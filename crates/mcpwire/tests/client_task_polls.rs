@@ -2,7 +2,8 @@
 //! fails some of the follower's polls (`tasks/get`, and the 2025 `tasks/result`) before
 //! they are answered: the task is still on the server, so the follower polls again, a few
 //! times, rather than ending the call; a poll that keeps failing ends it, with the
-//! transport's error, and the task is cancelled.
+//! transport's error, and the task is cancelled. And the call's timeout bounds the call
+//! as a whole, the time before the task was created included.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -19,6 +20,8 @@ use serde_json::{json, Value};
 /// What the scripted server does with one request.
 enum Reply {
     Result(Value),
+    /// The result, after a while (the scripted server waits meanwhile).
+    Late(Duration, Value),
     /// The transport fails the request: its answer cannot come (a broken connection).
     Fail,
 }
@@ -41,14 +44,20 @@ fn scripted(answer: impl Fn(&str, usize) -> Reply + Send + 'static) -> (Connecti
                 seen.push(request.method.clone());
                 before
             };
-            let event = match answer(&request.method, before) {
-                Reply::Result(result) => {
-                    let response =
-                        Response::new(request.id, serde_json::value::to_raw_value(&result).unwrap());
-                    TransportEvent::message(response, InboundMeta::default())
+            let (wait, result) = match answer(&request.method, before) {
+                Reply::Result(result) => (Duration::ZERO, result),
+                Reply::Late(wait, result) => (wait, result),
+                Reply::Fail => {
+                    let failed = TransportEvent::failed(request.id, "connection reset by peer");
+                    match raw.events.send(failed).await {
+                        Ok(()) => continue,
+                        Err(_) => return,
+                    }
                 }
-                Reply::Fail => TransportEvent::failed(request.id, "connection reset by peer"),
             };
+            tokio::time::sleep(wait).await;
+            let response = Response::new(request.id, serde_json::value::to_raw_value(&result).unwrap());
+            let event = TransportEvent::message(response, InboundMeta::default());
             if raw.events.send(event).await.is_err() {
                 return;
             }
@@ -145,6 +154,53 @@ async fn a_poll_that_keeps_failing_ends_the_call_and_cancels_the_task() {
             }
         });
         cancelled.await.unwrap_or_else(|_| panic!("{version:?}: the task was not cancelled"));
+        client.close().await;
+    }
+}
+
+/// A call's timeout bounds all of it: a task created late in the call (its `tools/call`
+/// answered after most of the timeout) is followed for what is left of it, not for a
+/// whole timeout more.
+#[tokio::test(start_paused = true)]
+async fn the_timeout_of_a_call_that_became_a_task_counts_from_the_call() {
+    // Each era reads the members it knows of these answers (the 2025 task under `task`,
+    // the 2026 one flat) and ignores the others.
+    let working = json!({ "taskId": "t1", "status": "working", "createdAt": "2026-12-04T00:00:00Z",
+        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttl": 600000, "ttlMs": 600000,
+        "pollInterval": 100, "pollIntervalMs": 100 });
+    let late = Duration::from_millis(800);
+    let server = || {
+        let working = working.clone();
+        scripted(move |method, _| match method {
+            "initialize" => Reply::Result(json!({ "protocolVersion": "2025-11-25",
+                "capabilities": { "tools": {}, "tasks": { "cancel": {}, "requests": { "tools": { "call": {} } } } },
+                "serverInfo": { "name": "s", "version": "1" } })),
+            "tools/list" => Reply::Result(json!({ "tools": [{ "name": "job",
+                "inputSchema": { "type": "object" }, "execution": { "taskSupport": "required" } }] })),
+            "tools/call" => {
+                let mut created = working.clone();
+                created["resultType"] = json!("task");
+                created["task"] = working.clone();
+                Reply::Late(late, created)
+            }
+            "tasks/get" => {
+                let mut polled = working.clone();
+                polled["resultType"] = json!("complete");
+                Reply::Result(polled)
+            }
+            _ => Reply::Result(json!({ "resultType": "complete" })),
+        })
+    };
+    let timeout = Duration::from_secs(1);
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let (connection, seen) = server();
+        let client = connect(connection, version.clone()).await;
+        let started = tokio::time::Instant::now();
+        let options = mcpwire::client::RequestOptions::default().timeout(timeout);
+        let outcome = client.call_tool_with("job", json!({}), options).await;
+        assert!(matches!(outcome, Err(RequestError::Timeout { .. })), "{version:?}: {outcome:?}");
+        assert!(count(&seen, "tasks/get") > 0, "{version:?}: the task was followed");
+        assert!(started.elapsed() <= timeout, "{version:?}: the call took {:?}", started.elapsed());
         client.close().await;
     }
 }

@@ -330,15 +330,16 @@ impl Client {
         params.insert("name".into(), Value::String(name.to_owned()));
         params.insert("arguments".into(), Value::Object(object(&arguments)?));
         // A task (2025-11-25: when the tool requires one; 2026: when the server makes
-        // one) is followed to its end.
+        // one) is followed to its end, within what is left of the call's limit.
+        let started = tokio::time::Instant::now();
         let raw = match self.start_core_task(&params, &options, false).await? {
-            Some(task) => self.follow_task(&task, &options).await?,
+            Some(task) => self.follow_task(&task, &options, started).await?,
             None => {
                 let raw = self.send_with_input(methods::TOOLS_CALL, params, &options).await?;
                 match super::is_task_result(&raw)? {
                     true => {
                         let created: mcpwire_protocol::tasks_ext::CreateTaskResult = decode(&raw)?;
-                        self.follow_task(&created.task, &options).await?
+                        self.follow_task(&created.task, &options, started).await?
                     }
                     false => raw,
                 }
@@ -505,9 +506,10 @@ impl Client {
     /// connection that the relay's own client never made and cannot ask about.
     pub async fn call_tool_raw(&self, params: Value, options: RequestOptions) -> Result<Value, RequestError> {
         let params = params_object(params)?;
+        let started = tokio::time::Instant::now();
         match self.start_core_task(&params, &options, false).await? {
             Some(task) => {
-                let mut result: Value = decode(&self.follow_task(&task, &options).await?)?;
+                let mut result: Value = decode(&self.follow_task(&task, &options, started).await?)?;
                 without_related_task(&mut result);
                 Ok(result)
             }

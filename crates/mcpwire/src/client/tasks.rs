@@ -355,7 +355,7 @@ impl Client {
         task: &Task,
         options: RequestOptions,
     ) -> Result<CallToolResult, RequestError> {
-        decode(&self.follow_task(task, &options).await?)
+        decode(&self.follow_task(task, &options, tokio::time::Instant::now()).await?)
     }
 
     /// `tasks/result` (2025-11-25): waits for the end; the task's questions arrive as
@@ -378,7 +378,8 @@ impl Client {
 
     /// Follows a task to its end: the raw tool result, telling the call's
     /// [`on_task`](RequestOptions::on_task) first. The call's timeout (if it has
-    /// one; its maximum when progress starts the timeout again) bounds it; without one,
+    /// one; its maximum when progress starts the timeout again), counted from `started`
+    /// (when the call that became the task began), bounds it; without one,
     /// the TTL the task was created with does (counted from its arrival; a task the
     /// server keeps working past it would otherwise be waited for without end). A request
     /// about the task that fails on the way (never sent, or lost by the transport) is
@@ -390,15 +391,18 @@ impl Client {
         &self,
         task: &Task,
         options: &RequestOptions,
+        started: tokio::time::Instant,
     ) -> Result<RawJson, RequestError> {
         let mut guard = CancelOnDrop { client: self.clone(), task_id: Some(task.task_id.clone()) };
         if let Some(on_task) = &options.on_task {
             on_task(task);
         }
         let run = self.poll_task(task, options, &mut guard);
-        let ttl = task.ttl_ms.filter(|&ms| ms > 0).map(Duration::from_millis);
-        match options.whole_call_limit().or(ttl) {
-            Some(timeout) => tokio::time::timeout(timeout, run).await.unwrap_or_else(|_| {
+        let ttl = task.ttl_ms.filter(|&ms| ms > 0).map(Duration::from_millis).map(|t| (t, t));
+        // The limit, and what is left of it.
+        let call = options.whole_call_limit().map(|t| (t, t.saturating_sub(started.elapsed())));
+        match call.or(ttl) {
+            Some((timeout, left)) => tokio::time::timeout(left, run).await.unwrap_or_else(|_| {
                 Err(RequestError::Timeout { method: methods::TOOLS_CALL.to_owned(), timeout })
             }),
             None => run.await,
