@@ -393,6 +393,15 @@ async fn exit_reason(
 /// child writes: a line that never ends (a progress bar redrawn with `\r`, say) is
 /// logged in pieces of [`STDERR_LINE_BYTES`] rather than held whole.
 async fn capture_stderr(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<VecDeque<u8>>>) {
+    read_stderr(stderr, &tail, log_stderr_line).await;
+}
+
+/// [`capture_stderr`]'s loop, each line (or piece of one) handed to `log`.
+async fn read_stderr(
+    stderr: impl tokio::io::AsyncRead + Unpin,
+    tail: &Mutex<VecDeque<u8>>,
+    mut log: impl FnMut(&[u8]),
+) {
     let mut reader = BufReader::new(stderr);
     let mut line = Vec::new();
     loop {
@@ -400,26 +409,26 @@ async fn capture_stderr(stderr: tokio::process::ChildStderr, tail: Arc<Mutex<Vec
             Ok([]) | Err(_) => break,
             Ok(chunk) => chunk,
         };
-        let (part, ends_line) = match memchr::memchr(b'\n', chunk) {
-            Some(i) => (&chunk[..=i], true),
-            None => (chunk, false),
-        };
+        // Up to the end of the line, or as much as the piece has room for: what is left
+        // is read into the next piece.
+        let line_end = memchr::memchr(b'\n', chunk).map_or(chunk.len(), |i| i + 1);
+        let part = &chunk[..line_end.min(STDERR_LINE_BYTES - line.len())];
+        let ends_line = part.last() == Some(&b'\n');
         if let Ok(mut t) = tail.lock() {
             t.extend(&part[part.len().saturating_sub(STDERR_TAIL_BYTES)..]);
             let excess = t.len().saturating_sub(STDERR_TAIL_BYTES);
             t.drain(..excess);
         }
-        let room = STDERR_LINE_BYTES - line.len();
-        line.extend_from_slice(&part[..part.len().min(room)]);
+        line.extend_from_slice(part);
         let read = part.len();
         reader.consume(read);
         if ends_line || line.len() == STDERR_LINE_BYTES {
-            log_stderr_line(&line);
+            log(&line);
             line.clear();
         }
     }
     if !line.is_empty() {
-        log_stderr_line(&line);
+        log(&line);
     }
 }
 
@@ -602,5 +611,31 @@ impl Drop for ChildHandle {
                 Err(_) => self.kill_now(),
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A line longer than a piece is logged in pieces, every byte of it, whatever the
+    /// size of the reads it arrives in; the tail keeps its last bytes.
+    #[tokio::test]
+    async fn a_long_stderr_line_is_logged_in_pieces_without_a_byte_lost() {
+        let line: Vec<u8> = (0..3 * STDERR_LINE_BYTES + 100).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut input = b"short\n".to_vec();
+        input.extend_from_slice(&line);
+        input.extend_from_slice(b"\nlast");
+        let tail = Mutex::new(VecDeque::new());
+        let mut pieces: Vec<Vec<u8>> = Vec::new();
+        read_stderr(&input[..], &tail, |piece| pieces.push(piece.to_vec())).await;
+        assert!(pieces.iter().all(|p| p.len() <= STDERR_LINE_BYTES));
+        let logged = pieces.concat();
+        assert!(logged == input, "{} of {} bytes logged, in order", logged.len(), input.len());
+        assert_eq!(pieces.first().map(Vec::as_slice), Some(&b"short\n"[..]));
+        assert_eq!(pieces.last().map(Vec::as_slice), Some(&b"last"[..]));
+        let kept: Vec<u8> = tail.lock().unwrap().iter().copied().collect();
+        assert!(kept == input[input.len() - STDERR_TAIL_BYTES..], "the tail is not the last bytes");
     }
 }
