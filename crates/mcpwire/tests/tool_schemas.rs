@@ -185,6 +185,50 @@ async fn a_result_with_a_number_json_cannot_carry_is_a_tool_error() {
     assert_eq!(result["structuredContent"], json!({ "count": 2, "mean": 1.5 }), "{result}");
 }
 
+/// A ledger's totals, in integers wider than JSON numbers are read as (64 bits).
+#[derive(Serialize, JsonSchema)]
+struct Totals {
+    entries: u32,
+    balance: i128,
+}
+
+/// The total of some amounts, as a `#[mcpwire::tool]` returning a struct.
+#[mcpwire::tool]
+async fn total(amounts: Vec<i64>) -> Totals {
+    Totals {
+        entries: amounts.len() as u32,
+        balance: amounts.iter().map(|a| i128::from(*a) * 1_000_000).sum(),
+    }
+}
+
+/// A structured result that JSON cannot carry (a 128-bit integer beyond 64 bits, which
+/// serde_json refuses to write, as it does a map whose keys are not strings) is the
+/// tool's own failure: a result with `isError: true` saying where, not a JSON-RPC
+/// `-32603` (the spec reports a tool's failures in its result), whichever way the tool
+/// is declared. A 128-bit value that fits is sent as it is.
+#[tokio::test]
+async fn a_result_json_cannot_write_is_a_tool_error() {
+    let wide = tool("wide").handler(|| async { Json(u128::MAX) });
+    let keyed = tool("keyed")
+        .handler(|| async { Json(std::collections::BTreeMap::from([((1, 2), "a pair as a key")])) });
+    let server = Server::builder("s", "1").tool(total_tool()).tool(wide).tool(keyed).build().unwrap();
+    let (_, result) =
+        list_and_call(server.clone(), "total", json!({ "amounts": [i64::MAX, i64::MAX] })).await;
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result.get("structuredContent").is_none(), "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("64 bits") && text.contains("`balance`"), "{text}");
+    let (_, result) = list_and_call(server.clone(), "wide", json!({})).await;
+    assert_eq!(result["isError"], true, "{result}");
+    assert!(result["content"][0]["text"].as_str().unwrap().contains("the value itself"), "{result}");
+    let (_, result) = list_and_call(server.clone(), "keyed", json!({})).await;
+    assert_eq!(result["isError"], true, "{result}");
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("cannot be written as JSON") && text.contains("key must be a string"), "{text}");
+    let (_, result) = list_and_call(server, "total", json!({ "amounts": [1, -3] })).await;
+    assert_eq!(result["structuredContent"], json!({ "entries": 2, "balance": -2_000_000 }), "{result}");
+}
+
 /// A place on the map.
 #[derive(Clone, Debug, Deserialize, Serialize, JsonSchema)]
 struct Place {

@@ -1,7 +1,9 @@
-//! Whether a value's floats are all finite. JSON has no NaN nor infinity, and serde_json
-//! writes them as `null`: in a tool's structured content that `null` stands where its
-//! output schema says a number, and a client that checks the content against the schema
-//! (as the spec asks it to) refuses the whole result.
+//! Where a value has a number JSON cannot carry. JSON has no NaN nor infinity, and
+//! serde_json writes them as `null`: in a tool's structured content that `null` stands
+//! where its output schema says a number, and a client that checks the content against
+//! the schema (as the spec asks it to) refuses the whole result. An integer of 128 bits
+//! beyond the 64-bit range serde_json refuses to write at all ([`first_wide_integer`]
+//! says where it is, once that has happened).
 
 use std::fmt::Display;
 
@@ -14,8 +16,18 @@ use serde::ser::{self, Serialize};
 /// The value is walked once without keeping a path, and only when it has such a number a
 /// second time to say where.
 pub(crate) fn first_non_finite<T: Serialize + ?Sized>(value: &T) -> Option<String> {
-    match value.serialize(Finder { path: Vec::new(), track: false }) {
-        Err(Found::At(_)) => match value.serialize(Finder { path: Vec::new(), track: true }) {
+    first(value, Look::NonFinite)
+}
+
+/// Where the first 128-bit integer of `value` outside `i64::MIN..=u64::MAX` (the numbers
+/// serde_json's values hold) is, named as [`first_non_finite`] names it.
+pub(crate) fn first_wide_integer<T: Serialize + ?Sized>(value: &T) -> Option<String> {
+    first(value, Look::Wide)
+}
+
+fn first<T: Serialize + ?Sized>(value: &T, look: Look) -> Option<String> {
+    match value.serialize(Finder { path: Vec::new(), track: false, look }) {
+        Err(Found::At(_)) => match value.serialize(Finder { path: Vec::new(), track: true, look }) {
             Err(Found::At(path)) => Some(path),
             _ => Some(String::new()),
         },
@@ -23,6 +35,15 @@ pub(crate) fn first_non_finite<T: Serialize + ?Sized>(value: &T) -> Option<Strin
         // The value does not serialize at all: serde_json says why when it writes it.
         Err(Found::Other) => None,
     }
+}
+
+/// The numbers a walk looks for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Look {
+    /// NaN and the infinities.
+    NonFinite,
+    /// 128-bit integers outside `i64::MIN..=u64::MAX`.
+    Wide,
 }
 
 #[derive(Debug)]
@@ -48,18 +69,20 @@ impl ser::Error for Found {
     }
 }
 
-/// Walks a value, its path so far in `path` when `track`.
+/// Walks a value looking for `look`, its path so far in `path` when `track`.
 struct Finder {
     path: Vec<String>,
     track: bool,
+    look: Look,
 }
 
 impl Finder {
-    fn float(&self, f: f64) -> Result<(), Found> {
-        if f.is_finite() {
-            Ok(())
-        } else {
+    /// Found here if `unfit` is what the walk looks for.
+    fn check(&self, look: Look, unfit: bool) -> Result<(), Found> {
+        if self.look == look && unfit {
             Err(Found::At(self.path.concat()))
+        } else {
+            Ok(())
         }
     }
 }
@@ -68,6 +91,7 @@ impl Finder {
 struct Compound {
     path: Vec<String>,
     track: bool,
+    look: Look,
     index: usize,
     key: Option<String>,
 }
@@ -75,7 +99,7 @@ struct Compound {
 impl Compound {
     fn element<T: Serialize + ?Sized>(&mut self, value: &T) -> Result<(), Found> {
         if !self.track {
-            return value.serialize(Finder { path: Vec::new(), track: false });
+            return value.serialize(Finder { path: Vec::new(), track: false, look: self.look });
         }
         let segment = format!("[{}]", self.index);
         self.index += 1;
@@ -84,7 +108,7 @@ impl Compound {
 
     fn field<T: Serialize + ?Sized>(&mut self, name: &str, value: &T) -> Result<(), Found> {
         if !self.track {
-            return value.serialize(Finder { path: Vec::new(), track: false });
+            return value.serialize(Finder { path: Vec::new(), track: false, look: self.look });
         }
         let segment = member(&self.path, name);
         self.walk(segment, value)
@@ -93,7 +117,7 @@ impl Compound {
     fn walk<T: Serialize + ?Sized>(&mut self, segment: String, value: &T) -> Result<(), Found> {
         let mut path = self.path.clone();
         path.push(segment);
-        value.serialize(Finder { path, track: true })
+        value.serialize(Finder { path, track: true, look: self.look })
     }
 }
 
@@ -131,24 +155,30 @@ impl ser::Serializer for Finder {
         serialize_i16(i16),
         serialize_i32(i32),
         serialize_i64(i64),
-        serialize_i128(i128),
         serialize_u8(u8),
         serialize_u16(u16),
         serialize_u32(u32),
         serialize_u64(u64),
-        serialize_u128(u128),
         serialize_char(char),
         serialize_str(&str),
         serialize_bytes(&[u8]),
         serialize_unit_struct(&'static str)
     );
 
+    fn serialize_i128(self, v: i128) -> Result<(), Found> {
+        self.check(Look::Wide, i64::try_from(v).is_err() && u64::try_from(v).is_err())
+    }
+
+    fn serialize_u128(self, v: u128) -> Result<(), Found> {
+        self.check(Look::Wide, u64::try_from(v).is_err())
+    }
+
     fn serialize_f32(self, v: f32) -> Result<(), Found> {
-        self.float(v.into())
+        self.check(Look::NonFinite, !v.is_finite())
     }
 
     fn serialize_f64(self, v: f64) -> Result<(), Found> {
-        self.float(v)
+        self.check(Look::NonFinite, !v.is_finite())
     }
 
     fn serialize_none(self) -> Result<(), Found> {
@@ -186,11 +216,11 @@ impl ser::Serializer for Finder {
         if self.track {
             path.push(member(&path, variant));
         }
-        value.serialize(Finder { path, track: self.track })
+        value.serialize(Finder { path, track: self.track, look: self.look })
     }
 
     fn serialize_seq(self, _: Option<usize>) -> Result<Compound, Found> {
-        Ok(Compound { path: self.path, track: self.track, index: 0, key: None })
+        Ok(Compound { path: self.path, track: self.track, look: self.look, index: 0, key: None })
     }
 
     fn serialize_tuple(self, _: usize) -> Result<Compound, Found> {
@@ -212,7 +242,7 @@ impl ser::Serializer for Finder {
         if self.track {
             path.push(member(&path, variant));
         }
-        Ok(Compound { path, track: self.track, index: 0, key: None })
+        Ok(Compound { path, track: self.track, look: self.look, index: 0, key: None })
     }
 
     fn serialize_map(self, _: Option<usize>) -> Result<Compound, Found> {
@@ -304,7 +334,7 @@ walk_fields!(SerializeStruct, SerializeStructVariant);
 
 #[cfg(test)]
 mod tests {
-    use super::first_non_finite;
+    use super::{first_non_finite, first_wide_integer};
     use std::collections::BTreeMap;
 
     #[derive(serde::Serialize)]
@@ -325,5 +355,15 @@ mod tests {
         assert_eq!(first_non_finite(&f64::NEG_INFINITY).as_deref(), Some(""));
         let map = BTreeMap::from([("a", Some(1.0)), ("b", Some(f64::NAN))]);
         assert_eq!(first_non_finite(&map).as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn finds_the_first_integer_beyond_64_bits_and_names_where_it_is() {
+        let fits = (i128::from(i64::MIN), u128::from(u64::MAX), i128::from(u64::MAX), f64::NAN);
+        assert_eq!(first_wide_integer(&fits), None);
+        let map = BTreeMap::from([("a", vec![0_i128]), ("b", vec![1, i128::from(i64::MIN) - 1])]);
+        assert_eq!(first_wide_integer(&map).as_deref(), Some("b[1]"));
+        assert_eq!(first_wide_integer(&(u128::from(u64::MAX) + 1)).as_deref(), Some(""));
+        assert_eq!(first_non_finite(&i128::MAX), None);
     }
 }

@@ -143,15 +143,26 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
     /// `{"result": ..}` when its schema says so, and adds its text copy.
     /// A value with a NaN or an infinite number is a failure of the tool (`isError`):
     /// JSON has no such number, and serde_json's `null` in its place would not fit the
-    /// output schema, so a client checking it would refuse the result.
+    /// output schema, so a client checking it would refuse the result. So is a value
+    /// serde_json refuses to write (an integer beyond 64 bits, a map whose keys are not
+    /// strings, a `Serialize` that fails): the tool's output failed, not the protocol.
     fn into_tool_result(self) -> Result<CallToolResult, McpError> {
         if let Some(at) = super::finite::first_non_finite(&self.0) {
-            let at = if at.is_empty() { "the value itself".to_owned() } else { format!("`{at}`") };
             return Ok(CallToolResult::error(format!(
-                "the tool's result has a number JSON cannot carry (NaN or infinite) at {at}"
+                "the tool's result has a number JSON cannot carry (NaN or infinite) at {}",
+                place(&at)
             )));
         }
-        Ok(CallToolResult { structured_content: Some(serde_json::to_value(&self.0)?), ..Default::default() })
+        match serde_json::to_value(&self.0) {
+            Ok(value) => Ok(CallToolResult { structured_content: Some(value), ..Default::default() }),
+            Err(error) => Ok(CallToolResult::error(match super::finite::first_wide_integer(&self.0) {
+                Some(at) => format!(
+                    "the tool's result has an integer beyond 64 bits, which JSON numbers here cannot carry, at {}",
+                    place(&at)
+                ),
+                None => format!("the tool's result cannot be written as JSON: {error}"),
+            })),
+        }
     }
 
     fn output_schema() -> Option<JsonObject> {
@@ -160,6 +171,16 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolResult for Json<T> {
 
     fn wraps_structured_content() -> bool {
         schema::output_schema_for::<T>().1
+    }
+}
+
+/// A place in a tool's result, as a message names it: `` `stats.mean` ``, or the value
+/// itself for the empty path.
+fn place(at: &str) -> String {
+    if at.is_empty() {
+        "the value itself".to_owned()
+    } else {
+        format!("`{at}`")
     }
 }
 
