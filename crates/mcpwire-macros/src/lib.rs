@@ -33,7 +33,10 @@
 //! variables come from their types; a parameter's doc comment (its lines joined with
 //! newlines, as the function's are) or `#[arg(description = "...")]`, which wins over it,
 //! describes it; `#[arg(rename = "wireName")]` makes `wireName` its name in the schema
-//! and on the wire (not empty, not another argument's), the parameter keeping its own.
+//! and on the wire (not empty, not another argument's), the parameter keeping its own;
+//! `#[arg(default)]` lets it be left out, its type's `Default` then (its field takes
+//! `#[serde(default)]`). A `#[serde(..)]` or `#[schemars(..)]` attribute on a parameter
+//! is refused: it belongs on the fields of an `Args<T>`'s struct.
 //! A tool may instead take its arguments whole, as one `Args<T>` parameter. The doc comment (or `description = "..."`) is the description (without
 //! either there is none). Next to
 //! the function the macro generates `<name>_tool()`, `<name>_prompt()` or

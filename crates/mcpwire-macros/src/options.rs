@@ -138,13 +138,30 @@ pub(crate) struct ArgOptions {
     /// `rename = "..."`: the argument's name in the schema and on the wire (the
     /// parameter keeps its own), never empty.
     pub(crate) rename: Option<syn::LitStr>,
+    /// `default`: the argument may be left out, and is then its type's `Default` (its
+    /// field takes `#[serde(default)]`, and the schema says the value).
+    pub(crate) default: Option<syn::Path>,
 }
 
-/// Removes `#[arg(...)]` from a parameter and returns what it said.
+/// Why a `#[serde(..)]` or `#[schemars(..)]` attribute on a parameter is refused: Rust
+/// takes no such attribute there, and the macro does not carry it to the arguments'
+/// field (one that renamed or flattened the field would undo what the macro knows of
+/// the argument's name).
+const DERIVES_ATTRIBUTE: &str = "a parameter takes no #[serde(..)] or #[schemars(..)] attribute: \
+     use #[arg(default)] for an argument that may be left out (its type's default then), \
+     #[arg(rename = \"...\")] for its name on the wire, #[arg(description = \"...\")] for its \
+     description; or take the arguments whole as one `Args<T>`, a struct of your own whose \
+     fields take serde's and schemars' attributes";
+
+/// Removes `#[arg(...)]` from a parameter and returns what it said; a `#[serde(..)]` or
+/// `#[schemars(..)]` attribute is refused ([`DERIVES_ATTRIBUTE`]).
 pub(crate) fn take_arg_options(attrs: &mut Vec<Attribute>) -> syn::Result<ArgOptions> {
     let mut options = ArgOptions::default();
     let mut kept = Vec::new();
     for attr in attrs.drain(..) {
+        if attr.path().is_ident("serde") || attr.path().is_ident("schemars") {
+            return Err(syn::Error::new_spanned(attr.path(), DERIVES_ATTRIBUTE));
+        }
         if !attr.path().is_ident("arg") {
             kept.push(attr);
             continue;
@@ -154,6 +171,11 @@ pub(crate) fn take_arg_options(attrs: &mut Vec<Attribute>) -> syn::Result<ArgOpt
         for meta in metas {
             match &meta {
                 Meta::Path(path) if path.is_ident("extractor") => options.extractor = true,
+                Meta::Path(path) if path.is_ident("default") && options.default.is_some() => {
+                    let message = "default is given twice for this parameter: keep one";
+                    return Err(syn::Error::new_spanned(path, message));
+                }
+                Meta::Path(path) if path.is_ident("default") => options.default = Some(path.clone()),
                 // A second value would replace the first, which the user meant too.
                 Meta::NameValue(nv)
                     if (nv.path.is_ident("description") && options.description.is_some())
@@ -182,7 +204,7 @@ pub(crate) fn take_arg_options(attrs: &mut Vec<Attribute>) -> syn::Result<ArgOpt
                 other => {
                     return Err(syn::Error::new_spanned(
                         other,
-                        "unknown option: use description = \"...\", rename = \"...\" or extractor",
+                        "unknown option: use description = \"...\", rename = \"...\", default or extractor",
                     ))
                 }
             }

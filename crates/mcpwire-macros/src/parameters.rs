@@ -77,7 +77,7 @@ pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn, place: Place) -> s
             FnArg::Receiver(_) if place == Place::Method => continue,
             _ => return Err(syn::Error::new_spanned(input, free_functions_only(kind))),
         };
-        let ArgOptions { description, extractor, rename } = take_arg_options(&mut pat_type.attrs)?;
+        let ArgOptions { description, extractor, rename, default } = take_arg_options(&mut pat_type.attrs)?;
         // Rust takes no doc comment on a parameter: it comes off, and (on an argument)
         // describes it, unless `#[arg(description = "...")]` does.
         let (docs, kept): (Vec<_>, Vec<_>) = pat_type.attrs.drain(..).partition(|a| a.path().is_ident("doc"));
@@ -114,6 +114,10 @@ pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn, place: Place) -> s
                 let message = "rename names an argument on the wire; an extractor has no name there";
                 return Err(syn::Error::new_spanned(rename, message));
             }
+            if let Some(default) = &default {
+                let message = "default lets an argument be left out; an extractor is not an argument";
+                return Err(syn::Error::new_spanned(default, message));
+            }
             let ident = format_ident!("__extractor_{}", i);
             parameters.extractors.push(quote! { #ident: #ty });
             parameters.extractor_checks.push(quote::quote_spanned! { syn::spanned::Spanned::span(ty) =>
@@ -148,7 +152,8 @@ pub(crate) fn split_parameters(kind: Kind, item: &mut ItemFn, place: Place) -> s
             });
         }
         let serde_rename = rename.as_ref().map(|r| quote! { #[serde(rename = #r)] });
-        parameters.fields.push(quote! { #doc #serde_rename #field: #ty });
+        let serde_default = default.map(|_| quote! { #[serde(default)] });
+        parameters.fields.push(quote! { #doc #serde_rename #serde_default #field: #ty });
         parameters.names.push(name);
         parameters.call_args.push(quote! { __args.#field });
     }

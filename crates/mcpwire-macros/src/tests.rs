@@ -70,6 +70,40 @@ fn an_arg_option_given_twice_is_refused() {
     assert_eq!(refused(fine), None);
 }
 
+/// `#[arg(default)]` lets an argument be left out (its type's default then); given twice,
+/// or on an extractor, which is no argument, it is refused with a reason. A `#[serde]` or
+/// `#[schemars]` attribute on a parameter, which the macro does not carry to the
+/// arguments' field, is refused saying what to write instead (rustc said only "cannot
+/// find attribute `serde` in this scope").
+#[test]
+fn defaults_and_the_derives_attributes_on_parameters() {
+    let fine =
+        refused(quote! { async fn f(#[arg(default)] limit: u32, #[arg(default, rename = "o")] off: i64) {} });
+    assert_eq!(fine, None);
+    let expanded = expand(
+        Kind::Tool,
+        Options::default(),
+        syn::parse2(quote! { async fn f(#[arg(default)] limit: u32) {} }).unwrap(),
+    )
+    .unwrap()
+    .to_string();
+    assert!(expanded.contains("# [serde (default)] limit : u32"), "{expanded}");
+    let twice = refused(quote! { async fn f(#[arg(default)] #[arg(default)] limit: u32) {} });
+    assert!(twice.as_deref().is_some_and(|m| m.contains("default") && m.contains("twice")), "{twice:?}");
+    let extractor = refused(quote! { async fn f(#[arg(default)] ctx: Ctx) {} });
+    assert!(extractor.as_deref().is_some_and(|m| m.contains("extractor")), "{extractor:?}");
+    for item in [
+        quote! { async fn f(#[serde(default)] limit: u32) {} },
+        quote! { async fn f(#[schemars(range(min = 1))] limit: u32) {} },
+    ] {
+        let message = refused(item.clone());
+        assert!(
+            message.as_deref().is_some_and(|m| m.contains("#[arg(default)]") && m.contains("Args<T>")),
+            "{item}: {message:?}"
+        );
+    }
+}
+
 /// A method, or a function whose signature names `Self` (so it sits in an `impl`
 /// block), is refused with what to do instead (`#[mcpwire::handlers]` on the block, or a
 /// free function): the attribute cannot see the `impl` around a function, and what it

@@ -89,10 +89,12 @@ pub use mcpwire_macros::definitions;
 /// Makes a function an MCP tool.
 ///
 /// - **Arguments**: the function's parameters, whose types make the tool's `inputSchema`
-///   (`Option<T>` is optional; a parameter's `///` doc comment, its lines joined with
-///   newlines, or `#[arg(description = "...")]`, which wins over it, describes one;
-///   `#[arg(rename = "wireName")]` names one in the schema and on the wire, its Rust
-///   name unchanged); or all of
+///   (`Option<T>` is optional; so is a parameter marked `#[arg(default)]`, which is
+///   then its type's `Default`, the schema saying that value; a parameter's `///` doc
+///   comment, its lines joined with newlines, or `#[arg(description = "...")]`, which
+///   wins over it, describes one; `#[arg(rename = "wireName")]` names one in the schema
+///   and on the wire, its Rust name unchanged; serde's and schemars' attributes do not
+///   go on parameters, but on the fields of an `Args<T>`'s struct); or all of
 ///   them as one struct, `Args(query): Args<Query>`, whose schema is the `inputSchema`.
 ///   A struct or enum of your own is written out in place in the schema, not behind a
 ///   `$ref` (which many hosts do not follow); only where a recursive type recurs does the
@@ -198,8 +200,9 @@ pub use mcpwire_macros::tool;
 /// Makes a function an MCP prompt.
 ///
 /// Its parameters are the prompt's arguments (strings on the wire; a typed parameter
-/// such as `u32` or `bool` is parsed from its string; `Option<T>` is optional; a
-/// parameter's doc comment or `#[arg(description = "...")]` describes it, as for a tool),
+/// such as `u32` or `bool` is parsed from its string; `Option<T>` is optional, and so is
+/// one marked `#[arg(default)]`; a parameter's doc comment or
+/// `#[arg(description = "...")]` describes it, as for a tool),
 /// its doc comment the description; options `name`, `description`, `title`. It returns text (one
 /// user message), `Vec<PromptMessage>` or a `GetPromptResult`. Generates
 /// `<function>_prompt()`, for `ServerBuilder::prompt`.

@@ -28,9 +28,12 @@ async fn search(
     limit: Option<u32>,
     /// Only notes with all of these tags.
     tags: Vec<String>,
+    /// How many to skip.
+    #[arg(default)]
+    offset: u32,
 ) -> Vec<String> {
     let limit = limit.map_or(String::new(), |l| format!(" limit {l}"));
-    vec![format!("{query}{limit} tags {}", tags.join(","))]
+    vec![format!("{query}{limit} from {offset} tags {}", tags.join(","))]
 }
 
 /// How urgent.
@@ -178,8 +181,11 @@ async fn review(
     priority: Option<Priority>,
     /// How many passes.
     passes: Option<u8>,
+    /// Whether to be strict.
+    #[arg(default)]
+    strict: bool,
 ) -> String {
-    format!("{code} {language:?} {priority:?} {passes:?}")
+    format!("{code} {language:?} {priority:?} {passes:?} strict {strict}")
 }
 
 /// A note, by folder and number.
@@ -342,7 +348,7 @@ fn good_calls() -> Vec<(&'static str, Value)> {
     vec![
         ("search", json!({ "query": "q", "tags": [] })),
         ("search", json!({ "query": "q", "limit": 3, "tags": ["a", "b"] })),
-        ("search", json!({ "query": "q", "limit": null, "tags": ["a"] })),
+        ("search", json!({ "query": "q", "limit": null, "tags": ["a"], "offset": 20 })),
         ("create_task", json!({ "title": "t", "due": { "kind": "never" } })),
         (
             "create_task",
@@ -438,6 +444,7 @@ async fn arguments_the_input_schema_takes_are_the_ones_the_tool_takes() {
         ("search", json!({ "query": "q", "limit": -1, "tags": [] })),
         ("search", json!({ "query": "q", "limit": 5000000000_u64, "tags": [] })),
         ("search", json!({ "query": "q", "tags": "a" })),
+        ("search", json!({ "query": "q", "tags": [], "offset": null })),
         ("create_task", json!({ "title": "t" })),
         ("create_task", json!({ "title": "t", "priority": "right_now", "due": { "kind": "never" } })),
         ("create_task", json!({ "title": "t", "due": { "kind": "in_days" } })),
@@ -459,7 +466,9 @@ async fn arguments_the_input_schema_takes_are_the_ones_the_tool_takes() {
 }
 
 /// What the model reads of each tool: its description and its arguments' from the doc
-/// comments, which arguments it must give, and the defaults of those it may leave out.
+/// comments, which arguments it must give, and the defaults of those it may leave out
+/// (`#[serde(default)]` fields of an `Args<T>`, `#[arg(default)]` parameters), which
+/// the tool then gets.
 #[tokio::test]
 async fn doc_comments_and_defaults_describe_the_arguments() {
     let mut client = Client::open("2025-11-25").await;
@@ -471,7 +480,13 @@ async fn doc_comments_and_defaults_describe_the_arguments() {
     assert_eq!(properties["query"], json!({ "description": "What to look for.", "type": "string" }));
     assert_eq!(properties["limit"]["description"], "At most this many.");
     assert_eq!(properties["tags"]["description"], "Only notes with all of these tags.");
+    assert_eq!(
+        properties["offset"],
+        json!({ "description": "How many to skip.", "type": "integer", "default": 0, "minimum": 0, "maximum": 4294967295_u32 })
+    );
     assert_eq!(search["inputSchema"]["required"], json!(["query", "tags"]));
+    let found = client.call("search", json!({ "query": "q", "tags": [] })).await;
+    assert_eq!(found["structuredContent"]["result"], json!(["q from 0 tags "]));
 
     let task = &tools["create_task"]["inputSchema"];
     assert_eq!(task["description"], "A task to create.");
@@ -516,7 +531,7 @@ async fn structured_content_fits_the_output_schema() {
 }
 
 /// A prompt's arguments are listed in the function's order, described by their doc
-/// comments, required unless `Option`; their string values are parsed into the
+/// comments, required unless `Option` or `#[arg(default)]`; their string values are parsed into the
 /// parameters' types, and a value that does not parse or a missing required argument is
 /// `-32602` naming it.
 #[tokio::test]
@@ -539,7 +554,8 @@ async fn a_prompts_typed_arguments_are_listed_and_parsed() {
             ("code", "The code.", true),
             ("language", "The language it is written in.", false),
             ("priority", "How urgent.", false),
-            ("passes", "How many passes.", false)
+            ("passes", "How many passes.", false),
+            ("strict", "Whether to be strict.", false)
         ]
     );
     let got = client
@@ -548,7 +564,11 @@ async fn a_prompts_typed_arguments_are_listed_and_parsed() {
             json!({ "name": "review", "arguments": { "code": "x", "priority": "ASAP", "passes": "2" } }),
         )
         .await;
-    assert_eq!(got["messages"][0]["content"]["text"], "x None Some(RightNow) Some(2)");
+    assert_eq!(got["messages"][0]["content"]["text"], "x None Some(RightNow) Some(2) strict false");
+    let got = client
+        .result("prompts/get", json!({ "name": "review", "arguments": { "code": "x", "strict": "true" } }))
+        .await;
+    assert_eq!(got["messages"][0]["content"]["text"], "x None None None strict true");
     let error = client
         .error("prompts/get", json!({ "name": "review", "arguments": { "code": "x", "passes": "two" } }))
         .await;
