@@ -2,7 +2,7 @@
 //! and the hidden function `definitions!` names.
 
 use proc_macro2::{Span, TokenStream as Tokens};
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
 use syn::{Ident, ItemFn, ReturnType, Type};
 
 use crate::options::{doc_comment, Options};
@@ -106,6 +106,13 @@ pub(crate) fn generate(
     let (def_type, definition) = match kind {
         Kind::Tool => {
             let ret = return_type(item)?;
+            // A result type that cannot be a tool's result stops the build at `wrap`: the
+            // error points at the return type.
+            let at_return = match &item.sig.output {
+                ReturnType::Type(_, ty) => syn::spanned::Spanned::span(&**ty),
+                ReturnType::Default => Span::call_site(),
+            };
+            let wrapped = quote_spanned! {at_return=> __kind.wrap(__output) };
             let annotations = (!options.hints.is_empty()).then(|| {
                 let (fields, values): (Vec<_>, Vec<_>) = options.hints.iter().cloned().unzip();
                 quote! {
@@ -121,14 +128,14 @@ pub(crate) fn generate(
             let definition = quote! {
                 let __kind = {
                     use ::mcpwire::__private::tool_output::*;
-                    (&&&&Probe::<#ret>::new()).kind()
+                    (&&&&&Probe::<#ret>::new()).kind()
                 };
                 ::mcpwire::server::tool(#name)
                     #description
                     #title
                     #annotations
                     #task_support
-                    .handler(move |#handler_params| { #prelude async move { __kind.wrap(#call) } })
+                    .handler(move |#handler_params| { #prelude async move { let __output = #call; #wrapped } })
             };
             (quote! { ToolDef }, definition)
         }

@@ -194,6 +194,19 @@ pub use mcpwire_macros::definitions;
 ///     Err(MyError { code: 7 })
 /// }
 /// ```
+///
+/// Nor does a result type that is neither a tool result nor structured content, alone or
+/// as the `Ok` of a `Result`: the error, at the return type, says "`Plain` cannot be a
+/// tool's result" and which trait `Plain` lacks.
+///
+/// ```compile_fail,E0277
+/// struct Plain { total: i64 }
+///
+/// #[mcpwire::tool]
+/// async fn sums() -> Result<Plain, mcpwire::server::ToolError> {
+///     Ok(Plain { total: 7 })
+/// }
+/// ```
 #[cfg(feature = "macros")]
 pub use mcpwire_macros::tool;
 

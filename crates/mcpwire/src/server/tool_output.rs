@@ -2,16 +2,19 @@
 //! its type implements rather than by its name (so a type alias works), and how it runs a
 //! sync function ([`run_blocking`]).
 //!
-//! The generated code calls `(&&&&Probe::<T>::new()).kind()`. Method lookup takes the
-//! first receiver type that has a `kind`, trying `&&&&Probe<T>` (the `&self` of an impl
-//! for `&&&Probe<T>`), then `&&&Probe<T>`, and so on ("autoref specialization"): a value
+//! The generated code calls `(&&&&&Probe::<T>::new()).kind()`. Method lookup takes the
+//! first receiver type that has a `kind`, trying `&&&&&Probe<T>` (the `&self` of an impl
+//! for `&&&&Probe<T>`), then `&&&&Probe<T>`, and so on ("autoref specialization"): a value
 //! that already is a tool result goes as it is; else a `Result` whose `Ok` is serializable
-//! and whose `Err` is a tool error sends that value as structured content; else any other
-//! `Result` stops the build at its error type, which must be a tool error (a serializable
-//! `Err` would otherwise be sent as a successful `{"Err": ..}` value); else a serializable
-//! value is sent as structured content. Each `kind()` returns a tag whose `wrap` turns the
-//! value into a type that is a tool result ([`Json`] for structured content), so the tool's
-//! output schema comes from that type like any handler's. Not part of the public API.
+//! and whose `Err` is a tool error sends that value as structured content; else a `Result`
+//! whose `Err` is a tool error stops the build at its `Ok` type, which cannot be structured
+//! content ([`StructuredOutput`]); else any other `Result` stops the build at its error
+//! type, which must be a tool error (a serializable `Err` would otherwise be sent as a
+//! successful `{"Err": ..}` value); else the value is sent as structured content, and a
+//! type that cannot be stops the build there, saying what a tool returns. Each `kind()`
+//! returns a tag whose `wrap` turns the value into a type that is a tool result ([`Json`]
+//! for structured content), so the tool's output schema comes from that type like any
+//! handler's. Not part of the public API.
 
 use std::marker::PhantomData;
 
@@ -38,6 +41,10 @@ pub struct AsIs;
 /// The `Ok` value of a `Result` is sent as structured content.
 #[derive(Clone, Copy)]
 pub struct OkAsJson;
+/// A `Result` whose `Err` is a tool error but whose `Ok` is neither a tool result nor
+/// structured content: its `wrap` does not compile.
+#[derive(Clone, Copy)]
+pub struct OkNeedsOutput;
 /// A `Result` whose `Err` is not a tool error: its `wrap` does not compile.
 #[derive(Clone, Copy)]
 pub struct NeedsToolError;
@@ -52,7 +59,7 @@ pub trait PickAsIs {
         AsIs
     }
 }
-impl<T: IntoToolResult> PickAsIs for &&&Probe<T> {}
+impl<T: IntoToolResult> PickAsIs for &&&&Probe<T> {}
 
 /// Picks [`OkAsJson`].
 pub trait PickOkAsJson {
@@ -61,7 +68,16 @@ pub trait PickOkAsJson {
         OkAsJson
     }
 }
-impl<T: Serialize + JsonSchema + Send + 'static, E: IntoToolError> PickOkAsJson for &&Probe<Result<T, E>> {}
+impl<T: StructuredOutput, E: IntoToolError> PickOkAsJson for &&&Probe<Result<T, E>> {}
+
+/// Picks [`OkNeedsOutput`].
+pub trait PickOkNeedsOutput {
+    /// The tag.
+    fn kind(&self) -> OkNeedsOutput {
+        OkNeedsOutput
+    }
+}
+impl<T, E: IntoToolError> PickOkNeedsOutput for &&Probe<Result<T, E>> {}
 
 /// Picks [`NeedsToolError`].
 pub trait PickNeedsToolError {
@@ -72,14 +88,23 @@ pub trait PickNeedsToolError {
 }
 impl<T, E> PickNeedsToolError for &Probe<Result<T, E>> {}
 
-/// Picks [`AsJson`].
+/// Picks [`AsJson`], for any type: its `wrap` does not compile for one that cannot be
+/// structured content ([`StructuredOutput`]), and the error says what a tool returns.
 pub trait PickAsJson {
     /// The tag.
     fn kind(&self) -> AsJson {
         AsJson
     }
 }
-impl<T: Serialize + JsonSchema + Send + 'static> PickAsJson for Probe<T> {}
+impl<T> PickAsJson for Probe<T> {}
+
+/// A type whose values a tool sends as structured content.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a tool's result",
+    note = "a tool returns text (`String`), content (`ContentBlock`, `Vec<ContentBlock>`), `Json<T>` or a `CallToolResult`, or a type that implements `Serialize + JsonSchema`, sent as structured content with an `outputSchema`; in a `Result`, that is its `Ok` type"
+)]
+pub trait StructuredOutput: Serialize + JsonSchema + Send + 'static {}
+impl<T: Serialize + JsonSchema + Send + 'static> StructuredOutput for T {}
 
 impl AsIs {
     /// The result.
@@ -95,6 +120,13 @@ impl OkAsJson {
     }
 }
 
+impl OkNeedsOutput {
+    /// Does not compile for the `T` it was picked for: the bound says what a tool returns.
+    pub fn wrap<T: StructuredOutput, E: IntoToolError>(self, value: Result<T, E>) -> Result<Json<T>, E> {
+        value.map(Json)
+    }
+}
+
 impl NeedsToolError {
     /// Does not compile for the `E` it was picked for: the bound names what is missing.
     pub fn wrap<T, E: IntoToolError>(self, value: Result<T, E>) -> Result<T, E> {
@@ -104,7 +136,7 @@ impl NeedsToolError {
 
 impl AsJson {
     /// The value as structured content.
-    pub fn wrap<T>(self, value: T) -> Json<T> {
+    pub fn wrap<T: StructuredOutput>(self, value: T) -> Json<T> {
         Json(value)
     }
 }
