@@ -582,7 +582,7 @@ async fn a_prompts_typed_arguments_are_listed_and_parsed() {
 
 /// A template's variables are parsed into the function's parameters (`{+path}` keeps its
 /// slashes); a URI of the template's shape whose variable does not parse is a resource
-/// that does not exist.
+/// that does not exist (`-32002` in 2025, `-32602` in 2026).
 #[tokio::test]
 async fn template_variables_are_typed() {
     let mut client = Client::open("2025-11-25").await;
@@ -603,6 +603,10 @@ async fn template_variables_are_typed() {
     assert_eq!(read["contents"][0]["text"], "file a/b c.txt");
     let error = client.error("resources/read", json!({ "uri": "notes://inbox/seven" })).await;
     assert_eq!(error.code, codes::RESOURCE_NOT_FOUND, "{error:?}");
+    // 2026 names a missing resource -32602.
+    let mut client = Client::open("2026-07-28").await;
+    let error = client.error("resources/read", json!({ "uri": "notes://inbox/seven" })).await;
+    assert_eq!(error.code, codes::INVALID_PARAMS, "{error:?}");
 }
 
 /// Completions answer for a prompt's argument and a template's variable, at most 100
