@@ -177,7 +177,7 @@ async fn review(
     code: String,
     /// The language it is written in.
     language: Option<String>,
-    /// How urgent.
+    // Described by its type's doc comment.
     priority: Option<Priority>,
     /// How many passes.
     passes: Option<u8>,
@@ -531,7 +531,8 @@ async fn structured_content_fits_the_output_schema() {
 }
 
 /// A prompt's arguments are listed in the function's order, described by their doc
-/// comments, required unless `Option` or `#[arg(default)]`; their string values are parsed into the
+/// comments (or their type's, an `Option`'s too), required unless `Option` or
+/// `#[arg(default)]`; their string values are parsed into the
 /// parameters' types, and a value that does not parse or a missing required argument is
 /// `-32602` naming it.
 #[tokio::test]

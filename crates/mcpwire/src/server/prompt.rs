@@ -214,7 +214,8 @@ impl PromptBuilder {
 }
 
 /// A prompt's argument list from the JSON Schema of its arguments type: one argument per
-/// property, with the property's description and title, required as the schema says.
+/// property, with the property's description ([`description_of`]) and title, required as
+/// the schema says.
 fn arguments_from_schema(schema: &JsonObject) -> Vec<PromptArgument> {
     let required: Vec<&str> = schema
         .get("required")
@@ -231,10 +232,25 @@ fn arguments_from_schema(schema: &JsonObject) -> Vec<PromptArgument> {
                 .map(|(name, property)| PromptArgument {
                     name: name.clone(),
                     title: text(property, "title"),
-                    description: text(property, "description"),
+                    description: description_of(property),
                     required: Some(required.contains(&name.as_str())),
                 })
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// A property's description: its own, or, for an `Option` of a type whose schema has no
+/// `type` of its own (an enum whose variants are described or carry data), the one of the
+/// type, which schemars writes in the `anyOf` branch that is not `null`.
+fn description_of(property: &Value) -> Option<String> {
+    if let Some(description) = property.get("description").and_then(Value::as_str) {
+        return Some(description.to_owned());
+    }
+    let branches = property.get("anyOf").and_then(Value::as_array)?;
+    let mut not_null = branches.iter().filter(|b| b.get("type").and_then(Value::as_str) != Some("null"));
+    match (not_null.next(), not_null.next(), branches.len()) {
+        (Some(only), None, 2) => only.get("description").and_then(Value::as_str).map(str::to_owned),
+        _ => None,
+    }
 }
