@@ -231,7 +231,8 @@ pub fn call_result(result: &Value) -> String {
     let structured = result.get("structuredContent").filter(|v| !v.is_null());
     let content = result.get("content");
     // The structured content's one member, when it is a wrapper of one.
-    let sole = structured.and_then(Value::as_object).filter(|o| o.len() == 1).and_then(|o| o.values().next());
+    let only = structured.and_then(Value::as_object).filter(|o| o.len() == 1).and_then(|o| o.iter().next());
+    let sole = only.map(|(_, v)| v);
     let blocks: Vec<&Value> = content.and_then(Value::as_array).into_iter().flatten().collect();
     let texts: Vec<&str> = blocks.iter().filter_map(|b| b.get("text").and_then(Value::as_str)).collect();
     let wraps_text = |text: &str| {
@@ -239,8 +240,8 @@ pub fn call_result(result: &Value) -> String {
             v.as_str() == Some(text) || serde_json::from_str::<Value>(text).ok().as_ref() == Some(v)
         })
     };
-    let repeated =
-        sole.is_some_and(|v| Some(v) == content) || matches!(texts.as_slice(), [text] if wraps_text(text));
+    let mirrors_blocks = only.is_some_and(|(k, v)| k == "content" && Some(v) == content);
+    let repeated = mirrors_blocks || matches!(texts.as_slice(), [text] if wraps_text(text));
     let structured = structured.filter(|_| !repeated);
     for block in blocks {
         if let (Some(s), Some(text)) = (structured, block.get("text").and_then(Value::as_str)) {
@@ -417,5 +418,15 @@ mod tests {
             capabilities(&json!({ "tools": { "listChanged": true }, "logging": {} })),
             ["tools (listChanged)", "logging"]
         );
+    }
+
+    #[test]
+    fn an_empty_list_wrapped_as_the_result_is_shown() {
+        // fastmcp answers a tool returning an empty list with no content blocks and the
+        // list wrapped as `{"result": []}`: only a `content` wrapper mirrors the blocks.
+        let empty = json!({ "content": [], "structuredContent": { "result": [] } });
+        assert_eq!(call_result(&empty), "{\n  \"result\": []\n}\n");
+        let mirrored = json!({ "content": [], "structuredContent": { "content": [] } });
+        assert_eq!(call_result(&mirrored), "");
     }
 }
