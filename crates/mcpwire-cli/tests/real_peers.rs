@@ -663,6 +663,16 @@ fn the_elicitation_form_asks_in_the_servers_order() {
 }
 
 #[test]
+fn a_fastmcp_multi_select_question_is_asked_and_answered() {
+    // fastmcp writes a multi-select's items as `{"enum": [...]}`, without their `type`:
+    // the form still offers the choices, and the picked ones reach the tool.
+    let args = ["--protocol-version", "2025-11-25", "call", &fastmcp_server(), "paint"];
+    let shown = on_a_terminal(&args, "1,3\n\n");
+    assert!(shown.contains("Which colours?") && shown.contains("3) blue"), "{shown}");
+    assert!(shown.contains("Painted red, blue"), "{shown}");
+}
+
+#[test]
 fn the_proxy_carries_roots_at_start_up_and_after_a_change() {
     // server-everything asks for roots 350 ms after `initialized` (no request holds the
     // connection by then) and again when told they changed; the Python SDK client (a

@@ -51,7 +51,7 @@ fn pages_completion_prompts_progress_and_levels(version: &str) {
     let fast = fastmcp_server();
     let template = TEMPLATE;
     let tools = first_column(&run(version, &["tools", &fast]).0);
-    assert_eq!(tools, ["book_table", "greet", "tidy", "levels", "count"], "{version}");
+    assert_eq!(tools, ["book_table", "greet", "paint", "tidy", "levels", "count"], "{version}");
     let resources = first_column(&run(version, &["resources", &fast]).0);
     assert_eq!(resources, ["fixture://static/0", "fixture://static/1", "fixture://static/2"], "{version}");
     assert_eq!(first_column(&run(version, &["templates", &fast]).0), [template], "{version}");
@@ -81,7 +81,7 @@ fn fastmcp_pages_and_completion_through_the_proxy_in_both_eras() {
         let proxy = start_http(&["--protocol-version", upstream, "proxy", "--listen", "127.0.0.1:0", &fast]);
         for version in ["2025-11-25", "2026-07-28"] {
             let tools = first_column(&run(version, &["tools", &proxy.url]).0);
-            assert_eq!(tools.len(), 5, "{upstream} upstream, {version}: {tools:?}");
+            assert_eq!(tools.len(), 6, "{upstream} upstream, {version}: {tools:?}");
             let completed = run(version, &["complete", &proxy.url, template, "name=Os"]).0;
             assert_eq!(completed, "Oslo\nOsaka\n", "{upstream} upstream, {version}");
         }

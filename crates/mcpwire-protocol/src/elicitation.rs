@@ -367,8 +367,9 @@ pub struct TitledSingleSelectEnumSchema {
 /// The `items` of an untitled multi-select: `{"type": "string", "enum": [...]}`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UntitledEnumItems {
-    /// Always `"string"`.
-    #[serde(rename = "type")]
+    /// Always `"string"`: written out always, read as that when left out (as fastmcp
+    /// leaves it out), since the choices are strings whatever the items say.
+    #[serde(rename = "type", default)]
     pub kind: tags::String,
     /// The choices.
     #[serde(rename = "enum")]
@@ -677,6 +678,21 @@ mod tests {
         for bad in [json!({"type": "object"}), json!({"type": "array"}), json!({}), json!({"type": 1})] {
             assert!(serde_json::from_value::<PrimitiveSchemaDefinition>(bad).is_err());
         }
+    }
+
+    #[test]
+    fn a_multi_select_whose_items_leave_out_their_type_is_read_as_strings() {
+        // fastmcp asks `list[Literal[...]]` questions with `items: {"enum": [...]}`: the
+        // choices are strings whatever the items say, so the field is read, and written
+        // back out in the schema's own form.
+        let fastmcp = json!({"type": "array", "items": {"enum": ["red", "blue"]}});
+        let p: PrimitiveSchemaDefinition = serde_json::from_value(fastmcp).unwrap();
+        let PrimitiveSchemaDefinition::UntitledMultiSelectEnum(ref multi) = p else { panic!("{p:?}") };
+        assert_eq!(multi.items.values, ["red", "blue"]);
+        let written = json!({"type": "array", "items": {"type": "string", "enum": ["red", "blue"]}});
+        assert_eq!(serde_json::to_value(&p).unwrap(), written);
+        let numbers = json!({"type": "array", "items": {"type": "integer", "enum": ["1"]}});
+        assert!(serde_json::from_value::<PrimitiveSchemaDefinition>(numbers).is_err());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """A small fastmcp server for the CLI and proxy tests: a tool whose arguments are declared
-in a non-alphabetical order, a tool that asks the client a question (elicitation), a
+in a non-alphabetical order, a tool that asks the client a question (elicitation), one
+that asks a multi-select question (whose items fastmcp writes without a ``type``), a
 tool that logs (fastmcp sends each log message as ``{"msg": ..., "extra": ...}``), one
 that logs at four levels, one that reports progress, resources and a resource template,
 a prompt with arguments, and completion of the prompt's and the template's arguments.
@@ -39,6 +40,15 @@ async def greet(ctx: Context) -> str:
     if answer.action == "accept":
         return f"Hello, {answer.data.name}!"
     return f"No name ({answer.action})"
+
+
+@mcp.tool
+async def paint(ctx: Context) -> str:
+    """Ask which colours (a multi-select question), then paint."""
+    answer = await ctx.elicit("Which colours?", response_type=[["red", "green", "blue"]])
+    if answer.action == "accept":
+        return f"Painted {', '.join(answer.data)}"
+    return f"No colours ({answer.action})"
 
 
 @mcp.tool
