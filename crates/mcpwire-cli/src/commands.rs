@@ -631,9 +631,12 @@ pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
                     return Err(failure.into());
                 }
                 let lists = "`mcpwire resources TARGET` and `mcpwire templates TARGET` list what it has";
-                let hint = match close_resource(&client, &c.uri).await {
-                    Some(near) => format!("did you mean {near:?}? {lists}"),
-                    None => lists.to_owned(),
+                let hint = match crate::complete::unfilled_template(&client, &c.uri).await {
+                    Some(template) => template,
+                    None => match close_resource(&client, &c.uri).await {
+                        Some(near) => format!("did you mean {near:?}? {lists}"),
+                        None => lists.to_owned(),
+                    },
                 };
                 return Err(failure.hint(hint).into());
             }

@@ -123,6 +123,22 @@ async fn template_variables(client: &Client, uri: &str) -> Listed {
     }
 }
 
+/// The hint for a read the server refused of a listed resource template's own URI (as
+/// `mcpwire templates` prints it, `notes://note/{id}`): its variables want values.
+/// `None` for any other URI.
+pub(crate) async fn unfilled_template(client: &Client, uri: &str) -> Option<String> {
+    if !uri.contains('{') {
+        return None;
+    }
+    match template_variables(client, uri).await {
+        Listed::Arguments(variables) => Some(format!(
+            "{uri:?} is a resource template: read it with its variables ({}) filled in",
+            variables.join(", ")
+        )),
+        Listed::Near(_) | Listed::Unknown => None,
+    }
+}
+
 /// `mcpwire complete`.
 pub async fn run(env: &Env, c: &Complete) -> anyhow::Result<i32> {
     let params = request(&c.reference, &c.pairs)?;

@@ -1,5 +1,6 @@
 //! A misspelled name gets the close one as a hint: a resource's URI (`read`) and a
-//! prompt named for completion (`complete prompt:NAME`), as `call` and `prompt` do.
+//! prompt named for completion (`complete prompt:NAME`), as `call` and `prompt` do; a
+//! resource template read as listed gets its variables named.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -31,6 +32,20 @@ fn a_misspelled_resource_uri_gets_the_close_one() {
     let err = stderr(&o);
     assert!(!err.contains("did you mean"), "{err}");
     assert!(err.contains("hint: `mcpwire resources TARGET` and `mcpwire templates TARGET`"), "{err}");
+}
+
+#[test]
+fn reading_a_template_as_listed_says_to_fill_in_its_variables() {
+    // `mcpwire templates` lists `notes://note/{id}`; read as it is, it names no note.
+    let o = mcpwire(&["read", &notes(), "notes://note/{id}"]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains(
+            "hint: \"notes://note/{id}\" is a resource template: read it with its variables (id) filled in"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
