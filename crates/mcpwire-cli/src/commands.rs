@@ -297,9 +297,12 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
         let era = client.era();
         let version = client.protocol_version().as_str().to_owned();
         // Over HTTP a 2025 server may keep no sessions (it answers `initialize` without an
-        // `Mcp-Session-Id`); over stdio the connection is the session.
-        let sessionless =
-            matches!(c.target, crate::target::Target::Http { .. }) && client.session_id().is_none();
+        // `Mcp-Session-Id`); over stdio the connection is the session, and so is the one
+        // stream of the legacy HTTP+SSE transport, which has no such header.
+        let legacy_sse = client.legacy_http_sse();
+        let sessionless = matches!(c.target, crate::target::Target::Http { .. })
+            && client.session_id().is_none()
+            && !legacy_sse;
         if env.json {
             // The server's parts as it sent them (its handshake or discover answer).
             let wire = env.wire();
@@ -348,6 +351,7 @@ pub async fn info(env: &Env, c: &Connect) -> anyhow::Result<i32> {
         }
         let era_text = match era {
             Era::Stateful if sessionless => "2025 (stateful: initialize handshake, without sessions)",
+            Era::Stateful if legacy_sse => "2025 (stateful: initialize handshake, legacy HTTP+SSE transport)",
             Era::Stateful => "2025 (stateful: initialize handshake, sessions)",
             Era::Stateless => "2026 (stateless: per-request envelope)",
         };

@@ -330,6 +330,16 @@ fn the_legacy_http_sse_transport_is_spoken() {
         mcpwire(&["call", &server.url, "echo", "message=over the old transport"], Duration::from_secs(60));
     expect_code(&o, 0);
     assert!(stdout(&o).contains("over the old transport"), "{}", stdout(&o));
+    // Its one stream is the session (as a stdio connection is): `info` says so, not
+    // "without sessions" for want of an `Mcp-Session-Id` this transport never has.
+    let o = mcpwire(&["info", &server.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let era = stdout(&o).lines().find(|l| l.starts_with("Era:")).unwrap_or_default().to_owned();
+    assert!(era.ends_with("2025 (stateful: initialize handshake, legacy HTTP+SSE transport)"), "{era}");
+    let o = mcpwire(&["info", "--json", &server.url], Duration::from_secs(60));
+    expect_code(&o, 0);
+    let info: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(info["sessions"], true, "{info}");
 }
 
 #[test]

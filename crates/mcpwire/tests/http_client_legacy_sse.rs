@@ -104,6 +104,8 @@ async fn calls_fail_at_once_when_the_legacy_stream_ends() {
     let url = legacy_server(end.clone()).await;
     let client = connect_with_timeout(&url, Duration::from_secs(5)).await;
     assert_eq!(client.protocol_version().as_str(), "2024-11-05");
+    // Its stream is the session, though there is no `Mcp-Session-Id`.
+    assert!(client.legacy_http_sse() && client.session_id().is_none());
     assert!(client.list_tools(None).await.unwrap().tools.is_empty(), "answered on the stream");
     end.notify_one();
     tokio::time::sleep(Duration::from_millis(200)).await;

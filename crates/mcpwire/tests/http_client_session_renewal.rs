@@ -136,6 +136,7 @@ async fn a_renewed_session_is_named_with_its_own_version() {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let client = connect(&forgetful_server(seen.clone(), Renewal::Json).await).await;
     assert_eq!(client.session_id().as_deref(), Some("s0"), "the handshake's session id");
+    assert!(!client.legacy_http_sse(), "Streamable HTTP");
     client.list_tools(None).await.unwrap();
     assert_eq!(client.protocol_version(), &ProtocolVersion::V2025_11_25);
     client.list_tools(None).await.expect("the call after the 404 failed");

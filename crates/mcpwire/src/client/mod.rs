@@ -345,6 +345,15 @@ impl Client {
         }
     }
 
+    /// Whether the connection fell back to the legacy HTTP+SSE transport (2024-11-05), for
+    /// a server that refused a Streamable HTTP `initialize`. Its one stream carries every
+    /// answer and is the session (as a stdio connection is), though it has no
+    /// [`session_id`](Self::session_id): so a tool can tell it from a 2025 server that
+    /// keeps no sessions. `false` over every other transport.
+    pub fn legacy_http_sse(&self) -> bool {
+        self.inner.renewed.as_ref().is_some_and(|r| r.legacy_http_sse())
+    }
+
     /// The server's identity, when known (from `initialize`, or from the discover result).
     /// In the 2025 era, that of the current session: a session the server forgot is
     /// replaced by a new `initialize`, whose answer describes the server from then on.

@@ -95,7 +95,8 @@ pub trait Transport: Send + 'static {
 /// carries the `Mcp-Session-Id` of the current session, set by the HTTP client whenever
 /// it takes one (or learns there is none): the one place the id is kept, which the
 /// transport's requests read it from and the client reads to say whether the server
-/// keeps sessions at all.
+/// keeps sessions at all. And whether the connection fell back to the legacy HTTP+SSE
+/// transport, whose one stream is the session though it has no `Mcp-Session-Id`.
 #[derive(Clone, Debug, Default)]
 pub struct RenewedSession(std::sync::Arc<std::sync::Mutex<Renewed>>);
 
@@ -106,6 +107,8 @@ struct Renewed {
     count: u64,
     /// The current session's `Mcp-Session-Id`, if the server issued one.
     session_id: Option<String>,
+    /// The connection speaks the legacy HTTP+SSE transport (2024-11-05).
+    legacy_http_sse: bool,
 }
 
 impl RenewedSession {
@@ -141,6 +144,17 @@ impl RenewedSession {
     #[cfg(feature = "http")]
     pub(crate) fn with_session_id<R>(&self, read: impl FnOnce(Option<&str>) -> R) -> R {
         read(self.lock().session_id.as_deref())
+    }
+
+    /// Records that the connection speaks the legacy HTTP+SSE transport (2024-11-05): its
+    /// stream carries every answer and is the session, with no `Mcp-Session-Id`.
+    pub fn set_legacy_http_sse(&self) {
+        self.lock().legacy_http_sse = true;
+    }
+
+    /// Whether the connection speaks the legacy HTTP+SSE transport (2024-11-05).
+    pub fn legacy_http_sse(&self) -> bool {
+        self.lock().legacy_http_sse
     }
 
     /// How many sessions have replaced the first: what the client learned of the server

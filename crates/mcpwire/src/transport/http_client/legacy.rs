@@ -44,6 +44,7 @@ impl Shared {
             return false;
         };
         lock(&self.session).legacy_post = Some(post);
+        self.renewed.set_legacy_http_sse();
         tracing::info!("the server speaks the legacy HTTP+SSE transport (2024-11-05)");
         let shared = self.clone();
         self.spawn_until_closed(async move {
