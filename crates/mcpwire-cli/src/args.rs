@@ -247,6 +247,9 @@ pub fn tool_arguments(
                 }
             }
         };
+        if let Some(property) = property.filter(|_| !pair.force_json) {
+            check_choice(tool, &pair.key, &value, root, property)?;
+        }
         args.insert(pair.key.clone(), value);
     }
     if let Some(required) = root.get("required").and_then(Value::as_array) {
@@ -272,6 +275,65 @@ pub fn tool_arguments(
         }
     }
     Ok(args)
+}
+
+/// The most choices of an `enum` a usage error lists.
+const MAX_CHOICES_SHOWN: usize = 20;
+
+/// Refuses a value outside the choices `property` allows (its `enum` or `const`, or those
+/// of its alternatives), naming them and the closest: the server would refuse it too,
+/// and some say so as the tool's own error. A property without fixed choices takes any
+/// value of its types.
+fn check_choice(tool: &str, key: &str, value: &Value, root: &Value, property: &Value) -> Result<(), Failure> {
+    let Some(allowed) = choices(root, property, 0) else { return Ok(()) };
+    // Numbers are equal as numbers: `3` is the choice `3.0`.
+    let same = |choice: &Value| match (choice, value) {
+        (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
+        _ => choice == value,
+    };
+    if allowed.iter().any(same) {
+        return Ok(());
+    }
+    let shown: Vec<String> = allowed.iter().take(MAX_CHOICES_SHOWN).map(Value::to_string).collect();
+    let more = allowed.len().saturating_sub(MAX_CHOICES_SHOWN);
+    let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+    let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
+    let words: Vec<String> = allowed.iter().map(text).collect();
+    let hint = match crate::commands::closest(&text(value), words.iter().map(String::as_str)) {
+        Some(near) => format!("did you mean {key}={}?", crate::target::quote_word(near)),
+        None => format!("for example {key}={}", crate::target::quote_word(&words[0])),
+    };
+    Err(Failure::usage(format!(
+        "argument {key:?} of tool {tool:?} must be one of {}{more}, got {}",
+        shown.join(", "),
+        value
+    ))
+    .hint(hint))
+}
+
+/// The fixed values a (resolved) schema allows: its `enum`, its `const`, or those of all
+/// its `anyOf`/`oneOf` alternatives (`null` for a `{"type": "null"}` one); `None` when it
+/// allows other values too. `depth`: alternatives down, bounded as [`types`] is.
+fn choices(root: &Value, schema: &Value, depth: usize) -> Option<Vec<Value>> {
+    let schema = resolve(root, schema);
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return Some(values.clone()).filter(|v| !v.is_empty());
+    }
+    if let Some(value) = schema.get("const") {
+        return Some(vec![value.clone()]);
+    }
+    if schema.get("type").and_then(Value::as_str) == Some("null") {
+        return Some(vec![Value::Null]);
+    }
+    if depth >= 4 || schema.get("type").is_some() {
+        return None;
+    }
+    let alternatives = ["anyOf", "oneOf"].iter().find_map(|k| schema.get(*k).and_then(Value::as_array))?;
+    let mut all = Vec::new();
+    for alternative in alternatives {
+        all.extend(choices(root, alternative, depth + 1)?);
+    }
+    Some(all).filter(|a| !a.is_empty())
 }
 
 /// The JSON types a schema can name.
@@ -468,6 +530,35 @@ mod tests {
         assert!(tool_arguments("t", Some(&schema), None, &pairs(&["n=123456789012345678901234"])).is_err());
         let args = tool_arguments("t", Some(&schema), None, &pairs(&["n=18446744073709551615"])).unwrap();
         assert_eq!(args["n"], json!(18446744073709551615u64));
+    }
+
+    #[test]
+    fn a_value_outside_an_enum_is_refused_with_the_choices() {
+        let schema = json!({ "type": "object", "$defs": { "Order": { "enum": ["oldest", "newest"] } }, "properties": {
+            "kind": { "type": "string", "enum": ["error", "success", "debug"] },
+            "order": { "anyOf": [{ "$ref": "#/$defs/Order" }, { "type": "null" }] },
+            "level": { "enum": [1, 2, 3] },
+            "free": { "anyOf": [{ "type": "string" }, { "type": "null" }] } } });
+        let call = |items: &[&str]| tool_arguments("t", Some(&schema), None, &pairs(items));
+        let err = call(&["kind=sucess"]).unwrap_err();
+        assert!(
+            err.message.ends_with(r#"must be one of "error", "success", "debug", got "sucess""#),
+            "{err}"
+        );
+        assert_eq!(err.hint.as_deref(), Some("did you mean kind=success?"));
+        let err = call(&["order=last"]).unwrap_err();
+        assert!(err.message.ends_with(r#"one of "oldest", "newest", null, got "last""#), "{err}");
+        assert_eq!(err.hint.as_deref(), Some("for example order=oldest"));
+        assert!(call(&["level=4"]).is_err());
+        let halves = json!({ "type": "object", "properties": { "n": { "enum": [1.0, 1.5] } } });
+        assert!(tool_arguments("t", Some(&halves), None, &pairs(&["n=1"])).is_ok(), "1 is the choice 1.0");
+        let args = call(&["kind=debug", "order=null", "level=2", "free=anything"]).unwrap();
+        assert_eq!(
+            Value::Object(args),
+            json!({"kind": "debug", "order": null, "level": 2, "free": "anything"})
+        );
+        // key:=JSON is sent as written.
+        assert!(call(&["kind:=\"other\""]).is_ok());
     }
 
     /// A thousand alternatives that each refer back to their own list, four levels deep,

@@ -720,6 +720,15 @@ fn a_wrongly_typed_argument_is_shown_an_example_of_its_schema() {
     expect_code(&o, 2);
     let example = r#"entities='[{"name":"text","entityType":"text","observations":["text"]}]'"#;
     assert!(stderr(&o).contains(example), "{}", stderr(&o));
+    // A value outside an argument's `enum` is the CLI's usage error naming the choices,
+    // not a call the server refuses (server-everything's refusal reads as the tool's own
+    // error, exit 1).
+    let target = node_server("SERVER_EVERYTHING_JS", "stdio");
+    let o = mcpwire(&["call", &target, "get-annotated-message", "messageType=eror"], Duration::from_secs(60));
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(err.contains(r#"must be one of "error", "success", "debug", got "eror""#), "{err}");
+    assert!(err.contains(r#"did you mean messageType=error?"#), "{err}");
 }
 
 #[test]
