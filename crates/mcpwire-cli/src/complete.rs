@@ -132,8 +132,10 @@ pub(crate) async fn unfilled_template(client: &Client, uri: &str) -> Option<Stri
     }
     match template_variables(client, uri).await {
         Listed::Arguments(variables) => Some(format!(
-            "{uri:?} is a resource template: read it with its variables ({}) filled in",
-            variables.join(", ")
+            "{uri:?} is a resource template: read it with its variables ({}) filled in \
+             (`mcpwire complete TARGET '{uri}' {}=` suggests values)",
+            variables.join(", "),
+            variables.first().map_or("NAME", String::as_str)
         )),
         Listed::Near(_) | Listed::Unknown => None,
     }

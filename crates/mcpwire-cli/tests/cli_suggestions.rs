@@ -46,6 +46,7 @@ fn reading_a_template_as_listed_says_to_fill_in_its_variables() {
         ),
         "{err}"
     );
+    assert!(err.contains("`mcpwire complete TARGET 'notes://note/{id}' id=` suggests values"), "{err}");
 }
 
 #[test]
