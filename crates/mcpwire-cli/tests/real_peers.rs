@@ -432,31 +432,32 @@ fn piped_stderr_gets_plain_progress_and_task_only_tools_are_marked() {
 
 #[test]
 fn progress_starts_the_timeout_again_with_a_maximum_in_the_cli_and_the_proxy() {
-    // server-everything's long operation: 3 s, a progress notification every 0.5 s.
+    // server-everything's long operation: 4 s, a progress notification every 0.5 s (the
+    // 2.5 s timeout leaves 2 s for each one to arrive on a loaded machine).
     let target = node_server("SERVER_EVERYTHING_JS", "stdio");
-    let long = ["trigger-long-running-operation", "duration=3", "steps=6"];
+    let long = ["trigger-long-running-operation", "duration=4", "steps=8"];
     // `mcpwire ARGS` and the long operation's name and arguments after them.
     let call = |args: &[&str]| mcpwire(&[args, &long[..]].concat(), Duration::from_secs(60));
     // --timeout alone counts from the request.
-    let o = call(&["call", "--timeout", "1.5", &target]);
+    let o = call(&["call", "--timeout", "2.5", &target]);
     expect_code(&o, 2);
-    assert!(stderr(&o).contains("no answer within 1.5 s"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no answer within 2.5 s"), "{}", stderr(&o));
     // Progress restarts it: the call ends as the tool does.
-    let o = call(&["call", "--timeout", "1.5", "--max-total-timeout", "30", &target]);
+    let o = call(&["call", "--timeout", "2.5", "--max-total-timeout", "30", &target]);
     expect_code(&o, 0);
     assert!(stdout(&o).contains("Long running operation completed"), "{}", stdout(&o));
     // The maximum bounds it whatever progress comes, and the hint names it.
-    let o = call(&["call", "--timeout", "1.5", "--max-total-timeout", "2", &target]);
+    let o = call(&["call", "--timeout", "2.5", "--max-total-timeout", "3", &target]);
     expect_code(&o, 2);
     let err = stderr(&o);
-    assert!(err.contains("no answer within 2 s") && err.contains("--max-total-timeout SECONDS"), "{err}");
+    assert!(err.contains("no answer within 3 s") && err.contains("--max-total-timeout SECONDS"), "{err}");
 
     // The proxy's own limit on the request it relays, in both eras downstream: its
     // --timeout alone ends the call (the client waits longer); with --max-total-timeout,
     // progress keeps it going, as it does the client's own restarting timeout over HTTP
     // (2026: progress on the request's SSE stream).
-    let restarting: &[&str] = &["--timeout", "1.5", "--max-total-timeout", "30"];
-    let fixed: &[&str] = &["--timeout", "1.5"];
+    let restarting: &[&str] = &["--timeout", "2.5", "--max-total-timeout", "30"];
+    let fixed: &[&str] = &["--timeout", "2.5"];
     for (proxy_limits, client_limits, finishes) in [(fixed, &[][..], false), (restarting, restarting, true)] {
         let proxy_args = [&["proxy", "--listen", "127.0.0.1:0"][..], proxy_limits].concat();
         let proxy = start_http(&[proxy_args.as_slice(), &[target.as_str()]].concat());
@@ -466,7 +467,7 @@ fn progress_starts_the_timeout_again_with_a_maximum_in_the_cli_and_the_proxy() {
             let out = format!("{proxy_limits:?} {version}:\n{}\n{}", stdout(&o), stderr(&o));
             match finishes {
                 true => assert!(stdout(&o).contains("Long running operation completed"), "{out}"),
-                false => assert!(stderr(&o).contains("timed out after 1.5s"), "{out}"),
+                false => assert!(stderr(&o).contains("timed out after 2.5s"), "{out}"),
             }
         }
     }
