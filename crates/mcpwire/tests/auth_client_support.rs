@@ -37,6 +37,16 @@ pub struct Knobs {
     pub refuse_jwt_bearer: bool,
     /// Answer `/authorize` with this `state` instead of the request's.
     pub wrong_state: bool,
+    /// Client ids the server no longer knows (expired or deleted registrations): their
+    /// token requests are refused with `401 invalid_client`.
+    pub dead_clients: Vec<String>,
+    /// Also refuse the dead clients at `/authorize`, with a redirect carrying
+    /// `error=invalid_client`.
+    pub dead_at_authorize: bool,
+    /// Refuse every client at the token endpoint with `invalid_client`.
+    pub refuse_all_clients: bool,
+    /// Registrations issue a `client_secret` expiring at this time (`client_secret_expires_at`).
+    pub secret_expires_at: Option<u64>,
 }
 
 /// One request the server received.
@@ -150,6 +160,17 @@ fn unescape(s: &str) -> String {
     String::from_utf8(out).unwrap()
 }
 
+/// The client a token request authenticates as: its `client_id` field, else the id in
+/// its `Basic` credentials.
+fn client_id(form: &HashMap<String, String>, authorization: Option<&str>) -> Option<String> {
+    if let Some(id) = form.get("client_id") {
+        return Some(id.clone());
+    }
+    let basic = authorization?.strip_prefix("Basic ")?;
+    let pair = String::from_utf8(base64::engine::general_purpose::STANDARD.decode(basic).ok()?).ok()?;
+    Some(unescape(pair.split_once(':')?.0))
+}
+
 /// A JSON response.
 pub fn reply(status: StatusCode, headers: &[(&str, String)], body: Value) -> Response<Full<Bytes>> {
     let mut builder = Response::builder().status(status).header("content-type", "application/json");
@@ -258,7 +279,26 @@ async fn handle_as(req: Request<Incoming>, shared: &Mutex<Shared>, issuer: &str)
             }
             reply(StatusCode::OK, &[], metadata)
         }
-        "/register" => reply(StatusCode::CREATED, &[], json!({ "client_id": "registered-client" })),
+        "/register" => {
+            // The first registration is `registered-client`, the N-th `registered-client-N`.
+            let n = shared.seen.iter().filter(|s| s.path == "/register").count();
+            let id = if n == 1 { "registered-client".to_owned() } else { format!("registered-client-{n}") };
+            let mut answer = json!({ "client_id": id });
+            if let Some(at) = knobs.secret_expires_at {
+                answer["client_secret"] = json!(format!("secret-{n}"));
+                answer["client_secret_expires_at"] = json!(at);
+            }
+            reply(StatusCode::CREATED, &[], answer)
+        }
+        "/authorize" if knobs.dead_at_authorize && knobs.dead_clients.contains(&query["client_id"]) => {
+            let location = format!(
+                "{}?error=invalid_client&state={}&iss={}",
+                query["redirect_uri"],
+                query["state"],
+                issuer.replace(':', "%3A").replace('/', "%2F")
+            );
+            reply(StatusCode::FOUND, &[("location", location)], json!({}))
+        }
         "/authorize" => {
             let state = if knobs.wrong_state { "forged".to_owned() } else { query["state"].clone() };
             let location = format!(
@@ -286,6 +326,10 @@ async fn handle_as(req: Request<Incoming>, shared: &Mutex<Shared>, issuer: &str)
                         json!({ "error": "use_dpop_nonce" }),
                     );
                 }
+            }
+            let client = client_id(&form, shared.seen.last().and_then(|s| s.authorization.as_deref()));
+            if knobs.refuse_all_clients || client.is_some_and(|c| knobs.dead_clients.contains(&c)) {
+                return reply(StatusCode::UNAUTHORIZED, &[], json!({ "error": "invalid_client" }));
             }
             let grant = form.get("grant_type").cloned().unwrap_or_default();
             if (grant == "refresh_token" && knobs.refuse_refresh)

@@ -1,7 +1,8 @@
 //! The OAuth 2.1 client of a protected MCP server. On a `401` it discovers the
 //! authorization server ([`discovery`](super::discovery)), gets client credentials
 //! (pre-registered, stored, a Client ID Metadata Document, or Dynamic Client
-//! Registration), and obtains a token: first by refreshing, else through the configured
+//! Registration; a registration the server answers `invalid_client` to is made again,
+//! once), and obtains a token: first by refreshing, else through the configured
 //! [`Grant`] (the authorization code flow by default). Tokens are DPoP-bound (RFC 9449)
 //! when the authorization server supports it, and kept in a [`TokenStore`]. On a
 //! `403 insufficient_scope` it steps up with the union of scopes, a bounded number of
@@ -18,13 +19,13 @@ use super::authorizer::{AuthorizationHandler, FetchRedirect};
 use super::challenge::Challenge;
 use super::code_flow::CodeFlow;
 use super::credentials::ClientCredentials;
-use super::discovery::{canonical_resource, discover, register, require_pkce_s256, Discovered};
+use super::discovery::{canonical_resource, discover, require_pkce_s256, Discovered};
 use super::dpop::Dpop;
 use super::fetch::Fetcher;
 use super::grant::{grant_fields, Grant};
 use super::jose::now_secs;
 use super::store::{BoundedStore, MemoryTokenStore, TokenStore, Tokens};
-use super::token_endpoint::{self, parse_tokens};
+use super::token_endpoint::{self, parse_tokens, Refused};
 use super::AuthError;
 
 /// The longest scope the client asks for (its scopes joined by spaces). Each step-up
@@ -63,7 +64,8 @@ pub struct OAuthConfig {
     /// when the authorization server supports it.
     pub client_metadata_url: Option<String>,
     /// Pre-registered credentials (used first, at the authorization server they name or
-    /// at any if `issuer` is `None`). The non-interactive grants need them.
+    /// at any if `issuer` is `None`). The non-interactive grants need them. They are
+    /// never forgotten: a server that answers `invalid_client` to them is reported.
     pub pre_registered: Option<(Option<String>, ClientCredentials)>,
     /// Completes the user's part.
     pub authorizer: Arc<dyn AuthorizationHandler>,
@@ -357,7 +359,7 @@ impl OAuthClient {
             if let (Some(session), true) = (session, client.tokens().is_some_and(|t| t.access_token == stale))
             {
                 if let Err(e) = client.refresh(&session).await {
-                    tracing::debug!("background token refresh failed: {e}");
+                    tracing::debug!("background token refresh failed: {}", e.error);
                 }
             }
         });
@@ -416,12 +418,14 @@ impl OAuthClient {
         let credentials = self.credentials(&mut state, &discovered).await?;
         let key = canonical_resource(server_url);
         let resource_dpop = challenge.dpop || discovered.resource_dpop;
-        let session = Session {
+        let mut session = Session {
             key: key.clone(),
             dpop: self.use_dpop(&discovered.metadata, resource_dpop),
             discovered,
             credentials,
         };
+        // One new registration per authorization, when the server no longer knows ours.
+        let mut registered_again = false;
 
         // A refresh first, unless more scope is wanted or the server changed.
         let issuer = &session.discovered.issuer;
@@ -430,7 +434,15 @@ impl OAuthClient {
         if !forbidden && refreshable {
             match self.refresh(&session).await {
                 Ok(()) => return Ok(()),
-                Err(e) => tracing::debug!("refresh refused, authorizing again: {e}"),
+                // The refresh token belongs to the client the server forgot: a new
+                // registration authorizes through the user.
+                Err(refused) if refused.invalid_client => {
+                    let (discovered, used) = (&session.discovered, &session.credentials);
+                    let again =
+                        self.after_refusal(&mut state, discovered, used, refused, &mut registered_again);
+                    session.credentials = again.await?;
+                }
+                Err(refused) => tracing::debug!("refresh refused, authorizing again: {}", refused.error),
             }
         }
         let scopes = self.scopes(&state, &challenge, &session.discovered, forbidden)?;
@@ -440,7 +452,31 @@ impl OAuthClient {
         if !forbidden {
             self.set_tokens(&key, None, None).await;
         }
+        // At most twice: `after_refusal` registers again once, then returns the error.
+        let tokens = loop {
+            let refused = match self.obtain(&mut state, &session, &scopes).await {
+                Ok(tokens) => break tokens,
+                Err(refused) => refused,
+            };
+            let (discovered, used) = (&session.discovered, &session.credentials);
+            let again = self.after_refusal(&mut state, discovered, used, refused, &mut registered_again);
+            session.credentials = again.await?;
+        };
+        state.scopes =
+            tokens.scope.as_deref().map_or(scopes, |s| s.split_whitespace().map(str::to_owned).collect());
+        self.set_tokens(&key, Some(tokens), Some(session)).await;
+        Ok(())
+    }
 
+    /// One run of the configured grant with the session's credentials: through the user
+    /// (the authorization code flow), or the grant's own fields; then the token request.
+    async fn obtain(
+        &self,
+        state: &mut State,
+        session: &Session,
+        scopes: &BTreeSet<String>,
+    ) -> Result<Tokens, Refused> {
+        let issuer = &session.discovered.issuer;
         let mut fields = match &self.config.grant {
             Grant::AuthorizationCode => {
                 let flow = CodeFlow {
@@ -449,7 +485,7 @@ impl OAuthClient {
                     credentials: &session.credentials,
                     redirect_uri: &self.redirect_uri(),
                     resource: &session.discovered.resource,
-                    scopes: &scopes,
+                    scopes,
                 };
                 flow.run(self.config.authorizer.as_ref()).await?
             }
@@ -464,7 +500,8 @@ impl OAuthClient {
                 if assertion.is_some() && assertion == state.refused_assertion {
                     return Err(AuthError::Denied(
                         "the authorization server already refused this assertion".into(),
-                    ));
+                    )
+                    .into());
                 }
                 state.refused_assertion = None;
                 if !scopes.is_empty() {
@@ -477,9 +514,9 @@ impl OAuthClient {
             }
         };
         fields.push(("resource", session.discovered.resource.clone()));
-        let tokens = match token_endpoint::request(
+        match token_endpoint::request(
             &self.fetch,
-            self.session_dpop(&session),
+            self.session_dpop(session),
             &session.discovered,
             &session.credentials,
             fields.clone(),
@@ -487,17 +524,13 @@ impl OAuthClient {
         .await
         {
             Ok(answer) => {
-                parse_tokens(&answer, issuer, &scopes, None, self.session_dpop(&session).is_some())?
+                Ok(parse_tokens(&answer, issuer, scopes, None, self.session_dpop(session).is_some())?)
             }
             Err(e) => {
                 state.refused_assertion = fields.into_iter().find(|(k, _)| *k == "assertion").map(|(_, v)| v);
-                return Err(e);
+                Err(e)
             }
-        };
-        state.scopes =
-            tokens.scope.as_deref().map_or(scopes, |s| s.split_whitespace().map(str::to_owned).collect());
-        self.set_tokens(&key, Some(tokens), Some(session)).await;
-        Ok(())
+        }
     }
 
     /// Discovery for `server_url`, within [`discovery_timeout`](OAuthConfig::discovery_timeout).
@@ -599,7 +632,7 @@ impl OAuthClient {
 
     /// The `refresh_token` grant (with `resource`); keeps the refresh token when the
     /// answer carries no new one.
-    async fn refresh(&self, session: &Session) -> Result<(), AuthError> {
+    async fn refresh(&self, session: &Session) -> Result<(), Refused> {
         let old = self.tokens().ok_or_else(|| AuthError::Protocol("nothing to refresh".into()))?;
         let refresh_token =
             old.refresh_token.clone().ok_or_else(|| AuthError::Protocol("no refresh token".into()))?;
@@ -623,72 +656,6 @@ impl OAuthClient {
         self.set_tokens(&session.key, Some(tokens), Some(session.clone())).await;
         Ok(())
     }
-
-    /// Whether stored credentials fit this client: a registration made for another
-    /// redirect URI is replaced, but not one that differs in a loopback listener's port
-    /// alone (it changes from run to run, and OAuth 2.1 has the authorization server take
-    /// any port there): the client that got a saved refresh token is the one that
-    /// presents it.
-    fn still_registered(&self, c: &ClientCredentials) -> bool {
-        !self.config.grant.is_interactive()
-            || c.redirect_uri
-                .as_deref()
-                .is_none_or(|registered| same_redirect(registered, &self.redirect_uri()))
-    }
-
-    /// The credentials the store keeps for `issuer`, if they still fit this client (read
-    /// off the async runtime); an error when the store does not answer.
-    async fn stored_client(&self, issuer: &str) -> Result<Option<ClientCredentials>, AuthError> {
-        let issuer = issuer.to_owned();
-        let stored = self.store.call("load_client", move |s| s.load_client(&issuer)).await?;
-        Ok(stored.filter(|c| self.still_registered(c)))
-    }
-
-    /// Credentials at the discovered issuer: kept ones, pre-registered ones, stored
-    /// ones, a Client ID Metadata Document, or Dynamic Client Registration.
-    async fn credentials(
-        &self,
-        state: &mut State,
-        discovered: &Discovered,
-    ) -> Result<ClientCredentials, AuthError> {
-        let issuer = discovered.issuer.as_str();
-        if let Some(c) = state.credentials.get(issuer) {
-            return Ok(c.clone());
-        }
-        let pre_registered =
-            self.config.pre_registered.as_ref().filter(|(i, _)| i.as_deref().is_none_or(|i| i == issuer));
-        let c = if let Some((_, c)) = pre_registered {
-            c.clone()
-        } else if let Some(c) = self.stored_client(issuer).await? {
-            c
-        } else if !self.config.grant.is_interactive() {
-            return Err(AuthError::Protocol(format!(
-                "no pre-registered client credentials for {}",
-                super::fetch::quoted(issuer)
-            )));
-        } else if let (Some(true), Some(url)) = (
-            discovered.metadata.get("client_id_metadata_document_supported").and_then(Value::as_bool),
-            &self.config.client_metadata_url,
-        ) {
-            ClientCredentials {
-                client_id: url.clone(),
-                token_endpoint_auth_method: Some("none".into()),
-                ..ClientCredentials::default()
-            }
-        } else {
-            let c =
-                register(&self.fetch, &discovered.metadata, &self.config.client_name, &self.redirect_uri())
-                    .await?;
-            let (owned_issuer, saved) = (issuer.to_owned(), c.clone());
-            let saving = self.store.call("save_client", move |s| s.save_client(&owned_issuer, &saved));
-            if let Err(e) = saving.await.and_then(|saved| saved) {
-                tracing::warn!("could not save the client registration: {e}");
-            }
-            c
-        };
-        state.remember_credentials(issuer, &c);
-        Ok(c)
-    }
 }
 
 /// Whether tokens received at `received_at` and expiring at `expires_at` (seconds since
@@ -699,39 +666,6 @@ impl OAuthClient {
 fn refresh_due(received_at: u64, expires_at: u64, now: u64, ahead: u64) -> bool {
     let window = ahead.min(expires_at.saturating_sub(received_at) / 2);
     window > 0 && now.saturating_add(window) >= expires_at
-}
-
-/// Whether two redirect URIs name the same place, as an authorization server compares
-/// them: equal, or loopback IP URIs (`http://127.0.0.1`, `http://[::1]`) that differ in
-/// their port alone (OAuth 2.1's rule, which leaves `localhost` out).
-fn same_redirect(registered: &str, current: &str) -> bool {
-    if registered == current {
-        return true;
-    }
-    let (Ok(a), Ok(b)) = (registered.parse::<http::Uri>(), current.parse::<http::Uri>()) else {
-        return false;
-    };
-    let loopback = |u: &http::Uri| {
-        u.scheme_str() == Some("http") && matches!(u.host(), Some("127.0.0.1" | "[::1]" | "::1"))
-    };
-    loopback(&a) && loopback(&b) && a.host() == b.host() && a.path_and_query() == b.path_and_query()
-}
-
-#[cfg(test)]
-mod redirect_tests {
-    use super::same_redirect;
-
-    #[test]
-    fn a_loopback_redirect_is_the_same_on_any_port() {
-        assert!(same_redirect("http://127.0.0.1:5000/callback", "http://127.0.0.1:6123/callback"));
-        assert!(same_redirect("http://[::1]:1/cb", "http://[::1]:2/cb"));
-        assert!(!same_redirect("http://localhost:1/cb", "http://localhost:2/cb"), "a name, not an IP");
-        assert!(same_redirect("https://app.example/cb", "https://app.example/cb"));
-        assert!(!same_redirect("http://127.0.0.1:5000/callback", "http://127.0.0.1:5000/other"));
-        assert!(!same_redirect("http://127.0.0.1:5000/cb", "http://[::1]:5000/cb"), "another host");
-        assert!(!same_redirect("https://app.example:1/cb", "https://app.example:2/cb"), "not loopback");
-        assert!(!same_redirect("http://10.0.0.1:1/cb", "http://10.0.0.1:2/cb"), "not loopback");
-    }
 }
 
 #[cfg(test)]
@@ -788,3 +722,6 @@ mod refresh_tests {
 #[cfg(test)]
 #[path = "offload_tests.rs"]
 mod offload_tests;
+
+#[path = "registration.rs"]
+mod registration;

@@ -14,6 +14,7 @@ use super::authorizer::AuthorizationHandler;
 use super::credentials::ClientCredentials;
 use super::fetch::{form_encode, query_params};
 use super::jose::random_id;
+use super::token_endpoint::Refused;
 use super::AuthError;
 
 fn pkce() -> Result<(String, String), AuthError> {
@@ -41,7 +42,7 @@ impl CodeFlow<'_> {
     pub(crate) async fn run(
         &self,
         handler: &dyn AuthorizationHandler,
-    ) -> Result<Vec<(&'static str, String)>, AuthError> {
+    ) -> Result<Vec<(&'static str, String)>, Refused> {
         let (verifier, code_challenge) = pkce()?;
         let csrf = random_id()?;
         let endpoint =
@@ -74,7 +75,7 @@ impl CodeFlow<'_> {
 
     /// The code of a redirect, once its `iss` (RFC 9207: exactly the issuer asked, and
     /// present when advertised), `error` and `state` pass.
-    fn check_redirect(&self, redirect: &str, csrf: &str) -> Result<String, AuthError> {
+    fn check_redirect(&self, redirect: &str, csrf: &str) -> Result<String, Refused> {
         let params: HashMap<String, String> = query_params(redirect).into_iter().collect();
         let issuer = self.issuer;
         let iss_advertised =
@@ -85,25 +86,30 @@ impl CodeFlow<'_> {
                     "the authorization response came from issuer \"{}\", not {}",
                     shown(iss),
                     super::fetch::quoted(issuer)
-                )))
+                ))
+                .into())
             }
             None if iss_advertised => {
                 return Err(AuthError::Protocol(
                     "the authorization response has no iss though the server advertises it".into(),
-                ))
+                )
+                .into())
             }
             _ => {}
         }
         if let Some(error) = params.get("error") {
-            return Err(AuthError::Denied(format!("the authorization server refused: {}", shown(error))));
+            let denied = AuthError::Denied(format!("the authorization server refused: {}", shown(error)));
+            return Err(Refused { error: denied, invalid_client: error == "invalid_client" });
         }
         if params.get("state").map(String::as_str) != Some(csrf) {
-            return Err(AuthError::Protocol("the authorization response's state does not match".into()));
+            return Err(
+                AuthError::Protocol("the authorization response's state does not match".into()).into()
+            );
         }
         params
             .get("code")
             .cloned()
-            .ok_or_else(|| AuthError::Protocol("the authorization response has no code".into()))
+            .ok_or_else(|| AuthError::Protocol("the authorization response has no code".into()).into())
     }
 }
 
@@ -149,6 +155,9 @@ mod tests {
         let wrong = "http://127.0.0.1/cb?code=c1&state=s&iss=http%3A%2F%2Fas%2F";
         assert!(flow.check_redirect(wrong, "s").is_err(), "iss compared exactly");
         let denied = "http://127.0.0.1/cb?error=access_denied&state=s&iss=http%3A%2F%2Fas";
-        assert!(matches!(flow.check_redirect(denied, "s"), Err(AuthError::Denied(_))));
+        let refused = flow.check_redirect(denied, "s").unwrap_err();
+        assert!(matches!(refused.error, AuthError::Denied(_)) && !refused.invalid_client);
+        let unknown = "http://127.0.0.1/cb?error=invalid_client&state=s&iss=http%3A%2F%2Fas";
+        assert!(flow.check_redirect(unknown, "s").unwrap_err().invalid_client);
     }
 }

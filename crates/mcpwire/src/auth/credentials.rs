@@ -28,4 +28,17 @@ pub struct ClientCredentials {
     /// Registration), so that a stored registration for another one is not reused.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redirect_uri: Option<String>,
+    /// When the registered `client_secret` expires (seconds since the Unix epoch; `0`:
+    /// never), from the registration response (RFC 7591 §3.2.1). A stored registration
+    /// whose secret has expired is not used: the client registers again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret_expires_at: Option<u64>,
+}
+
+impl ClientCredentials {
+    /// Whether the secret has expired at `now` (seconds since the Unix epoch): there is
+    /// one, and its `client_secret_expires_at` is neither `0` (never) nor later.
+    pub fn secret_expired(&self, now: u64) -> bool {
+        self.client_secret.is_some() && self.client_secret_expires_at.is_some_and(|at| at != 0 && at <= now)
+    }
 }

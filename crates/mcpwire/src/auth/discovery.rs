@@ -290,6 +290,9 @@ pub(crate) async fn register(
         token_endpoint_auth_method: text("token_endpoint_auth_method"),
         signing_key: None,
         redirect_uri: Some(redirect_uri.to_owned()),
+        // RFC 7591 §3.2.1: when the secret expires (0: never); kept so that a stored
+        // registration with an expired secret is replaced.
+        client_secret_expires_at: registered.get("client_secret_expires_at").and_then(Value::as_u64),
     })
 }
 

@@ -65,6 +65,13 @@ pub trait TokenStore: Send + Sync + 'static {
     fn load_client(&self, issuer: &str) -> Option<ClientCredentials>;
     /// Saves the client credentials registered at `issuer`.
     fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError>;
+    /// Forgets the client credentials registered at `issuer`: the authorization server
+    /// answered `invalid_client` (it expired or deleted the registration). The default
+    /// keeps them; the client does not reuse them, and the registration it makes next
+    /// replaces them through [`save_client`](Self::save_client).
+    fn forget_client(&self, _issuer: &str) -> Result<(), AuthError> {
+        Ok(())
+    }
     /// The client's DPoP private key (PKCS#8 DER), if one was kept. A store that keeps
     /// none (the default) makes DPoP-bound tokens last as long as their client.
     fn load_dpop_key(&self) -> Option<Vec<u8>> {
@@ -215,6 +222,10 @@ impl TokenStore for MemoryTokenStore {
     }
     fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError> {
         self.with(|c| c.set_client(issuer, credentials));
+        Ok(())
+    }
+    fn forget_client(&self, issuer: &str) -> Result<(), AuthError> {
+        self.with(|c| c.clients.remove(issuer));
         Ok(())
     }
     fn load_dpop_key(&self) -> Option<Vec<u8>> {
@@ -439,6 +450,11 @@ impl TokenStore for FileTokenStore {
     }
     fn save_client(&self, issuer: &str, credentials: &ClientCredentials) -> Result<(), AuthError> {
         self.update(|c| c.set_client(issuer, credentials))
+    }
+    fn forget_client(&self, issuer: &str) -> Result<(), AuthError> {
+        self.update(|c| {
+            c.clients.remove(issuer);
+        })
     }
     fn load_dpop_key(&self) -> Option<Vec<u8>> {
         self.read().dpop_key()

@@ -18,6 +18,30 @@ use super::AuthError;
 /// How much of a refusal's body goes into the error.
 const MAX_ERROR_BODY: usize = 512;
 
+/// A refusal from the authorization server, and whether its error code is
+/// `invalid_client` (RFC 6749 §5.2, read from the answer's `error` member, or from the
+/// `error` of the authorization endpoint's redirect): the server does not know the
+/// client, or refused its authentication, and a client it registered may register again.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    /// What went wrong, as reported.
+    pub(crate) error: AuthError,
+    /// The server's error code is `invalid_client`.
+    pub(crate) invalid_client: bool,
+}
+
+impl From<AuthError> for Refused {
+    fn from(error: AuthError) -> Self {
+        Refused { error, invalid_client: false }
+    }
+}
+
+impl From<Refused> for AuthError {
+    fn from(refused: Refused) -> Self {
+        refused.error
+    }
+}
+
 /// Sends `fields` to the discovered authorization server's token endpoint; returns the
 /// JSON answer of a success.
 pub(crate) async fn request(
@@ -26,7 +50,7 @@ pub(crate) async fn request(
     discovered: &Discovered,
     credentials: &ClientCredentials,
     fields: Vec<(&'static str, String)>,
-) -> Result<Value, AuthError> {
+) -> Result<Value, Refused> {
     let metadata = &discovered.metadata;
     let endpoint = metadata
         .get("token_endpoint")
@@ -43,15 +67,19 @@ pub(crate) async fn request(
         if response.status.is_success() {
             return response
                 .json()
-                .ok_or_else(|| AuthError::Protocol("the token response is not JSON".into()));
+                .ok_or_else(|| AuthError::Protocol("the token response is not JSON".into()).into());
         }
         let error = response.json().and_then(|v| v.get("error").and_then(Value::as_str).map(str::to_owned));
         if attempt == 0 && fresh_nonce && error.as_deref() == Some("use_dpop_nonce") {
             continue;
         }
-        return Err(refused("the token request", &response, &secrets_of(&form, &headers)));
+        let error_text = refused("the token request", &response, &secrets_of(&form, &headers));
+        return Err(Refused {
+            error: error_text,
+            invalid_client: error.as_deref() == Some("invalid_client"),
+        });
     }
-    Err(AuthError::Denied("the token endpoint kept asking for a new DPoP nonce".into()))
+    Err(AuthError::Denied("the token endpoint kept asking for a new DPoP nonce".into()).into())
 }
 
 /// The form fields whose values are secrets (codes, verifiers, credentials, tokens).
