@@ -29,6 +29,10 @@ pub(super) const MAX_APPLIED: u64 = 10_000;
 const MAX_NODES: usize = 10_000;
 /// The most distinct sets of schemas followed down a value.
 const MAX_SETS: usize = 1_000;
+/// The most steps following those sets down may take (see [`Steps`]): far more than any
+/// real schema needs, and a bound on the time a server's schema can hold the thread
+/// that analyses it.
+const MAX_STEPS: usize = 1_000_000;
 /// What one regular expression (`pattern`, a `patternProperties` key) counts for, in
 /// schema evaluations: a match may take thousands of steps where a keyword takes one.
 const PATTERN_COST: u64 = 50;
@@ -282,11 +286,13 @@ impl<'a> Graph<'a> {
     }
 
     /// Follows the sets of schemas that apply to one location of a value, from the root
-    /// down, until they repeat; an error when one costs more than [`MAX_APPLIED`].
+    /// down, until they repeat; an error when one costs more than [`MAX_APPLIED`], or when
+    /// following them takes more than [`MAX_STEPS`].
     fn follow_down(&self, costs: &[u64]) -> Result<(), String> {
         type Set = BTreeMap<usize, u64>;
         let mut seen: HashSet<Set> = HashSet::new();
         let mut queue: VecDeque<Set> = VecDeque::from([Set::from([(0, 1)])]);
+        let mut steps = Steps(0);
         while let Some(set) = queue.pop_front() {
             if !seen.insert(set.clone()) {
                 continue;
@@ -299,58 +305,65 @@ impl<'a> Graph<'a> {
             if total > MAX_APPLIED {
                 return Err(too_costly(total));
             }
-            // Every schema that applies here, counted as often as it applies.
-            let mut here: Vec<(usize, u64)> = Vec::new();
+            // Every schema that applies here, once, with how often it applies.
+            let mut here: Set = Set::new();
             let mut visit: Vec<(usize, u64)> = set.into_iter().collect();
             while let Some((id, n)) = visit.pop() {
-                here.push((id, n));
+                steps.take()?;
+                *here.entry(id).or_default() += n;
                 visit.extend(self.nodes[id].in_place.iter().map(|c| (*c, n)));
             }
-            let names: HashSet<&str> = here
-                .iter()
-                .flat_map(|(id, _)| &self.nodes[*id].descend)
-                .filter_map(|(edge, _)| match edge {
-                    Edge::Member(name) => Some(name.as_str()),
-                    _ => None,
-                })
-                .collect();
-            let positions: HashSet<usize> = here
-                .iter()
-                .flat_map(|(id, _)| &self.nodes[*id].descend)
-                .filter_map(|(edge, _)| match edge {
-                    Edge::ItemAt(position) => Some(*position),
-                    _ => None,
-                })
-                .collect();
+            let edges =
+                || here.iter().flat_map(|(id, n)| self.nodes[*id].descend.iter().map(move |e| (*id, *n, e)));
+            let mut names: HashSet<&str> = HashSet::new();
+            let mut positions: HashSet<usize> = HashSet::new();
+            for (_, _, (edge, _)) in edges() {
+                steps.take()?;
+                match edge {
+                    Edge::Member(name) => {
+                        names.insert(name);
+                    }
+                    Edge::ItemAt(position) => {
+                        positions.insert(*position);
+                    }
+                    _ => {}
+                }
+            }
             // What applies below, by kind of location.
             let mut below: BTreeMap<Label, Set> = BTreeMap::new();
             let mut add = |label: Label, child: usize, n: u64| {
                 *below.entry(label).or_default().entry(child).or_default() += n;
+                steps.take()
             };
-            for (id, n) in &here {
-                let node = &self.nodes[*id];
-                for (edge, child) in &node.descend {
-                    match edge {
-                        Edge::Member(name) => add(Label::Member(name.clone()), *child, *n),
-                        Edge::ItemAt(position) => add(Label::ItemAt(*position), *child, *n),
-                        // Taken broadly: as if `items` also applied to the positions
-                        // `prefixItems` names.
-                        Edge::Item => {
-                            add(Label::Item, *child, *n);
-                            for position in &positions {
-                                add(Label::ItemAt(*position), *child, *n);
-                            }
+            for (id, n, (edge, child)) in edges() {
+                let (child, n) = (*child, n);
+                match edge {
+                    Edge::Member(name) => add(Label::Member(name.clone()), child, n)?,
+                    Edge::ItemAt(position) => add(Label::ItemAt(*position), child, n)?,
+                    // Taken broadly: as if `items` also applied to the positions
+                    // `prefixItems` names.
+                    Edge::Item => {
+                        add(Label::Item, child, n)?;
+                        for position in &positions {
+                            add(Label::ItemAt(*position), child, n)?;
                         }
-                        Edge::AnyMember | Edge::OtherMember => {
-                            add(Label::Unnamed, *child, *n);
-                            // `additionalProperties` skips the members its own schema names.
-                            let own = |name: &str| {
-                                *edge == Edge::OtherMember
-                                    && node.descend.iter().any(|(e, _)| *e == Edge::Member(name.to_owned()))
-                            };
-                            for name in names.iter().filter(|name| !own(name)) {
-                                add(Label::Member((*name).to_owned()), *child, *n);
-                            }
+                    }
+                    Edge::AnyMember | Edge::OtherMember => {
+                        add(Label::Unnamed, child, n)?;
+                        // `additionalProperties` skips the members its own schema names.
+                        let own: HashSet<&str> = match edge {
+                            Edge::OtherMember => self.nodes[id]
+                                .descend
+                                .iter()
+                                .filter_map(|(e, _)| match e {
+                                    Edge::Member(name) => Some(name.as_str()),
+                                    _ => None,
+                                })
+                                .collect(),
+                            _ => HashSet::new(),
+                        };
+                        for name in names.iter().filter(|name| !own.contains(*name)) {
+                            add(Label::Member((*name).to_owned()), child, n)?;
                         }
                     }
                 }
@@ -358,6 +371,23 @@ impl<'a> Graph<'a> {
             queue.extend(below.into_values());
         }
         Ok(())
+    }
+}
+
+/// The steps [`Graph::follow_down`] has taken: each schema applied at a location, each
+/// edge looked at, each schema applied below. A schema of a few hundred kilobytes can
+/// otherwise ask billions of them (thousands of applications of a subschema with
+/// hundreds of members).
+struct Steps(usize);
+
+impl Steps {
+    /// Takes one step; an error past [`MAX_STEPS`].
+    fn take(&mut self) -> Result<(), String> {
+        self.0 += 1;
+        match self.0 > MAX_STEPS {
+            true => Err(format!("it takes more than {MAX_STEPS} steps to analyse")),
+            false => Ok(()),
+        }
     }
 }
 
@@ -468,6 +498,41 @@ mod tests {
         let fine =
             json!({ "properties": { "x": { "pattern": "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$" } } });
         assert_eq!(unbounded(&fine), None);
+    }
+
+    /// Runs [`unbounded`] on a thread of its own and waits for it at most a minute: an
+    /// analysis still running by then is taken as one that would not end.
+    fn analysed_within_a_minute(schema: Value) -> Option<String> {
+        let (done, result) = std::sync::mpsc::channel();
+        std::thread::spawn(move || done.send(unbounded(&schema)));
+        result
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|_| panic!("the analysis did not end within a minute"))
+    }
+
+    /// A small schema (150 KB) that applies one subschema of 900 named members and an
+    /// `additionalProperties` 4,000 times over at the root (each application checks it
+    /// once: within the bound) asked billions of steps of the analysis itself, once per
+    /// application and per member pair, on the thread that listed the tools. The analysis
+    /// takes each schema that applies at a location once, counted, and its steps are
+    /// bounded.
+    #[test]
+    fn the_analysis_itself_is_bounded_in_steps() {
+        let members: serde_json::Map<String, Value> =
+            (0..900).map(|i| (i.to_string(), json!(true))).collect();
+        let applied = json!({ "properties": members, "additionalProperties": true });
+        let refs = vec![json!({ "$ref": "#/$defs/d" }); 4000];
+        let schema = json!({ "type": "object", "allOf": refs, "$defs": { "d": applied } });
+        assert_eq!(analysed_within_a_minute(schema), None);
+        // Distinct subschemas, each with an `additionalProperties`, beside many named
+        // members: each unnamed member's schema applies to every named one. Refused once
+        // the analysis passes its steps, not after them all.
+        let others: Vec<Value> = (0..2500).map(|_| json!({ "additionalProperties": {} })).collect();
+        let members: serde_json::Map<String, Value> =
+            (0..900).map(|i| (i.to_string(), json!(true))).collect();
+        let schema = json!({ "allOf": others, "properties": members });
+        let why = analysed_within_a_minute(schema).unwrap_or_default();
+        assert!(why.contains("steps to analyse"), "{why}");
     }
 
     #[test]
