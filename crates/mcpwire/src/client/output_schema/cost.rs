@@ -33,6 +33,11 @@ const MAX_SETS: usize = 1_000;
 /// real schema needs, and a bound on the time a server's schema can hold the thread
 /// that analyses it.
 const MAX_STEPS: usize = 1_000_000;
+/// The most subschemas a schema may compile to, counting each `$ref` as a copy of what
+/// it names (as a validator compiles it): twice [`MAX_NODES`], so that a schema without
+/// `$ref`s always fits, and a bound on the memory a small schema can make the compiler
+/// take.
+const MAX_COPIED: u64 = 2 * MAX_NODES as u64;
 /// What one regular expression (`pattern`, a `patternProperties` key) counts for, in
 /// schema evaluations: a match may take thousands of steps where a keyword takes one.
 const PATTERN_COST: u64 = 50;
@@ -123,7 +128,7 @@ pub(super) fn unbounded(schema: &Value) -> Option<String> {
         Ok(costs) => costs,
         Err(why) => return Some(why),
     };
-    graph.follow_down(&costs).err()
+    graph.follow_down(&costs).err().or_else(|| graph.copied_size().err())
 }
 
 impl<'a> Graph<'a> {
@@ -374,6 +379,54 @@ impl<'a> Graph<'a> {
     }
 }
 
+impl Graph<'_> {
+    /// How many subschemas a validator compiles the schema to, where each `$ref` is a copy
+    /// of the subschema it names (a `$ref` back to a subschema being compiled is not
+    /// copied, but followed when checking): an error past [`MAX_COPIED`]. Depth-first
+    /// without recursion, each subschema's size reckoned once.
+    fn copied_size(&self) -> Result<u64, String> {
+        const UNSEEN: u64 = 0;
+        const ON_PATH: u64 = u64::MAX;
+        let children = |id: usize| {
+            let node = &self.nodes[id];
+            node.in_place.iter().copied().chain(node.descend.iter().map(|(_, child)| *child))
+        };
+        // The child at `next` of `id`'s children, in the order `children` gives them.
+        let nth = |id: usize, next: usize| {
+            let node = &self.nodes[id];
+            node.in_place
+                .get(next)
+                .copied()
+                .or_else(|| node.descend.get(next - node.in_place.len()).map(|(_, child)| *child))
+        };
+        let mut size = vec![UNSEEN; self.nodes.len()];
+        let mut stack = vec![(0, 0)];
+        size[0] = ON_PATH;
+        while let Some(top) = stack.last_mut() {
+            let (id, next) = *top;
+            if let Some(child) = nth(id, next) {
+                top.1 += 1;
+                if size[child] == UNSEEN {
+                    size[child] = ON_PATH;
+                    stack.push((child, 0));
+                }
+                continue;
+            }
+            stack.pop();
+            // A child still on the path is a recursive `$ref`: one node, not a copy.
+            let total = children(id).fold(1u64, |sum, c| match size[c] {
+                ON_PATH => sum.saturating_add(1),
+                known => sum.saturating_add(known),
+            });
+            if total > MAX_COPIED {
+                return Err(format!("its $refs make more than {MAX_COPIED} copies of subschemas to compile"));
+            }
+            size[id] = total;
+        }
+        Ok(size[0])
+    }
+}
+
 /// The steps [`Graph::follow_down`] has taken: each schema applied at a location, each
 /// edge looked at, each schema applied below. A schema of a few hundred kilobytes can
 /// otherwise ask billions of them (thousands of applications of a subschema with
@@ -515,7 +568,7 @@ mod tests {
     /// once: within the bound) asked billions of steps of the analysis itself, once per
     /// application and per member pair, on the thread that listed the tools. The analysis
     /// takes each schema that applies at a location once, counted, and its steps are
-    /// bounded.
+    /// bounded: it ends at once (refusing the schema for the copies its `$ref`s make).
     #[test]
     fn the_analysis_itself_is_bounded_in_steps() {
         let members: serde_json::Map<String, Value> =
@@ -523,7 +576,8 @@ mod tests {
         let applied = json!({ "properties": members, "additionalProperties": true });
         let refs = vec![json!({ "$ref": "#/$defs/d" }); 4000];
         let schema = json!({ "type": "object", "allOf": refs, "$defs": { "d": applied } });
-        assert_eq!(analysed_within_a_minute(schema), None);
+        let why = analysed_within_a_minute(schema).unwrap_or_default();
+        assert!(why.contains("copies of subschemas"), "{why}");
         // Distinct subschemas, each with an `additionalProperties`, beside many named
         // members: each unnamed member's schema applies to every named one. Refused once
         // the analysis passes its steps, not after them all.
@@ -533,6 +587,28 @@ mod tests {
         let schema = json!({ "allOf": others, "properties": members });
         let why = analysed_within_a_minute(schema).unwrap_or_default();
         assert!(why.contains("steps to analyse"), "{why}");
+    }
+
+    /// A validator compiles a `$ref` by copying the subschema it names to where it is
+    /// used (a recursive one excepted): a 30 KB schema applying, 4,000 times over, one of
+    /// 450 members that each name another of 450 was compiled to over a gigabyte. The
+    /// schema as its compiler would copy it is bounded; a shared definition used a few
+    /// times, and a recursive one, are not near the bound.
+    #[test]
+    fn refs_copied_where_they_are_used_are_bounded() {
+        let members = |each: Value| -> Value {
+            Value::Object((0..450).map(|i| (i.to_string(), each.clone())).collect())
+        };
+        let d = json!({ "properties": members(json!({ "$ref": "#/$defs/e" })) });
+        let e = json!({ "properties": members(json!({ "type": "string" })) });
+        let refs = vec![json!({ "$ref": "#/$defs/d" }); 4000];
+        let schema = json!({ "allOf": refs, "$defs": { "d": d, "e": e } });
+        let why = analysed_within_a_minute(schema).unwrap_or_default();
+        assert!(why.contains("copies of subschemas"), "{why}");
+        let shared = json!({ "$defs": { "p": { "type": "object", "properties": {
+            "x": { "type": "number" }, "y": { "type": "number" } } } },
+            "properties": members(json!({ "$ref": "#/$defs/p" })) });
+        assert_eq!(unbounded(&shared), None);
     }
 
     #[test]
