@@ -65,3 +65,19 @@ fn a_progress_message_naming_a_task_does_not_fake_a_task() {
     assert!(!err.contains("runs this call as task"), "a progress message faked a task: {err}");
     assert_eq!(stdout(&o).trim(), "done");
 }
+
+/// Listing tools compiles none of their output schemas: a schema is compiled when a
+/// result of its tool is first checked. 200 tools whose 8 KB schemas each compile to
+/// some 19,000 subschemas (a validator copies each `$ref`'s subschema where it is used)
+/// made `mcpwire tools` take 2.4 GB for a 1.6 MB answer; their listing now takes what it
+/// weighs. (The peak memory of the children this test process waited for: the other
+/// tests here run servers and listings of a few megabytes.)
+#[test]
+fn a_listing_of_heavy_output_schemas_compiles_none_of_them() {
+    let o = support::mcpwire(&["tools", &fake_server("heavy-schemas")], Duration::from_secs(120));
+    expect_code(&o, 0);
+    assert!(stdout(&o).contains("t199"), "{}", stdout(&o));
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN).unwrap();
+    let peak_mib = usage.max_rss() / 1024;
+    assert!(peak_mib < 400, "a child of this test took {peak_mib} MiB");
+}

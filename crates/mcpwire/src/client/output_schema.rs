@@ -1,10 +1,10 @@
 //! Checks a tool's structured content against its `outputSchema`, as clients should:
 //! a tool that declares an output schema must return structured content that conforms.
-//! Schemas are compiled once per tool and kept until the server says its tool list
-//! changed; an unknown tool's schema is learned from `tools/list` once. A schema that
-//! cannot be used (an unknown `$schema` dialect, a `$ref` outside it, or one that does not
-//! compile) fails the tool's calls with the reason, rather than letting its results
-//! through unchecked.
+//! Schemas are compiled once per tool, when its first result is checked, and kept until
+//! the server says its tool list changed; an unknown tool's schema is learned from
+//! `tools/list` once. A schema that cannot be used (an unknown `$schema` dialect, a `$ref`
+//! outside it, or one that does not compile) fails the tool's calls with the reason,
+//! rather than letting its results through unchecked.
 //!
 //! How much is checked depends on the `jsonschema` feature: with it, the whole schema
 //! (`full.rs`); without it, the top level only (`shallow.rs`: the value's type, required
@@ -88,6 +88,10 @@ fn unusable(schema: &mcpwire_protocol::JsonObject) -> Option<String> {
 enum Known {
     /// It declares none.
     None,
+    /// Listed, not yet compiled: a schema is compiled when a result of its tool is first
+    /// checked, not when the tools are listed, so that a listing of many tools (each
+    /// schema may compile to far more memory than its text takes) costs what it weighs.
+    Listed(Arc<mcpwire_protocol::JsonObject>),
     /// Compiled.
     Checked(Arc<Validator>),
     /// It declares one this client cannot use, and why: its results are refused rather
@@ -106,21 +110,14 @@ impl OutputSchemas {
         self.validators.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Learns the schemas of listed tools (compiled before the table is locked, so that
-    /// checks of other tools' results do not wait for them).
+    /// Learns the schemas of listed tools (compiled when first used: [`Known::Listed`]).
     pub(crate) fn learn(&self, tools: &[Tool]) {
         let learned: Vec<(String, Known)> = tools
             .iter()
             .map(|tool| {
                 let known = match &tool.output_schema {
                     None => Known::None,
-                    Some(schema) => match unusable(schema).map_or_else(|| compile(schema), Err) {
-                        Ok(v) => Known::Checked(Arc::new(v)),
-                        Err(e) => {
-                            tracing::warn!(tool = %tool.name, "an output schema this client cannot use: {e}");
-                            Known::Unusable(e.into())
-                        }
-                    },
+                    Some(schema) => Known::Listed(Arc::new(schema.clone())),
                 };
                 (tool.name.clone(), known)
             })
@@ -134,8 +131,27 @@ impl OutputSchemas {
         self.lock().clear();
     }
 
+    /// What is known of `name`'s schema, compiled if it was only listed (compiled
+    /// outside the lock, so that checks of other tools' results do not wait for it).
     fn known(&self, name: &str) -> Option<Known> {
-        self.lock().get(name).cloned()
+        let listed = match self.lock().get(name)? {
+            Known::Listed(schema) => schema.clone(),
+            known => return Some(known.clone()),
+        };
+        let known = match unusable(&listed).map_or_else(|| compile(&listed), Err) {
+            Ok(v) => Known::Checked(Arc::new(v)),
+            Err(e) => {
+                tracing::warn!(tool = %name, "an output schema this client cannot use: {e}");
+                Known::Unusable(e.into())
+            }
+        };
+        // Kept unless the tool was listed again (or forgotten) meanwhile.
+        if let Some(entry) = self.lock().get_mut(name) {
+            if matches!(entry, Known::Listed(current) if Arc::ptr_eq(current, &listed)) {
+                *entry = known.clone();
+            }
+        }
+        Some(known)
     }
 }
 
@@ -158,7 +174,8 @@ impl Client {
             }
         };
         let validator = match known {
-            Known::None => return Ok(()),
+            // (`known` never gives back a schema it has not compiled.)
+            Known::None | Known::Listed(_) => return Ok(()),
             Known::Checked(validator) => validator,
             Known::Unusable(why) => {
                 return Err(RequestError::Protocol(format!(
