@@ -296,7 +296,7 @@ impl Client {
     async fn tools_page(&self, cursor: Option<&str>) -> Result<(ListToolsResult, usize), RequestError> {
         let (page, size) = self.list_page::<ListToolsResult>(methods::TOOLS_LIST, cursor).await?;
         self.inner.forget_tools_of_replaced_sessions();
-        self.inner.output_schemas.learn(&page.tools);
+        self.inner.output_schemas.learn(&page.tools, size);
         self.inner.task_tools.learn(&page.tools);
         Ok((page, size))
     }

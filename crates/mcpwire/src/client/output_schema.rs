@@ -99,19 +99,33 @@ enum Known {
     Unusable(Arc<str>),
 }
 
+/// Bytes of `tools/list` pages whose schemas are kept at most (as much as one listing
+/// reads): past it, what was learned before is forgotten (and learned again, when needed,
+/// from a new listing). A server that lists other tools at every listing cannot make the
+/// client keep ever more schemas.
+const MAX_LEARNED_BYTES: usize = 64 * 1024 * 1024;
+
+/// Output schemas by tool name, and the bytes of the pages they were learned from.
+#[derive(Default)]
+struct Learned {
+    by_name: HashMap<String, Known>,
+    page_bytes: usize,
+}
+
 /// Output schemas by tool name.
 #[derive(Default)]
 pub(crate) struct OutputSchemas {
-    validators: Mutex<HashMap<String, Known>>,
+    validators: Mutex<Learned>,
 }
 
 impl OutputSchemas {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Known>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Learned> {
         self.validators.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Learns the schemas of listed tools (compiled when first used: [`Known::Listed`]).
-    pub(crate) fn learn(&self, tools: &[Tool]) {
+    /// Learns the schemas of a page of listed tools, `page_bytes` long as it came
+    /// (compiled when first used: [`Known::Listed`]).
+    pub(crate) fn learn(&self, tools: &[Tool], page_bytes: usize) {
         let learned: Vec<(String, Known)> = tools
             .iter()
             .map(|tool| {
@@ -122,19 +136,24 @@ impl OutputSchemas {
                 (tool.name.clone(), known)
             })
             .collect();
-        self.lock().extend(learned);
+        let mut learned_so_far = self.lock();
+        if learned_so_far.page_bytes.saturating_add(page_bytes) > MAX_LEARNED_BYTES {
+            *learned_so_far = Learned::default();
+        }
+        learned_so_far.page_bytes = learned_so_far.page_bytes.saturating_add(page_bytes);
+        learned_so_far.by_name.extend(learned);
     }
 
     /// Forgets every schema (the tool list changed): each tool's is learned again from
     /// `tools/list` before its next result is checked.
     pub(crate) fn forget(&self) {
-        self.lock().clear();
+        *self.lock() = Learned::default();
     }
 
     /// What is known of `name`'s schema, compiled if it was only listed (compiled
     /// outside the lock, so that checks of other tools' results do not wait for it).
     fn known(&self, name: &str) -> Option<Known> {
-        let listed = match self.lock().get(name)? {
+        let listed = match self.lock().by_name.get(name)? {
             Known::Listed(schema) => schema.clone(),
             known => return Some(known.clone()),
         };
@@ -146,7 +165,7 @@ impl OutputSchemas {
             }
         };
         // Kept unless the tool was listed again (or forgotten) meanwhile.
-        if let Some(entry) = self.lock().get_mut(name) {
+        if let Some(entry) = self.lock().by_name.get_mut(name) {
             if matches!(entry, Known::Listed(current) if Arc::ptr_eq(current, &listed)) {
                 *entry = known.clone();
             }
@@ -166,10 +185,9 @@ impl Client {
         let known = match schemas.known(name) {
             Some(known) => known,
             None => {
-                // Learn the tool list once; a server that cannot list is not checked.
-                if let Ok(tools) = self.list_all_tools().await {
-                    schemas.learn(&tools);
-                }
+                // Learn the tool list once (each page is learned as it comes); a server
+                // that cannot list is not checked.
+                let _ = self.list_all_tools().await;
                 schemas.known(name).unwrap_or(Known::None)
             }
         };
@@ -205,6 +223,26 @@ mod tests {
 
     fn object(value: serde_json::Value) -> mcpwire_protocol::JsonObject {
         value.as_object().unwrap().clone()
+    }
+
+    /// A server that lists other tools (with their schemas) at every listing does not
+    /// make the client keep ever more: past the bytes of one listing, what was learned
+    /// before is forgotten.
+    #[test]
+    fn schemas_learned_over_many_listings_are_bounded() {
+        let schemas = OutputSchemas::default();
+        let megabyte = 1024 * 1024;
+        for n in 0..200 {
+            let tool: Tool = serde_json::from_value(json!({
+                "name": format!("t{n}"), "inputSchema": { "type": "object" },
+                "outputSchema": { "type": "object" } }))
+            .unwrap();
+            schemas.learn(&[tool], megabyte);
+        }
+        let learned = schemas.lock();
+        // 64 MiB of pages: the last 64 listings at most.
+        assert!(learned.by_name.len() <= 64, "{} schemas kept", learned.by_name.len());
+        assert!(learned.by_name.contains_key("t199"), "the latest listing is kept");
     }
 
     #[test]
