@@ -297,7 +297,7 @@ impl Client {
         let (page, size) = self.list_page::<ListToolsResult>(methods::TOOLS_LIST, cursor).await?;
         self.inner.forget_tools_of_replaced_sessions();
         self.inner.output_schemas.learn(&page.tools, size);
-        self.inner.task_tools.learn(&page.tools);
+        self.inner.task_tools.learn(&page.tools, size);
         Ok((page, size))
     }
 

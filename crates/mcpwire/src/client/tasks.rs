@@ -52,27 +52,48 @@ pub enum ToolCallStart {
 /// The `execution.taskSupport` of a 2025-11-25 server's tools, learned from `tools/list`.
 #[derive(Debug, Default)]
 pub(crate) struct TaskTools {
-    support: Mutex<HashMap<String, TaskSupport>>,
+    support: Mutex<Support>,
 }
 
+/// Each tool's task support, and the bytes of the pages it was learned from.
+#[derive(Debug, Default)]
+struct Support {
+    by_name: HashMap<String, TaskSupport>,
+    page_bytes: usize,
+}
+
+/// Bytes of `tools/list` pages whose tools' task support is kept at most (as much as one
+/// listing reads): past it, what was learned before is forgotten (and learned again from
+/// a new listing when a tool is called), so that a server listing other tools at every
+/// listing cannot make the client keep ever more names.
+const MAX_LEARNED_BYTES: usize = 64 * 1024 * 1024;
+
 impl TaskTools {
-    /// Learns the listed tools' task support.
-    pub(crate) fn learn(&self, tools: &[Tool]) {
-        let mut support = self.support.lock().unwrap_or_else(|e| e.into_inner());
+    fn lock(&self) -> std::sync::MutexGuard<'_, Support> {
+        self.support.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Learns the task support of a page of listed tools, `page_bytes` long as it came.
+    pub(crate) fn learn(&self, tools: &[Tool], page_bytes: usize) {
+        let mut support = self.lock();
+        if support.page_bytes.saturating_add(page_bytes) > MAX_LEARNED_BYTES {
+            *support = Support::default();
+        }
+        support.page_bytes = support.page_bytes.saturating_add(page_bytes);
         for tool in tools {
             let s = tool.execution.as_ref().and_then(|e| e.task_support.clone());
-            support.insert(tool.name.clone(), s.unwrap_or(TaskSupport::Forbidden));
+            support.by_name.insert(tool.name.clone(), s.unwrap_or(TaskSupport::Forbidden));
         }
     }
 
     /// Forgets what it learned (the tool list changed): each tool's support is learned
     /// again from `tools/list` before its next call.
     pub(crate) fn forget(&self) {
-        self.support.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        *self.lock() = Support::default();
     }
 
     fn get(&self, name: &str) -> Option<TaskSupport> {
-        self.support.lock().unwrap_or_else(|e| e.into_inner()).get(name).cloned()
+        self.lock().by_name.get(name).cloned()
     }
 }
 
@@ -574,5 +595,31 @@ impl Client {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// A server that lists other tools at every listing does not make the client keep
+    /// ever more of their names: past the bytes of one listing, what was learned before
+    /// is forgotten.
+    #[test]
+    fn task_support_learned_over_many_listings_is_bounded() {
+        let tools = TaskTools::default();
+        let megabyte = 1024 * 1024;
+        for n in 0..200 {
+            let tool: Tool = serde_json::from_value(
+                json!({ "name": format!("t{n}"), "inputSchema": { "type": "object" } }),
+            )
+            .unwrap();
+            tools.learn(&[tool], megabyte);
+        }
+        // 64 MiB of pages: the last 64 listings at most.
+        let kept = tools.lock().by_name.len();
+        assert!(kept <= 64, "{kept} tools kept");
+        assert_eq!(tools.get("t199"), Some(TaskSupport::Forbidden), "the latest listing is kept");
     }
 }
