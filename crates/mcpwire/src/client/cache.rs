@@ -18,6 +18,11 @@ const CAPACITY: usize = 1024;
 /// this is not kept.
 const MAX_BYTES: usize = 64 * 1024 * 1024;
 
+/// The longest a result is kept (30 days), whatever `ttlMs` the server gave: adding
+/// `u64::MAX` milliseconds to an `Instant` overflows (and panics) on platforms whose
+/// clock counts nanoseconds in 64 bits.
+const MAX_TTL_MS: u64 = 30 * 24 * 3600 * 1000;
+
 /// Method and key (cursor or URI) to expiry and result.
 type Map = HashMap<(&'static str, String), (Instant, RawJson)>;
 
@@ -73,8 +78,8 @@ impl Cache {
         }
     }
 
-    /// Keeps a result for `ttl_ms` (0 keeps nothing, nor does a result larger than
-    /// [`MAX_BYTES`]).
+    /// Keeps a result for `ttl_ms`, at most [`MAX_TTL_MS`] (0 keeps nothing, nor does a
+    /// result larger than [`MAX_BYTES`]).
     pub(crate) fn put(&self, method: &'static str, key: &str, value: &RawJson, ttl_ms: u64) {
         let size = value.get().len();
         if ttl_ms == 0 || size > MAX_BYTES {
@@ -95,7 +100,8 @@ impl Cache {
             }
         }
         entries.bytes += size;
-        entries.map.insert(key, (Instant::now() + Duration::from_millis(ttl_ms), value.clone()));
+        let ttl = Duration::from_millis(ttl_ms.min(MAX_TTL_MS));
+        entries.map.insert(key, (Instant::now() + ttl, value.clone()));
     }
 
     /// Drops what a change notification makes stale.
@@ -154,5 +160,16 @@ mod tests {
         cache.put(methods::RESOURCES_READ, "file:///huge", &raw(MAX_BYTES + 1), 3_600_000);
         assert!(cache.get(methods::RESOURCES_READ, "file:///huge").is_none());
         assert!(cache.get(methods::RESOURCES_READ, "file:///199").is_some());
+    }
+
+    /// A server's `ttlMs` may be any u64: the largest is kept (for the longest time the
+    /// cache allows) rather than overflowing the platform's clock.
+    #[test]
+    fn the_largest_ttl_is_kept_within_the_cache_limit() {
+        let cache = Cache::default();
+        cache.put(methods::TOOLS_LIST, "", &raw(10), u64::MAX);
+        assert!(cache.get(methods::TOOLS_LIST, "").is_some());
+        let expires = cache.lock().map.values().next().map(|(e, _)| *e).unwrap();
+        assert!(expires <= Instant::now() + Duration::from_millis(MAX_TTL_MS));
     }
 }
