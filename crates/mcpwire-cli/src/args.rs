@@ -280,12 +280,16 @@ pub fn tool_arguments(
 /// The most choices of an `enum` a usage error lists.
 const MAX_CHOICES_SHOWN: usize = 20;
 
+/// The most values [`choices`] gathers from a property's alternatives.
+const MAX_CHOICES: usize = 10_000;
+
 /// Refuses a value outside the choices `property` allows (its `enum` or `const`, or those
 /// of its alternatives), naming them and the closest: the server would refuse it too,
 /// and some say so as the tool's own error. A property without fixed choices takes any
 /// value of its types.
 fn check_choice(tool: &str, key: &str, value: &Value, root: &Value, property: &Value) -> Result<(), Failure> {
-    let Some(allowed) = choices(root, property, 0) else { return Ok(()) };
+    let mut visits = 0;
+    let Some(allowed) = choices(root, property, 0, &mut visits) else { return Ok(()) };
     // Numbers are equal as numbers: `3` is the choice `3.0`.
     let same = |choice: &Value| match (choice, value) {
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
@@ -313,8 +317,16 @@ fn check_choice(tool: &str, key: &str, value: &Value, root: &Value, property: &V
 
 /// The fixed values a (resolved) schema allows: its `enum`, its `const`, or those of all
 /// its `anyOf`/`oneOf` alternatives (`null` for a `{"type": "null"}` one); `None` when it
-/// allows other values too. `depth`: alternatives down, bounded as [`types`] is.
-fn choices(root: &Value, schema: &Value, depth: usize) -> Option<Vec<Value>> {
+/// allows other values too, or when finding them would take more than
+/// [`MAX_TYPE_VISITS`] subschemas or gather more than [`MAX_CHOICES`] values (a server's
+/// alternatives referring to alternatives would otherwise be walked, and their values
+/// copied, to the power of their nesting): the server then judges the value alone.
+/// `depth`: alternatives down, bounded as [`types`] is; `visits`: subschemas looked at.
+fn choices(root: &Value, schema: &Value, depth: usize, visits: &mut usize) -> Option<Vec<Value>> {
+    *visits += 1;
+    if *visits > MAX_TYPE_VISITS {
+        return None;
+    }
     let schema = resolve(root, schema);
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return Some(values.clone()).filter(|v| !v.is_empty());
@@ -331,7 +343,10 @@ fn choices(root: &Value, schema: &Value, depth: usize) -> Option<Vec<Value>> {
     let alternatives = ["anyOf", "oneOf"].iter().find_map(|k| schema.get(*k).and_then(Value::as_array))?;
     let mut all = Vec::new();
     for alternative in alternatives {
-        all.extend(choices(root, alternative, depth + 1)?);
+        all.extend(choices(root, alternative, depth + 1, visits)?);
+        if all.len() > MAX_CHOICES {
+            return None;
+        }
     }
     Some(all).filter(|a| !a.is_empty())
 }
@@ -578,6 +593,26 @@ mod tests {
             assert!(started.elapsed() < std::time::Duration::from_secs(5), "{:?}", started.elapsed());
             assert_eq!(found, expected);
         }
+    }
+
+    /// Alternatives that each refer to a list of a thousand more, three levels down, would
+    /// be 10^9 enums copied: the walk gives up and leaves the value to the server.
+    #[test]
+    fn fanned_out_choices_are_not_walked_to_the_end() {
+        let level = |next: &str| {
+            let refs: Vec<Value> = (0..1000).map(|_| json!({ "$ref": format!("#/$defs/{next}") })).collect();
+            json!({ "anyOf": refs })
+        };
+        let schema = json!({ "type": "object", "properties": { "p": { "$ref": "#/$defs/a" } },
+            "$defs": { "a": level("b"), "b": level("c"), "c": level("d"), "d": { "enum": ["x", "y"] } } });
+        let mut visits = 0;
+        assert_eq!(choices(&schema, &schema["properties"]["p"], 0, &mut visits), None);
+        assert!(visits <= MAX_TYPE_VISITS + 1, "{visits} subschemas looked at");
+        assert!(tool_arguments("t", Some(&schema), None, &pairs(&["p=anything"])).is_ok());
+        // A plain enum behind one reference is still checked.
+        let plain = json!({ "type": "object", "properties": { "p": { "$ref": "#/$defs/d" } },
+            "$defs": { "d": { "enum": ["x", "y"] } } });
+        assert!(tool_arguments("t", Some(&plain), None, &pairs(&["p=z"])).is_err());
     }
 
     #[test]
