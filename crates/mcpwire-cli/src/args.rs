@@ -303,7 +303,7 @@ fn check_choice(tool: &str, key: &str, value: &Value, root: &Value, property: &V
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
     let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
     let words: Vec<String> = allowed.iter().map(text).collect();
-    let hint = match crate::commands::closest(&text(value), words.iter().map(String::as_str)) {
+    let hint = match crate::suggest::closest(&text(value), words.iter().map(String::as_str)) {
         Some(near) => format!("did you mean {key}={}?", crate::target::quote_word(near)),
         None => format!("for example {key}={}", crate::target::quote_word(&words[0])),
     };

@@ -1,4 +1,4 @@
-//! The client commands: info, the lists, call, read, prompt.
+//! The client commands: info, the lists, call, prompt (`read` is `read.rs`).
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -13,11 +13,12 @@ use mcpwire::protocol::{methods, Era, ProtocolVersion};
 use serde_json::{json, Value};
 
 use crate::args::{parse_pair, tool_arguments, Pair};
-use crate::cli::{Call, Connect, GetPrompt, Interaction, Read};
+use crate::cli::{Call, Connect, GetPrompt, Interaction};
 use crate::elicit::{self, Policy};
 use crate::errors::{Failure, EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR};
 use crate::interrupt;
 use crate::output::{self, Table};
+use crate::suggest::closest;
 use crate::target::{self, known_versions};
 use crate::ui::Ui;
 use crate::wire::{whole, Pick, Recorder};
@@ -81,7 +82,7 @@ pub fn pinned_version(text: &str) -> Result<ProtocolVersion, Failure> {
 }
 
 /// Checks `--log-level`; `None` for `off`.
-fn log_level(text: &str) -> Result<Option<LoggingLevel>, Failure> {
+pub(crate) fn log_level(text: &str) -> Result<Option<LoggingLevel>, Failure> {
     if text.eq_ignore_ascii_case("off") {
         return Ok(None);
     }
@@ -446,7 +447,7 @@ async fn fetch_list(client: &Client, list: List, wire: &Recorder) -> anyhow::Res
     Ok(values?)
 }
 
-fn text(v: &Value, key: &str) -> String {
+pub(crate) fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("").to_owned()
 }
 
@@ -514,29 +515,6 @@ pub async fn list(env: &Env, c: &Connect, list: List) -> anyhow::Result<i32> {
         Ok(EXIT_OK)
     })
     .await
-}
-
-/// The closest name (for "did you mean").
-pub(crate) fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a str>) -> Option<&'a str> {
-    fn distance(a: &str, b: &str) -> usize {
-        let b: Vec<char> = b.chars().collect();
-        let mut row: Vec<usize> = (0..=b.len()).collect();
-        for (i, ca) in a.chars().enumerate() {
-            let mut previous = row[0];
-            row[0] = i + 1;
-            for (j, cb) in b.iter().enumerate() {
-                let current = row[j + 1];
-                row[j + 1] = (previous + usize::from(ca != *cb)).min(row[j] + 1).min(current + 1);
-                previous = current;
-            }
-        }
-        row[b.len()]
-    }
-    candidates
-        .map(|c| (distance(name, c), c))
-        .filter(|(d, c)| *d <= (c.chars().count() / 3).max(2) || c.contains(name))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
 }
 
 pub fn unknown(kind: &str, name: &str, names: &[String], list_command: &str) -> Failure {
@@ -622,73 +600,6 @@ pub async fn call(env: &Env, c: &Call) -> anyhow::Result<i32> {
     .await
 }
 
-/// `mcpwire read`.
-pub async fn read(env: &Env, c: &Read) -> anyhow::Result<i32> {
-    log_level(&c.interaction.log_level)?;
-    session(env, &c.connect, Some(&c.interaction), |client| async move {
-        let result = match client.read_resource(&c.uri).await {
-            Ok(result) => result,
-            Err(e) => {
-                let roots = !c.interaction.roots.is_empty();
-                let failure = Failure::request_sharing_roots(&format!("reading {:?}", c.uri), &e, roots);
-                if e.peer_error().is_none() {
-                    return Err(failure.into());
-                }
-                let lists = "`mcpwire resources TARGET` and `mcpwire templates TARGET` list what it has";
-                let hint = match crate::complete::unfilled_template(&client, &c.uri).await {
-                    Some(template) => template,
-                    None => match close_resource(&client, &c.uri).await {
-                        Some(near) => format!("did you mean {near:?}? {lists}"),
-                        None => lists.to_owned(),
-                    },
-                };
-                return Err(failure.hint(hint).into());
-            }
-        };
-        let result = env.wire().as_sent(&[(methods::RESOURCES_READ, whole)], &result)?;
-        if env.json {
-            env.print_json(&result)?;
-            return Ok(EXIT_OK);
-        }
-        let contents = result.get("contents").and_then(Value::as_array).cloned().unwrap_or_default();
-        // One binary resource into a pipe or file: its bytes.
-        if let [single] = contents.as_slice() {
-            if let Some(blob) = single.get("blob").and_then(Value::as_str) {
-                if !std::io::stdout().is_terminal() {
-                    if let Some(bytes) = output::base64_decode(blob) {
-                        let mut out = std::io::stdout().lock();
-                        match out.write_all(&bytes).and_then(|()| out.flush()) {
-                            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => return Err(e.into()),
-                            _ => return Ok(EXIT_OK),
-                        }
-                    }
-                }
-            }
-        }
-        let mut out = String::new();
-        for (i, item) in contents.iter().enumerate() {
-            if contents.len() > 1 {
-                out.push_str(&format!("{}== {} ==\n", if i > 0 { "\n" } else { "" }, text(item, "uri")));
-            }
-            let redirect_saves = contents.len() == 1 && std::io::stdout().is_terminal();
-            output::resource_contents(item, &mut out, redirect_saves);
-        }
-        print_stdout(&out)?;
-        Ok(EXIT_OK)
-    })
-    .await
-}
-
-/// The listed resource whose URI is closest to `uri`, for a read the server refused
-/// (a misspelled URI); `None` when none is close or the list cannot be had.
-async fn close_resource(client: &Client, uri: &str) -> Option<String> {
-    if !List::Resources.offered(client) {
-        return None;
-    }
-    let resources = client.list_all_resources().await.ok()?;
-    closest(uri, resources.iter().map(|r| r.uri.as_str()).filter(|near| *near != uri)).map(str::to_owned)
-}
-
 /// The usage error for an argument `owner` does not declare (`owner`: `prompt "NAME"`,
 /// or `resource template "URI"`, whose arguments are its variables); `known`: those it
 /// does.
@@ -755,14 +666,6 @@ pub async fn prompt(env: &Env, c: &GetPrompt) -> anyhow::Result<i32> {
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn suggests_close_names() {
-        let names = ["test_simple_text", "test_error_handling", "echo"];
-        assert_eq!(closest("test_simple_txt", names.iter().copied()), Some("test_simple_text"));
-        assert_eq!(closest("ech", names.iter().copied()), Some("echo"));
-        assert_eq!(closest("zzzzzz", names.iter().copied()), None);
-    }
 
     #[test]
     fn roots_are_file_uris_of_absolute_paths() {

@@ -13,8 +13,9 @@ use mcpwire::server::uri_template::UriTemplate;
 use serde_json::Value;
 
 use crate::cli::Complete;
-use crate::commands::{closest, no_such_argument, pairs, print_stdout, session, Env, List};
+use crate::commands::{no_such_argument, pairs, print_stdout, session, Env, List};
 use crate::errors::{Failure, COMPLETING, EXIT_OK};
+use crate::suggest::closest;
 use crate::wire::whole;
 
 /// `prompt:NAME` names a prompt; anything else is a resource template's URI template.

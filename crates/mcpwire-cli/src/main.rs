@@ -23,8 +23,10 @@ mod interrupt;
 mod login;
 mod output;
 mod proxy;
+mod read;
 mod serve;
 mod size;
+mod suggest;
 mod target;
 mod task_status;
 mod tasks;
@@ -73,7 +75,7 @@ async fn run(cli: Cli) -> anyhow::Result<i32> {
         Command::Templates(c) => commands::list(&env, c, List::Templates).await,
         Command::Prompts(c) => commands::list(&env, c, List::Prompts).await,
         Command::Call(c) => commands::call(&env, c).await,
-        Command::Read(c) => commands::read(&env, c).await,
+        Command::Read(c) => read::run(&env, c).await,
         Command::Prompt(c) => commands::prompt(&env, c).await,
         Command::Complete(c) => complete::run(&env, c).await,
         Command::Serve(s) => serve::run(s, cli.max_message_size).await,
