@@ -751,18 +751,29 @@ fn an_optional_argument_is_checked_against_its_types() {
 #[test]
 fn server_filesystem_works_within_the_roots_of_root_options() {
     // Started without directories, server-filesystem asks its client for roots after the
-    // handshake and serves what they hold. (It asks without waiting: a first call may
-    // come before it has the answer, so the listing is tried again briefly.)
+    // handshake and serves what they hold. It asks without waiting, so a call in a new
+    // process may come before it has the answer ("not in" no directory): every call here
+    // is a new process, so each is tried again until the roots have arrived.
     let dir = Scratch::new("roots");
     std::fs::write(dir.join("note.txt"), "from a root\n").unwrap();
     let target = node_server("SERVER_FILESYSTEM_JS", "");
     let root = dir.path().display().to_string();
-    let call = |args: &[&str]| {
-        mcpwire(&[&["call", "--root", &root, &target], args].concat(), Duration::from_secs(60))
+    let call_once_roots_arrived = |args: &[&str], arrived: &dyn Fn(&str) -> bool| {
+        let args = [&["call", "--root", &root, &target], args].concat();
+        let mut last = mcpwire(&args, Duration::from_secs(60));
+        for _ in 0..10 {
+            if arrived(&stdout(&last)) {
+                break;
+            }
+            last = mcpwire(&args, Duration::from_secs(60));
+        }
+        last
     };
-    let listed = (0..10).map(|_| call(&["list_allowed_directories"])).find(|o| stdout(o).contains(&root));
-    assert!(listed.is_some(), "{root} never listed");
-    let o = call(&["read_text_file", &format!("path={root}/note.txt")]);
+    let o = call_once_roots_arrived(&["list_allowed_directories"], &|out| out.contains(&root));
+    assert!(stdout(&o).contains(&root), "{root} never listed: {}", stderr(&o));
+    let o = call_once_roots_arrived(&["read_text_file", &format!("path={root}/note.txt")], &|out| {
+        out.contains("from a root")
+    });
     expect_code(&o, 0);
     assert!(stdout(&o).contains("from a root"), "{}\n{}", stdout(&o), stderr(&o));
 }
