@@ -15,6 +15,7 @@
 //! cargo build -p mcpwire --example tools
 //! mcpwire tools stdio:target/debug/examples/tools
 //! mcpwire call stdio:target/debug/examples/tools forecast city=Lisbon
+//! mcpwire call stdio:target/debug/examples/tools shout text=hi bangs=2
 //! ```
 
 use mcpwire::server::{tool, Ctx, Server, ToolError};
@@ -52,8 +53,13 @@ async fn forecast(
 
 /// Says the text back in capitals.
 #[mcpwire::tool]
-fn shout(text: String) -> String {
-    text.to_uppercase()
+fn shout(
+    text: String,
+    /// How many "!" to add; none when left out (`#[arg(default)]`: the type's default).
+    #[arg(default)]
+    bangs: u8,
+) -> String {
+    text.to_uppercase() + &"!".repeat(bangs.into())
 }
 
 /// Teaches the server a new tool, `name`, that answers `text`.

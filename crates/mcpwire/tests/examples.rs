@@ -75,6 +75,7 @@ fn the_python_sdk_client_uses_every_example_server_in_both_eras() {
         assert_eq!(got["teach"]["hello"], json!(["Hi there"]), "{mode}");
         assert_eq!(got["tools"]["forecast"]["city"], "Lisbon", "{mode}");
         assert_eq!(got["tools"]["shout"], json!(["HI"]), "{mode}");
+        assert_eq!(got["tools"]["shout_bangs"], json!(["HI!!"]), "{mode}");
         assert_eq!(got["plan_trip"], json!(["2 nights in Lisbon: see the tiles"]), "{mode}");
         assert_eq!(got["prompts"]["arguments"]["commit_message"], json!(["change", "style"]), "{mode}");
         assert_eq!(got["prompts"]["arguments"]["review"], json!(["code", "focus"]), "{mode}");

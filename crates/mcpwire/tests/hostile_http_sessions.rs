@@ -97,10 +97,19 @@ async fn a_batch_repeating_an_id_answers_each_member() {
         for refused in refused {
             assert_eq!((refused["id"].clone(), code(refused)), (json!(1), codes::INVALID_REQUEST), "{shown}");
         }
-        // One id twice: the first answered, the second refused.
+        // One id twice: the first answered, the second refused at once (so written first),
+        // with a message naming the id.
         let resp = send(addr, batch_post(json!([ping(json!(7)), ping(json!(7))]))).await;
         assert_eq!(resp.status, 200, "sessionless: {sessionless}");
-        assert_eq!(batch_answers(resp).await.len(), 2, "sessionless: {sessionless}");
+        let refused = "Invalid request: request id 7 is already in flight";
+        assert_eq!(
+            batch_answers(resp).await,
+            vec![
+                json!({ "jsonrpc": "2.0", "id": 7, "error": { "code": codes::INVALID_REQUEST, "message": refused } }),
+                json!({ "jsonrpc": "2.0", "id": 7, "result": {} }),
+            ],
+            "sessionless: {sessionless}"
+        );
         if let Some(sid) = &session {
             // An id in flight on another POST: that member alone is refused.
             let slow = send(

@@ -694,28 +694,6 @@ async fn a_batch_member_that_is_invalid_gets_its_own_error_beside_the_others_ans
 }
 
 #[tokio::test]
-async fn a_batch_repeating_a_request_id_is_rejected() {
-    let t = start().await;
-    let sid = open_session(t.addr, "2025-03-26").await;
-    let batch = json!([{ "jsonrpc": "2.0", "id": 1, "method": "ping" }, { "jsonrpc": "2.0", "id": 1, "method": "ping" }]);
-    let response = send(t.addr, in_session(Req::post(&batch), &sid, "2025-03-26")).await;
-    // Answered member by member, in one array: the repeat is refused, the first served.
-    assert_eq!(response.status, 200);
-    let answers = response.json().await;
-    assert_eq!(
-        answers,
-        json!([
-            { "jsonrpc": "2.0", "id": 1, "error": { "code": -32600, "message": "Invalid request: request id 1 is already in flight" } },
-            { "jsonrpc": "2.0", "id": 1, "result": {} },
-        ])
-    );
-    // The session is unharmed.
-    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
-    let mut response = send(t.addr, in_session(Req::post(&ping), &sid, "2025-03-26")).await;
-    assert_eq!(response.next_message().await, json!({ "jsonrpc": "2.0", "id": 1, "result": {} }));
-}
-
-#[tokio::test]
 async fn batches_in_json_mode_are_answered_as_one_array() {
     let t = start_with(HttpSettings { json_response: true, ..Default::default() }).await;
     let sid = open_session(t.addr, "2025-03-26").await;

@@ -58,6 +58,7 @@ async def run(mode: str, examples: str) -> dict[str, Any]:
             "names": sorted(t.name for t in tools.tools),
             "forecast": forecast.structured_content,
             "shout": texts(await client.call_tool("shout", {"text": "hi"})),
+            "shout_bangs": texts(await client.call_tool("shout", {"text": "hi", "bangs": 2})),
         }
         taught = await client.call_tool("teach", {"name": "hello", "text": "Hi there"})
         after = await client.list_tools()
