@@ -165,11 +165,16 @@ pub(crate) fn generate(
     // The schema's title names the definition, not the hidden struct (whose name would
     // otherwise become the title); `<tool>Arguments` is what the Python SDK calls it.
     let schema_title = format!("{name}Arguments");
+    // Without arguments the schema is the spec's recommended one, only the empty object
+    // (arguments sent anyway are still ignored, as serde ignores unknown fields).
+    let only_empty =
+        fields.is_empty().then(|| quote! { #[schemars(extend("additionalProperties" = false))] });
     let body = quote! {
         #[allow(non_camel_case_types, dead_code)]
         #[derive(::mcpwire::__private::serde::Deserialize, ::mcpwire::__private::schemars::JsonSchema)]
         #[serde(crate = "::mcpwire::__private::serde")]
         #[schemars(crate = "::mcpwire::__private::schemars", title = #schema_title)]
+        #only_empty
         struct #args_ident {
             #(#fields,)*
         }

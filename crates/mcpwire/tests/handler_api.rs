@@ -263,6 +263,44 @@ async fn a_tools_result_kind_follows_its_traits_not_its_name() {
     assert_eq!((odd["isError"].clone(), odd["content"][0]["text"].clone()), (json!(true), json!("7 is odd")));
 }
 
+/// Says hello (no arguments).
+#[mcpwire::tool]
+async fn hello() -> &'static str {
+    "hello"
+}
+
+/// A tool without arguments declares the spec's recommended schema (only the empty object,
+/// with empty `properties` beside it) whether made with the macro or with a closure; a
+/// client that sends arguments anyway is still served.
+#[tokio::test]
+async fn a_tool_without_arguments_declares_only_the_empty_object() {
+    let server = Server::builder("none", "0")
+        .tool(hello_tool())
+        .tool(tool("closure").handler(|| async { "closure" }))
+        .build()
+        .unwrap();
+    let (a, b) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(b).await });
+    let client = Client::builder("t", "0").connect(a).await.unwrap();
+    let tools = client.list_tools(None).await.unwrap().tools;
+    assert_eq!(tools.len(), 2);
+    for listed in &tools {
+        let mut schema = serde_json::to_value(&listed.input_schema).unwrap();
+        // The macro's schema is titled like its hidden arguments struct's.
+        let title = schema.as_object_mut().unwrap().remove("title");
+        assert_eq!(title, (listed.name == "hello").then(|| json!("helloArguments")));
+        assert_eq!(
+            schema,
+            json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+            "{}",
+            listed.name
+        );
+        let result = client.call_tool(&listed.name, json!({ "unexpected": 1 })).await.unwrap();
+        assert_eq!(serde_json::to_value(&result.content).unwrap()[0]["text"], listed.name.as_str());
+    }
+    client.close().await;
+}
+
 /// A tool taking `Args<serde_json::Value>`: its input schema is `{"type": "object"}`, and
 /// any arguments reach it verbatim.
 fn any_args_server() -> Server {

@@ -357,11 +357,15 @@ pub fn is_object_schema(schema: &JsonObject) -> bool {
     schema.get("type") == Some(&Value::String("object".into()))
 }
 
-/// The input schema of a tool that takes no arguments.
+/// The input schema of a tool that takes no arguments: `{"type": "object", "properties":
+/// {}, "additionalProperties": false}`, the form the spec recommends (only the empty
+/// object), with the empty `properties` that some clients expect of every tool. Arguments
+/// sent anyway are not refused: the handler reads none of them.
 pub fn empty_object_schema() -> JsonObject {
     let mut o = JsonObject::new();
     o.insert("type".into(), "object".into());
     o.insert("properties".into(), Value::Object(JsonObject::new()));
+    o.insert("additionalProperties".into(), Value::Bool(false));
     o
 }
 
