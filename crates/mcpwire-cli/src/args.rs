@@ -167,14 +167,50 @@ fn is_type(value: &Value, ty: &str) -> bool {
     }
 }
 
-/// A short description of what a property takes, for messages and tables.
+/// The most of a property's fixed choices [`describe_type`] names ...
+const MAX_DESCRIBED_CHOICES: usize = 8;
+/// ... and the most characters it gives them, past which they end with `…`: a table
+/// row stays readable whatever the size of a server's enum.
+const MAX_DESCRIBED_WIDTH: usize = 40;
+
+/// A short description of what a property takes, for messages and tables: its fixed
+/// choices when it has them (`celsius|fahrenheit`, `array of a|b` for an array of
+/// them; [`choices`], shortened with `…`), else its JSON types.
 pub fn describe_type(root: &Value, schema: &Value) -> String {
+    let mut visits = 0;
+    if let Some(allowed) = choices(root, schema, 0, &mut visits) {
+        return choice_list(&allowed);
+    }
     let ts = types(root, schema);
+    if ts == ["array"] {
+        let items = resolve(root, schema).get("items");
+        if let Some(allowed) = items.and_then(|items| choices(root, items, 0, &mut visits)) {
+            return format!("array of {}", choice_list(&allowed));
+        }
+    }
     if ts.is_empty() {
         "any".to_owned()
     } else {
         ts.join("|")
     }
+}
+
+/// Choices as `a|b|c`: strings as they are, other values as JSON; at most
+/// [`MAX_DESCRIBED_CHOICES`] of them in at most [`MAX_DESCRIBED_WIDTH`] characters.
+fn choice_list(allowed: &[&Value]) -> String {
+    let shown: Vec<std::borrow::Cow<'_, str>> = allowed
+        .iter()
+        .take(MAX_DESCRIBED_CHOICES)
+        .map(|v| match v.as_str() {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(v.to_string()),
+        })
+        .collect();
+    let mut list = shown.join("|");
+    if allowed.len() > MAX_DESCRIBED_CHOICES {
+        list.push_str("|…");
+    }
+    crate::ui::truncate(&list, MAX_DESCRIBED_WIDTH)
 }
 
 /// Builds a tool's arguments: `base` (from `--args`), then each pair typed by `schema`
@@ -295,14 +331,14 @@ fn check_choice(tool: &str, key: &str, value: &Value, root: &Value, property: &V
         (Value::Number(a), Value::Number(b)) => a.as_f64() == b.as_f64(),
         _ => choice == value,
     };
-    if allowed.iter().any(same) {
+    if allowed.iter().any(|choice| same(choice)) {
         return Ok(());
     }
-    let shown: Vec<String> = allowed.iter().take(MAX_CHOICES_SHOWN).map(Value::to_string).collect();
+    let shown: Vec<String> = allowed.iter().take(MAX_CHOICES_SHOWN).map(|v| v.to_string()).collect();
     let more = allowed.len().saturating_sub(MAX_CHOICES_SHOWN);
     let more = if more > 0 { format!(" and {more} more") } else { String::new() };
     let text = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_owned);
-    let words: Vec<String> = allowed.iter().map(text).collect();
+    let words: Vec<String> = allowed.iter().map(|v| text(v)).collect();
     let hint = match crate::suggest::closest(&text(value), words.iter().map(String::as_str)) {
         Some(near) => format!("did you mean {key}={}?", crate::target::quote_word(near)),
         None => format!("for example {key}={}", crate::target::quote_word(&words[0])),
@@ -315,27 +351,35 @@ fn check_choice(tool: &str, key: &str, value: &Value, root: &Value, property: &V
     .hint(hint))
 }
 
-/// The fixed values a (resolved) schema allows: its `enum`, its `const`, or those of all
+/// The `null` choice of a `{"type": "null"}` alternative.
+static NULL: Value = Value::Null;
+
+/// The fixed values a (resolved) schema allows (borrowed from it): its `enum`, its `const`, or those of all
 /// its `anyOf`/`oneOf` alternatives (`null` for a `{"type": "null"}` one); `None` when it
 /// allows other values too, or when finding them would take more than
 /// [`MAX_TYPE_VISITS`] subschemas or gather more than [`MAX_CHOICES`] values (a server's
 /// alternatives referring to alternatives would otherwise be walked, and their values
 /// copied, to the power of their nesting): the server then judges the value alone.
 /// `depth`: alternatives down, bounded as [`types`] is; `visits`: subschemas looked at.
-fn choices(root: &Value, schema: &Value, depth: usize, visits: &mut usize) -> Option<Vec<Value>> {
+fn choices<'a>(
+    root: &'a Value,
+    schema: &'a Value,
+    depth: usize,
+    visits: &mut usize,
+) -> Option<Vec<&'a Value>> {
     *visits += 1;
     if *visits > MAX_TYPE_VISITS {
         return None;
     }
     let schema = resolve(root, schema);
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        return Some(values.clone()).filter(|v| !v.is_empty());
+        return Some(values.iter().collect::<Vec<_>>()).filter(|v| !v.is_empty());
     }
     if let Some(value) = schema.get("const") {
-        return Some(vec![value.clone()]);
+        return Some(vec![value]);
     }
     if schema.get("type").and_then(Value::as_str) == Some("null") {
-        return Some(vec![Value::Null]);
+        return Some(vec![&NULL]);
     }
     if depth >= 4 || schema.get("type").is_some() {
         return None;

@@ -390,6 +390,20 @@ mod tests {
         let schema = json!({ "type": "object", "properties": {
             "b": { "type": "integer" }, "a": { "type": "string" } }, "required": ["b"] });
         assert_eq!(schema_arguments(&schema), "<b: integer> [a: string]");
+        // Fixed choices are named, a long list shortened with `…`.
+        let many: Vec<String> = (0..10_000).map(|n| format!("v{n}")).collect();
+        let schema = json!({ "type": "object", "$defs": { "Unit": { "enum": ["celsius", "fahrenheit"] } },
+            "properties": {
+                "unit": { "type": "string", "enum": ["celsius", "fahrenheit"] },
+                "order": { "anyOf": [{ "$ref": "#/$defs/Unit" }, { "type": "null" }] },
+                "level": { "oneOf": [{ "const": 1 }, { "const": 2 }] },
+                "units": { "type": "array", "items": { "$ref": "#/$defs/Unit" } },
+                "many": { "enum": many },
+                "long": { "enum": ["x".repeat(100_000)] } },
+            "required": ["unit"] });
+        let described = schema_arguments(&schema);
+        assert!(described.starts_with("<unit: celsius|fahrenheit> [order: celsius|fahrenheit|null] [level: 1|2] [units: array of celsius|fahrenheit] [many: v0|v1|v2|v3|v4|v5|v6|v7|…] [long: xxx"), "{described}");
+        assert!(described.len() < 250 && described.ends_with("…]"), "{described}");
         assert_eq!(
             prompt_arguments(&[json!({"name": "x", "required": true}), json!({"name": "y"})]),
             "<x> [y]"

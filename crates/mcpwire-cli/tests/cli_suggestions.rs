@@ -1,6 +1,7 @@
 //! A misspelled name gets the close one as a hint: a resource's URI (`read`) and a
 //! prompt named for completion (`complete prompt:NAME`), as `call` and `prompt` do; a
-//! resource template read as listed gets its variables named.
+//! resource template read as listed gets its variables named; an argument with fixed
+//! choices is listed with them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -83,4 +84,14 @@ fn a_mistyped_url_is_named_as_the_url_it_was_meant_to_be() {
     expect_code(&o, 2);
     let err = stderr(&o);
     assert!(!err.contains("did you mean") && err.contains("check the command's spelling"), "{err}");
+}
+
+/// `mcpwire tools` names an argument's choices (an optional enum: its values and null).
+#[test]
+fn tools_name_an_arguments_choices() {
+    let o = mcpwire(&["tools", &notes()]);
+    expect_code(&o, 0);
+    let out = stdout(&o);
+    let line = out.lines().find(|l| l.starts_with("search_notes ")).unwrap_or_default();
+    assert!(line.contains("<query: string> [order: oldest|newest|null]"), "{out}");
 }
