@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 
 use mcpwire::client::Client;
 use mcpwire::protocol::methods;
+use mcpwire::server::uri_template::UriTemplate;
 use serde_json::Value;
 
 use crate::cli::Read;
@@ -72,12 +73,69 @@ pub async fn run(env: &Env, c: &Read) -> anyhow::Result<i32> {
     .await
 }
 
-/// The listed resource whose URI is closest to `uri`, for a read the server refused
-/// (a misspelled URI); `None` when none is close or the list cannot be had.
+/// The listed resource URI, or URI of a listed resource template, closest to `uri`, for
+/// a read the server refused (a misspelled URI); `None` when none is close or nothing
+/// can be listed. A template is compared as the URIs it would have made of `uri`
+/// ([`template_guesses`]).
 async fn close_resource(client: &Client, uri: &str) -> Option<String> {
-    if !List::Resources.offered(client) {
-        return None;
+    let mut candidates = Vec::new();
+    if List::Resources.offered(client) {
+        if let Ok(resources) = client.list_all_resources().await {
+            candidates.extend(resources.into_iter().map(|r| r.uri));
+        }
     }
-    let resources = client.list_all_resources().await.ok()?;
-    closest(uri, resources.iter().map(|r| r.uri.as_str()).filter(|near| *near != uri)).map(str::to_owned)
+    if List::Templates.offered(client) {
+        if let Ok(templates) = client.list_all_resource_templates().await {
+            for template in &templates {
+                candidates.extend(template_guesses(&template.uri_template, uri));
+            }
+        }
+    }
+    closest(uri, candidates.iter().map(String::as_str).filter(|near| *near != uri)).map(str::to_owned)
+}
+
+/// How many characters more or fewer than a template's start (the text before its first
+/// variable) [`template_guesses`] takes a misspelled URI's start to be.
+const START_SLIP: usize = 2;
+
+/// The URIs of `template` that `uri` may have been meant as: the template itself for a
+/// `uri` with a `{` (a template misspelled as written); else the template's start put in
+/// place of `uri`'s start, for each length within [`START_SLIP`] of it, where that makes a
+/// URI of the template (`notes://nte/3` could be `notes://note/3`, of
+/// `notes://note/{id}`). None when `uri` is already one of its URIs: the server refused
+/// the values, not the spelling.
+fn template_guesses(template: &str, uri: &str) -> Vec<String> {
+    let Some(variable) = template.find('{') else { return vec![template.to_owned()] };
+    if uri.contains('{') {
+        return vec![template.to_owned()];
+    }
+    let Ok(parsed) = UriTemplate::parse(template) else { return Vec::new() };
+    if parsed.match_uri(uri).is_some() {
+        return Vec::new();
+    }
+    let start = &template[..variable];
+    let length = start.chars().count();
+    (length.saturating_sub(START_SLIP)..=length + START_SLIP)
+        .filter_map(|n| crate::ui::split_after_chars(uri, n))
+        .map(|(_, rest)| format!("{start}{rest}"))
+        .filter(|guess| parsed.match_uri(guess).is_some())
+        .collect()
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misspelled_uri_of_a_template_is_guessed_as_the_template_makes_it() {
+        let guesses = template_guesses("notes://note/{id}", "notes://nte/3");
+        assert!(guesses.contains(&"notes://note/3".to_owned()), "{guesses:?}");
+        assert_eq!(closest("notes://nte/3", guesses.iter().map(String::as_str)), Some("notes://note/3"));
+        assert_eq!(template_guesses("notes://note/{id}", "notes://note/99"), Vec::<String>::new());
+        assert_eq!(template_guesses("notes://note/{id}", "notes://nte/{id}"), ["notes://note/{id}"]);
+        assert_eq!(template_guesses("notes://index", "notes://indx"), ["notes://index"]);
+        let guesses = template_guesses("files://{dir}/{name}.txt", "fils://docs/a.txt");
+        assert!(guesses.contains(&"files://docs/a.txt".to_owned()), "{guesses:?}");
+    }
 }

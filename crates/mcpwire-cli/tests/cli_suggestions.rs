@@ -1,7 +1,7 @@
-//! A misspelled name gets the close one as a hint: a resource's URI (`read`) and a
-//! prompt named for completion (`complete prompt:NAME`), as `call` and `prompt` do; a
-//! resource template read as listed gets its variables named; an argument with fixed
-//! choices is listed with them.
+//! A misspelled name gets the close one as a hint: a resource's or a template's URI
+//! (`read`) and a prompt named for completion (`complete prompt:NAME`), as `call` and
+//! `prompt` do; a resource template read as listed gets its variables named; an argument
+//! with fixed choices is listed with them.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
@@ -33,6 +33,23 @@ fn a_misspelled_resource_uri_gets_the_close_one() {
     let err = stderr(&o);
     assert!(!err.contains("did you mean"), "{err}");
     assert!(err.contains("hint: `mcpwire resources TARGET` and `mcpwire templates TARGET`"), "{err}");
+}
+
+/// A misspelled URI of a listed template gets the URI the template makes of it; a
+/// misspelled template written as it is gets the template; a URI of the template that
+/// the server refuses (no such note) gets no guess.
+#[test]
+fn a_misspelled_template_uri_gets_the_close_one() {
+    for (uri, meant) in [("notes://nte/7", "notes://note/7"), ("notes://nte/{id}", "notes://note/{id}")] {
+        let o = mcpwire(&["read", &notes(), uri]);
+        expect_code(&o, 2);
+        let err = stderr(&o);
+        assert!(err.contains(&format!("hint: did you mean {meant:?}?")), "{uri}: {err}");
+    }
+    let o = mcpwire(&["read", &notes(), "notes://note/99"]);
+    expect_code(&o, 2);
+    let err = stderr(&o);
+    assert!(!err.contains("did you mean"), "{err}");
 }
 
 #[test]
