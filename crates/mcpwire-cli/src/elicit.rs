@@ -25,6 +25,47 @@ pub enum Policy {
 /// The most characters of a server's elicitation message quoted in a note.
 const MAX_QUOTED_MESSAGE: usize = 500;
 
+/// The most fields of a form the dialog asks ...
+const MAX_FORM_FIELDS: usize = 50;
+/// ... and the most options of one field it lists: a form past either is declined, as
+/// asking it would flood the terminal and keep the user answering for hours.
+const MAX_FIELD_OPTIONS: usize = 100;
+
+/// The most characters of the server's message the dialog shows ...
+const MAX_SHOWN_MESSAGE: usize = 2000;
+/// ... of a field's title and description ...
+const MAX_SHOWN_LABEL: usize = 300;
+/// ... and of one option or default.
+const MAX_SHOWN_OPTION: usize = 200;
+
+/// Why a form (its `requestedSchema`) is too large to ask, or `None`: more than
+/// [`MAX_FORM_FIELDS`] fields, or a field with more than [`MAX_FIELD_OPTIONS`] options.
+fn oversized(schema: &Value) -> Option<String> {
+    let properties = schema.get("properties").and_then(Value::as_object)?;
+    if properties.len() > MAX_FORM_FIELDS {
+        return Some(format!(
+            "its form has {} fields, more than the {MAX_FORM_FIELDS} asked",
+            properties.len()
+        ));
+    }
+    let options = |schema: &Value| {
+        ["enum", "oneOf", "anyOf"]
+            .iter()
+            .filter_map(|k| schema.get(*k).and_then(Value::as_array))
+            .map(Vec::len)
+            .max()
+    };
+    properties.iter().find_map(|(name, property)| {
+        let count = options(property).into_iter().chain(property.get("items").and_then(options)).max()?;
+        (count > MAX_FIELD_OPTIONS).then(|| {
+            format!(
+                "its field {:?} has {count} options, more than the {MAX_FIELD_OPTIONS} listed",
+                crate::ui::truncate(name, 60)
+            )
+        })
+    })
+}
+
 /// Answers one elicitation request from `server` (the target, as the user named it: the
 /// dialog says who asks). Questions are asked one at a time (`turn`).
 pub async fn answer(
@@ -39,12 +80,18 @@ pub async fn answer(
     // Quoted inside a note of ours: one line, bounded (a newline in it would start a line
     // that reads as the CLI's own).
     let quoted = || crate::ui::truncate(&crate::ui::one_line(&message), MAX_QUOTED_MESSAGE);
+    let too_big = value.get("requestedSchema").and_then(oversized);
     let result = match (policy, &params) {
         (_, ElicitRequestParams::Url(_)) => {
             ui.note(&format!("mcpwire: declined the server's request to open a URL ({})", quoted()));
             json!({ "action": "decline" })
         }
         (Policy::Decline(why), _) => {
+            ui.note(&format!("mcpwire: declined the server's request for input ({why}): {}", quoted()));
+            json!({ "action": "decline" })
+        }
+        (Policy::Ask, ElicitRequestParams::Form(_)) if too_big.is_some() => {
+            let why = too_big.unwrap_or_default();
             ui.note(&format!("mcpwire: declined the server's request for input ({why}): {}", quoted()));
             json!({ "action": "decline" })
         }
@@ -305,7 +352,7 @@ pub fn dialog(
     }
     let out = &mut Visible(out);
     let cancel = json!({ "action": "cancel" });
-    writeln!(out, "The server {server} asks: {message}")?;
+    writeln!(out, "The server {server} asks: {}", crate::ui::truncate(message, MAX_SHOWN_MESSAGE))?;
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -323,6 +370,7 @@ pub fn dialog(
         if let Some(d) = property.get("description").and_then(Value::as_str) {
             label.push_str(&format!(" — {d}"));
         }
+        let label = crate::ui::truncate(&label, MAX_SHOWN_LABEL);
         let kind = match &field {
             Field::Text { format: Some(format), .. } => format.described().to_owned(),
             Field::Text { .. } => "text".to_owned(),
@@ -331,6 +379,10 @@ pub fn dialog(
             Field::Boolean => "yes/no".to_owned(),
             Field::Choice(options) | Field::Choices { options, .. } => {
                 for (i, (value, shown)) in options.iter().enumerate() {
+                    let (value, shown) = (
+                        crate::ui::truncate(value, MAX_SHOWN_OPTION),
+                        crate::ui::truncate(shown, MAX_SHOWN_OPTION),
+                    );
                     if value == shown {
                         writeln!(out, "    {}) {value}", i + 1)?;
                     } else {
@@ -347,7 +399,10 @@ pub fn dialog(
         loop {
             let mut prompt = format!("  {label} ({kind}{})", if is_required { ", required" } else { "" });
             if let Some(d) = default {
-                prompt.push_str(&format!(" [{}]", show_default(d, &field)));
+                prompt.push_str(&format!(
+                    " [{}]",
+                    crate::ui::truncate(&show_default(d, &field), MAX_SHOWN_OPTION)
+                ));
             }
             write!(out, "{prompt}: ")?;
             out.flush()?;
@@ -586,6 +641,58 @@ mod tests {
             assert!(text.contains("pay here mcpwire: the server runs"), "{text}");
             assert!(text.chars().count() < 700, "{} characters", text.chars().count());
         }
+    }
+
+    /// A form too large to ask (100,000 fields, or a field of 100,000 options) is
+    /// declined at once, saying why on one line; one within bounds is shown with the
+    /// server's long texts cut.
+    #[tokio::test]
+    async fn an_oversized_form_is_declined_not_asked() {
+        let fields: Map<String, Value> =
+            (0..100_000).map(|n| (format!("f{n}"), json!({ "type": "string" }))).collect();
+        let options: Vec<String> = (0..100_000).map(|n| format!("o{n}")).collect();
+        let consts: Vec<Value> = options.iter().map(|o| json!({ "const": o, "title": o })).collect();
+        let forms = [
+            (json!({ "type": "object", "properties": fields }), "its form has 100000 fields"),
+            (
+                json!({ "type": "object", "properties": { "pick": { "type": "string", "enum": options } } }),
+                "its field \"pick\" has 100000 options",
+            ),
+            (
+                json!({ "type": "object", "properties": { "many": { "type": "array", "items": { "anyOf": consts } } } }),
+                "its field \"many\" has 100000 options",
+            ),
+        ];
+        for (schema, why) in forms {
+            let (ui, written) = Ui::buffered();
+            let params = json!({ "message": "Fill this in", "requestedSchema": schema });
+            let params = serde_json::from_value(params).unwrap();
+            let turn = Arc::new(tokio::sync::Mutex::new(()));
+            let asked = answer(params, Policy::Ask, ui, turn, Arc::from("s"));
+            let result =
+                tokio::time::timeout(std::time::Duration::from_secs(30), asked).await.unwrap().unwrap();
+            assert_eq!(serde_json::to_value(result).unwrap(), json!({ "action": "decline" }));
+            let text = String::from_utf8(written.lock().unwrap().clone()).unwrap();
+            assert_eq!(text.lines().count(), 1, "{text}");
+            assert!(
+                text.starts_with("mcpwire: declined the server's request for input (") && text.contains(why),
+                "{text}"
+            );
+        }
+
+        let long = "x".repeat(100_000);
+        let options: Vec<String> = (0..MAX_FIELD_OPTIONS).map(|n| format!("{n}{long}")).collect();
+        let schema = json!({ "type": "object", "properties": {
+            "a": { "type": "string", "title": long, "description": long, "default": long },
+            "b": { "type": "string", "enum": options } } });
+        let mut input = io::Cursor::new(b"\n1\n\n".to_vec());
+        let mut out = Vec::new();
+        let result = dialog("s", &long, &schema, &mut input, &mut out, &AtomicBool::new(false)).unwrap();
+        assert_eq!(result["content"]["a"], json!(long), "the answer is the server's default, whole");
+        let shown = String::from_utf8(out).unwrap();
+        let bound =
+            MAX_SHOWN_MESSAGE + MAX_SHOWN_LABEL + 2 * MAX_SHOWN_OPTION * (MAX_FIELD_OPTIONS + 1) + 2000;
+        assert!(shown.len() < bound, "{} bytes shown", shown.len());
     }
 
     #[test]
