@@ -10,7 +10,7 @@ use crate::ui::Ui;
 /// The progress callback of `mcpwire call`: progress and task statuses on the bar (a
 /// terminal). What a progress message says is the server's text, shown as such.
 pub fn progress_hook(ui: Ui) -> impl Fn(ProgressUpdate) + Send + Sync + 'static {
-    move |update: ProgressUpdate| ui.progress(&update)
+    move |update: ProgressUpdate| ui.progress(update)
 }
 
 /// The task callback of `mcpwire call`: on stderr, the id of the task the server made of

@@ -5,6 +5,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use mcpwire::jsonrpc::ProgressUpdate;
 use mcpwire::protocol::logging::LoggingMessageNotificationParams;
@@ -12,6 +13,12 @@ use serde_json::Value;
 
 /// The width of the bar itself, in cells.
 const BAR_CELLS: usize = 30;
+
+/// The least time between two draws of the bar: a server may send progress far faster
+/// than a terminal shows it, and drawing each would keep the CLI busy drawing. An update
+/// that comes sooner waits ([`State::pending`]) and is drawn when the time is up, unless
+/// a later one replaces it first: the latest is always drawn, at most this late.
+const REDRAW_EVERY: Duration = Duration::from_millis(80);
 
 /// At most this many lines wait for a question's answer ([`State::held`]) ...
 const MAX_HELD_LINES: usize = 200;
@@ -24,6 +31,12 @@ struct State {
     bar: Option<String>,
     /// Updates so far (animates a bar without a total).
     updates: usize,
+    /// When the bar was last drawn (see [`REDRAW_EVERY`]).
+    drawn_at: Option<Instant>,
+    /// The latest update not drawn yet, as it came sooner than [`REDRAW_EVERY`].
+    pending: Option<ProgressUpdate>,
+    /// A task will draw `pending` when the time is up.
+    redraw_scheduled: bool,
     /// A question is on screen, waiting for its answer: notes wait in `held`.
     asking: bool,
     /// The lines (log messages, notes) that arrived while a question was on screen, shown
@@ -128,20 +141,68 @@ impl Ui {
     /// Shows a progress update: a bar on a terminal, else a plain line
     /// (`progress: 3/10 (30%) message`) that a log file or a pipe can keep. While a
     /// question is on screen no bar is drawn (it would erase the line the user types on);
-    /// the next update after the answer draws it.
-    pub fn progress(&self, update: &ProgressUpdate) {
+    /// the next update after the answer draws it. The bar is drawn at most every
+    /// [`REDRAW_EVERY`]; an update that comes sooner is drawn when the time is up (by a
+    /// task on the current runtime), unless a later one replaces it.
+    pub fn progress(&self, update: ProgressUpdate) {
         if !self.tty {
-            self.note(&format!("progress: {}", plain_progress(update)));
+            self.note(&format!("progress: {}", plain_progress(&update)));
             return;
         }
+        let wait = self.progress_at(update, Instant::now());
+        if let (Some(wait), Ok(runtime)) = (wait, tokio::runtime::Handle::try_current()) {
+            let ui = self.clone();
+            runtime.spawn(async move {
+                tokio::time::sleep(wait).await;
+                ui.redraw_at(Instant::now());
+            });
+        }
+    }
+
+    /// [`Ui::progress`] on a terminal at `now`: draws the bar, or keeps the update for
+    /// later and, when no redraw is scheduled yet, returns how long until it may be drawn
+    /// (the caller schedules it: it is marked scheduled).
+    fn progress_at(&self, update: ProgressUpdate, now: Instant) -> Option<Duration> {
         let mut state = self.lock();
+        if state.asking {
+            return None;
+        }
+        state.updates += 1;
+        let since = state.drawn_at.map(|at| now.saturating_duration_since(at));
+        match since {
+            Some(since) if since < REDRAW_EVERY => {
+                state.pending = Some(update);
+                match std::mem::replace(&mut state.redraw_scheduled, true) {
+                    true => None,
+                    false => Some(REDRAW_EVERY - since),
+                }
+            }
+            _ => {
+                state.pending = None;
+                self.draw(&mut state, &update, now);
+                None
+            }
+        }
+    }
+
+    /// Draws the update kept for later, if any (a scheduled redraw, at `now`).
+    fn redraw_at(&self, now: Instant) {
+        let mut state = self.lock();
+        state.redraw_scheduled = false;
         if state.asking {
             return;
         }
-        state.updates += 1;
+        if let Some(update) = state.pending.take() {
+            self.draw(&mut state, &update, now);
+        }
+    }
+
+    /// Draws `update` as the bar (with the state locked).
+    fn draw(&self, state: &mut State, update: &ProgressUpdate, now: Instant) {
         let bar = render_bar(update, state.updates, terminal_width());
         self.write(|err| write!(err, "\r\x1b[2K{bar}"));
         state.bar = Some(bar);
+        state.drawn_at = Some(now);
     }
 
     /// Marks a question as on screen (or answered: the lines that waited meanwhile are
@@ -181,6 +242,7 @@ impl Ui {
     /// Erases the bar (before the result is printed, or before a question).
     pub fn clear(&self) {
         let mut state = self.lock();
+        state.pending = None;
         if state.bar.take().is_some() {
             self.write(|err| write!(err, "\r\x1b[2K"));
         }
@@ -397,7 +459,7 @@ mod tests {
     fn no_bar_is_drawn_over_a_question() {
         let ui = Ui { state: Arc::default(), tty: true, quiet: false, sink: Sink::Stderr };
         ui.asking(true);
-        ui.progress(&update(1.0, Some(2.0), Some("half")));
+        ui.progress(update(1.0, Some(2.0), Some("half")));
         assert!(ui.lock().bar.is_none());
     }
 
@@ -435,6 +497,51 @@ mod tests {
         log(&"y".repeat(MAX_HELD_BYTES + 1));
         ui.asking(false);
         assert_eq!(written(), "mcpwire: 1 more lines came while the question was on screen (left out)\n");
+    }
+
+    /// A hundred thousand updates at once draw the bar once; the latest is kept and drawn
+    /// when the time is up (the last one too), an update after the time at once. Time is
+    /// given, not waited for.
+    #[test]
+    fn bars_are_redrawn_at_most_every_interval_keeping_the_latest() {
+        let (ui, buffer) = Ui::buffered();
+        let written = || String::from_utf8(std::mem::take(&mut *buffer.lock().unwrap())).unwrap();
+        let draws = |text: &str| text.matches("\r\x1b[2K").count();
+        let start = Instant::now();
+        let step = |n: usize| update(n as f64, Some(200_000.0), Some(&format!("step {n}")));
+        assert_eq!(ui.progress_at(step(0), start), None, "the first is drawn");
+        for n in 1..100_000 {
+            let wait = ui.progress_at(step(n), start + Duration::from_millis(1));
+            if n == 1 {
+                assert_eq!(wait, Some(REDRAW_EVERY - Duration::from_millis(1)));
+            } else {
+                assert_eq!(wait, None, "one redraw is scheduled at a time");
+            }
+        }
+        let text = written();
+        assert_eq!(draws(&text), 1, "{}", &text[..text.len().min(300)]);
+        assert!(text.ends_with("step 0"), "{text}");
+        ui.redraw_at(start + REDRAW_EVERY);
+        let text = written();
+        assert_eq!(draws(&text), 1);
+        assert!(text.ends_with("step 99999"), "{text}");
+        ui.redraw_at(start + REDRAW_EVERY);
+        assert_eq!(written(), "", "nothing more to draw");
+        assert_eq!(ui.progress_at(step(100_000), start + 2 * REDRAW_EVERY), None);
+        assert!(written().ends_with("step 100000"));
+        assert!(ui.progress_at(step(100_001), start + 2 * REDRAW_EVERY).is_some());
+        ui.progress_at(update(200_000.0, Some(200_000.0), Some("done")), start + 2 * REDRAW_EVERY);
+        assert_eq!(written(), "");
+        ui.redraw_at(start + 3 * REDRAW_EVERY);
+        let text = written();
+        assert_eq!(draws(&text), 1);
+        assert!(text.ends_with("done"), "the last update is drawn, not the one it replaced: {text}");
+        // Erased before the result is printed, the bar is not drawn again by a redraw due.
+        assert!(ui.progress_at(step(7), start + 3 * REDRAW_EVERY).is_some());
+        ui.clear();
+        written();
+        ui.redraw_at(start + 4 * REDRAW_EVERY);
+        assert_eq!(written(), "");
     }
 
     #[test]
