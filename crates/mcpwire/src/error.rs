@@ -111,8 +111,10 @@ impl McpError {
     /// user has completed these URL-mode elicitations out of band (each with its
     /// `elicitationId`; tell the client when one is done with
     /// [`Ctx::notify_elicitation_complete`](crate::server::Ctx::notify_elicitation_complete)),
-    /// after which the client may retry. A 2026 request never answers `-32042`: there the
-    /// error becomes an `input_required` result asking for the same URLs.
+    /// after which the client may retry. A 2026 request never answers `-32042`: there a
+    /// handler's becomes an `input_required` result asking for the same URLs, and a
+    /// middleware's (which cannot be held to the capabilities the request declared)
+    /// becomes `-32603` saying so, its URLs in `data`: ask a 2026 client in a handler.
     pub fn url_elicitation_required(
         elicitations: Vec<mcpwire_protocol::elicitation::ElicitRequestURLParams>,
     ) -> Self {

@@ -2,7 +2,8 @@
 //! something out of band first answers `-32042` in a 2025-11-25 session (the client reads
 //! the URLs from the error and hears `notifications/elicitation/complete` later), and the
 //! same handler in 2026, which has no `-32042`, asks for the URLs in an `input_required`
-//! round.
+//! round. A middleware's `-32042`, which the server cannot hold to the capabilities the
+//! request declared, never leaves a 2026 request as `-32042` either.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +15,7 @@ use mcpwire::protocol::elicitation::{
     ElicitAction, ElicitRequestParams, ElicitRequestURLParams, ElicitResult,
 };
 use mcpwire::protocol::ProtocolVersion;
-use mcpwire::server::{tool, Ctx, Server};
+use mcpwire::server::{middleware_fn, tool, Ctx, Server};
 use mcpwire::McpError;
 use serde_json::json;
 
@@ -259,4 +260,111 @@ async fn content_reaches_the_handler_only_with_an_accepted_form() {
         assert_eq!(result.content[0].as_text(), Some("None None"), "2025: {era_2025}");
         client.close().await;
     }
+}
+
+/// A server whose middleware refuses `tools/call` of `report` with `-32042` until the
+/// payment is done, before the request reaches any handler.
+fn gated_server() -> Server {
+    let gate = middleware_fn(|request, ctx, next| async move {
+        let asks_report = request.method == "tools/call"
+            && request.params.as_ref().is_some_and(|p| p.get().contains("\"report\""));
+        if asks_report {
+            return Err(McpError::url_elicitation_required(vec![payment_page()]));
+        }
+        next.run(request, ctx).await
+    });
+    Server::builder("shop", "1")
+        .middleware(gate)
+        .tool(tool("report").description("A paid report").handler(|| async { "the report" }))
+        .build()
+        .unwrap()
+}
+
+/// Calls `report` of [`gated_server`] over `transport` in `version` (declaring URL
+/// elicitation) and returns the server's error.
+async fn gated_report_error(
+    transport: impl mcpwire::transport::Transport,
+    version: ProtocolVersion,
+) -> mcpwire::protocol::ErrorObject {
+    let client = Client::builder("c", "1")
+        .protocol_version(version)
+        .on_elicitation(|_| async { Ok(ElicitResult::action(ElicitAction::Accept)) })
+        .elicitation_url(true)
+        .connect(transport)
+        .await
+        .unwrap();
+    let call = client.call_tool("report", json!({}));
+    let refused = tokio::time::timeout(Duration::from_secs(10), call).await.unwrap().unwrap_err();
+    client.close().await;
+    refused.peer_error().cloned().unwrap_or_else(|| panic!("the server's error: {refused:?}"))
+}
+
+/// 2026 has no `-32042` (a 2026 server must not emit it). A middleware's is not turned into
+/// an `input_required` round (that round must be held to the capabilities this request
+/// declared, which the request carried into the chain), so the client gets `-32603` saying
+/// why, over a connection and over HTTP alike; its URLs stay in `data`. A 2025-11-25
+/// session gets the middleware's `-32042` as it is.
+#[tokio::test]
+async fn a_middlewares_32042_never_leaves_a_2026_request_as_32042() {
+    let in_2026 = |error: &mcpwire::protocol::ErrorObject, over: &str| {
+        assert_eq!(error.code, -32603, "{over}: {error:?}");
+        assert!(
+            error.message.contains("-32042") && error.message.contains("2026-07-28"),
+            "{over}: {error:?}"
+        );
+        let data = error.data.as_ref().unwrap_or_else(|| panic!("{over}: the URLs in data: {error:?}"));
+        assert_eq!(data["elicitations"][0]["url"], "https://pay.example/checkout/7", "{over}: {error:?}");
+    };
+
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let served = gated_server();
+    tokio::spawn(async move { served.serve(theirs).await });
+    in_2026(&gated_report_error(ours, ProtocolVersion::V2026_07_28).await, "a connection");
+
+    let app = axum::Router::new().route_service("/mcp", mcpwire::http::McpService::new(gated_server()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let http = tokio::spawn(async move { axum::serve(listener, app).await });
+    let transport = mcpwire::transport::http_client::HttpClientTransport::new(&url).unwrap();
+    in_2026(&gated_report_error(transport, ProtocolVersion::V2026_07_28).await, "HTTP");
+    http.abort();
+
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    let served = gated_server();
+    tokio::spawn(async move { served.serve(theirs).await });
+    let error = gated_report_error(ours, ProtocolVersion::V2025_11_25).await;
+    assert_eq!(error.code, -32042, "{error:?}");
+    let data = serde_json::to_value(mcpwire::protocol::elicitation::UrlElicitationRequiredData {
+        elicitations: vec![payment_page()],
+    })
+    .unwrap();
+    assert_eq!(error.data, Some(data));
+}
+
+/// A handler's `-32042` whose `data` names no URLs cannot become an input round either: a
+/// 2026 request gets `-32603`, not the 2025-only code.
+#[tokio::test]
+async fn a_handlers_32042_without_urls_never_leaves_a_2026_request_as_32042() {
+    let server = Server::builder("shop", "1")
+        .tool(
+            tool("report")
+                .description("A paid report")
+                .handler(|| async { Err::<&str, _>(McpError::new(-32042, "pay first")) }),
+        )
+        .build()
+        .unwrap();
+    let (ours, theirs) = mcpwire::transport::memory::pair();
+    tokio::spawn(async move { server.serve(theirs).await });
+    let client = Client::builder("c", "1")
+        .protocol_version(ProtocolVersion::V2026_07_28)
+        .elicitation_url(true)
+        .on_elicitation(|_| async { Ok(ElicitResult::action(ElicitAction::Accept)) })
+        .connect(ours)
+        .await
+        .unwrap();
+    let refused = client.call_tool("report", json!({})).await.unwrap_err();
+    let error = refused.peer_error().expect("the server's error");
+    assert_eq!(error.code, -32603, "{error:?}");
+    assert!(error.message.contains("pay first"), "{error:?}");
+    client.close().await;
 }

@@ -6,6 +6,12 @@
 //! found (`ctx.extensions_mut().insert(..)`, read in a tool with `ctx.extensions().get`
 //! or as an extractor of your own), or call the rest of the chain.
 //!
+//! A middleware's error reaches the client as it is, in the request's era's terms: on a
+//! 2026 request, `-32002` (resource not found) goes out as `-32602`, and `-32042` (URL
+//! elicitation required, which 2026 does not have) as `-32603` naming it. A handler's
+//! `-32042` becomes an `input_required` round instead, held to the capabilities the
+//! request declared: ask for URLs there.
+//!
 //! A request the client cancels (or that times out) is dropped where it waits, in the
 //! default interrupt mode: a middleware's code after `next.run(..).await` does not run for
 //! it. One that must see every request end (metrics, an audit log) records it in a value

@@ -239,7 +239,8 @@ impl Server {
 
     /// Runs a request through the middleware chain, then `endpoint`. Every error of a 2026
     /// request leaves through here in 2026's terms ([`stateless::in_2026_terms`]), a
-    /// middleware's as well as a handler's.
+    /// middleware's as well as a handler's: no `-32002` or `-32042` leaves a 2026 request.
+    /// Only errors pay for it.
     pub(crate) async fn layered(
         &self,
         request: mcpwire_protocol::Request,

@@ -24,7 +24,7 @@ use super::reply::{Reply, Stamp};
 use super::router::{is_stateless_version, Seed};
 use super::session_info::{MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTION_BYTES};
 use super::{supported_stateless, Server, ServerInner};
-use crate::error::McpError;
+use crate::error::{shown, McpError};
 use crate::jsonrpc::RequestContext;
 
 /// Reads `params._meta` as a tree: for params whose envelope the one-pass reading
@@ -73,15 +73,28 @@ pub(crate) fn unsupported_version(requested: &str) -> McpError {
         .with_data(json!({ "supported": supported_stateless(), "requested": requested }))
 }
 
-/// An error as a 2026 request answers it. "Resource not found" is `-32002` in the 2025
-/// era ([`McpError::resource_not_found`], the router's own answer and a handler's alike)
-/// and `-32602` in 2026, which must never emit `-32002`: its message and data (`uri`) stay.
+/// An error as a 2026 request answers it, for the two 2025-only codes 2026 must never
+/// emit; their data stays.
+/// - "Resource not found" is `-32002` in the 2025 era ([`McpError::resource_not_found`],
+///   the router's own answer and a handler's alike) and `-32602` in 2026, message and all.
+/// - "URL elicitation required" (`-32042`) reaches here only when it could not be asked
+///   as an `input_required` round (the router turns a handler's into one): a middleware's
+///   (the round must hold to the capabilities this request declared, and the request went
+///   into the chain), or one without URLs in its data. It becomes `-32603`, saying why.
 pub(crate) fn in_2026_terms(error: McpError) -> McpError {
-    if error.code() != codes::RESOURCE_NOT_FOUND {
-        return error;
+    let mut object = match error.code() {
+        codes::RESOURCE_NOT_FOUND | codes::URL_ELICITATION_REQUIRED => error.to_error_object(),
+        _ => return error,
+    };
+    if object.code == codes::RESOURCE_NOT_FOUND {
+        object.code = codes::INVALID_PARAMS;
+    } else {
+        object.code = codes::INTERNAL_ERROR;
+        object.message = format!(
+            "Internal error: the server answered URL elicitation required (-32042), which protocol revision 2026-07-28 does not have, and could not ask for the URLs in an input_required round: {}",
+            shown(&object.message, 200)
+        );
     }
-    let mut object = error.to_error_object();
-    object.code = codes::INVALID_PARAMS;
     McpError::from_error_object(object)
 }
 
