@@ -335,6 +335,43 @@ async fn a_failed_tasks_status_message_says_why() {
     assert!(failed["statusMessage"].as_str().is_some_and(|m| m.contains("the input was wrong")), "{failed}");
 }
 
+/// A task's error is a 2026 error too: a failed task never carries the 2025-only codes
+/// 2026 must not emit. "Resource not found" (`-32002`) is `-32602`, as a request answers
+/// it; "URL elicitation required" (`-32042`) is `-32603` naming it, its URLs in `data`.
+#[tokio::test]
+async fn a_failed_tasks_error_has_no_2025_only_code() {
+    let page: mcpwire::protocol::elicitation::ElicitRequestURLParams = serde_json::from_value(json!({
+        "mode": "url", "message": "Pay first", "url": "https://pay.example/7", "elicitationId": "pay-7",
+    }))
+    .unwrap();
+    let builder = Server::builder("failures", "0.1.0")
+        .tool(
+            tool("missing")
+                .task_support(TaskSupport::Required)
+                .handler(|| async { Err::<String, _>(McpError::resource_not_found("file:///gone")) }),
+        )
+        .tool(tool("unpaid").task_support(TaskSupport::Required).handler(move || {
+            let page = page.clone();
+            async move { Err::<String, _>(McpError::url_elicitation_required(vec![page])) }
+        }));
+    let mut raw = start(builder);
+    let mut id = 0;
+    let mut failed = Vec::new();
+    for name in ["missing", "unpaid"] {
+        id += 1;
+        let created =
+            expect_result(&ask(&mut raw, id, "tools/call", json!({ "name": name }), true).await, id);
+        let task = created["taskId"].as_str().unwrap().to_owned();
+        failed.push(until(&mut raw, &mut id, &task, "failed").await);
+    }
+    let [missing, unpaid] = &failed[..] else { unreachable!() };
+    assert_eq!(missing["error"]["code"], codes::INVALID_PARAMS, "{missing}");
+    assert_eq!(missing["error"]["data"], json!({ "uri": "file:///gone" }), "{missing}");
+    assert_eq!(unpaid["error"]["code"], codes::INTERNAL_ERROR, "{unpaid}");
+    assert!(unpaid["error"]["message"].as_str().unwrap().contains("-32042"), "{unpaid}");
+    assert_eq!(unpaid["error"]["data"]["elicitations"][0]["url"], "https://pay.example/7", "{unpaid}");
+}
+
 /// 2026 has no `params.task` (SEP-2663: "servers MUST ignore it (treat the field as
 /// unknown)"): one that would not be a valid 2025 `task` changes nothing.
 #[tokio::test]

@@ -23,6 +23,7 @@ use super::super::params::parse;
 use super::super::reply::Reply;
 use super::super::router::Seed;
 use super::super::session_info::SessionInfo;
+use super::super::stateless::in_2026_terms;
 use super::super::tool::ToolDef;
 use super::super::Server;
 use super::runtime::StatusHook;
@@ -164,7 +165,12 @@ impl Server {
             EraInfo::Stateful(session) => Some(session.peer.clone()),
             EraInfo::Stateless(_) => None,
         };
-        tasks.spawn(link, record.ttl, session_end.clone(), def.call_owned(ctx, arguments));
+        // A 2026 task's error is a 2026 error, in that era's terms as a request's is
+        // (`Server::layered`): a task that fails never carries `-32002` or `-32042`.
+        let in_2026 = session_end.is_none();
+        let call = def.call_owned(ctx, arguments);
+        let call = async move { call.await.map_err(|e| if in_2026 { in_2026_terms(e) } else { e }) };
+        tasks.spawn(link, record.ttl, session_end.clone(), call);
         let created = match session_end {
             Some(_) => serde_json::to_value(CoreCreateTaskResult { task: record.core_task(), meta: None })?,
             None => serde_json::to_value(CreateTaskResult::new(record.ext_task()))?,
