@@ -652,3 +652,127 @@ async fn a_declined_step_up_keeps_the_token_already_granted() {
     assert_eq!(oauth.tokens().as_ref(), Some(&granted), "the token in use");
     assert_eq!(store.load_tokens(&test_as.resource).as_ref(), Some(&granted), "the stored token");
 }
+
+/// Two clients sharing one token file (two `mcpwire` commands), at an authorization
+/// server whose refresh tokens rotate and are single-use. Once one has refreshed, the
+/// other, on a `401`, takes up the tokens it saved instead of presenting the refresh
+/// token already spent (refused `invalid_grant`) and sending the user through a login
+/// again; when the saved access token has expired, it refreshes with the saved refresh
+/// token. The tokens are DPoP-bound to the key the file keeps, which both clients use.
+#[tokio::test]
+async fn clients_sharing_a_store_take_up_each_others_rotated_tokens() {
+    use mcpwire::auth::{FileTokenStore, TokenStore};
+    let knobs = Knobs { dpop: true, issue_refresh: true, single_use_refresh: true, ..Knobs::default() };
+    let test_as = TestAs::start(knobs).await;
+    let dir = scratch::Scratch::new("shared-store");
+    let path = dir.join("auth.json");
+    let config = || OAuthConfig { store: Arc::new(FileTokenStore::new(&path)), ..OAuthConfig::default() };
+    let (first, second) = (client(config()), client(config()));
+    first.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    second.load_stored(&test_as.resource).await;
+    assert_eq!(second.access_token().await.as_deref(), Some("at-1"));
+    // The first's token is refused: it spends rt-1 for at-2 and rt-2, saved.
+    first.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert_eq!(first.tokens().unwrap().refresh_token.as_deref(), Some("rt-2"));
+
+    second.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert_eq!(second.access_token().await.as_deref(), Some("at-2"), "the saved token is taken up");
+    let headers = second.request_headers(&http::Method::POST, &uri(&test_as.resource)).await;
+    assert_eq!(headers["authorization"], "DPoP at-2");
+    let (header, _) = verify_proof(headers["dpop"].to_str().unwrap());
+    assert_eq!(header["jwk"], test_as.seen("/token")[1].dpop.as_ref().unwrap().0["jwk"], "the same key");
+    assert_eq!(test_as.seen("/authorize").len(), 1, "no second login");
+    assert_eq!(test_as.seen("/token").len(), 2, "taking up the saved token needs no token request");
+
+    // The second refreshes (rt-2 for at-3 and rt-3, saved), and at-3 expires meanwhile.
+    second.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    let store = FileTokenStore::new(&path);
+    let mut saved = store.load_tokens(&test_as.resource).unwrap();
+    assert_eq!(saved.access_token, "at-3");
+    saved.expires_at = Some(1);
+    store.save_tokens(&test_as.resource, Some(&saved)).unwrap();
+    // The first's at-2 is refused: the saved at-3 has expired, so it refreshes with rt-3.
+    first.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert_eq!(first.access_token().await.as_deref(), Some("at-4"));
+    let tokens = test_as.seen("/token");
+    let spent: Vec<&str> = tokens[1..].iter().map(|t| t.form["refresh_token"].as_str()).collect();
+    assert_eq!(spent, ["rt-1", "rt-2", "rt-3"], "each refresh token presented once");
+    assert_eq!(test_as.seen("/authorize").len(), 1, "still one login");
+    assert_eq!(store.load_tokens(&test_as.resource).unwrap().access_token, "at-4");
+}
+
+/// A store whose next read of tokens answers what it held before the last save (a read
+/// made just before another process saved), then reads through.
+struct ReadBeforeSave {
+    inner: Arc<mcpwire::auth::MemoryTokenStore>,
+    stale: std::sync::Mutex<Option<mcpwire::auth::Tokens>>,
+}
+
+impl mcpwire::auth::TokenStore for ReadBeforeSave {
+    fn load_tokens(&self, resource: &str) -> Option<mcpwire::auth::Tokens> {
+        let stale = self.stale.lock().unwrap().take();
+        stale.or_else(|| self.inner.load_tokens(resource))
+    }
+    fn save_tokens(
+        &self,
+        resource: &str,
+        tokens: Option<&mcpwire::auth::Tokens>,
+    ) -> Result<(), mcpwire::auth::AuthError> {
+        self.inner.save_tokens(resource, tokens)
+    }
+    fn load_client(&self, issuer: &str) -> Option<ClientCredentials> {
+        self.inner.load_client(issuer)
+    }
+    fn save_client(
+        &self,
+        issuer: &str,
+        credentials: &ClientCredentials,
+    ) -> Result<(), mcpwire::auth::AuthError> {
+        self.inner.save_client(issuer, credentials)
+    }
+}
+
+/// Another client sharing the store rotates the refresh token between this one's read
+/// of the store and its refresh: the refresh is refused `invalid_grant`, and the store,
+/// read again, has the tokens the other saved: they are taken up, no login.
+#[tokio::test]
+async fn a_refresh_refused_after_another_client_rotated_it_takes_up_the_saved_tokens() {
+    use mcpwire::auth::{MemoryTokenStore, TokenStore};
+    let knobs = Knobs { issue_refresh: true, single_use_refresh: true, ..Knobs::default() };
+    let test_as = TestAs::start(knobs).await;
+    let inner = Arc::new(MemoryTokenStore::new());
+    let lagging = Arc::new(ReadBeforeSave { inner: inner.clone(), stale: Default::default() });
+    let first = client(OAuthConfig { store: inner.clone(), ..OAuthConfig::default() });
+    let second = client(OAuthConfig { store: lagging.clone(), ..OAuthConfig::default() });
+    first.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    second.load_stored(&test_as.resource).await;
+    let before = inner.load_tokens(&test_as.resource);
+    first.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    *lagging.stale.lock().unwrap() = before;
+
+    second.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert_eq!(second.access_token().await.as_deref(), Some("at-2"));
+    assert_eq!(test_as.seen("/authorize").len(), 1, "no second login");
+    let tokens = test_as.seen("/token");
+    let spent: Vec<&str> = tokens[1..].iter().map(|t| t.form["refresh_token"].as_str()).collect();
+    assert_eq!(spent, ["rt-1", "rt-1"], "the second presented rt-1 once, refused, and no other");
+}
+
+/// Another process empties the shared store (a logout, which revoked the refresh token):
+/// the next `401` ends in a login, whose tokens are saved again.
+#[tokio::test]
+async fn a_store_emptied_by_another_process_leads_to_a_login() {
+    use mcpwire::auth::{FileTokenStore, TokenStore};
+    let test_as = TestAs::start(Knobs { issue_refresh: true, ..Knobs::default() }).await;
+    let dir = scratch::Scratch::new("emptied-store");
+    let path = dir.join("auth.json");
+    let oauth = client(OAuthConfig { store: Arc::new(FileTokenStore::new(&path)), ..OAuthConfig::default() });
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    FileTokenStore::new(&path).save_tokens(&test_as.resource, None).unwrap();
+    test_as.knobs(|k| k.refuse_refresh = true);
+    oauth.authorize(&test_as.resource, &test_as.challenge(), false).await.unwrap();
+    assert_eq!(test_as.seen("/authorize").len(), 2, "a login");
+    assert_eq!(oauth.access_token().await.as_deref(), Some("at-2"));
+    let saved = FileTokenStore::new(&path).load_tokens(&test_as.resource).unwrap();
+    assert_eq!(saved.access_token, "at-2");
+}

@@ -31,6 +31,9 @@ pub struct Knobs {
     pub refuse_refresh: bool,
     /// Issue refresh tokens.
     pub issue_refresh: bool,
+    /// Take each refresh token once (they rotate: every answer carries a new one): a
+    /// refresh token spent, or never issued, is refused with `invalid_grant`.
+    pub single_use_refresh: bool,
     /// `expires_in` of access tokens.
     pub expires_in: Option<u64>,
     /// Refuse every `jwt-bearer` grant with `invalid_grant`.
@@ -77,6 +80,8 @@ pub struct Shared {
     pub seen: Vec<Seen>,
     /// How many access tokens it issued (`at-N` is the N-th).
     pub issued: usize,
+    /// The refresh tokens spent (with `single_use_refresh`).
+    pub spent: std::collections::HashSet<String>,
 }
 
 /// The authorization server, and on another origin the protected resource (its
@@ -336,6 +341,16 @@ async fn handle_as(req: Request<Incoming>, shared: &Mutex<Shared>, issuer: &str)
                 || (grant.ends_with("jwt-bearer") && knobs.refuse_jwt_bearer)
             {
                 return reply(StatusCode::BAD_REQUEST, &[], json!({ "error": "invalid_grant" }));
+            }
+            if grant == "refresh_token" && knobs.single_use_refresh {
+                let presented = form.get("refresh_token").cloned().unwrap_or_default();
+                let issued = presented
+                    .strip_prefix("rt-")
+                    .and_then(|n| n.parse::<usize>().ok())
+                    .is_some_and(|n| (1..=shared.issued).contains(&n));
+                if !issued || !shared.spent.insert(presented) {
+                    return reply(StatusCode::BAD_REQUEST, &[], json!({ "error": "invalid_grant" }));
+                }
             }
             shared.issued += 1;
             let n = shared.issued;

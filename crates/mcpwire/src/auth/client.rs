@@ -2,7 +2,8 @@
 //! authorization server ([`discovery`](super::discovery)), gets client credentials
 //! (pre-registered, stored, a Client ID Metadata Document, or Dynamic Client
 //! Registration; a registration the server answers `invalid_client` to is made again,
-//! once), and obtains a token: first by refreshing, else through the configured
+//! once), and obtains a token: first from the [`TokenStore`] when another client sharing
+//! it saved a newer one, or by refreshing, else through the configured
 //! [`Grant`] (the authorization code flow by default). Tokens are DPoP-bound (RFC 9449)
 //! when the authorization server supports it, and kept in a [`TokenStore`]. On a
 //! `403 insufficient_scope` it steps up with the union of scopes, a bounded number of
@@ -78,7 +79,9 @@ pub struct OAuthConfig {
     pub grant: Grant,
     /// When to use DPoP.
     pub dpop: DpopPolicy,
-    /// Where tokens and registered credentials are kept (default: in memory).
+    /// Where tokens and registered credentials are kept (default: in memory). Clients
+    /// sharing one store (processes over one file) take up the tokens each other saved
+    /// before refreshing, so a rotated refresh token is not presented twice.
     pub store: Arc<dyn TokenStore>,
     /// How long before a known expiry a refresh starts in the background (default 60 s,
     /// and never before half the token's lifetime; the request at hand still goes out
@@ -358,7 +361,7 @@ impl OAuthClient {
             // Someone else may have renewed the token while this task waited.
             if let (Some(session), true) = (session, client.tokens().is_some_and(|t| t.access_token == stale))
             {
-                if let Err(e) = client.refresh(&session).await {
+                if let Err(e) = client.renew(&session, Some(&stale)).await {
                     tracing::debug!("background token refresh failed: {}", e.error);
                 }
             }
@@ -367,13 +370,36 @@ impl OAuthClient {
 
     /// Handles a `401` (or a `403 insufficient_scope`, a step-up) from `server_url`, given
     /// that response's headers (`WWW-Authenticate`, `DPoP-Nonce`): takes a new DPoP nonce,
-    /// else refreshes, else runs the flow; after which
-    /// [`request_headers`](Self::request_headers) carries the fresh token.
+    /// else takes up newer tokens another client saved in the store, or refreshes, else
+    /// runs the flow; after which [`request_headers`](Self::request_headers) carries the
+    /// fresh token.
     pub async fn authorize(
         &self,
         server_url: &str,
         response_headers: &http::HeaderMap,
         forbidden: bool,
+    ) -> Result<(), AuthError> {
+        self.authorize_with(server_url, response_headers, forbidden, true).await
+    }
+
+    /// [`authorize`](Self::authorize) after a `401`, through the flow whatever tokens the
+    /// store or this client hold: a login the user asked for is a new one.
+    pub(super) async fn authorize_anew(
+        &self,
+        server_url: &str,
+        response_headers: &http::HeaderMap,
+    ) -> Result<(), AuthError> {
+        self.authorize_with(server_url, response_headers, false, false).await
+    }
+
+    /// [`authorize`](Self::authorize), taking up stored tokens or refreshing first only
+    /// when `renew`.
+    async fn authorize_with(
+        &self,
+        server_url: &str,
+        response_headers: &http::HeaderMap,
+        forbidden: bool,
+        renew: bool,
     ) -> Result<(), AuthError> {
         let challenge = Challenge::from_headers(response_headers).unwrap_or_default();
         // RFC 9449 §9: the resource server wants a nonce in the proof; retry with it.
@@ -427,12 +453,10 @@ impl OAuthClient {
         // One new registration per authorization, when the server no longer knows ours.
         let mut registered_again = false;
 
-        // A refresh first, unless more scope is wanted or the server changed.
-        let issuer = &session.discovered.issuer;
-        let refreshable =
-            self.tokens().is_some_and(|t| t.refresh_token.is_some() && t.issuer.as_ref() == Some(issuer));
-        if !forbidden && refreshable {
-            match self.refresh(&session).await {
+        // Tokens another client sharing the store saved since, or a refresh (with a
+        // refresh token of this server), unless more scope is wanted.
+        if !forbidden && renew {
+            match self.renew(&session, failed_token.as_deref()).await {
                 Ok(()) => return Ok(()),
                 // The refresh token belongs to the client the server forgot: a new
                 // registration authorizes through the user.
@@ -629,33 +653,6 @@ impl OAuthClient {
             tracing::warn!("could not save tokens: {e}");
         }
     }
-
-    /// The `refresh_token` grant (with `resource`); keeps the refresh token when the
-    /// answer carries no new one.
-    async fn refresh(&self, session: &Session) -> Result<(), Refused> {
-        let old = self.tokens().ok_or_else(|| AuthError::Protocol("nothing to refresh".into()))?;
-        let refresh_token =
-            old.refresh_token.clone().ok_or_else(|| AuthError::Protocol("no refresh token".into()))?;
-        let fields = vec![
-            ("grant_type", "refresh_token".to_owned()),
-            ("refresh_token", refresh_token),
-            ("resource", session.discovered.resource.clone()),
-        ];
-        let answer = token_endpoint::request(
-            &self.fetch,
-            self.session_dpop(session),
-            &session.discovered,
-            &session.credentials,
-            fields,
-        )
-        .await?;
-        let scopes = old.scope.as_deref().unwrap_or_default().split_whitespace().map(str::to_owned).collect();
-        let proof_sent = self.session_dpop(session).is_some();
-        let tokens =
-            parse_tokens(&answer, &session.discovered.issuer, &scopes, old.refresh_token, proof_sent)?;
-        self.set_tokens(&session.key, Some(tokens), Some(session.clone())).await;
-        Ok(())
-    }
 }
 
 /// Whether tokens received at `received_at` and expiring at `expires_at` (seconds since
@@ -725,3 +722,6 @@ mod offload_tests;
 
 #[path = "registration.rs"]
 mod registration;
+
+#[path = "shared_refresh.rs"]
+mod shared_refresh;

@@ -69,6 +69,13 @@ impl Dpop {
         Ok(Dpop { key: Arc::new(key), jwk, nonces: Arc::default(), unsaved: Arc::new(Mutex::new(unsaved)) })
     }
 
+    /// Whether `pkcs8` (a key a token store keeps) is this key: tokens bound to it can
+    /// be proved with this one.
+    pub(crate) fn is_key(&self, pkcs8: &[u8]) -> bool {
+        let stored = SigningKey::from_pkcs8_der(pkcs8, Some("ES256")).ok();
+        stored.and_then(|key| key.public_jwk()).is_some_and(|jwk| jwk == self.jwk)
+    }
+
     /// The public key's JWK.
     #[cfg(test)]
     pub(crate) fn jwk(&self) -> &Value {
@@ -152,6 +159,19 @@ mod tests {
         let (_, token_request) =
             verify_es256(&dpop.proof("POST", "http://as/token", None).unwrap(), dpop.jwk());
         assert!(token_request.get("ath").is_none());
+    }
+
+    /// A stored key is recognised as this key only when it is: tokens bound to another
+    /// key (another process's) are not sent with this one's proofs.
+    #[test]
+    fn a_stored_key_is_this_key_only_when_it_is() {
+        let dpop = Dpop::stored_or_new(None).unwrap();
+        let der = dpop.take_unsaved().unwrap();
+        assert!(dpop.is_key(&der));
+        assert!(Dpop::stored_or_new(Some(der.clone())).unwrap().is_key(&der), "loaded from the store");
+        let other = Dpop::stored_or_new(None).unwrap().take_unsaved().unwrap();
+        assert!(!dpop.is_key(&other));
+        assert!(!dpop.is_key(b"not a key"));
     }
 
     #[test]

@@ -99,7 +99,7 @@ pub async fn login(url: &str, options: LoginOptions) -> Result<Tokens, AuthError
             response.status
         )));
     }
-    client.authorize(url, &response.headers, false).await?;
+    client.authorize_anew(url, &response.headers).await?;
     let tokens =
         client.tokens().ok_or_else(|| AuthError::Protocol("the authorization produced no token".into()))?;
     keep(store, url, &tokens).await?;
