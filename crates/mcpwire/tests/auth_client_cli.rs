@@ -268,6 +268,29 @@ async fn a_login_whose_tokens_cannot_be_saved_fails() {
     assert_eq!(test_as.seen("/token").len(), 1, "the authorization itself went through");
 }
 
+/// A second `mcpwire login` that does not finish (the user never comes back from the
+/// browser) leaves the login saved before in the store: later commands still use it.
+#[tokio::test]
+async fn an_unfinished_login_keeps_the_tokens_saved_before() {
+    let test_as = TestAs::start(Knobs { issue_refresh: true, ..Knobs::default() }).await;
+    let (_dir, path) = temp_path("login-unfinished");
+    let browsing = LoginOptions {
+        store_path: Some(path.clone()),
+        opener: Some(Arc::new(|url: &str| {
+            let url = url.to_owned();
+            tokio::spawn(async move { browse(url).await });
+        })),
+        timeout: Duration::from_secs(10),
+        ..LoginOptions::default()
+    };
+    let saved = login(&test_as.resource, browsing.clone()).await.unwrap();
+    let abandoned =
+        LoginOptions { opener: Some(Arc::new(|_: &str| {})), timeout: Duration::from_secs(1), ..browsing };
+    let outcome = login(&test_as.resource, abandoned).await;
+    assert!(matches!(outcome, Err(AuthError::Denied(_))), "the wait ended: {outcome:?}");
+    assert_eq!(FileTokenStore::new(&path).load_tokens(&test_as.resource), Some(saved));
+}
+
 #[tokio::test]
 async fn a_stored_registration_for_this_redirect_uri_is_reused() {
     let test_as = TestAs::start(Knobs::default()).await;

@@ -383,7 +383,8 @@ impl OAuthClient {
     }
 
     /// [`authorize`](Self::authorize) after a `401`, through the flow whatever tokens the
-    /// store or this client hold: a login the user asked for is a new one.
+    /// store or this client hold: a login the user asked for is a new one. The stored
+    /// tokens stay until the new ones replace them (a login that fails keeps them).
     pub(super) async fn authorize_anew(
         &self,
         server_url: &str,
@@ -392,8 +393,8 @@ impl OAuthClient {
         self.authorize_with(server_url, response_headers, false, false).await
     }
 
-    /// [`authorize`](Self::authorize), taking up stored tokens or refreshing first only
-    /// when `renew`.
+    /// [`authorize`](Self::authorize), taking up stored tokens or refreshing first, and
+    /// dropping the refused tokens before the flow, only when `renew`.
     async fn authorize_with(
         &self,
         server_url: &str,
@@ -472,8 +473,10 @@ impl OAuthClient {
         let scopes = self.scopes(&state, &challenge, &session.discovered, forbidden)?;
         // A token the resource refused is dropped (in the store too). One that lacks a
         // scope is still good for those it was granted: a step-up that fails (the user
-        // declines, the server refuses) leaves it in use, with its refresh token.
-        if !forbidden {
+        // declines, the server refuses) leaves it in use, with its refresh token. A login
+        // asked for refused no token: the stored ones stay until new ones replace them,
+        // so a login that does not finish leaves the one saved before.
+        if !forbidden && renew {
             self.set_tokens(&key, None, None).await;
         }
         // At most twice: `after_refusal` registers again once, then returns the error.
