@@ -188,6 +188,18 @@ async fn review(
     format!("{code} {language:?} {priority:?} {passes:?} strict {strict}")
 }
 
+/// Recaps recent work.
+#[mcpwire::prompt]
+async fn recap(
+    /// Over this many days.
+    days: u32,
+    /// At most this many items.
+    #[arg(default)]
+    top: u16,
+) -> String {
+    format!("{days} days, top {top}")
+}
+
 /// A note, by folder and number.
 #[mcpwire::resource(uri = "notes://{folder}/{id}", mime_type = "text/plain")]
 async fn note(folder: String, id: u64) -> String {
@@ -213,6 +225,7 @@ fn server() -> Server {
             lookup,
             owner,
             review,
+            recap,
             note,
             file
         ])
@@ -579,6 +592,26 @@ async fn a_prompts_typed_arguments_are_listed_and_parsed() {
         client.error("prompts/get", json!({ "name": "review", "arguments": { "language": "rust" } })).await;
     assert_eq!(error.code, codes::INVALID_PARAMS);
     assert!(error.message.contains("\"code\""), "{}", error.message);
+}
+
+/// Prompt arguments are strings on the wire, and a client sends `""` for a field left
+/// empty (the MCP Inspector does): an empty value of an optional argument that is not
+/// text (`Option<u8>`, an `Option` of an enum, `#[arg(default)]`) is an argument left
+/// out, while an `Option<String>` keeps `""` as `Some("")`; a required argument that is
+/// not text is still `-32602` naming it.
+#[tokio::test]
+async fn an_empty_prompt_argument_is_left_out_unless_it_is_text() {
+    let mut client = Client::open("2025-11-25").await;
+    let empty = json!({ "code": "", "language": "", "priority": "", "passes": "", "strict": "" });
+    let got = client.result("prompts/get", json!({ "name": "review", "arguments": empty })).await;
+    assert_eq!(got["messages"][0]["content"]["text"], r#" Some("") None None strict false"#);
+    let got = client
+        .result("prompts/get", json!({ "name": "recap", "arguments": { "days": "3", "top": "" } }))
+        .await;
+    assert_eq!(got["messages"][0]["content"]["text"], "3 days, top 0");
+    let error = client.error("prompts/get", json!({ "name": "recap", "arguments": { "days": "" } })).await;
+    assert_eq!(error.code, codes::INVALID_PARAMS);
+    assert!(error.message.contains("days") && error.message.contains("integer"), "{}", error.message);
 }
 
 /// A template's variables are parsed into the function's parameters (`{+path}` keeps its

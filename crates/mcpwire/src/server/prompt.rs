@@ -184,7 +184,9 @@ impl PromptBuilder {
     /// Sets the async handler and finishes the prompt. The handler's parameters are
     /// extractors; with [`Args<T>`](super::Args), the fields of `T` are the prompt's
     /// arguments (name, description from the field's doc comment, required unless
-    /// optional), unless [`argument`](Self::argument) declared them by hand.
+    /// optional), unless [`argument`](Self::argument) declared them by hand. An optional
+    /// argument that is not text (`Option<u32>`, a defaulted `bool`, an `Option` of an
+    /// enum) sent as `""`, as clients send a field left empty, is taken as left out.
     pub fn handler<M, H>(mut self, handler: H) -> PromptDef
     where
         H: Handler<M>,
@@ -195,9 +197,18 @@ impl PromptBuilder {
         }
         let what = format!("prompt {}", self.prompt.name);
         let handler = Arc::new(handler);
+        let empty_is_absent =
+            H::arguments_schema().map(|schema| empty_is_absent(&schema)).unwrap_or_default();
         PromptDef {
             prompt: self.prompt,
-            handler: Arc::new(move |ctx, args| {
+            handler: Arc::new(move |ctx, mut args: PromptArgs| {
+                // A client sends `""` for a field left empty: for an optional argument that
+                // is not text, that is the argument left out.
+                for name in empty_is_absent.iter() {
+                    if args.0.get(name).is_some_and(|value| value.trim().is_empty()) {
+                        args.0.remove(name);
+                    }
+                }
                 // Prompt arguments are a string map on the wire; a typed `Args<T>` parses
                 // its fields from them.
                 let raw = match serde_json::value::to_raw_value(&args.0) {
@@ -238,6 +249,50 @@ fn arguments_from_schema(schema: &JsonObject) -> Vec<PromptArgument> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// The optional arguments (not in the schema's `required`) whose schema takes no empty
+/// text: a number, a boolean, an enum without `""`. Prompt arguments are strings on the
+/// wire, and a client sends `""` for a field left empty (the MCP Inspector does), which
+/// for these means the argument left out (`None`, or the field's default). A required
+/// one keeps its `""`, refused as not parsing; an argument that is text (`String`, an
+/// untyped value) keeps it as the text it is.
+fn empty_is_absent(schema: &JsonObject) -> Box<[String]> {
+    let required = schema.get("required").and_then(Value::as_array);
+    let is_required = |name: &str| required.is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name)));
+    schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|properties| {
+            properties
+                .iter()
+                .filter(|(name, property)| !is_required(name) && refuses_empty_text(property))
+                .map(|(name, _)| name.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Whether a value of this schema can never be `""`: its `type` lists no `string`, its
+/// `enum` or `const` has no `""`, or every branch of its `anyOf` or `oneOf` refuses it.
+/// What the schema does not settle (a `$ref`, no keyword at all) takes `""`.
+fn refuses_empty_text(schema: &Value) -> bool {
+    let Some(schema) = schema.as_object() else { return false };
+    let empty = Value::String(String::new());
+    let by_type = match schema.get("type") {
+        Some(Value::String(t)) => t != "string",
+        Some(Value::Array(types)) => !types.iter().any(|t| t == "string"),
+        _ => false,
+    };
+    let by_enum = schema.get("enum").and_then(Value::as_array).is_some_and(|values| !values.contains(&empty));
+    let by_const = schema.get("const").is_some_and(|value| *value != empty);
+    let by_branches = ["anyOf", "oneOf"].iter().any(|keyword| {
+        schema
+            .get(*keyword)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| !branches.is_empty() && branches.iter().all(refuses_empty_text))
+    });
+    by_type || by_enum || by_const || by_branches
 }
 
 /// A property's description: its own, or, for an `Option` of a type whose schema has no
