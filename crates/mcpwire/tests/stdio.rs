@@ -377,6 +377,33 @@ async fn shutdown_ends_what_the_server_left_in_its_group() {
     until_ended(&leftover).await;
 }
 
+/// A server that exits by itself has what it left in its group ended at its exit, while
+/// the group's id is still its own (the leftover holds it); a shutdown that comes after
+/// signals nothing, as by then the id may name another process's group, and returns the
+/// exit status at once (no grace is waited for).
+#[cfg(not(feature = "portable-stdio"))]
+#[tokio::test]
+async fn a_server_that_exited_by_itself_is_not_signalled_at_shutdown() {
+    let dir = scratch::Scratch::new("exited-before-shutdown");
+    let file = dir.join("pid");
+    let script = format!("sleep 30 </dev/null >/dev/null 2>&1 & echo $! > '{}'; exit 0", file.display());
+    let (_conn, mut handle) = ChildProcess::new("sh")
+        .args(["-c", &script])
+        .shutdown_timeouts(Duration::from_secs(60), Duration::from_secs(60))
+        .spawn()
+        .unwrap();
+    let leftover = pid_in(&file).await;
+    let exited =
+        tokio::time::timeout(Duration::from_secs(10), handle.wait()).await.expect("the server never exited");
+    assert!(exited.is_some_and(|s| s.success()), "{exited:?}");
+    // Ended at the exit, before any shutdown.
+    until_ended(&leftover).await;
+    let status = tokio::time::timeout(Duration::from_secs(10), handle.shutdown())
+        .await
+        .expect("the shutdown of an exited server waited");
+    assert_eq!(status, exited);
+}
+
 /// A handle dropped without `shutdown` leaves no child running, though this one ignores
 /// its stdin closing (and its connection is still held): dropped in a runtime, the child
 /// is shut down in the background the spec's way; dropped outside one, it is killed.

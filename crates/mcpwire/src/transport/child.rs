@@ -209,11 +209,17 @@ impl ChildProcess {
         }
 
         // The monitor owns the child: it reaps it whatever else happens, and kills it
-        // when shutdown asks (`wait` is cancel-safe).
+        // when shutdown asks (`wait` is cancel-safe). Once it has reaped the child, it
+        // ends what the child left in its group, and then says so.
         let (status_tx, status_rx) = watch::channel(None);
         let kill = CancellationToken::new();
         let monitor_kill = kill.clone();
+        let group_ended = CancellationToken::new();
+        let monitor_group_ended = group_ended.clone();
+        #[cfg_attr(any(not(unix), feature = "portable-stdio"), allow(unused_variables))]
+        let term_grace = self.term_grace;
         tokio::spawn(async move {
+            let _group_ended = monitor_group_ended.drop_guard();
             let mut unreaped = Unreaped(pid);
             let status = tokio::select! {
                 status = child.wait() => status,
@@ -224,10 +230,18 @@ impl ChildProcess {
                     child.wait().await
                 }
             };
-            if status.is_ok() {
+            let status = status.ok();
+            if status.is_some() {
                 unreaped.0 = None;
             }
-            let _ = status_tx.send(status.ok());
+            let _ = status_tx.send(status);
+            // Right after the reaping, while whatever the child left in its group still
+            // holds the group's id: later, once they are gone, the id may name another
+            // process's group.
+            #[cfg(all(unix, not(feature = "portable-stdio")))]
+            if let (Some(group), Some(_)) = (pid, status) {
+                end_leftovers(group, term_grace).await;
+            }
         });
 
         let (in_tx, in_rx) = mpsc::channel(DEFAULT_CHANNEL_CAPACITY);
@@ -305,6 +319,7 @@ impl ChildProcess {
             status: status_rx,
             close_stdin,
             kill,
+            group_ended,
             close_grace: self.close_grace,
             term_grace: self.term_grace,
             stderr_tail,
@@ -357,6 +372,29 @@ impl Drop for Unreaped {
             let group = nix::unistd::Pid::from_raw(pid);
             let _ = nix::sys::signal::killpg(group, nix::sys::signal::Signal::SIGKILL);
         }
+    }
+}
+
+/// Ends what is left of the process group `group` after its leader, the child, was
+/// reaped just now: `SIGTERM`, and `SIGKILL` if anything is still there after
+/// `term_grace`. The group's id cannot be reused while any process is in it, and it is
+/// given up once empty, so only its own members are signalled.
+#[cfg(all(unix, not(feature = "portable-stdio")))]
+async fn end_leftovers(group: u32, term_grace: Duration) {
+    use nix::sys::signal::{killpg, Signal};
+    let Ok(group) = i32::try_from(group).map(nix::unistd::Pid::from_raw) else { return };
+    let alive = || killpg(group, None).is_ok();
+    if !alive() {
+        return;
+    }
+    let _ = killpg(group, Signal::SIGTERM);
+    let deadline = tokio::time::Instant::now() + term_grace;
+    while alive() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    if alive() {
+        tracing::debug!("processes of the server's group outlived its SIGTERM: killing them");
+        let _ = killpg(group, Signal::SIGKILL);
     }
 }
 
@@ -451,13 +489,16 @@ fn stderr_tail_string(tail: &Mutex<VecDeque<u8>>) -> String {
 /// `SIGTERM`, then `SIGKILL`, with the configured waits); outside one, the child's
 /// process group is killed at once (the child alone, where there is no `SIGKILL`). Either
 /// way the connection then ends. A child that has already exited by itself is left as it
-/// is (what it started in its group is ended only by [`ChildHandle::shutdown`]).
+/// is: what it started in its group was ended when it exited.
 pub struct ChildHandle {
     pid: Option<u32>,
     status: watch::Receiver<Option<ExitStatus>>,
     close_stdin: CancellationToken,
     /// Tells the monitor to kill the child (the process alone, not its group).
     kill: CancellationToken,
+    /// Cancelled once the monitor has ended what the child left in its process group
+    /// (or has stopped without reaping it).
+    group_ended: CancellationToken,
     close_grace: Duration,
     /// Unused where there is no `SIGTERM`.
     #[cfg_attr(any(not(unix), feature = "portable-stdio"), allow(dead_code))]
@@ -505,13 +546,15 @@ impl ChildHandle {
     /// child. Returns the exit status.
     ///
     /// Processes the child started in its group that are still there once it has exited
-    /// (they ignored its stdin closing, or held on after it) get the same end: `SIGTERM`,
-    /// then `SIGKILL` after the same wait, so none outlives the client.
+    /// (they ignored its stdin closing, or held on after it) get the same end, as soon as
+    /// the child is reaped: `SIGTERM`, then `SIGKILL` after the same wait, so none
+    /// outlives the client; this returns once that is done. A child that had exited
+    /// before is signalled nothing: its group was ended at its exit, and its id may name
+    /// another process's group by now.
     pub async fn shutdown(mut self) -> Option<ExitStatus> {
         self.on_drop = OnDrop::Kill;
         let status = self.stop().await;
-        #[cfg(all(unix, not(feature = "portable-stdio")))]
-        self.end_leftovers().await;
+        self.group_ended.cancelled().await;
         self.on_drop = OnDrop::Nothing;
         status
     }
@@ -542,30 +585,6 @@ impl ChildHandle {
         // The child itself, should signalling its group have failed.
         self.kill.cancel();
         self.wait().await
-    }
-
-    /// Ends what is left of the child's process group after the child: `SIGTERM`, and
-    /// `SIGKILL` if anything is still there after the term grace. The group's id cannot
-    /// have been reused while any process is in it, so only its own members are signalled.
-    #[cfg(all(unix, not(feature = "portable-stdio")))]
-    async fn end_leftovers(&self) {
-        use nix::sys::signal::{killpg, Signal};
-        let Some(group) = self.pid.and_then(|p| i32::try_from(p).ok()).map(nix::unistd::Pid::from_raw) else {
-            return;
-        };
-        let alive = || killpg(group, None).is_ok();
-        if !alive() {
-            return;
-        }
-        let _ = killpg(group, Signal::SIGTERM);
-        let deadline = tokio::time::Instant::now() + self.term_grace;
-        while alive() && tokio::time::Instant::now() < deadline {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        if alive() {
-            tracing::debug!("processes of the server's group outlived its SIGTERM: killing them");
-            let _ = killpg(group, Signal::SIGKILL);
-        }
     }
 
     /// Sends `signal` to the child's process group (the child leads it), unless the child
@@ -601,6 +620,7 @@ impl Drop for ChildHandle {
                         status: self.status.clone(),
                         close_stdin: self.close_stdin.clone(),
                         kill: self.kill.clone(),
+                        group_ended: self.group_ended.clone(),
                         close_grace: self.close_grace,
                         term_grace: self.term_grace,
                         stderr_tail: self.stderr_tail.clone(),
