@@ -3,7 +3,8 @@
 //! they are answered: the task is still on the server, so the follower polls again, a few
 //! times, rather than ending the call; a poll that keeps failing ends it, with the
 //! transport's error, and the task is cancelled. And the call's timeout bounds the call
-//! as a whole, the time before the task was created included.
+//! as a whole, the time before the task was created included; a call cancelled while it
+//! waits on `tasks/result` fails naming the `tools/call`, and cancels the task.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
@@ -203,4 +204,53 @@ async fn the_timeout_of_a_call_that_became_a_task_counts_from_the_call() {
         assert!(started.elapsed() <= timeout, "{version:?}: the call took {:?}", started.elapsed());
         client.close().await;
     }
+}
+
+/// A 2025 task-augmented call cancelled while the client waits on `tasks/result` fails
+/// as the `tools/call` the caller made was cancelled (not the `tasks/result` the client
+/// sent on its behalf), and the task is cancelled on the server with `tasks/cancel`.
+#[tokio::test(start_paused = true)]
+async fn a_call_cancelled_during_tasks_result_names_the_tool_call_and_cancels_the_task() {
+    let task = json!({ "taskId": "t1", "status": "completed", "createdAt": "2026-12-04T00:00:00Z",
+        "lastUpdatedAt": "2026-12-04T00:00:00Z", "ttl": 60000, "pollInterval": 100 });
+    let (connection, seen) = scripted(move |method, _| match method {
+        "initialize" => Reply::Result(json!({ "protocolVersion": "2025-11-25",
+            "capabilities": { "tools": {}, "tasks": { "cancel": {}, "requests": { "tools": { "call": {} } } } },
+            "serverInfo": { "name": "s", "version": "1" } })),
+        "tools/list" => {
+            Reply::Result(json!({ "tools": [{ "name": "job", "inputSchema": { "type": "object" },
+            "execution": { "taskSupport": "required" } }] }))
+        }
+        "tools/call" => Reply::Result(json!({ "task": task.clone() })),
+        "tasks/get" => Reply::Result(task.clone()),
+        // Still waiting on the task when the call is cancelled.
+        "tasks/result" => Reply::Late(Duration::from_secs(5), json!({ "content": [] })),
+        _ => Reply::Result(json!({})),
+    });
+    let client = connect(connection, ProtocolVersion::V2025_11_25).await;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let options = mcpwire::client::RequestOptions::default().cancel_on(cancel.clone());
+    let call = tokio::spawn({
+        let client = client.clone();
+        async move { client.call_tool_with("job", json!({}), options).await }
+    });
+    let asked = tokio::time::timeout(Duration::from_secs(10), async {
+        while count(&seen, "tasks/result") == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    asked.await.expect("the client never sent tasks/result");
+    cancel.cancel();
+    let outcome = tokio::time::timeout(Duration::from_secs(30), call).await.expect("the call ends").unwrap();
+    match outcome {
+        Err(RequestError::Cancelled { method }) => assert_eq!(method, "tools/call"),
+        other => panic!("{other:?}"),
+    }
+    let cancelled = tokio::time::timeout(Duration::from_secs(10), async {
+        while count(&seen, "tasks/cancel") == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    });
+    cancelled.await.expect("the task was not cancelled");
+    client.close().await;
 }

@@ -452,14 +452,22 @@ impl Client {
         let Some(token) = &options.cancel else { return Ok(work.await) };
         tokio::select! {
             done = work => Ok(done),
-            () = token.cancelled() => {
-                if let Some(id) = guard.task_id.clone() {
-                    self.cancel_task(&id).await?;
-                }
-                guard.disarm();
-                Err(cancelled())
+            () = token.cancelled() => Err(self.cancel_followed(guard).await),
+        }
+    }
+
+    /// The call was cancelled: the task is cancelled on the server, and the call fails as
+    /// the `tools/call` the caller made, cancelled. `guard` is disarmed once the server
+    /// has answered the `tasks/cancel` (a task that ended meanwhile is refused, and that
+    /// is all); a `tasks/cancel` that failed on the way is sent again when it goes.
+    async fn cancel_followed(&self, guard: &mut CancelOnDrop) -> RequestError {
+        if let Some(id) = guard.task_id.clone() {
+            match self.cancel_task(&id).await {
+                Ok(()) | Err(RequestError::Peer(_)) => guard.disarm(),
+                Err(e) => tracing::debug!(task = %id, "tasks/cancel for a cancelled call failed: {e}"),
             }
         }
+        cancelled()
     }
 
     /// `send()`, a request about the followed task, and again (at most [`MAX_RESENDS`]
@@ -529,6 +537,9 @@ impl Client {
                         .await
                     {
                         Err(RequestError::Timeout { .. }) => continue,
+                        // The caller cancelled the call while its `tasks/result` waited:
+                        // the call, not the request made for it, was cancelled.
+                        Err(RequestError::Cancelled { .. }) => return Err(self.cancel_followed(guard).await),
                         // The task's result or error (or the server no longer knows it).
                         outcome @ (Ok(_) | Err(RequestError::Peer(_))) => {
                             guard.disarm();
