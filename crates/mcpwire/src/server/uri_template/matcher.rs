@@ -10,9 +10,19 @@ pub(super) struct Class {
     excluded: u128,
 }
 
+/// Characters no expansion leaves unencoded in a value, whatever the operator (they
+/// are neither unreserved nor reserved): a URI holding them where a variable stands
+/// (the template itself, read as a URI) did not come from the template.
+const NEVER_IN_A_VALUE: &str = "{}";
+
 impl Class {
+    /// Every character but those of `chars` and [`NEVER_IN_A_VALUE`].
     fn excluding(chars: &str) -> Class {
-        let excluded = chars.bytes().filter(u8::is_ascii).fold(0u128, |acc, b| acc | (1u128 << b));
+        let excluded = chars
+            .bytes()
+            .chain(NEVER_IN_A_VALUE.bytes())
+            .filter(u8::is_ascii)
+            .fold(0u128, |acc, b| acc | (1u128 << b));
         Class { excluded }
     }
 

@@ -51,6 +51,10 @@
 //! * Values are percent-decoded; a `%` not followed by two hex digits is
 //!   kept as is, and a value that decodes to invalid UTF-8 makes the URI
 //!   not match.
+//! * No value holds a literal `{` or `}` (nor does a query or `;` run):
+//!   expansion percent-encodes them for every operator, so a URI with one
+//!   there (the template itself, sent as a URI) does not match; `%7B` and
+//!   `%7D` do, decoded.
 //!
 //! **Ambiguity.** When several assignments match (adjacent variables such
 //! as `{a}{b}`, or `{.x,y}` with only one label present), the result is

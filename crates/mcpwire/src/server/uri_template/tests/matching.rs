@@ -24,6 +24,30 @@ fn mcp_conformance_template_rejects_multi_segment_id() {
     assert_eq!(t.match_uri("test://template/1,2/data"), None);
 }
 
+/// An expansion percent-encodes `{` and `}` in every value (they are neither unreserved
+/// nor reserved), so a URI with a literal brace where a variable stands, such as the
+/// template itself sent as a URI, is no URI of the template; encoded, they match.
+#[test]
+fn a_literal_brace_is_never_part_of_a_value() {
+    let t = UriTemplate::parse("test://template/{id}/data").unwrap();
+    assert_eq!(t.match_uri("test://template/{id}/data"), None);
+    assert_eq!(t.match_uri("test://template/a{b/data"), None);
+    assert_eq!(t.match_uri("test://template/a}/data"), None);
+    assert_eq!(t.match_uri("test://template/%7Bid%7D/data"), Some(vars_of(&[("id", "{id}")])));
+    let cases = [
+        ("file:///{+path}", "file:///a/{path}"),
+        ("doc{#section}", "doc#{section}"),
+        ("/file{.ext}", "/file.{ext}"),
+        ("/a{/b}", "/a/{b}"),
+        ("x{;p}", "x;p={p}"),
+        ("s{?q}", "s?q={q}"),
+        ("s?a=1{&q}", "s?a=1&q={q}"),
+    ];
+    for (template, uri) in cases {
+        assert_eq!(UriTemplate::parse(template).unwrap().match_uri(uri), None, "{template} on {uri}");
+    }
+}
+
 #[test]
 fn simple_variable_values_are_percent_decoded() {
     let t = UriTemplate::parse("test://template/{id}/data").unwrap();
