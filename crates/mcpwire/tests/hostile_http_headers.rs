@@ -197,3 +197,39 @@ async fn an_accept_rating_a_type_at_q_zero_gets_406() {
     }
     bound.shutdown.cancel();
 }
+
+/// `Content-Type` is a singleton field (RFC 9110 §8.3): two of them, alike or not, do not
+/// say what the body is, and a proxy in front that read the other one would have checked
+/// another media type than the endpoint reads. A POST with two is refused `400` with
+/// `-32600` saying so, in both eras and whatever their order, as a repeated
+/// `Mcp-Session-Id` is; the session goes on.
+#[tokio::test]
+async fn a_repeated_content_type_is_refused() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    let json_type = "application/json";
+    for (first, second) in [(json_type, json_type), (json_type, "text/plain"), ("text/plain", json_type)] {
+        let twice = |req: Req| {
+            req.without("content-type").header("content-type", first).header("content-type", second)
+        };
+        let requests = [
+            ("2026", twice(stateless_request(1, "tools/list", json!({})))),
+            ("2025", twice(in_session(Req::post(&ping), &session, V25))),
+        ];
+        for (era, req) in requests {
+            let resp = send(addr, req).await;
+            assert_eq!(resp.status, 400, "{era}: {first}, {second}");
+            let refused = resp.json().await;
+            assert_eq!(code(&refused), codes::INVALID_REQUEST, "{era}: {refused}");
+            assert_eq!(
+                refused["error"]["message"], "Bad Request: the Content-Type header is repeated",
+                "{era}: {refused}"
+            );
+        }
+    }
+    let resp = send(addr, in_session(Req::post(&ping), &session, V25)).await;
+    assert_eq!(resp.json().await["result"], json!({}), "the session goes on");
+    bound.shutdown.cancel();
+}

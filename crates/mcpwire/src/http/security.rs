@@ -209,14 +209,21 @@ pub fn accepts_json_and_sse(headers: &HeaderMap) -> (bool, bool) {
     ((json.0 || any) && !json.1, (sse.0 || any) && !sse.1)
 }
 
-/// Checks a POST's `Content-Type` (415 unless JSON).
+/// Checks a POST's `Content-Type`: 415 unless JSON, 400 when repeated. It is a singleton
+/// field (RFC 9110 §8.3): two values, alike or not, do not say what the body is, and a
+/// proxy in front that read the other one would have checked another media type.
 pub fn check_content_type(method: &Method, headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
     if method != Method::POST {
         return Ok(());
     }
+    let mut values = headers.get_all(header::CONTENT_TYPE).iter();
+    let first = values.next();
+    if values.next().is_some() {
+        return Err((StatusCode::BAD_REQUEST, "Bad Request: the Content-Type header is repeated"));
+    }
     // What clients send, recognised without splitting it; then the general reading
     // (parameters, spaces, any letter case).
-    let ok = headers.get(header::CONTENT_TYPE).is_some_and(|v| {
+    let ok = first.is_some_and(|v| {
         v.as_bytes() == b"application/json"
             || v.to_str().is_ok_and(|v| {
                 v.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json")
@@ -277,6 +284,8 @@ mod tests {
         }
         assert!(check_content_type(&Method::POST, &HeaderMap::new()).is_err());
         assert!(check_content_type(&Method::GET, &HeaderMap::new()).is_ok());
+        let twice = headers(&[("content-type", "application/json"), ("content-type", "application/json")]);
+        assert_eq!(check_content_type(&Method::POST, &twice).unwrap_err().0, StatusCode::BAD_REQUEST);
     }
 
     #[test]
