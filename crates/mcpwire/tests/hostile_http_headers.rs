@@ -2,8 +2,9 @@
 //! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` headers are missing,
 //! repeated or lie about the body are refused with `-32020` (an unknown version with
 //! `-32022` and the supported list), a `Host` or `Origin` from another site is refused
-//! (421, 403) so that DNS rebinding fails, and an `Accept` that rates a type it must list
-//! at `q=0` gets 406.
+//! (421, 403) so that DNS rebinding fails, an `Accept` that rates a type it must list
+//! at `q=0` gets 406, a repeated `Content-Type` 400 and a content coding other than
+//! `identity` 415.
 //!
 //! The fixture server runs in this process; requests are written by hand on raw TCP
 //! (`raw_http`).
@@ -15,7 +16,7 @@ mod hostile_http_support;
 mod mcp_http;
 mod raw_http;
 
-use hostile_http_support::{code, in_session, local, open_session, stateless_request, V25, V26};
+use hostile_http_support::{answer, code, in_session, local, open_session, stateless_request, V25, V26};
 use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{send, Req};
@@ -231,5 +232,54 @@ async fn a_repeated_content_type_is_refused() {
     }
     let resp = send(addr, in_session(Req::post(&ping), &session, V25)).await;
     assert_eq!(resp.json().await["result"], json!({}), "the session goes on");
+    bound.shutdown.cancel();
+}
+
+/// The endpoint reads bodies without a content coding: a POST whose `Content-Encoding`
+/// names one (`gzip`, `br`, an unknown one, one among several headers) gets `415` with
+/// `Accept-Encoding: identity` (RFC 9110 §15.5.16, §12.5.3) and `-32600`, in both eras,
+/// rather than a parse error for the coded bytes; `identity` (or no coding) is read as
+/// usual.
+#[tokio::test]
+async fn a_content_coding_gets_415_with_accept_encoding() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    // `{"jsonrpc":"2.0","id":1,"method":"ping"}`, gzipped.
+    let gzipped_ping: &[u8] = &[
+        0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x03, 0xab, 0x56, 0xca, 0x2a, 0xce, 0xcf, 0x2b,
+        0x2a, 0x48, 0x56, 0xb2, 0x52, 0x32, 0xd2, 0x33, 0x50, 0xd2, 0x51, 0xca, 0x4c, 0x51, 0xb2, 0x32, 0xd4,
+        0x51, 0xca, 0x4d, 0x2d, 0xc9, 0xc8, 0x07, 0x32, 0x95, 0x0a, 0x32, 0xf3, 0xd2, 0x95, 0x6a, 0x01, 0xf4,
+        0x17, 0x99, 0xac, 0x28, 0x00, 0x00, 0x00,
+    ];
+    let codings: [&[&str]; 5] =
+        [&["gzip"], &["br"], &["x-unknown"], &["identity", "gzip"], &["identity, deflate"]];
+    for coding in codings {
+        let coded = |req: Req| coding.iter().fold(req, |req, c| req.header("content-encoding", c));
+        let requests = [
+            ("2026", coded(stateless_request(1, "tools/list", json!({})))),
+            ("2025", coded(in_session(Req::post(&ping), &session, V25))),
+            ("2025 gzip bytes", coded(in_session(Req::post_bytes(gzipped_ping.to_vec()), &session, V25))),
+        ];
+        for (era, req) in requests {
+            let resp = send(addr, req).await;
+            assert_eq!(resp.status, 415, "{era}: {coding:?}");
+            assert_eq!(resp.header("accept-encoding"), Some("identity"), "{era}: {coding:?}");
+            let refused = resp.json().await;
+            assert_eq!(code(&refused), codes::INVALID_REQUEST, "{era}: {refused}");
+            let message = refused["error"]["message"].as_str().unwrap();
+            assert!(message.contains("Content-Encoding"), "{era}: {refused}");
+        }
+    }
+    for coding in ["identity", "IDENTITY", ""] {
+        let resp =
+            send(addr, stateless_request(1, "tools/list", json!({})).header("content-encoding", coding))
+                .await;
+        assert_eq!(resp.status, 200, "2026: {coding:?}");
+        let resp =
+            send(addr, in_session(Req::post(&ping), &session, V25).header("content-encoding", coding)).await;
+        assert_eq!(answer(resp).await["result"], json!({}), "2025: {coding:?}");
+    }
     bound.shutdown.cancel();
 }

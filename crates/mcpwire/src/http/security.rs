@@ -1,5 +1,5 @@
 //! Request checks that come before anything else: Host and Origin against allow-lists
-//! (so DNS rebinding fails), `Content-Type` and `Accept`.
+//! (so DNS rebinding fails), `Content-Type`, `Content-Encoding` and `Accept`.
 
 use http::{header, HeaderMap, Method, StatusCode, Uri};
 
@@ -236,6 +236,22 @@ pub fn check_content_type(method: &Method, headers: &HeaderMap) -> Result<(), (S
     }
 }
 
+/// Checks a POST's `Content-Encoding` (`Err`: the message of its 415). The endpoint reads
+/// bodies as they come, so a body under any content coding but `identity` is refused as
+/// unsupported (RFC 9110 §15.5.16) rather than read as JSON, which it is not. Values that
+/// are not text name no coding the endpoint knows either.
+pub fn check_content_encoding(headers: &HeaderMap) -> Result<(), &'static str> {
+    let coded = headers.get_all(header::CONTENT_ENCODING).iter().any(|v| {
+        v.to_str().map_or(true, |codings| {
+            codings.split(',').map(str::trim).any(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+        })
+    });
+    match coded {
+        true => Err("Content-Encoding is not supported: send the body without a content coding"),
+        false => Ok(()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -286,6 +302,27 @@ mod tests {
         assert!(check_content_type(&Method::GET, &HeaderMap::new()).is_ok());
         let twice = headers(&[("content-type", "application/json"), ("content-type", "application/json")]);
         assert_eq!(check_content_type(&Method::POST, &twice).unwrap_err().0, StatusCode::BAD_REQUEST);
+    }
+
+    #[test]
+    fn only_the_identity_coding_passes() {
+        let with = |values: &[&'static str]| {
+            check_content_encoding(&headers(
+                &values.iter().map(|v| ("content-encoding", *v)).collect::<Vec<_>>(),
+            ))
+        };
+        for ok in [&[][..], &["identity"], &["IDENTITY"], &[""], &["identity, identity"], &[" ", "identity"]]
+        {
+            assert!(with(ok).is_ok(), "{ok:?}");
+        }
+        for coded in
+            [&["gzip"][..], &["identity", "br"], &["identity, deflate"], &["x-gzip"], &["gzip, identity"]]
+        {
+            assert!(with(coded).is_err(), "{coded:?}");
+        }
+        let mut h = HeaderMap::new();
+        h.insert(header::CONTENT_ENCODING, HeaderValue::from_bytes(b"gz\xefp").unwrap());
+        assert!(check_content_encoding(&h).is_err(), "not text");
     }
 
     #[test]
