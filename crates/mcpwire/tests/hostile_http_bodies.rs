@@ -1,7 +1,8 @@
 //! Hostile request bodies over Streamable HTTP, on real sockets: malformed JSON and
-//! JSON-RPC get their exact status and error (duplicate members included), chunked
-//! framing that hyper refuses (huge chunk extensions or trailers, bad chunk sizes) a
-//! `400` and the end of its connection, wrong media types and methods theirs; a
+//! JSON-RPC get their exact status and error (duplicate members included; an id of `-0`
+//! is the integer zero), chunked framing that hyper refuses (huge chunk extensions or
+//! trailers, bad chunk sizes) a `400` and the end of its connection, wrong media types
+//! and methods theirs; a
 //! 64 MiB body is refused (announced or chunked) while the server's memory stays bounded;
 //! a batch of ten thousand requests and a thousand concurrent 2026 POSTs are each answered
 //! exactly once.
@@ -254,5 +255,37 @@ async fn broken_chunked_framing_and_duplicate_members_get_exact_errors() {
         assert_eq!(code(&resp.json().await), codes::INVALID_REQUEST, "{text}");
     }
     assert_eq!(send(addr, list).await.json().await["id"], 1);
+    bound.shutdown.cancel();
+}
+
+/// `-0` is JSON's integer zero written with a sign (no fraction, no exponent: an integer
+/// in the schema's `"type": ["string", "integer"]`), so a request with that id is served
+/// and answered with id `0`, a value equal to it; it was refused with `-32600` as an
+/// integer past 64 bits. In both eras, with a session and without.
+#[tokio::test]
+async fn a_negative_zero_id_is_the_integer_zero() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let session = open_session(addr, V25).await;
+    let ping = br#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#.to_vec();
+    let resp = send(addr, in_session(Req::post_bytes(ping), &session, V25)).await;
+    assert_eq!(resp.status, 200);
+    let answered = answer(resp).await;
+    assert_eq!((&answered["id"], &answered["result"]), (&json!(0), &json!({})), "{answered}");
+    let list = stateless_request(1, "tools/list", json!({}));
+    let text = String::from_utf8(list.body.clone()).unwrap().replacen(r#""id":1"#, r#""id":-0"#, 1);
+    let resp = send(addr, list.body(text.into_bytes())).await;
+    assert_eq!(resp.status, 200);
+    let answered = answer(resp).await;
+    assert_eq!(answered["id"], json!(0), "{answered}");
+    assert!(answered["result"]["tools"].is_array(), "{answered}");
+    // A fraction or an exponent still makes a number that is not an integer id.
+    for id in ["-0.0", "-0e0"] {
+        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).into_bytes();
+        let resp = send(addr, in_session(Req::post_bytes(body), &session, V25)).await;
+        assert_eq!(resp.status, 400, "{id}");
+        let refused = resp.json().await;
+        assert_eq!(refused["error"]["message"], "Invalid request: id must be a string or an integer", "{id}");
+    }
     bound.shutdown.cancel();
 }

@@ -243,10 +243,17 @@ fn present_owned<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>
 
 /// The id in `raw`: one [`plain_id`] reads is read directly; anything else (a sign, a
 /// fraction, an exponent, a huge number, an escaped string) goes through [`RequestId`]'s
-/// own parser, which decides exactly as before.
+/// own parser, which decides exactly as before. `-0` is the integer zero: an integer in
+/// JSON's grammar (no fraction, no exponent) and in the schema's, which serde_json reads
+/// as the float `-0.0` (so the parser, which cannot tell it from `-0.0` written out,
+/// would refuse it).
 pub(crate) fn read_id(raw: &RawValue) -> Result<RequestId, serde_json::Error> {
     let text = raw.get();
-    plain_id(text).map_or_else(|| serde_json::from_str(text), Ok)
+    match plain_id(text) {
+        Some(id) => Ok(id),
+        None if text == "-0" => Ok(RequestId::Number(0)),
+        None => serde_json::from_str(text),
+    }
 }
 
 /// The id in `text`, a checked JSON value, when it is plain decimal digits (up to 18,
@@ -466,6 +473,25 @@ mod tests {
         }
         let e = decode(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#).unwrap_err();
         assert!(e.message.contains("a string or an integer"), "{}", e.message);
+    }
+
+    /// `-0` is an integer in JSON's grammar (no fraction, no exponent) whose value is
+    /// zero: the id `0`, for a request and for an answer alike (stdio and HTTP read frames
+    /// here). With a fraction or an exponent it is a number that is not an integer id.
+    #[test]
+    fn a_negative_zero_id_is_the_integer_zero() {
+        let Ok(Message::Request(r)) = decode(r#"{"jsonrpc":"2.0","id":-0,"method":"ping"}"#) else {
+            panic!("a request")
+        };
+        assert_eq!(r.id, RequestId::from(0));
+        let Ok(Message::Response(r)) = decode("{\"jsonrpc\":\"2.0\",\"id\": \t-0 \n,\"result\":{}}") else {
+            panic!("a response")
+        };
+        assert_eq!(r.id, RequestId::from(0));
+        for id in ["-0.0", "-0e0", "-0E-0"] {
+            let e = decode(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#)).unwrap_err();
+            assert_eq!(e.message, "Invalid request: id must be a string or an integer", "{id}");
+        }
     }
 
     #[test]
