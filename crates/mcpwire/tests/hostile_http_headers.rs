@@ -2,9 +2,9 @@
 //! `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` or `Mcp-Param-*` headers are missing,
 //! repeated or lie about the body are refused with `-32020` (an unknown version with
 //! `-32022` and the supported list), a `Host` or `Origin` from another site is refused
-//! (421, 403) so that DNS rebinding fails, an `Accept` that rates a type it must list
-//! at `q=0` gets 406, a repeated `Content-Type` 400 and a content coding other than
-//! `identity` 415.
+//! (421, 403) so that DNS rebinding fails, as is a repeated one (400, 403), an `Accept`
+//! that rates a type it must list at `q=0` gets 406, a repeated `Content-Type` 400 and a
+//! content coding other than `identity` 415.
 //!
 //! The fixture server runs in this process; requests are written by hand on raw TCP
 //! (`raw_http`).
@@ -119,6 +119,55 @@ async fn a_host_or_origin_from_another_site_is_refused() {
         assert_eq!(resp.status, status, "{headers:?}");
         let _ = resp.bytes().await;
     }
+    bound.shutdown.cancel();
+}
+
+/// A request with more than one `Host` field line is malformed (RFC 9112 §3.2: "MUST
+/// respond with a 400"), whatever the values: each would name another authority to check.
+/// Two `Origin` headers are not one origin: `403`, as an `Origin` that is present and not
+/// valid gets, whatever their order. Both eras; the server goes on.
+#[tokio::test]
+async fn a_repeated_host_or_origin_is_refused() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let own = addr.to_string();
+    let ping = json!({ "jsonrpc": "2.0", "id": 1, "method": "ping" });
+    let requests = [
+        ("2026", stateless_request(1, "tools/list", json!({}))),
+        ("2025", Req::post(&ping).header("mcp-protocol-version", V25)),
+    ];
+    for (era, req) in requests {
+        for (headers, status, message) in [
+            (vec![("host", "evil.example")], 400, "Bad Request: the Host header is repeated"),
+            (vec![("host", own.as_str())], 400, "Bad Request: the Host header is repeated"),
+            (
+                vec![("origin", "http://localhost:5173"), ("origin", "http://evil.example")],
+                403,
+                "Origin not allowed",
+            ),
+            (
+                vec![("origin", "http://evil.example"), ("origin", "http://localhost:5173")],
+                403,
+                "Origin not allowed",
+            ),
+            (
+                vec![("origin", "http://localhost:5173"), ("origin", "http://localhost:5173")],
+                403,
+                "Origin not allowed",
+            ),
+        ] {
+            // `raw_http` writes the server's own `Host` first; these come after it.
+            let resp = send(addr, req.clone().with_headers(&headers)).await;
+            assert_eq!(resp.status, status, "{era}: {headers:?}");
+            let refused = resp.json().await;
+            assert_eq!(code(&refused), codes::INVALID_REQUEST, "{era}: {refused}");
+            assert_eq!(refused["error"]["message"], message, "{era}: {refused}");
+        }
+    }
+    let resp =
+        send(addr, stateless_request(1, "tools/list", json!({})).header("origin", "http://localhost:5173"))
+            .await;
+    assert_eq!(resp.status, 200);
     bound.shutdown.cancel();
 }
 

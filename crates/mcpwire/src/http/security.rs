@@ -69,14 +69,21 @@ fn same_authority(a: &str, b: &str, scheme: Option<&str>) -> bool {
 /// The authority a request is for: its `Host` header, else its URI's authority (HTTP/2
 /// sends the host as `:authority`, which hyper puts in the URI, and usually no `Host`).
 /// When both are there they must name the same host and port (RFC 9113 §8.3.1: a
-/// request whose `Host` differs from its `:authority` is malformed), else `Err`.
-fn request_authority<'a>(headers: &'a HeaderMap, uri: &'a Uri) -> Result<Option<&'a str>, ()> {
+/// request whose `Host` differs from its `:authority` is malformed), and there must be
+/// one `Host` (RFC 9112 §3.2: more than one is a 400, whatever the values); `Err` is the
+/// refusal's message.
+fn request_authority<'a>(headers: &'a HeaderMap, uri: &'a Uri) -> Result<Option<&'a str>, &'static str> {
     let uri_authority = uri.authority().map(http::uri::Authority::as_str);
-    let Some(host_header) = headers.get(header::HOST) else { return Ok(uri_authority) };
+    let mut host_headers = headers.get_all(header::HOST).iter();
+    let Some(host_header) = host_headers.next() else { return Ok(uri_authority) };
+    if host_headers.next().is_some() {
+        return Err("Bad Request: the Host header is repeated");
+    }
     let host_header = host_header.to_str().ok();
+    let disagree = "Host header and request authority disagree";
     match (host_header, uri_authority) {
-        (Some(h), Some(u)) if !same_authority(h, u, uri.scheme_str()) => Err(()),
-        (None, Some(_)) => Err(()),
+        (Some(h), Some(u)) if !same_authority(h, u, uri.scheme_str()) => Err(disagree),
+        (None, Some(_)) => Err(disagree),
         _ => Ok(host_header),
     }
 }
@@ -114,18 +121,21 @@ impl HostPolicy {
     /// accepted, naming the request's own), the `Origin` first: a refused `Origin` is 403
     /// whatever the host. The host is the `Host` header, else the URI's authority
     /// (HTTP/2's `:authority`); a `Host` that disagrees with the URI's authority is a
-    /// malformed request (400).
+    /// malformed request (400), as is a repeated `Host`. Two `Origin` headers are not one
+    /// origin (a page sends one): 403, as an invalid one gets.
     ///
     /// The 421's message names the refused host and the setting that accepts it, since
     /// the usual cause is a server reached by a name its settings do not list.
     pub fn check(&self, headers: &HeaderMap, uri: &Uri) -> Result<(), (StatusCode, String)> {
-        let Ok(authority) = request_authority(headers, uri) else {
-            return Err((StatusCode::BAD_REQUEST, "Host header and request authority disagree".into()));
-        };
+        let authority = request_authority(headers, uri).map_err(|e| (StatusCode::BAD_REQUEST, e.into()))?;
         let host = authority.map(host_of);
         // The Origin first: a browser's request from another site (DNS rebinding names
         // that site in both headers) "MUST" get 403, not the Host's 421.
-        if let Some(origin) = headers.get(header::ORIGIN) {
+        let mut origins = headers.get_all(header::ORIGIN).iter();
+        if let Some(origin) = origins.next() {
+            if origins.next().is_some() {
+                return Err((StatusCode::FORBIDDEN, "Origin not allowed".into()));
+            }
             let origin = origin.to_str().unwrap_or("").trim();
             let listed = self.origins.iter().any(|o| o.eq_ignore_ascii_case(origin));
             let origin_host = origin.split_once("://").map(|(_, rest)| host_of(rest));
@@ -370,6 +380,10 @@ mod tests {
             "no Host to match"
         );
         assert_eq!(check(&[("host", "mcp.example"), ("origin", "null")]), Err(StatusCode::FORBIDDEN));
+        let origin = ("origin", "https://mcp.example");
+        assert_eq!(check(&[("host", "mcp.example"), origin, origin]), Err(StatusCode::FORBIDDEN), "repeated");
+        let hosts = [("host", "mcp.example"), ("host", "mcp.example")];
+        assert_eq!(check(&hosts), Err(StatusCode::BAD_REQUEST), "a repeated Host");
     }
 
     #[test]
