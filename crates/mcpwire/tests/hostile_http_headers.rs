@@ -3,8 +3,8 @@
 //! repeated or lie about the body are refused with `-32020` (an unknown version with
 //! `-32022` and the supported list), a `Host` or `Origin` from another site is refused
 //! (421, 403) so that DNS rebinding fails, as is a repeated one (400, 403), an `Accept`
-//! that rates a type it must list at `q=0` gets 406, a repeated `Content-Type` 400 and a
-//! content coding other than `identity` 415.
+//! that rates a type it must list at `q=0` gets 406, a repeated `Content-Type` 400, a
+//! content coding other than `identity` 415 and a transfer coding besides `chunked` 501.
 //!
 //! The fixture server runs in this process; requests are written by hand on raw TCP
 //! (`raw_http`).
@@ -21,6 +21,7 @@ use mcpwire::http::HttpSettings;
 use mcpwire::protocol::codes;
 use raw_http::{send, Req};
 use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
 
 /// The 2026 version header.
 const VERSION_2026: (&str, &str) = ("mcp-protocol-version", V26);
@@ -329,6 +330,34 @@ async fn a_content_coding_gets_415_with_accept_encoding() {
         let resp =
             send(addr, in_session(Req::post(&ping), &session, V25).header("content-encoding", coding)).await;
         assert_eq!(answer(resp).await["result"], json!({}), "2025: {coding:?}");
+    }
+    bound.shutdown.cancel();
+}
+
+/// A transfer coding besides `chunked` (`gzip, chunked`: hyper takes the chunks off and
+/// leaves the gzip on) is one the endpoint does not implement: `501` (RFC 9112 §6.1) with
+/// `-32600`, not the body read as JSON; `chunked` alone is read as usual.
+#[tokio::test]
+async fn a_transfer_coding_besides_chunked_gets_501() {
+    let (bound, _) = local(HttpSettings::default()).await;
+    let addr = bound.local_addr;
+    let list = stateless_request(1, "tools/list", json!({}));
+    for (coding, status) in [("gzip, chunked", 501), ("x-unknown, chunked", 501), ("chunked", 200)] {
+        let head = list.clone().header("transfer-encoding", coding).body(Vec::new());
+        let mut stream = raw_http::send_only(addr, head).await;
+        let body = &list.body;
+        stream
+            .write_all(&[format!("{:x}\r\n", body.len()).as_bytes(), body, b"\r\n0\r\n\r\n"].concat())
+            .await
+            .unwrap();
+        let resp = raw_http::read_response(stream).await;
+        assert_eq!(resp.status, status, "{coding}");
+        let answered = resp.json().await;
+        if status == 501 {
+            assert_eq!(code(&answered), codes::INVALID_REQUEST, "{coding}: {answered}");
+        } else {
+            assert_eq!(answered["id"], 1, "{coding}: {answered}");
+        }
     }
     bound.shutdown.cancel();
 }

@@ -8,9 +8,9 @@
 //!
 //! Security defaults: `Host` and `Origin` must be loopback names (421/403 otherwise), so
 //! DNS rebinding fails; bodies are limited to 4 MiB (413); `Content-Type`,
-//! `Content-Encoding` (only `identity`) and `Accept` are checked (415/406); sessions and
-//! every queue are bounded. Many instances behind a load balancer share their state
-//! through Redis with `cluster` (feature `redis`).
+//! `Content-Encoding` (only `identity`), `Transfer-Encoding` (only `chunked`) and `Accept`
+//! are checked (415/501/406); sessions and every queue are bounded. Many instances behind
+//! a load balancer share their state through Redis with `cluster` (feature `redis`).
 //!
 //! ```
 //! # async fn run() -> std::io::Result<()> {
@@ -301,11 +301,12 @@ impl McpService {
         if let Err((status, message)) = security::check_content_type(&parts.method, &parts.headers) {
             return status::error(status, None, codes::INVALID_REQUEST, message);
         }
-        if let Err(message) = security::check_content_encoding(&parts.headers) {
-            // RFC 9110 §12.5.3: the 415 says which codings a request may use.
-            let unsupported = StatusCode::UNSUPPORTED_MEDIA_TYPE;
-            let mut response = status::error(unsupported, None, codes::INVALID_REQUEST, message);
-            response.headers_mut().insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+        if let Err((status, message)) = security::check_codings(&parts.headers) {
+            let mut response = status::error(status, None, codes::INVALID_REQUEST, message);
+            if status == StatusCode::UNSUPPORTED_MEDIA_TYPE {
+                // RFC 9110 §12.5.3: the 415 says which content codings a request may use.
+                response.headers_mut().insert(header::ACCEPT_ENCODING, HeaderValue::from_static("identity"));
+            }
             return response;
         }
         let (accepts_json, accepts_sse) = security::accepts_json_and_sse(&parts.headers);

@@ -1,5 +1,5 @@
 //! Request checks that come before anything else: Host and Origin against allow-lists
-//! (so DNS rebinding fails), `Content-Type`, `Content-Encoding` and `Accept`.
+//! (so DNS rebinding fails), `Content-Type`, the body's codings and `Accept`.
 
 use http::{header, HeaderMap, Method, StatusCode, Uri};
 
@@ -246,20 +246,31 @@ pub fn check_content_type(method: &Method, headers: &HeaderMap) -> Result<(), (S
     }
 }
 
-/// Checks a POST's `Content-Encoding` (`Err`: the message of its 415). The endpoint reads
-/// bodies as they come, so a body under any content coding but `identity` is refused as
-/// unsupported (RFC 9110 §15.5.16) rather than read as JSON, which it is not. Values that
-/// are not text name no coding the endpoint knows either.
-pub fn check_content_encoding(headers: &HeaderMap) -> Result<(), &'static str> {
-    let coded = headers.get_all(header::CONTENT_ENCODING).iter().any(|v| {
+/// Whether any value of the list header `name` names a coding other than `allowed`
+/// (ignoring case; a value that is not text names one the endpoint does not know).
+fn codes_other_than(headers: &HeaderMap, name: header::HeaderName, allowed: &str) -> bool {
+    headers.get_all(name).iter().any(|v| {
         v.to_str().map_or(true, |codings| {
-            codings.split(',').map(str::trim).any(|c| !c.is_empty() && !c.eq_ignore_ascii_case("identity"))
+            codings.split(',').map(str::trim).any(|c| !c.is_empty() && !c.eq_ignore_ascii_case(allowed))
         })
-    });
-    match coded {
-        true => Err("Content-Encoding is not supported: send the body without a content coding"),
-        false => Ok(()),
+    })
+}
+
+/// Checks the codings of a POST's body (`Err`: the refusal's status and message). The
+/// endpoint reads bodies as they come: under a content coding other than `identity` a
+/// body is refused as unsupported (415, RFC 9110 §15.5.16) rather than read as JSON,
+/// which it is not; a transfer coding besides `chunked` (which hyper takes off, leaving
+/// the others on) is one the endpoint does not implement (501, RFC 9112 §6.1).
+pub fn check_codings(headers: &HeaderMap) -> Result<(), (StatusCode, &'static str)> {
+    if codes_other_than(headers, header::CONTENT_ENCODING, "identity") {
+        let message = "Content-Encoding is not supported: send the body without a content coding";
+        return Err((StatusCode::UNSUPPORTED_MEDIA_TYPE, message));
     }
+    if codes_other_than(headers, header::TRANSFER_ENCODING, "chunked") {
+        let message = "Transfer-Encoding other than chunked is not implemented";
+        return Err((StatusCode::NOT_IMPLEMENTED, message));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -315,11 +326,9 @@ mod tests {
     }
 
     #[test]
-    fn only_the_identity_coding_passes() {
+    fn only_the_identity_content_coding_and_chunked_transfer_coding_pass() {
         let with = |values: &[&'static str]| {
-            check_content_encoding(&headers(
-                &values.iter().map(|v| ("content-encoding", *v)).collect::<Vec<_>>(),
-            ))
+            check_codings(&headers(&values.iter().map(|v| ("content-encoding", *v)).collect::<Vec<_>>()))
         };
         for ok in [&[][..], &["identity"], &["IDENTITY"], &[""], &["identity, identity"], &[" ", "identity"]]
         {
@@ -332,7 +341,11 @@ mod tests {
         }
         let mut h = HeaderMap::new();
         h.insert(header::CONTENT_ENCODING, HeaderValue::from_bytes(b"gz\xefp").unwrap());
-        assert!(check_content_encoding(&h).is_err(), "not text");
+        assert!(check_codings(&h).is_err(), "not text");
+        let te = |v: &'static str| check_codings(&headers(&[("transfer-encoding", v)])).map_err(|e| e.0);
+        assert_eq!(te("chunked"), Ok(()));
+        assert_eq!(te("Chunked"), Ok(()));
+        assert_eq!(te("gzip, chunked"), Err(StatusCode::NOT_IMPLEMENTED));
     }
 
     #[test]
