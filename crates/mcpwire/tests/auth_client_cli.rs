@@ -118,6 +118,20 @@ async fn a_client_starts_with_the_tokens_its_store_keeps() {
     assert_eq!(headers["authorization"], "Bearer at-7");
 }
 
+/// Login options saving to `path`, whose "browser" follows the authorization page's
+/// redirects (the test authorization server approves at once), within 10 s.
+fn browsing_login(path: std::path::PathBuf) -> LoginOptions {
+    LoginOptions {
+        store_path: Some(path),
+        opener: Some(Arc::new(|url: &str| {
+            let url = url.to_owned();
+            tokio::spawn(async move { browse(url).await });
+        })),
+        timeout: Duration::from_secs(10),
+        ..LoginOptions::default()
+    }
+}
+
 /// A fake browser: follows the authorization URL to the test authorization server
 /// (which redirects at once), then the redirect to the loopback listener; returns the
 /// listener's status and page.
@@ -204,15 +218,7 @@ async fn loopback_redirect_ignores_foreign_requests_and_a_wrong_state() {
 async fn login_authorizes_through_the_loopback_and_saves_the_tokens() {
     let test_as = TestAs::start(Knobs { issue_refresh: true, ..Knobs::default() }).await;
     let (_dir, path) = temp_path("login");
-    let options = LoginOptions {
-        store_path: Some(path.clone()),
-        opener: Some(Arc::new(|url: &str| {
-            let url = url.to_owned();
-            tokio::spawn(async move { browse(url).await });
-        })),
-        timeout: Duration::from_secs(10),
-        ..LoginOptions::default()
-    };
+    let options = browsing_login(path.clone());
     let tokens = login(&test_as.resource, options.clone()).await.unwrap();
     assert_eq!((tokens.access_token.as_str(), tokens.refresh_token.as_deref()), ("at-1", Some("rt-1")));
     assert_eq!(tokens.issuer.as_deref(), Some(test_as.issuer.as_str()));
@@ -254,15 +260,7 @@ async fn a_login_whose_tokens_cannot_be_saved_fails() {
     let dir = scratch::Scratch::new("auth-unsaved");
     let path = dir.join("auth.json");
     std::fs::create_dir_all(&path).unwrap();
-    let options = LoginOptions {
-        store_path: Some(path),
-        opener: Some(Arc::new(|url: &str| {
-            let url = url.to_owned();
-            tokio::spawn(async move { browse(url).await });
-        })),
-        timeout: Duration::from_secs(10),
-        ..LoginOptions::default()
-    };
+    let options = browsing_login(path);
     let refused = login(&test_as.resource, options).await.unwrap_err().to_string();
     assert!(refused.contains("could not be saved") && refused.contains("auth.json"), "{refused}");
     assert_eq!(test_as.seen("/token").len(), 1, "the authorization itself went through");
@@ -274,15 +272,7 @@ async fn a_login_whose_tokens_cannot_be_saved_fails() {
 async fn an_unfinished_login_keeps_the_tokens_saved_before() {
     let test_as = TestAs::start(Knobs { issue_refresh: true, ..Knobs::default() }).await;
     let (_dir, path) = temp_path("login-unfinished");
-    let browsing = LoginOptions {
-        store_path: Some(path.clone()),
-        opener: Some(Arc::new(|url: &str| {
-            let url = url.to_owned();
-            tokio::spawn(async move { browse(url).await });
-        })),
-        timeout: Duration::from_secs(10),
-        ..LoginOptions::default()
-    };
+    let browsing = browsing_login(path.clone());
     let saved = login(&test_as.resource, browsing.clone()).await.unwrap();
     let abandoned =
         LoginOptions { opener: Some(Arc::new(|_: &str| {})), timeout: Duration::from_secs(1), ..browsing };

@@ -228,27 +228,27 @@ impl PromptBuilder {
 /// property, with the property's description ([`description_of`]) and title, required as
 /// the schema says.
 fn arguments_from_schema(schema: &JsonObject) -> Vec<PromptArgument> {
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|names| names.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = required_names(schema);
     let text = |property: &Value, key: &str| property.get(key).and_then(Value::as_str).map(str::to_owned);
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|properties| {
-            properties
-                .iter()
-                .map(|(name, property)| PromptArgument {
-                    name: name.clone(),
-                    title: text(property, "title"),
-                    description: description_of(property),
-                    required: Some(required.contains(&name.as_str())),
-                })
-                .collect()
+    properties(schema)
+        .map(|(name, property)| PromptArgument {
+            name: name.clone(),
+            title: text(property, "title"),
+            description: description_of(property),
+            required: Some(required.contains(&name.as_str())),
         })
-        .unwrap_or_default()
+        .collect()
+}
+
+/// The names in an object schema's `required`.
+fn required_names(schema: &JsonObject) -> Vec<&str> {
+    let names = schema.get("required").and_then(Value::as_array);
+    names.into_iter().flatten().filter_map(Value::as_str).collect()
+}
+
+/// An object schema's `properties`, name and schema (none when it has no such map).
+fn properties(schema: &JsonObject) -> impl Iterator<Item = (&String, &Value)> {
+    schema.get("properties").and_then(Value::as_object).into_iter().flatten()
 }
 
 /// The optional arguments (not in the schema's `required`) whose schema takes no empty
@@ -258,19 +258,11 @@ fn arguments_from_schema(schema: &JsonObject) -> Vec<PromptArgument> {
 /// one keeps its `""`, refused as not parsing; an argument that is text (`String`, an
 /// untyped value) keeps it as the text it is.
 fn empty_is_absent(schema: &JsonObject) -> Box<[String]> {
-    let required = schema.get("required").and_then(Value::as_array);
-    let is_required = |name: &str| required.is_some_and(|r| r.iter().any(|n| n.as_str() == Some(name)));
-    schema
-        .get("properties")
-        .and_then(Value::as_object)
-        .map(|properties| {
-            properties
-                .iter()
-                .filter(|(name, property)| !is_required(name) && refuses_empty_text(property))
-                .map(|(name, _)| name.clone())
-                .collect()
-        })
-        .unwrap_or_default()
+    let required = required_names(schema);
+    properties(schema)
+        .filter(|(name, property)| !required.contains(&name.as_str()) && refuses_empty_text(property))
+        .map(|(name, _)| name.clone())
+        .collect()
 }
 
 /// Whether a value of this schema can never be `""`: its `type` lists no `string`, its
