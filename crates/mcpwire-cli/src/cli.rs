@@ -276,7 +276,8 @@ pub struct Interaction {
 
     /// Share this directory (or file) with the server as a root, repeatable: a server
     /// that asks its client for roots (server-filesystem started without directories)
-    /// works within them. Without it no roots are offered.
+    /// works within them. Without it no roots are offered. A 2025-era server gets up to a
+    /// second after the handshake to ask for them before the first request.
     #[arg(long = "root", value_name = "PATH")]
     pub roots: Vec<std::path::PathBuf>,
 }

@@ -155,9 +155,14 @@ pub async fn connect(
         Some(_) => Policy::Ask,
         None => Policy::Decline("this command takes no input"),
     };
+    // Set once the server has asked for the roots (a permit kept until waited for).
+    let mut roots_asked = None;
     if let Some(roots) = interaction.map(|i| roots(&i.roots)).transpose()?.filter(|r| !r.is_empty()) {
+        let asked = Arc::new(tokio::sync::Notify::new());
+        roots_asked = Some(asked.clone());
         builder = builder.on_roots(move || {
             let roots = roots.clone();
+            asked.notify_one();
             async move { Ok(ListRootsResult { roots, meta: None }) }
         });
     }
@@ -175,7 +180,33 @@ pub async fn connect(
     // unanswered, fires first.)
     let probe = if connect.protocol_version.is_some() { Duration::ZERO } else { probe_timeout };
     let limit = Duration::from_secs_f64(connect.timeout) + probe + Duration::from_secs(1);
-    target::connect(&target, builder, max_message, limit, wire).await
+    let client = target::connect(&target, builder, max_message, limit, wire).await?;
+    if let Some(asked) = roots_asked {
+        await_roots_taken_up(&client, &asked).await;
+    }
+    Ok(client)
+}
+
+/// How long a 2025-era server given `--root` has to ask for the roots after the handshake.
+const ROOTS_ASK_WAIT: Duration = Duration::from_secs(1);
+/// How long a server that asked for the roots gets to take them up before the first request.
+const ROOTS_TAKE_UP: Duration = Duration::from_millis(250);
+
+/// With `--root`, a 2025-era server asks for the roots after the handshake, and may serve
+/// a request that comes before its answer is taken up without them: server-filesystem,
+/// started without directories, asks in the background and refused a `mcpwire call` made
+/// at once ("path outside allowed directories"). So the first request waits until the
+/// server has asked ([`ROOTS_ASK_WAIT`] at most) and then [`ROOTS_TAKE_UP`]. A 2026
+/// server asks within the request that needs them: nothing to wait for.
+async fn await_roots_taken_up(client: &Client, asked: &tokio::sync::Notify) {
+    if client.era() != Era::Stateful {
+        return;
+    }
+    if tokio::time::timeout(ROOTS_ASK_WAIT, asked.notified()).await.is_ok() {
+        tokio::time::sleep(ROOTS_TAKE_UP).await;
+    } else {
+        tracing::debug!("the server did not ask for the roots within {ROOTS_ASK_WAIT:?}");
+    }
 }
 
 /// The roots of `--root`: each path made absolute (it must exist) as a `file://` URI,
