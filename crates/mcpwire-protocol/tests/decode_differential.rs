@@ -6,7 +6,8 @@
 //! `reference` below is that previous implementation, kept verbatim apart from its names
 //! and later rules, made in both: an error response whose `id` is `null` (JSON-RPC's
 //! form for an error whose request id could not be read) is an error without an id; an
-//! answer's id written with a fraction of zeros (`7.0`) is that integer; an error says
+//! answer's id written with a fraction of zeros (`7.0`) is that integer; an id of `-0` is
+//! the integer 0; an error says
 //! whether the frame is an answer (`is_answer`). It captured every member as an owned
 //! `Box<RawValue>` and parsed the id and the method with serde.
 
@@ -123,6 +124,8 @@ mod reference {
                 {
                     None
                 }
+                // `-0` is the integer id 0 (JSON's grammar makes it an integer).
+                Some(raw) if raw.get() == "-0" => Some(RequestId::Number(0)),
                 Some(raw) => match serde_json::from_str::<RequestId>(raw.get()) {
                     Ok(id) => Some(id),
                     Err(_) if !had_method && integral(raw.get()).is_some() => integral(raw.get()),
